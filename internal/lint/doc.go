@@ -1,0 +1,47 @@
+// Package lint holds the project's rules as a Go test (lint_test.go), after
+// cockroachdb/pebble's internal/lint. `go test ./internal/lint/` walks the
+// repository from the module root and prints one line per violation:
+// file:line, the rule, and what to use instead.
+//
+// Rules:
+//   - wall-clock: non-test files under sim/ do not call time.Now, Since,
+//     Until, Sleep, After, AfterFunc, NewTimer, NewTicker or Tick (nor take
+//     them as values, nor dot-import "time"); time comes from the virtual
+//     clock, sim/clock.
+//   - global-rand: non-test files under sim/ do not import "math/rand" and use
+//     no package-level function of "math/rand/v2" other than New, NewPCG and
+//     NewChaCha8 (types such as rand.Rand are fine); randomness comes from
+//     sim/rng streams.
+//   - go-statement: non-test files under sim/ contain no `go` statement,
+//     except in sim/scheduler.
+//   - layering (DESIGN.md "Layers"), for test and non-test files alike:
+//     sim/ imports no project package outside sim/; models/ imports none of
+//     sim/, controllers/, scenarios/, cmd/, fuzz/; controllers/ none of sim/,
+//     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/.
+//   - map-order: in non-test files under sim/, a `for ... range` over a map
+//     (or over maps.Keys, maps.Values or maps.All) needs the comment
+//     `// lint:order-independent <reason>` on the line before it or at the
+//     end of the for line itself.
+//   - known-gaps: every package directory below sim/ has a doc.go that
+//     contains the words "Known gaps".
+//
+// The sim/ packages are type-checked (golang.org/x/tools/go/packages, with
+// dependencies from export data), so map ranges are found by type and a
+// local variable named time or rand does not confuse the call rules.
+//
+// Known gaps:
+//   - Where type checking fails (a package that does not compile, or a file
+//     excluded by build constraints), map-order falls back to syntax and only
+//     sees map literals, make(map...) and maps.Keys/Values/All; wall-clock and
+//     global-rand then go by the import name alone.
+//   - A range over a value whose type is a type parameter with a map core
+//     type is not flagged; nor is map order that leaks without a range
+//     statement (e.g. fmt printing a map is sorted and fine, but
+//     reflect.Value.MapKeys or a map iterator passed to a function is not
+//     seen).
+//   - Forbidden calls reached through another package (a helper outside
+//     sim/ that calls time.Now) are not followed; layering keeps sim/ from
+//     importing project packages, but third-party code is trusted.
+//   - The root package sim (sim/*.go) is not required to have a doc.go;
+//     the rule covers the directories below it.
+package lint

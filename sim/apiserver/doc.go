@@ -1,0 +1,88 @@
+// Package apiserver is the API-server model: a kube-apiserver with its storage, its
+// registry strategies, NamespaceLifecycle admission and RBAC authorization,
+// in-process, single-threaded and deterministic.
+//
+// Requests are method calls (Get, List, Create, Update, Patch, Delete, DeleteAllOf)
+// made as a User. Objects are typed (registered in a runtime.Scheme), deep-copied
+// in and out, and stored as immutable snapshots that the watch log shares.
+// kubeclient wraps a Server in a controller-runtime client.Client; informer feeds
+// caches from Watcher.
+//
+// # Contract (each point is pinned by a test in apiserver_test.go)
+//
+//   - resourceVersion is one global counter; every committed write takes the next
+//     value. uid and creationTimestamp are set on create; timestamps have second
+//     precision, as serialized ones do. generateName appends five characters drawn
+//     from Options.Rand (retrying collisions like the generic registry).
+//   - generation follows each kind's strategy: none (ConfigMap, Secret, RBAC,
+//     Namespace), spec changes (Pod, ReplicaSet, Job, ...), spec and annotation
+//     changes (Deployment), or any change but metadata and status (custom
+//     resources). It also goes up by one when an object is first marked deleting.
+//   - Status subresource: create clears status; Update keeps the stored status;
+//     Update/Patch of "status" keeps everything but status. A kind without the
+//     subresource answers 404 there.
+//   - Optimistic concurrency: a stale resourceVersion is a 409 Conflict with the
+//     registry's message. An update without resourceVersion overwrites where the
+//     strategy allows unconditional updates, and is a 422 elsewhere (custom
+//     resources). The object's uid is a precondition of Update.
+//   - An update that changes nothing writes nothing: no new resourceVersion, no
+//     watch event.
+//   - Deletion: an object with finalizers (its own, or orphan/foregroundDeletion
+//     added for the Orphan/Foreground propagation policies) gets deletionTimestamp
+//     and grace period 0 and stays; removing its last finalizer deletes it; no new
+//     finalizer can be added once it is deleting (422). Delete preconditions (uid,
+//     resourceVersion) conflict with the registry's messages.
+//   - Namespaces: created Active with the kubernetes finalizer and the
+//     kubernetes.io/metadata.name label; delete makes them Terminating; the finalize
+//     subresource removes spec.finalizers and with it the namespace. default,
+//     kube-system and kube-public cannot be deleted. NamespaceLifecycle admission
+//     refuses creates in a missing namespace (404) and in a terminating one (403
+//     with the real message and the NamespaceTerminating cause).
+//   - RBAC: every request is authorized for its User against the live
+//     (Cluster)Role(Binding)s (package rbac); denial is the real 403.
+//   - Patches: JSON merge, strategic merge (built-in kinds only; 415 for custom
+//     resources, as a real server answers), JSON patch (package patch). A
+//     resourceVersion in the patch is a precondition.
+//   - List: label selectors, metadata.name/metadata.namespace field selectors
+//     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),
+//     namespace scoping, Limit/Continue, in etcd key order ("namespace/name" as one
+//     string).
+//   - The watch log records every committed change as an Event; Watcher.Watch
+//     delivers them synchronously in resourceVersion order, a Deleted event
+//     carrying the last state with the deletion's resourceVersion.
+//   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
+//     name, a 403/409/422/429/500/503/504 before the request takes effect, or an
+//     ambiguous write: applied, then reported to the client as a 504 timeout.
+//   - Unknown kinds: a type missing from the scheme fails with runtime's
+//     not-registered error; a custom resource whose CRD is not installed with a
+//     *meta.NoKindMatchError. Requests for a namespaced kind without a namespace
+//     (other than list) get the 404 of a route that does not exist.
+//
+// # Known gaps
+//
+//   - No type-specific validation or defaulting beyond metadata validation
+//     (names, labels, annotations, finalizers, ownerReferences), Namespace and
+//     Secret.type defaults: a Deployment without a selector is accepted here and
+//     refused by a real server. Defaults a real server fills (e.g.
+//     Deployment.spec.replicas, container imagePullPolicy) are absent.
+//   - Objects are not round-tripped through JSON: an empty map stays empty where a
+//     real server would return it absent; no-op detection uses semantic equality,
+//     which treats them as equal.
+//   - No graceful deletion (pods are removed at once, as if the kubelet confirmed
+//     immediately); no garbage collector here (ownerReferences are stored and
+//     validated; models/ runs the collector); no default GC policies other than
+//     background.
+//   - Server-side apply, managedFields, dry run, watch bookmarks, resourceVersion
+//     semantics of Get/List (resourceVersionMatch), deletecollection across all
+//     namespaces, and subresources other than status and namespaces/finalize are not
+//     modelled.
+//   - Informers list and watch through Watcher without authorization: a process
+//     that loses RBAC keeps receiving events (a real informer's watch would fail and
+//     its relists be denied).
+//   - Admission plugins other than NamespaceLifecycle (no webhooks, quotas, limit
+//     ranges, ServiceAccount admission); no aggregated ClusterRoles, no bootstrap
+//     RBAC policy.
+//   - Built-in kind tables (scope, status subresource, generation policy,
+//     unconditional updates) cover the common kinds of k8s.io/api; the differential
+//     suite against a real kube-apiserver is the check.
+package apiserver

@@ -1,0 +1,232 @@
+package apiserver
+
+import (
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Generation says when metadata.generation changes, as each type's registry
+// strategy decides it in a real kube-apiserver.
+type Generation int
+
+const (
+	// GenerationNone: metadata.generation stays 0 (ConfigMap, Secret, Namespace, RBAC, ...).
+	GenerationNone Generation = iota
+	// GenerationSpec: 1 on create, +1 when .spec changes (Pod, ReplicaSet, Job, ...).
+	GenerationSpec
+	// GenerationSpecAndAnnotations: as GenerationSpec, and annotation changes bump it too
+	// (Deployment: pkg/registry/apps/deployment/strategy.go PrepareForUpdate).
+	GenerationSpecAndAnnotations
+	// GenerationContent: 1 on create, +1 when anything but metadata (and status, when
+	// the status subresource is on) changes. Custom resources
+	// (apiextensions-apiserver pkg/registry/customresource/strategy.go) and built-ins
+	// without a spec, such as EndpointSlice and webhook configurations.
+	GenerationContent
+)
+
+// Kind is what the model serves for one kind: its REST mapping and the parts of
+// its registry strategy that the model reproduces.
+type Kind struct {
+	GVK        schema.GroupVersionKind
+	Resource   string // plural, lower case: "configmaps"
+	Namespaced bool
+	// Status is true when the kind has a status subresource: Update keeps the stored
+	// status and Status().Update changes nothing but status.
+	Status     bool
+	Generation Generation
+	// UnconditionalUpdate is the strategy's AllowUnconditionalUpdate: an Update
+	// without metadata.resourceVersion overwrites instead of failing with 422.
+	// False for custom resources.
+	UnconditionalUpdate bool
+	// Strategic is true when strategic merge patch is accepted (built-in types).
+	Strategic bool
+	// Custom is true for custom resources (installed with InstallCRD).
+	Custom bool
+
+	goType reflect.Type // the struct type (not the pointer)
+}
+
+// GroupResource is the kind's resource with its group, as errors name it.
+func (k *Kind) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: k.GVK.Group, Resource: k.Resource}
+}
+
+// CRD describes a custom resource to install, as a CustomResourceDefinition would.
+type CRD struct {
+	GVK        schema.GroupVersionKind
+	Plural     string // defaults to the lower-case kind plus "s" (meta.UnsafeGuessKindToResource)
+	Namespaced bool
+	Status     bool // the status subresource is enabled
+}
+
+// builtinClusterScoped lists the cluster-scoped kinds of k8s.io/api (group/Kind).
+var builtinClusterScoped = map[string]bool{
+	"/Namespace": true, "/Node": true, "/PersistentVolume": true, "/ComponentStatus": true,
+	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
+	"apiextensions.k8s.io/CustomResourceDefinition": true, "apiregistration.k8s.io/APIService": true,
+	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "storage.k8s.io/CSINode": true,
+	"storage.k8s.io/VolumeAttachment": true, "storage.k8s.io/VolumeAttributesClass": true,
+	"scheduling.k8s.io/PriorityClass": true, "node.k8s.io/RuntimeClass": true,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicy":          true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding":   true,
+	"certificates.k8s.io/CertificateSigningRequest":                 true,
+	"certificates.k8s.io/ClusterTrustBundle":                        true,
+	"networking.k8s.io/IngressClass":                                true,
+	"networking.k8s.io/IPAddress":                                   true,
+	"networking.k8s.io/ServiceCIDR":                                 true,
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                       true,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":       true,
+	"authentication.k8s.io/TokenReview":                             true,
+	"authentication.k8s.io/SelfSubjectReview":                       true,
+	"authorization.k8s.io/SubjectAccessReview":                      true,
+	"authorization.k8s.io/SelfSubjectAccessReview":                  true,
+	"authorization.k8s.io/SelfSubjectRulesReview":                   true,
+	"internal.apiserver.k8s.io/StorageVersion":                      true,
+	"storagemigration.k8s.io/StorageVersionMigration":               true,
+	"resource.k8s.io/DeviceClass":                                   true,
+	"resource.k8s.io/ResourceSlice":                                 true,
+	"resource.k8s.io/DeviceTaintRule":                               true,
+}
+
+// builtinStatus lists the built-in kinds with a status subresource.
+var builtinStatus = map[string]bool{
+	"/Pod": true, "/Service": true, "/ReplicationController": true, "/Namespace": true, "/Node": true,
+	"/PersistentVolume": true, "/PersistentVolumeClaim": true, "/ResourceQuota": true,
+	"apps/Deployment": true, "apps/ReplicaSet": true, "apps/StatefulSet": true, "apps/DaemonSet": true,
+	"batch/Job": true, "batch/CronJob": true, "autoscaling/HorizontalPodAutoscaler": true,
+	"policy/PodDisruptionBudget": true, "networking.k8s.io/Ingress": true,
+	"networking.k8s.io/ServiceCIDR":                           true,
+	"certificates.k8s.io/CertificateSigningRequest":           true,
+	"apiextensions.k8s.io/CustomResourceDefinition":           true,
+	"apiregistration.k8s.io/APIService":                       true,
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                 true,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": true,
+	"storage.k8s.io/VolumeAttachment":                         true,
+	"resource.k8s.io/ResourceClaim":                           true,
+	"storagemigration.k8s.io/StorageVersionMigration":         true,
+}
+
+// builtinGeneration lists the built-in kinds whose strategy maintains metadata.generation
+// (those whose PrepareForCreate sets Generation = 1 in pkg/registry).
+var builtinGeneration = map[string]Generation{
+	"/Pod": GenerationSpec, "/PodTemplate": GenerationSpec, "/ReplicationController": GenerationSpec,
+	"apps/Deployment": GenerationSpecAndAnnotations, "apps/ReplicaSet": GenerationSpec,
+	"apps/StatefulSet": GenerationSpec, "apps/DaemonSet": GenerationSpec,
+	"batch/Job": GenerationSpec, "batch/CronJob": GenerationSpec,
+	"autoscaling/HorizontalPodAutoscaler": GenerationSpec, "policy/PodDisruptionBudget": GenerationSpec,
+	"networking.k8s.io/Ingress": GenerationSpec, "networking.k8s.io/IngressClass": GenerationSpec,
+	"networking.k8s.io/NetworkPolicy":                               GenerationSpec,
+	"discovery.k8s.io/EndpointSlice":                                GenerationContent,
+	"scheduling.k8s.io/PriorityClass":                               GenerationContent,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     GenerationContent,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   GenerationContent,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        GenerationSpec,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": GenerationSpec,
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                       GenerationSpec,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":       GenerationSpec,
+}
+
+// builtinConditionalOnly lists built-in kinds whose strategy refuses updates without
+// a resourceVersion (AllowUnconditionalUpdate false).
+var builtinConditionalOnly = map[string]bool{
+	"policy/PodDisruptionBudget": true, "coordination.k8s.io/Lease": true,
+	"apiextensions.k8s.io/CustomResourceDefinition":                 true,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
+	"node.k8s.io/RuntimeClass":                                      true,
+	"storage.k8s.io/CSIDriver":                                      true, "storage.k8s.io/CSINode": true,
+	"storage.k8s.io/VolumeAttachment": true,
+}
+
+// builtinKind returns the Kind of a type from k8s.io/api, or false for any other type.
+func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
+	if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || strings.HasSuffix(gvk.Kind, "List") {
+		return nil, false
+	}
+	gk := gvk.Group + "/" + gvk.Kind
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return &Kind{
+		GVK:                 gvk,
+		Resource:            plural.Resource,
+		Namespaced:          !builtinClusterScoped[gk],
+		Status:              builtinStatus[gk],
+		Generation:          builtinGeneration[gk],
+		UnconditionalUpdate: !builtinConditionalOnly[gk],
+		Strategic:           true,
+		goType:              t,
+	}, true
+}
+
+// customKind returns the Kind of an installed CRD.
+func customKind(crd CRD, t reflect.Type) *Kind {
+	plural := crd.Plural
+	if plural == "" {
+		r, _ := meta.UnsafeGuessKindToResource(crd.GVK)
+		plural = r.Resource
+	}
+	return &Kind{
+		GVK:        crd.GVK,
+		Resource:   plural,
+		Namespaced: crd.Namespaced,
+		Status:     crd.Status,
+		Generation: GenerationContent,
+		Custom:     true,
+		goType:     t,
+	}
+}
+
+// kinds resolves Go types and GVKs to served kinds. Lookups are by map key only;
+// nothing iterates a map.
+type kinds struct {
+	scheme *runtime.Scheme
+	byGVK  map[schema.GroupVersionKind]*Kind
+	byType map[reflect.Type]*Kind // pointer types of objects, and of their lists
+	order  []*Kind                // registration order, for deterministic iteration
+}
+
+func newKinds(scheme *runtime.Scheme) *kinds {
+	return &kinds{scheme: scheme, byGVK: map[schema.GroupVersionKind]*Kind{}, byType: map[reflect.Type]*Kind{}}
+}
+
+func (ks *kinds) add(k *Kind) {
+	if _, dup := ks.byGVK[k.GVK]; !dup {
+		ks.order = append(ks.order, k)
+	}
+	ks.byGVK[k.GVK] = k
+	ks.byType[reflect.PointerTo(k.goType)] = k
+	listGVK := k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List")
+	if lt, ok := ks.scheme.AllKnownTypes()[listGVK]; ok {
+		ks.byType[reflect.PointerTo(lt)] = k
+	}
+}
+
+// forObject returns the served kind of a typed object or list, or an error a client
+// sees for a kind that is not served.
+func (ks *kinds) forObject(obj runtime.Object) (*Kind, error) {
+	t := reflect.TypeOf(obj)
+	if k, ok := ks.byType[t]; ok {
+		return k, nil
+	}
+	gvks, _, err := ks.scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, err // runtime.notRegisteredErr, as controller-runtime's client returns it
+	}
+	gvk := gvks[0]
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+}
+
+func (ks *kinds) new(k *Kind) client.Object {
+	return reflect.New(k.goType).Interface().(client.Object)
+}

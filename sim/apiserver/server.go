@@ -1,0 +1,297 @@
+package apiserver
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/rbac"
+)
+
+// User is the identity a request is made as.
+type User struct {
+	Name   string
+	Groups []string
+}
+
+// Admin is a cluster administrator: a member of system:masters, which every
+// authorizer allows (as the privileged-group authorizer of a real kube-apiserver does).
+var Admin = User{Name: "system:admin", Groups: []string{rbac.SystemMasters, "system:authenticated"}}
+
+// ServiceAccount is the identity of a pod running as the ServiceAccount namespace/name.
+func ServiceAccount(namespace, name string) User {
+	u, g := rbac.ServiceAccountUser(namespace, name)
+	return User{Name: u, Groups: g}
+}
+
+// Rand draws the random parts of names (generateName suffixes). sim/rng streams satisfy it.
+type Rand interface {
+	IntN(n int) int
+}
+
+// Options configure a Server.
+type Options struct {
+	// Scheme knows every Go type the server stores. Required.
+	Scheme *runtime.Scheme
+	// Clock gives creation and deletion timestamps. Required: the virtual clock in a simulation.
+	Clock clock.PassiveClock
+	// CRDs are installed at start, as with InstallCRD.
+	CRDs []CRD
+	// Rand picks generateName suffixes. Defaults to a fixed-seed generator.
+	Rand Rand
+}
+
+type objectKey struct{ namespace, name string }
+
+// Server is the API-server model. It is not safe for concurrent use: the
+// simulation's scheduler runs one goroutine at a time.
+type Server struct {
+	kinds   *kinds
+	clock   clock.PassiveClock
+	rand    Rand
+	authz   *rbac.Authorizer
+	rv      uint64
+	uids    uint64
+	objects map[schema.GroupVersionKind]*kindStore
+	subs    map[schema.GroupVersionKind][]*subscription
+	log     []Event
+	faults  []*activeFault
+}
+
+// New returns a server that serves every kind of k8s.io/api registered in opts.Scheme
+// and the given CRDs. It starts empty: no namespaces exist until created (see
+// CreateDefaultNamespaces).
+func New(opts Options) *Server {
+	if opts.Scheme == nil || opts.Clock == nil {
+		panic("apiserver.New: Scheme and Clock are required")
+	}
+	s := &Server{
+		kinds:   newKinds(opts.Scheme),
+		clock:   opts.Clock,
+		rand:    opts.Rand,
+		objects: map[schema.GroupVersionKind]*kindStore{},
+		subs:    map[schema.GroupVersionKind][]*subscription{},
+	}
+	if s.rand == nil {
+		s.rand = &splitmix{state: 0x9E3779B97F4A7C15}
+	}
+	s.authz = rbac.New(rbacRules{s})
+	known := opts.Scheme.AllKnownTypes()
+	gvks := make([]schema.GroupVersionKind, 0, len(known))
+	for gvk := range known { // lint:order-independent sorted below
+		gvks = append(gvks, gvk)
+	}
+	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
+	for _, gvk := range gvks {
+		if k, ok := builtinKind(gvk, known[gvk]); ok {
+			s.kinds.add(k)
+		}
+	}
+	for _, crd := range opts.CRDs {
+		s.InstallCRD(crd)
+	}
+	return s
+}
+
+// InstallCRD serves a custom resource, as creating its CustomResourceDefinition
+// would. The Go type for crd.GVK must be registered in the scheme.
+func (s *Server) InstallCRD(crd CRD) {
+	t, ok := s.kinds.scheme.AllKnownTypes()[crd.GVK]
+	if !ok {
+		panic(fmt.Sprintf("apiserver.InstallCRD: %v is not registered in the scheme", crd.GVK))
+	}
+	s.kinds.add(customKind(crd, t))
+}
+
+// CreateDefaultNamespaces creates default, kube-system, kube-public and
+// kube-node-lease, as a fresh cluster has them.
+func (s *Server) CreateDefaultNamespaces() {
+	for _, n := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
+		if err := s.Create(Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Kind returns the served kind of a typed object or list.
+func (s *Server) Kind(obj runtime.Object) (*Kind, error) { return s.kinds.forObject(obj) }
+
+// KindFor returns the served kind with this GVK.
+func (s *Server) KindFor(gvk schema.GroupVersionKind) (*Kind, bool) {
+	k, ok := s.kinds.byGVK[gvk]
+	return k, ok
+}
+
+// Kinds returns every served kind in registration order.
+func (s *Server) Kinds() []*Kind { return append([]*Kind(nil), s.kinds.order...) }
+
+// Scheme returns the scheme the server stores types of.
+func (s *Server) Scheme() *runtime.Scheme { return s.kinds.scheme }
+
+// ResourceVersion is the current value of the global resourceVersion counter.
+func (s *Server) ResourceVersion() uint64 { return s.rv }
+
+// Log returns the watch log: every committed change, in resourceVersion order.
+func (s *Server) Log() []Event { return s.log }
+
+// now is the timestamp the server writes: serialized timestamps have second precision.
+func (s *Server) now() metav1.Time {
+	return metav1.NewTime(s.clock.Now().Truncate(time.Second))
+}
+
+func (s *Server) newUID() string {
+	s.uids++
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", s.uids>>48, s.uids&0xffffffffffff)
+}
+
+// generateName appends five characters as k8s.io/apiserver's names.SimpleNameGenerator does.
+func (s *Server) generateName(base string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	var b strings.Builder
+	b.WriteString(base)
+	for range 5 {
+		b.WriteByte(alphabet[s.rand.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// kindStore holds the objects of one kind, and their keys in etcd order once a list
+// has asked for them (until an object is added or removed).
+type kindStore struct {
+	objects map[objectKey]client.Object
+	sorted  []objectKey
+}
+
+func (ks *kindStore) get(key objectKey) (client.Object, bool) {
+	o, ok := ks.objects[key]
+	return o, ok
+}
+
+// keys returns the keys in etcd order. The caller must not modify the slice.
+func (ks *kindStore) keys() []objectKey {
+	if ks.sorted == nil {
+		ks.sorted = make([]objectKey, 0, len(ks.objects))
+		for k := range ks.objects { // lint:order-independent sorted below
+			ks.sorted = append(ks.sorted, k)
+		}
+		sort.Slice(ks.sorted, func(i, j int) bool { return keyLess(ks.sorted[i], ks.sorted[j]) })
+	}
+	return ks.sorted
+}
+
+func (ks *kindStore) put(key objectKey, obj client.Object) {
+	if _, ok := ks.objects[key]; !ok {
+		ks.sorted = nil
+	}
+	ks.objects[key] = obj
+}
+
+func (ks *kindStore) remove(key objectKey) {
+	delete(ks.objects, key)
+	ks.sorted = nil
+}
+
+// store returns the objects of one kind.
+func (s *Server) store(k *Kind) *kindStore {
+	ks := s.objects[k.GVK]
+	if ks == nil {
+		ks = &kindStore{objects: map[objectKey]client.Object{}}
+		s.objects[k.GVK] = ks
+	}
+	return ks
+}
+
+// commit stores obj (nil for a deletion of old), assigns the next resourceVersion,
+// appends to the watch log and notifies watchers.
+func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
+	s.rv++
+	obj.SetResourceVersion(strconv.FormatUint(s.rv, 10))
+	key := objectKey{obj.GetNamespace(), obj.GetName()}
+	if typ == watch.Deleted {
+		s.store(k).remove(key)
+	} else {
+		s.store(k).put(key, obj)
+	}
+	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv}
+	s.log = append(s.log, ev)
+	s.notify(ev)
+}
+
+// copyInto sets *out to a deep copy of stored. The typed client decodes responses
+// without apiVersion/kind, so TypeMeta is cleared.
+func copyInto(out runtime.Object, stored client.Object) {
+	c := stored.DeepCopyObject()
+	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(c).Elem())
+	out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+}
+
+// keyLess orders objects as etcd orders their keys: by the string "namespace/name".
+func keyLess(a, b objectKey) bool {
+	if a.namespace == b.namespace {
+		return a.name < b.name
+	}
+	// Compare "a.namespace/a.name" with "b.namespace/b.name" without building them.
+	sa, sb := a.namespace+"/", b.namespace+"/"
+	n := min(len(sa), len(sb))
+	for i := 0; i < n; i++ {
+		if sa[i] != sb[i] {
+			return sa[i] < sb[i]
+		}
+	}
+	return len(sa) < len(sb)
+}
+
+// splitmix is the default Rand: deterministic, seeded with a constant.
+type splitmix struct{ state uint64 }
+
+func (r *splitmix) IntN(n int) int {
+	r.state += 0x9E3779B97F4A7C15
+	z := r.state
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return int(z % uint64(n))
+}
+
+// errNotServed is the 404 a real server answers for a path it does not serve, such
+// as a subresource the kind does not have.
+func errNotServed(k *Kind, name, verb string) error {
+	err := apierrors.NewGenericServerResponse(404, verb, k.GroupResource(), name, "", 0, false)
+	err.ErrStatus.Message = "the server could not find the requested resource"
+	return err
+}
+
+// CurrentResourceVersion returns the stored resourceVersion of the object of obj's
+// kind at namespace/name, or 0 when there is none (or the kind is not served). It is
+// for observers (traces), not for clients: it neither authorizes nor injects faults.
+func (s *Server) CurrentResourceVersion(obj runtime.Object, namespace, name string) uint64 {
+	k, err := s.kinds.forObject(obj)
+	if err != nil {
+		return 0
+	}
+	if !k.Namespaced {
+		namespace = ""
+	}
+	o, ok := s.store(k).get(objectKey{namespace, name})
+	if !ok {
+		return 0
+	}
+	rv, _ := parseRV(o.GetResourceVersion())
+	return rv
+}

@@ -1,0 +1,252 @@
+package apiserver
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// This file holds the parts of the registry strategies (pkg/registry/*/strategy.go in
+// k8s.io/kubernetes, pkg/registry/customresource in apiextensions-apiserver) that the
+// model reproduces generically: status handling, generation, metadata validation.
+
+// statusField returns the addressable Status field of obj, if its type has one.
+func statusField(obj client.Object) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj).Elem().FieldByName("Status")
+	return v, v.IsValid()
+}
+
+// setStatus copies from's status into to.
+func setStatus(to, from client.Object) {
+	if t, ok := statusField(to); ok {
+		f, _ := statusField(from)
+		t.Set(f)
+	}
+}
+
+// prepareForCreate is PrepareForCreate: kinds with a status subresource start with
+// an empty status; generation starts at 1 where the strategy tracks it.
+func prepareForCreate(k *Kind, obj client.Object) {
+	if k.Status {
+		if st, ok := statusField(obj); ok {
+			st.Set(reflect.Zero(st.Type()))
+		}
+	}
+	if k.Generation != GenerationNone {
+		obj.SetGeneration(1)
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok {
+		// pkg/registry/core/namespace/strategy.go: phase Active, the kubernetes
+		// finalizer; defaulting adds the kubernetes.io/metadata.name label.
+		ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+		has := false
+		for _, f := range ns.Spec.Finalizers {
+			has = has || f == corev1.FinalizerKubernetes
+		}
+		if !has {
+			ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+		}
+		setNamespaceNameLabel(ns)
+	}
+	if sec, ok := obj.(*corev1.Secret); ok && sec.Type == "" {
+		sec.Type = corev1.SecretTypeOpaque // pkg/apis/core/v1/defaults.go SetDefaults_Secret
+	}
+}
+
+func setNamespaceNameLabel(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
+}
+
+// prepareForUpdate is PrepareForUpdate of the main resource (subresource "") or of
+// the status/finalize subresource. It returns the object to store: for a
+// subresource, the stored object with only the subresource's part taken from in.
+func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client.Object {
+	switch subresource {
+	case "status":
+		// Status strategies keep everything but status (metav1.ResetObjectMetaForStatus,
+		// customresource statusStrategy.PrepareForUpdate).
+		out := old.DeepCopyObject().(client.Object)
+		setStatus(out, in)
+		out.SetResourceVersion(in.GetResourceVersion())
+		out.SetUID(in.GetUID())
+		return out
+	case "finalize":
+		// namespaceFinalizeStrategy: everything but status comes from the request.
+		in.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
+		return in
+	}
+	if k.Status {
+		setStatus(in, old)
+	}
+	if ns, ok := in.(*corev1.Namespace); ok {
+		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+		ns.Status = old.(*corev1.Namespace).Status
+		setNamespaceNameLabel(ns)
+	}
+	return in
+}
+
+// change says which parts of an object an update changes.
+type change struct {
+	meta    bool // ObjectMeta, resourceVersion aside
+	content bool // every top-level field but TypeMeta, ObjectMeta and Status (spec, data, ...)
+	status  bool
+}
+
+func (c change) any() bool { return c.meta || c.content || c.status }
+
+// diff compares obj with old field by field: equality.Semantic for the content, a
+// hand-written comparison for ObjectMeta (the hot path of every update).
+func diff(obj, old client.Object) change {
+	var c change
+	c.meta = !metaEqual(obj, old)
+	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
+	t := a.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name := t.Field(i).Name
+		if name == "TypeMeta" || name == "ObjectMeta" {
+			continue
+		}
+		if (name == "Status" && c.status) || (name != "Status" && c.content) {
+			continue
+		}
+		if !equality.Semantic.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
+			if name == "Status" {
+				c.status = true
+			} else {
+				c.content = true
+			}
+		}
+	}
+	return c
+}
+
+// bumpGeneration applies the kind's generation policy to an update.
+func bumpGeneration(k *Kind, obj, old client.Object, c change) {
+	obj.SetGeneration(old.GetGeneration())
+	changed := false
+	switch k.Generation {
+	case GenerationNone:
+		return
+	case GenerationSpec:
+		changed = c.content
+	case GenerationSpecAndAnnotations:
+		changed = c.content || !mapsEqual(obj.GetAnnotations(), old.GetAnnotations())
+	case GenerationContent:
+		changed = c.content || (c.status && !k.Status)
+	}
+	if changed {
+		obj.SetGeneration(old.GetGeneration() + 1)
+	}
+}
+
+// metaEqual is equality.Semantic.DeepEqual of two ObjectMetas, resourceVersion aside:
+// nil and empty maps and slices are equal, times compare as instants.
+func metaEqual(a, b client.Object) bool {
+	return a.GetName() == b.GetName() && a.GetGenerateName() == b.GetGenerateName() &&
+		a.GetNamespace() == b.GetNamespace() && a.GetUID() == b.GetUID() &&
+		a.GetGeneration() == b.GetGeneration() && a.GetSelfLink() == b.GetSelfLink() &&
+		a.GetCreationTimestamp().Time.Equal(b.GetCreationTimestamp().Time) &&
+		timePtrEqual(a.GetDeletionTimestamp(), b.GetDeletionTimestamp()) &&
+		int64PtrEqual(a.GetDeletionGracePeriodSeconds(), b.GetDeletionGracePeriodSeconds()) &&
+		mapsEqual(a.GetLabels(), b.GetLabels()) && mapsEqual(a.GetAnnotations(), b.GetAnnotations()) &&
+		slices.Equal(a.GetFinalizers(), b.GetFinalizers()) &&
+		ownerRefsEqual(a.GetOwnerReferences(), b.GetOwnerReferences()) &&
+		equality.Semantic.DeepEqual(a.GetManagedFields(), b.GetManagedFields())
+}
+
+func timePtrEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}
+
+func int64PtrEqual(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	return len(a) == len(b) && maps.Equal(a, b)
+}
+
+func ownerRefsEqual(a, b []metav1.OwnerReference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.APIVersion != y.APIVersion || x.Kind != y.Kind || x.Name != y.Name || x.UID != y.UID ||
+			!boolPtrEqual(x.Controller, y.Controller) || !boolPtrEqual(x.BlockOwnerDeletion, y.BlockOwnerDeletion) {
+			return false
+		}
+	}
+	return true
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// nameValidator is the name rule of the kind's strategy.
+func nameValidator(k *Kind) validation.ValidateNameFunc {
+	switch k.GVK.GroupKind() {
+	case schema.GroupKind{Kind: "Namespace"}:
+		return validation.NameIsDNSLabel
+	case schema.GroupKind{Kind: "Service"}:
+		return validation.NameIsDNS1035Label
+	}
+	return validation.NameIsDNSSubdomain
+}
+
+func invalid(k *Kind, name string, errs field.ErrorList) error {
+	return apierrors.NewInvalid(k.GVK.GroupKind(), name, errs)
+}
+
+// validateCreate is the metadata part of ValidateCreate.
+func validateCreate(k *Kind, obj client.Object) error {
+	errs := validation.ValidateObjectMetaAccessor(obj, k.Namespaced, nameValidator(k), field.NewPath("metadata"))
+	if len(errs) > 0 {
+		return invalid(k, obj.GetName(), errs)
+	}
+	return nil
+}
+
+// validateUpdate is the metadata part of ValidateUpdate. obj comes from
+// rest.BeforeUpdate, so name, namespace, resourceVersion, generation, timestamps and
+// managedFields are already those validation accepts; the upstream validation runs
+// only when a field it can refuse has changed (the messages are upstream's).
+func validateUpdate(k *Kind, obj, old client.Object) error {
+	if obj.GetUID() == old.GetUID() &&
+		int64PtrEqual(obj.GetDeletionGracePeriodSeconds(), old.GetDeletionGracePeriodSeconds()) &&
+		mapsEqual(obj.GetLabels(), old.GetLabels()) && mapsEqual(obj.GetAnnotations(), old.GetAnnotations()) &&
+		slices.Equal(obj.GetFinalizers(), old.GetFinalizers()) &&
+		ownerRefsEqual(obj.GetOwnerReferences(), old.GetOwnerReferences()) {
+		return nil
+	}
+	path := field.NewPath("metadata")
+	errs := validation.ValidateObjectMetaAccessorUpdate(obj, old, path)
+	errs = append(errs, validation.ValidateFinalizers(obj.GetFinalizers(), path.Child("finalizers"))...)
+	if len(errs) > 0 {
+		return invalid(k, obj.GetName(), errs)
+	}
+	return nil
+}

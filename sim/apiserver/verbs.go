@@ -1,0 +1,580 @@
+package apiserver
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/patch"
+)
+
+// optimisticLockErrorMsg is registry.OptimisticLockErrorMsg.
+const optimisticLockErrorMsg = "the object has been modified; please apply your changes to the latest version and try again"
+
+// maxNameGenerationCreateAttempts is the generic registry's retry count for
+// generateName collisions.
+const maxNameGenerationCreateAttempts = 8
+
+// request resolves obj's kind and checks namespace scoping. The namespace of a
+// cluster-scoped request is dropped, as the client's URL for it has none.
+func (s *Server) request(u User, verb, subresource string, obj runtime.Object, namespace, name string) (Request, error) {
+	k, err := s.kinds.forObject(obj)
+	if err != nil {
+		return Request{}, err
+	}
+	if !k.Namespaced {
+		namespace = ""
+	} else if namespace == "" && verb != "list" {
+		// Only list (and watch) have a route across all namespaces. (client-go refuses most such
+		// requests before sending them; see kubeclient.)
+		return Request{}, errNotServed(k, name, verb)
+	}
+	return Request{User: u, Verb: verb, Kind: k, Subresource: subresource, Namespace: namespace, Name: name}, nil
+}
+
+// Get reads one object into obj.
+func (s *Server) Get(u User, key client.ObjectKey, obj client.Object) error {
+	r, err := s.request(u, "get", "", obj, key.Namespace, key.Name)
+	if err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	stored, ok := s.store(r.Kind).get(objectKey{r.Namespace, key.Name})
+	if !ok {
+		return apierrors.NewNotFound(r.Kind.GroupResource(), key.Name)
+	}
+	copyInto(obj, stored)
+	return nil
+}
+
+// List reads the objects of list's kind that match opts, in etcd key order.
+func (s *Server) List(u User, list client.ObjectList, opts *client.ListOptions) error {
+	if opts == nil {
+		opts = &client.ListOptions{}
+	}
+	r, err := s.request(u, "list", "", list, opts.Namespace, "")
+	if err != nil {
+		return err
+	}
+	if opts.FieldSelector != nil {
+		// A list for one name is authorized as a request for that name.
+		if name, ok := opts.FieldSelector.RequiresExactMatch("metadata.name"); ok {
+			r.Name = name
+		}
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	items, err := s.selectObjects(r, opts.LabelSelector, opts.FieldSelector)
+	if err != nil {
+		return err
+	}
+	start := 0
+	if opts.Continue != "" {
+		start, err = s.decodeContinue(opts.Continue, items)
+		if err != nil {
+			return err
+		}
+	}
+	end := len(items)
+	next := ""
+	if opts.Limit > 0 && int64(end-start) > opts.Limit {
+		end = start + int(opts.Limit)
+		last := items[end-1]
+		next = fmt.Sprintf("%s/%s", last.GetNamespace(), last.GetName())
+	}
+	out := make([]runtime.Object, 0, end-start)
+	for _, o := range items[start:end] {
+		c := o.DeepCopyObject()
+		c.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		out = append(out, c)
+	}
+	if err := meta.SetList(list, out); err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	list.SetResourceVersion(strconv.FormatUint(s.rv, 10))
+	list.SetContinue(next)
+	return nil
+}
+
+// decodeContinue returns the index after the key a continue token names.
+func (s *Server) decodeContinue(token string, items []client.Object) (int, error) {
+	for i, o := range items {
+		if fmt.Sprintf("%s/%s", o.GetNamespace(), o.GetName()) > token {
+			return i, nil
+		}
+	}
+	return len(items), nil
+}
+
+// selectObjects returns the stored objects of r's kind in r's namespace (all when
+// empty) matching the selectors, in etcd key order.
+func (s *Server) selectObjects(r Request, ls labels.Selector, fs fields.Selector) ([]client.Object, error) {
+	if fs != nil && !fs.Empty() {
+		for _, req := range fs.Requirements() {
+			if !supportedField(r.Kind, req.Field) {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+			}
+		}
+	}
+	ks := s.store(r.Kind)
+	var out []client.Object
+	for _, key := range ks.keys() {
+		if r.Namespace != "" && key.namespace != r.Namespace {
+			continue
+		}
+		o := ks.objects[key]
+		if ls != nil && !ls.Matches(labels.Set(o.GetLabels())) {
+			continue
+		}
+		if fs != nil && !fs.Empty() && !fs.Matches(objectFields(r.Kind, o)) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// supportedField: every kind supports metadata.name and metadata.namespace
+// (generic.ObjectMetaFieldsSet); a few kinds add their own.
+func supportedField(k *Kind, f string) bool {
+	switch f {
+	case "metadata.name", "metadata.namespace":
+		return true
+	case "status.phase":
+		return k.GVK.GroupKind() == schema.GroupKind{Kind: "Namespace"} || k.GVK.GroupKind() == schema.GroupKind{Kind: "Pod"}
+	case "type":
+		return k.GVK.GroupKind() == schema.GroupKind{Kind: "Secret"}
+	}
+	return false
+}
+
+func objectFields(k *Kind, o client.Object) fields.Set {
+	set := fields.Set{"metadata.name": o.GetName()}
+	if k.Namespaced {
+		set["metadata.namespace"] = o.GetNamespace()
+	}
+	switch x := o.(type) {
+	case *corev1.Namespace:
+		set["status.phase"] = string(x.Status.Phase)
+	case *corev1.Pod:
+		set["status.phase"] = string(x.Status.Phase)
+	case *corev1.Secret:
+		set["type"] = string(x.Type)
+	}
+	return set
+}
+
+// Create stores a new object and copies the stored object back into obj.
+func (s *Server) Create(u User, obj client.Object) error {
+	r, err := s.request(u, "create", "", obj, obj.GetNamespace(), "")
+	if err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	if r.Kind.Namespaced && r.Kind.GVK.GroupKind() != (schema.GroupKind{Kind: "Namespace"}) {
+		if err := s.namespaceLifecycle(r, obj.GetName()); err != nil {
+			return err
+		}
+	}
+	if obj.GetResourceVersion() != "" {
+		// etcd3 store.Create: storage.ErrResourceVersionSetOnCreate, sent as a 500.
+		return apierrors.NewInternalError(errors.New("resourceVersion should not be set on objects to be created"))
+	}
+	generated := obj.GetName() == "" && obj.GetGenerateName() != ""
+	var created client.Object
+	for attempt := 0; ; attempt++ {
+		created, err = s.create(r, obj)
+		if err == nil || !generated || !apierrors.IsAlreadyExists(err) || attempt == maxNameGenerationCreateAttempts-1 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.ambiguous(r); err != nil {
+		return err
+	}
+	copyInto(obj, created)
+	return nil
+}
+
+func (s *Server) create(r Request, in client.Object) (client.Object, error) {
+	obj := in.DeepCopyObject().(client.Object)
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	obj.SetNamespace(r.Namespace)
+	obj.SetCreationTimestamp(s.now())
+	obj.SetUID(types.UID(s.newUID()))
+	obj.SetDeletionTimestamp(nil)
+	obj.SetDeletionGracePeriodSeconds(nil)
+	obj.SetManagedFields(nil)
+	generated := false
+	if obj.GetName() == "" && obj.GetGenerateName() != "" {
+		obj.SetName(s.generateName(obj.GetGenerateName()))
+		generated = true
+	}
+	prepareForCreate(r.Kind, obj)
+	if err := validateCreate(r.Kind, obj); err != nil {
+		return nil, err
+	}
+	if _, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
+		if generated {
+			return nil, apierrors.NewGenerateNameConflict(r.Kind.GroupResource(), obj.GetName(), 1)
+		}
+		return nil, apierrors.NewAlreadyExists(r.Kind.GroupResource(), obj.GetName())
+	}
+	s.commit(r.Kind, watch.Added, obj)
+	return obj, nil
+}
+
+// Update replaces an object (subresource "") or one of its subresources ("status";
+// "finalize" for namespaces) and copies the result into obj.
+func (s *Server) Update(u User, obj client.Object, subresource string) error {
+	r, err := s.request(u, "update", subresource, obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := s.checkSubresource(r); err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
+	if !ok {
+		return apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
+	}
+	in := obj.DeepCopyObject().(client.Object)
+	in.SetNamespace(r.Namespace)
+	out, err := s.update(r, in, existing, true)
+	if err != nil {
+		return err
+	}
+	if err := s.ambiguous(r); err != nil {
+		return err
+	}
+	copyInto(obj, out)
+	return nil
+}
+
+func (s *Server) checkSubresource(r Request) error {
+	switch r.Subresource {
+	case "":
+		return nil
+	case "status":
+		if r.Kind.Status {
+			return nil
+		}
+	case "finalize":
+		if r.Kind.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
+			return nil
+		}
+	}
+	return errNotServed(r.Kind, r.Name, r.Verb)
+}
+
+// update is the generic registry Store.Update with BeforeUpdate. in is owned by the
+// server. uidPrecondition is true for Update, whose object's uid is a precondition
+// (rest.DefaultUpdatedObjectInfo.Preconditions); a patch has none.
+func (s *Server) update(r Request, in, existing client.Object, uidPrecondition bool) (client.Object, error) {
+	k := r.Kind
+	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
+		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", in.GetUID(), existing.GetUID()))
+	}
+	newRV, err := parseRV(in.GetResourceVersion())
+	if err != nil {
+		return nil, invalid(k, r.Name, field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), in.GetResourceVersion(), err.Error())})
+	}
+	existingRV, _ := parseRV(existing.GetResourceVersion())
+	switch {
+	case newRV == 0 && k.UnconditionalUpdate:
+		in.SetResourceVersion(existing.GetResourceVersion())
+	case newRV == 0:
+		qualifiedKind := schema.GroupKind{Group: k.GVK.Group, Kind: k.Resource}
+		return nil, apierrors.NewInvalid(qualifiedKind, r.Name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), newRV, "must be specified for an update")})
+	case newRV != existingRV:
+		return nil, apierrors.NewConflict(k.GroupResource(), r.Name, errors.New(optimisticLockErrorMsg))
+	}
+	in.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+
+	// rest.BeforeUpdate
+	obj := prepareForUpdate(k, r.Subresource, in, existing)
+	obj.SetGeneration(existing.GetGeneration())
+	if obj.GetUID() == "" {
+		obj.SetUID(existing.GetUID())
+	}
+	obj.SetCreationTimestamp(existing.GetCreationTimestamp())
+	obj.SetDeletionTimestamp(existing.GetDeletionTimestamp())
+	if existing.GetDeletionGracePeriodSeconds() != nil && obj.GetDeletionGracePeriodSeconds() == nil {
+		obj.SetDeletionGracePeriodSeconds(existing.GetDeletionGracePeriodSeconds())
+	}
+	obj.SetManagedFields(existing.GetManagedFields())
+	c := diff(obj, existing)
+	if r.Subresource == "" {
+		bumpGeneration(k, obj, existing, c)
+		c.meta = c.meta || obj.GetGeneration() != existing.GetGeneration()
+	}
+	if err := validateUpdate(k, obj, existing); err != nil {
+		return nil, err
+	}
+	if shouldDeleteDuringUpdate(obj, existing) {
+		s.commit(k, watch.Deleted, obj)
+		return obj, nil
+	}
+	if !c.any() {
+		// The same object again: a real server skips the write (no new
+		// resourceVersion, no watch event).
+		return existing, nil
+	}
+	s.commit(k, watch.Modified, obj)
+	return obj, nil
+}
+
+// shouldDeleteDuringUpdate: the last finalizer of a deleting object is gone
+// (registry.ShouldDeleteDuringUpdate; for namespaces also spec.finalizers,
+// ShouldDeleteNamespaceDuringUpdate).
+func shouldDeleteDuringUpdate(obj, existing client.Object) bool {
+	if len(obj.GetFinalizers()) > 0 || existing.GetDeletionTimestamp() == nil {
+		return false
+	}
+	if g := existing.GetDeletionGracePeriodSeconds(); g != nil && *g != 0 {
+		return false
+	}
+	if ns, ok := obj.(*corev1.Namespace); ok && len(ns.Spec.Finalizers) > 0 {
+		return false
+	}
+	return true
+}
+
+func parseRV(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid resource version %q", s)
+	}
+	return v, nil
+}
+
+// Patch applies a patch to an object (or its status) and copies the result into obj.
+func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byte, subresource string) error {
+	r, err := s.request(u, "patch", subresource, obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := s.checkSubresource(r); err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
+	if !ok {
+		return apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
+	}
+	patched, err := patch.Apply(existing, pt, data, patch.Options{
+		Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
+	})
+	if err != nil {
+		return err
+	}
+	// patch.Apply has rejected a changed name or namespace (400), as the real handler does.
+	out, err := s.update(r, patched.(client.Object), existing, false)
+	if err != nil {
+		return err
+	}
+	if err := s.ambiguous(r); err != nil {
+		return err
+	}
+	copyInto(obj, out)
+	return nil
+}
+
+// Delete deletes the object obj names, as the generic registry Store.Delete does for
+// kinds without graceful deletion, and as the namespace registry does for namespaces.
+func (s *Server) Delete(u User, obj client.Object, opts *client.DeleteOptions) error {
+	r, err := s.request(u, "delete", "", obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	if err := s.delete(r, opts); err != nil {
+		return err
+	}
+	return s.ambiguous(r)
+}
+
+func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
+	k := r.Kind
+	existing, ok := s.store(k).get(objectKey{r.Namespace, r.Name})
+	if !ok {
+		return apierrors.NewNotFound(k.GroupResource(), r.Name)
+	}
+	if opts == nil {
+		opts = &client.DeleteOptions{}
+	}
+	if k.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
+		return s.deleteNamespace(r, existing.(*corev1.Namespace), opts)
+	}
+	if pre := opts.Preconditions; pre != nil {
+		// rest.BeforeDelete names the kind where a resource belongs.
+		gr := schema.GroupResource{Group: k.GVK.Group, Resource: k.GVK.Kind}
+		if pre.UID != nil && *pre.UID != existing.GetUID() {
+			return apierrors.NewConflict(gr, r.Name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, existing.GetUID()))
+		}
+		if pre.ResourceVersion != nil && *pre.ResourceVersion != existing.GetResourceVersion() {
+			return apierrors.NewConflict(gr, r.Name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, existing.GetResourceVersion()))
+		}
+	}
+	return s.deleteGeneric(r, existing, opts)
+}
+
+// markAsDeleting is registry.markAsDeleting: generation +1 on the first deletion
+// (where tracked), deletionTimestamp now, grace period 0.
+func (s *Server) markAsDeleting(obj client.Object) {
+	now := s.now()
+	if obj.GetDeletionTimestamp() == nil && obj.GetGeneration() > 0 {
+		obj.SetGeneration(obj.GetGeneration() + 1)
+	}
+	if ts := obj.GetDeletionTimestamp(); ts == nil || ts.After(now.Time) {
+		obj.SetDeletionTimestamp(&now)
+	}
+	var zero int64
+	obj.SetDeletionGracePeriodSeconds(&zero)
+}
+
+// gcFinalizers is deletionFinalizersForGarbageCollection for kinds whose default
+// policy is background deletion: the orphan and foregroundDeletion finalizers the
+// delete options ask for.
+func gcFinalizers(current []string, opts *client.DeleteOptions) (bool, []string) {
+	orphan, foreground := false, false
+	hasOrphan, hasForeground := false, false
+	for _, f := range current {
+		hasOrphan = hasOrphan || f == metav1.FinalizerOrphanDependents
+		hasForeground = hasForeground || f == metav1.FinalizerDeleteDependents
+	}
+	switch {
+	case opts.PropagationPolicy != nil:
+		orphan = *opts.PropagationPolicy == metav1.DeletePropagationOrphan
+		foreground = *opts.PropagationPolicy == metav1.DeletePropagationForeground
+	default:
+		// shouldOrphanDependents / shouldDeleteDependentsInForeground: an existing
+		// finalizer stands when no policy is given.
+		orphan, foreground = hasOrphan, hasForeground && !hasOrphan
+	}
+	out := []string{}
+	for _, f := range current {
+		if f != metav1.FinalizerOrphanDependents && f != metav1.FinalizerDeleteDependents {
+			out = append(out, f)
+		}
+	}
+	if orphan {
+		out = append(out, metav1.FinalizerOrphanDependents)
+	}
+	if foreground {
+		out = append(out, metav1.FinalizerDeleteDependents)
+	}
+	if orphan == hasOrphan && foreground == hasForeground {
+		return false, current
+	}
+	return true, out
+}
+
+// deleteNamespace is the namespace registry's Delete
+// (pkg/registry/core/namespace/storage/storage.go).
+func (s *Server) deleteNamespace(r Request, ns *corev1.Namespace, opts *client.DeleteOptions) error {
+	if immortalNamespaces[ns.Name] {
+		return apierrors.NewForbidden(r.Kind.GroupResource(), ns.Name, errors.New("this namespace may not be deleted"))
+	}
+	gr := r.Kind.GroupResource()
+	if pre := opts.Preconditions; pre != nil {
+		if pre.UID != nil && *pre.UID != ns.UID {
+			return apierrors.NewConflict(gr, ns.Name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, ns.UID))
+		}
+		if pre.ResourceVersion != nil && *pre.ResourceVersion != ns.ResourceVersion {
+			return apierrors.NewConflict(gr, ns.Name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, ns.ResourceVersion))
+		}
+	}
+	if ns.DeletionTimestamp.IsZero() {
+		obj := ns.DeepCopy()
+		now := s.now()
+		obj.DeletionTimestamp = &now
+		obj.Status.Phase = corev1.NamespaceTerminating
+		if changed, finalizers := gcFinalizers(obj.Finalizers, opts); changed {
+			obj.Finalizers = finalizers
+		}
+		s.commit(r.Kind, watch.Modified, obj)
+		return nil
+	}
+	if len(ns.Spec.Finalizers) != 0 {
+		return nil
+	}
+	return s.deleteGeneric(r, ns, opts)
+}
+
+// deleteGeneric marks an object with finalizers (its own, or those the propagation
+// policy adds) as deleting, and removes one without.
+func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.DeleteOptions) error {
+	changed, finalizers := gcFinalizers(existing.GetFinalizers(), opts)
+	if len(existing.GetFinalizers()) > 0 || changed {
+		obj := existing.DeepCopyObject().(client.Object)
+		obj.SetFinalizers(finalizers)
+		if len(finalizers) > 0 {
+			s.markAsDeleting(obj)
+			if diff(obj, existing).any() {
+				s.commit(r.Kind, watch.Modified, obj)
+			}
+			return nil
+		}
+	}
+	s.commit(r.Kind, watch.Deleted, existing.DeepCopyObject().(client.Object))
+	return nil
+}
+
+// DeleteAllOf deletes every object of obj's kind that matches opts (deletecollection).
+func (s *Server) DeleteAllOf(u User, obj client.Object, opts *client.DeleteAllOfOptions) error {
+	if opts == nil {
+		opts = &client.DeleteAllOfOptions{}
+	}
+	r, err := s.request(u, "deletecollection", "", obj, opts.Namespace, "")
+	if err != nil {
+		return err
+	}
+	if err := s.admit(r); err != nil {
+		return err
+	}
+	items, err := s.selectObjects(r, opts.LabelSelector, opts.FieldSelector)
+	if err != nil {
+		return err
+	}
+	for _, o := range items {
+		one := r
+		one.Namespace, one.Name = o.GetNamespace(), o.GetName()
+		if err := s.delete(one, &opts.DeleteOptions); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return s.ambiguous(r)
+}

@@ -1,0 +1,372 @@
+package informer
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// Cache is the informer cache of one process: one Informer per kind, created on first
+// use, as controller-runtime's informer cache (pkg/cache/informer_cache.go). It serves
+// the reads of the process's default client and its field indexes.
+type Cache struct {
+	src       Source
+	timers    Timers
+	scheme    *runtime.Scheme
+	lag       func(gvk schema.GroupVersionKind) Lag
+	mapper    meta.RESTMapper
+	informers map[schema.GroupVersionKind]*Informer
+	scopes    map[schema.GroupVersionKind]meta.RESTScopeName
+	stopped   bool
+}
+
+var (
+	_ client.Reader       = (*Cache)(nil)
+	_ client.FieldIndexer = (*Cache)(nil)
+)
+
+// Option configures a Cache.
+type Option func(*Cache)
+
+// WithRESTMapper gives the cache the scope of each kind, as controller-runtime's cache
+// takes it from its RESTMapper: a Get of a cluster-scoped kind ignores the key's
+// namespace, and a kind the mapper does not know fails the read with the mapper's error.
+// Without a mapper every kind is read as namespaced (the key is used as given).
+func WithRESTMapper(m meta.RESTMapper) Option { return func(c *Cache) { c.mapper = m } }
+
+// NewCache returns the empty cache of one process. lag gives each informer its Lag when
+// the informer is created; lag may be nil (no lag).
+func NewCache(src Source, timers Timers, scheme *runtime.Scheme, lag func(gvk schema.GroupVersionKind) Lag, opts ...Option) *Cache {
+	c := &Cache{
+		src:       src,
+		timers:    timers,
+		scheme:    scheme,
+		lag:       lag,
+		informers: map[schema.GroupVersionKind]*Informer{},
+		scopes:    map[schema.GroupVersionKind]meta.RESTScopeName{},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Informer returns the informer of kind gvk. On the first call for a kind it is created,
+// lists synchronously (so it has synced when Informer returns) and starts watching. After
+// Stop, a new kind's informer is created stopped and never syncs.
+func (c *Cache) Informer(gvk schema.GroupVersionKind) *Informer {
+	if i, ok := c.informers[gvk]; ok {
+		return i
+	}
+	var lag Lag
+	if c.lag != nil {
+		lag = c.lag(gvk)
+	}
+	i := newInformer(gvk, c.src, c.timers, lag)
+	c.informers[gvk] = i
+	if c.stopped {
+		i.stopped = true
+	} else {
+		i.start()
+	}
+	return i
+}
+
+// Informers returns the cache's informers ordered by group, version and kind.
+func (c *Cache) Informers() []*Informer {
+	out := make([]*Informer, 0, len(c.informers))
+	for _, i := range c.informers { // lint:order-independent sorted below
+		out = append(out, i)
+	}
+	slices.SortFunc(out, func(a, b *Informer) int {
+		return cmp.Or(cmp.Compare(a.gvk.Group, b.gvk.Group), cmp.Compare(a.gvk.Version, b.gvk.Version),
+			cmp.Compare(a.gvk.Kind, b.gvk.Kind))
+	})
+	return out
+}
+
+// Stop stops every watch, as the cache of a crashed process: queued events are dropped
+// and never reach the store or the handlers. The stores keep their last content and
+// stay readable.
+func (c *Cache) Stop() {
+	c.stopped = true
+	for _, i := range c.Informers() {
+		i.stop()
+	}
+}
+
+// Stopped reports whether Stop was called.
+func (c *Cache) Stopped() bool { return c.stopped }
+
+// informerFor returns the synced informer for gvk and whether the kind is namespaced,
+// following controller-runtime's Informers.Get (pkg/cache/internal/informers.go).
+// obj is the cache's type, named in the error when the informer cannot sync.
+func (c *Cache) informerFor(gvk schema.GroupVersionKind, obj runtime.Object) (*Informer, bool, error) {
+	if _, known := c.informers[gvk]; !known {
+		scope := meta.RESTScopeNameNamespace
+		if c.mapper != nil {
+			mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				return nil, false, err
+			}
+			scope = mapping.Scope.Name()
+		}
+		c.scopes[gvk] = scope
+	}
+	i := c.Informer(gvk)
+	if !i.HasSynced() {
+		// A stopped cache never syncs; the real Get waits until its context ends.
+		return nil, false, apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for %T Informer to sync", obj), 0)
+	}
+	return i, c.scopes[gvk] != meta.RESTScopeNameRoot, nil
+}
+
+// Get reads one object from the cache into obj, like controller-runtime's CacheReader.Get
+// (pkg/cache/internal/cache_reader.go): a deep copy with its GroupVersionKind set, or a
+// NotFound error whose resource is the Kind (`ConfigMap "x" not found`).
+func (c *Cache) Get(_ context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
+	if err := typedOnly(out); err != nil {
+		return err
+	}
+	gvk, err := apiutil.GVKForObject(out, c.scheme)
+	if err != nil {
+		return err
+	}
+	i, namespaced, err := c.informerFor(gvk, out)
+	if err != nil {
+		return err
+	}
+	getOpts := client.GetOptions{}
+	getOpts.ApplyOptions(opts)
+	if !namespaced {
+		key.Namespace = ""
+	}
+	storeKey := key.Name
+	if key.Namespace != "" {
+		storeKey = key.Namespace + "/" + key.Name
+	}
+	obj, exists, err := i.indexer.GetByKey(storeKey)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		// controller-runtime puts the Kind where the resource goes.
+		return apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, key.Name)
+	}
+	deepCopy := getOpts.UnsafeDisableDeepCopy == nil || !*getOpts.UnsafeDisableDeepCopy
+	if deepCopy {
+		obj = obj.(runtime.Object).DeepCopyObject()
+	}
+	outVal, objVal := reflect.ValueOf(out), reflect.ValueOf(obj)
+	if !objVal.Type().AssignableTo(outVal.Type()) {
+		return fmt.Errorf("cache had type %s, but %s was asked for", objVal.Type(), outVal.Type())
+	}
+	reflect.Indirect(outVal).Set(reflect.Indirect(objVal))
+	if deepCopy {
+		out.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	return nil
+}
+
+// List reads objects of the list's item kind (FooList lists Foo) from the cache, like
+// controller-runtime's CacheReader.List: namespace through the namespace index, field
+// selectors through the indexes made by IndexField (exact matches only), label
+// selectors, Limit, deep copies with their GroupVersionKind set. As there, the list's
+// continue token is "continue-not-supported" and its resourceVersion is left empty.
+// Unlike there, items come in namespace/name order, not map order.
+func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := typedOnly(list); err != nil {
+		return err
+	}
+	gvk, err := apiutil.GVKForObject(list, c.scheme)
+	if err != nil {
+		return err
+	}
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	itemType, err := c.scheme.New(gvk)
+	if err != nil {
+		return err
+	}
+	i, _, err := c.informerFor(gvk, itemType)
+	if err != nil {
+		return err
+	}
+
+	listOpts := client.ListOptions{}
+	listOpts.ApplyOptions(opts)
+	if listOpts.Continue != "" {
+		return fmt.Errorf("continue list option is not supported by the cache")
+	}
+	var objs []any
+	switch {
+	case listOpts.FieldSelector != nil:
+		if !requiresExactMatch(listOpts.FieldSelector) {
+			return fmt.Errorf("non-exact field matches are not supported by the cache")
+		}
+		objs, err = byIndexes(i.indexer, listOpts.FieldSelector.Requirements(), listOpts.Namespace)
+	case listOpts.Namespace != "":
+		objs, err = i.indexer.ByIndex(cache.NamespaceIndex, listOpts.Namespace)
+	default:
+		objs = i.indexer.List()
+	}
+	if err != nil {
+		return err
+	}
+	sortByKey(objs)
+
+	deepCopy := listOpts.UnsafeDisableDeepCopy == nil || !*listOpts.UnsafeDisableDeepCopy
+	items := make([]runtime.Object, 0, len(objs))
+	for _, item := range objs {
+		if listOpts.Limit > 0 && int64(len(items)) >= listOpts.Limit {
+			break
+		}
+		obj := item.(client.Object)
+		if listOpts.LabelSelector != nil && !listOpts.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		var outObj runtime.Object = obj
+		if deepCopy {
+			outObj = obj.DeepCopyObject()
+			outObj.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		items = append(items, outObj)
+	}
+	if err := meta.SetList(list, items); err != nil {
+		return err
+	}
+	list.SetContinue("continue-not-supported")
+	return nil
+}
+
+// IndexField adds a field index to the informer of obj's kind (creating the informer if
+// needed), like controller-runtime's informerCache.IndexField: values are stored as
+// "<namespace>/<value>" and, for namespaced objects, also "__all_namespaces/<value>",
+// under the index named "field:<field>".
+func (c *Cache) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	if err := typedOnly(obj); err != nil {
+		return err
+	}
+	gvk, err := apiutil.GVKForObject(obj, c.scheme)
+	if err != nil {
+		return err
+	}
+	i := c.Informer(gvk)
+	if i.stopped {
+		return fmt.Errorf("indexer was not added because it has stopped already")
+	}
+	return i.indexer.AddIndexers(cache.Indexers{fieldIndexName(field): func(raw any) ([]string, error) {
+		o, ok := raw.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("object of type %T is not an Object", raw)
+		}
+		ns := o.GetNamespace()
+		rawVals := extract(o)
+		vals := make([]string, 0, 2*len(rawVals))
+		for _, v := range rawVals {
+			vals = append(vals, keyToNamespacedKey(ns, v))
+		}
+		if ns != "" {
+			for _, v := range rawVals {
+				vals = append(vals, keyToNamespacedKey("", v))
+			}
+		}
+		return vals, nil
+	}})
+}
+
+// typedOnly rejects the object kinds this cache does not model.
+func typedOnly(obj runtime.Object) error {
+	switch obj.(type) {
+	case runtime.Unstructured, *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		return fmt.Errorf("informer: %T is not supported by the simulated cache (typed objects only)", obj)
+	}
+	return nil
+}
+
+// The helpers below copy controller-runtime's pkg/cache/internal/cache_reader.go and
+// pkg/internal/field/selector (internal packages, not importable).
+
+func fieldIndexName(field string) string { return "field:" + field }
+
+const allNamespacesNamespace = "__all_namespaces"
+
+func keyToNamespacedKey(ns, baseKey string) string {
+	if ns != "" {
+		return ns + "/" + baseKey
+	}
+	return allNamespacesNamespace + "/" + baseKey
+}
+
+// requiresExactMatch checks that a field selector is of the form k=v or k==v.
+func requiresExactMatch(sel fields.Selector) bool {
+	reqs := sel.Requirements()
+	if len(reqs) == 0 {
+		return false
+	}
+	for _, r := range reqs {
+		if r.Operator != selection.Equals && r.Operator != selection.DoubleEquals {
+			return false
+		}
+	}
+	return true
+}
+
+// byIndexes looks up the first requirement in its index and filters by the others.
+// Unlike controller-runtime it first sorts the requirements by field: fields.SelectorFromSet
+// (client.MatchingFields) orders them by map iteration, which decides which error a
+// missing index gives; the result set does not depend on the order.
+func byIndexes(indexer cache.Indexer, requires fields.Requirements, namespace string) ([]any, error) {
+	requires = slices.Clone(requires)
+	slices.SortStableFunc(requires, func(a, b fields.Requirement) int { return cmp.Compare(a.Field, b.Field) })
+	var objs []any
+	indexers := indexer.GetIndexers()
+	for n, req := range requires {
+		indexName := fieldIndexName(req.Field)
+		value := keyToNamespacedKey(namespace, req.Value)
+		if n == 0 {
+			var err error
+			objs, err = indexer.ByIndex(indexName, value)
+			if err != nil {
+				return nil, err
+			}
+			if len(objs) == 0 {
+				return nil, nil
+			}
+			continue
+		}
+		fn, ok := indexers[indexName]
+		if !ok {
+			return nil, fmt.Errorf("index with name %s does not exist", indexName)
+		}
+		filtered := make([]any, 0, len(objs))
+		for _, obj := range objs {
+			vals, err := fn(obj)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(vals, value) {
+				filtered = append(filtered, obj)
+			}
+		}
+		if len(filtered) == 0 {
+			return nil, nil
+		}
+		objs = filtered
+	}
+	return objs, nil
+}

@@ -1,0 +1,61 @@
+// Package informer models the informer caches of a simulated process: one lagging
+// client-go cache.Indexer per kind, fed by the apiserver model's watch log, as
+// controller-runtime's informer cache (pkg/cache) would be.
+//
+// # Contract
+//
+//   - A Cache holds the informers of one process. Cache.Informer creates a kind's informer
+//     on first use: it lists the kind from the Source synchronously (HasSynced is true
+//     when Informer returns) and then watches it.
+//   - Every committed change reaches each informer as an event. An event with
+//     resourceVersion r received at virtual time t is applied at max(t + lag, the time the
+//     informer's previous event is applied), through Timers.AfterFunc, so events are applied
+//     in resourceVersion order, as a watch delivers them, whatever the lags drawn. Applying
+//     an event updates the store with a deep copy, then calls the handlers synchronously
+//     (OnAdd(obj, false), OnUpdate(old, new), OnDelete(obj)), as client-go's processDeltas.
+//   - Hold makes events queue up; Release applies the queue synchronously, now. Relist
+//     replaces the store as a watch restart does (client-go's Reflector and RealFIFO
+//     Replace): deletions as cache.DeletedFinalStateUnknown, then adds and updates; queued
+//     events the list covers are dropped. Stop (a crashed process) ends every watch and no
+//     queued event is applied afterwards.
+//   - A handler added to a synced informer first receives OnAdd(obj, true) for each cached
+//     object, as client-go does for a handler joining a started informer.
+//   - Cache implements client.Reader and client.FieldIndexer with the semantics of
+//     controller-runtime's CacheReader (pkg/cache/internal/cache_reader.go): deep copies
+//     out with their GroupVersionKind set, NotFound naming the Kind as resource
+//     (`ConfigMap "x" not found`), namespace and label selectors, exact-match field
+//     selectors through indexes named "field:<field>" (an unindexed field fails with
+//     client-go's `Index with name field:x does not exist`), Limit, the
+//     "continue-not-supported" continue token and an empty list resourceVersion.
+//
+// Nothing here starts a goroutine, reads the wall clock or depends on map order.
+//
+// # Known gaps
+//
+//   - Handlers run synchronously when an event is applied, right after the store update;
+//     in client-go each handler has its own goroutine and buffer, so a slow handler lags
+//     behind the store. Synthetic adds for a late handler are also delivered synchronously.
+//   - No resync period: an update that keeps the resourceVersion (such as an unchanged
+//     object in a relist) is never delivered, as in client-go when no resync is due;
+//     periodic resyncs (controller-runtime's SyncPeriod, 10h by default) never happen.
+//   - No watch bookmarks, no "too old resourceVersion" expiry, no watch-list streaming,
+//     no list paging: the initial list and relists are one synchronous snapshot.
+//     LastSyncResourceVersion is that of the newest event applied, not received.
+//   - Events delayed by lag sit between the apiserver and the cache; a Relist drops them
+//     as events of the broken watch (client-go would still process those already in its
+//     FIFO before the Replace).
+//   - No transform functions, label/field selectors or namespace restrictions on the
+//     informers themselves (cache.Options ByObject, DefaultNamespaces), and no
+//     UnsafeDisableDeepCopy cache option (the per-call Get/List option is honoured).
+//   - Typed objects only: unstructured.Unstructured and PartialObjectMetadata reads fail.
+//   - List results are sorted by namespace/name; the real cache returns them in map order.
+//     Limit applies to that order. Field selector requirements are looked up in field
+//     order (controller-runtime takes them in the selector's order, which for
+//     client.MatchingFields is map order): only which error a missing index gives differs.
+//   - Without WithRESTMapper every kind is treated as namespaced (a Get of a cluster-scoped
+//     object must then use an empty namespace), and unknown kinds are not rejected.
+//   - Reads never block: a cache that was stopped before a kind's informer was created
+//     fails reads of that kind with the Timeout error the real cache returns when its
+//     context ends while waiting for sync. ErrCacheNotStarted and
+//     ReaderFailOnMissingInformer are not modelled.
+package informer

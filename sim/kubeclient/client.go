@@ -1,0 +1,340 @@
+package kubeclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Call describes one client call, as hooks see it.
+type Call struct {
+	Verb        string // get list create update patch delete deletecollection
+	Subresource string
+	Object      runtime.Object // the caller's object or list (do not retain)
+	Namespace   string
+	Name        string
+	Cached      bool // a read served by the informer cache
+}
+
+// Hooks observe every call. Before runs before the call reaches the cache or the
+// server: the scheduler yields there, and a crash injected there means the call
+// never happens. After runs with the call's result.
+type Hooks struct {
+	Before func(Call)
+	After  func(Call, error)
+}
+
+// Options configure a Client.
+type Options struct {
+	// Cache serves Get and List (the informer cache of the process). Nil means every
+	// read goes to the server, as with mgr.GetAPIReader().
+	Cache client.Reader
+	Hooks Hooks
+}
+
+// Client is a controller-runtime client.Client acting as one identity: reads from
+// the process's informer cache, writes straight to the apiserver model.
+type Client struct {
+	server *apiserver.Server
+	user   apiserver.User
+	cache  client.Reader
+	hooks  Hooks
+}
+
+var _ client.Client = (*Client)(nil)
+
+// New returns a client for user.
+func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
+	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks}
+}
+
+// APIReader returns a reader that always reads from the server, like
+// mgr.GetAPIReader(). It shares the client's identity and hooks.
+func (c *Client) APIReader() client.Reader {
+	return &Client{server: c.server, user: c.user, hooks: c.hooks}
+}
+
+// User is the identity the client acts as.
+func (c *Client) User() apiserver.User { return c.user }
+
+// do runs one call between the hooks.
+func (c *Client) do(call Call, f func() error) error {
+	if c.hooks.Before != nil {
+		c.hooks.Before(call)
+	}
+	err := f()
+	if c.hooks.After != nil {
+		c.hooks.After(call, err)
+	}
+	return err
+}
+
+// preflight reproduces the checks client-go's rest.Request makes before sending
+// (request.go requestPreflightCheck and Name): these never reach a server.
+func (c *Client) preflight(obj runtime.Object, verb, namespace, name string) error {
+	k, err := c.server.Kind(obj)
+	if err != nil {
+		return err
+	}
+	if verb != "create" && verb != "list" && verb != "deletecollection" && name == "" {
+		return errors.New("resource name may not be empty")
+	}
+	if k.Namespaced && namespace == "" {
+		switch verb {
+		case "create":
+			return errors.New("an empty namespace may not be set during creation")
+		case "get", "update", "delete":
+			return errors.New("an empty namespace may not be set when a resource name is provided")
+		}
+	}
+	return nil
+}
+
+// Get reads from the cache when the client has one, else from the server.
+func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
+	return c.do(call, func() error {
+		if c.cache != nil {
+			return c.cache.Get(ctx, key, obj, opts...)
+		}
+		if err := c.preflight(obj, "get", key.Namespace, key.Name); err != nil {
+			return err
+		}
+		return c.server.Get(c.user, key, obj)
+	})
+}
+
+// List reads from the cache when the client has one, else from the server.
+func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	o := (&client.ListOptions{}).ApplyOptions(opts)
+	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
+	return c.do(call, func() error {
+		if c.cache != nil {
+			return c.cache.List(ctx, list, opts...)
+		}
+		if _, err := c.server.Kind(list); err != nil {
+			return err
+		}
+		return c.server.List(c.user, list, o)
+	})
+}
+
+// Create creates obj; obj receives the stored object.
+func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	o := (&client.CreateOptions{}).ApplyOptions(opts)
+	call := Call{Verb: "create", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		if err := c.preflight(obj, "create", c.scopedNamespace(obj), obj.GetName()); err != nil {
+			return err
+		}
+		return c.server.Create(c.user, obj)
+	})
+}
+
+// Update replaces obj; obj receives the stored object.
+func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	o := (&client.UpdateOptions{}).ApplyOptions(opts)
+	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
+			return err
+		}
+		return c.server.Update(c.user, obj, "")
+	})
+}
+
+// Patch patches obj; obj receives the stored object.
+func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+	return c.patch(ctx, obj, p, "", (&client.PatchOptions{}).ApplyOptions(opts))
+}
+
+func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
+	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		if err := c.preflight(obj, "patch", c.scopedNamespace(obj), obj.GetName()); err != nil {
+			return err
+		}
+		data, err := p.Data(obj)
+		if err != nil {
+			return err
+		}
+		return c.server.Patch(c.user, obj, p.Type(), data, sub)
+	})
+}
+
+// Delete deletes obj.
+func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	o := (&client.DeleteOptions{}).ApplyOptions(opts)
+	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		if err := c.preflight(obj, "delete", c.scopedNamespace(obj), obj.GetName()); err != nil {
+			return err
+		}
+		return c.server.Delete(c.user, obj, o)
+	})
+}
+
+// DeleteAllOf deletes the objects of obj's kind that match opts.
+func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
+	call := Call{Verb: "deletecollection", Object: obj, Namespace: o.Namespace}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		return c.server.DeleteAllOf(c.user, obj, o)
+	})
+}
+
+// Apply is server-side apply, which the model does not serve.
+func (c *Client) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	return errServerSideApply()
+}
+
+// Status is the status subresource.
+func (c *Client) Status() client.SubResourceWriter { return c.SubResource("status") }
+
+// SubResource returns a client for a subresource: "status", or "finalize" for namespaces.
+func (c *Client) SubResource(subResource string) client.SubResourceClient {
+	return &subResourceClient{c: c, sub: subResource}
+}
+
+// Scheme is the server's scheme.
+func (c *Client) Scheme() *runtime.Scheme { return c.server.Scheme() }
+
+// RESTMapper maps the kinds the server serves.
+func (c *Client) RESTMapper() meta.RESTMapper { return restMapper(c.server) }
+
+// GroupVersionKindFor returns the GVK of a typed object from the scheme.
+func (c *Client) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	return apiutil.GVKForObject(obj, c.server.Scheme())
+}
+
+// IsObjectNamespaced reports whether obj's kind is namespaced.
+func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
+	k, err := c.server.Kind(obj)
+	if err != nil {
+		return false, err
+	}
+	return k.Namespaced, nil
+}
+
+// scopedNamespace is the namespace the request URL carries: none for a
+// cluster-scoped kind (controller-runtime's NamespaceIfScoped).
+func (c *Client) scopedNamespace(obj client.Object) string {
+	if k, err := c.server.Kind(obj); err == nil && !k.Namespaced {
+		return ""
+	}
+	return obj.GetNamespace()
+}
+
+type subResourceClient struct {
+	c   *Client
+	sub string
+}
+
+func (s *subResourceClient) Get(ctx context.Context, obj, subResource client.Object, opts ...client.SubResourceGetOption) error {
+	return fmt.Errorf("ctrlsim: get of subresource %q is not supported by the apiserver model", s.sub)
+}
+
+func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.Object, opts ...client.SubResourceCreateOption) error {
+	return fmt.Errorf("ctrlsim: create of subresource %q is not supported by the apiserver model", s.sub)
+}
+
+func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
+	c := s.c
+	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return c.do(call, func() error {
+		if err := dryRunUnsupported(o.DryRun); err != nil {
+			return err
+		}
+		if o.SubResourceBody != nil {
+			return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
+		}
+		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
+			return err
+		}
+		return c.server.Update(c.user, obj, s.sub)
+	})
+}
+
+func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+	o := (&client.SubResourcePatchOptions{}).ApplyOptions(opts)
+	if o.SubResourceBody != nil {
+		return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
+	}
+	return s.c.patch(ctx, obj, p, s.sub, &o.PatchOptions)
+}
+
+func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	return errServerSideApply()
+}
+
+func errServerSideApply() error {
+	err := apierrors.NewGenericServerResponse(415, "patch", schema.GroupResource{}, "", "", 0, false)
+	err.ErrStatus.Message = "server-side apply is not supported by the ctrlsim apiserver model"
+	return err
+}
+
+func dryRunUnsupported(dryRun []string) error {
+	if len(dryRun) > 0 {
+		return apierrors.NewBadRequest("ctrlsim: dry-run requests are not supported by the apiserver model")
+	}
+	return nil
+}
+
+// restMapper maps every kind the server serves, with its scope.
+func restMapper(s *apiserver.Server) meta.RESTMapper {
+	var gvs []schema.GroupVersion
+	seen := map[schema.GroupVersion]bool{}
+	kinds := s.Kinds()
+	for _, k := range kinds {
+		if gv := k.GVK.GroupVersion(); !seen[gv] {
+			seen[gv] = true
+			gvs = append(gvs, gv)
+		}
+	}
+	m := meta.NewDefaultRESTMapper(gvs)
+	for _, k := range kinds {
+		scope := meta.RESTScopeRoot
+		if k.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		plural := k.GVK.GroupVersion().WithResource(k.Resource)
+		singular := k.GVK.GroupVersion().WithResource(lower(k.GVK.Kind))
+		m.AddSpecific(k.GVK, plural, singular, scope)
+	}
+	return m
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
