@@ -18,17 +18,18 @@ run: ## the catalogue swarm on the built-in simulator (ctrlsim run)
 	@echo "make run: 'ctrlsim run' needs the runtime, scenarios and the command (issues 3-6); not built yet." >&2
 	@exit 2
 
-test: ## unit, property and lint tests (the CI job)
+test: ## unit, property and lint tests, and determinism under -race (the CI job)
 	$(GO) mod download
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -race -run 'Determinism|Kill' ./sim/scheduler/ ./sim/cluster/
 
 lint: ## the project's rules (determinism, layering, doc.go) and go vet
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 ./internal/lint/
 
-bench: ## Go benchmarks of the kernel, with controller-runtime's fake client as the peer
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./sim/apiserver/
+bench: ## Go benchmarks of the kernel on one core, with controller-runtime's fake client as the peer
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 3 ./sim/apiserver/ ./sim/cluster/ ./sim/queue/ ./sim/scheduler/
 
 fuzz: ## fuzz targets for a bounded time each
 	@echo "make fuzz: the fuzz targets come with the plans and scenarios (issues 3 and 6); none yet." >&2

@@ -1,0 +1,227 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Action is what a workload step does. It runs in the kernel at the step's time,
+// usually writing through c.Admin() (a user's kubectl).
+type Action func(c *Cluster, args plan.Args) error
+
+// Options describe a world: its types, its processes, its initial objects and the
+// actions its workload can take.
+type Options struct {
+	Scheme    *runtime.Scheme
+	CRDs      []apiserver.CRD
+	Processes []process.Spec
+	// Setup creates the initial objects, as cluster admin, before time starts.
+	Setup func(c *Cluster) error
+	// Actions interpret the plan's workload steps by name.
+	Actions map[string]Action
+}
+
+// Cluster is one simulated cluster running one plan: the apiserver model, the
+// processes, the clock, the scheduler, and the trace of everything that happened.
+type Cluster struct {
+	Clock  *clock.Clock
+	Server *apiserver.Server
+	Sched  *scheduler.Scheduler
+	Trace  *trace.Trace
+
+	plan     *plan.Plan
+	rng      *rng.Source
+	start    time.Time
+	admin    *kubeclient.Client
+	procs    []*process.Process
+	faults   *faults
+	actions  map[string]Action
+	findings []process.Finding
+	errors   []error
+	closed   bool
+}
+
+// New builds the world of opts running plan p: the server with the default
+// namespaces, the initial objects, the processes, and the plan's workload and
+// faults scheduled on the clock. Nothing runs until RunFor.
+func New(p *plan.Plan, opts Options) (*Cluster, error) {
+	if opts.Scheme == nil {
+		return nil, fmt.Errorf("cluster: Options.Scheme is required")
+	}
+	src := rng.New(p.Seed)
+	clk := clock.New(clock.Epoch)
+	c := &Cluster{
+		Clock:   clk,
+		Server:  apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names")}),
+		Sched:   scheduler.New(clk, src.Stream("scheduler")),
+		Trace:   trace.New(),
+		plan:    p,
+		rng:     src,
+		start:   clk.Now(),
+		actions: opts.Actions,
+	}
+	c.faults = newFaults(c, p)
+	c.Server.CreateDefaultNamespaces()
+	c.admin = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{Hooks: kubeclient.Hooks{
+		After: func(call kubeclient.Call, err error) {
+			s := process.CallStep(c.Server, call, err)
+			s.Process = "admin"
+			c.record(s)
+		},
+	}})
+	if opts.Setup != nil {
+		if err := opts.Setup(c); err != nil {
+			return nil, fmt.Errorf("cluster setup: %w", err)
+		}
+	}
+	env := process.Env{
+		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
+		Faults: c.faults, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
+	}
+	names := map[string]bool{}
+	for _, spec := range opts.Processes {
+		if names[spec.Name] {
+			return nil, fmt.Errorf("cluster: two processes named %q", spec.Name)
+		}
+		names[spec.Name] = true
+		c.procs = append(c.procs, process.New(env, spec))
+	}
+	if err := c.schedule(p, names); err != nil {
+		return nil, err
+	}
+	for _, pr := range c.procs {
+		pr.Boot()
+	}
+	return c, nil
+}
+
+// schedule puts the plan's steps and timed faults on the clock.
+func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
+	for _, f := range p.Faults {
+		if f.Process != "" && !procs[f.Process] {
+			return fmt.Errorf("plan: fault %q names unknown process %q", f.String(), f.Process)
+		}
+	}
+	steps := slices.Clone(p.Steps)
+	slices.SortStableFunc(steps, func(a, b plan.Step) int { return int(a.At - b.At) })
+	for _, s := range steps {
+		act, ok := c.actions[s.Action]
+		if !ok {
+			return fmt.Errorf("plan: unknown action %q (this world has %v)", s.Action, c.actionNames())
+		}
+		c.Clock.AfterFunc(s.At, func() {
+			err := act(c, s.Args)
+			res := "ok"
+			if err != nil {
+				res = "error: " + err.Error()
+			}
+			c.record(trace.Step{Op: "action", Object: s.Action, Result: res})
+		})
+	}
+	c.faults.schedule()
+	return nil
+}
+
+func (c *Cluster) actionNames() []string {
+	var out []string
+	for n := range c.actions { // lint:order-independent sorted below
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Admin is a cluster-admin client that reads and writes the server directly (a
+// user with kubectl). Its calls are not yield points; they are traced as process
+// "admin".
+func (c *Cluster) Admin() client.Client { return c.admin }
+
+// Process returns the process with this name, or nil.
+func (c *Cluster) Process(name string) *process.Process {
+	for _, p := range c.procs {
+		if p.Name() == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Processes returns the processes in the order they were given.
+func (c *Cluster) Processes() []*process.Process { return c.procs }
+
+// Findings are the reconcile panics seen so far.
+func (c *Cluster) Findings() []process.Finding { return c.findings }
+
+// Plan is the plan the cluster runs.
+func (c *Cluster) Plan() *plan.Plan { return c.plan }
+
+// Now is the virtual time since the start of the run.
+func (c *Cluster) Now() time.Duration { return c.Clock.Now().Sub(c.start) }
+
+// RunFor runs the world for d of virtual time.
+func (c *Cluster) RunFor(d time.Duration) {
+	c.Sched.RunFor(d)
+}
+
+// RunUntil runs the world until virtual time t since the start.
+func (c *Cluster) RunUntil(t time.Duration) {
+	c.Sched.RunUntil(c.start.Add(t))
+}
+
+// Heal ends the fault phase: API faults are removed, holds released, lags and
+// latencies drop to zero and no more crashes happen. Processes in CrashLoopBackOff
+// restart when their delay ends.
+func (c *Cluster) Heal() {
+	c.faults.heal()
+	c.record(trace.Step{Op: "heal"})
+}
+
+// Healed reports whether Heal was called.
+func (c *Cluster) Healed() bool { return c.faults.healed }
+
+// Close ends every task so that no goroutine outlives the run. The cluster
+// cannot run afterwards.
+func (c *Cluster) Close() {
+	if !c.closed {
+		c.closed = true
+		c.Sched.Close()
+	}
+}
+
+func (c *Cluster) record(s trace.Step) {
+	s.At = c.Now()
+	c.Trace.Add(s)
+}
+
+// Get reads an object as admin, for properties; a convenience over Admin().Get.
+func (c *Cluster) Get(key client.ObjectKey, obj client.Object) error {
+	return c.admin.Get(context.Background(), key, obj)
+}
+
+// List lists objects as admin, for properties.
+func (c *Cluster) List(list client.ObjectList, opts ...client.ListOption) error {
+	return c.admin.List(context.Background(), list, opts...)
+}
+
+// KindName formats a GVK as plans name kinds: "group/version/Kind" ("/v1/Pod").
+func KindName(gvk schema.GroupVersionKind) string {
+	return gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
+}
+
+// stream is the rng stream of one fault site (e.g. one informer's lag draws).
+func (c *Cluster) stream(key string) *rng.Stream { return c.rng.Stream(key) }

@@ -1,0 +1,187 @@
+package cluster
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ctrlsim/ctrlsim/sim/informer"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// faults is the plan's faults as the processes and the server meet them. It
+// implements process.Injector.
+type faults struct {
+	c      *Cluster
+	plan   []plan.Fault
+	healed bool
+	holds  map[holdKey]int // active holds (a count: windows may overlap)
+	remove []func()        // removers of API faults in force
+}
+
+type holdKey struct {
+	process string
+	kind    string
+}
+
+func newFaults(c *Cluster, p *plan.Plan) *faults {
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}}
+}
+
+func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
+	return pattern == "*" || pattern == KindName(gvk)
+}
+
+// Lag draws each event's lag from the first Lag fault for the process and kind,
+// from a stream of its own, so that other informers' draws do not shift it.
+func (f *faults) Lag(process string, gvk schema.GroupVersionKind) informer.Lag {
+	for _, x := range f.plan {
+		if x.Kind == plan.Lag && x.Process == process && kindMatches(x.Resource, gvk) {
+			s := f.c.stream("lag/" + process + "/" + KindName(gvk))
+			lo, hi := x.Min, x.Max
+			return func() time.Duration {
+				if f.healed {
+					return 0
+				}
+				return s.Duration(lo, hi)
+			}
+		}
+	}
+	return nil
+}
+
+func (f *faults) Held(process string, gvk schema.GroupVersionKind) bool {
+	return !f.healed && f.holds[holdKey{process, KindName(gvk)}] > 0
+}
+
+func (f *faults) CrashAtCall(process string, call int) bool {
+	if f.healed {
+		return false
+	}
+	for _, x := range f.plan {
+		if x.Kind == plan.Crash && x.Process == process && x.Call == call {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *faults) Latency(process string) time.Duration {
+	if f.healed {
+		return 0
+	}
+	for _, x := range f.plan {
+		if x.Kind == plan.Latency && x.Process == process {
+			return f.c.stream("latency/"+process).Duration(x.Min, x.Max)
+		}
+	}
+	return 0
+}
+
+func (f *faults) Workers(process, controller string) int {
+	for _, x := range f.plan {
+		if x.Kind == plan.Workers && (x.Process == "" || x.Process == process) && x.Controller == controller {
+			return x.N
+		}
+	}
+	return 0
+}
+
+// schedule puts the timed faults on the clock: holds, crashes at a time, API fault
+// windows.
+func (f *faults) schedule() {
+	c := f.c
+	for _, x := range f.plan {
+		switch x.Kind {
+		case plan.Hold:
+			key := holdKey{x.Process, x.Resource}
+			c.Clock.AfterFunc(x.From, func() {
+				if f.healed {
+					return
+				}
+				f.holds[key]++
+				f.applyHold(key, true)
+			})
+			c.Clock.AfterFunc(x.Until, func() {
+				if f.healed || f.holds[key] == 0 {
+					return
+				}
+				f.holds[key]--
+				if f.holds[key] == 0 {
+					f.applyHold(key, false)
+				}
+			})
+		case plan.Crash:
+			if x.At > 0 {
+				name := x.Process
+				c.Clock.AfterFunc(x.At, func() {
+					if p := c.Process(name); p != nil && p.Running() && !f.healed {
+						p.Crash("planned crash at " + x.At.String())
+					}
+				})
+			}
+		case plan.API:
+			api := x.API
+			until := x.Until
+			var remove func()
+			c.Clock.AfterFunc(x.From, func() {
+				if f.healed {
+					return
+				}
+				remove = c.Server.InjectFault(api)
+				f.remove = append(f.remove, remove)
+				c.record(trace.Step{Op: "fault", Result: "api " + api.String()})
+			})
+			if until > 0 {
+				c.Clock.AfterFunc(until, func() {
+					if remove != nil && !f.healed {
+						remove()
+					}
+				})
+			}
+		}
+	}
+}
+
+// applyHold holds or releases the matching informers of a running process. A
+// process that (re)starts while a hold is on is held by the Injector (Held).
+func (f *faults) applyHold(key holdKey, hold bool) {
+	p := f.c.Process(key.process)
+	if p == nil || !p.Running() {
+		return
+	}
+	for _, k := range f.c.Server.Kinds() {
+		if KindName(k.GVK) == key.kind {
+			p.Hold(k.GVK, hold)
+			f.c.record(trace.Step{Process: key.process, Op: map[bool]string{true: "hold", false: "release"}[hold], Object: key.kind})
+		}
+	}
+}
+
+// heal ends every fault.
+func (f *faults) heal() {
+	if f.healed {
+		return
+	}
+	f.healed = true
+	for _, r := range f.remove {
+		r()
+	}
+	f.remove = nil
+	for key, n := range f.holds { // lint:order-independent releases are independent per informer
+		if n > 0 {
+			f.holds[key] = 0
+		}
+	}
+	for _, p := range f.c.procs {
+		if !p.Running() {
+			continue
+		}
+		for _, inf := range p.GetCache().Informers() {
+			if inf.Held() {
+				inf.Release()
+			}
+		}
+	}
+}

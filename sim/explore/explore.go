@@ -1,0 +1,106 @@
+package explore
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Result is what an exploration found.
+type Result struct {
+	// Caught is true when some plan violated the property.
+	Caught bool
+	// Checks is the number of plans tried before the first failure, or the budget.
+	Checks int
+	// ChecksToFirstFailure is the 1-based number of the first failing plan; 0 when
+	// none failed.
+	ChecksToFirstFailure int
+	// Minimal is the shrunk failing plan; nil when none failed.
+	Minimal *plan.Plan
+	// Failure is the property's message for Minimal.
+	Failure string
+}
+
+// Run draws up to checks plans from gen (rapid, starting from seed), checks prop on
+// each, and on the first failure lets rapid shrink it to a minimal plan. It never
+// fails the caller: a caught bug is a result. prop returns nil when the property
+// holds for the plan it was given.
+//
+// Run sets rapid's global flags (checks, seed, no fail files) for its duration, so
+// explorations must not run in parallel within one process.
+func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p *plan.Plan) error) Result {
+	restore := setFlags(map[string]string{
+		"rapid.checks":     strconv.Itoa(checks),
+		"rapid.seed":       strconv.FormatUint(seed, 10),
+		"rapid.nofailfile": "true",
+		"rapid.failfile":   "",
+	})
+	defer restore()
+
+	var res Result
+	calls := 0
+	rapid.Check(&recorder{}, func(t *rapid.T) {
+		p := gen.Draw(t, "plan")
+		calls++
+		if err := prop(p); err != nil {
+			if !res.Caught {
+				res.Caught = true
+				res.ChecksToFirstFailure = calls
+			}
+			// Rapid keeps the smallest failing plan; the last failure it sees is it.
+			res.Minimal, res.Failure = p, err.Error()
+			t.Fatal(err.Error())
+		}
+	})
+	res.Checks = calls
+	if res.Caught {
+		res.Checks = res.ChecksToFirstFailure
+	}
+	return res
+}
+
+func setFlags(values map[string]string) (restore func()) {
+	old := map[string]string{}
+	for name, v := range values { // lint:order-independent each flag is set independently
+		f := flag.Lookup(name)
+		if f == nil {
+			panic(fmt.Sprintf("explore: rapid flag %s is not registered", name))
+		}
+		old[name] = f.Value.String()
+		if err := f.Value.Set(v); err != nil {
+			panic(err)
+		}
+	}
+	return func() {
+		for name, v := range old { // lint:order-independent each flag is restored independently
+			_ = flag.Lookup(name).Value.Set(v)
+		}
+	}
+}
+
+// recorder is a rapid.TB that records instead of failing.
+type recorder struct {
+	failed bool
+	log    []string
+}
+
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return "ctrlsim-explore" }
+func (r *recorder) Logf(format string, args ...any) {
+	r.log = append(r.log, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Log(args ...any)                   { r.log = append(r.log, fmt.Sprint(args...)) }
+func (r *recorder) Skipf(format string, args ...any)  { r.Logf(format, args...) }
+func (r *recorder) Skip(args ...any)                  { r.Log(args...) }
+func (r *recorder) SkipNow()                          {}
+func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.Logf(format, args...) }
+func (r *recorder) Error(args ...any)                 { r.failed = true; r.Log(args...) }
+func (r *recorder) Fatalf(format string, args ...any) { r.failed = true; r.Logf(format, args...) }
+func (r *recorder) Fatal(args ...any)                 { r.failed = true; r.Log(args...) }
+func (r *recorder) FailNow()                          { r.failed = true }
+func (r *recorder) Fail()                             { r.failed = true }
+func (r *recorder) Failed() bool                      { return r.failed }

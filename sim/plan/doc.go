@@ -1,0 +1,27 @@
+// Package plan is the data a run is a function of: a seed, a workload of timed
+// actions, and faults (informer lag and holds, crashes at a client call or a time,
+// API errors and ambiguous writes, API latency, worker counts). Plans have a stable
+// text form (String) that Parse reads back to the same plan, so a failure can be
+// stored, read by a person and replayed.
+//
+//	seed 42
+//	at 1s create-pipeline name=p envs=3
+//	lag process=manager kind=/v1/Namespace min=0s max=2s
+//	crash process=manager call=17
+//	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
+//
+// Generator draws plans with rapid (which shrinks them), from a Space the scenario
+// describes; it is swarm testing: each plan first draws which fault classes it
+// uses. Fuzz turns the same generator into a `go test -fuzz` target, so fuzz bytes
+// decode to plans.
+//
+// # Known gaps
+//
+//   - Actions are names with string arguments; their meaning is the scenario's, so
+//     a plan can only be replayed where its scenario is known.
+//   - Faults are those a real cluster produces; no message loss between the
+//     apiserver and a cache (events are delayed or held, never dropped, except by a
+//     relist) and no clock skew between processes yet.
+//   - Durations print with Go's time.Duration format (1m30s); the parser accepts any
+//     Go duration.
+package plan

@@ -1,0 +1,147 @@
+package plan
+
+import (
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Space is what plans for one world may contain. Scenarios fill it in; Generator
+// draws plans from it.
+type Space struct {
+	Processes   []string // processes that may lag, hold, crash or be slow
+	Kinds       []string // kinds whose caches may lag or hold ("group/version/Kind")
+	Controllers []string // "process/controller" names that may run more workers
+	// Horizon bounds the times of faults (and is the length of the fault phase).
+	Horizon time.Duration
+	// MaxLag bounds informer lag and API latency. Default 5s.
+	MaxLag time.Duration
+	// MaxCall bounds the client call number a crash may happen at. Default 50.
+	MaxCall int
+	// MaxWorkers bounds Workers faults. Default 4.
+	MaxWorkers int
+	// APIFaults are templates of API faults the world can meet; the generator picks
+	// among them and draws a window.
+	APIFaults []apiserver.Fault
+	// Classes restricts the fault classes drawn; nil means every class the space
+	// has material for.
+	Classes []FaultKind
+	// Workload draws the workload. Nil means no steps.
+	Workload *rapid.Generator[[]Step]
+}
+
+func (sp Space) withDefaults() Space {
+	if sp.MaxLag == 0 {
+		sp.MaxLag = 5 * time.Second
+	}
+	if sp.MaxCall == 0 {
+		sp.MaxCall = 50
+	}
+	if sp.MaxWorkers == 0 {
+		sp.MaxWorkers = 4
+	}
+	if sp.Horizon == 0 {
+		sp.Horizon = 5 * time.Minute
+	}
+	return sp
+}
+
+func (sp Space) allows(k FaultKind) bool {
+	if sp.Classes == nil {
+		return true
+	}
+	for _, c := range sp.Classes {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Generator draws plans from sp. It is swarm testing: it first draws which fault
+// classes this plan uses, then the faults of those classes, so that plans differ
+// in their mix and shrink towards fewer classes and fewer faults.
+func Generator(sp Space) *rapid.Generator[*Plan] {
+	sp = sp.withDefaults()
+	return rapid.Custom(func(t *rapid.T) *Plan {
+		p := &Plan{Seed: rapid.Uint64().Draw(t, "seed")}
+		if sp.Workload != nil {
+			p.Steps = sp.Workload.Draw(t, "workload")
+		}
+		dur := func(label string, hi time.Duration) time.Duration {
+			// Millisecond resolution keeps plans readable and shrinks towards 0.
+			return time.Duration(rapid.Int64Range(0, int64(hi/time.Millisecond)).Draw(t, label)) * time.Millisecond
+		}
+		class := func(k FaultKind, material bool) bool {
+			return material && sp.allows(k) && rapid.Bool().Draw(t, "use-"+string(k))
+		}
+		procs, kinds := len(sp.Processes) > 0, len(sp.Kinds) > 0
+		if class(Lag, procs && kinds) {
+			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "lags"); i < n; i++ {
+				lo := dur("lag-min", sp.MaxLag)
+				p.Faults = append(p.Faults, Fault{Kind: Lag,
+					Process:  rapid.SampledFrom(sp.Processes).Draw(t, "lag-process"),
+					Resource: rapid.SampledFrom(append([]string{"*"}, sp.Kinds...)).Draw(t, "lag-kind"),
+					Min:      lo, Max: lo + dur("lag-spread", sp.MaxLag)})
+			}
+		}
+		if class(Hold, procs && kinds) {
+			from := dur("hold-from", sp.Horizon)
+			p.Faults = append(p.Faults, Fault{Kind: Hold,
+				Process:  rapid.SampledFrom(sp.Processes).Draw(t, "hold-process"),
+				Resource: rapid.SampledFrom(sp.Kinds).Draw(t, "hold-kind"),
+				From:     from, Until: from + time.Millisecond + dur("hold-length", sp.Horizon)})
+		}
+		if class(Crash, procs) {
+			for i, n := 0, rapid.IntRange(1, 2).Draw(t, "crashes"); i < n; i++ {
+				f := Fault{Kind: Crash, Process: rapid.SampledFrom(sp.Processes).Draw(t, "crash-process")}
+				if rapid.Bool().Draw(t, "crash-at-time") {
+					f.At = time.Millisecond + dur("crash-at", sp.Horizon)
+				} else {
+					f.Call = rapid.IntRange(1, sp.MaxCall).Draw(t, "crash-call")
+				}
+				p.Faults = append(p.Faults, f)
+			}
+		}
+		if class(API, len(sp.APIFaults) > 0) {
+			from := dur("api-from", sp.Horizon)
+			p.Faults = append(p.Faults, Fault{Kind: API,
+				API:  rapid.SampledFrom(sp.APIFaults).Draw(t, "api-fault"),
+				From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)})
+		}
+		if class(Latency, procs) {
+			lo := dur("latency-min", sp.MaxLag/10)
+			p.Faults = append(p.Faults, Fault{Kind: Latency,
+				Process: rapid.SampledFrom(sp.Processes).Draw(t, "latency-process"),
+				Min:     lo, Max: lo + dur("latency-spread", sp.MaxLag/10)})
+		}
+		if class(Workers, len(sp.Controllers) > 0) {
+			c := rapid.SampledFrom(sp.Controllers).Draw(t, "workers-controller")
+			proc, ctrl := splitController(c)
+			p.Faults = append(p.Faults, Fault{Kind: Workers, Process: proc, Controller: ctrl,
+				N: rapid.IntRange(2, max(2, sp.MaxWorkers)).Draw(t, "workers-n")})
+		}
+		return p
+	})
+}
+
+func splitController(s string) (process, controller string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:]
+		}
+	}
+	return "", s
+}
+
+// Fuzz adapts a property over plans of sp to a `go test -fuzz` target: the fuzz
+// bytes drive the same generator rapid uses, so a fuzz input decodes to a plan.
+func Fuzz(sp Space, prop func(t *rapid.T, p *Plan)) func(*testing.T, []byte) {
+	gen := Generator(sp)
+	return rapid.MakeFuzz(func(t *rapid.T) {
+		prop(t, gen.Draw(t, "plan"))
+	})
+}

@@ -1,0 +1,400 @@
+package plan
+
+import (
+	"bufio"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Plan is one run's input: the seed, the workload and the faults. A run is a pure
+// function of its plan.
+type Plan struct {
+	Seed   uint64
+	Steps  []Step  // the workload, in the order they were planned (run in time order)
+	Faults []Fault // in order; for API faults the first match applies
+}
+
+// Step is one timed user action. What an action does is the scenario's: the
+// kernel only knows its name and arguments.
+type Step struct {
+	At     time.Duration
+	Action string
+	Args   Args
+}
+
+// Args are an action's arguments, in order.
+type Args []Arg
+
+// Arg is one key=value argument.
+type Arg struct{ Key, Value string }
+
+// Get returns the value of key, or "".
+func (a Args) Get(key string) string {
+	for _, x := range a {
+		if x.Key == key {
+			return x.Value
+		}
+	}
+	return ""
+}
+
+// FaultKind names a class of fault.
+type FaultKind string
+
+// The fault classes a plan can hold. Each is a fault a real cluster can produce.
+const (
+	// Lag: events of Kind reach Process's cache after a lag drawn uniformly from
+	// [Min, Max] (informer lag). Kind is "group/version/Kind" ("/v1/Namespace" for
+	// core), or "*" for every kind.
+	Lag FaultKind = "lag"
+	// Hold: Process's cache of Kind receives no events in [From, Until) (a stalled
+	// watch), then catches up.
+	Hold FaultKind = "hold"
+	// Crash: Process dies at its Call-th client call (counted from 1 over the whole
+	// run), or at time At when Call is 0.
+	Crash FaultKind = "crash"
+	// API: requests matching API fail (or are ambiguous) during [From, Until);
+	// Until 0 means to the end of the fault phase.
+	API FaultKind = "api"
+	// Latency: each client call of Process takes a time drawn from [Min, Max].
+	Latency FaultKind = "latency"
+	// Workers: Controller runs N workers (MaxConcurrentReconciles).
+	Workers FaultKind = "workers"
+)
+
+// Fault is one fault of a plan; which fields matter depends on Kind.
+type Fault struct {
+	Kind       FaultKind
+	Process    string
+	Controller string
+	Resource   string // Lag, Hold: the kind, as "group/version/Kind" or "*"
+	Min, Max   time.Duration
+	From       time.Duration
+	Until      time.Duration
+	Call       int
+	At         time.Duration
+	N          int
+	API        apiserver.Fault
+}
+
+// String is the plan's text form: one line per seed, step and fault; Parse reads it
+// back to the same plan.
+func (p *Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d\n", p.Seed)
+	for _, s := range p.Steps {
+		b.WriteString(s.String())
+		b.WriteByte('\n')
+	}
+	for _, f := range p.Faults {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Size is the number of steps and faults: what shrinking minimises.
+func (p *Plan) Size() int { return len(p.Steps) + len(p.Faults) }
+
+func (s Step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "at %s %s", s.At, quote(s.Action))
+	for _, a := range s.Args {
+		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value))
+	}
+	return b.String()
+}
+
+func (f Fault) String() string {
+	var kv []string
+	add := func(k, v string) {
+		if v != "" {
+			kv = append(kv, k+"="+quote(v))
+		}
+	}
+	dur := func(k string, d time.Duration) {
+		if d != 0 {
+			add(k, d.String())
+		}
+	}
+	num := func(k string, n int) {
+		if n != 0 {
+			add(k, strconv.Itoa(n))
+		}
+	}
+	add("process", f.Process)
+	add("controller", f.Controller)
+	add("kind", f.Resource)
+	switch f.Kind {
+	case Lag, Latency:
+		add("min", f.Min.String())
+		add("max", f.Max.String())
+	case Hold:
+		add("from", f.From.String())
+		add("until", f.Until.String())
+	case Crash:
+		num("call", f.Call)
+		dur("at", f.At)
+	case Workers:
+		num("n", f.N)
+	case API:
+		a := f.API
+		add("verb", a.Verb)
+		add("resource", a.Resource)
+		add("subresource", a.Subresource)
+		add("namespace", a.Namespace)
+		add("name", a.Name)
+		num("code", a.Code)
+		if a.Ambiguous {
+			add("ambiguous", "true")
+		}
+		add("field", a.Field)
+		add("message", a.Message)
+		num("count", a.Count)
+		dur("from", f.From)
+		dur("until", f.Until)
+	}
+	if len(kv) == 0 {
+		return string(f.Kind)
+	}
+	return string(f.Kind) + " " + strings.Join(kv, " ")
+}
+
+// quote leaves plain words alone and Go-quotes anything with spaces, quotes, '='
+// or nothing at all.
+func quote(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\"=#\\") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// ParseError says which line of a plan text is wrong and why.
+type ParseError struct {
+	Line int
+	Text string
+	Err  string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("plan line %d: %s: %q", e.Line, e.Err, e.Text)
+}
+
+// Parse reads a plan's text form. Blank lines and lines starting with # are
+// ignored.
+func Parse(text string) (*Plan, error) {
+	p := &Plan{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	seenSeed := false
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fail := func(format string, args ...any) error {
+			return &ParseError{Line: n, Text: line, Err: fmt.Sprintf(format, args...)}
+		}
+		words, err := split(line)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		switch words[0] {
+		case "seed":
+			if len(words) != 2 {
+				return nil, fail("want: seed <number>")
+			}
+			v, err := strconv.ParseUint(words[1], 0, 64)
+			if err != nil {
+				return nil, fail("bad seed")
+			}
+			p.Seed, seenSeed = v, true
+		case "at":
+			if len(words) < 3 {
+				return nil, fail("want: at <duration> <action> [key=value...]")
+			}
+			at, err := time.ParseDuration(words[1])
+			if err != nil || at < 0 {
+				return nil, fail("bad time %q", words[1])
+			}
+			s := Step{At: at, Action: words[2]}
+			for _, w := range words[3:] {
+				k, v, ok := strings.Cut(w, "=")
+				if !ok || k == "" {
+					return nil, fail("argument %q is not key=value", w)
+				}
+				s.Args = append(s.Args, Arg{Key: k, Value: v})
+			}
+			p.Steps = append(p.Steps, s)
+		default:
+			f, err := parseFault(FaultKind(words[0]), words[1:])
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			p.Faults = append(p.Faults, f)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if !seenSeed {
+		return nil, &ParseError{Line: 0, Err: "no seed line"}
+	}
+	return p, nil
+}
+
+var faultKeys = map[FaultKind][]string{
+	Lag:     {"process", "kind", "min", "max"},
+	Hold:    {"process", "kind", "from", "until"},
+	Crash:   {"process", "call", "at"},
+	Latency: {"process", "min", "max"},
+	Workers: {"process", "controller", "n"},
+	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
+}
+
+func parseFault(kind FaultKind, words []string) (Fault, error) {
+	allowed, ok := faultKeys[kind]
+	if !ok {
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency or workers)", kind)
+	}
+	f := Fault{Kind: kind}
+	for _, w := range words {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok || !slices.Contains(allowed, k) {
+			return Fault{}, fmt.Errorf("%s takes %s, not %q", kind, strings.Join(allowed, ", "), w)
+		}
+		var err error
+		dur := func(d *time.Duration) {
+			*d, err = time.ParseDuration(v)
+			if err == nil && *d < 0 {
+				err = fmt.Errorf("negative duration")
+			}
+		}
+		num := func(n *int) {
+			*n, err = strconv.Atoi(v)
+			if err == nil && *n < 0 {
+				err = fmt.Errorf("negative number")
+			}
+		}
+		switch k {
+		case "process":
+			f.Process = v
+		case "controller":
+			f.Controller = v
+		case "kind":
+			f.Resource = v
+		case "min":
+			dur(&f.Min)
+		case "max":
+			dur(&f.Max)
+		case "from":
+			dur(&f.From)
+		case "until":
+			dur(&f.Until)
+		case "at":
+			dur(&f.At)
+		case "call":
+			num(&f.Call)
+		case "n":
+			num(&f.N)
+		case "verb":
+			f.API.Verb = v
+		case "resource":
+			f.API.Resource = v
+		case "subresource":
+			f.API.Subresource = v
+		case "namespace":
+			f.API.Namespace = v
+		case "name":
+			f.API.Name = v
+		case "code":
+			num(&f.API.Code)
+		case "ambiguous":
+			f.API.Ambiguous, err = strconv.ParseBool(v)
+		case "field":
+			f.API.Field = v
+		case "message":
+			f.API.Message = v
+		case "count":
+			num(&f.API.Count)
+		}
+		if err != nil {
+			return Fault{}, fmt.Errorf("bad %s %q: %v", k, v, err)
+		}
+	}
+	return f, f.validate()
+}
+
+func (f Fault) validate() error {
+	switch f.Kind {
+	case Lag, Latency:
+		if f.Max < f.Min {
+			return fmt.Errorf("%s: max %s is below min %s", f.Kind, f.Max, f.Min)
+		}
+	case Hold:
+		if f.Until <= f.From {
+			return fmt.Errorf("hold: until %s must be after from %s", f.Until, f.From)
+		}
+	case Crash:
+		if (f.Call == 0) == (f.At == 0) {
+			return fmt.Errorf("crash: give exactly one of call=N or at=DURATION")
+		}
+	case API:
+		if !f.API.Ambiguous {
+			switch f.API.Code {
+			case 403, 409, 422, 429, 500, 503, 504:
+			default:
+				return fmt.Errorf("api: code must be one of 403 409 422 429 500 503 504 (or ambiguous=true), got %d", f.API.Code)
+			}
+		}
+	case Workers:
+		if f.N < 1 {
+			return fmt.Errorf("workers: n must be at least 1")
+		}
+	}
+	if f.Kind != Workers && f.Kind != API && f.Process == "" {
+		return fmt.Errorf("%s: process is required", f.Kind)
+	}
+	return nil
+}
+
+// split breaks a line into words; a word may contain a Go-quoted string after '='
+// or be one entirely.
+func split(line string) ([]string, error) {
+	var words []string
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		start := i
+		var b strings.Builder
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			if line[i] == '"' {
+				q, err := strconv.QuotedPrefix(line[i:])
+				if err != nil {
+					return nil, fmt.Errorf("unterminated quote at column %d", i+1)
+				}
+				u, _ := strconv.Unquote(q)
+				b.WriteString(u)
+				i += len(q)
+				continue
+			}
+			b.WriteByte(line[i])
+			i++
+		}
+		_ = start
+		words = append(words, b.String())
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty line")
+	}
+	return words, nil
+}

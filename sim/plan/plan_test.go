@@ -1,0 +1,127 @@
+package plan_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+var space = plan.Space{
+	Processes:   []string{"manager", "ns-reconciler"},
+	Kinds:       []string{"/v1/Namespace", "test.ctrlsim.dev/v1/Widget"},
+	Controllers: []string{"manager/widget"},
+	APIFaults: []apiserver.Fault{
+		{Verb: "patch", Resource: "widgets", Code: 422, Field: "status.progress", Message: "field is \"immutable\" = yes"},
+		{Verb: "create", Ambiguous: true, Count: 1},
+	},
+	Workload: rapid.SliceOfN(rapid.Custom(func(t *rapid.T) plan.Step {
+		return plan.Step{
+			At:     time.Duration(rapid.IntRange(0, 100).Draw(t, "at")) * time.Second,
+			Action: rapid.SampledFrom([]string{"create", "delete", "odd action"}).Draw(t, "action"),
+			Args: plan.Args{
+				{Key: "name", Value: rapid.StringMatching(`[a-z]{0,3}( x)?`).Draw(t, "name")},
+			},
+		}
+	}), 0, 4),
+}
+
+func TestTextFormParsesBackToTheSamePlan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := plan.Generator(space).Draw(t, "plan")
+		text := p.String()
+		q, err := plan.Parse(text)
+		if err != nil {
+			t.Fatalf("parse of\n%s\nfailed: %v", text, err)
+		}
+		if !reflect.DeepEqual(normalize(p), normalize(q)) {
+			t.Fatalf("round trip changed the plan:\n%s\n---\n%s", text, q.String())
+		}
+		if q.String() != text {
+			t.Fatalf("text form is not stable")
+		}
+	})
+}
+
+// normalize maps nil and empty slices alike.
+func normalize(p *plan.Plan) *plan.Plan {
+	q := *p
+	if len(q.Steps) == 0 {
+		q.Steps = nil
+	}
+	for i := range q.Steps {
+		if len(q.Steps[i].Args) == 0 {
+			q.Steps[i].Args = nil
+		}
+	}
+	if len(q.Faults) == 0 {
+		q.Faults = nil
+	}
+	return &q
+}
+
+func TestParseExample(t *testing.T) {
+	p, err := plan.Parse(`
+# a comment
+seed 42
+at 1s create-pipeline name=p envs=3
+lag process=manager kind=/v1/Namespace min=0s max=2s
+crash process=manager call=17
+api verb=patch resource=kopfexamples code=422 message="bad value" from=0s until=1m0s
+workers process=manager controller=pipeline n=2
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Seed != 42 || len(p.Steps) != 1 || p.Steps[0].Args.Get("envs") != "3" || len(p.Faults) != 4 {
+		t.Fatalf("parsed %+v", p)
+	}
+	if f := p.Faults[2]; f.API.Code != 422 || f.API.Message != "bad value" || f.Until != time.Minute {
+		t.Errorf("api fault: %+v", f)
+	}
+}
+
+func TestParseErrorsNameTheLine(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"at 1s x", "no seed line"},
+		{"seed x", `plan line 1: bad seed`},
+		{"seed 1\nwobble a=b", `plan line 2: unknown line kind "wobble"`},
+		{"seed 1\ncrash process=p", "give exactly one of call=N or at=DURATION"},
+		{"seed 1\nlag process=p kind=* min=2s max=1s", "max 1s is below min 2s"},
+		{"seed 1\napi verb=get code=418", "code must be one of"},
+		{"seed 1\nhold process=p kind=x from=1s until=1s", "until 1s must be after from 1s"},
+		{"seed 1\nat -1s x", "bad time"},
+		{"seed 1\nat 1s x y", `argument "y" is not key=value`},
+		{"seed 1\nlag process=p colour=red", `lag takes process, kind, min, max, not "colour=red"`},
+		{`seed 1` + "\n" + `at 1s "unterminated`, "unterminated quote"},
+	} {
+		_, err := plan.Parse(tc.text)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+func TestSwarmDrawsDifferentFaultMixes(t *testing.T) {
+	mixes := map[string]bool{}
+	for seed := uint64(0); seed < 50; seed++ {
+		p := plan.Generator(space).Example(int(seed))
+		var classes []string
+		seen := map[plan.FaultKind]bool{}
+		for _, f := range p.Faults {
+			if !seen[f.Kind] {
+				seen[f.Kind] = true
+				classes = append(classes, string(f.Kind))
+			}
+		}
+		mixes[strings.Join(classes, ",")] = true
+	}
+	if len(mixes) < 8 {
+		t.Errorf("plans should differ in their fault mix, got %d mixes", len(mixes))
+	}
+}

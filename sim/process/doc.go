@@ -1,0 +1,43 @@
+// Package process runs controllers inside the simulator: a Process is an operator
+// pod (an identity, an informer cache, a client, controllers and a lifetime) and a
+// Controller is a controller registered on it with a Builder that mirrors
+// controller-runtime's (For, Owns, Watches, predicates, options).
+//
+// # Contract
+//
+//   - Events reach controllers through controller-runtime's own handler and
+//     predicate packages, adapted from informer notifications exactly as
+//     controller-runtime's internal source EventHandler does.
+//   - Workers run controller-runtime's processNextWorkItem loop and
+//     reconcileHandler (v0.25.2): error -> AddRateLimited; TerminalError -> drop;
+//     RequeueAfter -> Forget + AddAfter; Requeue -> AddRateLimited; success ->
+//     Forget; a panic is recovered into an error (RecoverPanic) and recorded as a
+//     Finding. The queue is controller-runtime's priority queue unless
+//     Options.UsePriorityQueue is false (client-go's classic queue), both on
+//     virtual time (package queue).
+//   - Every client call is a yield point (and, with the plan's Latency, a sleep);
+//     the call number counts over the whole run, and a crash planned at call N
+//     happens instead of call N.
+//   - Crash and Exit stop the process at once: in-flight reconciles are killed (no
+//     later or deferred call reaches the apiserver), the cache and queues are
+//     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay
+//     (10s doubling to 5m, reset after 10m of running) with an empty cache that
+//     relists, running Setup again.
+//   - A process bound to a Deployment runs while the Deployment exists and is not
+//     being deleted, and stops (without restart) when it goes.
+//   - Every call, reconcile, result, crash and restart is a trace step attributed
+//     to process, controller, worker and reconcile number.
+//
+// # Known gaps
+//
+//   - Controllers are registered with this package's Builder, not by running an
+//     unmodified SetupWithManager: controller-runtime's manager starts goroutines
+//     the scheduler cannot schedule. Scenarios register the same reconciler, watches
+//     and predicates as the controller's SetupWithManager does.
+//   - No leader election, no graceful shutdown (a stopped pod's in-flight reconciles
+//     are killed at once rather than given the termination grace period), no
+//     reconciliation timeout, no metrics, no warm-up, no Cache options (ByObject,
+//     DefaultNamespaces); Owns always uses OnlyControllerOwner.
+//   - A process has one cache and one client; clients with different identities
+//     inside one process are not modelled.
+package process

@@ -1,0 +1,379 @@
+package process
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	kclock "k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/informer"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Injector is what a process asks the plan's faults. The cluster implements it.
+type Injector interface {
+	// Lag is the lag of the informer of gvk in process; nil means none.
+	Lag(process string, gvk schema.GroupVersionKind) informer.Lag
+	// Held reports whether process's cache of gvk is held now.
+	Held(process string, gvk schema.GroupVersionKind) bool
+	// CrashAtCall reports whether process dies at its call-th client call.
+	CrashAtCall(process string, call int) bool
+	// Latency is the time the next client call of process takes (0: none).
+	Latency(process string) time.Duration
+	// Workers overrides the worker count of a controller (0: no override).
+	Workers(process, controller string) int
+}
+
+// Env is the world a process lives in.
+type Env struct {
+	Server    *apiserver.Server
+	Clock     *clock.Clock
+	Scheduler *scheduler.Scheduler
+	Trace     *trace.Trace
+	Start     time.Time // the run's start, for trace times
+	Faults    Injector
+	// OnFinding receives panics of reconcilers.
+	OnFinding func(Finding)
+}
+
+// Spec describes a process: who it runs as and what it runs.
+type Spec struct {
+	Name string
+	// ServiceAccount is the process's identity; nil runs it as cluster admin.
+	ServiceAccount *types.NamespacedName
+	// Setup registers the process's controllers, as a main function does. It runs at
+	// every start, on a fresh cache and client.
+	Setup func(p *Process) error
+	// BoundTo makes the process the pod of a Deployment: it runs while that
+	// Deployment exists and is not being deleted. Nil: it runs from the start.
+	BoundTo *types.NamespacedName
+	// StartDelay is the time from a start being due to the process running (pod
+	// scheduling and container start). Default 0.
+	StartDelay time.Duration
+}
+
+// CrashLoopBackOff delays: 10s, doubling, capped at 5 minutes; reset after 10
+// minutes of running (kubelet).
+const (
+	backoffInitial = 10 * time.Second
+	backoffMax     = 300 * time.Second
+	backoffReset   = 10 * time.Minute
+)
+
+// Process is a simulated operator pod: a manager with an identity, a cache, a
+// client, controllers, and a lifetime (crashes, restarts, exits).
+type Process struct {
+	spec Spec
+	env  Env
+	user apiserver.User
+
+	started     bool // running now
+	bound       bool // the Deployment it is bound to is present (always true unbound)
+	pending     kclock.Timer
+	startedAt   time.Time
+	restarts    int
+	backoffs    int // consecutive crashes, for CrashLoopBackOff
+	calls       int // client calls over the whole run
+	incarnation int
+
+	cache       *informer.Cache
+	client      *kubeclient.Client
+	controllers []*Controller
+	workers     map[*scheduler.Task]*worker
+}
+
+// New creates a process. It starts when the cluster calls Boot.
+func New(env Env, spec Spec) *Process {
+	p := &Process{spec: spec, env: env, user: apiserver.Admin}
+	if sa := spec.ServiceAccount; sa != nil {
+		p.user = apiserver.ServiceAccount(sa.Namespace, sa.Name)
+	}
+	return p
+}
+
+// Name is the process's name.
+func (p *Process) Name() string { return p.spec.Name }
+
+// Running reports whether the process is running.
+func (p *Process) Running() bool { return p.started }
+
+// Restarts is how many times the process has been restarted.
+func (p *Process) Restarts() int { return p.restarts }
+
+// Calls is the number of client calls the process has made in the run.
+func (p *Process) Calls() int { return p.calls }
+
+// Controllers are the controllers of the current incarnation.
+func (p *Process) Controllers() []*Controller { return p.controllers }
+
+// GetClient is the process's client: cached reads, direct writes (mgr.GetClient()).
+func (p *Process) GetClient() client.Client { return p.client }
+
+// GetAPIReader reads from the apiserver directly (mgr.GetAPIReader()).
+func (p *Process) GetAPIReader() client.Reader { return p.client.APIReader() }
+
+// GetCache is the process's informer cache (a client.Reader and FieldIndexer).
+func (p *Process) GetCache() *informer.Cache { return p.cache }
+
+// GetScheme is the scheme.
+func (p *Process) GetScheme() *runtime.Scheme { return p.env.Server.Scheme() }
+
+// GetRESTMapper maps the served kinds.
+func (p *Process) GetRESTMapper() meta.RESTMapper { return p.client.RESTMapper() }
+
+// Clock is the virtual clock, for controllers that take an injected clock.
+func (p *Process) Clock() kclock.WithTicker { return p.env.Clock }
+
+// Boot starts the process, or for a bound process starts watching its Deployment.
+// It is called once, by the cluster, from the kernel.
+func (p *Process) Boot() {
+	if p.spec.BoundTo == nil {
+		p.bound = true
+		p.scheduleStart(p.spec.StartDelay)
+		return
+	}
+	w := p.env.Server.Watcher()
+	gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	key := *p.spec.BoundTo
+	objs, _ := w.List(gvk)
+	for _, o := range objs {
+		if o.GetNamespace() == key.Namespace && o.GetName() == key.Name && o.GetDeletionTimestamp() == nil {
+			p.bound = true
+			p.scheduleStart(p.spec.StartDelay)
+		}
+	}
+	w.Watch(gvk, func(ev apiserver.Event) {
+		if ev.Object.GetNamespace() != key.Namespace || ev.Object.GetName() != key.Name {
+			return
+		}
+		present := ev.Type != watch.Deleted && ev.Object.GetDeletionTimestamp() == nil
+		switch {
+		case present && !p.bound:
+			p.bound = true
+			p.backoffs = 0
+			p.scheduleStart(p.spec.StartDelay)
+		case !present && p.bound:
+			p.bound = false
+			// The pod is terminated after the write that removed it returns.
+			p.env.Clock.AfterFunc(0, func() { p.stop("deployment " + key.String() + " is gone") })
+		}
+	})
+}
+
+func (p *Process) scheduleStart(d time.Duration) {
+	if p.pending != nil {
+		p.pending.Stop()
+	}
+	p.pending = p.env.Clock.AfterFunc(d, func() {
+		p.pending = nil
+		if p.bound && !p.started {
+			p.start()
+		}
+	})
+}
+
+// start runs Setup on a fresh cache and client and starts the workers.
+func (p *Process) start() {
+	p.incarnation++
+	if p.incarnation > 1 {
+		p.restarts++
+	}
+	p.startedAt = p.env.Clock.Now()
+	p.workers = map[*scheduler.Task]*worker{}
+	p.controllers = nil
+	name := p.spec.Name
+	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
+		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) })
+	p.client = kubeclient.New(p.env.Server, p.user, kubeclient.Options{
+		Cache: p.cache,
+		Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
+	})
+	for _, k := range p.env.Server.Kinds() {
+		if p.env.Faults.Held(name, k.GVK) {
+			p.cache.Informer(k.GVK).Hold()
+		}
+	}
+	op := "start"
+	if p.incarnation > 1 {
+		op = "restart"
+	}
+	p.record(trace.Step{Op: op, Result: "incarnation " + strconv.Itoa(p.incarnation)})
+	if p.spec.Setup != nil {
+		if err := p.spec.Setup(p); err != nil {
+			p.record(trace.Step{Op: "setup", Result: "error: " + err.Error()})
+			p.terminate("setup failed: "+err.Error(), true)
+			return
+		}
+	}
+	p.started = true
+	for _, c := range p.controllers {
+		c.start()
+	}
+}
+
+// Hold holds (or releases) the process's cache of gvk, creating the informer if
+// needed. Holds survive restarts through the Injector.
+func (p *Process) Hold(gvk schema.GroupVersionKind, hold bool) {
+	if !p.started {
+		return
+	}
+	inf := p.cache.Informer(gvk)
+	if hold {
+		inf.Hold()
+	} else if inf.Held() {
+		inf.Release()
+	}
+}
+
+// Crash kills the process now, as an OOM kill or a panic outside a reconcile
+// would: its in-flight reconciles stop where they are (no later or deferred call
+// reaches the apiserver), its cache and queues are gone, and it restarts after the
+// CrashLoopBackOff delay. Called from inside one of its own tasks, Crash does not
+// return.
+func (p *Process) Crash(reason string) { p.terminate(reason, true) }
+
+// Exit ends the process as os.Exit(code) would; it restarts like a crashed one
+// (restartPolicy Always). Called from inside one of its tasks, it does not return.
+func (p *Process) Exit(code int) { p.terminate(fmt.Sprintf("exit %d", code), true) }
+
+func (p *Process) stop(reason string) {
+	if p.pending != nil {
+		p.pending.Stop()
+		p.pending = nil
+	}
+	if p.started {
+		p.terminate(reason, false)
+	}
+}
+
+func (p *Process) terminate(reason string, restart bool) {
+	if !p.started && p.cache == nil {
+		return
+	}
+	p.record(trace.Step{Op: "crash", Result: reason})
+	if p.env.Clock.Now().Sub(p.startedAt) >= backoffReset {
+		p.backoffs = 0
+	}
+	p.started = false
+	p.cache.Stop()
+	for _, c := range p.controllers {
+		c.q.ShutDown()
+	}
+	p.controllers = nil
+	if restart && p.bound {
+		delay := backoffInitial << p.backoffs
+		if delay > backoffMax || delay <= 0 {
+			delay = backoffMax
+		}
+		p.backoffs++
+		p.scheduleStart(delay + p.spec.StartDelay)
+	}
+	p.env.Scheduler.KillGroup(p.spec.Name)
+}
+
+// before runs before every client call: the call counts; a crash planned at this
+// call happens instead of it; otherwise the task yields (for the API latency of
+// the plan, or just to let others interleave).
+func (p *Process) before(call kubeclient.Call) {
+	s := p.env.Scheduler
+	s.CheckAlive()
+	p.calls++
+	if p.env.Faults.CrashAtCall(p.spec.Name, p.calls) {
+		p.Crash(fmt.Sprintf("crash at client call %d (%s)", p.calls, call.Verb))
+	}
+	if s.Current() == nil {
+		return // a call from Setup, in the kernel: nothing to interleave with
+	}
+	if d := p.env.Faults.Latency(p.spec.Name); d > 0 {
+		s.Sleep(d)
+	} else {
+		s.Yield()
+	}
+	s.CheckAlive()
+}
+
+// after records the call in the trace.
+func (p *Process) after(call kubeclient.Call, err error) {
+	p.record(CallStep(p.env.Server, call, err))
+}
+
+// CallStep is the trace step of a client call: verb, object, the resourceVersion
+// the caller had or got against the server's current one, and the result.
+func CallStep(server *apiserver.Server, call kubeclient.Call, err error) trace.Step {
+	name, namespace := call.Name, call.Namespace
+	if o, ok := call.Object.(client.Object); ok && call.Verb != "list" && call.Verb != "deletecollection" && err == nil {
+		name, namespace = o.GetName(), o.GetNamespace() // a generated name is known after the call
+	}
+	s := trace.Step{Op: call.Verb, Object: objectName(server.Scheme(), call.Object, namespace, name)}
+	if call.Subresource != "" {
+		s.Op += "/" + call.Subresource
+	}
+	if call.Cached {
+		s.Op = "cached-" + s.Op
+	}
+	if o, ok := call.Object.(client.Object); ok && name != "" {
+		s.RVSeen, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+		s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
+	}
+	s.Result = "ok"
+	if err != nil {
+		s.Result = errorSummary(err)
+	}
+	return s
+}
+
+func objectName(scheme *runtime.Scheme, obj runtime.Object, namespace, name string) string {
+	kind := fmt.Sprintf("%T", obj)
+	if gvks, _, err := scheme.ObjectKinds(obj); err == nil {
+		kind = strings.TrimSuffix(gvks[0].Kind, "List")
+	}
+	switch {
+	case name == "" && namespace == "":
+		return kind
+	case name == "":
+		return kind + " " + namespace + "/*"
+	case namespace == "":
+		return kind + " " + name
+	default:
+		return kind + " " + namespace + "/" + name
+	}
+}
+
+// record adds a step attributed to the process and, inside a worker, to its
+// controller, worker and reconcile.
+func (p *Process) record(s trace.Step) {
+	s.At = p.env.Clock.Now().Sub(p.env.Start)
+	s.Process = p.spec.Name
+	if t := p.env.Scheduler.Current(); t != nil {
+		if w, ok := p.workers[t]; ok {
+			s.Controller, s.Worker, s.Reconcile = w.c.name, w.n, w.reconcile
+		}
+	}
+	p.env.Trace.Add(s)
+}
+
+func (p *Process) finding(f Finding) {
+	f.At = p.env.Clock.Now().Sub(p.env.Start)
+	f.Process = p.spec.Name
+	p.record(trace.Step{Op: "panic", Object: f.Request.String(), Result: f.Panic})
+	if p.env.OnFinding != nil {
+		p.env.OnFinding(f)
+	}
+}
+
+func (p *Process) workersOverride(controller string) int {
+	return p.env.Faults.Workers(p.spec.Name, controller)
+}

@@ -1,0 +1,35 @@
+// Package scheduler is the cooperative scheduler of the kernel: tasks (controller
+// workers, model loops) are goroutines that run one at a time, handing control back
+// to the kernel at every yield point: a client call, a clock wait (Sleep, and
+// through the clock's sleeper hook every clock.Sleep), WaitUntil, or their end.
+//
+// # Contract
+//
+//   - Exactly one goroutine runs at any moment: the kernel's (RunUntil and timer
+//     callbacks) or one task's. Control passes by channel handoff, so runs are
+//     deterministic whatever GOMAXPROCS is.
+//   - When several tasks are runnable, the Picker (a sim/rng stream of the plan)
+//     chooses; tasks are offered in creation order. When none is runnable, the
+//     clock fires its next timer (which may wake a sleeper, deliver an informer
+//     event or ready a queue item).
+//   - Kill ends a task at once: its deferred functions run, and every kernel call
+//     they make unwinds instead of taking effect, so a killed reconcile's remaining
+//     and deferred writes never reach the apiserver. IsKilled tells the unwinding
+//     apart from the task's own panics; code that recovers panics must re-panic it.
+//   - A panic a task does not recover is a harness bug: it is re-raised in the
+//     kernel with the task's name.
+//   - This is the only package under sim/ with `go` statements (internal/lint).
+//
+// # Known gaps
+//
+//   - Goroutines started by code under test (not through Go) are not scheduled:
+//     they run concurrently and break determinism. Controller-runtime's manager
+//     starts such goroutines, which is why the runtime mirrors it instead of
+//     hosting it (see package controller).
+//   - A task that blocks on anything but the scheduler (a channel, a mutex held by
+//     a parked task, a timer channel of the virtual clock) deadlocks the run: the
+//     kernel waits for a yield that never comes. Channel timers of the virtual
+//     clock (After, NewTimer) therefore cannot be awaited inside a task; Sleep can.
+//   - Waiting conditions are polled between steps (cost grows with the number of
+//     waiting tasks), which is fine for the tens of tasks a scenario has.
+package scheduler

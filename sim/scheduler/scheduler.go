@@ -1,0 +1,325 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	kclock "k8s.io/utils/clock"
+
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+)
+
+// Picker chooses which of n runnable tasks runs next. sim/rng streams satisfy it.
+type Picker interface {
+	IntN(n int) int
+}
+
+type state int
+
+const (
+	runnable state = iota
+	sleeping
+	waiting
+	done
+)
+
+// Task is one cooperative thread of control: a worker of a controller, a model's
+// loop. Its goroutine runs only while the kernel has handed control to it.
+type Task struct {
+	id     int
+	name   string
+	group  string
+	s      *Scheduler
+	resume chan bool     // whoever resumes it -> task: true to run, false to die
+	yield  chan struct{} // task -> whoever resumed it: "I have stopped"
+	state  state
+	cond   func() bool
+	timer  kclock.Timer
+	killed bool
+	fault  any // a panic the task's function did not recover (a harness bug)
+}
+
+// Name is the task's name, as given to Go.
+func (t *Task) Name() string { return t.name }
+
+// Group is the task's group (the process it belongs to).
+func (t *Task) Group() string { return t.group }
+
+// Done reports whether the task has ended (returned or killed).
+func (t *Task) Done() bool { return t.state == done }
+
+// Killed reports whether the task was killed.
+func (t *Task) Killed() bool { return t.killed }
+
+// errKilled unwinds the stack of a killed task.
+var errKilled = errors.New("ctrlsim: task killed")
+
+// IsKilled reports whether a recovered panic value is the unwinding of a killed
+// task. Code that recovers panics (such as controller-runtime's reconcile handler)
+// must re-panic such values.
+func IsKilled(r any) bool { return r == errKilled }
+
+// Scheduler runs tasks one at a time on the virtual clock. Which runnable task
+// runs next is the Picker's choice; when none can run, the clock advances to the
+// next timer. Exactly one goroutine (the kernel's or one task's) runs at any moment.
+type Scheduler struct {
+	clock   *clock.Clock
+	pick    Picker
+	tasks   []*Task // live tasks in creation order
+	current *Task
+	nextID  int
+	steps   uint64
+	// OnStep, if set, is called in the kernel after every task step.
+	OnStep func(t *Task)
+}
+
+// New returns a scheduler on clock c choosing with pick, and installs itself as
+// c's sleeper: a Sleep inside a task waits in virtual time.
+func New(c *clock.Clock, pick Picker) *Scheduler {
+	s := &Scheduler{clock: c, pick: pick}
+	c.SetSleeper(func(d time.Duration) {
+		if s.current == nil {
+			c.Step(d) // the kernel itself sleeping: just move time
+			return
+		}
+		s.Sleep(d)
+	})
+	return s
+}
+
+// Clock is the scheduler's clock.
+func (s *Scheduler) Clock() *clock.Clock { return s.clock }
+
+// Current is the running task, or nil in the kernel.
+func (s *Scheduler) Current() *Task { return s.current }
+
+// Steps is how many times a task has been run.
+func (s *Scheduler) Steps() uint64 { return s.steps }
+
+// Go creates a task running f. It is runnable at once but starts only when the
+// kernel picks it. group names the process the task belongs to (see KillGroup).
+func (s *Scheduler) Go(group, name string, f func()) *Task {
+	s.nextID++
+	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable}
+	s.tasks = append(s.tasks, t)
+	go t.run(f)
+	return t
+}
+
+func (t *Task) run(f func()) {
+	defer func() {
+		r := recover()
+		if r != nil && r != errKilled {
+			t.fault = r
+		}
+		t.state = done
+		t.yield <- struct{}{}
+	}()
+	if !<-t.resume {
+		panic(errKilled)
+	}
+	f()
+}
+
+// switchTo runs t until it stops (yields, blocks, ends or dies). It is called
+// from whichever goroutine currently runs: the kernel, or a task killing another.
+// Each task signals on its own channel, so a nested switch (a task resuming
+// another to kill it) cannot take the signal meant for the kernel.
+func (s *Scheduler) switchTo(t *Task, alive bool) {
+	if t.state == done {
+		panic(fmt.Sprintf("ctrlsim: resuming task %s, which has ended (killed=%v)", t.name, t.killed))
+	}
+	prev := s.current
+	s.current = t
+	t.resume <- alive
+	<-t.yield
+	s.current = prev
+	if t.state == done {
+		s.remove(t)
+		if t.fault != nil {
+			panic(fmt.Sprintf("ctrlsim: task %s panicked: %v", t.name, t.fault))
+		}
+	}
+}
+
+func (s *Scheduler) remove(t *Task) {
+	for i, x := range s.tasks {
+		if x == t {
+			s.tasks = append(s.tasks[:i:i], s.tasks[i+1:]...)
+			return
+		}
+	}
+}
+
+// park gives control back to whoever resumed the current task and waits to be
+// resumed. It panics (unwinding the task) if the task is killed meanwhile.
+func (s *Scheduler) park() {
+	t := s.current
+	if t == nil {
+		panic("ctrlsim: a blocking call outside a task (kernel code must not block)")
+	}
+	t.yield <- struct{}{}
+	if !<-t.resume {
+		panic(errKilled)
+	}
+}
+
+// CheckAlive panics with the kill signal if the current task has been killed. Hooks
+// call it so that a killed task's deferred calls never take effect.
+func (s *Scheduler) CheckAlive() {
+	if t := s.current; t != nil && t.killed {
+		panic(errKilled)
+	}
+}
+
+// Yield lets the kernel run other tasks; the current task stays runnable.
+func (s *Scheduler) Yield() {
+	s.CheckAlive()
+	s.park()
+}
+
+// Sleep blocks the current task for d of virtual time.
+func (s *Scheduler) Sleep(d time.Duration) {
+	s.CheckAlive()
+	t := s.current
+	if t == nil {
+		panic("ctrlsim: Sleep outside a task")
+	}
+	t.state = sleeping
+	t.timer = s.clock.AfterFunc(d, func() {
+		if t.state == sleeping {
+			t.state = runnable
+		}
+	})
+	s.park()
+}
+
+// WaitUntil blocks the current task until ready() is true, and returns only when it
+// is true at the moment the task resumes. Conditions are evaluated by the kernel
+// between steps, so ready must only read kernel state.
+func (s *Scheduler) WaitUntil(ready func() bool) {
+	s.CheckAlive()
+	if ready() {
+		return
+	}
+	t := s.current
+	if t == nil {
+		panic("ctrlsim: WaitUntil outside a task")
+	}
+	t.state = waiting
+	t.cond = ready
+	s.park()
+}
+
+// Kill ends t: it never runs again; its deferred functions run now, and any
+// kernel call they make (client calls, sleeps) unwinds instead of taking effect.
+// Killing the current task unwinds the caller.
+func (s *Scheduler) Kill(t *Task) {
+	if t.state == done || t.killed {
+		return
+	}
+	t.killed = true
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	if t == s.current {
+		panic(errKilled)
+	}
+	s.switchTo(t, false)
+}
+
+// KillGroup kills every task of group, the current one last.
+func (s *Scheduler) KillGroup(group string) {
+	var self *Task
+	for _, t := range append([]*Task(nil), s.tasks...) {
+		if t.group != group {
+			continue
+		}
+		if t == s.current {
+			self = t
+			continue
+		}
+		s.Kill(t)
+	}
+	if self != nil {
+		s.Kill(self)
+	}
+}
+
+// Tasks returns the live tasks in creation order.
+func (s *Scheduler) Tasks() []*Task { return append([]*Task(nil), s.tasks...) }
+
+// wake makes waiting tasks whose condition holds runnable. The condition stays
+// attached until the task resumes: another task may falsify it first.
+func (s *Scheduler) wake() {
+	for _, t := range s.tasks {
+		if t.state == waiting && t.cond() {
+			t.state = runnable
+		}
+	}
+}
+
+// runnable returns the runnable tasks in creation order.
+func (s *Scheduler) runnableTasks(buf []*Task) []*Task {
+	buf = buf[:0]
+	for _, t := range s.tasks {
+		if t.state == runnable {
+			buf = append(buf, t)
+		}
+	}
+	return buf
+}
+
+// RunUntil runs tasks and fires timers until virtual time reaches until with no
+// task runnable, then sets the clock to until. It must be called from the kernel.
+func (s *Scheduler) RunUntil(until time.Time) {
+	if s.current != nil {
+		panic("ctrlsim: RunUntil inside a task")
+	}
+	var buf []*Task
+	for {
+		s.wake()
+		buf = s.runnableTasks(buf)
+		if len(buf) > 0 {
+			t := buf[0]
+			if len(buf) > 1 {
+				t = buf[s.pick.IntN(len(buf))]
+			}
+			if t.cond != nil {
+				if !t.cond() {
+					t.state = waiting // another task took what it waited for
+					continue
+				}
+				t.cond = nil
+			}
+			s.steps++
+			s.switchTo(t, true)
+			if s.OnStep != nil {
+				s.OnStep(t)
+			}
+			continue
+		}
+		next, ok := s.clock.Next()
+		if !ok || next.After(until) {
+			break
+		}
+		s.clock.FireNext()
+	}
+	if s.clock.Now().Before(until) {
+		s.clock.AdvanceTo(until)
+	}
+}
+
+// RunFor runs for d of virtual time from now.
+func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
+
+// Close kills every remaining task so that no goroutine outlives the run.
+func (s *Scheduler) Close() {
+	for len(s.tasks) > 0 {
+		s.Kill(s.tasks[0])
+		if len(s.tasks) > 0 && s.tasks[0].killed {
+			s.remove(s.tasks[0])
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package trace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Step is one thing that happened in a run.
+type Step struct {
+	At         time.Duration // virtual time since the start of the run
+	Process    string        // "" for the kernel and the workload
+	Controller string
+	Worker     int    // 1-based worker of the controller; 0 outside a worker
+	Reconcile  int    // 1-based reconcile number of the controller; 0 outside a reconcile
+	Op         string // get list create update patch delete ... reconcile result crash restart action fault event
+	Object     string // "Kind namespace/name", or "Kind name" when cluster-scoped
+	// RVSeen is the resourceVersion the caller had (a write) or got (a read);
+	// RVCurrent is the server's resourceVersion of that object at the time.
+	// Together they show how stale a read was, or why a write conflicted.
+	RVSeen, RVCurrent uint64
+	Result            string // "ok", an error reason, or the step's outcome
+}
+
+// appendCanonical appends the canonical line of s (without newline): the form the
+// hash covers. Every field is always present, so the form parses unambiguously.
+func (s *Step) appendCanonical(b []byte) []byte {
+	b = strconv.AppendInt(b, int64(s.At), 10)
+	b = append(b, ' ')
+	b = appendField(b, s.Process)
+	b = append(b, ' ')
+	b = appendField(b, s.Controller)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(s.Worker), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(s.Reconcile), 10)
+	b = append(b, ' ')
+	b = appendField(b, s.Op)
+	b = append(b, ' ')
+	b = appendField(b, s.Object)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, s.RVSeen, 10)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, s.RVCurrent, 10)
+	b = append(b, ' ')
+	b = appendField(b, s.Result)
+	return b
+}
+
+func appendField(b []byte, f string) []byte {
+	if f == "" {
+		return append(b, '-')
+	}
+	if strings.ContainsAny(f, " \n\"") {
+		return strconv.AppendQuote(b, f)
+	}
+	return append(b, f...)
+}
+
+// Canonical is the canonical line of s.
+func (s Step) Canonical() string { return string(s.appendCanonical(nil)) }
+
+// String is a human-readable line: time, who, what, on what, how stale, result.
+func (s Step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%10s", FormatAt(s.At))
+	who := s.Process
+	if s.Controller != "" {
+		who += "/" + s.Controller
+	}
+	if s.Worker > 0 {
+		who += fmt.Sprintf("#%d", s.Worker)
+	}
+	if s.Reconcile > 0 {
+		who += fmt.Sprintf(" r%d", s.Reconcile)
+	}
+	if who == "" {
+		who = "-"
+	}
+	fmt.Fprintf(&b, "  %-28s %-10s %s", who, s.Op, s.Object)
+	if s.RVSeen != 0 || s.RVCurrent != 0 {
+		switch {
+		case s.RVSeen == s.RVCurrent:
+			fmt.Fprintf(&b, " rv=%d", s.RVSeen)
+		default:
+			fmt.Fprintf(&b, " rv=%d (current %d, stale)", s.RVSeen, s.RVCurrent)
+		}
+	}
+	if s.Result != "" {
+		fmt.Fprintf(&b, " -> %s", s.Result)
+	}
+	return b.String()
+}
+
+// FormatAt formats a virtual time offset compactly: 0s, 1.5s, 2m3.004s.
+func FormatAt(d time.Duration) string { return d.String() }
+
+// Trace accumulates the steps of one run and their hash, the run's determinism
+// fingerprint.
+type Trace struct {
+	h     hash.Hash
+	buf   []byte
+	steps []Step
+	n     int
+	// Keep says whether steps are kept (for timelines); the hash always covers all.
+	Keep bool
+}
+
+// New returns an empty trace that keeps its steps.
+func New() *Trace { return &Trace{h: sha256.New(), Keep: true} }
+
+// Add records one step.
+func (t *Trace) Add(s Step) {
+	t.buf = s.appendCanonical(t.buf[:0])
+	t.buf = append(t.buf, '\n')
+	t.h.Write(t.buf)
+	t.n++
+	if t.Keep {
+		t.steps = append(t.steps, s)
+	}
+}
+
+// Len is the number of steps recorded.
+func (t *Trace) Len() int { return t.n }
+
+// Steps returns the kept steps.
+func (t *Trace) Steps() []Step { return t.steps }
+
+// Hash is the hex SHA-256 of the canonical lines of every step so far.
+func (t *Trace) Hash() string {
+	return hex.EncodeToString(t.h.Sum(nil))
+}
+
+// WriteTimeline writes the kept steps, one human-readable line each.
+func (t *Trace) WriteTimeline(w io.Writer) error {
+	for _, s := range t.steps {
+		if _, err := fmt.Fprintln(w, s.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Divergence is where two traces of the same plan first differ.
+type Divergence struct {
+	Index int   // 0-based step index
+	A, B  *Step // nil where one trace ended
+}
+
+func (d Divergence) String() string {
+	line := func(s *Step) string {
+		if s == nil {
+			return "(trace ended)"
+		}
+		return s.Canonical()
+	}
+	return fmt.Sprintf("traces diverge at step %d:\n  first:  %s\n  second: %s", d.Index, line(d.A), line(d.B))
+}
+
+// Diverge returns the first step at which a and b differ, or false when their kept
+// steps are the same.
+func Diverge(a, b *Trace) (Divergence, bool) {
+	n := max(len(a.steps), len(b.steps))
+	for i := 0; i < n; i++ {
+		var sa, sb *Step
+		if i < len(a.steps) {
+			sa = &a.steps[i]
+		}
+		if i < len(b.steps) {
+			sb = &b.steps[i]
+		}
+		if sa == nil || sb == nil || sa.Canonical() != sb.Canonical() {
+			return Divergence{Index: i, A: sa, B: sb}, true
+		}
+	}
+	return Divergence{}, false
+}

@@ -1,0 +1,72 @@
+package trace_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+func steps() []trace.Step {
+	return []trace.Step{
+		{At: 0, Op: "action", Object: "Pipeline ns/p", Result: "create"},
+		{At: 1500 * time.Millisecond, Process: "mgr", Controller: "pipeline", Worker: 1, Reconcile: 1, Op: "get", Object: "Pipeline ns/p", RVSeen: 10, RVCurrent: 12, Result: "ok"},
+		{At: 2 * time.Second, Process: "mgr", Controller: "pipeline", Worker: 1, Reconcile: 1, Op: "update", Object: "Pipeline ns/p", RVSeen: 10, RVCurrent: 12, Result: "Conflict: the object has been modified"},
+	}
+}
+
+func record(ss []trace.Step) *trace.Trace {
+	t := trace.New()
+	for _, s := range ss {
+		t.Add(s)
+	}
+	return t
+}
+
+func TestCanonicalLine(t *testing.T) {
+	got := steps()[2].Canonical()
+	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12 "Conflict: the object has been modified"`
+	if got != want {
+		t.Errorf("canonical line:\n got %s\nwant %s", got, want)
+	}
+	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0 -" {
+		t.Errorf("empty fields are '-': %s", got)
+	}
+}
+
+func TestHashIsAFingerprint(t *testing.T) {
+	a, b := record(steps()), record(steps())
+	if a.Hash() != b.Hash() {
+		t.Fatal("same steps, different hashes")
+	}
+	changed := steps()
+	changed[1].RVSeen = 11
+	if record(changed).Hash() == a.Hash() {
+		t.Error("a changed step must change the hash")
+	}
+	if _, diverged := trace.Diverge(a, b); diverged {
+		t.Error("equal traces do not diverge")
+	}
+	d, diverged := trace.Diverge(a, record(changed))
+	if !diverged || d.Index != 1 || !strings.Contains(d.String(), "diverge at step 1") {
+		t.Errorf("first divergence at step 1, got %+v", d)
+	}
+	short := record(steps()[:2])
+	if d, _ := trace.Diverge(a, short); d.Index != 2 || d.B != nil {
+		t.Errorf("a trace that ends early diverges where it ends: %+v", d)
+	}
+}
+
+func TestTimelineShowsStaleness(t *testing.T) {
+	var b strings.Builder
+	if err := record(steps()).WriteTimeline(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"mgr/pipeline#1 r1", "rv=10 (current 12, stale)", "-> Conflict"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, out)
+		}
+	}
+}
