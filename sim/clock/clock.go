@@ -28,6 +28,7 @@ type Clock struct {
 	seq     uint64        // incremented for every scheduled timer
 	timers  timerHeap
 	sleeper func(time.Duration)
+	inTask  func() bool
 }
 
 // New returns a clock reading start, with no pending timers. Any monotonic
@@ -42,10 +43,22 @@ func (c *Clock) Now() time.Time { return c.start.Add(c.now) }
 // Since returns Now().Sub(t).
 func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
-// After returns the channel of a new one-shot timer (see NewTimer).
+// After returns the channel of a new one-shot timer (see NewTimer). Called from a
+// task of the scheduler (SetTaskCheck), After sleeps for d first and returns a
+// channel that already holds the time: a task cannot block on a channel, and the
+// usual `<-clk.After(d)` or `select` on it then waits in virtual time.
 func (c *Clock) After(d time.Duration) <-chan time.Time {
+	if c.inTask != nil && c.inTask() {
+		c.Sleep(d)
+		ch := make(chan time.Time, 1)
+		ch <- c.Now()
+		return ch
+	}
 	return c.NewTimer(d).C()
 }
+
+// SetTaskCheck installs the scheduler's test for "the caller is a task" (see After).
+func (c *Clock) SetTaskCheck(f func() bool) { c.inTask = f }
 
 // NewTimer returns a timer that sends the virtual time on its channel (buffered,
 // capacity 1) when it fires. A timer with d <= 0 is due now: it fires on the

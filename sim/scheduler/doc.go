@@ -27,9 +27,12 @@
 //     starts such goroutines, which is why the runtime mirrors it instead of
 //     hosting it (see package controller).
 //   - A task that blocks on anything but the scheduler (a channel, a mutex held by
-//     a parked task, a timer channel of the virtual clock) deadlocks the run: the
-//     kernel waits for a yield that never comes. Channel timers of the virtual
-//     clock (After, NewTimer) therefore cannot be awaited inside a task; Sleep can.
+//     a parked task) deadlocks the run: the kernel waits for a yield that never
+//     comes. Inside a task, clock.Sleep and clock.After wait in virtual time (After
+//     sleeps, then returns a channel that already fired); the channels of
+//     NewTimer, Tick and NewTicker cannot be awaited. apimachinery's wait.Poll*
+//     helpers read the wall clock and must not be used by simulated code; poll
+//     with the injected clock's Sleep instead.
 //   - Waiting conditions are polled between steps (cost grows with the number of
 //     waiting tasks), which is fine for the tens of tasks a scenario has.
 package scheduler

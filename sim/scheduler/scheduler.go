@@ -78,6 +78,7 @@ type Scheduler struct {
 // c's sleeper: a Sleep inside a task waits in virtual time.
 func New(c *clock.Clock, pick Picker) *Scheduler {
 	s := &Scheduler{clock: c, pick: pick}
+	c.SetTaskCheck(func() bool { return s.current != nil })
 	c.SetSleeper(func(d time.Duration) {
 		if s.current == nil {
 			c.Step(d) // the kernel itself sleeping: just move time

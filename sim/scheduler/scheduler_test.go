@@ -194,3 +194,20 @@ func TestNestedKillsHandControlBackToTheKiller(t *testing.T) {
 		s.Close()
 	}
 }
+
+// A task waiting on clock.After (the usual `<-clk.After(d)` or a select on it)
+// waits in virtual time instead of blocking the run.
+func TestAfterInsideATaskWaitsInVirtualTime(t *testing.T) {
+	s, c := newSched(0)
+	var got time.Time
+	s.Go("p", "waiter", func() {
+		select {
+		case now := <-c.After(3 * time.Second):
+			got = now
+		}
+	})
+	s.RunFor(time.Minute)
+	if want := clock.Epoch.Add(3 * time.Second); !got.Equal(want) {
+		t.Errorf("After fired at %v, want %v", got, want)
+	}
+}
