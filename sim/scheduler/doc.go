@@ -1,7 +1,7 @@
 // Package scheduler is the cooperative scheduler of the kernel: tasks (controller
 // workers, model loops) are goroutines that run one at a time, handing control back
-// to the kernel at every yield point: a client call, a clock wait (Sleep, and
-// through the clock's sleeper hook every clock.Sleep), WaitUntil, or their end.
+// to the kernel at every yield point: a client call, a clock wait (clock.Sleep and
+// clock.After, through the clock's hooks), WaitUntil, or their end.
 //
 // # Contract
 //
