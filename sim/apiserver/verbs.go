@@ -247,19 +247,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 // Update replaces an object (subresource "") or one of its subresources ("status";
 // "finalize" for namespaces) and copies the result into obj.
 func (s *Server) Update(u User, obj client.Object, subresource string) error {
-	r, err := s.request(u, "update", subresource, obj, obj.GetNamespace(), obj.GetName())
+	r, existing, err := s.target(u, "update", subresource, obj)
 	if err != nil {
 		return err
-	}
-	if err := s.checkSubresource(r); err != nil {
-		return err
-	}
-	if err := s.admit(r); err != nil {
-		return err
-	}
-	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
-	if !ok {
-		return apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
 	}
 	in := obj.DeepCopyObject().(client.Object)
 	in.SetNamespace(r.Namespace)
@@ -272,6 +262,26 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 	}
 	copyInto(obj, out)
 	return nil
+}
+
+// target admits a request for an existing object (or its subresource) and returns
+// the stored object.
+func (s *Server) target(u User, verb, subresource string, obj client.Object) (Request, client.Object, error) {
+	r, err := s.request(u, verb, subresource, obj, obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return r, nil, err
+	}
+	if err := s.checkSubresource(r); err != nil {
+		return r, nil, err
+	}
+	if err := s.admit(r); err != nil {
+		return r, nil, err
+	}
+	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
+	if !ok {
+		return r, nil, apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
+	}
+	return r, existing, nil
 }
 
 func (s *Server) checkSubresource(r Request) error {
@@ -378,19 +388,9 @@ func parseRV(s string) (uint64, error) {
 
 // Patch applies a patch to an object (or its status) and copies the result into obj.
 func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byte, subresource string) error {
-	r, err := s.request(u, "patch", subresource, obj, obj.GetNamespace(), obj.GetName())
+	r, existing, err := s.target(u, "patch", subresource, obj)
 	if err != nil {
 		return err
-	}
-	if err := s.checkSubresource(r); err != nil {
-		return err
-	}
-	if err := s.admit(r); err != nil {
-		return err
-	}
-	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
-	if !ok {
-		return apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
 	}
 	patched, err := patch.Apply(existing, pt, data, patch.Options{
 		Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
