@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,4 +19,5 @@ type Event struct {
 	GVK             schema.GroupVersionKind
 	Object          client.Object
 	ResourceVersion uint64
+	At              time.Time // when the change was committed (virtual time)
 }

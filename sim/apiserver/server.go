@@ -228,7 +228,7 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 	} else {
 		s.store(k).put(key, obj)
 	}
-	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv}
+	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv, At: s.clock.Now()}
 	s.log = append(s.log, ev)
 	s.notify(ev)
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -52,8 +53,8 @@ type Cluster struct {
 	faults   *faults
 	actions  map[string]Action
 	findings []process.Finding
-	errors   []error
 	closed   bool
+	healAt   time.Duration
 }
 
 // New builds the world of opts running plan p: the server with the default
@@ -187,6 +188,9 @@ func (c *Cluster) RunUntil(t time.Duration) {
 // latencies drop to zero and no more crashes happen. Processes in CrashLoopBackOff
 // restart when their delay ends.
 func (c *Cluster) Heal() {
+	if !c.faults.healed {
+		c.healAt = c.Now()
+	}
 	c.faults.heal()
 	c.record(trace.Step{Op: "heal"})
 }
@@ -225,3 +229,30 @@ func KindName(gvk schema.GroupVersionKind) string {
 
 // stream is the rng stream of one fault site (e.g. one informer's lag draws).
 func (c *Cluster) stream(key string) *rng.Stream { return c.rng.Stream(key) }
+
+// Observed is the run as properties judge it: the trace, the phases, the watch
+// log and the final state.
+func (c *Cluster) Observed() *check.Run {
+	var kinds []schema.GroupVersionKind
+	for _, k := range c.Server.Kinds() {
+		kinds = append(kinds, k.GVK)
+	}
+	return &check.Run{
+		Steps: c.Trace.Steps(), HealAt: c.healAt, End: c.Now(), Log: c.Server.Log(), Start: c.start,
+		Objects: func(gvk schema.GroupVersionKind) []client.Object {
+			objs, _ := c.Server.Watcher().List(gvk)
+			return objs
+		},
+		Kinds: kinds,
+	}
+}
+
+// Judge checks properties against the run so far.
+func (c *Cluster) Judge(props ...check.Property) []check.Verdict {
+	r := c.Observed()
+	out := make([]check.Verdict, len(props))
+	for i, p := range props {
+		out[i] = p.Check(r)
+	}
+	return out
+}

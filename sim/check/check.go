@@ -1,0 +1,376 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Run is what a property judges: the steps of the trace, the phases, the watch
+// log (every committed version of every object) and the final state.
+type Run struct {
+	Steps  []trace.Step
+	HealAt time.Duration // when the heal phase began; 0 if the run never healed
+	End    time.Duration // when the run ended
+	Log    []apiserver.Event
+	Start  time.Time // the run's start instant, to turn log timestamps into offsets
+	// Objects returns the final objects of a kind (nil if none).
+	Objects func(gvk schema.GroupVersionKind) []client.Object
+	// Kinds lists the served kinds.
+	Kinds []schema.GroupVersionKind
+}
+
+// Verdict is a property's judgement of one run.
+type Verdict struct {
+	Property string
+	Holds    bool
+	// Detail says why it was violated (or, when it holds, a short measurement).
+	Detail string
+	// At is where the violation shows in the trace (virtual time), if it has a place.
+	At time.Duration
+}
+
+func (v Verdict) String() string {
+	if v.Holds {
+		return v.Property + ": holds"
+	}
+	return fmt.Sprintf("%s: violated at %s: %s", v.Property, v.At, v.Detail)
+}
+
+// Property is a check over a run.
+type Property interface {
+	Name() string
+	Check(r *Run) Verdict
+}
+
+func holds(name, detail string) Verdict { return Verdict{Property: name, Holds: true, Detail: detail} }
+func violated(name string, at time.Duration, format string, args ...any) Verdict {
+	return Verdict{Property: name, At: at, Detail: fmt.Sprintf(format, args...)}
+}
+
+// faultPhaseEnd is when the fault phase ends.
+func (r *Run) faultPhaseEnd() time.Duration {
+	if r.HealAt > 0 {
+		return r.HealAt
+	}
+	return r.End
+}
+
+// reconciles returns the reconcile steps of controller for object, with their results.
+type attempt struct {
+	at     time.Duration
+	result string
+}
+
+func (r *Run) attempts(controller, object string) []attempt {
+	var out []attempt
+	open := map[int]int{} // worker -> index in out of its open reconcile
+	for _, s := range r.Steps {
+		if s.Controller != controller || s.Object != object {
+			continue
+		}
+		switch s.Op {
+		case "reconcile":
+			open[s.Worker] = len(out)
+			out = append(out, attempt{at: s.At})
+		case "result":
+			if i, ok := open[s.Worker]; ok {
+				out[i].result = s.Result
+				delete(open, s.Worker)
+			}
+		}
+	}
+	return out
+}
+
+// SettledBackoff: while a reconcile keeps failing, the controller reconciles at
+// most once per rate-limiter backoff firing, after a first burst of at most
+// FirstBurst (default 2). Reconciles closer than Epsilon (default 100ms) form a
+// burst. Judged over the fault phase, from the first failed reconcile of the object
+// to its first success.
+type SettledBackoff struct {
+	Controller string // controller name
+	Object     string // "namespace/name" (or "/name" for cluster-scoped), as reconcile steps name it
+	Epsilon    time.Duration
+	FirstBurst int
+}
+
+func (p SettledBackoff) Name() string { return "settled-backoff" }
+
+func (p SettledBackoff) Check(r *Run) Verdict {
+	eps, first := p.Epsilon, p.FirstBurst
+	if eps == 0 {
+		eps = 100 * time.Millisecond
+	}
+	if first == 0 {
+		first = 2
+	}
+	var failing []time.Duration
+	started := false
+	for _, a := range r.attempts(p.Controller, p.Object) {
+		if a.at > r.faultPhaseEnd() {
+			break
+		}
+		failed := strings.HasPrefix(a.result, "error")
+		if !started && !failed {
+			continue
+		}
+		started = true
+		failing = append(failing, a.at)
+		if !failed && a.result != "" {
+			break
+		}
+	}
+	bursts := 0
+	for i := 0; i < len(failing); {
+		j := i + 1
+		for j < len(failing) && failing[j]-failing[j-1] < eps {
+			j++
+		}
+		limit := 1
+		if bursts == 0 {
+			limit = first
+		}
+		if n := j - i; n > limit {
+			return violated(p.Name(), failing[i], "%d reconciles of %s within %s (burst %d, at most %d allowed)", n, p.Object, failing[j-1]-failing[i], bursts+1, limit)
+		}
+		bursts++
+		i = j
+	}
+	return holds(p.Name(), fmt.Sprintf("%d failing reconciles in %d bursts", len(failing), bursts))
+}
+
+// RootCauseVisible: while a failure persists, the object's status shows the root
+// cause at least MinFraction (default 0.95) of the virtual time. Message extracts
+// the status message from a version of the object; the window runs from the first
+// version whose message is non-empty to the end of the fault phase.
+type RootCauseVisible struct {
+	GVK         schema.GroupVersionKind
+	Key         client.ObjectKey
+	Message     func(obj client.Object) string
+	RootCause   string // a substring of the root-cause message
+	MinFraction float64
+}
+
+func (p RootCauseVisible) Name() string { return "root-cause-visible" }
+
+func (p RootCauseVisible) Check(r *Run) Verdict {
+	min := p.MinFraction
+	if min == 0 {
+		min = 0.95
+	}
+	end := r.faultPhaseEnd()
+	var since time.Duration = -1
+	var visible, total time.Duration
+	var last time.Duration
+	showing := false
+	worst := time.Duration(-1)
+	for _, ev := range r.Log {
+		if ev.GVK != p.GVK || ev.Object.GetNamespace() != p.Key.Namespace || ev.Object.GetName() != p.Key.Name {
+			continue
+		}
+		at := r.eventTime(ev)
+		if at > end {
+			break
+		}
+		msg := p.Message(ev.Object)
+		if since < 0 {
+			if msg == "" {
+				continue
+			}
+			since, last = at, at
+		} else {
+			total += at - last
+			if showing {
+				visible += at - last
+			}
+			last = at
+		}
+		showing = strings.Contains(msg, p.RootCause)
+		if !showing && worst < 0 {
+			worst = at
+		}
+	}
+	if since < 0 {
+		return holds(p.Name(), "no failure shown")
+	}
+	total += end - last
+	if showing {
+		visible += end - last
+	}
+	if total == 0 {
+		return holds(p.Name(), "no time elapsed")
+	}
+	frac := float64(visible) / float64(total)
+	if frac < min {
+		return violated(p.Name(), worst, "root cause %q shown %.1f%% of the time since %s (want at least %.0f%%)", p.RootCause, 100*frac, since, 100*min)
+	}
+	return holds(p.Name(), fmt.Sprintf("root cause shown %.1f%% of the time", 100*frac))
+}
+
+// eventTime is the virtual time of a watch event since the start of the run.
+func (r *Run) eventTime(ev apiserver.Event) time.Duration { return ev.At.Sub(r.Start) }
+
+// BoundedRetryRate: successive attempts of Op on Object are at least Envelope(i)
+// apart (minus Tolerance), i counting gaps from 0: the retry schedule of a
+// throttle (kopf's 1,1,2,3,5,...,610 s) or a rate limiter (5ms*2^i).
+type BoundedRetryRate struct {
+	Process   string
+	Op        string // e.g. "patch"
+	Object    string // e.g. "KopfExample default/x"
+	Envelope  func(i int) time.Duration
+	Tolerance time.Duration
+	// OnlyFailed counts only attempts whose result is not "ok".
+	OnlyFailed bool
+}
+
+func (p BoundedRetryRate) Name() string { return "bounded-retry-rate" }
+
+func (p BoundedRetryRate) Check(r *Run) Verdict {
+	var at []time.Duration
+	for _, s := range r.Steps {
+		if s.At > r.faultPhaseEnd() {
+			break
+		}
+		if (p.Process == "" || s.Process == p.Process) && s.Op == p.Op && s.Object == p.Object && (!p.OnlyFailed || s.Result != "ok") {
+			at = append(at, s.At)
+		}
+	}
+	for i := 1; i < len(at); i++ {
+		gap, want := at[i]-at[i-1], p.Envelope(i-1)-p.Tolerance
+		if gap < want {
+			return violated(p.Name(), at[i], "attempt %d of %s %s came %s after the previous one, the envelope allows no sooner than %s", i+1, p.Op, p.Object, gap, want)
+		}
+	}
+	return holds(p.Name(), fmt.Sprintf("%d attempts within the envelope", len(at)))
+}
+
+// KopfDelays is kopf's default throttling schedule (seconds), repeating the last.
+var KopfDelays = []time.Duration{1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610}
+
+// Terminates: at the end of the run no object (of Kinds, or of every served kind)
+// still has a deletionTimestamp: no stuck finalizer, no namespace stuck
+// Terminating.
+type Terminates struct {
+	Kinds []schema.GroupVersionKind // nil: every served kind
+}
+
+func (p Terminates) Name() string { return "terminates" }
+
+func (p Terminates) Check(r *Run) Verdict {
+	kinds := p.Kinds
+	if kinds == nil {
+		kinds = r.Kinds
+	}
+	var stuck []string
+	for _, gvk := range kinds {
+		for _, o := range r.Objects(gvk) {
+			if o.GetDeletionTimestamp() != nil {
+				stuck = append(stuck, fmt.Sprintf("%s %s (finalizers %v)", gvk.Kind, key(o), o.GetFinalizers()))
+			}
+		}
+	}
+	if len(stuck) > 0 {
+		slices.Sort(stuck)
+		return violated(p.Name(), r.End, "still deleting at the end of the heal budget: %s", strings.Join(stuck, "; "))
+	}
+	return holds(p.Name(), "nothing left deleting")
+}
+
+func key(o client.Object) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}
+
+// AtMostOnce: each side-effect key happens at most once. Effects lists the keys
+// of the side effects that took effect (e.g. from a ledger), in order.
+type AtMostOnce struct {
+	Effects func(r *Run) []string
+}
+
+func (p AtMostOnce) Name() string { return "at-most-once" }
+
+func (p AtMostOnce) Check(r *Run) Verdict {
+	seen := map[string]int{}
+	for _, k := range p.Effects(r) {
+		seen[k]++
+		if seen[k] == 2 {
+			return violated(p.Name(), r.End, "side effect %s happened twice", k)
+		}
+	}
+	return holds(p.Name(), fmt.Sprintf("%d distinct side effects", len(seen)))
+}
+
+// Eventually: at the end of the heal budget, Desired holds. It is the form of the
+// liveness properties (converges, release-settles, retried-after-failure ...).
+type Eventually struct {
+	Property string
+	Desired  func(r *Run) error
+}
+
+func (p Eventually) Name() string { return p.Property }
+
+func (p Eventually) Check(r *Run) Verdict {
+	if err := p.Desired(r); err != nil {
+		return violated(p.Property, r.End, "%v", err)
+	}
+	return holds(p.Property, "")
+}
+
+// Converges: after inputs and faults stop, the desired state is reached and stays:
+// Desired holds at the end and no process wrote anything in the last Window.
+type Converges struct {
+	Desired func(r *Run) error
+	Window  time.Duration
+}
+
+func (p Converges) Name() string { return "converges" }
+
+func (p Converges) Check(r *Run) Verdict {
+	if err := p.Desired(r); err != nil {
+		return violated(p.Name(), r.End, "desired state not reached: %v", err)
+	}
+	if v := (Quiescent{Window: p.Window}).Check(r); !v.Holds {
+		return violated(p.Name(), v.At, "desired state reached but not stable: %s", v.Detail)
+	}
+	return holds(p.Name(), "")
+}
+
+// Quiescent: at rest (the last Window of the run) no process makes a write.
+type Quiescent struct {
+	Window time.Duration
+}
+
+func (p Quiescent) Name() string { return "quiescent" }
+
+// writes are the trace ops that change the cluster.
+var writes = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true,
+	"update/status": true, "patch/status": true, "update/finalize": true}
+
+func (p Quiescent) Check(r *Run) Verdict {
+	from := r.End - p.Window
+	n := 0
+	var first trace.Step
+	for _, s := range r.Steps {
+		if s.At < from || s.Process == "" || s.Process == "admin" || !writes[s.Op] {
+			continue
+		}
+		if n == 0 {
+			first = s
+		}
+		n++
+	}
+	if n > 0 {
+		return violated(p.Name(), first.At, "%d writes in the last %s, first %s %s by %s/%s", n, p.Window, first.Op, first.Object, first.Process, first.Controller)
+	}
+	return holds(p.Name(), "")
+}
