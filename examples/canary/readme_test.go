@@ -10,10 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/ctrlsim/ctrlsim/examples/canary"
+	"github.com/ctrlsim/ctrlsim/controllers/canary"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -22,12 +20,11 @@ import (
 var space = plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap", "/v1/Secret"}, Horizon: time.Minute}
 
 func world() cluster.Options {
-	isParent := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[canary.ParentLabel] != "" })
 	return cluster.Options{
 		Scheme: scheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}, isParent).Owns(&corev1.Secret{}).
-				Complete(&canary.Reconciler{Client: p.GetClient()})
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
+				Complete(&canary.Reconciler{Client: p.GetClient(), Variant: "buggy"})
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{

@@ -21,8 +21,9 @@ type Result struct {
 	ChecksToFirstFailure int
 	// Minimal is the shrunk failing plan; nil when none failed.
 	Minimal *plan.Plan
-	// Failure is the property's message for Minimal.
+	// Failure is the property's message for Minimal, and Err the error itself.
 	Failure string
+	Err     error
 }
 
 // Run draws up to checks plans from gen (rapid, starting from seed), checks prop on
@@ -52,7 +53,7 @@ func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p 
 				res.ChecksToFirstFailure = calls
 			}
 			// Rapid keeps the smallest failing plan; the last failure it sees is it.
-			res.Minimal, res.Failure = p, err.Error()
+			res.Minimal, res.Failure, res.Err = p, err.Error(), err
 			t.Fatal(err.Error())
 		}
 	})

@@ -1,0 +1,77 @@
+// Package canary is the canary entry of the catalogue: controllers/canary under
+// informer lag and holds. Its buggy variant must be caught on every run, so that a
+// broken pipeline that catches nothing is noticed (TigerBeetle's canary fuzzer).
+//
+// # Known gaps
+//
+// One parent object and one process: enough to catch the canary, not a model of
+// any real operator.
+package canary
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/ctrlsim/ctrlsim/controllers/canary"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// World runs the canary controller of variant v in process "op", with one parent.
+func World(v variant.Variant) cluster.Options {
+	return cluster.Options{
+		Scheme: scheme.Scheme,
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
+				Complete(&canary.Reconciler{Client: p.GetClient(), APIReader: p.GetAPIReader(), Variant: v})
+		}}},
+		Setup: func(c *cluster.Cluster) error {
+			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Namespace: "default", Name: "app", Labels: map[string]string{canary.ParentLabel: "yes"}}})
+		},
+	}
+}
+
+// OneChild is the canary's property: the parent never has two children.
+func OneChild(c *cluster.Cluster) []check.Property {
+	return []check.Property{check.Eventually{Property: "at-most-once", Desired: func(*check.Run) error {
+		var children corev1.SecretList
+		if err := c.List(&children); err != nil {
+			return err
+		}
+		if n := len(children.Items); n > 1 {
+			return fmt.Errorf("parent default/app has %d child Secrets", n)
+		}
+		return nil
+	}}}
+}
+
+// Entry is the catalogue entry.
+func Entry() *catalogue.Entry {
+	return &catalogue.Entry{
+		ID:       "canary/stale-cache",
+		Seed:     "canary",
+		Upstream: "",
+		Summary: "A controller creates a child Secret whenever its informer cache does not show one yet. " +
+			"When the Secret cache lags behind the ConfigMap cache, the event of its own status write arrives first, " +
+			"the next reconcile sees no child, and it creates a second one.\n\n" +
+			"The canary is wrong on purpose: the harness must catch its buggy variant on every run. " +
+			"The fixed variant names the child after the parent (a second Create fails with AlreadyExists); " +
+			"the robust variant also lists children with the API reader.",
+		Expect:     map[variant.Variant]catalogue.Outcome{variant.Buggy: catalogue.Caught, variant.Fixed: catalogue.Holds, variant.Robust: catalogue.Holds},
+		World:      World,
+		Space:      plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap", "/v1/Secret"}, Horizon: time.Minute},
+		FaultPhase: time.Minute,
+		HealBudget: time.Minute,
+		Properties: OneChild,
+	}
+}

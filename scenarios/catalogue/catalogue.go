@@ -1,0 +1,199 @@
+package catalogue
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Outcome is what exploring an (entry, variant) finds.
+type Outcome string
+
+// The outcomes.
+const (
+	Caught Outcome = "caught" // a plan violating a property was found (and shrunk)
+	Holds  Outcome = "holds"  // no violation within the budget
+)
+
+// Entry is one catalogue entry: a scenario under one fault profile, with its
+// properties and the expected outcome per variant of its reference controller.
+type Entry struct {
+	ID       string // e.g. "bd/terminating-cleanup"
+	Seed     string // e.g. "1 (000)"
+	SeedFile string // file under ../shared/seeds/
+	Upstream string // the upstream PR
+	// Summary is what the bug is, in two paragraphs (for the entry's page).
+	Summary string
+	// Expect gives the expected outcome per variant; variants absent are not run.
+	Expect map[variant.Variant]Outcome
+	// Why explains expectations that differ from DESIGN.md's hypotheses.
+	Why string
+
+	// World builds the world for a variant.
+	World func(v variant.Variant) cluster.Options
+	// Space is the plan space of the entry's fault profile.
+	Space plan.Space
+	// FaultPhase and HealBudget are the lengths of the two phases of a run.
+	FaultPhase, HealBudget time.Duration
+	// Properties are the checks of a run of this world (they may read the
+	// cluster's models, e.g. a ledger).
+	Properties func(c *cluster.Cluster) []check.Property
+}
+
+// Variants returns the variants the entry has expectations for, in catalogue order.
+func (e *Entry) Variants() []variant.Variant {
+	var out []variant.Variant
+	for _, v := range variant.All {
+		if _, ok := e.Expect[v]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// PropertyNames lists the names of the entry's properties.
+func (e *Entry) PropertyNames() []string {
+	c, err := cluster.New(&plan.Plan{}, e.World(variant.Fixed))
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	var names []string
+	for _, p := range e.Properties(c) {
+		names = append(names, p.Name())
+	}
+	return names
+}
+
+// Run is the result of running one plan.
+type Run struct {
+	Cluster  *cluster.Cluster
+	Verdicts []check.Verdict
+	// Figures of the run.
+	APIOps, Reconciles int
+	Virtual            time.Duration
+}
+
+// Violated returns the violated verdicts.
+func (r *Run) Violated() []check.Verdict {
+	var out []check.Verdict
+	for _, v := range r.Verdicts {
+		if !v.Holds {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// RunPlan runs p on the entry's world for v: the fault phase, heal, the heal
+// budget, then the properties. The caller must Close the returned cluster.
+func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
+	c, err := cluster.New(p, e.World(v))
+	if err != nil {
+		return nil, err
+	}
+	c.RunFor(e.FaultPhase)
+	c.Heal()
+	c.RunFor(e.HealBudget)
+	r := &Run{Cluster: c, Verdicts: c.Judge(e.Properties(c)...), Virtual: c.Now()}
+	for _, s := range c.Trace.Steps() {
+		switch {
+		case s.Op == "reconcile":
+			r.Reconciles++
+		case s.Process != "" && s.Process != "admin" && isCall(s.Op):
+			r.APIOps++
+		}
+	}
+	return r, nil
+}
+
+func isCall(op string) bool {
+	op = strings.TrimPrefix(op, "cached-")
+	switch strings.SplitN(op, "/", 2)[0] {
+	case "get", "list", "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// Violation is the error a failing run gives the explorer.
+type Violation struct{ Verdicts []check.Verdict }
+
+func (v *Violation) Error() string {
+	var parts []string
+	for _, x := range v.Verdicts {
+		parts = append(parts, x.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Properties returns the names of the violated properties.
+func (v *Violation) Properties() []string {
+	var out []string
+	for _, x := range v.Verdicts {
+		out = append(out, x.Property)
+	}
+	return out
+}
+
+// Result is the outcome of exploring one (entry, variant).
+type Result struct {
+	Entry                string
+	Variant              variant.Variant
+	Expect               Outcome
+	Outcome              Outcome
+	Checks               int
+	ChecksToFirstFailure int
+	Violated             []string
+	Minimal              *plan.Plan
+	Wall                 time.Duration
+	APIOps               int
+	Reconciles           int
+	Virtual              time.Duration
+}
+
+// AsExpected reports whether the outcome is the expected one.
+func (r Result) AsExpected() bool { return r.Outcome == r.Expect }
+
+// Explore runs up to checks plans of the entry's space for v from the explorer
+// seed, and shrinks the first violation. wallClock measures the exploration (the
+// harness's own time, outside any simulated world).
+func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock func() time.Time) Result {
+	res := Result{Entry: e.ID, Variant: v, Expect: e.Expect[v], Outcome: Holds}
+	start := wallClock()
+	out := explore.Run(plan.Generator(e.Space), checks, seed, func(p *plan.Plan) error {
+		r, err := e.RunPlan(v, p)
+		if err != nil {
+			return fmt.Errorf("world error: %w", err)
+		}
+		defer r.Cluster.Close()
+		res.APIOps += r.APIOps
+		res.Reconciles += r.Reconciles
+		res.Virtual += r.Virtual
+		if bad := r.Violated(); len(bad) > 0 {
+			return &Violation{Verdicts: bad}
+		}
+		return nil
+	})
+	res.Wall = wallClock().Sub(start)
+	res.Checks = out.Checks
+	if out.Caught {
+		res.Outcome = Caught
+		res.ChecksToFirstFailure = out.ChecksToFirstFailure
+		res.Minimal = out.Minimal
+		var viol *Violation
+		if errors.As(out.Err, &viol) {
+			res.Violated = viol.Properties()
+		} else {
+			res.Violated = []string{"error: " + out.Failure}
+		}
+	}
+	return res
+}
