@@ -14,9 +14,8 @@ all: test
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-run: ## the catalogue swarm on the built-in simulator (ctrlsim run)
-	@echo "make run: 'ctrlsim run' needs the runtime, scenarios and the command (issues 3-6); not built yet." >&2
-	@exit 2
+run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=... to pass flags)
+	$(GO) run ./cmd/ctrlsim run $(RUN_FLAGS)
 
 test: ## unit, property and lint tests, and determinism under -race (the CI job)
 	$(GO) mod download

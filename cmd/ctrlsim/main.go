@@ -1,0 +1,119 @@
+// Command ctrlsim explores, replays and catalogues controller bugs in the
+// deterministic simulator.
+//
+//	ctrlsim list [--json]
+//	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N] [--json]
+//	ctrlsim replay --entry ID --variant V (--plan FILE | --plan-text TEXT) [--timeline] [--json]
+//	ctrlsim catalogue [--check]
+//	ctrlsim bench [--json]
+//
+// Bad input (an unknown entry or variant, a malformed plan, an unreadable file, a
+// bad flag) exits 2 with one line naming the problem.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+)
+
+// usageError is bad input: exit 2 with its one line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitError ends the command with a code after the command printed its output.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+const usage = `usage: ctrlsim <command> [flags]
+
+commands:
+  list       the catalogue entries
+  run        explore each (entry, variant); exit 0 iff every outcome is the expected one
+  replay     run one plan and print verdicts, trace hash and (--timeline) the timeline
+  catalogue  regenerate reports/ (--check: exit 1 and show the diff when it is stale)
+  bench      throughput and time-to-find figures
+
+run 'ctrlsim <command> -h' for its flags`
+
+func main() {
+	// The explorer (rapid) reads testing.Short() and its own flags: register and
+	// parse them (with no arguments: the command has flags of its own).
+	testing.Init()
+	_ = flag.CommandLine.Parse(nil)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without os.Exit, for tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "list":
+		err = cmdList(args[1:], stdout)
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	case "replay":
+		err = cmdReplay(args[1:], stdout)
+	case "catalogue":
+		err = cmdCatalogue(args[1:], stdout)
+	case "bench":
+		err = cmdBench(args[1:], stdout)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, replay, catalogue or bench)\n", args[0])
+		return 2
+	}
+	var ue *usageError
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "ctrlsim %s: %s\n", args[0], ue.msg)
+		return 2
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintf(stderr, "ctrlsim %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+// newFlags returns a flag set that reports errors as usageErrors instead of
+// printing usage.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("ctrlsim "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags; bad flags are usage errors; -h prints the flags.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}

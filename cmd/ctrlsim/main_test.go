@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+type runOutput struct {
+	Results []runResult `json:"results"`
+	Summary runSummary  `json:"summary"`
+}
+
+func runJSON(t *testing.T, args ...string) runOutput {
+	t.Helper()
+	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20"}, args...)...)
+	if code != 0 {
+		t.Fatalf("run %v: exit %d: %s", args, code, errs)
+	}
+	var r runOutput
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("run --json is not JSON: %v\n%s", err, out)
+	}
+	return r
+}
+
+func TestRunJSONHasTheContractFields(t *testing.T) {
+	out, _, code := ctrlsim(t, "run", "--json", "--checks", "20", "--entry", "canary/*")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal([]byte(out), &generic); err != nil {
+		t.Fatal(err)
+	}
+	results := generic["results"].([]any)
+	for _, field := range []string{"entry", "variant", "expect", "outcome", "checks", "checks_to_first_failure",
+		"violated", "minimal_plan", "replay", "wall_ms", "api_ops", "reconciles", "virtual_seconds"} {
+		if _, ok := results[0].(map[string]any)[field]; !ok {
+			t.Errorf("run --json result lacks %q", field)
+		}
+	}
+	summary := generic["summary"].(map[string]any)
+	for _, field := range []string{"results", "as_expected", "unexpected"} {
+		if _, ok := summary[field]; !ok {
+			t.Errorf("run --json summary lacks %q", field)
+		}
+	}
+}
+
+// Shards are disjoint and together equal the unsharded run.
+func TestShardsPartitionTheRun(t *testing.T) {
+	key := func(r runResult) string { return r.Entry + "/" + r.Variant + "/" + r.Outcome + "/" + r.MinimalPlan }
+	all := map[string]bool{}
+	for _, r := range runJSON(t).Results {
+		all[key(r)] = true
+	}
+	union := map[string]bool{}
+	for _, shard := range []string{"1/2", "2/2"} {
+		for _, r := range runJSON(t, "--shard", shard).Results {
+			if union[key(r)] {
+				t.Errorf("shards overlap on %s", key(r))
+			}
+			union[key(r)] = true
+		}
+	}
+	if len(union) != len(all) {
+		t.Errorf("shards cover %d results, the unsharded run %d", len(union), len(all))
+	}
+	for k := range all {
+		if !union[k] {
+			t.Errorf("shards miss %s", k)
+		}
+	}
+}
+
+// A caught result's replay command reproduces the violation, with the same hash
+// every time.
+func TestReplayReproducesACaughtPlan(t *testing.T) {
+	r := runJSON(t, "--entry", "canary/stale-cache", "--variant", "buggy")
+	if r.Results[0].Outcome != "caught" || !strings.Contains(r.Results[0].Replay, "ctrlsim replay --entry canary/stale-cache --variant buggy --plan-text $'") {
+		t.Fatalf("a caught result carries a replay command: %+v", r.Results[0])
+	}
+	file := filepath.Join(t.TempDir(), "plan.txt")
+	if err := os.WriteFile(file, []byte(r.Results[0].MinimalPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hashes []string
+	for range 2 {
+		out, errs, code := ctrlsim(t, "replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", file, "--json")
+		if code != 0 {
+			t.Fatalf("replay exit %d: %s", code, errs)
+		}
+		var rep struct {
+			TraceHash string            `json:"trace_hash"`
+			Verdicts  map[string]string `json:"verdicts"`
+			Steps     int               `json:"steps"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdicts["at-most-once"] != "violated" || rep.Steps == 0 {
+			t.Errorf("replay of the minimal plan: %+v", rep)
+		}
+		hashes = append(hashes, rep.TraceHash)
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("replays differ: %v", hashes)
+	}
+	out, _, _ := ctrlsim(t, "replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", file, "--timeline")
+	for _, want := range []string{"timeline:", "cached-list Secret", "at-most-once: violated", "trace hash"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay --timeline lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Bad input exits 2 with one line naming the problem, never a panic.
+func TestBadInputExitsTwoWithOneLine(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(plan, []byte("seed 1\nwobble\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--entry", "nope/*"}, `--entry "nope/*" matches no entry`},
+		{[]string{"run", "--variant", "sideways"}, `unknown variant "sideways"`},
+		{[]string{"run", "--checks", "-3"}, "bad --checks -3"},
+		{[]string{"run", "--shard", "3/2"}, `bad --shard "3/2"`},
+		{[]string{"run", "--shard", "x"}, `bad --shard "x"`},
+		{[]string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"replay", "--entry", "nope", "--variant", "buggy", "--plan-text", "seed 1"}, `unknown entry "nope"`},
+		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy"}, "a plan is required"},
+		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", "/does/not/exist"}, "cannot read plan"},
+		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", plan}, `plan line 2: unknown line kind "wobble"`},
+		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan-text", "seed 1\ncrash process=ghost call=1"}, `unknown process "ghost"`},
+	} {
+		out, errs, code := ctrlsim(t, tc.args...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("ctrlsim %v: exit %d, stderr %q, stdout %q; want exit 2 and one line containing %q", tc.args, code, errs, out, tc.want)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	out, _, code := ctrlsim(t, "list")
+	if code != 0 || !strings.Contains(out, "canary/stale-cache") {
+		t.Errorf("list: exit %d\n%s", code, out)
+	}
+	out, _, _ = ctrlsim(t, "list", "--json")
+	var entries []listedEntry
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || entries[0].Expect["buggy"] != "caught" {
+		t.Errorf("list --json: %v %+v", err, entries)
+	}
+}

@@ -1,0 +1,69 @@
+// Package scenarios is the catalogue: every entry of every scenario package, in
+// catalogue order. Each scenario package (one per seed, plus the canary) binds a
+// reference controller and the models it needs into a world, and defines its
+// entries: fault profile, properties and expected outcome per variant.
+//
+// # Known gaps
+//
+// Entries are registered here by hand; a scenario package that is not listed in
+// All is not in the catalogue.
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ctrlsim/ctrlsim/scenarios/canary"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+)
+
+// All returns the catalogue entries in catalogue order.
+func All() []*catalogue.Entry {
+	return []*catalogue.Entry{
+		canary.Entry(),
+	}
+}
+
+// Lookup returns the entry with this ID.
+func Lookup(id string) (*catalogue.Entry, error) {
+	var ids []string
+	for _, e := range All() {
+		if e.ID == id {
+			return e, nil
+		}
+		ids = append(ids, e.ID)
+	}
+	return nil, fmt.Errorf("unknown entry %q (known: %s)", id, strings.Join(ids, ", "))
+}
+
+// Match returns the entries whose ID matches the glob: '*' matches any run of
+// characters (slashes included), '?' any one character.
+func Match(glob string) ([]*catalogue.Entry, error) {
+	var re strings.Builder
+	re.WriteString("^")
+	for _, r := range glob {
+		switch r {
+		case '*':
+			re.WriteString(".*")
+		case '?':
+			re.WriteString(".")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	re.WriteString("$")
+	pattern := regexp.MustCompile(re.String())
+	var out []*catalogue.Entry
+	var ids []string
+	for _, e := range All() {
+		ids = append(ids, e.ID)
+		if pattern.MatchString(e.ID) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--entry %q matches no entry (known: %s)", glob, strings.Join(ids, ", "))
+	}
+	return out, nil
+}
