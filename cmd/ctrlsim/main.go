@@ -66,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "replay":
 		err = cmdReplay(args[1:], stdout)
 	case "catalogue":
-		err = cmdCatalogue(args[1:], stdout)
+		err = cmdCatalogue(args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout)
 	case "-h", "-help", "--help", "help":

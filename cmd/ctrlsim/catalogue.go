@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctrlsim/ctrlsim/scenarios"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+)
+
+func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("catalogue")
+	check := fs.Bool("check", false, "do not write: exit 1 and show the differences when reports/ is stale")
+	dir := fs.String("dir", "reports", "the catalogue directory")
+	checks := fs.Int("checks", 200, "plans per (entry, variant)")
+	seed := fs.Uint64("seed", 1, "explorer seed")
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	if *checks < 1 {
+		return usagef("bad --checks %d: want at least 1", *checks)
+	}
+	target := *dir
+	if *check {
+		tmp, err := os.MkdirTemp("", "ctrlsim-catalogue-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		target = tmp
+	}
+	progress := func(e *catalogue.Entry, v string) {
+		if isTerminal(stderr) {
+			fmt.Fprintf(stderr, "\r\033[Kexploring %s %s ...", e.ID, v)
+		}
+	}
+	results, err := catalogue.WriteReports(target, scenarios.All(), catalogue.ReportOptions{Checks: *checks, Seed: *seed}, progress)
+	if isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	unexpected := 0
+	for _, r := range results {
+		if !r.AsExpected() {
+			unexpected++
+		}
+	}
+	if !*check {
+		fmt.Fprintf(stdout, "wrote %s: %d results, %d unexpected\n", *dir, len(results), unexpected)
+		return nil
+	}
+	diffs, err := compareDirs(*dir, target)
+	if err != nil {
+		return err
+	}
+	if len(diffs) > 0 {
+		fmt.Fprintf(stdout, "%s is stale (regenerate with `make reports` and commit):\n%s", *dir, strings.Join(diffs, ""))
+		return &exitError{1}
+	}
+	fmt.Fprintf(stdout, "%s is current: %d results, %d unexpected\n", *dir, len(results), unexpected)
+	return nil
+}
+
+// compareDirs lists the differences between the checked-in catalogue and a fresh
+// one: files missing, extra, or changed (with the first differing line).
+func compareDirs(have, want string) ([]string, error) {
+	files := func(root string) (map[string][]byte, error) {
+		out := map[string][]byte{}
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out[rel] = b
+			return err
+		})
+		if os.IsNotExist(err) {
+			return out, nil
+		}
+		return out, err
+	}
+	h, err := files(have)
+	if err != nil {
+		return nil, err
+	}
+	w, err := files(want)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for n := range h { // lint:order-independent sorted below
+		names = append(names, n)
+	}
+	for n := range w { // lint:order-independent sorted below
+		if _, ok := h[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var diffs []string
+	for _, n := range names {
+		a, inH := h[n]
+		b, inW := w[n]
+		switch {
+		case !inW:
+			diffs = append(diffs, fmt.Sprintf("  %s: not generated any more (delete it)\n", n))
+		case !inH:
+			diffs = append(diffs, fmt.Sprintf("  %s: missing\n", n))
+		case !bytes.Equal(a, b):
+			al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+			i := 0
+			for i < len(al) && i < len(bl) && al[i] == bl[i] {
+				i++
+			}
+			line := func(ls []string) string {
+				if i < len(ls) {
+					return ls[i]
+				}
+				return "(end of file)"
+			}
+			diffs = append(diffs, fmt.Sprintf("  %s: differs at line %d\n    - %s\n    + %s\n", n, i+1, line(al), line(bl)))
+		}
+	}
+	return diffs, nil
+}

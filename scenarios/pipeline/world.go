@@ -1,0 +1,300 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	pipelinectrl "github.com/ctrlsim/ctrlsim/controllers/pipeline"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/models/promotion"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The world's names.
+const (
+	ProcessName  = "pipeline-controller" // the operator pod
+	Namespace    = "default"             // where pipelines live
+	PipelineName = "podinfo"             // the pipeline created at the start
+	AppName      = "podinfo"             // the HelmRelease in every target namespace
+	FirstVersion = "v1"                  // what every environment runs at the start
+	// PromotionProcess is the name the promotion system's steps carry in the trace.
+	PromotionProcess = "promotion"
+)
+
+// Environments are the pipeline's environments in promotion order; each has one
+// target, the namespace of the same name.
+var Environments = []string{"dev", "staging", "prod"}
+
+// Kinds as plans name them (for lag and hold faults).
+var (
+	PipelineKind       = cluster.KindName(pipelinectrl.PipelineGVK)
+	HelmReleaseKind    = cluster.KindName(pipelinectrl.HelmReleaseGVK)
+	PromotionClaimKind = cluster.KindName(pipelinectrl.PromotionClaimGVK)
+)
+
+// CRDs are the custom resources the world serves.
+var CRDs = []apiserver.CRD{
+	{GVK: pipelinectrl.PipelineGVK, Namespaced: true, Status: true, Plural: "pipelines"},
+	{GVK: pipelinectrl.PromotionClaimGVK, Namespaced: true, Status: true, Plural: "promotionclaims"},
+	{GVK: pipelinectrl.HelmReleaseGVK, Namespaced: true, Status: true, Plural: "helmreleases"},
+}
+
+// Scheme is client-go's scheme with the pipeline and HelmRelease types.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	if err := pipelinectrl.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Config chooses the controller and tunes the promotion system.
+type Config struct {
+	Variant variant.Variant
+	// PreRecord runs the buggy variant as it was before PR #214 (no record).
+	PreRecord bool
+	// PromotionLag bounds the trigger-to-effect lag, drawn per effect from the
+	// plan's seed (stream "promotion/lag"). Zero: promotion.DefaultLag.
+	PromotionLagMin, PromotionLagMax time.Duration
+	// PromoteCallTime is how long one Promote call takes. Zero: 2s.
+	PromoteCallTime time.Duration
+}
+
+// World is one run's world: its config and its promotion system (whose Ledger the
+// at-most-once property counts). Build a new World for every run.
+type World struct {
+	Config
+	Promotion *promotion.System
+}
+
+// NewWorld returns a world for cfg.
+func NewWorld(cfg Config) *World {
+	if cfg.PromotionLagMin == 0 && cfg.PromotionLagMax == 0 {
+		cfg.PromotionLagMin, cfg.PromotionLagMax = promotion.DefaultLag, promotion.DefaultLag
+	}
+	if cfg.PromoteCallTime == 0 {
+		cfg.PromoteCallTime = 2 * time.Second
+	}
+	return &World{Config: cfg, Promotion: &promotion.System{CallTime: cfg.PromoteCallTime, Apply: applyPromotion}}
+}
+
+// Options is the catalogue's form: a fresh world for variant v with the default
+// config.
+func Options(v variant.Variant) cluster.Options { return NewWorld(Config{Variant: v}).Options() }
+
+var ctx = context.Background()
+
+// Options describe the world to cluster.New.
+func (w *World) Options() cluster.Options {
+	return cluster.Options{
+		Scheme:    Scheme(),
+		CRDs:      CRDs,
+		Processes: []process.Spec{{Name: ProcessName, Setup: w.setupController}},
+		Setup:     w.setup,
+		Actions: map[string]cluster.Action{
+			// Example: at 1s create-pipeline name=other
+			"create-pipeline": func(c *cluster.Cluster, a plan.Args) error {
+				return c.Admin().Create(ctx, NewPipeline(orDefault(a.Get("name"), PipelineName)))
+			},
+			// Example: at 10s publish version=v2 (the first environment's app now runs v2)
+			"publish": func(c *cluster.Cluster, a plan.Args) error {
+				return SetAppVersion(ctx, c.Admin(), orDefault(a.Get("env"), Environments[0]), a.Get("version"))
+			},
+			// Example: at 12s app-event env=dev (helm-controller reconciles the app again; same revision)
+			"app-event": func(c *cluster.Cluster, a plan.Args) error {
+				return touchApp(c, orDefault(a.Get("env"), Environments[0]))
+			},
+			// Example: at 12s app-ready env=staging ready=false
+			"app-ready": func(c *cluster.Cluster, a plan.Args) error {
+				return setAppReady(c, orDefault(a.Get("env"), Environments[0]), a.Get("ready") != "false")
+			},
+			// Example: at 0s promotion-fails env=staging version=v2 count=1
+			"promotion-fails": func(c *cluster.Cluster, a plan.Args) error {
+				n, err := strconv.Atoi(orDefault(a.Get("count"), "1"))
+				if err != nil {
+					return err
+				}
+				w.Promotion.FailNext(promotion.Key{Pipeline: types.NamespacedName{Namespace: Namespace, Name: orDefault(a.Get("pipeline"), PipelineName)},
+					Environment: a.Get("env"), Version: a.Get("version")}, n)
+				return nil
+			},
+			// Example: at 11s edit-pipeline branch=release (a spec change: generation bump)
+			"edit-pipeline": func(c *cluster.Cluster, a plan.Args) error {
+				var p pipelinectrl.Pipeline
+				if err := c.Get(client.ObjectKey{Namespace: Namespace, Name: orDefault(a.Get("name"), PipelineName)}, &p); err != nil {
+					return err
+				}
+				p.Spec.Promotion.PullRequest.Branch = orDefault(a.Get("branch"), "release")
+				return c.Admin().Update(ctx, &p)
+			},
+		},
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// setupController registers the controller as its SetupWithManager does.
+func (w *World) setupController(p *process.Process) error {
+	r := &pipelinectrl.Reconciler{Client: p.GetClient(), Cache: p.GetCache(), Promoter: w.Promotion, Clock: p.Clock(),
+		Variant: w.Variant, PreRecord: w.PreRecord}
+	if err := p.GetCache().IndexField(ctx, &pipelinectrl.Pipeline{}, pipelinectrl.AppIndex, pipelinectrl.IndexApplication); err != nil {
+		return err
+	}
+	b := p.NewControllerManagedBy().
+		For(&pipelinectrl.Pipeline{}, r.PipelinePredicates()...).
+		Watches(&pipelinectrl.HelmRelease{}, handler.EnqueueRequestsFromMapFunc(r.RequestsForApp))
+	if w.Variant == variant.Robust {
+		b = b.Owns(&pipelinectrl.PromotionClaim{})
+	}
+	// The seed's controller ran on client-go's classic queue.
+	return b.WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
+}
+
+// setup creates the namespaces, the apps at FirstVersion and the pipeline, and
+// binds the promotion system to the cluster.
+func (w *World) setup(c *cluster.Cluster) error {
+	s := w.Promotion
+	s.Client, s.Clock = c.Admin(), c.Clock
+	lag := rng.New(c.Plan().Seed).Stream("promotion/lag")
+	s.Lag = func(promotion.Key, int) time.Duration { return lag.Duration(w.PromotionLagMin, w.PromotionLagMax) }
+	s.OnAttempt = func(a promotion.Attempt) {
+		res := "ok"
+		if a.Err != nil {
+			res = "error: " + a.Err.Error()
+		}
+		c.Trace.Add(trace.Step{At: c.Now(), Process: PromotionProcess, Op: "promote", Object: a.Key.String(), Result: res})
+	}
+	s.OnApply = func(e promotion.Effect) {
+		res := "ok"
+		if e.ApplyErr != nil {
+			res = "error: " + e.ApplyErr.Error()
+		}
+		c.Trace.Add(trace.Step{At: c.Now(), Process: PromotionProcess, Op: "promotion-applied", Object: e.Key.String(), Result: res})
+	}
+	for _, env := range Environments {
+		if err := c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: env}}); err != nil {
+			return err
+		}
+		hr := &pipelinectrl.HelmRelease{ObjectMeta: metav1.ObjectMeta{Namespace: env, Name: AppName},
+			Spec: pipelinectrl.HelmReleaseSpec{Chart: pipelinectrl.HelmChartTemplate{Spec: pipelinectrl.HelmChartTemplateSpec{Chart: AppName}}}}
+		if err := c.Admin().Create(ctx, hr); err != nil {
+			return err
+		}
+		if err := SetAppVersion(ctx, c.Admin(), env, FirstVersion); err != nil {
+			return err
+		}
+	}
+	return c.Admin().Create(ctx, NewPipeline(PipelineName))
+}
+
+// NewPipeline is a pipeline of the app through Environments, promoted by pull
+// request.
+func NewPipeline(name string) *pipelinectrl.Pipeline {
+	p := &pipelinectrl.Pipeline{
+		ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: name},
+		Spec: pipelinectrl.PipelineSpec{
+			AppRef:    pipelinectrl.LocalAppReference{APIVersion: pipelinectrl.HelmGroupVersion.String(), Kind: "HelmRelease", Name: AppName},
+			Promotion: &pipelinectrl.Promotion{PullRequest: &pipelinectrl.PullRequestPromotion{URL: "https://github.com/example/podinfo-deploy", Branch: "main"}},
+		},
+	}
+	for _, env := range Environments {
+		p.Spec.Environments = append(p.Spec.Environments, pipelinectrl.Environment{Name: env, Targets: []pipelinectrl.Target{{Namespace: env}}})
+	}
+	return p
+}
+
+// SetAppVersion is Flux deploying version to env: the HelmRelease's chart version,
+// then its status (Ready, lastAppliedRevision), as helm-controller reports a
+// successful upgrade.
+func SetAppVersion(ctx context.Context, c client.Client, env, version string) error {
+	if version == "" {
+		return fmt.Errorf("no version")
+	}
+	var hr pipelinectrl.HelmRelease
+	if err := c.Get(ctx, client.ObjectKey{Namespace: env, Name: AppName}, &hr); err != nil {
+		return err
+	}
+	if hr.Spec.Chart.Spec.Version != version {
+		hr.Spec.Chart.Spec.Version = version
+		if err := c.Update(ctx, &hr); err != nil {
+			return err
+		}
+	}
+	hr.Status.ObservedGeneration = hr.Generation
+	hr.Status.LastAppliedRevision = version
+	apimeta.SetStatusCondition(&hr.Status.Conditions, metav1.Condition{Type: pipelinectrl.ReadyCondition, Status: metav1.ConditionTrue,
+		Reason: "UpgradeSucceeded", Message: "Helm upgrade succeeded for " + version, LastTransitionTime: hr.CreationTimestamp})
+	return c.Status().Update(ctx, &hr)
+}
+
+// applyPromotion is the effect of a promotion: the environment's targets run the
+// version (the pull request is merged and Flux applies it).
+func applyPromotion(ctx context.Context, c client.Client, k promotion.Key) error {
+	var p pipelinectrl.Pipeline
+	if err := c.Get(ctx, k.Pipeline, &p); err != nil {
+		return err
+	}
+	for _, env := range p.Spec.Environments {
+		if env.Name != k.Environment {
+			continue
+		}
+		for _, t := range env.Targets {
+			if err := SetAppVersion(ctx, c, t.Namespace, k.Version); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// touchApp is helm-controller reconciling the app again without a new revision:
+// a status write (an app event for the pipeline) that changes nothing it reads.
+func touchApp(c *cluster.Cluster, env string) error {
+	var hr pipelinectrl.HelmRelease
+	if err := c.Get(client.ObjectKey{Namespace: env, Name: AppName}, &hr); err != nil {
+		return err
+	}
+	if cond := apimeta.FindStatusCondition(hr.Status.Conditions, pipelinectrl.ReadyCondition); cond != nil {
+		cond.Message = "Release reconciled at " + c.Now().String()
+	}
+	return c.Admin().Status().Update(ctx, &hr)
+}
+
+func setAppReady(c *cluster.Cluster, env string, ready bool) error {
+	var hr pipelinectrl.HelmRelease
+	if err := c.Get(client.ObjectKey{Namespace: env, Name: AppName}, &hr); err != nil {
+		return err
+	}
+	st := metav1.ConditionTrue
+	if !ready {
+		st = metav1.ConditionFalse
+	}
+	apimeta.SetStatusCondition(&hr.Status.Conditions, metav1.Condition{Type: pipelinectrl.ReadyCondition, Status: st,
+		Reason: "Reconciling", Message: "set by the plan", LastTransitionTime: metav1.NewTime(c.Clock.Now())})
+	return c.Admin().Status().Update(ctx, &hr)
+}
