@@ -1,0 +1,94 @@
+package fuzz
+
+import (
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/scenarios"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// seedInputs are a few fuzz inputs every target starts from (rapid decodes any
+// bytes into a plan).
+var seedInputs = [][]byte{
+	{},
+	{0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+	[]byte("ctrlsim: a deterministic simulation test harness for Kubernetes controllers"),
+	{255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0},
+}
+
+// fuzzEntry fuzzes the variants of an entry that are expected to hold.
+func fuzzEntry(f *testing.F, id string) {
+	e, err := scenarios.Lookup(id)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, in := range seedInputs {
+		f.Add(in)
+	}
+	f.Fuzz(plan.Fuzz(e.Space, func(t *rapid.T, p *plan.Plan) {
+		for _, v := range e.Variants() {
+			if e.Expect[v] != catalogue.Holds {
+				continue
+			}
+			r, err := e.RunPlan(v, p)
+			if err != nil {
+				t.Fatalf("world error: %v\n%s", err, p)
+			}
+			bad := r.Violated()
+			r.Cluster.Close()
+			if len(bad) > 0 {
+				t.Fatalf("%s/%s: %v\nplan:\n%sreplay: %s", e.ID, v, bad, p,
+					"ctrlsim replay --entry "+e.ID+" --variant "+string(v)+" --plan-text $'...'")
+			}
+		}
+	}))
+}
+
+func FuzzCanary(f *testing.F) { fuzzEntry(f, "canary/stale-cache") }
+
+// FuzzPlanParser: any text either fails to parse with an error, or parses to a
+// plan whose text form parses back to the same plan.
+func FuzzPlanParser(f *testing.F) {
+	for _, s := range []string{
+		"seed 1\n",
+		"seed 42\nat 1s create-pipeline name=p envs=3\nlag process=manager kind=/v1/Namespace min=0s max=2s\n",
+		"seed 7\ncrash process=op call=17\napi verb=patch resource=x code=422 message=\"bad value\" from=1s until=1m0s\n",
+		"seed 0\nhold process=b kind=test.ctrlsim.dev/v1/Widget from=0s until=1m0s\nworkers process=a controller=w n=3\n",
+		"seed 1\nat 0s \"odd action\" k=\"a b\"\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		p, err := plan.Parse(text)
+		if err != nil {
+			return
+		}
+		q, err := plan.Parse(p.String())
+		if err != nil {
+			t.Fatalf("the text form of a parsed plan does not parse: %v\n%s", err, p)
+		}
+		if !reflect.DeepEqual(norm(p), norm(q)) || q.String() != p.String() {
+			t.Fatalf("round trip changed the plan:\n%s---\n%s", p, q)
+		}
+	})
+}
+
+func norm(p *plan.Plan) *plan.Plan {
+	q := *p
+	if len(q.Steps) == 0 {
+		q.Steps = nil
+	}
+	for i := range q.Steps {
+		if len(q.Steps[i].Args) == 0 {
+			q.Steps[i].Args = nil
+		}
+	}
+	if len(q.Faults) == 0 {
+		q.Faults = nil
+	}
+	return &q
+}
