@@ -626,3 +626,13 @@ func TestRBACNamespaceRequestsAreInTheirNamespace(t *testing.T) {
 	wantReason(t, w.s.Get(sa, client.ObjectKey{Name: "default"}, &corev1.Namespace{}), metav1.StatusReasonForbidden,
 		`namespaces "default" is forbidden: User "system:serviceaccount:ns:ctrl" cannot get resource "namespaces" in API group "" in the namespace "default"`)
 }
+
+func TestRBACNamesArePathSegments(t *testing.T) {
+	w := newWorld(t)
+	// pkg/apis/rbac/validation ValidateRBACName accepts any path segment.
+	w.must(w.s.Create(admin, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "configsync.gke.io:ns-reconciler"}}))
+	err := w.s.Create(admin, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a/b"}})
+	wantReason(t, err, metav1.StatusReasonInvalid, "")
+	err = w.s.Create(admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "configsync.gke.io:x"}})
+	wantReason(t, err, metav1.StatusReasonInvalid, "") // other kinds stay DNS subdomains
+}

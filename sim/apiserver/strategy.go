@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -213,6 +214,11 @@ func nameValidator(k *Kind) validation.ValidateNameFunc {
 		return validation.NameIsDNSLabel
 	case schema.GroupKind{Kind: "Service"}:
 		return validation.NameIsDNS1035Label
+	}
+	if k.GVK.Group == "rbac.authorization.k8s.io" {
+		// pkg/apis/rbac/validation ValidateRBACName: any valid path segment, so
+		// names such as "configsync.gke.io:ns-reconciler" are allowed.
+		return path.ValidatePathSegmentName
 	}
 	return validation.NameIsDNSSubdomain
 }

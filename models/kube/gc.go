@@ -1,0 +1,469 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// GarbageCollector is kube-controller-manager's garbage collector for
+// ownerReferences (k8s.io/kubernetes pkg/controller/garbagecollector, v1.37.1),
+// as one controller per collected kind:
+//
+//   - background: an object none of whose owners exists any more (NotFound, or
+//     a different uid) is deleted, with the propagation policy its own orphan
+//     or foregroundDeletion finalizer asks for (background otherwise);
+//   - an object with a solid owner loses only its references to owners that
+//     are gone or waiting for their dependents (attemptToDeleteItem);
+//   - foreground: an owner deleting with the foregroundDeletion finalizer gets
+//     its dependents deleted (foreground themselves if they have dependents),
+//     and loses the finalizer once no dependent with blockOwnerDeletion is
+//     left (processDeletingDependentsItem);
+//   - orphan: an owner deleting with the orphan finalizer has its reference
+//     removed from every dependent, then loses the finalizer
+//     (attemptToOrphanWorker).
+//
+// The dependency graph is the informer cache (Graph); every decision to delete
+// or patch is checked against live reads (APIReader), as upstream checks its
+// graph against the apiserver.
+type GarbageCollector struct {
+	// Client writes (delete, patch).
+	Client client.Client
+	// APIReader reads live: the item and its owners before deciding.
+	APIReader client.Reader
+	// Graph is the informer cache (mgr.GetCache()), where the event handlers
+	// and the reconcilers look up owners and dependents.
+	Graph client.Reader
+	// Kinds are the kinds collected, as objects (&corev1.ConfigMap{}); upstream
+	// monitors every deletable resource. Owners may be of any kind in the
+	// scheme; dependents are found only among Kinds.
+	Kinds []client.Object
+}
+
+// Controllers describes the controllers SetupWithManager registers: one per
+// kind, "garbagecollector-<kind>", watching its kind (the item itself) and every
+// collected kind (their owners and dependents of this kind).
+func (gc *GarbageCollector) Controllers() ([]Controller, error) {
+	kinds, err := gc.gvks()
+	if err != nil {
+		return nil, err
+	}
+	var out []Controller
+	for i, k := range kinds {
+		r := &gcReconciler{gc: gc, gvk: k, kinds: kinds}
+		ws := []Watch{{Object: gc.Kinds[i], Handler: &handler.EnqueueRequestForObject{}, Predicates: []predicate.Predicate{itemChanged}}}
+		for j := range kinds {
+			ws = append(ws, Watch{Object: gc.Kinds[j], Handler: handler.EnqueueRequestsFromMapFunc(r.related)})
+		}
+		out = append(out, Controller{Name: "garbagecollector-" + strings.ToLower(k.Kind), Watches: ws, Reconciler: r})
+	}
+	return out, nil
+}
+
+// itemChanged passes the events of an item the collector may have to act on:
+// created with owners or finalizers, or changed in its owners, finalizers or
+// deletionTimestamp (what the graph builder reacts to).
+var itemChanged = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool {
+		return len(e.Object.GetOwnerReferences()) > 0 || len(e.Object.GetFinalizers()) > 0
+	},
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return !reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) ||
+			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+	},
+	DeleteFunc: func(event.DeleteEvent) bool { return false },
+}
+
+// SetupWithManager registers the controllers with a controller-runtime manager.
+func (gc *GarbageCollector) SetupWithManager(mgr ctrl.Manager) error {
+	cs, err := gc.Controllers()
+	if err != nil {
+		return err
+	}
+	return setup(mgr, cs)
+}
+
+func (gc *GarbageCollector) gvks() ([]schema.GroupVersionKind, error) {
+	var out []schema.GroupVersionKind
+	for _, o := range gc.Kinds {
+		gvk, err := apiutil.GVKForObject(o, gc.Client.Scheme())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gvk)
+	}
+	return out, nil
+}
+
+// gcReconciler collects one kind.
+type gcReconciler struct {
+	gc    *GarbageCollector
+	gvk   schema.GroupVersionKind
+	kinds []schema.GroupVersionKind
+}
+
+// related maps an event of any collected kind to the objects of this kind that
+// the graph builder would queue: its owners of this kind and its dependents of
+// this kind.
+func (r *gcReconciler) related(ctx context.Context, obj client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	add := func(ns, name string) {
+		req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+		if !slices.Contains(out, req) {
+			out = append(out, req)
+		}
+	}
+	namespaced, err := r.gc.Client.IsObjectNamespaced(r.newObject())
+	if err != nil {
+		return nil
+	}
+	for _, ref := range obj.GetOwnerReferences() {
+		if refGVK(ref).GroupKind() != r.gvk.GroupKind() {
+			continue
+		}
+		if namespaced {
+			add(obj.GetNamespace(), ref.Name)
+		} else {
+			add("", ref.Name)
+		}
+	}
+	deps, err := r.gc.dependents(ctx, obj, []schema.GroupVersionKind{r.gvk})
+	if err != nil {
+		return out
+	}
+	for _, d := range deps {
+		add(d.GetNamespace(), d.GetName())
+	}
+	return out
+}
+
+func (r *gcReconciler) newObject() client.Object {
+	o, err := r.gc.Client.Scheme().New(r.gvk)
+	if err != nil {
+		panic(fmt.Sprintf("garbage collector: kind %s left the scheme: %v", r.gvk, err))
+	}
+	co := o.(client.Object)
+	co.GetObjectKind().SetGroupVersionKind(r.gvk)
+	return co
+}
+
+// Reconcile decides from the graph (the cache) whether the item needs work,
+// then does it as attemptToDeleteItem or attemptToOrphanWorker would.
+func (r *gcReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cached := r.newObject()
+	if err := r.gc.Graph.Get(ctx, req.NamespacedName, cached); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	deleting := cached.GetDeletionTimestamp() != nil
+	switch {
+	case deleting && slices.Contains(cached.GetFinalizers(), metav1.FinalizerOrphanDependents):
+		return reconcile.Result{}, r.orphan(ctx, cached)
+	case deleting && slices.Contains(cached.GetFinalizers(), metav1.FinalizerDeleteDependents):
+		return reconcile.Result{}, r.processDeletingDependents(ctx, cached)
+	case deleting:
+		// "being deleted" is a one-way trip: wait for the final deletion.
+		return reconcile.Result{}, nil
+	case len(cached.GetOwnerReferences()) == 0:
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, r.attemptToDelete(ctx, cached)
+}
+
+// attemptToDelete is attemptToDeleteItem for an item that is not deleting.
+func (r *gcReconciler) attemptToDelete(ctx context.Context, item client.Object) error {
+	latest := r.newObject()
+	if err := r.gc.APIReader.Get(ctx, client.ObjectKeyFromObject(item), latest); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if latest.GetUID() != item.GetUID() || latest.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	refs := latest.GetOwnerReferences()
+	if len(refs) == 0 {
+		return nil
+	}
+	solid, dangling, waiting, err := r.classify(ctx, latest, refs)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(solid) != 0:
+		if len(dangling) == 0 && len(waiting) == 0 {
+			return nil
+		}
+		// Remove the references to owners that are gone or waiting for their
+		// dependents, or those owners would wait for ever.
+		drop := append(uids(dangling), uids(waiting)...)
+		var keep []metav1.OwnerReference
+		for _, ref := range refs {
+			if !slices.Contains(drop, ref.UID) {
+				keep = append(keep, ref)
+			}
+		}
+		return r.patchOwnerRefs(ctx, latest, keep)
+	case len(waiting) != 0 && r.hasDependents(ctx, latest):
+		// Upstream first unblocks the item's references if one of its dependents
+		// is itself deleting dependents (cycle detection); not modelled.
+		return r.deleteItem(ctx, latest, metav1.DeletePropagationForeground)
+	default:
+		policy := metav1.DeletePropagationBackground
+		switch {
+		case slices.Contains(latest.GetFinalizers(), metav1.FinalizerOrphanDependents):
+			policy = metav1.DeletePropagationOrphan
+		case slices.Contains(latest.GetFinalizers(), metav1.FinalizerDeleteDependents):
+			policy = metav1.DeletePropagationForeground
+		}
+		return r.deleteItem(ctx, latest, policy)
+	}
+}
+
+// classify sorts the references into solid (the owner exists and is not
+// waiting for its dependents), dangling (no such owner) and waiting (the owner
+// is deleting with the foregroundDeletion finalizer), reading owners live.
+func (r *gcReconciler) classify(ctx context.Context, item client.Object, refs []metav1.OwnerReference) (solid, dangling, waiting []metav1.OwnerReference, err error) {
+	for _, ref := range refs {
+		owner, err := r.gc.newObjectOf(refGVK(ref))
+		if err != nil {
+			return nil, nil, nil, err // upstream's restMappingError: retried
+		}
+		namespaced, err := r.gc.Client.IsObjectNamespaced(owner)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		key := types.NamespacedName{Name: ref.Name}
+		if namespaced {
+			if item.GetNamespace() == "" {
+				// A cluster-scoped item cannot have a namespaced owner; upstream
+				// forgets the item (namespacedOwnerOfClusterScopedObjectErr).
+				return nil, nil, nil, nil
+			}
+			key.Namespace = item.GetNamespace()
+		}
+		err = r.gc.APIReader.Get(ctx, key, owner)
+		switch {
+		case apierrors.IsNotFound(err):
+			dangling = append(dangling, ref)
+		case err != nil:
+			return nil, nil, nil, err
+		case owner.GetUID() != ref.UID:
+			dangling = append(dangling, ref)
+		case owner.GetDeletionTimestamp() != nil && slices.Contains(owner.GetFinalizers(), metav1.FinalizerDeleteDependents):
+			waiting = append(waiting, ref)
+		default:
+			solid = append(solid, ref)
+		}
+	}
+	return solid, dangling, waiting, nil
+}
+
+// deleteItem is deleteObject: preconditions on uid and resourceVersion; on a
+// conflict where only the resourceVersion moved and the owners are the same,
+// it deletes again without the resourceVersion precondition.
+func (r *gcReconciler) deleteItem(ctx context.Context, item client.Object, policy metav1.DeletionPropagation) error {
+	err := r.gc.Client.Delete(ctx, item, client.PropagationPolicy(policy),
+		client.Preconditions{UID: ptrTo(item.GetUID()), ResourceVersion: ptrTo(item.GetResourceVersion())})
+	if apierrors.IsConflict(err) {
+		live := r.newObject()
+		if lerr := r.gc.APIReader.Get(ctx, client.ObjectKeyFromObject(item), live); lerr != nil {
+			return client.IgnoreNotFound(lerr)
+		}
+		if live.GetUID() == item.GetUID() && live.GetResourceVersion() != item.GetResourceVersion() &&
+			reflect.DeepEqual(live.GetOwnerReferences(), item.GetOwnerReferences()) {
+			err = r.gc.Client.Delete(ctx, item, client.PropagationPolicy(policy), client.Preconditions{UID: ptrTo(item.GetUID())})
+		}
+	}
+	return client.IgnoreNotFound(err)
+}
+
+// processDeletingDependents removes the foregroundDeletion finalizer once no
+// dependent blocks the owner's deletion. The dependents themselves are deleted
+// by their own kinds' controllers, which the owner's update event queued.
+func (r *gcReconciler) processDeletingDependents(ctx context.Context, owner client.Object) error {
+	deps, err := r.gc.dependents(ctx, owner, r.kinds)
+	if err != nil {
+		return err
+	}
+	for _, d := range deps {
+		for _, ref := range d.GetOwnerReferences() {
+			if ref.UID == owner.GetUID() && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+				return nil // still blocked; the dependent's deletion event brings us back
+			}
+		}
+	}
+	return r.removeFinalizer(ctx, owner, metav1.FinalizerDeleteDependents)
+}
+
+// orphan removes the owner's reference from its dependents, then the orphan
+// finalizer.
+func (r *gcReconciler) orphan(ctx context.Context, owner client.Object) error {
+	deps, err := r.gc.dependents(ctx, owner, r.kinds)
+	if err != nil {
+		return err
+	}
+	var errs []string
+	for _, d := range deps {
+		var keep []metav1.OwnerReference
+		for _, ref := range d.GetOwnerReferences() {
+			if ref.UID != owner.GetUID() {
+				keep = append(keep, ref)
+			}
+		}
+		if err := r.gc.patchOwnerRefs(ctx, d, keep); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Sprintf("orphaning %s/%s failed, %v", d.GetNamespace(), d.GetName(), err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("failed to orphan dependents of owner %s/%s, got errors: %s", owner.GetNamespace(), owner.GetName(), strings.Join(errs, ", "))
+	}
+	return r.removeFinalizer(ctx, owner, metav1.FinalizerOrphanDependents)
+}
+
+// removeFinalizer removes one finalizer with a JSON merge patch carrying the
+// resourceVersion, retrying conflicts with a fresh live read (retry.RetryOnConflict
+// with DefaultBackoff's 5 steps, without its sleeps).
+func (r *gcReconciler) removeFinalizer(ctx context.Context, owner client.Object, finalizer string) error {
+	var err error
+	for range 5 {
+		live := r.newObject()
+		if err = r.gc.APIReader.Get(ctx, client.ObjectKeyFromObject(owner), live); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if !slices.Contains(live.GetFinalizers(), finalizer) {
+			return nil
+		}
+		var keep []string
+		for _, f := range live.GetFinalizers() {
+			if f != finalizer {
+				keep = append(keep, f)
+			}
+		}
+		patch, merr := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": live.GetResourceVersion(), "finalizers": keep}})
+		if merr != nil {
+			return merr
+		}
+		err = r.gc.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, patch))
+		if !apierrors.IsConflict(err) {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	return fmt.Errorf("updateMaxRetries(5) has reached. The garbage collector will retry later for owner %s/%s: %w", owner.GetNamespace(), owner.GetName(), err)
+}
+
+func (r *gcReconciler) patchOwnerRefs(ctx context.Context, item client.Object, keep []metav1.OwnerReference) error {
+	return r.gc.patchOwnerRefs(ctx, item, keep)
+}
+
+// patchOwnerRefs sets item's ownerReferences to keep with a JSON merge patch
+// carrying item's resourceVersion (deleteOwnerRefJSONMergePatch).
+func (gc *GarbageCollector) patchOwnerRefs(ctx context.Context, item client.Object, keep []metav1.OwnerReference) error {
+	if keep == nil {
+		keep = []metav1.OwnerReference{}
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": item.GetResourceVersion(), "ownerReferences": keep}})
+	if err != nil {
+		return err
+	}
+	return gc.Client.Patch(ctx, item.DeepCopyObject().(client.Object), client.RawPatch(types.MergePatchType, patch))
+}
+
+// hasDependents reports whether the graph knows a dependent of item.
+func (r *gcReconciler) hasDependents(ctx context.Context, item client.Object) bool {
+	deps, err := r.gc.dependents(ctx, item, r.kinds)
+	return err == nil && len(deps) > 0
+}
+
+// dependents lists, from the graph, the objects of kinds that reference owner:
+// in owner's namespace, or anywhere for a cluster-scoped owner.
+func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object, kinds []schema.GroupVersionKind) ([]client.Object, error) {
+	var out []client.Object
+	for _, k := range kinds {
+		l, err := gc.Client.Scheme().New(k.GroupVersion().WithKind(k.Kind + "List"))
+		if err != nil {
+			return nil, err
+		}
+		list := l.(client.ObjectList)
+		var opts []client.ListOption
+		if owner.GetNamespace() != "" {
+			opts = append(opts, client.InNamespace(owner.GetNamespace()))
+		}
+		if err := gc.Graph.List(ctx, list, opts...); err != nil {
+			return nil, err
+		}
+		items, err := extract(list)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range items {
+			for _, ref := range o.GetOwnerReferences() {
+				if ref.UID == owner.GetUID() {
+					o.GetObjectKind().SetGroupVersionKind(k)
+					out = append(out, o)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (gc *GarbageCollector) newObjectOf(gvk schema.GroupVersionKind) (client.Object, error) {
+	o, err := gc.Client.Scheme().New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("unable to get REST mapping for %s: %w", gvk, err)
+	}
+	co, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object kind", gvk)
+	}
+	co.GetObjectKind().SetGroupVersionKind(gvk)
+	return co, nil
+}
+
+func refGVK(ref metav1.OwnerReference) schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+}
+
+func uids(refs []metav1.OwnerReference) []types.UID {
+	var out []types.UID
+	for _, r := range refs {
+		out = append(out, r.UID)
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// extract returns the items of a typed list as objects.
+func extract(l client.ObjectList) ([]client.Object, error) {
+	items, err := meta.ExtractList(l)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, 0, len(items))
+	for _, it := range items {
+		o, ok := it.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("list item %T is not a client.Object", it)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

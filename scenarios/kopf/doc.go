@@ -1,0 +1,54 @@
+// Package kopf is the world of Seed 3 (002): kopf's hot loop under a persistent
+// 422 on its progress PATCH, and its fixes (nolar/kopf #509 and #510). It runs
+// controllers/kopf in process "kopf" with two KopfExamples, x and y, in
+// namespace default, and states in ginkgo specs what each variant does.
+//
+// World and WorldWith build the world (Options.Quiet swaps the handler that
+// writes the object's status for one that writes nothing). The fault of the seed
+// is a plan line, e.g.
+//
+//	lag process=kopf kind=kopf.dev/v1/KopfExample min=100ms max=300ms
+//	api verb=patch resource=kopfexamples name=x code=422 field=metadata.annotations message="Too long: must have at most 262144 bytes"
+//
+// and the workload actions (listed on WorldWith) add edits, touches, a spec too
+// large for kopf's diff-base annotation (a real 422 from the apiserver model's
+// metadata validation, no injected fault), a 422 on every other PATCH
+// (alternate-422) and an unreadable watch event (poison).
+//
+// Attempts reads the operator's PATCHes of an object from the trace;
+// BoundedRetryRate is the property bounded-retry-rate (DESIGN.md) for one object:
+// within a run of failures of one process incarnation, the gap after the i-th
+// failure is at least min(kopf's i-th delay, 5ms·2^i).
+//
+// What the specs show (virtual time, lag 100–300 ms):
+//
+//   - buggy: ~200 failed PATCHes of x a minute, one per self-induced event, the
+//     handler re-run every time; caught by BoundedRetryRate.
+//   - fixed: failures exactly at kopf's offsets (9 in the first minute, 13 in ten,
+//     then every 610 s); handled at the end of the current delay once the 422
+//     stops; but with a handler that writes nothing, never retried after the
+//     first failure until some event comes; one success resets the delays, so a
+//     422 on every other PATCH keeps it failing about once every 1.5 s; a restart
+//     starts the delays at 1 s again; an unreadable event exits the operator and
+//     crash-loops it (CrashLoopBackOff 10, 20, 40, 80, 160 s), so no other object
+//     is handled.
+//   - robust: failures spaced exactly 5ms·2^i (14 in the first minute, 17 in
+//     ten), retried by its own timer when no event comes, backing off under
+//     alternating failures, and surviving the unreadable event.
+//   - all three handle the healthy object y within a second while x fails.
+//
+// # Known gaps
+//
+//   - alternate-422 and poison act through the operator's client: alternate-422
+//     installs a one-request 422 in the apiserver model before every other PATCH
+//     of the object (so the trace shows the server's answer), and poison fails the
+//     operator's cached read of the object (no server fault can make an informer
+//     hand an undecodable object to a reconciler). Both end when the cluster
+//     heals.
+//   - edit-every and touch-every run as kernel timers, as the admin client's other
+//     writes do; a failed write stops them silently.
+//   - A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
+//     the patch model, so the specs with grow run for seconds, not minutes.
+//   - No catalogue entry yet: entries, plan spaces and expectations come with the
+//     catalogue issue.
+package kopf

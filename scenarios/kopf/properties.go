@@ -1,0 +1,109 @@
+package kopf
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Attempt is one PATCH of a KopfExample by the operator: kopf's progress PATCH
+// (or a finalizer PATCH).
+type Attempt struct {
+	At     time.Duration
+	Failed bool
+	Result string
+	// Incarnation is the operator's process incarnation that made it (1, then one
+	// more per restart).
+	Incarnation int
+}
+
+// Attempts returns the operator's PATCHes of KopfExample name, in trace order.
+func Attempts(steps []trace.Step, name string) []Attempt {
+	object := "KopfExample " + Namespace + "/" + name
+	var out []Attempt
+	incarnation := 0
+	for _, s := range steps {
+		if s.Process != Operator {
+			continue
+		}
+		switch {
+		case s.Op == "start" || s.Op == "restart":
+			incarnation++
+		case s.Op == "patch" && s.Object == object:
+			out = append(out, Attempt{At: s.At, Failed: s.Result != "ok", Result: s.Result, Incarnation: incarnation})
+		}
+	}
+	return out
+}
+
+// Failures returns the times of the failed attempts.
+func Failures(attempts []Attempt) []time.Duration {
+	var out []time.Duration
+	for _, a := range attempts {
+		if a.Failed {
+			out = append(out, a.At)
+		}
+	}
+	return out
+}
+
+// KopfDelay is the i-th delay (from 0) of kopf's default throttling sequence:
+// 1, 1, 2, 3, 5, ... 610 s, then 610 s for ever.
+func KopfDelay(i int) time.Duration {
+	d := kopfop.DefaultErrorDelays
+	if i >= len(d) {
+		return d[len(d)-1]
+	}
+	return d[i]
+}
+
+// LimiterDelay is the i-th delay (from 0) of controller-runtime's per-item rate
+// limiter: 5ms·2^i, capped at 1000 s.
+func LimiterDelay(i int) time.Duration {
+	if i >= 18 {
+		return 1000 * time.Second
+	}
+	return min(5*time.Millisecond<<i, 1000*time.Second)
+}
+
+// BoundedRetryRate is the property bounded-retry-rate (DESIGN.md; SEEDS.md Seed 3
+// (e) I1) for one object: in every run of failed attempts by one incarnation of
+// the operator with no success in between, the gap after the i-th failure is at
+// least the smaller of kopf's i-th delay and the item rate limiter's i-th delay.
+// kopf's throttle and the controller's rate limiter both keep inside it; a hot
+// loop (one attempt per watch event) leaves it within ten failures. A restart
+// starts a new run: both kopf's throttle and a controller's rate limiter live in
+// memory (SEEDS.md Seed 3 (f), "throttle state resets"), and restarts are
+// themselves spaced by CrashLoopBackOff.
+func BoundedRetryRate(attempts []Attempt) error {
+	streak, incarnation := 0, 0
+	var last time.Duration
+	for _, a := range attempts {
+		if !a.Failed || a.Incarnation != incarnation {
+			streak, incarnation = 0, a.Incarnation
+		}
+		if !a.Failed {
+			continue
+		}
+		if streak > 0 {
+			want := min(KopfDelay(streak-1), LimiterDelay(streak-1))
+			if gap := a.At - last; gap < want {
+				return fmt.Errorf("failed attempt %d of a streak came %v after the previous one at %v, want at least %v: %s",
+					streak+1, gap, last, want, trim(a.Result))
+			}
+		}
+		streak++
+		last = a.At
+	}
+	return nil
+}
+
+func trim(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,41 @@
+// Package reposync binds Seed 4 (config-sync #1191) into a simulated cluster
+// and holds its specs.
+//
+// The world (World) has three kinds of processes:
+//   - kube-controller-manager, as cluster admin: models/kube's namespace
+//     controller (over ConfigMaps, Secrets, ServiceAccounts, Roles,
+//     RoleBindings, Deployments and RepoSyncs) and garbage collector;
+//   - reconciler-manager, as ServiceAccount config-management-system/reconciler-manager
+//     with cluster-wide rights: controllers/reposync.Manager in the chosen
+//     variant;
+//   - one ns-reconciler per RepoSync namespace, bound to its Deployment
+//     config-management-system/ns-reconciler-<ns> (it runs only while the
+//     manager keeps that Deployment) and running as the ServiceAccount of the
+//     same name, whose rights come from the shared RoleBinding in <ns>
+//     (RepoSyncs) and from a user RoleBinding, ns-reconciler-configmaps
+//     (the declared ConfigMaps).
+//
+// Each namespace starts with a RepoSync "repo-sync" with the Foreground
+// deletion policy. The namespace controller's deletion order and pace come
+// from the plan's seed (stream "models/kube/namespace") unless Options fix
+// them (DeleteFirst, FixedDelay).
+//
+// Actions:
+//
+//	at 30s delete-namespace ns=bookstore
+//	at 30s delete-reposync ns=bookstore
+//	at 30s revoke-rolebinding ns=bookstore [name=<RoleBinding>]   (default: the shared one)
+//	at 30s delete-reconciler ns=bookstore                         (the ns-reconciler Deployment)
+//
+// Faults name the processes kube-controller-manager, reconciler-manager and
+// ns-reconciler-<ns>, and kinds such as /v1/Namespace and
+// configsync.gke.io/v1beta1/RepoSync.
+//
+// # Known gaps
+//
+//   - No kube-scheduler or kubelet: the ns-reconciler starts 2s after its
+//     Deployment appears (process.Spec.StartDelay) and stops when it goes.
+//   - The namespace controller discovers only the kinds listed above.
+//   - Property checks (terminates) and plan spaces come with the catalogue;
+//     the specs here assert on hand-written plans.
+package reposync

@@ -1,0 +1,217 @@
+package reposync_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// kubeWorld runs kube-controller-manager alone: the namespace controller and
+// the garbage collector over ConfigMaps and Secrets.
+func kubeWorld(tune func(*kube.NamespaceController)) *cluster.Cluster {
+	GinkgoHelper()
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
+		Scheme: scenario.Scheme(),
+		Processes: []process.Spec{{Name: scenario.KubeControllerManager, Setup: func(p *process.Process) error {
+			nc := &kube.NamespaceController{Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+				Content: []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}}}
+			if tune != nil {
+				tune(nc)
+			}
+			gc := &kube.GarbageCollector{Client: p.GetClient(), APIReader: p.GetAPIReader(), Graph: p.GetCache(),
+				Kinds: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}}}
+			gcs, err := gc.Controllers()
+			if err != nil {
+				return err
+			}
+			return scenario.Register(p, append(nc.Controllers(), gcs...))
+		}}},
+		Setup: func(c *cluster.Cluster) error {
+			return c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})
+		},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(c.Close)
+	return c
+}
+
+func create(c *cluster.Cluster, obj client.Object) client.Object {
+	GinkgoHelper()
+	Expect(c.Admin().Create(ctx, obj)).To(Succeed())
+	return obj
+}
+
+func exists(c *cluster.Cluster, obj client.Object) bool {
+	GinkgoHelper()
+	err := c.Get(client.ObjectKeyFromObject(obj), obj)
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return true
+}
+
+func ownerRef(owner client.Object, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: owner.GetName(), UID: owner.GetUID(), BlockOwnerDeletion: ptr.To(block)}
+}
+
+func cm(name string, finalizers ...string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, Finalizers: finalizers}}
+}
+
+func secret(name string, refs ...metav1.OwnerReference) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name, OwnerReferences: refs}}
+}
+
+func reconcilesOf(c *cluster.Cluster, controller string) []time.Duration {
+	var out []time.Duration
+	for _, s := range steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Op == "reconcile" && s.Controller == controller }) {
+		out = append(out, s.At)
+	}
+	return out
+}
+
+var _ = Describe("models/kube: the namespace controller (pkg/controller/namespace, v1.37.1)", func() {
+	It("syncs a deleting namespace namespaceDeletionGracePeriod (5s) after its event, deletes its content and finalizes it", func() {
+		c := kubeWorld(nil)
+		create(c, cm("a"))
+		create(c, secret("s"))
+		c.RunFor(10 * time.Second)
+		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
+		c.RunFor(4 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeFalse())
+		c.RunFor(2 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeTrue(), timeline(c))
+		Expect(reconcilesOf(c, "namespace")[0]).To(Equal(15 * time.Second))
+		Expect(steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Op == "update/finalize" && s.Result == "ok" })).To(HaveLen(1))
+	})
+
+	It("waits for content with finalizers: conditions with upstream's messages, polls every 8s (estimate 15s/2+1), and the namespace goes once the finalizer does", func() {
+		c := kubeWorld(nil)
+		held := create(c, cm("held", "example.com/hold"))
+		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
+		c.RunFor(30 * time.Second)
+		ns := &corev1.Namespace{}
+		Expect(c.Get(types.NamespacedName{Name: "team"}, ns)).To(Succeed())
+		Expect(ns.Status.Conditions).To(ContainElements(
+			And(HaveField("Type", corev1.NamespaceContentRemaining), HaveField("Status", corev1.ConditionTrue),
+				HaveField("Reason", "SomeResourcesRemain"), HaveField("Message", "Some resources are remaining: configmaps. has 1 resource instances")),
+			And(HaveField("Type", corev1.NamespaceFinalizersRemaining), HaveField("Reason", "SomeFinalizersRemain"),
+				HaveField("Message", "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances")),
+			And(HaveField("Type", corev1.NamespaceDeletionContentFailure), HaveField("Status", corev1.ConditionFalse), HaveField("Reason", "ContentDeleted")),
+		))
+		// The first pass writes the conditions; that update event brings the
+		// namespace back 5s later (AddAfter keeps the earlier of 5s and 8s);
+		// then nothing changes and it polls every 8s.
+		Expect(reconcilesOf(c, "namespace")).To(Equal([]time.Duration{5 * time.Second, 10 * time.Second, 18 * time.Second, 26 * time.Second}))
+
+		Expect(c.Get(client.ObjectKeyFromObject(held), held)).To(Succeed())
+		held.SetFinalizers(nil)
+		Expect(c.Admin().Update(ctx, held)).To(Succeed())
+		c.RunFor(8 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeTrue(), timeline(c))
+	})
+
+	It("with MinTerminating, keeps an empty namespace Terminating that long", func() {
+		c := kubeWorld(func(nc *kube.NamespaceController) { nc.MinTerminating = 20 * time.Second })
+		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
+		c.RunFor(19 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeFalse())
+		c.RunFor(2 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeTrue())
+	})
+
+	It("deletes in the order and at the pace it is given", func() {
+		c := kubeWorld(func(nc *kube.NamespaceController) {
+			nc.Order = scenario.DeleteFirst("Secret")
+			nc.Delay = scenario.FixedDelay(time.Second)
+		})
+		create(c, cm("a"))
+		create(c, secret("s"))
+		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
+		c.RunFor(time.Minute)
+		deletes := steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Controller == "namespace" && s.Op == "delete" })
+		Expect(deletes).To(HaveLen(2))
+		Expect(deletes[0]).To(And(HaveField("Object", "Secret team/s"), HaveField("At", 6*time.Second)))
+		Expect(deletes[1]).To(And(HaveField("Object", "ConfigMap team/a"), HaveField("At", 7*time.Second)))
+	})
+})
+
+var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecollector, v1.37.1)", func() {
+	It("background: deletes a dependent whose only owner is gone", func() {
+		c := kubeWorld(nil)
+		owner := create(c, cm("owner"))
+		dep := create(c, secret("dep", ownerRef(owner, false)))
+		c.RunFor(time.Second)
+		Expect(c.Admin().Delete(ctx, owner)).To(Succeed())
+		c.RunFor(time.Second)
+		Expect(exists(c, dep)).To(BeFalse(), timeline(c))
+	})
+
+	It("deletes a dependent created with an owner that does not exist (uid mismatch)", func() {
+		c := kubeWorld(nil)
+		owner := create(c, cm("owner"))
+		ref := ownerRef(owner, false)
+		ref.UID = "not-the-owner"
+		dep := create(c, secret("dep", ref))
+		c.RunFor(time.Second)
+		Expect(exists(c, dep)).To(BeFalse())
+		Expect(exists(c, owner)).To(BeTrue())
+	})
+
+	It("keeps a dependent with a solid owner and removes only its dangling reference", func() {
+		c := kubeWorld(nil)
+		a, b := create(c, cm("a")), create(c, cm("b"))
+		dep := create(c, secret("dep", ownerRef(a, false), ownerRef(b, false)))
+		c.RunFor(time.Second)
+		Expect(c.Admin().Delete(ctx, a)).To(Succeed())
+		c.RunFor(time.Second)
+		Expect(exists(c, dep)).To(BeTrue())
+		Expect(dep.GetOwnerReferences()).To(ConsistOf(HaveField("Name", "b")))
+	})
+
+	It("foreground: the owner waits with foregroundDeletion until its blocking dependents are gone", func() {
+		c := kubeWorld(nil)
+		owner := create(c, cm("owner"))
+		dep := create(c, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "dep",
+			OwnerReferences: []metav1.OwnerReference{ownerRef(owner, true)}, Finalizers: []string{"example.com/slow"}}})
+		c.RunFor(time.Second)
+		Expect(c.Admin().Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
+		c.RunFor(time.Minute)
+		Expect(exists(c, owner)).To(BeTrue(), "the dependent's finalizer holds it, and it blocks the owner")
+		Expect(owner.GetFinalizers()).To(ConsistOf(metav1.FinalizerDeleteDependents))
+		Expect(exists(c, dep)).To(BeTrue())
+		Expect(dep.GetDeletionTimestamp()).NotTo(BeNil(), "the collector deleted the dependent")
+
+		dep.SetFinalizers(nil)
+		Expect(c.Admin().Update(ctx, dep)).To(Succeed())
+		c.RunFor(time.Second)
+		Expect(exists(c, owner)).To(BeFalse(), timeline(c))
+	})
+
+	It("orphan: removes the owner's reference from its dependents, then the orphan finalizer", func() {
+		c := kubeWorld(nil)
+		owner := create(c, cm("owner"))
+		dep := create(c, secret("dep", ownerRef(owner, true)))
+		c.RunFor(time.Second)
+		Expect(c.Admin().Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
+		c.RunFor(time.Second)
+		Expect(exists(c, owner)).To(BeFalse(), timeline(c))
+		Expect(exists(c, dep)).To(BeTrue())
+		Expect(dep.GetOwnerReferences()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,309 @@
+package reposync
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/ctrlsim/ctrlsim/controllers/reposync"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+)
+
+// Process names.
+const (
+	KubeControllerManager = "kube-controller-manager"
+	ReconcilerManager     = "reconciler-manager"
+)
+
+// ReconcilerProcess is the process name of the ns-reconciler of namespace ns
+// (its Deployment's name).
+func ReconcilerProcess(ns string) string { return reposync.NsReconcilerName(ns, reposync.RepoSyncName) }
+
+// ManagedRoleBinding is the RoleBinding a user creates in each RepoSync
+// namespace so that the ns-reconciler may manage the declared ConfigMaps.
+const ManagedRoleBinding = "ns-reconciler-configmaps"
+
+// Options describe a world.
+type Options struct {
+	Variant variant.Variant
+	// Namespaces each hold a RepoSync "repo-sync" (Foreground deletion) served
+	// by its own ns-reconciler. Default: "bookstore".
+	Namespaces []string
+	// Declared is how many ConfigMaps each repository declares. Default 3.
+	Declared int
+	// Latency is how long the ns-reconciler takes per object it applies or
+	// destroys. Default 200ms.
+	Latency time.Duration
+	// NamespaceOrder arranges each pass of the namespace controller's
+	// deletions; nil shuffles them with the plan's seed.
+	NamespaceOrder func([]client.Object)
+	// DeleteDelay is the namespace controller's time per deleted object; nil
+	// draws it from [0, 500ms] with the plan's seed.
+	DeleteDelay func(client.Object) time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if len(o.Namespaces) == 0 {
+		o.Namespaces = []string{"bookstore"}
+	}
+	if o.Declared == 0 {
+		o.Declared = 3
+	}
+	if o.Latency == 0 {
+		o.Latency = 200 * time.Millisecond
+	}
+	if o.Variant == "" {
+		o.Variant = variant.Buggy
+	}
+	return o
+}
+
+// Scheme has client-go's types and RepoSync.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	if err := reposync.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// RepoSyncCRD installs RepoSync.
+var RepoSyncCRD = apiserver.CRD{GVK: reposync.RepoSyncGVK, Plural: reposync.RepoSyncPlural, Namespaced: true, Status: true}
+
+// content is what the namespace controller deletes (its discovery).
+func content() []client.ObjectList {
+	return []client.ObjectList{
+		&corev1.ConfigMapList{}, &corev1.SecretList{}, &corev1.ServiceAccountList{},
+		&rbacv1.RoleList{}, &rbacv1.RoleBindingList{}, &appsv1.DeploymentList{}, &reposync.RepoSyncList{},
+	}
+}
+
+// collected are the kinds the garbage collector watches.
+func collected() []client.Object {
+	return []client.Object{
+		&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.ServiceAccount{},
+		&rbacv1.RoleBinding{}, &appsv1.Deployment{}, &reposync.RepoSync{},
+	}
+}
+
+// source is what every ns-reconciler syncs: n ConfigMaps.
+func source(o Options) reposync.Source {
+	s := reposync.Source{Commit: "c0ffee", Latency: o.Latency}
+	for i := range o.Declared {
+		s.Objects = append(s.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("declared-%d", i)}, Data: map[string]string{"k": "v"}})
+	}
+	return s
+}
+
+// World is the world of plan p: kube-controller-manager (namespace controller
+// and garbage collector, as cluster admin), the reconciler-manager (as its
+// ServiceAccount, with cluster-wide rights), and one ns-reconciler per
+// namespace, bound to its Deployment and running as its ServiceAccount.
+func World(p *plan.Plan, o Options) cluster.Options {
+	o = o.withDefaults()
+	src := rng.New(p.Seed)
+	nsRand := rand.New(src.Stream("models/kube/namespace"))
+	order, delay := o.NamespaceOrder, o.DeleteDelay
+	if delay == nil {
+		delay = func(client.Object) time.Duration { return time.Duration(nsRand.Int64N(int64(500 * time.Millisecond))) }
+	}
+	var shuffle func(int, func(int, int))
+	if order == nil {
+		shuffle = nsRand.Shuffle
+	}
+	procs := []process.Spec{
+		{Name: KubeControllerManager, Setup: func(p *process.Process) error {
+			nc := &kube.NamespaceController{
+				Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+				Content: content(), Shuffle: shuffle, Order: order, Delay: delay,
+			}
+			gc := &kube.GarbageCollector{Client: p.GetClient(), APIReader: p.GetAPIReader(), Graph: p.GetCache(), Kinds: collected()}
+			gcs, err := gc.Controllers()
+			if err != nil {
+				return err
+			}
+			return Register(p, append(nc.Controllers(), gcs...))
+		}},
+		{
+			Name:           ReconcilerManager,
+			ServiceAccount: &types.NamespacedName{Namespace: reposync.ControllerNamespace, Name: ReconcilerManager},
+			Setup: func(p *process.Process) error {
+				return RegisterManager(p, &reposync.Manager{Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(), Variant: o.Variant})
+			},
+		},
+	}
+	for _, ns := range o.Namespaces {
+		sync := types.NamespacedName{Namespace: ns, Name: reposync.RepoSyncName}
+		key := reposync.ReconcilerKey(sync)
+		procs = append(procs, process.Spec{
+			Name: key.Name, ServiceAccount: &key, BoundTo: &key, StartDelay: 2 * time.Second,
+			Setup: func(p *process.Process) error {
+				return RegisterReconciler(p,
+					&reposync.Finalizer{Client: p.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)},
+					&reposync.Syncer{Client: p.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)})
+			},
+		})
+	}
+	return cluster.Options{
+		Scheme:    Scheme(),
+		CRDs:      []apiserver.CRD{RepoSyncCRD},
+		Processes: procs,
+		Setup:     func(c *cluster.Cluster) error { return setup(c, o) },
+		Actions:   actions,
+	}
+}
+
+// DeleteFirst is a NamespaceOrder: objects of the named kinds first, in that
+// order, then the rest in list order.
+func DeleteFirst(kinds ...string) func([]client.Object) {
+	rank := func(o client.Object) int {
+		if i := slices.Index(kinds, o.GetObjectKind().GroupVersionKind().Kind); i >= 0 {
+			return i
+		}
+		return len(kinds)
+	}
+	return func(objs []client.Object) {
+		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
+	}
+}
+
+// FixedDelay is a DeleteDelay of d per object.
+func FixedDelay(d time.Duration) func(client.Object) time.Duration {
+	return func(client.Object) time.Duration { return d }
+}
+
+// Register registers the controllers of a model on p as their SetupWithManager
+// does (client-go's classic queue, their rate limiters).
+func Register(p *process.Process, cs []kube.Controller) error {
+	for _, c := range cs {
+		b := p.NewControllerManagedBy().Named(c.Name).
+			WithOptions(process.Options{MaxConcurrentReconciles: c.Workers, RateLimiter: c.RateLimiter, UsePriorityQueue: ptr.To(false)})
+		for _, w := range c.Watches {
+			b = b.Watches(w.Object, w.Handler, w.Predicates...)
+		}
+		if err := b.Complete(c.Reconciler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RegisterManager registers m on p as Manager.SetupWithManager does.
+func RegisterManager(p *process.Process, m *reposync.Manager) error {
+	rv := predicate.ResourceVersionChangedPredicate{}
+	b := p.NewControllerManagedBy().
+		WithOptions(process.Options{MaxConcurrentReconciles: 1, UsePriorityQueue: ptr.To(false)}).
+		For(&reposync.RepoSync{}).
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv).
+		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv).
+		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv)
+	if m.Variant == variant.Robust {
+		b = b.Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.MapNamespaceToRepoSyncs), rv)
+	}
+	return b.Complete(m)
+}
+
+// RegisterReconciler registers the ns-reconciler's controllers on p as their
+// SetupWithManager do.
+func RegisterReconciler(p *process.Process, f *reposync.Finalizer, s *reposync.Syncer) error {
+	classic := process.Options{MaxConcurrentReconciles: 1, UsePriorityQueue: ptr.To(false)}
+	if err := p.NewControllerManagedBy().Named("Finalizer").WithOptions(classic).
+		For(&reposync.RepoSync{}, f.Predicates()...).Complete(f); err != nil {
+		return err
+	}
+	return p.NewControllerManagedBy().Named("Syncer").WithOptions(classic).
+		For(&reposync.RepoSync{}, s.Predicates()...).Complete(s)
+}
+
+var ctx = context.Background()
+
+// setup creates the namespaces, the RBAC config-sync's installation and the
+// user provide, and the RepoSyncs.
+func setup(c *cluster.Cluster, o Options) error {
+	a := c.Admin()
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: reposync.ControllerNamespace}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ReconcilerManager},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ReconcilerManager},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ReconcilerManager},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: reposync.ControllerNamespace, Name: ReconcilerManager}}},
+		// manifests/ns-reconciler-base-cluster-role.yaml
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: reposync.RepoSyncBaseClusterRoleName},
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{reposync.GroupVersion.Group}, Resources: []string{"reposyncs"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+				{APIGroups: []string{reposync.GroupVersion.Group}, Resources: []string{"reposyncs/status"}, Verbs: []string{"get", "update", "patch"}},
+				{APIGroups: []string{"kpt.dev"}, Resources: []string{"resourcegroups", "resourcegroups/status"}, Verbs: []string{"*"}},
+			}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ManagedRoleBinding},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}}},
+	}
+	for _, ns := range o.Namespaces {
+		key := reposync.ReconcilerKey(types.NamespacedName{Namespace: ns, Name: reposync.RepoSyncName})
+		objs = append(objs,
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ManagedRoleBinding},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ManagedRoleBinding},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: key.Namespace, Name: key.Name}}},
+			&reposync.RepoSync{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: reposync.RepoSyncName,
+					Annotations: map[string]string{reposync.DeletionPropagationPolicyAnnotation: reposync.DeletionPropagationForeground}},
+				Spec: reposync.RepoSyncSpec{SourceType: "git", Git: &reposync.Git{Repo: "https://github.com/example/" + ns, Revision: "HEAD", Auth: "none"}},
+			})
+	}
+	for _, obj := range objs {
+		if err := a.Create(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// actions are the workload steps of this world.
+//
+//	at 1m delete-namespace ns=bookstore
+//	at 1m delete-reposync ns=bookstore
+//	at 1m revoke-rolebinding ns=bookstore name=configsync.gke.io:ns-reconciler
+//	at 1m delete-reconciler ns=bookstore
+var actions = map[string]cluster.Action{
+	"delete-namespace": func(c *cluster.Cluster, args plan.Args) error {
+		return c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: args.Get("ns")}})
+	},
+	"delete-reposync": func(c *cluster.Cluster, args plan.Args) error {
+		return c.Admin().Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: reposync.RepoSyncName}})
+	},
+	"revoke-rolebinding": func(c *cluster.Cluster, args plan.Args) error {
+		name := args.Get("name")
+		if name == "" {
+			name = reposync.RepoSyncBaseRoleBindingName
+		}
+		return c.Admin().Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: name}})
+	},
+	"delete-reconciler": func(c *cluster.Cluster, args plan.Args) error {
+		key := reposync.ReconcilerKey(types.NamespacedName{Namespace: args.Get("ns"), Name: reposync.RepoSyncName})
+		return c.Admin().Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
+	},
+}
