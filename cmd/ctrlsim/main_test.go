@@ -23,7 +23,7 @@ type runOutput struct {
 
 func runJSON(t *testing.T, args ...string) runOutput {
 	t.Helper()
-	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20"}, args...)...)
+	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20", "--entry", "canary/*"}, args...)...)
 	if code != 0 {
 		t.Fatalf("run %v: exit %d: %s", args, code, errs)
 	}
@@ -87,7 +87,7 @@ func TestShardsPartitionTheRun(t *testing.T) {
 // A caught result's replay command reproduces the violation, with the same hash
 // every time.
 func TestReplayReproducesACaughtPlan(t *testing.T) {
-	r := runJSON(t, "--entry", "canary/stale-cache", "--variant", "buggy")
+	r := runJSON(t, "--variant", "buggy")
 	if r.Results[0].Outcome != "caught" || !strings.Contains(r.Results[0].Replay, "ctrlsim replay --entry canary/stale-cache --variant buggy --plan-text $'") {
 		t.Fatalf("a caught result carries a replay command: %+v", r.Results[0])
 	}

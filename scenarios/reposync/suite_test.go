@@ -99,7 +99,7 @@ func finalizerRemover(c *cluster.Cluster, ns string) func() string {
 	})
 	return func() string {
 		for _, s := range c.Trace.Steps() {
-			if rv != 0 && s.Op == "update" && s.RVSeen == rv && s.Object == "RepoSync "+ns+"/"+reposync.RepoSyncName {
+			if rv != 0 && s.Op == "update" && s.RVWritten == rv && s.Object == "RepoSync "+ns+"/"+reposync.RepoSyncName {
 				return s.Process
 			}
 		}

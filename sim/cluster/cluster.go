@@ -79,9 +79,11 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	}
 	c.faults = newFaults(c, p)
 	c.Server.CreateDefaultNamespaces()
+	var pending process.PendingCall
 	c.admin = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{Hooks: kubeclient.Hooks{
+		Before: func(call kubeclient.Call) { pending = process.BeforeCall(c.Server, call) },
 		After: func(call kubeclient.Call, err error) {
-			s := process.CallStep(c.Server, call, err)
+			s := pending.Step(c.Server, call, err)
 			s.Process = "admin"
 			c.record(s)
 		},

@@ -93,6 +93,7 @@ type Process struct {
 	client      *kubeclient.Client
 	controllers []*Controller
 	workers     map[*scheduler.Task]*worker
+	call        PendingCall // the call between before and after
 }
 
 // New creates a process. It starts when the cluster calls Boot.
@@ -294,25 +295,42 @@ func (p *Process) before(call kubeclient.Call) {
 	if p.env.Faults.CrashAtCall(p.spec.Name, p.calls) {
 		p.Crash(fmt.Sprintf("crash at client call %d (%s)", p.calls, call.Verb))
 	}
-	if s.Current() == nil {
-		return // a call from Setup, in the kernel: nothing to interleave with
+	if s.Current() != nil { // (a call from Setup, in the kernel, has nothing to interleave with)
+		if d := p.env.Faults.Latency(p.spec.Name); d > 0 {
+			s.Sleep(d)
+		} else {
+			s.Yield()
+		}
+		s.CheckAlive()
 	}
-	if d := p.env.Faults.Latency(p.spec.Name); d > 0 {
-		s.Sleep(d)
-	} else {
-		s.Yield()
-	}
-	s.CheckAlive()
+	// The call runs now, with no yield before after() records it.
+	p.call = BeforeCall(p.env.Server, call)
 }
 
 // after records the call in the trace.
 func (p *Process) after(call kubeclient.Call, err error) {
-	p.record(CallStep(p.env.Server, call, err))
+	p.record(p.call.Step(p.env.Server, call, err))
 }
 
-// CallStep is the trace step of a client call: verb, object, the resourceVersion
-// the caller had or got against the server's current one, and the result.
-func CallStep(server *apiserver.Server, call kubeclient.Call, err error) trace.Step {
+// PendingCall is what a trace step needs to know from just before a call: for a
+// write, the resourceVersion the caller sent and the server's one at that moment.
+type PendingCall struct{ sent, current uint64 }
+
+// BeforeCall notes the resourceVersions of a call that is about to run.
+func BeforeCall(server *apiserver.Server, call kubeclient.Call) PendingCall {
+	o, ok := call.Object.(client.Object)
+	if !ok || call.Name == "" {
+		return PendingCall{}
+	}
+	sent, _ := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+	return PendingCall{sent: sent, current: server.CurrentResourceVersion(o, call.Namespace, call.Name)}
+}
+
+// Step is the trace step of a client call: verb, object, the resourceVersions
+// (for a read, what it got against the server's current one; for a write, what
+// the caller sent against what the server had: a difference is a stale write),
+// and the result.
+func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err error) trace.Step {
 	name, namespace := call.Name, call.Namespace
 	if o, ok := call.Object.(client.Object); ok && call.Verb != "list" && call.Verb != "deletecollection" && err == nil {
 		name, namespace = o.GetName(), o.GetNamespace() // a generated name is known after the call
@@ -324,9 +342,19 @@ func CallStep(server *apiserver.Server, call kubeclient.Call, err error) trace.S
 	if call.Cached {
 		s.Op = "cached-" + s.Op
 	}
-	if o, ok := call.Object.(client.Object); ok && name != "" {
-		s.RVSeen, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
-		s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
+	switch call.Verb {
+	case "get":
+		if o, ok := call.Object.(client.Object); ok && err == nil {
+			s.RVSeen, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+			s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
+		}
+	case "update", "patch", "delete":
+		if pc.sent != 0 { // an unconditional write has nothing to be stale against
+			s.RVSeen, s.RVCurrent = pc.sent, pc.current
+		}
+	}
+	if o, ok := call.Object.(client.Object); ok && err == nil && call.Verb != "get" && call.Verb != "list" && call.Verb != "delete" && call.Verb != "deletecollection" {
+		s.RVWritten, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
 	}
 	s.Result = "ok"
 	if err != nil {

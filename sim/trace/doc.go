@@ -6,7 +6,7 @@
 // The canonical line of a step is its fields in a fixed order, space-separated,
 // with "-" for an empty field and Go quoting where a field has spaces:
 //
-//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent> <result>
+//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent>/<rvWritten> <result>
 //
 // Step.String is the human form used by timelines.
 //

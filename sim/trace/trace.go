@@ -24,7 +24,9 @@ type Step struct {
 	// RVCurrent is the server's resourceVersion of that object at the time.
 	// Together they show how stale a read was, or why a write conflicted.
 	RVSeen, RVCurrent uint64
-	Result            string // "ok", an error reason, or the step's outcome
+	// RVWritten is the resourceVersion a successful write produced (0 otherwise).
+	RVWritten uint64
+	Result    string // "ok", an error reason, or the step's outcome
 }
 
 // appendCanonical appends the canonical line of s (without newline): the form the
@@ -47,6 +49,8 @@ func (s *Step) appendCanonical(b []byte) []byte {
 	b = strconv.AppendUint(b, s.RVSeen, 10)
 	b = append(b, '/')
 	b = strconv.AppendUint(b, s.RVCurrent, 10)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, s.RVWritten, 10)
 	b = append(b, ' ')
 	b = appendField(b, s.Result)
 	return b
@@ -90,6 +94,9 @@ func (s Step) String() string {
 		default:
 			fmt.Fprintf(&b, " rv=%d (current %d, stale)", s.RVSeen, s.RVCurrent)
 		}
+	}
+	if s.RVWritten != 0 {
+		fmt.Fprintf(&b, " wrote rv=%d", s.RVWritten)
 	}
 	if s.Result != "" {
 		fmt.Fprintf(&b, " -> %s", s.Result)

@@ -26,11 +26,11 @@ func record(ss []trace.Step) *trace.Trace {
 
 func TestCanonicalLine(t *testing.T) {
 	got := steps()[2].Canonical()
-	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12 "Conflict: the object has been modified"`
+	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12/0 "Conflict: the object has been modified"`
 	if got != want {
 		t.Errorf("canonical line:\n got %s\nwant %s", got, want)
 	}
-	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0 -" {
+	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0/0 -" {
 		t.Errorf("empty fields are '-': %s", got)
 	}
 }

@@ -1,0 +1,326 @@
+package clusterextension
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	ce "github.com/ctrlsim/ctrlsim/controllers/clusterextension"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/models/catalog"
+	"github.com/ctrlsim/ctrlsim/models/helm"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// The world's names.
+const (
+	ProcessName      = "operator-controller" // the operator pod
+	SystemNamespace  = "olmv1-system"        // where it runs
+	ServiceAccount   = "operator-controller" // its identity
+	InstallNamespace = "op-system"           // the extension's install (and release) namespace
+	ExtensionName    = "op"                  // the ClusterExtension, and the helm release name
+	PackageName      = "op"
+	CatalogName      = "operatorhubio"
+)
+
+// CRDs are the custom resources the world serves.
+var CRDs = []apiserver.CRD{
+	{GVK: ce.ClusterExtensionGVK, Status: true, Plural: "clusterextensions"},
+	{GVK: ce.ClusterCatalogGVK, Status: true, Plural: "clustercatalogs"},
+}
+
+// Scheme is client-go's scheme with ClusterExtension and ClusterCatalog.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	if err := ce.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Bundle returns the content of package op at version 1.0.0, 2.0.0 or 3.0.0:
+//
+//	1.0.0  ServiceAccount op-controller, ConfigMap op-config, Deployment op-controller
+//	2.0.0  the same at v2, plus ConfigMap op-migration (upgrades from 1.0.0)
+//	3.0.0  the same at v3, without op-migration (upgrades from 1.0.0 and 2.0.0)
+func Bundle(version string) catalog.Bundle {
+	major := version[:1]
+	b := catalog.Bundle{
+		Package: PackageName, Name: PackageName + ".v" + version, Version: version,
+		Image: "quay.io/example/op-bundle:v" + version,
+		Objects: []client.Object{
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "op-controller"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "op-config"}, Data: map[string]string{"version": major}},
+		},
+	}
+	switch major {
+	case "2":
+		b.UpgradesFrom = []string{"1.0.0"}
+		b.Objects = append(b.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "op-migration"}, Data: map[string]string{"from": "1", "to": "2"}})
+	case "3":
+		b.UpgradesFrom = []string{"1.0.0", "2.0.0"}
+	}
+	labels := map[string]string{"app": "op-controller"}
+	b.Objects = append(b.Objects, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "op-controller"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+			ServiceAccountName: "op-controller",
+			Containers:         []corev1.Container{{Name: "manager", Image: "quay.io/example/op:v" + major}},
+		}},
+	}})
+	return b
+}
+
+// Config chooses the controller and the catalog's starting content.
+type Config struct {
+	Variant variant.Variant
+	// Published are the versions in the catalog from the start; default 1.0.0 and
+	// 2.0.0. Others appear with the publish action.
+	Published []string
+	// VersionRange is the ClusterExtension's spec.source.catalog.version at the
+	// start; default "1.0.0".
+	VersionRange string
+}
+
+// World is one ClusterExtension world: its catalog lives outside the API server
+// (catalogd) and is created with the cluster's clock.
+type World struct {
+	Config
+	Catalog           *catalog.Catalog
+	catalogGeneration int
+}
+
+// NewWorld is a world for cfg.
+func NewWorld(cfg Config) *World {
+	if cfg.Published == nil {
+		cfg.Published = []string{"1.0.0", "2.0.0"}
+	}
+	if cfg.VersionRange == "" {
+		cfg.VersionRange = "1.0.0"
+	}
+	return &World{Config: cfg}
+}
+
+// Options are the cluster options of the world: operator-controller running the
+// reference ClusterExtension controller as its own ServiceAccount, with a
+// ClusterRole granting what it needs (its own kinds, release record Secrets and
+// the kinds of the bundles), the install namespace, a ClusterCatalog and the
+// ClusterExtension op.
+func (w *World) Options() cluster.Options {
+	return cluster.Options{
+		Scheme: Scheme(),
+		CRDs:   CRDs,
+		Processes: []process.Spec{{
+			Name:           ProcessName,
+			ServiceAccount: &types.NamespacedName{Namespace: SystemNamespace, Name: ServiceAccount},
+			Setup:          w.setupProcess,
+		}},
+		Setup: w.setup,
+		Actions: map[string]cluster.Action{
+			// Example: at 1m publish version=3.0.0
+			"publish": w.publish,
+			// Example: at 30s request-version version=>=1.0.0
+			"request-version": requestVersion,
+		},
+	}
+}
+
+// setupProcess registers the controller as its SetupWithManager does.
+func (w *World) setupProcess(p *process.Process) error {
+	r := &ce.Reconciler{
+		Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+		Catalog: w.Catalog, Variant: w.Variant, Started: p.Clock().Now(),
+	}
+	return p.NewControllerManagedBy().For(&ce.ClusterExtension{}).Named("clusterextension").
+		Watches(&ce.ClusterCatalog{}, handler.EnqueueRequestsFromMapFunc(ce.RequestsForCatalog(p.GetCache())), ce.CatalogChanged()).
+		WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).
+		Complete(r)
+}
+
+func (w *World) setup(c *cluster.Cluster) error {
+	w.Catalog, w.catalogGeneration = catalog.New(c.Clock), 0
+	for _, v := range w.Published {
+		w.Catalog.Add(Bundle(v))
+	}
+	ctx := context.Background()
+	a := c.Admin()
+	rule := func(group string, resources ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources,
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}
+	}
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: SystemNamespace}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: InstallNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: SystemNamespace, Name: ServiceAccount}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "operator-controller"}, Rules: []rbacv1.PolicyRule{
+			rule(ce.GroupVersion.Group, "clusterextensions", "clusterextensions/status", "clustercatalogs"),
+			rule("", "secrets", "configmaps", "serviceaccounts"),
+			rule("apps", "deployments"),
+		}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "operator-controller"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "operator-controller"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: SystemNamespace, Name: ServiceAccount}}},
+		&ce.ClusterCatalog{ObjectMeta: metav1.ObjectMeta{Name: CatalogName}},
+		&ce.ClusterExtension{ObjectMeta: metav1.ObjectMeta{Name: ExtensionName}, Spec: ce.ClusterExtensionSpec{
+			Namespace: InstallNamespace, ServiceAccount: ce.ServiceAccountReference{Name: "op-installer"},
+			Source: ce.SourceConfig{SourceType: "Catalog", Catalog: &ce.CatalogFilter{PackageName: PackageName, Version: w.VersionRange}},
+		}},
+	}
+	for _, o := range objs {
+		if err := a.Create(ctx, o); err != nil {
+			return err
+		}
+	}
+	return w.bumpCatalog(c)
+}
+
+// bumpCatalog is catalogd unpacking new content: the ClusterCatalog's resolved
+// image reference changes.
+func (w *World) bumpCatalog(c *cluster.Cluster) error {
+	ctx := context.Background()
+	var cat ce.ClusterCatalog
+	if err := c.Admin().Get(ctx, client.ObjectKey{Name: CatalogName}, &cat); err != nil {
+		return err
+	}
+	w.catalogGeneration++
+	cat.Status.ResolvedSource = &ce.ResolvedCatalogSource{Image: &ce.ResolvedImageSource{
+		Ref: "quay.io/example/catalog@sha256:" + strconv.Itoa(w.catalogGeneration)}}
+	return c.Admin().Status().Update(ctx, &cat)
+}
+
+// publish adds a version of op to the catalog (args: version).
+func (w *World) publish(c *cluster.Cluster, args plan.Args) error {
+	v := args.Get("version")
+	if v != "1.0.0" && v != "2.0.0" && v != "3.0.0" {
+		return fmt.Errorf("publish: no bundle %q (want 1.0.0, 2.0.0 or 3.0.0)", v)
+	}
+	w.Catalog.Publish(Bundle(v))
+	return w.bumpCatalog(c)
+}
+
+// requestVersion sets the ClusterExtension's version range (args: version).
+func requestVersion(c *cluster.Cluster, args plan.Args) error {
+	ctx := context.Background()
+	var ext ce.ClusterExtension
+	if err := c.Admin().Get(ctx, client.ObjectKey{Name: ExtensionName}, &ext); err != nil {
+		return err
+	}
+	patch := client.MergeFrom(ext.DeepCopy())
+	ext.Spec.Source.Catalog.Version = args.Get("version")
+	return c.Admin().Patch(ctx, &ext, patch)
+}
+
+// Observer watches the world from the API server as a test would, every commit
+// in order: the bundle versions the release was deployed at, and every value of
+// the extension's status.install.
+type Observer struct {
+	// Deployed is the bundle version of each revision when it became deployed, in
+	// commit order.
+	Deployed []string
+	// Installs is every distinct successive status.install bundle version of the
+	// ClusterExtension ("" for none).
+	Installs []string
+	deployed map[string]bool
+}
+
+// Observe subscribes an observer to c's Secrets and ClusterExtensions.
+func Observe(c *cluster.Cluster) *Observer {
+	o := &Observer{deployed: map[string]bool{}}
+	w := c.Server.Watcher()
+	w.Watch(corev1.SchemeGroupVersion.WithKind("Secret"), func(ev apiserver.Event) {
+		l := ev.Object.GetLabels()
+		if ev.Type == watch.Deleted || l["owner"] != "helm" || l["status"] != string(helm.StatusDeployed) || o.deployed[ev.Object.GetName()] {
+			return
+		}
+		rel, err := helm.ReleaseOf(ev.Object.(*corev1.Secret))
+		if err != nil {
+			panic(err) // the model wrote it
+		}
+		o.deployed[ev.Object.GetName()] = true
+		o.Deployed = append(o.Deployed, rel.Labels[ce.BundleVersionLabel])
+	})
+	w.Watch(ce.ClusterExtensionGVK, func(ev apiserver.Event) {
+		ext := ev.Object.(*ce.ClusterExtension)
+		v := ""
+		if ext.Status.Install != nil {
+			v = ext.Status.Install.Bundle.Version
+		}
+		if n := len(o.Installs); n == 0 || o.Installs[n-1] != v {
+			o.Installs = append(o.Installs, v)
+		}
+	})
+	return o
+}
+
+// Record is one release record: revision, status and bundle version.
+type Record struct {
+	Version int
+	Status  helm.Status
+	Bundle  string
+}
+
+func (r Record) String() string { return fmt.Sprintf("v%d=%s(%s)", r.Version, r.Status, r.Bundle) }
+
+// Records are the release records of op, oldest first.
+func Records(c *cluster.Cluster) ([]Record, error) {
+	var list corev1.SecretList
+	if err := c.List(&list, client.InNamespace(InstallNamespace), client.MatchingLabels{"owner": "helm", "name": ExtensionName}); err != nil {
+		return nil, err
+	}
+	var out []Record
+	for i := range list.Items {
+		rel, err := helm.ReleaseOf(&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Record{Version: rel.Version, Status: rel.Info.Status, Bundle: rel.Labels[ce.BundleVersionLabel]})
+	}
+	slices.SortFunc(out, func(a, b Record) int { return a.Version - b.Version })
+	return out, nil
+}
+
+// Extension is the ClusterExtension op now.
+func Extension(c *cluster.Cluster) (*ce.ClusterExtension, error) {
+	var ext ce.ClusterExtension
+	return &ext, c.Get(client.ObjectKey{Name: ExtensionName}, &ext)
+}
+
+// Progressing is the message of the extension's Progressing condition.
+func Progressing(ext *ce.ClusterExtension) string {
+	if c := apimeta.FindStatusCondition(ext.Status.Conditions, ce.TypeProgressing); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// InstalledVersion is status.install.bundle.version, or "".
+func InstalledVersion(ext *ce.ClusterExtension) string {
+	if ext.Status.Install == nil {
+		return ""
+	}
+	return ext.Status.Install.Bundle.Version
+}
+
+// Horizon is long enough for every spec's plan and the backoff that follows.
+const Horizon = 10 * time.Minute
