@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,8 +57,12 @@ var CRDs = []apiserver.CRD{
 	{GVK: pipelinectrl.HelmReleaseGVK, Namespaced: true, Status: true, Plural: "helmreleases"},
 }
 
-// Scheme is client-go's scheme with the pipeline and HelmRelease types.
-func Scheme() *runtime.Scheme {
+// Scheme is client-go's scheme with the pipeline and HelmRelease types. It is
+// built once and shared (schemes are read-only once built): explorations build
+// thousands of worlds.
+var Scheme = sync.OnceValue(newScheme)
+
+func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		panic(err)

@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"cmp"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -186,36 +189,107 @@ func customKind(crd CRD, t reflect.Type) *Kind {
 	}
 }
 
-// kinds resolves Go types and GVKs to served kinds. Lookups are by map key only;
-// nothing iterates a map.
-type kinds struct {
-	scheme *runtime.Scheme
+// kindTable maps GVKs and Go types to kinds. Lookups are by map key only; nothing
+// iterates a map.
+type kindTable struct {
 	byGVK  map[schema.GroupVersionKind]*Kind
 	byType map[reflect.Type]*Kind // pointer types of objects, and of their lists
 	order  []*Kind                // registration order, for deterministic iteration
 }
 
-func newKinds(scheme *runtime.Scheme) *kinds {
-	return &kinds{scheme: scheme, byGVK: map[schema.GroupVersionKind]*Kind{}, byType: map[reflect.Type]*Kind{}}
+func newKindTable() *kindTable {
+	return &kindTable{byGVK: map[schema.GroupVersionKind]*Kind{}, byType: map[reflect.Type]*Kind{}}
 }
 
-func (ks *kinds) add(k *Kind) {
-	if _, dup := ks.byGVK[k.GVK]; !dup {
-		ks.order = append(ks.order, k)
+func (t *kindTable) add(scheme *runtime.Scheme, k *Kind) {
+	if _, dup := t.byGVK[k.GVK]; !dup {
+		t.order = append(t.order, k)
 	}
-	ks.byGVK[k.GVK] = k
-	ks.byType[reflect.PointerTo(k.goType)] = k
+	t.byGVK[k.GVK] = k
+	t.byType[reflect.PointerTo(k.goType)] = k
 	listGVK := k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List")
-	if lt, ok := ks.scheme.AllKnownTypes()[listGVK]; ok {
-		ks.byType[reflect.PointerTo(lt)] = k
+	if lt, ok := scheme.AllKnownTypes()[listGVK]; ok {
+		t.byType[reflect.PointerTo(lt)] = k
 	}
+}
+
+// builtinTables caches the built-in kinds of each scheme (and size of it): every
+// simulated world builds a server, and most share one scheme. The tables are
+// immutable once built.
+var builtinTables = struct {
+	sync.Mutex
+	m map[schemeKey]*kindTable
+}{m: map[schemeKey]*kindTable{}}
+
+type schemeKey struct {
+	scheme *runtime.Scheme
+	types  int
+}
+
+func builtinTable(scheme *runtime.Scheme) *kindTable {
+	known := scheme.AllKnownTypes()
+	key := schemeKey{scheme, len(known)}
+	builtinTables.Lock()
+	defer builtinTables.Unlock()
+	if t, ok := builtinTables.m[key]; ok {
+		return t
+	}
+	gvks := make([]schema.GroupVersionKind, 0, len(known))
+	for gvk := range known { // lint:order-independent sorted below
+		gvks = append(gvks, gvk)
+	}
+	slices.SortFunc(gvks, func(a, b schema.GroupVersionKind) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Kind, b.Kind))
+	})
+	t := newKindTable()
+	for _, gvk := range gvks {
+		if k, ok := builtinKind(gvk, known[gvk]); ok {
+			t.add(scheme, k)
+		}
+	}
+	builtinTables.m[key] = t
+	return t
+}
+
+// kinds resolves Go types and GVKs to the kinds one server serves: the scheme's
+// built-in kinds (shared) and the server's own CRDs.
+type kinds struct {
+	scheme *runtime.Scheme
+	base   *kindTable // shared, never modified
+	own    *kindTable // InstallCRD
+}
+
+func newKinds(scheme *runtime.Scheme) *kinds {
+	return &kinds{scheme: scheme, base: builtinTable(scheme), own: newKindTable()}
+}
+
+func (ks *kinds) add(k *Kind) { ks.own.add(ks.scheme, k) }
+
+func (ks *kinds) byGVK(gvk schema.GroupVersionKind) (*Kind, bool) {
+	if k, ok := ks.own.byGVK[gvk]; ok {
+		return k, true
+	}
+	k, ok := ks.base.byGVK[gvk]
+	return k, ok
+}
+
+func (ks *kinds) byType(t reflect.Type) (*Kind, bool) {
+	if k, ok := ks.own.byType[t]; ok {
+		return k, true
+	}
+	k, ok := ks.base.byType[t]
+	return k, ok
+}
+
+// order is every served kind: built-ins in GVK order, then CRDs as installed.
+func (ks *kinds) order() []*Kind {
+	return append(append([]*Kind(nil), ks.base.order...), ks.own.order...)
 }
 
 // forObject returns the served kind of a typed object or list, or an error a client
 // sees for a kind that is not served.
 func (ks *kinds) forObject(obj runtime.Object) (*Kind, error) {
-	t := reflect.TypeOf(obj)
-	if k, ok := ks.byType[t]; ok {
+	if k, ok := ks.byType(reflect.TypeOf(obj)); ok {
 		return k, nil
 	}
 	gvks, _, err := ks.scheme.ObjectKinds(obj)

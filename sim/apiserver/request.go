@@ -51,8 +51,8 @@ func (s *Server) admit(r Request) error {
 // (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go) for a
 // create of a namespaced object: the namespace must exist and not be terminating.
 func (s *Server) namespaceLifecycle(r Request, name string) error {
-	nsKind := s.kinds.byGVK[corev1.SchemeGroupVersion.WithKind("Namespace")]
-	if nsKind == nil {
+	nsKind, ok := s.kinds.byGVK(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if !ok {
 		return nil
 	}
 	obj, ok := s.store(nsKind).get(objectKey{"", r.Namespace})
@@ -107,7 +107,7 @@ func (r rbacRules) RoleBindings(namespace string) []*rbacv1.RoleBinding {
 }
 
 func (r rbacRules) ClusterRole(name string) *rbacv1.ClusterRole {
-	k, ok := r.s.kinds.byGVK[clusterRoleGVK]
+	k, ok := r.s.kinds.byGVK(clusterRoleGVK)
 	if !ok {
 		return nil
 	}
@@ -116,7 +116,7 @@ func (r rbacRules) ClusterRole(name string) *rbacv1.ClusterRole {
 }
 
 func (r rbacRules) Role(namespace, name string) *rbacv1.Role {
-	k, ok := r.s.kinds.byGVK[roleGVK]
+	k, ok := r.s.kinds.byGVK(roleGVK)
 	if !ok {
 		return nil
 	}

@@ -88,17 +88,6 @@ func New(opts Options) *Server {
 		s.rand = &splitmix{state: 0x9E3779B97F4A7C15}
 	}
 	s.authz = rbac.New(rbacRules{s})
-	known := opts.Scheme.AllKnownTypes()
-	gvks := make([]schema.GroupVersionKind, 0, len(known))
-	for gvk := range known { // lint:order-independent sorted below
-		gvks = append(gvks, gvk)
-	}
-	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
-	for _, gvk := range gvks {
-		if k, ok := builtinKind(gvk, known[gvk]); ok {
-			s.kinds.add(k)
-		}
-	}
 	for _, crd := range opts.CRDs {
 		s.InstallCRD(crd)
 	}
@@ -130,12 +119,11 @@ func (s *Server) Kind(obj runtime.Object) (*Kind, error) { return s.kinds.forObj
 
 // KindFor returns the served kind with this GVK.
 func (s *Server) KindFor(gvk schema.GroupVersionKind) (*Kind, bool) {
-	k, ok := s.kinds.byGVK[gvk]
-	return k, ok
+	return s.kinds.byGVK(gvk)
 }
 
 // Kinds returns every served kind in registration order.
-func (s *Server) Kinds() []*Kind { return append([]*Kind(nil), s.kinds.order...) }
+func (s *Server) Kinds() []*Kind { return s.kinds.order() }
 
 // Scheme returns the scheme the server stores types of.
 func (s *Server) Scheme() *runtime.Scheme { return s.kinds.scheme }

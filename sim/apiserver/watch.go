@@ -32,7 +32,7 @@ func (s *Server) Watcher() Watcher { return Watcher{s} }
 // the snapshot. The objects are the stored immutable snapshots: deep-copy before
 // changing one.
 func (w Watcher) List(gvk schema.GroupVersionKind) ([]client.Object, uint64) {
-	k, ok := w.s.kinds.byGVK[gvk]
+	k, ok := w.s.kinds.byGVK(gvk)
 	if !ok {
 		return nil, w.s.rv
 	}

@@ -79,14 +79,17 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			return material && sp.allows(k) && rapid.Bool().Draw(t, "use-"+string(k))
 		}
 		procs, kinds := len(sp.Processes) > 0, len(sp.Kinds) > 0
+		// Faults of a class are drawn as a slice, which rapid shrinks by deleting
+		// elements: a minimal plan keeps only the faults that matter.
 		if class(Lag, procs && kinds) {
-			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "lags"); i < n; i++ {
+			lag := rapid.Custom(func(t *rapid.T) Fault {
 				lo := dur("lag-min", sp.MaxLag)
-				p.Faults = append(p.Faults, Fault{Kind: Lag,
+				return Fault{Kind: Lag,
 					Process:  rapid.SampledFrom(sp.Processes).Draw(t, "lag-process"),
 					Resource: rapid.SampledFrom(append([]string{"*"}, sp.Kinds...)).Draw(t, "lag-kind"),
-					Min:      lo, Max: lo + dur("lag-spread", sp.MaxLag)})
-			}
+					Min:      lo, Max: lo + dur("lag-spread", sp.MaxLag)}
+			})
+			p.Faults = append(p.Faults, rapid.SliceOfN(lag, 1, 3).Draw(t, "lags")...)
 		}
 		if class(Hold, procs && kinds) {
 			from := dur("hold-from", sp.Horizon)
@@ -96,15 +99,16 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				From:     from, Until: from + time.Millisecond + dur("hold-length", sp.Horizon)})
 		}
 		if class(Crash, procs) {
-			for i, n := 0, rapid.IntRange(1, 2).Draw(t, "crashes"); i < n; i++ {
+			crash := rapid.Custom(func(t *rapid.T) Fault {
 				f := Fault{Kind: Crash, Process: rapid.SampledFrom(sp.Processes).Draw(t, "crash-process")}
 				if rapid.Bool().Draw(t, "crash-at-time") {
 					f.At = time.Millisecond + dur("crash-at", sp.Horizon)
 				} else {
 					f.Call = rapid.IntRange(1, sp.MaxCall).Draw(t, "crash-call")
 				}
-				p.Faults = append(p.Faults, f)
-			}
+				return f
+			})
+			p.Faults = append(p.Faults, rapid.SliceOfN(crash, 1, 2).Draw(t, "crashes")...)
 		}
 		if class(API, len(sp.APIFaults) > 0) {
 			from := dur("api-from", sp.Horizon)
