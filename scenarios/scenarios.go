@@ -16,13 +16,15 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/scenarios/canary"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/scenarios/pipeline"
 )
 
 // All returns the catalogue entries in catalogue order.
 func All() []*catalogue.Entry {
-	return []*catalogue.Entry{
-		canary.Entry(),
-	}
+	var all []*catalogue.Entry
+	all = append(all, canary.Entry())
+	all = append(all, pipeline.Entries()...)
+	return all
 }
 
 // Lookup returns the entry with this ID.
