@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "catalogue":
 		err = cmdCatalogue(args[1:], stdout, stderr)
 	case "bench":
-		err = cmdBench(args[1:], stdout)
+		err = cmdBench(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0

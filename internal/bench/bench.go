@@ -1,0 +1,269 @@
+// Package bench measures ctrlsim: the apiserver model's throughput against
+// controller-runtime's fake client in the same run, reconciles per second,
+// virtual seconds per wall second under long backoffs, and the checks and time
+// it takes to catch each buggy variant of the catalogue.
+//
+// # Known gaps
+//
+//   - Figures are wall-clock measurements on a shared machine: each is the median
+//     of several rounds, and ratios are taken between peers measured in the same
+//     run, but absolute numbers move with the machine's load.
+//   - speedup_vs_envtest needs the envtest assets (make envtest-assets) and is
+//     reported as absent without them.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// Catch is how fast the explorer catches one buggy variant.
+type Catch struct {
+	Entry         string  `json:"entry"`
+	Variant       string  `json:"variant"`
+	MedianChecks  float64 `json:"median_checks"`
+	MedianSeconds float64 `json:"median_seconds"`
+	Seeds         int     `json:"seeds"`
+	CaughtFromAll bool    `json:"caught_from_all_seeds"`
+}
+
+// Figures are the measurements of one bench run; the JSON names are the contract.
+type Figures struct {
+	APIOpsPerSec         float64  `json:"api_ops_per_sec"`
+	FakeClientOpsPerSec  float64  `json:"fake_client_ops_per_sec"`
+	SpeedupVsFakeClient  float64  `json:"speedup_vs_fake_client"`
+	ReconcilesPerSec     float64  `json:"reconciles_per_sec"`
+	VirtualPerWall       float64  `json:"virtual_per_wall"`
+	SpeedupVsEnvtest     *float64 `json:"speedup_vs_envtest,omitempty"`
+	EnvtestNote          string   `json:"envtest_note,omitempty"`
+	Catches              []Catch  `json:"catches"`
+	MedianSecondsToCatch float64  `json:"median_seconds_to_catch"`
+	GOMAXPROCS           int      `json:"gomaxprocs"`
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// rate runs op for about d and returns operations per second. It collects
+// garbage first, so that one peer's garbage is not charged to the other.
+func rate(d time.Duration, op func(i int) error) (float64, error) {
+	runtime.GC()
+	start := time.Now()
+	n := 0
+	for ; ; n++ {
+		if err := op(n); err != nil {
+			return 0, err
+		}
+		if n%32 == 31 && time.Since(start) > d {
+			break
+		}
+	}
+	return float64(n+1) / time.Since(start).Seconds(), nil
+}
+
+// getUpdatePair is the workload of api_ops_per_sec: Get then Update of one small
+// custom resource (Widget) through a client.Client.
+func getUpdatePair(c client.Client) func(i int) error {
+	ctx := context.Background()
+	w := &apiservertest.Widget{}
+	key := client.ObjectKey{Namespace: "bench", Name: "w"}
+	return func(i int) error {
+		if err := c.Get(ctx, key, w); err != nil {
+			return err
+		}
+		w.Spec.Size = i + 1
+		return c.Update(ctx, w)
+	}
+}
+
+// APIThroughput measures Get+Update pairs per second on the model and on the
+// fake client, interleaved in rounds, and returns the medians.
+func APIThroughput(rounds int, perRound time.Duration) (model, fakeRate float64, err error) {
+	scheme := apiservertest.Scheme()
+	w := &apiservertest.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "w"}}
+	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: clock.New(clock.Epoch), CRDs: []apiserver.CRD{apiservertest.WidgetCRD}})
+	m := kubeclient.New(s, apiserver.Admin, kubeclient.Options{})
+	if err := m.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}); err != nil {
+		return 0, 0, err
+	}
+	if err := m.Create(context.Background(), w.DeepCopy()); err != nil {
+		return 0, 0, err
+	}
+	f := fake.NewClientBuilder().WithScheme(scheme).WithObjects(w.DeepCopy()).WithStatusSubresource(&apiservertest.Widget{}).Build()
+	var ms, fs []float64
+	for range rounds {
+		r, err := rate(perRound, getUpdatePair(m))
+		if err != nil {
+			return 0, 0, err
+		}
+		ms = append(ms, r)
+		r, err = rate(perRound, getUpdatePair(f))
+		if err != nil {
+			return 0, 0, err
+		}
+		fs = append(fs, r)
+	}
+	return median(ms), median(fs), nil
+}
+
+func configMaps(n int, r reconcile.Func) (*cluster.Cluster, error) {
+	return cluster.New(&plan.Plan{}, cluster.Options{
+		Scheme: apiservertest.Scheme(),
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).
+				WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
+		}}},
+		Setup: func(c *cluster.Cluster) error {
+			for i := range n {
+				if err := c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("cm-%03d", i)}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
+
+// Reconciles measures reconciles per wall second of a trivial reconciler
+// (requeue after 1s, no API calls) over 100 objects.
+func Reconciles(rounds int, perRound time.Duration) (float64, error) {
+	var rs []float64
+	for range rounds {
+		count := 0
+		c, err := configMaps(100, func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			count++
+			return reconcile.Result{RequeueAfter: time.Second}, nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		c.Trace.Keep = false
+		c.RunFor(time.Second)
+		count = 0
+		start := time.Now()
+		for time.Since(start) < perRound {
+			c.RunFor(10 * time.Second)
+		}
+		rs = append(rs, float64(count)/time.Since(start).Seconds())
+		c.Close()
+	}
+	return median(rs), nil
+}
+
+// VirtualPerWall measures virtual seconds simulated per wall second when ten
+// objects fail every reconcile (exponential backoff up to 1000s).
+func VirtualPerWall(rounds int, perRound time.Duration) (float64, error) {
+	var rs []float64
+	for range rounds {
+		c, err := configMaps(10, func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return reconcile.Result{}, errors.New("persistent failure")
+		})
+		if err != nil {
+			return 0, err
+		}
+		c.Trace.Keep = false
+		start := time.Now()
+		var virtual time.Duration
+		for time.Since(start) < perRound {
+			c.RunFor(24 * time.Hour)
+			virtual += 24 * time.Hour
+		}
+		rs = append(rs, virtual.Seconds()/time.Since(start).Seconds())
+		c.Close()
+	}
+	return median(rs), nil
+}
+
+// CatchTimes explores every buggy variant expected to be caught from seeds 1..n
+// and reports the median checks and wall seconds to catch it (shrinking
+// included).
+func CatchTimes(entries []*catalogue.Entry, seeds, checks int, progress func(string)) []Catch {
+	var out []Catch
+	for _, e := range entries {
+		if e.Expect[variant.Buggy] != catalogue.Caught {
+			continue
+		}
+		if progress != nil {
+			progress(e.ID)
+		}
+		c := Catch{Entry: e.ID, Variant: string(variant.Buggy), Seeds: seeds, CaughtFromAll: true}
+		var ks, ss []float64
+		for seed := 1; seed <= seeds; seed++ {
+			r := e.Explore(variant.Buggy, checks, uint64(seed), time.Now)
+			if r.Outcome != catalogue.Caught {
+				c.CaughtFromAll = false
+				continue
+			}
+			ks = append(ks, float64(r.ChecksToFirstFailure))
+			ss = append(ss, r.Wall.Seconds())
+		}
+		c.MedianChecks, c.MedianSeconds = median(ks), median(ss)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Run measures everything on one core (GOMAXPROCS=1).
+func Run(entries []*catalogue.Entry, envtest func() (float64, string), progress func(string)) (*Figures, error) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f := &Figures{GOMAXPROCS: 1}
+	var err error
+	progress("api throughput (model and fake client)")
+	if f.APIOpsPerSec, f.FakeClientOpsPerSec, err = APIThroughput(5, 200*time.Millisecond); err != nil {
+		return nil, err
+	}
+	f.SpeedupVsFakeClient = f.APIOpsPerSec / f.FakeClientOpsPerSec
+	progress("reconciles per second")
+	if f.ReconcilesPerSec, err = Reconciles(5, 200*time.Millisecond); err != nil {
+		return nil, err
+	}
+	progress("virtual seconds per wall second")
+	if f.VirtualPerWall, err = VirtualPerWall(5, 200*time.Millisecond); err != nil {
+		return nil, err
+	}
+	if envtest != nil {
+		progress("simulator vs envtest")
+		ratio, note := envtest()
+		if note == "" {
+			f.SpeedupVsEnvtest = &ratio
+		}
+		f.EnvtestNote = note
+	}
+	f.Catches = CatchTimes(entries, 5, 1000, func(id string) { progress("time to catch " + id) })
+	var secs []float64
+	for _, c := range f.Catches {
+		secs = append(secs, c.MedianSeconds)
+	}
+	f.MedianSecondsToCatch = median(secs)
+	return f, nil
+}
