@@ -58,16 +58,30 @@
 //     *meta.NoKindMatchError. Requests for a namespaced kind without a namespace
 //     (other than list) get the 404 of a route that does not exist.
 //
+//   - Type rules the model reproduces beyond metadata: Namespace and Secret
+//     defaults, Secret stringData merged into data, immutable ConfigMaps and
+//     Secrets, RoleBinding/ClusterRoleBinding validation (roleRef, subjects, with
+//     the v1 defaults) and roleRef immutability, RBAC names as path segments, and
+//     create-on-update for the kinds whose strategy allows it (RBAC objects,
+//     Lease, Service, Endpoints, Event, LimitRange, RuntimeClass).
+//   - Request order as in the real handler chain: authorization before routing
+//     (an unserved subresource is 403 to the unauthorized, 404 to others), the
+//     patch media type before the object is read.
+//
+// The differential suite (internal/differential, make test-envtest) runs
+// generated operation sequences against this model and a real kube-apiserver and
+// pins each remaining divergence as a TestKnownGap* test.
+//
 // # Known gaps
 //
-//   - No type-specific validation or defaulting beyond metadata validation
-//     (names, labels, annotations, finalizers, ownerReferences), Namespace and
-//     Secret.type defaults: a Deployment without a selector is accepted here and
-//     refused by a real server. Defaults a real server fills (e.g.
-//     Deployment.spec.replicas, container imagePullPolicy) are absent.
-//   - Objects are not round-tripped through JSON: an empty map stays empty where a
-//     real server would return it absent; no-op detection uses semantic equality,
-//     which treats them as equal.
+//   - No type-specific validation or defaulting beyond the rules above: a
+//     Deployment without a selector is accepted here and refused by a real server,
+//     and the defaults a real server fills (Deployment.spec.replicas, strategy,
+//     container imagePullPolicy, ...) are absent (TestKnownGapDeployment*).
+//   - Objects are typed Go values, not JSON: an empty map stays empty where a real
+//     server would return it absent, and for custom resources (stored as JSON by a
+//     real server) a write that only adds a zero value or an empty status is a
+//     no-op here and a real write there (TestKnownGapCustomResourceZeroValuesAreWrites).
 //   - No graceful deletion (pods are removed at once, as if the kubelet confirmed
 //     immediately); no garbage collector here (ownerReferences are stored and
 //     validated; models/ runs the collector); no default GC policies other than

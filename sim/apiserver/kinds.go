@@ -50,8 +50,25 @@ type Kind struct {
 	Strategic bool
 	// Custom is true for custom resources (installed with InstallCRD).
 	Custom bool
+	// CreateOnUpdate is the strategy's AllowCreateOnUpdate: an Update of a
+	// missing object creates it (RBAC objects, Lease, Service, ...).
+	CreateOnUpdate bool
 
 	goType reflect.Type // the struct type (not the pointer)
+}
+
+// storageKey is the object's etcd key, as storage errors name it: built-in
+// resources are stored under /registry/<resource>, custom ones under
+// /registry/<group>/<resource>.
+func (k *Kind) storageKey(namespace, name string) string {
+	key := "/registry/" + k.Resource
+	if k.Custom {
+		key = "/registry/" + k.GVK.Group + "/" + k.Resource
+	}
+	if namespace != "" {
+		key += "/" + namespace
+	}
+	return key + "/" + name
 }
 
 // GroupResource is the kind's resource with its group, as errors name it.
@@ -152,6 +169,15 @@ var builtinConditionalOnly = map[string]bool{
 	"storage.k8s.io/VolumeAttachment": true,
 }
 
+// builtinCreateOnUpdate lists the built-in kinds whose strategy allows create on
+// update (AllowCreateOnUpdate true in pkg/registry).
+var builtinCreateOnUpdate = map[string]bool{
+	"rbac.authorization.k8s.io/Role": true, "rbac.authorization.k8s.io/RoleBinding": true,
+	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
+	"coordination.k8s.io/Lease": true, "/Service": true, "/Endpoints": true, "/Event": true,
+	"events.k8s.io/Event": true, "/LimitRange": true, "node.k8s.io/RuntimeClass": true,
+}
+
 // builtinKind returns the Kind of a type from k8s.io/api, or false for any other type.
 func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
 	if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || strings.HasSuffix(gvk.Kind, "List") {
@@ -166,6 +192,7 @@ func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
 		Status:              builtinStatus[gk],
 		Generation:          builtinGeneration[gk],
 		UnconditionalUpdate: !builtinConditionalOnly[gk],
+		CreateOnUpdate:      builtinCreateOnUpdate[gk],
 		Strategic:           true,
 		goType:              t,
 	}, true

@@ -63,7 +63,8 @@ func (s *Server) namespaceLifecycle(r Request, name string) error {
 	if ns.Status.Phase != corev1.NamespaceTerminating {
 		return nil
 	}
-	err := apierrors.NewForbidden(r.Kind.GroupResource(), name,
+	err := apierrors.NewForbidden(r.Kind.GroupResource(), name, // the name, or the generateName prefix
+
 		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", r.Namespace))
 	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
 		Type:    corev1.NamespaceTerminatingCause,

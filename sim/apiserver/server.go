@@ -262,6 +262,7 @@ func (r *splitmix) IntN(n int) int {
 func errNotServed(k *Kind, name, verb string) error {
 	err := apierrors.NewGenericServerResponse(404, verb, k.GroupResource(), name, "", 0, false)
 	err.ErrStatus.Message = "the server could not find the requested resource"
+	err.ErrStatus.Details = &metav1.StatusDetails{} // the mux's 404 names nothing
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -61,6 +62,25 @@ func prepareForCreate(k *Kind, obj client.Object) {
 	if sec, ok := obj.(*corev1.Secret); ok && sec.Type == "" {
 		sec.Type = corev1.SecretTypeOpaque // pkg/apis/core/v1/defaults.go SetDefaults_Secret
 	}
+	mergeStringData(obj)
+	defaultRBAC(obj)
+}
+
+// mergeStringData moves a Secret's stringData into data, as the conversion to the
+// internal type does on every write (pkg/apis/core/v1/conversion.go
+// Convert_v1_Secret_To_core_Secret).
+func mergeStringData(obj client.Object) {
+	sec, ok := obj.(*corev1.Secret)
+	if !ok || len(sec.StringData) == 0 {
+		return
+	}
+	if sec.Data == nil {
+		sec.Data = map[string][]byte{}
+	}
+	for k, v := range sec.StringData { // lint:order-independent each key is set independently
+		sec.Data[k] = []byte(v)
+	}
+	sec.StringData = nil
 }
 
 func setNamespaceNameLabel(ns *corev1.Namespace) {
@@ -91,6 +111,8 @@ func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client
 	if k.Status {
 		setStatus(in, old)
 	}
+	mergeStringData(in)
+	defaultRBAC(in)
 	if ns, ok := in.(*corev1.Namespace); ok {
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 		ns.Status = old.(*corev1.Namespace).Status
@@ -227,9 +249,11 @@ func invalid(k *Kind, name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(k.GVK.GroupKind(), name, errs)
 }
 
-// validateCreate is the metadata part of ValidateCreate.
+// validateCreate is the metadata part of ValidateCreate, and the type validation of
+// the few kinds the model validates.
 func validateCreate(k *Kind, obj client.Object) error {
 	errs := validation.ValidateObjectMetaAccessor(obj, k.Namespaced, nameValidator(k), field.NewPath("metadata"))
+	errs = append(errs, validateKind(obj)...)
 	if len(errs) > 0 {
 		return invalid(k, obj.GetName(), errs)
 	}
@@ -246,13 +270,158 @@ func validateUpdate(k *Kind, obj, old client.Object) error {
 		mapsEqual(obj.GetLabels(), old.GetLabels()) && mapsEqual(obj.GetAnnotations(), old.GetAnnotations()) &&
 		slices.Equal(obj.GetFinalizers(), old.GetFinalizers()) &&
 		ownerRefsEqual(obj.GetOwnerReferences(), old.GetOwnerReferences()) {
+		if errs := append(validateKind(obj), validateKindUpdate(obj, old)...); len(errs) > 0 {
+			return invalid(k, obj.GetName(), errs)
+		}
 		return nil
 	}
 	path := field.NewPath("metadata")
 	errs := validation.ValidateObjectMetaAccessorUpdate(obj, old, path)
-	errs = append(errs, validation.ValidateFinalizers(obj.GetFinalizers(), path.Child("finalizers"))...)
+	if k.Custom {
+		// rest.BeforeUpdate's common validation and the custom resource validator
+		// both validate the metadata update: a real server reports each cause twice
+		// (the message, an aggregate, lists it once).
+		errs = append(append(validation.ValidateFinalizers(obj.GetFinalizers(), path.Child("finalizers")), errs...), errs...)
+	} else {
+		errs = append(errs, validation.ValidateFinalizers(obj.GetFinalizers(), path.Child("finalizers"))...)
+	}
+	errs = append(errs, validateKind(obj)...)
+	errs = append(errs, validateKindUpdate(obj, old)...)
 	if len(errs) > 0 {
 		return invalid(k, obj.GetName(), errs)
 	}
 	return nil
+}
+
+// validateKindUpdate is the part of a few built-in kinds' update validation that
+// controllers meet: immutable ConfigMaps and Secrets, and RoleBinding roleRefs.
+func validateKindUpdate(obj, old client.Object) field.ErrorList {
+	var errs field.ErrorList
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		prev := old.(*corev1.ConfigMap)
+		if prev.Immutable != nil && *prev.Immutable {
+			// pkg/apis/core/validation ValidateConfigMapUpdate
+			if o.Immutable == nil || !*o.Immutable {
+				errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
+			}
+			if !equality.Semantic.DeepEqual(o.Data, prev.Data) {
+				errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+			}
+			if !equality.Semantic.DeepEqual(o.BinaryData, prev.BinaryData) {
+				errs = append(errs, field.Forbidden(field.NewPath("binaryData"), "field is immutable when `immutable` is set"))
+			}
+		}
+	case *corev1.Secret:
+		prev := old.(*corev1.Secret)
+		if prev.Immutable != nil && *prev.Immutable {
+			if o.Immutable == nil || !*o.Immutable {
+				errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
+			}
+			if !equality.Semantic.DeepEqual(o.Data, prev.Data) {
+				errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
+			}
+		}
+	case *rbacv1.RoleBinding:
+		errs = append(errs, roleRefImmutable(o.RoleRef, old.(*rbacv1.RoleBinding).RoleRef)...)
+	case *rbacv1.ClusterRoleBinding:
+		errs = append(errs, roleRefImmutable(o.RoleRef, old.(*rbacv1.ClusterRoleBinding).RoleRef)...)
+	}
+	return errs
+}
+
+// internalRoleRef prints as the internal rbac.RoleRef does in a real server's
+// message (no JSON tags: capitalised keys).
+type internalRoleRef struct{ APIGroup, Kind, Name string }
+
+// roleRefImmutable is pkg/apis/rbac/validation ValidateRoleBindingUpdate:
+// ValidateImmutableField on the internal roleRef.
+func roleRefImmutable(ref, old rbacv1.RoleRef) field.ErrorList {
+	if ref == old {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("roleRef"), internalRoleRef{ref.APIGroup, ref.Kind, ref.Name}, validation.FieldImmutableErrorMsg)}
+}
+
+// defaultRBAC applies the v1 defaults of bindings (pkg/apis/rbac/v1/defaults.go):
+// roleRef.apiGroup and the apiGroup of User and Group subjects.
+func defaultRBAC(obj client.Object) {
+	var ref *rbacv1.RoleRef
+	var subjects []rbacv1.Subject
+	switch o := obj.(type) {
+	case *rbacv1.RoleBinding:
+		ref, subjects = &o.RoleRef, o.Subjects
+	case *rbacv1.ClusterRoleBinding:
+		ref, subjects = &o.RoleRef, o.Subjects
+	default:
+		return
+	}
+	if ref.APIGroup == "" {
+		ref.APIGroup = rbacv1.GroupName
+	}
+	for i := range subjects {
+		if subjects[i].APIGroup == "" && (subjects[i].Kind == rbacv1.UserKind || subjects[i].Kind == rbacv1.GroupKind) {
+			subjects[i].APIGroup = rbacv1.GroupName
+		}
+	}
+}
+
+// validateKind is the spec validation of bindings (pkg/apis/rbac/validation
+// ValidateRoleBinding, ValidateClusterRoleBinding, ValidateRoleBindingSubject).
+func validateKind(obj client.Object) field.ErrorList {
+	var ref rbacv1.RoleRef
+	var subjects []rbacv1.Subject
+	kinds := []string{"Role", "ClusterRole"}
+	namespaced := true
+	switch o := obj.(type) {
+	case *rbacv1.RoleBinding:
+		ref, subjects = o.RoleRef, o.Subjects
+	case *rbacv1.ClusterRoleBinding:
+		ref, subjects, kinds, namespaced = o.RoleRef, o.Subjects, []string{"ClusterRole"}, false
+	default:
+		return nil
+	}
+	var errs field.ErrorList
+	rr := field.NewPath("roleRef")
+	if ref.APIGroup != rbacv1.GroupName {
+		errs = append(errs, field.NotSupported(rr.Child("apiGroup"), ref.APIGroup, []string{rbacv1.GroupName}))
+	}
+	if !slices.Contains(kinds, ref.Kind) {
+		errs = append(errs, field.NotSupported(rr.Child("kind"), ref.Kind, kinds))
+	}
+	if ref.Name == "" {
+		errs = append(errs, field.Required(rr.Child("name"), ""))
+	} else {
+		for _, msg := range path.ValidatePathSegmentName(ref.Name, false) {
+			errs = append(errs, field.Invalid(rr.Child("name"), ref.Name, msg))
+		}
+	}
+	sp := field.NewPath("subjects")
+	for i, sub := range subjects {
+		p := sp.Index(i)
+		if sub.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		switch sub.Kind {
+		case rbacv1.ServiceAccountKind:
+			if sub.Name != "" {
+				for _, msg := range validation.NameIsDNSSubdomain(sub.Name, false) {
+					errs = append(errs, field.Invalid(p.Child("name"), sub.Name, msg))
+				}
+			}
+			if sub.APIGroup != "" {
+				errs = append(errs, field.NotSupported(p.Child("apiGroup"), sub.APIGroup, []string{""}))
+			}
+			if !namespaced && sub.Namespace == "" {
+				errs = append(errs, field.Required(p.Child("namespace"), ""))
+			}
+		case rbacv1.UserKind, rbacv1.GroupKind:
+			if sub.APIGroup != rbacv1.GroupName {
+				errs = append(errs, field.NotSupported(p.Child("apiGroup"), sub.APIGroup, []string{rbacv1.GroupName}))
+			}
+		default:
+			errs = append(errs, field.NotSupported(p.Child("kind"), sub.Kind, []string{rbacv1.ServiceAccountKind, rbacv1.UserKind, rbacv1.GroupKind}))
+		}
+	}
+	return errs
 }

@@ -101,7 +101,13 @@ func (s *Server) List(u User, list client.ObjectList, opts *client.ListOptions) 
 	out := make([]runtime.Object, 0, end-start)
 	for _, o := range items[start:end] {
 		c := o.DeepCopyObject()
-		c.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		if r.Kind.Custom {
+			// The items of a custom resource list are unstructured JSON that carry
+			// apiVersion and kind; the typed decoder clears only the list's own.
+			c.GetObjectKind().SetGroupVersionKind(r.Kind.GVK)
+		} else {
+			c.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		}
 		out = append(out, c)
 	}
 	if err := meta.SetList(list, out); err != nil {
@@ -190,7 +196,11 @@ func (s *Server) Create(u User, obj client.Object) error {
 		return err
 	}
 	if r.Kind.Namespaced && r.Kind.GVK.GroupKind() != (schema.GroupKind{Kind: "Namespace"}) {
-		if err := s.namespaceLifecycle(r, obj.GetName()); err != nil {
+		name := obj.GetName()
+		if name == "" {
+			name = obj.GetGenerateName() // admission names the object by its prefix
+		}
+		if err := s.namespaceLifecycle(r, name); err != nil {
 			return err
 		}
 	}
@@ -234,11 +244,16 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	if err := validateCreate(r.Kind, obj); err != nil {
 		return nil, err
 	}
-	if _, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
+	if old, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
 		if generated {
 			return nil, apierrors.NewGenerateNameConflict(r.Kind.GroupResource(), obj.GetName(), 1)
 		}
-		return nil, apierrors.NewAlreadyExists(r.Kind.GroupResource(), obj.GetName())
+		err := apierrors.NewAlreadyExists(r.Kind.GroupResource(), obj.GetName())
+		if old.GetDeletionTimestamp() != nil {
+			// generic registry Store.Create: tell the client to wait, not adopt.
+			err.ErrStatus.Message = "object is being deleted: " + err.ErrStatus.Message
+		}
+		return nil, err
 	}
 	s.commit(r.Kind, watch.Added, obj)
 	return obj, nil
@@ -248,6 +263,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 // "finalize" for namespaces) and copies the result into obj.
 func (s *Server) Update(u User, obj client.Object, subresource string) error {
 	r, existing, err := s.target(u, "update", subresource, obj)
+	if apierrors.IsNotFound(err) && subresource == "" && r.Kind != nil && r.Kind.CreateOnUpdate {
+		return s.createOnUpdate(r, obj)
+	}
 	if err != nil {
 		return err
 	}
@@ -265,16 +283,23 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 }
 
 // target admits a request for an existing object (or its subresource) and returns
-// the stored object.
-func (s *Server) target(u User, verb, subresource string, obj client.Object) (Request, client.Object, error) {
+// the stored object. Authorization comes first: it runs before routing, so a
+// subresource the kind does not serve is a 403 to a user without permission and
+// a 404 to others.
+func (s *Server) target(u User, verb, subresource string, obj client.Object, checks ...func(Request) error) (Request, client.Object, error) {
 	r, err := s.request(u, verb, subresource, obj, obj.GetNamespace(), obj.GetName())
 	if err != nil {
 		return r, nil, err
 	}
-	if err := s.checkSubresource(r); err != nil {
+	if err := s.admit(r); err != nil {
 		return r, nil, err
 	}
-	if err := s.admit(r); err != nil {
+	for _, check := range checks {
+		if err := check(r); err != nil {
+			return r, nil, err
+		}
+	}
+	if err := s.checkSubresource(r); err != nil {
 		return r, nil, err
 	}
 	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
@@ -282,6 +307,34 @@ func (s *Server) target(u User, verb, subresource string, obj client.Object) (Re
 		return r, nil, apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
 	}
 	return r, existing, nil
+}
+
+// createOnUpdate is an Update of a missing object of a kind whose strategy allows
+// create on update: NamespaceLifecycle admission applies as for a create, and the
+// object is created from the body.
+func (s *Server) createOnUpdate(r Request, obj client.Object) error {
+	if r.Kind.Namespaced {
+		if err := s.namespaceLifecycle(r, obj.GetName()); err != nil {
+			return err
+		}
+	}
+	if uid := obj.GetUID(); uid != "" {
+		// The body's uid is a storage precondition, and nothing is stored.
+		return apierrors.NewConflict(r.Kind.GroupResource(), r.Name,
+			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: ",
+				r.Kind.storageKey(r.Namespace, r.Name), uid))
+	}
+	in := obj.DeepCopyObject().(client.Object)
+	in.SetResourceVersion("")
+	created, err := s.create(r, in)
+	if err != nil {
+		return err
+	}
+	if err := s.ambiguous(r); err != nil {
+		return err
+	}
+	copyInto(obj, created)
+	return nil
 }
 
 func (s *Server) checkSubresource(r Request) error {
@@ -306,8 +359,10 @@ func (s *Server) checkSubresource(r Request) error {
 func (s *Server) update(r Request, in, existing client.Object, uidPrecondition bool) (client.Object, error) {
 	k := r.Kind
 	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
+		// etcd3 GuaranteedUpdate's precondition check, interpreted as a conflict.
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
-			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", in.GetUID(), existing.GetUID()))
+			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: %v",
+				k.storageKey(r.Namespace, r.Name), in.GetUID(), existing.GetUID()))
 	}
 	newRV, err := parseRV(in.GetResourceVersion())
 	if err != nil {
@@ -347,8 +402,10 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		return nil, err
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
+		answer := obj.DeepCopyObject().(client.Object)
+		answer.SetResourceVersion(existing.GetResourceVersion()) // the response carries the last stored version
 		s.commit(k, watch.Deleted, obj)
-		return obj, nil
+		return answer, nil
 	}
 	if !c.any() {
 		// The same object again: a real server skips the write (no new
@@ -388,7 +445,9 @@ func parseRV(s string) (uint64, error) {
 
 // Patch applies a patch to an object (or its status) and copies the result into obj.
 func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byte, subresource string) error {
-	r, existing, err := s.target(u, "patch", subresource, obj)
+	r, existing, err := s.target(u, "patch", subresource, obj, func(r Request) error {
+		return patch.CheckType(pt, r.Kind.Strategic) // the handler checks the media type before reading the object
+	})
 	if err != nil {
 		return err
 	}

@@ -154,8 +154,17 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
+		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, "")
 	})
+}
+
+// keepTypeMeta restores the caller's apiVersion/kind after a write: controller-
+// runtime's typed client puts them back (it decodes into the object and then
+// resets its GroupVersionKind on Update and Patch).
+func keepTypeMeta(obj runtime.Object) func() {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return func() { obj.GetObjectKind().SetGroupVersionKind(gvk) }
 }
 
 // Patch patches obj; obj receives the stored object.
@@ -176,6 +185,7 @@ func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub
 		if err != nil {
 			return err
 		}
+		defer keepTypeMeta(obj)()
 		return c.server.Patch(c.user, obj, p.Type(), data, sub)
 	})
 }
@@ -276,6 +286,7 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
+		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, s.sub)
 	})
 }

@@ -118,3 +118,13 @@ func serverError(err error) error {
 		Message: err.Error(),
 	}}
 }
+
+// CheckType is the patch handler's first check, made before the object is read: a
+// patch type the resource does not accept is a 415 whether or not the object
+// exists (PatchResource checks the content type against the accepted ones).
+func CheckType(pt types.PatchType, strategic bool) error {
+	if err := checkMediaType(pt, strategic); err != nil {
+		return err
+	}
+	return nil
+}
