@@ -16,14 +16,40 @@
 //	at 35s publish version=3.0.0             publish a bundle and bump the ClusterCatalog
 //
 // Observer records, from the API server's watch log, the bundle version of every
-// revision that becomes deployed and every successive status.install, which is
-// what the release-settles and no-version-skip properties (DESIGN.md) will read.
+// revision that becomes deployed and every successive status.install, for the
+// specs; the properties read the same history from the run's watch log.
+//
+// Config.Installed starts the world with a version already installed, as an
+// earlier incarnation of the operator left it (record v1 deployed, its objects,
+// the finalizer and status.install), so that a run's first helm operation is an
+// upgrade.
 //
 // The specs (clusterextension_test.go) run hand-written plans that crash the
 // operator at the client call of each crash point of SEEDS.md seed 2 and check
 // each variant's documented outcome in the records, the objects and the trace.
 // The call numbers are those of this world (listed in the specs); each spec
 // first checks that its crash lands right after the intended call.
+//
+// # Catalogue entries
+//
+// Entries (entries.go) are helm/interrupted-install (fresh world),
+// helm/interrupted-upgrade and helm/interrupted-upgrade-new-version (1.0.0
+// preinstalled). Their fault profile is crashes of the operator at client calls
+// (the call ranges that leave a record pending are listed in entries.go) and at
+// times; their workload asks for 2.0.0, or for the newest version with 3.0.0
+// published shortly after. Their properties (properties.go), judged on the watch
+// log and the final Secrets:
+//
+//   - release-settles: at the end of the heal budget no record is pending and the
+//     newest is deployed at the desired version (the highest published version
+//     the final spec admits);
+//   - no-version-skip: once a revision went pending towards bundle B, the next
+//     revision to become deployed is at B, unless the version range then in force
+//     no longer admits B.
+//
+// The world's clients use one RESTMapper per world (mapperClient): the
+// simulator's client builds a new one at every RESTMapper call, and the helm
+// model asks at every render and build.
 //
 // # Known gaps
 //
@@ -32,5 +58,11 @@
 //     rollback) have no spec yet.
 //   - The catalog is in memory; publishing also bumps the ClusterCatalog so the
 //     controller is told, as catalogd's unpack would.
-//   - No catalogue entries (plan spaces, properties, expectations) yet.
+//   - no-version-skip takes any pending revision as the start of an operation;
+//     with one writer a pending revision that is not followed by its own deploy
+//     was interrupted, with several writers (not modelled) it could be live.
+//   - release-settles computes the desired version as the highest admitted one,
+//     which is what resolution gives in this world because every bundle upgrades
+//     from every older one; a catalog with gaps in its upgrade graph would need
+//     the resolver's own answer.
 package clusterextension

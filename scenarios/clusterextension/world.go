@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -59,6 +60,10 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+// sharedScheme is one Scheme for every world: a scheme is only read once built,
+// and building client-go's costs more than a short run of this world.
+var sharedScheme = sync.OnceValue(Scheme)
+
 // Bundle returns the content of package op at version 1.0.0, 2.0.0 or 3.0.0:
 //
 //	1.0.0  ServiceAccount op-controller, ConfigMap op-config, Deployment op-controller
@@ -101,6 +106,10 @@ type Config struct {
 	// VersionRange is the ClusterExtension's spec.source.catalog.version at the
 	// start; default "1.0.0".
 	VersionRange string
+	// Installed, when set, is a version already installed when the run starts, as
+	// an earlier incarnation of the operator left it (see preinstall); "" is a
+	// fresh cluster where the operator's first reconcile installs.
+	Installed string
 }
 
 // World is one ClusterExtension world: its catalog lives outside the API server
@@ -109,6 +118,7 @@ type World struct {
 	Config
 	Catalog           *catalog.Catalog
 	catalogGeneration int
+	mapper            apimeta.RESTMapper // see fixedMapper
 }
 
 // NewWorld is a world for cfg.
@@ -129,7 +139,7 @@ func NewWorld(cfg Config) *World {
 // ClusterExtension op.
 func (w *World) Options() cluster.Options {
 	return cluster.Options{
-		Scheme: Scheme(),
+		Scheme: sharedScheme(),
 		CRDs:   CRDs,
 		Processes: []process.Spec{{
 			Name:           ProcessName,
@@ -149,7 +159,7 @@ func (w *World) Options() cluster.Options {
 // setupProcess registers the controller as its SetupWithManager does.
 func (w *World) setupProcess(p *process.Process) error {
 	r := &ce.Reconciler{
-		Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+		Client: w.fixedMapper(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
 		Catalog: w.Catalog, Variant: w.Variant, Started: p.Clock().Now(),
 	}
 	return p.NewControllerManagedBy().For(&ce.ClusterExtension{}).Named("clusterextension").
@@ -187,12 +197,56 @@ func (w *World) setup(c *cluster.Cluster) error {
 			Source: ce.SourceConfig{SourceType: "Catalog", Catalog: &ce.CatalogFilter{PackageName: PackageName, Version: w.VersionRange}},
 		}},
 	}
+	if w.Installed != "" {
+		objs[len(objs)-1].SetFinalizers([]string{ce.Finalizer})
+	}
 	for _, o := range objs {
 		if err := a.Create(ctx, o); err != nil {
 			return err
 		}
 	}
+	if w.Installed != "" {
+		if err := w.preinstall(c); err != nil {
+			return err
+		}
+	}
 	return w.bumpCatalog(c)
+}
+
+// preinstall is what an earlier incarnation of the operator left after
+// installing w.Installed: release record v1 deployed and its objects, written by
+// the helm model with the chart and storage labels the controller uses
+// (chartFor and storeLabels in controllers/clusterextension), and the
+// ClusterExtension's status as the controller writes it. The operator's first
+// reconcile then finds the release Unchanged and writes nothing.
+func (w *World) preinstall(c *cluster.Cluster) error {
+	ctx := context.Background()
+	b := Bundle(w.Installed)
+	chart := &helm.Chart{Name: b.Package, Version: b.Version}
+	for _, o := range b.Objects {
+		obj := o.DeepCopyObject().(client.Object)
+		obj.SetLabels(map[string]string{ce.OwnerKindLabel: ce.ClusterExtensionGVK.Kind, ce.OwnerNameLabel: ExtensionName})
+		chart.Objects = append(chart.Objects, obj)
+	}
+	labels := map[string]string{ce.BundleNameLabel: b.Name, ce.PackageNameLabel: b.Package,
+		ce.BundleVersionLabel: b.Version, ce.BundleReferenceLabel: b.Image}
+	h := helm.New(helm.Config{Client: w.fixedMapper(c.Admin()), Clock: c.Clock, Namespace: InstallNamespace})
+	if _, err := h.Install(ctx, ExtensionName, chart, helm.InstallOptions{Labels: labels}); err != nil {
+		return fmt.Errorf("preinstall %s: %w", w.Installed, err)
+	}
+	var ext ce.ClusterExtension
+	if err := c.Admin().Get(ctx, client.ObjectKey{Name: ExtensionName}, &ext); err != nil {
+		return err
+	}
+	now := metav1.NewTime(c.Clock.Now().Truncate(time.Second))
+	ext.Status.Install = &ce.ClusterExtensionInstallStatus{Bundle: ce.BundleMetadata{Name: b.Name, Version: b.Version}}
+	ext.Status.Conditions = []metav1.Condition{
+		{Type: ce.TypeInstalled, Status: metav1.ConditionTrue, Reason: ce.ReasonSucceeded,
+			Message: fmt.Sprintf("Installed bundle %s successfully", b.Image), ObservedGeneration: ext.Generation, LastTransitionTime: now},
+		{Type: ce.TypeProgressing, Status: metav1.ConditionTrue, Reason: ce.ReasonSucceeded,
+			Message: "desired state reached", ObservedGeneration: ext.Generation, LastTransitionTime: now},
+	}
+	return c.Admin().Status().Update(ctx, &ext)
 }
 
 // bumpCatalog is catalogd unpacking new content: the ClusterCatalog's resolved
@@ -229,6 +283,25 @@ func requestVersion(c *cluster.Cluster, args plan.Args) error {
 	patch := client.MergeFrom(ext.DeepCopy())
 	ext.Spec.Source.Catalog.Version = args.Get("version")
 	return c.Admin().Patch(ctx, &ext, patch)
+}
+
+// mapperClient is a client with a RESTMapper built once per world: the kinds a
+// world serves do not change during a run, and the helm model asks for the
+// mapper at every render and build, which the simulator's client answers by
+// building a new one each time (the larger part of a run's cost).
+type mapperClient struct {
+	client.Client
+	mapper apimeta.RESTMapper
+}
+
+func (c mapperClient) RESTMapper() apimeta.RESTMapper { return c.mapper }
+
+// fixedMapper wraps c with the world's mapper, built from c the first time.
+func (w *World) fixedMapper(c client.Client) client.Client {
+	if w.mapper == nil {
+		w.mapper = c.RESTMapper()
+	}
+	return mapperClient{Client: c, mapper: w.mapper}
 }
 
 // Observer watches the world from the API server as a test would, every commit

@@ -79,26 +79,38 @@ func LimiterDelay(i int) time.Duration {
 // memory (SEEDS.md Seed 3 (f), "throttle state resets"), and restarts are
 // themselves spaced by CrashLoopBackOff.
 func BoundedRetryRate(attempts []Attempt) error {
+	_, err := envelope(attempts, 0)
+	return err
+}
+
+// envelope checks the failed attempts against the envelope and returns the
+// first one outside it. With quiet zero a success ends a streak of failures;
+// otherwise a streak ends only after quiet with no failure. A restart always
+// ends it.
+func envelope(attempts []Attempt, quiet time.Duration) (Attempt, error) {
 	streak, incarnation := 0, 0
 	var last time.Duration
 	for _, a := range attempts {
-		if !a.Failed || a.Incarnation != incarnation {
-			streak, incarnation = 0, a.Incarnation
-		}
 		if !a.Failed {
+			if quiet == 0 {
+				streak = 0 // a success ends the streak
+			}
 			continue
+		}
+		if a.Incarnation != incarnation || (quiet > 0 && streak > 0 && a.At-last >= quiet) {
+			streak, incarnation = 0, a.Incarnation
 		}
 		if streak > 0 {
 			want := min(KopfDelay(streak-1), LimiterDelay(streak-1))
 			if gap := a.At - last; gap < want {
-				return fmt.Errorf("failed attempt %d of a streak came %v after the previous one at %v, want at least %v: %s",
+				return a, fmt.Errorf("failed attempt %d of a streak came %v after the previous one at %v, want at least %v: %s",
 					streak+1, gap, last, want, trim(a.Result))
 			}
 		}
 		streak++
 		last = a.At
 	}
-	return nil
+	return Attempt{}, nil
 }
 
 func trim(s string) string {
@@ -106,4 +118,19 @@ func trim(s string) string {
 		return s[:120] + "..."
 	}
 	return strings.TrimSpace(s)
+}
+
+// BoundedFailureRate is BoundedRetryRate for a write that fails only some of the
+// time: the failed attempts of one incarnation keep inside the same envelope
+// counted across the successes between them, and a streak starts again only
+// after quiet with no failure (or at a restart). It is the reading of
+// bounded-retry-rate under a flaky fault (SEEDS.md Seed 3 (f), "one success
+// resets the sequence"): an operator that forgets its backoff at every success
+// keeps failing about as often as events come. quiet must be positive.
+func BoundedFailureRate(attempts []Attempt, quiet time.Duration) error {
+	if quiet <= 0 {
+		panic("kopf: BoundedFailureRate needs a positive quiet period")
+	}
+	_, err := envelope(attempts, quiet)
+	return err
 }

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -90,6 +93,10 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+// sharedScheme is one Scheme for every world: a scheme is only read once
+// built, and building client-go's costs more than a short run of a world.
+var sharedScheme = sync.OnceValue(Scheme)
+
 // RepoSyncCRD installs RepoSync.
 var RepoSyncCRD = apiserver.CRD{GVK: reposync.RepoSyncGVK, Plural: reposync.RepoSyncPlural, Namespaced: true, Status: true}
 
@@ -123,21 +130,38 @@ func source(o Options) reposync.Source {
 // ServiceAccount, with cluster-wide rights), and one ns-reconciler per
 // namespace, bound to its Deployment and running as its ServiceAccount.
 func World(p *plan.Plan, o Options) cluster.Options {
+	return world(o, func(*cluster.Cluster) uint64 { return p.Seed })
+}
+
+// Seeded is World for a plan that is not known yet: the namespace controller's
+// order and pace come from the seed of the plan the cluster runs
+// (cluster.Cluster.Plan), read when the cluster is set up. Catalogue entries
+// build their worlds this way (Entry.World is not given the plan).
+func Seeded(o Options) cluster.Options {
+	return world(o, func(c *cluster.Cluster) uint64 { return c.Plan().Seed })
+}
+
+// world builds the world; seed gives the plan's seed when the cluster is set
+// up, before any process starts.
+func world(o Options, seed func(*cluster.Cluster) uint64) cluster.Options {
 	o = o.withDefaults()
-	src := rng.New(p.Seed)
-	nsRand := rand.New(src.Stream("models/kube/namespace"))
+	var nsRand *rand.Rand // seeded in Setup, before the namespace controller runs
 	order, delay := o.NamespaceOrder, o.DeleteDelay
 	if delay == nil {
 		delay = func(client.Object) time.Duration { return time.Duration(nsRand.Int64N(int64(500 * time.Millisecond))) }
 	}
 	var shuffle func(int, func(int, int))
 	if order == nil {
-		shuffle = nsRand.Shuffle
+		shuffle = func(n int, swap func(i, j int)) { nsRand.Shuffle(n, swap) }
 	}
+	// A delete-namespace step may set the order (first=) and pace (pace=) of
+	// the namespace controller's deletions from then on.
+	var planned deletion
+	order, delay = planned.order(order), planned.delay(delay)
 	procs := []process.Spec{
 		{Name: KubeControllerManager, Setup: func(p *process.Process) error {
 			nc := &kube.NamespaceController{
-				Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+				Client: mapperCached(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
 				Content: content(), Shuffle: shuffle, Order: order, Delay: delay,
 			}
 			gc := &kube.GarbageCollector{Client: p.GetClient(), APIReader: p.GetAPIReader(), Graph: p.GetCache(), Kinds: collected()}
@@ -168,12 +192,66 @@ func World(p *plan.Plan, o Options) cluster.Options {
 		})
 	}
 	return cluster.Options{
-		Scheme:    Scheme(),
+		Scheme:    sharedScheme(),
 		CRDs:      []apiserver.CRD{RepoSyncCRD},
 		Processes: procs,
-		Setup:     func(c *cluster.Cluster) error { return setup(c, o) },
-		Actions:   actions,
+		Setup: func(c *cluster.Cluster) error {
+			nsRand = rand.New(rng.New(seed(c)).Stream("models/kube/namespace"))
+			return setup(c, o)
+		},
+		Actions: planned.actions(),
 	}
+}
+
+// deletion is how the namespace controller deletes content as a plan's
+// delete-namespace step sets it: first= lists kinds it deletes first, in that
+// order (DeleteFirst, after the pass's shuffle), pace= its time per object
+// (FixedDelay). Unset, the world's Options or the plan's seed decide.
+type deletion struct {
+	first []string
+	pace  *time.Duration
+}
+
+func (d *deletion) order(base func([]client.Object)) func([]client.Object) {
+	return func(objs []client.Object) {
+		if d.first != nil {
+			DeleteFirst(d.first...)(objs)
+		} else if base != nil {
+			base(objs)
+		}
+	}
+}
+
+func (d *deletion) delay(base func(client.Object) time.Duration) func(client.Object) time.Duration {
+	return func(o client.Object) time.Duration {
+		if d.pace != nil {
+			return *d.pace
+		}
+		return base(o)
+	}
+}
+
+// actions are the world's actions, with delete-namespace reading first= and
+// pace=.
+func (d *deletion) actions() map[string]cluster.Action {
+	out := map[string]cluster.Action{}
+	for name, a := range actions { // lint:order-independent copying a map
+		out[name] = a
+	}
+	out["delete-namespace"] = func(c *cluster.Cluster, args plan.Args) error {
+		if f := args.Get("first"); f != "" {
+			d.first = strings.Split(f, ",")
+		}
+		if p := args.Get("pace"); p != "" {
+			pace, err := time.ParseDuration(p)
+			if err != nil || pace < 0 {
+				return fmt.Errorf("delete-namespace: pace: want a duration, got %q", p)
+			}
+			d.pace = &pace
+		}
+		return actions["delete-namespace"](c, args)
+	}
+	return out
 }
 
 // DeleteFirst is a NamespaceOrder: objects of the named kinds first, in that
@@ -284,7 +362,7 @@ func setup(c *cluster.Cluster, o Options) error {
 
 // actions are the workload steps of this world.
 //
-//	at 1m delete-namespace ns=bookstore
+//	at 1m delete-namespace ns=bookstore [first=RoleBinding,RepoSync] [pace=300ms]
 //	at 1m delete-reposync ns=bookstore
 //	at 1m revoke-rolebinding ns=bookstore name=configsync.gke.io:ns-reconciler
 //	at 1m delete-reconciler ns=bookstore
@@ -307,3 +385,18 @@ var actions = map[string]cluster.Action{
 		return c.Admin().Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
 	},
 }
+
+// mapperCached returns c with its RESTMapper built once: the namespace
+// controller resolves its Content kinds on every pass, and the served kinds of
+// this world do not change after setup (its one CRD is installed at the
+// start). The mapping is the same; only the work of rebuilding it is saved.
+func mapperCached(c client.Client) client.Client {
+	return &cachedMapperClient{Client: c, mapper: c.RESTMapper()}
+}
+
+type cachedMapperClient struct {
+	client.Client
+	mapper meta.RESTMapper
+}
+
+func (c *cachedMapperClient) RESTMapper() meta.RESTMapper { return c.mapper }

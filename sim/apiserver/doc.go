@@ -14,45 +14,57 @@
 //     value. uid and creationTimestamp are set on create; timestamps have second
 //     precision, as serialized ones do. generateName appends five characters drawn
 //     from Options.Rand (retrying collisions like the generic registry).
+//
 //   - generation follows each kind's strategy: none (ConfigMap, Secret, RBAC,
 //     Namespace), spec changes (Pod, ReplicaSet, Job, ...), spec and annotation
 //     changes (Deployment), or any change but metadata and status (custom
 //     resources). It also goes up by one when an object is first marked deleting.
+//
 //   - Status subresource: create clears status; Update keeps the stored status;
 //     Update/Patch of "status" keeps everything but status. A kind without the
 //     subresource answers 404 there.
+//
 //   - Optimistic concurrency: a stale resourceVersion is a 409 Conflict with the
 //     registry's message. An update without resourceVersion overwrites where the
 //     strategy allows unconditional updates, and is a 422 elsewhere (custom
 //     resources). The object's uid is a precondition of Update.
+//
 //   - An update that changes nothing writes nothing: no new resourceVersion, no
 //     watch event.
+//
 //   - Deletion: an object with finalizers (its own, or orphan/foregroundDeletion
 //     added for the Orphan/Foreground propagation policies) gets deletionTimestamp
 //     and grace period 0 and stays; removing its last finalizer deletes it; no new
 //     finalizer can be added once it is deleting (422). Delete preconditions (uid,
 //     resourceVersion) conflict with the registry's messages.
+//
 //   - Namespaces: created Active with the kubernetes finalizer and the
 //     kubernetes.io/metadata.name label; delete makes them Terminating; the finalize
 //     subresource removes spec.finalizers and with it the namespace. default,
 //     kube-system and kube-public cannot be deleted. NamespaceLifecycle admission
 //     refuses creates in a missing namespace (404) and in a terminating one (403
 //     with the real message and the NamespaceTerminating cause).
+//
 //   - RBAC: every request is authorized for its User against the live
 //     (Cluster)Role(Binding)s (package rbac); denial is the real 403.
+//
 //   - Patches: JSON merge, strategic merge (built-in kinds only; 415 for custom
 //     resources, as a real server answers), JSON patch (package patch). A
 //     resourceVersion in the patch is a precondition.
+//
 //   - List: label selectors, metadata.name/metadata.namespace field selectors
 //     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),
 //     namespace scoping, Limit/Continue, in etcd key order ("namespace/name" as one
 //     string).
+//
 //   - The watch log records every committed change as an Event; Watcher.Watch
 //     delivers them synchronously in resourceVersion order, a Deleted event
 //     carrying the last state with the deletion's resourceVersion.
+//
 //   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
 //     name, a 403/409/422/429/500/503/504 before the request takes effect, or an
 //     ambiguous write: applied, then reported to the client as a 504 timeout.
+//
 //   - Unknown kinds: a type missing from the scheme fails with runtime's
 //     not-registered error; a custom resource whose CRD is not installed with a
 //     *meta.NoKindMatchError. Requests for a namespaced kind without a namespace
@@ -64,6 +76,7 @@
 //     the v1 defaults) and roleRef immutability, RBAC names as path segments, and
 //     create-on-update for the kinds whose strategy allows it (RBAC objects,
 //     Lease, Service, Endpoints, Event, LimitRange, RuntimeClass).
+//
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
 //     patch media type before the object is read.
