@@ -17,10 +17,10 @@ help: ## list the targets
 run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=... to pass flags)
 	$(GO) run ./cmd/ctrlsim run $(RUN_FLAGS)
 
-test: ## unit, property and lint tests, and determinism under -race (the CI job)
+test: envtest-assets ## everything CI runs: vet, all tests (envtest suites included), determinism under -race, reports/ current
 	$(GO) mod download
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
+	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" $(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race -run 'Determinism|Kill' ./sim/scheduler/ ./sim/cluster/
 	$(GO) run ./cmd/ctrlsim catalogue --check
 
