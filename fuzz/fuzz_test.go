@@ -50,6 +50,9 @@ func fuzzEntry(f *testing.F, id string) {
 
 func FuzzCanary(f *testing.F) { fuzzEntry(f, "canary/stale-cache") }
 
+// One target per seed scenario: the entry whose holding variants are checked.
+func FuzzPipeline(f *testing.F) { fuzzEntry(f, "pipeline/app-event-race") }
+
 // FuzzPlanParser: any text either fails to parse with an error, or parses to a
 // plan whose text form parses back to the same plan.
 func FuzzPlanParser(f *testing.F) {

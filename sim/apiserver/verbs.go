@@ -313,16 +313,17 @@ func (s *Server) target(u User, verb, subresource string, obj client.Object, che
 // create on update: NamespaceLifecycle admission applies as for a create, and the
 // object is created from the body.
 func (s *Server) createOnUpdate(r Request, obj client.Object) error {
-	if r.Kind.Namespaced {
-		if err := s.namespaceLifecycle(r, obj.GetName()); err != nil {
-			return err
-		}
-	}
 	if uid := obj.GetUID(); uid != "" {
 		// The body's uid is a storage precondition, and nothing is stored.
 		return apierrors.NewConflict(r.Kind.GroupResource(), r.Name,
 			fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %v, UID in object meta: ",
 				r.Kind.storageKey(r.Namespace, r.Name), uid))
+	}
+	if r.Kind.Namespaced {
+		// Admission runs inside the store's update, after its storage precondition.
+		if err := s.namespaceLifecycle(r, obj.GetName()); err != nil {
+			return err
+		}
 	}
 	in := obj.DeepCopyObject().(client.Object)
 	in.SetResourceVersion("")
