@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/scenarios/canary"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/scenarios/clusterextension"
 	"github.com/ctrlsim/ctrlsim/scenarios/pipeline"
 )
 
@@ -23,6 +24,7 @@ import (
 func All() []*catalogue.Entry {
 	var all []*catalogue.Entry
 	all = append(all, canary.Entry())
+	all = append(all, clusterextension.Entries()...)
 	all = append(all, pipeline.Entries()...)
 	return all
 }

@@ -40,12 +40,13 @@ import (
 
 // Catch is how fast the explorer catches one buggy variant.
 type Catch struct {
-	Entry         string  `json:"entry"`
-	Variant       string  `json:"variant"`
-	MedianChecks  float64 `json:"median_checks"`
-	MedianSeconds float64 `json:"median_seconds"`
-	Seeds         int     `json:"seeds"`
-	CaughtFromAll bool    `json:"caught_from_all_seeds"`
+	Entry                   string  `json:"entry"`
+	Variant                 string  `json:"variant"`
+	MedianChecks            float64 `json:"median_checks"`
+	MedianSeconds           float64 `json:"median_seconds"` // to the first violating plan
+	MedianSecondsWithShrink float64 `json:"median_seconds_with_shrinking"`
+	Seeds                   int     `json:"seeds"`
+	CaughtFromAll           bool    `json:"caught_from_all_seeds"`
 }
 
 // Figures are the measurements of one bench run; the JSON names are the contract.
@@ -205,8 +206,8 @@ func VirtualPerWall(rounds int, perRound time.Duration) (float64, error) {
 }
 
 // CatchTimes explores every buggy variant expected to be caught from seeds 1..n
-// and reports the median checks and wall seconds to catch it (shrinking
-// included).
+// and reports the median checks and wall seconds to catch it, and to catch and
+// shrink it.
 func CatchTimes(entries []*catalogue.Entry, seeds, checks int, progress func(string)) []Catch {
 	var out []Catch
 	for _, e := range entries {
@@ -217,7 +218,7 @@ func CatchTimes(entries []*catalogue.Entry, seeds, checks int, progress func(str
 			progress(e.ID)
 		}
 		c := Catch{Entry: e.ID, Variant: string(variant.Buggy), Seeds: seeds, CaughtFromAll: true}
-		var ks, ss []float64
+		var ks, ss, ws []float64
 		for seed := 1; seed <= seeds; seed++ {
 			r := e.Explore(variant.Buggy, checks, uint64(seed), time.Now)
 			if r.Outcome != catalogue.Caught {
@@ -225,9 +226,10 @@ func CatchTimes(entries []*catalogue.Entry, seeds, checks int, progress func(str
 				continue
 			}
 			ks = append(ks, float64(r.ChecksToFirstFailure))
-			ss = append(ss, r.Wall.Seconds())
+			ss = append(ss, r.WallToCatch.Seconds())
+			ws = append(ws, r.Wall.Seconds())
 		}
-		c.MedianChecks, c.MedianSeconds = median(ks), median(ss)
+		c.MedianChecks, c.MedianSeconds, c.MedianSecondsWithShrink = median(ks), median(ss), median(ws)
 		out = append(out, c)
 	}
 	return out

@@ -153,10 +153,13 @@ type Result struct {
 	ChecksToFirstFailure int
 	Violated             []string
 	Minimal              *plan.Plan
-	Wall                 time.Duration
-	APIOps               int
-	Reconciles           int
-	Virtual              time.Duration
+	// Wall is the exploration's wall time, shrinking included; WallToCatch is the
+	// time until the first violating plan was found (0 when none was).
+	Wall        time.Duration
+	WallToCatch time.Duration
+	APIOps      int
+	Reconciles  int
+	Virtual     time.Duration
 }
 
 // AsExpected reports whether the outcome is the expected one.
@@ -178,6 +181,9 @@ func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock fu
 		res.Reconciles += r.Reconciles
 		res.Virtual += r.Virtual
 		if bad := r.Violated(); len(bad) > 0 {
+			if res.WallToCatch == 0 {
+				res.WallToCatch = wallClock().Sub(start)
+			}
 			return &Violation{Verdicts: bad}
 		}
 		return nil

@@ -47,7 +47,7 @@
 //     revision to become deployed is at B, unless the version range then in force
 //     no longer admits B.
 //
-// The world's clients use one RESTMapper per world (mapperClient): the
+// The world's clients share one RESTMapper (mapperClient): the
 // simulator's client builds a new one at every RESTMapper call, and the helm
 // model asks at every render and build.
 //

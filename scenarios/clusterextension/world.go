@@ -118,7 +118,6 @@ type World struct {
 	Config
 	Catalog           *catalog.Catalog
 	catalogGeneration int
-	mapper            apimeta.RESTMapper // see fixedMapper
 }
 
 // NewWorld is a world for cfg.
@@ -159,7 +158,7 @@ func (w *World) Options() cluster.Options {
 // setupProcess registers the controller as its SetupWithManager does.
 func (w *World) setupProcess(p *process.Process) error {
 	r := &ce.Reconciler{
-		Client: w.fixedMapper(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+		Client: fixedMapper(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
 		Catalog: w.Catalog, Variant: w.Variant, Started: p.Clock().Now(),
 	}
 	return p.NewControllerManagedBy().For(&ce.ClusterExtension{}).Named("clusterextension").
@@ -197,7 +196,7 @@ func (w *World) setup(c *cluster.Cluster) error {
 			Source: ce.SourceConfig{SourceType: "Catalog", Catalog: &ce.CatalogFilter{PackageName: PackageName, Version: w.VersionRange}},
 		}},
 	}
-	if w.Installed != "" {
+	if w.Installed != "" { // the ClusterExtension (last) already has its finalizer
 		objs[len(objs)-1].SetFinalizers([]string{ce.Finalizer})
 	}
 	for _, o := range objs {
@@ -230,7 +229,7 @@ func (w *World) preinstall(c *cluster.Cluster) error {
 	}
 	labels := map[string]string{ce.BundleNameLabel: b.Name, ce.PackageNameLabel: b.Package,
 		ce.BundleVersionLabel: b.Version, ce.BundleReferenceLabel: b.Image}
-	h := helm.New(helm.Config{Client: w.fixedMapper(c.Admin()), Clock: c.Clock, Namespace: InstallNamespace})
+	h := helm.New(helm.Config{Client: fixedMapper(c.Admin()), Clock: c.Clock, Namespace: InstallNamespace})
 	if _, err := h.Install(ctx, ExtensionName, chart, helm.InstallOptions{Labels: labels}); err != nil {
 		return fmt.Errorf("preinstall %s: %w", w.Installed, err)
 	}
@@ -285,10 +284,10 @@ func requestVersion(c *cluster.Cluster, args plan.Args) error {
 	return c.Admin().Patch(ctx, &ext, patch)
 }
 
-// mapperClient is a client with a RESTMapper built once per world: the kinds a
-// world serves do not change during a run, and the helm model asks for the
-// mapper at every render and build, which the simulator's client answers by
-// building a new one each time (the larger part of a run's cost).
+// mapperClient is a client with a RESTMapper built once: every world serves
+// the same kinds (sharedScheme and CRDs), and the helm model asks for the mapper
+// at every render and build, which the simulator's client answers by building a
+// new one each time (the larger part of a run's cost).
 type mapperClient struct {
 	client.Client
 	mapper apimeta.RESTMapper
@@ -296,12 +295,15 @@ type mapperClient struct {
 
 func (c mapperClient) RESTMapper() apimeta.RESTMapper { return c.mapper }
 
-// fixedMapper wraps c with the world's mapper, built from c the first time.
-func (w *World) fixedMapper(c client.Client) client.Client {
-	if w.mapper == nil {
-		w.mapper = c.RESTMapper()
-	}
-	return mapperClient{Client: c, mapper: w.mapper}
+var shared struct {
+	once   sync.Once
+	mapper apimeta.RESTMapper
+}
+
+// fixedMapper wraps c with the shared mapper, built from c the first time.
+func fixedMapper(c client.Client) client.Client {
+	shared.once.Do(func() { shared.mapper = c.RESTMapper() })
+	return mapperClient{Client: c, mapper: shared.mapper}
 }
 
 // Observer watches the world from the API server as a test would, every commit

@@ -122,6 +122,9 @@ func (s *Server) KindFor(gvk schema.GroupVersionKind) (*Kind, bool) {
 	return s.kinds.byGVK(gvk)
 }
 
+// KindCount is the number of served kinds (it grows with InstallCRD).
+func (s *Server) KindCount() int { return len(s.kinds.base.order) + len(s.kinds.own.order) }
+
 // Kinds returns every served kind in registration order.
 func (s *Server) Kinds() []*Kind { return s.kinds.order() }
 

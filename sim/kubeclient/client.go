@@ -48,19 +48,27 @@ type Client struct {
 	user   apiserver.User
 	cache  client.Reader
 	hooks  Hooks
+	mapper *mapperCache
+}
+
+// mapperCache holds the REST mapper of the served kinds, rebuilt only when the
+// server serves more kinds (InstallCRD).
+type mapperCache struct {
+	kinds  int
+	mapper meta.RESTMapper
 }
 
 var _ client.Client = (*Client)(nil)
 
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
-	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks}
+	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{}}
 }
 
 // APIReader returns a reader that always reads from the server, like
 // mgr.GetAPIReader(). It shares the client's identity and hooks.
 func (c *Client) APIReader() client.Reader {
-	return &Client{server: c.server, user: c.user, hooks: c.hooks}
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper}
 }
 
 // User is the identity the client acts as.
@@ -234,7 +242,12 @@ func (c *Client) SubResource(subResource string) client.SubResourceClient {
 func (c *Client) Scheme() *runtime.Scheme { return c.server.Scheme() }
 
 // RESTMapper maps the kinds the server serves.
-func (c *Client) RESTMapper() meta.RESTMapper { return restMapper(c.server) }
+func (c *Client) RESTMapper() meta.RESTMapper {
+	if n := c.server.KindCount(); c.mapper.mapper == nil || n != c.mapper.kinds {
+		c.mapper.kinds, c.mapper.mapper = n, restMapper(c.server)
+	}
+	return c.mapper.mapper
+}
 
 // GroupVersionKindFor returns the GVK of a typed object from the scheme.
 func (c *Client) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {

@@ -1,0 +1,136 @@
+package clusterextension
+
+import (
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+const (
+	seedName = "2 (001)"
+	seedFile = "001_dcc48e80b4053223.txt"
+	upstream = "https://github.com/operator-framework/operator-controller/pull/1776"
+)
+
+// The kinds of this world, as plans name them.
+const (
+	ClusterExtensionKind = "olm.operatorframework.io/v1/ClusterExtension"
+	SecretKind           = "/v1/Secret"
+)
+
+// Client call ranges of the operator in the entries' worlds (see the timelines
+// in entries_test.go). A crash at call n means calls 1..n-1 happened.
+//
+// Fresh world (interrupted-install): the first reconcile adds the finalizer
+// (calls 1-2); the second creates record v1 pending-install at call 13, the three
+// objects at 14-16 and marks v1 deployed at 17. A crash at 14-17 leaves v1
+// pending-install (CP-I1 at 14, CP-I2 at 15-17).
+//
+// 1.0.0 preinstalled (the upgrade entries): the first reconcile finds the
+// release unchanged (calls 1-7, no write); the upgrade asked for later starts at
+// call 8, creates record v2 pending-upgrade at 15, applies the objects at 16-22,
+// supersedes v1 at 23 and marks v2 deployed at 24. A crash at 16-24 leaves v2
+// pending-upgrade (CP-U1 at 16, CP-U2 at 17-23, CP-U3 at 24).
+const (
+	installMaxCall = 20
+	upgradeMaxCall = 26
+)
+
+func seconds(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
+}
+
+// requestV2 asks for 2.0.0 during the fault phase, after the operator's first
+// reconcile (which keeps the call numbers above).
+var requestV2 = rapid.Custom(func(t *rapid.T) []plan.Step {
+	return []plan.Step{{At: seconds(t, "request-at", 1, 20), Action: "request-version", Args: plan.Args{{Key: "version", Value: "2.0.0"}}}}
+})
+
+// requestNewestThenPublish asks for the newest version (2.0.0 then), and 3.0.0
+// is published a little later: before or after the interrupted operator comes
+// back (CrashLoopBackOff 10s).
+var requestNewestThenPublish = rapid.Custom(func(t *rapid.T) []plan.Step {
+	at := seconds(t, "request-at", 1, 20)
+	return []plan.Step{
+		{At: at, Action: "request-version", Args: plan.Args{{Key: "version", Value: ">=1.0.0"}}},
+		{At: at + seconds(t, "publish-after", 1, 20), Action: "publish", Args: plan.Args{{Key: "version", Value: "3.0.0"}}},
+	}
+})
+
+func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
+	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
+}
+
+// entry is a seed 2 entry: crashes of the operator at client calls up to
+// maxCall (and at times) over a fault phase of horizon, in the world of cfg
+// (variant aside), under workload, judged by release-settles and, with noSkip,
+// no-version-skip.
+func entry(id, summary string, cfg Config, maxCall int, horizon time.Duration, workload *rapid.Generator[[]plan.Step], noSkip bool,
+	ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
+	return &catalogue.Entry{
+		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Expect: ex,
+		World: func(v variant.Variant) cluster.Options {
+			c := cfg
+			c.Variant = v
+			return NewWorld(c).Options()
+		},
+		Space: plan.Space{
+			Processes:   []string{ProcessName},
+			Kinds:       []string{ClusterExtensionKind, SecretKind},
+			Controllers: []string{ProcessName + "/clusterextension"},
+			Horizon:     horizon,
+			MaxCall:     maxCall,
+			Classes:     []plan.FaultKind{plan.Crash},
+			Workload:    workload,
+		},
+		FaultPhase: horizon,
+		// Two crashes at most: the operator is back within 20s of the heal, and
+		// recovers in a few reconciles without backoff worth the name.
+		HealBudget: time.Minute,
+		Properties: func(c *cluster.Cluster) []check.Property {
+			props := []check.Property{ReleaseSettles(cfg.published(c.Plan()))}
+			if noSkip {
+				props = append(props, NoVersionSkip())
+			}
+			return props
+		},
+	}
+}
+
+// Entries are the seed 2 entries of the catalogue.
+func Entries() []*catalogue.Entry {
+	const c, h = catalogue.Caught, catalogue.Holds
+	preinstalled := Config{Installed: "1.0.0"}
+	return []*catalogue.Entry{
+		entry("helm/interrupted-install",
+			"operator-controller installs a ClusterExtension's bundle as a Helm release. Helm first records revision 1 as pending-install, "+
+				"then creates the objects, then marks the record deployed. When the operator process dies in between (OOM, node loss, lost leader "+
+				"election), the record stays pending-install. Before the fix every later reconcile's dry-run upgrade fails with \"another operation "+
+				"(install/upgrade/rollback) is in progress\" and the extension is stuck until a human deletes the Secret.\n\n"+
+				"The fix (#1776, rebased as #1987) deletes a pending record and lets the next reconcile install again, adopting the objects the "+
+				"interrupted attempt created. The robust applier marks the record failed instead (as helm does for an in-process failure) and "+
+				"completes the release from that record's own manifest.",
+			Config{}, installMaxCall, 30*time.Second, nil, false, expect(c, h, h)),
+		entry("helm/interrupted-upgrade",
+			"1.0.0 is installed and the user asks for 2.0.0. Helm records revision 2 as pending-upgrade, applies the objects one by one, "+
+				"supersedes revision 1 and marks revision 2 deployed. An operator crash anywhere in between (before any object changed, mid-update, "+
+				"or after revision 1 was already superseded) leaves revision 2 pending-upgrade, and before the fix the extension is stuck there.\n\n"+
+				"The fixed applier deletes the pending record and upgrades again, reusing revision 2; after a crash at the very end (CP-U3) no "+
+				"record is deployed for a moment, so it resolves as for a fresh install, which still lands on 2.0.0 here. The robust applier keeps "+
+				"the interrupted revision as failed and completes 2.0.0 from it.",
+			preinstalled, upgradeMaxCall, time.Minute, requestV2, false, expect(c, h, h)),
+		entry("helm/interrupted-upgrade-new-version",
+			"The user asks for the newest version (2.0.0 at the time) and the upgrade from 1.0.0 is interrupted part-way; 3.0.0 is published "+
+				"before the operator is back. The buggy applier stays stuck on the pending record.\n\n"+
+				"The fix deletes the pending record, and the next reconcile resolves again from the newest deployed record, 1.0.0: it finds 3.0.0 "+
+				"and upgrades 1.0.0 to 3.0.0 over a cluster half at 2.0.0, so 2.0.0 (its migration) is never completed and its leftover objects "+
+				"are orphaned (SEEDS.md weakness 1). The robust applier first completes the in-flight 2.0.0 from its record, then upgrades to 3.0.0.",
+			preinstalled, upgradeMaxCall, time.Minute, requestNewestThenPublish, true, expect(c, c, h)),
+	}
+}
