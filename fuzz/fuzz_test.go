@@ -53,6 +53,10 @@ func FuzzCanary(f *testing.F) { fuzzEntry(f, "canary/stale-cache") }
 // One target per seed scenario: the entry whose holding variants are checked.
 func FuzzPipeline(f *testing.F) { fuzzEntry(f, "pipeline/app-event-race") }
 
+func FuzzBundleDeployment(f *testing.F) { fuzzEntry(f, "bd/terminating-cleanup") }
+
+func FuzzClusterExtension(f *testing.F) { fuzzEntry(f, "helm/interrupted-upgrade") }
+
 // FuzzPlanParser: any text either fails to parse with an error, or parses to a
 // plan whose text form parses back to the same plan.
 func FuzzPlanParser(f *testing.F) {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/scenarios/bundledeployment"
 	"github.com/ctrlsim/ctrlsim/scenarios/canary"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/scenarios/clusterextension"
@@ -24,6 +25,7 @@ import (
 func All() []*catalogue.Entry {
 	var all []*catalogue.Entry
 	all = append(all, canary.Entry())
+	all = append(all, bundledeployment.Entries()...)
 	all = append(all, clusterextension.Entries()...)
 	all = append(all, pipeline.Entries()...)
 	return all

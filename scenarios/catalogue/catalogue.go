@@ -103,6 +103,10 @@ func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
 	c.Heal()
 	c.RunFor(e.HealBudget)
 	r := &Run{Cluster: c, Verdicts: c.Judge(e.Properties(c)...), Virtual: c.Now()}
+	if l := c.Livelock(); l != nil {
+		// A hot loop stopped the run: a bug of its own, whatever the properties say.
+		r.Verdicts = append(r.Verdicts, check.Verdict{Property: "livelock", At: l.At.Sub(c.Clock.Now().Add(-c.Now())), Detail: l.String()})
+	}
 	for _, s := range c.Trace.Steps() {
 		switch {
 		case s.Op == "reconcile":

@@ -199,6 +199,10 @@ func (c *Cluster) Heal() {
 	c.record(trace.Step{Op: "heal"})
 }
 
+// Livelock returns the livelock that stopped the run (a hot loop that never let
+// virtual time advance), or nil.
+func (c *Cluster) Livelock() *scheduler.Livelock { return c.Sched.Livelock() }
+
 // Healed reports whether Heal was called.
 func (c *Cluster) Healed() bool { return c.faults.healed }
 

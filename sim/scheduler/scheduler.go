@@ -72,6 +72,26 @@ type Scheduler struct {
 	steps   uint64
 	// OnStep, if set, is called in the kernel after every task step.
 	OnStep func(t *Task)
+	// MaxStepsPerInstant bounds the task steps at one virtual instant; past it the
+	// run is livelocked (see Livelock). Default 200,000.
+	MaxStepsPerInstant int
+	instant            time.Time
+	atInstant          int
+	livelock           *Livelock
+}
+
+// Livelock is a run that stopped because tasks kept running without virtual time
+// advancing: a hot loop (typically a controller whose own writes requeue it at
+// once, with no lag or latency in between). A real process would spin at wall-clock
+// speed; the simulator cannot advance, so it stops the run and reports it.
+type Livelock struct {
+	At    time.Time
+	Steps int
+	Tasks []string // the tasks runnable at that instant, in creation order
+}
+
+func (l *Livelock) String() string {
+	return fmt.Sprintf("livelock: %d task steps at one virtual instant without time advancing (tasks %v): a hot loop", l.Steps, l.Tasks)
 }
 
 // New returns a scheduler on clock c choosing with pick, and installs itself as
@@ -272,11 +292,22 @@ func (s *Scheduler) runnableTasks(buf []*Task) []*Task {
 	return buf
 }
 
+// Livelock returns the livelock that stopped the run, or nil.
+func (s *Scheduler) Livelock() *Livelock { return s.livelock }
+
 // RunUntil runs tasks and fires timers until virtual time reaches until with no
 // task runnable, then sets the clock to until. It must be called from the kernel.
+// A livelocked run does not run again.
 func (s *Scheduler) RunUntil(until time.Time) {
 	if s.current != nil {
 		panic("ctrlsim: RunUntil inside a task")
+	}
+	if s.livelock != nil {
+		return
+	}
+	limit := s.MaxStepsPerInstant
+	if limit == 0 {
+		limit = 200_000
 	}
 	var buf []*Task
 	for {
@@ -295,6 +326,20 @@ func (s *Scheduler) RunUntil(until time.Time) {
 				t.cond = nil
 			}
 			s.steps++
+			if now := s.clock.Now(); now.Equal(s.instant) {
+				s.atInstant++
+				if s.atInstant > limit {
+					s.livelock = &Livelock{At: now, Steps: s.atInstant}
+					for _, x := range s.tasks {
+						if x.state == runnable {
+							s.livelock.Tasks = append(s.livelock.Tasks, x.name)
+						}
+					}
+					return
+				}
+			} else {
+				s.instant, s.atInstant = now, 1
+			}
 			s.switchTo(t, true)
 			if s.OnStep != nil {
 				s.OnStep(t)

@@ -211,3 +211,25 @@ func TestAfterInsideATaskWaitsInVirtualTime(t *testing.T) {
 		t.Errorf("After fired at %v, want %v", got, want)
 	}
 }
+
+// Tasks that keep running without virtual time advancing (a hot loop) stop the run
+// with a livelock instead of hanging it.
+func TestHotLoopIsALivelock(t *testing.T) {
+	s, c := newSched(0)
+	s.MaxStepsPerInstant = 1000
+	s.Go("p", "spinner", func() {
+		for {
+			s.Yield()
+		}
+	})
+	s.RunFor(time.Hour)
+	l := s.Livelock()
+	if l == nil || l.Steps != 1001 || len(l.Tasks) != 1 || l.Tasks[0] != "spinner" {
+		t.Fatalf("livelock = %+v", l)
+	}
+	if !l.At.Equal(clock.Epoch) || c.Now() != clock.Epoch {
+		t.Errorf("the run stops where it spun: %v", c.Now())
+	}
+	s.RunFor(time.Hour) // a livelocked run does not run again
+	s.Close()
+}

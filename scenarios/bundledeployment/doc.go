@@ -1,0 +1,48 @@
+// Package bundledeployment is the world, the specs and the catalogue entries of
+// seed 1 (rukpak PR #596, "fix: bundledeployment install failures should
+// eventually settle"; ../shared/SEEDS.md, seeds/000_297ef58f3d24d948.txt).
+//
+// The world (World): kube-controller-manager running models/kube's namespace
+// controller (a deleted Namespace stays Terminating at least
+// Options.Termination, T_term, default 8s), and rukpak running the reference
+// BundleDeployment controller (controllers/bundledeployment) of one variant,
+// both as cluster admin; the release namespace rukpak-system; and the
+// cluster-scoped BundleDeployment example, plus Options.Failing more.
+// Bundles are served by image reference (Content): broken (Namespace n,
+// ConfigMap n/config and a Deployment whose annotation key is invalid, which
+// the API server refuses: the deterministic root cause), v1 (Namespace and
+// ConfigMap) and v2 (v1 plus Namespace n-extra, ConfigMap n-extra/extra and the
+// invalid Deployment). Actions:
+//
+//	at 20s upgrade bd=example bundle=v2            change the template's image reference
+//	at 30s create-bundledeployment name=healthy bundle=v1
+//
+// The dependent watches rukpak adds after a successful install are registered
+// up front for Namespace, ConfigMap and Deployment behind a gate the
+// reconciler's Watcher opens kind by kind, one gate per process incarnation.
+//
+// Entries (Entries): bd/terminating-cleanup and bd/slow-cleanup (DESIGN.md),
+// bd/rollback-leaves-terminating (SEEDS.md (f)2 and (f)6) and bd/blocked-workers
+// ((f)4, I5), with the properties SettledBackoff, RootCauseVisible (I1, I2)
+// and InstalledWithin (I5).
+//
+// # Known gaps
+//
+//   - The failure is an invalid object, not the seed's missing CRD kind: helm
+//     (and models/helm) fail a kind the cluster does not serve while building
+//     the manifest, before any release record exists, so nothing would be
+//     uninstalled.
+//   - No garbage collector: nothing here deletes a BundleDeployment, and the
+//     namespace controller deletes the content of terminating namespaces.
+//   - The fault profile leaves out crashes (a crash inside helm leaves a
+//     pending-install record, seed 2's bug), API faults (a different root
+//     cause) and faults of kube-controller-manager (T_term is a world option).
+//   - The clients of both processes keep the REST mapper they start with: the
+//     world installs no CRD while it runs.
+//   - With zero API latency, a reconcile that requeues itself through its own
+//     watch events at one instant never lets virtual time advance: bundles here
+//     keep the content shared by v1 and v2 identical, so an upgrade and its
+//     rollback patch nothing (a ConfigMap that differs would livelock buggy and
+//     fixed at the upgrade's instant: each patch's event requeues the next
+//     attempt).
+package bundledeployment
