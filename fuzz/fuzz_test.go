@@ -57,6 +57,10 @@ func FuzzBundleDeployment(f *testing.F) { fuzzEntry(f, "bd/terminating-cleanup")
 
 func FuzzClusterExtension(f *testing.F) { fuzzEntry(f, "helm/interrupted-upgrade") }
 
+func FuzzKopf(f *testing.F) { fuzzEntry(f, "kopf/persistent-422") }
+
+func FuzzRepoSync(f *testing.F) { fuzzEntry(f, "reposync/namespace-deleted") }
+
 // FuzzPlanParser: any text either fails to parse with an error, or parses to a
 // plan whose text form parses back to the same plan.
 func FuzzPlanParser(f *testing.F) {

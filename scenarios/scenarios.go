@@ -18,7 +18,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/scenarios/canary"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/scenarios/clusterextension"
+	"github.com/ctrlsim/ctrlsim/scenarios/kopf"
 	"github.com/ctrlsim/ctrlsim/scenarios/pipeline"
+	"github.com/ctrlsim/ctrlsim/scenarios/reposync"
 )
 
 // All returns the catalogue entries in catalogue order.
@@ -27,6 +29,8 @@ func All() []*catalogue.Entry {
 	all = append(all, canary.Entry())
 	all = append(all, bundledeployment.Entries()...)
 	all = append(all, clusterextension.Entries()...)
+	all = append(all, kopf.Entries()...)
+	all = append(all, reposync.Entries()...)
 	all = append(all, pipeline.Entries()...)
 	return all
 }

@@ -18,7 +18,20 @@
 // Attempts reads the operator's PATCHes of an object from the trace;
 // BoundedRetryRate is the property bounded-retry-rate (DESIGN.md) for one object:
 // within a run of failures of one process incarnation, the gap after the i-th
-// failure is at least min(kopf's i-th delay, 5ms·2^i).
+// failure is at least min(kopf's i-th delay, 5ms·2^i). BoundedFailureRate is its
+// reading under a flaky fault: failures count across successes until a quiet
+// period passes without one.
+//
+// Entries are the catalogue's Seed 3 entries, with these properties as
+// sim/check properties: kopf/persistent-422 (RetryRate: a 422 window on the
+// progress PATCH, workload edits, lag, crashes),
+// kopf/alternating-422 (RetryRate with Quiet: a 422 on every other PATCH and
+// frequent edits), kopf/poison-event (Isolation: an unreadable event of x while
+// y is edited) and kopf/no-event-after-failure (converges with AllHandled: the
+// quiet handler, a 422 window, no event after it). The envelope starts again at
+// every restart of the operator: kopf's throttle and a controller's rate limiter
+// both live in memory, restarts are themselves spaced by CrashLoopBackOff, and
+// an envelope carried across restarts would catch every variant alike.
 //
 // What the specs show (virtual time, lag 100–300 ms):
 //
@@ -49,6 +62,9 @@
 //     writes do; a failed write stops them silently.
 //   - A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
 //     the patch model, so the specs with grow run for seconds, not minutes.
-//   - No catalogue entry yet: entries, plan spaces and expectations come with the
-//     catalogue issue.
+//   - The entries' plans draw no grow action (a 300 KB object makes a run cost
+//     tens of milliseconds of wall time per PATCH) and no aggregate load: N
+//     failing objects each keep to their own envelope, and nothing bounds their
+//     sum (SEEDS.md Seed 3 (f), "per-object, not global"), which no variant
+//     does either.
 package kopf

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,6 +59,10 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+// sharedScheme is one Scheme for every world: a scheme is only read once
+// built, and building client-go's costs more than a short run of a world.
+var sharedScheme = sync.OnceValue(Scheme)
+
 // WorldWith builds the world of variant v with options o.
 //
 // Workload actions (every one writes as cluster admin, like kubectl):
@@ -79,7 +84,7 @@ func WorldWith(v variant.Variant, o Options) cluster.Options {
 	}
 	w := &world{alternating: map[string]int{}, poisoned: map[string]bool{}}
 	return cluster.Options{
-		Scheme: Scheme(),
+		Scheme: sharedScheme(),
 		CRDs:   []apiserver.CRD{CRD},
 		Processes: []process.Spec{{Name: Operator, Setup: func(p *process.Process) error {
 			c := &faultyClient{Client: p.GetClient(), w: w}

@@ -18,11 +18,13 @@
 // Each namespace starts with a RepoSync "repo-sync" with the Foreground
 // deletion policy. The namespace controller's deletion order and pace come
 // from the plan's seed (stream "models/kube/namespace") unless Options fix
-// them (DeleteFirst, FixedDelay).
+// them (DeleteFirst, FixedDelay) or a delete-namespace step sets them (first=,
+// pace=). World takes the plan; Seeded reads it from the cluster, for
+// catalogue entries.
 //
 // Actions:
 //
-//	at 30s delete-namespace ns=bookstore
+//	at 30s delete-namespace ns=bookstore [first=RoleBinding,RepoSync] [pace=300ms]
 //	at 30s delete-reposync ns=bookstore
 //	at 30s revoke-rolebinding ns=bookstore [name=<RoleBinding>]   (default: the shared one)
 //	at 30s delete-reconciler ns=bookstore                         (the ns-reconciler Deployment)
@@ -36,6 +38,16 @@
 //   - No kube-scheduler or kubelet: the ns-reconciler starts 2s after its
 //     Deployment appears (process.Spec.StartDelay) and stops when it goes.
 //   - The namespace controller discovers only the kinds listed above.
-//   - Property checks (terminates) and plan spaces come with the catalogue;
-//     the specs here assert on hand-written plans.
+//   - Entries (reposync/namespace-deleted, reposync/namespace-deleted-stale-cache,
+//     reposync/rolebinding-revoked) judge terminates. Their plans draw no
+//     crashes: a crash planned at a client call that a process makes outside
+//     a reconcile (an event handler's cached List, in the kernel) leaves the
+//     process running on a stopped cache and never restarts it (a sim/process
+//     gap), which would make every variant hang.
+//   - A warm but stale Namespace cache in the reconciler-manager comes only
+//     from a hold that starts before the deletion (the first cached Get starts
+//     the informer with a fresh list); plans draw such holds rarely (about 3%
+//     of plans catch the fixed variant).
+//   - The namespace controller's RESTMapper is built once per process start
+//     (the served kinds do not change), to keep runs cheap.
 package reposync

@@ -65,8 +65,8 @@ func (r *Run) faultPhaseEnd() time.Duration {
 
 // reconciles returns the reconcile steps of controller for object, with their results.
 type attempt struct {
-	at     time.Duration
-	result string
+	at, end time.Duration
+	result  string
 }
 
 func (r *Run) attempts(controller, object string) []attempt {
@@ -82,7 +82,7 @@ func (r *Run) attempts(controller, object string) []attempt {
 			out = append(out, attempt{at: s.At})
 		case "result":
 			if i, ok := open[s.Worker]; ok {
-				out[i].result = s.Result
+				out[i].result, out[i].end = s.Result, s.At
 				delete(open, s.Worker)
 			}
 		}
@@ -92,59 +92,67 @@ func (r *Run) attempts(controller, object string) []attempt {
 
 // SettledBackoff: while a reconcile keeps failing, the controller reconciles at
 // most once per rate-limiter backoff firing, after a first burst of at most
-// FirstBurst (default 2). Reconciles closer than Epsilon (default 100ms) form a
-// burst. Judged over the fault phase, from the first failed reconcile of the object
-// to its first success.
+// FirstBurst (default 2). The k-th failure (counting from the first) schedules a
+// firing Base*2^k (Base default 5ms, client-go's per-item exponential limiter)
+// after that reconcile ended; the j-th failing reconcile (from 0) is allowed when
+// j+1 <= FirstBurst + the firings due by its start. A firing that lands while a
+// reconcile is running (a reconcile that blocks longer than the backoff) marks the
+// key dirty and is consumed by the next reconcile, which therefore starts at once
+// and is still within the bound; an event that requeues the key with no firing
+// due is what breaks it. Limiters with longer delays only make the bound lenient.
+// Judged over the fault phase, from the first failed reconcile of the object to
+// its first success.
 type SettledBackoff struct {
 	Controller string // controller name
 	Object     string // "namespace/name" (or "/name" for cluster-scoped), as reconcile steps name it
-	Epsilon    time.Duration
+	Base       time.Duration
 	FirstBurst int
 }
 
 func (p SettledBackoff) Name() string { return "settled-backoff" }
 
 func (p SettledBackoff) Check(r *Run) Verdict {
-	eps, first := p.Epsilon, p.FirstBurst
-	if eps == 0 {
-		eps = 100 * time.Millisecond
+	base, first := p.Base, p.FirstBurst
+	if base == 0 {
+		base = 5 * time.Millisecond
 	}
 	if first == 0 {
 		first = 2
 	}
-	var failing []time.Duration
-	started := false
+	var failing []attempt
 	for _, a := range r.attempts(p.Controller, p.Object) {
-		if a.at > r.faultPhaseEnd() {
+		if a.at > r.faultPhaseEnd() || a.result == "" {
 			break
 		}
 		failed := strings.HasPrefix(a.result, "error")
-		if !started && !failed {
+		if !failed {
+			if len(failing) > 0 {
+				break // the failure is over
+			}
 			continue
 		}
-		started = true
-		failing = append(failing, a.at)
-		if !failed && a.result != "" {
-			break
+		failing = append(failing, a)
+	}
+	firing := func(k int) time.Duration {
+		d := base << min(k, 40)
+		if d > 1000*time.Second || d <= 0 {
+			d = 1000 * time.Second
+		}
+		return failing[k].end + d
+	}
+	for j := 1; j < len(failing); j++ {
+		due := 0
+		for k := 0; k < j; k++ {
+			if firing(k) <= failing[j].at {
+				due++
+			}
+		}
+		if j+1 > first+due {
+			return violated(p.Name(), failing[j].at, "failing reconcile %d of %s started with %d backoff firings due (at most %d reconciles allowed, a first burst of %d plus one per firing)",
+				j+1, p.Object, due, first+due, first)
 		}
 	}
-	bursts := 0
-	for i := 0; i < len(failing); {
-		j := i + 1
-		for j < len(failing) && failing[j]-failing[j-1] < eps {
-			j++
-		}
-		limit := 1
-		if bursts == 0 {
-			limit = first
-		}
-		if n := j - i; n > limit {
-			return violated(p.Name(), failing[i], "%d reconciles of %s within %s (burst %d, at most %d allowed)", n, p.Object, failing[j-1]-failing[i], bursts+1, limit)
-		}
-		bursts++
-		i = j
-	}
-	return holds(p.Name(), fmt.Sprintf("%d failing reconciles in %d bursts", len(failing), bursts))
+	return holds(p.Name(), fmt.Sprintf("%d failing reconciles within the backoff", len(failing)))
 }
 
 // RootCauseVisible: while a failure persists, the object's status shows the root

@@ -19,37 +19,55 @@ import (
 
 const sec = time.Second
 
-// reconciles makes reconcile/result step pairs of controller "bd" for object "/x".
+// reconciles makes reconcile/result step pairs of controller "bd" for object "/x",
+// each reconcile taking 1µs.
 func reconciles(results ...any) []trace.Step {
 	var out []trace.Step
 	for i := 0; i < len(results); i += 2 {
 		at := results[i].(time.Duration)
 		out = append(out,
 			trace.Step{At: at, Controller: "bd", Worker: 1, Op: "reconcile", Object: "/x"},
-			trace.Step{At: at, Controller: "bd", Worker: 1, Op: "result", Object: "/x", Result: results[i+1].(string)})
+			trace.Step{At: at + time.Microsecond, Controller: "bd", Worker: 1, Op: "result", Object: "/x", Result: results[i+1].(string)})
 	}
 	return out
 }
 
 func TestSettledBackoff(t *testing.T) {
+	ms := time.Millisecond
 	p := check.SettledBackoff{Controller: "bd", Object: "/x"}
 	fixed := &check.Run{End: time.Hour, Steps: reconciles(
-		0*sec, "error: no matches for kind", 10*time.Millisecond, "error: no matches for kind",
-		5*sec, "error: no matches for kind", 20*sec, "error: no matches for kind", 60*sec, "ok")}
+		0*sec, "error: no matches for kind", 2*time.Microsecond, "error: no matches for kind",
+		5*ms+time.Microsecond, "error: no matches for kind", 25*ms+2*time.Microsecond, "error: no matches for kind", 65*ms, "ok")}
 	if v := p.Check(fixed); !v.Holds {
-		t.Errorf("one reconcile per firing after a first burst of two holds: %v", v)
+		t.Errorf("one reconcile per backoff firing (5ms, then 20ms, then 40ms) after a first burst of two holds: %v", v)
+	}
+	early := &check.Run{End: time.Hour, Steps: reconciles(
+		0*sec, "error: x", 2*time.Microsecond, "error: x", 4*ms, "error: x")}
+	if v := p.Check(early); v.Holds {
+		t.Error("a third reconcile before the first 5ms firing is due breaks the bound")
 	}
 	buggy := &check.Run{End: time.Hour, Steps: reconciles(
-		0*sec, "error: a", 1*time.Millisecond, "error: b", 2*time.Millisecond, "error: b",
-		5*sec, "error: a", 5*sec+time.Millisecond, "error: b", 5*sec+2*time.Millisecond, "error: b")}
+		0*sec, "error: a", 2*time.Microsecond, "error: b", 4*time.Microsecond, "error: b",
+		5*sec, "error: a", 5*sec+2*time.Microsecond, "error: b", 5*sec+4*time.Microsecond, "error: b")}
 	v := p.Check(buggy)
-	if v.Holds || !strings.Contains(v.Detail, "3 reconciles") {
-		t.Errorf("bursts of three are caught: %v", v)
+	if v.Holds || !strings.Contains(v.Detail, "failing reconcile 3 of /x started with 0 backoff firings due") {
+		t.Errorf("bursts of three with no backoff between them are caught: %v", v)
 	}
 	afterHeal := &check.Run{End: time.Hour, HealAt: 10 * sec, Steps: reconciles(
-		0*sec, "error: a", 20*sec, "error: a", 20*sec, "error: b", 20*sec, "error: b")}
+		0*sec, "error: a", 20*sec, "error: a", 20*sec+2*time.Microsecond, "error: b", 20*sec+4*time.Microsecond, "error: b")}
 	if v := p.Check(afterHeal); !v.Holds {
 		t.Errorf("only the fault phase is judged: %v", v)
+	}
+	blocking := &check.Run{End: time.Hour, Steps: []trace.Step{
+		{At: 0, Controller: "bd", Worker: 1, Op: "reconcile", Object: "/x"},
+		{At: 30 * sec, Controller: "bd", Worker: 1, Op: "result", Object: "/x", Result: "error: timed out"},
+		{At: 30 * sec, Controller: "bd", Worker: 1, Op: "reconcile", Object: "/x"},
+		{At: 60 * sec, Controller: "bd", Worker: 1, Op: "result", Object: "/x", Result: "error: timed out"},
+		{At: 60 * sec, Controller: "bd", Worker: 1, Op: "reconcile", Object: "/x"},
+		{At: 90 * sec, Controller: "bd", Worker: 1, Op: "result", Object: "/x", Result: "error: timed out"},
+	}}
+	if v := p.Check(blocking); !v.Holds {
+		t.Errorf("reconciles that block longer than the backoff consume the firing that landed meanwhile: one per firing: %v", v)
 	}
 }
 

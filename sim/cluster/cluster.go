@@ -81,7 +81,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	c.Server.CreateDefaultNamespaces()
 	var pending process.PendingCall
 	c.admin = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{Hooks: kubeclient.Hooks{
-		Before: func(call kubeclient.Call) { pending = process.BeforeCall(c.Server, call) },
+		Before: func(call kubeclient.Call) error { pending = process.BeforeCall(c.Server, call); return nil },
 		After: func(call kubeclient.Call, err error) {
 			s := pending.Step(c.Server, call, err)
 			s.Process = "admin"

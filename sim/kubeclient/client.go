@@ -27,9 +27,10 @@ type Call struct {
 
 // Hooks observe every call. Before runs before the call reaches the cache or the
 // server: the scheduler yields there, and a crash injected there means the call
-// never happens. After runs with the call's result.
+// never happens (inside a task the crash unwinds the caller; outside one, Before
+// returns the error the call fails with). After runs with the call's result.
 type Hooks struct {
-	Before func(Call)
+	Before func(Call) error
 	After  func(Call, error)
 }
 
@@ -77,7 +78,9 @@ func (c *Client) User() apiserver.User { return c.user }
 // do runs one call between the hooks.
 func (c *Client) do(call Call, f func() error) error {
 	if c.hooks.Before != nil {
-		c.hooks.Before(call)
+		if err := c.hooks.Before(call); err != nil {
+			return err
+		}
 	}
 	err := f()
 	if c.hooks.After != nil {

@@ -42,7 +42,7 @@ func newProcess(t *testing.T, lag time.Duration) *process {
 	})
 	p.client = kubeclient.New(s, apiserver.Admin, kubeclient.Options{
 		Cache: p.cache,
-		Hooks: kubeclient.Hooks{Before: func(call kubeclient.Call) { p.calls = append(p.calls, call) }},
+		Hooks: kubeclient.Hooks{Before: func(call kubeclient.Call) error { p.calls = append(p.calls, call); return nil }},
 	})
 	return p
 }

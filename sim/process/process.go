@@ -1,6 +1,7 @@
 package process
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -212,14 +213,19 @@ func (p *Process) start() {
 		op = "restart"
 	}
 	p.record(trace.Step{Op: op, Result: "incarnation " + strconv.Itoa(p.incarnation)})
+	p.started = true // Setup may crash the process (a crash planned at one of its calls)
+	incarnation := p.incarnation
 	if p.spec.Setup != nil {
-		if err := p.spec.Setup(p); err != nil {
+		err := p.spec.Setup(p)
+		if !p.started || p.incarnation != incarnation {
+			return // it crashed during Setup; the restart is scheduled
+		}
+		if err != nil {
 			p.record(trace.Step{Op: "setup", Result: "error: " + err.Error()})
 			p.terminate("setup failed: "+err.Error(), true)
 			return
 		}
 	}
-	p.started = true
 	for _, c := range p.controllers {
 		c.start()
 	}
@@ -288,12 +294,18 @@ func (p *Process) terminate(reason string, restart bool) {
 // before runs before every client call: the call counts; a crash planned at this
 // call happens instead of it; otherwise the task yields (for the API latency of
 // the plan, or just to let others interleave).
-func (p *Process) before(call kubeclient.Call) {
+func (p *Process) before(call kubeclient.Call) error {
 	s := p.env.Scheduler
 	s.CheckAlive()
+	if !p.started {
+		return errProcessGone // a call from a dead incarnation's kernel code (an event handler)
+	}
 	p.calls++
 	if p.env.Faults.CrashAtCall(p.spec.Name, p.calls) {
+		// Inside a task, Crash unwinds it; in the kernel (an event handler's or
+		// Setup's call) it returns, and the call fails instead of happening.
 		p.Crash(fmt.Sprintf("crash at client call %d (%s)", p.calls, call.Verb))
+		return errProcessGone
 	}
 	if s.Current() != nil { // (a call from Setup, in the kernel, has nothing to interleave with)
 		if d := p.env.Faults.Latency(p.spec.Name); d > 0 {
@@ -305,7 +317,12 @@ func (p *Process) before(call kubeclient.Call) {
 	}
 	// The call runs now, with no yield before after() records it.
 	p.call = BeforeCall(p.env.Server, call)
+	return nil
 }
+
+// errProcessGone is what a call made by a process that has just died returns to
+// kernel code that made it (an event handler's map function, Setup).
+var errProcessGone = errors.New("ctrlsim: the process has died; the call never reached the apiserver")
 
 // after records the call in the trace.
 func (p *Process) after(call kubeclient.Call, err error) {

@@ -294,3 +294,40 @@ func TestProcessBoundToDeployment(t *testing.T) {
 		t.Errorf("after the Deployment is deleted the process stops for good: running=%v reconciles=%d", proc.Running(), len(reconciles))
 	}
 }
+
+// A crash planned at a call made outside a reconcile (Setup's, or an event
+// handler's) kills the process as well: the call fails instead of happening, and
+// the process restarts after CrashLoopBackOff.
+func TestCrashAtACallOutsideAReconcile(t *testing.T) {
+	var proc *process.Process
+	p, err := plan.Parse("seed 1\ncrash process=op call=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setupErrs := 0
+	c, err := cluster.New(p, cluster.Options{
+		Scheme: apiservertest.Scheme(),
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			proc = p
+			// A direct read in Setup: client call 1 of the run.
+			if err := p.GetAPIReader().Get(ctx, types.NamespacedName{Name: "default"}, &corev1.Namespace{}); err != nil {
+				setupErrs++
+			}
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				return reconcile.Result{}, nil
+			}))
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(5 * time.Second)
+	if proc.Running() || setupErrs != 1 {
+		t.Fatalf("the crash at Setup's call stops the process: running=%v setup errors=%d", proc.Running(), setupErrs)
+	}
+	c.RunFor(10 * time.Second)
+	if !proc.Running() || proc.Restarts() != 1 {
+		t.Errorf("it restarts after 10s: running=%v restarts=%d", proc.Running(), proc.Restarts())
+	}
+}

@@ -1,0 +1,200 @@
+package kopf
+
+import (
+	"strconv"
+	"time"
+
+	"pgregory.net/rapid"
+
+	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+const (
+	seedName = "3 (002)"
+	seedFile = "002_48506bcb31005e0a.txt"
+	upstream = "https://github.com/nolar/kopf/pull/510"
+)
+
+// patch422 are the API faults of the entries: kopf's PATCH of x, or of every
+// KopfExample, refused as Invalid (zalando-incubator/kopf#346, nolar/kopf#1087).
+var patch422 = []apiserver.Fault{
+	{Verb: "patch", Resource: kopfop.Plural, Namespace: Namespace, Name: "x", Code: 422,
+		Field: "metadata.annotations", Message: "Too long: must have at most 262144 bytes"},
+	{Verb: "patch", Resource: kopfop.Plural, Namespace: Namespace, Code: 422,
+		Field: "metadata.annotations", Message: "Too long: must have at most 262144 bytes"},
+}
+
+func seconds(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
+}
+
+func millis(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
+}
+
+func args(kv ...string) plan.Args {
+	var out plan.Args
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, plan.Arg{Key: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+// edits draws 0–3 spec edits of x or y in the first horizon seconds, and
+// possibly a stream of edits of one of them (every 200 ms to 2 s, for up to
+// horizon seconds): the workload's own events on top of those the handler
+// makes.
+func edits(t *rapid.T, horizon int) []plan.Step {
+	var out []plan.Step
+	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "edits"); i < n; i++ {
+		out = append(out, plan.Step{At: seconds(t, "edit-at", 0, horizon), Action: "edit",
+			Args: args("name", rapid.SampledFrom([]string{"x", "y"}).Draw(t, "edit-name"), "field", "e"+strconv.Itoa(i))})
+	}
+	if rapid.Bool().Draw(t, "edit-stream") {
+		from := seconds(t, "stream-at", 0, horizon)
+		out = append(out, plan.Step{At: from, Action: "edit-every", Args: args(
+			"name", rapid.SampledFrom([]string{"x", "y"}).Draw(t, "stream-name"),
+			"every", (millis(t, "stream-every", 200, 2000)).String(),
+			"until", (from + seconds(t, "stream-length", 1, horizon)).String())})
+	}
+	return out
+}
+
+func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
+	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
+}
+
+func base() catalogue.Entry {
+	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: World}
+}
+
+// Entries are the Seed 3 entries of the catalogue.
+func Entries() []*catalogue.Entry {
+	const c, h = catalogue.Caught, catalogue.Holds
+
+	persistent := base()
+	persistent.ID = "kopf/persistent-422"
+	persistent.Summary = "kopf applies the handlers' progress and its diff base in one PATCH of the object. When the API server refuses that PATCH with " +
+		"422 Invalid (zalando-incubator/kopf#346: annotations over 256 KiB), kopf ≤ 0.27 logs the error and ignores the event; nothing was stored, so the next " +
+		"watch event of the object, such as the one its own handler's status write makes, runs the handlers and the PATCH again: one attempt per event, " +
+		"hundreds a minute, for as long as the 422 lasts.\n\n" +
+		"nolar/kopf #510 throttles errors per object (delays 1, 1, 2, 3, 5, ... 610 s, events in between skipped) and #509 exits the operator on errors " +
+		"outside that span. The robust operator retries on a timer with controller-runtime's per-item backoff (5 ms·2^n) and defers events to it. " +
+		"bounded-retry-rate requires each streak of failed PATCHes of an object (a success or a restart ends it) to keep gaps of at least min(kopf's i-th " +
+		"delay, 5 ms·2^i). Faults: a 422 window on x's or every object's PATCH, informer lag, crashes; workload: edits of x and y."
+	persistent.Expect = expect(c, h, h)
+	persistent.Space = plan.Space{
+		Processes: []string{Operator}, Kinds: []string{Kind},
+		Horizon: 15 * time.Second, MaxLag: time.Second, APIFaults: patch422,
+		Classes:  []plan.FaultKind{plan.API, plan.Lag, plan.Crash},
+		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 15) }),
+	}
+	persistent.FaultPhase, persistent.HealBudget = 20*time.Second, time.Second
+	persistent.Properties = func(*cluster.Cluster) []check.Property { return []check.Property{RetryRate{}} }
+
+	alternating := base()
+	alternating.ID = "kopf/alternating-422"
+	alternating.Summary = "A weakness SEEDS.md lists for #510: one success resets kopf's throttling sequence. A PATCH that fails every other time " +
+		"(a flaky admission webhook) while the object is edited often never gets past the first 1 s delay: the fixed operator keeps failing about as " +
+		"often as the edits come, as the buggy one does.\n\n" +
+		"The robust operator resets its backoff only after ten minutes without a failure (the kubelet's rule for CrashLoopBackOff), so its failures back " +
+		"off. Here bounded-retry-rate counts an object's failed PATCHes across the successes between them; a streak ends after ten minutes without a " +
+		"failure or at a restart."
+	alternating.Expect = expect(c, c, h)
+	alternating.Why = "Not in DESIGN.md's table: a weakness of #510. Minimal plan `at 0s alternate-422 name=x` + `at 0s edit-every name=x every=200ms until=11s`: " +
+		"the fixed operator's PATCHes of x alternate between a 422 (throttled 1 s) and a success (which resets the sequence), so its failures come every 1.2 s:\n\n" +
+		"    100ms  kopf/kopfexample#1 r1   patch KopfExample default/x -> Invalid: ... rejected by a flaky admission webhook\n" +
+		"    1.1s   kopf/kopfexample#1 r11  patch KopfExample default/x wrote rv=17 -> ok\n" +
+		"    1.3s   kopf/kopfexample#1 r13  patch KopfExample default/x -> Invalid: ...\n\n" +
+		"and the tenth failure, at 10.9 s, comes 1.2 s after the ninth where the envelope asks for 1.28 s. The buggy operator fails on every other edit " +
+		"from the start. The robust operator's gaps after its failures keep to 5 ms·2^i whatever succeeds in between."
+	alternating.Space = plan.Space{
+		Processes: []string{Operator}, Kinds: []string{Kind},
+		Horizon: time.Minute, MaxLag: time.Second,
+		Classes: []plan.FaultKind{plan.Lag, plan.Latency},
+		Workload: rapid.Custom(func(t *rapid.T) []plan.Step {
+			from := seconds(t, "alternate-at", 0, 20)
+			return []plan.Step{
+				{At: from, Action: "alternate-422", Args: args("name", "x")},
+				{At: from, Action: "edit-every", Args: args("name", "x",
+					"every", millis(t, "edit-every", 200, 2000).String(),
+					"until", (from + seconds(t, "edit-length", 1, 40)).String())},
+			}
+		}),
+	}
+	alternating.FaultPhase, alternating.HealBudget = time.Minute, time.Second
+	alternating.Properties = func(*cluster.Cluster) []check.Property {
+		return []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
+	}
+
+	poison := base()
+	poison.ID = "kopf/poison-event"
+	poison.Summary = "A weakness SEEDS.md lists for #509: an error outside the throttled span is unrecoverable, and the fixed operator exits. " +
+		"One event it cannot read (here: x's, from some time on) makes it exit, restart after CrashLoopBackOff (10, 20, 40 ... s), meet x's event " +
+		"again after the relist, and exit again: meanwhile no other object is handled. The buggy operator ignores the event; the robust one retries " +
+		"x with its rate limiter and handles the others.\n\n" +
+		"isolation (SEEDS.md I2) requires every change of the healthy object y's spec to be handled within 30 s during the fault phase."
+	poison.Expect = expect(h, c, h)
+	poison.Why = "Not in DESIGN.md's table: a weakness of #509, where the buggy operator holds (it ignores the event it cannot read and goes on " +
+		"handling y). Minimal plan `at 0s poison name=x`, `at 0s touch name=x`, `at 0s edit name=y field=e0`: the fixed operator exits on x's event " +
+		"after every start, and x comes first after every relist:\n\n" +
+		"    100ms  kopf/kopfexample#1 r1  cached-get KopfExample default/x rv=7 -> ok\n" +
+		"    100ms  kopf/kopfexample#1 r1  crash -> exit 1\n" +
+		"    10.1s  kopf  restart -> incarnation 2\n" +
+		"    10.2s  kopf/kopfexample#1 r1  crash -> exit 1\n" +
+		"    30.2s  kopf  restart -> incarnation 3\n\n" +
+		"so y's edit at 0 s is still not handled 30 s later. The robust operator returns the read error to the controller, which retries x with its " +
+		"rate limiter and handles y in between."
+	poison.Space = plan.Space{
+		Processes: []string{Operator}, Kinds: []string{Kind}, Controllers: []string{Operator + "/kopfexample"},
+		Horizon: time.Minute, MaxLag: time.Second,
+		Classes: []plan.FaultKind{plan.Lag, plan.Latency, plan.Workers},
+		Workload: rapid.Custom(func(t *rapid.T) []plan.Step {
+			at := seconds(t, "poison-at", 0, 30)
+			steps := []plan.Step{
+				{At: at, Action: "poison", Args: args("name", "x")},
+				{At: at + seconds(t, "touch-after", 0, 10), Action: "touch", Args: args("name", "x")},
+			}
+			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "edits"); i < n; i++ {
+				steps = append(steps, plan.Step{At: seconds(t, "edit-at", 0, 60), Action: "edit", Args: args("name", "y", "field", "e"+strconv.Itoa(i))})
+			}
+			return steps
+		}),
+	}
+	poison.FaultPhase, poison.HealBudget = 2*time.Minute, time.Second
+	poison.Properties = func(*cluster.Cluster) []check.Property {
+		return []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
+	}
+
+	quiet := base()
+	quiet.ID = "kopf/no-event-after-failure"
+	quiet.World = func(v variant.Variant) cluster.Options { return WorldWith(v, Options{Quiet: true}) }
+	quiet.Summary = "A weakness SEEDS.md lists for #510: there is no timer-driven retry. With a handler that writes nothing to the object, " +
+		"a failed PATCH is retried only when some event of the object comes; if none comes after the 422 ends, the object stays unhandled for good, " +
+		"and the buggy operator is no better. The robust operator retries on its own timer (its backoff), so the object is handled once the fault ends.\n\n" +
+		"converges requires kopf's diff base to hold every object's current spec at the end of the heal budget, with no write in its last minute."
+	quiet.Expect = expect(c, c, h)
+	quiet.Why = "Not in DESIGN.md's table: a weakness of #510 (no timer-driven retry), shared by the buggy operator. Minimal plan `at 0s edit name=x " +
+		"field=e0` + a 422 on x's PATCH until 101 ms: the fixed operator's one attempt fails and nothing follows,\n\n" +
+		"    100ms  kopf/kopfexample#1 r1  patch KopfExample default/x rv=7 -> Invalid: ...\n" +
+		"    100ms  kopf/kopfexample#1 r1  result default/x -> ok\n\n" +
+		"so x's diff base never holds its spec. The robust operator's failed reconcile returns `requeue after 5ms` and x is handled by that retry."
+	quiet.Space = plan.Space{
+		Processes: []string{Operator}, Kinds: []string{Kind},
+		Horizon: time.Minute, MaxLag: time.Second, APIFaults: patch422,
+		Classes:  []plan.FaultKind{plan.API, plan.Lag, plan.Latency},
+		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 60) }),
+	}
+	quiet.FaultPhase, quiet.HealBudget = time.Minute, 3*time.Minute
+	quiet.Properties = func(*cluster.Cluster) []check.Property {
+		return []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
+	}
+
+	return []*catalogue.Entry{&persistent, &alternating, &poison, &quiet}
+}

@@ -1,0 +1,145 @@
+package reposync
+
+import (
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/controllers/reposync"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+const (
+	seedName = "4 (003)"
+	seedFile = "003_d59d43f03cb7e194.txt"
+	upstream = "https://github.com/GoogleContainerTools/config-sync/pull/1191"
+	// Namespace is the RepoSync namespace of the catalogue's worlds.
+	Namespace = "bookstore"
+)
+
+// Kinds as plans name them.
+const (
+	NamespaceKind   = "/v1/Namespace"
+	RepoSyncKind    = "configsync.gke.io/v1beta1/RepoSync"
+	RoleBindingKind = "rbac.authorization.k8s.io/v1/RoleBinding"
+	DeploymentKind  = "apps/v1/Deployment"
+)
+
+// entryWorld is the world of the catalogue's entries: one RepoSync namespace
+// (bookstore) whose namespace controller draws its deletion order and pace
+// from the plan's seed.
+func entryWorld(v variant.Variant) cluster.Options { return Seeded(Options{Variant: v}) }
+
+// at draws a time in whole seconds from [lo, hi].
+func at(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
+}
+
+// deleteNamespace is the workload of the namespace entries: bookstore is
+// deleted once, at a drawn time (before the ns-reconciler has added its
+// finalizer, or after), with the namespace controller's order (which kinds it
+// deletes first; none: the plan's seed shuffles them) and pace (its time per
+// object) drawn too.
+var deleteNamespace = rapid.Custom(func(t *rapid.T) []plan.Step {
+	args := plan.Args{{Key: "ns", Value: Namespace}}
+	if first := rapid.SampledFrom(deletionOrders).Draw(t, "first"); first != "" {
+		args = append(args, plan.Arg{Key: "first", Value: first})
+	}
+	pace := time.Duration(rapid.IntRange(0, 10).Draw(t, "pace")) * 100 * time.Millisecond
+	args = append(args, plan.Arg{Key: "pace", Value: pace.String()})
+	return []plan.Step{{At: at(t, "delete-at", 0, 20), Action: "delete-namespace", Args: args}}
+})
+
+// deletionOrders are the namespace controller's orders a plan may draw: the
+// two objects that race first in either order, one of them first, or the
+// seed's shuffle.
+var deletionOrders = []string{"RoleBinding", "RepoSync", "RoleBinding,RepoSync", "RepoSync,RoleBinding", ""}
+
+// revokeDuringDeletion is the workload of reposync/rolebinding-revoked: the
+// RepoSync is deleted (its namespace stays Active), and the shared RoleBinding
+// is revoked by hand a drawn 0–3 s later (100 ms steps), while the
+// ns-reconciler may still be finalizing.
+var revokeDuringDeletion = rapid.Custom(func(t *rapid.T) []plan.Step {
+	del := at(t, "delete-at", 5, 20)
+	after := time.Duration(rapid.IntRange(0, 30).Draw(t, "revoke-after")) * 100 * time.Millisecond
+	ns := plan.Args{{Key: "ns", Value: Namespace}}
+	return []plan.Step{
+		{At: del, Action: "delete-reposync", Args: ns},
+		{At: del + after, Action: "revoke-rolebinding", Args: ns},
+	}
+})
+
+func space(procs, kinds []string, classes []plan.FaultKind, workload *rapid.Generator[[]plan.Step]) plan.Space {
+	return plan.Space{
+		Processes: procs,
+		Kinds:     kinds,
+		Horizon:   30 * time.Second,
+		MaxLag:    3 * time.Second,
+		Classes:   classes,
+		Workload:  workload,
+	}
+}
+
+// Properties are the properties of every entry of this world: terminates (no
+// object, the namespace included, still deleting at the end of the heal
+// budget).
+func Properties(*cluster.Cluster) []check.Property { return []check.Property{check.Terminates{}} }
+
+func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
+	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
+}
+
+func entry(id, summary, why string, sp plan.Space, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
+	return &catalogue.Entry{
+		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Why: why,
+		Expect: ex, World: entryWorld, Space: sp,
+		FaultPhase: 30 * time.Second, HealBudget: 30 * time.Second,
+		Properties: Properties,
+	}
+}
+
+// Entries are the Seed 4 entries of the catalogue.
+func Entries() []*catalogue.Entry {
+	const c, h = catalogue.Caught, catalogue.Holds
+	all := []string{KubeControllerManager, ReconcilerManager, ReconcilerProcess(Namespace)}
+	kinds := []string{RepoSyncKind, RoleBindingKind, DeploymentKind}
+	faults := []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency}
+	return []*catalogue.Entry{
+		entry("reposync/namespace-deleted",
+			"A RepoSync with the Foreground deletion policy carries two finalizers: the ns-reconciler's (configsync.gke.io/reconciler), which it removes "+
+				"after destroying what it applied, and the reconciler-manager's. When the namespace is deleted, the namespace controller deletes its content in "+
+				"some order; if the shared RoleBinding "+reposync.RepoSyncBaseRoleBindingName+" goes before the ns-reconciler has finished, every write of its "+
+				"Finalize is forbidden. Before config-sync #1191 the manager only waits while the reconciler finalizer is there (no requeue), so the RepoSync "+
+				"and the namespace stay Terminating forever.\n\n"+
+				"The fix (9e28c844b) has the manager read the RepoSync's Namespace from its cache and, when it is Terminating, remove the reconciler finalizer "+
+				"itself and tear the ns-reconciler down. The robust manager reads the Namespace live and also watches Namespaces. The namespace controller's "+
+				"deletion order and pace come from the plan's seed; faults are informer lag and holds (not of Namespaces), crashes and API latency.",
+			"", space(all, kinds, faults, deleteNamespace), expect(c, h, h)),
+		entry("reposync/namespace-deleted-stale-cache",
+			"The same namespace deletion, with the reconciler-manager's Namespace cache stale. The fix reads the Namespace's phase from the informer cache "+
+				"and has no Namespace watch: when the deleting RepoSync is reconciled while the cache still shows the namespace Active, the manager waits and "+
+				"returns without a requeue, and nothing brings it back once the cache catches up (SEEDS.md Seed 4 (f) 3).\n\n"+
+				"A lag alone does not do it: the first cached Get of a Namespace starts the informer, which lists the namespace fresh (already Terminating). "+
+				"The cache must be warm and stale, as a hold of the manager's Namespace informer that starts before the deletion makes it. The robust manager "+
+				"reads the Namespace live and watches Namespaces.",
+			"", space([]string{ReconcilerManager}, []string{NamespaceKind}, []plan.FaultKind{plan.Lag, plan.Hold}, deleteNamespace), expect(c, c, h)),
+		entry("reposync/rolebinding-revoked",
+			"A weakness SEEDS.md lists for the fix (Seed 4 (f) 1): the RepoSync alone is deleted, its namespace stays Active, and the shared RoleBinding "+
+				"is revoked by hand while the ns-reconciler is finalizing. Its remaining writes are forbidden, and both the buggy and the fixed manager wait "+
+				"for the reconciler finalizer with no requeue (the fix acts only when the namespace is Terminating): the RepoSync hangs Terminating.\n\n"+
+				"The robust manager keeps the ns-reconciler's ServiceAccount, RoleBinding and Deployment in place while the reconciler finalizer is there and "+
+				"the namespace is Active, so it puts the revoked RoleBinding back and the ns-reconciler finishes its Foreground deletion.",
+			"Not in DESIGN.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
+				"in the fixed variant the ns-reconciler's first write of Finalize is forbidden and the manager, reading an Active namespace, waits:\n\n"+
+				"    5s  ns-reconciler-bookstore/Finalizer#1 r4 update/status RepoSync bookstore/repo-sync rv=25 -> Forbidden: ... cannot update resource \"reposyncs/status\" ...\n"+
+				"    5s  reconciler-manager/reposync#1 r10 cached-get Namespace bookstore rv=10 -> ok\n"+
+				"    5s  reconciler-manager/reposync#1 r10 result     bookstore/repo-sync -> ok\n\n"+
+				"and the RepoSync keeps both finalizers to the end of the heal budget. The robust manager reads the namespace live, finds it Active, and puts "+
+				"the RoleBinding back (`5s reconciler-manager/reposync#1 r10 create RoleBinding bookstore/configsync.gke.io:ns-reconciler wrote rv=27 -> ok`).",
+			space(all, kinds, faults, revokeDuringDeletion), expect(c, c, h)),
+	}
+}

@@ -1,0 +1,126 @@
+package reposync_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// TestEntriesMeetExpectations explores every entry and variant at a small
+// deterministic budget (explorer seed 1) and checks the outcome is the expected
+// one; a caught variant's minimal plan must be small and must reproduce.
+func TestEntriesMeetExpectations(t *testing.T) {
+	const checks = 100
+	for _, e := range scenario.Entries() {
+		for _, v := range e.Variants() {
+			t.Run(e.ID+"/"+string(v), func(t *testing.T) {
+				r := e.Explore(v, checks, 1, time.Now)
+				t.Logf("%s after %d checks (first failure at %d), %v wall, %d API ops", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall, r.APIOps)
+				if !r.AsExpected() {
+					t.Fatalf("outcome %s, expected %s (violated %v)", r.Outcome, r.Expect, r.Violated)
+				}
+				if r.Minimal == nil {
+					return
+				}
+				t.Logf("minimal plan (%d lines), violates %v:\n%s", r.Minimal.Size(), r.Violated, r.Minimal)
+				if n := r.Minimal.Size(); n > 4 {
+					t.Errorf("minimal plan has %d lines, want a handful", n)
+				}
+				run, err := e.RunPlan(v, r.Minimal)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer run.Cluster.Close()
+				if len(run.Violated()) == 0 {
+					t.Errorf("the minimal plan does not reproduce the violation")
+				}
+			})
+		}
+	}
+}
+
+// TestSeededIsWorldOfThePlansSeed: the catalogue's world, which reads the seed
+// from the cluster's plan, runs a plan exactly as World given that plan does.
+func TestSeededIsWorldOfThePlansSeed(t *testing.T) {
+	p, err := plan.Parse("seed 7\nlag process=reconciler-manager kind=* min=0s max=2s\nat 10s delete-namespace ns=bookstore\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := func(o cluster.Options) string {
+		c, err := cluster.New(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.RunFor(time.Minute)
+		return c.Trace.Hash()
+	}
+	for _, v := range variant.All {
+		o := scenario.Options{Variant: v}
+		if a, b := hash(scenario.World(p, o)), hash(scenario.Seeded(o)); a != b {
+			t.Errorf("%s: World(p) trace %s, Seeded trace %s", v, a, b)
+		}
+	}
+}
+
+// TestDeleteNamespaceOrderAndPace: a delete-namespace step's first= and pace=
+// set the namespace controller's order and pace (SEEDS.md Seed 4 (c): the race
+// is won by the namespace controller when the RoleBinding goes before the
+// ns-reconciler has finished).
+func TestDeleteNamespaceOrderAndPace(t *testing.T) {
+	cases := []struct {
+		first      []string
+		terminates bool
+	}{
+		{[]string{"RoleBinding", "RepoSync"}, false},
+		{[]string{"RepoSync", "RoleBinding"}, true},
+	}
+	for _, tc := range cases {
+		args := "first=" + strings.Join(tc.first, ",") + " pace=1s"
+		p, err := plan.Parse("seed 1\nat 30s delete-namespace ns=bookstore " + args + "\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cluster.New(p, scenario.Seeded(scenario.Options{Variant: variant.Buggy}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(2 * time.Minute)
+		var deletes []trace.Step // the namespace controller's first pass
+		for _, s := range c.Trace.Steps() {
+			if s.Process == scenario.KubeControllerManager && s.Op == "delete" &&
+				(len(deletes) == 0 || s.Controller == deletes[0].Controller && s.Reconcile == deletes[0].Reconcile) {
+				deletes = append(deletes, s)
+			}
+		}
+		err = c.Get(types.NamespacedName{Name: "bookstore"}, &corev1.Namespace{})
+		c.Close()
+		if gone := apierrors.IsNotFound(err); gone != tc.terminates {
+			t.Errorf("buggy with %s: namespace gone %v, want %v", args, gone, tc.terminates)
+		}
+		var kinds []string // the kinds of the deletions, in order, runs collapsed
+		for i, d := range deletes {
+			kind, _, _ := strings.Cut(d.Object, " ")
+			if len(kinds) == 0 || kinds[len(kinds)-1] != kind {
+				kinds = append(kinds, kind)
+			}
+			if i > 0 && d.At-deletes[i-1].At != time.Second {
+				t.Errorf("%s: deletions at %v and %v, want the 1s pace", args, deletes[i-1].At, d.At)
+			}
+		}
+		if len(kinds) < len(tc.first) || !slices.Equal(kinds[:len(tc.first)], tc.first) {
+			t.Errorf("%s: the namespace controller deleted %v, in that order", args, kinds)
+		}
+	}
+}
