@@ -1,6 +1,7 @@
 package bundledeployment_test
 
 import (
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ func TestEntriesMeetExpectations(t *testing.T) {
 		for _, v := range e.Variants() {
 			r := e.Explore(v, 50, 1, time.Now)
 			if !r.AsExpected() {
-				t.Errorf("%s/%s: %s, expected %s (violated %v, minimal plan %v)", e.ID, v, r.Outcome, r.Expect, r.Violated, r.Minimal)
+				t.Errorf("%s/%s: %s, expected %s: %s", e.ID, v, r.Outcome, r.Expect, catalogue.FailureReport(r))
 			}
 			size, text := 0, ""
 			if r.Minimal != nil {

@@ -1,6 +1,7 @@
 package canary_test
 
 import (
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ func TestCanaryEntryMeetsItsExpectations(t *testing.T) {
 	for _, v := range e.Variants() {
 		res := e.Explore(v, 100, 1, time.Now)
 		if !res.AsExpected() {
-			t.Errorf("%s/%s: %s, expected %s (checks %d, violated %v)", e.ID, v, res.Outcome, res.Expect, res.Checks, res.Violated)
+			t.Errorf("%s/%s: %s, expected %s: %s", e.ID, v, res.Outcome, res.Expect, catalogue.FailureReport(res))
 		}
 		size := 0
 		if res.Minimal != nil {

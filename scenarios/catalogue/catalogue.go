@@ -3,6 +3,8 @@ package catalogue
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,7 +35,7 @@ type Entry struct {
 	Summary string
 	// Expect gives the expected outcome per variant; variants absent are not run.
 	Expect map[variant.Variant]Outcome
-	// Why explains expectations that differ from DESIGN.md's hypotheses.
+	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts DESIGN.md).
 	Why string
 
 	// World builds the world for a variant.
@@ -206,4 +208,21 @@ func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock fu
 		}
 	}
 	return res
+}
+
+// FailureReport is what a test says about an unexpected result: for a caught one,
+// it saves the minimal plan under testdata/failures (relative to the test's
+// package) and gives the one-line replay command; for one that held, the command
+// that explores further.
+func FailureReport(r Result) string {
+	if r.Minimal == nil {
+		return fmt.Sprintf("no violating plan in %d checks; explore further: go run ./cmd/ctrlsim run --entry %s --variant %s --checks 2000", r.Checks, r.Entry, r.Variant)
+	}
+	dir := filepath.Join("testdata", "failures")
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s.plan", slug(r.Entry), r.Variant))
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		_ = os.WriteFile(file, []byte(r.Minimal.String()), 0o644)
+	}
+	abs, _ := filepath.Abs(file)
+	return fmt.Sprintf("violated %v; minimal plan saved to %s\nreplay: go run ./cmd/ctrlsim replay --entry %s --variant %s --plan %s --timeline", r.Violated, abs, r.Entry, r.Variant, abs)
 }

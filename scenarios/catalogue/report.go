@@ -81,7 +81,7 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 		page.WriteString("\n")
 		page.Write(details.Bytes())
 		if e.Why != "" {
-			fmt.Fprintf(&page, "## Why the expectations differ from DESIGN.md\n\n%s\n", e.Why)
+			fmt.Fprintf(&page, "## Why these outcomes\n\n%s\n", e.Why)
 		}
 		if err := os.WriteFile(filepath.Join(dir, slug(e.ID)+".md"), page.Bytes(), 0o644); err != nil {
 			return nil, err

@@ -179,7 +179,7 @@ func TestEntriesMeetExpectations(t *testing.T) {
 			t.Logf("%s %s: %s (expect %s) after %d checks, first failure %d, %s, minimal plan: %s",
 				e.ID, v, res.Outcome, res.Expect, res.Checks, res.ChecksToFirstFailure, res.Wall.Round(time.Millisecond), line)
 			if !res.AsExpected() {
-				t.Errorf("%s %s: %s, want %s (violated %v; plan %s)", e.ID, v, res.Outcome, res.Expect, res.Violated, line)
+				t.Errorf("%s %s: %s, want %s: %s", e.ID, v, res.Outcome, res.Expect, catalogue.FailureReport(res))
 				continue
 			}
 			if res.Minimal == nil {

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ func TestEntriesMeetExpectations(t *testing.T) {
 		for _, v := range e.Variants() {
 			r := e.Explore(v, 50, 1, time.Now)
 			if !r.AsExpected() {
-				t.Errorf("%s/%s: %s, expected %s", e.ID, v, r.Outcome, r.Expect)
+				t.Errorf("%s/%s: %s, expected %s: %s", e.ID, v, r.Outcome, r.Expect, catalogue.FailureReport(r))
 			}
 			size := 0
 			if r.Minimal != nil {

@@ -1,6 +1,7 @@
 package reposync_test
 
 import (
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func TestEntriesMeetExpectations(t *testing.T) {
 				r := e.Explore(v, checks, 1, time.Now)
 				t.Logf("%s after %d checks (first failure at %d), %v wall, %d API ops", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall, r.APIOps)
 				if !r.AsExpected() {
-					t.Fatalf("outcome %s, expected %s (violated %v)", r.Outcome, r.Expect, r.Violated)
+					t.Fatalf("outcome %s, expected %s: %s", r.Outcome, r.Expect, catalogue.FailureReport(r))
 				}
 				if r.Minimal == nil {
 					return
