@@ -129,9 +129,7 @@ var _ = DescribeTable("handles a creation and an update: the handler runs, then 
 
 		op.edit("x", func(s *kopf.KopfExampleSpec) { s.Field = "b" })
 		Eventually(func() string { return op.object("x").Status.ObservedField }).WithTimeout(10 * time.Second).Should(Equal("b"))
-		// The handler's own status write is an event, but the essence kopf diffs
-		// (spec, labels, annotations) is unchanged: a no-op.
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // let the events of the last writes arrive
 		x := op.object("x")
 		Expect(x.Status.HandlerRuns).To(runs, "handler runs for one creation and one update")
 		Consistently(func() int { return op.object("x").Status.HandlerRuns }).WithTimeout(500*time.Millisecond).Should(Equal(x.Status.HandlerRuns),
@@ -209,7 +207,7 @@ var _ = Describe("a KopfExample over 256 KiB: kube-apiserver refuses kopf's diff
 		shrinkAndRecover(op)
 	})
 
-	It("robust retries on its own timer with a per-object backoff of 5ms·2^n", func() {
+	It("robust backs off per object, 5ms·2^n, deferring the events of its own status writes to the end of each backoff", func() {
 		op := created(variant.Robust)
 		grow(op)
 		time.Sleep(3 * time.Second)

@@ -69,7 +69,9 @@ func newPromotionWorld() *promotionWorld {
 	GinkgoHelper()
 	w := &promotionWorld{targets: map[string]string{}}
 	var namespaces []string
-	DeferCleanup(func() { Expect(envtestenv.DeleteNamespaces(envCtx, env.Admin, 30*time.Second, namespaces...)).To(Succeed()) })
+	DeferCleanup(func() {
+		Expect(envtestenv.DeleteNamespaces(envCtx, env.Admin, 30*time.Second, namespaces...)).To(Succeed())
+	})
 	for _, name := range append([]string{"home"}, environments...) {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "pipeline-" + name + "-"}}
 		Expect(env.Admin.Create(envCtx, ns)).To(Succeed())

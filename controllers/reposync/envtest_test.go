@@ -153,8 +153,12 @@ func start(v variant.Variant) *syncRun {
 	user := envtestenv.ServiceAccountUser(s.reconciler.Namespace, s.reconciler.Name)
 	Expect(env.WaitAllowed(ctx, user, authorizationv1.ResourceAttributes{Namespace: ns.Name, Verb: "watch",
 		Group: reposync.GroupVersion.Group, Resource: reposync.RepoSyncPlural}, 10*time.Second)).To(Succeed())
-	// Its rights are namespaced, so its cache is too: a cluster-wide list of
-	// RepoSyncs is forbidden (the simulator's informers do not authorize lists).
+	// Its rights are namespaced, so its cache must be too: a manager's default
+	// cache lists and watches cluster-wide, which is forbidden (the simulator's
+	// informers do not authorize their lists and watches).
+	asUser, err := client.New(env.ConfigAs(user), client.Options{Scheme: env.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(apierrors.IsForbidden(asUser.List(ctx, &reposync.RepoSyncList{}))).To(BeTrue(), "a cluster-wide list as the ns-reconciler")
 	nsr, err := env.StartManager(envtestenv.ManagerOptions{As: &user, Namespaces: []string{ns.Name}}, func(mgr ctrl.Manager) error {
 		s.nsReconciler = envtestenv.Record(mgr.GetClient())
 		f := &reposync.Finalizer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared()}
@@ -256,8 +260,8 @@ var _ = DescribeTable("deleting the RepoSync's namespace, RoleBindings first: ev
 			}
 		}
 		Expect(forbidden).NotTo(BeEmpty(), "the ns-reconciler's writes of its RepoSync after the shared RoleBinding went")
-		Expect(forbidden[0].Err.Error()).To(ContainSubstring(`User "system:serviceaccount:` + reposync.ControllerNamespace + ":" + s.reconciler.Name +
-			`" cannot update resource "reposyncs/status" in API group "configsync.gke.io" in the namespace "` + s.ns + `"`))
+		Expect(forbidden[0].Err.Error()).To(MatchRegexp(`User "system:serviceaccount:%s:%s" cannot (update|patch) resource "reposyncs(/status)?" `+
+			`in API group "configsync.gke.io" in the namespace "%s"`, reposync.ControllerNamespace, s.reconciler.Name, s.ns))
 		meta := metav1.ObjectMeta{Namespace: s.reconciler.Namespace, Name: s.reconciler.Name}
 		Eventually(gone(&appsv1.Deployment{ObjectMeta: meta})).Should(BeTrue(), "torn down")
 	},

@@ -636,3 +636,19 @@ func TestRBACNamesArePathSegments(t *testing.T) {
 	err = w.s.Create(admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "configsync.gke.io:x"}})
 	wantReason(t, err, metav1.StatusReasonInvalid, "") // other kinds stay DNS subdomains
 }
+
+// Timestamps read back with the precision of their serialization: metav1.Time in
+// whole seconds, wherever it is in the object.
+func TestTimestampsHaveSerializedPrecision(t *testing.T) {
+	w := newWorld(t)
+	at := metav1.NewTime(clock.Epoch.Add(1456 * time.Millisecond))
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d"}}
+	w.must(w.s.Create(admin, d))
+	d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, LastUpdateTime: at, LastTransitionTime: at}}
+	w.must(w.s.Update(admin, d, "status"))
+	got := &appsv1.Deployment{}
+	w.must(w.s.Get(admin, client.ObjectKeyFromObject(d), got))
+	if want := clock.Epoch.Add(time.Second); !got.Status.Conditions[0].LastUpdateTime.Time.Equal(want) {
+		t.Errorf("a status timestamp reads back as %v, want %v (RFC 3339 seconds)", got.Status.Conditions[0].LastUpdateTime.Time, want)
+	}
+}

@@ -211,6 +211,9 @@ func (s *Server) store(k *Kind) *kindStore {
 // commit stores obj (nil for a deletion of old), assigns the next resourceVersion,
 // appends to the watch log and notifies watchers.
 func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
+	if typ != watch.Deleted {
+		serializeTimes(reflect.ValueOf(obj))
+	}
 	s.rv++
 	obj.SetResourceVersion(strconv.FormatUint(s.rv, 10))
 	key := objectKey{obj.GetNamespace(), obj.GetName()}
