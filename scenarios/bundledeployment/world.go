@@ -3,6 +3,7 @@ package bundledeployment
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +23,7 @@ import (
 	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -95,16 +96,10 @@ func (o Options) withDefaults() Options {
 }
 
 // Scheme has client-go's types and BundleDeployment.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	if err := bdc.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}
+func Scheme() *runtime.Scheme { return catalogue.NewScheme(bdc.AddToScheme) }
+
+// sharedScheme is the one scheme every world of this package uses.
+var sharedScheme = sync.OnceValue(Scheme)
 
 // BundleDeploymentCRD installs BundleDeployment (cluster-scoped, status
 // subresource).
@@ -129,7 +124,7 @@ func dependents() []client.Object {
 func World(o Options) cluster.Options {
 	o = o.withDefaults()
 	return cluster.Options{
-		Scheme: Scheme(),
+		Scheme: sharedScheme(),
 		CRDs:   []apiserver.CRD{BundleDeploymentCRD},
 		Processes: []process.Spec{
 			{Name: KubeControllerManager, Setup: func(p *process.Process) error {

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -225,4 +228,17 @@ func FailureReport(r Result) string {
 	}
 	abs, _ := filepath.Abs(file)
 	return fmt.Sprintf("violated %v; minimal plan saved to %s\nreplay: go run ./cmd/ctrlsim replay --entry %s --variant %s --plan %s --timeline", r.Violated, abs, r.Entry, r.Variant, abs)
+}
+
+// NewScheme returns client-go's scheme with the types add registers: what every
+// world needs. Build it once per scenario and share it (sync.OnceValue):
+// explorations build thousands of worlds, and a scheme is only read once built.
+func NewScheme(add ...func(*runtime.Scheme) error) *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, f := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme}, add...) {
+		if err := f(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
 }

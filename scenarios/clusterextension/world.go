@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -25,6 +24,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/catalog"
 	"github.com/ctrlsim/ctrlsim/models/helm"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -49,16 +49,7 @@ var CRDs = []apiserver.CRD{
 }
 
 // Scheme is client-go's scheme with ClusterExtension and ClusterCatalog.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	if err := ce.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}
+func Scheme() *runtime.Scheme { return catalogue.NewScheme(ce.AddToScheme) }
 
 // sharedScheme is one Scheme for every world: a scheme is only read once built,
 // and building client-go's costs more than a short run of this world.

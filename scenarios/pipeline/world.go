@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -20,6 +19,7 @@ import (
 	pipelinectrl "github.com/ctrlsim/ctrlsim/controllers/pipeline"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/promotion"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -62,16 +62,7 @@ var CRDs = []apiserver.CRD{
 // thousands of worlds.
 var Scheme = sync.OnceValue(newScheme)
 
-func newScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	if err := pipelinectrl.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}
+func newScheme() *runtime.Scheme { return catalogue.NewScheme(pipelinectrl.AddToScheme) }
 
 // Config chooses the controller and tunes the promotion system.
 type Config struct {

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -25,6 +24,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -82,16 +82,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Scheme has client-go's types and RepoSync.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	if err := reposync.AddToScheme(s); err != nil {
-		panic(err)
-	}
-	return s
-}
+func Scheme() *runtime.Scheme { return catalogue.NewScheme(reposync.AddToScheme) }
 
 // sharedScheme is one Scheme for every world: a scheme is only read once
 // built, and building client-go's costs more than a short run of a world.
