@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -96,8 +97,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "explorer seed (the same seed explores the same plans)")
 	shard := fs.String("shard", "1/1", "run shard I of N of the (entry, variant) pairs")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return usagef("cannot write profile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *checks < 1 {
 		return usagef("bad --checks %d: want at least 1", *checks)
