@@ -1,11 +1,11 @@
 package bundledeployment_test
 
 import (
-	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/scenarios/bundledeployment"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 )
 
 // TestEntriesMeetExpectations explores every bd/ entry and variant at a small

@@ -1,11 +1,11 @@
 package canary_test
 
 import (
-	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/scenarios/canary"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 )
 
 func TestCanaryEntryMeetsItsExpectations(t *testing.T) {

@@ -1,10 +1,10 @@
 package pipeline_test
 
 import (
-	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/scenarios/pipeline"
 )
 

@@ -1,7 +1,6 @@
 package reposync_test
 
 import (
-	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -22,33 +22,7 @@ import (
 // deterministic budget (explorer seed 1) and checks the outcome is the expected
 // one; a caught variant's minimal plan must be small and must reproduce.
 func TestEntriesMeetExpectations(t *testing.T) {
-	const checks = 100
-	for _, e := range scenario.Entries() {
-		for _, v := range e.Variants() {
-			t.Run(e.ID+"/"+string(v), func(t *testing.T) {
-				r := e.Explore(v, checks, 1, time.Now)
-				t.Logf("%s after %d checks (first failure at %d), %v wall, %d API ops", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall, r.APIOps)
-				if !r.AsExpected() {
-					t.Fatalf("outcome %s, expected %s: %s", r.Outcome, r.Expect, catalogue.FailureReport(r))
-				}
-				if r.Minimal == nil {
-					return
-				}
-				t.Logf("minimal plan (%d lines), violates %v:\n%s", r.Minimal.Size(), r.Violated, r.Minimal)
-				if n := r.Minimal.Size(); n > 4 {
-					t.Errorf("minimal plan has %d lines, want a handful", n)
-				}
-				run, err := e.RunPlan(v, r.Minimal)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer run.Cluster.Close()
-				if len(run.Violated()) == 0 {
-					t.Errorf("the minimal plan does not reproduce the violation")
-				}
-			})
-		}
-	}
+	catalogue.TestEntries(t, scenario.Entries(), 100, 4)
 }
 
 // TestSeededIsWorldOfThePlansSeed: the catalogue's world, which reads the seed
