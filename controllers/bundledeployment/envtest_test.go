@@ -22,9 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
+	sc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment/bundletest"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
-	sc "github.com/ctrlsim/ctrlsim/scenarios/bundledeployment"
 )
 
 // The BundleDeployment controller on a real kube-apiserver (envtest), in a
@@ -32,12 +32,15 @@ import (
 // dependent watches added to the running controller), on the wall clock, with
 // models/helm writing the release records and objects and models/kube's
 // namespace controller finishing deleted namespaces. Seed 1 (000), with the
-// bundles of scenarios/bundledeployment.
+// bundles of bundletest.
 func TestEnvtestBundleDeployment(t *testing.T) {
 	assets = envtestenv.Require(t)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "BundleDeployment on envtest")
 }
+
+// releaseNamespace holds the release records, as in the simulator world.
+const releaseNamespace = "rukpak-system"
 
 var (
 	assets string
@@ -60,10 +63,10 @@ var _ = BeforeSuite(func() {
 		Content: []client.ObjectList{&corev1.ConfigMapList{}, &appsv1.DeploymentList{}}})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(nc.Stop)
-	Expect(envtestenv.CreateNamespace(ctx, env.Admin, sc.ReleaseNamespace)).To(Succeed())
+	Expect(envtestenv.CreateNamespace(ctx, env.Admin, releaseNamespace)).To(Succeed())
 })
 
-// storage serves scenarios/bundledeployment's bundles by image reference, as
+// storage serves bundletest's bundles by image reference, as
 // the simulator's world does.
 type storage struct{}
 
@@ -89,7 +92,7 @@ func deploy(v variant.Variant, name, ref string) *envtestenv.Recorder {
 	mgr, err := env.StartManager(envtestenv.ManagerOptions{}, func(mgr ctrl.Manager) error {
 		rec = envtestenv.Record(mgr.GetClient())
 		r := &bdc.Reconciler{Client: rec, APIReader: mgr.GetAPIReader(), Clock: clock.RealClock{}, Variant: v,
-			Storage: storage{}, ReleaseNamespace: sc.ReleaseNamespace}
+			Storage: storage{}, ReleaseNamespace: releaseNamespace}
 		return r.SetupWithManager(mgr)
 	})
 	Expect(err).NotTo(HaveOccurred())
@@ -126,7 +129,7 @@ var _ = DescribeTable("a valid bundle installs: Installed=True, its objects owne
 		Expect(metav1.IsControlledBy(&cm, &bd)).To(BeTrue(), "the owner-ref post-renderer makes the BundleDeployment the controller")
 		Expect(cm.Labels).To(HaveKeyWithValue(bdc.OwnerNameLabel, name))
 		var records corev1.SecretList
-		Expect(env.Admin.List(ctx, &records, client.InNamespace(sc.ReleaseNamespace), client.MatchingLabels{"name": name})).To(Succeed())
+		Expect(env.Admin.List(ctx, &records, client.InNamespace(releaseNamespace), client.MatchingLabels{"name": name})).To(Succeed())
 		Expect(records.Items).To(HaveLen(1), "one release record, revision 1")
 	},
 	Entry("fixed (#596)", variant.Fixed, "installs-fixed"), Entry("robust", variant.Robust, "installs-robust"))
