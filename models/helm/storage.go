@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,8 +63,10 @@ func Key(name string, version int) string {
 // Storage is helm's release storage (pkg/storage) on the Secret driver: one
 // Secret per revision in one namespace.
 type Storage struct {
-	client    client.Client // writes
-	reader    client.Reader // reads: helm's driver reads the API server, not a cache
+	mu        sync.Mutex             // guards decoded (a real manager's workers share the storage)
+	decoded   map[recordKey]*Release // see decode
+	client    client.Client          // writes
+	reader    client.Reader          // reads: helm's driver reads the API server, not a cache
 	namespace string
 	clock     clock.PassiveClock
 }
@@ -125,7 +128,7 @@ func (s *Storage) query(ctx context.Context, labels map[string]string) ([]*Relea
 	}
 	var out []*Release
 	for i := range list.Items {
-		r, err := decodeRecord(&list.Items[i])
+		r, err := s.decode(&list.Items[i])
 		if err != nil {
 			return nil, fmt.Errorf("query: failed to decode data %q: %w", list.Items[i].Name, err)
 		}
@@ -210,6 +213,31 @@ func (s *Storage) record(r *Release, stamp string) (*corev1.Secret, error) {
 // ReleaseOf decodes a record Secret (for tests and observers that read records
 // without a Storage).
 func ReleaseOf(sec *corev1.Secret) (*Release, error) { return decodeRecord(sec) }
+
+// recordKey names one stored version of a record: its Secret's name, uid and
+// resourceVersion.
+type recordKey struct{ name, uid, rv string }
+
+// decode is decodeRecord with a cache of the versions already decoded: History
+// and Last list and decode every record on each call, and a record's version
+// never changes once stored. It returns a copy the caller may change.
+func (s *Storage) decode(sec *corev1.Secret) (*Release, error) {
+	key := recordKey{sec.Name, string(sec.UID), sec.ResourceVersion}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.decoded[key]; ok && key.rv != "" {
+		return r.clone(), nil
+	}
+	r, err := decodeRecord(sec)
+	if err != nil {
+		return nil, err
+	}
+	if s.decoded == nil {
+		s.decoded = map[recordKey]*Release{}
+	}
+	s.decoded[key] = r.clone()
+	return r, nil
+}
 
 func decodeRecord(sec *corev1.Secret) (*Release, error) {
 	var d recordData
