@@ -53,14 +53,19 @@ func (t *Trace) WriteSVG(w io.Writer, title string, marks []Mark) error {
 		case s.Op == "crash" || s.Op == "restart" || s.Op == "start":
 			color := map[string]string{"crash": "#d62828", "restart": "#e09f00", "start": "#888888"}[s.Op]
 			dots = append(dots, dot{s.At, lane(s.Process), color, "cross", s.Op + ": " + s.Result})
+		case s.Op == "action":
+			dots = append(dots, dot{s.At, lane("workload"), "#6a4c93", "circle", s.Object + ": " + s.Result})
+		case s.Process != "" && s.Process != "admin" && s.Controller == "" && s.Op != "heal" && s.Op != "hold" && s.Op != "release" && s.Op != "fault" && !strings.HasPrefix(s.Op, "cached-"):
+			// A model's own steps (a promotion system's side effects, say).
+			dots = append(dots, dot{s.At, lane(s.Process), "#555555", "circle", s.Op + " " + s.Object + ": " + s.Result})
 		}
-	}
-	for _, m := range marks {
-		end = max(end, m.At)
 	}
 	if end == 0 {
 		end = time.Second
 	}
+	// Marks past the last activity (liveness judged at the end of the heal budget)
+	// are drawn at the right edge, so the activity keeps the width.
+	end += end / 20
 	const left, width, laneH, top = 220, 760, 28, 40
 	height := top + laneH*max(len(lanes), 1) + 40
 	x := func(at time.Duration) float64 { return left + float64(width)*float64(at)/float64(end) }
@@ -70,6 +75,9 @@ func (t *Trace) WriteSVG(w io.Writer, title string, marks []Mark) error {
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14">%s</text>`+"\n", escape(title))
 	for i, name := range lanes {
 		y := top + laneH*i + laneH/2
+		if len(name) > 28 { // keep the plot clear: the end of a long name says most
+			name = "…" + name[len(name)-27:]
+		}
 		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+4, escape(name))
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#dddddd"/>`+"\n", left, y, left+width, y)
 	}
@@ -79,9 +87,26 @@ func (t *Trace) WriteSVG(w io.Writer, title string, marks []Mark) error {
 		at := end * time.Duration(i) / 4
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(at), axisY+16, FormatAt(at.Round(time.Millisecond)))
 	}
+	// Marks at the same instant share one line and one label.
+	var merged []Mark
 	for _, m := range marks {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="4,3"/>`+"\n", x(m.At), top-8, x(m.At), axisY, m.Color)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s">%s</text>`+"\n", x(m.At)+3, top-10, m.Color, escape(m.Label))
+		if n := len(merged); n > 0 && merged[n-1].At == m.At {
+			merged[n-1].Label += ", " + m.Label
+			continue
+		}
+		merged = append(merged, m)
+	}
+	for _, m := range merged {
+		at, label := m.At, m.Label
+		if at > end {
+			at, label = end, fmt.Sprintf("%s (judged at %s)", m.Label, FormatAt(m.At))
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="4,3"/>`+"\n", x(at), top-8, x(at), axisY, m.Color)
+		anchor, dx := "start", 3.0
+		if x(at) > left+width*2/3 {
+			anchor, dx = "end", -3
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" text-anchor="%s">%s</text>`+"\n", x(at)+dx, top-10, m.Color, anchor, escape(label))
 	}
 	for _, d := range dots {
 		y := top + laneH*d.lane + laneH/2
