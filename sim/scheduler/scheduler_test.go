@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,7 @@ func TestUnrecoveredPanicIsAHarnessBug(t *testing.T) {
 // BenchmarkSwitch measures one handoff from the kernel to a task and back.
 func BenchmarkSwitch(b *testing.B) {
 	s, _ := newSched(0)
+	s.MaxStepsPerInstant = b.N + 10 // every step is at one instant: not a livelock here
 	n := 0
 	for i := 0; i < 2; i++ {
 		s.Go("p", "t", func() {
@@ -232,4 +234,33 @@ func TestHotLoopIsALivelock(t *testing.T) {
 	}
 	s.RunFor(time.Hour) // a livelocked run does not run again
 	s.Close()
+}
+
+// BenchmarkHandoffPeers measures the two ways DESIGN.md allows to pass control
+// between the kernel and a task, side by side: a round trip over channels (what
+// this scheduler does) and an iter.Pull coroutine switch.
+func BenchmarkHandoffPeers(b *testing.B) {
+	b.Run("channels", func(b *testing.B) {
+		resume, yield := make(chan bool), make(chan struct{})
+		go func() {
+			for range resume {
+				yield <- struct{}{}
+			}
+		}()
+		for range b.N {
+			resume <- true
+			<-yield
+		}
+		close(resume)
+	})
+	b.Run("iter.Pull", func(b *testing.B) {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for yield(struct{}{}) {
+			}
+		})
+		defer stop()
+		for range b.N {
+			next()
+		}
+	})
 }
