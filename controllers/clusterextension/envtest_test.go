@@ -20,11 +20,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ce "github.com/ctrlsim/ctrlsim/controllers/clusterextension"
+	"github.com/ctrlsim/ctrlsim/controllers/clusterextension/bundletest"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/models/catalog"
@@ -92,35 +92,6 @@ var _ = BeforeSuite(func() {
 		10*time.Second)).To(Succeed())
 })
 
-// opBundle is package op at 1.0.0, 2.0.0 or 3.0.0, as scenarios/clusterextension
-// has it: a ServiceAccount, the ConfigMap op-config and a Deployment; 2.0.0 adds
-// the ConfigMap op-migration (and upgrades from 1.0.0), 3.0.0 drops it (and
-// upgrades from 1.0.0 and 2.0.0).
-func opBundle(version string) catalog.Bundle {
-	major := version[:1]
-	b := catalog.Bundle{Package: "op", Name: "op.v" + version, Version: version, Image: "quay.io/example/op-bundle:v" + version,
-		Objects: []client.Object{
-			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "op-controller"}},
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "op-config"}, Data: map[string]string{"version": major}},
-		}}
-	switch major {
-	case "2":
-		b.UpgradesFrom = []string{"1.0.0"}
-		b.Objects = append(b.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "op-migration"}, Data: map[string]string{"from": "1", "to": "2"}})
-	case "3":
-		b.UpgradesFrom = []string{"1.0.0", "2.0.0"}
-	}
-	labels := map[string]string{"app": "op-controller"}
-	b.Objects = append(b.Objects, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "op-controller"}, Spec: appsv1.DeploymentSpec{
-		Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: labels},
-		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
-			ServiceAccountName: "op-controller",
-			Containers:         []corev1.Container{{Name: "manager", Image: "quay.io/example/op:v" + major}},
-		}},
-	}})
-	return b
-}
-
 // extension is one spec's ClusterExtension (cluster-scoped, so named per spec)
 // and its install namespace.
 type extension struct {
@@ -147,7 +118,7 @@ func (e *extension) run(v variant.Variant, versions []string, wrap func(client.C
 	GinkgoHelper()
 	cat := catalog.New(clock.RealClock{})
 	for _, version := range versions {
-		cat.Add(opBundle(version))
+		cat.Add(bundletest.Bundle(version))
 	}
 	mgr, err := env.StartManager(envtestenv.ManagerOptions{As: &operatorUser}, func(mgr ctrl.Manager) error {
 		c := mgr.GetClient()
