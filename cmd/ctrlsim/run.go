@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -98,6 +99,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	shard := fs.String("shard", "1/1", "run shard I of N of the (entry, variant) pairs")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
+	memprofile := fs.String("memprofile", "", "write an allocation profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -111,6 +113,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			return usagef("cannot write profile: %v", err)
+		}
+		defer func() {
+			runtime.GC() // the profile shows allocations up to the last collection
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fmt.Fprintf(stderr, "ctrlsim: writing the allocation profile: %v\n", err)
+			}
+			f.Close()
+		}()
 	}
 	if *checks < 1 {
 		return usagef("bad --checks %d: want at least 1", *checks)

@@ -9,7 +9,8 @@
 //     of several rounds, and ratios are taken between peers measured in the same
 //     run, but absolute numbers move with the machine's load.
 //   - speedup_vs_envtest needs the envtest assets (make envtest-assets) and is
-//     reported as absent without them.
+//     reported as absent without them. Its workload and how it is timed are
+//     internal/promobench's.
 package bench
 
 import (
@@ -49,18 +50,34 @@ type Catch struct {
 	CaughtFromAll           bool    `json:"caught_from_all_seeds"`
 }
 
+// EnvtestComparison is one scripted workload timed on envtest and on the
+// simulator in the same run.
+type EnvtestComparison struct {
+	Name             string  `json:"name"`   // "catalogue" or "no-wait"
+	Timing           string  `json:"timing"` // the promotion system's timing
+	EnvtestSeconds   float64 `json:"envtest_seconds"`
+	EnvtestRounds    int     `json:"envtest_rounds"`
+	SimulatorSeconds float64 `json:"simulator_seconds"`
+	SimulatorRounds  int     `json:"simulator_rounds"`
+	Speedup          float64 `json:"speedup"`
+}
+
 // Figures are the measurements of one bench run; the JSON names are the contract.
 type Figures struct {
-	APIOpsPerSec         float64  `json:"api_ops_per_sec"`
-	FakeClientOpsPerSec  float64  `json:"fake_client_ops_per_sec"`
-	SpeedupVsFakeClient  float64  `json:"speedup_vs_fake_client"`
-	ReconcilesPerSec     float64  `json:"reconciles_per_sec"`
-	VirtualPerWall       float64  `json:"virtual_per_wall"`
-	SpeedupVsEnvtest     *float64 `json:"speedup_vs_envtest,omitempty"`
-	EnvtestNote          string   `json:"envtest_note,omitempty"`
-	Catches              []Catch  `json:"catches"`
-	MedianSecondsToCatch float64  `json:"median_seconds_to_catch"`
-	GOMAXPROCS           int      `json:"gomaxprocs"`
+	APIOpsPerSec        float64  `json:"api_ops_per_sec"`
+	FakeClientOpsPerSec float64  `json:"fake_client_ops_per_sec"`
+	SpeedupVsFakeClient float64  `json:"speedup_vs_fake_client"`
+	ReconcilesPerSec    float64  `json:"reconciles_per_sec"`
+	VirtualPerWall      float64  `json:"virtual_per_wall"`
+	SpeedupVsEnvtest    *float64 `json:"speedup_vs_envtest,omitempty"`
+	// SpeedupVsEnvtestNoWait is the same workload with a promotion system that
+	// takes no time: what is left is API and controller work.
+	SpeedupVsEnvtestNoWait *float64            `json:"speedup_vs_envtest_no_wait,omitempty"`
+	Envtest                []EnvtestComparison `json:"envtest,omitempty"`
+	EnvtestNote            string              `json:"envtest_note,omitempty"`
+	Catches                []Catch             `json:"catches"`
+	MedianSecondsToCatch   float64             `json:"median_seconds_to_catch"`
+	GOMAXPROCS             int                 `json:"gomaxprocs"`
 }
 
 func median(xs []float64) float64 {
@@ -236,7 +253,9 @@ func CatchTimes(entries []*catalogue.Entry, seeds, checks int, progress func(str
 }
 
 // Run measures everything on one core (GOMAXPROCS=1).
-func Run(entries []*catalogue.Entry, envtest func() (float64, string), progress func(string)) (*Figures, error) {
+// envtest, when not nil, times the workloads on envtest and on the simulator; it
+// returns a note instead when it cannot.
+func Run(entries []*catalogue.Entry, envtest func(progress func(string)) ([]EnvtestComparison, string), progress func(string)) (*Figures, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	f := &Figures{GOMAXPROCS: 1}
 	var err error
@@ -254,12 +273,15 @@ func Run(entries []*catalogue.Entry, envtest func() (float64, string), progress 
 		return nil, err
 	}
 	if envtest != nil {
-		progress("simulator vs envtest")
-		ratio, note := envtest()
-		if note == "" {
-			f.SpeedupVsEnvtest = &ratio
+		f.Envtest, f.EnvtestNote = envtest(progress)
+		for _, c := range f.Envtest {
+			switch c.Name {
+			case "catalogue":
+				f.SpeedupVsEnvtest = &c.Speedup
+			case "no-wait":
+				f.SpeedupVsEnvtestNoWait = &c.Speedup
+			}
 		}
-		f.EnvtestNote = note
 	}
 	f.Catches = CatchTimes(entries, 5, 1000, func(id string) { progress("time to catch " + id) })
 	var secs []float64

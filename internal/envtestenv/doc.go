@@ -22,10 +22,9 @@
 //     server's answer (the simulator's trace, for a real server).
 //   - Promotions is models/promotion's System made safe for a real manager's
 //     goroutines (one lock around every call and every applied effect).
-//   - PromotionOnEnvtest and PromotionOnSimulator time one scripted pipeline
-//     promotion (v2 published in dev, promoted by the fixed controller to staging
-//     and prod with a promotion lag of BenchLag) on envtest and on the
-//     simulator, for `ctrlsim bench`'s speedup_vs_envtest.
+//   - internal/promobench uses all of these to time one scripted pipeline
+//     promotion on envtest and on the simulator, for `ctrlsim bench`'s
+//     speedup_vs_envtest.
 //
 // Everything here runs on the wall clock and starts goroutines (managers,
 // timers): it is test infrastructure, not part of the deterministic kernel.
@@ -45,7 +44,4 @@
 //     types only.
 //   - Impersonation stands in for a ServiceAccount's token: the identity and
 //     groups are the same, the authentication path is not.
-//   - The time of PromotionOnEnvtest does not include starting etcd and
-//     kube-apiserver; PromotionOnSimulator's includes building the cluster. Both
-//     include writing the world's objects and starting the controller.
 package envtestenv

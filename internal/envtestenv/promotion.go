@@ -31,6 +31,14 @@ func NewPromotions(c client.Client, apply promotion.ApplyFunc, lag time.Duration
 	return p
 }
 
+// SetCallTime sets how long each Promote call takes (on the wall clock; zero by
+// default), as System.CallTime.
+func (p *Promotions) SetCallTime(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.system.CallTime = d
+}
+
 // OnApply sets a callback run after each effect is applied (under the lock).
 func (p *Promotions) OnApply(f func(promotion.Effect)) {
 	p.mu.Lock()

@@ -3,15 +3,25 @@
 // ctrlsim bench's speedup_vs_envtest. It is apart from envtestenv so that the
 // controllers' envtest suites do not import the simulator.
 //
+// The workload is scenarios/pipeline's world with the fixed controller: v2 is
+// published in dev, and the controller promotes it to staging, then to prod.
+// Its Timing says how long a Promote call takes and how long a promotion takes
+// to show its effect. Envtest waits for both on the wall clock; the simulator
+// waits on its virtual clock. So the ratio has two parts, which ctrlsim bench
+// reports apart: Catalogue is the timing the catalogue explores (a human-scale
+// promotion: a pull request merged and applied), NoWait leaves only the API and
+// controller work.
+//
 // # Known gaps
 //
-// One workload only, with a short promotion lag (BenchLag): the ratio depends on
-// the lag, which envtest waits in real time and the simulator does not.
+//   - One workload only. Each envtest round starts its own etcd and
+//     kube-apiserver; their start-up and the server's one-time warm-up of custom
+//     resources are not counted. Building the simulated cluster is counted.
+//   - Under Catalogue timing one envtest round takes over four minutes.
 package promobench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -29,36 +39,58 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// BenchLag is the promotion lag (trigger to effect) of the scripted promotion,
-// on both sides.
-const BenchLag = 100 * time.Millisecond
+// Timing is how long the promotion system takes.
+type Timing struct {
+	// CallTime is how long one Promote call takes to return.
+	CallTime time.Duration
+	// Lag is the time from a Promote call to its effect (prod running v2).
+	Lag time.Duration
+}
+
+func (t Timing) String() string {
+	return fmt.Sprintf("Promote call %s, promotion lag %s", t.CallTime, t.Lag)
+}
+
+var (
+	// Catalogue is the timing of scenarios/pipeline's world as the catalogue
+	// explores it: a 2s Promote call and promotion.DefaultLag (2m) to the effect.
+	Catalogue = Timing{CallTime: 2 * time.Second, Lag: promotion.DefaultLag}
+	// NoWait is a promotion that takes no time (1ns: scenarios/pipeline reads a
+	// zero as "the default").
+	NoWait = Timing{CallTime: time.Nanosecond, Lag: time.Nanosecond}
+	// Short is the timing of the test that runs both sides in make test.
+	Short = Timing{CallTime: time.Millisecond, Lag: 100 * time.Millisecond}
+)
+
+// prod is the promotion whose effect ends the workload.
+var prod = promotion.Key{Pipeline: client.ObjectKey{Namespace: scenario.Namespace, Name: scenario.PipelineName},
+	Environment: scenario.Environments[2], Version: "v2"}
 
 // PromotionOnEnvtest runs the scripted promotion on a real kube-apiserver and
 // returns its wall time: scenarios/pipeline's world (namespaces dev, staging and
 // prod, each with the HelmRelease podinfo at v1, and the Pipeline podinfo)
 // created by the admin, the fixed pipeline controller started in a real manager
 // with its SetupWithManager, v2 published in dev, until the promotion of v2 to
-// prod has taken effect (BenchLag after each Promote). Starting and stopping
-// etcd and kube-apiserver (a few seconds) and the server's one-time warm-up of
-// custom resources (warmUp) are not counted.
-func PromotionOnEnvtest(assets string) (time.Duration, error) {
+// prod has taken effect. Starting and stopping etcd and kube-apiserver (a few
+// seconds) and the server's one-time warm-up of custom resources (warmUp) are not
+// counted.
+func PromotionOnEnvtest(assets string, t Timing) (time.Duration, error) {
 	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: scenario.Scheme(), CRDs: envtestenv.PipelineCRDs()})
 	if err != nil {
 		return 0, err
 	}
-	d, err := promoteOnEnvtest(env)
+	d, err := promoteOnEnvtest(env, t)
 	if stopErr := env.Stop(); err == nil && stopErr != nil {
 		err = fmt.Errorf("stopping envtest: %w", stopErr)
 	}
 	return d, err
 }
 
-func promoteOnEnvtest(env *envtestenv.Env) (time.Duration, error) {
+func promoteOnEnvtest(env *envtestenv.Env, t Timing) (time.Duration, error) {
 	ctx := context.Background()
-	prod := promotion.Key{Pipeline: client.ObjectKey{Namespace: scenario.Namespace, Name: scenario.PipelineName},
-		Environment: scenario.Environments[2], Version: "v2"}
 	done := make(chan error, 1)
-	promotions := envtestenv.NewPromotions(env.Admin, applyPromotion, BenchLag)
+	promotions := envtestenv.NewPromotions(env.Admin, applyPromotion, t.Lag)
+	promotions.SetCallTime(t.CallTime)
 	promotions.OnApply(func(e promotion.Effect) {
 		if e.Key == prod {
 			select {
@@ -99,10 +131,11 @@ func promoteOnEnvtest(env *envtestenv.Env) (time.Duration, error) {
 	}
 	err = scenario.SetAppVersion(ctx, env.Admin, scenario.Environments[0], "v2")
 	if err == nil {
+		limit := time.Minute + 2*(t.CallTime+t.Lag)
 		select {
 		case err = <-done:
-		case <-time.After(time.Minute):
-			err = fmt.Errorf("v2 did not reach prod within a minute; attempts: %v", promotions.Attempts())
+		case <-time.After(limit):
+			err = fmt.Errorf("v2 did not reach prod within %s; attempts: %v", limit, promotions.Attempts())
 		}
 	}
 	elapsed := time.Since(start)
@@ -145,33 +178,42 @@ func applyPromotion(ctx context.Context, c client.Client, k promotion.Key) error
 }
 
 // PromotionOnSimulator runs the same scripted promotion on the simulator and
-// returns its wall time: scenarios/pipeline's world with the fixed variant and a
-// promotion lag of BenchLag, v2 published in dev at 1s of virtual time, run in
-// steps of 100ms of virtual time until prod runs v2. Building the cluster (its
-// setup writes the same objects) is counted.
-func PromotionOnSimulator() (time.Duration, error) {
+// returns its wall time: scenarios/pipeline's world with the fixed variant and
+// timing t, v2 published in dev at 1s of virtual time, run until the promotion of
+// v2 to prod has taken effect. Building
+// the cluster (its setup writes the same objects) is counted.
+func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	p, err := plan.Parse("seed 1\nat 1s publish version=v2\n")
 	if err != nil {
 		return 0, err
 	}
 	scenario.Scheme() // built once per process, as the envtest side's is before its clock starts
 	start := time.Now()
-	w := scenario.NewWorld(scenario.Config{Variant: variant.Fixed, PromotionLagMin: BenchLag, PromotionLagMax: BenchLag,
-		PromoteCallTime: time.Millisecond})
+	w := scenario.NewWorld(scenario.Config{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
+		PromoteCallTime: t.CallTime})
 	c, err := cluster.New(p, w.Options())
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	for c.Now() < 10*time.Minute {
-		c.RunFor(100 * time.Millisecond)
-		var hr pipelinectrl.HelmRelease
-		if err := c.Get(client.ObjectKey{Namespace: scenario.Environments[2], Name: scenario.AppName}, &hr); err != nil {
-			return 0, err
-		}
-		if hr.Status.LastAppliedRevision == "v2" {
-			return time.Since(start), nil
+	// The run ends when the effect on prod is applied, as on envtest.
+	var done bool
+	var applyErr error
+	traced := w.Promotion.OnApply
+	w.Promotion.OnApply = func(e promotion.Effect) {
+		traced(e)
+		if e.Key == prod && !done {
+			done, applyErr = true, e.ApplyErr
+			c.Sched.Stop()
 		}
 	}
-	return 0, errors.New("v2 did not reach prod within 10 minutes of virtual time")
+	limit := 10*time.Minute + 2*(t.CallTime+t.Lag)
+	c.RunUntil(limit)
+	if done {
+		if applyErr != nil {
+			return 0, fmt.Errorf("applying the promotion to prod: %w", applyErr)
+		}
+		return time.Since(start), nil
+	}
+	return 0, fmt.Errorf("v2 did not reach prod within %s of virtual time", limit)
 }

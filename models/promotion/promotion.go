@@ -146,6 +146,17 @@ func (s *System) count(k Key) int {
 	return n
 }
 
+// Applied reports whether an effect of k has been applied yet, and the error of
+// the first one applied.
+func (s *System) Applied(k Key) (bool, error) {
+	for _, e := range s.ledger {
+		if e.Key == k && e.Applied {
+			return true, e.ApplyErr
+		}
+	}
+	return false, nil
+}
+
 // Attempts are the calls of Promote, in order.
 func (s *System) Attempts() []Attempt { return slices.Clone(s.attempts) }
 

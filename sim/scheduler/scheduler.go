@@ -78,6 +78,7 @@ type Scheduler struct {
 	instant            time.Time
 	atInstant          int
 	livelock           *Livelock
+	stop               bool
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -311,6 +312,10 @@ func (s *Scheduler) RunUntil(until time.Time) {
 	}
 	var buf []*Task
 	for {
+		if s.stop {
+			s.stop = false
+			return
+		}
 		s.wake()
 		buf = s.runnableTasks(buf)
 		if len(buf) > 0 {
@@ -356,6 +361,11 @@ func (s *Scheduler) RunUntil(until time.Time) {
 		s.clock.AdvanceTo(until)
 	}
 }
+
+// Stop makes the running RunUntil return before its next step or timer, with the
+// clock where it is; a harness calls it from a callback to end a run at an event.
+// Outside RunUntil it stops the next one at once.
+func (s *Scheduler) Stop() { s.stop = true }
 
 // RunFor runs for d of virtual time from now.
 func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }

@@ -70,6 +70,31 @@ func TestSleepWaitsInVirtualTime(t *testing.T) {
 	}
 }
 
+// Stop ends a run at an event: a timer callback stops it, and the clock stays at
+// the timer's time with later work left for the next run.
+func TestStopEndsTheRunAtTheEvent(t *testing.T) {
+	s, c := newSched(0)
+	var ticks []time.Duration
+	s.Go("p", "ticker", func() {
+		for range 10 {
+			c.Sleep(time.Second)
+			ticks = append(ticks, c.Since(clock.Epoch))
+		}
+	})
+	c.AfterFunc(3500*time.Millisecond, s.Stop)
+	s.RunFor(time.Hour)
+	if got := c.Since(clock.Epoch); got != 3500*time.Millisecond {
+		t.Fatalf("the run stopped at %s, want 3.5s", got)
+	}
+	if len(ticks) != 3 {
+		t.Fatalf("ticks before the stop: %v", ticks)
+	}
+	s.RunFor(time.Hour)
+	if len(ticks) != 10 {
+		t.Fatalf("the next run goes on: %v", ticks)
+	}
+}
+
 func TestWaitUntilWakesWhenTheConditionHolds(t *testing.T) {
 	s, c := newSched(0)
 	ready := false
