@@ -9,6 +9,11 @@
 //
 // Bad input (an unknown entry or variant, a malformed plan, an unreadable file, a
 // bad flag) exits 2 with one line naming the problem.
+//
+// The command runs the garbage collector at GOGC=400 unless GOGC is set: a
+// simulated cluster allocates fast and keeps little, and collecting four times
+// less often takes 17-20% off exploring the catalogue (measured with
+// `ctrlsim run --checks 30` at GOGC 100 and 400, GOMAXPROCS=1).
 package main
 
 import (
@@ -17,7 +22,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"testing"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // usageError is bad input: exit 2 with its one line.
@@ -48,6 +57,12 @@ func main() {
 	// parse them (with no arguments: the command has flags of its own).
 	testing.Init()
 	_ = flag.CommandLine.Parse(nil)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	// The envtest comparison runs a real controller-runtime manager, which warns
+	// once on stderr when no logger is set.
+	ctrllog.SetLogger(logr.Discard())
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -242,8 +242,9 @@ func (c *Cluster) stream(key string) *rng.Stream { return c.rng.Stream(key) }
 // Observed is the run as properties judge it: the trace, the phases, the watch
 // log and the final state.
 func (c *Cluster) Observed() *check.Run {
-	var kinds []schema.GroupVersionKind
-	for _, k := range c.Server.Kinds() {
+	served := c.Server.Kinds()
+	kinds := make([]schema.GroupVersionKind, 0, len(served))
+	for _, k := range served {
 		kinds = append(kinds, k.GVK)
 	}
 	return &check.Run{

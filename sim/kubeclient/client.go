@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -332,11 +334,55 @@ func dryRunUnsupported(dryRun []string) error {
 	return nil
 }
 
+// mappers are the REST mappers built so far, by the served kinds (kindsKey): a
+// mapper is read-only once built, and every world of an exploration serves the
+// same kinds, so building one per client was a twentieth of the allocations of
+// exploring the catalogue. Bounded: past maxMappers kind sets it builds afresh.
+var mappers = struct {
+	sync.Mutex
+	m map[string]meta.RESTMapper
+}{m: map[string]meta.RESTMapper{}}
+
+const maxMappers = 256
+
 // restMapper maps every kind the server serves, with its scope.
 func restMapper(s *apiserver.Server) meta.RESTMapper {
+	key := kindsKey(s.Kinds())
+	mappers.Lock()
+	defer mappers.Unlock()
+	if m, ok := mappers.m[key]; ok {
+		return m
+	}
+	m := newRESTMapper(s.Kinds())
+	if len(mappers.m) < maxMappers {
+		mappers.m[key] = m
+	}
+	return m
+}
+
+// kindsKey identifies a list of served kinds: everything a mapper is built from.
+func kindsKey(kinds []*apiserver.Kind) string {
+	var b strings.Builder
+	for _, k := range kinds {
+		b.WriteString(k.GVK.Group)
+		b.WriteByte('/')
+		b.WriteString(k.GVK.Version)
+		b.WriteByte('/')
+		b.WriteString(k.GVK.Kind)
+		b.WriteByte('/')
+		b.WriteString(k.Resource)
+		if k.Namespaced {
+			b.WriteString("/n")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// newRESTMapper maps kinds with their scopes.
+func newRESTMapper(kinds []*apiserver.Kind) meta.RESTMapper {
 	var gvs []schema.GroupVersion
 	seen := map[schema.GroupVersion]bool{}
-	kinds := s.Kinds()
 	for _, k := range kinds {
 		if gv := k.GVK.GroupVersion(); !seen[gv] {
 			seen[gv] = true
