@@ -2,10 +2,10 @@
 // deterministic simulator.
 //
 //	ctrlsim list [--json]
-//	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N] [--json]
+//	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N] [--json] [--cpuprofile F] [--memprofile F]
 //	ctrlsim replay --entry ID --variant V (--plan FILE | --plan-text TEXT) [--timeline] [--json]
 //	ctrlsim catalogue [--check]
-//	ctrlsim bench [--json]
+//	ctrlsim bench [--json] [--report FILE] [--no-envtest]
 //
 // Bad input (an unknown entry or variant, a malformed plan, an unreadable file, a
 // bad flag) exits 2 with one line naming the problem.

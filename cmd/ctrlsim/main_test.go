@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/internal/bench"
 )
 
 func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -162,5 +164,28 @@ func TestList(t *testing.T) {
 	var entries []listedEntry
 	if err := json.Unmarshal([]byte(out), &entries); err != nil || entries[0].Expect["buggy"] != "caught" {
 		t.Errorf("list --json: %v %+v", err, entries)
+	}
+}
+
+// reports/bench.md shows each envtest comparison with its timing, and says when
+// envtest was not measured.
+func TestBenchReportShowsTheEnvtestComparisons(t *testing.T) {
+	catalogue, noWait := 141198.0, 62.8
+	f := &bench.Figures{SpeedupVsEnvtest: &catalogue, SpeedupVsEnvtestNoWait: &noWait, Envtest: []bench.EnvtestComparison{
+		{Name: "catalogue", Timing: "Promote call 2s, promotion lag 2m0s", EnvtestSeconds: 240.4, EnvtestRounds: 1, SimulatorSeconds: 0.0017, SimulatorRounds: 21, Speedup: catalogue},
+	}}
+	md := string(markdown(f))
+	for _, want := range []string{"| speedup_vs_envtest ", " 141198x", "| speedup_vs_envtest_no_wait ", " 63x", "| catalogue | Promote call 2s, promotion lag 2m0s | 240.400 (1) | 0.00170 (21) | 141198x |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	md = string(markdown(&bench.Figures{}))
+	if !strings.Contains(md, "not measured (--no-envtest)") {
+		t.Errorf("a run without envtest does not say so:\n%s", md)
+	}
+	md = string(markdown(&bench.Figures{EnvtestNote: "not measured: envtest assets missing"}))
+	if !strings.Contains(md, "not measured: envtest assets missing") {
+		t.Errorf("a run without assets does not say so:\n%s", md)
 	}
 }
