@@ -129,27 +129,17 @@ func (p *patcher) applyJSPatch(versionedJS []byte) (patchedJS []byte, strictErrs
 // Unknown fields are dropped; with the strict serializer they are also reported, as warnings (Warn) or as
 // a 422 (Strict). Any other decoding error, such as a string where an integer goes, is a 422.
 func (p *patcher) decodePatched(patchedJS []byte, strictErrs []error) (runtime.Object, error) {
-	invalid := func(detail string) error {
-		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-			field.Invalid(field.NewPath("patch"), string(patchedJS), detail),
-		})
-	}
-
 	// The serializer reads apiVersion and kind first, and decodes into the type they name.
 	gvk, err := kjsonserializer.DefaultMetaFactory.Interpret(patchedJS)
 	if err != nil {
-		return nil, invalid(err.Error())
+		return nil, invalidPatched(patchedJS, err.Error())
 	}
 	return p.decodeKind(patchedJS, *gvk, strictErrs)
 }
 
 // decodeKind is decodePatched once the patched document's apiVersion and kind are read.
 func (p *patcher) decodeKind(patchedJS []byte, gvk schema.GroupVersionKind, strictErrs []error) (runtime.Object, error) {
-	invalid := func(detail string) error {
-		return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
-			field.Invalid(field.NewPath("patch"), string(patchedJS), detail),
-		})
-	}
+	invalid := func(detail string) error { return invalidPatched(patchedJS, detail) }
 	if !p.kind.Empty() && !sameKind(gvk, p.kind) {
 		return nil, invalid(fmt.Sprintf(
 			"the patched object is %s, not %s: the ctrlsim apiserver model does not let a patch change apiVersion or kind",
@@ -172,6 +162,13 @@ func (p *patcher) decodeKind(patchedJS []byte, gvk schema.GroupVersionKind, stri
 		return nil, err
 	}
 	return obj, nil
+}
+
+// invalidPatched is the 422 of a patched document that does not decode: it quotes the document.
+func invalidPatched(patchedJS []byte, detail string) error {
+	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+		field.Invalid(field.NewPath("patch"), string(patchedJS), detail),
+	})
 }
 
 // strictDecoding handles unknown and duplicate fields per the fieldValidation directive: warnings for

@@ -18,7 +18,8 @@ import (
 // the same values, byte for byte except for insignificant whitespace and the library's HTML
 // escaping of '<', '>' and '&' inside strings. So it decodes to the same object with the same
 // errors; TestMergePatchIsTheLibrarys checks this against the library. Where the library would
-// fail or the patch is not an object, ok is false and the caller uses the library.
+// fail or the patch is not an object, ok is false and the caller uses the library. doc and patch
+// must be valid JSON (Apply checks the patch first; doc is json.Marshal's).
 //
 // The library's quirks kept here: objects it merges or prunes come out with their keys sorted
 // (it re-encodes a Go map), others keep their order; duplicate keys in an object it decodes keep
@@ -33,8 +34,9 @@ func mergePatch(doc, patch []byte) (out []byte, ok bool) {
 }
 
 // mergePatchObject is mergePatch before it writes the result: the merged object's members.
+// Both documents must be valid JSON, as Apply has checked the patch before.
 func mergePatchObject(doc, patch []byte) (*value, bool) {
-	if !isObject(doc) || !isObject(patch) || !json.Valid(patch) {
+	if !isObject(doc) || !isObject(patch) {
 		return nil, false
 	}
 	d, ok := parseObject(doc)
