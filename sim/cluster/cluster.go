@@ -35,6 +35,9 @@ type Options struct {
 	Setup func(c *Cluster) error
 	// Actions interpret the plan's workload steps by name.
 	Actions map[string]Action
+	// Timing is how long API calls and watch deliveries take; nil means
+	// DefaultTiming.
+	Timing *Timing
 }
 
 // Cluster is one simulated cluster running one plan: the apiserver model, the
@@ -56,6 +59,7 @@ type Cluster struct {
 	findings []process.Finding
 	closed   bool
 	healAt   time.Duration
+	hot      *hotLoops
 }
 
 // New builds the world of opts running plan p: the server with the default
@@ -78,6 +82,17 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		actions: opts.Actions,
 	}
 	c.faults = newFaults(c, p)
+	timing := DefaultTiming
+	if opts.Timing != nil {
+		timing = *opts.Timing
+	}
+	c.hot = newHotLoops()
+	c.Trace.Observe = func(s *trace.Step) {
+		if h := c.hot.observe(s); h != nil {
+			h.Recent = c.recent(h)
+			c.Sched.Stop()
+		}
+	}
 	c.Server.CreateDefaultNamespaces()
 	var pending process.PendingCall
 	c.admin = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{Hooks: kubeclient.Hooks{
@@ -96,7 +111,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	}
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
-		Faults: c.faults, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
+		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
 	}
 	names := map[string]bool{}
 	for _, spec := range opts.Processes {
@@ -178,18 +193,45 @@ func (c *Cluster) Plan() *plan.Plan { return c.plan }
 // Now is the virtual time since the start of the run.
 func (c *Cluster) Now() time.Duration { return c.Clock.Now().Sub(c.start) }
 
-// RunFor runs the world for d of virtual time.
+// RunFor runs the world for d of virtual time. A run stopped by a hot loop does
+// not run again.
 func (c *Cluster) RunFor(d time.Duration) {
-	c.Sched.RunFor(d)
+	if c.hot.found == nil {
+		c.Sched.RunFor(d)
+	}
 }
 
 // RunUntil runs the world until virtual time t since the start.
 func (c *Cluster) RunUntil(t time.Duration) {
-	c.Sched.RunUntil(c.start.Add(t))
+	if c.hot.found == nil {
+		c.Sched.RunUntil(c.start.Add(t))
+	}
+}
+
+// HotLoop returns the hot loop that stopped the run (a rate of reconciles or
+// writes on one object above the bound for HotLoopSeconds), or nil.
+func (c *Cluster) HotLoop() *HotLoop { return c.hot.found }
+
+// recent returns the last trace lines of h's key, oldest first.
+func (c *Cluster) recent(h *HotLoop) []string {
+	var out []string
+	steps := c.Trace.Steps()
+	for i := len(steps) - 1; i >= 0 && len(out) < 6; i-- {
+		s := steps[i]
+		by := s.Process
+		if s.Controller != "" {
+			by += "/" + s.Controller
+		}
+		if by == h.By && s.Object == h.Object {
+			out = append(out, s.String())
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // Heal ends the fault phase: API faults are removed, holds released, lags and
-// latencies drop to zero and no more crashes happen. Processes in CrashLoopBackOff
+// latencies drop to the default Timing and no more crashes happen. Processes in CrashLoopBackOff
 // restart when their delay ends.
 func (c *Cluster) Heal() {
 	if !c.faults.healed {
@@ -199,8 +241,10 @@ func (c *Cluster) Heal() {
 	c.record(trace.Step{Op: "heal"})
 }
 
-// Livelock returns the livelock that stopped the run (a hot loop that never let
-// virtual time advance), or nil.
+// Livelock returns the livelock that stopped the run, or nil: tasks that kept
+// running without virtual time advancing. API calls take time, so a controller's
+// hot loop is a HotLoop; a livelock is the harness's guard against code that
+// spins without calling the API at all.
 func (c *Cluster) Livelock() *scheduler.Livelock { return c.Sched.Livelock() }
 
 // Healed reports whether Heal was called.

@@ -8,12 +8,43 @@
 // state (Get, List) and on the trace. CheckDeterminism runs a plan twice and names
 // the first divergent step if the traces differ.
 //
+// # Time
+//
+// Nothing happens in zero time. Every API call of a process (a cached read stays
+// in the process and takes none) spends a request latency before it commits and a
+// response latency after, and every committed change reaches each informer a
+// delivery time after its commit: Timing, drawn from the plan's seed on streams of
+// their own ("call/<process>", "delivery/<process>/<kind>"). DefaultTiming was
+// measured against envtest (figures on DefaultTiming): the write's event and its
+// response race, so the writer's cache holds its own write at the response about
+// half of the time, and a process's next reconcile sometimes sees its last write
+// and sometimes does not. Latency faults add to the request leg and lag faults to
+// the delivery time; Heal takes away what they add, never the defaults.
+//
+// # Hot loops
+//
+// A loop of API calls spends virtual time, so a hot loop is judged by its rate:
+// a controller that reconciles one object, or a writer that writes one object,
+// at least HotLoopRate (20) times in each virtual second for HotLoopSeconds (10)
+// seconds in a row, in seconds in which the workload did not write that object,
+// stops the run with a HotLoop naming the writer, the object and its last trace
+// lines (the catalogue reports it as the property "hot-loop"). The scheduler's
+// step bound at one instant (a Livelock) remains as the harness's guard against
+// tasks that spin without ever waiting.
+//
 // # Known gaps
 //
 //   - Workload actions and the Admin client act in the kernel: they are atomic
 //     with respect to controllers (a user's kubectl call does not interleave with
 //     a reconcile's calls inside one instant).
 //   - Heal removes every fault at once; there is no gradual recovery.
+//   - Timing is one distribution for every kind and verb class (read or write):
+//     no list cost that grows with the result, no slower writes of large objects,
+//     no apiserver load or priority and fairness; draws are independent (no
+//     congestion). Watch delivery to different informers is drawn per informer.
+//   - The hot-loop bound is a fixed rate: a controller that legitimately polls one
+//     object faster than 20 times a second for 10 s is reported, and a loop slower
+//     than that (a status write every 100 ms for ever) is not.
 //   - No built-in models (namespace controller, garbage collector): worlds that
 //     need them add them as processes (package models, a later issue).
 package cluster

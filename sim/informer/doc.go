@@ -10,7 +10,10 @@
 //   - Every committed change reaches each informer as an event. An event with
 //     resourceVersion r received at virtual time t is applied at max(t + lag, the time the
 //     informer's previous event is applied), through Timers.AfterFunc, so events are applied
-//     in resourceVersion order, as a watch delivers them, whatever the lags drawn. Applying
+//     in resourceVersion order, as a watch delivers them, whatever the lags drawn. An event
+//     that must wait for an earlier one still waiting joins that one's batch: one timer
+//     applies both, back to back, before any task can run (client-go's processLoop pops an
+//     event already in its FIFO right after its predecessor). Applying
 //     an event updates the store with a deep copy, then calls the handlers synchronously
 //     (OnAdd(obj, false), OnUpdate(old, new), OnDelete(obj)), as client-go's processDeltas.
 //   - Hold makes events queue up; Release applies the queue synchronously, now. Relist

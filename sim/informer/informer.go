@@ -56,13 +56,17 @@ type Informer struct {
 	lastRV    uint64
 	lastDue   time.Time   // when the newest scheduled event is applied
 	queue     []*delivery // received, not yet applied, in resourceVersion order
+	batch     *delivery   // the newest delivery with a timer, until it is applied or dropped
 	stopWatch func()
 }
 
 // delivery is one received event waiting to be applied.
 type delivery struct {
 	ev    apiserver.Event
-	timer clock.Timer // nil for an event received while held
+	timer clock.Timer // nil for an event received while held, or one applied in an earlier delivery's batch
+	// through is the newest resourceVersion the timer applies: this event's, or
+	// a later one's that joined its batch.
+	through uint64
 }
 
 func newInformer(gvk schema.GroupVersionKind, src Source, timers Timers, lag Lag) *Informer {
@@ -166,6 +170,9 @@ func (i *Informer) Relist() {
 		kept = append(kept, d)
 	}
 	i.queue = kept
+	if i.batch != nil && i.batch.ev.ResourceVersion <= rv {
+		i.batch = nil
+	}
 	i.replace(objs, rv)
 }
 
@@ -227,6 +234,7 @@ func (i *Informer) stop() {
 		}
 	}
 	i.queue = nil
+	i.batch = nil
 }
 
 // receive is the watch callback: it runs when the apiserver commits the change.
@@ -245,14 +253,23 @@ func (i *Informer) receive(ev apiserver.Event) {
 		lag = max(i.lag(), 0)
 	}
 	due := now.Add(lag)
-	if due.Before(i.lastDue) {
-		due = i.lastDue // never overtake an earlier event
+	if !due.After(i.lastDue) {
+		// Never overtake an earlier event. One that is still waiting takes this
+		// one along in its batch: client-go's processLoop pops the FIFO's events
+		// back to back, so an event that was there before its predecessor was
+		// popped is in the store before a worker woken by the predecessor reads it.
+		if i.batch != nil {
+			i.batch.through = ev.ResourceVersion
+			return
+		}
+		due = i.lastDue
 	}
 	i.lastDue = due
 	// When the timer fires, the events before this one are due too (their due times are
 	// not later); events a relist dropped are no longer queued.
-	rv := ev.ResourceVersion
-	d.timer = i.timers.AfterFunc(due.Sub(now), func() { i.applyThrough(rv) })
+	d.through = ev.ResourceVersion
+	d.timer = i.timers.AfterFunc(due.Sub(now), func() { i.applyThrough(d.through) })
+	i.batch = d
 }
 
 // applyThrough applies the queued events up to resourceVersion rv, in order. It
@@ -261,6 +278,9 @@ func (i *Informer) applyThrough(rv uint64) {
 	for !i.stopped && !i.held && len(i.queue) > 0 && i.queue[0].ev.ResourceVersion <= rv {
 		d := i.queue[0]
 		i.queue = i.queue[1:]
+		if d == i.batch {
+			i.batch = nil
+		}
 		if d.timer != nil {
 			d.timer.Stop() // a no-op for the timer firing now
 		}

@@ -87,6 +87,33 @@ func TestLaterEventWithShorterLagWaitsForEarlierOne(t *testing.T) {
 	}
 }
 
+// An event that must wait for an earlier one is applied in the earlier one's batch,
+// by the one timer: no worker woken by the first event can read the store between
+// the two, as client-go's processLoop pops an event already in its FIFO right after
+// its predecessor. An event that arrives after its own lag is drawn later has a
+// timer of its own.
+func TestAnEventThatWaitsForAnEarlierOneIsAppliedInItsBatch(t *testing.T) {
+	w := newWorld(t, lags(10*time.Second, time.Second, 20*time.Second))
+	inf := w.cache.Informer(configMapGVK)
+	cm := w.src.create(configMap("ns", "x", nil, nil)).(*corev1.ConfigMap)
+	cm.Data = map[string]string{"k": "v"}
+	cm = w.src.update(cm).(*corev1.ConfigMap)
+	cm.Data = map[string]string{"k": "w"}
+	w.src.update(cm)
+	if n := w.clk.Pending(); n != 2 {
+		t.Fatalf("%d timers pending, want 2: one for the batch of rv 1 and 2, one for rv 3", n)
+	}
+	w.clk.Step(10*time.Second - time.Nanosecond)
+	w.clk.FireNext()
+	if got := storeContent(inf.Indexer()); !slices.Equal(got, []string{"ns/x@2"}) {
+		t.Fatalf("after the first timer the store is %v, want [ns/x@2]: both events of the batch", got)
+	}
+	w.clk.Step(10 * time.Second)
+	if got := storeContent(inf.Indexer()); !slices.Equal(got, []string{"ns/x@3"}) {
+		t.Fatalf("store = %v, want [ns/x@3]", got)
+	}
+}
+
 // Property: whatever lags are drawn and whenever changes are committed, each event is
 // applied at max(commit time + lag, time the previous event was applied), in
 // resourceVersion order, and once all timers fired the store equals the source.

@@ -119,7 +119,7 @@ func (b *Builder) Complete(r reconcile.Reconciler) error {
 		}
 	}
 	b.p.controllers = append(b.p.controllers, c)
-	if b.p.started {
+	if b.p.started && !b.p.inSetup { // (a controller completed during Setup starts when Setup returns)
 		c.start()
 	}
 	return nil

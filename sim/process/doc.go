@@ -15,9 +15,12 @@
 //     Finding. The queue is controller-runtime's priority queue unless
 //     Options.UsePriorityQueue is false (client-go's classic queue), both on
 //     virtual time (package queue).
-//   - Every client call is a yield point (and, with the plan's Latency, a sleep);
-//     the call number counts over the whole run, and a crash planned at call N
-//     happens instead of call N.
+//   - Every client call is a yield point. A cached read only yields; an API call
+//     sleeps for its request latency, runs, is traced, then sleeps for its
+//     response latency (Injector.CallLatency): a crash in the response window
+//     leaves a committed write its caller never saw succeed. The call number
+//     counts over the whole run, and a crash planned at call N happens instead of
+//     call N.
 //   - Crash and Exit stop the process at once: in-flight reconciles are killed (no
 //     later or deferred call reaches the apiserver), the cache and queues are
 //     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay

@@ -32,8 +32,10 @@ type Injector interface {
 	Held(process string, gvk schema.GroupVersionKind) bool
 	// CrashAtCall reports whether process dies at its call-th client call.
 	CrashAtCall(process string, call int) bool
-	// Latency is the time the next client call of process takes (0: none).
-	Latency(process string) time.Duration
+	// CallLatency is the time the next API call of process spends before it
+	// commits in the apiserver (request) and after, until the caller has the
+	// response (response). Cached reads never ask: they do not leave the process.
+	CallLatency(process string, write bool) (request, response time.Duration)
 	// Workers overrides the worker count of a controller (0: no override).
 	Workers(process, controller string) int
 }
@@ -82,6 +84,7 @@ type Process struct {
 	user apiserver.User
 
 	started     bool // running now
+	inSetup     bool // Setup is running: controllers it completes start after it
 	bound       bool // the Deployment it is bound to is present (always true unbound)
 	pending     kclock.Timer
 	startedAt   time.Time
@@ -94,7 +97,8 @@ type Process struct {
 	client      *kubeclient.Client
 	controllers []*Controller
 	workers     map[*scheduler.Task]*worker
-	call        PendingCall // the call between before and after
+	call        PendingCall   // the call between before and after
+	response    time.Duration // the response latency of that call
 }
 
 // New creates a process. It starts when the cluster calls Boot.
@@ -216,7 +220,9 @@ func (p *Process) start() {
 	p.started = true // Setup may crash the process (a crash planned at one of its calls)
 	incarnation := p.incarnation
 	if p.spec.Setup != nil {
+		p.inSetup = true
 		err := p.spec.Setup(p)
+		p.inSetup = false
 		if !p.started || p.incarnation != incarnation {
 			return // it crashed during Setup; the restart is scheduled
 		}
@@ -292,8 +298,10 @@ func (p *Process) terminate(reason string, restart bool) {
 }
 
 // before runs before every client call: the call counts; a crash planned at this
-// call happens instead of it; otherwise the task yields (for the API latency of
-// the plan, or just to let others interleave).
+// call happens instead of it; otherwise the task yields: a cached read just lets
+// others interleave, an API call sleeps for its request latency (the time to reach
+// the apiserver and be served), so that calls take virtual time as they take wall
+// time in a real cluster.
 func (p *Process) before(call kubeclient.Call) error {
 	s := p.env.Scheduler
 	s.CheckAlive()
@@ -307,26 +315,40 @@ func (p *Process) before(call kubeclient.Call) error {
 		p.Crash(fmt.Sprintf("crash at client call %d (%s)", p.calls, call.Verb))
 		return errProcessGone
 	}
+	var response time.Duration
 	if s.Current() != nil { // (a call from Setup, in the kernel, has nothing to interleave with)
-		if d := p.env.Faults.Latency(p.spec.Name); d > 0 {
-			s.Sleep(d)
-		} else {
+		if call.Cached {
 			s.Yield()
+		} else {
+			var request time.Duration
+			request, response = p.env.Faults.CallLatency(p.spec.Name, isWrite(call.Verb))
+			s.Sleep(request)
 		}
 		s.CheckAlive()
 	}
-	// The call runs now, with no yield before after() records it.
-	p.call = BeforeCall(p.env.Server, call)
+	// The call runs now, with no yield before after() records it (other workers
+	// of the process cannot overwrite p.call or p.response in between).
+	p.call, p.response = BeforeCall(p.env.Server, call), response
 	return nil
 }
+
+func isWrite(verb string) bool { return verb != "get" && verb != "list" }
 
 // errProcessGone is what a call made by a process that has just died returns to
 // kernel code that made it (an event handler's map function, Setup).
 var errProcessGone = errors.New("ctrlsim: the process has died; the call never reached the apiserver")
 
-// after records the call in the trace.
+// after records the call in the trace, then, for an API call inside a task, waits
+// for the response to travel back: the change is committed (and on its way to the
+// informers) while the caller does not know it yet. A crash in that window leaves
+// a write done that its caller never saw succeed.
 func (p *Process) after(call kubeclient.Call, err error) {
 	p.record(p.call.Step(p.env.Server, call, err))
+	if d := p.response; d > 0 && p.env.Scheduler.Current() != nil {
+		p.response = 0
+		p.env.Scheduler.Sleep(d)
+		p.env.Scheduler.CheckAlive()
+	}
 }
 
 // PendingCall is what a trace step needs to know from just before a call: for a

@@ -82,9 +82,11 @@ type Scheduler struct {
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
-// advancing: a hot loop (typically a controller whose own writes requeue it at
-// once, with no lag or latency in between). A real process would spin at wall-clock
-// speed; the simulator cannot advance, so it stops the run and reports it.
+// advancing. API calls take virtual time (sim/cluster's Timing), so a controller
+// whose writes requeue it spends time and is judged by its rate (a hot loop, in
+// sim/cluster); a livelock is the harness's guard against tasks that spin without
+// ever waiting: a real process would spin at wall-clock speed, the simulator
+// cannot advance, so it stops the run and reports it.
 type Livelock struct {
 	At    time.Time
 	Steps int
@@ -92,7 +94,7 @@ type Livelock struct {
 }
 
 func (l *Livelock) String() string {
-	return fmt.Sprintf("livelock: %d task steps at one virtual instant without time advancing (tasks %v): a hot loop", l.Steps, l.Tasks)
+	return fmt.Sprintf("livelock: %d task steps at one virtual instant without time advancing (tasks %v): they spin without waiting", l.Steps, l.Tasks)
 }
 
 // New returns a scheduler on clock c choosing with pick, and installs itself as

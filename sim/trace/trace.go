@@ -116,6 +116,9 @@ type Trace struct {
 	n     int
 	// Keep says whether steps are kept (for timelines); the hash always covers all.
 	Keep bool
+	// Observe, if set, sees every step as it is added (the cluster's hot-loop
+	// watch). It must not add steps.
+	Observe func(*Step)
 }
 
 // New returns an empty trace that keeps its steps.
@@ -129,6 +132,9 @@ func (t *Trace) Add(s Step) {
 	t.n++
 	if t.Keep {
 		t.steps = append(t.steps, s)
+	}
+	if t.Observe != nil {
+		t.Observe(&s)
 	}
 }
 

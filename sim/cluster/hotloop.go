@@ -1,0 +1,134 @@
+package cluster
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The hot-loop bound: a controller that reconciles one object, or a writer that
+// writes one object (successful or not), at least HotLoopRate times in every
+// virtual second for HotLoopSeconds seconds in a row is in a hot loop. A second in
+// which the workload wrote the object does not count: a storm the workload drives
+// (a user editing an object ten times a second) is the controller keeping up, not
+// a loop that sustains itself. A real
+// controller settles an object in a handful of reconciles; retries under a
+// persistent failure back off (client-go's limiter: 5 ms doubling; kopf: 1 s
+// and up) and soon fall under the bound. A status write that re-triggers its own
+// reconcile forever runs at the rate of API latency (hundreds per second).
+const (
+	HotLoopRate    = 20
+	HotLoopSeconds = 10
+)
+
+// HotLoop is a sustained storm of reconciles or writes on one object, named with
+// the objects and the writer.
+type HotLoop struct {
+	At     time.Duration // when the rate had stayed above the bound for the whole window
+	Kind   string        // "reconciles" or "writes"
+	By     string        // process/controller
+	Object string        // the object, as the trace names it
+	Count  int           // events in the window
+	Recent []string      // the last trace lines of the loop, for the report
+}
+
+func (h *HotLoop) String() string {
+	return fmt.Sprintf("hot loop: %s made %d %s of %s in %ds (bound: %d per second for %d s in a row)",
+		h.By, h.Count, h.Kind, h.Object, HotLoopSeconds, HotLoopRate, HotLoopSeconds)
+}
+
+// hotLoops watches the trace for hot loops. Each (kind, by, object) key keeps the
+// count of its current one-second bucket and how many buckets in a row reached the
+// bound: O(1) per step.
+type hotLoops struct {
+	keys     map[hotKey]*hotCount
+	workload map[string]int64 // object (namespace/name) -> last second the workload wrote it
+	found    *HotLoop
+}
+
+type hotKey struct{ kind, by, object string }
+
+type hotCount struct {
+	bucket  int64 // virtual second of the current count
+	n       int   // events in that second
+	run     int   // consecutive seconds at or above the bound, ending at lastHot
+	lastHot int64
+	total   int // events in the run's seconds
+}
+
+func newHotLoops() *hotLoops {
+	return &hotLoops{keys: map[hotKey]*hotCount{}, workload: map[string]int64{}}
+}
+
+// objectKey is the namespace/name of a step's object: write steps name the kind
+// first ("Widget default/w"), reconcile steps do not ("default/w"; "/n" when
+// cluster-scoped).
+func objectKey(s *trace.Step) string {
+	o := s.Object
+	if s.Op != "reconcile" {
+		if _, after, ok := strings.Cut(o, " "); ok {
+			o = after
+		}
+	}
+	return strings.TrimPrefix(o, "/")
+}
+
+// observe counts one step; it returns the hot loop when this step completes one.
+func (h *hotLoops) observe(s *trace.Step) *HotLoop {
+	if h.found != nil || s.Process == "" {
+		return nil
+	}
+	var kind string
+	switch op := strings.TrimPrefix(s.Op, "cached-"); strings.SplitN(op, "/", 2)[0] {
+	case "reconcile":
+		kind = "reconciles"
+	case "create", "update", "patch", "delete", "deletecollection":
+		kind = "writes"
+	default:
+		return nil
+	}
+	sec := int64(s.At / time.Second)
+	if s.Process == "admin" {
+		if kind == "writes" {
+			h.workload[objectKey(s)] = sec
+		}
+		return nil
+	}
+	by := s.Process
+	if s.Controller != "" {
+		by += "/" + s.Controller
+	}
+	k := hotKey{kind, by, s.Object}
+	c := h.keys[k]
+	if c == nil {
+		c = &hotCount{bucket: -1, lastHot: -2}
+		h.keys[k] = c
+	}
+	if sec != c.bucket {
+		c.bucket, c.n = sec, 0
+	}
+	c.n++
+	if last, ok := h.workload[objectKey(s)]; ok && last == sec {
+		return nil // the workload drives this second
+	}
+	if c.n < HotLoopRate || (c.n > HotLoopRate && c.lastHot == sec) {
+		if c.lastHot == sec {
+			c.total++
+		}
+		return nil
+	}
+	if c.lastHot == sec-1 {
+		c.run++
+		c.total += c.n
+	} else {
+		c.run, c.total = 1, c.n
+	}
+	c.lastHot = sec
+	if c.run < HotLoopSeconds {
+		return nil
+	}
+	h.found = &HotLoop{At: s.At, Kind: kind, By: by, Object: s.Object, Count: c.total}
+	return h.found
+}
