@@ -247,7 +247,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			w, c := run(cfg, publishV2+pipelineLag+stagingFailsOnce, 10*time.Minute)
 			attempts := promoteSteps(c, stagingV)
 			Expect(attempts).To(HaveLen(2))
-			Expect(attempts[1].At - attempts[0].At).To(BeNumerically("~", 30*time.Second, 50*time.Millisecond), "the backoff, give or take the calls' latency")
+			Expect(attempts[1].At-attempts[0].At).To(BeNumerically("~", 30*time.Second, 50*time.Millisecond), "the backoff, give or take the calls' latency")
 			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
 			Expect(appVersion(c, "prod")).To(Equal("v2"))
 			Expect(verdict(c, "retried-after-failure").Holds).To(BeTrue())
