@@ -40,17 +40,18 @@ func (d Dist) Draw(s *rng.Stream) time.Duration {
 }
 
 // DefaultTiming is of the order of a real kube-apiserver with its etcd on one
-// machine, as envtest runs them. Measured here against envtest (v1.37.1, 2
-// shared cores; internal/envtestenv TestMeasureLatency): a live read takes a
-// median 1.8 ms (p90 2.6 ms), a write 2.1 ms (p90 3.1 ms), and the write's
-// watch event reaches the writer's informer a median 3 µs before the response
-// reaches the writer (p90: 308 µs after): at the response, the writer's cache
-// already holds its write about half of the time (51%). These ranges give the
-// same shape: reads 0.3-1.7 ms, writes 0.9-2.9 ms, delivery minus response a
-// median 0 and p90 0.3 ms, own write in the cache at the response 50%.
+// machine, as envtest runs them. Measured here against envtest (v1.37.1, on the
+// project's shared 2-core machine; internal/envtestenv TestMeasureLatency, three
+// runs): a live read takes a median 1.8-2.6 ms (p90 2.6-3.3 ms), a write 2.1-3.0
+// ms (p90 3.1-4.2 ms), and the write's watch event reaches the writer's informer
+// a median 3-30 µs before the response reaches the writer (p90: 270-390 µs
+// after): at the response, the writer's cache already holds its write 51-60% of
+// the time. These ranges give the same shape: reads a median 1.5 ms, writes 2.3
+// ms, delivery minus response a median 0 and p90 0.3 ms, the own write in the
+// cache at the response half of the time.
 var DefaultTiming = Timing{
-	Read:     Dist{Lo: 200 * time.Microsecond, Hi: 1200 * time.Microsecond, Tail: 5 * time.Millisecond, TailP: 0.05},
-	Write:    Dist{Lo: 800 * time.Microsecond, Hi: 2400 * time.Microsecond, Tail: 10 * time.Millisecond, TailP: 0.05},
+	Read:     Dist{Lo: 500 * time.Microsecond, Hi: 2 * time.Millisecond, Tail: 6 * time.Millisecond, TailP: 0.05},
+	Write:    Dist{Lo: 1 * time.Millisecond, Hi: 3 * time.Millisecond, Tail: 10 * time.Millisecond, TailP: 0.05},
 	Response: Dist{Lo: 100 * time.Microsecond, Hi: 500 * time.Microsecond, Tail: 2 * time.Millisecond, TailP: 0.05},
 	Delivery: Dist{Lo: 50 * time.Microsecond, Hi: 550 * time.Microsecond, Tail: 5 * time.Millisecond, TailP: 0.05},
 }
