@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctrlsim/ctrlsim/internal/bench"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -129,8 +131,8 @@ func TestReplayReproducesACaughtPlan(t *testing.T) {
 
 // Bad input exits 2 with one line naming the problem, never a panic.
 func TestBadInputExitsTwoWithOneLine(t *testing.T) {
-	plan := filepath.Join(t.TempDir(), "bad.txt")
-	os.WriteFile(plan, []byte("seed 1\nwobble\n"), 0o644)
+	planFile := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(planFile, []byte("seed 1\nwobble\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -145,14 +147,45 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"replay", "--entry", "nope", "--variant", "buggy", "--plan-text", "seed 1"}, `unknown entry "nope"`},
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy"}, "a plan is required"},
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", "/does/not/exist"}, "cannot read plan"},
-		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", plan}, `plan line 2: unknown line kind "wobble"`},
+		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", planFile}, `plan line 2: unknown line kind "wobble"`},
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan-text", "seed 1\ncrash process=ghost call=1"}, `unknown process "ghost"`},
+		// Input that used to hang or run silently wrong (issue 12): bounded, or refused.
+		{replayCE("seed 1\nworkers process=operator-controller controller=clusterextension n=100000"), "workers: n must be from 1 to 64, got 100000"},
+		{[]string{"replay", "--entry", "helm/interrupted-upgrade", "--variant", "fixed", "--plan", "/dev/zero"}, "the plan is larger than 1048576 bytes"},
+		{replayCE("seed 1\nat 1s publish nme=v2"), "action publish takes version=, not nme="},
+		{replayCE("seed 1\nat 25h publish version=v2"), `bad time "25h" (want a duration from 0 to 24h0m0s)`},
+		{replayCE("seed 1\nlag process=operator-controller kind=* min=0s max=1000h"), "bad max \"1000h\": want a duration from 0 to 24h0m0s"},
+		{replayCE("seed 1\ncrash process=operator-controller call=99999999999"), "bad call \"99999999999\""},
+		{replayCE("seed 1\n" + strings.Repeat("at 1s publish version=v2\n", plan.MaxEntries+1)), "1001 steps and faults: at most 1000"},
+		{replayCE("seed 1\nat 1s publish version=" + strings.Repeat("x", plan.MaxLineBytes)), "a line is longer than 65536 bytes"},
 	} {
+		start := time.Now()
 		out, errs, code := ctrlsim(t, tc.args...)
 		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, tc.want) || out != "" {
-			t.Errorf("ctrlsim %v: exit %d, stderr %q, stdout %q; want exit 2 and one line containing %q", tc.args, code, errs, out, tc.want)
+			t.Errorf("ctrlsim %v: exit %d, stderr %q, stdout %q; want exit 2 and one line containing %q", short(tc.args), code, errs, out, tc.want)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("ctrlsim %v took %v to refuse bad input: want under a second", short(tc.args), d)
 		}
 	}
+}
+
+// replayCE replays plan text on helm/interrupted-upgrade (the clusterextension
+// world, whose publish action takes version=).
+func replayCE(text string) []string {
+	return []string{"replay", "--entry", "helm/interrupted-upgrade", "--variant", "fixed", "--plan-text", text}
+}
+
+// short keeps long generated arguments out of failure messages.
+func short(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 120 {
+			a = a[:120] + "..."
+		}
+		out[i] = a
+	}
+	return out
 }
 
 func TestList(t *testing.T) {

@@ -37,22 +37,25 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if _, ok := e.Expect[vr]; !ok {
 		return usagef("entry %s has no variant %s", e.ID, vr)
 	}
-	src := *text
+	var p *plan.Plan
 	switch {
 	case *file != "" && *text != "":
 		return usagef("give --plan or --plan-text, not both")
 	case *file != "":
-		b, err := os.ReadFile(*file)
+		f, err := os.Open(*file)
 		if err != nil {
 			return usagef("cannot read plan: %v", err)
 		}
-		src = string(b)
+		defer f.Close()
+		if p, err = plan.Read(f); err != nil {
+			return usagef("malformed plan %s: %v", *file, err)
+		}
 	case *text == "":
 		return usagef("a plan is required: --plan FILE or --plan-text TEXT")
-	}
-	p, err := plan.Parse(src)
-	if err != nil {
-		return usagef("malformed plan: %v", err)
+	default:
+		if p, err = plan.Parse(*text); err != nil {
+			return usagef("malformed plan: %v", err)
+		}
 	}
 	r, err := e.RunPlan(vr, p)
 	if err != nil {

@@ -264,7 +264,7 @@ func setup(c *cluster.Cluster, o Options) error {
 // actions are the workload steps of this world.
 var actions = map[string]cluster.Action{
 	// Example: at 20s upgrade bd=example bundle=v2
-	"upgrade": func(c *cluster.Cluster, args plan.Args) error {
+	"upgrade": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		name, ref := args.Get("bd"), args.Get("bundle")
 		if name == "" {
 			name = Example
@@ -279,15 +279,15 @@ var actions = map[string]cluster.Action{
 		patch := client.MergeFrom(bd.DeepCopy())
 		bd.Spec.Template.Spec.Source.Image = &bdc.ImageSource{Ref: ref}
 		return c.Admin().Patch(ctx, &bd, patch)
-	},
+	}, "bd", "bundle"),
 	// Example: at 30s create-bundledeployment name=healthy bundle=v1
-	"create-bundledeployment": func(c *cluster.Cluster, args plan.Args) error {
+	"create-bundledeployment": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		ref := args.Get("bundle")
 		if ref == "" {
 			ref = V1
 		}
 		return c.Admin().Create(ctx, NewBundleDeployment(args.Get("name"), ref))
-	},
+	}, "name", "bundle"),
 }
 
 // Installed is the Installed condition of a BundleDeployment, or nil.

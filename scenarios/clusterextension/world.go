@@ -109,9 +109,9 @@ func (w *World) Options() cluster.Options {
 		Setup: w.setup,
 		Actions: map[string]cluster.Action{
 			// Example: at 1m publish version=3.0.0
-			"publish": w.publish,
+			"publish": cluster.Act(w.publish, "version"),
 			// Example: at 30s request-version version=>=1.0.0
-			"request-version": requestVersion,
+			"request-version": cluster.Act(requestVersion, "version"),
 		},
 	}
 }

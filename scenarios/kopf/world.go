@@ -98,36 +98,36 @@ func WorldWith(v variant.Variant, o Options) cluster.Options {
 			return nil
 		},
 		Actions: map[string]cluster.Action{
-			"create": func(c *cluster.Cluster, a plan.Args) error { return create(c, a.Get("name")) },
-			"edit": func(c *cluster.Cluster, a plan.Args) error {
+			"create": cluster.Act(func(c *cluster.Cluster, a plan.Args) error { return create(c, a.Get("name")) }, "name"),
+			"edit": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return modify(c, a.Get("name"), func(k *kopfop.KopfExample) { k.Spec.Field = a.Get("field") })
-			},
-			"edit-every": func(c *cluster.Cluster, a plan.Args) error {
+			}, "name", "field"),
+			"edit-every": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				n := 0
 				return every(c, a, func() error {
 					n++
 					return modify(c, a.Get("name"), func(k *kopfop.KopfExample) { k.Spec.Field = "edit-" + strconv.Itoa(n) })
 				})
-			},
-			"touch": func(c *cluster.Cluster, a plan.Args) error { return touch(c, a.Get("name")) },
-			"touch-every": func(c *cluster.Cluster, a plan.Args) error {
+			}, "name", "every", "until"),
+			"touch": cluster.Act(func(c *cluster.Cluster, a plan.Args) error { return touch(c, a.Get("name")) }, "name"),
+			"touch-every": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return every(c, a, func() error { return touch(c, a.Get("name")) })
-			},
-			"grow": func(c *cluster.Cluster, a plan.Args) error {
+			}, "name", "every", "until"),
+			"grow": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				n, err := strconv.Atoi(a.Get("bytes"))
 				if err != nil {
 					return fmt.Errorf("grow: bytes: %w", err)
 				}
 				return modify(c, a.Get("name"), func(k *kopfop.KopfExample) { k.Spec.Items = []string{strings.Repeat("x", n)} })
-			},
-			"alternate-422": func(_ *cluster.Cluster, a plan.Args) error {
+			}, "bytes", "name"),
+			"alternate-422": cluster.Act(func(_ *cluster.Cluster, a plan.Args) error {
 				w.alternating[a.Get("name")] = 0
 				return nil
-			},
-			"poison": func(_ *cluster.Cluster, a plan.Args) error {
+			}, "name"),
+			"poison": cluster.Act(func(_ *cluster.Cluster, a plan.Args) error {
 				w.poisoned[a.Get("name")] = true
 				return nil
-			},
+			}, "name"),
 		},
 	}
 }

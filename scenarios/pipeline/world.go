@@ -109,23 +109,23 @@ func (w *World) Options() cluster.Options {
 		Setup:     w.setup,
 		Actions: map[string]cluster.Action{
 			// Example: at 1s create-pipeline name=other
-			"create-pipeline": func(c *cluster.Cluster, a plan.Args) error {
+			"create-pipeline": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return c.Admin().Create(ctx, NewPipeline(orDefault(a.Get("name"), PipelineName)))
-			},
+			}, "name"),
 			// Example: at 10s publish version=v2 (the first environment's app now runs v2)
-			"publish": func(c *cluster.Cluster, a plan.Args) error {
+			"publish": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return SetAppVersion(ctx, c.Admin(), orDefault(a.Get("env"), Environments[0]), a.Get("version"))
-			},
+			}, "env", "version"),
 			// Example: at 12s app-event env=dev (helm-controller reconciles the app again; same revision)
-			"app-event": func(c *cluster.Cluster, a plan.Args) error {
+			"app-event": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return touchApp(c, orDefault(a.Get("env"), Environments[0]))
-			},
+			}, "env"),
 			// Example: at 12s app-ready env=staging ready=false
-			"app-ready": func(c *cluster.Cluster, a plan.Args) error {
+			"app-ready": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				return setAppReady(c, orDefault(a.Get("env"), Environments[0]), a.Get("ready") != "false")
-			},
+			}, "env", "ready"),
 			// Example: at 0s promotion-fails env=staging version=v2 count=1
-			"promotion-fails": func(c *cluster.Cluster, a plan.Args) error {
+			"promotion-fails": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				n, err := strconv.Atoi(orDefault(a.Get("count"), "1"))
 				if err != nil {
 					return err
@@ -133,16 +133,16 @@ func (w *World) Options() cluster.Options {
 				w.Promotion.FailNext(promotion.Key{Pipeline: types.NamespacedName{Namespace: Namespace, Name: orDefault(a.Get("pipeline"), PipelineName)},
 					Environment: a.Get("env"), Version: a.Get("version")}, n)
 				return nil
-			},
+			}, "count", "pipeline", "env", "version"),
 			// Example: at 11s edit-pipeline branch=release (a spec change: generation bump)
-			"edit-pipeline": func(c *cluster.Cluster, a plan.Args) error {
+			"edit-pipeline": cluster.Act(func(c *cluster.Cluster, a plan.Args) error {
 				var p pipelinectrl.Pipeline
 				if err := c.Get(client.ObjectKey{Namespace: Namespace, Name: orDefault(a.Get("name"), PipelineName)}, &p); err != nil {
 					return err
 				}
 				p.Spec.Promotion.PullRequest.Branch = orDefault(a.Get("branch"), "release")
 				return c.Admin().Update(ctx, &p)
-			},
+			}, "name", "branch"),
 		},
 	}
 }

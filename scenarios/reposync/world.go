@@ -229,7 +229,7 @@ func (d *deletion) actions() map[string]cluster.Action {
 	for name, a := range actions { // lint:order-independent copying a map
 		out[name] = a
 	}
-	out["delete-namespace"] = func(c *cluster.Cluster, args plan.Args) error {
+	out["delete-namespace"] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		if f := args.Get("first"); f != "" {
 			d.first = strings.Split(f, ",")
 		}
@@ -240,8 +240,8 @@ func (d *deletion) actions() map[string]cluster.Action {
 			}
 			d.pace = &pace
 		}
-		return actions["delete-namespace"](c, args)
-	}
+		return actions["delete-namespace"].Run(c, args)
+	}, "ns", "first", "pace")
 	return out
 }
 
@@ -358,23 +358,23 @@ func setup(c *cluster.Cluster, o Options) error {
 //	at 1m revoke-rolebinding ns=bookstore name=configsync.gke.io:ns-reconciler
 //	at 1m delete-reconciler ns=bookstore
 var actions = map[string]cluster.Action{
-	"delete-namespace": func(c *cluster.Cluster, args plan.Args) error {
+	"delete-namespace": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		return c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: args.Get("ns")}})
-	},
-	"delete-reposync": func(c *cluster.Cluster, args plan.Args) error {
+	}, "ns"),
+	"delete-reposync": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		return c.Admin().Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: reposync.RepoSyncName}})
-	},
-	"revoke-rolebinding": func(c *cluster.Cluster, args plan.Args) error {
+	}, "ns"),
+	"revoke-rolebinding": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		name := args.Get("name")
 		if name == "" {
 			name = reposync.RepoSyncBaseRoleBindingName
 		}
 		return c.Admin().Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: name}})
-	},
-	"delete-reconciler": func(c *cluster.Cluster, args plan.Args) error {
+	}, "ns", "name"),
+	"delete-reconciler": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		key := reposync.ReconcilerKey(types.NamespacedName{Namespace: args.Get("ns"), Name: reposync.RepoSyncName})
 		return c.Admin().Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
-	},
+	}, "ns"),
 }
 
 // mapperCached returns c with its RESTMapper built once: the namespace

@@ -13,6 +13,9 @@ import (
 // Fault makes matching requests fail the way a real cluster can fail them. Empty
 // match fields match anything.
 type Fault struct {
+	// Agent, if set, limits the fault to requests of that client (User.Agent):
+	// one process's requests fail, as when its own network path fails.
+	Agent       string
 	Verb        string // get list create update patch delete deletecollection
 	Resource    string // plural resource, e.g. "configmaps"
 	Subresource string // e.g. "status"
@@ -39,6 +42,7 @@ func (f Fault) String() string {
 			parts = append(parts, k+"="+v)
 		}
 	}
+	add("process", f.Agent)
 	add("verb", f.Verb)
 	add("resource", f.Resource)
 	add("subresource", f.Subresource)
@@ -86,7 +90,8 @@ func (s *Server) InjectFault(f Fault) (remove func()) {
 }
 
 func (f *activeFault) matches(r Request) bool {
-	return (f.Verb == "" || f.Verb == r.Verb) &&
+	return (f.Agent == "" || f.Agent == r.User.Agent) &&
+		(f.Verb == "" || f.Verb == r.Verb) &&
 		(f.Resource == "" || f.Resource == r.Kind.Resource) &&
 		(f.Subresource == "" || f.Subresource == r.Subresource) &&
 		(f.Namespace == "" || f.Namespace == r.Namespace) &&

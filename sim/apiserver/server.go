@@ -24,6 +24,10 @@ import (
 type User struct {
 	Name   string
 	Groups []string
+	// Agent names the client the request comes from (a process of the
+	// simulation), as a User-Agent would: faults can be aimed at one client's
+	// requests. Authorization ignores it.
+	Agent string
 }
 
 // Admin is a cluster administrator: a member of system:masters, which every

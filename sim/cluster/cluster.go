@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,9 +22,19 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
-// Action is what a workload step does. It runs in the kernel at the step's time,
-// usually writing through c.Admin() (a user's kubectl).
-type Action func(c *Cluster, args plan.Args) error
+// Action is what a workload step does: Run runs in the kernel at the step's time,
+// usually writing through c.Admin() (a user's kubectl). Args are the argument keys
+// Run reads: a step that gives any other key (a typo such as nme= for name=) is
+// refused when the plan is scheduled, rather than run as if it were absent.
+type Action struct {
+	Args []string
+	Run  func(c *Cluster, args plan.Args) error
+}
+
+// Act is the action run that reads the argument keys args.
+func Act(run func(c *Cluster, args plan.Args) error, args ...string) Action {
+	return Action{Args: args, Run: run}
+}
 
 // Options describe a world: its types, its processes, its initial objects and the
 // actions its workload can take.
@@ -68,6 +79,9 @@ type Cluster struct {
 func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	if opts.Scheme == nil {
 		return nil, fmt.Errorf("cluster: Options.Scheme is required")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
 	}
 	src := rng.New(p.Seed)
 	clk := clock.New(clock.Epoch)
@@ -144,8 +158,13 @@ func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
 		if !ok {
 			return fmt.Errorf("plan: unknown action %q (this world has %v)", s.Action, c.actionNames())
 		}
+		for _, a := range s.Args {
+			if !slices.Contains(act.Args, a.Key) {
+				return fmt.Errorf("plan: action %s takes %s, not %s=", s.Action, keyList(act.Args), a.Key)
+			}
+		}
 		c.Clock.AfterFunc(s.At, func() {
-			err := act(c, s.Args)
+			err := act.Run(c, s.Args)
 			res := "ok"
 			if err != nil {
 				res = "error: " + err.Error()
@@ -155,6 +174,13 @@ func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
 	}
 	c.faults.schedule()
 	return nil
+}
+
+func keyList(keys []string) string {
+	if len(keys) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(keys, "=, ") + "="
 }
 
 func (c *Cluster) actionNames() []string {

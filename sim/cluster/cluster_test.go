@@ -62,12 +62,12 @@ func (s *stamper) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 }
 
 func widgetAction(f func(c *cluster.Cluster, w *apiservertest.Widget) error) cluster.Action {
-	return func(c *cluster.Cluster, args plan.Args) error {
+	return cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 		size, _ := strconv.Atoi(args.Get("size"))
 		w := &apiservertest.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: args.Get("name")},
 			Spec: apiservertest.WidgetSpec{Size: size, Color: args.Get("color")}}
 		return f(c, w)
-	}
+	}, "name", "size", "color")
 }
 
 func world() cluster.Options {
@@ -164,9 +164,9 @@ func TestCheckDeterminismReportsTheFirstDivergentStep(t *testing.T) {
 		o.Setup = func(c *cluster.Cluster) error { // a world that differs between runs
 			return c.Admin().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprint("x", n)}})
 		}
-		o.Actions["touch"] = func(c *cluster.Cluster, _ plan.Args) error {
+		o.Actions["touch"] = cluster.Act(func(c *cluster.Cluster, _ plan.Args) error {
 			return c.Admin().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprint("touch", n)}})
-		}
+		})
 		return o
 	}
 	p := &plan.Plan{Steps: []plan.Step{{At: time.Second, Action: "touch"}}}

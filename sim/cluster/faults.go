@@ -51,8 +51,10 @@ func (f *faults) Lag(process string, gvk schema.GroupVersionKind) informer.Lag {
 	return nil
 }
 
+// Held reports whether process's cache of gvk is held: by a hold of its kind or
+// of every kind (kind=*).
 func (f *faults) Held(process string, gvk schema.GroupVersionKind) bool {
-	return !f.healed && f.holds[holdKey{process, KindName(gvk)}] > 0
+	return !f.healed && (f.holds[holdKey{process, KindName(gvk)}] > 0 || f.holds[holdKey{process, "*"}] > 0)
 }
 
 func (f *faults) CrashAtCall(process string, call int) bool {
@@ -123,6 +125,7 @@ func (f *faults) schedule() {
 			}
 		case plan.API:
 			api := x.API
+			api.Agent = x.Process // process= limits it to that process's requests; none: every client
 			until := x.Until
 			var remove func()
 			c.Clock.AfterFunc(x.From, func() {
@@ -146,15 +149,32 @@ func (f *faults) schedule() {
 
 // applyHold holds or releases the matching informers of a running process. A
 // process that (re)starts while a hold is on is held by the Injector (Held).
+// A hold of every kind (kind=*) holds the informers the process has, and those it
+// creates while the hold lasts start held (Held); a release leaves held an
+// informer that another hold still covers.
 func (f *faults) applyHold(key holdKey, hold bool) {
 	p := f.c.Process(key.process)
 	if p == nil || !p.Running() {
 		return
 	}
+	op := map[bool]string{true: "hold", false: "release"}[hold]
+	if key.kind == "*" {
+		for _, inf := range p.GetCache().Informers() {
+			if !hold && f.Held(key.process, inf.GVK()) {
+				continue
+			}
+			p.Hold(inf.GVK(), hold)
+		}
+		f.c.record(trace.Step{Process: key.process, Op: op, Object: key.kind})
+		return
+	}
 	for _, k := range f.c.Server.Kinds() {
 		if KindName(k.GVK) == key.kind {
+			if !hold && f.Held(key.process, k.GVK) {
+				return // a hold of every kind still covers it
+			}
 			p.Hold(k.GVK, hold)
-			f.c.record(trace.Step{Process: key.process, Op: map[bool]string{true: "hold", false: "release"}[hold], Object: key.kind})
+			f.c.record(trace.Step{Process: key.process, Op: op, Object: key.kind})
 		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 // use, as controller-runtime's informer cache (pkg/cache/informer_cache.go). It serves
 // the reads of the process's default client and its field indexes.
 type Cache struct {
+	held      func(gvk schema.GroupVersionKind) bool // WithHeld
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -48,6 +49,12 @@ type Option func(*Cache)
 // namespace, and a kind the mapper does not know fails the read with the mapper's error.
 // Without a mapper every kind is read as namespaced (the key is used as given).
 func WithRESTMapper(m meta.RESTMapper) Option { return func(c *Cache) { c.mapper = m } }
+
+// WithHeld makes an informer created while held(gvk) is true start held: it lists,
+// then its watch delivers nothing until Release (a watch that stalls from the start).
+func WithHeld(held func(gvk schema.GroupVersionKind) bool) Option {
+	return func(c *Cache) { c.held = held }
+}
 
 // NewCache returns the empty cache of one process. lag gives each informer its Lag when
 // the informer is created; lag may be nil (no lag).
@@ -83,6 +90,9 @@ func (c *Cache) Informer(gvk schema.GroupVersionKind) *Informer {
 		i.stopped = true
 	} else {
 		i.start()
+		if c.held != nil && c.held(gvk) {
+			i.Hold()
+		}
 	}
 	return i
 }

@@ -10,6 +10,22 @@
 //	crash process=manager call=17
 //	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
 //
+// What each fault reaches is what its text says: process= names the one process
+// whose cache, calls or requests it affects (an api fault without process= fails
+// the matching requests of every client, the models' and the admin's included);
+// kind= names one kind as "group/version/Kind", or * for every kind (a hold of *
+// also holds the informers the process creates while it lasts); a window is
+// [from, until). lag and latency add to the world's default timing (package
+// cluster), so a drawn lag or latency always has max > 0: the generator never
+// draws a fault with no effect.
+//
+// Every plan is bounded (Parse, Read and Validate refuse what is not, with the
+// line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a
+// line, MaxEntries (1000) steps and faults, MaxArgs arguments a step, times and
+// durations from 0 to MaxTime (24h), workers n from 1 to MaxWorkers (64), call=
+// and count= up to MaxCount. A world refuses a step that gives an argument its
+// action does not declare (cluster.Act).
+//
 // Generator draws plans with rapid (which shrinks them), from a Space the scenario
 // describes; it is swarm testing: each plan first draws which fault classes it
 // uses. Fuzz turns the same generator into a `go test -fuzz` target, so fuzz bytes

@@ -90,7 +90,8 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				return Fault{Kind: Lag,
 					Process:  rapid.SampledFrom(sp.Processes).Draw(t, "lag-process"),
 					Resource: rapid.SampledFrom(append([]string{"*"}, sp.Kinds...)).Draw(t, "lag-kind"),
-					Min:      lo, Max: lo + dur("lag-spread", sp.MaxLag)}
+					// max is at least 1ms: a lag fault with max 0 adds nothing.
+					Min: lo, Max: lo + time.Millisecond + dur("lag-spread", sp.MaxLag)}
 			})
 			p.Faults = append(p.Faults, rapid.SliceOfN(lag, 1, 3).Draw(t, "lags")...)
 		}
@@ -123,7 +124,7 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			lo := dur("latency-min", sp.MaxLag/10)
 			p.Faults = append(p.Faults, Fault{Kind: Latency,
 				Process: rapid.SampledFrom(sp.Processes).Draw(t, "latency-process"),
-				Min:     lo, Max: lo + dur("latency-spread", sp.MaxLag/10)})
+				Min:     lo, Max: lo + time.Millisecond + dur("latency-spread", sp.MaxLag/10)}) // never a no-op
 		}
 		if class(Workers, len(sp.Controllers) > 0) {
 			c := rapid.SampledFrom(sp.Controllers).Draw(t, "workers-controller")

@@ -2,13 +2,28 @@ package plan
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Bounds on a plan. A plan is input (a file, a command line, fuzz bytes), so
+// every size and number in it is bounded, and nothing it asks for can hang a run
+// or exhaust memory; Parse and Validate refuse what exceeds them.
+const (
+	MaxPlanBytes = 1 << 20        // the text form
+	MaxLineBytes = 64 << 10       // one line of it
+	MaxEntries   = 1000           // steps plus faults
+	MaxWorkers   = 64             // n= of a workers fault (MaxConcurrentReconciles)
+	MaxTime      = 24 * time.Hour // any time or duration: at=, from=, until=, min=, max=
+	MaxCount     = 1_000_000      // call= of a crash, count= of an API fault
+	MaxArgs      = 32             // arguments of one step
 )
 
 // Plan is one run's input: the seed, the workload and the faults. A run is a pure
@@ -182,15 +197,21 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return "plan: " + e.Err
+	}
 	return fmt.Sprintf("plan line %d: %s: %q", e.Line, e.Err, e.Text)
 }
 
 // Parse reads a plan's text form. Blank lines and lines starting with # are
 // ignored.
 func Parse(text string) (*Plan, error) {
+	if len(text) > MaxPlanBytes {
+		return nil, &ParseError{Err: fmt.Sprintf("the plan is larger than %d bytes", MaxPlanBytes)}
+	}
 	p := &Plan{}
 	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
 	seenSeed := false
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -219,8 +240,8 @@ func Parse(text string) (*Plan, error) {
 				return nil, fail("want: at <duration> <action> [key=value...]")
 			}
 			at, err := time.ParseDuration(words[1])
-			if err != nil || at < 0 {
-				return nil, fail("bad time %q", words[1])
+			if err != nil || at < 0 || at > MaxTime {
+				return nil, fail("bad time %q (want a duration from 0 to %s)", words[1], MaxTime)
 			}
 			s := Step{At: at, Action: words[2]}
 			for _, w := range words[3:] {
@@ -240,12 +261,53 @@ func Parse(text string) (*Plan, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &ParseError{Err: fmt.Sprintf("a line is longer than %d bytes", MaxLineBytes)}
+		}
 		return nil, err
 	}
 	if !seenSeed {
 		return nil, &ParseError{Line: 0, Err: "no seed line"}
 	}
+	if err := p.Validate(); err != nil {
+		return nil, &ParseError{Err: err.Error()}
+	}
 	return p, nil
+}
+
+// Read parses a plan from r, reading at most MaxPlanBytes (a device or pipe that
+// never ends is refused, not read for ever).
+func Read(r io.Reader) (*Plan, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxPlanBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxPlanBytes {
+		return nil, &ParseError{Err: fmt.Sprintf("the plan is larger than %d bytes", MaxPlanBytes)}
+	}
+	return Parse(string(b))
+}
+
+// Validate checks a plan built in code (or drawn) as Parse checks a text: the
+// bounds above, and each fault's own rules.
+func (p *Plan) Validate() error {
+	if n := p.Size(); n > MaxEntries {
+		return fmt.Errorf("%d steps and faults: at most %d", n, MaxEntries)
+	}
+	for _, s := range p.Steps {
+		if s.At < 0 || s.At > MaxTime {
+			return fmt.Errorf("step %q: time %s is outside 0..%s", s.String(), s.At, MaxTime)
+		}
+		if len(s.Args) > MaxArgs {
+			return fmt.Errorf("step %q: %d arguments: at most %d", s.Action, len(s.Args), MaxArgs)
+		}
+	}
+	for _, f := range p.Faults {
+		if err := f.validate(); err != nil {
+			return fmt.Errorf("%q: %v", f.String(), err)
+		}
+	}
+	return nil
 }
 
 var faultKeys = map[FaultKind][]string{
@@ -271,14 +333,14 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 		var err error
 		dur := func(d *time.Duration) {
 			*d, err = time.ParseDuration(v)
-			if err == nil && *d < 0 {
-				err = fmt.Errorf("negative duration")
+			if err == nil && (*d < 0 || *d > MaxTime) {
+				err = fmt.Errorf("want a duration from 0 to %s", MaxTime)
 			}
 		}
 		num := func(n *int) {
 			*n, err = strconv.Atoi(v)
-			if err == nil && *n < 0 {
-				err = fmt.Errorf("negative number")
+			if err == nil && (*n < 0 || *n > MaxCount) {
+				err = fmt.Errorf("want a number from 0 to %d", MaxCount)
 			}
 		}
 		switch k {
@@ -353,9 +415,17 @@ func (f Fault) validate() error {
 			}
 		}
 	case Workers:
-		if f.N < 1 {
-			return fmt.Errorf("workers: n must be at least 1")
+		if f.N < 1 || f.N > MaxWorkers {
+			return fmt.Errorf("workers: n must be from 1 to %d, got %d", MaxWorkers, f.N)
 		}
+	}
+	for _, d := range []time.Duration{f.Min, f.Max, f.From, f.Until, f.At} {
+		if d < 0 || d > MaxTime {
+			return fmt.Errorf("%s: a time or duration is outside 0..%s", f.Kind, MaxTime)
+		}
+	}
+	if f.Call < 0 || f.Call > MaxCount || f.API.Count < 0 || f.API.Count > MaxCount {
+		return fmt.Errorf("%s: call and count must be from 0 to %d", f.Kind, MaxCount)
 	}
 	if f.Kind != Workers && f.Kind != API && f.Process == "" {
 		return fmt.Errorf("%s: process is required", f.Kind)

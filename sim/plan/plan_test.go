@@ -125,3 +125,36 @@ func TestSwarmDrawsDifferentFaultMixes(t *testing.T) {
 		t.Errorf("plans should differ in their fault mix, got %d mixes", len(mixes))
 	}
 }
+
+// The generator never draws a fault that does nothing: a lag or latency with max
+// 0, an empty hold or API window, a workers fault of the default single worker.
+func TestGeneratedFaultsAlwaysHaveAnEffect(t *testing.T) {
+	sp := plan.Space{
+		Processes: []string{"a", "b"}, Kinds: []string{"/v1/ConfigMap"}, Controllers: []string{"a/c"},
+		APIFaults: []apiserver.Fault{{Verb: "update", Code: 409}},
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		p := plan.Generator(sp).Draw(t, "plan")
+		if err := p.Validate(); err != nil {
+			t.Fatalf("a drawn plan is invalid: %v", err)
+		}
+		for _, f := range p.Faults {
+			noop := false
+			switch f.Kind {
+			case plan.Lag, plan.Latency:
+				noop = f.Max <= 0
+			case plan.Hold:
+				noop = f.Until <= f.From
+			case plan.API:
+				noop = f.Until != 0 && f.Until <= f.From
+			case plan.Workers:
+				noop = f.N <= 1
+			case plan.Crash:
+				noop = f.Call <= 0 && f.At <= 0
+			}
+			if noop {
+				t.Fatalf("drew a fault with no effect: %s", f.String())
+			}
+		}
+	})
+}

@@ -107,6 +107,7 @@ func New(env Env, spec Spec) *Process {
 	if sa := spec.ServiceAccount; sa != nil {
 		p.user = apiserver.ServiceAccount(sa.Namespace, sa.Name)
 	}
+	p.user.Agent = spec.Name
 	return p
 }
 
@@ -202,16 +203,12 @@ func (p *Process) start() {
 	p.controllers = nil
 	name := p.spec.Name
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
-		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) })
+		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) },
+		informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) }))
 	p.client = kubeclient.New(p.env.Server, p.user, kubeclient.Options{
 		Cache: p.cache,
 		Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
 	})
-	for _, k := range p.env.Server.Kinds() {
-		if p.env.Faults.Held(name, k.GVK) {
-			p.cache.Informer(k.GVK).Hold()
-		}
-	}
 	op := "start"
 	if p.incarnation > 1 {
 		op = "restart"
