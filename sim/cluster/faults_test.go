@@ -102,7 +102,9 @@ func TestALagFaultDelaysOnlyItsProcessAndKind(t *testing.T) {
 	edited := c.Now()
 	c.RunFor(time.Second)
 	for _, p := range []string{"a", "b"} {
-		r := stepsOf(c, func(s trace.Step) bool { return s.Process == p && s.Op == "reconcile" && s.Object == "default/w0" && s.At >= edited })
+		r := stepsOf(c, func(s trace.Step) bool {
+			return s.Process == p && s.Op == "reconcile" && s.Object == "default/w0" && s.At >= edited
+		})
 		if len(r) == 0 || r[0].At > edited+50*time.Millisecond {
 			t.Errorf("%s reconciled the Widget edit at %v: %v; want within the default delivery time (the lag is on ConfigMaps)", p, edited, r)
 		}

@@ -1,8 +1,10 @@
 package process
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -391,12 +393,26 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 	}
 	if o, ok := call.Object.(client.Object); ok && err == nil && call.Verb != "get" && call.Verb != "list" && call.Verb != "delete" && call.Verb != "deletecollection" {
 		s.RVWritten, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+		s.Digest = Digest(o)
 	}
 	s.Result = "ok"
 	if err != nil {
 		s.Result = errorSummary(err)
 	}
 	return s
+}
+
+// Digest is a short digest of an object's content: FNV-1a (64 bits) over its JSON
+// encoding, whose struct fields come in declaration order and map keys sorted, so
+// equal objects give equal digests in every run.
+func Digest(o runtime.Object) string {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "unencodable"
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 func objectName(scheme *runtime.Scheme, obj runtime.Object, namespace, name string) string {

@@ -6,13 +6,18 @@
 // The canonical line of a step is its fields in a fixed order, space-separated,
 // with "-" for an empty field and Go quoting where a field has spaces:
 //
-//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent>/<rvWritten> <result>
+//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent>/<rvWritten> <digest> <result>
 //
-// Step.String is the human form used by timelines.
+// The digest is that of what a successful write stored (process.Digest: FNV-1a
+// over the object's JSON), so the hash covers object contents, not only who
+// wrote what when: a wall-clock time or map-order output written into an object
+// makes two runs of a plan differ at that write. Step.String, the human form used
+// by timelines, leaves it out.
 //
 // # Known gaps
 //
 //   - Steps are kept in memory for timelines (Trace.Keep); very long runs should
 //     turn Keep off and rely on the hash.
-//   - No SVG rendering yet (the catalogue issue adds it); WriteTimeline is text.
+//   - Deletes carry no digest (the model computes what a delete stores); reads carry
+//     none (what they return is the stored content some write's digest covers).
 package trace

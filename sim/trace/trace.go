@@ -26,7 +26,12 @@ type Step struct {
 	RVSeen, RVCurrent uint64
 	// RVWritten is the resourceVersion a successful write produced (0 otherwise).
 	RVWritten uint64
-	Result    string // "ok", an error reason, or the step's outcome
+	// Digest is a digest of what a successful write stored (the object as the
+	// server returned it), so that the trace hash covers object contents: a
+	// wall-clock time or a map-order-dependent value written into an object makes
+	// two runs of one plan differ. Empty for reads, failed writes and deletes.
+	Digest string
+	Result string // "ok", an error reason, or the step's outcome
 }
 
 // appendCanonical appends the canonical line of s (without newline): the form the
@@ -51,6 +56,8 @@ func (s *Step) appendCanonical(b []byte) []byte {
 	b = strconv.AppendUint(b, s.RVCurrent, 10)
 	b = append(b, '/')
 	b = strconv.AppendUint(b, s.RVWritten, 10)
+	b = append(b, ' ')
+	b = appendField(b, s.Digest)
 	b = append(b, ' ')
 	b = appendField(b, s.Result)
 	return b

@@ -26,12 +26,25 @@ func record(ss []trace.Step) *trace.Trace {
 
 func TestCanonicalLine(t *testing.T) {
 	got := steps()[2].Canonical()
-	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12/0 "Conflict: the object has been modified"`
+	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12/0 - "Conflict: the object has been modified"`
 	if got != want {
 		t.Errorf("canonical line:\n got %s\nwant %s", got, want)
 	}
-	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0/0 -" {
+	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0/0 - -" {
 		t.Errorf("empty fields are '-': %s", got)
+	}
+}
+
+// A write's digest is part of the canonical line, so of the hash: two runs that
+// store different contents at the same steps have different hashes.
+func TestTheDigestOfAWriteIsInTheHash(t *testing.T) {
+	a, b := steps(), steps()
+	a[1].Digest, b[1].Digest = "1f2e", "9a8b"
+	if !strings.Contains(a[1].Canonical(), " 1f2e ") {
+		t.Errorf("canonical line %q lacks the digest", a[1].Canonical())
+	}
+	if record(a).Hash() == record(b).Hash() {
+		t.Error("traces that stored different contents have the same hash")
 	}
 }
 
