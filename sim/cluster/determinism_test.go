@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -105,5 +108,57 @@ func TestADeterministicValueWrittenIntoAnObjectPasses(t *testing.T) {
 	}
 	if err := checkDeterminism(sorted); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every write path stores times as serialization keeps them (metav1.Time: whole
+// seconds; metav1.MicroTime: microseconds), so a read returns what a real
+// apiserver would, whatever precision the writer had.
+func TestStoredTimesHaveTheirSerializedPrecision(t *testing.T) {
+	c, err := cluster.New(&plan.Plan{Seed: 1}, statusWorld(&statusWriter{}, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	fine := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "l"},
+		Spec: coordinationv1.LeaseSpec{RenewTime: &metav1.MicroTime{Time: fine}}}
+	if err := c.Admin().Create(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	got := &coordinationv1.Lease{}
+	if err := c.Get(client.ObjectKeyFromObject(lease), got); err != nil {
+		t.Fatal(err)
+	}
+	if want := fine.Truncate(time.Microsecond); !got.Spec.RenewTime.Time.Equal(want) {
+		t.Errorf("create: a MicroTime reads back as %v, want %v", got.Spec.RenewTime.Time, want)
+	}
+	w := &apiservertest.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"}}
+	if err := c.Admin().Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(w.DeepCopy())
+	w.Annotations = map[string]string{"x": "y"}
+	w.CreationTimestamp = metav1.NewTime(fine) // ignored: the server owns it
+	if err := c.Admin().Patch(ctx, w, patch); err != nil {
+		t.Fatal(err)
+	}
+	if ns := w.CreationTimestamp.Nanosecond(); ns != 0 {
+		t.Errorf("patch: creationTimestamp has %d ns", ns)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm", Finalizers: []string{"example.com/x"}}}
+	if err := c.Admin().Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(1234567 * time.Microsecond) // the delete happens at a time with a fraction of a second
+	if err := c.Admin().Delete(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(client.ObjectKeyFromObject(cm), cm); err != nil {
+		t.Fatal(err)
+	}
+	if ns := cm.DeletionTimestamp.Nanosecond(); ns != 0 {
+		t.Errorf("delete: deletionTimestamp %v has %d ns, want whole seconds", cm.DeletionTimestamp, ns)
 	}
 }
