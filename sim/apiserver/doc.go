@@ -77,6 +77,16 @@
 //     create-on-update for the kinds whose strategy allows it (RBAC objects,
 //     Lease, Service, Endpoints, Event, LimitRange, RuntimeClass).
 //
+//   - Custom resources with a schema (a CRD's openAPIV3Schema: CRD.Schema, or a
+//     manifest read by CRDsFromYAML, which refuses a non-structural schema with
+//     apiextensions' messages): every create, update, patch and status write is
+//     pruned, defaulted and validated with k8s.io/apiextensions-apiserver's own
+//     structural pruning, structural defaulting, OpenAPI schema validator (with
+//     CRDValidationRatcheting on update), embedded-object and list-type checks, on
+//     the object's wire form, and refused with the real 422 (checked byte for byte
+//     against kube-apiserver by internal/differential
+//     TestCRDSchemaValidationAndDefaultingMatchKubeAPIServer).
+//
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
 //     patch media type before the object is read.
@@ -99,6 +109,11 @@
 //     immediately); no garbage collector here (ownerReferences are stored and
 //     validated; models/ runs the collector); no default GC policies other than
 //     background.
+//   - CRD schemas: x-kubernetes-validations (CEL) rules are not evaluated; only
+//     the storage version of a CRD is served (no conversion between versions, no
+//     conversion webhooks); defaults are applied on write, not on read of objects
+//     stored before a default was added; no status.storedVersions, no
+//     x-kubernetes-preserve-unknown-fields warnings, no scale subresource.
 //   - Server-side apply, managedFields, dry run, watch bookmarks, resourceVersion
 //     semantics of Get/List (resourceVersionMatch), deletecollection across all
 //     namespaces, and subresources other than status and namespaces/finalize are not

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 	"slices"
 	"strings"
@@ -55,6 +56,7 @@ type Kind struct {
 	CreateOnUpdate bool
 
 	goType reflect.Type // the struct type (not the pointer)
+	schema *crSchema    // a custom resource's schema, or nil
 }
 
 // storageKey is the object's etcd key, as storage errors name it: built-in
@@ -82,6 +84,10 @@ type CRD struct {
 	Plural     string // defaults to the lower-case kind plus "s" (meta.UnsafeGuessKindToResource)
 	Namespaced bool
 	Status     bool // the status subresource is enabled
+	// Schema is the version's openAPIV3Schema (CRDsFromYAML reads it from a
+	// manifest). With it, writes are pruned, defaulted and validated as
+	// kube-apiserver does; without it, any content is accepted.
+	Schema *apiextensionsv1.JSONSchemaProps
 }
 
 // builtinClusterScoped lists the cluster-scoped kinds of k8s.io/api (group/Kind).

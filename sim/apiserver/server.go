@@ -105,7 +105,15 @@ func (s *Server) InstallCRD(crd CRD) {
 	if !ok {
 		panic(fmt.Sprintf("apiserver.InstallCRD: %v is not registered in the scheme", crd.GVK))
 	}
-	s.kinds.add(customKind(crd, t))
+	k := customKind(crd, t)
+	if crd.Schema != nil {
+		sc, err := newCRSchema(crd.GVK, crd.Schema)
+		if err != nil {
+			panic(fmt.Sprintf("apiserver.InstallCRD: %v", err))
+		}
+		k.schema = sc
+	}
+	s.kinds.add(k)
 }
 
 // CreateDefaultNamespaces creates default, kube-system, kube-public and

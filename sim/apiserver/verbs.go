@@ -244,6 +244,11 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	if err := validateCreate(r.Kind, obj); err != nil {
 		return nil, err
 	}
+	if sc := r.Kind.schema; sc != nil {
+		if err := sc.admit(r.Kind, obj, nil); err != nil {
+			return nil, err
+		}
+	}
 	if old, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
 		if generated {
 			return nil, apierrors.NewGenerateNameConflict(r.Kind.GroupResource(), obj.GetName(), 1)
@@ -401,6 +406,16 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	}
 	if err := validateUpdate(k, obj, existing); err != nil {
 		return nil, err
+	}
+	if sc := k.schema; sc != nil {
+		if err := sc.admit(k, obj, existing); err != nil {
+			return nil, err
+		}
+		c = diff(obj, existing) // defaulting and pruning may have changed it
+		if r.Subresource == "" {
+			bumpGeneration(k, obj, existing, c)
+			c.meta = c.meta || obj.GetGeneration() != existing.GetGeneration()
+		}
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
 		answer := obj.DeepCopyObject().(client.Object)

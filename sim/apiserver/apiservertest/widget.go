@@ -99,3 +99,64 @@ func Scheme() *runtime.Scheme {
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return s
 }
+
+// WidgetManifest is Widget's CustomResourceDefinition as kubebuilder's
+// config/crd/bases would hold it, with a schema that exercises the model's
+// pruning, defaulting and validation: size 0..10, color one of three with a
+// default, at most three tags of lower-case letters, a status phase from a list.
+const WidgetManifest = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.test.ctrlsim.dev
+spec:
+  group: test.ctrlsim.dev
+  names:
+    kind: Widget
+    listKind: WidgetList
+    plural: widgets
+    singular: widget
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion:
+            type: string
+          kind:
+            type: string
+          metadata:
+            type: object
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+                minimum: 0
+                maximum: 10
+              color:
+                type: string
+                enum: [blue, red, green]
+                default: blue
+              tags:
+                type: object
+                maxProperties: 3
+                additionalProperties:
+                  type: string
+                  pattern: '^[a-z]+$'
+          status:
+            type: object
+            properties:
+              phase:
+                type: string
+                enum: [Pending, Ready, Stamped]
+              observedGeneration:
+                type: integer
+                format: int64
+                minimum: 0
+`

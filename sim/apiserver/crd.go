@@ -1,0 +1,146 @@
+package apiserver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	celcommon "k8s.io/apiserver/pkg/cel/common"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CRDsFromYAML reads CustomResourceDefinition manifests (apiextensions.k8s.io/v1,
+// one or more YAML documents, as kubebuilder's config/crd/bases holds them) and
+// returns the CRD of each one's storage version, with its OpenAPI schema: the
+// apiserver model then prunes, defaults and validates that kind's objects as
+// kube-apiserver does. A manifest whose schema is not structural is refused with
+// apiextensions' own messages.
+func CRDsFromYAML(data []byte) ([]CRD, error) {
+	var out []CRD
+	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for n := 1; ; n++ {
+		var def apiextensionsv1.CustomResourceDefinition
+		if err := dec.Decode(&def); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("CRD manifest document %d: %w", n, err)
+		}
+		if def.Kind == "" && def.Name == "" {
+			continue // an empty document
+		}
+		if def.Kind != "CustomResourceDefinition" || def.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
+			return nil, fmt.Errorf("CRD manifest document %d: %s %q is not an apiextensions.k8s.io/v1 CustomResourceDefinition", n, def.Kind, def.Name)
+		}
+		crd, err := CRDFromDefinition(&def)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crd)
+	}
+}
+
+// CRDFromDefinition is the CRD of def's storage version.
+func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
+	for _, v := range def.Spec.Versions {
+		if !v.Storage {
+			continue
+		}
+		crd := CRD{
+			GVK:        schema.GroupVersionKind{Group: def.Spec.Group, Version: v.Name, Kind: def.Spec.Names.Kind},
+			Plural:     def.Spec.Names.Plural,
+			Namespaced: def.Spec.Scope == apiextensionsv1.NamespaceScoped,
+			Status:     v.Subresources != nil && v.Subresources.Status != nil,
+		}
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			crd.Schema = v.Schema.OpenAPIV3Schema.DeepCopy()
+			if _, err := newCRSchema(crd.GVK, crd.Schema); err != nil {
+				return CRD{}, fmt.Errorf("CRD %s: %w", def.Name, err)
+			}
+		}
+		return crd, nil
+	}
+	return CRD{}, fmt.Errorf("CRD %s has no storage version", def.Name)
+}
+
+// crSchema is what kube-apiserver's custom resource handler builds from a CRD
+// version's schema: the structural schema (for pruning, defaulting, list types
+// and embedded objects) and the OpenAPI validator.
+type crSchema struct {
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+}
+
+func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchemaProps) (*crSchema, error) {
+	var props apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1props, &props, nil); err != nil {
+		return nil, fmt.Errorf("converting the schema of %s: %w", gvk, err)
+	}
+	s, err := structuralschema.NewStructural(&props)
+	if err != nil {
+		return nil, fmt.Errorf("the schema of %s is not structural: %w", gvk, err)
+	}
+	if errs := structuralschema.ValidateStructural(field.NewPath("spec", "validation", "openAPIV3Schema"), s); len(errs) > 0 {
+		return nil, fmt.Errorf("the schema of %s is not structural: %w", gvk, errs.ToAggregate())
+	}
+	validator, _, err := apiservervalidation.NewSchemaValidator(&props)
+	if err != nil {
+		return nil, fmt.Errorf("the schema of %s: %w", gvk, err)
+	}
+	return &crSchema{structural: s, validator: validator}, nil
+}
+
+// admit does to a custom resource's write what the custom resource handler does
+// between decoding the body and storing it: prune the fields the schema does not
+// know, apply its defaults, and validate it (against old on update, ratcheting
+// unchanged invalid values as CRDValidationRatcheting does). It works on the
+// wire form of obj (its JSON as a client sends it: zero values of fields without
+// omitempty are present, so not defaulted) and writes the result back into obj.
+func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u["apiVersion"], u["kind"] = k.GVK.GroupVersion().String(), k.GVK.Kind
+	structuraldefaulting.Default(u, c.structural)
+	structuralpruning.Prune(u, c.structural, true)
+	var errs field.ErrorList
+	if old == nil {
+		errs = apiservervalidation.ValidateCustomResource(nil, u, c.validator)
+	} else {
+		o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
+		if err != nil {
+			return err
+		}
+		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
+		ratchet := apiservervalidation.WithRatcheting(celcommon.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural}))
+		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, ratchet)
+	}
+	errs = append(errs, schemaobjectmeta.Validate(nil, nil, u, c.structural, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, c.structural, u)...)
+	if len(errs) > 0 {
+		return invalid(k, obj.GetName(), errs)
+	}
+	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, fresh); err != nil {
+		return err
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(fresh).Elem())
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	return nil
+}
