@@ -83,7 +83,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			Steps     int               `json:"steps"`
 		}{e.ID, string(vr), r.Cluster.Trace.Hash(), verdicts, r.Cluster.Trace.Len()})
 	}
-	fmt.Fprintf(stdout, "entry %s, variant %s\n%s", e.ID, vr, p)
+	writeReplayIntro(stdout, e, vr, p)
 	if *timeline {
 		fmt.Fprintln(stdout, "\ntimeline:")
 		if err := r.Cluster.Trace.WriteTimeline(stdout); err != nil {

@@ -9,7 +9,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/term"
@@ -195,30 +194,6 @@ func toJSON(r catalogue.Result) runResult {
 func ReplayCommand(entry, v, planText string) string {
 	quoted := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(planText)
 	return fmt.Sprintf("ctrlsim replay --entry %s --variant %s --plan-text $'%s' --timeline", entry, v, quoted)
-}
-
-func printTable(w io.Writer, results []runResult, sum runSummary) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ENTRY\tVARIANT\tEXPECT\tOUTCOME\tCHECKS\tVIOLATED\tPLAN\tWALL\t")
-	for _, r := range results {
-		mark := ""
-		if r.Outcome != r.Expect {
-			mark = "  <- UNEXPECTED"
-		}
-		size := "-"
-		if r.MinimalPlan != "" {
-			size = strconv.Itoa(strings.Count(r.MinimalPlan, "\n") - 1)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%.2fs\t%s\n", r.Entry, r.Variant, r.Expect, r.Outcome, r.Checks,
-			or(strings.Join(r.Violated, ","), "-"), size, float64(r.WallMS)/1000, mark)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "%d results: %d as expected, %d unexpected\n", sum.Results, sum.AsExpected, sum.Unexpected)
-	for _, r := range results {
-		if r.Replay != "" && r.Outcome != r.Expect {
-			fmt.Fprintf(w, "replay %s/%s: %s\n", r.Entry, r.Variant, r.Replay)
-		}
-	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -27,6 +27,9 @@ func Replay(entry, v, planFile string) string {
 // slug turns an entry ID into a file name.
 func slug(id string) string { return strings.ReplaceAll(id, "/", "-") }
 
+// PageFile is the name of an entry's page in the catalogue directory.
+func PageFile(id string) string { return slug(id) + ".md" }
+
 // WriteReports explores every (entry, variant) and writes the catalogue into dir:
 // index.md (the matrix), one page per entry, the minimal plan of every caught
 // variant (plans/<entry>-<variant>.plan) and its timeline as SVG. Nothing written
@@ -83,7 +86,7 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 		if e.Why != "" {
 			fmt.Fprintf(&page, "## Why these outcomes\n\n%s\n", e.Why)
 		}
-		if err := os.WriteFile(filepath.Join(dir, slug(e.ID)+".md"), page.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, PageFile(e.ID)), page.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 		cell := func(v string) string {
@@ -100,7 +103,7 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 			}
 			return s
 		}
-		fmt.Fprintf(&index, "| [%s](%s.md) | %s | %s | %s | %s | %s |\n", e.ID, slug(e.ID), e.Seed,
+		fmt.Fprintf(&index, "| [%s](%s) | %s | %s | %s | %s | %s |\n", e.ID, PageFile(e.ID), e.Seed,
 			strings.Join(e.PropertyNames(), ", "), cell("buggy"), cell("fixed"), cell("robust"))
 	}
 	fmt.Fprintf(&index, "\nCells read *expected / actual (checks to the first failure)*; bold marks an outcome that differs from its expectation.\n")
