@@ -91,13 +91,14 @@ func Entries() []*catalogue.Entry {
 			Why: "Fixed is caught by root-cause-visible alone. Its attempts block for the whole wait, so the requeue cascade is not a burst within 100ms " +
 				"and settled-backoff (which groups reconciles by time) sees one reconcile per burst; but every attempt still starts at once, the backoff never grows, " +
 				"and the status shows the transient error most of the time. Plan `seed 0`:\n\n" +
-				"    30s  r1 update/status BundleDeployment example -> ok\n" +
-				"    30s  r1 result -> error: uninstall failed: uninstallation completed with 1 error(s): timed out waiting for the condition: original install error: Deployment.apps \"operator\" is invalid ...\n" +
-				"    30s  r2 reconcile /example\n" +
-				"    46s  r2 update/status BundleDeployment example -> ok\n" +
-				"    46s  r2 result -> error: failed to create resource: configmaps \"config\" is forbidden: unable to create new content in namespace example because it is being terminated\n" +
-				"    46s  r3 reconcile /example\n\n" +
-				"root-cause-visible: root cause shown 17.8% of the time since 30s.",
+				"    30.036921241s  r1 update/status BundleDeployment example -> ok\n" +
+				"    30.0395885s    r1 result -> error: uninstall failed: uninstallation completed with 1 error(s): timed out waiting for the condition: original install error: Deployment.apps \"operator\" is invalid ...\n" +
+				"    30.0395885s    r2 reconcile /example\n" +
+				"    46.126377849s  r2 update/status BundleDeployment example -> ok\n" +
+				"    46.129407075s  r2 result -> error: failed to create resource: configmaps \"config\" is forbidden: unable to create new content in namespace example because it is being terminated\n" +
+				"    46.129407075s  r3 reconcile /example\n\n" +
+				"root-cause-visible: root cause shown 35.8% of the time since 30.036921241s (times as API calls now take a few milliseconds; " +
+				"the earlier model, with calls in zero time and two workers per worker asked for, showed 17.8% since 30s).",
 			Space:      space(2*time.Minute, nil),
 			FaultPhase: 2 * time.Minute, HealBudget: time.Second,
 			Properties: Properties,
@@ -125,7 +126,14 @@ func Entries() []*catalogue.Entry {
 			// covers it), and four of its failing BundleDeployments make the
 			// costliest runs of the catalogue.
 			Expect: map[variant.Variant]catalogue.Outcome{variant.Fixed: c, variant.Robust: h},
-			World:  world(Options{Failing: bdc.FixedWorkers - 1, Termination: 20 * time.Second}),
+			Why: "The minimal plan is the workload alone (`at 10s create-bundledeployment name=healthy`): the four failing BundleDeployments park all " +
+				"four workers in their uninstall waits, and the healthy one, created at 10 s, is reconciled only when the first wait ends:\n\n" +
+				"    10s            admin create BundleDeployment healthy wrote rv=42 -> ok\n" +
+				"    20.099529545s  rukpak/controller.bundledeployment.core-rukpak-io-plain#4 r5 reconcile /healthy\n\n" +
+				"bounded-queue-wait: healthy was installed 10.12 s after its creation (want within 5 s). An earlier model needed a " +
+				"`workers ... n=2` fault as well, because it ran every controller with twice its workers (eight here): a harness bug, fixed; " +
+				"the controller now runs exactly the four workers PR #596 configures.",
+			World: world(Options{Failing: bdc.FixedWorkers - 1, Termination: 20 * time.Second}),
 			Space: plan.Space{
 				Processes: []string{Rukpak}, Kinds: []string{BundleDeploymentKind},
 				Controllers: []string{Rukpak + "/" + ControllerName},

@@ -108,11 +108,11 @@ func Entries() []*catalogue.Entry {
 		"failure or at a restart."
 	alternating.Expect = expect(c, c, h)
 	alternating.Why = "Not in DESIGN.md's table: a weakness of #510. Minimal plan `at 0s alternate-422 name=x` + `at 0s edit-every name=x every=200ms until=11s`: " +
-		"the fixed operator's PATCHes of x alternate between a 422 (throttled 1 s) and a success (which resets the sequence), so its failures come every 1.2 s:\n\n" +
-		"    100ms  kopf/kopfexample#1 r1   patch KopfExample default/x -> Invalid: ... rejected by a flaky admission webhook\n" +
-		"    1.1s   kopf/kopfexample#1 r11  patch KopfExample default/x wrote rv=17 -> ok\n" +
-		"    1.3s   kopf/kopfexample#1 r13  patch KopfExample default/x -> Invalid: ...\n\n" +
-		"and the tenth failure, at 10.9 s, comes 1.2 s after the ninth where the envelope asks for 1.28 s. The buggy operator fails on every other edit " +
+		"the fixed operator's PATCHes of x alternate between a 422 (throttled 1 s) and a success (which resets the sequence), so its failures come every 1.1-1.2 s:\n\n" +
+		"    105.711918ms  kopf/kopfexample#1 r1   patch KopfExample default/x -> Invalid: ... rejected by a flaky admission webhook\n" +
+		"    1.112758121s  kopf/kopfexample#1 r9   patch KopfExample default/x wrote rv=17 -> ok\n" +
+		"    1.2187326s    kopf/kopfexample#1 r10  patch KopfExample default/x -> Invalid: ...\n\n" +
+		"and the tenth failure, at 10.82 s, comes 1.11 s after the ninth (9.71 s) where the envelope asks for 1.28 s. The buggy operator fails on every other edit " +
 		"from the start. The robust operator's gaps after its failures keep to 5 ms·2^i whatever succeeds in between."
 	alternating.Space = plan.Space{
 		Processes: []string{Operator}, Kinds: []string{Kind},
@@ -181,9 +181,9 @@ func Entries() []*catalogue.Entry {
 		"converges requires kopf's diff base to hold every object's current spec at the end of the heal budget, with no write in its last minute."
 	quiet.Expect = expect(c, c, h)
 	quiet.Why = "Not in DESIGN.md's table: a weakness of #510 (no timer-driven retry), shared by the buggy operator. Minimal plan `at 0s edit name=x " +
-		"field=e0` + a 422 on x's PATCH until 101 ms: the fixed operator's one attempt fails and nothing follows,\n\n" +
-		"    100ms  kopf/kopfexample#1 r1  patch KopfExample default/x rv=7 -> Invalid: ...\n" +
-		"    100ms  kopf/kopfexample#1 r1  result default/x -> ok\n\n" +
+		"field=e0` + a 422 on x's PATCH until 102 ms: the fixed operator's one attempt fails and nothing follows,\n\n" +
+		"    101.9201ms    kopf/kopfexample#1 r1  patch KopfExample default/x rv=7 -> Invalid: ...\n" +
+		"    102.038118ms  kopf/kopfexample#1 r1  result default/x -> ok\n\n" +
 		"so x's diff base never holds its spec. The robust operator's failed reconcile returns `requeue after 5ms` and x is handled by that retry."
 	quiet.Space = plan.Space{
 		Processes: []string{Operator}, Kinds: []string{Kind},
