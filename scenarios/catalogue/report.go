@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
 )
 
 // ReportOptions configure WriteReports.

@@ -189,7 +189,7 @@ func (s *Story) enclosingReconcile(i int) int {
 		}
 		return -1
 	}
-	closed := map[string]bool{} // reconciles that ended before i
+	closed := map[string]bool{}  // reconciles that ended before i
 	crashed := map[string]bool{} // processes that crashed before i
 	for j := i - 1; j >= 0; j-- {
 		st := steps[j]
