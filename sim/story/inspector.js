@@ -109,7 +109,7 @@
     // Breaks.
     for (var i = 1; i < D.segments.length; i++) {
       var bx = 6 + (D.segments[i].X - 9) / D.width * (W - 12);
-      el("rect", { x: bx - 4, y: TOP, width: 8, height: H - TOP - AXIS_H, fill: "#ffffff", opacity: 0.9 }, svg);
+      el("rect", { x: bx - 4, y: TOP, width: 8, height: H - TOP - AXIS_H, fill: "#ffffff", opacity: 0.9, "pointer-events": "none" }, svg);
       el("path", { d: "M" + (bx + 1) + " " + (H - AXIS_H - 6) + " l-4 12 m10 -12 l-4 12", stroke: "#555555", fill: "none" }, svg);
     }
     // Spans and marks.
@@ -161,12 +161,12 @@
     // The heal and the verdicts.
     if (D.heal >= 0) {
       var hx = px(D.heal);
-      el("line", { x1: hx, x2: hx, y1: 4, y2: H - AXIS_H, stroke: "#666666", "stroke-dasharray": "5,3" }, svg);
+      el("line", { x1: hx, x2: hx, y1: 4, y2: H - AXIS_H, stroke: "#666666", "stroke-dasharray": "5,3", "pointer-events": "none" }, svg);
       el("text", { x: hx + 3, y: 14, fill: "#666666" }, svg, "heal");
     }
     D.verdicts.forEach(function (v) {
       var vx = px(v.At);
-      el("line", { x1: vx, x2: vx, y1: 4, y2: H - AXIS_H, stroke: "#d62828", "stroke-dasharray": "2,2" }, svg);
+      el("line", { x1: vx, x2: vx, y1: 4, y2: H - AXIS_H, stroke: "#d62828", "stroke-dasharray": "2,2", "pointer-events": "none" }, svg);
       el("text", { x: vx + 3, y: 14, fill: "#d62828", "font-weight": "bold" }, svg, "✗ " + v.Property + (v.Judged !== v.At ? " (judged at " + dur(v.Judged) + ")" : ""));
     });
     // Links and events.
@@ -200,7 +200,7 @@
     // The selection.
     if (selected >= 0 && D.steps[selected]) {
       var sx = px(D.steps[selected].At);
-      el("line", { x1: sx, x2: sx, y1: TOP, y2: H - AXIS_H, stroke: "#1d4ed8", "stroke-width": 1.5, id: "selection" }, svg);
+      el("line", { x1: sx, x2: sx, y1: TOP, y2: H - AXIS_H, stroke: "#1d4ed8", "stroke-width": 1.5, id: "selection", "pointer-events": "none" }, svg);
     }
     // The axis.
     var ay = H - AXIS_H + 4;
