@@ -14,5 +14,5 @@
 //
 //   - Steps are kept in memory for timelines (Trace.Keep); very long runs should
 //     turn Keep off and rely on the hash.
-//   - No SVG rendering yet (the catalogue issue adds it); WriteTimeline is text.
+//   - WriteTimeline is text; sim/story draws a run (its picture and its inspector).
 package trace
