@@ -6,8 +6,10 @@ PKGS     ?= ./...
 # Where built envtest binaries (kube-apiserver, etcd) are cached, outside the repo; empty means
 # $(HOME)/.cache/ctrlsim/envtest/<k8s-version> (hack/envtest-assets.sh picks the version).
 ENVTEST_ASSETS ?=
+# Where tests keep artifacts (the inspector's screenshot), outside the repo.
+ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run test lint vet bench fuzz reports envtest-assets test-envtest help
+.PHONY: all run test lint vet bench fuzz reports envtest-assets test-envtest chromium test-browser help
 
 all: test
 
@@ -17,10 +19,11 @@ help: ## list the targets
 run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=... to pass flags)
 	$(GO) run ./cmd/ctrlsim run $(RUN_FLAGS)
 
-test: envtest-assets ## everything CI runs: vet, all tests (envtest suites included), determinism under -race, reports/ current
+test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), determinism under -race, reports/ current
 	$(GO) mod download
 	$(GO) vet $(PKGS)
-	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" $(GO) test -count=1 $(PKGS)
+	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
+		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race -run 'Determinism|Kill' ./sim/scheduler/ ./sim/cluster/
 	$(GO) run ./cmd/ctrlsim catalogue --check
 
@@ -44,6 +47,12 @@ reports: ## regenerate the reports/ catalogue (commit the result)
 
 envtest-assets: ## build kube-apiserver and etcd from the Go module proxy, once, into ~/.cache/ctrlsim/envtest
 	@ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh
+
+chromium: ## find headless Chromium for the inspector's browser test, installing Debian's chromium where it can
+	@hack/chromium.sh >/dev/null
+
+test-browser: ## the run inspector in headless Chromium (screenshot into ARTIFACTS)
+	CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -v -run TestInspectorInBrowser ./cmd/ctrlsim/
 
 test-envtest: ## the suites that need a real kube-apiserver (fails when the assets are missing)
 	@dir=$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir) && \

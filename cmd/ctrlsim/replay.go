@@ -20,6 +20,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	text := fs.String("plan-text", "", "the plan's text")
 	timeline := fs.Bool("timeline", false, "print the timeline")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	htmlOut := fs.String("html", "", "also write the run inspector, one self-contained HTML page, to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -62,6 +63,11 @@ func cmdReplay(args []string, stdout io.Writer) error {
 		return usagef("%v", err)
 	}
 	defer r.Cluster.Close()
+	if *htmlOut != "" {
+		if err := writeInspector(*htmlOut, fmt.Sprintf("%s, %s", e.ID, vr), r, p); err != nil {
+			return err
+		}
+	}
 	verdicts := map[string]string{}
 	for _, x := range r.Verdicts {
 		if x.Holds {

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // ReportOptions configure WriteReports.
@@ -32,7 +30,8 @@ func PageFile(id string) string { return slug(id) + ".md" }
 
 // WriteReports explores every (entry, variant) and writes the catalogue into dir:
 // index.md (the matrix), one page per entry, the minimal plan of every caught
-// variant (plans/<entry>-<variant>.plan) and its timeline as SVG. Nothing written
+// variant (plans/<entry>-<variant>.plan), its labelled picture (SVG) and its run
+// inspector (HTML). Nothing written
 // depends on the wall clock, so the same code and seed give the same files.
 // progress, if not nil, is told about each (entry, variant) as it starts.
 func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress func(e *Entry, v string)) ([]Result, error) {
@@ -133,22 +132,28 @@ func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Re
 	}
 	defer run.Cluster.Close()
 	fmt.Fprintf(w, "## %s: the minimal plan\n\n```\n%s```\n\nReplay: `%s`\n\n", v, r.Minimal.String(), Replay(e.ID, v, "reports/"+planFile))
-	var marks []trace.Mark
 	for _, x := range run.Verdicts {
 		if !x.Holds {
 			fmt.Fprintf(w, "- **%s** violated at %s: %s\n", x.Property, x.At, x.Detail)
-			marks = append(marks, trace.Mark{At: x.At, Label: x.Property, Color: "#d62828"})
 		}
 	}
-	svg := fmt.Sprintf("%s-%s.svg", slug(e.ID), v)
-	var pic bytes.Buffer
-	if err := run.Cluster.Trace.WriteSVG(&pic, fmt.Sprintf("%s, %s: minimal plan", e.ID, v), marks); err != nil {
+	st := run.Story(fmt.Sprintf("%s, %s: minimal plan", e.ID, v), r.Minimal)
+	name := fmt.Sprintf("%s-%s", slug(e.ID), v)
+	var pic, page bytes.Buffer
+	if err := st.WriteSVG(&pic); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, svg), pic.Bytes(), 0o644); err != nil {
+	if err := st.WriteHTML(&page, nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n![timeline of the minimal plan](%s)\n\n", svg)
+	if err := os.WriteFile(filepath.Join(dir, name+".svg"), pic.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".html"), page.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n![timeline of the minimal plan](%s.svg)\n\n", name)
+	fmt.Fprintf(w, "Inspect every step (download and open in a browser; self-contained): [%s.html](%s.html)\n\n", name, name)
 	var tl bytes.Buffer
 	if err := run.Cluster.Trace.WriteTimeline(&tl); err != nil {
 		return err

@@ -20,4 +20,5 @@
 //     turn Keep off and rely on the hash.
 //   - Deletes carry no digest (the model computes what a delete stores); reads carry
 //     none (what they return is the stored content some write's digest covers).
+//   - WriteTimeline is text; sim/story draws a run (its picture and its inspector).
 package trace

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium is the headless browser the test drives: $CTRLSIM_CHROMIUM (which
+// `make test` sets from hack/chromium.sh, installing Debian's chromium package
+// when it can), else chromium on the PATH.
+func chromium(t *testing.T) string {
+	if p := os.Getenv("CTRLSIM_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("CTRLSIM_CHROMIUM=%s: %v", p, err)
+		}
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("SKIP: no headless Chromium here: the run inspector's browser test did not run " +
+		"(`make test` installs Debian's chromium package where it can: hack/chromium.sh)")
+	return ""
+}
+
+// artifacts is where the test keeps its screenshot: $CTRLSIM_ARTIFACTS, else
+// ctrlsim-artifacts under the system's temporary directory (never the repo).
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("CTRLSIM_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ctrlsim-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type shown struct {
+	N       string  `json:"n"`
+	Text    string  `json:"text"`
+	Visible bool    `json:"visible"`
+	X       float64 `json:"x"`
+	Y       float64 `json:"y"`
+}
+
+// The inspector page of a caught run, as a person sees it: it loads in Chromium
+// without console errors, the violation's events are on the timeline and in the
+// explanation, visible, and clicking one shows the step's request, the object as
+// the client saw it and as the server had it, and the log-lines section.
+func TestInspectorInBrowser(t *testing.T) {
+	bin := chromium(t)
+	page := filepath.Join(t.TempDir(), "inspector.html")
+	var out bytes.Buffer
+	// The double promotion of pipeline/app-event-race (reports/plans).
+	args := []string{"--entry", "pipeline/app-event-race", "--variant", "buggy",
+		"--plan-text", "seed 0\nat 0s publish version=v2\nat 0s app-event env=dev\n", "--html", page}
+	if err := cmdReplay(args, &out); err != nil {
+		t.Fatalf("replay: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "at-most-once: violated") {
+		t.Fatalf("the plan no longer violates at-most-once; pick a caught plan for this test:\n%s", out.String())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.WindowSize(1400, 1200), chromedp.Flag("disable-gpu", true))
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Do(bctx); err != nil { // start the browser and the tab
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	if err := chromedp.Listen(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			var parts []string
+			for _, a := range e.Args {
+				parts = append(parts, string(a.Value)+a.Description)
+			}
+			problems = append(problems, fmt.Sprintf("console.%s: %s", e.Type, strings.Join(parts, " ")))
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, fmt.Sprintf("exception: %s", e.ExceptionDetails.Text))
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError || e.Entry.Level == cdplog.EntryLevelWarning {
+				problems = append(problems, fmt.Sprintf("%s %s: %s", e.Entry.Source, e.Entry.Level, e.Entry.Text))
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	visible := `(sel) => Array.from(document.querySelectorAll(sel)).map(e => {
+		const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+		return {n: e.getAttribute("data-event") || e.getAttribute("data-story-event") || "", text: e.textContent,
+			visible: r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" && r.right > 0 && r.bottom > 0,
+			x: r.left + r.width/2, y: r.top + r.height/2};
+	})`
+	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+page), chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
+		t.Fatalf("loading the page: %v", err)
+	}
+	onPlot, err := chromedp.Run(bctx, chromedp.Evaluate[[]shown]("("+visible+`)("#plot g.event")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inList, err := chromedp.Run(bctx, chromedp.Evaluate[[]shown]("("+visible+`)("#verdicts li[data-story-event]")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts, err := chromedp.Run(bctx, chromedp.Text("#verdicts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onPlot) < 3 || len(onPlot) != len(inList) {
+		t.Fatalf("want at least 3 events of the violation on the timeline and as many listed, got %d and %d", len(onPlot), len(inList))
+	}
+	for _, want := range []string{"1st promote", "2nd promote", "stale read of Pipeline default/podinfo: saw rv="} {
+		found := false
+		for _, e := range inList {
+			if strings.Contains(e.Text, want) {
+				found = found || e.Visible
+			}
+		}
+		if !found {
+			t.Errorf("no visible event %q in the explanation: %+v", want, inList)
+		}
+	}
+	for _, e := range onPlot {
+		if !e.Visible {
+			t.Errorf("event %s on the timeline is not visible: %+v", e.N, e)
+		}
+	}
+	if !strings.Contains(verdicts, "at-most-once violated") || !strings.Contains(verdicts, "happened twice") {
+		t.Errorf("the violation is not explained: %q", verdicts)
+	}
+	// Click the stale read on the timeline: the detail shows the two versions.
+	stale := ""
+	for _, e := range inList {
+		if strings.Contains(e.Text, "stale read") {
+			stale = e.N
+		}
+	}
+	if err := chromedp.Do(bctx, chromedp.Click(fmt.Sprintf(`#plot g.event[data-event="%s"] circle`, stale))); err != nil {
+		t.Fatalf("clicking the stale read: %v", err)
+	}
+	detail, err := chromedp.Run(bctx, chromedp.Text("#detail"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cached-get Pipeline default/podinfo", "Stale: the caller read rv=", "As the client saw it (rv=", "As the server had it (rv=", "Log lines around it", "not recorded yet"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("after clicking the stale read, the detail lacks %q:\n%s", want, detail)
+		}
+	}
+	shot := filepath.Join(artifacts(t), "inspector-pipeline-app-event-race-buggy.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Errorf("the page logged to the console or threw:\n%s", strings.Join(problems, "\n"))
+	}
+}
