@@ -29,12 +29,32 @@ type Clock struct {
 	timers  timerHeap
 	sleeper func(time.Duration)
 	inTask  func() bool
+	follow  func(time.Duration)
 }
 
 // New returns a clock reading start, with no pending timers. Any monotonic
 // reading in start is stripped: virtual times carry wall-clock readings only.
 func New(start time.Time) *Clock {
 	return &Clock{start: start.Round(0)}
+}
+
+// SetFollower makes f run every time the clock moves forward, with the step: a
+// harness running the world inside a testing/synctest bubble passes time.Sleep,
+// so that the bubble's wall clock (what unmodified code reads with time.Now)
+// moves with virtual time. f runs on the goroutine that moves the clock (the
+// kernel's), before the timers due at the new time fire.
+func (c *Clock) SetFollower(f func(d time.Duration)) { c.follow = f }
+
+// moveTo moves the clock forward to offset when (never back).
+func (c *Clock) moveTo(when time.Duration) {
+	if when <= c.now {
+		return
+	}
+	d := when - c.now
+	c.now = when
+	if c.follow != nil {
+		c.follow(d)
+	}
 }
 
 // Now returns the virtual time.
@@ -153,9 +173,7 @@ func (c *Clock) advance(target time.Duration) {
 		c.fire(c.timers.remove(0))
 	}
 	// A callback may have advanced the clock further (a nested Step).
-	if target > c.now {
-		c.now = target
-	}
+	c.moveTo(target)
 }
 
 // deadline returns the offset at which a timer of duration d started now is
@@ -179,9 +197,7 @@ func (c *Clock) schedule(t *timer, when time.Duration) {
 
 // fire runs a timer that has just been removed from the heap.
 func (c *Clock) fire(t *timer) {
-	if t.when > c.now {
-		c.now = t.when
-	}
+	c.moveTo(t.when)
 	now := c.Now()
 	if t.period > 0 && t.when <= math.MaxInt64-t.period {
 		c.schedule(t, t.when+t.period)

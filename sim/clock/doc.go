@@ -15,6 +15,9 @@
 //   - AdvanceTo(t) / Step(d): fire everything due up to t in order, Now set to
 //     each timer's due time as it fires, including timers scheduled by
 //     callbacks during the advance; then Now = t.
+//   - SetFollower: a hook called with every step the clock takes forward (package
+//     wallclock passes a testing/synctest bubble's time.Sleep, so that the wall
+//     clock unmodified code reads moves with virtual time);
 //   - SetSleeper: the hook Sleep calls (the scheduler parks the sleeper there);
 //     without it Sleep(d) is Step(d).
 //

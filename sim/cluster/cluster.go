@@ -49,6 +49,20 @@ type Options struct {
 	// Timing is how long API calls and watch deliveries take; nil means
 	// DefaultTiming.
 	Timing *Timing
+	// Wall, if set, ties the wall clock that unmodified code reads (time.Now,
+	// metav1.Now, time.Since, context deadlines) to the virtual clock: the run
+	// starts at Wall.Now() and Wall.Sleep is called with every step of virtual
+	// time. Inside a testing/synctest bubble, time.Now and time.Sleep make the
+	// bubble's clock follow virtual time exactly (package wallclock does this).
+	// Nil: the virtual clock starts at clock.Epoch and the wall clock is the
+	// machine's.
+	Wall *Wall
+}
+
+// Wall is the wall clock a world's virtual clock drives (see Options.Wall).
+type Wall struct {
+	Now   func() time.Time
+	Sleep func(time.Duration)
 }
 
 // Cluster is one simulated cluster running one plan: the apiserver model, the
@@ -85,6 +99,10 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	}
 	src := rng.New(p.Seed)
 	clk := clock.New(clock.Epoch)
+	if w := opts.Wall; w != nil {
+		clk = clock.New(w.Now().UTC())
+		clk.SetFollower(w.Sleep)
+	}
 	c := &Cluster{
 		Clock:   clk,
 		Server:  apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names")}),

@@ -1,0 +1,32 @@
+// Package wallclock runs simulated worlds inside testing/synctest bubbles, so
+// that unmodified controller code that reads the wall clock sees virtual time:
+// time.Now, time.Since, metav1.Now, meta.SetStatusCondition's
+// LastTransitionTime, and the deadlines of contexts made with
+// context.WithTimeout. A world built with the Wall that Run hands out starts at
+// the bubble's start (midnight UTC, 1 January 2000) and the bubble's clock
+// moves exactly as the virtual clock does, so a run that stores wall-clock
+// readings is still a pure function of its plan: two runs give the same trace
+// hash (CheckDeterminism).
+//
+// How: the virtual clock calls time.Sleep(d) in the bubble for every step d it
+// takes (clock.SetFollower). The kernel is then the only goroutine not durably
+// blocked (every task is parked on a channel the scheduler owns), so the
+// bubble's clock advances by exactly d and whatever timers fall due in it
+// (context deadlines) fire before the kernel goes on.
+//
+// # Known gaps
+//
+//   - Only inside `go test`: testing/synctest needs a *testing.T. The command's
+//     built-in catalogue runs outside a bubble, where the wall clock is the
+//     machine's (and a controller that stores it fails the determinism check,
+//     as it should).
+//   - Code that waits on the wall clock itself (time.Sleep, <-time.After, a
+//     time.Timer) inside a reconcile blocks its task outside the scheduler: the
+//     bubble then moves its own clock ahead of virtual time. Run reports such a
+//     leak as a test error (the bubble's clock no longer equals the virtual
+//     clock); controllers should wait with their injected clock, or return
+//     RequeueAfter.
+//   - One world per bubble: a second world built in the same bubble starts where
+//     the first left the bubble's clock. CheckDeterminism runs each run in a
+//     bubble of its own.
+package wallclock

@@ -1,0 +1,70 @@
+package wallclock
+
+import (
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Run runs f in a testing/synctest bubble, with a Wall for the world f builds
+// (cluster.Options.Wall). When the bubble's clock leaves the virtual clock (code
+// under test waited on a real timer), the test gets an error naming both times.
+func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		var expected time.Time
+		wall := &cluster.Wall{
+			Now: func() time.Time {
+				expected = time.Now()
+				return expected
+			},
+			Sleep: func(d time.Duration) {
+				if now := time.Now(); !now.Equal(expected) {
+					t.Errorf("wallclock: the bubble's clock is at %v where virtual time is %v: code under test waited on the wall clock (time.Sleep, time.After, a time.Timer) instead of the virtual one", now, expected)
+					expected = now // report once per drift
+				}
+				expected = expected.Add(d)
+				time.Sleep(d)
+			},
+		}
+		f(t, wall)
+	})
+}
+
+// CheckDeterminism is cluster.CheckDeterminism with each of the two runs in a
+// bubble of its own: runs whose controllers read the wall clock are compared
+// with the same wall-clock readings.
+func CheckDeterminism(t *testing.T, p *plan.Plan, opts func() cluster.Options, run func(c *cluster.Cluster)) error {
+	t.Helper()
+	var hashes [2]string
+	var traces [2][]string
+	for i := range hashes {
+		Run(t, func(t *testing.T, wall *cluster.Wall) {
+			o := opts()
+			o.Wall = wall
+			c, err := cluster.New(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(c)
+			c.Close()
+			hashes[i] = c.Trace.Hash()
+			for _, s := range c.Trace.Steps() {
+				traces[i] = append(traces[i], s.Canonical())
+			}
+		})
+	}
+	if hashes[0] == hashes[1] {
+		return nil
+	}
+	for i := 0; i < min(len(traces[0]), len(traces[1])); i++ {
+		if traces[0][i] != traces[1][i] {
+			return fmt.Errorf("plan is not deterministic: traces diverge at step %d:\n  first:  %s\n  second: %s", i, traces[0][i], traces[1][i])
+		}
+	}
+	return fmt.Errorf("plan is not deterministic: hashes differ (%s vs %s)", hashes[0], hashes[1])
+}
