@@ -11,9 +11,18 @@
 // # Contract (each point is pinned by a test in apiserver_test.go)
 //
 //   - resourceVersion is one global counter; every committed write takes the next
-//     value. uid and creationTimestamp are set on create; timestamps have second
-//     precision, as serialized ones do. generateName appends five characters drawn
-//     from Options.Rand (retrying collisions like the generic registry).
+//     value. uid and creationTimestamp are set on create. generateName appends
+//     five characters drawn from Options.Rand (retrying collisions like the
+//     generic registry).
+//
+//   - Timestamps are stored as serialization keeps them, on every write path
+//     (create, update, status update, each patch type, create on update, the
+//     server's creation and deletion timestamps, Events' times): metav1.Time in
+//     whole seconds (RFC 3339), metav1.MicroTime in microseconds, wherever they are
+//     in the object (times_test.go). So a read, a write's response and a watch
+//     event carry what a real server returns, and a write whose only change is
+//     below that precision writes nothing, as a real server (comparing serialized
+//     bytes) writes nothing. Client-supplied managedFields are not stored.
 //
 //   - generation follows each kind's strategy: none (ConfigMap, Secret, RBAC,
 //     Namespace), spec changes (Pod, ReplicaSet, Job, ...), spec and annotation
@@ -101,6 +110,9 @@
 //     Deployment without a selector is accepted here and refused by a real server,
 //     and the defaults a real server fills (Deployment.spec.replicas, strategy,
 //     container imagePullPolicy, ...) are absent (TestKnownGapDeployment*).
+//   - Stored times keep the location the client gave them (the clock's UTC for
+//     the server's own); a real client decodes them in time.Local. Instants and
+//     serializations are the same.
 //   - Objects are typed Go values, not JSON: an empty map stays empty where a real
 //     server would return it absent, and for custom resources (stored as JSON by a
 //     real server) a write that only adds a zero value or an empty status is a

@@ -220,12 +220,11 @@ func (s *Server) store(k *Kind) *kindStore {
 	return ks
 }
 
-// commit stores obj (nil for a deletion of old), assigns the next resourceVersion,
-// appends to the watch log and notifies watchers.
+// commit stores obj (for watch.Deleted, removes it), assigns the next
+// resourceVersion, appends to the watch log and notifies watchers. Its times must
+// already be serialized (create and update serialize what the client sent; the
+// server's own timestamps come from now).
 func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
-	if typ != watch.Deleted {
-		serializeTimes(reflect.ValueOf(obj))
-	}
 	s.rv++
 	obj.SetResourceVersion(strconv.FormatUint(s.rv, 10))
 	key := objectKey{obj.GetNamespace(), obj.GetName()}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -228,6 +229,7 @@ func (s *Server) Create(u User, obj client.Object) error {
 
 func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	obj := in.DeepCopyObject().(client.Object)
+	serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	obj.SetNamespace(r.Namespace)
 	obj.SetCreationTimestamp(s.now())
@@ -364,6 +366,10 @@ func (s *Server) checkSubresource(r Request) error {
 // (rest.DefaultUpdatedObjectInfo.Preconditions); a patch has none.
 func (s *Server) update(r Request, in, existing client.Object, uidPrecondition bool) (client.Object, error) {
 	k := r.Kind
+	// The request body reaches a real server serialized (a patch result is compared
+	// and stored serialized): a time that differs from the stored one only below
+	// the serialized precision is no change.
+	serializeTimes(reflect.ValueOf(in))
 	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
 		// etcd3 GuaranteedUpdate's precondition check, interpreted as a conflict.
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
