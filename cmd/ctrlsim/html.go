@@ -11,7 +11,7 @@ import (
 // writeInspector writes the run inspector of a replayed run to file.
 func writeInspector(file, title string, r *catalogue.Run, p *plan.Plan) error {
 	var page bytes.Buffer
-	if err := r.Story(title, p).WriteHTML(&page, nil); err != nil {
+	if err := r.Story(title, p).WriteHTML(&page, r.LogLines()); err != nil {
 		return err
 	}
 	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {

@@ -143,7 +143,7 @@ func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Re
 	if err := st.WriteSVG(&pic); err != nil {
 		return err
 	}
-	if err := st.WriteHTML(&page, nil); err != nil {
+	if err := st.WriteHTML(&page, run.LogLines()); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".svg"), pic.Bytes(), 0o644); err != nil {

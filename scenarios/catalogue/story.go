@@ -18,3 +18,15 @@ func (r *Run) Story(title string, p *plan.Plan) *story.Story {
 		Verdicts: r.Verdicts,
 	})
 }
+
+// LogLines are the lines the run's controllers logged (trace steps "log"), for
+// the inspector.
+func (r *Run) LogLines() []story.LogLine {
+	var out []story.LogLine
+	for _, s := range r.Cluster.Trace.Steps() {
+		if s.Op == "log" {
+			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
+		}
+	}
+	return out
+}

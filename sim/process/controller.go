@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -127,8 +126,6 @@ func (w *worker) processNextWorkItem() bool {
 	return true
 }
 
-var logger = logr.Discard()
-
 // reconcileHandler is controller-runtime's (pkg/internal/controller/controller.go,
 // v0.25.2), on the simulator's queue.
 func (c *Controller) reconcileHandler(w *worker, req reconcile.Request, priority int) {
@@ -139,7 +136,10 @@ func (c *Controller) reconcileHandler(w *worker, req reconcile.Request, priority
 	obj := fmt.Sprintf("%s/%s", req.Namespace, req.Name)
 	p.record(trace.Step{Op: "reconcile", Object: obj})
 
-	ctx := logf.IntoContext(context.Background(), logger)
+	// The controller's logger, as controller-runtime's reconcileHandler puts one
+	// in the context; its lines are trace steps of this reconcile (the step
+	// already names the controller and the request, so the line leaves them out).
+	ctx := logf.IntoContext(context.Background(), p.Logger())
 	result, err := c.reconcile(ctx, req)
 	if result.Priority != nil {
 		priority = *result.Priority

@@ -29,7 +29,10 @@
 //   - A process bound to a Deployment runs while the Deployment exists and is not
 //     being deleted, and stops (without restart) when it goes.
 //   - Every call, reconcile, result, crash and restart is a trace step attributed
-//     to process, controller, worker and reconcile number.
+//     to process, controller, worker and reconcile number; so is every line a
+//     reconciler logs through the context's logger (logf.FromContext) at level 0
+//     or as an error (step "log"; V(1) and beyond are dropped, as
+//     controller-runtime's default production logger drops them).
 //
 // # Known gaps
 //

@@ -28,7 +28,8 @@
 //   - The explanation is heuristic: it reads the verdict's detail for names of
 //     objects and side effects. A property whose detail names neither gets its
 //     verdict drawn at its judged time with no labelled events.
-//   - Controllers' log lines are not in the trace yet; the inspector says so.
+//   - Log lines are those of reconcilers (the context's logger); lines of code
+//     that logs through a logger of its own making are not captured.
 //   - Label widths are estimated from a monospace font; a viewer with another
 //     font may let long labels touch.
 package story

@@ -19,8 +19,8 @@ var inspectorJS string
 //go:embed inspector.css
 var inspectorCSS string
 
-// LogLine is one line a controller logged, for the inspector. The trace does not
-// carry log lines yet: the inspector says so when there are none.
+// LogLine is one line a controller logged, for the inspector (the trace's "log"
+// steps: package process routes controllers' logr lines there).
 type LogLine struct {
 	At         int64  `json:"at"` // nanoseconds of virtual time
 	Process    string `json:"process"`

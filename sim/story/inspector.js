@@ -420,7 +420,7 @@
     }
     h("h2", {}, det, "Log lines around it");
     if (!D.hasLogs) {
-      h("p", { "class": "hint" }, det, "The trace of this run carries no controller log lines (not recorded yet).");
+      h("p", { "class": "hint" }, det, "The controllers logged nothing in this run (their Info and Error lines are trace steps \"log\").");
     } else {
       var near = D.logs.filter(function (l) { return l.process === st.Process && Math.abs(l.at - st.At) <= 1e9; });
       if (!near.length) { h("p", { "class": "hint" }, det, "No log line of " + (st.Process || "this process") + " within a second of this step."); }

@@ -1,0 +1,67 @@
+package process_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+type talker struct{}
+
+func (talker) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logf.FromContext(ctx).WithName("talker")
+	log.Info("reconciling", "object", req.Name, "note", "two words")
+	log.V(1).Info("debug detail")
+	log.Error(errors.New("boom"), "could not finish")
+	return reconcile.Result{}, nil
+}
+
+// What a reconciler logs through the context's logger is in the trace, at its
+// virtual time and attributed to its reconcile; debug lines are not.
+func TestAReconcilersLogLinesAreTraceSteps(t *testing.T) {
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
+		Scheme: clientgoscheme.Scheme,
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(talker{})
+		}}},
+		Setup: func(c *cluster.Cluster) error {
+			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(time.Second)
+	var logs []trace.Step
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "log" {
+			logs = append(logs, s)
+		}
+	}
+	want := []string{`talker: reconciling object=x note="two words"`, `ERROR talker: could not finish error=boom`}
+	if len(logs) != len(want) {
+		t.Fatalf("log steps %v, want %d", logs, len(want))
+	}
+	for i, s := range logs {
+		if s.Result != want[i] || s.Process != "op" || s.Controller == "" || s.Reconcile != 1 {
+			t.Errorf("log step %d: %+v, want %q in op's reconcile 1", i, s, want[i])
+		}
+		if !strings.Contains(s.String(), "log") {
+			t.Errorf("the timeline line %q does not show the log", s.String())
+		}
+	}
+}
