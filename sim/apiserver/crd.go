@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sort"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -134,6 +135,9 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 	errs = append(errs, schemaobjectmeta.Validate(nil, nil, u, c.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, c.structural, u)...)
 	if len(errs) > 0 {
+		// The schema validator walks properties in Go map order; a run must not
+		// depend on it, so several causes are listed in field order.
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 		return invalid(k, obj.GetName(), errs)
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface()

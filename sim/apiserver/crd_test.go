@@ -140,3 +140,15 @@ func TestCRDManifestsAreChecked(t *testing.T) {
 		t.Errorf("two documents: %v %+v", err, crds)
 	}
 }
+
+// A write refused for several causes lists them in field order, every time: the
+// schema validator walks a Go map, and a run must not depend on its order.
+func TestSeveralCausesComeInFieldOrder(t *testing.T) {
+	s := schemaServer(t, apiservertest.WidgetManifest)
+	want := `Widget.test.ctrlsim.dev "w" is invalid: [spec.color: Unsupported value: "purple": supported values: "blue", "red", "green", spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 0]`
+	for range 20 {
+		if err := s.Create(apiserver.Admin, schemaWidget("w", apiservertest.WidgetSpec{Size: -1, Color: "purple"})); err == nil || err.Error() != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
+	}
+}

@@ -121,7 +121,10 @@
 //     immediately); no garbage collector here (ownerReferences are stored and
 //     validated; models/ runs the collector); no default GC policies other than
 //     background.
-//   - CRD schemas: x-kubernetes-validations (CEL) rules are not evaluated; only
+//   - CRD schemas: a write refused for several causes lists them in field order;
+//     kube-apiserver lists them in the order its validator meets them, which
+//     follows Go map iteration and varies from request to request.
+//     x-kubernetes-validations (CEL) rules are not evaluated; only
 //     the storage version of a CRD is served (no conversion between versions, no
 //     conversion webhooks); defaults are applied on write, not on read of objects
 //     stored before a default was added; no status.storedVersions, no
