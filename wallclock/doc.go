@@ -23,9 +23,9 @@
 //   - Code that waits on the wall clock itself (time.Sleep, <-time.After, a
 //     time.Timer) inside a reconcile blocks its task outside the scheduler: the
 //     bubble then moves its own clock ahead of virtual time. Run reports such a
-//     leak as a test error (the bubble's clock no longer equals the virtual
-//     clock); controllers should wait with their injected clock, or return
-//     RequeueAfter.
+//     leak as a test error at the next step of virtual time (the bubble's clock
+//     no longer equals the virtual clock: TestAWaitOnTheWallClockIsReported);
+//     controllers should wait with their injected clock, or return RequeueAfter.
 //   - One world per bubble: a second world built in the same bubble starts where
 //     the first left the bubble's clock. CheckDeterminism runs each run in a
 //     bubble of its own.

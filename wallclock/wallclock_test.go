@@ -3,6 +3,9 @@ package wallclock_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +129,50 @@ func TestTheWallClockFollowsVirtualTime(t *testing.T) {
 				t.Errorf("a 3 s deadline after %v of virtual time: %s, want %s", tc.sleep, cm.Data["deadline"], tc.deadline)
 			}
 		})
+	}
+}
+
+// sleeper waits on the wall clock inside a reconcile, as code should not.
+type sleeper struct{ p *process.Process }
+
+func (s *sleeper) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	time.Sleep(50 * time.Millisecond) // the leak under test
+	return reconcile.Result{}, nil
+}
+
+// TestLeakHelper is run by TestAWaitOnTheWallClockIsReported in a process of
+// its own: it must fail.
+func TestLeakHelper(t *testing.T) {
+	if os.Getenv("CTRLSIM_WALLCLOCK_LEAK") != "1" {
+		t.Skip("run by TestAWaitOnTheWallClockIsReported")
+	}
+	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		o := world(0)()
+		r := &sleeper{}
+		o.Processes = []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			r.p = p
+			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(r)
+		}}}
+		o.Wall = wall
+		c, err := cluster.New(&plan.Plan{Seed: 1}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.RunFor(time.Second)
+	})
+}
+
+// A reconcile that waits on the wall clock (time.Sleep) moves the bubble's
+// clock ahead of virtual time: the test that runs it fails, naming the leak.
+func TestAWaitOnTheWallClockIsReported(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLeakHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CTRLSIM_WALLCLOCK_LEAK=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a reconcile calling time.Sleep passed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "waited on the wall clock") {
+		t.Errorf("the failure does not name the leak:\n%s", out)
 	}
 }
