@@ -113,16 +113,16 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	if last, ok := h.workload[objectKey(s)]; ok && last == sec {
 		return nil // the workload drives this second
 	}
-	if c.n < HotLoopRate || (c.n > HotLoopRate && c.lastHot == sec) {
-		if c.lastHot == sec {
-			c.total++
-		}
+	switch {
+	case c.n < HotLoopRate:
 		return nil
-	}
-	if c.lastHot == sec-1 {
+	case c.lastHot == sec: // this second has reached the bound already
+		c.total++
+		return nil
+	case c.lastHot == sec-1: // the run goes on
 		c.run++
 		c.total += c.n
-	} else {
+	default: // a run starts
 		c.run, c.total = 1, c.n
 	}
 	c.lastHot = sec
