@@ -21,6 +21,9 @@
 //     leaves a committed write its caller never saw succeed. The call number
 //     counts over the whole run, and a crash planned at call N happens instead of
 //     call N.
+//   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
+//     the process after the call returns (from the kernel, at the same virtual
+//     instant), as a traced API call, and is lost if the process dies first.
 //   - Crash and Exit stop the process at once: in-flight reconciles are killed (no
 //     later or deferred call reaches the apiserver), the cache and queues are
 //     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay
@@ -40,6 +43,8 @@
 //     unmodified SetupWithManager: controller-runtime's manager starts goroutines
 //     the scheduler cannot schedule. Scenarios register the same reconciler, watches
 //     and predicates as the controller's SetupWithManager does.
+//   - Events are not aggregated or rate-limited (client-go's EventCorrelator
+//     patches Count on repeats); each Event call writes a new Event.
 //   - No leader election, no graceful shutdown (a stopped pod's in-flight reconciles
 //     are killed at once rather than given the termination grace period), no
 //     reconciliation timeout, no metrics, no warm-up, no Cache options (ByObject,
