@@ -3,6 +3,7 @@ package canary_test
 import (
 	"context"
 	"os"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func world() cluster.Options {
 	return cluster.Options{
 		Scheme: scheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
 				Complete(&canary.Reconciler{Client: p.GetClient(), Variant: "buggy"})
 		}}},
 		Setup: func(c *cluster.Cluster) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"testing"
 	"time"
 
@@ -23,8 +25,8 @@ func configMaps(b *testing.B, n int, usePriority bool, r reconcile.Func) *cluste
 	c, err := cluster.New(&plan.Plan{}, cluster.Options{
 		Scheme: apiservertest.Scheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).
-				WithOptions(process.Options{UsePriorityQueue: ptr.To(usePriority)}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).
+				WithOptions(controller.Options{UsePriorityQueue: ptr.To(usePriority)}).Complete(r)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			for i := range n {

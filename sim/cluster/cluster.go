@@ -300,6 +300,9 @@ func (c *Cluster) Close() {
 	if !c.closed {
 		c.closed = true
 		c.Sched.Close()
+		for _, p := range c.procs {
+			p.Close()
+		}
 	}
 }
 

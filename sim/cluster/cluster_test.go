@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func widgetAction(f func(c *cluster.Cluster, w *apiservertest.Widget) error) clu
 
 func world() cluster.Options {
 	setup := func(p *process.Process) error {
-		return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Owns(&corev1.ConfigMap{}).Complete(&stamper{p: p})
+		return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Owns(&corev1.ConfigMap{}).Complete(&stamper{p: p})
 	}
 	return cluster.Options{
 		Scheme:    apiservertest.Scheme(),

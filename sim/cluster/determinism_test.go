@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func stampWorld(value func() string) func() cluster.Options {
 		opts.CRDs = []apiserver.CRD{apiservertest.WidgetCRD}
 		opts.Processes = []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			r.p = p
-			return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Complete(r)
 		}}}
 		return opts
 	}

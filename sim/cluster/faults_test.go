@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func twoProcesses() cluster.Options {
 		r := &statusWriter{}
 		return process.Spec{Name: name, Setup: func(p *process.Process) error {
 			r.p = p
-			return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Complete(r)
 		}}
 	}
 	opts := statusWorld(nil, 2)
@@ -160,7 +161,7 @@ func TestACrashAtACallKillsItsProcessThere(t *testing.T) {
 		if s.Op == "crash" {
 			break
 		}
-		if s.Process == "a" && s.Op != "start" && s.Op != "reconcile" {
+		if s.Process == "a" && s.Op != "start" && s.Op != "reconcile" && s.Op != "log" {
 			before = append(before, s)
 		}
 	}

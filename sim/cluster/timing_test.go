@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func statusWorld(r *statusWriter, widgets int) cluster.Options {
 		CRDs:   []apiserver.CRD{apiservertest.WidgetCRD},
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			r.p = p
-			return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Complete(r)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			for i := range widgets {

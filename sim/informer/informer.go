@@ -364,3 +364,6 @@ func sortByKey(objs []any) {
 		return cmp.Or(cmp.Compare(ma.GetNamespace(), mb.GetNamespace()), cmp.Compare(ma.GetName(), mb.GetName()))
 	})
 }
+
+// Stopped reports whether the informer's watch has ended (its process died).
+func (i *Informer) Stopped() bool { return i.stopped }

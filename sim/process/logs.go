@@ -1,6 +1,7 @@
 package process
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -15,43 +16,85 @@ import (
 // reports and the inspector show what the controller said next to what it did.
 // Lines at V(1) and beyond (debug) are dropped, as controller-runtime's default
 // production logger drops them.
+//
+// Values that controller-runtime attaches to its loggers (controller, kind,
+// namespace, name, reconcileID) are hidden: the step already says which
+// controller and reconcile logged, and a reconcileID is random. A sink from the
+// manager's GetLogger is internal: values added to it are hidden; the logger a
+// reconciler finds in its context shows the values the reconciler adds. Values
+// print as JSON (strings, errors and Stringers as their text), never as Go
+// pointers, so that lines are the same in every run.
 type traceSink struct {
-	p      *Process
-	name   string
-	values []any
+	p        *Process
+	m        *Manager // the incarnation; its lines stop when it ends
+	name     string
+	values   []any
+	hidden   int // values[:hidden] are not printed
+	internal bool
 }
 
 func (s *traceSink) Init(logr.RuntimeInfo) {}
 
 func (s *traceSink) Enabled(level int) bool { return level <= 0 }
 
+// gone reports whether the line must be dropped: its incarnation has ended (a
+// goroutine of controller-runtime's logging at shutdown), or it comes from a
+// killed worker unwinding.
+func (s *traceSink) gone() bool {
+	if s.m != nil && s.m.stopped.Load() {
+		return true
+	}
+	return s.p.env.Scheduler.Killed()
+}
+
 func (s *traceSink) Info(level int, msg string, kv ...any) {
-	if level > 0 {
+	if level > 0 || s.gone() {
 		return
 	}
-	s.p.record(trace.Step{Op: "log", Result: s.line(msg, kv)})
+	s.p.record(trace.Step{Op: "log", Controller: s.controller(), Result: s.line(msg, kv)})
 }
 
 func (s *traceSink) Error(err error, msg string, kv ...any) {
+	if s.gone() {
+		return
+	}
 	line := s.line(msg, kv)
 	if err != nil {
 		line += " error=" + quoteValue(err.Error())
 	}
-	s.p.record(trace.Step{Op: "log", Result: "ERROR " + line})
+	s.p.record(trace.Step{Op: "log", Controller: s.controller(), Result: "ERROR " + line})
+}
+
+// controller is the value of the hidden "controller" key, for lines logged
+// outside a worker (a worker's step names its controller anyway).
+func (s *traceSink) controller() string {
+	for i := 0; i+1 < s.hidden; i += 2 {
+		if s.values[i] == "controller" {
+			return fmt.Sprint(s.values[i+1])
+		}
+	}
+	return ""
 }
 
 func (s *traceSink) WithValues(kv ...any) logr.LogSink {
-	return &traceSink{p: s.p, name: s.name, values: append(append([]any(nil), s.values...), kv...)}
+	c := *s
+	c.values = append(append([]any(nil), s.values...), kv...)
+	if s.internal {
+		c.hidden = len(c.values)
+	}
+	return &c
 }
 
 func (s *traceSink) WithName(name string) logr.LogSink {
+	c := *s
 	if s.name != "" {
 		name = s.name + "." + name
 	}
-	return &traceSink{p: s.p, name: name, values: s.values}
+	c.name = name
+	return &c
 }
 
-// line is msg followed by the key=value pairs, in the order given (logr's
+// line is msg followed by the shown key=value pairs, in the order given (logr's
 // contract: the caller's order, which is deterministic).
 func (s *traceSink) line(msg string, kv []any) string {
 	var b strings.Builder
@@ -59,11 +102,29 @@ func (s *traceSink) line(msg string, kv []any) string {
 		b.WriteString(s.name + ": ")
 	}
 	b.WriteString(msg)
-	all := append(append([]any(nil), s.values...), kv...)
+	all := append(append([]any(nil), s.values[s.hidden:]...), kv...)
 	for i := 0; i+1 < len(all); i += 2 {
-		fmt.Fprintf(&b, " %v=%s", all[i], quoteValue(fmt.Sprint(all[i+1])))
+		fmt.Fprintf(&b, " %v=%s", all[i], quoteValue(valueText(all[i+1])))
 	}
 	return b.String()
+}
+
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case error:
+		return x.Error()
+	case fmt.Stringer:
+		return x.String()
+	case nil:
+		return "null"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%T", v)
+	}
+	return string(b)
 }
 
 func quoteValue(v string) string {
@@ -74,4 +135,20 @@ func quoteValue(v string) string {
 }
 
 // Logger is the process's logger: its lines go into the trace (see traceSink).
-func (p *Process) Logger() logr.Logger { return logr.New(&traceSink{p: p}) }
+func (p *Process) Logger() logr.Logger { return logr.New(&traceSink{p: p, m: p.mgr}) }
+
+// baseLogger is the manager's logger: values added to it are hidden.
+func (p *Process) baseLogger() logr.Logger {
+	return logr.New(&traceSink{p: p, m: p.mgr, internal: true})
+}
+
+// userLogger is l as a reconciler gets it: values added from now on show.
+func userLogger(l logr.Logger) logr.Logger {
+	s, ok := l.GetSink().(*traceSink)
+	if !ok {
+		return l
+	}
+	c := *s
+	c.internal = false
+	return l.WithSink(&c)
+}

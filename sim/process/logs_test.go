@@ -3,6 +3,7 @@ package process_test
 import (
 	"context"
 	"errors"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestAReconcilersLogLinesAreTraceSteps(t *testing.T) {
 	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
 		Scheme: clientgoscheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(talker{})
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(talker{})
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}})
@@ -52,13 +53,23 @@ func TestAReconcilersLogLinesAreTraceSteps(t *testing.T) {
 			logs = append(logs, s)
 		}
 	}
-	want := []string{`talker: reconciling object=x note="two words"`, `ERROR talker: could not finish error=boom`}
+	// controller-runtime's own lines as it starts the controller, then the
+	// reconciler's, in its reconcile 1.
+	want := []struct {
+		line      string
+		reconcile int
+	}{
+		{"Starting Controller", 0},
+		{"Starting workers worker count=1", 0},
+		{`talker: reconciling object=x note="two words"`, 1},
+		{`ERROR talker: could not finish error=boom`, 1},
+	}
 	if len(logs) != len(want) {
 		t.Fatalf("log steps %v, want %d", logs, len(want))
 	}
 	for i, s := range logs {
-		if s.Result != want[i] || s.Process != "op" || s.Controller == "" || s.Reconcile != 1 {
-			t.Errorf("log step %d: %+v, want %q in op's reconcile 1", i, s, want[i])
+		if s.Result != want[i].line || s.Process != "op" || s.Controller != "configmap" || s.Reconcile != want[i].reconcile {
+			t.Errorf("log step %d: %+v, want %q of controller configmap in op's reconcile %d", i, s, want[i].line, want[i].reconcile)
 		}
 		if !strings.Contains(s.String(), "log") {
 			t.Errorf("the timeline line %q does not show the log", s.String())

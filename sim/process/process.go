@@ -95,10 +95,10 @@ type Process struct {
 	calls       int // client calls over the whole run
 	incarnation int
 
-	cache       *informer.Cache
-	client      *kubeclient.Client
-	controllers []*Controller
-	workers     map[*scheduler.Task]*worker
+	cache   *informer.Cache
+	client  *kubeclient.Client
+	mgr     *Manager
+	workers map[*scheduler.Task]*worker
 	call        PendingCall   // the call between before and after
 	response    time.Duration // the response latency of that call
 }
@@ -125,8 +125,22 @@ func (p *Process) Restarts() int { return p.restarts }
 // Calls is the number of client calls the process has made in the run.
 func (p *Process) Calls() int { return p.calls }
 
-// Controllers are the controllers of the current incarnation.
-func (p *Process) Controllers() []*Controller { return p.controllers }
+// Controllers are the names of the current incarnation's controllers, in the
+// order they were added.
+func (p *Process) Controllers() []string {
+	if p.mgr == nil {
+		return nil
+	}
+	out := make([]string, len(p.mgr.controllers))
+	for i, h := range p.mgr.controllers {
+		out[i] = h.name
+	}
+	return out
+}
+
+// Manager is the manager.Manager of the current incarnation: what Setup hands to
+// the operator's SetupWithManager functions.
+func (p *Process) Manager() *Manager { return p.mgr }
 
 // GetClient is the process's client: cached reads, direct writes (mgr.GetClient()).
 func (p *Process) GetClient() client.Client { return p.client }
@@ -134,7 +148,8 @@ func (p *Process) GetClient() client.Client { return p.client }
 // GetAPIReader reads from the apiserver directly (mgr.GetAPIReader()).
 func (p *Process) GetAPIReader() client.Reader { return p.client.APIReader() }
 
-// GetCache is the process's informer cache (a client.Reader and FieldIndexer).
+// GetCache is the process's informer cache, as the simulator sees it (its
+// informers, holds and lags); the operator's code gets Manager().GetCache().
 func (p *Process) GetCache() *informer.Cache { return p.cache }
 
 // GetScheme is the scheme.
@@ -202,7 +217,6 @@ func (p *Process) start() {
 	}
 	p.startedAt = p.env.Clock.Now()
 	p.workers = map[*scheduler.Task]*worker{}
-	p.controllers = nil
 	name := p.spec.Name
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) },
@@ -211,6 +225,7 @@ func (p *Process) start() {
 		Cache: p.cache,
 		Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
 	})
+	p.mgr = newManager(p, &procCache{Cache: p.cache, p: p})
 	op := "start"
 	if p.incarnation > 1 {
 		op = "restart"
@@ -231,8 +246,9 @@ func (p *Process) start() {
 			return
 		}
 	}
-	for _, c := range p.controllers {
-		c.start()
+	if err := p.mgr.startPending(); err != nil {
+		p.record(trace.Step{Op: "setup", Result: "error: " + err.Error()})
+		p.terminate("setup failed: "+err.Error(), true)
 	}
 }
 
@@ -261,6 +277,15 @@ func (p *Process) Crash(reason string) { p.terminate(reason, true) }
 // (restartPolicy Always). Called from inside one of its tasks, it does not return.
 func (p *Process) Exit(code int) { p.terminate(fmt.Sprintf("exit %d", code), true) }
 
+// Close ends what is left of the process when its world is closed (after the
+// scheduler has killed its tasks): controller-runtime's goroutines waiting on
+// the incarnation's context return.
+func (p *Process) Close() {
+	if p.mgr != nil {
+		p.mgr.stop()
+	}
+}
+
 func (p *Process) stop(reason string) {
 	if p.pending != nil {
 		p.pending.Stop()
@@ -281,10 +306,7 @@ func (p *Process) terminate(reason string, restart bool) {
 	}
 	p.started = false
 	p.cache.Stop()
-	for _, c := range p.controllers {
-		c.q.ShutDown()
-	}
-	p.controllers = nil
+	p.mgr.stop()
 	if restart && p.bound {
 		delay := backoffInitial << p.backoffs
 		if delay > backoffMax || delay <= 0 {
@@ -304,9 +326,12 @@ func (p *Process) terminate(reason string, restart bool) {
 func (p *Process) before(call kubeclient.Call) error {
 	s := p.env.Scheduler
 	s.CheckAlive()
-	if !p.started {
-		return errProcessGone // a call from a dead incarnation's kernel code (an event handler)
+	if !p.started || s.Killed() {
+		// A call from a dead incarnation's kernel code (an event handler), or from
+		// a killed worker's deferred code.
+		return errProcessGone
 	}
+	p.mgr.startLateWatches()
 	p.calls++
 	if p.env.Faults.CrashAtCall(p.spec.Name, p.calls) {
 		// Inside a task, Crash unwinds it; in the kernel (an event handler's or

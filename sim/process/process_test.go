@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +58,13 @@ func panics() (reconcile.Result, error) { panic("reconciler bug") }
 
 // oneConfigMap is a world with ConfigMap default/cm and one process whose
 // controller reconciles ConfigMaps with r.
-func oneConfigMap(t *testing.T, p *plan.Plan, opts process.Options, r func(c *cluster.Cluster) reconcile.Reconciler) *cluster.Cluster {
+func oneConfigMap(t *testing.T, p *plan.Plan, opts controller.Options, r func(c *cluster.Cluster) reconcile.Reconciler) *cluster.Cluster {
 	t.Helper()
 	var c *cluster.Cluster
 	c, err := cluster.New(p, cluster.Options{
 		Scheme: apiservertest.Scheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).WithOptions(opts).Complete(r(c))
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).WithOptions(opts).Complete(r(c))
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}})
@@ -102,7 +104,7 @@ func TestReconcileResultDispatch(t *testing.T) {
 			name := fmt.Sprintf("%s/priority=%v", tc.name, usePriority)
 			t.Run(name, func(t *testing.T) {
 				s := &scripted{results: append([]func() (reconcile.Result, error){}, tc.results...)}
-				c := oneConfigMap(t, &plan.Plan{}, process.Options{UsePriorityQueue: ptr.To(usePriority)}, func(c *cluster.Cluster) reconcile.Reconciler {
+				c := oneConfigMap(t, &plan.Plan{}, controller.Options{UsePriorityQueue: ptr.To(usePriority)}, func(c *cluster.Cluster) reconcile.Reconciler {
 					s.c = c
 					return s
 				})
@@ -122,7 +124,7 @@ func TestReconcileResultDispatch(t *testing.T) {
 // after Done, with no backoff (client-go workqueue).
 func TestEventDuringReconcileRerunsWithoutBackoff(t *testing.T) {
 	s := &sleepy{}
-	c := oneConfigMap(t, &plan.Plan{}, process.Options{}, func(c *cluster.Cluster) reconcile.Reconciler {
+	c := oneConfigMap(t, &plan.Plan{}, controller.Options{}, func(c *cluster.Cluster) reconcile.Reconciler {
 		s.c = c
 		return s
 	})
@@ -188,7 +190,7 @@ func TestCrashAtClientCall(t *testing.T) {
 		Scheme: apiservertest.Scheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			proc = p
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(&writer{cl: p.GetClient})
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(&writer{cl: p.GetClient})
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}})
@@ -220,7 +222,7 @@ func TestExitRestartsWithCrashLoopBackOff(t *testing.T) {
 		Scheme: apiservertest.Scheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			proc = p
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 				proc.Exit(1)
 				return reconcile.Result{}, errors.New("unreachable")
 			}))
@@ -259,7 +261,7 @@ func TestProcessBoundToDeployment(t *testing.T) {
 		Processes: []process.Spec{{
 			Name: "ns-reconciler", BoundTo: &types.NamespacedName{Namespace: "default", Name: "ns-reconciler"}, StartDelay: 2 * time.Second,
 			Setup: func(p *process.Process) error {
-				return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 					reconciles = append(reconciles, c.Now())
 					return reconcile.Result{RequeueAfter: time.Minute}, nil
 				}))
@@ -313,7 +315,7 @@ func TestCrashAtACallOutsideAReconcile(t *testing.T) {
 			if err := p.GetAPIReader().Get(ctx, types.NamespacedName{Name: "default"}, &corev1.Namespace{}); err != nil {
 				setupErrs++
 			}
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 				return reconcile.Result{}, nil
 			}))
 		}}},

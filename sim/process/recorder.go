@@ -22,27 +22,27 @@ import (
 // call of the process (its trace step shows it; RBAC applies), and is lost if the
 // process dies first. An invalid event type is dropped with a log line.
 func (p *Process) GetEventRecorderFor(name string) record.EventRecorder {
-	return &recorder{p: p, component: name}
+	return &eventRecorder{p: p, component: name}
 }
 
-type recorder struct {
+type eventRecorder struct {
 	p         *Process
 	component string
 }
 
-func (r *recorder) Event(obj runtime.Object, eventtype, reason, message string) {
+func (r *eventRecorder) Event(obj runtime.Object, eventtype, reason, message string) {
 	r.emit(obj, nil, eventtype, reason, message)
 }
 
-func (r *recorder) Eventf(obj runtime.Object, eventtype, reason, messageFmt string, args ...any) {
+func (r *eventRecorder) Eventf(obj runtime.Object, eventtype, reason, messageFmt string, args ...any) {
 	r.emit(obj, nil, eventtype, reason, fmt.Sprintf(messageFmt, args...))
 }
 
-func (r *recorder) AnnotatedEventf(obj runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...any) {
+func (r *eventRecorder) AnnotatedEventf(obj runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...any) {
 	r.emit(obj, annotations, eventtype, reason, fmt.Sprintf(messageFmt, args...))
 }
 
-func (r *recorder) emit(obj runtime.Object, annotations map[string]string, eventtype, reason, message string) {
+func (r *eventRecorder) emit(obj runtime.Object, annotations map[string]string, eventtype, reason, message string) {
 	p := r.p
 	if eventtype != corev1.EventTypeNormal && eventtype != corev1.EventTypeWarning {
 		// client-go's recorder (tools/record/event.go generateEvent) refuses it.

@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"context"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"testing"
 	"time"
 
@@ -40,7 +41,7 @@ func TestRecordedEventsAreWrittenByTheProcess(t *testing.T) {
 		Scheme: clientgoscheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			a.p, a.rec = p, p.GetEventRecorderFor("announcer")
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(a)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(a)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}})

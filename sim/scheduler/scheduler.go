@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	kclock "k8s.io/utils/clock"
@@ -38,6 +39,9 @@ type Task struct {
 	timer  kclock.Timer
 	killed bool
 	fault  any // a panic the task's function did not recover (a harness bug)
+	// adopted: a goroutine started by hosted code (Host), not by Go; killed,
+	// it leaves with runtime.Goexit and ends at EndIfKilled.
+	adopted bool
 }
 
 // Name is the task's name, as given to Go.
@@ -79,6 +83,7 @@ type Scheduler struct {
 	atInstant          int
 	livelock           *Livelock
 	stop               bool
+	adopting           *adoption // a Host waiting for its goroutines
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -183,8 +188,14 @@ func (s *Scheduler) park() {
 	if t == nil {
 		panic("ctrlsim: a blocking call outside a task (kernel code must not block)")
 	}
+	if t.adopted && t.killed {
+		return // unwinding: its deferred calls do not wait (see Host)
+	}
 	t.yield <- struct{}{}
 	if !<-t.resume {
+		if t.adopted {
+			runtime.Goexit() // deferred calls run; EndIfKilled hands control back
+		}
 		panic(errKilled)
 	}
 }
@@ -192,19 +203,25 @@ func (s *Scheduler) park() {
 // CheckAlive panics with the kill signal if the current task has been killed. Hooks
 // call it so that a killed task's deferred calls never take effect.
 func (s *Scheduler) CheckAlive() {
-	if t := s.current; t != nil && t.killed {
+	if t := s.current; t != nil && t.killed && !t.adopted {
 		panic(errKilled)
 	}
 }
 
 // Yield lets the kernel run other tasks; the current task stays runnable.
 func (s *Scheduler) Yield() {
+	if s.unwinding() {
+		return
+	}
 	s.CheckAlive()
 	s.park()
 }
 
 // Sleep blocks the current task for d of virtual time.
 func (s *Scheduler) Sleep(d time.Duration) {
+	if s.unwinding() {
+		return
+	}
 	s.CheckAlive()
 	t := s.current
 	if t == nil {
@@ -223,6 +240,9 @@ func (s *Scheduler) Sleep(d time.Duration) {
 // is true at the moment the task resumes. Conditions are evaluated by the kernel
 // between steps, so ready must only read kernel state.
 func (s *Scheduler) WaitUntil(ready func() bool) {
+	if s.unwinding() {
+		return
+	}
 	s.CheckAlive()
 	if ready() {
 		return
@@ -248,6 +268,9 @@ func (s *Scheduler) Kill(t *Task) {
 		t.timer.Stop()
 	}
 	if t == s.current {
+		if t.adopted {
+			runtime.Goexit()
+		}
 		panic(errKilled)
 	}
 	s.switchTo(t, false)

@@ -1,0 +1,395 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+	"unsafe"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/ctrlsim/ctrlsim/sim/queue"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Hosting controller-runtime's own controller.
+//
+// The builder (ctrl.NewControllerManagedBy(mgr)...Complete) and controller.New
+// build controller-runtime's internal controller
+// (sigs.k8s.io/controller-runtime/pkg/internal/controller.Controller, v0.25.2)
+// and hand it to mgr.Add. The simulator runs that controller's own Start,
+// worker loop (processNextWorkItem), reconcileHandler (results, errors,
+// TerminalError, RequeueAfter, logging) and Reconcile (panic recovery,
+// ReconciliationTimeout), changing four things through the seams below:
+//
+//   - Queue (an exported field): the simulator's model of the queue the
+//     controller's own NewQueue builds (called once to learn which: the
+//     priority queue or client-go's classic one; that queue is shut down at
+//     once), on virtual time, with the controller's RateLimiter (client-go's
+//     token bucket moved to virtual time).
+//   - Do (an exported field): wrapped to trace each reconcile and its result,
+//     attribute log lines, and record panics as findings.
+//   - Event sources: the controller starts its sources with goroutines and
+//     wall-clock timeouts (startEventSourcesAndQueueLocked). The simulator marks
+//     that done (didStartEventSourcesOnce, unexported) and starts each source
+//     itself, one at a time in the order the builder added them, waiting for
+//     each to sync. startedEventSourcesAndQueue (unexported) stays false, so a
+//     later Watch (a reconciler adding a watch at run time) leaves its source in
+//     startWatches (unexported), and the simulator starts it before the
+//     caller's next client call: as on a real cluster, where it starts
+//     concurrently, the watch is in place shortly after Watch returns.
+//   - Workers: Start runs unmodified on a goroutine of its own and launches
+//     MaxConcurrentReconciles worker goroutines; the scheduler adopts each at
+//     its first Queue.Get (scheduler.Host), so a worker runs only when the
+//     scheduler hands it a turn. A killed worker leaves with runtime.Goexit.
+//
+// TestTheSeamMatchesControllerRuntime pins the fields this relies on; an
+// upgrade that moves one makes Add fail with the field's name.
+const hostedControllerType = "sigs.k8s.io/controller-runtime/pkg/internal/controller.Controller[sigs.k8s.io/controller-runtime/pkg/reconcile.Request]"
+
+// hosted is one controller-runtime controller running in an incarnation.
+type hosted struct {
+	m          *Manager
+	name       string
+	ctrl       manager.Runnable
+	v          reflect.Value // the controller struct
+	do         reconcile.Reconciler
+	recover    bool
+	kind       queue.Kind
+	q          queue.Queue[reconcile.Request]
+	reconciles int
+	workers    int
+}
+
+// field returns a settable view of the controller's field name, exported or
+// not, or an error naming it when controller-runtime no longer has it with
+// that type.
+func (h *hosted) field(name string, typ reflect.Type) (reflect.Value, error) {
+	f := h.v.FieldByName(name)
+	if !f.IsValid() || (typ != nil && f.Type() != typ) {
+		return reflect.Value{}, fmt.Errorf("ctrlsim: controller-runtime's controller has no field %s of type %v (the simulator hosts controller-runtime v0.25.2; see sim/process/host.go)", name, typ)
+	}
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem(), nil
+}
+
+func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
+	t := reflect.TypeOf(r)
+	if t.Kind() != reflect.Pointer || t.Elem().PkgPath()+"."+t.Elem().Name() != hostedControllerType {
+		return nil, fmt.Errorf("ctrlsim: process %s: manager.Add(%T): the simulator runs controller-runtime's controllers (reconcile.Request) only; other Runnables are not modelled yet (known gap of package process)", m.p.spec.Name, r)
+	}
+	h := &hosted{m: m, ctrl: r, v: reflect.ValueOf(r).Elem()}
+	name, err := h.field("Name", reflect.TypeFor[string]())
+	if err != nil {
+		return nil, err
+	}
+	h.name = name.String()
+	do, err := h.field("Do", reflect.TypeFor[reconcile.Reconciler]())
+	if err != nil {
+		return nil, err
+	}
+	h.do = do.Interface().(reconcile.Reconciler)
+	do.Set(reflect.ValueOf(reconcile.Reconciler(h)))
+	rp, err := h.field("RecoverPanic", reflect.TypeFor[*bool]())
+	if err != nil {
+		return nil, err
+	}
+	h.recover = rp.IsNil() || rp.Elem().Bool()
+	workers, err := h.field("MaxConcurrentReconciles", reflect.TypeFor[int]())
+	if err != nil {
+		return nil, err
+	}
+	if n := m.p.workersOverride(h.name); n > 0 {
+		workers.SetInt(int64(n))
+	}
+	h.workers = int(workers.Int())
+
+	// The queue: the kind the controller's own NewQueue builds.
+	newQueue, err := h.field("NewQueue", reflect.TypeFor[func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]]())
+	if err != nil {
+		return nil, err
+	}
+	rl, err := h.field("RateLimiter", reflect.TypeFor[workqueue.TypedRateLimiter[reconcile.Request]]())
+	if err != nil {
+		return nil, err
+	}
+	limiter, _ := rl.Interface().(workqueue.TypedRateLimiter[reconcile.Request])
+	probe := newQueue.Interface().(func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request])(h.name, limiter)
+	probe.ShutDown()
+	switch probe.(type) {
+	case priorityqueue.PriorityQueue[reconcile.Request]:
+		h.kind = queue.KindPriority
+	default:
+		if reflect.TypeOf(probe).String() != "*workqueue.rateLimitingType[sigs.k8s.io/controller-runtime/pkg/reconcile.Request]" {
+			return nil, fmt.Errorf("ctrlsim: controller %s: a custom NewQueue (%T) is not modelled; the simulator models controller-runtime's priority queue and client-go's rate-limiting queue (known gap of package process)", h.name, probe)
+		}
+		h.kind = queue.KindClassic
+	}
+	limiter, err = virtualRateLimiter(limiter, m.p.env.Clock)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlsim: controller %s: %w", h.name, err)
+	}
+	h.q = queue.New(h.kind, m.p.env.Clock, limiter)
+	h.q.SetWaiter(m.p.env.Scheduler.WaitUntil)
+	qf, err := h.field("Queue", reflect.TypeFor[priorityqueue.PriorityQueue[reconcile.Request]]())
+	if err != nil {
+		return nil, err
+	}
+	qf.Set(reflect.ValueOf(priorityqueue.PriorityQueue[reconcile.Request](&hostedQueue{PriorityQueue: queue.AsPriorityQueue[reconcile.Request](h.q), h: h})))
+
+	// The sources start when the simulator says (startWatches), never from
+	// startEventSourcesAndQueueLocked.
+	once, err := h.field("didStartEventSourcesOnce", reflect.TypeFor[sync.Once]())
+	if err != nil {
+		return nil, err
+	}
+	once.Addr().Interface().(*sync.Once).Do(func() {})
+	for _, f := range []struct {
+		name string
+		typ  reflect.Type
+	}{{"startWatches", reflect.TypeFor[[]source.TypedSource[reconcile.Request]]()}, {"startedEventSourcesAndQueue", reflect.TypeFor[bool]()}, {"mu", reflect.TypeFor[sync.Mutex]()}} {
+		if _, err := h.field(f.name, f.typ); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// start starts the controller's sources, then runs its Start, whose workers
+// the scheduler adopts.
+func (h *hosted) start() error {
+	if err := h.startWatches(); err != nil {
+		return err
+	}
+	p := h.m.p
+	ctx := h.m.ctx
+	tasks, err := p.env.Scheduler.Host(p.spec.Name, p.spec.Name+"/"+h.name, h.workers, func() error {
+		return h.ctrl.Start(ctx) // returns when the incarnation's context ends
+	})
+	for i, t := range tasks {
+		p.workers[t] = &worker{c: h, n: i + 1}
+	}
+	return err
+}
+
+// startWatches starts the sources waiting in the controller's startWatches, one
+// at a time, each synced before the next; it returns the first error, as the
+// controller's own start does.
+func (h *hosted) startWatches() error {
+	muF, _ := h.field("mu", nil)
+	mu := muF.Addr().Interface().(*sync.Mutex)
+	wf, _ := h.field("startWatches", nil)
+	mu.Lock()
+	srcs := wf.Interface().([]source.TypedSource[reconcile.Request])
+	wf.Set(reflect.Zero(wf.Type()))
+	mu.Unlock()
+	for _, src := range srcs {
+		if err := h.checkSource(src); err != nil {
+			return err
+		}
+		if err := src.Start(h.m.ctx, h.queue()); err != nil {
+			return err
+		}
+		if s, ok := src.(source.TypedSyncingSource[reconcile.Request]); ok {
+			// The source's goroutine registers its handler with the simulator's
+			// informer, which has synced: this returns once it has.
+			if err := s.WaitForSync(context.Background()); err != nil {
+				return fmt.Errorf("failed to wait for %s caches to sync %v: %w", h.name, s, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (h *hosted) queue() priorityqueue.PriorityQueue[reconcile.Request] {
+	qf, _ := h.field("Queue", nil)
+	return qf.Interface().(priorityqueue.PriorityQueue[reconcile.Request])
+}
+
+// checkSource accepts controller-runtime's Kind sources on the process's own
+// cache, whose kind is served: anything else would start goroutines the
+// scheduler cannot see (a Channel source), or retry forever on the wall clock
+// (a kind that is not served).
+func (h *hosted) checkSource(src source.TypedSource[reconcile.Request]) error {
+	v := reflect.ValueOf(src)
+	if v.Kind() != reflect.Pointer || v.Elem().Type().PkgPath() != "sigs.k8s.io/controller-runtime/pkg/internal/source" || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache() (known gap of package process)", h.name, src)
+	}
+	c := v.Elem().FieldByName("Cache")
+	typ := v.Elem().FieldByName("Type")
+	if !c.IsValid() || !typ.IsValid() {
+		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache() (known gap of package process)", h.name, src)
+	}
+	if pc, ok := c.Interface().(*procCache); !ok || pc != h.m.cache {
+		return fmt.Errorf("ctrlsim: controller %s: %v reads a cache other than mgr.GetCache() of its process; not modelled (known gap of package process)", h.name, src)
+	}
+	obj, ok := typ.Interface().(client.Object)
+	if !ok {
+		return fmt.Errorf("ctrlsim: controller %s: source %v has no object type", h.name, src)
+	}
+	gvk, err := h.m.cache.gvkOf(obj)
+	if err != nil {
+		return fmt.Errorf("ctrlsim: controller %s: %w", h.name, err)
+	}
+	if _, ok := h.m.p.env.Server.KindFor(gvk); !ok {
+		return fmt.Errorf("controller %s: kind %s is not served (install its CRD)", h.name, gvk)
+	}
+	return nil
+}
+
+// Reconcile is the controller's Do: the reconciler's Reconcile, traced.
+func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
+	p := h.m.p
+	w := p.workers[p.env.Scheduler.Current()]
+	h.reconciles++
+	if w != nil {
+		w.reconcile = h.reconciles
+	}
+	obj := req.Namespace + "/" + req.Name
+	p.record(trace.Step{Op: "reconcile", Object: obj})
+	ctx = logf.IntoContext(ctx, userLogger(logf.FromContext(ctx)))
+	defer func() {
+		if w != nil {
+			w.reconcile = 0
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			if scheduler.IsKilled(r) || p.env.Scheduler.Killed() {
+				panic(r)
+			}
+			p.finding(Finding{Controller: h.name, Request: req, Panic: fmt.Sprint(r)})
+			if h.recover {
+				p.record(trace.Step{Op: "result", Object: obj, Result: fmt.Sprintf("error: panic: %v [recovered]", r)})
+			}
+			panic(r) // controller-runtime's Reconcile recovers it (RecoverPanic)
+		}
+	}()
+	res, err = h.do.Reconcile(ctx, req)
+	if !p.env.Scheduler.Killed() {
+		p.record(trace.Step{Op: "result", Object: obj, Result: outcome(res, err)})
+	}
+	return res, err
+}
+
+// outcome is what controller-runtime's reconcileHandler does with a result.
+func outcome(res reconcile.Result, err error) string {
+	switch {
+	case err != nil && errors.Is(err, reconcile.TerminalError(nil)):
+		return "terminal error: " + err.Error()
+	case err != nil:
+		return "error: " + err.Error()
+	case res.RequeueAfter > 0:
+		return "requeue after " + res.RequeueAfter.String()
+	case res.Requeue: //nolint:staticcheck // handled until controller-runtime removes it
+		return "requeue"
+	}
+	return "ok"
+}
+
+// worker is one of a controller's workers; reconcile is set while it reconciles.
+type worker struct {
+	c         *hosted
+	n         int
+	reconcile int
+}
+
+// hostedQueue is the queue a hosted controller sees: the simulator's queue,
+// plus the scheduler's adoption of each worker at its first Get, the end of a
+// worker's task, and nothing from a killed worker unwinding.
+type hostedQueue struct {
+	priorityqueue.PriorityQueue[reconcile.Request]
+	h *hosted
+}
+
+func (q *hostedQueue) GetWithPriority() (req reconcile.Request, priority int, shutdown bool) {
+	s := q.h.m.p.env.Scheduler
+	defer s.EndIfKilled()
+	if s.Adopting() {
+		s.Adopt()
+	}
+	q.h.m.startLateWatches()
+	req, priority, shutdown = q.PriorityQueue.GetWithPriority()
+	if shutdown {
+		s.EndAdopted()
+	}
+	return req, priority, shutdown
+}
+
+func (q *hostedQueue) Get() (reconcile.Request, bool) {
+	req, _, shutdown := q.GetWithPriority()
+	return req, shutdown
+}
+
+func (q *hostedQueue) Done(req reconcile.Request) {
+	s := q.h.m.p.env.Scheduler
+	if s.Killed() {
+		s.EndIfKilled() // the worker's last contact with the simulator
+		return
+	}
+	q.PriorityQueue.Done(req)
+}
+
+func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Request) {
+	if !q.h.m.p.env.Scheduler.Killed() {
+		q.PriorityQueue.AddWithOpts(o, reqs...)
+	}
+}
+
+func (q *hostedQueue) Forget(req reconcile.Request) {
+	if !q.h.m.p.env.Scheduler.Killed() {
+		q.PriorityQueue.Forget(req)
+	}
+}
+
+// Finding is something a run found that is a bug whatever the properties say: a
+// reconcile that panicked.
+type Finding struct {
+	At         time.Duration
+	Process    string
+	Controller string
+	Request    reconcile.Request
+	Panic      string
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s %s/%s: reconcile of %s panicked: %s", f.At, f.Process, f.Controller, f.Request, f.Panic)
+}
+
+// virtualRateLimiter returns rl with client-go's token bucket limiters, which
+// read the wall clock, replaced by the same buckets on the virtual clock, also
+// inside client-go's MaxOf limiter (whose list of limiters is unexported).
+func virtualRateLimiter(rl workqueue.TypedRateLimiter[reconcile.Request], clk clock.PassiveClock) (workqueue.TypedRateLimiter[reconcile.Request], error) {
+	switch l := rl.(type) {
+	case nil:
+		return nil, nil
+	case *workqueue.TypedBucketRateLimiter[reconcile.Request]:
+		return &queue.BucketRateLimiter[reconcile.Request]{Limiter: l.Limiter, Clock: clk}, nil
+	case *workqueue.TypedMaxOfRateLimiter[reconcile.Request]:
+		f := reflect.ValueOf(l).Elem().FieldByName("limiters")
+		if !f.IsValid() || f.Type() != reflect.TypeFor[[]workqueue.TypedRateLimiter[reconcile.Request]]() {
+			return nil, fmt.Errorf("client-go's MaxOfRateLimiter has no field limiters (see sim/process/host.go)")
+		}
+		inner := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().([]workqueue.TypedRateLimiter[reconcile.Request])
+		out := make([]workqueue.TypedRateLimiter[reconcile.Request], len(inner))
+		for i, x := range inner {
+			v, err := virtualRateLimiter(x, clk)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return workqueue.NewTypedMaxOfRateLimiter(out...), nil
+	}
+	return rl, nil
+}

@@ -1,0 +1,212 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Manager is the manager.Manager of one incarnation of a process: what an
+// operator's main hands to its SetupWithManager functions. Controllers built on
+// it by controller-runtime's builder run controller-runtime's own controller
+// (see host.go) on the simulator's queue, cache and scheduler.
+//
+// What is not modelled is refused where it would be used for real, never
+// faked: Runnables other than controllers (Add returns an error), the REST
+// config and HTTP client (every request fails), Start (the simulator starts
+// processes). Health and ready checks, metrics handlers, the webhook server and
+// the conversion registry are accepted and never called.
+type Manager struct {
+	p           *Process
+	incarnation int
+	cache       *procCache
+	ctx         context.Context
+	cancel      context.CancelFunc
+	// stopped is set when the incarnation ends, before ctx is cancelled:
+	// controller-runtime's goroutines that wake on ctx then log nothing.
+	stopped     atomic.Bool
+	controllers []*hosted
+	pending     []*hosted // added during Setup: started when it returns
+	webhooks    webhook.Server
+}
+
+var _ manager.Manager = (*Manager)(nil)
+
+func newManager(p *Process, c *procCache) *Manager {
+	m := &Manager{p: p, incarnation: p.incarnation, cache: c}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	return m
+}
+
+// stop ends the incarnation's controllers: their contexts are cancelled (the
+// workers themselves are killed by the scheduler).
+func (m *Manager) stop() {
+	m.stopped.Store(true)
+	m.cancel()
+}
+
+// Add runs a Runnable with the process. controller-runtime's controllers (what
+// the builder and controller.New add) are hosted: started when Setup returns,
+// or at once when added later. Other Runnables are refused.
+func (m *Manager) Add(r manager.Runnable) error {
+	h, err := newHosted(m, r)
+	if err != nil {
+		return err
+	}
+	for _, c := range m.controllers {
+		if c.name == h.name {
+			return fmt.Errorf("controller with name %s already exists. Controller names must be unique to avoid multiple controllers reporting the same metric. This validation can be disabled via the SkipNameValidation option", h.name)
+		}
+	}
+	m.controllers = append(m.controllers, h)
+	if m.p.inSetup {
+		m.pending = append(m.pending, h)
+		return nil
+	}
+	return h.start()
+}
+
+// startPending starts the controllers added during Setup, in the order added.
+func (m *Manager) startPending() error {
+	pending := m.pending
+	m.pending = nil
+	for _, h := range pending {
+		if err := h.start(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startLateWatches starts the sources that controllers' Watch calls have left
+// since the last call (see host.go). A source that cannot start is logged and
+// dropped, as controller-runtime's source goroutine logs its failure while the
+// controller runs on.
+func (m *Manager) startLateWatches() {
+	if m.p.inSetup || !m.p.started || m.p.mgr != m {
+		return
+	}
+	for _, h := range m.controllers {
+		if err := h.startWatches(); err != nil {
+			m.p.record(trace.Step{Op: "log", Result: "ERROR " + err.Error()})
+		}
+	}
+}
+
+// Elected is closed: every process is its own leader (no leader election).
+func (m *Manager) Elected() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// AddMetricsServerExtraHandler is accepted; there is no metrics server.
+func (m *Manager) AddMetricsServerExtraHandler(string, http.Handler) error { return nil }
+
+// AddHealthzCheck is accepted; no probe calls it.
+func (m *Manager) AddHealthzCheck(string, healthz.Checker) error { return nil }
+
+// AddReadyzCheck is accepted; no probe calls it.
+func (m *Manager) AddReadyzCheck(string, healthz.Checker) error { return nil }
+
+// Start is refused: the simulator starts and stops processes.
+func (m *Manager) Start(context.Context) error {
+	return errors.New("ctrlsim: the simulator starts the manager of a process; Start must not be called")
+}
+
+// GetWebhookServer is a server that accepts registrations and never serves:
+// webhooks are not called in the simulator (known gap).
+func (m *Manager) GetWebhookServer() webhook.Server {
+	if m.webhooks == nil {
+		m.webhooks = webhook.NewServer(webhook.Options{})
+	}
+	return m.webhooks
+}
+
+// GetLogger is the process's logger: lines go into the trace.
+func (m *Manager) GetLogger() logr.Logger { return m.p.baseLogger() }
+
+// GetControllerOptions are the manager's controller defaults. Name validation is
+// off: the registry of names is global to the test binary, and a restarted
+// process registers its controllers again (Add checks names per incarnation).
+func (m *Manager) GetControllerOptions() config.Controller {
+	return config.Controller{SkipNameValidation: ptr.To(true)}
+}
+
+// GetConverterRegistry is an empty registry: conversion webhooks are not called.
+func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
+
+// GetHTTPClient is a client whose every request fails: a process has no REST
+// endpoint in the simulator.
+func (m *Manager) GetHTTPClient() *http.Client { return &http.Client{Transport: noEndpoint{m.p.spec.Name}} }
+
+// GetConfig is a REST config whose every request fails (see GetHTTPClient).
+func (m *Manager) GetConfig() *rest.Config {
+	return &rest.Config{Host: "https://ctrlsim.invalid", Transport: noEndpoint{m.p.spec.Name}}
+}
+
+type noEndpoint struct{ process string }
+
+func (n noEndpoint) RoundTrip(r *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("ctrlsim: process %s has no REST endpoint: %s %s cannot be served; use mgr.GetClient() or mgr.GetAPIReader() (known gap of package process)", n.process, r.Method, r.URL)
+}
+
+// GetCache is the process's informer cache.
+func (m *Manager) GetCache() cache.Cache { return m.cache }
+
+// GetScheme is the cluster's scheme.
+func (m *Manager) GetScheme() *runtime.Scheme { return m.p.GetScheme() }
+
+// GetClient is the process's client: cached reads, writes to the apiserver.
+func (m *Manager) GetClient() client.Client { return m.p.client }
+
+// GetFieldIndexer indexes the process's cache.
+func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m.cache }
+
+// GetRESTMapper maps the served kinds.
+func (m *Manager) GetRESTMapper() meta.RESTMapper { return m.p.GetRESTMapper() }
+
+// GetAPIReader reads from the apiserver directly.
+func (m *Manager) GetAPIReader() client.Reader { return m.p.GetAPIReader() }
+
+// GetEventRecorderFor is client-go's EventRecorder of the process (see
+// Process.GetEventRecorderFor).
+func (m *Manager) GetEventRecorderFor(name string) record.EventRecorder {
+	return m.p.GetEventRecorderFor(name)
+}
+
+// GetEventRecorder is the events.k8s.io-style recorder of the process: its
+// Events are stored as the old API's Events are (see Process.GetEventRecorderFor),
+// with the action in the message's place left as the note.
+func (m *Manager) GetEventRecorder(name string) recorder.EventRecorder {
+	return &eventsRecorder{r: &eventRecorder{p: m.p, component: name}}
+}
+
+type eventsRecorder struct{ r *eventRecorder }
+
+func (e *eventsRecorder) Eventf(regarding, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	e.r.emit(regarding, nil, eventtype, reason, fmt.Sprintf(note, args...))
+}
+
+func (e *eventsRecorder) AnnotatedEventf(regarding, _ runtime.Object, annotations map[string]string, eventtype, reason, _, note string, args ...any) {
+	e.r.emit(regarding, annotations, eventtype, reason, fmt.Sprintf(note, args...))
+}
