@@ -157,7 +157,9 @@ func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion
 
 // GetHTTPClient is a client whose every request fails: a process has no REST
 // endpoint in the simulator.
-func (m *Manager) GetHTTPClient() *http.Client { return &http.Client{Transport: noEndpoint{m.p.spec.Name}} }
+func (m *Manager) GetHTTPClient() *http.Client {
+	return &http.Client{Transport: noEndpoint{m.p.spec.Name}}
+}
 
 // GetConfig is a REST config whose every request fails (see GetHTTPClient).
 func (m *Manager) GetConfig() *rest.Config {

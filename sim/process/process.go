@@ -95,12 +95,12 @@ type Process struct {
 	calls       int // client calls over the whole run
 	incarnation int
 
-	cache   *informer.Cache
-	client  *kubeclient.Client
-	mgr     *Manager
-	workers map[*scheduler.Task]*worker
-	call        PendingCall   // the call between before and after
-	response    time.Duration // the response latency of that call
+	cache    *informer.Cache
+	client   *kubeclient.Client
+	mgr      *Manager
+	workers  map[*scheduler.Task]*worker
+	call     PendingCall   // the call between before and after
+	response time.Duration // the response latency of that call
 }
 
 // New creates a process. It starts when the cluster calls Boot.
