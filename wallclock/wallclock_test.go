@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func world(sleep time.Duration) func() cluster.Options {
 			Scheme: clientgoscheme.Scheme,
 			Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 				r.p = p
-				return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(r)
+				return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(r)
 			}}},
 			Setup: func(c *cluster.Cluster) error {
 				return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}})
@@ -151,7 +152,7 @@ func TestLeakHelper(t *testing.T) {
 		r := &sleeper{}
 		o.Processes = []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			r.p = p
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(r)
 		}}}
 		o.Wall = wall
 		c, err := cluster.New(&plan.Plan{Seed: 1}, o)

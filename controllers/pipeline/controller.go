@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -382,7 +384,9 @@ func (r *Reconciler) PipelinePredicates() []predicate.Predicate {
 
 // SetupWithManager registers the controller with a controller-runtime manager:
 // the AppIndex, For(Pipeline) with PipelinePredicates, app events through
-// RequestsForApp, and (robust) the PromotionClaims it owns.
+// RequestsForApp, and (robust) the PromotionClaims it owns, on client-go's
+// classic workqueue, which the seed's controller ran on (controller-runtime
+// v0.25 would default to its priority queue).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &Pipeline{}, AppIndex, IndexApplication); err != nil {
 		return fmt.Errorf("failed setting index fields: %w", err)
@@ -396,5 +400,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Variant == variant.Robust {
 		b = b.Owns(&PromotionClaim{})
 	}
-	return b.Complete(r)
+	return b.WithOptions(controller.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
 }

@@ -53,6 +53,7 @@
 //   - Promotion strategies (pull request, notification) are one Promoter; the
 //     strategy registry and the per-strategy results (pull-request URL in the
 //     record) are not modelled.
-//   - SetupWithManager is written for a real manager but only the simulator's
-//     equivalent wiring (scenarios/pipeline) is exercised in this repository.
+//   - SetupWithManager runs on a real manager in the envtest suite and on the
+//     simulator's manager in scenarios/pipeline: one wiring. It picks client-go's
+//     classic queue, which the seed's controller ran on.
 package pipeline

@@ -3,7 +3,6 @@ package canary_test
 import (
 	"context"
 	"os"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"testing"
 	"time"
 
@@ -24,8 +23,8 @@ func world() cluster.Options {
 	return cluster.Options{
 		Scheme: scheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
-				Complete(&canary.Reconciler{Client: p.GetClient(), Variant: "buggy"})
+			mgr := p.Manager() // a controller-runtime manager.Manager
+			return (&canary.Reconciler{Client: mgr.GetClient(), Variant: "buggy"}).SetupWithManager(mgr)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{

@@ -21,6 +21,9 @@ import (
 	"slices"
 	"time"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -158,8 +161,8 @@ func configMaps(n int, r reconcile.Func) (*cluster.Cluster, error) {
 	return cluster.New(&plan.Plan{}, cluster.Options{
 		Scheme: apiservertest.Scheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}).
-				WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).
+				WithOptions(controller.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			for i := range n {

@@ -11,14 +11,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
 	"github.com/ctrlsim/ctrlsim/controllers/bundledeployment/bundletest"
@@ -123,12 +116,13 @@ func World(o Options) cluster.Options {
 		CRDs:   []apiserver.CRD{BundleDeploymentCRD},
 		Processes: []process.Spec{
 			{Name: KubeControllerManager, Setup: func(p *process.Process) error {
+				mgr := p.Manager()
 				nc := &kube.NamespaceController{
-					Client: staticMapper(p), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+					Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(),
 					Content:        []client.ObjectList{&corev1.ConfigMapList{}, &appsv1.DeploymentList{}},
 					MinTerminating: o.Termination,
 				}
-				return register(p, nc.Controllers())
+				return nc.SetupWithManager(mgr)
 			}},
 			{Name: Rukpak, Setup: func(p *process.Process) error { return setupRukpak(p, o.Variant) }},
 		},
@@ -137,97 +131,16 @@ func World(o Options) cluster.Options {
 	}
 }
 
-// setupRukpak registers the controller as SetupWithManager does, with the
-// dynamic watches of the dependent kinds registered up front behind a gate
-// that Reconciler.Watcher opens kind by kind (the simulator cannot add a watch
-// to a running controller).
+// setupRukpak is rukpak's main: the controller's own SetupWithManager, whose
+// dependent watches the reconciler adds with the controller's Watch after
+// each successful install.
 func setupRukpak(p *process.Process, v variant.Variant) error {
-	g := &gate{open: map[schema.GroupVersionKind]bool{}}
+	mgr := p.Manager()
 	r := &bdc.Reconciler{
-		Client: staticMapper(p), APIReader: p.GetAPIReader(), Clock: p.Clock(), Variant: v,
-		Storage: storage{}, ReleaseNamespace: ReleaseNamespace, Watcher: g,
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Variant: v,
+		Storage: storage{}, ReleaseNamespace: ReleaseNamespace,
 	}
-	b := p.NewControllerManagedBy().Named(r.ControllerName()).
-		For(&bdc.BundleDeployment{}, r.ForPredicates()...).
-		WithOptions(process.Options{MaxConcurrentReconciles: r.Workers(), RateLimiter: r.RateLimiter(), UsePriorityQueue: ptr.To(false)})
-	h := r.DependentHandler(p.GetScheme(), p.GetRESTMapper())
-	for _, obj := range dependents() {
-		gvk, err := apiutil.GVKForObject(obj, p.GetScheme())
-		if err != nil {
-			return err
-		}
-		b = b.Watches(obj, g.handler(gvk, h), bdc.DependentPredicate())
-	}
-	return b.Complete(r)
-}
-
-// staticMapper is p's client with its RESTMapper built once: this world
-// installs no CRD while it runs, and the simulator's client builds a new
-// mapper on every RESTMapper call, which helm and the namespace controller
-// make for every object they touch (half of a run's CPU otherwise).
-func staticMapper(p *process.Process) client.Client {
-	c := p.GetClient()
-	return mapped{Client: c, mapper: c.RESTMapper()}
-}
-
-type mapped struct {
-	client.Client
-	mapper apimeta.RESTMapper
-}
-
-func (m mapped) RESTMapper() apimeta.RESTMapper { return m.mapper }
-
-// gate is the dynamic watches of one process incarnation: a kind's events pass
-// once the reconciler has asked to watch it.
-type gate struct {
-	open map[schema.GroupVersionKind]bool
-}
-
-func (g *gate) Watch(obj client.Object) error {
-	g.open[obj.GetObjectKind().GroupVersionKind()] = true
-	return nil
-}
-
-func (g *gate) handler(gvk schema.GroupVersionKind, h handler.EventHandler) handler.EventHandler {
-	type q = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, e event.CreateEvent, w q) {
-			if g.open[gvk] {
-				h.Create(ctx, e, w)
-			}
-		},
-		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, w q) {
-			if g.open[gvk] {
-				h.Update(ctx, e, w)
-			}
-		},
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, w q) {
-			if g.open[gvk] {
-				h.Delete(ctx, e, w)
-			}
-		},
-		GenericFunc: func(ctx context.Context, e event.GenericEvent, w q) {
-			if g.open[gvk] {
-				h.Generic(ctx, e, w)
-			}
-		},
-	}
-}
-
-// register registers a model's controllers on p as their SetupWithManager
-// does (client-go's classic queue, their rate limiters).
-func register(p *process.Process, cs []kube.Controller) error {
-	for _, c := range cs {
-		b := p.NewControllerManagedBy().Named(c.Name).
-			WithOptions(process.Options{MaxConcurrentReconciles: c.Workers, RateLimiter: c.RateLimiter, UsePriorityQueue: ptr.To(false)})
-		for _, w := range c.Watches {
-			b = b.Watches(w.Object, w.Handler, w.Predicates...)
-		}
-		if err := b.Complete(c.Reconciler); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.SetupWithManager(mgr)
 }
 
 // storage serves the bundles by image reference (rukpak's unpacked bundle

@@ -31,8 +31,8 @@ func World(v variant.Variant) cluster.Options {
 	return cluster.Options{
 		Scheme: scheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&corev1.ConfigMap{}, canary.IsParent).Owns(&corev1.Secret{}).
-				Complete(&canary.Reconciler{Client: p.GetClient(), APIReader: p.GetAPIReader(), Variant: v})
+			mgr := p.Manager()
+			return (&canary.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Variant: v}).SetupWithManager(mgr)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{

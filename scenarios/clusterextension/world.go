@@ -15,9 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	ce "github.com/ctrlsim/ctrlsim/controllers/clusterextension"
 	"github.com/ctrlsim/ctrlsim/controllers/clusterextension/bundletest"
@@ -116,16 +114,13 @@ func (w *World) Options() cluster.Options {
 	}
 }
 
-// setupProcess registers the controller as its SetupWithManager does.
+// setupProcess is operator-controller's main: the controller's own
+// SetupWithManager on the process's manager.
 func (w *World) setupProcess(p *process.Process) error {
-	r := &ce.Reconciler{
-		Client: fixedMapper(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
-		Catalog: w.Catalog, Variant: w.Variant, Started: p.Clock().Now(),
-	}
-	return p.NewControllerManagedBy().For(&ce.ClusterExtension{}).Named("clusterextension").
-		Watches(&ce.ClusterCatalog{}, handler.EnqueueRequestsFromMapFunc(ce.RequestsForCatalog(p.GetCache())), ce.CatalogChanged()).
-		WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).
-		Complete(r)
+	mgr := p.Manager()
+	r := &ce.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(),
+		Catalog: w.Catalog, Variant: w.Variant}
+	return r.SetupWithManager(mgr)
 }
 
 func (w *World) setup(c *cluster.Cluster) error {

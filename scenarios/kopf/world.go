@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
@@ -84,9 +83,7 @@ func WorldWith(v variant.Variant, o Options) cluster.Options {
 				h = kopfop.QuietHandler()
 			}
 			r := &kopfop.Reconciler{Client: c, Clock: p.Clock(), Exit: p.Exit, Variant: v, Handlers: []kopfop.Handler{h}}
-			// As SetupWithManager: every event of every KopfExample, classic queue.
-			return p.NewControllerManagedBy().For(&kopfop.KopfExample{}).
-				WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
+			return r.SetupWithManager(p.Manager())
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			w.c = c

@@ -12,9 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	pipelinectrl "github.com/ctrlsim/ctrlsim/controllers/pipeline"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -154,21 +152,13 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// setupController registers the controller as its SetupWithManager does.
+// setupController is the controller's main: its own SetupWithManager on the
+// process's manager.
 func (w *World) setupController(p *process.Process) error {
-	r := &pipelinectrl.Reconciler{Client: p.GetClient(), Cache: p.GetCache(), Promoter: w.Promotion, Clock: p.Clock(),
+	mgr := p.Manager()
+	r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: w.Promotion, Clock: p.Clock(),
 		Variant: w.Variant, PreRecord: w.PreRecord}
-	if err := p.GetCache().IndexField(ctx, &pipelinectrl.Pipeline{}, pipelinectrl.AppIndex, pipelinectrl.IndexApplication); err != nil {
-		return err
-	}
-	b := p.NewControllerManagedBy().
-		For(&pipelinectrl.Pipeline{}, r.PipelinePredicates()...).
-		Watches(&pipelinectrl.HelmRelease{}, handler.EnqueueRequestsFromMapFunc(r.RequestsForApp))
-	if w.Variant == variant.Robust {
-		b = b.Owns(&pipelinectrl.PromotionClaim{})
-	}
-	// The seed's controller ran on client-go's classic queue.
-	return b.WithOptions(process.Options{UsePriorityQueue: ptr.To(false)}).Complete(r)
+	return r.SetupWithManager(mgr)
 }
 
 // setup creates the namespaces, the apps at FirstVersion and the pipeline, and

@@ -28,18 +28,18 @@ func kubeWorld(tune func(*kube.NamespaceController)) *cluster.Cluster {
 	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
 		Scheme: scenario.Scheme(),
 		Processes: []process.Spec{{Name: scenario.KubeControllerManager, Setup: func(p *process.Process) error {
-			nc := &kube.NamespaceController{Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(),
+			mgr := p.Manager()
+			nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(),
 				Content: []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}}}
 			if tune != nil {
 				tune(nc)
 			}
-			gc := &kube.GarbageCollector{Client: p.GetClient(), APIReader: p.GetAPIReader(), Graph: p.GetCache(),
-				Kinds: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}}}
-			gcs, err := gc.Controllers()
-			if err != nil {
+			if err := nc.SetupWithManager(mgr); err != nil {
 				return err
 			}
-			return scenario.Register(p, append(nc.Controllers(), gcs...))
+			gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
+				Kinds: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}}}
+			return gc.SetupWithManager(mgr)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})

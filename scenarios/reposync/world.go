@@ -12,14 +12,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -151,22 +149,14 @@ func world(o Options, seed func(*cluster.Cluster) uint64) cluster.Options {
 	order, delay = planned.order(order), planned.delay(delay)
 	procs := []process.Spec{
 		{Name: KubeControllerManager, Setup: func(p *process.Process) error {
-			nc := &kube.NamespaceController{
-				Client: mapperCached(p.GetClient()), APIReader: p.GetAPIReader(), Clock: p.Clock(),
-				Content: content(), Shuffle: shuffle, Order: order, Delay: delay,
-			}
-			gc := &kube.GarbageCollector{Client: p.GetClient(), APIReader: p.GetAPIReader(), Graph: p.GetCache(), Kinds: collected()}
-			gcs, err := gc.Controllers()
-			if err != nil {
-				return err
-			}
-			return Register(p, append(nc.Controllers(), gcs...))
+			return SetupKubeControllerManager(p.Manager(), p.Clock(), shuffle, order, delay)
 		}},
 		{
 			Name:           ReconcilerManager,
 			ServiceAccount: &types.NamespacedName{Namespace: reposync.ControllerNamespace, Name: ReconcilerManager},
 			Setup: func(p *process.Process) error {
-				return RegisterManager(p, &reposync.Manager{Client: p.GetClient(), APIReader: p.GetAPIReader(), Clock: p.Clock(), Variant: o.Variant})
+				mgr := p.Manager()
+				return (&reposync.Manager{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Variant: o.Variant}).SetupWithManager(mgr)
 			},
 		},
 	}
@@ -176,9 +166,11 @@ func world(o Options, seed func(*cluster.Cluster) uint64) cluster.Options {
 		procs = append(procs, process.Spec{
 			Name: key.Name, ServiceAccount: &key, BoundTo: &key, StartDelay: 2 * time.Second,
 			Setup: func(p *process.Process) error {
-				return RegisterReconciler(p,
-					&reposync.Finalizer{Client: p.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)},
-					&reposync.Syncer{Client: p.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)})
+				mgr := p.Manager()
+				if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)}).SetupWithManager(mgr); err != nil {
+					return err
+				}
+				return (&reposync.Syncer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)}).SetupWithManager(mgr)
 			},
 		})
 	}
@@ -264,47 +256,19 @@ func FixedDelay(d time.Duration) func(client.Object) time.Duration {
 	return func(client.Object) time.Duration { return d }
 }
 
-// Register registers the controllers of a model on p as their SetupWithManager
-// does (client-go's classic queue, their rate limiters).
-func Register(p *process.Process, cs []kube.Controller) error {
-	for _, c := range cs {
-		b := p.NewControllerManagedBy().Named(c.Name).
-			WithOptions(process.Options{MaxConcurrentReconciles: c.Workers, RateLimiter: c.RateLimiter, UsePriorityQueue: ptr.To(false)})
-		for _, w := range c.Watches {
-			b = b.Watches(w.Object, w.Handler, w.Predicates...)
-		}
-		if err := b.Complete(c.Reconciler); err != nil {
-			return err
-		}
+// SetupKubeControllerManager is kube-controller-manager's main in this world:
+// the namespace controller (with the plan's deletion order and pace) and the
+// garbage collector of the collected kinds, through their SetupWithManager.
+func SetupKubeControllerManager(mgr manager.Manager, clk clock.WithTicker, shuffle func(int, func(int, int)), order func([]client.Object), delay func(client.Object) time.Duration) error {
+	nc := &kube.NamespaceController{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: clk,
+		Content: content(), Shuffle: shuffle, Order: order, Delay: delay,
 	}
-	return nil
-}
-
-// RegisterManager registers m on p as Manager.SetupWithManager does.
-func RegisterManager(p *process.Process, m *reposync.Manager) error {
-	rv := predicate.ResourceVersionChangedPredicate{}
-	b := p.NewControllerManagedBy().
-		WithOptions(process.Options{MaxConcurrentReconciles: 1, UsePriorityQueue: ptr.To(false)}).
-		For(&reposync.RepoSync{}).
-		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv).
-		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv).
-		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(m.MapObjectToRepoSync), rv)
-	if m.Variant == variant.Robust {
-		b = b.Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(m.MapNamespaceToRepoSyncs), rv)
-	}
-	return b.Complete(m)
-}
-
-// RegisterReconciler registers the ns-reconciler's controllers on p as their
-// SetupWithManager do.
-func RegisterReconciler(p *process.Process, f *reposync.Finalizer, s *reposync.Syncer) error {
-	classic := process.Options{MaxConcurrentReconciles: 1, UsePriorityQueue: ptr.To(false)}
-	if err := p.NewControllerManagedBy().Named("Finalizer").WithOptions(classic).
-		For(&reposync.RepoSync{}, f.Predicates()...).Complete(f); err != nil {
+	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return p.NewControllerManagedBy().Named("Syncer").WithOptions(classic).
-		For(&reposync.RepoSync{}, s.Predicates()...).Complete(s)
+	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected()}
+	return gc.SetupWithManager(mgr)
 }
 
 var ctx = context.Background()
@@ -376,18 +340,3 @@ var actions = map[string]cluster.Action{
 		return c.Admin().Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
 	}, "ns"),
 }
-
-// mapperCached returns c with its RESTMapper built once: the namespace
-// controller resolves its Content kinds on every pass, and the served kinds of
-// this world do not change after setup (its one CRD is installed at the
-// start). The mapping is the same; only the work of rebuilding it is saved.
-func mapperCached(c client.Client) client.Client {
-	return &cachedMapperClient{Client: c, mapper: c.RESTMapper()}
-}
-
-type cachedMapperClient struct {
-	client.Client
-	mapper meta.RESTMapper
-}
-
-func (c *cachedMapperClient) RESTMapper() meta.RESTMapper { return c.mapper }
