@@ -1,20 +1,28 @@
 // Package process runs controllers inside the simulator: a Process is an operator
-// pod (an identity, an informer cache, a client, controllers and a lifetime) and a
-// Controller is a controller registered on it with a Builder that mirrors
-// controller-runtime's (For, Owns, Watches, predicates, options).
+// pod (an identity, an informer cache, a client, a manager.Manager and a
+// lifetime). Its Setup hands the incarnation's Manager to the operator's own
+// SetupWithManager functions, and the controllers they build are
+// controller-runtime's own (builder, internal controller, worker loop,
+// reconcileHandler), hosted on the simulator's queue, cache and scheduler
+// (host.go says how, and which fields of controller-runtime v0.25.2 it relies
+// on; TestTheSeamMatchesControllerRuntime pins them).
 //
 // # Contract
 //
-//   - Events reach controllers through controller-runtime's own handler and
-//     predicate packages, adapted from informer notifications exactly as
-//     controller-runtime's internal source EventHandler does.
-//   - Workers run controller-runtime's processNextWorkItem loop and
-//     reconcileHandler (v0.25.2): error -> AddRateLimited; TerminalError -> drop;
-//     RequeueAfter -> Forget + AddAfter; Requeue -> AddRateLimited; success ->
-//     Forget; a panic is recovered into an error (RecoverPanic) and recorded as a
-//     Finding. The queue is controller-runtime's priority queue unless
-//     Options.UsePriorityQueue is false (client-go's classic queue), both on
-//     virtual time (package queue).
+//   - Events reach controllers through controller-runtime's own source.Kind,
+//     internal event handler, handlers and predicates, from the process's
+//     informers (a handler joining a synced informer gets the cached objects as
+//     initial-list adds, as client-go's shared informer gives them).
+//   - Workers are controller-runtime's own goroutines running its
+//     processNextWorkItem loop and reconcileHandler: exactly
+//     MaxConcurrentReconciles of them (a plan's workers fault overrides it),
+//     adopted by the scheduler (scheduler.Host), so they run one at a time when
+//     the plan picks them. The queue is the model (package queue) of the one the
+//     controller's NewQueue builds: controller-runtime's priority queue, or
+//     client-go's classic queue with UsePriorityQueue false; client-go's token
+//     bucket runs on virtual time. A reconcile panic is recorded as a Finding.
+//   - A Watch added while the controller runs (a reconciler adding a watch)
+//     starts before the process's next client call or queue Get.
 //   - Every client call is a yield point. A cached read only yields; an API call
 //     sleeps for its request latency, runs, is traced, then sleeps for its
 //     response latency (Injector.CallLatency): a crash in the response window
@@ -39,16 +47,29 @@
 //
 // # Known gaps
 //
-//   - Controllers are registered with this package's Builder, not by running an
-//     unmodified SetupWithManager: controller-runtime's manager starts goroutines
-//     the scheduler cannot schedule. Scenarios register the same reconciler, watches
-//     and predicates as the controller's SetupWithManager does.
+//   - Runnables other than controller-runtime's controllers (mgr.Add of a
+//     RunnableFunc, a cache warmer, a leader-election runnable) are refused with
+//     an error: their Start blocks on channels and tickers the scheduler cannot
+//     see. Sources other than source.Kind on mgr.GetCache() (source.Channel,
+//     source.Func, a Kind on another cache) are refused too, and so are custom
+//     NewQueue functions and controllers whose request type is not
+//     reconcile.Request.
+//   - Informers of unstructured.Unstructured and PartialObjectMetadata
+//     (builder.OnlyMetadata, Watches of an Unstructured) are refused.
+//   - GetConfig and GetHTTPClient return a config and client whose every request
+//     fails: a process has no REST endpoint. Webhooks, health probes and metrics
+//     are accepted and never served or called. Manager.Start is refused.
+//   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
+//     does: the action and the related object are dropped.
+//   - Outside a testing/synctest bubble (package wallclock), controller-runtime's
+//     ReconciliationTimeout and the reconcile metrics read the wall clock; so
+//     does a reconciler that calls time.Now.
 //   - Events are not aggregated or rate-limited (client-go's EventCorrelator
 //     patches Count on repeats); each Event call writes a new Event.
-//   - No leader election, no graceful shutdown (a stopped pod's in-flight reconciles
-//     are killed at once rather than given the termination grace period), no
-//     reconciliation timeout, no metrics, no warm-up, no Cache options (ByObject,
-//     DefaultNamespaces); Owns always uses OnlyControllerOwner.
+//   - No leader election (every process is elected at once), no graceful
+//     shutdown (a stopped pod's in-flight reconciles are killed at once rather
+//     than given the termination grace period), no warm-up, no Cache options
+//     (ByObject, DefaultNamespaces).
 //   - A process has one cache and one client; clients with different identities
 //     inside one process are not modelled.
 package process

@@ -18,14 +18,19 @@
 //     apart from the task's own panics; code that recovers panics must re-panic it.
 //   - A panic a task does not recover is a harness bug: it is re-raised in the
 //     kernel with the task's name.
+//   - Host adopts goroutines started by hosted code (controller-runtime's
+//     controller starts its workers itself): each becomes a task at its first
+//     call into the simulator, numbered in arrival order (they run identical
+//     code), and Host returns once all have arrived. A killed adopted task
+//     leaves with runtime.Goexit and ends at EndIfKilled.
 //   - This is the only package under sim/ with `go` statements (internal/lint).
 //
 // # Known gaps
 //
-//   - Goroutines started by code under test (not through Go) are not scheduled:
-//     they run concurrently and break determinism. Controller-runtime's manager
-//     starts such goroutines, which is why the runtime mirrors it instead of
-//     hosting it (see package controller).
+//   - Goroutines started by code under test are scheduled only when hosted:
+//     Host runs code that starts a known number of goroutines (controller-runtime's
+//     workers) and adopts each at its first call into the simulator. Any other
+//     goroutine of code under test runs concurrently and breaks determinism.
 //   - A task that blocks on anything but the scheduler (a channel, a mutex held by
 //     a parked task) deadlocks the run: the kernel waits for a yield that never
 //     comes. Inside a task, clock.Sleep and clock.After wait in virtual time (After
