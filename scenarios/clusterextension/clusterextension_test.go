@@ -113,14 +113,14 @@ const (
 // patches op-config at 36, creates op-migration at 38, patches the Deployment
 // at 40, supersedes v1 at 41 and marks v2 deployed at 42.
 const (
-	planCPI1 = "seed 1\ncrash process=operator-controller call=14\n"
-	planCPI2 = "seed 1\ncrash process=operator-controller call=16\n"
-	planCPU1 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=34\n"
-	planCPU2 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=39\n"
-	planCPU3 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=42\n"
+	planCPI1 = "seed 1\ncrash process=operator-controller call=15\n"
+	planCPI2 = "seed 1\ncrash process=operator-controller call=17\n"
+	planCPU1 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=35\n"
+	planCPU2 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=40\n"
+	planCPU3 = "seed 1\nat 30s request-version version=2.0.0\ncrash process=operator-controller call=43\n"
 	// The upgrade to the newest version (2.0.0), interrupted at CP-U2; 3.0.0
 	// (upgrading from 1.0.0 and 2.0.0) is published before the operator restarts.
-	planDrift = "seed 1\nat 30s request-version version=>=1.0.0\nat 35s publish version=3.0.0\ncrash process=operator-controller call=39\n"
+	planDrift = "seed 1\nat 30s request-version version=>=1.0.0\nat 35s publish version=3.0.0\ncrash process=operator-controller call=40\n"
 )
 
 var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", func() {

@@ -27,19 +27,23 @@ const (
 // Client call ranges of the operator in the entries' worlds (see the timelines
 // in entries_test.go). A crash at call n means calls 1..n-1 happened.
 //
+// Call 1 is the catalog watch's map function listing the ClusterExtensions
+// from the cache (SetupWithManager maps ClusterCatalog events through
+// mgr.GetClient()) when the ClusterCatalog's initial add arrives.
+//
 // Fresh world (interrupted-install): the first reconcile adds the finalizer
-// (calls 1-2); the second creates record v1 pending-install at call 13, the three
-// objects at 14-16 and marks v1 deployed at 17. A crash at 14-17 leaves v1
-// pending-install (CP-I1 at 14, CP-I2 at 15-17).
+// (calls 2-3); the second creates record v1 pending-install at call 14, the three
+// objects at 15-17 and marks v1 deployed at 18. A crash at 15-18 leaves v1
+// pending-install (CP-I1 at 15, CP-I2 at 16-18).
 //
 // 1.0.0 preinstalled (the upgrade entries): the first reconcile finds the
-// release unchanged (calls 1-7, no write); the upgrade asked for later starts at
-// call 8, creates record v2 pending-upgrade at 15, applies the objects at 16-22,
-// supersedes v1 at 23 and marks v2 deployed at 24. A crash at 16-24 leaves v2
-// pending-upgrade (CP-U1 at 16, CP-U2 at 17-23, CP-U3 at 24).
+// release unchanged (calls 2-8, no write); the upgrade asked for later starts at
+// call 9, creates record v2 pending-upgrade at 16, applies the objects at 17-23,
+// supersedes v1 at 24 and marks v2 deployed at 25. A crash at 17-25 leaves v2
+// pending-upgrade (CP-U1 at 17, CP-U2 at 18-24, CP-U3 at 25).
 const (
-	installMaxCall = 20
-	upgradeMaxCall = 26
+	installMaxCall = 21
+	upgradeMaxCall = 27
 )
 
 func seconds(t *rapid.T, label string, lo, hi int) time.Duration {

@@ -54,7 +54,9 @@ func runPlan(t *testing.T, e *catalogue.Entry, v variant.Variant, text string) (
 			last = prev
 			break
 		}
-		prev = s.Op + " " + s.Object
+		if s.Op != "log" {
+			prev = s.Op + " " + s.Object
+		}
 	}
 	return out, last
 }
@@ -78,31 +80,31 @@ func TestPropertiesJudgeEachCrashPoint(t *testing.T) {
 		v                        variant.Variant
 		settles, noSkip          string // substrings of the violation detail; "" holds
 	}{
-		{"CP-I1 buggy: stuck pending-install", install, "seed 1\ncrash process=operator-controller call=14\n", "create " + recordV1,
+		{"CP-I1 buggy: stuck pending-install", install, "seed 1\ncrash process=operator-controller call=15\n", "create " + recordV1,
 			variant.Buggy, "pending at rest: v1=pending-install(1.0.0)", ""},
-		{"CP-I1 fixed: record deleted, installed again", install, "seed 1\ncrash process=operator-controller call=14\n", "create " + recordV1,
+		{"CP-I1 fixed: record deleted, installed again", install, "seed 1\ncrash process=operator-controller call=15\n", "create " + recordV1,
 			variant.Fixed, "", ""},
-		{"CP-I2 robust: completed from the failed record", install, "seed 1\ncrash process=operator-controller call=16\n", "create ConfigMap op-system/op-config",
+		{"CP-I2 robust: completed from the failed record", install, "seed 1\ncrash process=operator-controller call=17\n", "create ConfigMap op-system/op-config",
 			variant.Robust, "", ""},
-		{"before the record: nothing pending, every variant installs", install, "seed 1\ncrash process=operator-controller call=13\n", "get Deployment op-system/op-controller",
+		{"before the record: nothing pending, every variant installs", install, "seed 1\ncrash process=operator-controller call=14\n", "get Deployment op-system/op-controller",
 			variant.Buggy, "", ""},
-		{"CP-U1 buggy: stuck pending-upgrade", upgrade, requestV2 + "crash process=operator-controller call=16\n", "create " + recordV2,
+		{"CP-U1 buggy: stuck pending-upgrade", upgrade, requestV2 + "crash process=operator-controller call=17\n", "create " + recordV2,
 			variant.Buggy, "pending at rest: v2=pending-upgrade(2.0.0)", ""},
-		{"CP-U2 fixed: upgraded again over the partial objects", upgrade, requestV2 + "crash process=operator-controller call=21\n", "create ConfigMap op-system/op-migration",
+		{"CP-U2 fixed: upgraded again over the partial objects", upgrade, requestV2 + "crash process=operator-controller call=22\n", "create ConfigMap op-system/op-migration",
 			variant.Fixed, "", ""},
-		{"CP-U3 buggy: superseded and pending, nothing deployed", upgrade, requestV2 + "crash process=operator-controller call=24\n", "update " + recordV1,
+		{"CP-U3 buggy: superseded and pending, nothing deployed", upgrade, requestV2 + "crash process=operator-controller call=25\n", "update " + recordV1,
 			variant.Buggy, "pending at rest: v2=pending-upgrade(2.0.0) (records v1=superseded(1.0.0) v2=pending-upgrade(2.0.0))", ""},
-		{"CP-U3 fixed: resolved as a fresh install, still 2.0.0", upgrade, requestV2 + "crash process=operator-controller call=24\n", "update " + recordV1,
+		{"CP-U3 fixed: resolved as a fresh install, still 2.0.0", upgrade, requestV2 + "crash process=operator-controller call=25\n", "update " + recordV1,
 			variant.Fixed, "", ""},
-		{"CP-U3 robust", upgrade, requestV2 + "crash process=operator-controller call=24\n", "update " + recordV1,
+		{"CP-U3 robust", upgrade, requestV2 + "crash process=operator-controller call=25\n", "update " + recordV1,
 			variant.Robust, "", ""},
-		{"drift, CP-U2 buggy: stuck", drift, requestNewest + "crash process=operator-controller call=21\n", "create ConfigMap op-system/op-migration",
+		{"drift, CP-U2 buggy: stuck", drift, requestNewest + "crash process=operator-controller call=22\n", "create ConfigMap op-system/op-migration",
 			variant.Buggy, "pending at rest: v2=pending-upgrade(2.0.0)", ""},
-		{"drift, CP-U2 fixed: 1.0.0 -> partial 2.0.0 -> 3.0.0", drift, requestNewest + "crash process=operator-controller call=21\n", "create ConfigMap op-system/op-migration",
+		{"drift, CP-U2 fixed: 1.0.0 -> partial 2.0.0 -> 3.0.0", drift, requestNewest + "crash process=operator-controller call=22\n", "create ConfigMap op-system/op-migration",
 			variant.Fixed, "", "revision 2 went pending towards 2.0.0 at 1s; the next deployed revision, 2 at 11s, is 3.0.0"},
-		{"drift, CP-U2 robust: 2.0.0 completed, then 3.0.0", drift, requestNewest + "crash process=operator-controller call=21\n", "create ConfigMap op-system/op-migration",
+		{"drift, CP-U2 robust: 2.0.0 completed, then 3.0.0", drift, requestNewest + "crash process=operator-controller call=22\n", "create ConfigMap op-system/op-migration",
 			variant.Robust, "", ""},
-		{"drift, CP-U3 fixed: no deployed record, resolved from scratch to 3.0.0", drift, requestNewest + "crash process=operator-controller call=24\n", "update " + recordV1,
+		{"drift, CP-U3 fixed: no deployed record, resolved from scratch to 3.0.0", drift, requestNewest + "crash process=operator-controller call=25\n", "update " + recordV1,
 			variant.Fixed, "", "the next deployed revision, 2 at 11s, is 3.0.0"},
 	}
 	for _, tc := range cases {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -29,23 +30,74 @@ type procCache struct {
 
 var _ cache.Cache = (*procCache)(nil)
 
+// gvkOf is the kind of obj: from the scheme for a Go type, from the object for
+// an unstructured or metadata-only one (which must name it).
 func (c *procCache) gvkOf(obj client.Object) (schema.GroupVersionKind, error) {
 	switch obj.(type) {
 	case *unstructured.Unstructured, *metav1.PartialObjectMetadata:
-		return schema.GroupVersionKind{}, fmt.Errorf("ctrlsim: informers of %T are not modelled yet: watch the kind's Go type (known gap of package process)", obj)
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" {
+			return gvk, fmt.Errorf("%T: apiVersion and kind must be set", obj)
+		}
+		return gvk, nil
 	}
 	return apiutil.GVKForObject(obj, c.p.GetScheme())
 }
 
 // GetInformer returns the informer of obj's kind, as controller-runtime's
 // informer cache does; a kind the apiserver does not serve is the RESTMapper's
-// NoKindMatchError.
+// NoKindMatchError. For an unstructured or metadata-only object it is a view of
+// the kind's typed informer whose handlers receive objects of that form.
 func (c *procCache) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
 	gvk, err := c.gvkOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	return c.GetInformerForKind(ctx, gvk, opts...)
+	inf, err := c.GetInformerForKind(ctx, gvk, opts...)
+	if err != nil {
+		return nil, err
+	}
+	switch obj.(type) {
+	case *unstructured.Unstructured:
+		inf.(*sharedInformer).convert = func(o any) any { return toUnstructured(o, gvk) }
+	case *metav1.PartialObjectMetadata:
+		inf.(*sharedInformer).convert = func(o any) any { return toMetadata(o, gvk) }
+	}
+	return inf, nil
+}
+
+// toUnstructured converts a cached typed object to the unstructured form, as
+// an unstructured informer would hold it.
+func toUnstructured(o any, gvk schema.GroupVersionKind) any {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		d.Obj = toUnstructured(d.Obj, gvk)
+		return d
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: converting a cached %T to unstructured: %v", o, err)) // a harness bug: cached objects are of served kinds
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// toMetadata converts a cached typed object to PartialObjectMetadata.
+func toMetadata(o any, gvk schema.GroupVersionKind) any {
+	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+		d.Obj = toMetadata(d.Obj, gvk)
+		return d
+	}
+	acc, err := meta.Accessor(o)
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: a cached %T has no metadata: %v", o, err))
+	}
+	pm := &metav1.PartialObjectMetadata{}
+	if om, ok := acc.(metav1.ObjectMetaAccessor); ok {
+		pm.ObjectMeta = *om.GetObjectMeta().(*metav1.ObjectMeta).DeepCopy()
+	}
+	pm.SetGroupVersionKind(gvk)
+	return pm
 }
 
 // GetInformerForKind returns the informer of gvk.
@@ -53,7 +105,7 @@ func (c *procCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersio
 	if _, ok := c.p.env.Server.KindFor(gvk); !ok {
 		return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
 	}
-	return &sharedInformer{c.Informer(gvk)}, nil
+	return &sharedInformer{i: c.Informer(gvk)}, nil
 }
 
 // RemoveInformer is refused: informers live as long as their incarnation.
@@ -69,7 +121,10 @@ func (c *procCache) WaitForCacheSync(context.Context) bool { return !c.Stopped()
 
 // sharedInformer is an informer as controller-runtime's cache hands it out (a
 // client-go SharedIndexInformer's handler-facing part).
-type sharedInformer struct{ i *informer.Informer }
+type sharedInformer struct {
+	i       *informer.Informer
+	convert func(any) any // nil: the typed objects; else to the informer's form
+}
 
 var _ cache.Informer = (*sharedInformer)(nil)
 
@@ -78,7 +133,15 @@ var _ cache.Informer = (*sharedInformer)(nil)
 type registration struct {
 	i       *informer.Informer
 	h       toolscache.ResourceEventHandler
+	convert func(any) any
 	removed bool
+}
+
+func (r *registration) form(o any) any {
+	if r.convert == nil {
+		return o
+	}
+	return r.convert(o)
 }
 
 func (r *registration) HasSynced() bool { return r.i.HasSynced() }
@@ -87,19 +150,19 @@ func (r *registration) HasSyncedChecker() toolscache.DoneChecker { return synced
 
 func (r *registration) OnAdd(obj any, isInInitialList bool) {
 	if !r.removed {
-		r.h.OnAdd(obj, isInInitialList)
+		r.h.OnAdd(r.form(obj), isInInitialList)
 	}
 }
 
 func (r *registration) OnUpdate(old, new any) {
 	if !r.removed {
-		r.h.OnUpdate(old, new)
+		r.h.OnUpdate(r.form(old), r.form(new))
 	}
 }
 
 func (r *registration) OnDelete(obj any) {
 	if !r.removed {
-		r.h.OnDelete(obj)
+		r.h.OnDelete(r.form(obj))
 	}
 }
 
@@ -116,7 +179,7 @@ func (s syncedChecker) Done() <-chan struct{} {
 }
 
 func (s *sharedInformer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	r := &registration{i: s.i, h: h}
+	r := &registration{i: s.i, h: h, convert: s.convert}
 	s.i.AddEventHandler(r)
 	return r, nil
 }
