@@ -70,6 +70,9 @@ type hosted struct {
 	q          queue.Queue[reconcile.Request]
 	reconciles int
 	workers    int
+	mu         *sync.Mutex                               // the controller's mu
+	watches    *[]source.TypedSource[reconcile.Request] // the controller's startWatches
+	pq         priorityqueue.PriorityQueue[reconcile.Request]
 }
 
 // field returns a settable view of the controller's field name, exported or
@@ -145,7 +148,8 @@ func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
 	if err != nil {
 		return nil, err
 	}
-	qf.Set(reflect.ValueOf(priorityqueue.PriorityQueue[reconcile.Request](&hostedQueue{PriorityQueue: queue.AsPriorityQueue[reconcile.Request](h.q), h: h})))
+	h.pq = &hostedQueue{PriorityQueue: queue.AsPriorityQueue[reconcile.Request](h.q), h: h}
+	qf.Set(reflect.ValueOf(h.pq))
 
 	// The sources start when the simulator says (startWatches), never from
 	// startEventSourcesAndQueueLocked.
@@ -154,14 +158,19 @@ func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
 		return nil, err
 	}
 	once.Addr().Interface().(*sync.Once).Do(func() {})
-	for _, f := range []struct {
-		name string
-		typ  reflect.Type
-	}{{"startWatches", reflect.TypeFor[[]source.TypedSource[reconcile.Request]]()}, {"startedEventSourcesAndQueue", reflect.TypeFor[bool]()}, {"mu", reflect.TypeFor[sync.Mutex]()}} {
-		if _, err := h.field(f.name, f.typ); err != nil {
-			return nil, err
-		}
+	if _, err := h.field("startedEventSourcesAndQueue", reflect.TypeFor[bool]()); err != nil {
+		return nil, err
 	}
+	mu, err := h.field("mu", reflect.TypeFor[sync.Mutex]())
+	if err != nil {
+		return nil, err
+	}
+	h.mu = mu.Addr().Interface().(*sync.Mutex)
+	watches, err := h.field("startWatches", reflect.TypeFor[[]source.TypedSource[reconcile.Request]]())
+	if err != nil {
+		return nil, err
+	}
+	h.watches = watches.Addr().Interface().(*[]source.TypedSource[reconcile.Request])
 	return h, nil
 }
 
@@ -186,18 +195,15 @@ func (h *hosted) start() error {
 // at a time, each synced before the next; it returns the first error, as the
 // controller's own start does.
 func (h *hosted) startWatches() error {
-	muF, _ := h.field("mu", nil)
-	mu := muF.Addr().Interface().(*sync.Mutex)
-	wf, _ := h.field("startWatches", nil)
-	mu.Lock()
-	srcs := wf.Interface().([]source.TypedSource[reconcile.Request])
-	wf.Set(reflect.Zero(wf.Type()))
-	mu.Unlock()
+	h.mu.Lock()
+	srcs := *h.watches
+	*h.watches = nil
+	h.mu.Unlock()
 	for _, src := range srcs {
 		if err := h.checkSource(src); err != nil {
 			return err
 		}
-		if err := src.Start(h.m.ctx, h.queue()); err != nil {
+		if err := src.Start(h.m.ctx, h.pq); err != nil {
 			return err
 		}
 		if s, ok := src.(source.TypedSyncingSource[reconcile.Request]); ok {
@@ -209,11 +215,6 @@ func (h *hosted) startWatches() error {
 		}
 	}
 	return nil
-}
-
-func (h *hosted) queue() priorityqueue.PriorityQueue[reconcile.Request] {
-	qf, _ := h.field("Queue", nil)
-	return qf.Interface().(priorityqueue.PriorityQueue[reconcile.Request])
 }
 
 // checkSource accepts controller-runtime's Kind sources on the process's own
