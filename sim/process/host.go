@@ -70,7 +70,7 @@ type hosted struct {
 	q          queue.Queue[reconcile.Request]
 	reconciles int
 	workers    int
-	mu         *sync.Mutex                               // the controller's mu
+	mu         *sync.Mutex                              // the controller's mu
 	watches    *[]source.TypedSource[reconcile.Request] // the controller's startWatches
 	pq         priorityqueue.PriorityQueue[reconcile.Request]
 }
