@@ -9,5 +9,7 @@
 //     flags and explorations cannot run in parallel in one process.
 //   - Rapid's engine reads testing.Short(), so a binary that is not a test must
 //     call testing.Init() before Run.
-//   - Shrinking has rapid's own time limit (-rapid.shrinktime, 30s by default).
+//   - Shrinking has no time limit (rapid's -rapid.shrinktime is set to an hour,
+//     so that a minimal plan never depends on the machine's load); a plan space
+//     whose shrinking takes long makes its exploration long.
 package explore

@@ -31,7 +31,8 @@ type Result struct {
 // fails the caller: a caught bug is a result. prop returns nil when the property
 // holds for the plan it was given.
 //
-// Run sets rapid's global flags (checks, seed, no fail files) for its duration, so
+// Run sets rapid's global flags (checks, seed, no fail files, no shrink time
+// limit) for its duration, so
 // explorations must not run in parallel within one process.
 func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p *plan.Plan) error) Result {
 	restore := setFlags(map[string]string{
@@ -39,6 +40,10 @@ func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p 
 		"rapid.seed":       strconv.FormatUint(seed, 10),
 		"rapid.nofailfile": "true",
 		"rapid.failfile":   "",
+		// rapid stops shrinking after -rapid.shrinktime (30s) of wall clock:
+		// the minimal plan would then depend on the machine's load, and the
+		// catalogue that CI checks with it. Shrinking ends on its own instead.
+		"rapid.shrinktime": "1h",
 	})
 	defer restore()
 
