@@ -114,6 +114,9 @@ func (c *Client) preflight(obj runtime.Object, verb, namespace, name string) err
 
 // Get reads from the cache when the client has one, else from the server.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if isForm(obj) {
+		return c.getForm(ctx, key, obj, opts...)
+	}
 	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
@@ -128,6 +131,9 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 
 // List reads from the cache when the client has one, else from the server.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if isForm(list) {
+		return c.listForm(ctx, list, opts...)
+	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
 	return c.do(call, func() error {
@@ -143,6 +149,9 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 
 // Create creates obj; obj receives the stored object.
 func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if isForm(obj) {
+		return c.createForm(ctx, obj, opts...)
+	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "create", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
@@ -158,6 +167,9 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 
 // Update replaces obj; obj receives the stored object.
 func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if isForm(obj) {
+		return c.updateForm(ctx, obj, opts...)
+	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
@@ -182,10 +194,16 @@ func keepTypeMeta(obj runtime.Object) func() {
 
 // Patch patches obj; obj receives the stored object.
 func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
-	return c.patch(ctx, obj, p, "", (&client.PatchOptions{}).ApplyOptions(opts))
+	o := (&client.PatchOptions{}).ApplyOptions(opts)
+	if isForm(obj) {
+		return c.patchForm(ctx, obj, p, "", o)
+	}
+	return c.patch(ctx, obj, obj, p, "", o)
 }
 
-func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
+// patch patches obj with p's data computed against body: the caller's object,
+// which is obj itself but for a form object (patchForm), whose typed copy is obj.
+func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
 	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
@@ -194,7 +212,7 @@ func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub
 		if err := c.preflight(obj, "patch", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		data, err := p.Data(obj)
+		data, err := p.Data(body)
 		if err != nil {
 			return err
 		}
@@ -205,6 +223,9 @@ func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub
 
 // Delete deletes obj.
 func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if isForm(obj) {
+		return c.deleteForm(ctx, obj, opts...)
+	}
 	o := (&client.DeleteOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
@@ -220,6 +241,9 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 
 // DeleteAllOf deletes the objects of obj's kind that match opts.
 func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	if isForm(obj) {
+		return c.deleteAllOfForm(ctx, obj, opts...)
+	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "deletecollection", Object: obj, Namespace: o.Namespace}
 	return c.do(call, func() error {
@@ -254,14 +278,15 @@ func (c *Client) RESTMapper() meta.RESTMapper {
 	return c.mapper.mapper
 }
 
-// GroupVersionKindFor returns the GVK of a typed object from the scheme.
+// GroupVersionKindFor returns the GVK of an object: the scheme's for a typed one,
+// its apiVersion/kind for an Unstructured or PartialObjectMetadata.
 func (c *Client) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
 	return apiutil.GVKForObject(obj, c.server.Scheme())
 }
 
 // IsObjectNamespaced reports whether obj's kind is namespaced.
 func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
-	k, err := c.server.Kind(obj)
+	k, err := c.kindOf(obj)
 	if err != nil {
 		return false, err
 	}
@@ -291,6 +316,9 @@ func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.
 }
 
 func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if isForm(obj) {
+		return s.updateForm(ctx, obj, opts...)
+	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
 	c := s.c
 	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -314,7 +342,10 @@ func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p clie
 	if o.SubResourceBody != nil {
 		return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
 	}
-	return s.c.patch(ctx, obj, p, s.sub, &o.PatchOptions)
+	if isForm(obj) {
+		return s.c.patchForm(ctx, obj, p, s.sub, &o.PatchOptions)
+	}
+	return s.c.patch(ctx, obj, obj, p, s.sub, &o.PatchOptions)
 }
 
 func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
