@@ -172,6 +172,7 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -179,14 +180,17 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, "")
 	})
 }
 
 // keepTypeMeta restores the caller's apiVersion/kind after a write: controller-
 // runtime's typed client puts them back (it decodes into the object and then
-// resets its GroupVersionKind on Update and Patch).
+// resets its GroupVersionKind on Update and Patch). It is deferred around the
+// hooks, so Hooks.After sees the object as the server returned it, without
+// apiVersion/kind, whatever the caller had there (a trace digest does not depend
+// on whether the caller's object came from the cache, which sets them, or from
+// the server, which does not; nor on the caller's form).
 func keepTypeMeta(obj runtime.Object) func() {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	return func() { obj.GetObjectKind().SetGroupVersionKind(gvk) }
@@ -205,6 +209,7 @@ func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, o
 // which is obj itself but for a form object (patchForm), whose typed copy is obj.
 func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
 	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -216,7 +221,6 @@ func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patc
 		if err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Patch(c.user, obj, p.Type(), data, sub)
 	})
 }
@@ -322,6 +326,7 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
 	c := s.c
 	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -332,7 +337,6 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, s.sub)
 	})
 }

@@ -491,3 +491,38 @@ func TestFormErrors(t *testing.T) {
 		}
 	}
 }
+
+// Hooks.After sees a written object as the server returned it, without the
+// apiVersion/kind the typed client puts back for the caller afterwards: a trace
+// digest does not depend on where the caller's object came from.
+func TestAfterSeesTheObjectAsTheServerReturnedIt(t *testing.T) {
+	p := newProcess(t, 0)
+	seed(t, p.client)
+	var seen []schema.GroupVersionKind
+	c := kubeclient.New(p.server, apiserver.Admin, kubeclient.Options{Cache: p.cache, Hooks: kubeclient.Hooks{
+		After: func(call kubeclient.Call, err error) {
+			seen = append(seen, call.Object.GetObjectKind().GroupVersionKind())
+		},
+	}})
+	w := &apiservertest.Widget{}
+	if err := c.Get(ctx, widgetKey, w); err != nil || w.GroupVersionKind() != apiservertest.WidgetGVK {
+		t.Fatalf("a cached read sets apiVersion/kind: %v %v", w.GroupVersionKind(), err)
+	}
+	w.Spec.Size = 9
+	if err := c.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	w.Status.Phase = "Ready"
+	if err := c.Status().Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Patch(ctx, w, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"size":8}}`))); err != nil {
+		t.Fatal(err)
+	}
+	if want := []schema.GroupVersionKind{apiservertest.WidgetGVK, {}, {}, {}}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("After saw %v, want %v", seen, want)
+	}
+	if w.GroupVersionKind() != apiservertest.WidgetGVK {
+		t.Errorf("the caller gets its apiVersion/kind back: %v", w.GroupVersionKind())
+	}
+}
