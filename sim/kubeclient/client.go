@@ -42,6 +42,12 @@ type Options struct {
 	// read goes to the server, as with mgr.GetAPIReader().
 	Cache client.Reader
 	Hooks Hooks
+	// UncachedUnstructured makes Get and List of Unstructured objects read from the
+	// server even with a Cache, as controller-runtime's client does unless
+	// client.CacheOptions.Unstructured is set. False (the default here): the cache
+	// serves them as it serves typed objects, so an unstructured caller's reads are
+	// a typed caller's.
+	UncachedUnstructured bool
 }
 
 // Client is a controller-runtime client.Client acting as one identity: reads from
@@ -52,6 +58,8 @@ type Client struct {
 	cache  client.Reader
 	hooks  Hooks
 	mapper *mapperCache
+	// uncachedUnstructured: Options.UncachedUnstructured
+	uncachedUnstructured bool
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
@@ -65,7 +73,8 @@ var _ client.Client = (*Client)(nil)
 
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
-	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{}}
+	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{},
+		uncachedUnstructured: opts.UncachedUnstructured}
 }
 
 // APIReader returns a reader that always reads from the server, like

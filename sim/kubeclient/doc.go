@@ -54,9 +54,11 @@
 //     real server prunes them by the CRD's structural schema (or keeps them); the
 //     Unstructured content returned is the unstructured converter's rendering of
 //     the Go type, not the server's JSON. Unstructured reads are served by the
-//     cache, as with client.CacheOptions{Unstructured: true}; controller-runtime's
-//     default client reads them from the server. The cache's views of the other
-//     forms share the typed informer (see package informer).
+//     cache by default, as with client.CacheOptions{Unstructured: true}, where
+//     controller-runtime's default client reads them from the server
+//     (Options.UncachedUnstructured does that; a process's client does not set it
+//     today). The cache's views of the other forms share the typed informer (see
+//     package informer).
 //   - Field owners, field validation directives and warnings are accepted and
 //     ignored.
 //   - The REST mapper is built from the kinds the server serves when it is asked

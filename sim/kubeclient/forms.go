@@ -95,7 +95,17 @@ func (c *Client) viaTyped(call Call, obj client.Object, writeBack bool, run func
 	return forms.Into(typed, obj, gvk)
 }
 
+// reader is the client that serves a read of obj: the client itself, or its API
+// reader for an Unstructured object when Options.UncachedUnstructured is set.
+func (c *Client) reader(obj runtime.Object) *Client {
+	if c.cache != nil && c.uncachedUnstructured && forms.Of(obj) == forms.Unstructured {
+		return c.APIReader().(*Client)
+	}
+	return c
+}
+
 func (c *Client) getForm(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c = c.reader(obj)
 	gvk, typed, err := c.emptyTyped(obj)
 	if err != nil {
 		return c.fail(Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}, err)
@@ -110,6 +120,7 @@ func (c *Client) getForm(ctx context.Context, key client.ObjectKey, obj client.O
 // the item kind. The list keeps the caller's apiVersion/kind, but for an
 // UnstructuredList read from the server, which takes the response's (<Kind>List).
 func (c *Client) listForm(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c = c.reader(list)
 	call := Call{Verb: "list", Object: list, Namespace: (&client.ListOptions{}).ApplyOptions(opts).Namespace, Cached: c.cache != nil}
 	gvk, err := forms.GVK(list, c.Scheme())
 	if err != nil {

@@ -526,3 +526,30 @@ func TestAfterSeesTheObjectAsTheServerReturnedIt(t *testing.T) {
 		t.Errorf("the caller gets its apiVersion/kind back: %v", w.GroupVersionKind())
 	}
 }
+
+// With UncachedUnstructured, unstructured reads go to the server, as with
+// controller-runtime's default client; metadata-only reads still use the cache.
+func TestUncachedUnstructured(t *testing.T) {
+	p := newProcess(t, 0)
+	seed(t, p.client)
+	var calls []kubeclient.Call
+	c := kubeclient.New(p.server, apiserver.Admin, kubeclient.Options{Cache: p.cache, UncachedUnstructured: true,
+		Hooks: kubeclient.Hooks{Before: func(call kubeclient.Call) error { calls = append(calls, call); return nil }}})
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(apiservertest.WidgetGVK)
+	ul := &unstructured.UnstructuredList{}
+	ul.SetGroupVersionKind(cmGVK)
+	pm := &metav1.PartialObjectMetadata{}
+	pm.SetGroupVersionKind(apiservertest.WidgetGVK)
+	for _, err := range []error{c.Get(ctx, widgetKey, u), c.List(ctx, ul), c.Get(ctx, widgetKey, pm)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(calls) != 3 || calls[0].Cached || calls[1].Cached || !calls[2].Cached {
+		t.Errorf("unstructured reads are live, metadata reads cached: %+v", calls)
+	}
+	if ul.GetKind() != "ConfigMapList" || len(ul.Items) != 2 {
+		t.Errorf("a live unstructured list: %s, %d items", ul.GetKind(), len(ul.Items))
+	}
+}
