@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
 // Cache is the informer cache of one process: one Informer per kind, created on first
@@ -149,9 +150,9 @@ func (c *Cache) informerFor(gvk schema.GroupVersionKind, obj runtime.Object) (*I
 // Get reads one object from the cache into obj, like controller-runtime's CacheReader.Get
 // (pkg/cache/internal/cache_reader.go): a deep copy with its GroupVersionKind set, or a
 // NotFound error whose resource is the Kind (`ConfigMap "x" not found`).
-func (c *Cache) Get(_ context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
-	if err := typedOnly(out); err != nil {
-		return err
+func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
+	if forms.Of(out) != forms.Typed {
+		return c.getForm(ctx, key, out, opts...)
 	}
 	gvk, err := apiutil.GVKForObject(out, c.scheme)
 	if err != nil {
@@ -199,9 +200,9 @@ func (c *Cache) Get(_ context.Context, key client.ObjectKey, out client.Object, 
 // selectors, Limit, deep copies with their GroupVersionKind set. As there, the list's
 // continue token is "continue-not-supported" and its resourceVersion is left empty.
 // Unlike there, items come in namespace/name order, not map order.
-func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if err := typedOnly(list); err != nil {
-		return err
+func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if forms.Of(list) != forms.Typed {
+		return c.listForm(ctx, list, opts...)
 	}
 	gvk, err := apiutil.GVKForObject(list, c.scheme)
 	if err != nil {
@@ -267,9 +268,9 @@ func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.L
 // needed), like controller-runtime's informerCache.IndexField: values are stored as
 // "<namespace>/<value>" and, for namespaced objects, also "__all_namespaces/<value>",
 // under the index named "field:<field>".
-func (c *Cache) IndexField(_ context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	if err := typedOnly(obj); err != nil {
-		return err
+func (c *Cache) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	if forms.Of(obj) != forms.Typed {
+		return c.indexFieldForm(ctx, obj, field, extract)
 	}
 	gvk, err := apiutil.GVKForObject(obj, c.scheme)
 	if err != nil {
@@ -299,13 +300,62 @@ func (c *Cache) IndexField(_ context.Context, obj client.Object, field string, e
 	}})
 }
 
-// typedOnly rejects the object kinds this cache does not model.
-func typedOnly(obj runtime.Object) error {
-	switch obj.(type) {
-	case runtime.Unstructured, *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
-		return fmt.Errorf("informer: %T is not supported by the simulated cache (typed objects only)", obj)
+// Unstructured and PartialObjectMetadata reads are a view of the typed informer of
+// their kind: the typed read, converted into the caller's form (package forms).
+
+// getForm reads a form object: the typed object, converted.
+func (c *Cache) getForm(ctx context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
+	gvk, err := forms.GVK(out, c.scheme)
+	if err != nil {
+		return err
 	}
-	return nil
+	typed, err := forms.New(c.scheme, gvk)
+	if err != nil {
+		return err
+	}
+	if err := c.Get(ctx, key, typed, opts...); err != nil {
+		return err
+	}
+	return forms.Into(typed, out, gvk)
+}
+
+// listForm lists into a form list: items carry the item kind, the list keeps the
+// caller's apiVersion/kind, as controller-runtime's CacheReader leaves them.
+func (c *Cache) listForm(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	gvk, err := forms.GVK(list, c.scheme)
+	if err != nil {
+		return err
+	}
+	item := forms.ItemGVK(gvk)
+	typed, err := forms.NewList(c.scheme, item)
+	if err != nil {
+		return err
+	}
+	if err := c.List(ctx, typed, opts...); err != nil {
+		return err
+	}
+	return forms.ListInto(typed, list, item)
+}
+
+// indexFieldForm indexes the typed informer of obj's kind; extract sees each object
+// converted into obj's form.
+func (c *Cache) indexFieldForm(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	gvk, err := forms.GVK(obj, c.scheme)
+	if err != nil {
+		return err
+	}
+	typed, err := forms.New(c.scheme, gvk)
+	if err != nil {
+		return err
+	}
+	form := reflect.TypeOf(obj).Elem()
+	return c.IndexField(ctx, typed, field, func(o client.Object) []string {
+		view := reflect.New(form).Interface().(client.Object)
+		if err := forms.Into(o, view, gvk); err != nil {
+			return nil
+		}
+		return extract(view)
+	})
 }
 
 // The helpers below copy controller-runtime's pkg/cache/internal/cache_reader.go and

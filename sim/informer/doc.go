@@ -30,6 +30,13 @@
 //     selectors through indexes named "field:<field>" (an unindexed field fails with
 //     client-go's `Index with name field:x does not exist`), Limit, the
 //     "continue-not-supported" continue token and an empty list resourceVersion.
+//   - Get, List and IndexField also take *unstructured.Unstructured(List) and
+//     *metav1.PartialObjectMetadata(List) for kinds with a Go type in the scheme: they
+//     read the kind's typed informer and convert (package forms). Results carry the
+//     kind's apiVersion/kind; a list keeps the caller's apiVersion/kind (Foo or FooList,
+//     both accepted); a form without apiVersion or kind fails with runtime's
+//     MissingKind/MissingVersion error, as controller-runtime's cache does. An index
+//     added with a form object calls its extractor with the object in that form.
 //
 // Nothing here starts a goroutine, reads the wall clock or depends on map order.
 //
@@ -50,7 +57,13 @@
 //   - No transform functions, label/field selectors or namespace restrictions on the
 //     informers themselves (cache.Options ByObject, DefaultNamespaces), and no
 //     UnsafeDisableDeepCopy cache option (the per-call Get/List option is honoured).
-//   - Typed objects only: unstructured.Unstructured and PartialObjectMetadata reads fail.
+//   - Unstructured and metadata-only reads are views of the typed informer, not caches of
+//     their own: controller-runtime keeps a separate informer per form (its own list,
+//     watch, lag, handlers and indexes). Here every form of a kind shares one store, lag
+//     and index set, so a field index added in one form serves all (and adding the same
+//     field in two forms is client-go's indexer conflict). Informer, Hold and handlers
+//     are typed only.
+//   - Kinds with only a CRD manifest and no Go type cannot be read in any form.
 //   - List results are sorted by namespace/name; the real cache returns them in map order.
 //     Limit applies to that order. Field selector requirements are looked up in field
 //     order (controller-runtime takes them in the selector's order, which for

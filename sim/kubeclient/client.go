@@ -21,7 +21,7 @@ import (
 type Call struct {
 	Verb        string // get list create update patch delete deletecollection
 	Subresource string
-	Object      runtime.Object // the caller's object or list (do not retain)
+	Object      runtime.Object // the caller's object or list, its typed copy for a form object (do not retain)
 	Namespace   string
 	Name        string
 	Cached      bool // a read served by the informer cache
@@ -42,6 +42,12 @@ type Options struct {
 	// read goes to the server, as with mgr.GetAPIReader().
 	Cache client.Reader
 	Hooks Hooks
+	// UncachedUnstructured makes Get and List of Unstructured objects read from the
+	// server even with a Cache, as controller-runtime's client does unless
+	// client.CacheOptions.Unstructured is set. False (the default here): the cache
+	// serves them as it serves typed objects, so an unstructured caller's reads are
+	// a typed caller's.
+	UncachedUnstructured bool
 }
 
 // Client is a controller-runtime client.Client acting as one identity: reads from
@@ -52,6 +58,8 @@ type Client struct {
 	cache  client.Reader
 	hooks  Hooks
 	mapper *mapperCache
+	// uncachedUnstructured: Options.UncachedUnstructured
+	uncachedUnstructured bool
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
@@ -65,7 +73,8 @@ var _ client.Client = (*Client)(nil)
 
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
-	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{}}
+	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{},
+		uncachedUnstructured: opts.UncachedUnstructured}
 }
 
 // APIReader returns a reader that always reads from the server, like
@@ -114,6 +123,9 @@ func (c *Client) preflight(obj runtime.Object, verb, namespace, name string) err
 
 // Get reads from the cache when the client has one, else from the server.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if isForm(obj) {
+		return c.getForm(ctx, key, obj, opts...)
+	}
 	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
@@ -128,6 +140,9 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 
 // List reads from the cache when the client has one, else from the server.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if isForm(list) {
+		return c.listForm(ctx, list, opts...)
+	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
 	return c.do(call, func() error {
@@ -143,6 +158,9 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 
 // Create creates obj; obj receives the stored object.
 func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if isForm(obj) {
+		return c.createForm(ctx, obj, opts...)
+	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "create", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
@@ -158,8 +176,12 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 
 // Update replaces obj; obj receives the stored object.
 func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if isForm(obj) {
+		return c.updateForm(ctx, obj, opts...)
+	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -167,14 +189,17 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, "")
 	})
 }
 
 // keepTypeMeta restores the caller's apiVersion/kind after a write: controller-
 // runtime's typed client puts them back (it decodes into the object and then
-// resets its GroupVersionKind on Update and Patch).
+// resets its GroupVersionKind on Update and Patch). It is deferred around the
+// hooks, so Hooks.After sees the object as the server returned it, without
+// apiVersion/kind, whatever the caller had there (a trace digest does not depend
+// on whether the caller's object came from the cache, which sets them, or from
+// the server, which does not; nor on the caller's form).
 func keepTypeMeta(obj runtime.Object) func() {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	return func() { obj.GetObjectKind().SetGroupVersionKind(gvk) }
@@ -182,11 +207,18 @@ func keepTypeMeta(obj runtime.Object) func() {
 
 // Patch patches obj; obj receives the stored object.
 func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
-	return c.patch(ctx, obj, p, "", (&client.PatchOptions{}).ApplyOptions(opts))
+	o := (&client.PatchOptions{}).ApplyOptions(opts)
+	if isForm(obj) {
+		return c.patchForm(ctx, obj, p, "", o)
+	}
+	return c.patch(ctx, obj, obj, p, "", o)
 }
 
-func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
+// patch patches obj with p's data computed against body: the caller's object,
+// which is obj itself but for a form object (patchForm), whose typed copy is obj.
+func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
 	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -194,17 +226,19 @@ func (c *Client) patch(_ context.Context, obj client.Object, p client.Patch, sub
 		if err := c.preflight(obj, "patch", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		data, err := p.Data(obj)
+		data, err := p.Data(body)
 		if err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Patch(c.user, obj, p.Type(), data, sub)
 	})
 }
 
 // Delete deletes obj.
 func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if isForm(obj) {
+		return c.deleteForm(ctx, obj, opts...)
+	}
 	o := (&client.DeleteOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
@@ -220,6 +254,9 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 
 // DeleteAllOf deletes the objects of obj's kind that match opts.
 func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	if isForm(obj) {
+		return c.deleteAllOfForm(ctx, obj, opts...)
+	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "deletecollection", Object: obj, Namespace: o.Namespace}
 	return c.do(call, func() error {
@@ -254,14 +291,15 @@ func (c *Client) RESTMapper() meta.RESTMapper {
 	return c.mapper.mapper
 }
 
-// GroupVersionKindFor returns the GVK of a typed object from the scheme.
+// GroupVersionKindFor returns the GVK of an object: the scheme's for a typed one,
+// its apiVersion/kind for an Unstructured or PartialObjectMetadata.
 func (c *Client) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
 	return apiutil.GVKForObject(obj, c.server.Scheme())
 }
 
 // IsObjectNamespaced reports whether obj's kind is namespaced.
 func (c *Client) IsObjectNamespaced(obj runtime.Object) (bool, error) {
-	k, err := c.server.Kind(obj)
+	k, err := c.kindOf(obj)
 	if err != nil {
 		return false, err
 	}
@@ -291,9 +329,13 @@ func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.
 }
 
 func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if isForm(obj) {
+		return s.updateForm(ctx, obj, opts...)
+	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
 	c := s.c
 	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
 			return err
@@ -304,7 +346,6 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		defer keepTypeMeta(obj)()
 		return c.server.Update(c.user, obj, s.sub)
 	})
 }
@@ -314,7 +355,10 @@ func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p clie
 	if o.SubResourceBody != nil {
 		return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
 	}
-	return s.c.patch(ctx, obj, p, s.sub, &o.PatchOptions)
+	if isForm(obj) {
+		return s.c.patchForm(ctx, obj, p, s.sub, &o.PatchOptions)
+	}
+	return s.c.patch(ctx, obj, obj, p, s.sub, &o.PatchOptions)
 }
 
 func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {

@@ -1,0 +1,228 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// Two reconcilers doing the same thing: one with the Go types, one with
+// unstructured.Unstructured for Widgets and ConfigMaps and PartialObjectMetadata for
+// the list and the annotation patch. For each Widget: delete its ConfigMap when its
+// size is 0, else create or update it (owned by the Widget); count the namespace's
+// ConfigMaps into an annotation (a merge patch); read the Widget from the API
+// reader and write its status; fail on red Widgets.
+
+type typedForms struct{ p *process.Process }
+
+func (r *typedForms) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cl := r.p.GetClient()
+	w := &apiservertest.Widget{}
+	if err := cl.Get(ctx, req.NamespacedName, w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name}}
+	if w.Spec.Size == 0 {
+		return reconcile.Result{}, client.IgnoreNotFound(cl.Delete(ctx, cm))
+	}
+	if _, err := controllerutil.CreateOrUpdate(ctx, cl, cm, func() error {
+		cm.Data = map[string]string{"size": strconv.Itoa(w.Spec.Size), "color": w.Spec.Color}
+		return controllerutil.SetControllerReference(w, cm, cl.Scheme())
+	}); err != nil {
+		return reconcile.Result{}, err
+	}
+	var cms corev1.ConfigMapList
+	if err := cl.List(ctx, &cms, client.InNamespace(w.Namespace)); err != nil {
+		return reconcile.Result{}, err
+	}
+	orig := w.DeepCopy()
+	metav1.SetMetaDataAnnotation(&w.ObjectMeta, "configmaps", strconv.Itoa(len(cms.Items)))
+	if err := cl.Patch(ctx, w, client.MergeFrom(orig)); err != nil {
+		return reconcile.Result{}, err
+	}
+	fresh := &apiservertest.Widget{}
+	if err := r.p.GetAPIReader().Get(ctx, req.NamespacedName, fresh); err != nil {
+		return reconcile.Result{}, err
+	}
+	fresh.Status.Phase, fresh.Status.ObservedGeneration = "Stamped", fresh.Generation
+	if err := cl.Status().Update(ctx, fresh); err != nil {
+		return reconcile.Result{}, err
+	}
+	if w.Spec.Color == "red" {
+		return reconcile.Result{}, fmt.Errorf("red widgets are not allowed")
+	}
+	return reconcile.Result{}, nil
+}
+
+type unstructuredForms struct{ p *process.Process }
+
+func newWidget() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(apiservertest.WidgetGVK)
+	return u
+}
+
+func (r *unstructuredForms) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cl := r.p.GetClient()
+	w := newWidget()
+	if err := cl.Get(ctx, req.NamespacedName, w); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	size, _, _ := unstructured.NestedInt64(w.Object, "spec", "size")
+	color, _, _ := unstructured.NestedString(w.Object, "spec", "color")
+	cm := &unstructured.Unstructured{}
+	cm.SetAPIVersion("v1")
+	cm.SetKind("ConfigMap")
+	cm.SetNamespace(w.GetNamespace())
+	cm.SetName(w.GetName())
+	if size == 0 {
+		return reconcile.Result{}, client.IgnoreNotFound(cl.Delete(ctx, cm))
+	}
+	if _, err := controllerutil.CreateOrUpdate(ctx, cl, cm, func() error {
+		if err := unstructured.SetNestedStringMap(cm.Object, map[string]string{"size": strconv.FormatInt(size, 10), "color": color}, "data"); err != nil {
+			return err
+		}
+		return controllerutil.SetControllerReference(w, cm, cl.Scheme())
+	}); err != nil {
+		return reconcile.Result{}, err
+	}
+	cms := &metav1.PartialObjectMetadataList{}
+	cms.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
+	if err := cl.List(ctx, cms, client.InNamespace(w.GetNamespace())); err != nil {
+		return reconcile.Result{}, err
+	}
+	pw := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Namespace: w.GetNamespace(), Name: w.GetName(), ResourceVersion: w.GetResourceVersion(), Annotations: w.GetAnnotations()}}
+	pw.SetGroupVersionKind(apiservertest.WidgetGVK)
+	orig := pw.DeepCopy()
+	metav1.SetMetaDataAnnotation(&pw.ObjectMeta, "configmaps", strconv.Itoa(len(cms.Items)))
+	if err := cl.Patch(ctx, pw, client.MergeFrom(orig)); err != nil {
+		return reconcile.Result{}, err
+	}
+	fresh := newWidget()
+	if err := r.p.GetAPIReader().Get(ctx, req.NamespacedName, fresh); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := unstructured.SetNestedField(fresh.Object, "Stamped", "status", "phase"); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := unstructured.SetNestedField(fresh.Object, fresh.GetGeneration(), "status", "observedGeneration"); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := cl.Status().Update(ctx, fresh); err != nil {
+		return reconcile.Result{}, err
+	}
+	if color == "red" {
+		return reconcile.Result{}, fmt.Errorf("red widgets are not allowed")
+	}
+	return reconcile.Result{}, nil
+}
+
+// formsWorld is world() with its processes running r.
+func formsWorld(newReconciler func(p *process.Process) reconcile.Reconciler) func() cluster.Options {
+	return func() cluster.Options {
+		o := world()
+		setup := func(p *process.Process) error {
+			return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Owns(&corev1.ConfigMap{}).Complete(newReconciler(p))
+		}
+		o.Processes = []process.Spec{{Name: "a", Setup: setup}, {Name: "b", Setup: setup}}
+		return o
+	}
+}
+
+type formsRun struct {
+	steps      []string
+	widgets    []apiservertest.Widget
+	configMaps []corev1.ConfigMap
+}
+
+func runForms(t *testing.T, p *plan.Plan, world func() cluster.Options) formsRun {
+	t.Helper()
+	c, err := cluster.New(p, world())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(space.Horizon)
+	c.Heal()
+	c.RunFor(10 * time.Minute)
+	var r formsRun
+	for _, s := range c.Trace.Steps() {
+		r.steps = append(r.steps, s.Canonical())
+	}
+	var ws apiservertest.WidgetList
+	var cms corev1.ConfigMapList
+	if err := c.List(&ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(&cms); err != nil {
+		t.Fatal(err)
+	}
+	r.widgets, r.configMaps = ws.Items, cms.Items
+	return r
+}
+
+// A reconciler written only against Unstructured (and PartialObjectMetadata) runs
+// as its typed twin does: under the same plan (workload, crashes, API faults, lag)
+// the trace is the same step for step, byte for byte (digests of what each write
+// stored included), and the cluster ends in the same state.
+func TestAnUnstructuredReconcilerTracesAsItsTypedTwin(t *testing.T) {
+	handwritten, err := plan.Parse(`seed 7
+at 1s create name=w1 size=2 color=blue
+at 2s create name=w2 size=1 color=red
+at 5s create name=w3 size=3 color=blue
+at 20s update name=w2 size=2 color=blue
+at 30s update name=w3 size=0 color=blue
+at 40s delete name=w1 size=0 color=blue
+lag process=a kind=* min=0s max=2s
+api verb=create resource=configmaps code=500 count=1
+crash process=a call=7
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans := []*plan.Plan{handwritten}
+	gen := plan.Generator(space)
+	for i := range 10 {
+		plans = append(plans, gen.Example(i))
+	}
+	typed := formsWorld(func(p *process.Process) reconcile.Reconciler { return &typedForms{p: p} })
+	unstr := formsWorld(func(p *process.Process) reconcile.Reconciler { return &unstructuredForms{p: p} })
+	for i, p := range plans {
+		want, got := runForms(t, p, typed), runForms(t, p, unstr)
+		if i == 0 && len(want.steps) < 100 {
+			t.Errorf("plan %d: a run too short to compare: %d steps", i, len(want.steps))
+		}
+		for j := range max(len(want.steps), len(got.steps)) {
+			if j >= len(want.steps) || j >= len(got.steps) || want.steps[j] != got.steps[j] {
+				t.Fatalf("plan %d: the traces differ at step %d of %d/%d:\n typed:        %s\n unstructured: %s\n%s",
+					i, j, len(want.steps), len(got.steps), at(want.steps, j), at(got.steps, j), p)
+			}
+		}
+		if !reflect.DeepEqual(want.widgets, got.widgets) || !reflect.DeepEqual(want.configMaps, got.configMaps) {
+			t.Errorf("plan %d: the clusters end apart:\n typed %+v\n%+v\n unstructured %+v\n%+v", i, want.widgets, want.configMaps, got.widgets, got.configMaps)
+		}
+	}
+}
+
+func at(steps []string, i int) string {
+	if i < len(steps) {
+		return steps[i]
+	}
+	return "(end)"
+}

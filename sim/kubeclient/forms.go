@@ -1,0 +1,224 @@
+package kubeclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/forms"
+)
+
+// Unstructured and PartialObjectMetadata objects ("forms") are served through the
+// typed path: the client converts the caller's object to its kind's Go type, makes
+// the typed call (so hooks see the typed object, and the trace is a typed caller's),
+// then writes the result back into the caller's form.
+
+// The errors of controller-runtime's client (client.go) for writes the metadata
+// client does not make.
+var (
+	errMetadataCreate       = errors.New("cannot create using only metadata")
+	errMetadataUpdate       = errors.New("cannot update using only metadata -- did you mean to patch?")
+	errMetadataStatusUpdate = errors.New("cannot update status using only metadata -- did you mean to patch?")
+)
+
+func isForm(obj runtime.Object) bool { return forms.Of(obj) != forms.Typed }
+
+// fail runs a call that fails before it is made (in the client) between the hooks,
+// as the typed client's own checks do.
+func (c *Client) fail(call Call, err error) error {
+	return c.do(call, func() error { return err })
+}
+
+// noKind is the error for a kind with no Go type: what the RESTMapper says when the
+// server does not serve it, else the scheme's.
+func (c *Client) noKind(gvk schema.GroupVersionKind, err error) error {
+	if _, served := c.server.KindFor(gvk); !served && runtime.IsNotRegisteredError(err) {
+		return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+	return err
+}
+
+// emptyTyped resolves the kind of a form object and returns an empty typed object
+// of it (reads need nothing else). On error, the call's object is the form itself.
+func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.Object, error) {
+	gvk, err := forms.GVK(obj, c.Scheme())
+	if err != nil {
+		return gvk, nil, err
+	}
+	typed, err := forms.New(c.Scheme(), gvk)
+	if err != nil {
+		return gvk, nil, c.noKind(gvk, err)
+	}
+	return gvk, typed, nil
+}
+
+// toTyped converts a form object to its kind's Go type. It returns the object the
+// call is about even on error: the typed object with the form's name and namespace
+// when the kind is known, else the form object.
+func (c *Client) toTyped(obj client.Object) (schema.GroupVersionKind, client.Object, error) {
+	gvk, empty, err := c.emptyTyped(obj)
+	if err != nil {
+		return gvk, obj, err
+	}
+	typed, err := forms.ToTyped(c.Scheme(), obj)
+	if err != nil {
+		// The apiserver decodes the body into the Go type, and answers 400 when it cannot.
+		empty.SetNamespace(obj.GetNamespace())
+		empty.SetName(obj.GetName())
+		return gvk, empty, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+			gvk.Kind, gvk.Version, gvk.Kind, err))
+	}
+	return gvk, typed, nil
+}
+
+// viaTyped makes a write of a form object as the typed write run, and writes the
+// result back into obj when writeBack is set.
+func (c *Client) viaTyped(call Call, obj client.Object, writeBack bool, run func(typed client.Object) error) error {
+	gvk, typed, err := c.toTyped(obj)
+	if err != nil {
+		call.Object = typed
+		return c.fail(call, err)
+	}
+	if err := run(typed); err != nil {
+		return err
+	}
+	if !writeBack {
+		return nil
+	}
+	return forms.Into(typed, obj, gvk)
+}
+
+// reader is the client that serves a read of obj: the client itself, or its API
+// reader for an Unstructured object when Options.UncachedUnstructured is set.
+func (c *Client) reader(obj runtime.Object) *Client {
+	if c.cache != nil && c.uncachedUnstructured && forms.Of(obj) == forms.Unstructured {
+		return c.APIReader().(*Client)
+	}
+	return c
+}
+
+func (c *Client) getForm(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c = c.reader(obj)
+	gvk, typed, err := c.emptyTyped(obj)
+	if err != nil {
+		return c.fail(Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}, err)
+	}
+	if err := c.Get(ctx, key, typed, opts...); err != nil {
+		return err
+	}
+	return forms.Into(typed, obj, gvk)
+}
+
+// listForm lists into an UnstructuredList or PartialObjectMetadataList. Items carry
+// the item kind. The list keeps the caller's apiVersion/kind, but for an
+// UnstructuredList read from the server, which takes the response's (<Kind>List).
+func (c *Client) listForm(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c = c.reader(list)
+	call := Call{Verb: "list", Object: list, Namespace: (&client.ListOptions{}).ApplyOptions(opts).Namespace, Cached: c.cache != nil}
+	gvk, err := forms.GVK(list, c.Scheme())
+	if err != nil {
+		return c.fail(call, err)
+	}
+	item := forms.ItemGVK(gvk)
+	typed, err := forms.NewList(c.Scheme(), item)
+	if err != nil {
+		return c.fail(call, c.noKind(item, err))
+	}
+	if err := c.List(ctx, typed, opts...); err != nil {
+		return err
+	}
+	if err := forms.ListInto(typed, list, item); err != nil {
+		return err
+	}
+	if c.cache == nil && forms.Of(list) == forms.Unstructured {
+		list.GetObjectKind().SetGroupVersionKind(item.GroupVersion().WithKind(item.Kind + "List"))
+	}
+	return nil
+}
+
+func writeCall(verb, sub string, obj client.Object) Call {
+	return Call{Verb: verb, Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+func (c *Client) createForm(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if forms.Of(obj) == forms.Metadata {
+		return c.metadataRefused(writeCall("create", "", obj), obj, errMetadataCreate)
+	}
+	return c.viaTyped(writeCall("create", "", obj), obj, true, func(typed client.Object) error {
+		return c.Create(ctx, typed, opts...)
+	})
+}
+
+func (c *Client) updateForm(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if forms.Of(obj) == forms.Metadata {
+		return c.metadataRefused(writeCall("update", "", obj), obj, errMetadataUpdate)
+	}
+	return c.viaTyped(writeCall("update", "", obj), obj, true, func(typed client.Object) error {
+		return c.Update(ctx, typed, opts...)
+	})
+}
+
+// patchForm patches with the caller's patch bytes: p.Data of the caller's object.
+func (c *Client) patchForm(ctx context.Context, obj client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
+	return c.viaTyped(writeCall("patch", sub, obj), obj, true, func(typed client.Object) error {
+		return c.patch(ctx, typed, obj, p, sub, o)
+	})
+}
+
+func (c *Client) deleteForm(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	return c.viaTyped(writeCall("delete", "", obj), obj, false, func(typed client.Object) error {
+		return c.Delete(ctx, typed, opts...)
+	})
+}
+
+func (c *Client) deleteAllOfForm(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	call := Call{Verb: "deletecollection", Object: obj, Namespace: (&client.DeleteAllOfOptions{}).ApplyOptions(opts).Namespace}
+	return c.viaTyped(call, obj, false, func(typed client.Object) error {
+		return c.DeleteAllOf(ctx, typed, opts...)
+	})
+}
+
+func (s *subResourceClient) updateForm(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	c := s.c
+	if forms.Of(obj) == forms.Metadata {
+		return c.metadataRefused(writeCall("update", s.sub, obj), obj, errMetadataStatusUpdate)
+	}
+	return c.viaTyped(writeCall("update", s.sub, obj), obj, true, func(typed client.Object) error {
+		return s.Update(ctx, typed, opts...)
+	})
+}
+
+// metadataRefused fails a write controller-runtime refuses for metadata-only
+// objects; the call names the typed kind when it is known.
+func (c *Client) metadataRefused(call Call, obj client.Object, err error) error {
+	if _, typed, kerr := c.toTyped(obj); kerr == nil {
+		call.Object = typed
+	}
+	return c.fail(call, err)
+}
+
+// kindOf is the served kind of an object of any form.
+func (c *Client) kindOf(obj runtime.Object) (*apiserver.Kind, error) {
+	if !isForm(obj) {
+		return c.server.Kind(obj)
+	}
+	gvk, err := forms.GVK(obj, c.Scheme())
+	if err != nil {
+		return nil, err
+	}
+	if meta.IsListType(obj) {
+		gvk = forms.ItemGVK(gvk)
+	}
+	k, ok := c.server.KindFor(gvk)
+	if !ok {
+		return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+	return k, nil
+}
