@@ -8,11 +8,15 @@ import (
 	"testing"
 	"time"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
@@ -138,7 +142,7 @@ func formsWorld(newReconciler func(p *process.Process) reconcile.Reconciler) fun
 	return func() cluster.Options {
 		o := world()
 		setup := func(p *process.Process) error {
-			return p.NewControllerManagedBy().For(&apiservertest.Widget{}).Owns(&corev1.ConfigMap{}).Complete(newReconciler(p))
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Owns(&corev1.ConfigMap{}).Complete(newReconciler(p))
 		}
 		o.Processes = []process.Spec{{Name: "a", Setup: setup}, {Name: "b", Setup: setup}}
 		return o
@@ -225,4 +229,55 @@ func at(steps []string, i int) string {
 		return steps[i]
 	}
 	return "(end)"
+}
+
+// formsWatchWorld is formsWorld with the controller built on the forms too:
+// For an Unstructured Widget, Owns ConfigMaps as metadata only
+// (builder.OnlyMetadata), as generic and memory-saving controllers do.
+func formsWatchWorld(newReconciler func(p *process.Process) reconcile.Reconciler) func() cluster.Options {
+	return func() cluster.Options {
+		o := world()
+		setup := func(p *process.Process) error {
+			widget := &unstructured.Unstructured{}
+			widget.SetGroupVersionKind(apiservertest.WidgetGVK)
+			return ctrl.NewControllerManagedBy(p.Manager()).For(widget, builder.WithPredicates(formSeen)).
+				Owns(&corev1.ConfigMap{}, builder.OnlyMetadata, builder.WithPredicates(formSeen)).Complete(newReconciler(p))
+		}
+		o.Processes = []process.Spec{{Name: "a", Setup: setup}, {Name: "b", Setup: setup}}
+		return o
+	}
+}
+
+// seenForms counts the Go types of the objects the form watches' events carry.
+var seenForms = map[string]int{}
+
+var formSeen = predicate.NewPredicateFuncs(func(o client.Object) bool {
+	seenForms[fmt.Sprintf("%T", o)]++
+	return true
+})
+
+// Watches of the other forms (an Unstructured For, an OnlyMetadata Owns) enqueue
+// what the typed watches enqueue: the same trace, step for step, and the same end.
+func TestUnstructuredAndMetadataWatchesTraceAsTypedOnes(t *testing.T) {
+	p, err := plan.Parse("seed 7\nat 1s create name=w1 size=2 color=blue\nat 5s create name=w3 size=3 color=blue\nat 30s update name=w3 size=0 color=blue\nlag process=a kind=* min=0s max=2s\ncrash process=a call=7\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newTyped := func(p *process.Process) reconcile.Reconciler { return &typedForms{p: p} }
+	typed := runForms(t, p, formsWorld(newTyped))
+	forms := runForms(t, p, formsWatchWorld(newTyped))
+	if len(typed.steps) < 30 {
+		t.Fatalf("the typed run has %d steps: too few to compare", len(typed.steps))
+	}
+	for i := range min(len(typed.steps), len(forms.steps)) {
+		if typed.steps[i] != forms.steps[i] {
+			t.Fatalf("step %d differs:\n  typed watches: %s\n  form watches:  %s", i, typed.steps[i], forms.steps[i])
+		}
+	}
+	if len(typed.steps) != len(forms.steps) {
+		t.Fatalf("%d steps with typed watches, %d with form watches", len(typed.steps), len(forms.steps))
+	}
+	if len(seenForms) != 2 || seenForms["*unstructured.Unstructured"] == 0 || seenForms["*v1.PartialObjectMetadata"] == 0 {
+		t.Errorf("the watches' events carried %v, want Unstructured Widgets and PartialObjectMetadata ConfigMaps only", seenForms)
+	}
 }

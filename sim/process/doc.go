@@ -55,7 +55,10 @@
 //     NewQueue functions and controllers whose request type is not
 //     reconcile.Request.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
-//     (builder.OnlyMetadata, Watches of an Unstructured) are refused.
+//     (builder.OnlyMetadata, Watches of an Unstructured) are views of the kind's
+//     typed informer: their handlers get objects of that form, but they share
+//     the typed informer's store, lag and holds (controller-runtime keeps a
+//     separate cache per form). Kinds without a Go type are not served.
 //   - GetConfig and GetHTTPClient return a config and client whose every request
 //     fails: a process has no REST endpoint. Webhooks, health probes and metrics
 //     are accepted and never served or called. Manager.Start is refused.
