@@ -104,19 +104,8 @@ func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.RunFor(e.FaultPhase)
-	c.Heal()
-	c.RunFor(e.HealBudget)
-	r := &Run{Cluster: c, Verdicts: c.Judge(e.Properties(c)...), Virtual: c.Now()}
-	if h := c.HotLoop(); h != nil {
-		// A storm of reconciles or writes stopped the run: a bug of its own.
-		r.Verdicts = append(r.Verdicts, check.Verdict{Property: "hot-loop", At: h.At, Detail: h.String()})
-	}
-	if l := c.Livelock(); l != nil {
-		// Tasks spun without time advancing (no API call in the loop): the
-		// harness's guard stopped the run.
-		r.Verdicts = append(r.Verdicts, check.Verdict{Property: "livelock", At: l.At.Sub(c.Clock.Now().Add(-c.Now())), Detail: l.String()})
-	}
+	verdicts := c.RunPhases(cluster.Phases{Fault: e.FaultPhase, Heal: e.HealBudget}, e.Properties(c)...)
+	r := &Run{Cluster: c, Verdicts: verdicts, Virtual: c.Now()}
 	for _, s := range c.Trace.Steps() {
 		switch {
 		case s.Op == "reconcile":

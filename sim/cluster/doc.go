@@ -3,10 +3,12 @@
 // with their caches, clients and controllers, the scheduler and virtual clock, the
 // plan's workload actions and faults, and the trace.
 //
-// A run is a pure function of its plan and world: New(plan, options), RunFor the
-// fault phase, Heal, RunFor the heal budget, then check properties on the final
-// state (Get, List) and on the trace. CheckDeterminism runs a plan twice and names
-// the first divergent step if the traces differ.
+// A run is a pure function of its plan and world: New(plan, options), then
+// RunPhases: the fault phase, Heal, the heal budget, and the verdicts of the
+// properties on the final state (Get, List) and the trace, plus the kernel's own
+// (a hot loop, a livelock, a reconcile panic: KernelVerdicts). The catalogue and
+// examples run through it. CheckDeterminism runs a plan twice and names the
+// first divergent step if the traces differ.
 //
 // # Time
 //
@@ -28,7 +30,7 @@
 // at least HotLoopRate (20) times in each virtual second for HotLoopSeconds (10)
 // seconds in a row, in seconds in which the workload did not write that object,
 // stops the run with a HotLoop naming the writer, the object and its last trace
-// lines (the catalogue reports it as the property "hot-loop"). The scheduler's
+// lines (RunPhases reports it as the property "hot-loop"). The scheduler's
 // step bound at one instant (a Livelock) remains as the harness's guard against
 // tasks that spin without ever waiting.
 //
@@ -46,5 +48,6 @@
 //     object faster than 20 times a second for 10 s is reported, and a loop slower
 //     than that (a status write every 100 ms for ever) is not.
 //   - No built-in models (namespace controller, garbage collector): worlds that
-//     need them add them as processes (package models, a later issue).
+//     need them run models/kube's controllers in a process of their own
+//     (SetupWithManager on its manager).
 package cluster
