@@ -1,0 +1,456 @@
+package operatortest
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+	"github.com/ctrlsim/ctrlsim/wallclock"
+)
+
+var (
+	flagChecks = flag.Int("ctrlsim.checks", 0, "operatortest: plans to explore per test (0: the test's Options.Checks, default 100)")
+	flagSeed   = flag.Uint64("ctrlsim.seed", 0, "operatortest: the explorer's seed (0: the test's Options.Seed)")
+	flagPlan   = flag.String("ctrlsim.plan", "", "operatortest: replay this plan file instead of exploring")
+)
+
+// Manager is one operator process: Setup runs its SetupWithManager functions on
+// the process's manager at every start and restart, as its main does.
+type Manager struct {
+	// Name is the process's name in plans and timelines.
+	Name string
+	// ServiceAccount is the identity the process runs as (RBAC applies); nil
+	// runs it as cluster admin.
+	ServiceAccount *types.NamespacedName
+	// Setup calls the operator's SetupWithManager functions on mgr.
+	Setup func(mgr manager.Manager) error
+}
+
+// Property is a domain property: Check returns nil when it holds for the run,
+// else what it saw.
+type Property struct {
+	Name  string
+	Check func(h *History) error
+}
+
+// Options describe the operator under test. Scheme, CRDs (unless every kind is
+// built in), Managers and Objects are what a test gives; the rest has defaults.
+type Options struct {
+	// Scheme has every kind the operator uses, built-in and custom.
+	Scheme *runtime.Scheme
+	// CRDs are CustomResourceDefinition manifests, YAML as kubebuilder's
+	// config/crd/bases holds them (several documents per file allowed); the
+	// apiserver model validates, prunes and defaults custom resources with their
+	// schemas. CRDFiles are paths (or globs) read at Run.
+	CRDs     [][]byte
+	CRDFiles []string
+	// Managers are the operator's processes.
+	Managers []Manager
+	// Objects are created, as cluster admin, before time starts: the custom
+	// resources the operator reconciles and what they need (namespaces are
+	// created as needed).
+	Objects []client.Object
+	// Properties are the test's own properties, judged after the generic ones.
+	Properties []Property
+	// FaultPhase (default 1m) is how long faults are drawn over; HealBudget
+	// (default 2m) how long the world then has to converge.
+	FaultPhase, HealBudget time.Duration
+	// Checks (default 100) and Seed are the explorer's budget and seed; the
+	// flags -ctrlsim.checks and -ctrlsim.seed override them.
+	Checks int
+	Seed   uint64
+	// Disable turns generic oracles off by name (see Oracles).
+	Disable []string
+	// NoBuiltinControllers leaves the namespace controller and the garbage
+	// collector out of the world (they run by default, as in a real cluster).
+	NoBuiltinControllers bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.FaultPhase == 0 {
+		o.FaultPhase = time.Minute
+	}
+	if o.HealBudget == 0 {
+		o.HealBudget = 2 * time.Minute
+	}
+	if o.Checks == 0 {
+		o.Checks = 100
+	}
+	if *flagChecks > 0 {
+		o.Checks = *flagChecks
+	}
+	if *flagSeed != 0 {
+		o.Seed = *flagSeed
+	}
+	return o
+}
+
+// KubeControllerManager is the process running the namespace controller and
+// the garbage collector.
+const KubeControllerManager = "kube-controller-manager"
+
+// Run tests the operator: it explores plans of faults (informer lag and holds,
+// crashes at any client call, API errors and latency, more workers) over
+// Options.Checks plans, each run as a fault phase, a heal and a heal budget and
+// judged by the generic oracles and the test's properties. A violation is
+// shrunk to a minimal plan, saved under testdata/ctrlsim/<test>.plan, and
+// reported with the property, what it saw, a replay command and the timeline
+// (controllers' log lines and Events included); the test fails. A saved plan
+// is replayed first on every later run, as a regression test, until it holds
+// (then delete it). With -ctrlsim.plan=FILE, Run replays that plan only.
+func Run(t *testing.T, o Options) {
+	t.Helper()
+	o = o.withDefaults()
+	w, err := newWorld(o)
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	saved := filepath.Join("testdata", "ctrlsim", fileName(t.Name())+".plan")
+	if *flagPlan != "" {
+		p, err := readPlan(*flagPlan)
+		if err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		w.judgeAndReport(t, p, *flagPlan)
+		return
+	}
+	if p, err := readPlan(saved); err == nil {
+		if w.judgeAndReport(t, p, saved) {
+			return
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("operatortest: %v", err)
+	}
+	res, err := w.explore(t)
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	if !res.Caught {
+		t.Logf("operatortest: %d plans explored (seed %d), no violation", res.Checks, o.Seed)
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	if err := os.WriteFile(saved, []byte(res.Minimal.String()), 0o644); err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	t.Logf("operatortest: violated after %d plans (seed %d); the minimal plan is saved", res.Checks, o.Seed)
+	w.judgeAndReport(t, res.Minimal, saved)
+}
+
+// Result is what an exploration found.
+type Result struct {
+	// Caught: a plan violated a property. Checks is then how many plans it
+	// took to find one; otherwise how many were explored.
+	Caught bool
+	Checks int
+	// Minimal is the shrunk violating plan; Violations what it violates.
+	Minimal    *plan.Plan
+	Violations []check.Verdict
+}
+
+// Explore explores as Run does and returns what it found, without saving,
+// replaying or failing the test (for measurements: checks to catch a bug).
+// An error is a world that cannot run (the test's setup), not a finding.
+func Explore(t *testing.T, o Options) (Result, error) {
+	o = o.withDefaults()
+	w, err := newWorld(o)
+	if err != nil {
+		return Result{}, err
+	}
+	return w.explore(t)
+}
+
+func (w *world) explore(t *testing.T) (Result, error) {
+	res := explore.Run(plan.Generator(w.space), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+		r, err := w.run(t, p)
+		if err != nil {
+			return &worldError{err}
+		}
+		if vs := r.violated(); len(vs) > 0 {
+			return &violation{vs}
+		}
+		return nil
+	})
+	var we *worldError
+	if errors.As(res.Err, &we) {
+		return Result{}, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
+	}
+	out := Result{Caught: res.Caught, Checks: res.Checks, Minimal: res.Minimal}
+	var v *violation
+	if errors.As(res.Err, &v) {
+		out.Violations = v.verdicts
+	}
+	return out, nil
+}
+type worldError struct{ err error }
+
+func (e *worldError) Error() string { return e.err.Error() }
+
+func readPlan(path string) (*plan.Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := plan.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
+	}
+	return p, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
+
+// judgeAndReport runs p; when it violates something it reports it and fails
+// the test. It reports whether p held.
+func (w *world) judgeAndReport(t *testing.T, p *plan.Plan, path string) bool {
+	t.Helper()
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
+	}
+	vs := r.violated()
+	if len(vs) == 0 {
+		return true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "operatortest: plan %s violates %d propert%s:\n", path, len(vs), map[bool]string{true: "y", false: "ies"}[len(vs) == 1])
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
+	}
+	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
+	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
+	fmt.Fprintf(&b, "timeline (trace hash %s; log lines and Events included):\n", r.hash)
+	for _, s := range r.steps {
+		b.WriteString(s.String())
+		b.WriteByte('\n')
+	}
+	t.Error(b.String())
+	return false
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// world is the cluster of one test: what each plan's run is built from.
+type world struct {
+	o     Options
+	crds  []apiserver.CRD
+	kinds []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
+	space plan.Space
+}
+
+// commonChildren are the built-in kinds operators most often create and own;
+// the garbage collector collects them and the oracles look at them.
+var commonChildren = []schema.GroupVersionKind{
+	{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Service"},
+	{Version: "v1", Kind: "ServiceAccount"}, {Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}, {Group: "batch", Version: "v1", Kind: "Job"},
+}
+
+func newWorld(o Options) (*world, error) {
+	if o.Scheme == nil {
+		return nil, errors.New("Options.Scheme is nil")
+	}
+	if len(o.Managers) == 0 {
+		return nil, errors.New("Options.Managers is empty: nothing to test")
+	}
+	w := &world{o: o}
+	docs := o.CRDs
+	for _, pattern := range o.CRDFiles {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("CRDFiles: no file matches %q", pattern)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, b)
+		}
+	}
+	for _, d := range docs {
+		crds, err := apiserver.CRDsFromYAML(d)
+		if err != nil {
+			return nil, fmt.Errorf("CRDs: %w", err)
+		}
+		w.crds = append(w.crds, crds...)
+	}
+	seen := map[schema.GroupVersionKind]bool{}
+	add := func(gvk schema.GroupVersionKind) {
+		if !seen[gvk] && o.Scheme.Recognizes(gvk) {
+			seen[gvk] = true
+			w.kinds = append(w.kinds, gvk)
+		}
+	}
+	for _, c := range w.crds {
+		add(c.GVK)
+	}
+	for _, obj := range o.Objects {
+		gvk, err := apiutil.GVKForObject(obj, o.Scheme)
+		if err != nil {
+			return nil, fmt.Errorf("Objects: %w", err)
+		}
+		add(gvk)
+	}
+	for _, gvk := range commonChildren {
+		add(gvk)
+	}
+	names := map[string]bool{}
+	for _, m := range o.Managers {
+		if m.Name == "" || m.Setup == nil || names[m.Name] || m.Name == KubeControllerManager {
+			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q) and a Setup", KubeControllerManager)
+		}
+		names[m.Name] = true
+		w.space.Processes = append(w.space.Processes, m.Name)
+	}
+	for _, gvk := range w.kinds {
+		w.space.Kinds = append(w.space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
+	}
+	w.space.Horizon = o.FaultPhase
+	return w, nil
+}
+
+// options are the cluster options of one run.
+func (w *world) options() cluster.Options {
+	o := w.o
+	var procs []process.Spec
+	if !o.NoBuiltinControllers {
+		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: w.setupKubeControllerManager})
+	}
+	for _, m := range o.Managers {
+		procs = append(procs, process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount,
+			Setup: func(p *process.Process) error { return m.Setup(p.Manager()) }})
+	}
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup}
+}
+
+func (w *world) setupKubeControllerManager(p *process.Process) error {
+	mgr := p.Manager()
+	var content []client.ObjectList
+	var collected []client.Object
+	for _, gvk := range w.kinds {
+		obj, err := w.o.Scheme.New(gvk)
+		if err != nil {
+			continue
+		}
+		list, err := w.o.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err != nil {
+			continue
+		}
+		collected = append(collected, obj.(client.Object))
+		if scoped, _ := p.Manager().GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); scoped != nil && scoped.Scope.Name() == "namespace" {
+			content = append(content, list.(client.ObjectList))
+		}
+	}
+	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content}
+	if err := nc.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected}
+	return gc.SetupWithManager(mgr)
+}
+
+// setup creates the test's objects (and their namespaces) as cluster admin.
+func (w *world) setup(c *cluster.Cluster) error {
+	ctx := contextBackground()
+	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+	for _, obj := range w.o.Objects {
+		if ns := obj.GetNamespace(); ns != "" && !made[ns] {
+			made[ns] = true
+			if err := createNamespace(ctx, c, ns); err != nil {
+				return err
+			}
+		}
+		if err := c.Admin().Create(ctx, obj.DeepCopyObject().(client.Object)); err != nil {
+			return fmt.Errorf("creating %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+		}
+	}
+	return nil
+}
+
+// result is one judged run.
+type result struct {
+	verdicts []check.Verdict
+	steps    []trace.Step
+	hash     string
+}
+
+func (r *result) violated() []check.Verdict {
+	var out []check.Verdict
+	for _, v := range r.verdicts {
+		if !v.Holds {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// run runs p in a testing/synctest bubble (so that the operator's wall-clock
+// reads follow virtual time), and its fault-free reference for the converges
+// oracle, and judges it.
+func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
+	var ref *snapshot
+	if !slices.Contains(w.o.Disable, Converges) {
+		reference := &plan.Plan{Seed: p.Seed, Steps: p.Steps}
+		var err error
+		ref, _, err = w.runOnce(t, reference, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	_, r, err := w.runOnce(t, p, ref)
+	return r, err
+}
+
+func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *result, error) {
+	var snap *snapshot
+	var r *result
+	var runErr error
+	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		opts := w.options()
+		opts.Wall = wall
+		c, err := cluster.New(p, opts)
+		if err != nil {
+			runErr = err
+			return
+		}
+		defer c.Close()
+		props := w.oracles(ref)
+		for _, up := range w.o.Properties {
+			props = append(props, userProperty{up, c})
+		}
+		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
+		snap = takeSnapshot(c, w.kinds)
+		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash()}
+	})
+	return snap, r, runErr
+}

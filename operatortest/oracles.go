@@ -1,0 +1,266 @@
+package operatortest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The generic oracles: on by default, judged on every run with no code of the
+// test's (Options.Disable turns one off by name). The kernel adds its own
+// verdicts to every run: hot-loop (a controller reconciling or writing one
+// object 20 times a second for 10 s: not quiescent), livelock and
+// reconcile-panic.
+const (
+	// Converges: the objects of the judged kinds at the end of a run equal
+	// those of the fault-free run of the same workload (Sieve's end-state
+	// oracle), modulo uids, resourceVersions, generations, timestamps, the
+	// suffixes of generated names, and Events.
+	Converges = "converges"
+	// Terminates: nothing is left deleting (a stuck finalizer, a namespace
+	// stuck Terminating) at the end of the heal budget.
+	Terminates = "terminates"
+	// NoOrphans: no object of the judged kinds has an ownerReference to an
+	// owner that is gone, once the garbage collector has had the heal budget.
+	NoOrphans = "no-orphans"
+	// NoErrorAtRest: no reconcile ends in an error in the last RestWindow of
+	// the heal budget: a controller that is still failing after faults
+	// stopped is stuck.
+	NoErrorAtRest = "no-error-at-rest"
+)
+
+// RestWindow is the end of the heal budget in which the world is at rest.
+const RestWindow = 30 * time.Second
+
+type violation struct{ verdicts []check.Verdict }
+
+func (v *violation) Error() string {
+	var parts []string
+	for _, x := range v.verdicts {
+		parts = append(parts, x.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (w *world) oracles(ref *snapshot) []check.Property {
+	var out []check.Property
+	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
+	if on(Converges) && ref != nil {
+		out = append(out, check.Eventually{Property: Converges, Desired: func(r *check.Run) error {
+			return ref.diff(snapshotOf(r, w.kinds))
+		}})
+	}
+	if on(Terminates) {
+		out = append(out, check.Terminates{})
+	}
+	if on(NoOrphans) && !w.o.NoBuiltinControllers {
+		out = append(out, check.Eventually{Property: NoOrphans, Desired: func(r *check.Run) error {
+			return orphans(r, w.kinds)
+		}})
+	}
+	if on(NoErrorAtRest) {
+		out = append(out, check.Eventually{Property: NoErrorAtRest, Desired: errorAtRest})
+	}
+	return out
+}
+
+func errorAtRest(r *check.Run) error {
+	for _, s := range r.Steps {
+		if s.Op == "result" && s.At >= r.End-RestWindow && strings.HasPrefix(s.Result, "error:") {
+			return fmt.Errorf("at %v, after the heal at %v, %s/%s's reconcile of %s ended in %s", s.At, r.HealAt, s.Process, s.Controller, s.Object, s.Result)
+		}
+	}
+	return nil
+}
+
+func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
+	uids := map[types.UID]bool{}
+	for _, gvk := range r.Kinds {
+		for _, o := range r.Objects(gvk) {
+			uids[o.GetUID()] = true
+		}
+	}
+	for _, gvk := range kinds {
+		for _, o := range r.Objects(gvk) {
+			for _, ref := range o.GetOwnerReferences() {
+				if !uids[ref.UID] {
+					return fmt.Errorf("%s %s is owned by %s %s, which is gone", gvk.Kind, client.ObjectKeyFromObject(o), ref.Kind, ref.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// snapshot is the normalized end state of a run: object key -> content.
+type snapshot struct {
+	objects map[string]string
+	keys    []string
+}
+
+func takeSnapshot(c *cluster.Cluster, kinds []schema.GroupVersionKind) *snapshot {
+	return snapshotOf(c.Observed(), kinds)
+}
+
+func snapshotOf(r *check.Run, kinds []schema.GroupVersionKind) *snapshot {
+	s := &snapshot{objects: map[string]string{}}
+	for _, gvk := range kinds {
+		for _, o := range r.Objects(gvk) {
+			key, content := normalize(gvk, o)
+			s.objects[key] = content
+			s.keys = append(s.keys, key)
+		}
+	}
+	slices.Sort(s.keys)
+	return s
+}
+
+// normalize is an object's key and content with what legitimately differs
+// between two runs of one workload masked.
+func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
+	name := o.GetName()
+	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) {
+		name = g + "*"
+	}
+	key := gvk.Kind + " " + o.GetNamespace() + "/" + name
+	b, err := json.Marshal(o)
+	if err != nil {
+		return key, "unencodable"
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	if md, ok := m["metadata"].(map[string]any); ok {
+		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "name"} {
+			delete(md, f)
+		}
+		if refs, ok := md["ownerReferences"].([]any); ok {
+			for _, ref := range refs {
+				if r, ok := ref.(map[string]any); ok {
+					delete(r, "uid")
+				}
+			}
+		}
+	}
+	if st, ok := m["status"].(map[string]any); ok {
+		delete(st, "observedGeneration")
+	}
+	maskTimes(m)
+	out, _ := json.Marshal(m)
+	return key, string(out)
+}
+
+// maskTimes replaces every string that is an RFC 3339 time with "<time>".
+func maskTimes(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x { // lint:order-independent each value is masked alone
+			if s, ok := e.(string); ok && isTime(s) {
+				x[k] = "<time>"
+				continue
+			}
+			maskTimes(e)
+		}
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok && isTime(s) {
+				x[i] = "<time>"
+				continue
+			}
+			maskTimes(e)
+		}
+	}
+}
+
+func isTime(s string) bool {
+	if len(s) < 20 || s[4] != '-' || s[10] != 'T' {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}
+
+// diff names the first difference between the reference snapshot and got.
+func (ref *snapshot) diff(got *snapshot) error {
+	for _, k := range ref.keys {
+		g, ok := got.objects[k]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s exists after the fault-free run of the same workload, not after this one", k)
+		case g != ref.objects[k]:
+			return fmt.Errorf("%s differs from the fault-free run of the same workload:\n    fault-free: %s\n    this run:   %s", k, ref.objects[k], g)
+		}
+	}
+	for _, k := range got.keys {
+		if _, ok := ref.objects[k]; !ok {
+			return fmt.Errorf("%s exists after this run, not after the fault-free run of the same workload", k)
+		}
+	}
+	return nil
+}
+
+// userProperty is a test's Property as a check.Property.
+type userProperty struct {
+	p Property
+	c *cluster.Cluster
+}
+
+func (u userProperty) Name() string { return u.p.Name }
+
+func (u userProperty) Check(r *check.Run) check.Verdict {
+	if err := u.p.Check(&History{c: u.c, run: r}); err != nil {
+		return check.Verdict{Property: u.p.Name, Detail: err.Error(), At: r.End}
+	}
+	return check.Verdict{Property: u.p.Name, Holds: true}
+}
+
+// History is what a Property judges: the final state (read as cluster admin)
+// and what happened.
+type History struct {
+	c   *cluster.Cluster
+	run *check.Run
+}
+
+// Get reads an object of the final state.
+func (h *History) Get(key client.ObjectKey, obj client.Object) error { return h.c.Get(key, obj) }
+
+// List lists objects of the final state.
+func (h *History) List(list client.ObjectList, opts ...client.ListOption) error {
+	return h.c.List(list, opts...)
+}
+
+// Steps is the trace of the run: every client call, reconcile, result, log
+// line, crash and restart, with its virtual time.
+func (h *History) Steps() []trace.Step { return h.run.Steps }
+
+// HealAt is when the fault phase ended; End is when the run ended.
+func (h *History) HealAt() time.Duration { return h.run.HealAt }
+
+// End is when the run ended.
+func (h *History) End() time.Duration { return h.run.End }
+
+// Run is the run as the kernel's properties see it (the apiserver's watch log
+// included: every committed change, in order).
+func (h *History) Run() *check.Run { return h.run }
+
+func contextBackground() context.Context { return context.Background() }
+
+func createNamespace(ctx context.Context, c *cluster.Cluster, ns string) error {
+	err := c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	if err != nil && !strings.Contains(err.Error(), "already exists") {
+		return err
+	}
+	return nil
+}
