@@ -206,6 +206,7 @@ func (w *world) explore(t *testing.T) (Result, error) {
 	}
 	return out, nil
 }
+
 type worldError struct{ err error }
 
 func (e *worldError) Error() string { return e.err.Error() }

@@ -1,0 +1,156 @@
+package operatortest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// behaviour is what a test controller does with the app ConfigMap.
+type behaviour func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error
+
+type appReconciler struct {
+	client.Client
+	do behaviour
+}
+
+func (r *appReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var app corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	return reconcile.Result{}, r.do(ctx, r.Client, &app)
+}
+
+func appOptions(do behaviour) Options {
+	return Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+				Complete(&appReconciler{Client: mgr.GetClient(), do: do})
+		}}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
+	}
+}
+
+// child creates the app's Secret, owned by it, with the given finalizers.
+func child(finalizers ...string) behaviour {
+	return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child", Finalizers: finalizers}}
+		if err := controllerutil.SetControllerReference(app, s, c.Scheme()); err != nil {
+			return err
+		}
+		if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		return nil
+	}
+}
+
+// judge runs one plan on o and returns which properties it violated.
+func judge(t *testing.T, o Options, text string) map[string]string {
+	t.Helper()
+	p, err := plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, v := range r.violated() {
+		out[v.Property] = v.Detail
+	}
+	return out
+}
+
+// Each generic oracle catches a controller that violates it, and a controller
+// that does its job violates none, under the same faults.
+func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
+	const crash = "seed 1\ncrash process=op at=1ms\nlag process=op kind=* min=0s max=50ms\n"
+	for _, tc := range []struct {
+		name string
+		do   behaviour
+		plan string
+		want []string // violated, in any order; nil: none
+	}{
+		{"a controller that does its job", child(), crash, nil},
+		{"converges: a child the fault-free run makes and a crashed one does not", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			if app.Annotations["started"] != "" {
+				return nil // the bug: a restarted process trusts its own mark
+			}
+			metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
+			if err := c.Update(ctx, app); err != nil {
+				return err
+			}
+			return child()(ctx, c, app)
+		}, "seed 1\ncrash process=op call=3\n", []string{Converges}},
+		{"terminates: a finalizer nobody removes on an object its owner deleted", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			if err := child("example.com/keep")(ctx, c, app); err != nil {
+				return err
+			}
+			return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
+		}, "seed 1\n", []string{Terminates}},
+		{"no-orphans: a dependent the collector cannot delete once its owner is gone", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "orphan", Finalizers: []string{"example.com/keep"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "gone", UID: types.UID("no-such-uid")}}}}
+			if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+				return err
+			}
+			return nil
+		}, "seed 1\n", []string{NoOrphans, Terminates}},
+		{"no-error-at-rest: a reconcile that fails for ever", func(context.Context, client.Client, *corev1.ConfigMap) error {
+			return errors.New("the backend is down")
+		}, "seed 1\n", []string{NoErrorAtRest}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judge(t, appOptions(tc.do), tc.plan)
+			if len(got) != len(tc.want) {
+				t.Fatalf("violated %v, want exactly %v", got, tc.want)
+			}
+			for _, name := range tc.want {
+				if got[name] == "" {
+					t.Errorf("%s not violated (violated: %v)", name, got)
+				}
+			}
+		})
+	}
+}
+
+// A domain property of the test's own is judged after the generic ones, with
+// the final state it reads.
+func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
+	o := appOptions(child())
+	o.Properties = []Property{{Name: "two-children", Check: func(h *History) error {
+		var list corev1.SecretList
+		if err := h.List(&list, client.InNamespace("team")); err != nil {
+			return err
+		}
+		if len(list.Items) != 2 {
+			return errors.New("the app has " + string(rune('0'+len(list.Items))) + " children, want 2")
+		}
+		return nil
+	}}}
+	got := judge(t, o, "seed 1\n")
+	if got["two-children"] != "the app has 1 children, want 2" || len(got) != 1 {
+		t.Errorf("violated %v, want only two-children, with what it saw", got)
+	}
+}
