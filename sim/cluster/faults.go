@@ -69,6 +69,18 @@ func (f *faults) CrashAtCall(process string, call int) bool {
 	return false
 }
 
+func (f *faults) CrashAfterWrite(process string, write int) bool {
+	if f.healed {
+		return false
+	}
+	for _, x := range f.plan {
+		if x.Kind == plan.Crash && x.Process == process && x.Write == write {
+			return true
+		}
+	}
+	return false
+}
+
 func (f *faults) Latency(process string) time.Duration {
 	if f.healed {
 		return 0

@@ -237,3 +237,33 @@ func TestHealEndsAnAPIFault(t *testing.T) {
 		t.Error("no status write succeeded after Heal")
 	}
 }
+
+// Sieve's intermediate state: a crash right after a process's k-th write has
+// committed, before the response reaches it. The write is in the apiserver; the
+// process never saw it succeed, and makes no other call before it dies.
+func TestACrashAfterAWriteKillsItsProcessWithTheWriteCommitted(t *testing.T) {
+	c := runFaults(t, "seed 1\ncrash process=a write=1\n", 5*time.Second)
+	crashes := stepsOf(c, func(s trace.Step) bool { return s.Op == "crash" })
+	if len(crashes) != 1 || crashes[0].Process != "a" || !strings.Contains(crashes[0].Result, "crash after write 1") {
+		t.Fatalf("crash steps %v, want one of a after its write 1", crashes)
+	}
+	var last trace.Step
+	writes := 0
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "crash" {
+			break
+		}
+		if s.Process == "a" && s.Op != "log" && s.Op != "start" {
+			last = s
+			if s.Op == "update" || s.Op == "create" || s.Op == "patch" || strings.HasPrefix(s.Op, "update/") {
+				writes++
+			}
+		}
+	}
+	if writes != 1 || last.Result != "ok" || last.RVWritten == 0 {
+		t.Errorf("a's last step before the crash is %v after %d writes; want its first write, committed", last, writes)
+	}
+	if c.Process("b").Restarts() != 0 {
+		t.Error("b was touched by a's crash")
+	}
+}

@@ -21,6 +21,10 @@ type Space struct {
 	MaxLag time.Duration
 	// MaxCall bounds the client call number a crash may happen at. Default 50.
 	MaxCall int
+	// MaxWrite, if set, also draws crashes right after a process's k-th write
+	// for k up to MaxWrite (Sieve's intermediate-state pattern: far fewer
+	// points to try than client calls). 0: not drawn.
+	MaxWrite int
 	// MaxWorkers bounds Workers faults. Default 4.
 	MaxWorkers int
 	// APIFaults are templates of API faults the world can meet; the generator picks
@@ -105,9 +109,12 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 		if class(Crash, procs) {
 			crash := rapid.Custom(func(t *rapid.T) Fault {
 				f := Fault{Kind: Crash, Process: rapid.SampledFrom(sp.Processes).Draw(t, "crash-process")}
-				if rapid.Bool().Draw(t, "crash-at-time") {
+				switch {
+				case sp.MaxWrite > 0 && rapid.Bool().Draw(t, "crash-after-write"):
+					f.Write = rapid.IntRange(1, sp.MaxWrite).Draw(t, "crash-write")
+				case rapid.Bool().Draw(t, "crash-at-time"):
 					f.At = time.Millisecond + dur("crash-at", sp.Horizon)
-				} else {
+				default:
 					f.Call = rapid.IntRange(1, sp.MaxCall).Draw(t, "crash-call")
 				}
 				return f

@@ -71,7 +71,9 @@ const (
 	// watch), then catches up.
 	Hold FaultKind = "hold"
 	// Crash: Process dies at its Call-th client call (counted from 1 over the whole
-	// run), or at time At when Call is 0.
+	// run), instead of it; or right after its Write-th write (create, update,
+	// patch, delete; counted the same way) has committed, before the response
+	// reaches it (Sieve's intermediate state); or at time At.
 	Crash FaultKind = "crash"
 	// API: requests matching API fail (or are ambiguous) during [From, Until);
 	// Until 0 means to the end of the fault phase.
@@ -92,6 +94,7 @@ type Fault struct {
 	From       time.Duration
 	Until      time.Duration
 	Call       int
+	Write      int
 	At         time.Duration
 	N          int
 	API        apiserver.Fault
@@ -154,6 +157,7 @@ func (f Fault) String() string {
 		add("until", f.Until.String())
 	case Crash:
 		num("call", f.Call)
+		num("write", f.Write)
 		dur("at", f.At)
 	case Workers:
 		num("n", f.N)
@@ -313,7 +317,7 @@ func (p *Plan) Validate() error {
 var faultKeys = map[FaultKind][]string{
 	Lag:     {"process", "kind", "min", "max"},
 	Hold:    {"process", "kind", "from", "until"},
-	Crash:   {"process", "call", "at"},
+	Crash:   {"process", "call", "write", "at"},
 	Latency: {"process", "min", "max"},
 	Workers: {"process", "controller", "n"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
@@ -362,6 +366,8 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			dur(&f.At)
 		case "call":
 			num(&f.Call)
+		case "write":
+			num(&f.Write)
 		case "n":
 			num(&f.N)
 		case "verb":
@@ -403,8 +409,14 @@ func (f Fault) validate() error {
 			return fmt.Errorf("hold: until %s must be after from %s", f.Until, f.From)
 		}
 	case Crash:
-		if (f.Call == 0) == (f.At == 0) {
-			return fmt.Errorf("crash: give exactly one of call=N or at=DURATION")
+		given := 0
+		for _, set := range []bool{f.Call != 0, f.Write != 0, f.At != 0} {
+			if set {
+				given++
+			}
+		}
+		if given != 1 {
+			return fmt.Errorf("crash: give exactly one of call=N, write=N or at=DURATION")
 		}
 	case API:
 		if !f.API.Ambiguous {
@@ -424,8 +436,8 @@ func (f Fault) validate() error {
 			return fmt.Errorf("%s: a time or duration is outside 0..%s", f.Kind, MaxTime)
 		}
 	}
-	if f.Call < 0 || f.Call > MaxCount || f.API.Count < 0 || f.API.Count > MaxCount {
-		return fmt.Errorf("%s: call and count must be from 0 to %d", f.Kind, MaxCount)
+	if f.Call < 0 || f.Call > MaxCount || f.Write < 0 || f.Write > MaxCount || f.API.Count < 0 || f.API.Count > MaxCount {
+		return fmt.Errorf("%s: call, write and count must be from 0 to %d", f.Kind, MaxCount)
 	}
 	if f.Kind != Workers && f.Kind != API && f.Process == "" {
 		return fmt.Errorf("%s: process is required", f.Kind)

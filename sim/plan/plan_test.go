@@ -16,6 +16,7 @@ var space = plan.Space{
 	Processes:   []string{"manager", "ns-reconciler"},
 	Kinds:       []string{"/v1/Namespace", "test.ctrlsim.dev/v1/Widget"},
 	Controllers: []string{"manager/widget"},
+	MaxWrite:    5, // crash-after-write faults round-trip too
 	APIFaults: []apiserver.Fault{
 		{Verb: "patch", Resource: "widgets", Code: 422, Field: "status.progress", Message: "field is \"immutable\" = yes"},
 		{Verb: "create", Ambiguous: true, Count: 1},
@@ -91,7 +92,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		{"at 1s x", "no seed line"},
 		{"seed x", `plan line 1: bad seed`},
 		{"seed 1\nwobble a=b", `plan line 2: unknown line kind "wobble"`},
-		{"seed 1\ncrash process=p", "give exactly one of call=N or at=DURATION"},
+		{"seed 1\ncrash process=p", "give exactly one of call=N, write=N or at=DURATION"},
 		{"seed 1\nlag process=p kind=* min=2s max=1s", "max 1s is below min 2s"},
 		{"seed 1\napi verb=get code=418", "code must be one of"},
 		{"seed 1\nhold process=p kind=x from=1s until=1s", "until 1s must be after from 1s"},

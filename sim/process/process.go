@@ -34,6 +34,9 @@ type Injector interface {
 	Held(process string, gvk schema.GroupVersionKind) bool
 	// CrashAtCall reports whether process dies at its call-th client call.
 	CrashAtCall(process string, call int) bool
+	// CrashAfterWrite reports whether process dies right after its write-th
+	// write has committed, before the response reaches it.
+	CrashAfterWrite(process string, write int) bool
 	// CallLatency is the time the next API call of process spends before it
 	// commits in the apiserver (request) and after, until the caller has the
 	// response (response). Cached reads never ask: they do not leave the process.
@@ -93,6 +96,7 @@ type Process struct {
 	restarts    int
 	backoffs    int // consecutive crashes, for CrashLoopBackOff
 	calls       int // client calls over the whole run
+	writes      int // writes (create, update, patch, delete) over the whole run
 	incarnation int
 
 	cache    *informer.Cache
@@ -353,6 +357,9 @@ func (p *Process) before(call kubeclient.Call) error {
 	// The call runs now, with no yield before after() records it (other workers
 	// of the process cannot overwrite p.call or p.response in between).
 	p.call, p.response = BeforeCall(p.env.Server, call), response
+	if isWrite(call.Verb) {
+		p.writes++
+	}
 	return nil
 }
 
@@ -368,6 +375,12 @@ var errProcessGone = errors.New("ctrlsim: the process has died; the call never r
 // a write done that its caller never saw succeed.
 func (p *Process) after(call kubeclient.Call, err error) {
 	p.record(p.call.Step(p.env.Server, call, err))
+	if isWrite(call.Verb) && p.env.Faults.CrashAfterWrite(p.spec.Name, p.writes) {
+		// The write has committed; the process dies before the response
+		// reaches it (inside a task, Crash does not return).
+		p.Crash(fmt.Sprintf("crash after write %d (%s)", p.writes, call.Verb))
+		return
+	}
 	if d := p.response; d > 0 && p.env.Scheduler.Current() != nil {
 		p.response = 0
 		p.env.Scheduler.Sleep(d)
