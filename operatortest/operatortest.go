@@ -337,6 +337,9 @@ func newWorld(o Options) (*world, error) {
 		w.space.Kinds = append(w.space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
 	}
 	w.space.Horizon = o.FaultPhase
+	// Crashes right after each of the first writes (Sieve's intermediate
+	// states), besides crashes at client calls and times.
+	w.space.MaxWrite = 10
 	return w, nil
 }
 
