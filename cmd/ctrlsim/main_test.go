@@ -20,11 +20,6 @@ func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-type runOutput struct {
-	Results []runResult `json:"results"`
-	Summary runSummary  `json:"summary"`
-}
-
 func runJSON(t *testing.T, args ...string) runOutput {
 	t.Helper()
 	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20", "--entry", "canary/*"}, args...)...)
