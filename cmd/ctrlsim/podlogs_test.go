@@ -42,7 +42,9 @@ func TestIndexedJobPodLogsMerge(t *testing.T) {
 		t.Fatalf("--json-markers output:\n%s", pod0)
 	}
 	dir := t.TempDir()
-	noise := func(s string) string { return "pulling image\nI1122 18:00:00 log line {\"not\": \"a shard\"}\n" + s + "done\n" }
+	noise := func(s string) string {
+		return "pulling image\nI1122 18:00:00 log line {\"not\": \"a shard\"}\n" + s + "done\n"
+	}
 	perIndex := []string{writeFile(t, dir, "index-1.log", noise(pod1)), writeFile(t, dir, "index-0.log", noise(pod0))}
 	allPods := writeFile(t, dir, "job.log", prefixed("explore-1-x7k2p", noise(pod1))+"a line of no pod\n"+prefixed("explore-0-q9zt4", noise(pod0)))
 	for _, files := range [][]string{perIndex, {allPods}} {
