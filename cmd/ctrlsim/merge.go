@@ -21,7 +21,7 @@ type shardDoc struct {
 
 func cmdMerge(args []string, stdout io.Writer) error {
 	fs := newFlags("merge")
-	jsonOut := fs.Bool("json", false, "print the merged JSON (as `run --json` prints it)")
+	jsonOut := fs.Bool("json", false, "print the merged JSON (as run --json prints it)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -59,8 +59,8 @@ func cmdMerge(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// readShards reads the shards in a file ("-": standard input): a JSON document, or
-// a log holding one or more documents between the --json-markers lines.
+// readShards reads the shards in a file ("-": standard input): JSON documents one
+// after the other, or a log holding them between the --json-markers lines.
 func readShards(file string) ([]shardDoc, error) {
 	var b []byte
 	var err error
@@ -73,11 +73,7 @@ func readShards(file string) ([]shardDoc, error) {
 		return nil, usagef("cannot read %s: %v", file, oneLine(err))
 	}
 	if !bytes.Contains(b, []byte(jsonBegin)) {
-		d, err := decodeShard(file, b)
-		if err != nil {
-			return nil, err
-		}
-		return []shardDoc{d}, nil
+		return decodeShards(file, b)
 	}
 	blocks, err := markedBlocks(file, string(b))
 	if err != nil {
@@ -85,30 +81,36 @@ func readShards(file string) ([]shardDoc, error) {
 	}
 	var out []shardDoc
 	for _, bl := range blocks {
-		d, err := decodeShard(bl.from, []byte(bl.text))
+		ds, err := decodeShards(bl.from, []byte(bl.text))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, d)
+		out = append(out, ds...)
 	}
 	return out, nil
 }
 
-// decodeShard decodes one shard's JSON.
-func decodeShard(from string, b []byte) (shardDoc, error) {
-	var out runOutput
+// decodeShards decodes the JSON documents of b, one shard each.
+func decodeShards(from string, b []byte) ([]shardDoc, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		return shardDoc{}, usagef("%s: not the JSON of `ctrlsim run --json` (%v)", from, oneLine(err))
+	var docs []shardDoc
+	for k := 1; ; k++ {
+		where := from
+		if k > 1 {
+			where = fmt.Sprintf("%s (document %d)", from, k)
+		}
+		var out runOutput
+		if err := dec.Decode(&out); err == io.EOF && k > 1 {
+			return docs, nil
+		} else if err != nil {
+			return nil, usagef("%s: not the JSON of `ctrlsim run --json` (%v)", where, oneLine(err))
+		}
+		if out.Header.Shards == 0 {
+			return nil, usagef("%s: no header (the JSON of a ctrlsim run older than merge?)", where)
+		}
+		docs = append(docs, shardDoc{from: where, out: out})
 	}
-	if dec.More() {
-		return shardDoc{}, usagef("%s: more than one JSON document (give each shard its own file, or use --json-markers)", from)
-	}
-	if out.Header.Shards == 0 {
-		return shardDoc{}, usagef("%s: no header (the JSON of a ctrlsim run older than merge?)", from)
-	}
-	return shardDoc{from: from, out: out}, nil
 }
 
 // mergeShards checks that docs are the shards of one run, each exactly once, and

@@ -43,12 +43,30 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	return f
 }
 
-// The fakes merge: the reference for the rejections below.
+// The fakes merge, in any order, from a file each or from one file of both (as
+// `cat shard-*.json | ctrlsim merge -` gives): the reference for the rejections below.
 func TestMergeOfFakeShards(t *testing.T) {
 	dir := t.TempDir()
-	out, errs, code := ctrlsim(t, "merge", "--json", writeShard(t, dir, "2", fakeShard(2, 2)), writeShard(t, dir, "1", fakeShard(1, 2)))
+	one, two := writeShard(t, dir, "1", fakeShard(1, 2)), writeShard(t, dir, "2", fakeShard(2, 2))
+	for _, files := range [][]string{{two, one}, {writeFile(t, dir, "both", read(t, one)+"\n"+read(t, two))}} {
+		mergesToTheFakeRun(t, files)
+	}
+}
+
+func read(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mergesToTheFakeRun(t *testing.T, files []string) {
+	t.Helper()
+	out, errs, code := ctrlsim(t, append([]string{"merge", "--json"}, files...)...)
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
+		t.Fatalf("merge %v: exit %d: %s", files, code, errs)
 	}
 	var m runOutput
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
