@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,43 +18,26 @@ import (
 // and some holding, that 3 shards split unevenly (4, 4, 3); about 4 s in one process.
 var mergeSelection = []string{"--entry", "bd/*", "--checks", "10", "--seed", "3"}
 
-var (
-	buildOnce sync.Once
-	builtCmd  string
-	buildErr  error
-)
-
-// command builds the command once per test binary, into a temporary directory
-// (never into the repository).
-func command(t *testing.T) string {
+// buildCommand builds the command into a temporary directory of t (never into the
+// repository), once for the test.
+func buildCommand(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ctrlsim-merge-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtCmd = filepath.Join(dir, "ctrlsim")
-		out, err := exec.Command("go", "build", "-o", builtCmd, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	bin := filepath.Join(t.TempDir(), "ctrlsim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return builtCmd
+	return bin
 }
 
-// processes runs the command once per argument list, all at once, and returns
-// their standard outputs; each must exit 0.
-func processes(t *testing.T, argLists ...[]string) []string {
+// processes runs bin once per argument list, all at once, and returns their
+// standard outputs; each must exit 0.
+func processes(t *testing.T, bin string, argLists ...[]string) []string {
 	t.Helper()
 	cmds := make([]*exec.Cmd, len(argLists))
 	outs := make([]bytes.Buffer, len(argLists))
 	errs := make([]bytes.Buffer, len(argLists))
 	for k, args := range argLists {
-		cmds[k] = exec.Command(command(t), args...)
+		cmds[k] = exec.Command(bin, args...)
 		cmds[k].Stdout, cmds[k].Stderr = &outs[k], &errs[k]
 		if err := cmds[k].Start(); err != nil {
 			t.Fatal(err)
@@ -100,8 +82,9 @@ func sameTable(s string) string {
 // seed and budget: the same outcomes, plans run, minimal plans and trace hashes for
 // every (entry, variant), in the same order, and the same table.
 func TestShardsMergeToTheUnshardedRun(t *testing.T) {
+	bin := buildCommand(t)
 	args := func(extra ...string) []string { return append(append([]string{"run"}, mergeSelection...), extra...) }
-	unshardedJSON := processes(t, args("--json"))[0]
+	unshardedJSON := processes(t, bin, args("--json"))[0]
 	unsharded := decodeRun(t, unshardedJSON)
 	if len(unsharded.Results) != 11 || unsharded.Summary.Unexpected != 0 {
 		t.Fatalf("the selection: %d results, %d unexpected; want 11, 0", len(unsharded.Results), unsharded.Summary.Unexpected)
@@ -118,7 +101,7 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	if caught == 0 || caught == len(unsharded.Results) {
 		t.Fatalf("the selection should have caught and held results: %d caught of %d", caught, len(unsharded.Results))
 	}
-	unshardedTable := processes(t, args())[0]
+	unshardedTable := processes(t, bin, args())[0]
 	dir := t.TempDir()
 	for _, n := range []int{2, 3} {
 		var shardArgs [][]string
@@ -126,14 +109,14 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 			shardArgs = append(shardArgs, args("--json", "--shard", fmt.Sprintf("%d/%d", i, n)))
 		}
 		var files []string
-		for i, out := range processes(t, shardArgs...) {
+		for i, out := range processes(t, bin, shardArgs...) {
 			f := filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.json", i+1, n))
 			if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			files = append(files, f)
 		}
-		merged := decodeRun(t, processes(t, append([]string{"merge", "--json"}, files...))[0])
+		merged := decodeRun(t, processes(t, bin, append([]string{"merge", "--json"}, files...))[0])
 		for k, r := range unsharded.Results {
 			if k >= len(merged.Results) {
 				t.Errorf("%d shards: the merge lacks %s %s", n, r.Entry, r.Variant)
@@ -150,7 +133,7 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 		if d := cmp.Diff(withoutWallTimes(unsharded), withoutWallTimes(merged)); d != "" {
 			t.Errorf("%d shards: merge --json differs from the unsharded run --json (-unsharded +merged):\n%s", n, d)
 		}
-		table := processes(t, append([]string{"merge"}, files...))[0]
+		table := processes(t, bin, append([]string{"merge"}, files...))[0]
 		if sameTable(table) != sameTable(unshardedTable) {
 			t.Errorf("%d shards: merge prints another table than the unsharded run:\n%s\nunsharded:\n%s", n, table, unshardedTable)
 		}
