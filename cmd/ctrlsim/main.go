@@ -2,7 +2,8 @@
 // deterministic simulator.
 //
 //	ctrlsim list [--json]
-//	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N] [--json] [--cpuprofile F] [--memprofile F]
+//	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N | --shards-of-indexed-job N] [--json] [--json-markers] [--cpuprofile F] [--memprofile F]
+//	ctrlsim merge [--json] FILE...
 //	ctrlsim replay --entry ID --variant V (--plan FILE | --plan-text TEXT) [--timeline] [--json]
 //	ctrlsim catalogue [--check]
 //	ctrlsim bench [--json] [--report FILE] [--no-envtest]
@@ -46,6 +47,7 @@ const usage = `usage: ctrlsim <command> [flags]
 commands:
   list       the catalogue entries
   run        explore each (entry, variant); exit 0 iff every outcome is the expected one
+  merge      merge the --json outputs (or pod logs) of the shards of one run into its result
   replay     run one plan and print verdicts, trace hash and (--timeline) the timeline
   catalogue  regenerate reports/ (--check: exit 1 and show the diff when it is stale)
   bench      throughput and time-to-find figures
@@ -84,11 +86,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdCatalogue(args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout, stderr)
+	case "merge":
+		err = cmdMerge(args[1:], stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, replay, catalogue or bench)\n", args[0])
+		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, merge, replay, catalogue or bench)\n", args[0])
 		return 2
 	}
 	var ue *usageError
@@ -117,8 +121,20 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses flags; bad flags are usage errors; -h prints the flags.
+// parse parses flags and refuses arguments; bad flags are usage errors; -h prints
+// the flags.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseFlags is parse for a command that takes arguments after its flags.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
@@ -126,9 +142,6 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 			return err
 		}
 		return usagef("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

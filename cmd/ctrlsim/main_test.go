@@ -20,11 +20,6 @@ func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-type runOutput struct {
-	Results []runResult `json:"results"`
-	Summary runSummary  `json:"summary"`
-}
-
 func runJSON(t *testing.T, args ...string) runOutput {
 	t.Helper()
 	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20", "--entry", "canary/*"}, args...)...)
@@ -49,9 +44,15 @@ func TestRunJSONHasTheContractFields(t *testing.T) {
 	}
 	results := generic["results"].([]any)
 	for _, field := range []string{"entry", "variant", "expect", "outcome", "checks", "checks_to_first_failure",
-		"violated", "minimal_plan", "replay", "wall_ms", "api_ops", "reconciles", "virtual_seconds"} {
+		"violated", "minimal_plan", "replay", "trace_hash", "wall_ms", "api_ops", "reconciles", "virtual_seconds"} {
 		if _, ok := results[0].(map[string]any)[field]; !ok {
 			t.Errorf("run --json result lacks %q", field)
+		}
+	}
+	header := generic["header"].(map[string]any)
+	for _, field := range []string{"entries", "variant", "checks", "seed", "shard", "shards", "pairs", "all_pairs"} {
+		if _, ok := header[field]; !ok {
+			t.Errorf("run --json header lacks %q", field)
 		}
 	}
 	summary := generic["summary"].(map[string]any)

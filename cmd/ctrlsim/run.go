@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // runResult is one line of `run --json`; the field names are the contract.
@@ -29,10 +30,20 @@ type runResult struct {
 	Violated             []string `json:"violated"`
 	MinimalPlan          string   `json:"minimal_plan"`
 	Replay               string   `json:"replay"`
-	WallMS               int64    `json:"wall_ms"`
-	APIOps               int      `json:"api_ops"`
-	Reconciles           int      `json:"reconciles"`
-	VirtualSeconds       float64  `json:"virtual_seconds"`
+	// TraceHash is the trace hash of a run of MinimalPlan (what `ctrlsim replay
+	// --json` prints for it); "" when nothing was caught.
+	TraceHash      string  `json:"trace_hash"`
+	WallMS         int64   `json:"wall_ms"`
+	APIOps         int     `json:"api_ops"`
+	Reconciles     int     `json:"reconciles"`
+	VirtualSeconds float64 `json:"virtual_seconds"`
+}
+
+// runOutput is the output of `run --json` (and of `merge --json`).
+type runOutput struct {
+	Header  runHeader   `json:"header"`
+	Results []runResult `json:"results"`
+	Summary runSummary  `json:"summary"`
 }
 
 type runSummary struct {
@@ -47,16 +58,17 @@ type job struct {
 }
 
 // jobs lists the (entry, variant) pairs selected by the flags, in catalogue order,
-// and keeps those of shard i of n (1-based).
-func jobs(entry, v string, i, n int) ([]job, error) {
+// and keeps those of shard i of n (1-based): pair k (0-based) is shard k%n+1's. It
+// also returns the number of pairs of all shards.
+func jobs(entry, v string, i, n int) ([]job, int, error) {
 	entries, err := scenarios.Match(entry)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, 0, usagef("%v", err)
 	}
 	var want variant.Variant
 	if v != "" {
 		if want, err = variant.Parse(v); err != nil {
-			return nil, usagef("%v", err)
+			return nil, 0, usagef("%v", err)
 		}
 	}
 	var all []job
@@ -68,7 +80,7 @@ func jobs(entry, v string, i, n int) ([]job, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, usagef("no entry matching %q has variant %q", entry, v)
+		return nil, 0, usagef("no entry matching %q has variant %q", entry, v)
 	}
 	var out []job
 	for k, j := range all {
@@ -76,17 +88,7 @@ func jobs(entry, v string, i, n int) ([]job, error) {
 			out = append(out, j)
 		}
 	}
-	return out, nil
-}
-
-func parseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usagef("bad --shard %q: want I/N with 1 <= I <= N", s)
-	}
-	return i, n, nil
+	return out, len(all), nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -96,7 +98,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	checks := fs.Int("checks", 200, "plans to try per (entry, variant)")
 	seed := fs.Uint64("seed", 1, "explorer seed (the same seed explores the same plans)")
 	shard := fs.String("shard", "1/1", "run shard I of N of the (entry, variant) pairs")
+	indexed := fs.Int("shards-of-indexed-job", 0, "run shard JOB_COMPLETION_INDEX+1 of `N` (in a pod of an Indexed Job with N completions)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	markers := fs.Bool("json-markers", false, "print the JSON between marker lines, for ctrlsim merge to find in a log (implies --json)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {
@@ -133,7 +137,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	todo, err := jobs(*entry, *v, i, n)
+	if isSet(fs, "shards-of-indexed-job") {
+		if isSet(fs, "shard") {
+			return usagef("give --shard or --shards-of-indexed-job, not both")
+		}
+		if i, err = indexedJobShard(*indexed); err != nil {
+			return err
+		}
+		n = *indexed
+	}
+	*jsonOut = *jsonOut || *markers
+	todo, all, err := jobs(*entry, *v, i, n)
 	if err != nil {
 		return err
 	}
@@ -145,7 +159,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s %s ...", k+1, len(todo), j.e.ID, j.v)
 		}
 		r := j.e.Explore(j.v, *checks, *seed, time.Now)
-		results = append(results, toJSON(r))
+		res := toJSON(r)
+		if r.Minimal != nil {
+			if res.TraceHash, err = traceHash(j.e, j.v, r.Minimal); err != nil {
+				return err
+			}
+		}
+		results = append(results, res)
 		sum.Results++
 		if r.AsExpected() {
 			sum.AsExpected++
@@ -157,12 +177,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Results []runResult `json:"results"`
-			Summary runSummary  `json:"summary"`
-		}{results, sum}); err != nil {
+		h := runHeader{Entries: *entry, Variant: *v, Checks: *checks, Seed: *seed, Shard: i, Shards: n, Pairs: len(todo), AllPairs: all}
+		if err := writeJSON(stdout, runOutput{h, results, sum}, *markers); err != nil {
 			return err
 		}
 	} else {
@@ -172,6 +188,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return &exitError{1}
 	}
 	return nil
+}
+
+// writeJSON prints out indented, between the marker lines when markers is set.
+func writeJSON(w io.Writer, out runOutput, markers bool) error {
+	if out.Results == nil {
+		out.Results = []runResult{}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	if markers {
+		b = []byte(jsonBegin + "\n" + string(b) + "\n" + jsonEnd)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// traceHash is the trace hash of a run of p: what `ctrlsim replay --json` prints.
+func traceHash(e *catalogue.Entry, v variant.Variant, p *plan.Plan) (string, error) {
+	r, err := e.RunPlan(v, p)
+	if err != nil {
+		return "", fmt.Errorf("replaying the minimal plan of %s %s: %w", e.ID, v, err)
+	}
+	defer r.Cluster.Close()
+	return r.Cluster.Trace.Hash(), nil
+}
+
+// isSet reports whether the flag name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func toJSON(r catalogue.Result) runResult {
