@@ -83,6 +83,9 @@ type Options struct {
 	Seed   uint64
 	// Disable turns generic oracles off by name (see Oracles).
 	Disable []string
+	// NoWorkload keeps the seed objects as they are: no mutations, deletions
+	// or re-creations are drawn.
+	NoWorkload bool
 	// NoBuiltinControllers leaves the namespace controller and the garbage
 	// collector out of the world (they run by default, as in a real cluster).
 	NoBuiltinControllers bool
@@ -340,6 +343,9 @@ func newWorld(o Options) (*world, error) {
 	// Crashes right after each of the first writes (Sieve's intermediate
 	// states), besides crashes at client calls and times.
 	w.space.MaxWrite = 10
+	if len(o.Objects) > 0 && !o.NoWorkload {
+		w.space.Workload = w.workload()
+	}
 	return w, nil
 }
 
@@ -354,7 +360,7 @@ func (w *world) options() cluster.Options {
 		procs = append(procs, process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount,
 			Setup: func(p *process.Process) error { return m.Setup(p.Manager()) }})
 	}
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup}
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
 
 func (w *world) setupKubeControllerManager(p *process.Process) error {
