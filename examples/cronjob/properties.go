@@ -152,14 +152,15 @@ func sortedJobs(m map[types.UID]*kbatch.Job) []*kbatch.Job {
 // NoScheduledTimeRunTwice: no scheduled time of a CronJob is run by two Jobs.
 // Judged on the apiserver's history: two Jobs created (different UIDs, even if
 // the first was deleted before the second) with the same owner and the same
-// scheduled-at annotation.
+// scheduled-at annotation. One violation per scheduled time, at its second run.
 func NoScheduledTimeRunTwice(r *check.Run) Violations {
-	type run struct {
-		name string
-		at   time.Duration
+	type runs struct {
+		key         string
+		names       []string
+		first, next time.Duration
 	}
-	seen := map[string]run{}
-	var out Violations
+	var order []*runs
+	seen := map[string]*runs{}
 	for _, ev := range r.Log {
 		if ev.GVK != jobGVK || ev.Type != watch.Added {
 			continue
@@ -169,14 +170,24 @@ func NoScheduledTimeRunTwice(r *check.Run) Violations {
 		if at == "" || own == "" {
 			continue
 		}
-		key := own + " " + at
-		if first, ok := seen[key]; ok {
-			out = append(out, Violation{Property: "no-scheduled-time-run-twice", At: ev.At.Sub(r.Start), Detail: fmt.Sprintf(
-				"CronJob %s ran its scheduled time %s twice: Job %s was created at %s, and Job %s for the same time at %s",
-				own, at, first.name, first.at, job.Name, ev.At.Sub(r.Start))})
-			continue
+		key := "CronJob " + own + " scheduled time " + at
+		rs := seen[key]
+		if rs == nil {
+			rs = &runs{key: key, first: ev.At.Sub(r.Start)}
+			seen[key] = rs
+			order = append(order, rs)
+		} else if len(rs.names) == 1 {
+			rs.next = ev.At.Sub(r.Start)
 		}
-		seen[key] = run{job.Name, ev.At.Sub(r.Start)}
+		rs.names = append(rs.names, job.Name)
+	}
+	var out Violations
+	for _, rs := range order {
+		if len(rs.names) > 1 {
+			out = append(out, Violation{Property: "no-scheduled-time-run-twice", At: rs.next, Detail: fmt.Sprintf(
+				"%s was run by %d Jobs (%s), first created at %s, again at %s",
+				rs.key, len(rs.names), strings.Join(rs.names, ", "), rs.first, rs.next)})
+		}
 	}
 	return out
 }

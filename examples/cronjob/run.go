@@ -1,6 +1,9 @@
 package cronjob
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -11,9 +14,13 @@ import (
 // Result is one driven and judged run.
 type Result struct {
 	Violations Violations
-	Hash       string // the trace hash
-	Timeline   string // the run's timeline, for failure messages
-	Cluster    *cluster.Cluster
+	// Hash is the trace hash (trace.Trace.Hash).
+	Hash string
+	// StableHash is the hash of the trace with Go heap addresses masked in log
+	// lines: the simulator prints an object a controller logs by its String
+	// method, which shows pointer fields as addresses that change from run to
+	// run (README.md, "Simulator artefacts"). Replays are compared with it.
+	StableHash string
 }
 
 // Run builds the world for p inside a testing/synctest bubble (wallclock.Run:
@@ -34,10 +41,28 @@ func Run(t *testing.T, p *plan.Plan, inspect func(c *cluster.Cluster)) (res Resu
 		if err = Drive(c); err != nil {
 			return
 		}
-		res = Result{Violations: Judge(c), Hash: c.Trace.Hash(), Cluster: c}
+		res = Result{Violations: Judge(c), Hash: c.Trace.Hash(), StableHash: StableHash(c)}
 		if inspect != nil {
 			inspect(c)
 		}
 	})
 	return res, err
+}
+
+// heapAddress is how fmt prints a pointer inside a struct (%v of a *bool
+// field): 0x followed by hex digits.
+var heapAddress = regexp.MustCompile(`0x[0-9a-f]{6,}`)
+
+// StableHash hashes c's kept trace steps with heap addresses in log lines
+// masked (see Result.StableHash).
+func StableHash(c *cluster.Cluster) string {
+	h := sha256.New()
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "log" {
+			s.Result = heapAddress.ReplaceAllString(s.Result, "0x?")
+		}
+		h.Write([]byte(s.Canonical()))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
