@@ -44,7 +44,7 @@ const (
 // The phases of a run (Drive).
 const (
 	FaultPhase = 4 * time.Minute
-	HealBudget = 4 * time.Minute
+	HealBudget = 3 * time.Minute
 )
 
 // DefaultJobDuration is how long a Job runs when the workload does not say.
