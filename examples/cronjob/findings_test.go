@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/examples/cronjob"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
 
 // The findings of README.md, each pinned by its minimal plan: the plan breaks
@@ -39,6 +40,16 @@ at 0s create-cronjob policy=Forbid duration=115s
 lag process=cronjob kind=* min=3s max=3.001s
 `
 
+// Finding 1d: what an exploration without holds found (explorer seed 3, plan
+// 269 of 300): the sample's 90 s Jobs, a 5 s lag of every watch, and Job
+// creates failing for the first minute. The failures push the 00:01 run to
+// 1m13s, Forbid holds 00:02 back until 2m55s, 5 s before 00:03 is due.
+const apiLagPlan = `seed 1
+at 0s create-cronjob policy=Forbid duration=90s
+lag process=cronjob kind=* min=5s max=5.001s
+api verb=create resource=jobs code=500 from=72ms until=1m13.624s
+`
+
 // Finding 2: successfulJobsHistoryLimit 0, no fault at all. Once a finished
 // Job is deleted the tutorial recomputes lastScheduleTime from the Jobs that
 // are left (none), so the scheduled time that just ran is due again while it
@@ -60,6 +71,10 @@ func TestFindingForbidOverlapsWhenEveryWatchLags(t *testing.T) {
 	replaysAndBreaks(t, lagPlan, "forbid-never-overlaps")
 }
 
+func TestFindingForbidOverlapsWhenJobCreatesFailAndEveryWatchLags(t *testing.T) {
+	replaysAndBreaks(t, apiLagPlan, "forbid-never-overlaps")
+}
+
 func TestFindingHistoryLimitZeroRunsEveryScheduledTimeAgain(t *testing.T) {
 	vs := replaysAndBreaks(t, historyZeroPlan, "no-scheduled-time-run-twice")
 	if !strings.Contains(vs[0].Detail, "was run by 6 Jobs") {
@@ -71,11 +86,16 @@ func TestFindingHistoryLimitZeroRunsEveryScheduledTimeAgain(t *testing.T) {
 }
 
 // replaysAndBreaks runs the plan twice: both runs must break property and be
-// the same run. It returns the violations.
+// the same run. It returns the violations. With CTRLSIM_TIMELINE=1 it prints
+// the first run's timeline.
 func replaysAndBreaks(t *testing.T, text, property string) cronjob.Violations {
 	t.Helper()
 	p := mustParse(t, text)
-	first, err := cronjob.Run(t, p, nil)
+	var timeline func(c *cluster.Cluster)
+	if os.Getenv("CTRLSIM_TIMELINE") != "" {
+		timeline = func(c *cluster.Cluster) { c.Trace.WriteTimeline(os.Stdout) }
+	}
+	first, err := cronjob.Run(t, p, timeline)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +119,7 @@ func TestTheREADMEListsThePinnedPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{holdPlan, jobLagPlan, lagPlan, historyZeroPlan} {
+	for _, text := range []string{holdPlan, jobLagPlan, lagPlan, apiLagPlan, historyZeroPlan} {
 		if !strings.Contains(string(readme), text) {
 			t.Errorf("README.md does not show the plan:\n%s", text)
 		}
