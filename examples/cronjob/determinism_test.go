@@ -1,6 +1,7 @@
 package cronjob_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/examples/cronjob"
@@ -28,6 +29,29 @@ latency process=cronjob min=1ms max=50ms
 	}
 	if err := wallclock.CheckDeterminism(t, p, cronjob.World, drive); err != nil {
 		t.Fatal(err)
+	}
+	// The plan's faults did act: both processes crashed, and a status write
+	// met a conflict.
+	res, err := cronjob.Run(t, p, func(c *cluster.Cluster) {
+		crashed := map[string]bool{}
+		conflicts := 0
+		for _, s := range c.Trace.Steps() {
+			if s.Op == "crash" {
+				crashed[s.Process] = true
+			}
+			if strings.Contains(s.Result, "Conflict") {
+				conflicts++
+			}
+		}
+		if !crashed[cronjob.Operator] || !crashed[cronjob.JobModel] || conflicts == 0 {
+			t.Errorf("the faults did not all act: crashed %v, %d conflicts", crashed, conflicts)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Masked {
+		t.Error("the run logged an object with heap addresses: the unmasked hash check above only held by luck; pick a plan whose runs log no object")
 	}
 }
 
