@@ -1,0 +1,133 @@
+package cronjob_test
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/examples/cronjob"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+)
+
+// The findings of README.md, each pinned by its minimal plan: the plan breaks
+// the property, and replays bit for bit (the same violations and the same
+// trace hash; where the tutorial logged a Job, the same trace with the heap
+// addresses in those log lines masked: see
+// TestArtefactLoggedObjectsPrintHeapAddresses).
+
+// Finding 1a: the Forbid decision reads the Job cache only. A Job watch that
+// stalls for a minute (rapid's minimal plan, from TestExploreForbidSample)
+// hides the running Job, and the next scheduled run starts beside it.
+const holdPlan = `seed 0
+at 0s create-cronjob policy=Forbid duration=90s
+hold process=cronjob kind=batch/v1/Job from=0s until=2m22.006s
+`
+
+// Finding 1b: the same with a 3 s lag of the Job watch alone, when a run
+// delayed by Forbid starts within 3 s of the next scheduled time (Jobs of
+// 115 s on a one-minute schedule: the 00:02 run starts at 2m58s, when the
+// 00:01 Job ends).
+const jobLagPlan = `seed 0
+at 0s create-cronjob policy=Forbid duration=115s
+lag process=cronjob kind=batch/v1/Job min=3s max=3.001s
+`
+
+// Finding 1c: the earlier attempt's plan, a 3 s lag of every watch, with the
+// same timing. Kubernetes' own controller can overlap here too (its status
+// write is seen as late as the Job); see README.md.
+const lagPlan = `seed 0
+at 0s create-cronjob policy=Forbid duration=115s
+lag process=cronjob kind=* min=3s max=3.001s
+`
+
+// Finding 1d: what an exploration without holds found (explorer seed 3, plan
+// 269 of 300): the sample's 90 s Jobs, a 5 s lag of every watch, and Job
+// creates failing for the first minute. The failures push the 00:01 run to
+// 1m13s, Forbid holds 00:02 back until 2m55s, 5 s before 00:03 is due.
+const apiLagPlan = `seed 1
+at 0s create-cronjob policy=Forbid duration=90s
+lag process=cronjob kind=* min=5s max=5.001s
+api verb=create resource=jobs code=500 from=72ms until=1m13.624s
+`
+
+// Finding 2: successfulJobsHistoryLimit 0, no fault at all. Once a finished
+// Job is deleted the tutorial recomputes lastScheduleTime from the Jobs that
+// are left (none), so the scheduled time that just ran is due again while it
+// is within startingDeadlineSeconds: a once-a-minute CronJob whose Jobs take
+// 10 s runs six times a minute.
+const historyZeroPlan = `seed 0
+at 0s create-cronjob successful=0 duration=10s
+`
+
+func TestFindingForbidOverlapsWhenTheJobWatchStalls(t *testing.T) {
+	replaysAndBreaks(t, holdPlan, "forbid-never-overlaps")
+}
+
+func TestFindingForbidOverlapsWhenTheJobWatchLags(t *testing.T) {
+	replaysAndBreaks(t, jobLagPlan, "forbid-never-overlaps")
+}
+
+func TestFindingForbidOverlapsWhenEveryWatchLags(t *testing.T) {
+	replaysAndBreaks(t, lagPlan, "forbid-never-overlaps")
+}
+
+func TestFindingForbidOverlapsWhenJobCreatesFailAndEveryWatchLags(t *testing.T) {
+	replaysAndBreaks(t, apiLagPlan, "forbid-never-overlaps")
+}
+
+func TestFindingHistoryLimitZeroRunsEveryScheduledTimeAgain(t *testing.T) {
+	vs := replaysAndBreaks(t, historyZeroPlan, "no-scheduled-time-run-twice")
+	if !strings.Contains(vs[0].Detail, "was run by 6 Jobs") {
+		t.Errorf("the 00:01 run should have been run six times (every 10 s for the minute of its deadline): %s", vs[0].Detail)
+	}
+	// Without a startingDeadlineSeconds the same happens: the time is due
+	// from the CronJob's creation on.
+	replaysAndBreaks(t, strings.Replace(historyZeroPlan, "successful=0", "successful=0 deadline=none", 1), "no-scheduled-time-run-twice")
+}
+
+// replaysAndBreaks runs the plan twice: both runs must break property and be
+// the same run. It returns the violations. With CTRLSIM_TIMELINE=1 it prints
+// the first run's timeline.
+func replaysAndBreaks(t *testing.T, text, property string) cronjob.Violations {
+	t.Helper()
+	p := mustParse(t, text)
+	var timeline func(c *cluster.Cluster)
+	if os.Getenv("CTRLSIM_TIMELINE") != "" {
+		timeline = func(c *cluster.Cluster) { c.Trace.WriteTimeline(os.Stdout) }
+	}
+	first, err := cronjob.Run(t, p, timeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Violations.Has(property) {
+		t.Fatalf("the plan no longer breaks %s (violations: %v); the plan:\n%s", property, first.Violations, text)
+	}
+	again, err := cronjob.Run(t, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.StableHash != first.StableHash || !reflect.DeepEqual(again.Violations, first.Violations) {
+		t.Errorf("the replay differs from the first run:\n first: %s %v\n again: %s %v", first.StableHash, first.Violations, again.StableHash, again.Violations)
+	}
+	// Where no log line showed a heap address, the trace hashes themselves
+	// are equal.
+	if !first.Masked && again.Hash != first.Hash {
+		t.Errorf("the replay's trace hash differs: %s, then %s", first.Hash, again.Hash)
+	}
+	t.Logf("%s", first.Violations)
+	return first.Violations
+}
+
+// The README lists every pinned plan, verbatim.
+func TestTheREADMEListsThePinnedPlans(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{holdPlan, jobLagPlan, lagPlan, apiLagPlan, historyZeroPlan} {
+		if !strings.Contains(string(readme), text) {
+			t.Errorf("README.md does not show the plan:\n%s", text)
+		}
+	}
+}
