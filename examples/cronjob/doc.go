@@ -41,7 +41,4 @@
 //   - At-rest properties are judged after the user suspends the CronJob: a
 //     weakness that shows only while a CronJob keeps running at rest (no
 //     suspension) is judged by the history properties, not by these.
-//   - The tutorial logs Jobs with pointer fields, which the simulator's log
-//     sink prints as heap addresses (README.md, "Simulator artefacts"): replays
-//     are compared with StableHash, which masks them.
 package cronjob

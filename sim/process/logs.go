@@ -3,7 +3,11 @@ package process
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/go-logr/logr"
 
@@ -115,6 +119,8 @@ func valueText(v any) string {
 		return x
 	case error:
 		return x.Error()
+	case runtime.Object:
+		return objectText(x)
 	case fmt.Stringer:
 		return x.String()
 	case nil:
@@ -125,6 +131,29 @@ func valueText(v any) string {
 		return fmt.Sprintf("%T", v)
 	}
 	return string(b)
+}
+
+// objectText is a Kubernetes object as controller-runtime's zap logger
+// (KubeAwareEncoder) writes one: apiVersion and kind when set, namespace and
+// name; never its content (whose generated String prints pointers).
+func objectText(o runtime.Object) string {
+	if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && v.IsNil() {
+		return "null"
+	}
+	acc, err := meta.Accessor(o)
+	if err != nil {
+		return fmt.Sprintf("%T", o)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	if gvk := o.GetObjectKind().GroupVersionKind(); gvk.Version != "" {
+		fmt.Fprintf(&b, "apiVersion=%s kind=%s ", gvk.GroupVersion(), gvk.Kind)
+	}
+	if ns := acc.GetNamespace(); ns != "" {
+		fmt.Fprintf(&b, "namespace=%s ", ns)
+	}
+	fmt.Fprintf(&b, "name=%s}", acc.GetName())
+	return b.String()
 }
 
 func quoteValue(v string) string {

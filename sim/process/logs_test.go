@@ -3,10 +3,12 @@ package process_test
 import (
 	"context"
 	"errors"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,5 +76,41 @@ func TestAReconcilersLogLinesAreTraceSteps(t *testing.T) {
 		if !strings.Contains(s.String(), "log") {
 			t.Errorf("the timeline line %q does not show the log", s.String())
 		}
+	}
+}
+
+// An object logged as a value prints as controller-runtime's zap logger prints
+// it (kind, namespace, name), never its content: a Job's generated String
+// prints the addresses of its pointer fields, which differ in every run.
+func TestALoggedObjectPrintsItsNameNotItsPointers(t *testing.T) {
+	var lines []string
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
+		Scheme: clientgoscheme.Scheme,
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(reconcile.Func(
+				func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+					yes := true
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, Name: req.Name,
+						OwnerReferences: []metav1.OwnerReference{{Name: "o", Controller: &yes}}}}
+					logf.FromContext(ctx).Info("seen", "configmap", cm)
+					return reconcile.Result{}, nil
+				}))
+		}}},
+		Setup: func(c *cluster.Cluster) error {
+			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(time.Second)
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "log" && strings.HasPrefix(s.Result, "seen") {
+			lines = append(lines, s.Result)
+		}
+	}
+	if want := []string{`seen configmap="{namespace=default name=x}"`}; !slices.Equal(lines, want) {
+		t.Errorf("log lines %q, want %q", lines, want)
 	}
 }
