@@ -29,12 +29,12 @@ import (
 // print as JSON (strings, errors and Stringers as their text), never as Go
 // pointers, so that lines are the same in every run.
 type traceSink struct {
-	p        *Process
-	m        *Manager // the incarnation; its lines stop when it ends
-	name     string
-	values   []any
-	hidden   int // values[:hidden] are not printed
-	internal bool
+	p          *Process
+	m          *Manager // the incarnation; its lines stop when it ends
+	name       string
+	values     []any // shown
+	controller string // the hidden "controller" value, for lines outside a worker
+	internal   bool   // values added are hidden
 }
 
 func (s *traceSink) Init(logr.RuntimeInfo) {}
@@ -55,7 +55,7 @@ func (s *traceSink) Info(level int, msg string, kv ...any) {
 	if level > 0 || s.gone() {
 		return
 	}
-	s.p.record(trace.Step{Op: "log", Controller: s.controller(), Result: s.line(msg, kv)})
+	s.p.record(trace.Step{Op: "log", Controller: s.controller, Result: s.line(msg, kv)})
 }
 
 func (s *traceSink) Error(err error, msg string, kv ...any) {
@@ -66,26 +66,25 @@ func (s *traceSink) Error(err error, msg string, kv ...any) {
 	if err != nil {
 		line += " error=" + quoteValue(err.Error())
 	}
-	s.p.record(trace.Step{Op: "log", Controller: s.controller(), Result: "ERROR " + line})
+	s.p.record(trace.Step{Op: "log", Controller: s.controller, Result: "ERROR " + line})
 }
 
-// controller is the value of the hidden "controller" key, for lines logged
-// outside a worker (a worker's step names its controller anyway).
-func (s *traceSink) controller() string {
-	for i := 0; i+1 < s.hidden; i += 2 {
-		if s.values[i] == "controller" {
-			return fmt.Sprint(s.values[i+1])
-		}
-	}
-	return ""
-}
-
+// WithValues adds values: shown ones are kept, hidden ones (added to an
+// internal sink: controller-runtime's own) are dropped but for the
+// controller's name.
 func (s *traceSink) WithValues(kv ...any) logr.LogSink {
 	c := *s
-	c.values = append(append([]any(nil), s.values...), kv...)
 	if s.internal {
-		c.hidden = len(c.values)
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == "controller" {
+				if name, ok := kv[i+1].(string); ok {
+					c.controller = name
+				}
+			}
+		}
+		return &c
 	}
+	c.values = append(append([]any(nil), s.values...), kv...)
 	return &c
 }
 
@@ -106,7 +105,7 @@ func (s *traceSink) line(msg string, kv []any) string {
 		b.WriteString(s.name + ": ")
 	}
 	b.WriteString(msg)
-	all := append(append([]any(nil), s.values[s.hidden:]...), kv...)
+	all := append(append([]any(nil), s.values...), kv...)
 	for i := 0; i+1 < len(all); i += 2 {
 		fmt.Fprintf(&b, " %v=%s", all[i], quoteValue(valueText(all[i+1])))
 	}
