@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -358,6 +359,71 @@ func TestDeletePreconditions(t *testing.T) {
 		metav1.StatusReasonConflict, "")
 	w.must(w.s.Delete(admin, c, &client.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &c.UID}}))
 	wantReason(t, w.s.Delete(admin, c, nil), metav1.StatusReasonNotFound, `configmaps "c" not found`)
+}
+
+// A delete whose propagation policy removes the last finalizer of a deleting object
+// (the orphan or foregroundDeletion finalizer an earlier delete added, which no
+// garbage collector removed) deletes it, but fails a resourceVersion precondition
+// even when the precondition is the stored resourceVersion: the generic registry
+// checks it early (rest.BeforeDelete), then replaces it with the resourceVersion of
+// an update it did not make, "", before the storage delete
+// (registry/generic/registry/store.go Delete after updateForGracefulDeletionAndFinalizers
+// returns errDeleteNow), whose precondition check fails with a storage error (409).
+// A uid precondition is kept and holds. Every kind deletes through that path, and a
+// namespace too once it is finalized.
+func TestDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition(t *testing.T) {
+	w := newWorld(t)
+	orphan, foreground, background := metav1.DeletePropagationOrphan, metav1.DeletePropagationForeground, metav1.DeletePropagationBackground
+	deleting := func(o client.Object, policy *metav1.DeletionPropagation) {
+		t.Helper()
+		w.must(w.s.Create(admin, o))
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: policy}))
+		w.must(w.s.Get(admin, client.ObjectKeyFromObject(o), o))
+		if o.GetDeletionTimestamp() == nil || len(o.GetFinalizers()) != 1 {
+			t.Fatalf("%s: the first delete leaves the object deleting with the policy's finalizer, got %v", o.GetName(), o.GetFinalizers())
+		}
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "r"}}
+	for _, tc := range []struct {
+		obj   client.Object
+		first *metav1.DeletionPropagation
+		msg   string
+	}{
+		{cm("c"), &orphan, `Operation cannot be fulfilled on configmaps "c": StorageError: invalid object, Code: 4, Key: /registry/configmaps/ns/c, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+		{role, &foreground, `Operation cannot be fulfilled on roles.rbac.authorization.k8s.io "r": StorageError: invalid object, Code: 4, Key: /registry/roles/ns/r, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+		{widget("w"), &orphan, `Operation cannot be fulfilled on widgets.test.ctrlsim.dev "w": StorageError: invalid object, Code: 4, Key: /registry/test.ctrlsim.dev/widgets/ns/w, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+	} {
+		o := tc.obj
+		deleting(o, tc.first)
+		rv := o.GetResourceVersion()
+		err := w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
+		wantReason(t, err, metav1.StatusReasonConflict, fmt.Sprintf(tc.msg, rv))
+		if d := err.(apierrors.APIStatus).Status().Details; d == nil || d.Name != o.GetName() || d.Kind == "" {
+			t.Errorf("%s: the conflict names the object, got details %+v", o.GetName(), d)
+		}
+		w.must(w.s.Get(admin, client.ObjectKeyFromObject(o), o))
+		if o.GetResourceVersion() != rv {
+			t.Errorf("%s: the refused delete writes nothing", o.GetName())
+		}
+		// Without a policy the finalizer stays, and so does the object: the
+		// precondition holds.
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}}))
+		// A uid precondition alone holds, and the object is gone.
+		uid := o.GetUID()
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}}))
+		wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(o), o), metav1.StatusReasonNotFound, "")
+	}
+
+	// A finalized namespace with the orphan finalizer is deleted by the generic store.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}
+	deleting(ns, &orphan)
+	ns.Spec.Finalizers = nil
+	w.must(w.s.Update(admin, ns, "finalize"))
+	rv := ns.ResourceVersion
+	wantReason(t, w.s.Delete(admin, ns, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{ResourceVersion: &rv}}),
+		metav1.StatusReasonConflict, `Operation cannot be fulfilled on namespaces "gone": StorageError: invalid object, Code: 4, Key: /registry/namespaces/gone, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: `+rv)
+	w.must(w.s.Delete(admin, ns, &client.DeleteOptions{PropagationPolicy: &background}))
+	wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(ns), ns), metav1.StatusReasonNotFound, "")
 }
 
 func TestNamespaceLifecycle(t *testing.T) {

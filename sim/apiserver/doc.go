@@ -45,7 +45,10 @@
 //     added for the Orphan/Foreground propagation policies) gets deletionTimestamp
 //     and grace period 0 and stays; removing its last finalizer deletes it; no new
 //     finalizer can be added once it is deleting (422). Delete preconditions (uid,
-//     resourceVersion) conflict with the registry's messages.
+//     resourceVersion) conflict with the registry's messages. A delete whose
+//     propagation policy removes the last (orphan or foregroundDeletion) finalizer
+//     fails any resourceVersion precondition with the storage layer's 409, as the
+//     generic registry's does (it checks an empty resourceVersion there).
 //
 //   - Namespaces: created Active with the kubernetes finalizer and the
 //     kubernetes.io/metadata.name label; delete makes them Terminating; the finalize

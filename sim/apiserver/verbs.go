@@ -629,6 +629,20 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 			}
 			return nil
 		}
+		// The propagation policy removes the last finalizer (an orphan or
+		// foregroundDeletion finalizer that no garbage collector has removed).
+		// Store.updateForGracefulDeletionAndFinalizers gives up its update with
+		// errDeleteNow and returns an empty object, and Store.Delete takes that
+		// object's resourceVersion, "", as the precondition of the storage delete
+		// ("Update the preconditions.ResourceVersion if set since we updated the
+		// object"). So a resourceVersion precondition, even the right one, fails
+		// there (etcd3 conditionalDelete -> Preconditions.Check, a StorageError that
+		// InterpretDeleteError makes a 409); a uid precondition alone holds.
+		if pre := opts.Preconditions; pre != nil && pre.ResourceVersion != nil {
+			return apierrors.NewConflict(r.Kind.GroupResource(), r.Name,
+				fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s",
+					r.Kind.storageKey(r.Namespace, r.Name), existing.GetResourceVersion()))
+		}
 	}
 	s.commit(r.Kind, watch.Deleted, existing.DeepCopyObject().(client.Object))
 	return nil
