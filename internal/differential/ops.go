@@ -84,8 +84,8 @@ type Op struct {
 	// UID is a Delete's uid precondition: RVSet the uid of the latest version the
 	// client has seen, RVStale that of the first (another object's after a delete and
 	// re-create under the same name); none when empty.
-	UID RVMode
-	Selector    string                     // List: a label selector
+	UID      RVMode
+	Selector string // List: a label selector
 }
 
 func (op Op) String() string {
