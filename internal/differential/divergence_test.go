@@ -316,3 +316,42 @@ func TestDivergenceRoleBindingRoleRefIsImmutable(t *testing.T) {
 		}},
 	)
 }
+
+// A delete whose propagation policy removes the last finalizer of a deleting object
+// (the orphan or foregroundDeletion finalizer an earlier delete added: envtest has no
+// garbage collector to remove it) deletes the object, but not with a resourceVersion
+// precondition, even the current one: the generic registry checks the precondition
+// (rest.BeforeDelete), gives up its finalizer update (updateForGracefulDeletionAndFinalizers:
+// errDeleteNow, with an empty object), takes that object's resourceVersion, "", as the
+// new precondition, and the storage delete refuses it with a 409 whose message is the
+// storage error (`StorageError: invalid object, Code: 4, Key: /registry/roles/<ns>/one,
+// ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in
+// precondition: , ResourceVersion in object meta: <rv>`). A uid precondition holds.
+// Found by TestModelMatchesKubeAPIServer on a Role; the same for every kind.
+func TestDivergenceDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition(t *testing.T) {
+	ops := []Op{{Verb: Create, Kind: Namespace, Namespace: "a"}}
+	for i, k := range []string{Role, ConfigMap, Widget, RoleBinding} {
+		first := []metav1.DeletionPropagation{metav1.DeletePropagationOrphan, metav1.DeletePropagationForeground}[i%2]
+		ops = append(ops,
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "one"},
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", Propagation: first},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			// The current resourceVersion, and the policy's finalizer gone: 409.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet, Propagation: metav1.DeletePropagationBackground},
+			// Both preconditions: the uid holds, the resourceVersion fails the same way.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet, UID: RVSet, Propagation: metav1.DeletePropagationBackground},
+			// A precondition that does not hold fails first, with the registry's message.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVStale, Propagation: metav1.DeletePropagationBackground},
+			// No policy: the finalizer stays, and the precondition holds.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			// A uid precondition alone: deleted.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", UID: RVSet, Propagation: metav1.DeletePropagationBackground},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+		)
+	}
+	c := compareScript(t, ops...)
+	if e := c.Real[4].Error; e == nil || e.Code != 409 {
+		t.Errorf("kube-apiserver must refuse the delete with the current resourceVersion, got %s", c.Real[4])
+	}
+}
