@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -316,11 +317,25 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	w.must(w.s.Get(admin, client.ObjectKeyFromObject(x), got))
 	got.Finalizers = nil
 	w.must(w.s.Update(admin, got, ""))
+	answered := got.ResourceVersion
 	err := w.s.Get(admin, client.ObjectKeyFromObject(x), got)
 	wantReason(t, err, metav1.StatusReasonNotFound, `widgets.test.ctrlsim.dev "x" not found`)
-	last := w.s.Log()[len(w.s.Log())-1]
+	log := w.s.Log()
+	last, before := log[len(log)-1], log[len(log)-2]
 	if last.Type != watch.Deleted || last.Object.GetName() != "x" {
-		t.Errorf("removing the last finalizer deletes the object: last event %v %s", last.Type, last.Object.GetName())
+		t.Fatalf("removing the last finalizer deletes the object: last event %v %s", last.Type, last.Object.GetName())
+	}
+	// The update is not written: the Deleted event carries the last stored state
+	// (finalizers and all) with the deletion's resourceVersion.
+	if f := last.Object.GetFinalizers(); len(f) != 1 || f[0] != "test.ctrlsim.dev/cleanup" || last.Object.GetDeletionTimestamp() == nil {
+		t.Errorf("the Deleted event carries the last stored state, got finalizers %v", f)
+	}
+	if last.Object.GetResourceVersion() != strconv.FormatUint(last.ResourceVersion, 10) || last.ResourceVersion <= before.ResourceVersion {
+		t.Errorf("the Deleted event carries the deletion's resourceVersion, got %s (event %d, previous %d)",
+			last.Object.GetResourceVersion(), last.ResourceVersion, before.ResourceVersion)
+	}
+	if answered != before.Object.GetResourceVersion() {
+		t.Errorf("the update's answer carries the last stored resourceVersion %s, got %s", before.Object.GetResourceVersion(), answered)
 	}
 }
 

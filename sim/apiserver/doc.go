@@ -71,7 +71,9 @@
 //
 //   - The watch log records every committed change as an Event; Watcher.Watch
 //     delivers them synchronously in resourceVersion order, a Deleted event
-//     carrying the last state with the deletion's resourceVersion.
+//     carrying the last stored state with the deletion's resourceVersion. When an
+//     update or patch removes the last finalizer, that state is the one before it
+//     (finalizers and all): the update is not written, the stored object is deleted.
 //
 //   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
 //     name, a 403/409/422/429/500/503/504 before the request takes effect, or an

@@ -424,9 +424,14 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		}
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
+		// Store.Update gives up the write (errEmptiedFinalizers) and deletes the stored
+		// object (deleteWithoutFinalizers): the watch's Deleted event carries that last
+		// stored state, finalizers and all, with the deletion's resourceVersion (etcd3
+		// watcher: the previous value at the delete's revision). The response is the
+		// request's object, which was never stored, with the last stored version.
 		answer := obj.DeepCopyObject().(client.Object)
-		answer.SetResourceVersion(existing.GetResourceVersion()) // the response carries the last stored version
-		s.commit(k, watch.Deleted, obj)
+		answer.SetResourceVersion(existing.GetResourceVersion())
+		s.commit(k, watch.Deleted, existing.DeepCopyObject().(client.Object))
 		return answer, nil
 	}
 	if !c.any() {
