@@ -6,8 +6,8 @@
 // An Op is one request as data (verb, kind, namespace slot, name, mutation,
 // resourceVersion mode, identity), so one sequence runs unchanged on both sides:
 // create, get, list with label selectors, update, status update, JSON merge, strategic
-// merge and JSON patches, delete with propagation policies and resourceVersion
-// preconditions, finalizers added and removed, stale and missing resourceVersions,
+// merge and JSON patches, delete with propagation policies and resourceVersion and
+// uid preconditions, finalizers added and removed, stale and missing resourceVersions,
 // generateName, namespace deletion and creates in a terminating namespace, and
 // requests denied by RBAC. Kinds: ConfigMap, Secret, Deployment, Role, RoleBinding,
 // Namespace and the custom resource apiservertest.Widget (WidgetCRD installs it on
@@ -62,9 +62,10 @@
 //     server's own writes (leases), which the model has no twin for.
 //   - Deployments are written with every default already set (DeploymentSpec), so
 //     defaulting, which the model does not do, is compared only by focused tests.
-//   - No watch, no server-side apply, no dry run, no cluster-scoped RBAC objects, no
-//     deletecollection; Roles and RoleBindings are written by the admin only, so RBAC
-//     escalation checks are not exercised.
+//   - No watch but TestWatchOfAFinalizedObject's (the events of finalized and
+//     deleted objects), no server-side apply, no dry run, no cluster-scoped RBAC
+//     objects, no deletecollection; Roles and RoleBindings are written by the admin
+//     only, so RBAC escalation checks are not exercised.
 //   - envtest runs no controllers: no namespace controller, no garbage collector.
 //     Namespaces stay Terminating and owned objects are not collected, on both sides.
 package differential
