@@ -355,3 +355,29 @@ func TestDivergenceDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecond
 		t.Errorf("kube-apiserver must refuse the delete with the current resourceVersion, got %s", c.Real[4])
 	}
 }
+
+// A namespace's delete preconditions are checked by the namespace registry itself
+// (pkg/registry/core/namespace/storage Delete), with messages of its own: "Precondition
+// failed: UID in precondition: ..., UID in object meta: ..." (and the same for the
+// resourceVersion), before it marks the namespace Terminating.
+func TestDivergenceNamespaceDeletePreconditions(t *testing.T) {
+	deleteNS := func(pre metav1.Preconditions) func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		return func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			return nil, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, client.Preconditions(pre))
+		}
+	}
+	c := compareSteps(t,
+		Step{"delete namespace, another uid", deleteNS(metav1.Preconditions{UID: ptr.To(types.UID("6a1b7c2e-0000-4000-8000-000000000000"))})},
+		Step{"delete namespace, another resourceVersion", deleteNS(metav1.Preconditions{ResourceVersion: ptr.To("1")})},
+		Step{"delete namespace, both", deleteNS(metav1.Preconditions{UID: ptr.To(types.UID("6a1b7c2e-0000-4000-8000-000000000000")), ResourceVersion: ptr.To("1")})},
+		Step{"get namespace", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := &corev1.Namespace{}
+			return o, c.Get(ctx, client.ObjectKey{Name: ns}, o)
+		}},
+	)
+	for i := range 3 {
+		if e := c.Real[i].Error; e == nil || e.Code != 409 {
+			t.Errorf("kube-apiserver must refuse %s with a 409, got %s", c.Ops[i], c.Real[i])
+		}
+	}
+}
