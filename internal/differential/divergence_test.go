@@ -381,3 +381,32 @@ func TestDivergenceNamespaceDeletePreconditions(t *testing.T) {
 		}
 	}
 }
+
+// A status update of a built-in kind writes the request's metadata: the status
+// strategies of most built-in kinds reset only spec (Deployment also its labels;
+// pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy.PrepareForUpdate),
+// so annotations and finalizers come from the request, and a status update whose
+// object lacks the finalizer that a delete with the Orphan policy added (a client
+// that has not seen that delete's write) removes it, and with it the deleting
+// Deployment. A custom resource's status update keeps all the stored metadata.
+// Found by TestModelMatchesKubeAPIServer (-rapid.seed=31337 -rapid.checks=800).
+func TestDivergenceStatusUpdateWritesTheRequestsMetadata(t *testing.T) {
+	ops := []Op{{Verb: Create, Kind: Namespace, Namespace: "a"}}
+	for _, k := range []string{Deployment, Widget} {
+		ops = append(ops,
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "one", V: 1},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetStatus, V: 1}, // a status (TestKnownGapCustomResourceZeroValuesAreWrites)
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetAnnotation, V: 2},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetLabel, V: 3},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: AddFinalizer, V: 4},
+			Op{Verb: StatusPatch, Kind: k, Namespace: "a", Name: "one", Mutation: SetAnnotation, V: 5},
+			Op{Verb: StatusPatch, Kind: k, Namespace: "a", Name: "one", Mutation: RemoveFinalizers},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "two", V: 1},
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "two", Propagation: metav1.DeletePropagationOrphan},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "two", Mutation: SetStatus, V: 2, RV: RVNone},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "two"},
+		)
+	}
+	compareScript(t, ops...)
+}

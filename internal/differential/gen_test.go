@@ -100,7 +100,9 @@ func (g sequenceGen) op() *rapid.Generator[Op] {
 		case Update, UpdateStatus, MergePatch, StrategicPatch, JSONPatch, StatusPatch:
 			op.Mutation = rapid.SampledFrom(genMutations).Draw(t, "mutation")
 			if op.Verb == UpdateStatus || op.Verb == StatusPatch {
-				op.Mutation = rapid.SampledFrom([]Mutation{SetStatus, SetStatus, SetLabel, NoChange}).Draw(t, "status mutation")
+				op.Mutation = rapid.SampledFrom([]Mutation{
+					SetStatus, SetStatus, SetStatus, SetLabel, SetAnnotation, AddFinalizer, RemoveFinalizers, NoChange,
+				}).Draw(t, "status mutation")
 			}
 			if op.Kind == Namespace {
 				op.Mutation = rapid.SampledFrom([]Mutation{NoChange, SetLabel, SetAnnotation}).Draw(t, "namespace mutation")

@@ -244,6 +244,46 @@ func TestStatusSubresource(t *testing.T) {
 	wantReason(t, err, metav1.StatusReasonNotFound, "the server could not find the requested resource")
 }
 
+// A status update of a built-in kind keeps the stored spec and takes the request's
+// metadata, but what the kind's status strategy keeps: a Deployment keeps its
+// labels (deploymentStatusStrategy.PrepareForUpdate), and its annotations and
+// finalizers come from the request, so a status update without the finalizer of a
+// deleting Deployment deletes it. A custom resource's keeps all its metadata.
+func TestStatusUpdateOfABuiltinKindWritesMetadata(t *testing.T) {
+	w := newWorld(t)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", Labels: map[string]string{"app": "a"}},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	w.must(w.s.Create(admin, d))
+	d.Spec.Replicas = ptr.To[int32](5)
+	d.Labels = map[string]string{"app": "b"}
+	d.Annotations = map[string]string{"note": "by status"}
+	d.Finalizers = []string{"test.ctrlsim.dev/hold"}
+	d.Status.Replicas = 1
+	w.must(w.s.Update(admin, d, "status"))
+	if *d.Spec.Replicas != 1 || d.Labels["app"] != "a" || d.Status.Replicas != 1 {
+		t.Errorf("a Deployment's status update keeps the spec and the labels: replicas %d, labels %v", *d.Spec.Replicas, d.Labels)
+	}
+	if d.Annotations["note"] != "by status" || len(d.Finalizers) != 1 {
+		t.Errorf("a Deployment's status update writes annotations and finalizers: %v %v", d.Annotations, d.Finalizers)
+	}
+
+	w.must(w.s.Delete(admin, d, nil))
+	w.must(w.s.Get(admin, client.ObjectKeyFromObject(d), d))
+	d.Finalizers = nil
+	w.must(w.s.Update(admin, d, "status"))
+	wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(d), d), metav1.StatusReasonNotFound, "")
+
+	x := widget("x")
+	w.must(w.s.Create(admin, x))
+	x.Annotations = map[string]string{"note": "by status"}
+	x.Finalizers = []string{"test.ctrlsim.dev/hold"}
+	x.Status.Phase = "Ready"
+	w.must(w.s.Update(admin, x, "status"))
+	if x.Status.Phase != "Ready" || len(x.Annotations) != 0 || len(x.Finalizers) != 0 {
+		t.Errorf("a custom resource's status update keeps all metadata: %v %v", x.Annotations, x.Finalizers)
+	}
+}
+
 func TestOptimisticConcurrency(t *testing.T) {
 	w := newWorld(t)
 	c := cm("c")

@@ -30,8 +30,12 @@
 //     resources). It also goes up by one when an object is first marked deleting.
 //
 //   - Status subresource: create clears status; Update keeps the stored status;
-//     Update/Patch of "status" keeps everything but status. A kind without the
-//     subresource answers 404 there.
+//     Update/Patch of "status" keeps the stored spec, and the stored metadata as
+//     the kind's status strategy does (Kind.StatusMeta): custom resources keep all
+//     of it, most built-in kinds none (labels, annotations, finalizers and
+//     ownerReferences come from the request; Deployment keeps its labels, Pod its
+//     ownerReferences, the kinds using metav1.ResetObjectMetaForStatus those four).
+//     A kind without the subresource answers 404 there.
 //
 //   - Optimistic concurrency: a stale resourceVersion is a 409 Conflict with the
 //     registry's message. An update without resourceVersion overwrites where the
