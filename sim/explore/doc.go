@@ -9,5 +9,7 @@
 //     flags and explorations cannot run in parallel in one process.
 //   - Rapid's engine reads testing.Short(), so a binary that is not a test must
 //     call testing.Init() before Run.
-//   - Shrinking has rapid's own time limit (-rapid.shrinktime, 30s by default).
+//   - Shrinking has no time limit of its own (Run sets -rapid.shrinktime to an
+//     hour, so that a minimal plan does not depend on the machine's speed): a
+//     property that is slow to check shrinks slowly.
 package explore
