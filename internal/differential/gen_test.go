@@ -9,11 +9,10 @@ import (
 // few kinds, so that its operations meet the same objects; the run's first namespace
 // is created first, the second one sometimes, and sometimes the ServiceAccount is
 // given a Role and a RoleBinding early on. One sequence in four is about deletion:
-// mostly creates, reads and deletes in the first namespace (which stays), whose
-// preconditions mostly carry the latest
-// version read, so that a delete meets an object that an earlier delete left
-// deleting (with its own finalizer or the one of a propagation policy) with the
-// client up to date.
+// mostly creates, reads and deletes in the first namespace (which stays), with
+// explicit propagation policies and preconditions that mostly carry the latest
+// version read, so that a delete meets an object an earlier delete left deleting
+// (with its own finalizer or a policy's) while the client is up to date.
 func genSequence(t *rapid.T) []Op {
 	ops := []Op{{Verb: Create, Kind: Namespace, Namespace: "a"}}
 	if rapid.IntRange(0, 2).Draw(t, "create b") == 0 {

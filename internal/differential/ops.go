@@ -81,11 +81,11 @@ type Op struct {
 	// Finalizer makes Create add Finalizers[V%2].
 	Finalizer   bool
 	Propagation metav1.DeletionPropagation // Delete
+	Selector    string                     // List: a label selector
 	// UID is a Delete's uid precondition: RVSet the uid of the latest version the
 	// client has seen, RVStale that of the first (another object's after a delete and
 	// re-create under the same name); none when empty.
-	UID      RVMode
-	Selector string // List: a label selector
+	UID RVMode
 }
 
 func (op Op) String() string {
