@@ -410,3 +410,46 @@ func TestDivergenceStatusUpdateWritesTheRequestsMetadata(t *testing.T) {
 	}
 	compareScript(t, ops...)
 }
+
+// A finalized namespace (spec.finalizers emptied through the finalize subresource)
+// that still has the orphan finalizer of its first delete is deleted by the generic
+// store, with the same storage error for a resourceVersion precondition as any kind
+// (TestDivergenceDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition).
+func TestDivergenceFinalizedNamespaceDeleteFailsAResourceVersionPrecondition(t *testing.T) {
+	get := func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		o := &corev1.Namespace{}
+		return o, c.Get(ctx, client.ObjectKey{Name: ns}, o)
+	}
+	del := func(policy metav1.DeletionPropagation, withRV bool) func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		return func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			opts := []client.DeleteOption{client.PropagationPolicy(policy)}
+			if withRV {
+				o := &corev1.Namespace{}
+				if err := c.Get(ctx, client.ObjectKey{Name: ns}, o); err != nil {
+					return nil, err
+				}
+				opts = append(opts, client.Preconditions{ResourceVersion: &o.ResourceVersion})
+			}
+			return nil, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, opts...)
+		}
+	}
+	c := compareSteps(t,
+		Step{"delete namespace, orphan", del(metav1.DeletePropagationOrphan, false)},
+		Step{"get namespace", get},
+		Step{"finalize namespace", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := &corev1.Namespace{}
+			if err := c.Get(ctx, client.ObjectKey{Name: ns}, o); err != nil {
+				return nil, err
+			}
+			o.Spec.Finalizers = nil
+			return o, c.SubResource("finalize").Update(ctx, o)
+		}},
+		Step{"delete namespace, background, current resourceVersion", del(metav1.DeletePropagationBackground, true)},
+		Step{"get namespace", get},
+		Step{"delete namespace, background", del(metav1.DeletePropagationBackground, false)},
+		Step{"get namespace", get},
+	)
+	if e := c.Real[3].Error; e == nil || e.Code != 409 {
+		t.Errorf("kube-apiserver must refuse the delete with the current resourceVersion, got %s", c.Real[3])
+	}
+}
