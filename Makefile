@@ -54,7 +54,11 @@ chromium: ## find headless Chromium for the inspector's browser test, installing
 test-browser: ## the run inspector in headless Chromium (screenshot into ARTIFACTS)
 	CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -v -run TestInspectorInBrowser ./cmd/ctrlsim/
 
-test-envtest: ## the suites that need a real kube-apiserver (fails when the assets are missing)
+# Flags for the differential suite's test binary in test-envtest; its sequences come from a
+# fixed seed unless asked, e.g. DIFF_FLAGS='-rapid.seed=0 -rapid.checks=300' explores new ones.
+DIFF_FLAGS ?=
+
+test-envtest: ## the suites that need a real kube-apiserver (fails when the assets are missing; DIFF_FLAGS=... for the differential suite)
 	@dir=$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir) && \
 	echo "KUBEBUILDER_ASSETS=$$dir" && \
-	KUBEBUILDER_ASSETS="$$dir" CI=true $(GO) test -count=1 ./internal/differential/...
+	KUBEBUILDER_ASSETS="$$dir" CI=true $(GO) test -count=1 ./internal/differential/ $(DIFF_FLAGS)

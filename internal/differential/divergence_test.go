@@ -316,3 +316,140 @@ func TestDivergenceRoleBindingRoleRefIsImmutable(t *testing.T) {
 		}},
 	)
 }
+
+// A delete whose propagation policy removes the last finalizer of a deleting object
+// (the orphan or foregroundDeletion finalizer an earlier delete added: envtest has no
+// garbage collector to remove it) deletes the object, but not with a resourceVersion
+// precondition, even the current one: the generic registry checks the precondition
+// (rest.BeforeDelete), gives up its finalizer update (updateForGracefulDeletionAndFinalizers:
+// errDeleteNow, with an empty object), takes that object's resourceVersion, "", as the
+// new precondition, and the storage delete refuses it with a 409 whose message is the
+// storage error (`StorageError: invalid object, Code: 4, Key: /registry/roles/<ns>/one,
+// ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in
+// precondition: , ResourceVersion in object meta: <rv>`). A uid precondition holds.
+// Found by TestModelMatchesKubeAPIServer on a Role; the same for every kind.
+func TestDivergenceDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition(t *testing.T) {
+	ops := []Op{{Verb: Create, Kind: Namespace, Namespace: "a"}}
+	for i, k := range []string{Role, ConfigMap, Widget, RoleBinding} {
+		first := []metav1.DeletionPropagation{metav1.DeletePropagationOrphan, metav1.DeletePropagationForeground}[i%2]
+		ops = append(ops,
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "one"},
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", Propagation: first},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			// The current resourceVersion, and the policy's finalizer gone: 409.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet, Propagation: metav1.DeletePropagationBackground},
+			// Both preconditions: the uid holds, the resourceVersion fails the same way.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet, UID: RVSet, Propagation: metav1.DeletePropagationBackground},
+			// A precondition that does not hold fails first, with the registry's message.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVStale, Propagation: metav1.DeletePropagationBackground},
+			// No policy: the finalizer stays, and the precondition holds.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", RV: RVSet},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			// A uid precondition alone: deleted.
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "one", UID: RVSet, Propagation: metav1.DeletePropagationBackground},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+		)
+	}
+	c := compareScript(t, ops...)
+	if e := c.Real[4].Error; e == nil || e.Code != 409 {
+		t.Errorf("kube-apiserver must refuse the delete with the current resourceVersion, got %s", c.Real[4])
+	}
+}
+
+// A namespace's delete preconditions are checked by the namespace registry itself
+// (pkg/registry/core/namespace/storage Delete), with messages of its own: "Precondition
+// failed: UID in precondition: ..., UID in object meta: ..." (and the same for the
+// resourceVersion), before it marks the namespace Terminating.
+func TestDivergenceNamespaceDeletePreconditions(t *testing.T) {
+	deleteNS := func(pre metav1.Preconditions) func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		return func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			return nil, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, client.Preconditions(pre))
+		}
+	}
+	c := compareSteps(t,
+		Step{"delete namespace, another uid", deleteNS(metav1.Preconditions{UID: ptr.To(types.UID("6a1b7c2e-0000-4000-8000-000000000000"))})},
+		Step{"delete namespace, another resourceVersion", deleteNS(metav1.Preconditions{ResourceVersion: ptr.To("1")})},
+		Step{"delete namespace, both", deleteNS(metav1.Preconditions{UID: ptr.To(types.UID("6a1b7c2e-0000-4000-8000-000000000000")), ResourceVersion: ptr.To("1")})},
+		Step{"get namespace", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := &corev1.Namespace{}
+			return o, c.Get(ctx, client.ObjectKey{Name: ns}, o)
+		}},
+	)
+	for i := range 3 {
+		if e := c.Real[i].Error; e == nil || e.Code != 409 {
+			t.Errorf("kube-apiserver must refuse %s with a 409, got %s", c.Ops[i], c.Real[i])
+		}
+	}
+}
+
+// A status update of a built-in kind writes the request's metadata: the status
+// strategies of most built-in kinds reset only spec (Deployment also its labels;
+// pkg/registry/apps/deployment/strategy.go deploymentStatusStrategy.PrepareForUpdate),
+// so annotations and finalizers come from the request, and a status update whose
+// object lacks the finalizer that a delete with the Orphan policy added (a client
+// that has not seen that delete's write) removes it, and with it the deleting
+// Deployment. A custom resource's status update keeps all the stored metadata.
+// Found by TestModelMatchesKubeAPIServer (-rapid.seed=31337 -rapid.checks=800).
+func TestDivergenceStatusUpdateWritesTheRequestsMetadata(t *testing.T) {
+	ops := []Op{{Verb: Create, Kind: Namespace, Namespace: "a"}}
+	for _, k := range []string{Deployment, Widget} {
+		ops = append(ops,
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "one", V: 1},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetStatus, V: 1}, // a status (TestKnownGapCustomResourceZeroValuesAreWrites)
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetAnnotation, V: 2},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: SetLabel, V: 3},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "one", Mutation: AddFinalizer, V: 4},
+			Op{Verb: StatusPatch, Kind: k, Namespace: "a", Name: "one", Mutation: SetAnnotation, V: 5},
+			Op{Verb: StatusPatch, Kind: k, Namespace: "a", Name: "one", Mutation: RemoveFinalizers},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "one"},
+			Op{Verb: Create, Kind: k, Namespace: "a", Name: "two", V: 1},
+			Op{Verb: Delete, Kind: k, Namespace: "a", Name: "two", Propagation: metav1.DeletePropagationOrphan},
+			Op{Verb: UpdateStatus, Kind: k, Namespace: "a", Name: "two", Mutation: SetStatus, V: 2, RV: RVNone},
+			Op{Verb: Get, Kind: k, Namespace: "a", Name: "two"},
+		)
+	}
+	compareScript(t, ops...)
+}
+
+// A finalized namespace (spec.finalizers emptied through the finalize subresource)
+// that still has the orphan finalizer of its first delete is deleted by the generic
+// store, with the same storage error for a resourceVersion precondition as any kind
+// (TestDivergenceDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition).
+func TestDivergenceFinalizedNamespaceDeleteFailsAResourceVersionPrecondition(t *testing.T) {
+	get := func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		o := &corev1.Namespace{}
+		return o, c.Get(ctx, client.ObjectKey{Name: ns}, o)
+	}
+	del := func(policy metav1.DeletionPropagation, withRV bool) func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+		return func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			opts := []client.DeleteOption{client.PropagationPolicy(policy)}
+			if withRV {
+				o := &corev1.Namespace{}
+				if err := c.Get(ctx, client.ObjectKey{Name: ns}, o); err != nil {
+					return nil, err
+				}
+				opts = append(opts, client.Preconditions{ResourceVersion: &o.ResourceVersion})
+			}
+			return nil, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, opts...)
+		}
+	}
+	c := compareSteps(t,
+		Step{"delete namespace, orphan", del(metav1.DeletePropagationOrphan, false)},
+		Step{"get namespace", get},
+		Step{"finalize namespace", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := &corev1.Namespace{}
+			if err := c.Get(ctx, client.ObjectKey{Name: ns}, o); err != nil {
+				return nil, err
+			}
+			o.Spec.Finalizers = nil
+			return o, c.SubResource("finalize").Update(ctx, o)
+		}},
+		Step{"delete namespace, background, current resourceVersion", del(metav1.DeletePropagationBackground, true)},
+		Step{"get namespace", get},
+		Step{"delete namespace, background", del(metav1.DeletePropagationBackground, false)},
+		Step{"get namespace", get},
+	)
+	if e := c.Real[3].Error; e == nil || e.Code != 409 {
+		t.Errorf("kube-apiserver must refuse the delete with the current resourceVersion, got %s", c.Real[3])
+	}
+}

@@ -82,6 +82,10 @@ type Op struct {
 	Finalizer   bool
 	Propagation metav1.DeletionPropagation // Delete
 	Selector    string                     // List: a label selector
+	// UID is a Delete's uid precondition: RVSet the uid of the latest version the
+	// client has seen, RVStale that of the first (another object's after a delete and
+	// re-create under the same name); none when empty.
+	UID RVMode
 }
 
 func (op Op) String() string {
@@ -120,6 +124,9 @@ func (op Op) String() string {
 	if op.Propagation != "" {
 		fmt.Fprintf(&b, " propagation=%s", op.Propagation)
 	}
+	if op.UID != "" {
+		fmt.Fprintf(&b, " uid=%s", op.UID)
+	}
 	if op.Selector != "" {
 		fmt.Fprintf(&b, " selector=%q", op.Selector)
 	}
@@ -156,6 +163,9 @@ func (op Op) GoString() string {
 	}
 	if op.Propagation != "" {
 		add("Propagation", op.Propagation)
+	}
+	if op.UID != "" {
+		add("UID", op.UID)
 	}
 	if op.Selector != "" {
 		add("Selector", op.Selector)
@@ -232,6 +242,19 @@ func (s *side) rv(k objKey, m RVMode) string {
 		return v[0].GetResourceVersion()
 	}
 	return v[len(v)-1].GetResourceVersion()
+}
+
+// uid is the uid a Delete's precondition carries in mode m: that of the latest
+// version seen (RVSet) or of the first (RVStale); "" when the client saw none.
+func (s *side) uid(k objKey, m RVMode) types.UID {
+	v := s.seen[k]
+	if len(v) == 0 {
+		return ""
+	}
+	if m == RVStale {
+		return v[0].GetUID()
+	}
+	return v[len(v)-1].GetUID()
 }
 
 // raw is the result of one operation before normalisation.
@@ -348,9 +371,17 @@ func (s *side) call(ctx context.Context, c client.Client, op Op) raw {
 		if op.Propagation != "" {
 			opts = append(opts, client.PropagationPolicy(op.Propagation))
 		}
+		var pre client.Preconditions
 		if op.RV == RVSet || op.RV == RVStale {
 			rv := s.rv(k, patchRV(op.RV))
-			opts = append(opts, client.Preconditions{ResourceVersion: &rv})
+			pre.ResourceVersion = &rv
+		}
+		if op.UID == RVSet || op.UID == RVStale {
+			uid := s.uid(k, op.UID)
+			pre.UID = &uid
+		}
+		if pre.ResourceVersion != nil || pre.UID != nil {
+			opts = append(opts, pre)
 		}
 		return raw{err: c.Delete(ctx, o, opts...)}
 	}

@@ -1,6 +1,8 @@
 package apiserver_test
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +244,46 @@ func TestStatusSubresource(t *testing.T) {
 	wantReason(t, err, metav1.StatusReasonNotFound, "the server could not find the requested resource")
 }
 
+// A status update of a built-in kind keeps the stored spec and takes the request's
+// metadata, but what the kind's status strategy keeps: a Deployment keeps its
+// labels (deploymentStatusStrategy.PrepareForUpdate), and its annotations and
+// finalizers come from the request, so a status update without the finalizer of a
+// deleting Deployment deletes it. A custom resource's keeps all its metadata.
+func TestStatusUpdateOfABuiltinKindWritesMetadata(t *testing.T) {
+	w := newWorld(t)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", Labels: map[string]string{"app": "a"}},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	w.must(w.s.Create(admin, d))
+	d.Spec.Replicas = ptr.To[int32](5)
+	d.Labels = map[string]string{"app": "b"}
+	d.Annotations = map[string]string{"note": "by status"}
+	d.Finalizers = []string{"test.ctrlsim.dev/hold"}
+	d.Status.Replicas = 1
+	w.must(w.s.Update(admin, d, "status"))
+	if *d.Spec.Replicas != 1 || d.Labels["app"] != "a" || d.Status.Replicas != 1 {
+		t.Errorf("a Deployment's status update keeps the spec and the labels: replicas %d, labels %v", *d.Spec.Replicas, d.Labels)
+	}
+	if d.Annotations["note"] != "by status" || len(d.Finalizers) != 1 {
+		t.Errorf("a Deployment's status update writes annotations and finalizers: %v %v", d.Annotations, d.Finalizers)
+	}
+
+	w.must(w.s.Delete(admin, d, nil))
+	w.must(w.s.Get(admin, client.ObjectKeyFromObject(d), d))
+	d.Finalizers = nil
+	w.must(w.s.Update(admin, d, "status"))
+	wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(d), d), metav1.StatusReasonNotFound, "")
+
+	x := widget("x")
+	w.must(w.s.Create(admin, x))
+	x.Annotations = map[string]string{"note": "by status"}
+	x.Finalizers = []string{"test.ctrlsim.dev/hold"}
+	x.Status.Phase = "Ready"
+	w.must(w.s.Update(admin, x, "status"))
+	if x.Status.Phase != "Ready" || len(x.Annotations) != 0 || len(x.Finalizers) != 0 {
+		t.Errorf("a custom resource's status update keeps all metadata: %v %v", x.Annotations, x.Finalizers)
+	}
+}
+
 func TestOptimisticConcurrency(t *testing.T) {
 	w := newWorld(t)
 	c := cm("c")
@@ -315,11 +357,25 @@ func TestFinalizersHoldDeletion(t *testing.T) {
 	w.must(w.s.Get(admin, client.ObjectKeyFromObject(x), got))
 	got.Finalizers = nil
 	w.must(w.s.Update(admin, got, ""))
+	answered := got.ResourceVersion
 	err := w.s.Get(admin, client.ObjectKeyFromObject(x), got)
 	wantReason(t, err, metav1.StatusReasonNotFound, `widgets.test.ctrlsim.dev "x" not found`)
-	last := w.s.Log()[len(w.s.Log())-1]
+	log := w.s.Log()
+	last, before := log[len(log)-1], log[len(log)-2]
 	if last.Type != watch.Deleted || last.Object.GetName() != "x" {
-		t.Errorf("removing the last finalizer deletes the object: last event %v %s", last.Type, last.Object.GetName())
+		t.Fatalf("removing the last finalizer deletes the object: last event %v %s", last.Type, last.Object.GetName())
+	}
+	// The update is not written: the Deleted event carries the last stored state
+	// (finalizers and all) with the deletion's resourceVersion.
+	if f := last.Object.GetFinalizers(); len(f) != 1 || f[0] != "test.ctrlsim.dev/cleanup" || last.Object.GetDeletionTimestamp() == nil {
+		t.Errorf("the Deleted event carries the last stored state, got finalizers %v", f)
+	}
+	if last.Object.GetResourceVersion() != strconv.FormatUint(last.ResourceVersion, 10) || last.ResourceVersion <= before.ResourceVersion {
+		t.Errorf("the Deleted event carries the deletion's resourceVersion, got %s (event %d, previous %d)",
+			last.Object.GetResourceVersion(), last.ResourceVersion, before.ResourceVersion)
+	}
+	if answered != before.Object.GetResourceVersion() {
+		t.Errorf("the update's answer carries the last stored resourceVersion %s, got %s", before.Object.GetResourceVersion(), answered)
 	}
 }
 
@@ -358,6 +414,71 @@ func TestDeletePreconditions(t *testing.T) {
 		metav1.StatusReasonConflict, "")
 	w.must(w.s.Delete(admin, c, &client.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &c.UID}}))
 	wantReason(t, w.s.Delete(admin, c, nil), metav1.StatusReasonNotFound, `configmaps "c" not found`)
+}
+
+// A delete whose propagation policy removes the last finalizer of a deleting object
+// (the orphan or foregroundDeletion finalizer an earlier delete added, which no
+// garbage collector removed) deletes it, but fails a resourceVersion precondition
+// even when the precondition is the stored resourceVersion: the generic registry
+// checks it early (rest.BeforeDelete), then replaces it with the resourceVersion of
+// an update it did not make, "", before the storage delete
+// (registry/generic/registry/store.go Delete after updateForGracefulDeletionAndFinalizers
+// returns errDeleteNow), whose precondition check fails with a storage error (409).
+// A uid precondition is kept and holds. Every kind deletes through that path, and a
+// namespace too once it is finalized.
+func TestDeleteThatRemovesTheLastFinalizerFailsAResourceVersionPrecondition(t *testing.T) {
+	w := newWorld(t)
+	orphan, foreground, background := metav1.DeletePropagationOrphan, metav1.DeletePropagationForeground, metav1.DeletePropagationBackground
+	deleting := func(o client.Object, policy *metav1.DeletionPropagation) {
+		t.Helper()
+		w.must(w.s.Create(admin, o))
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: policy}))
+		w.must(w.s.Get(admin, client.ObjectKeyFromObject(o), o))
+		if o.GetDeletionTimestamp() == nil || len(o.GetFinalizers()) != 1 {
+			t.Fatalf("%s: the first delete leaves the object deleting with the policy's finalizer, got %v", o.GetName(), o.GetFinalizers())
+		}
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "r"}}
+	for _, tc := range []struct {
+		obj   client.Object
+		first *metav1.DeletionPropagation
+		msg   string
+	}{
+		{cm("c"), &orphan, `Operation cannot be fulfilled on configmaps "c": StorageError: invalid object, Code: 4, Key: /registry/configmaps/ns/c, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+		{role, &foreground, `Operation cannot be fulfilled on roles.rbac.authorization.k8s.io "r": StorageError: invalid object, Code: 4, Key: /registry/roles/ns/r, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+		{widget("w"), &orphan, `Operation cannot be fulfilled on widgets.test.ctrlsim.dev "w": StorageError: invalid object, Code: 4, Key: /registry/test.ctrlsim.dev/widgets/ns/w, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s`},
+	} {
+		o := tc.obj
+		deleting(o, tc.first)
+		rv := o.GetResourceVersion()
+		err := w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
+		wantReason(t, err, metav1.StatusReasonConflict, fmt.Sprintf(tc.msg, rv))
+		if d := err.(apierrors.APIStatus).Status().Details; d == nil || d.Name != o.GetName() || d.Kind == "" {
+			t.Errorf("%s: the conflict names the object, got details %+v", o.GetName(), d)
+		}
+		w.must(w.s.Get(admin, client.ObjectKeyFromObject(o), o))
+		if o.GetResourceVersion() != rv {
+			t.Errorf("%s: the refused delete writes nothing", o.GetName())
+		}
+		// Without a policy the finalizer stays, and so does the object: the
+		// precondition holds.
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}}))
+		// A uid precondition alone holds, and the object is gone.
+		uid := o.GetUID()
+		w.must(w.s.Delete(admin, o, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}}))
+		wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(o), o), metav1.StatusReasonNotFound, "")
+	}
+
+	// A finalized namespace with the orphan finalizer is deleted by the generic store.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}
+	deleting(ns, &orphan)
+	ns.Spec.Finalizers = nil
+	w.must(w.s.Update(admin, ns, "finalize"))
+	rv := ns.ResourceVersion
+	wantReason(t, w.s.Delete(admin, ns, &client.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{ResourceVersion: &rv}}),
+		metav1.StatusReasonConflict, `Operation cannot be fulfilled on namespaces "gone": StorageError: invalid object, Code: 4, Key: /registry/namespaces/gone, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: `+rv)
+	w.must(w.s.Delete(admin, ns, &client.DeleteOptions{PropagationPolicy: &background}))
+	wantReason(t, w.s.Get(admin, client.ObjectKeyFromObject(ns), ns), metav1.StatusReasonNotFound, "")
 }
 
 func TestNamespaceLifecycle(t *testing.T) {

@@ -30,8 +30,12 @@
 //     resources). It also goes up by one when an object is first marked deleting.
 //
 //   - Status subresource: create clears status; Update keeps the stored status;
-//     Update/Patch of "status" keeps everything but status. A kind without the
-//     subresource answers 404 there.
+//     Update/Patch of "status" keeps the stored spec, and the stored metadata as
+//     the kind's status strategy does (Kind.StatusMeta): custom resources keep all
+//     of it, most built-in kinds none (labels, annotations, finalizers and
+//     ownerReferences come from the request; Deployment keeps its labels, Pod its
+//     ownerReferences, the kinds using metav1.ResetObjectMetaForStatus those four).
+//     A kind without the subresource answers 404 there.
 //
 //   - Optimistic concurrency: a stale resourceVersion is a 409 Conflict with the
 //     registry's message. An update without resourceVersion overwrites where the
@@ -45,7 +49,10 @@
 //     added for the Orphan/Foreground propagation policies) gets deletionTimestamp
 //     and grace period 0 and stays; removing its last finalizer deletes it; no new
 //     finalizer can be added once it is deleting (422). Delete preconditions (uid,
-//     resourceVersion) conflict with the registry's messages.
+//     resourceVersion) conflict with the registry's messages. A delete whose
+//     propagation policy removes the last (orphan or foregroundDeletion) finalizer
+//     fails any resourceVersion precondition with the storage layer's 409, as the
+//     generic registry's does (it checks an empty resourceVersion there).
 //
 //   - Namespaces: created Active with the kubernetes finalizer and the
 //     kubernetes.io/metadata.name label; delete makes them Terminating; the finalize
@@ -68,7 +75,9 @@
 //
 //   - The watch log records every committed change as an Event; Watcher.Watch
 //     delivers them synchronously in resourceVersion order, a Deleted event
-//     carrying the last state with the deletion's resourceVersion.
+//     carrying the last stored state with the deletion's resourceVersion. When an
+//     update or patch removes the last finalizer, that state is the one before it
+//     (finalizers and all): the update is not written, the stored object is deleted.
 //
 //   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
 //     name, a 403/409/422/429/500/503/504 before the request takes effect, or an

@@ -40,8 +40,11 @@ type Kind struct {
 	Resource   string // plural, lower case: "configmaps"
 	Namespaced bool
 	// Status is true when the kind has a status subresource: Update keeps the stored
-	// status and Status().Update changes nothing but status.
-	Status     bool
+	// status, and Status().Update keeps the stored spec (see StatusMeta for the
+	// metadata).
+	Status bool
+	// StatusMeta is what a status update does with the request's metadata.
+	StatusMeta StatusMeta
 	Generation Generation
 	// UnconditionalUpdate is the strategy's AllowUnconditionalUpdate: an Update
 	// without metadata.resourceVersion overwrites instead of failing with 422.
@@ -141,6 +144,42 @@ var builtinStatus = map[string]bool{
 	"storagemigration.k8s.io/StorageVersionMigration":         true,
 }
 
+// StatusMeta is what a kind's status strategy (its PrepareForUpdate) does with the
+// metadata of a status update's request.
+type StatusMeta int
+
+const (
+	// StatusMetaFromRequest: the strategy resets only spec, so the request's labels,
+	// annotations, finalizers and ownerReferences are written (most built-in kinds:
+	// Namespace, Service, ReplicaSet, Job, ...; a status update that drops the last
+	// finalizer of a deleting object deletes it).
+	StatusMetaFromRequest StatusMeta = iota
+	// StatusMetaKept: all metadata stays as stored (custom resources; flowcontrol).
+	StatusMetaKept
+	// StatusMetaReset: metav1.ResetObjectMetaForStatus keeps the stored labels,
+	// annotations, finalizers and ownerReferences (the newer built-in kinds).
+	StatusMetaReset
+	// StatusMetaKeepsLabels: Deployment keeps the stored labels only.
+	StatusMetaKeepsLabels
+	// StatusMetaKeepsOwners: Pod keeps the stored ownerReferences only.
+	StatusMetaKeepsOwners
+)
+
+// builtinStatusMeta lists the built-in kinds whose status strategy keeps some of the
+// stored metadata (pkg/registry/*/strategy.go *StatusStrategy PrepareForUpdate);
+// the others take it from the request.
+var builtinStatusMeta = map[string]StatusMeta{
+	"apps/Deployment":               StatusMetaKeepsLabels,
+	"/Pod":                          StatusMetaKeepsOwners,
+	"networking.k8s.io/ServiceCIDR": StatusMetaReset,
+	"storagemigration.k8s.io/StorageVersionMigration":         StatusMetaReset,
+	"resource.k8s.io/ResourceClaim":                           StatusMetaReset,
+	"storage.k8s.io/VolumeAttachment":                         StatusMetaReset,
+	"apiregistration.k8s.io/APIService":                       StatusMetaReset, // labels, annotations, finalizers, ownerReferences by hand
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                 StatusMetaKept,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": StatusMetaKept,
+}
+
 // builtinGeneration lists the built-in kinds whose strategy maintains metadata.generation
 // (those whose PrepareForCreate sets Generation = 1 in pkg/registry).
 var builtinGeneration = map[string]Generation{
@@ -196,6 +235,7 @@ func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
 		Resource:            plural.Resource,
 		Namespaced:          !builtinClusterScoped[gk],
 		Status:              builtinStatus[gk],
+		StatusMeta:          builtinStatusMeta[gk],
 		Generation:          builtinGeneration[gk],
 		UnconditionalUpdate: !builtinConditionalOnly[gk],
 		CreateOnUpdate:      builtinCreateOnUpdate[gk],
@@ -216,6 +256,7 @@ func customKind(crd CRD, t reflect.Type) *Kind {
 		Resource:   plural,
 		Namespaced: crd.Namespaced,
 		Status:     crd.Status,
+		StatusMeta: StatusMetaKept,
 		Generation: GenerationContent,
 		Custom:     true,
 		goType:     t,

@@ -96,13 +96,7 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client.Object {
 	switch subresource {
 	case "status":
-		// Status strategies keep everything but status (metav1.ResetObjectMetaForStatus,
-		// customresource statusStrategy.PrepareForUpdate).
-		out := old.DeepCopyObject().(client.Object)
-		setStatus(out, in)
-		out.SetResourceVersion(in.GetResourceVersion())
-		out.SetUID(in.GetUID())
-		return out
+		return prepareForStatusUpdate(k, in, old)
 	case "finalize":
 		// namespaceFinalizeStrategy: everything but status comes from the request.
 		in.(*corev1.Namespace).Status = old.(*corev1.Namespace).Status
@@ -117,6 +111,41 @@ func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 		ns.Status = old.(*corev1.Namespace).Status
 		setNamespaceNameLabel(ns)
+	}
+	return in
+}
+
+// prepareForStatusUpdate is a status strategy's PrepareForUpdate: the stored spec
+// (every field but metadata and status) with the request's status, and the
+// request's metadata but what the kind's strategy keeps (Kind.StatusMeta). A custom
+// resource keeps everything but status (customresource statusStrategy).
+func prepareForStatusUpdate(k *Kind, in, old client.Object) client.Object {
+	if k.StatusMeta == StatusMetaKept {
+		out := old.DeepCopyObject().(client.Object)
+		setStatus(out, in)
+		out.SetResourceVersion(in.GetResourceVersion())
+		out.SetUID(in.GetUID())
+		return out
+	}
+	old = old.DeepCopyObject().(client.Object) // the stored snapshot is shared
+	a, b := reflect.ValueOf(in).Elem(), reflect.ValueOf(old).Elem()
+	for i := 0; i < a.NumField(); i++ {
+		switch a.Type().Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+		default:
+			a.Field(i).Set(b.Field(i))
+		}
+	}
+	switch k.StatusMeta {
+	case StatusMetaReset:
+		in.SetLabels(old.GetLabels())
+		in.SetAnnotations(old.GetAnnotations())
+		in.SetFinalizers(old.GetFinalizers())
+		in.SetOwnerReferences(old.GetOwnerReferences())
+	case StatusMetaKeepsLabels:
+		in.SetLabels(old.GetLabels())
+	case StatusMetaKeepsOwners:
+		in.SetOwnerReferences(old.GetOwnerReferences())
 	}
 	return in
 }

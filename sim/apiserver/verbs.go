@@ -424,9 +424,14 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		}
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
+		// Store.Update gives up the write (errEmptiedFinalizers) and deletes the stored
+		// object (deleteWithoutFinalizers): the watch's Deleted event carries that last
+		// stored state, finalizers and all, with the deletion's resourceVersion (etcd3
+		// watcher: the previous value at the delete's revision). The response is the
+		// request's object, which was never stored, with the last stored version.
 		answer := obj.DeepCopyObject().(client.Object)
-		answer.SetResourceVersion(existing.GetResourceVersion()) // the response carries the last stored version
-		s.commit(k, watch.Deleted, obj)
+		answer.SetResourceVersion(existing.GetResourceVersion())
+		s.commit(k, watch.Deleted, existing.DeepCopyObject().(client.Object))
 		return answer, nil
 	}
 	if !c.any() {
@@ -628,6 +633,20 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 				s.commit(r.Kind, watch.Modified, obj)
 			}
 			return nil
+		}
+		// The propagation policy removes the last finalizer (an orphan or
+		// foregroundDeletion finalizer that no garbage collector has removed).
+		// Store.updateForGracefulDeletionAndFinalizers gives up its update with
+		// errDeleteNow and returns an empty object, and Store.Delete takes that
+		// object's resourceVersion, "", as the precondition of the storage delete
+		// ("Update the preconditions.ResourceVersion if set since we updated the
+		// object"). So a resourceVersion precondition, even the right one, fails
+		// there (etcd3 conditionalDelete -> Preconditions.Check, a StorageError that
+		// InterpretDeleteError makes a 409); a uid precondition alone holds.
+		if pre := opts.Preconditions; pre != nil && pre.ResourceVersion != nil {
+			return apierrors.NewConflict(r.Kind.GroupResource(), r.Name,
+				fmt.Errorf("StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: , ResourceVersion in object meta: %s",
+					r.Kind.storageKey(r.Namespace, r.Name), existing.GetResourceVersion()))
 		}
 	}
 	s.commit(r.Kind, watch.Deleted, existing.DeepCopyObject().(client.Object))
