@@ -45,7 +45,10 @@
 //	}
 //
 // go test runs it; -ctrlsim.checks=N and -ctrlsim.seed=S change the budget and
-// the explorer's seed, and -ctrlsim.plan=FILE replays one plan. A saved plan is
+// the explorer's seed, and -ctrlsim.plan=FILE replays one plan.
+// -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
+// Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
+// the n files prints the unsharded exploration's result (see shard.go). A saved plan is
 // replayed first on every later run until it holds. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).
@@ -75,8 +78,14 @@
 //     interleavings (Kamera's). A field that legitimately differs between two
 //     runs and is not a timestamp (a counter of attempts, a random token) makes
 //     it a false alarm: disable it, or give the field a deterministic value.
-//   - One replica per manager; no leader election. No sharding of an
-//     exploration (issue 17 item 3).
+//   - One replica per manager; no leader election.
+//   - With the workload's deletions, an owner deleted while an operator's watch
+//     of it stalls makes the operator re-create children the garbage collector
+//     deletes, as fast as the API serves them, until the watch catches up; a
+//     stall of ten seconds or more is then judged a hot loop. A real cluster
+//     does the same, but any operator that owns children does it: set
+//     NoWorkload, or Disable nothing and read the timeline, to tell it from
+//     a bug of your own.
 //   - The garbage collector and namespace controller know only the judged
 //     kinds.
 package operatortest

@@ -34,6 +34,8 @@ var (
 	flagChecks = flag.Int("ctrlsim.checks", 0, "operatortest: plans to explore per test (0: the test's Options.Checks, default 100)")
 	flagSeed   = flag.Uint64("ctrlsim.seed", 0, "operatortest: the explorer's seed (0: the test's Options.Seed)")
 	flagPlan   = flag.String("ctrlsim.plan", "", "operatortest: replay this plan file instead of exploring")
+	flagShard  = flag.String("ctrlsim.shard", "", "operatortest: explore shard i/n of the plans (merge the shards' -ctrlsim.json files with ctrlsim merge)")
+	flagJSON   = flag.String("ctrlsim.json", "", "operatortest: write what the exploration found to this file (JSON)")
 )
 
 // Manager is one operator process: Setup runs its SetupWithManager functions on
@@ -81,6 +83,9 @@ type Options struct {
 	// flags -ctrlsim.checks and -ctrlsim.seed override them.
 	Checks int
 	Seed   uint64
+	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
+	// Shard explores them all.
+	Shard Shard
 	// Disable turns generic oracles off by name (see Oracles).
 	Disable []string
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
@@ -110,6 +115,18 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// withFlags applies -ctrlsim.shard.
+func (o Options) withFlags() (Options, error) {
+	if *flagShard != "" {
+		sh, err := ParseShard(*flagShard)
+		if err != nil {
+			return o, fmt.Errorf("-ctrlsim.shard: %v", err)
+		}
+		o.Shard = sh
+	}
+	return o, nil
+}
+
 // KubeControllerManager is the process running the namespace controller and
 // the garbage collector.
 const KubeControllerManager = "kube-controller-manager"
@@ -125,7 +142,10 @@ const KubeControllerManager = "kube-controller-manager"
 // (then delete it). With -ctrlsim.plan=FILE, Run replays that plan only.
 func Run(t *testing.T, o Options) {
 	t.Helper()
-	o = o.withDefaults()
+	o, err := o.withDefaults().withFlags()
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
 	w, err := newWorld(o)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
@@ -150,6 +170,11 @@ func Run(t *testing.T, o Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
+	if *flagJSON != "" {
+		if err := writeShardResult(*flagJSON, res.shardResult(t.Name(), o)); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+	}
 	if !res.Caught {
 		t.Logf("operatortest: %d plans explored (seed %d), no violation", res.Checks, o.Seed)
 		return
@@ -167,9 +192,12 @@ func Run(t *testing.T, o Options) {
 // Result is what an exploration found.
 type Result struct {
 	// Caught: a plan violated a property. Checks is then how many plans it
-	// took to find one; otherwise how many were explored.
+	// took to find one; otherwise how many were explored (this shard's).
 	Caught bool
 	Checks int
+	// FirstFailure is the place of the first violating plan in the
+	// explorer's sequence (the same as Checks unless sharded).
+	FirstFailure int
 	// Minimal is the shrunk violating plan; Violations what it violates.
 	Minimal    *plan.Plan
 	Violations []check.Verdict
@@ -187,13 +215,41 @@ func Explore(t *testing.T, o Options) (Result, error) {
 	return w.explore(t)
 }
 
+// ExploreShards explores each shard of n in turn, as n processes or CI jobs
+// would, and returns their results (for Merge).
+func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
+	var out []ShardResult
+	for i := 1; i <= n; i++ {
+		so := o
+		so.Shard = Shard{Index: i, Count: n}
+		r, err := Explore(t, so)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.shardResult(t.Name(), so.withDefaults()))
+	}
+	return out, nil
+}
+
 func (w *world) explore(t *testing.T) (Result, error) {
+	place, first, ran := 0, 0, 0
 	res := explore.Run(plan.Generator(w.space), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+		if first == 0 {
+			// Drawing the sequence: run only this shard's plans.
+			place++
+			if !w.o.Shard.owns(place) {
+				return nil
+			}
+			ran++
+		}
 		r, err := w.run(t, p)
 		if err != nil {
 			return &worldError{err}
 		}
 		if vs := r.violated(); len(vs) > 0 {
+			if first == 0 {
+				first = place // shrinking follows: every run counts from here
+			}
 			return &violation{vs}
 		}
 		return nil
@@ -202,7 +258,7 @@ func (w *world) explore(t *testing.T) (Result, error) {
 	if errors.As(res.Err, &we) {
 		return Result{}, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
 	}
-	out := Result{Caught: res.Caught, Checks: res.Checks, Minimal: res.Minimal}
+	out := Result{Caught: res.Caught, Checks: ran, FirstFailure: first, Minimal: res.Minimal}
 	var v *violation
 	if errors.As(res.Err, &v) {
 		out.Violations = v.verdicts

@@ -170,7 +170,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cached-get Pipeline default/podinfo", "Stale: the caller read rv=", "As the client saw it (rv=", "As the server had it (rv=", "Log lines around it", "logged nothing in this run"} {
+	for _, want := range []string{"cached-get Pipeline default/podinfo", "Stale: the caller read rv=", "As the client saw it (rv=", "As the server had it (rv=", "Log lines around it", "No log line of pipeline-controller within a second of this step"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("after clicking the stale read, the detail lacks %q:\n%s", want, detail)
 		}

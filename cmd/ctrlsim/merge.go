@@ -34,6 +34,11 @@ func cmdMerge(args []string, stdout io.Writer) error {
 			return usagef("flag %s after a file: give the flags first", f)
 		}
 	}
+	if contents, ok, err := operatorTestFiles(files); err != nil {
+		return err
+	} else if ok {
+		return mergeOperatorTests(files, contents, *jsonOut, stdout)
+	}
 	var docs []shardDoc
 	for _, f := range files {
 		ds, err := readShards(f)
@@ -61,6 +66,25 @@ func cmdMerge(args []string, stdout io.Writer) error {
 
 // readShards reads the shards in a file ("-": standard input): JSON documents one
 // after the other, or a log holding them between the --json-markers lines.
+// operatorTestFiles reads files when the first is an operator test's shard
+// (then every one must be); ok is false for run shards, read by readShards.
+func operatorTestFiles(files []string) (contents [][]byte, ok bool, err error) {
+	if files[0] == "-" {
+		return nil, false, nil
+	}
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, false, usagef("cannot read %s: %v", f, oneLine(err))
+		}
+		if i == 0 && !isOperatorTest(b) {
+			return nil, false, nil
+		}
+		contents = append(contents, b)
+	}
+	return contents, true, nil
+}
+
 func readShards(file string) ([]shardDoc, error) {
 	var b []byte
 	var err error

@@ -1,0 +1,90 @@
+package operatortest
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// trustsItsMark marks the app, then creates its child: restarted between the
+// two, it trusts the mark and never makes the child.
+func trustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	if app.Annotations["started"] != "" {
+		return nil
+	}
+	metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
+	if err := c.Update(ctx, app); err != nil {
+		return err
+	}
+	return child()(ctx, c, app)
+}
+
+// Shards of an exploration, merged, are the unsharded exploration: the same
+// first violating plan (its place in the sequence), the same minimal plan and
+// the same violated properties; and a bug-free exploration's shards merge to
+// every plan of the budget with nothing found.
+func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   behaviour
+	}{{"a bug", trustsItsMark}, {"no bug", child()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := appOptions(tc.do)
+			o.Checks, o.Seed, o.NoWorkload = 60, 3, true
+			whole, err := Explore(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := whole.shardResult(t.Name(), o.withDefaults())
+			if tc.name == "a bug" && (!whole.Caught || whole.FirstFailure < 2) {
+				t.Fatalf("want a bug found after a few plans (so that shards split the work before it): %+v", want)
+			}
+			for _, n := range []int{2, 3} {
+				shards, err := ExploreShards(t, o, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Merge(shards)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%d shards merge to %+v, want the unsharded %+v", n, got, want)
+				}
+				total := 0
+				for _, s := range shards {
+					total += s.PlansRun
+				}
+				if !whole.Caught && total != o.Checks {
+					t.Errorf("%d shards ran %d plans in all, want the budget %d", n, total, o.Checks)
+				}
+			}
+		})
+	}
+}
+
+// Merge refuses what is not every shard of one exploration, once each.
+func TestMergeRefusesWhatIsNotOneExploration(t *testing.T) {
+	s := func(shard string, seed uint64) ShardResult {
+		return ShardResult{Test: "T", Seed: seed, Checks: 10, Shard: shard, PlansRun: 5}
+	}
+	for _, tc := range []struct {
+		name   string
+		shards []ShardResult
+	}{
+		{"a missing shard", []ShardResult{s("1/3", 1), s("2/3", 1)}},
+		{"a duplicate", []ShardResult{s("1/2", 1), s("1/2", 1), s("2/2", 1)}},
+		{"another seed", []ShardResult{s("1/2", 1), s("2/2", 2)}},
+		{"another count", []ShardResult{s("1/2", 1), s("2/3", 1)}},
+		{"an unsharded run", []ShardResult{s("", 1)}},
+		{"nothing", nil},
+	} {
+		if _, err := Merge(tc.shards); err == nil {
+			t.Errorf("%s: merged", tc.name)
+		}
+	}
+}
