@@ -32,7 +32,7 @@ type traceSink struct {
 	p          *Process
 	m          *Manager // the incarnation; its lines stop when it ends
 	name       string
-	values     []any // shown
+	values     []any  // shown
 	controller string // the hidden "controller" value, for lines outside a worker
 	internal   bool   // values added are hidden
 }
