@@ -83,6 +83,10 @@ type Options struct {
 	// flags -ctrlsim.checks and -ctrlsim.seed override them.
 	Checks int
 	Seed   uint64
+	// ShrinkRuns bounds the runs spent shrinking a violation (0: shrinking
+	// runs to its end). A bound keeps long runs' explorations short and is
+	// deterministic: the minimal plan depends on the seed and the bound only.
+	ShrinkRuns int
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
 	Shard Shard
@@ -232,8 +236,13 @@ func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
 }
 
 func (w *world) explore(t *testing.T) (Result, error) {
-	place, first, ran := 0, 0, 0
+	place, first, ran, shrinking := 0, 0, 0, 0
 	res := explore.Run(plan.Generator(w.space), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+		if first != 0 {
+			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
+				return nil // the budget is spent: rapid keeps the smallest plan so far
+			}
+		}
 		if first == 0 {
 			// Drawing the sequence: run only this shard's plans.
 			place++

@@ -36,14 +36,12 @@ const (
 	// NoOrphans: no object of the judged kinds has an ownerReference to an
 	// owner that is gone, once the garbage collector has had the heal budget.
 	NoOrphans = "no-orphans"
-	// NoErrorAtRest: no reconcile ends in an error in the last RestWindow of
-	// the heal budget: a controller that is still failing after faults
-	// stopped is stuck.
+	// NoErrorAtRest: no object's last reconcile of the run ended in an error:
+	// a controller still failing at the end of the heal budget is stuck. A
+	// transient error that a retry got past (a 409 Conflict of optimistic
+	// concurrency, say) is no violation.
 	NoErrorAtRest = "no-error-at-rest"
 )
-
-// RestWindow is the end of the heal budget in which the world is at rest.
-const RestWindow = 30 * time.Second
 
 type violation struct{ verdicts []check.Verdict }
 
@@ -78,9 +76,22 @@ func (w *world) oracles(ref *snapshot) []check.Property {
 }
 
 func errorAtRest(r *check.Run) error {
+	type key struct{ process, controller, object string }
+	last := map[key]trace.Step{}
+	var order []key
 	for _, s := range r.Steps {
-		if s.Op == "result" && s.At >= r.End-RestWindow && strings.HasPrefix(s.Result, "error:") {
-			return fmt.Errorf("at %v, after the heal at %v, %s/%s's reconcile of %s ended in %s", s.At, r.HealAt, s.Process, s.Controller, s.Object, s.Result)
+		if s.Op != "result" {
+			continue
+		}
+		k := key{s.Process, s.Controller, s.Object}
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		last[k] = s
+	}
+	for _, k := range order {
+		if s := last[k]; strings.HasPrefix(s.Result, "error:") {
+			return fmt.Errorf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)
 		}
 	}
 	return nil
