@@ -259,7 +259,7 @@ func (w *world) explore(t *testing.T) (Result, error) {
 			if first == 0 {
 				first = place // shrinking follows: every run counts from here
 			}
-			return &violation{vs}
+			return &check.Violation{Verdicts: vs}
 		}
 		return nil
 	})
@@ -268,9 +268,9 @@ func (w *world) explore(t *testing.T) (Result, error) {
 		return Result{}, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
 	}
 	out := Result{Caught: res.Caught, Checks: ran, FirstFailure: first, Minimal: res.Minimal}
-	var v *violation
+	var v *check.Violation
 	if errors.As(res.Err, &v) {
-		out.Violations = v.verdicts
+		out.Violations = v.Verdicts
 	}
 	return out, nil
 }
@@ -479,15 +479,7 @@ type result struct {
 	hash     string
 }
 
-func (r *result) violated() []check.Verdict {
-	var out []check.Verdict
-	for _, v := range r.verdicts {
-		if !v.Holds {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
 
 // run runs p in a testing/synctest bubble (so that the operator's wall-clock
 // reads follow virtual time), and its fault-free reference for the converges

@@ -43,16 +43,6 @@ const (
 	NoErrorAtRest = "no-error-at-rest"
 )
 
-type violation struct{ verdicts []check.Verdict }
-
-func (v *violation) Error() string {
-	var parts []string
-	for _, x := range v.verdicts {
-		parts = append(parts, x.String())
-	}
-	return strings.Join(parts, "; ")
-}
-
 func (w *world) oracles(ref *snapshot) []check.Property {
 	var out []check.Property
 	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }

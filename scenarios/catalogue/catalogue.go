@@ -87,15 +87,7 @@ type Run struct {
 }
 
 // Violated returns the violated verdicts.
-func (r *Run) Violated() []check.Verdict {
-	var out []check.Verdict
-	for _, v := range r.Verdicts {
-		if !v.Holds {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func (r *Run) Violated() []check.Verdict { return check.Violated(r.Verdicts) }
 
 // RunPlan runs p on the entry's world for v: the fault phase, heal, the heal
 // budget, then the properties. The caller must Close the returned cluster.
@@ -127,24 +119,7 @@ func isCall(op string) bool {
 }
 
 // Violation is the error a failing run gives the explorer.
-type Violation struct{ Verdicts []check.Verdict }
-
-func (v *Violation) Error() string {
-	var parts []string
-	for _, x := range v.Verdicts {
-		parts = append(parts, x.String())
-	}
-	return strings.Join(parts, "; ")
-}
-
-// Properties returns the names of the violated properties.
-func (v *Violation) Properties() []string {
-	var out []string
-	for _, x := range v.Verdicts {
-		out = append(out, x.Property)
-	}
-	return out
-}
+type Violation = check.Violation
 
 // Result is the outcome of exploring one (entry, variant).
 type Result struct {

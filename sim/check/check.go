@@ -382,3 +382,35 @@ func (p Quiescent) Check(r *Run) Verdict {
 	}
 	return holds(p.Name(), "")
 }
+
+// Violated returns the verdicts that do not hold, in order.
+func Violated(vs []Verdict) []Verdict {
+	var out []Verdict
+	for _, v := range vs {
+		if !v.Holds {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Violation is the error of a run that violated properties: what an
+// explorer's property function returns for it.
+type Violation struct{ Verdicts []Verdict }
+
+func (v *Violation) Error() string {
+	var parts []string
+	for _, x := range v.Verdicts {
+		parts = append(parts, x.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Properties returns the names of the violated properties.
+func (v *Violation) Properties() []string {
+	var out []string
+	for _, x := range v.Verdicts {
+		out = append(out, x.Property)
+	}
+	return out
+}

@@ -58,23 +58,20 @@ func (f *faults) Held(process string, gvk schema.GroupVersionKind) bool {
 }
 
 func (f *faults) CrashAtCall(process string, call int) bool {
-	if f.healed {
-		return false
-	}
-	for _, x := range f.plan {
-		if x.Kind == plan.Crash && x.Process == process && x.Call == call {
-			return true
-		}
-	}
-	return false
+	return f.crash(process, func(x plan.Fault) bool { return x.Call == call })
 }
 
 func (f *faults) CrashAfterWrite(process string, write int) bool {
+	return f.crash(process, func(x plan.Fault) bool { return x.Write == write })
+}
+
+// crash reports whether an unhealed plan crashes process where at says.
+func (f *faults) crash(process string, at func(plan.Fault) bool) bool {
 	if f.healed {
 		return false
 	}
 	for _, x := range f.plan {
-		if x.Kind == plan.Crash && x.Process == process && x.Write == write {
+		if x.Kind == plan.Crash && x.Process == process && at(x) {
 			return true
 		}
 	}
