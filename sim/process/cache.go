@@ -13,8 +13,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/ctrlsim/ctrlsim/sim/forms"
 	"github.com/ctrlsim/ctrlsim/sim/informer"
 )
 
@@ -33,15 +33,7 @@ var _ cache.Cache = (*procCache)(nil)
 // gvkOf is the kind of obj: from the scheme for a Go type, from the object for
 // an unstructured or metadata-only one (which must name it).
 func (c *procCache) gvkOf(obj client.Object) (schema.GroupVersionKind, error) {
-	switch obj.(type) {
-	case *unstructured.Unstructured, *metav1.PartialObjectMetadata:
-		gvk := obj.GetObjectKind().GroupVersionKind()
-		if gvk.Kind == "" || gvk.Version == "" {
-			return gvk, fmt.Errorf("%T: apiVersion and kind must be set", obj)
-		}
-		return gvk, nil
-	}
-	return apiutil.GVKForObject(obj, c.p.GetScheme())
+	return forms.GVK(obj, c.p.GetScheme())
 }
 
 // GetInformer returns the informer of obj's kind, as controller-runtime's
@@ -59,45 +51,24 @@ func (c *procCache) GetInformer(ctx context.Context, obj client.Object, opts ...
 	}
 	switch obj.(type) {
 	case *unstructured.Unstructured:
-		inf.(*sharedInformer).convert = func(o any) any { return toUnstructured(o, gvk) }
+		inf.(*sharedInformer).convert = func(o any) any { return inForm(o, &unstructured.Unstructured{}, gvk) }
 	case *metav1.PartialObjectMetadata:
-		inf.(*sharedInformer).convert = func(o any) any { return toMetadata(o, gvk) }
+		inf.(*sharedInformer).convert = func(o any) any { return inForm(o, &metav1.PartialObjectMetadata{}, gvk) }
 	}
 	return inf, nil
 }
 
-// toUnstructured converts a cached typed object to the unstructured form, as
-// an unstructured informer would hold it.
-func toUnstructured(o any, gvk schema.GroupVersionKind) any {
+// inForm converts a cached typed object (or a deleted one's final state) into
+// out, the form of an informer's view (sim/forms).
+func inForm(o any, out client.Object, gvk schema.GroupVersionKind) any {
 	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
-		d.Obj = toUnstructured(d.Obj, gvk)
+		d.Obj = inForm(d.Obj, out, gvk)
 		return d
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: converting a cached %T to unstructured: %v", o, err)) // a harness bug: cached objects are of served kinds
+	if err := forms.Into(o.(runtime.Object), out, gvk); err != nil {
+		panic(fmt.Sprintf("ctrlsim: converting a cached %T to %T: %v", o, out, err)) // a harness bug: cached objects are of served kinds
 	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	return u
-}
-
-// toMetadata converts a cached typed object to PartialObjectMetadata.
-func toMetadata(o any, gvk schema.GroupVersionKind) any {
-	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
-		d.Obj = toMetadata(d.Obj, gvk)
-		return d
-	}
-	acc, err := meta.Accessor(o)
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: a cached %T has no metadata: %v", o, err))
-	}
-	pm := &metav1.PartialObjectMetadata{}
-	if om, ok := acc.(metav1.ObjectMetaAccessor); ok {
-		pm.ObjectMeta = *om.GetObjectMeta().(*metav1.ObjectMeta).DeepCopy()
-	}
-	pm.SetGroupVersionKind(gvk)
-	return pm
+	return out
 }
 
 // GetInformerForKind returns the informer of gvk.
