@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -456,7 +457,7 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 
 // setup creates the test's objects (and their namespaces) as cluster admin.
 func (w *world) setup(c *cluster.Cluster) error {
-	ctx := contextBackground()
+	ctx := context.Background()
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
 	for _, obj := range w.o.Objects {
 		if ns := obj.GetNamespace(); ns != "" && !made[ns] {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -256,11 +257,9 @@ func (h *History) End() time.Duration { return h.run.End }
 // included: every committed change, in order).
 func (h *History) Run() *check.Run { return h.run }
 
-func contextBackground() context.Context { return context.Background() }
-
 func createNamespace(ctx context.Context, c *cluster.Cluster, ns string) error {
 	err := c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	if err != nil && !strings.Contains(err.Error(), "already exists") {
+	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
 	return nil

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -160,13 +161,13 @@ func (w *world) actions() map[string]cluster.Action {
 				return err
 			}
 			u.SetGroupVersionKind(gvk)
-			if err := c.Admin().Get(contextBackground(), client.ObjectKeyFromObject(obj), u); err != nil {
+			if err := c.Admin().Get(context.Background(), client.ObjectKeyFromObject(obj), u); err != nil {
 				return err
 			}
 			if err := unstructured.SetNestedField(u.Object, jsonValue(v), strings.Split(args.Get("field"), ".")...); err != nil {
 				return err
 			}
-			return c.Admin().Update(contextBackground(), u)
+			return c.Admin().Update(context.Background(), u)
 		}, "object", "field", "value"),
 		// Example: at 20s delete object=0
 		actionDelete: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
@@ -174,7 +175,7 @@ func (w *world) actions() map[string]cluster.Action {
 			if err != nil {
 				return err
 			}
-			return client.IgnoreNotFound(c.Admin().Delete(contextBackground(), obj))
+			return client.IgnoreNotFound(c.Admin().Delete(context.Background(), obj))
 		}, "object"),
 		// Example: at 30s recreate object=0
 		actionRecreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
@@ -182,7 +183,7 @@ func (w *world) actions() map[string]cluster.Action {
 			if err != nil {
 				return err
 			}
-			if err := c.Admin().Create(contextBackground(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			if err := c.Admin().Create(context.Background(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
 				return err
 			}
 			return nil
