@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# envtest-assets.sh builds the binaries envtest needs (kube-apiserver and etcd) from the Go
-# module proxy, once, into a cache directory outside the repository.
+# envtest-assets.sh builds the binaries envtest needs (kube-apiserver and etcd), and the
+# kube-controller-manager the differential suite runs against them, from the Go module proxy,
+# once, into a cache directory outside the repository.
 #
 #   hack/envtest-assets.sh              build if needed; prints what it builds and where
-#   hack/envtest-assets.sh --print-dir  print the directory of an existing build (no network);
-#                                       exit 1 with one line on stderr when there is none
+#   hack/envtest-assets.sh --print-dir  print the directory of an existing build of kube-apiserver
+#                                       and etcd (no network; one line on stderr when it has no
+#                                       kube-controller-manager yet); exit 1 with one line on
+#                                       stderr when there is none
 #
 # The directory is $ENVTEST_ASSETS when set, else $HOME/.cache/ctrlsim/envtest/<k8s-version>.
 # kube-apiserver is k8s.io/kubernetes at the newest v1.<minor>.x release that the proxy serves,
 # where <minor> is the minor version of k8s.io/client-go in the repository's go.mod. It builds in
 # a throwaway module that requires k8s.io/kubernetes and replaces each k8s.io/* staging module
 # (which k8s.io/kubernetes's own go.mod points at ./staging/...) with its v0.<minor>.x release.
+# kube-controller-manager is k8s.io/kubernetes/cmd/kube-controller-manager at the same release,
+# built in the same `go build` as kube-apiserver (one build graph: the packages they share, most
+# of them, compile once). A directory from before kube-controller-manager was added (its stamp
+# names no kube-controller-manager) keeps its kube-apiserver and etcd: only
+# kube-controller-manager is built, at the kubernetes version the stamp records.
 # etcd is go.etcd.io/etcd/server/v3 (its main package is the etcd binary) at the version that
 # k8s.io/kubernetes's go.mod requires, i.e. the etcd that release is tested against.
 # A stamp file records the versions; a second run with the same versions does nothing.
@@ -51,15 +59,30 @@ current_dir() {
 	return 1
 }
 
+# has_kcm <dir>: the directory's kube-controller-manager is built and recorded in its stamp.
+has_kcm() {
+	[[ -x $1/kube-controller-manager ]] && [[ " $(head -n1 "$1/stamp") " == *" kube-controller-manager="* ]]
+}
+
 if [[ ${1:-} == --print-dir ]]; then
-	current_dir || die "no kube-apiserver/etcd built for client-go ${client_go} in ${ENVTEST_ASSETS:-$base/v1.$minor.*}; run 'make envtest-assets'"
+	dir=$(current_dir) || die "no kube-apiserver/etcd built for client-go ${client_go} in ${ENVTEST_ASSETS:-$base/v1.$minor.*}; run 'make envtest-assets'"
+	has_kcm "$dir" || say "$dir has no kube-controller-manager (the differential suite's workload tests fail without it); run 'make envtest-assets'"
+	echo "$dir"
 	exit 0
 fi
 [[ $# -eq 0 ]] || die "usage: $0 [--print-dir]"
 
+only_kcm=""
 if dir=$(current_dir); then
-	echo "envtest-assets: up to date in $dir ($(head -n1 "$dir/stamp"))"
-	exit 0
+	if has_kcm "$dir"; then
+		echo "envtest-assets: up to date in $dir ($(head -n1 "$dir/stamp"))"
+		exit 0
+	fi
+	# kube-apiserver and etcd are current: build kube-controller-manager alone, at the
+	# release they were built from.
+	only_kcm=$(head -n1 "$dir/stamp" | tr ' ' '\n' | awk -F= '$1 == "kubernetes" { print $2 }')
+	[[ $only_kcm =~ ^v1\.${minor}\.[0-9]+$ ]] || die "$dir/stamp records no kubernetes=v1.${minor}.x release: remove $dir and run again"
+	say "$dir has kube-apiserver and etcd ($(head -n1 "$dir/stamp")) but no kube-controller-manager: building it alone"
 fi
 
 # The proxy's version list can lag behind (it listed no v1.37.x here while v1.37.1 downloads),
@@ -69,10 +92,15 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctrlsim-envtest.XXXXXX")
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
 
-listed=$("$go" list -m -versions k8s.io/kubernetes 2>/dev/null | tr ' ' '\n' | grep -E "^v1\.${minor}\.[0-9]+$" || true)
-guessed=$(seq 0 "$client_go_patch" | sed "s/^/v1.${minor}./")
+if [[ -n $only_kcm ]]; then
+	candidates=$only_kcm
+else
+	listed=$("$go" list -m -versions k8s.io/kubernetes 2>/dev/null | tr ' ' '\n' | grep -E "^v1\.${minor}\.[0-9]+$" || true)
+	guessed=$(seq 0 "$client_go_patch" | sed "s/^/v1.${minor}./")
+	candidates=$(printf '%s\n' $listed $guessed | sort -u -V -r)
+fi
 k8s=""
-for v in $(printf '%s\n' $listed $guessed | sort -u -V -r); do
+for v in $candidates; do
 	if kmod=$("$go" mod download -json "k8s.io/kubernetes@$v" 2>/dev/null | awk -F'"' '$2 == "GoMod" { print $4 }') && [[ -n $kmod ]]; then
 		k8s=$v
 		break
@@ -86,27 +114,44 @@ staging_version="v0.${minor}.${patch}"
 etcd=$(awk '$1 == "go.etcd.io/etcd/server/v3" { print $2; exit }' "$kmod")
 [[ -n $etcd ]] || die "k8s.io/kubernetes@$k8s go.mod does not name go.etcd.io/etcd/server/v3"
 
-dir=${ENVTEST_ASSETS:-$base/$k8s}
-mkdir -p "$dir" || die "cannot create $dir"
-dir=$(cd "$dir" && pwd)
+if [[ -z $only_kcm ]]; then
+	dir=${ENVTEST_ASSETS:-$base/$k8s}
+	mkdir -p "$dir" || die "cannot create $dir"
+	dir=$(cd "$dir" && pwd)
+fi
 
 export GOFLAGS="-mod=mod -buildvcs=false"
 godirectives=$(grep -E '^(go|godebug) ' "$kmod")
 
-# build_in <module dir> <output> <package> <ldflags>: one throwaway module per binary, so the
-# two dependency graphs (kubernetes's and etcd's) do not constrain each other.
+# build_in <module dir> <ldflags> <binary>=<package>...: one throwaway module per dependency
+# graph (kubernetes's and etcd's), so the two do not constrain each other. The packages of one
+# graph build in one `go build` (the packages they share compile once) into a directory of the
+# throwaway tree, each binary named after its package's last element; each is then moved into
+# $dir as <binary>, so an interrupted build leaves no partial binary there.
 build_in() {
-	local mdir=$1 out=$2 pkg=$3 ldflags=$4 start=$SECONDS
-	say "building $pkg into $out"
-	if ! (cd "$mdir" && nice "$go" build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") >"$out.build.log" 2>&1; then
-		die "building $pkg failed: $(grep -m1 -v '^go: downloading' "$out.build.log") (full log: $out.build.log)"
+	local mdir=$1 ldflags=$2 start=$SECONDS arg pkg elem log="$dir/build.log"
+	local -a pkgs=()
+	shift 2
+	for arg in "$@"; do pkgs+=("${arg#*=}"); done
+	say "building ${pkgs[*]} into $dir"
+	mkdir -p "$mdir/bin"
+	if ! (cd "$mdir" && nice "$go" build -trimpath -ldflags "$ldflags" -o "$mdir/bin/" "${pkgs[@]}") >"$log" 2>&1; then
+		die "building ${pkgs[*]} failed: $(grep -m1 -v '^go: downloading' "$log") (full log: $log)"
 	fi
-	rm -f "$out.build.log"
-	mv "$out.tmp" "$out"
-	say "built $out in $((SECONDS - start))s"
+	rm -f "$log"
+	for arg in "$@"; do
+		pkg=${arg#*=} elem=${pkg##*/}
+		# go build names a binary after its package's last element, or the one before a
+		# major-version suffix (go.etcd.io/etcd/server/v3 builds "server").
+		if [[ $elem =~ ^v[0-9]+$ ]]; then
+			elem=${pkg%/*} elem=${elem##*/}
+		fi
+		mv "$mdir/bin/$elem" "$dir/${arg%%=*}"
+	done
+	say "built ${pkgs[*]} in $((SECONDS - start))s"
 }
 
-# kube-apiserver
+# kube-apiserver and kube-controller-manager
 mkdir -p "$tmp/kube-apiserver"
 {
 	echo "module ctrlsim.local/envtest-assets/kube-apiserver"
@@ -126,16 +171,25 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	ldflags+=" -X $pkg.gitVersion=$k8s -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
 	ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$build_date"
 done
-say "kube-apiserver: k8s.io/kubernetes $k8s with staging modules at $staging_version"
-build_in "$tmp/kube-apiserver" "$dir/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+if [[ -n $only_kcm ]]; then
+	say "kube-controller-manager: k8s.io/kubernetes $k8s with staging modules at $staging_version"
+	build_in "$tmp/kube-apiserver" "$ldflags" kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
+	stamp=$(head -n1 "$dir/stamp")
+	echo "$stamp kube-controller-manager=$k8s" >"$dir/stamp.tmp"
+	mv "$dir/stamp.tmp" "$dir/stamp"
+	echo "envtest-assets: built kube-controller-manager $k8s into $dir, next to its kube-apiserver and etcd (KUBEBUILDER_ASSETS=$dir)"
+	exit 0
+fi
+say "kube-apiserver and kube-controller-manager: k8s.io/kubernetes $k8s with staging modules at $staging_version"
+build_in "$tmp/kube-apiserver" "$ldflags" kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
+	kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
 
 # etcd
 mkdir -p "$tmp/etcd"
 printf 'module ctrlsim.local/envtest-assets/etcd\n\n%s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
 	"$(grep -E '^go ' "$kmod")" "$etcd" >"$tmp/etcd/go.mod"
 say "etcd: go.etcd.io/etcd/server/v3 $etcd (the version k8s.io/kubernetes $k8s requires)"
-build_in "$tmp/etcd" "$dir/etcd" go.etcd.io/etcd/server/v3 \
-	"-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd"
+build_in "$tmp/etcd" "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd" etcd=go.etcd.io/etcd/server/v3
 
-echo "$stamp_key kubernetes=$k8s etcd=$etcd built-with=$go_version" >"$dir/stamp"
-echo "envtest-assets: built kube-apiserver $k8s and etcd $etcd into $dir (KUBEBUILDER_ASSETS=$dir)"
+echo "$stamp_key kubernetes=$k8s etcd=$etcd built-with=$go_version kube-controller-manager=$k8s" >"$dir/stamp"
+echo "envtest-assets: built kube-apiserver and kube-controller-manager $k8s and etcd $etcd into $dir (KUBEBUILDER_ASSETS=$dir)"
