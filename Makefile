@@ -3,7 +3,7 @@
 
 GO       ?= go
 PKGS     ?= ./...
-# Where built envtest binaries (kube-apiserver, etcd) are cached, outside the repo; empty means
+# Where built envtest binaries (kube-apiserver, etcd, kube-controller-manager) are cached, outside the repo; empty means
 # $(HOME)/.cache/ctrlsim/envtest/<k8s-version> (hack/envtest-assets.sh picks the version).
 ENVTEST_ASSETS ?=
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
@@ -45,7 +45,7 @@ fuzz: ## fuzz every target for FUZZTIME each (default 60s); failures land in fuz
 reports: ## regenerate the reports/ catalogue (commit the result)
 	$(GO) run ./cmd/ctrlsim catalogue
 
-envtest-assets: ## build kube-apiserver and etcd from the Go module proxy, once, into ~/.cache/ctrlsim/envtest
+envtest-assets: ## build kube-apiserver, kube-controller-manager and etcd from the Go module proxy, once, into ~/.cache/ctrlsim/envtest
 	@ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh
 
 chromium: ## find headless Chromium for the inspector's browser test, installing Debian's chromium where it can

@@ -28,9 +28,9 @@
 // Op vocabulary cannot express (TypeMeta, defaulting, type-specific validation).
 // BenchmarkWorkload times one scripted workload on both sides.
 //
-// The tests need KUBEBUILDER_ASSETS (a directory with kube-apiserver and etcd, built
-// by `make envtest-assets`); `make test-envtest` sets it. Without it they skip, or
-// fail when CI=true.
+// The tests need KUBEBUILDER_ASSETS (a directory with kube-apiserver, etcd and
+// kube-controller-manager, built by `make envtest-assets`); `make test-envtest` sets
+// it. Without it they skip, or fail when CI=true.
 //
 // Seeds: TestModelMatchesKubeAPIServer draws its sequences from a fixed rapid seed
 // (defaultSeed) unless -rapid.seed or RAPID_SEED is given, 50 of them unless
@@ -52,6 +52,31 @@
 // impersonate the run's ServiceAccount with its groups. A real server authorizes from
 // informer caches, so after each Role or RoleBinding write Real.SettleRBAC waits until
 // a sentinel write made after it is visible to the authorizer.
+//
+// # Workloads: the models against kube-controller-manager
+//
+// The models of the workload controllers (models/kube) are compared with the real
+// kube-controller-manager: hack/envtest-assets.sh builds it next to kube-apiserver, at
+// the same release. TestKubeControllerManagerWorkloads starts an envtest of its own
+// (the shared one's Deployments would be reconciled), then kube-controller-manager
+// against it (StartKubeControllerManager: --controllers=deployment-controller,
+// replicaset-controller,job-controller, --leader-elect=false, --secure-port=0, the
+// kubeconfig of envtest's admin; KubeControllerManagerArgs says why each), and runs
+// the scripts of workloadScripts, each in a namespace of its own: a Deployment
+// created, scaled up, scaled down and rolled to a new image; a Job whose pod
+// succeeds; a Job whose pods fail until BackoffLimitExceeded. The test plays the
+// kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
+// Ready, or Succeeded or Failed as its KubeletAnnotation says. After each step, once
+// the step's condition holds (a finished rollout, a finished Job) and the namespace
+// has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods and
+// Jobs are recorded (Snapshot.Lines): ownerReferences, labels, annotations,
+// finalizers, replicas, selectors and status, with generated names, uids and
+// timestamps normalised, and resourceVersions dropped. The test checks the records
+// against what upstream documents (reasons, messages, revisions, counts); the
+// simulator runs the same scripts with the models as its kube-controller-manager
+// and the same test kubelet, and its records are compared with these. Without
+// KUBEBUILDER_ASSETS the test skips (fails under CI=true); with it, a missing
+// kube-controller-manager fails it.
 //
 // # Known gaps
 //

@@ -225,8 +225,9 @@ var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", 
 // Lines is the snapshot normalised, one line per object, sorted: kind, then the
 // recorded fields as JSON. Names made from a generateName become the generateName
 // followed by "*", uids become "uid(<Kind>/<name>)" of the object they belong to
-// (or "uid(?)"), timestamps "<time>", and a pod's containers keep their names and
-// images only. resourceVersions are not recorded.
+// (when it is one of the snapshot's), timestamps "<time>", conditions are sorted by
+// type (sortConditions), and a pod's containers keep their names and images only.
+// resourceVersions are not recorded.
 func (s *Snapshot) Lines() []string {
 	type obj struct {
 		kind string
@@ -285,14 +286,33 @@ func (s *Snapshot) Lines() []string {
 				setNested(rec, []string{"spec", "containers"}, kept)
 			}
 		}
-		b, err := json.Marshal(normalise(rec, uids, names))
-		if err != nil {
+		sortConditions(rec)
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(normalise(rec, uids, names)); err != nil {
 			panic(err)
 		}
-		lines = append(lines, o.kind+" "+string(b))
+		lines = append(lines, o.kind+" "+strings.TrimSuffix(b.String(), "\n"))
 	}
 	slices.Sort(lines)
 	return lines
+}
+
+// sortConditions sorts status.conditions by type: their order is the order of their
+// last changes (SetDeploymentCondition removes and appends), which depends on how
+// the controller's syncs fell between the kubelet's writes, as their times do.
+func sortConditions(rec map[string]any) {
+	cs, ok := nested(rec, []string{"status", "conditions"})
+	if !ok {
+		return
+	}
+	list, _ := cs.([]any)
+	slices.SortStableFunc(list, func(a, b any) int {
+		ta, _ := a.(map[string]any)["type"].(string)
+		tb, _ := b.(map[string]any)["type"].(string)
+		return strings.Compare(ta, tb)
+	})
 }
 
 func normalName(o client.Object) string {
