@@ -82,7 +82,29 @@ const (
 	Latency FaultKind = "latency"
 	// Workers: Controller runs N workers (MaxConcurrentReconciles).
 	Workers FaultKind = "workers"
+
+	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
+	// the pods the kubelet binds, from 1, in the order it binds them.
+
+	// NotReady: the Pod-th pod's containers run and never become ready.
+	NotReady FaultKind = "notready"
+	// CrashLoop: the Pod-th pod's containers exit with code 1 each time they
+	// have run; they restart with the kubelet's back-off (CrashLoopBackOff)
+	// unless the pod's restartPolicy is Never.
+	CrashLoop FaultKind = "crashloop"
+	// PodFail: the Pod-th pod's containers exit with code 1 once (a Job pod
+	// with restartPolicy Never fails).
+	PodFail FaultKind = "podfail"
+	// NodeLost: Node stops at time At: its pods are marked not ready after the
+	// node monitor grace period and evicted after the not-ready toleration.
+	NodeLost FaultKind = "nodelost"
 )
+
+// Workload reports whether k is a workload fault (NotReady, CrashLoop,
+// PodFail, NodeLost): one the kubelet model meets, with no process.
+func (k FaultKind) Workload() bool {
+	return k == NotReady || k == CrashLoop || k == PodFail || k == NodeLost
+}
 
 // Fault is one fault of a plan; which fields matter depends on Kind.
 type Fault struct {
@@ -98,6 +120,8 @@ type Fault struct {
 	At         time.Duration
 	N          int
 	API        apiserver.Fault
+	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
+	Node       string // NodeLost
 }
 
 // String is the plan's text form: one line per seed, step and fault; Parse reads it
@@ -161,6 +185,11 @@ func (f Fault) String() string {
 		dur("at", f.At)
 	case Workers:
 		num("n", f.N)
+	case NotReady, CrashLoop, PodFail:
+		num("pod", f.Pod)
+	case NodeLost:
+		add("node", f.Node)
+		dur("at", f.At)
 	case API:
 		a := f.API
 		add("verb", a.Verb)
@@ -321,12 +350,17 @@ var faultKeys = map[FaultKind][]string{
 	Latency: {"process", "min", "max"},
 	Workers: {"process", "controller", "n"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
+	// Workload faults.
+	NotReady:  {"pod"},
+	CrashLoop: {"pod"},
+	PodFail:   {"pod"},
+	NodeLost:  {"node", "at"},
 }
 
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency or workers)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency, workers, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -370,6 +404,10 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			num(&f.Write)
 		case "n":
 			num(&f.N)
+		case "pod":
+			num(&f.Pod)
+		case "node":
+			f.Node = v
 		case "verb":
 			f.API.Verb = v
 		case "resource":
@@ -430,6 +468,14 @@ func (f Fault) validate() error {
 		if f.N < 1 || f.N > MaxWorkers {
 			return fmt.Errorf("workers: n must be from 1 to %d, got %d", MaxWorkers, f.N)
 		}
+	case NotReady, CrashLoop, PodFail:
+		if f.Pod < 1 || f.Pod > MaxCount {
+			return fmt.Errorf("%s: pod must be from 1 to %d, got %d", f.Kind, MaxCount, f.Pod)
+		}
+	case NodeLost:
+		if f.Node == "" {
+			return fmt.Errorf("nodelost: node is required")
+		}
 	}
 	for _, d := range []time.Duration{f.Min, f.Max, f.From, f.Until, f.At} {
 		if d < 0 || d > MaxTime {
@@ -439,7 +485,7 @@ func (f Fault) validate() error {
 	if f.Call < 0 || f.Call > MaxCount || f.Write < 0 || f.Write > MaxCount || f.API.Count < 0 || f.API.Count > MaxCount {
 		return fmt.Errorf("%s: call, write and count must be from 0 to %d", f.Kind, MaxCount)
 	}
-	if f.Kind != Workers && f.Kind != API && f.Process == "" {
+	if f.Kind != Workers && f.Kind != API && !f.Kind.Workload() && f.Process == "" {
 		return fmt.Errorf("%s: process is required", f.Kind)
 	}
 	return nil
