@@ -3,12 +3,16 @@ package differential
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/models/kube/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -47,4 +51,55 @@ func runOnModels(name string, setup func(p *process.Process) error) ([]WorkloadR
 	}
 	defer c.Close()
 	return RunWorkload(context.Background(), &simSide{c: c}, ns, SimTiming, workloadScripts[name])
+}
+
+// TestModelsMatchKubeControllerManager runs each workload script in the simulator,
+// with the models of models/kube (kubeworld.SetupControllers) as its
+// kube-controller-manager, and requires the same records as the real one's, step by
+// step, once the known gaps (workloadGaps) are normalised on both sides.
+func TestModelsMatchKubeControllerManager(t *testing.T) {
+	real := needKubeControllerManagerRecords(t)
+	for _, name := range slices.Sorted(maps.Keys(workloadScripts)) {
+		t.Run(name, func(t *testing.T) {
+			model, err := runOnModels(name, kubeworld.SetupControllers)
+			if err != nil {
+				t.Fatalf("on the models: %v", err)
+			}
+			if d := diffRecords(real[name], model, workloadGaps); d != "" {
+				t.Errorf("the models diverge from kube-controller-manager (-kube-controller-manager +models):\n%s", d)
+			}
+		})
+	}
+}
+
+// knownWorkloadGap runs the scripts on the models and requires gap to still show: with
+// every other gap normalised, some script must diverge, and with gap normalised too,
+// none may. When the model closes the gap, the test says to drop it.
+func knownWorkloadGap(t *testing.T, gap WorkloadGap, scripts ...string) {
+	t.Helper()
+	real := needKubeControllerManagerRecords(t)
+	var others []WorkloadGap
+	for _, g := range workloadGaps {
+		if g.Name != gap.Name {
+			others = append(others, g)
+		}
+	}
+	shown := false
+	for _, name := range scripts {
+		model, err := runOnModels(name, kubeworld.SetupControllers)
+		if err != nil {
+			t.Fatalf("%s on the models: %v", name, err)
+		}
+		if d := diffRecords(real[name], model, others); d != "" {
+			shown = true
+			t.Logf("known gap %q in %s, as pinned:\n%s", gap.Name, name, d)
+		}
+	}
+	if !shown {
+		t.Fatalf("known gap %q no longer shows in %v: remove it from workloadGaps and this test", gap.Name, scripts)
+	}
+}
+
+func TestKnownGapWorkloadJobSelectorNotGenerated(t *testing.T) {
+	knownWorkloadGap(t, gapJobSelectorNotGenerated, "job-completes", "job-fails")
 }
