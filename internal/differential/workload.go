@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -196,17 +197,18 @@ type Snapshot struct {
 	ReplicaSets []appsv1.ReplicaSet
 	Pods        []corev1.Pod
 	Jobs        []batchv1.Job
+	Events      []corev1.Event
 }
 
 // TakeSnapshot lists the workload objects of ns.
 func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, error) {
-	d, rs, p, j := &appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &batchv1.JobList{}
-	for _, l := range []client.ObjectList{d, rs, p, j} {
+	d, rs, p, j, e := &appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &batchv1.JobList{}, &corev1.EventList{}
+	for _, l := range []client.ObjectList{d, rs, p, j, e} {
 		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
 			return nil, err
 		}
 	}
-	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items}, nil
+	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items, Events: e.Items}, nil
 }
 
 // The fields of each kind a record keeps: what the controllers write (ownerReferences,
@@ -295,7 +297,49 @@ func (s *Snapshot) Lines() []string {
 		}
 		lines = append(lines, o.kind+" "+strings.TrimSuffix(b.String(), "\n"))
 	}
+	lines = append(lines, s.eventLines(uids, names)...)
 	slices.Sort(lines)
+	return lines
+}
+
+// eventLines records the Events: involved object (kind and normalised name), type,
+// reason, message and reporting component, with the count of every Event that
+// normalises to the same line summed (an Event's count is how many times its
+// recorder saw it; pods' generated names normalised, deleted pods' too).
+func (s *Snapshot) eventLines(uids, names map[string]string) []string {
+	var prefixes []string // generateNames of the pods the workloads make
+	for _, rs := range s.ReplicaSets {
+		prefixes = append(prefixes, rs.Name+"-")
+	}
+	for _, j := range s.Jobs {
+		prefixes = append(prefixes, j.Name+"-")
+	}
+	slices.Sort(prefixes)
+	generated := func(x string) string {
+		for _, p := range prefixes {
+			x = regexp.MustCompile(`\b`+regexp.QuoteMeta(p)+`[a-z0-9]{5}\b`).ReplaceAllString(x, p+"*")
+		}
+		return x
+	}
+	counts := map[string]int32{}
+	for _, e := range s.Events {
+		rec := map[string]any{
+			"involvedObject": map[string]any{"kind": e.InvolvedObject.Kind, "name": generated(e.InvolvedObject.Name)},
+			"type":           e.Type, "reason": e.Reason, "message": generated(e.Message),
+			"source": e.Source.Component,
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(normalise(rec, uids, names)); err != nil {
+			panic(err)
+		}
+		counts[strings.TrimSuffix(b.String(), "\n")] += max(e.Count, 1)
+	}
+	lines := make([]string, 0, len(counts))
+	for l, n := range counts {
+		lines = append(lines, fmt.Sprintf("Event %s x%d", l, n))
+	}
 	return lines
 }
 
