@@ -110,11 +110,13 @@ func RunWorkload(ctx context.Context, side WorkloadSide, ns string, timing Workl
 }
 
 // KubeletAnnotation on a pod (from its template) tells Kubelet what its containers do:
-// KubeletSucceed or KubeletFail. Without it the pod runs and is Ready.
+// KubeletSucceed, KubeletFail, or KubeletNeverStart (the pod stays Pending, no status
+// written). Without it the pod runs and is Ready.
 const (
 	KubeletAnnotation = "ctrlsim.dev/test-kubelet"
 	KubeletSucceed    = "succeed"
 	KubeletFail       = "fail"
+	KubeletNeverStart = "never-start"
 )
 
 // Kubelet plays the kubelet for every pending pod of ns that is not being deleted: it
@@ -133,7 +135,8 @@ func Kubelet(ctx context.Context, c client.Client, ns string, now time.Time) err
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if p.DeletionTimestamp != nil || (p.Status.Phase != "" && p.Status.Phase != corev1.PodPending) {
+		if p.DeletionTimestamp != nil || (p.Status.Phase != "" && p.Status.Phase != corev1.PodPending) ||
+			p.Annotations[KubeletAnnotation] == KubeletNeverStart {
 			continue
 		}
 		setPodStatus(p, p.Annotations[KubeletAnnotation], metav1.NewTime(now.Truncate(time.Second)))

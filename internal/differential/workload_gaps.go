@@ -3,24 +3,78 @@ package differential
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// A WorkloadGap is a known divergence between a model of models/kube and
-// kube-controller-manager on the workload scripts: Normalise rewrites one record line
-// (of either side) so that the divergence no longer shows. Each is pinned by a test
-// (TestKnownGapWorkload*) that fails once the model closes it; then drop it here.
+// A WorkloadGap is a known divergence between the simulator (a model of models/kube
+// or the kernel under it) and kube-controller-manager on envtest: Normalise rewrites a
+// record (of either side) so that the divergence no longer shows. Each is pinned by a
+// test (TestKnownGapWorkload*) that fails once the gap closes; then drop it here.
 type WorkloadGap struct {
 	Name      string
-	Normalise func(line string) string
+	Normalise func(lines []string) []string
 }
 
 // workloadGaps are the divergences of the simulator (the models of models/kube and
 // the apiserver model under them) from kube-controller-manager on envtest that remain,
 // each pinned by a TestKnownGapWorkload* test.
-var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated}
+var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated, gapPodPhaseNotPending, gapEventsNotAggregated}
+
+// gapPodPhaseNotPending: kube-apiserver creates every pod with status.phase Pending
+// (pkg/registry/core/pod/strategy.go PrepareForCreate); the apiserver model leaves
+// the phase empty, so a pod no kubelet has touched differs. Normalised by dropping a
+// Pending phase.
+var gapPodPhaseNotPending = WorkloadGap{
+	Name: "pods are created without phase Pending (sim/apiserver)",
+	Normalise: perLine(editLine("Pod", func(obj map[string]any) {
+		if st, ok := obj["status"].(map[string]any); ok && st["phase"] == "Pending" {
+			delete(st, "phase")
+			if len(st) == 0 {
+				delete(obj, "status")
+			}
+		}
+	})),
+}
+
+// gapEventsNotAggregated: kube-controller-manager's event recorder (client-go
+// tools/record/events_cache.go EventCorrelator, EventAggregate) combines similar
+// events (same source, object, type and reason) after the 10th within 10 minutes into
+// one Event whose message starts "(combined from similar events): " and whose count
+// grows; the simulator's recorder writes every Event as it comes (sim/process/doc.go
+// known gap). Normalised by dropping the prefix and summing the counts of the lines
+// that then agree.
+var gapEventsNotAggregated = WorkloadGap{
+	Name: "events are not aggregated (sim/process)",
+	Normalise: func(lines []string) []string {
+		counts := map[string]int{}
+		var out []string
+		for _, l := range lines {
+			rest, ok := strings.CutPrefix(l, "Event ")
+			if !ok {
+				out = append(out, l)
+				continue
+			}
+			i := strings.LastIndex(rest, " x")
+			if i < 0 {
+				panic("an Event record without its count: " + l)
+			}
+			n, err := strconv.Atoi(rest[i+2:])
+			if err != nil {
+				panic("an Event record without its count: " + l)
+			}
+			counts[strings.Replace(rest[:i], `"message":"(combined from similar events): `, `"message":"`, 1)] += n
+		}
+		for l, n := range counts {
+			out = append(out, fmt.Sprintf("Event %s x%d", l, n))
+		}
+		slices.Sort(out)
+		return out
+	},
+}
 
 // gapJobSelectorNotGenerated: kube-apiserver's Job strategy generates the selector of
 // a Job created without one and labels its template (pkg/registry/batch/job/strategy.go
@@ -34,7 +88,7 @@ var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated}
 // Normalised by dropping the Job's labels, selector and template labels.
 var gapJobSelectorNotGenerated = WorkloadGap{
 	Name: "the Job's selector and labels are not generated (sim/apiserver)",
-	Normalise: editLine("Job", func(obj map[string]any) {
+	Normalise: perLine(editLine("Job", func(obj map[string]any) {
 		if m, ok := obj["metadata"].(map[string]any); ok {
 			delete(m, "labels")
 		}
@@ -50,7 +104,19 @@ var gapJobSelectorNotGenerated = WorkloadGap{
 				delete(obj, "spec")
 			}
 		}
-	}),
+	})),
+}
+
+// perLine returns a Normalise that rewrites each line with f.
+func perLine(f func(string) string) func([]string) []string {
+	return func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = f(l)
+		}
+		slices.Sort(out)
+		return out
+	}
 }
 
 // editLine returns a Normalise that applies edit to the records of kind.
@@ -80,13 +146,11 @@ func diffRecords(real, model []WorkloadRecord, gaps []WorkloadGap) string {
 	norm := func(recs []WorkloadRecord) []WorkloadRecord {
 		out := make([]WorkloadRecord, len(recs))
 		for i, r := range recs {
-			out[i] = WorkloadRecord{Step: r.Step, Lines: make([]string, len(r.Lines))}
-			for j, l := range r.Lines {
-				for _, g := range gaps {
-					l = g.Normalise(l)
-				}
-				out[i].Lines[j] = l
+			lines := slices.Clone(r.Lines)
+			for _, g := range gaps {
+				lines = g.Normalise(lines)
 			}
+			out[i] = WorkloadRecord{Step: r.Step, Lines: lines}
 		}
 		return out
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,9 +36,53 @@ var workloadScripts = map[string][]WorkloadStep{
 		{Name: "image web:2 (rolling update)", Do: patchDeployment("web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "web:2" }),
 			Settled: deploymentRolledOut("web")},
 	},
+	// A script of its own, so that the Deployment's ScalingReplicaSet events stay under
+	// the 10 similar events client-go's EventCorrelator combines (gapEventsNotAggregated).
+	"deployment-rollback": {
+		{Name: "create 2 replicas of web:1", Do: createStep(func(ns string) client.Object { return WorkloadDeployment(ns, "web", 2, "web:1") }),
+			Settled: deploymentRolledOut("web")},
+		{Name: "image web:2 (rolling update)", Do: patchDeployment("web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "web:2" }),
+			Settled: deploymentRolledOut("web")},
+		// Back to the first template: its ReplicaSet is scaled up again and takes
+		// revision 3, keeping the revisions it had in revision-history.
+		{Name: "image web:1 again (rollback)", Do: patchDeployment("web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "web:1" }),
+			Settled: deploymentRolledOut("web")},
+	},
+	// 11 pods of one ReplicaSet: kube-controller-manager's recorder combines the
+	// SuccessfulCreate events after the 10th (gapEventsNotAggregated).
+	"deployment-11-replicas": {
+		{Name: "create 11 replicas", Do: createStep(func(ns string) client.Object { return WorkloadDeployment(ns, "many", 11, "web:1") }),
+			Settled: deploymentRolledOut("many")},
+	},
+	"deployment-recreate": {
+		{Name: "create 2 replicas of web:1, Recreate", Do: createStep(func(ns string) client.Object {
+			d := WorkloadDeployment(ns, "web", 2, "web:1")
+			d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+			return d
+		}), Settled: deploymentRolledOut("web")},
+		{Name: "image web:2 (recreate)", Do: patchDeployment("web", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "web:2" }),
+			Settled: deploymentRolledOut("web")},
+	},
+	"deployment-stuck": {
+		// Pods that never start: the rollout exceeds its progress deadline
+		// (progress.go: ProgressDeadlineExceeded).
+		{Name: "create 2 replicas whose pods never start, progressDeadlineSeconds 2", Do: createStep(func(ns string) client.Object {
+			d := WorkloadDeployment(ns, "stuck", 2, "web:1")
+			d.Spec.ProgressDeadlineSeconds = ptr.To[int32](2)
+			d.Spec.Template.Annotations = map[string]string{KubeletAnnotation: KubeletNeverStart}
+			return d
+		}), Settled: deploymentProgress("stuck", "ProgressDeadlineExceeded")},
+	},
 	"job-completes": {
 		{Name: "a Job whose pod succeeds", Do: createStep(func(ns string) client.Object { return WorkloadJob(ns, "pi", 6, KubeletSucceed) }),
 			Settled: jobFinished("pi")},
+	},
+	"job-parallel": {
+		{Name: "a Job of 3 completions, 2 in parallel", Do: createStep(func(ns string) client.Object {
+			j := WorkloadJob(ns, "batch", 6, KubeletSucceed)
+			j.Spec.Completions, j.Spec.Parallelism = ptr.To[int32](3), ptr.To[int32](2)
+			return j
+		}), Settled: jobFinished("batch")},
 	},
 	"job-fails": {
 		// backoffLimit 1: the first pod fails, a second is created after the job
@@ -104,6 +150,24 @@ func deploymentRolledOut(name string) func(*Snapshot) bool {
 			}
 		}
 		return progressing && active == want && running == want && int32(len(s.Pods)) == want
+	}
+}
+
+// deploymentProgress: the Deployment's Progressing condition has reason, for the
+// latest generation.
+func deploymentProgress(name, reason string) func(*Snapshot) bool {
+	return func(s *Snapshot) bool {
+		for _, d := range s.Deployments {
+			if d.Name != name || d.Status.ObservedGeneration != d.Generation {
+				continue
+			}
+			for _, c := range d.Status.Conditions {
+				if c.Type == appsv1.DeploymentProgressing && c.Reason == reason {
+					return true
+				}
+			}
+		}
+		return false
 	}
 }
 
@@ -243,7 +307,7 @@ func TestKubeControllerManagerWorkloads(t *testing.T) {
 		}
 	}
 	if testing.Verbose() {
-		for _, name := range []string{"deployment", "job-completes", "job-fails"} {
+		for _, name := range slices.Sorted(maps.Keys(workloadScripts)) {
 			for _, r := range recs[name] {
 				t.Logf("%s / %s:\n  %s", name, r.Step, strings.Join(r.Lines, "\n  "))
 			}
@@ -283,6 +347,14 @@ func TestKubeControllerManagerWorkloads(t *testing.T) {
 	}
 	expect("deployment", 1, `"deployment.kubernetes.io/desired-replicas":"5"`, `"deployment.kubernetes.io/max-replicas":"7"`)
 	expect("deployment", 3, `"deployment.kubernetes.io/revision":"2"`, `"image":"web:2"`)
+	// util/deployment_util.go SetNewReplicaSetAnnotations: a ReplicaSet brought back
+	// takes the next revision and lists its old ones in revision-history.
+	expect("deployment-rollback", 2, `"deployment.kubernetes.io/revision":"3","deployment.kubernetes.io/revision-history":"1"`)
+	expect("deployment-stuck", 0, `"reason":"ProgressDeadlineExceeded"`, `"message":"ReplicaSet \"stuck-`, `has timed out progressing."`,
+		`"reason":"MinimumReplicasUnavailable"`, `"unavailableReplicas":2`)
+	// client-go tools/record/events_cache.go EventAggregate: the 11th similar event.
+	expect("deployment-11-replicas", 0, `"(combined from similar events): Created pod: many-`)
+	expect("job-parallel", 0, `"succeeded":3`, `"message":"Reached expected number of succeeded pods"`)
 	if n := count("deployment", 3, "ReplicaSet ", `"replicas":0`); n != 1 {
 		t.Errorf("after the rolling update: %d ReplicaSets scaled to 0, want the old one", n)
 	}
