@@ -233,6 +233,11 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	if err := k.writeStatus(ctx, pod, st); err != nil {
 		return reconcile.Result{}, err
 	}
+	for _, l := range k.Lost { // come back when the node is lost
+		if d := l.At.Sub(now); l.Node == pod.Spec.NodeName && d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
 	if next > 0 {
 		return reconcile.Result{RequeueAfter: next}, nil
 	}
@@ -359,8 +364,8 @@ func (k *Kubelet) status(pod *corev1.Pod, p *podPlan, now time.Time) (corev1.Pod
 	st.ContainerStatuses = statuses
 	st.Phase = podPhase(pod, statuses, deleting)
 	st.ObservedGeneration = pod.Generation
-	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: condStatus(sandbox && !isTerminal(st.Phase))}, now)
-	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue}, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: condStatus(sandbox && !isTerminal(st.Phase)), ObservedGeneration: pod.Generation}, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, ObservedGeneration: pod.Generation}, now)
 	cr := containersReady(pod, statuses, st.Phase)
 	ready := cr
 	ready.Type = corev1.PodReady

@@ -217,3 +217,291 @@ func TestDeploymentRollout(t *testing.T) {
 		}
 	}
 }
+
+func job(name string, completions, parallelism, backoffLimit int32, annotations map[string]string) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: batchv1.JobSpec{
+			Completions: ptr.To(completions), Parallelism: ptr.To(parallelism), BackoffLimit: ptr.To(backoffLimit),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
+				Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "work", Image: "busybox"}}},
+			},
+		},
+	}
+}
+
+func jobConds(cs []batchv1.JobCondition) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s=%s/%s: %s", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return out
+}
+
+// A Job of 3 completions, 2 at a time, completes as job_controller.go makes it:
+// pods with the job-tracking finalizer, counted through
+// uncountedTerminatedPods and released; SuccessCriteriaMet first, then
+// Complete (CompletionsReached, "Reached expected number of succeeded pods")
+// with completionTime once nothing is uncounted.
+func TestJobCompletes(t *testing.T) {
+	c := world(t, "seed 2\n")
+	j := job("batch", 3, 2, 6, map[string]string{kube.AnnotationRun: "5s"})
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	sawTwoActive := false
+	for i := 0; i < 12; i++ {
+		c.RunFor(5 * time.Second)
+		if get(t, c, j).Status.Active == 2 {
+			sawTwoActive = true
+		}
+	}
+	if !sawTwoActive {
+		t.Error("parallelism 2: the job should have had 2 active pods at some point")
+	}
+	j = get(t, c, j)
+	st := j.Status
+	eq(t, "counters", fmt.Sprint(st.Active, ptr.Deref(st.Ready, -1), ptr.Deref(st.Terminating, -1), st.Succeeded, st.Failed), "0 0 0 3 0")
+	if st.StartTime == nil || st.CompletionTime == nil || !st.CompletionTime.After(st.StartTime.Time) {
+		t.Errorf("startTime %v, completionTime %v", st.StartTime, st.CompletionTime)
+	}
+	if u := st.UncountedTerminatedPods; u == nil || len(u.Succeeded)+len(u.Failed) != 0 {
+		t.Errorf("uncountedTerminatedPods %+v, want empty", u)
+	}
+	want := []string{
+		"SuccessCriteriaMet=True/CompletionsReached: Reached expected number of succeeded pods",
+		"Complete=True/CompletionsReached: Reached expected number of succeeded pods",
+	}
+	eq(t, "conditions", fmt.Sprint(jobConds(st.Conditions)), fmt.Sprint(want))
+	ps := pods(t, c)
+	eq(t, "pods", len(ps), 3)
+	for _, p := range ps {
+		if p.Status.Phase != corev1.PodSucceeded || len(p.Finalizers) != 0 || p.Labels[batchv1.JobNameLabel] != "batch" || p.GenerateName != "batch-" {
+			t.Errorf("pod %s: phase %s, finalizers %v, labels %v", p.Name, p.Status.Phase, p.Finalizers, p.Labels)
+		}
+		cs := p.Status.ContainerStatuses[0]
+		if cs.State.Terminated == nil || cs.State.Terminated.Reason != "Completed" || cs.State.Terminated.ExitCode != 0 {
+			t.Errorf("pod %s container state %+v", p.Name, cs.State)
+		}
+	}
+}
+
+// A Job whose pods exit 1, backoffLimit 2, fails on the third failure
+// (failed > backoffLimit): FailureTarget first, then Failed, both
+// BackoffLimitExceeded "Job has reached the specified backoff limit"; the
+// replacements wait for the pod failure back-off (10s, then 20s).
+func TestJobBackoffLimitExceeded(t *testing.T) {
+	c := world(t, "seed 3\n")
+	j := job("doomed", 1, 1, 2, map[string]string{kube.AnnotationRun: "2s", kube.AnnotationExitCode: "1"})
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	j = get(t, c, j)
+	st := j.Status
+	eq(t, "counters", fmt.Sprint(st.Active, st.Succeeded, st.Failed), "0 0 3")
+	want := []string{
+		"FailureTarget=True/BackoffLimitExceeded: Job has reached the specified backoff limit",
+		"Failed=True/BackoffLimitExceeded: Job has reached the specified backoff limit",
+	}
+	eq(t, "conditions", fmt.Sprint(jobConds(st.Conditions)), fmt.Sprint(want))
+	if st.CompletionTime != nil {
+		t.Errorf("a failed job has no completionTime, got %v", st.CompletionTime)
+	}
+	ps := pods(t, c)
+	eq(t, "pods", len(ps), 3)
+	var created []time.Time
+	for _, p := range ps {
+		if p.Status.Phase != corev1.PodFailed || p.Status.ContainerStatuses[0].State.Terminated.Reason != "Error" {
+			t.Errorf("pod %s: phase %s", p.Name, p.Status.Phase)
+		}
+		created = append(created, p.CreationTimestamp.Time)
+	}
+	// The second pod waits at least 10s after the first failure, the third 20s
+	// after the second.
+	slicesSortTimes(created)
+	if gap := created[1].Sub(created[0]); gap < 10*time.Second+2*time.Second {
+		t.Errorf("second pod %s after the first: the back-off is 10s after a 2s run", gap)
+	}
+	if gap := created[2].Sub(created[1]); gap < 20*time.Second+2*time.Second {
+		t.Errorf("third pod %s after the second: the back-off is 20s after a 2s run", gap)
+	}
+}
+
+func slicesSortTimes(ts []time.Time) {
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			if ts[j].Before(ts[i]) {
+				ts[i], ts[j] = ts[j], ts[i]
+			}
+		}
+	}
+}
+
+func podCond(p *corev1.Pod, t corev1.PodConditionType) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return fmt.Sprintf("%s/%s: %s", c.Status, c.Reason, c.Message)
+		}
+	}
+	return "absent"
+}
+
+// notready: the second pod never becomes ready. Its Ready condition is False
+// with the kubelet's ContainersNotReady reason; the Deployment (3 replicas,
+// maxUnavailable 25%: none may be unavailable) is not Available, and 600s
+// (progressDeadlineSeconds) after its last progress its Progressing condition
+// turns False, ProgressDeadlineExceeded (progress.go).
+func TestFaultNotReady(t *testing.T) {
+	c := world(t, "seed 4\nnotready pod=2\n")
+	d := deployment("web", 3, "nginx:1")
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	d = get(t, c, d)
+	st := d.Status
+	eq(t, "status", fmt.Sprint(st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.UnavailableReplicas), "3 2 2 1")
+	rs := replicaSets(t, c)[0]
+	// syncRolloutStatus removes the Progressing condition and appends the
+	// ReplicaSetUpdated one: it comes after Available.
+	eq(t, "conditions", fmt.Sprint(conds(st.Conditions)), fmt.Sprint([]string{
+		"Available=False/MinimumReplicasUnavailable: Deployment does not have minimum availability.",
+		fmt.Sprintf("Progressing=True/ReplicaSetUpdated: ReplicaSet %q is progressing.", rs.Name),
+	}))
+	unready := 0
+	for _, p := range pods(t, c) {
+		if podCond(&p, corev1.PodReady) == "False/ContainersNotReady: containers with unready status: [app]" && p.Status.Phase == corev1.PodRunning {
+			unready++
+		}
+	}
+	eq(t, "unready pods", unready, 1)
+
+	c.RunFor(10 * time.Minute)
+	d = get(t, c, d)
+	eq(t, "conditions after the deadline", fmt.Sprint(conds(d.Status.Conditions)), fmt.Sprint([]string{
+		"Available=False/MinimumReplicasUnavailable: Deployment does not have minimum availability.",
+		fmt.Sprintf("Progressing=False/ProgressDeadlineExceeded: ReplicaSet %q has timed out progressing.", rs.Name),
+	}))
+}
+
+// crashloop: the first pod's container exits 1 each time it has run and the
+// kubelet restarts it after a doubling back-off: restartCount grows, the
+// container waits in CrashLoopBackOff with the last termination (Error, exit
+// code 1) in lastState, and the pod stays Running but not ready.
+func TestFaultCrashLoop(t *testing.T) {
+	c := world(t, "seed 5\ncrashloop pod=1\n")
+	d := deployment("web", 1, "nginx:1")
+	d.Spec.Template.Annotations = map[string]string{kube.AnnotationRun: "5s"}
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(3 * time.Minute)
+	ps := pods(t, c)
+	eq(t, "pods", len(ps), 1)
+	p := ps[0]
+	cs := p.Status.ContainerStatuses[0]
+	// Runs of 5s and back-offs of 10s, 20s, 40s, 80s: the fourth restart is
+	// at 5+10+5+20+5+40+5 = 90s after the start and the fifth at 175s.
+	if cs.RestartCount < 4 || cs.RestartCount > 5 {
+		t.Errorf("restartCount %d after 3m, want 4 or 5", cs.RestartCount)
+	}
+	if lt := cs.LastTerminationState.Terminated; lt == nil || lt.ExitCode != 1 || lt.Reason != "Error" {
+		t.Errorf("lastState %+v, want terminated Error exit code 1", cs.LastTerminationState)
+	}
+	eq(t, "phase", p.Status.Phase, corev1.PodRunning)
+	eq(t, "ready", podCond(&p, corev1.PodReady), "False/ContainersNotReady: containers with unready status: [app]")
+	eq(t, "available", get(t, c, d).Status.AvailableReplicas, 0)
+}
+
+// podfail: the Job's first pod fails once (exit code 1, phase Failed); the job
+// controller counts it, replaces it after the back-off, and the Job completes
+// with failed 1, succeeded 1.
+func TestFaultPodFail(t *testing.T) {
+	c := world(t, "seed 6\npodfail pod=1\n")
+	j := job("once", 1, 1, 6, map[string]string{kube.AnnotationRun: "3s"})
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	j = get(t, c, j)
+	eq(t, "counters", fmt.Sprint(j.Status.Active, j.Status.Succeeded, j.Status.Failed), "0 1 1")
+	eq(t, "finished", fmt.Sprint(jobConds(j.Status.Conditions)), fmt.Sprint([]string{
+		"SuccessCriteriaMet=True/CompletionsReached: Reached expected number of succeeded pods",
+		"Complete=True/CompletionsReached: Reached expected number of succeeded pods",
+	}))
+	phases := map[corev1.PodPhase]int{}
+	for _, p := range pods(t, c) {
+		phases[p.Status.Phase]++
+	}
+	eq(t, "phases", fmt.Sprint(phases), fmt.Sprint(map[corev1.PodPhase]int{corev1.PodFailed: 1, corev1.PodSucceeded: 1}))
+}
+
+// nodelost: node-1 stops at 30s. 50s later (node monitor grace period) its
+// pods' Ready condition is False and the Deployment loses their
+// availability; 300s after that (the not-ready toleration) they are evicted
+// and the ReplicaSet's replacements run on node-2.
+func TestFaultNodeLost(t *testing.T) {
+	c := world(t, "seed 7\nnodelost node=node-1 at=30s\n")
+	d := deployment("web", 2, "nginx:1")
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(30 * time.Second)
+	nodes := map[string]int{}
+	for _, p := range pods(t, c) {
+		nodes[p.Spec.NodeName]++
+	}
+	eq(t, "spread", fmt.Sprint(nodes), "map[node-1:1 node-2:1]")
+	eq(t, "available before", get(t, c, d).Status.AvailableReplicas, 2)
+
+	c.RunFor(55 * time.Second) // 85s: past 30s+50s
+	for _, p := range pods(t, c) {
+		want := "True/: "
+		if p.Spec.NodeName == "node-1" {
+			want = "False/: "
+		}
+		eq(t, "ready of the pod on "+p.Spec.NodeName, podCond(&p, corev1.PodReady), want)
+	}
+	eq(t, "available while lost", get(t, c, d).Status.AvailableReplicas, 1)
+
+	c.RunFor(5 * time.Minute) // 385s: past 80s+300s
+	nodes = map[string]int{}
+	for _, p := range pods(t, c) {
+		nodes[p.Spec.NodeName]++
+	}
+	eq(t, "after eviction", fmt.Sprint(nodes), "map[node-2:2]")
+	st := get(t, c, d).Status
+	eq(t, "status after eviction", fmt.Sprint(st.Replicas, st.ReadyReplicas, st.AvailableReplicas), "2 2 2")
+}
+
+// A world with these models is deterministic: the same plan (with workload
+// faults) gives the same trace.
+func TestDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 9\nnotready pod=2\npodfail pod=4\nnodelost node=node-2 at=20s\nlag process=kube-controller-manager kind=* min=0s max=300ms\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cluster.CheckDeterminism(p, options(p), func(c *cluster.Cluster) {
+		if err := c.Admin().Create(ctx, deployment("web", 3, "nginx:1")); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Admin().Create(ctx, job("batch", 2, 2, 3, map[string]string{kube.AnnotationRun: "4s"})); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(2 * time.Minute)
+		d := &appsv1.Deployment{}
+		if err := c.Get(client.ObjectKey{Namespace: "default", Name: "web"}, d); err != nil {
+			t.Fatal(err)
+		}
+		d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+		if err := c.Admin().Update(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(8 * time.Minute)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
