@@ -33,14 +33,15 @@
 //     pod-template-hash.
 //   - JobController: pkg/controller/job/job_controller.go (syncJob, manageJob,
 //     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
-//     enactJobFinished, recordJobFinished) and backoff_utils.go, for
-//     NonIndexed Jobs.
+//     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
+//     backoff_utils.go, for NonIndexed Jobs.
 //   - Kubelet: the pod side of kube-scheduler (binding), of the kubelet
 //     (pkg/kubelet/status/generate.go, kubelet_pods.go getPhase, the
 //     container back-off) and of the node lifecycle controller
 //     (controller/util/node MarkPodsNotReady, taint eviction). Pod
-//     annotations (AnnotationRun, AnnotationExitCode, AnnotationNeverReady)
-//     and faults (PodFault, NodeLoss) say what containers do.
+//     annotations (AnnotationRun, AnnotationExitCode, AnnotationNeverReady),
+//     a "sleep N" in the first container's command, and faults (PodFault,
+//     NodeLoss) say what containers do.
 //
 // operatortest/kubeworld wires the workload models into simulated worlds:
 // the three controllers in kube-controller-manager, the kubelet as a process

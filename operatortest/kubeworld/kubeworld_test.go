@@ -505,3 +505,45 @@ func TestDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A running Job deleted in the background: the collector deletes its pods,
+// which the job-tracking finalizer holds until the job controller's orphan
+// handling (handleSingleOrphanPod) removes it; then they are gone.
+func TestJobDeletedReleasesItsPods(t *testing.T) {
+	c := world(t, "seed 8\n")
+	j := job("long", 2, 2, 6, map[string]string{kube.AnnotationRun: "10m"})
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(20 * time.Second)
+	ps := pods(t, c)
+	eq(t, "running pods", len(ps), 2)
+	for _, p := range ps {
+		eq(t, "finalizers of "+p.Name, fmt.Sprint(p.Finalizers), "["+batchv1.JobTrackingFinalizer+"]")
+	}
+	if err := c.Admin().Delete(ctx, get(t, c, j), client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(20 * time.Second)
+	eq(t, "pods left", len(pods(t, c)), 0)
+}
+
+// The kubelet reads "sleep N" in a container's command as how long it runs.
+func TestJobPodsRunTheirSleep(t *testing.T) {
+	c := world(t, "seed 10\n")
+	j := job("sleepy", 1, 1, 6, nil)
+	j.Spec.Template.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "sleep 40; date"}
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(30 * time.Second)
+	eq(t, "active at 30s", get(t, c, j).Status.Active, 1)
+	c.RunFor(30 * time.Second)
+	j = get(t, c, j)
+	eq(t, "succeeded at 60s", j.Status.Succeeded, 1)
+	p := pods(t, c)[0]
+	term := p.Status.ContainerStatuses[0].State.Terminated
+	if term == nil || term.FinishedAt.Sub(term.StartedAt.Time) != 40*time.Second {
+		t.Errorf("container state %+v, want 40s of running", p.Status.ContainerStatuses[0].State)
+	}
+}
