@@ -59,8 +59,13 @@
 // state equals the fault-free run of the same workload, modulo uids,
 // resourceVersions, generations, timestamps and generated-name suffixes),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
-// livelock and reconcile-panic. The namespace controller and the garbage
-// collector (models/kube) run in every world as kube-controller-manager.
+// livelock and reconcile-panic. The namespace controller, the garbage
+// collector and the replicaset, deployment and job controllers (models/kube)
+// run in every world as kube-controller-manager, and the kubelet model as
+// process kubelet (operatortest/kubeworld): Deployments roll out, Jobs
+// complete. NoWorkloadModels leaves the workload models out;
+// WorkloadFaults also draws pods that never become ready, crash-loop or
+// fail, and a lost node.
 //
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.
@@ -87,5 +92,5 @@
 //     NoWorkload, or Disable nothing and read the timeline, to tell it from
 //     a bug of your own.
 //   - The garbage collector and namespace controller know only the judged
-//     kinds.
+//     kinds, and Pods and ReplicaSets when the workload models run.
 package operatortest

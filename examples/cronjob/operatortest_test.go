@@ -66,6 +66,7 @@ func TestTheTutorialUnderOperatorTest(t *testing.T) {
 		// The tutorial deletes its old Jobs itself, and its model's Jobs have
 		// no pods: the namespace controller and the collector have nothing to do.
 		NoBuiltinControllers: true,
+		NoWorkloadModels:     true, // the job model above plays the job controller
 		Checks:               100, Seed: 1,
 	}
 	res, err := operatortest.Explore(t, o)

@@ -68,8 +68,9 @@ type backoffRecord struct {
 	lastFailureTime          *time.Time
 }
 
-// Controllers describes the controller SetupWithManager registers: it watches
-// Jobs and their pods.
+// Controllers describes the controllers SetupWithManager registers: "job"
+// watches Jobs and their pods; "job-orphan-pod" (upstream's orphanQueue)
+// removes the tracking finalizer of pods whose Job is gone or finished.
 func (jc *JobController) Controllers() []Controller {
 	jc.exp = newExpectations(jc.Clock)
 	jc.backoff = map[string]backoffRecord{}
@@ -81,7 +82,76 @@ func (jc *JobController) Controllers() []Controller {
 		},
 		Workers:    ConcurrentJobSyncs,
 		Reconciler: jc,
+	}, {
+		Name: "job-orphan-pod",
+		Watches: []Watch{
+			{Object: &corev1.Pod{}, Handler: handler.EnqueueRequestsFromMapFunc(trackedPod)},
+			{Object: &batchv1.Job{}, Handler: handler.EnqueueRequestsFromMapFunc(jc.podsOfJob)},
+		},
+		Workers:    1,
+		Reconciler: reconcile.Func(jc.syncOrphanPod),
 	}}
+}
+
+// trackedPod queues a pod that has the tracking finalizer (enqueueOrphanPod's
+// callers filter further; syncOrphanPod decides).
+func trackedPod(_ context.Context, obj client.Object) []reconcile.Request {
+	if !slices.Contains(obj.GetFinalizers(), batchv1.JobTrackingFinalizer) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
+}
+
+// podsOfJob queues the pods of a job that is deleted or finished
+// (enqueueLabelSelector, the finished job's pods).
+func (jc *JobController) podsOfJob(ctx context.Context, obj client.Object) []reconcile.Request {
+	live := &batchv1.Job{}
+	if err := jc.Client.Get(ctx, client.ObjectKeyFromObject(obj), live); err == nil && live.UID == obj.GetUID() &&
+		live.DeletionTimestamp == nil && !jobFinished(live) {
+		return nil
+	}
+	pods, err := ownedPods(ctx, jc.Client, obj.GetNamespace(), obj)
+	if err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, p := range pods {
+		if hasTrackingFinalizer(p) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)})
+		}
+	}
+	return out
+}
+
+// syncOrphanPod is handleSingleOrphanPod: a pod whose controlling Job is gone
+// or finished loses its tracking finalizer.
+func (jc *JobController) syncOrphanPod(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pod := &corev1.Pod{}
+	if err := jc.Client.Get(ctx, req.NamespacedName, pod); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !hasTrackingFinalizer(pod) {
+		return reconcile.Result{}, nil
+	}
+	if ref := controllerOf(pod); ref != nil {
+		if ref.Kind != "Job" || ref.APIVersion != "batch/v1" {
+			return reconcile.Result{}, nil
+		}
+		job := &batchv1.Job{}
+		err := jc.Client.Get(ctx, client.ObjectKey{Namespace: pod.Namespace, Name: ref.Name}, job)
+		switch {
+		case err == nil && job.UID == ref.UID:
+			if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != "kubernetes.io/job-controller" {
+				return reconcile.Result{}, nil
+			}
+			if !jobFinished(job) {
+				return reconcile.Result{}, nil
+			}
+		case err != nil && !apierrors.IsNotFound(err):
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{}, client.IgnoreNotFound(jc.removeFinalizer(ctx, pod))
 }
 
 // SetupWithManager registers the controller with a controller-runtime manager.

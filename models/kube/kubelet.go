@@ -26,9 +26,10 @@ import (
 // template carries them to the pods of a Deployment or a Job.
 const (
 	// AnnotationRun is how long the containers run before they exit (a Go
-	// duration). Without it, the containers of a pod with restartPolicy
-	// Always run until the pod is deleted, and those of other pods run for a
-	// drawn time (Kubelet.Delay "run").
+	// duration). Without it, containers whose first container's command or
+	// arguments run "sleep N" run N seconds; otherwise the containers of a
+	// pod with restartPolicy Always run until the pod is deleted, and those
+	// of other pods run for a drawn time (Kubelet.Delay "run").
 	AnnotationRun = "kubelet.ctrlsim.io/run"
 	// AnnotationExitCode is the code the containers exit with (default 0).
 	AnnotationExitCode = "kubelet.ctrlsim.io/exit-code"
@@ -195,6 +196,8 @@ func (k *Kubelet) plan(pod *corev1.Pod) *podPlan {
 	p.start = k.delay(pod, "start", time.Second)
 	if v, err := time.ParseDuration(pod.Annotations[AnnotationRun]); err == nil {
 		p.run, p.runs = v, true
+	} else if v, ok := sleepOf(pod); ok {
+		p.run, p.runs = v, true
 	} else if pod.Spec.RestartPolicy == corev1.RestartPolicyNever || pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
 		p.run, p.runs = k.delay(pod, "run", 10*time.Second), true
 	}
@@ -206,6 +209,25 @@ func (k *Kubelet) plan(pod *corev1.Pod) *podPlan {
 	k.pods[string(pod.UID)] = p
 	k.mu.Unlock()
 	return p
+}
+
+// sleepOf reads "sleep N" (N seconds) in the first container's command and
+// arguments ("/bin/sh -c 'sleep 90; date'" included): how long it runs.
+func sleepOf(pod *corev1.Pod) (time.Duration, bool) {
+	if len(pod.Spec.Containers) == 0 {
+		return 0, false
+	}
+	c := pod.Spec.Containers[0]
+	words := strings.Fields(strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
+	for i := 0; i+1 < len(words); i++ {
+		if strings.Trim(words[i], "'\"") != "sleep" {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimRight(words[i+1], ";&|'\""), 10, 32); err == nil {
+			return time.Duration(n) * time.Second, true
+		}
+	}
+	return 0, false
 }
 
 // Reconcile moves one pod a step of its life and asks to come back when the
@@ -232,6 +254,11 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	st, next := k.status(pod, p, now)
 	if err := k.writeStatus(ctx, pod, st); err != nil {
 		return reconcile.Result{}, err
+	}
+	for _, l := range k.Lost { // come back when the node is lost
+		if d := l.At.Sub(now); l.Node == pod.Spec.NodeName && d > 0 && (next == 0 || d < next) {
+			next = d
+		}
 	}
 	if next > 0 {
 		return reconcile.Result{RequeueAfter: next}, nil
@@ -359,8 +386,8 @@ func (k *Kubelet) status(pod *corev1.Pod, p *podPlan, now time.Time) (corev1.Pod
 	st.ContainerStatuses = statuses
 	st.Phase = podPhase(pod, statuses, deleting)
 	st.ObservedGeneration = pod.Generation
-	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: condStatus(sandbox && !isTerminal(st.Phase))}, now)
-	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue}, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: condStatus(sandbox && !isTerminal(st.Phase)), ObservedGeneration: pod.Generation}, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, ObservedGeneration: pod.Generation}, now)
 	cr := containersReady(pod, statuses, st.Phase)
 	ready := cr
 	ready.Type = corev1.PodReady
