@@ -3,8 +3,9 @@
 
 GO       ?= go
 PKGS     ?= ./...
-# Where built envtest binaries (kube-apiserver, etcd, kube-controller-manager) are cached, outside the repo; empty means
-# $(HOME)/.cache/ctrlsim/envtest/<k8s-version> (hack/envtest-assets.sh picks the version).
+# Where built envtest binaries (kube-apiserver, etcd, kube-controller-manager) are cached,
+# outside the repo; empty means $(HOME)/.cache/ctrlsim/envtest/<k8s-version>
+# (hack/envtest-assets.sh picks the version).
 ENVTEST_ASSETS ?=
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
