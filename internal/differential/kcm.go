@@ -80,7 +80,7 @@ func StartKubeControllerManager(assets string, kubeconfig []byte, controllers []
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	defer logFile.Close() //nolint:errcheck // the process holds its own descriptor
+	defer func() { _ = logFile.Close() }() // the process holds its own descriptor
 	cmd := exec.Command(bin, append([]string{"--kubeconfig=" + cfg}, KubeControllerManagerArgs(controllers)...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

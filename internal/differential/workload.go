@@ -55,7 +55,8 @@ type WorkloadTiming struct {
 	Poll time.Duration
 	// Quiet is how long the normalised record must stay the same once Settled holds.
 	Quiet time.Duration
-	// Timeout bounds each step.
+	// Timeout bounds the time each step waits (Wait calls; the reads in between are
+	// not counted).
 	Timeout time.Duration
 }
 
