@@ -4,13 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/cronjob"
 	"github.com/ctrlsim/ctrlsim/examples/cronjob/internal/controller"
-	"github.com/ctrlsim/ctrlsim/examples/cronjob/jobmodel"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -23,7 +21,8 @@ func property(name string, judge func(r *check.Run) cronjob.Violations) operator
 
 // The tutorial, as an operator author would test it with package operatortest:
 // its SetupWithManager as cmd/main.go calls it, its generated CRD file, the
-// sample CronJob (Forbid, 90 s Jobs), the Job model as a second manager, and
+// sample CronJob (Forbid, 90 s Jobs), the workload models that operatortest
+// runs by default (the job controller and the kubelet run its Jobs), and
 // the two history properties; the generic oracles but converges. converges is off: a CronJob that skips a run
 // missed while its controller was down is designed so, and the end states of
 // a faulty and a fault-free run then differ by design. The first finding of
@@ -50,10 +49,6 @@ func TestTheTutorialUnderOperatorTest(t *testing.T) {
 			{Name: cronjob.Operator, Setup: func(mgr manager.Manager) error {
 				return (&controller.CronJobReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
 			}},
-			{Name: "job-controller", Setup: func(mgr manager.Manager) error {
-				// The wall clock follows virtual time in operatortest's bubble.
-				return (&jobmodel.Reconciler{Client: mgr.GetClient(), Clock: clock.RealClock{}, Default: cronjob.DefaultJobDuration}).SetupWithManager(mgr)
-			}},
 		},
 		Objects: []client.Object{sample},
 		Properties: []operatortest.Property{
@@ -63,11 +58,10 @@ func TestTheTutorialUnderOperatorTest(t *testing.T) {
 		FaultPhase: cronjob.FaultPhase, HealBudget: cronjob.HealBudget,
 		Disable:    []string{operatortest.Converges},
 		NoWorkload: true,
-		// The tutorial deletes its old Jobs itself, and its model's Jobs have
-		// no pods: the namespace controller and the collector have nothing to do.
-		NoBuiltinControllers: true,
-		NoWorkloadModels:     true, // the job model above plays the job controller
-		Checks:               100, Seed: 1,
+		// The job controller and the kubelet (operatortest's workload
+		// models, on by default) run the Jobs' pods; the collector deletes
+		// the pods of the Jobs the tutorial deletes.
+		Checks: 100, Seed: 1,
 	}
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
