@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -545,5 +546,115 @@ func TestJobPodsRunTheirSleep(t *testing.T) {
 	term := p.Status.ContainerStatuses[0].State.Terminated
 	if term == nil || term.FinishedAt.Sub(term.StartedAt.Time) != 40*time.Second {
 		t.Errorf("container state %+v, want 40s of running", p.Status.ContainerStatuses[0].State)
+	}
+}
+
+// replayLog walks the apiserver's watch log and calls visit after each
+// change with the pods and ReplicaSets then stored.
+func replayLog(c *cluster.Cluster, visit func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet)) {
+	pods := map[string]*corev1.Pod{}
+	rss := map[string]*appsv1.ReplicaSet{}
+	for _, ev := range c.Server.Log() {
+		switch o := ev.Object.(type) {
+		case *corev1.Pod:
+			if ev.Type == "DELETED" {
+				delete(pods, o.Name)
+			} else {
+				pods[o.Name] = o
+			}
+		case *appsv1.ReplicaSet:
+			if ev.Type == "DELETED" {
+				delete(rss, o.Name)
+			} else {
+				rss[o.Name] = o
+			}
+		default:
+			continue
+		}
+		visit(pods, rss)
+	}
+}
+
+// RollingUpdate with maxSurge 1 and maxUnavailable 0 (rolling.go): at no point
+// of the image change do the ReplicaSets ask for more than replicas+1 pods,
+// nor are fewer than replicas pods ready and available once the first
+// rollout is done.
+func TestRollingUpdateKeepsItsBounds(t *testing.T) {
+	c := world(t, "seed 11\nlag process=kube-controller-manager kind=* min=0s max=500ms\n")
+	d := deployment("web", 4, "nginx:1")
+	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &one, MaxUnavailable: &zero}}
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	eq(t, "available before", get(t, c, d).Status.AvailableReplicas, 4)
+	mark := len(c.Server.Log())
+	d = get(t, c, d)
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(3 * time.Minute)
+	st := get(t, c, d).Status
+	eq(t, "rolled", fmt.Sprint(st.Replicas, st.UpdatedReplicas, st.AvailableReplicas), "4 4 4")
+	maxWanted, minReady, i := 0, 99, 0
+	replayLog(c, func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet) {
+		i++
+		if i <= mark {
+			return
+		}
+		wanted := 0
+		for _, rs := range rss {
+			wanted += int(*rs.Spec.Replicas)
+		}
+		ready := 0
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil && podCond(p, corev1.PodReady) == "True/: " {
+				ready++
+			}
+		}
+		maxWanted, minReady = max(maxWanted, wanted), min(minReady, ready)
+	})
+	eq(t, "most pods asked for", maxWanted, 5)
+	eq(t, "fewest ready pods", minReady, 4)
+}
+
+// Recreate (recreate.go): the new ReplicaSet is scaled up only once no pod of
+// the old one is left.
+func TestRecreateWaitsForTheOldPods(t *testing.T) {
+	c := world(t, "seed 12\n")
+	d := deployment("web", 3, "nginx:1")
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	d = get(t, c, d)
+	oldRS := replicaSets(t, c)[0]
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	st := get(t, c, d).Status
+	eq(t, "recreated", fmt.Sprint(st.Replicas, st.UpdatedReplicas, st.AvailableReplicas), "3 3 3")
+	overlap := false
+	replayLog(c, func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet) {
+		newUp := false
+		for _, rs := range rss {
+			if rs.UID != oldRS.UID && *rs.Spec.Replicas > 0 {
+				newUp = true
+			}
+		}
+		for _, p := range pods {
+			if metav1.GetControllerOf(p).UID == oldRS.UID && newUp {
+				overlap = true
+			}
+		}
+	})
+	if overlap {
+		t.Error("the new ReplicaSet was scaled up while a pod of the old one was left")
 	}
 }
