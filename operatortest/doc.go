@@ -60,7 +60,8 @@
 // resourceVersions, generations, timestamps and generated-name suffixes),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
 // livelock and reconcile-panic. The namespace controller, the garbage
-// collector and the replicaset, deployment and job controllers (models/kube)
+// collector and the replicaset, deployment, job and endpointslice
+// controllers (models/kube)
 // run in every world as kube-controller-manager, and the kubelet model as
 // process kubelet (operatortest/kubeworld): Deployments roll out, Jobs
 // complete. NoWorkloadModels leaves the workload models out;
@@ -92,5 +93,6 @@
 //     NoWorkload, or Disable nothing and read the timeline, to tell it from
 //     a bug of your own.
 //   - The garbage collector and namespace controller know only the judged
-//     kinds, and Pods and ReplicaSets when the workload models run.
+//     kinds, and Pods, ReplicaSets and EndpointSlices when the workload
+//     models run.
 package operatortest

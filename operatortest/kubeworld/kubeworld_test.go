@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -656,5 +657,76 @@ func TestRecreateWaitsForTheOldPods(t *testing.T) {
 	})
 	if overlap {
 		t.Error("the new ReplicaSet was scaled up while a pod of the old one was left")
+	}
+}
+
+// A Service over a Deployment's pods gets one EndpointSlice
+// (endpointslice/reconciler.go, utils.go): owned by the Service, labelled
+// with its name and the controller's, the named target port resolved in the
+// pods' containers, one endpoint per pod with its IP, node and readiness (the
+// pod that never becomes ready is listed, not ready, not serving). Scaled to
+// 0, the slice (whose ports no longer match) gives way to an empty
+// placeholder slice without ports, as reconcileByAddressType does.
+func TestEndpointSlice(t *testing.T) {
+	c := world(t, "seed 13\nnotready pod=1\n")
+	d := deployment("web", 2, "nginx:1")
+	d.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Labels: map[string]string{"team": "a"}},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "web", Port: 80, TargetPort: intstr.FromString("http")}}}}
+	for _, o := range []client.Object{d, svc} {
+		if err := c.Admin().Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.RunFor(time.Minute)
+	slices := func() []discoveryv1.EndpointSlice {
+		var l discoveryv1.EndpointSliceList
+		if err := c.List(&l, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		return l.Items
+	}
+	ss := slices()
+	if len(ss) != 1 {
+		t.Fatalf("want one EndpointSlice, got %d", len(ss))
+	}
+	s := ss[0]
+	eq(t, "generateName", s.GenerateName, "web-")
+	eq(t, "labels", fmt.Sprint(s.Labels), fmt.Sprint(map[string]string{"team": "a", discoveryv1.LabelServiceName: "web", discoveryv1.LabelManagedBy: kube.EndpointSliceControllerName}))
+	if ref := metav1.GetControllerOf(&s); ref == nil || ref.Kind != "Service" || ref.UID != get(t, c, svc).UID {
+		t.Errorf("owner %+v", ref)
+	}
+	eq(t, "addressType", s.AddressType, discoveryv1.AddressTypeIPv4)
+	if len(s.Ports) != 1 || *s.Ports[0].Name != "web" || *s.Ports[0].Port != 8080 || *s.Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Errorf("ports %+v", s.Ports)
+	}
+	var ready, notReady int
+	for _, e := range s.Endpoints {
+		p := &corev1.Pod{}
+		if err := c.Get(client.ObjectKey{Namespace: "default", Name: e.TargetRef.Name}, p); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.Addresses) != 1 || e.Addresses[0] != p.Status.PodIP || *e.NodeName != p.Spec.NodeName || *e.Conditions.Terminating {
+			t.Errorf("endpoint %+v of pod %s (ip %s, node %s)", e, p.Name, p.Status.PodIP, p.Spec.NodeName)
+		}
+		switch {
+		case *e.Conditions.Ready && *e.Conditions.Serving:
+			ready++
+		case !*e.Conditions.Ready && !*e.Conditions.Serving:
+			notReady++
+		}
+	}
+	eq(t, "ready and not-ready endpoints", fmt.Sprint(ready, notReady), "1 1")
+
+	d = get(t, c, d)
+	d.Spec.Replicas = ptr.To(int32(0))
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	ss = slices()
+	if len(ss) != 1 || len(ss[0].Endpoints) != 0 || len(ss[0].Ports) != 0 || ss[0].Name == s.Name {
+		t.Errorf("scaled to 0: want a new placeholder slice, empty; got %d slices %+v", len(ss), ss)
 	}
 }
