@@ -11,6 +11,10 @@
 //     not shift them, and they do not shift the world's.
 //   - Workload faults last the whole run: healing does not end them (a pod
 //     that never becomes ready stays so).
+//   - The kubelet keeps what it drew for each pod (delays, fault) in memory:
+//     were its process restarted, it would draw again and forget the faults of
+//     pods already bound. No plan crashes it (it is not among the processes a
+//     space names).
 package kubeworld
 
 import (
