@@ -42,6 +42,12 @@ const (
 	// transient error that a retry got past (a 409 Conflict of optimistic
 	// concurrency, say) is no violation.
 	NoErrorAtRest = "no-error-at-rest"
+	// InterleavingsAgree: the fault-free runs of the workload under two
+	// schedules (the plan's seed and another) end in the same state, modulo
+	// what converges ignores (Kamera's check that converged states agree
+	// across interleavings). A violation names a race of the controllers
+	// with each other or with the workload, whatever the faults.
+	InterleavingsAgree = "interleavings-agree"
 )
 
 func (w *world) oracles(ref *snapshot) []check.Property {
@@ -196,18 +202,24 @@ func isTime(s string) bool {
 
 // diff names the first difference between the reference snapshot and got.
 func (ref *snapshot) diff(got *snapshot) error {
+	return ref.diffAs(got, "the fault-free run of the same workload", "this run")
+}
+
+// diffAs is diff with the two runs named.
+func (ref *snapshot) diffAs(got *snapshot, refName, gotName string) error {
 	for _, k := range ref.keys {
 		g, ok := got.objects[k]
 		switch {
 		case !ok:
-			return fmt.Errorf("%s exists after the fault-free run of the same workload, not after this one", k)
+			return fmt.Errorf("%s exists after %s, not after %s", k, refName, gotName)
 		case g != ref.objects[k]:
-			return fmt.Errorf("%s differs from the fault-free run of the same workload:\n    fault-free: %s\n    this run:   %s", k, ref.objects[k], g)
+			return fmt.Errorf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, refName, gotName,
+				refName, ref.objects[k], gotName, g)
 		}
 	}
 	for _, k := range got.keys {
 		if _, ok := ref.objects[k]; !ok {
-			return fmt.Errorf("%s exists after this run, not after the fault-free run of the same workload", k)
+			return fmt.Errorf("%s exists after %s, not after %s", k, gotName, refName)
 		}
 	}
 	return nil
