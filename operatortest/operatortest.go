@@ -495,14 +495,14 @@ func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) 
 func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	var ref *refRun
 	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
-	if on(Converges) || on(InterleavingsAgree) {
+	if on(Converges) || on(UpdateSummaries) || on(InterleavingsAgree) {
 		var err error
 		if ref, err = w.reference(t, p.Seed, p.Steps); err != nil {
 			return nil, err
 		}
 	}
 	var refSnap *snapshot
-	if ref != nil && on(Converges) {
+	if ref != nil && (on(Converges) || on(UpdateSummaries)) {
 		refSnap = ref.snap
 	}
 	_, r, err := w.runOnce(t, p, refSnap)

@@ -105,7 +105,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 				return err
 			}
 			return child()(ctx, c, app)
-		}, "seed 1\ncrash process=op call=3\n", []string{Converges}},
+		}, "seed 1\ncrash process=op call=3\n", []string{Converges, UpdateSummaries}}, // a child never created: created 0 times, not once
 		{"terminates: a finalizer nobody removes on an object its owner deleted", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 			if err := child("example.com/keep")(ctx, c, app); err != nil {
 				return err
@@ -198,5 +198,32 @@ func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
 	}
 	if seed, detail := caught(racy(1)); seed != 0 {
 		t.Errorf("one worker: seed %d disagrees: %s", seed, detail)
+	}
+}
+
+// update-summaries catches an operator that deletes and re-creates its child
+// after a restart: the end state is the same as the fault-free run's (so
+// converges holds), but the child was created twice and deleted once.
+func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
+	o := appOptions(nil)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		fresh := map[string]bool{} // the process's memory: lost in a crash
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+				if !fresh[app.Name] {
+					fresh[app.Name] = true // the bug: "start clean" on every process start
+					if err := c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}); client.IgnoreNotFound(err) != nil {
+						return err
+					}
+				}
+				return child()(ctx, c, app)
+			}})
+	}
+	got := judge(t, o, "seed 1\ncrash process=op at=5s\n")
+	if len(got) != 1 || !strings.Contains(got[UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
+		t.Fatalf("violated %v, want only %s naming the child's creates and deletes", got, UpdateSummaries)
+	}
+	if got := judge(t, o, "seed 1\n"); len(got) != 0 {
+		t.Fatalf("with no fault: violated %v, want none", got)
 	}
 }
