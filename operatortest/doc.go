@@ -65,12 +65,11 @@
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
 // livelock and reconcile-panic. The namespace controller, the garbage
 // collector and the replicaset, deployment, job and endpointslice
-// controllers (models/kube)
-// run in every world as kube-controller-manager, and the kubelet model as
-// process kubelet (operatortest/kubeworld): Deployments roll out, Jobs
-// complete. NoWorkloadModels leaves the workload models out;
-// WorkloadFaults also draws pods that never become ready, crash-loop or
-// fail, and a lost node.
+// controllers (models/kube) run in every world as kube-controller-manager,
+// and the kubelet model as process kubelet (operatortest/kubeworld):
+// Deployments roll out, Jobs complete, Services get EndpointSlices.
+// NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
+// pods that never become ready, crash-loop or fail, and a lost node.
 //
 // # Sieve's three patterns, aimed
 //
