@@ -220,7 +220,7 @@ func (s *deploymentSync) run() error {
 		return err
 	}
 	if d.DeletionTimestamp != nil {
-		return s.sync(rsList)
+		return s.syncStatusOnly(rsList)
 	}
 	if err := s.checkPausedConditions(); err != nil {
 		return err
@@ -266,6 +266,15 @@ func (s *deploymentSync) replicaSets() ([]*appsv1.ReplicaSet, error) {
 		}
 	}
 	return out, nil
+}
+
+// syncStatusOnly only updates the status of a deleting Deployment.
+func (s *deploymentSync) syncStatusOnly(rsList []*appsv1.ReplicaSet) error {
+	newRS, oldRSs, err := s.getAllReplicaSetsAndSyncRevision(rsList, false)
+	if err != nil {
+		return err
+	}
+	return s.syncDeploymentStatus(append(oldRSs, newRS), newRS)
 }
 
 func (s *deploymentSync) sync(rsList []*appsv1.ReplicaSet) error {

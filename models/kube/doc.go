@@ -35,6 +35,10 @@
 //     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
 //     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
 //     backoff_utils.go, for NonIndexed Jobs.
+//   - EndpointSliceController: pkg/controller/endpointslice with the
+//     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
+//     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
+//     setEndpointSliceLabels; ShouldPodBeInEndpoints, FindPort).
 //   - Kubelet: the pod side of kube-scheduler (binding), of the kubelet
 //     (pkg/kubelet/status/generate.go, kubelet_pods.go getPhase, the
 //     container back-off) and of the node lifecycle controller
@@ -44,7 +48,7 @@
 //     NodeLoss) say what containers do.
 //
 // operatortest/kubeworld wires the workload models into simulated worlds:
-// the three controllers in kube-controller-manager, the kubelet as a process
+// the four controllers in kube-controller-manager, the kubelet as a process
 // of its own drawing its delays from the plan's seed and meeting the plan's
 // workload faults.
 //
@@ -110,6 +114,12 @@
 //     condition) or managed-by other than the default; the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
+//   - EndpointSlice: IPv4 only, one slice per set of ports however many
+//     endpoints (upstream splits at 100), endpoints ordered by pod name, no
+//     zones, hints or trafficDistribution, no endpoint slice tracker (stale
+//     cache checks), no Endpoints (core/v1) controller or mirroring, no
+//     events. The apiserver model allocates no ClusterIP: a Service without
+//     one is taken as having one (not headless) unless it says None.
 //   - Kubelet: one reconciler plays the scheduler (round robin over live
 //     nodes, binding by an update of spec.nodeName, which the apiserver model
 //     counts as a generation), every node's kubelet and the node lifecycle

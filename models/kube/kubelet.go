@@ -529,7 +529,7 @@ func podPhase(pod *corev1.Pod, statuses []corev1.ContainerStatus, deleting bool)
 			}
 			return corev1.PodFailed
 		}
-		if pod.Spec.RestartPolicy == corev1.RestartPolicyAlways {
+		if pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == "" { // SetDefaults_PodSpec: Always
 			return corev1.PodRunning
 		}
 		if stopped == succeeded {

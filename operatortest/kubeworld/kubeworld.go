@@ -1,5 +1,5 @@
 // Package kubeworld wires the workload models of models/kube into a simulated
-// world: the replicaset, deployment and job controllers in the
+// world: the replicaset, deployment, job and endpointslice controllers in the
 // kube-controller-manager process (SetupControllers), and the kubelet model as
 // a process of its own (Kubelet), driven by the plan's seed and its workload
 // faults (notready, crashloop, podfail, nodelost).
@@ -11,6 +11,10 @@
 //     not shift them, and they do not shift the world's.
 //   - Workload faults last the whole run: healing does not end them (a pod
 //     that never becomes ready stays so).
+//   - The kubelet keeps what it drew for each pod (delays, fault) in memory:
+//     were its process restarted, it would draw again and forget the faults of
+//     pods already bound. No plan crashes it (it is not among the processes a
+//     space names).
 package kubeworld
 
 import (
@@ -30,9 +34,9 @@ const KubeletProcess = "kubelet"
 // DefaultNodes are the nodes of a world that names none.
 var DefaultNodes = []string{"node-1", "node-2"}
 
-// SetupControllers registers the replicaset, deployment and job controllers on
-// p's manager, with p's clock and event recorders named as upstream's
-// (replicaset-controller, deployment-controller, job-controller).
+// SetupControllers registers the replicaset, deployment, job and
+// endpointslice controllers on p's manager, with p's clock and event
+// recorders named as upstream's (replicaset-controller, ...).
 func SetupControllers(p *process.Process) error {
 	mgr := p.Manager()
 	c := mgr.GetClient()
@@ -42,7 +46,10 @@ func SetupControllers(p *process.Process) error {
 	if err := (&kube.DeploymentController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return (&kube.JobController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(mgr)
+	if err := (&kube.JobController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return (&kube.EndpointSliceController{Client: c, Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(mgr)
 }
 
 // Delays bound the kubelet's draws.

@@ -9,8 +9,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -545,5 +547,186 @@ func TestJobPodsRunTheirSleep(t *testing.T) {
 	term := p.Status.ContainerStatuses[0].State.Terminated
 	if term == nil || term.FinishedAt.Sub(term.StartedAt.Time) != 40*time.Second {
 		t.Errorf("container state %+v, want 40s of running", p.Status.ContainerStatuses[0].State)
+	}
+}
+
+// replayLog walks the apiserver's watch log and calls visit after each
+// change with the pods and ReplicaSets then stored.
+func replayLog(c *cluster.Cluster, visit func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet)) {
+	pods := map[string]*corev1.Pod{}
+	rss := map[string]*appsv1.ReplicaSet{}
+	for _, ev := range c.Server.Log() {
+		switch o := ev.Object.(type) {
+		case *corev1.Pod:
+			if ev.Type == "DELETED" {
+				delete(pods, o.Name)
+			} else {
+				pods[o.Name] = o
+			}
+		case *appsv1.ReplicaSet:
+			if ev.Type == "DELETED" {
+				delete(rss, o.Name)
+			} else {
+				rss[o.Name] = o
+			}
+		default:
+			continue
+		}
+		visit(pods, rss)
+	}
+}
+
+// RollingUpdate with maxSurge 1 and maxUnavailable 0 (rolling.go): at no point
+// of the image change do the ReplicaSets ask for more than replicas+1 pods,
+// nor are fewer than replicas pods ready and available once the first
+// rollout is done.
+func TestRollingUpdateKeepsItsBounds(t *testing.T) {
+	c := world(t, "seed 11\nlag process=kube-controller-manager kind=* min=0s max=500ms\n")
+	d := deployment("web", 4, "nginx:1")
+	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &one, MaxUnavailable: &zero}}
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	eq(t, "available before", get(t, c, d).Status.AvailableReplicas, 4)
+	mark := len(c.Server.Log())
+	d = get(t, c, d)
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(3 * time.Minute)
+	st := get(t, c, d).Status
+	eq(t, "rolled", fmt.Sprint(st.Replicas, st.UpdatedReplicas, st.AvailableReplicas), "4 4 4")
+	maxWanted, minReady, i := 0, 99, 0
+	replayLog(c, func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet) {
+		i++
+		if i <= mark {
+			return
+		}
+		wanted := 0
+		for _, rs := range rss {
+			wanted += int(*rs.Spec.Replicas)
+		}
+		ready := 0
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil && podCond(p, corev1.PodReady) == "True/: " {
+				ready++
+			}
+		}
+		maxWanted, minReady = max(maxWanted, wanted), min(minReady, ready)
+	})
+	eq(t, "most pods asked for", maxWanted, 5)
+	eq(t, "fewest ready pods", minReady, 4)
+}
+
+// Recreate (recreate.go): the new ReplicaSet is scaled up only once no pod of
+// the old one is left.
+func TestRecreateWaitsForTheOldPods(t *testing.T) {
+	c := world(t, "seed 12\n")
+	d := deployment("web", 3, "nginx:1")
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	d = get(t, c, d)
+	oldRS := replicaSets(t, c)[0]
+	d.Spec.Template.Spec.Containers[0].Image = "nginx:2"
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	st := get(t, c, d).Status
+	eq(t, "recreated", fmt.Sprint(st.Replicas, st.UpdatedReplicas, st.AvailableReplicas), "3 3 3")
+	overlap := false
+	replayLog(c, func(pods map[string]*corev1.Pod, rss map[string]*appsv1.ReplicaSet) {
+		newUp := false
+		for _, rs := range rss {
+			if rs.UID != oldRS.UID && *rs.Spec.Replicas > 0 {
+				newUp = true
+			}
+		}
+		for _, p := range pods {
+			if metav1.GetControllerOf(p).UID == oldRS.UID && newUp {
+				overlap = true
+			}
+		}
+	})
+	if overlap {
+		t.Error("the new ReplicaSet was scaled up while a pod of the old one was left")
+	}
+}
+
+// A Service over a Deployment's pods gets one EndpointSlice
+// (endpointslice/reconciler.go, utils.go): owned by the Service, labelled
+// with its name and the controller's, the named target port resolved in the
+// pods' containers, one endpoint per pod with its IP, node and readiness (the
+// pod that never becomes ready is listed, not ready, not serving). Scaled to
+// 0, the slice (whose ports no longer match) gives way to an empty
+// placeholder slice without ports, as reconcileByAddressType does.
+func TestEndpointSlice(t *testing.T) {
+	c := world(t, "seed 13\nnotready pod=1\n")
+	d := deployment("web", 2, "nginx:1")
+	d.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Labels: map[string]string{"team": "a"}},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "web", Port: 80, TargetPort: intstr.FromString("http")}}}}
+	for _, o := range []client.Object{d, svc} {
+		if err := c.Admin().Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.RunFor(time.Minute)
+	slices := func() []discoveryv1.EndpointSlice {
+		var l discoveryv1.EndpointSliceList
+		if err := c.List(&l, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		return l.Items
+	}
+	ss := slices()
+	if len(ss) != 1 {
+		t.Fatalf("want one EndpointSlice, got %d", len(ss))
+	}
+	s := ss[0]
+	eq(t, "generateName", s.GenerateName, "web-")
+	eq(t, "labels", fmt.Sprint(s.Labels), fmt.Sprint(map[string]string{"team": "a", discoveryv1.LabelServiceName: "web", discoveryv1.LabelManagedBy: kube.EndpointSliceControllerName}))
+	if ref := metav1.GetControllerOf(&s); ref == nil || ref.Kind != "Service" || ref.UID != get(t, c, svc).UID {
+		t.Errorf("owner %+v", ref)
+	}
+	eq(t, "addressType", s.AddressType, discoveryv1.AddressTypeIPv4)
+	if len(s.Ports) != 1 || *s.Ports[0].Name != "web" || *s.Ports[0].Port != 8080 || *s.Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Errorf("ports %+v", s.Ports)
+	}
+	var ready, notReady int
+	for _, e := range s.Endpoints {
+		p := &corev1.Pod{}
+		if err := c.Get(client.ObjectKey{Namespace: "default", Name: e.TargetRef.Name}, p); err != nil {
+			t.Fatal(err)
+		}
+		if len(e.Addresses) != 1 || e.Addresses[0] != p.Status.PodIP || *e.NodeName != p.Spec.NodeName || *e.Conditions.Terminating {
+			t.Errorf("endpoint %+v of pod %s (ip %s, node %s)", e, p.Name, p.Status.PodIP, p.Spec.NodeName)
+		}
+		switch {
+		case *e.Conditions.Ready && *e.Conditions.Serving:
+			ready++
+		case !*e.Conditions.Ready && !*e.Conditions.Serving:
+			notReady++
+		}
+	}
+	eq(t, "ready and not-ready endpoints", fmt.Sprint(ready, notReady), "1 1")
+
+	d = get(t, c, d)
+	d.Spec.Replicas = ptr.To(int32(0))
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	ss = slices()
+	if len(ss) != 1 || len(ss[0].Endpoints) != 0 || len(ss[0].Ports) != 0 || ss[0].Name == s.Name {
+		t.Errorf("scaled to 0: want a new placeholder slice, empty; got %d slices %+v", len(ss), ss)
 	}
 }

@@ -27,6 +27,7 @@ import (
 // the reads of the process's default client and its field indexes.
 type Cache struct {
 	held      func(gvk schema.GroupVersionKind) bool // WithHeld
+	stale     *Stale                                 // WithStale
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -86,6 +87,7 @@ func (c *Cache) Informer(gvk schema.GroupVersionKind) *Informer {
 		lag = c.lag(gvk)
 	}
 	i := newInformer(gvk, c.src, c.timers, lag)
+	i.stale = c.stale
 	c.informers[gvk] = i
 	if c.stopped {
 		i.stopped = true
