@@ -165,7 +165,10 @@ mkdir -p "$tmp/kube-apiserver"
 		while read -r m; do echo "	$m => $m $staging_version"; done
 	echo ")"
 } >"$tmp/kube-apiserver/go.mod"
-build_date=$("$go" mod download -json "k8s.io/kubernetes@$k8s" | awk -F'"' '$2 == "Time" { print $4 }')
+# The release's time, from the proxy's .info file (`go mod download -json` names no Time when
+# the module is already in the module cache).
+info=$("$go" mod download -json "k8s.io/kubernetes@$k8s" | awk -F'"' '$2 == "Info" { print $4 }')
+build_date=$(sed -n 's/.*"Time": *"\([^"]*\)".*/\1/p' "$info" 2>/dev/null || true)
 ldflags="-s -w"
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	ldflags+=" -X $pkg.gitVersion=$k8s -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
