@@ -47,11 +47,18 @@
 //
 // # Known gaps
 //
-//   - Runnables other than controller-runtime's controllers (mgr.Add of a
-//     RunnableFunc, a cache warmer, a leader-election runnable) are refused with
-//     an error: their Start blocks on channels and tickers the scheduler cannot
-//     see. Sources other than source.Kind on mgr.GetCache() (source.Channel,
-//     source.Func, a Kind on another cache) are refused too, and so are custom
+//   - Runnables other than controllers (mgr.Add of a RunnableFunc, a cache
+//     warmer, a leader-election runnable) run as tasks of their process
+//     (runnable.go) only inside a testing/synctest bubble (package wallclock;
+//     operatortest runs every plan in one), and only up to their first wait on
+//     something the scheduler does not see (their context, a channel, a
+//     timer): there they stay, as a killed process's would. One that a
+//     channel of another task or a wall-clock timer wakes, and that then calls
+//     into the simulator, stops the run with an error (Cluster.Err); a
+//     periodic Runnable (a ticker loop, wait.Until) is therefore not modelled
+//     yet. Outside a bubble (the command's catalogue) mgr.Add refuses them.
+//     Sources other than source.Kind on mgr.GetCache() (source.Channel,
+//     source.Func, a Kind on another cache) are refused, and so are custom
 //     NewQueue functions and controllers whose request type is not
 //     reconcile.Request.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
