@@ -123,9 +123,10 @@ func (c *Client) preflight(obj runtime.Object, verb, namespace, name string) err
 
 // Get reads from the cache when the client has one, else from the server.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.getForm(ctx, key, obj, opts...)
 	}
+	c = c.reader(obj)
 	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
@@ -140,9 +141,10 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 
 // List reads from the cache when the client has one, else from the server.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if isForm(list) {
+	if c.isForm(list) {
 		return c.listForm(ctx, list, opts...)
 	}
+	c = c.reader(list)
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
 	return c.do(call, func() error {
@@ -158,7 +160,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 
 // Create creates obj; obj receives the stored object.
 func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.createForm(ctx, obj, opts...)
 	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
@@ -176,7 +178,7 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 
 // Update replaces obj; obj receives the stored object.
 func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.updateForm(ctx, obj, opts...)
 	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
@@ -208,7 +210,7 @@ func keepTypeMeta(obj runtime.Object) func() {
 // Patch patches obj; obj receives the stored object.
 func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
 	o := (&client.PatchOptions{}).ApplyOptions(opts)
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.patchForm(ctx, obj, p, "", o)
 	}
 	return c.patch(ctx, obj, obj, p, "", o)
@@ -236,7 +238,7 @@ func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patc
 
 // Delete deletes obj.
 func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.deleteForm(ctx, obj, opts...)
 	}
 	o := (&client.DeleteOptions{}).ApplyOptions(opts)
@@ -254,7 +256,7 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 
 // DeleteAllOf deletes the objects of obj's kind that match opts.
 func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.deleteAllOfForm(ctx, obj, opts...)
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
@@ -329,7 +331,7 @@ func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.
 }
 
 func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	if isForm(obj) {
+	if s.c.isForm(obj) {
 		return s.updateForm(ctx, obj, opts...)
 	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
@@ -355,7 +357,7 @@ func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p clie
 	if o.SubResourceBody != nil {
 		return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
 	}
-	if isForm(obj) {
+	if s.c.isForm(obj) {
 		return s.c.patchForm(ctx, obj, p, s.sub, &o.PatchOptions)
 	}
 	return s.c.patch(ctx, obj, obj, p, s.sub, &o.PatchOptions)

@@ -28,7 +28,10 @@ var (
 	errMetadataStatusUpdate = errors.New("cannot update status using only metadata -- did you mean to patch?")
 )
 
-func isForm(obj runtime.Object) bool { return forms.Of(obj) != forms.Typed }
+// isForm reports whether obj is in a form other than its kind's native one (the
+// Go type, or Unstructured for a kind that only a CRD defines): those calls are
+// converted to the native form.
+func (c *Client) isForm(obj runtime.Object) bool { return !forms.IsNative(c.Scheme(), obj) }
 
 // fail runs a call that fails before it is made (in the client) between the hooks,
 // as the typed client's own checks do.
@@ -45,6 +48,17 @@ func (c *Client) noKind(gvk schema.GroupVersionKind, err error) error {
 	return err
 }
 
+// served fails a kind with no Go type that no CRD serves, as the RESTMapper does.
+func (c *Client) served(gvk schema.GroupVersionKind) error {
+	if forms.Native(c.Scheme(), gvk) == forms.Typed {
+		return nil // the Go type's calls tell
+	}
+	if _, ok := c.server.KindFor(gvk); !ok {
+		return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+	return nil
+}
+
 // emptyTyped resolves the kind of a form object and returns an empty typed object
 // of it (reads need nothing else). On error, the call's object is the form itself.
 func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.Object, error) {
@@ -52,7 +66,10 @@ func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.
 	if err != nil {
 		return gvk, nil, err
 	}
-	typed, err := forms.New(c.Scheme(), gvk)
+	if err := c.served(gvk); err != nil {
+		return gvk, nil, err
+	}
+	typed, err := forms.NewNative(c.Scheme(), gvk)
 	if err != nil {
 		return gvk, nil, c.noKind(gvk, err)
 	}
@@ -67,7 +84,7 @@ func (c *Client) toTyped(obj client.Object) (schema.GroupVersionKind, client.Obj
 	if err != nil {
 		return gvk, obj, err
 	}
-	typed, err := forms.ToTyped(c.Scheme(), obj)
+	typed, err := forms.ToNative(c.Scheme(), obj)
 	if err != nil {
 		// The apiserver decodes the body into the Go type, and answers 400 when it cannot.
 		empty.SetNamespace(obj.GetNamespace())
@@ -110,10 +127,33 @@ func (c *Client) getForm(ctx context.Context, key client.ObjectKey, obj client.O
 	if err != nil {
 		return c.fail(Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}, err)
 	}
+	if c.cache != nil {
+		// The cache serves each form from an informer of that form (its own store
+		// and lag), as controller-runtime's does. The hooks see the native object
+		// with the metadata read.
+		call := Call{Verb: "get", Object: typed, Namespace: key.Namespace, Name: key.Name, Cached: true}
+		return c.do(call, func() error {
+			if err := c.cache.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			copyMeta(typed, obj)
+			return nil
+		})
+	}
 	if err := c.Get(ctx, key, typed, opts...); err != nil {
 		return err
 	}
 	return forms.Into(typed, obj, gvk)
+}
+
+// copyMeta gives to the identity and version of from: what the hooks read of a
+// cached read's result.
+func copyMeta(to, from client.Object) {
+	to.SetNamespace(from.GetNamespace())
+	to.SetName(from.GetName())
+	to.SetUID(from.GetUID())
+	to.SetResourceVersion(from.GetResourceVersion())
+	to.SetGeneration(from.GetGeneration())
 }
 
 // listForm lists into an UnstructuredList or PartialObjectMetadataList. Items carry
@@ -127,9 +167,17 @@ func (c *Client) listForm(ctx context.Context, list client.ObjectList, opts ...c
 		return c.fail(call, err)
 	}
 	item := forms.ItemGVK(gvk)
-	typed, err := forms.NewList(c.Scheme(), item)
+	if err := c.served(item); err != nil {
+		return c.fail(call, err)
+	}
+	typed, err := forms.NewNativeList(c.Scheme(), item)
 	if err != nil {
 		return c.fail(call, c.noKind(item, err))
+	}
+	if c.cache != nil {
+		// From the cache's informer of the list's form; the hooks see the native list.
+		call.Object = typed
+		return c.do(call, func() error { return c.cache.List(ctx, list, opts...) })
 	}
 	if err := c.List(ctx, typed, opts...); err != nil {
 		return err
@@ -206,7 +254,7 @@ func (c *Client) metadataRefused(call Call, obj client.Object, err error) error 
 
 // kindOf is the served kind of an object of any form.
 func (c *Client) kindOf(obj runtime.Object) (*apiserver.Kind, error) {
-	if !isForm(obj) {
+	if !c.isForm(obj) {
 		return c.server.Kind(obj)
 	}
 	gvk, err := forms.GVK(obj, c.Scheme())
