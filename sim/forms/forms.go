@@ -1,6 +1,7 @@
 package forms
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	kjson "sigs.k8s.io/json"
 )
 
 // Form is the shape an object of a kind takes.
@@ -111,7 +113,14 @@ func ToTyped(scheme *runtime.Scheme, obj client.Object) (client.Object, error) {
 	default:
 		return nil, fmt.Errorf("forms: %T is not an unstructured or metadata-only object", obj)
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, typed); err != nil {
+	// As the apiserver decodes a request body into the Go type: its JSON, read by
+	// the serializer's case-sensitive decoder (k8s.io/apimachinery
+	// pkg/runtime/serializer/json), whose errors a 400 quotes.
+	b, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, typed); err != nil {
 		return nil, err
 	}
 	typed.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})

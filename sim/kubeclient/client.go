@@ -241,7 +241,12 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 	if c.isForm(obj) {
 		return c.deleteForm(ctx, obj, opts...)
 	}
-	o := (&client.DeleteOptions{}).ApplyOptions(opts)
+	return c.delete(obj, (&client.DeleteOptions{}).ApplyOptions(opts), nil)
+}
+
+// delete deletes obj; decode, when set, is the client's reading of a successful
+// response (see deleteForm).
+func (c *Client) delete(obj client.Object, o *client.DeleteOptions, decode func() error) error {
 	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
@@ -250,7 +255,13 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 		if err := c.preflight(obj, "delete", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.Delete(c.user, obj, o)
+		if err := c.server.Delete(c.user, obj, o); err != nil {
+			return err
+		}
+		if decode != nil {
+			return decode()
+		}
+		return nil
 	})
 }
 

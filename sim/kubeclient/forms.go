@@ -221,9 +221,31 @@ func (c *Client) patchForm(ctx context.Context, obj client.Object, p client.Patc
 }
 
 func (c *Client) deleteForm(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	var decode func() error
+	if forms.Of(obj) == forms.Metadata {
+		// controller-runtime deletes a PartialObjectMetadata with its typed client
+		// (client.go delete: "The typed client can also delete PartialObjectMeta"),
+		// which decodes the response with the scheme: for a kind with no Go type, an
+		// object that stays (held by finalizers) is the scheme's not-registered error
+		// once the delete is done; a metav1.Status (the object is gone) decodes.
+		if gvk, err := forms.GVK(obj, c.Scheme()); err == nil && forms.Native(c.Scheme(), gvk) != forms.Typed {
+			decode = func() error {
+				if c.server.CurrentResourceVersion(newNative(c, gvk), obj.GetNamespace(), obj.GetName()) == 0 {
+					return nil
+				}
+				_, err := c.Scheme().New(gvk)
+				return err
+			}
+		}
+	}
 	return c.viaTyped(writeCall("delete", "", obj), obj, false, func(typed client.Object) error {
-		return c.Delete(ctx, typed, opts...)
+		return c.delete(typed, (&client.DeleteOptions{}).ApplyOptions(opts), decode)
 	})
+}
+
+func newNative(c *Client, gvk schema.GroupVersionKind) client.Object {
+	o, _ := forms.NewNative(c.Scheme(), gvk)
+	return o
 }
 
 func (c *Client) deleteAllOfForm(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
