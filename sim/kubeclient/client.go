@@ -130,6 +130,9 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
+			if err := c.servedUnstructured(obj); err != nil {
+				return err
+			}
 			return c.cache.Get(ctx, key, obj, opts...)
 		}
 		if err := c.preflight(obj, "get", key.Namespace, key.Name); err != nil {
@@ -149,6 +152,9 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
+			if err := c.servedUnstructured(list); err != nil {
+				return err
+			}
 			return c.cache.List(ctx, list, opts...)
 		}
 		if _, err := c.server.Kind(list); err != nil {

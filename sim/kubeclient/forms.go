@@ -59,6 +59,19 @@ func (c *Client) served(gvk schema.GroupVersionKind) error {
 	return nil
 }
 
+// servedUnstructured is served for a cached read of an Unstructured object or
+// list of a kind with no Go type (the cache would find nothing to list).
+func (c *Client) servedUnstructured(obj runtime.Object) error {
+	if forms.Of(obj) != forms.Unstructured {
+		return nil
+	}
+	gvk, err := forms.GVK(obj, c.Scheme())
+	if err != nil {
+		return err
+	}
+	return c.served(forms.ItemGVK(gvk))
+}
+
 // emptyTyped resolves the kind of a form object and returns an empty typed object
 // of it (reads need nothing else). On error, the call's object is the form itself.
 func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.Object, error) {
