@@ -1,12 +1,12 @@
 // Package informer models the informer caches of a simulated process: one lagging
-// client-go cache.Indexer per kind, fed by the apiserver model's watch log, as
+// client-go cache.Indexer per kind and form, fed by the apiserver model's watch log, as
 // controller-runtime's informer cache (pkg/cache) would be.
 //
 // # Contract
 //
-//   - A Cache holds the informers of one process. Cache.Informer creates a kind's informer
-//     on first use: it lists the kind from the Source synchronously (HasSynced is true
-//     when Informer returns) and then watches it.
+//   - A Cache holds the informers of one process. Cache.FormInformer (and Informer, for
+//     the kind's native form) creates an informer on first use: it lists the kind from
+//     the Source synchronously (HasSynced is true when it returns) and then watches it.
 //   - Every committed change reaches each informer as an event. An event with
 //     resourceVersion r received at virtual time t is applied at max(t + lag, the time the
 //     informer's previous event is applied), through Timers.AfterFunc, so events are applied
