@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -401,7 +402,7 @@ func secretWorld(metadataOnly bool) cluster.Options {
 	}
 	secret := func(args plan.Args) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: args.Get("name")},
-			StringData: map[string]string{"token": args.Get("token")}}
+			StringData: map[string]string{"token": args.Get("color") + args.Get("size")}}
 	}
 	return cluster.Options{
 		Scheme:    clientgoscheme.Scheme,
@@ -413,13 +414,13 @@ func secretWorld(metadataOnly bool) cluster.Options {
 					return nil
 				}
 				return err
-			}, "name", "token"),
+			}, "name", "size", "color"),
 			"update": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 				return client.IgnoreNotFound(c.Admin().Patch(ctx, secret(args), client.Merge))
-			}, "name", "token"),
+			}, "name", "size", "color"),
 			"delete": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 				return client.IgnoreNotFound(c.Admin().Delete(ctx, secret(args)))
-			}, "name", "token"),
+			}, "name", "size", "color"),
 		},
 	}
 }
@@ -429,22 +430,22 @@ func secretWorld(metadataOnly bool) cluster.Options {
 // step under the same plans, and the same Secrets at the end.
 func TestAMetadataOnlyControllerMakesTheRequestsOfItsTypedTwin(t *testing.T) {
 	plans := []string{`seed 5
-at 1s create name=s1 token=a
-at 2s create name=s2 token=b
-at 10s update name=s1 token=c
-at 20s delete name=s1 token=c
-at 25s delete name=s2 token=b
-at 30s create name=s1 token=d
+at 1s create name=s1 size=1 color=a
+at 2s create name=s2 size=1 color=b
+at 10s update name=s1 size=1 color=c
+at 20s delete name=s1 size=1 color=c
+at 25s delete name=s2 size=1 color=b
+at 30s create name=s1 size=1 color=d
 lag process=a kind=* min=0s max=3s
 hold process=b kind=/v1/Secret from=1s until=15s
 api verb=patch resource=secrets code=409 count=1
 crash process=b call=4
 `, `seed 9
-at 0s create name=s1 token=a
-at 0s create name=s2 token=a
-at 0s create name=s3 token=a
-at 3s delete name=s2 token=a
-at 4s update name=s3 token=x
+at 0s create name=s1 size=1 color=a
+at 0s create name=s2 size=1 color=a
+at 0s create name=s3 size=1 color=a
+at 3s delete name=s2 size=1 color=a
+at 4s update name=s3 size=1 color=x
 lag process=b kind=/v1/Secret min=100ms max=1s
 crash process=a call=2
 `}
@@ -491,5 +492,38 @@ crash process=a call=2
 		}
 		typed.Close()
 		meta.Close()
+	}
+}
+
+// The form controllers' worlds replay to the same trace across runs and
+// GOMAXPROCS values (and, in `make test`, under -race): a CRD-only kind stored as
+// unstructured JSON, and informers per form sharing their kind's lag stream.
+func TestDeterminismOfTheFormControllers(t *testing.T) {
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(0))
+	gen := plan.Generator(space)
+	worlds := map[string]func() cluster.Options{ // lint:order-independent each world is checked on its own
+		"unstructured CRD-only": func() cluster.Options { return gadgetWorld(t, false) },
+		"metadata-only Secrets": func() cluster.Options { return secretWorld(true) },
+		"form watches":          formsWatchWorld(func(p *process.Process) reconcile.Reconciler { return &typedForms{p: p} }),
+	}
+	for name, world := range worlds { // lint:order-independent each world is checked on its own
+		for i := range 4 {
+			p := gen.Example(i)
+			var hashes []string
+			for _, procs := range []int{1, 2} {
+				goruntime.GOMAXPROCS(procs)
+				c := runWorld(t, p, world(), space.Horizon)
+				hashes = append(hashes, c.Trace.Hash())
+				c.Close()
+			}
+			if hashes[0] != hashes[1] {
+				err := cluster.CheckDeterminism(p, world, func(c *cluster.Cluster) {
+					c.RunFor(space.Horizon)
+					c.Heal()
+					c.RunFor(10 * time.Minute)
+				})
+				t.Fatalf("%s, plan %d: different traces %v\n%v\n%s", name, i, hashes, err, p)
+			}
+		}
 	}
 }
