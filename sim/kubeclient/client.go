@@ -21,7 +21,7 @@ import (
 type Call struct {
 	Verb        string // get list create update patch delete deletecollection
 	Subresource string
-	Object      runtime.Object // the caller's object or list, its typed copy for a form object (do not retain)
+	Object      runtime.Object // the caller's object or list, its native copy (Go type, or Unstructured for a kind with none) for another form (do not retain)
 	Namespace   string
 	Name        string
 	Cached      bool // a read served by the informer cache

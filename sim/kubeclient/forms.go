@@ -15,10 +15,12 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
-// Unstructured and PartialObjectMetadata objects ("forms") are served through the
-// typed path: the client converts the caller's object to its kind's Go type, makes
-// the typed call (so hooks see the typed object, and the trace is a typed caller's),
-// then writes the result back into the caller's form.
+// Objects in a form other than their kind's native one (forms.Native: the Go type,
+// or Unstructured for a kind only a CRD defines) are served through the native
+// path: the client converts the caller's object to the native form, makes the
+// native call (so hooks see the native object, and the trace is a typed caller's),
+// then writes the result back into the caller's form. Cached reads are the
+// exception: they read the cache's informer of the caller's form.
 
 // The errors of controller-runtime's client (client.go) for writes the metadata
 // client does not make.
