@@ -2,17 +2,21 @@ package differential
 
 import (
 	"context"
+
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -389,5 +393,138 @@ func TestUnservedKindsInEveryForm(t *testing.T) {
 		if o.Error == nil {
 			t.Errorf("kube-apiserver served an unserved kind: %v", o)
 		}
+	}
+}
+
+// gadgetWatchScript writes Gadgets as unstructured objects: a spec update, a status
+// write, a deletion held by a finalizer and released by an update, a plain delete.
+func gadgetWatchScript(ctx context.Context, c client.Client, ns string) error {
+	g := newU(gadgetGVK, ns, "w1")
+	g.Object["spec"] = map[string]any{"size": 1}
+	g.SetFinalizers([]string{"test.ctrlsim.dev/hold"})
+	steps := []func() error{
+		func() error { return c.Create(ctx, g) },
+		func() error { return unstructured.SetNestedField(g.Object, int64(2), "spec", "size") },
+		func() error { return c.Update(ctx, g) },
+		func() error { return unstructured.SetNestedField(g.Object, "Ready", "status", "phase") },
+		func() error { return c.Status().Update(ctx, g) },
+		func() error { return c.Delete(ctx, g) },
+		func() error { return c.Get(ctx, client.ObjectKeyFromObject(g), g) },
+		func() error { g.SetFinalizers(nil); return c.Update(ctx, g) },
+		func() error {
+			h := newU(gadgetGVK, ns, "w2")
+			h.Object["spec"] = map[string]any{"size": 3, "unknown": true}
+			if err := c.Create(ctx, h); err != nil {
+				return err
+			}
+			return c.Delete(ctx, h)
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// gadgetEvent is a watch event of a Gadget as compared: type, name, finalizers,
+// deleting, spec and status, and the resourceVersion's rank among the events'.
+type gadgetEvent struct {
+	Type       watch.EventType
+	Name       string
+	Finalizers []string
+	Deleting   bool
+	Spec       any
+	Status     any
+	RV         int
+}
+
+func gadgetEvents(events []watch.Event) []gadgetEvent {
+	var rvs []string
+	for _, e := range events {
+		rvs = append(rvs, e.Object.(client.Object).GetResourceVersion())
+	}
+	out := make([]gadgetEvent, len(events))
+	for i, e := range events {
+		u := e.Object.(*unstructured.Unstructured)
+		rank := 0
+		for _, rv := range rvs {
+			if len(rv) < len(u.GetResourceVersion()) || len(rv) == len(u.GetResourceVersion()) && rv < u.GetResourceVersion() {
+				rank++
+			}
+		}
+		out[i] = gadgetEvent{Type: e.Type, Name: u.GetName(), Finalizers: u.GetFinalizers(), Deleting: u.GetDeletionTimestamp() != nil,
+			Spec: u.Object["spec"], Status: u.Object["status"], RV: rank}
+	}
+	return out
+}
+
+// The watch of a kind only a CRD defines delivers what kube-apiserver's does:
+// unstructured objects, pruned and defaulted, a Deleted event carrying the last
+// stored state (finalizers and all) when the last finalizer goes.
+func TestWatchOfACRDOnlyKindMatchesKubeAPIServer(t *testing.T) {
+	r := needGadget(t)
+	names := nextNames()
+
+	m := gadgetModel(t)
+	ms := newSide(m, names)
+	ms.do(ctx, Op{Verb: Create, Kind: Namespace, Namespace: "a"})
+	var modelEvents []watch.Event
+	stop := m.Server.Watcher().Watch(gadgetGVK, func(e apiserver.Event) {
+		if e.Object.GetNamespace() == names.Namespace("a") {
+			modelEvents = append(modelEvents, watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()})
+		}
+	})
+	defer stop()
+	mc, err := m.Client(apiserver.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gadgetWatchScript(ctx, mc, names.Namespace("a")); err != nil {
+		t.Fatalf("model: %v", err)
+	}
+
+	rs := newSide(r, names)
+	rs.do(ctx, Op{Verb: Create, Kind: Namespace, Namespace: "a"})
+	wc, err := client.NewWithWatch(r.Config, client.Options{Scheme: Scheme, Mapper: r.admin.RESTMapper()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gadgetGVK.GroupVersion().WithKind("GadgetList"))
+	w, err := wc.Watch(ctx, list, client.InNamespace(names.Namespace("a")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	rc, err := r.Client(apiserver.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gadgetWatchScript(ctx, rc, names.Namespace("a")); err != nil {
+		t.Fatalf("kube-apiserver: %v", err)
+	}
+	var realEvents []watch.Event
+	timeout := time.After(10 * time.Second)
+	for len(realEvents) < len(modelEvents) {
+		select {
+		case e, ok := <-w.ResultChan():
+			if !ok || e.Type == watch.Error {
+				t.Fatalf("the watch ended after %d events: %v", len(realEvents), e.Object)
+			}
+			if _, ok := e.Object.(*unstructured.Unstructured); !ok {
+				t.Fatalf("kube-apiserver's watch event carries %T", e.Object)
+			}
+			realEvents = append(realEvents, e)
+		case <-timeout:
+			t.Fatalf("%d events within 10s, the model had %d", len(realEvents), len(modelEvents))
+		}
+	}
+	if len(modelEvents) != 7 {
+		t.Errorf("the model sent %d events, want 7 (2 adds, 3 modifications, 2 deletions)", len(modelEvents))
+	}
+	if d := cmp.Diff(gadgetEvents(modelEvents), gadgetEvents(realEvents)); d != "" {
+		t.Errorf("the watch events of the model differ from kube-apiserver's (-model +real):\n%s", d)
 	}
 }
