@@ -1,8 +1,10 @@
 // Package operatortest tests an operator's controllers under faults from one
 // go test call: its own SetupWithManager functions, its CRD manifests and a few
-// seed objects are all it asks for. It explores plans of faults (informer lag
-// and stalled watches, crashes at any client call, API errors, latency, more
-// workers), runs each as a fault phase, a heal and a heal budget, judges the
+// seed objects are all it asks for. It explores plans of a workload (the seed
+// objects mutated, deleted and re-created, with mutations drawn from the CRDs'
+// schemas: workload.go) and of faults (informer lag and stalled watches,
+// crashes at any client call or right after a write, restarts onto a lagging
+// apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
 // minimal plan, saves it under testdata/ctrlsim/, and fails the test with the
 // violated property, what it saw, a replay command and the timeline (the
@@ -58,26 +60,43 @@
 // On by default, named in Options.Disable to turn one off: converges (the end
 // state equals the fault-free run of the same workload, modulo uids,
 // resourceVersions, generations, timestamps and generated-name suffixes),
+// update-summaries (each object created and deleted as often as in that run),
+// interleavings-agree (the fault-free runs of two schedules end alike),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
 // livelock and reconcile-panic. The namespace controller and the garbage
 // collector (models/kube) run in every world as kube-controller-manager.
+//
+// # Sieve's three patterns, aimed
+//
+// Each plan's seed and workload first run without faults (the reference run,
+// kept for converges and update-summaries). Its writes, and its operators'
+// live reads, in the fault phase are the targets: a drawn crash at a time or a
+// stale restart lands either anywhere or 1 ms after a target, and a hold (a
+// stalled watch) starts either anywhere or 1 ms before one. The three
+// patterns: a crash right after a process's k-th write (intermediate state),
+// a watch held across a write the operator should see before it acts
+// (unobserved state), and a restart onto an apiserver up to half the fault
+// phase behind, whose lists show the past (stale state).
 //
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.
 //
 // # Known gaps
 //
-//   - No workload yet: the seed objects are created before time starts and
-//     nothing changes them; workloads generated from the CRD schemas (issue 14
-//     item 4) are not built, nor Sieve's targeted faults (item 5): a crash is
-//     drawn at a client call number or a time.
-//   - Converges compares the judged kinds only: the CRD kinds, the seed
-//     objects' kinds and common children (ConfigMap, Secret, Service,
-//     ServiceAccount, Deployment, StatefulSet, Job), and it compares one
-//     faulty run with one fault-free run, not converged states across
-//     interleavings (Kamera's). A field that legitimately differs between two
-//     runs and is not a timestamp (a counter of attempts, a random token) makes
-//     it a false alarm: disable it, or give the field a deterministic value.
+//   - Converges, update-summaries and interleavings-agree compare the judged
+//     kinds only: the CRD kinds, the seed objects' kinds and common children
+//     (ConfigMap, Secret, Service, ServiceAccount, Deployment, StatefulSet,
+//     Job). interleavings-agree compares two schedules (the plan's seed and
+//     seed+2048 mod 4096), not every interleaving as Kamera's exhaustive
+//     search does. A field that legitimately differs between two runs and is
+//     not a timestamp, uid or resourceVersion (a counter of attempts, a random
+//     token) makes them false alarms: disable them, or give the field a
+//     deterministic value.
+//   - Targets cost a fault-free run per drawn plan, also for the plans a shard
+//     does not run (the generator needs them to draw); references are cached
+//     by seed and workload (64 at most).
+//   - A stale restart models a lagging apiserver as a fixed age that ends at
+//     once when it has caught up; a real watch cache catches up gradually.
 //   - One replica per manager; no leader election.
 //   - With the workload's deletions, an owner deleted while an operator's watch
 //     of it stalls makes the operator re-create children the garbage collector

@@ -238,7 +238,9 @@ func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
 
 func (w *world) explore(t *testing.T) (Result, error) {
 	place, first, ran, shrinking := 0, 0, 0, 0
-	res := explore.Run(plan.Generator(w.space), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+	sp := w.space
+	sp.Targets = w.targets(t)
+	res := explore.Run(plan.Generator(sp), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
 		if first != 0 {
 			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
 				return nil // the budget is spent: rapid keeps the smallest plan so far
@@ -331,6 +333,7 @@ func indent(s string) string {
 
 // world is the cluster of one test: what each plan's run is built from.
 type world struct {
+	refs  map[string]*refRun // fault-free runs by seed and workload (reference.go)
 	o     Options
 	crds  []apiserver.CRD
 	kinds []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
@@ -409,6 +412,10 @@ func newWorld(o Options) (*world, error) {
 	// Crashes right after each of the first writes (Sieve's intermediate
 	// states), besides crashes at client calls and times.
 	w.space.MaxWrite = 10
+	// Restarts onto an apiserver up to half the fault phase behind (Sieve's
+	// stale states); timed faults aim at the reference run's reads and writes
+	// (explore sets Targets).
+	w.space.MaxStale = o.FaultPhase / 2
 	if len(o.Objects) > 0 && !o.NoWorkload {
 		w.space.Workload = w.workload()
 	}
@@ -486,17 +493,30 @@ func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) 
 // reads follow virtual time), and its fault-free reference for the converges
 // oracle, and judges it.
 func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
-	var ref *snapshot
-	if !slices.Contains(w.o.Disable, Converges) {
-		reference := &plan.Plan{Seed: p.Seed, Steps: p.Steps}
+	var ref *refRun
+	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
+	if on(Converges) || on(UpdateSummaries) || on(InterleavingsAgree) {
 		var err error
-		ref, _, err = w.runOnce(t, reference, nil)
-		if err != nil {
+		if ref, err = w.reference(t, p.Seed, p.Steps); err != nil {
 			return nil, err
 		}
 	}
-	_, r, err := w.runOnce(t, p, ref)
-	return r, err
+	var refSnap *snapshot
+	if ref != nil && (on(Converges) || on(UpdateSummaries)) {
+		refSnap = ref.snap
+	}
+	_, r, err := w.runOnce(t, p, refSnap)
+	if err != nil {
+		return nil, err
+	}
+	if on(InterleavingsAgree) {
+		v, err := w.interleavingsAgree(t, p, ref)
+		if err != nil {
+			return nil, err
+		}
+		r.verdicts = append(r.verdicts, v)
+	}
+	return r, nil
 }
 
 func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *result, error) {

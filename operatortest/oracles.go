@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -42,6 +43,17 @@ const (
 	// transient error that a retry got past (a 409 Conflict of optimistic
 	// concurrency, say) is no violation.
 	NoErrorAtRest = "no-error-at-rest"
+	// InterleavingsAgree: the fault-free runs of the workload under two
+	// schedules (the plan's seed and another) end in the same state, modulo
+	// what converges ignores (Kamera's check that converged states agree
+	// across interleavings). A violation names a race of the controllers
+	// with each other or with the workload, whatever the faults.
+	InterleavingsAgree = "interleavings-agree"
+	// UpdateSummaries: every object of the judged kinds was created and
+	// deleted as many times as in the fault-free run of the same workload
+	// (Sieve's update summaries): a fault that makes an operator delete and
+	// re-create what it manages shows here even when the end state agrees.
+	UpdateSummaries = "update-summaries"
 )
 
 func (w *world) oracles(ref *snapshot) []check.Property {
@@ -50,6 +62,11 @@ func (w *world) oracles(ref *snapshot) []check.Property {
 	if on(Converges) && ref != nil {
 		out = append(out, check.Eventually{Property: Converges, Desired: func(r *check.Run) error {
 			return ref.diff(snapshotOf(r, w.kinds))
+		}})
+	}
+	if on(UpdateSummaries) && ref != nil {
+		out = append(out, check.Eventually{Property: UpdateSummaries, Desired: func(r *check.Run) error {
+			return ref.diffChanges(snapshotOf(r, w.kinds))
 		}})
 	}
 	if on(Terminates) {
@@ -111,6 +128,22 @@ func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
 type snapshot struct {
 	objects map[string]string
 	keys    []string
+	// changes counts, per object (keyed as objects), the creates and deletes
+	// the apiserver committed: Sieve's update summaries.
+	changes map[string]*createsDeletes
+}
+
+type createsDeletes struct{ creates, deletes int }
+
+func (c createsDeletes) String() string {
+	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.creates, plural(c.creates), c.deletes, plural(c.deletes))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func takeSnapshot(c *cluster.Cluster, kinds []schema.GroupVersionKind) *snapshot {
@@ -118,7 +151,23 @@ func takeSnapshot(c *cluster.Cluster, kinds []schema.GroupVersionKind) *snapshot
 }
 
 func snapshotOf(r *check.Run, kinds []schema.GroupVersionKind) *snapshot {
-	s := &snapshot{objects: map[string]string{}}
+	s := &snapshot{objects: map[string]string{}, changes: map[string]*createsDeletes{}}
+	for _, ev := range r.Log {
+		if ev.Type != watch.Added && ev.Type != watch.Deleted || !slices.Contains(kinds, ev.GVK) {
+			continue
+		}
+		key := objectKey(ev.GVK, ev.Object)
+		c := s.changes[key]
+		if c == nil {
+			c = &createsDeletes{}
+			s.changes[key] = c
+		}
+		if ev.Type == watch.Added {
+			c.creates++
+		} else {
+			c.deletes++
+		}
+	}
 	for _, gvk := range kinds {
 		for _, o := range r.Objects(gvk) {
 			key, content := normalize(gvk, o)
@@ -130,14 +179,20 @@ func snapshotOf(r *check.Run, kinds []schema.GroupVersionKind) *snapshot {
 	return s
 }
 
-// normalize is an object's key and content with what legitimately differs
-// between two runs of one workload masked.
-func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
+// objectKey names an object as the oracles compare it: a generated name by
+// its prefix.
+func objectKey(gvk schema.GroupVersionKind, o client.Object) string {
 	name := o.GetName()
 	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) {
 		name = g + "*"
 	}
-	key := gvk.Kind + " " + o.GetNamespace() + "/" + name
+	return gvk.Kind + " " + o.GetNamespace() + "/" + name
+}
+
+// normalize is an object's key and content with what legitimately differs
+// between two runs of one workload masked.
+func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
+	key := objectKey(gvk, o)
 	b, err := json.Marshal(o)
 	if err != nil {
 		return key, "unencodable"
@@ -145,26 +200,41 @@ func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	if md, ok := m["metadata"].(map[string]any); ok {
-		for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "name"} {
+		for _, f := range []string{"generation", "creationTimestamp", "managedFields", "name"} {
 			delete(md, f)
-		}
-		if refs, ok := md["ownerReferences"].([]any); ok {
-			for _, ref := range refs {
-				if r, ok := ref.(map[string]any); ok {
-					delete(r, "uid")
-				}
-			}
 		}
 	}
 	if st, ok := m["status"].(map[string]any); ok {
 		delete(st, "observedGeneration")
 	}
 	maskTimes(m)
+	// uids and resourceVersions, the object's own and those of the objects it
+	// refers to (ownerReferences, a status's ObjectReferences): their values
+	// count the objects and writes that came before, which differ between any
+	// two runs.
+	dropKeys(m, "uid", "resourceVersion")
 	out, _ := json.Marshal(m)
 	return key, string(out)
 }
 
 // maskTimes replaces every string that is an RFC 3339 time with "<time>".
+// dropKeys deletes the keys from every map in v, at any depth.
+func dropKeys(v any, keys ...string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range keys {
+			delete(x, k)
+		}
+		for _, e := range x { // lint:order-independent each value is changed alone
+			dropKeys(e, keys...)
+		}
+	case []any:
+		for _, e := range x {
+			dropKeys(e, keys...)
+		}
+	}
+}
+
 func maskTimes(v any) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -196,18 +266,50 @@ func isTime(s string) bool {
 
 // diff names the first difference between the reference snapshot and got.
 func (ref *snapshot) diff(got *snapshot) error {
+	return ref.diffAs(got, "the fault-free run of the same workload", "this run")
+}
+
+// diffAs is diff with the two runs named.
+func (ref *snapshot) diffAs(got *snapshot, refName, gotName string) error {
 	for _, k := range ref.keys {
 		g, ok := got.objects[k]
 		switch {
 		case !ok:
-			return fmt.Errorf("%s exists after the fault-free run of the same workload, not after this one", k)
+			return fmt.Errorf("%s exists after %s, not after %s", k, refName, gotName)
 		case g != ref.objects[k]:
-			return fmt.Errorf("%s differs from the fault-free run of the same workload:\n    fault-free: %s\n    this run:   %s", k, ref.objects[k], g)
+			return fmt.Errorf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, refName, gotName,
+				refName, ref.objects[k], gotName, g)
 		}
 	}
 	for _, k := range got.keys {
 		if _, ok := ref.objects[k]; !ok {
-			return fmt.Errorf("%s exists after this run, not after the fault-free run of the same workload", k)
+			return fmt.Errorf("%s exists after %s, not after %s", k, gotName, refName)
+		}
+	}
+	return nil
+}
+
+// diffChanges names the first object created or deleted a different number
+// of times in got than in the reference.
+func (ref *snapshot) diffChanges(got *snapshot) error {
+	keys := make([]string, 0, len(ref.changes)+len(got.changes))
+	for k := range ref.changes { // lint:order-independent sorted below
+		keys = append(keys, k)
+	}
+	for k := range got.changes { // lint:order-independent sorted below
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		var r, g createsDeletes
+		if c := ref.changes[k]; c != nil {
+			r = *c
+		}
+		if c := got.changes[k]; c != nil {
+			g = *c
+		}
+		if r != g {
+			return fmt.Errorf("%s was %s in the fault-free run of the same workload, %s in this run", k, r, g)
 		}
 	}
 	return nil

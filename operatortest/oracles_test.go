@@ -3,6 +3,8 @@ package operatortest
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +14,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -102,7 +105,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 				return err
 			}
 			return child()(ctx, c, app)
-		}, "seed 1\ncrash process=op call=3\n", []string{Converges}},
+		}, "seed 1\ncrash process=op call=3\n", []string{Converges, UpdateSummaries}}, // a child never created: created 0 times, not once
 		{"terminates: a finalizer nobody removes on an object its owner deleted", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 			if err := child("example.com/keep")(ctx, c, app); err != nil {
 				return err
@@ -152,5 +155,75 @@ func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
 	got := judge(t, o, "seed 1\n")
 	if got["two-children"] != "the app has 1 children, want 2" || len(got) != 1 {
 		t.Errorf("violated %v, want only two-children, with what it saw", got)
+	}
+}
+
+// interleavings-agree (Kamera's oracle) catches a race between two workers:
+// whichever app a worker reconciles first names the shared Secret, so the
+// fault-free runs of two schedules can end differently, with no fault at all.
+// One worker, or a controller that does not race, agrees with itself.
+func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
+	racy := func(workers int) Options {
+		o := appOptions(nil)
+		o.Managers[0].Setup = func(mgr manager.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+				WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+				Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+					s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "winner"},
+						StringData: map[string]string{"app": app.Name}}
+					if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+						return err
+					}
+					return nil
+				}})
+		}
+		o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "other"}})
+		return o
+	}
+	caught := func(o Options) (int, string) {
+		for seed := 1; seed <= 30; seed++ {
+			if d := judge(t, o, "seed "+strconv.Itoa(seed)+"\n")[InterleavingsAgree]; d != "" {
+				return seed, d
+			}
+		}
+		return 0, ""
+	}
+	seed, detail := caught(racy(2))
+	if seed == 0 {
+		t.Fatal("two racing workers: no seed of 1-30 made the fault-free runs of two schedules disagree")
+	}
+	t.Logf("seed %d: %s", seed, detail)
+	if !strings.Contains(detail, "Secret team/winner") {
+		t.Errorf("the violation does not name the Secret the workers race for: %s", detail)
+	}
+	if seed, detail := caught(racy(1)); seed != 0 {
+		t.Errorf("one worker: seed %d disagrees: %s", seed, detail)
+	}
+}
+
+// update-summaries catches an operator that deletes and re-creates its child
+// after a restart: the end state is the same as the fault-free run's (so
+// converges holds), but the child was created twice and deleted once.
+func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
+	o := appOptions(nil)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		fresh := map[string]bool{} // the process's memory: lost in a crash
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+				if !fresh[app.Name] {
+					fresh[app.Name] = true // the bug: "start clean" on every process start
+					if err := c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}); client.IgnoreNotFound(err) != nil {
+						return err
+					}
+				}
+				return child()(ctx, c, app)
+			}})
+	}
+	got := judge(t, o, "seed 1\ncrash process=op at=5s\n")
+	if len(got) != 1 || !strings.Contains(got[UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
+		t.Fatalf("violated %v, want only %s naming the child's creates and deletes", got, UpdateSummaries)
+	}
+	if got := judge(t, o, "seed 1\n"); len(got) != 0 {
+		t.Fatalf("with no fault: violated %v, want none", got)
 	}
 }

@@ -16,8 +16,9 @@ type faults struct {
 	c      *Cluster
 	plan   []plan.Fault
 	healed bool
-	holds  map[holdKey]int // active holds (a count: windows may overlap)
-	remove []func()        // removers of API faults in force
+	holds  map[holdKey]int          // active holds (a count: windows may overlap)
+	remove []func()                 // removers of API faults in force
+	stale  map[string]time.Duration // processes restarted by a stale fault, not yet started again: the age
 }
 
 type holdKey struct {
@@ -26,7 +27,7 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}}
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}}
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -99,6 +100,18 @@ func (f *faults) Workers(process, controller string) int {
 	return 0
 }
 
+// Stale is the lagging apiserver of a process that a stale fault restarted:
+// from its start, it is the fault's age behind, for that long. A plan healed
+// in between gives none.
+func (f *faults) Stale(process string) (informer.Stale, bool) {
+	age, ok := f.stale[process]
+	if !ok || f.healed {
+		return informer.Stale{}, false
+	}
+	delete(f.stale, process)
+	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
+}
+
 // schedule puts the timed faults on the clock: holds, crashes at a time, API fault
 // windows.
 func (f *faults) schedule() {
@@ -132,6 +145,14 @@ func (f *faults) schedule() {
 					}
 				})
 			}
+		case plan.Stale:
+			name, age, at := x.Process, x.Age, x.At
+			c.Clock.AfterFunc(at, func() {
+				if p := c.Process(name); p != nil && p.Running() && !f.healed {
+					f.stale[name] = age
+					p.Crash("planned restart onto an apiserver " + age.String() + " behind at " + at.String())
+				}
+			})
 		case plan.API:
 			api := x.API
 			api.Agent = x.Process // process= limits it to that process's requests; none: every client

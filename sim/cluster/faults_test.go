@@ -267,3 +267,25 @@ func TestACrashAfterAWriteKillsItsProcessWithTheWriteCommitted(t *testing.T) {
 		t.Error("b was touched by a's crash")
 	}
 }
+
+// A stale fault restarts its process onto an apiserver age behind: the new
+// incarnation's cache shows the world as it was (the ConfigMap created at 10s
+// is missing) until each change is age old or the lagging apiserver has caught
+// up, age after the restart. The other process is untouched.
+func TestAStaleFaultRestartsItsProcessOntoThePast(t *testing.T) {
+	c := runFaults(t, "seed 1\nstale process=b at=12s age=20s\n", 29*time.Second)
+	if restarts := stepsOf(c, func(s trace.Step) bool { return s.Op == "restart" }); len(restarts) != 1 || restarts[0].Process != "b" || restarts[0].At != 22*time.Second {
+		t.Fatalf("restart steps %v, want b's at 22s (crash at 12s, CrashLoopBackOff 10s)", restarts)
+	}
+	stale := stepsOf(c, func(s trace.Step) bool { return s.Op == "stale" })
+	if len(stale) != 1 || stale[0].Process != "b" || !strings.Contains(stale[0].Result, "20s behind until 42s") {
+		t.Fatalf("stale steps %v, want b's, 20s behind until 42s", stale)
+	}
+	if !cached(t, c, "a") || cached(t, c, "b") {
+		t.Fatalf("at 29s: a has the ConfigMap of 10s: %t (want true); b has it: %t (want false)", cached(t, c, "a"), cached(t, c, "b"))
+	}
+	c.RunFor(time.Second)
+	if !cached(t, c, "b") {
+		t.Fatal("at 30s b's cache still lacks the ConfigMap created at 10s (due 20s after its commit)")
+	}
+}

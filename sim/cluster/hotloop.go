@@ -48,7 +48,7 @@ type hotLoops struct {
 	found    *HotLoop
 }
 
-type hotKey struct{ kind, by, object string }
+type hotKey struct{ kind, process, controller, object string }
 
 type hotCount struct {
 	bucket  int64 // virtual second of the current count
@@ -81,7 +81,8 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 		return nil
 	}
 	var kind string
-	switch op := strings.TrimPrefix(s.Op, "cached-"); strings.SplitN(op, "/", 2)[0] {
+	op, _, _ := strings.Cut(strings.TrimPrefix(s.Op, "cached-"), "/")
+	switch op {
 	case "reconcile":
 		kind = "reconciles"
 	case "create", "update", "patch", "delete", "deletecollection":
@@ -96,11 +97,7 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 		}
 		return nil
 	}
-	by := s.Process
-	if s.Controller != "" {
-		by += "/" + s.Controller
-	}
-	k := hotKey{kind, by, s.Object}
+	k := hotKey{kind, s.Process, s.Controller, s.Object}
 	c := h.keys[k]
 	if c == nil {
 		c = &hotCount{bucket: -1, lastHot: -2}
@@ -128,6 +125,10 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	c.lastHot = sec
 	if c.run < HotLoopSeconds {
 		return nil
+	}
+	by := s.Process
+	if s.Controller != "" {
+		by += "/" + s.Controller
 	}
 	h.found = &HotLoop{At: s.At, Kind: kind, By: by, Object: s.Object, Count: c.total}
 	return h.found

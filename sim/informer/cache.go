@@ -29,6 +29,7 @@ import (
 // its field indexes.
 type Cache struct {
 	held      func(gvk schema.GroupVersionKind) bool // WithHeld
+	stale     *Stale                                 // WithStale
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -115,6 +116,7 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 		lag = c.lag(gvk)
 	}
 	i := newInformer(gvk, f, c.scheme, c.src, c.timers, lag)
+	i.stale = c.stale
 	c.informers[key] = i
 	k := c.kins[gvk]
 	if k == nil {

@@ -21,6 +21,10 @@
 //     Replace): deletions as cache.DeletedFinalStateUnknown, then adds and updates; queued
 //     events the list covers are dropped. Stop (a crashed process) ends every watch and no
 //     queued event is applied afterwards.
+//   - A Cache made WithStale (the plan's stale fault) starts its informers from a
+//     lagging apiserver: each lists the state as it was Stale.Age earlier
+//     (PastSource.ListAsOf) and receives the events since, each Age after its
+//     commit, until Stale.Until, when the lagging apiserver has caught up.
 //   - A handler added to a synced informer first receives OnAdd(obj, true) for each cached
 //     object, as client-go does for a handler joining a started informer.
 //   - Cache implements client.Reader and client.FieldIndexer with the semantics of

@@ -67,6 +67,7 @@ type Informer struct {
 	queue     []*delivery // received, not yet applied, in resourceVersion order
 	batch     *delivery   // the newest delivery with a timer, until it is applied or dropped
 	stopWatch func()
+	stale     *Stale // set by a cache made WithStale
 }
 
 // delivery is one received event waiting to be applied.
@@ -101,6 +102,9 @@ func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.S
 
 // start lists (synchronously) and then watches from the list's resourceVersion.
 func (i *Informer) start() {
+	if i.startStale() {
+		return
+	}
 	objs, rv := i.src.List(i.gvk)
 	i.replace(objs, rv)
 	i.synced = true
@@ -309,6 +313,11 @@ func (i *Informer) receive(ev apiserver.Event) {
 		lag = max(i.lag(), 0)
 	}
 	due := now.Add(lag)
+	if i.staleNow() {
+		if d := i.stale.due(ev.At); d.After(due) {
+			due = d
+		}
+	}
 	if !due.After(i.lastDue) {
 		// Never overtake an earlier event. One that is still waiting takes this
 		// one along in its batch: client-go's processLoop pops the FIFO's events

@@ -1,5 +1,6 @@
 // Package plan is the data a run is a function of: a seed, a workload of timed
-// actions, and faults (informer lag and holds, crashes at a client call or a time,
+// actions, and faults (informer lag and holds, crashes at a client call, right
+// after a write or at a time, restarts onto an apiserver that is behind (stale),
 // API errors and ambiguous writes, API latency, worker counts). Plans have a stable
 // text form (String) that Parse reads back to the same plan, so a failure can be
 // stored, read by a person and replayed.
@@ -8,6 +9,7 @@
 //	at 1s create-pipeline name=p envs=3
 //	lag process=manager kind=/v1/Namespace min=0s max=2s
 //	crash process=manager call=17
+//	stale process=manager at=40s age=30s
 //	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
 //
 // What each fault reaches is what its text says: process= names the one process

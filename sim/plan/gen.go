@@ -27,6 +27,16 @@ type Space struct {
 	MaxWrite int
 	// MaxWorkers bounds Workers faults. Default 4.
 	MaxWorkers int
+	// MaxStale, if set, draws Stale faults (a restart onto an apiserver up to
+	// MaxStale behind). 0: not drawn.
+	MaxStale time.Duration
+	// Targets, if set, gives the instants of interest of the fault-free run of
+	// a plan's seed and workload (its writes, say; it gets the plan with those
+	// drawn and no faults yet): timed faults are then drawn either anywhere
+	// or aimed at one of them (a hold starting just before it, a crash or a
+	// stale restart just after it), so that few plans reach the windows that
+	// matter (Sieve's targeting of the reference run's reads and writes).
+	Targets func(p *Plan) []time.Duration
 	// APIFaults are templates of API faults the world can meet; the generator picks
 	// among them and draws a window.
 	APIFaults []apiserver.Fault
@@ -86,6 +96,19 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			return material && sp.allows(k) && rapid.Bool().Draw(t, "use-"+string(k))
 		}
 		procs, kinds := len(sp.Processes) > 0, len(sp.Kinds) > 0
+		var targets []time.Duration
+		if sp.Targets != nil {
+			targets = sp.Targets(p)
+		}
+		// when draws a fault's time: anywhere in the horizon, or (with targets)
+		// offset from one of them. Without targets it draws as it always has.
+		when := func(label string, offset time.Duration) time.Duration {
+			if len(targets) > 0 && rapid.Bool().Draw(t, label+"-targeted") {
+				at := rapid.SampledFrom(targets).Draw(t, label+"-target") + offset
+				return max(at, time.Millisecond)
+			}
+			return time.Millisecond + dur(label, sp.Horizon)
+		}
 		// Faults of a class are drawn as a slice, which rapid shrinks by deleting
 		// elements: a minimal plan keeps only the faults that matter.
 		if class(Lag, procs && kinds) {
@@ -100,7 +123,12 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			p.Faults = append(p.Faults, rapid.SliceOfN(lag, 1, 3).Draw(t, "lags")...)
 		}
 		if class(Hold, procs && kinds) {
-			from := dur("hold-from", sp.Horizon)
+			var from time.Duration
+			if len(targets) > 0 {
+				from = when("hold-from", -time.Millisecond) // just before the targeted write
+			} else {
+				from = dur("hold-from", sp.Horizon)
+			}
 			p.Faults = append(p.Faults, Fault{Kind: Hold,
 				Process:  rapid.SampledFrom(sp.Processes).Draw(t, "hold-process"),
 				Resource: rapid.SampledFrom(sp.Kinds).Draw(t, "hold-kind"),
@@ -113,7 +141,7 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				case sp.MaxWrite > 0 && rapid.Bool().Draw(t, "crash-after-write"):
 					f.Write = rapid.IntRange(1, sp.MaxWrite).Draw(t, "crash-write")
 				case rapid.Bool().Draw(t, "crash-at-time"):
-					f.At = time.Millisecond + dur("crash-at", sp.Horizon)
+					f.At = when("crash-at", time.Millisecond)
 				default:
 					f.Call = rapid.IntRange(1, sp.MaxCall).Draw(t, "crash-call")
 				}
@@ -132,6 +160,12 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			p.Faults = append(p.Faults, Fault{Kind: Latency,
 				Process: rapid.SampledFrom(sp.Processes).Draw(t, "latency-process"),
 				Min:     lo, Max: lo + time.Millisecond + dur("latency-spread", sp.MaxLag/10)}) // never a no-op
+		}
+		if class(Stale, procs && sp.MaxStale > 0) {
+			p.Faults = append(p.Faults, Fault{Kind: Stale,
+				Process: rapid.SampledFrom(sp.Processes).Draw(t, "stale-process"),
+				At:      when("stale-at", time.Millisecond),
+				Age:     time.Millisecond + dur("stale-age", sp.MaxStale)})
 		}
 		if class(Workers, len(sp.Controllers) > 0) {
 			c := rapid.SampledFrom(sp.Controllers).Draw(t, "workers-controller")

@@ -82,6 +82,13 @@ const (
 	Latency FaultKind = "latency"
 	// Workers: Controller runs N workers (MaxConcurrentReconciles).
 	Workers FaultKind = "workers"
+	// Stale: Process restarts at At (a crash), and its new incarnation lists and
+	// watches through an apiserver Age behind (a lagging watch cache: client-go's
+	// reflector lists with resourceVersion 0): its informers list the state as
+	// it was Age earlier and get each event Age after its commit, until the
+	// lagging apiserver has caught up, Age after the restart (Sieve's
+	// stale-state pattern, "time travel").
+	Stale FaultKind = "stale"
 )
 
 // Fault is one fault of a plan; which fields matter depends on Kind.
@@ -97,6 +104,7 @@ type Fault struct {
 	Write      int
 	At         time.Duration
 	N          int
+	Age        time.Duration // Stale: how far behind the apiserver is
 	API        apiserver.Fault
 }
 
@@ -161,6 +169,9 @@ func (f Fault) String() string {
 		dur("at", f.At)
 	case Workers:
 		num("n", f.N)
+	case Stale:
+		dur("at", f.At)
+		dur("age", f.Age)
 	case API:
 		a := f.API
 		add("verb", a.Verb)
@@ -320,13 +331,14 @@ var faultKeys = map[FaultKind][]string{
 	Crash:   {"process", "call", "write", "at"},
 	Latency: {"process", "min", "max"},
 	Workers: {"process", "controller", "n"},
+	Stale:   {"process", "at", "age"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 }
 
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency or workers)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency, workers or stale)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -364,6 +376,8 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			dur(&f.Until)
 		case "at":
 			dur(&f.At)
+		case "age":
+			dur(&f.Age)
 		case "call":
 			num(&f.Call)
 		case "write":
@@ -430,8 +444,12 @@ func (f Fault) validate() error {
 		if f.N < 1 || f.N > MaxWorkers {
 			return fmt.Errorf("workers: n must be from 1 to %d, got %d", MaxWorkers, f.N)
 		}
+	case Stale:
+		if f.Process == "" || f.At <= 0 || f.Age <= 0 {
+			return fmt.Errorf("stale: give process=NAME, at=DURATION and age=DURATION, both above 0")
+		}
 	}
-	for _, d := range []time.Duration{f.Min, f.Max, f.From, f.Until, f.At} {
+	for _, d := range []time.Duration{f.Min, f.Max, f.From, f.Until, f.At, f.Age} {
 		if d < 0 || d > MaxTime {
 			return fmt.Errorf("%s: a time or duration is outside 0..%s", f.Kind, MaxTime)
 		}

@@ -16,7 +16,10 @@ var space = plan.Space{
 	Processes:   []string{"manager", "ns-reconciler"},
 	Kinds:       []string{"/v1/Namespace", "test.ctrlsim.dev/v1/Widget"},
 	Controllers: []string{"manager/widget"},
-	MaxWrite:    5, // crash-after-write faults round-trip too
+	MaxWrite:    5,                // crash-after-write faults round-trip too
+	MaxStale:    30 * time.Second, // and stale restarts
+	// and faults aimed at a reference run's instants (0s: a hold aimed there starts at 1ms)
+	Targets: func(*plan.Plan) []time.Duration { return []time.Duration{0, 5 * time.Second, 2 * time.Minute} },
 	APIFaults: []apiserver.Fault{
 		{Verb: "patch", Resource: "widgets", Code: 422, Field: "status.progress", Message: "field is \"immutable\" = yes"},
 		{Verb: "create", Ambiguous: true, Count: 1},
@@ -158,4 +161,31 @@ func TestGeneratedFaultsAlwaysHaveAnEffect(t *testing.T) {
 			}
 		}
 	})
+}
+
+// With Targets, timed faults are drawn either anywhere or aimed at a target: a
+// stale restart or a crash just after it, a hold starting just before it.
+func TestTimedFaultsAimAtTheTargets(t *testing.T) {
+	sp := plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap"}, MaxStale: time.Minute,
+		Classes: []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash},
+		Targets: func(*plan.Plan) []time.Duration { return []time.Duration{7 * time.Second} }}
+	aimed := map[plan.FaultKind]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		for _, f := range plan.Generator(sp).Draw(t, "plan").Faults {
+			switch {
+			case f.Kind == plan.Stale && f.At == 7*time.Second+time.Millisecond,
+				f.Kind == plan.Crash && f.At == 7*time.Second+time.Millisecond,
+				f.Kind == plan.Hold && f.From == 7*time.Second-time.Millisecond:
+				aimed[f.Kind]++
+			}
+			if f.Kind == plan.Stale && (f.At <= 0 || f.Age <= 0) {
+				t.Fatalf("a stale fault with no effect: %s", f)
+			}
+		}
+	})
+	for _, k := range []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash} {
+		if aimed[k] == 0 {
+			t.Errorf("no %s fault was aimed at the target in 100 plans", k)
+		}
+	}
 }

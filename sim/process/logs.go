@@ -35,7 +35,18 @@ type traceSink struct {
 	values     []any  // shown
 	controller string // the hidden "controller" value, for lines outside a worker
 	internal   bool   // values added are hidden
+
+	// For internal sinks only: derived sinks are made once and shared, since
+	// controller-runtime derives a logger for every reconcile (its
+	// LogConstructor, then the reconcileID) and they differ only in hidden
+	// values. Sinks are immutable once made, and every task runs under the
+	// scheduler one at a time.
+	derived map[sinkKey]*traceSink // shared by the internal sinks of one root
+	user    *traceSink             // this sink as a reconciler gets it (userLogger)
 }
+
+// sinkKey names a derived internal sink.
+type sinkKey struct{ name, controller string }
 
 func (s *traceSink) Init(logr.RuntimeInfo) {}
 
@@ -73,28 +84,46 @@ func (s *traceSink) Error(err error, msg string, kv ...any) {
 // internal sink: controller-runtime's own) are dropped but for the
 // controller's name.
 func (s *traceSink) WithValues(kv ...any) logr.LogSink {
-	c := *s
 	if s.internal {
+		controller := s.controller
 		for i := 0; i+1 < len(kv); i += 2 {
 			if kv[i] == "controller" {
 				if name, ok := kv[i+1].(string); ok {
-					c.controller = name
+					controller = name
 				}
 			}
 		}
-		return &c
+		return s.derive(s.name, controller)
 	}
+	c := *s
 	c.values = append(append([]any(nil), s.values...), kv...)
 	return &c
 }
 
 func (s *traceSink) WithName(name string) logr.LogSink {
-	c := *s
 	if s.name != "" {
 		name = s.name + "." + name
 	}
+	if s.internal {
+		return s.derive(name, s.controller)
+	}
+	c := *s
 	c.name = name
 	return &c
+}
+
+// derive is the internal sink with this name and controller, made once.
+func (s *traceSink) derive(name, controller string) *traceSink {
+	if name == s.name && controller == s.controller {
+		return s
+	}
+	k := sinkKey{name, controller}
+	if d, ok := s.derived[k]; ok {
+		return d
+	}
+	d := &traceSink{p: s.p, m: s.m, name: name, controller: controller, internal: true, derived: s.derived}
+	s.derived[k] = d
+	return d
 }
 
 // line is msg followed by the shown key=value pairs, in the order given (logr's
@@ -167,7 +196,7 @@ func (p *Process) Logger() logr.Logger { return logr.New(&traceSink{p: p, m: p.m
 
 // baseLogger is the manager's logger: values added to it are hidden.
 func (p *Process) baseLogger() logr.Logger {
-	return logr.New(&traceSink{p: p, m: p.mgr, internal: true})
+	return logr.New(&traceSink{p: p, m: p.mgr, internal: true, derived: map[sinkKey]*traceSink{}})
 }
 
 // userLogger is l as a reconciler gets it: values added from now on show.
@@ -176,7 +205,11 @@ func userLogger(l logr.Logger) logr.Logger {
 	if !ok {
 		return l
 	}
-	c := *s
-	c.internal = false
-	return l.WithSink(&c)
+	if !s.internal {
+		return l
+	}
+	if s.user == nil {
+		s.user = &traceSink{p: s.p, m: s.m, name: s.name, controller: s.controller}
+	}
+	return l.WithSink(s.user)
 }

@@ -43,6 +43,9 @@ type Injector interface {
 	CallLatency(process string, write bool) (request, response time.Duration)
 	// Workers overrides the worker count of a controller (0: no override).
 	Workers(process, controller string) int
+	// Stale reports, when process starts, whether this incarnation lists and
+	// watches through a lagging apiserver (the plan's stale fault), and how.
+	Stale(process string) (informer.Stale, bool)
 }
 
 // Env is the world a process lives in.
@@ -222,9 +225,13 @@ func (p *Process) start() {
 	p.startedAt = p.env.Clock.Now()
 	p.workers = map[*scheduler.Task]*worker{}
 	name := p.spec.Name
+	opts := []informer.Option{informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) })}
+	stale, isStale := p.env.Faults.Stale(name)
+	if isStale {
+		opts = append(opts, informer.WithStale(stale))
+	}
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
-		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) },
-		informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) }))
+		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)
 	p.client = kubeclient.New(p.env.Server, p.user, kubeclient.Options{
 		Cache: p.cache,
 		Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
@@ -235,6 +242,10 @@ func (p *Process) start() {
 		op = "restart"
 	}
 	p.record(trace.Step{Op: op, Result: "incarnation " + strconv.Itoa(p.incarnation)})
+	if isStale {
+		p.record(trace.Step{Op: "stale", Result: fmt.Sprintf("its informers list and watch through an apiserver %s behind until %s",
+			stale.Age, stale.Until.Sub(p.env.Start))})
+	}
 	p.started = true // Setup may crash the process (a crash planned at one of its calls)
 	incarnation := p.incarnation
 	if p.spec.Setup != nil {

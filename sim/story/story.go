@@ -438,6 +438,12 @@ func (s *Story) faultSpans() {
 				Label: apiFaultLabel(f)})
 		case plan.Crash:
 			// The crash step is in the trace, drawn as a cross.
+		case plan.Stale:
+			// The crash is in the trace; the span shows how far behind the
+			// apiserver it restarts onto is (the trace's "stale" step says
+			// exactly when the lag starts and ends).
+			onProcess(f.Process, Span{From: f.At, To: f.At + f.Age, Kind: SpanFault, Color: colorFault, Step: -1,
+				Label: "restart onto an apiserver " + f.Age.String() + " behind"})
 		}
 	}
 }

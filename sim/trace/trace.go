@@ -67,8 +67,10 @@ func appendField(b []byte, f string) []byte {
 	if f == "" {
 		return append(b, '-')
 	}
-	if strings.ContainsAny(f, " \n\"") {
-		return strconv.AppendQuote(b, f)
+	for i := 0; i < len(f); i++ { // strings.ContainsAny, without its set built per call
+		if c := f[i]; c == ' ' || c == '\n' || c == '"' {
+			return strconv.AppendQuote(b, f)
+		}
 	}
 	return append(b, f...)
 }
@@ -124,8 +126,9 @@ type Trace struct {
 	// Keep says whether steps are kept (for timelines); the hash always covers all.
 	Keep bool
 	// Observe, if set, sees every step as it is added (the cluster's hot-loop
-	// watch). It must not add steps.
-	Observe func(*Step)
+	// watch). It must not add steps, nor keep the pointer past its return.
+	Observe  func(*Step)
+	observed Step
 }
 
 // New returns an empty trace that keeps its steps.
@@ -141,7 +144,8 @@ func (t *Trace) Add(s Step) {
 		t.steps = append(t.steps, s)
 	}
 	if t.Observe != nil {
-		t.Observe(&s)
+		t.observed = s // a field, not &s: s would escape on every step
+		t.Observe(&t.observed)
 	}
 }
 

@@ -1,0 +1,78 @@
+package informer_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/informer"
+)
+
+// A stale informer (the plan's stale fault: a restart onto an apiserver whose
+// watch cache is behind) lists the state as it was Age ago, then gets each
+// later event Age after its commit, and everything still missing when the
+// lagging apiserver has caught up (Until); after that, events arrive as usual.
+func TestAStaleInformerListsThePastAndCatchesUpAtUntil(t *testing.T) {
+	clk := clock.New(clock.Epoch)
+	srv := apiserver.New(apiserver.Options{Scheme: apiservertest.Scheme(), Clock: clk})
+	srv.CreateDefaultNamespaces()
+	write := func(data string) {
+		t.Helper()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}, Data: map[string]string{"v": data}}
+		if data == "1" {
+			if err := srv.Create(apiserver.Admin, cm); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if err := srv.Get(apiserver.Admin, client.ObjectKeyFromObject(cm), cm); err != nil {
+			t.Fatal(err)
+		}
+		cm.Data["v"] = data
+		if err := srv.Update(apiserver.Admin, cm, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1") // at 0s
+	clk.Step(10 * time.Second)
+	write("2") // at 10s
+	clk.Step(10 * time.Second)
+	write("3") // at 20s
+
+	// The restart, at 20s, lands on an apiserver 15s behind, until 35s.
+	c := informer.NewCache(srv.Watcher(), clk, apiservertest.Scheme(), nil,
+		informer.WithStale(informer.Stale{Age: 15 * time.Second, Until: clk.Now().Add(15 * time.Second)}))
+	inf := c.Informer(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"})
+	value := func() string {
+		o, ok, _ := inf.Indexer().GetByKey("default/x")
+		if !ok {
+			return "none"
+		}
+		return o.(*corev1.ConfigMap).Data["v"]
+	}
+	var seen []string
+	observe := func(d time.Duration) {
+		clk.Step(d)
+		seen = append(seen, clk.Now().Sub(clock.Epoch).String()+"="+value())
+	}
+	seen = append(seen, "20s="+value()) // the state as of 5s
+	observe(4 * time.Second)            // 24s: still before 10s+15s
+	observe(time.Second)                // 25s: the 10s write, 15s late
+	write("4")                          // at 25s: due at 40s, but the apiserver has caught up at 35s
+	observe(9 * time.Second)            // 34s: the 20s write is due at 35s
+	observe(time.Second)                // 35s: caught up, both
+	write("5")                          // at 35s: no longer behind
+	observe(0)
+	want := []string{"20s=1", "24s=1", "25s=2", "34s=2", "35s=4", "35s=5"}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("the value the stale cache shows over time:\n got %v\nwant %v", seen, want)
+	}
+}
