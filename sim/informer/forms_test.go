@@ -15,6 +15,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/forms"
 	"github.com/ctrlsim/ctrlsim/sim/informer"
@@ -232,5 +234,39 @@ func TestFormLists(t *testing.T) {
 	}
 	if err := w.cache.List(ctx, &typed, sel); err != nil || len(typed.Items) != 1 || typed.Items[0].Name != "y" {
 		t.Errorf("typed field index: %v %v", typed.Items, err)
+	}
+}
+
+// A stale cache makes every form's informer stale: an unstructured informer
+// started on an apiserver behind lists the past too, converted into its form.
+func TestAStaleCacheMakesEveryFormStale(t *testing.T) {
+	clk := clock.New(clock.Epoch)
+	srv := apiserver.New(apiserver.Options{Scheme: apiservertest.Scheme(), Clock: clk})
+	srv.CreateDefaultNamespaces()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}, Data: map[string]string{"v": "1"}}
+	if err := srv.Create(apiserver.Admin, cm); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(10 * time.Second)
+	cm.Data["v"] = "2"
+	if err := srv.Update(apiserver.Admin, cm, ""); err != nil {
+		t.Fatal(err)
+	}
+	c := informer.NewCache(srv.Watcher(), clk, apiservertest.Scheme(), nil,
+		informer.WithStale(informer.Stale{Age: 5 * time.Second, Until: clk.Now().Add(5 * time.Second)}))
+	u := c.FormInformer(configMapGVK, forms.Unstructured)
+	value := func() any {
+		o, ok, _ := u.Indexer().GetByKey("default/x")
+		if !ok {
+			return "none"
+		}
+		return o.(*unstructured.Unstructured).Object["data"].(map[string]any)["v"]
+	}
+	if v := value(); v != "1" {
+		t.Errorf("the stale unstructured informer at 10s shows %v, want the 5s state 1", v)
+	}
+	clk.Step(5 * time.Second)
+	if v := value(); v != "2" {
+		t.Errorf("caught up at 15s: %v, want 2", v)
 	}
 }
