@@ -43,7 +43,9 @@
 //   - Timing is one distribution for every kind and verb class (read or write):
 //     no list cost that grows with the result, no slower writes of large objects,
 //     no apiserver load or priority and fairness; draws are independent (no
-//     congestion). Watch delivery to different informers is drawn per informer.
+//     congestion). Watch delivery to different informers is drawn per informer,
+//     from one stream per process and kind: the informers of one kind in
+//     different forms (typed, unstructured, metadata) share it.
 //   - The hot-loop bound is a fixed rate: a controller that legitimately polls one
 //     object faster than 20 times a second for 10 s is reported, and a loop slower
 //     than that (a status write every 100 ms for ever) is not.

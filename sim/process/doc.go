@@ -62,10 +62,14 @@
 //     NewQueue functions and controllers whose request type is not
 //     reconcile.Request.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
-//     (builder.OnlyMetadata, Watches of an Unstructured) are views of the kind's
-//     typed informer: their handlers get objects of that form, but they share
-//     the typed informer's store, lag and holds (controller-runtime keeps a
-//     separate cache per form). Kinds without a Go type are not served.
+//     (builder.OnlyMetadata, Watches of an Unstructured, kinds that only a CRD
+//     defines) are informers of their own per form, as controller-runtime keeps
+//     them (own store, lag draw, field indexes; see package informer), but a
+//     plan's hold and lag fault name a kind, not a form: a hold holds every
+//     form's informer of the kind, and the forms of one kind draw their lags
+//     from the kind's one stream. No cache options choose forms
+//     (CacheOptions.Unstructured is as if true: the client reads Unstructured
+//     objects from the cache).
 //   - GetConfig and GetHTTPClient return a config and client whose every request
 //     fails: a process has no REST endpoint. Webhooks, health probes and metrics
 //     are accepted and never served or called. Manager.Start is refused.
