@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -99,6 +100,16 @@ type Options struct {
 	// NoBuiltinControllers leaves the namespace controller and the garbage
 	// collector out of the world (they run by default, as in a real cluster).
 	NoBuiltinControllers bool
+	// NoWorkloadModels leaves the workload models out of the world: the
+	// replicaset, deployment and job controllers (in kube-controller-manager)
+	// and the kubelet (process kubelet), which run by default so that
+	// Deployments roll out and Jobs complete (operatortest/kubeworld).
+	NoWorkloadModels bool
+	// WorkloadFaults also draws the kubelet's faults: pods that never become
+	// ready, crash-loop or fail, and a node lost (sim/plan notready,
+	// crashloop, podfail, nodelost). Off by default: a workload that cannot
+	// become ready is a fault no operator can heal.
+	WorkloadFaults bool
 }
 
 func (o Options) withDefaults() Options {
@@ -132,8 +143,8 @@ func (o Options) withFlags() (Options, error) {
 	return o, nil
 }
 
-// KubeControllerManager is the process running the namespace controller and
-// the garbage collector.
+// KubeControllerManager is the process running the namespace controller, the
+// garbage collector and the workload controllers.
 const KubeControllerManager = "kube-controller-manager"
 
 // Run tests the operator: it explores plans of faults (informer lag and holds,
@@ -399,8 +410,8 @@ func newWorld(o Options) (*world, error) {
 	}
 	names := map[string]bool{}
 	for _, m := range o.Managers {
-		if m.Name == "" || m.Setup == nil || names[m.Name] || m.Name == KubeControllerManager {
-			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q) and a Setup", KubeControllerManager)
+		if m.Name == "" || m.Setup == nil || names[m.Name] || m.Name == KubeControllerManager || m.Name == kubeworld.KubeletProcess {
+			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q) and a Setup", KubeControllerManager, kubeworld.KubeletProcess)
 		}
 		names[m.Name] = true
 		w.space.Processes = append(w.space.Processes, m.Name)
@@ -416,18 +427,25 @@ func newWorld(o Options) (*world, error) {
 	// stale states); timed faults aim at the reference run's reads and writes
 	// (explore sets Targets).
 	w.space.MaxStale = o.FaultPhase / 2
+	if o.WorkloadFaults && !o.NoWorkloadModels {
+		w.space.Pods = 10
+		w.space.Nodes = kubeworld.DefaultNodes
+	}
 	if len(o.Objects) > 0 && !o.NoWorkload {
 		w.space.Workload = w.workload()
 	}
 	return w, nil
 }
 
-// options are the cluster options of one run.
-func (w *world) options() cluster.Options {
+// options are the cluster options of a run of p.
+func (w *world) options(p *plan.Plan) cluster.Options {
 	o := w.o
 	var procs []process.Spec
-	if !o.NoBuiltinControllers {
+	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
 		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: w.setupKubeControllerManager})
+	}
+	if !o.NoWorkloadModels {
+		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
 	}
 	for _, m := range o.Managers {
 		procs = append(procs, process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount,
@@ -436,11 +454,32 @@ func (w *world) options() cluster.Options {
 	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
 
+// workloadKinds are the kinds the workload models add to the collector's and
+// the namespace controller's (they are not judged).
+var workloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}}
+
 func (w *world) setupKubeControllerManager(p *process.Process) error {
 	mgr := p.Manager()
+	if !w.o.NoWorkloadModels {
+		if err := kubeworld.SetupControllers(p); err != nil {
+			return err
+		}
+	}
+	if w.o.NoBuiltinControllers {
+		return nil
+	}
 	var content []client.ObjectList
 	var collected []client.Object
-	for _, gvk := range w.kinds {
+	kinds := w.kinds
+	if !w.o.NoWorkloadModels {
+		for _, k := range workloadKinds {
+			if !slices.Contains(kinds, k) {
+				kinds = append(slices.Clip(kinds), k)
+			}
+		}
+	}
+	for _, gvk := range kinds {
 		obj, err := w.o.Scheme.New(gvk)
 		if err != nil {
 			continue
@@ -524,7 +563,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *
 	var r *result
 	var runErr error
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		opts := w.options()
+		opts := w.options(p)
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 // refused, and jobTemplate.metadata (a bare {type: object} in the schema) is
 // pruned, so annotations a user puts there never reach the Jobs.
 func TestTheCRDSchemaDefaultsValidatesAndPrunes(t *testing.T) {
-	c, err := cluster.New(&plan.Plan{}, cronjob.World())
+	c, err := cluster.New(&plan.Plan{}, cronjob.World(&plan.Plan{}))
 	if err != nil {
 		t.Fatal(err)
 	}

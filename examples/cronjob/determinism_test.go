@@ -27,7 +27,7 @@ latency process=cronjob min=1ms max=50ms
 			t.Error(err)
 		}
 	}
-	if err := wallclock.CheckDeterminism(t, p, cronjob.World, drive); err != nil {
+	if err := wallclock.CheckDeterminism(t, p, func() cluster.Options { return cronjob.World(p) }, drive); err != nil {
 		t.Fatal(err)
 	}
 	// The plan's faults did act: both processes crashed, and a status write

@@ -3,11 +3,12 @@
 // SOURCE.md names the commit and every changed line), unmodified, in the
 // simulator, and checks what a CronJob user expects of it.
 //
-// The world (World) has two processes: "cronjob", the tutorial's manager,
+// The world (World) has three processes: "cronjob", the tutorial's manager,
 // whose controller is built by the tutorial's own SetupWithManager called as
-// its cmd/main.go calls it (its field indexer and builder included), and
-// "kube-controller-manager", a small Job model (package jobmodel) that runs
-// Jobs to completion. The tutorial's generated CRD is served with its schema
+// its cmd/main.go calls it (its field indexer and builder included),
+// "kube-controller-manager", models/kube's job controller and garbage
+// collector, and "kubelet", models/kube's kubelet, which runs each Job's pod
+// for the "sleep N" of its command. The tutorial's generated CRD is served with its schema
 // (apiserver.CRDsFromYAML). Runs happen inside a testing/synctest bubble
 // (package wallclock), because the tutorial's realClock calls time.Now.
 //
@@ -31,10 +32,10 @@
 //   - The tutorial's defaulting and validating webhooks are not copied
 //     (ctrlsim serves no webhooks): the workload writes the webhook's defaults
 //     (history limits 3 and 1) itself, and nothing validates the schedule.
-//   - The Job model (package jobmodel) never fails a Job, so failed-history
-//     limits and the tutorial's Degraded/JobsFailed path are not exercised;
-//     Jobs have no Pods, and there is no garbage collector (Jobs of a deleted
-//     CronJob stay; the workload never deletes the CronJob).
+//   - No plan fails a Job (the workload faults podfail and crashloop are not
+//     drawn here), so failed-history limits and the tutorial's
+//     Degraded/JobsFailed path are not exercised; the workload never deletes
+//     the CronJob.
 //   - One CronJob per run, on the tutorial sample's one-minute schedule; no
 //     time zones, no schedule or spec changes during a run other than the
 //     suspension that ends it.

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlsim/ctrlsim/examples/cronjob"
-	"github.com/ctrlsim/ctrlsim/examples/cronjob/jobmodel"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
 
@@ -66,9 +65,9 @@ func holdsAndOverlaps(t *testing.T, text string) int {
 				continue
 			}
 			switch {
-			case ev.Type == watch.Added && !jobmodel.Finished(job):
+			case ev.Type == watch.Added && !cronjob.JobFinished(job):
 				running[job.UID] = true
-			case ev.Type == watch.Deleted || jobmodel.Finished(job):
+			case ev.Type == watch.Deleted || cronjob.JobFinished(job):
 				delete(running, job.UID)
 			}
 			most = max(most, len(running))

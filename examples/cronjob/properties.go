@@ -7,13 +7,13 @@ import (
 	"time"
 
 	kbatch "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	batchv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/api/v1"
-	"github.com/ctrlsim/ctrlsim/examples/cronjob/jobmodel"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
@@ -126,14 +126,14 @@ func ForbidNeverOverlaps(r *check.Run) Violations {
 			running[own] = map[types.UID]*kbatch.Job{}
 		}
 		switch {
-		case ev.Type == watch.Added && !jobmodel.Finished(job):
+		case ev.Type == watch.Added && !JobFinished(job):
 			for _, other := range sortedJobs(running[own]) {
 				out = append(out, Violation{Property: "forbid-never-overlaps", At: ev.At.Sub(r.Start), Detail: fmt.Sprintf(
 					"CronJob %s has concurrencyPolicy Forbid, yet Job %s (scheduled at %s) was created while Job %s (scheduled at %s, created at %s) was still running",
 					own, job.Name, job.Annotations[ScheduledAtAnnotation], other.Name, other.Annotations[ScheduledAtAnnotation], other.CreationTimestamp.Sub(r.Start))})
 			}
 			running[own][job.UID] = job
-		case ev.Type == watch.Deleted || jobmodel.Finished(job):
+		case ev.Type == watch.Deleted || JobFinished(job):
 			delete(running[own], job.UID)
 		}
 	}
@@ -231,7 +231,7 @@ func ActiveMatchesAtRest(r *check.Run) Violations {
 	cjs := cronJobs(r)
 	running := map[string][]string{}
 	for _, job := range jobs(r, jobGVK) {
-		if own := owner(job); own != "" && !jobmodel.Finished(job) {
+		if own := owner(job); own != "" && !JobFinished(job) {
 			running[own] = append(running[own], job.Name+"("+string(job.UID)+")")
 		}
 	}
@@ -274,4 +274,15 @@ func Healthy(c *cluster.Cluster) Violations {
 		out = append(out, Violation{Property: "no-reconcile-panic", At: f.At, Detail: f.String()})
 	}
 	return out
+}
+
+// JobFinished reports whether job has a true Complete or Failed condition
+// (the job controller's IsJobFinished).
+func JobFinished(job *kbatch.Job) bool {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == kbatch.JobComplete || c.Type == kbatch.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }

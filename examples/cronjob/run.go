@@ -22,7 +22,7 @@ type Result struct {
 func Run(t *testing.T, p *plan.Plan, inspect func(c *cluster.Cluster)) (res Result, err error) {
 	t.Helper()
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		o := World()
+		o := World(p)
 		o.Wall = wall
 		c, e := cluster.New(p, o)
 		if e != nil {

@@ -19,7 +19,8 @@ import (
 
 	batchv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/api/v1"
 	"github.com/ctrlsim/ctrlsim/examples/cronjob/internal/controller"
-	"github.com/ctrlsim/ctrlsim/examples/cronjob/jobmodel"
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -27,7 +28,8 @@ import (
 )
 
 // The world's names: the operator process running the tutorial's controller,
-// the process running the Job model, and the one CronJob the workload creates.
+// the process running the job controller model, and the one CronJob the
+// workload creates.
 const (
 	Operator  = "cronjob"
 	JobModel  = "kube-controller-manager"
@@ -85,9 +87,10 @@ var parsedCRDs = sync.OnceValue(func() []apiserver.CRD {
 	return crds
 })
 
-// World is the tutorial's controller manager next to a Job model, with the
-// workload actions create-cronjob and suspend.
-func World() cluster.Options {
+// World is the tutorial's controller manager next to kube-controller-manager
+// (models/kube's job controller and garbage collector) and the kubelet model,
+// for a run of p, with the workload actions create-cronjob and suspend.
+func World(p *plan.Plan) cluster.Options {
 	return cluster.Options{
 		Scheme: Scheme(),
 		CRDs:   CRDs(),
@@ -103,8 +106,17 @@ func World() cluster.Options {
 			}},
 			{Name: JobModel, Setup: func(p *process.Process) error {
 				mgr := p.Manager()
-				return (&jobmodel.Reconciler{Client: mgr.GetClient(), Clock: p.Clock(), Default: DefaultJobDuration}).SetupWithManager(mgr)
+				jc := &kube.JobController{Client: mgr.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}
+				if err := jc.SetupWithManager(mgr); err != nil {
+					return err
+				}
+				// The tutorial deletes its old Jobs in the background: the
+				// collector deletes their pods.
+				gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
+					Kinds: []client.Object{&corev1.Pod{}, &kbatch.Job{}}}
+				return gc.SetupWithManager(mgr)
 			}},
+			kubeworld.Kubelet(p, nil, kubeworld.Delays{}),
 		},
 		Actions: map[string]cluster.Action{
 			"create-cronjob": cluster.Act(createCronJob, "schedule", "policy", "successful", "failed", "deadline", "duration"),
@@ -120,7 +132,7 @@ func World() cluster.Options {
 // successfulJobsHistoryLimit 3, failedJobsHistoryLimit 1. The webhook is not
 // run (ctrlsim serves no webhooks), so the workload writes its defaults itself.
 // duration= (whole seconds) is how long its Jobs run: their container runs
-// "sleep N" first (see jobmodel).
+// "sleep N" first, which the kubelet model runs for N seconds.
 func NewCronJob(args plan.Args) (*batchv1.CronJob, error) {
 	get := func(key, def string) string {
 		if v := args.Get(key); v != "" {

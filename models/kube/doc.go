@@ -20,6 +20,37 @@
 //     (pkg/controller/garbagecollector, attemptToDeleteItem,
 //     processDeletingDependentsItem, attemptToOrphanWorker): background,
 //     foreground and orphan propagation, one controller per collected kind.
+//   - ReplicaSetController: pkg/controller/replicaset/replica_set.go
+//     (syncReplicaSet, manageReplicas, getPodsToDelete) and
+//     replica_set_utils.go (calculateStatus, updateReplicaSetStatus), with
+//     controller_utils.go (GetPodFromTemplate, RealPodControl, ActivePods,
+//     ControllerExpectations, slowStartBatch).
+//   - DeploymentController: pkg/controller/deployment (syncDeployment in
+//     deployment_controller.go; sync.go getNewReplicaSet, scale,
+//     cleanupDeployment, calculateStatus, isScalingEvent; rolling.go;
+//     recreate.go; progress.go syncRolloutStatus, requeueStuckDeployment;
+//     util/deployment_util.go) and controller.ComputeHash for the
+//     pod-template-hash.
+//   - JobController: pkg/controller/job/job_controller.go (syncJob, manageJob,
+//     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
+//     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
+//     backoff_utils.go, for NonIndexed Jobs.
+//   - EndpointSliceController: pkg/controller/endpointslice with the
+//     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
+//     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
+//     setEndpointSliceLabels; ShouldPodBeInEndpoints, FindPort).
+//   - Kubelet: the pod side of kube-scheduler (binding), of the kubelet
+//     (pkg/kubelet/status/generate.go, kubelet_pods.go getPhase, the
+//     container back-off) and of the node lifecycle controller
+//     (controller/util/node MarkPodsNotReady, taint eviction). Pod
+//     annotations (AnnotationRun, AnnotationExitCode, AnnotationNeverReady),
+//     a "sleep N" in the first container's command, and faults (PodFault,
+//     NodeLoss) say what containers do.
+//
+// operatortest/kubeworld wires the workload models into simulated worlds:
+// the four controllers in kube-controller-manager, the kubelet as a process
+// of its own drawing its delays from the plan's seed and meeting the plan's
+// workload faults.
 //
 // What the plan varies: the namespace controller's deletion order (Shuffle, or
 // Order), the time before each deletion (Delay) and a minimum time Terminating
@@ -57,5 +88,46 @@
 //     deletionTimestamp and by its owners' and dependents' events. Patches are JSON merge patches carrying the
 //     resourceVersion (upstream tries a strategic merge patch first); a
 //     cluster-scoped item with a namespaced owner is skipped, not reported.
-//   - Neither model emits Events or metrics.
+//   - The namespace controller and the collector emit no Events; no model
+//     exports metrics.
+//   - Workload controllers: no adoption or release of orphans (claimPods,
+//     ClaimReplicaSets): they see only what they control. No periodic resync.
+//     Their creations and deletions of one sync run one after the other
+//     (upstream: parallel goroutines per slow-start batch). Status retries
+//     re-read from the cache, not the apiserver. The consistency store
+//     (EnsureReady of v1.37) is not modelled; expectations are.
+//   - The apiserver model does not default: the models read nil
+//     Deployment.replicas, strategy, revisionHistoryLimit,
+//     progressDeadlineSeconds, ReplicaSet.replicas, Job.parallelism,
+//     completions and backoffLimit with SetDefaults_*'s values, and Job pods
+//     get the controller-uid and job-name labels the apiserver's Job strategy
+//     puts in the template. The pod-template-hash is upstream's
+//     (controller.ComputeHash) over the template as stored, which a real
+//     apiserver has defaulted (imagePullPolicy, terminationMessagePath, ...):
+//     ReplicaSet names differ from a real cluster's for the same manifest.
+//   - Deployment: no rollback (the deprecated rollbackTo annotation); the
+//     deployment's ReplicaSet watch and Recreate's pod-deletion wake-up are
+//     mapped through the cache. The ReplicaSet's pod ranking for scale-down
+//     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode).
+//   - Job: Indexed Jobs are left alone (no pods, no status); no pod failure
+//     policy, success policy, backoffLimitPerIndex, suspend (the Suspended
+//     condition) or managed-by other than the default; the tracking
+//     finalizer is removed with an update, not a strategic merge patch; the
+//     back-off record is in memory and lost at a restart, as upstream's.
+//   - EndpointSlice: IPv4 only, one slice per set of ports however many
+//     endpoints (upstream splits at 100), endpoints ordered by pod name, no
+//     zones, hints or trafficDistribution, no endpoint slice tracker (stale
+//     cache checks), no Endpoints (core/v1) controller or mirroring, no
+//     events. The apiserver model allocates no ClusterIP: a Service without
+//     one is taken as having one (not headless) unless it says None.
+//   - Kubelet: one reconciler plays the scheduler (round robin over live
+//     nodes, binding by an update of spec.nodeName, which the apiserver model
+//     counts as a generation), every node's kubelet and the node lifecycle
+//     controller's pod side; no Node objects, no init or sidecar containers
+//     (Initialized is True at once), no probes (a running container is ready
+//     unless told otherwise), no graceful termination (the apiserver model
+//     deletes pods at once; a pod held by finalizers has its containers
+//     killed: exit code 137). Every restart of a crashed container, the
+//     first included, waits the back-off (10s doubling to 5m); pod IPs and
+//     container IDs are synthetic.
 package kube

@@ -21,6 +21,11 @@
 // cluster), so a drawn lag or latency always has max > 0: the generator never
 // draws a fault with no effect.
 //
+// Workload faults (notready, crashloop, podfail pod=N; nodelost node=NAME
+// at=T) are met by the kubelet model of models/kube, not by the kernel: pod=
+// counts the pods the kubelet binds, from 1. Space.Pods and Space.Nodes draw
+// them; a world without the kubelet model ignores them.
+//
 // Every plan is bounded (Parse, Read and Validate refuse what is not, with the
 // line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a
 // line, MaxEntries (1000) steps and faults, MaxArgs arguments a step, times and

@@ -43,6 +43,11 @@ type Space struct {
 	// Classes restricts the fault classes drawn; nil means every class the space
 	// has material for.
 	Classes []FaultKind
+	// Pods, if set, draws workload faults on pods (NotReady, CrashLoop,
+	// PodFail) on the first Pods pods the kubelet model binds; 0: none drawn.
+	Pods int
+	// Nodes are the nodes a NodeLost fault may lose; nil: none drawn.
+	Nodes []string
 	// Workload draws the workload. Nil means no steps.
 	Workload *rapid.Generator[[]Step]
 }
@@ -172,6 +177,24 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			proc, ctrl := splitController(c)
 			p.Faults = append(p.Faults, Fault{Kind: Workers, Process: proc, Controller: ctrl,
 				N: rapid.IntRange(2, max(2, sp.MaxWorkers)).Draw(t, "workers-n")})
+		}
+		var podKinds []FaultKind
+		for _, k := range []FaultKind{NotReady, CrashLoop, PodFail} {
+			if sp.allows(k) {
+				podKinds = append(podKinds, k)
+			}
+		}
+		if sp.Pods > 0 && len(podKinds) > 0 && rapid.Bool().Draw(t, "use-pod-faults") {
+			pod := rapid.Custom(func(t *rapid.T) Fault {
+				return Fault{Kind: rapid.SampledFrom(podKinds).Draw(t, "pod-fault"),
+					Pod: rapid.IntRange(1, sp.Pods).Draw(t, "pod")}
+			})
+			p.Faults = append(p.Faults, rapid.SliceOfN(pod, 1, 2).Draw(t, "pod-faults")...)
+		}
+		if class(NodeLost, len(sp.Nodes) > 0) {
+			p.Faults = append(p.Faults, Fault{Kind: NodeLost,
+				Node: rapid.SampledFrom(sp.Nodes).Draw(t, "node"),
+				At:   dur("node-lost-at", sp.Horizon)})
 		}
 		return p
 	})

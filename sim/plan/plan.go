@@ -89,7 +89,29 @@ const (
 	// lagging apiserver has caught up, Age after the restart (Sieve's
 	// stale-state pattern, "time travel").
 	Stale FaultKind = "stale"
+
+	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
+	// the pods the kubelet binds, from 1, in the order it binds them.
+
+	// NotReady: the Pod-th pod's containers run and never become ready.
+	NotReady FaultKind = "notready"
+	// CrashLoop: the Pod-th pod's containers exit with code 1 each time they
+	// have run; they restart with the kubelet's back-off (CrashLoopBackOff)
+	// unless the pod's restartPolicy is Never.
+	CrashLoop FaultKind = "crashloop"
+	// PodFail: the Pod-th pod's containers exit with code 1 once (a Job pod
+	// with restartPolicy Never fails).
+	PodFail FaultKind = "podfail"
+	// NodeLost: Node stops at time At: its pods are marked not ready after the
+	// node monitor grace period and evicted after the not-ready toleration.
+	NodeLost FaultKind = "nodelost"
 )
+
+// Workload reports whether k is a workload fault (NotReady, CrashLoop,
+// PodFail, NodeLost): one the kubelet model meets, with no process.
+func (k FaultKind) Workload() bool {
+	return k == NotReady || k == CrashLoop || k == PodFail || k == NodeLost
+}
 
 // Fault is one fault of a plan; which fields matter depends on Kind.
 type Fault struct {
@@ -106,6 +128,8 @@ type Fault struct {
 	N          int
 	Age        time.Duration // Stale: how far behind the apiserver is
 	API        apiserver.Fault
+	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
+	Node       string // NodeLost
 }
 
 // String is the plan's text form: one line per seed, step and fault; Parse reads it
@@ -172,6 +196,11 @@ func (f Fault) String() string {
 	case Stale:
 		dur("at", f.At)
 		dur("age", f.Age)
+	case NotReady, CrashLoop, PodFail:
+		num("pod", f.Pod)
+	case NodeLost:
+		add("node", f.Node)
+		dur("at", f.At)
 	case API:
 		a := f.API
 		add("verb", a.Verb)
@@ -333,12 +362,17 @@ var faultKeys = map[FaultKind][]string{
 	Workers: {"process", "controller", "n"},
 	Stale:   {"process", "at", "age"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
+	// Workload faults.
+	NotReady:  {"pod"},
+	CrashLoop: {"pod"},
+	PodFail:   {"pod"},
+	NodeLost:  {"node", "at"},
 }
 
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency, workers or stale)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency, workers, stale, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -384,6 +418,10 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			num(&f.Write)
 		case "n":
 			num(&f.N)
+		case "pod":
+			num(&f.Pod)
+		case "node":
+			f.Node = v
 		case "verb":
 			f.API.Verb = v
 		case "resource":
@@ -448,6 +486,14 @@ func (f Fault) validate() error {
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {
 			return fmt.Errorf("stale: give process=NAME, at=DURATION and age=DURATION, both above 0")
 		}
+	case NotReady, CrashLoop, PodFail:
+		if f.Pod < 1 || f.Pod > MaxCount {
+			return fmt.Errorf("%s: pod must be from 1 to %d, got %d", f.Kind, MaxCount, f.Pod)
+		}
+	case NodeLost:
+		if f.Node == "" {
+			return fmt.Errorf("nodelost: node is required")
+		}
 	}
 	for _, d := range []time.Duration{f.Min, f.Max, f.From, f.Until, f.At, f.Age} {
 		if d < 0 || d > MaxTime {
@@ -457,7 +503,7 @@ func (f Fault) validate() error {
 	if f.Call < 0 || f.Call > MaxCount || f.Write < 0 || f.Write > MaxCount || f.API.Count < 0 || f.API.Count > MaxCount {
 		return fmt.Errorf("%s: call, write and count must be from 0 to %d", f.Kind, MaxCount)
 	}
-	if f.Kind != Workers && f.Kind != API && f.Process == "" {
+	if f.Kind != Workers && f.Kind != API && !f.Kind.Workload() && f.Process == "" {
 		return fmt.Errorf("%s: process is required", f.Kind)
 	}
 	return nil

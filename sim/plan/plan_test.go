@@ -20,6 +20,8 @@ var space = plan.Space{
 	MaxStale:    30 * time.Second, // and stale restarts
 	// and faults aimed at a reference run's instants (0s: a hold aimed there starts at 1ms)
 	Targets: func(*plan.Plan) []time.Duration { return []time.Duration{0, 5 * time.Second, 2 * time.Minute} },
+	Pods:    4, // and workload faults
+	Nodes:   []string{"node-1", "node-2"},
 	APIFaults: []apiserver.Fault{
 		{Verb: "patch", Resource: "widgets", Code: 422, Field: "status.progress", Message: "field is \"immutable\" = yes"},
 		{Verb: "create", Ambiguous: true, Count: 1},
@@ -87,6 +89,33 @@ workers process=manager controller=pipeline n=2
 	}
 	if f := p.Faults[2]; f.API.Code != 422 || f.API.Message != "bad value" || f.Until != time.Minute {
 		t.Errorf("api fault: %+v", f)
+	}
+}
+
+// Workload faults name a pod by the order the kubelet model binds it, or a
+// node and a time; they need no process.
+func TestParseWorkloadFaults(t *testing.T) {
+	text := "seed 7\nnotready pod=2\ncrashloop pod=1\npodfail pod=3\nnodelost node=node-2 at=30s\n"
+	p, err := plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []plan.Fault{{Kind: plan.NotReady, Pod: 2}, {Kind: plan.CrashLoop, Pod: 1}, {Kind: plan.PodFail, Pod: 3},
+		{Kind: plan.NodeLost, Node: "node-2", At: 30 * time.Second}}
+	if !reflect.DeepEqual(p.Faults, want) {
+		t.Fatalf("parsed %+v, want %+v", p.Faults, want)
+	}
+	if p.String() != text {
+		t.Fatalf("printed\n%s\nwant\n%s", p.String(), text)
+	}
+	for _, bad := range []struct{ text, want string }{
+		{"seed 1\nnotready", "pod must be from 1"},
+		{"seed 1\ncrashloop pod=1 process=x", `crashloop takes pod, not "process=x"`},
+		{"seed 1\nnodelost at=1s", "nodelost: node is required"},
+	} {
+		if _, err := plan.Parse(bad.text); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", bad.text, err, bad.want)
+		}
 	}
 }
 

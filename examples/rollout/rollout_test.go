@@ -1,0 +1,106 @@
+package rollout_test
+
+import (
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/examples/rollout"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+func app() *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{rollout.AppLabel: "yes"}},
+		Data:       map[string]string{"image": "nginx:1.27", "replicas": "3"},
+	}
+}
+
+// reportedAtRest: at the end the app reports the rollout complete, and the
+// Deployment's status (written by the deployment controller model) agrees:
+// 3 replicas, all updated, ready and available, revision 1.
+var reportedAtRest = operatortest.Property{Name: "rollout-reported", Check: func(h *operatortest.History) error {
+	var cm corev1.ConfigMap
+	if err := h.Get(client.ObjectKeyFromObject(app()), &cm); err != nil {
+		return err
+	}
+	var d appsv1.Deployment
+	if err := h.Get(client.ObjectKeyFromObject(app()), &d); err != nil {
+		return err
+	}
+	if got := cm.Annotations[rollout.StatusAnnotation]; got != "Complete 1" {
+		return fmt.Errorf("status annotation %q, want %q", got, "Complete 1")
+	}
+	st := d.Status
+	if got := fmt.Sprint(st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas); got != "3 3 3 3" {
+		return fmt.Errorf("deployment replicas/updated/ready/available %s, want 3 3 3 3", got)
+	}
+	return nil
+}}
+
+func options() operatortest.Options {
+	return operatortest.Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []operatortest.Manager{{Name: "rollout", Setup: func(mgr manager.Manager) error {
+			return (&rollout.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		}}},
+		Objects:    []client.Object{app()},
+		Properties: []operatortest.Property{reportedAtRest},
+		NoWorkload: true,
+		Checks:     30,
+	}
+}
+
+// The operator holds under the generic oracles and its own property: its
+// Deployment rolls out (the workload models run by default) and it reports
+// the rollout complete.
+func TestTheOperatorReportsTheRollout(t *testing.T) {
+	operatortest.Run(t, options())
+}
+
+// Without the workload models nothing rolls the Deployment out: the operator
+// waits for ever and its property fails in every plan, the first included.
+func TestWithoutTheModelsTheRolloutNeverCompletes(t *testing.T) {
+	o := options()
+	o.NoWorkloadModels = true
+	o.Checks = 1
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || res.Violations[0].Property != "rollout-reported" {
+		t.Fatalf("want rollout-reported violated without the workload models, got %+v", res.Violations)
+	}
+}
+
+// With WorkloadFaults, the explorer also draws the kubelet's faults; a pod
+// that never becomes ready (or crash-loops) keeps the rollout from
+// completing, the property fails, and the plan shrinks to that one fault.
+func TestWorkloadFaultsAreFoundAndShrink(t *testing.T) {
+	o := options()
+	o.WorkloadFaults = true
+	o.Checks, o.Seed, o.ShrinkRuns = 100, 1, 100
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught {
+		t.Fatalf("nothing found in %d plans", res.Checks)
+	}
+	t.Logf("found at plan %d: %v\n%s", res.Checks, res.Violations, res.Minimal)
+	if len(res.Minimal.Faults) != 1 {
+		t.Fatalf("want a minimal plan of one fault, got\n%s", res.Minimal)
+	}
+	switch k := res.Minimal.Faults[0].Kind; k {
+	case plan.NotReady, plan.CrashLoop:
+	default:
+		t.Errorf("minimal fault %s, want notready or crashloop", k)
+	}
+}

@@ -1,0 +1,618 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Pod annotations the Kubelet reads: what the pod's containers do. A pod
+// template carries them to the pods of a Deployment or a Job.
+const (
+	// AnnotationRun is how long the containers run before they exit (a Go
+	// duration). Without it, containers whose first container's command or
+	// arguments run "sleep N" run N seconds; otherwise the containers of a
+	// pod with restartPolicy Always run until the pod is deleted, and those
+	// of other pods run for a drawn time (Kubelet.Delay "run").
+	AnnotationRun = "kubelet.ctrlsim.io/run"
+	// AnnotationExitCode is the code the containers exit with (default 0).
+	AnnotationExitCode = "kubelet.ctrlsim.io/exit-code"
+	// AnnotationNeverReady, "true", keeps the containers running but never
+	// ready (a readiness probe that never passes).
+	AnnotationNeverReady = "kubelet.ctrlsim.io/never-ready"
+)
+
+// PodFault is what a plan fault does to one pod.
+type PodFault string
+
+// The pod faults.
+const (
+	// PodNeverReady: the containers run and never become ready.
+	PodNeverReady PodFault = "notready"
+	// PodCrashLoop: the containers exit with code 1 each time they have run
+	// (AnnotationRun, or a drawn time); with restartPolicy Always or OnFailure
+	// they restart after the kubelet's back-off (CrashLoopBackOff).
+	PodCrashLoop PodFault = "crashloop"
+	// PodFail: the containers exit with code 1 once; a pod with restartPolicy
+	// Never fails, others restart and then run as they would have.
+	PodFail PodFault = "podfail"
+)
+
+// Kubelet timing (pkg/kubelet, pkg/controller/nodelifecycle and the
+// DefaultTolerationSeconds admission plugin).
+const (
+	// CrashLoopBackOffInitial and CrashLoopBackOffMax bound the kubelet's
+	// restart back-off (MaxContainerBackOff, initial 10s).
+	CrashLoopBackOffInitial = 10 * time.Second
+	CrashLoopBackOffMax     = 300 * time.Second
+	// NodeMonitorGracePeriod is the node lifecycle controller's
+	// --node-monitor-grace-period: a node silent this long is NotReady and
+	// its pods are marked not ready.
+	NodeMonitorGracePeriod = 50 * time.Second
+	// NotReadyTolerationSeconds is the toleration the DefaultTolerationSeconds
+	// admission plugin gives pods for the not-ready and unreachable taints:
+	// their pods are evicted this long after the taint.
+	NotReadyTolerationSeconds = 300 * time.Second
+)
+
+// NodeLoss is a node lost at a time: its kubelet stops, its pods are marked
+// not ready after NodeMonitorGracePeriod and deleted NotReadyTolerationSeconds
+// later.
+type NodeLoss struct {
+	Node string
+	At   time.Time
+}
+
+// Kubelet plays the kube-scheduler, the kubelets of Nodes and the pod side of
+// the node lifecycle controller, as one reconciler of Pods:
+//
+//   - a pod without a node is bound to a live node (round robin) after the
+//     "schedule" delay; the binding sets spec.nodeName and the PodScheduled
+//     condition;
+//   - the node's kubelet then writes the pod's status as
+//     pkg/kubelet/status/generate.go and kubelet_pods.go generateAPIPodStatus
+//     do: phase Pending, startTime, hostIP(s), podIP(s), the conditions
+//     PodReadyToStartContainers, Initialized, Ready, ContainersReady (with
+//     reasons ContainersNotReady, PodCompleted, PodFailed and upstream's
+//     messages) and PodScheduled, and a status per container (waiting
+//     ContainerCreating, running, terminated Completed or Error, restartCount,
+//     lastState);
+//   - after the "start" delay the containers run and are ready (phase
+//     Running), unless AnnotationNeverReady or a PodNeverReady fault;
+//   - containers that exit (AnnotationRun, AnnotationExitCode, the "run"
+//     delay of pods that do not restart, PodFail and PodCrashLoop faults)
+//     restart after the back-off (waiting CrashLoopBackOff) under
+//     restartPolicy Always, or OnFailure with a non-zero code; otherwise the
+//     pod ends Succeeded (every container exited 0) or Failed;
+//   - a deleting pod (it has finalizers: the apiserver model deletes other
+//     pods at once) has its containers killed: phase Failed, unless they had
+//     all succeeded;
+//   - pods on a lost node (Lost) keep their status until
+//     NodeMonitorGracePeriod after the loss, then their Ready condition turns
+//     False (MarkPodsNotReady, event NodeNotReady), and
+//     NotReadyTolerationSeconds later they are deleted (taint eviction, event
+//     TaintManagerEviction).
+type Kubelet struct {
+	// Client reads pods from the cache and writes them.
+	Client client.Client
+	// Clock gives the times of the status and of the steps.
+	Clock clock.Clock
+	// Recorder, if set, records events.
+	Recorder record.EventRecorder
+	// Nodes are the node names; nil means one node, "node-1".
+	Nodes []string
+	// Lost are the nodes lost, with the time of the loss.
+	Lost []NodeLoss
+	// Delay, if set, draws the duration of a step of pod's life: "schedule"
+	// (creation to binding), "start" (binding to running containers), "run"
+	// (how long the containers of a pod that does not restart run when no
+	// annotation says). Nil: 0s, 1s and 10s.
+	Delay func(pod *corev1.Pod, step string) time.Duration
+	// Fault, if set, is the fault of the n-th pod the kubelet binds (counted
+	// from 1), or "".
+	Fault func(pod *corev1.Pod, n int) PodFault
+
+	mu     sync.Mutex
+	pods   map[string]*podPlan // by uid
+	bound  int
+	nextIP map[string]int
+}
+
+// podPlan is what the kubelet decided for one pod when it first saw it.
+type podPlan struct {
+	schedule, start, run time.Duration
+	runs                 bool // the containers exit after run
+	exitCode             int32
+	neverReady           bool
+	fault                PodFault
+}
+
+// Controllers describes the controller SetupWithManager registers.
+func (k *Kubelet) Controllers() []Controller {
+	k.pods = map[string]*podPlan{}
+	k.nextIP = map[string]int{}
+	return []Controller{{
+		Name:       "kubelet",
+		Watches:    []Watch{{Object: &corev1.Pod{}, Handler: &handler.EnqueueRequestForObject{}}},
+		Workers:    1,
+		Reconciler: k,
+	}}
+}
+
+// SetupWithManager registers the controller with a controller-runtime manager.
+func (k *Kubelet) SetupWithManager(mgr ctrl.Manager) error {
+	return setup(mgr, k.Controllers())
+}
+
+func (k *Kubelet) nodes() []string {
+	if len(k.Nodes) == 0 {
+		return []string{"node-1"}
+	}
+	return k.Nodes
+}
+
+// lostAt returns when node was lost, if it was by now.
+func (k *Kubelet) lostAt(node string, now time.Time) (time.Time, bool) {
+	for _, l := range k.Lost {
+		if l.Node == node && !now.Before(l.At) {
+			return l.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func (k *Kubelet) delay(pod *corev1.Pod, step string, def time.Duration) time.Duration {
+	if k.Delay == nil {
+		return def
+	}
+	return k.Delay(pod, step)
+}
+
+func (k *Kubelet) plan(pod *corev1.Pod) *podPlan {
+	k.mu.Lock()
+	p, ok := k.pods[string(pod.UID)]
+	k.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = &podPlan{}
+	p.schedule = k.delay(pod, "schedule", 0)
+	p.start = k.delay(pod, "start", time.Second)
+	if v, err := time.ParseDuration(pod.Annotations[AnnotationRun]); err == nil {
+		p.run, p.runs = v, true
+	} else if v, ok := sleepOf(pod); ok {
+		p.run, p.runs = v, true
+	} else if pod.Spec.RestartPolicy == corev1.RestartPolicyNever || pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
+		p.run, p.runs = k.delay(pod, "run", 10*time.Second), true
+	}
+	if v, err := strconv.Atoi(pod.Annotations[AnnotationExitCode]); err == nil {
+		p.exitCode = int32(v)
+	}
+	p.neverReady = pod.Annotations[AnnotationNeverReady] == "true"
+	k.mu.Lock()
+	k.pods[string(pod.UID)] = p
+	k.mu.Unlock()
+	return p
+}
+
+// sleepOf reads "sleep N" (N seconds) in the first container's command and
+// arguments ("/bin/sh -c 'sleep 90; date'" included): how long it runs.
+func sleepOf(pod *corev1.Pod) (time.Duration, bool) {
+	if len(pod.Spec.Containers) == 0 {
+		return 0, false
+	}
+	c := pod.Spec.Containers[0]
+	words := strings.Fields(strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
+	for i := 0; i+1 < len(words); i++ {
+		if strings.Trim(words[i], "'\"") != "sleep" {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimRight(words[i+1], ";&|'\""), 10, 32); err == nil {
+			return time.Duration(n) * time.Second, true
+		}
+	}
+	return 0, false
+}
+
+// Reconcile moves one pod a step of its life and asks to come back when the
+// next step is due.
+func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pod := &corev1.Pod{}
+	if err := k.Client.Get(ctx, req.NamespacedName, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	now := k.Clock.Now()
+	p := k.plan(pod)
+	if pod.Spec.NodeName == "" {
+		return k.bind(ctx, pod, p, now)
+	}
+	if at, lost := k.lostAt(pod.Spec.NodeName, now); lost {
+		return k.onLostNode(ctx, pod, at, now)
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return reconcile.Result{}, nil
+	}
+	st, next := k.status(pod, p, now)
+	if err := k.writeStatus(ctx, pod, st); err != nil {
+		return reconcile.Result{}, err
+	}
+	for _, l := range k.Lost { // come back when the node is lost
+		if d := l.At.Sub(now); l.Node == pod.Spec.NodeName && d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	if next > 0 {
+		return reconcile.Result{RequeueAfter: next}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// bind is the scheduler's binding, once the schedule delay has passed.
+func (k *Kubelet) bind(ctx context.Context, pod *corev1.Pod, p *podPlan, now time.Time) (reconcile.Result, error) {
+	if pod.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	if wait := pod.CreationTimestamp.Add(p.schedule).Sub(now); wait > 0 {
+		return reconcile.Result{RequeueAfter: wait}, nil
+	}
+	var live []string
+	for _, n := range k.nodes() {
+		if _, lost := k.lostAt(n, now); !lost {
+			live = append(live, n)
+		}
+	}
+	if len(live) == 0 {
+		n := len(k.nodes())
+		msg := fmt.Sprintf("0/%d nodes are available: %d node(s) had untolerated taint {node.kubernetes.io/unreachable: }. preemption: 0/%d nodes are available: %d Preemption is not helpful for scheduling.", n, n, n, n)
+		np := pod.DeepCopy()
+		if setPodCondition(&np.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: msg}, now) {
+			return reconcile.Result{RequeueAfter: 10 * time.Second}, k.Client.Status().Update(ctx, np)
+		}
+		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil
+	}
+	k.mu.Lock()
+	node := live[k.bound%len(live)]
+	k.bound++
+	n := k.bound
+	k.mu.Unlock()
+	if k.Fault != nil {
+		p.fault = k.Fault(pod, n)
+	}
+	np := pod.DeepCopy()
+	np.Spec.NodeName = node
+	if err := k.Client.Update(ctx, np); err != nil {
+		return reconcile.Result{}, err
+	}
+	setPodCondition(&np.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, now)
+	if err := k.Client.Status().Update(ctx, np); err != nil {
+		return reconcile.Result{}, err
+	}
+	k.event(np, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", np.Namespace, np.Name, node)
+	return reconcile.Result{}, nil
+}
+
+func (k *Kubelet) event(obj client.Object, typ, reason, format string, args ...any) {
+	if k.Recorder != nil {
+		k.Recorder.Eventf(obj, typ, reason, format, args...)
+	}
+}
+
+// onLostNode is the node lifecycle controller's side: MarkPodsNotReady after
+// the grace period, taint eviction after the toleration.
+func (k *Kubelet) onLostNode(ctx context.Context, pod *corev1.Pod, at, now time.Time) (reconcile.Result, error) {
+	notReady := at.Add(NodeMonitorGracePeriod)
+	evict := notReady.Add(NotReadyTolerationSeconds)
+	if now.Before(notReady) {
+		return reconcile.Result{RequeueAfter: notReady.Sub(now)}, nil
+	}
+	if c := podReadyCondition(pod.Status); c != nil && c.Status != corev1.ConditionFalse {
+		np := pod.DeepCopy()
+		nc := *c
+		nc.Status = corev1.ConditionFalse
+		setPodCondition(&np.Status, nc, now)
+		if err := k.Client.Status().Update(ctx, np); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		k.event(np, corev1.EventTypeWarning, "NodeNotReady", "Node is not ready")
+		pod = np
+	}
+	if now.Before(evict) {
+		return reconcile.Result{RequeueAfter: evict.Sub(now)}, nil
+	}
+	if pod.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	k.event(pod, corev1.EventTypeNormal, "TaintManagerEviction", "Marking for deletion Pod %s/%s", pod.Namespace, pod.Name)
+	return reconcile.Result{}, client.IgnoreNotFound(k.Client.Delete(ctx, pod))
+}
+
+// status computes the pod's status now, and the time to the next change.
+func (k *Kubelet) status(pod *corev1.Pod, p *podPlan, now time.Time) (corev1.PodStatus, time.Duration) {
+	st := *pod.Status.DeepCopy()
+	mnow := metav1.NewTime(now)
+	if st.StartTime == nil {
+		st.StartTime = &mnow
+	}
+	if st.HostIP == "" {
+		idx := slices.Index(k.nodes(), pod.Spec.NodeName) + 1
+		st.HostIP = fmt.Sprintf("10.0.0.%d", idx)
+		st.HostIPs = []corev1.HostIP{{IP: st.HostIP}}
+		k.mu.Lock()
+		k.nextIP[pod.Spec.NodeName]++
+		ip := fmt.Sprintf("10.244.%d.%d", idx, k.nextIP[pod.Spec.NodeName]+1)
+		k.mu.Unlock()
+		st.PodIP = ip
+		st.PodIPs = []corev1.PodIP{{IP: ip}}
+	}
+	started := st.StartTime.Add(p.start)
+	deleting := pod.DeletionTimestamp != nil
+	var next time.Duration
+	soon := func(t time.Time) {
+		if d := t.Sub(now); d > 0 && (next == 0 || d < next) {
+			next = d
+		}
+	}
+	sandbox := !now.Before(started) || deleting
+	var statuses []corev1.ContainerStatus
+	for _, c := range pod.Spec.Containers {
+		old := containerStatus(pod.Status.ContainerStatuses, c.Name)
+		cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, ImageID: "", Started: ptr.To(false)}
+		if old != nil {
+			cs = *old.DeepCopy()
+		}
+		cs.Image = c.Image
+		k.container(pod, p, &cs, started, now, deleting, soon)
+		statuses = append(statuses, cs)
+	}
+	st.ContainerStatuses = statuses
+	st.Phase = podPhase(pod, statuses, deleting)
+	st.ObservedGeneration = pod.Generation
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: condStatus(sandbox && !isTerminal(st.Phase)), ObservedGeneration: pod.Generation}, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, ObservedGeneration: pod.Generation}, now)
+	cr := containersReady(pod, statuses, st.Phase)
+	ready := cr
+	ready.Type = corev1.PodReady
+	setPodCondition(&st, ready, now)
+	setPodCondition(&st, cr, now)
+	setPodCondition(&st, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}, now)
+	orderConditions(&st)
+	return st, next
+}
+
+func isTerminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
+
+func condStatus(b bool) corev1.ConditionStatus {
+	if b {
+		return corev1.ConditionTrue
+	}
+	return corev1.ConditionFalse
+}
+
+// container moves one container's status to now.
+func (k *Kubelet) container(pod *corev1.Pod, p *podPlan, cs *corev1.ContainerStatus, started, now time.Time, deleting bool, soon func(time.Time)) {
+	id := func() string { return fmt.Sprintf("containerd://%s-%s-%d", pod.UID, cs.Name, cs.RestartCount) }
+	restart := func(code int32) bool {
+		switch pod.Spec.RestartPolicy {
+		case corev1.RestartPolicyNever:
+			return false
+		case corev1.RestartPolicyOnFailure:
+			return code != 0
+		}
+		return true
+	}
+	for {
+		switch {
+		case cs.State.Terminated != nil:
+			t := cs.State.Terminated
+			if deleting || !restart(t.ExitCode) {
+				return
+			}
+			backoff := min(CrashLoopBackOffInitial<<max(cs.RestartCount, 0), CrashLoopBackOffMax)
+			cs.LastTerminationState = corev1.ContainerState{Terminated: t}
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", backoff, cs.Name, pod.Name, pod.Namespace, pod.UID)}}
+			cs.Ready, cs.Started = false, ptr.To(false)
+		case cs.State.Running != nil:
+			r := cs.State.Running
+			code, exits := p.exitCode, p.runs
+			if p.fault == PodCrashLoop || (p.fault == PodFail && cs.RestartCount == 0) {
+				code, exits = 1, true
+			}
+			end := r.StartedAt.Add(p.run)
+			if deleting {
+				code, exits, end = 137, true, now
+			}
+			if !exits || now.Before(end) {
+				if exits {
+					soon(end)
+				}
+				ready := !p.neverReady && p.fault != PodNeverReady
+				cs.Ready, cs.Started = ready, ptr.To(true)
+				return
+			}
+			reason := "Completed"
+			if code != 0 {
+				reason = "Error"
+			}
+			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason,
+				StartedAt: r.StartedAt, FinishedAt: metav1.NewTime(end), ContainerID: id()}}
+			cs.Ready, cs.Started, cs.ContainerID = false, ptr.To(false), id()
+		case cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff":
+			t := cs.LastTerminationState.Terminated
+			backoff := min(CrashLoopBackOffInitial<<max(cs.RestartCount, 0), CrashLoopBackOffMax)
+			at := t.FinishedAt.Add(backoff)
+			if deleting {
+				cs.State = corev1.ContainerState{Terminated: t.DeepCopy()}
+				return
+			}
+			if now.Before(at) {
+				soon(at)
+				return
+			}
+			cs.RestartCount++
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(at)}}
+			cs.ContainerID = id()
+		default: // not started
+			if deleting {
+				cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "ContainerStatusUnknown",
+					Message: "The container could not be located when the pod was terminated", FinishedAt: metav1.NewTime(now)}}
+				return
+			}
+			if now.Before(started) {
+				cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+				soon(started)
+				return
+			}
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}}
+			cs.ContainerID = id()
+		}
+	}
+}
+
+func containerStatus(cs []corev1.ContainerStatus, name string) *corev1.ContainerStatus {
+	for i := range cs {
+		if cs[i].Name == name {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// podPhase is getPhase (kubelet_pods.go) for pods without init containers: a
+// container waiting after a termination counts as stopped; a deleting pod
+// whose containers have stopped is terminal.
+func podPhase(pod *corev1.Pod, statuses []corev1.ContainerStatus, deleting bool) corev1.PodPhase {
+	var running, waiting, stopped, succeeded int
+	for _, s := range statuses {
+		switch {
+		case s.State.Running != nil:
+			running++
+		case s.State.Terminated != nil:
+			stopped++
+			if s.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case s.LastTerminationState.Terminated != nil:
+			stopped++
+		default:
+			waiting++
+		}
+	}
+	switch {
+	case waiting > 0:
+		return corev1.PodPending
+	case running > 0:
+		return corev1.PodRunning
+	case stopped > 0:
+		if deleting {
+			if succeeded == stopped {
+				return corev1.PodSucceeded
+			}
+			return corev1.PodFailed
+		}
+		if pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == "" { // SetDefaults_PodSpec: Always
+			return corev1.PodRunning
+		}
+		if stopped == succeeded {
+			return corev1.PodSucceeded
+		}
+		if pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
+			return corev1.PodFailed
+		}
+		return corev1.PodRunning
+	}
+	return corev1.PodPending
+}
+
+// containersReady is GenerateContainersReadyCondition.
+func containersReady(pod *corev1.Pod, statuses []corev1.ContainerStatus, phase corev1.PodPhase) corev1.PodCondition {
+	c := corev1.PodCondition{Type: corev1.ContainersReady, ObservedGeneration: pod.Generation}
+	switch phase {
+	case corev1.PodSucceeded:
+		c.Status, c.Reason = corev1.ConditionFalse, "PodCompleted"
+		return c
+	case corev1.PodFailed:
+		c.Status, c.Reason = corev1.ConditionFalse, "PodFailed"
+		return c
+	}
+	var unready []string
+	for _, s := range statuses {
+		if !s.Ready {
+			unready = append(unready, s.Name)
+		}
+	}
+	if len(unready) > 0 {
+		c.Status, c.Reason = corev1.ConditionFalse, "ContainersNotReady"
+		c.Message = fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))
+		return c
+	}
+	c.Status = corev1.ConditionTrue
+	return c
+}
+
+// setPodCondition is podutil.UpdatePodCondition: the transition time moves only
+// when the status changes. It reports whether anything changed.
+func setPodCondition(st *corev1.PodStatus, c corev1.PodCondition, now time.Time) bool {
+	c.LastTransitionTime = metav1.NewTime(now)
+	for i := range st.Conditions {
+		old := &st.Conditions[i]
+		if old.Type != c.Type {
+			continue
+		}
+		if old.Status == c.Status {
+			c.LastTransitionTime = old.LastTransitionTime
+		}
+		changed := old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message ||
+			!old.LastTransitionTime.Equal(&c.LastTransitionTime) || old.ObservedGeneration != c.ObservedGeneration
+		*old = c
+		return changed
+	}
+	st.Conditions = append(st.Conditions, c)
+	return true
+}
+
+// conditionOrder is the order the kubelet writes the pod's conditions in.
+var conditionOrder = []corev1.PodConditionType{corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.PodReady, corev1.ContainersReady, corev1.PodScheduled}
+
+func orderConditions(st *corev1.PodStatus) {
+	rank := func(t corev1.PodConditionType) int {
+		if i := slices.Index(conditionOrder, t); i >= 0 {
+			return i
+		}
+		return len(conditionOrder)
+	}
+	slices.SortStableFunc(st.Conditions, func(a, b corev1.PodCondition) int { return rank(a.Type) - rank(b.Type) })
+}
+
+// writeStatus writes st if it differs from the pod's.
+func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, st corev1.PodStatus) error {
+	if equalStatus(pod.Status, st) {
+		return nil
+	}
+	np := pod.DeepCopy()
+	np.Status = st
+	return client.IgnoreNotFound(k.Client.Status().Update(ctx, np))
+}
+
+func equalStatus(a, b corev1.PodStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}

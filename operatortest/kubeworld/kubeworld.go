@@ -1,0 +1,119 @@
+// Package kubeworld wires the workload models of models/kube into a simulated
+// world: the replicaset, deployment, job and endpointslice controllers in the
+// kube-controller-manager process (SetupControllers), and the kubelet model as
+// a process of its own (Kubelet), driven by the plan's seed and its workload
+// faults (notready, crashloop, podfail, nodelost).
+//
+// # Known gaps
+//
+//   - The kubelet's draws come from a stream of the plan's seed of its own
+//     ("kubelet"), not from the cluster's source: the world's other draws do
+//     not shift them, and they do not shift the world's.
+//   - Workload faults last the whole run: healing does not end them (a pod
+//     that never becomes ready stays so).
+//   - The kubelet keeps what it drew for each pod (delays, fault) in memory:
+//     were its process restarted, it would draw again and forget the faults of
+//     pods already bound. No plan crashes it (it is not among the processes a
+//     space names).
+package kubeworld
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+)
+
+// KubeletProcess is the name of the kubelet model's process.
+const KubeletProcess = "kubelet"
+
+// DefaultNodes are the nodes of a world that names none.
+var DefaultNodes = []string{"node-1", "node-2"}
+
+// SetupControllers registers the replicaset, deployment, job and
+// endpointslice controllers on p's manager, with p's clock and event
+// recorders named as upstream's (replicaset-controller, ...).
+func SetupControllers(p *process.Process) error {
+	mgr := p.Manager()
+	c := mgr.GetClient()
+	if err := (&kube.ReplicaSetController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("replicaset-controller")}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&kube.DeploymentController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&kube.JobController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return (&kube.EndpointSliceController{Client: c, Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(mgr)
+}
+
+// Delays bound the kubelet's draws.
+type Delays struct {
+	// Schedule is the most time from a pod's creation to its binding
+	// (default 1s); Start from binding to running containers (default 5s,
+	// at least 1s); Run how long the containers of a pod that does not
+	// restart run when no annotation says (default 5s to 30s).
+	Schedule, Start, Run time.Duration
+}
+
+// Kubelet is the kubelet process of a run of pl over nodes (nil:
+// DefaultNodes). Build it for each run: it holds the run's draws.
+func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
+	if nodes == nil {
+		nodes = DefaultNodes
+	}
+	if d.Schedule == 0 {
+		d.Schedule = time.Second
+	}
+	if d.Start == 0 {
+		d.Start = 5 * time.Second
+	}
+	if d.Run == 0 {
+		d.Run = 30 * time.Second
+	}
+	stream := rng.New(pl.Seed).Stream("kubelet")
+	var start *time.Time
+	return process.Spec{Name: KubeletProcess, Setup: func(p *process.Process) error {
+		if start == nil {
+			t := p.Clock().Now() // the kubelet boots at the run's start
+			start = &t
+		}
+		k := &kube.Kubelet{Client: p.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("kubelet"), Nodes: nodes,
+			Delay: func(_ *corev1.Pod, step string) time.Duration {
+				switch step {
+				case "schedule":
+					return stream.Duration(0, d.Schedule)
+				case "start":
+					return stream.Duration(time.Second, max(d.Start, time.Second))
+				}
+				return stream.Duration(5*time.Second, max(d.Run, 5*time.Second))
+			},
+			Fault: func(_ *corev1.Pod, n int) kube.PodFault {
+				for _, f := range pl.Faults {
+					if f.Pod == n {
+						switch f.Kind {
+						case plan.NotReady:
+							return kube.PodNeverReady
+						case plan.CrashLoop:
+							return kube.PodCrashLoop
+						case plan.PodFail:
+							return kube.PodFail
+						}
+					}
+				}
+				return ""
+			},
+		}
+		for _, f := range pl.Faults {
+			if f.Kind == plan.NodeLost {
+				k.Lost = append(k.Lost, kube.NodeLoss{Node: f.Node, At: start.Add(f.At)})
+			}
+		}
+		return k.SetupWithManager(p.Manager())
+	}}
+}
