@@ -18,7 +18,7 @@ import (
 )
 
 // checksCaught is the deterministic budget within which every variant expected
-// to be caught must be caught (the catalogue uses 200; DESIGN.md's bound is 1000).
+// to be caught must be caught (the catalogue uses 200; docs/design.md's bound is 1000).
 var checksCaught = flag.Int("ctrlsim.checks", 200, "plans to try for each variant expected to be caught")
 
 func TestScenarios(t *testing.T) {

@@ -14,7 +14,7 @@
 //     sim/rng streams.
 //   - go-statement: non-test files under sim/ contain no `go` statement,
 //     except in sim/scheduler.
-//   - layering (DESIGN.md "Layers"), for test and non-test files alike:
+//   - layering (docs/design.md "Layers"), for test and non-test files alike:
 //     sim/ imports no project package outside sim/; models/ imports none of
 //     sim/, controllers/, scenarios/, cmd/, fuzz/; controllers/ none of sim/,
 //     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/.

@@ -194,7 +194,7 @@ func layer(rel string) string {
 }
 
 // layerRule says what a layer may not import and what to do instead
-// (DESIGN.md "Layers").
+// (docs/design.md "Layers").
 func layerRule(from, to string) (forbidden bool, instead string) {
 	switch from {
 	case "sim":

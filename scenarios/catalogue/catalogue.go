@@ -32,13 +32,13 @@ const (
 type Entry struct {
 	ID       string // e.g. "bd/terminating-cleanup"
 	Seed     string // e.g. "1 (000)"
-	SeedFile string // file under ../shared/seeds/
+	SeedFile string // file under docs/seeds/ (SeedsDir)
 	Upstream string // the upstream PR
 	// Summary is what the bug is, in two paragraphs (for the entry's page).
 	Summary string
 	// Expect gives the expected outcome per variant; variants absent are not run.
 	Expect map[variant.Variant]Outcome
-	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts DESIGN.md).
+	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts docs/design.md).
 	Why string
 
 	// World builds the world for a variant.

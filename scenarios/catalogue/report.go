@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,6 +22,15 @@ type ReportOptions struct {
 func Replay(entry, v, planFile string) string {
 	return fmt.Sprintf("go run ./cmd/ctrlsim replay --entry %s --variant %s --plan %s --timeline", entry, v, planFile)
 }
+
+// SeedsDir is where the repository keeps the seed documents (Entry.SeedFile), next
+// to docs/SEEDS.md, which specifies each seed.
+const SeedsDir = "docs/seeds"
+
+// pageToRoot is the way from an entry's page up to the repository root: the
+// catalogue directory is a child of the root (reports/), and pages link into
+// docs/ through it, never out of the clone.
+const pageToRoot = "../"
 
 // slug turns an entry ID into a file name.
 func slug(id string) string { return strings.ReplaceAll(id, "/", "-") }
@@ -113,7 +123,8 @@ func writeEntryHeader(w *bytes.Buffer, e *Entry) {
 	fmt.Fprintf(w, "# %s\n\n", e.ID)
 	var refs []string
 	if e.SeedFile != "" {
-		refs = append(refs, fmt.Sprintf("seed %s ([%s](../../shared/seeds/%s))", e.Seed, e.SeedFile, e.SeedFile))
+		refs = append(refs, fmt.Sprintf("seed %s ([%s](%s), [SEEDS.md](%s))", e.Seed, e.SeedFile,
+			path.Join(pageToRoot, SeedsDir, e.SeedFile), path.Join(pageToRoot, "docs/SEEDS.md")))
 	} else {
 		refs = append(refs, "seed "+e.Seed)
 	}

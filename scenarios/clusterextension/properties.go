@@ -18,7 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// The properties of the seed 2 entries (DESIGN.md "Properties").
+// The properties of the seed 2 entries (docs/design.md "Properties").
 const (
 	PropReleaseSettles = "release-settles"
 	PropNoVersionSkip  = "no-version-skip"

@@ -40,7 +40,7 @@ func patched(r *check.Run) []string {
 	return names
 }
 
-// RetryRate is bounded-retry-rate (DESIGN.md) over every KopfExample the
+// RetryRate is bounded-retry-rate (docs/design.md) over every KopfExample the
 // operator PATCHes, judged on the fault phase. With Quiet zero it is
 // BoundedRetryRate (SEEDS.md Seed 3 (e) I1: a success ends a streak of
 // failures); otherwise BoundedFailureRate (failures count across successes

@@ -16,7 +16,7 @@
 // (alternate-422) and an unreadable watch event (poison).
 //
 // Attempts reads the operator's PATCHes of an object from the trace;
-// BoundedRetryRate is the property bounded-retry-rate (DESIGN.md) for one object:
+// BoundedRetryRate is the property bounded-retry-rate (docs/design.md) for one object:
 // within a run of failures of one process incarnation, the gap after the i-th
 // failure is at least min(kopf's i-th delay, 5ms·2^i). BoundedFailureRate is its
 // reading under a flaky fault: failures count across successes until a quiet

@@ -69,7 +69,7 @@ func LimiterDelay(i int) time.Duration {
 	return min(5*time.Millisecond<<i, 1000*time.Second)
 }
 
-// BoundedRetryRate is the property bounded-retry-rate (DESIGN.md; SEEDS.md Seed 3
+// BoundedRetryRate is the property bounded-retry-rate (docs/design.md; SEEDS.md Seed 3
 // (e) I1) for one object: in every run of failed attempts by one incarnation of
 // the operator with no success in between, the gap after the i-th failure is at
 // least the smaller of kopf's i-th delay and the item rate limiter's i-th delay.

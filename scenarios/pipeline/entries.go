@@ -44,10 +44,10 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
 
-// selfStatusWhy explains the outcomes of the self-status race: DESIGN.md's
+// selfStatusWhy explains the outcomes of the self-status race: docs/design.md's
 // expectation, the model's earlier contradiction of it, and why that was an
 // artefact of the model.
-const selfStatusWhy = "DESIGN.md expects PR #214 to hold against the self-status race, and it does. An earlier model caught it, from an artefact: " +
+const selfStatusWhy = "docs/design.md expects PR #214 to hold against the self-status race, and it does. An earlier model caught it, from an artefact: " +
 	"a latency fault delayed every client call, cached reads included, so one reconcile's four cache reads spanned 3 ms. With " +
 	"`latency process=pipeline-controller min=0s max=1ms` in its minimal plan, r2 started on the staging HelmRelease's spec event, the status event " +
 	"landed between r2's cache reads (r2 saw staging ready, at rv=23, and promoted prod@v2) and, having arrived while r2 ran, started r3 at once " +

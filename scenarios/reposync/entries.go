@@ -133,7 +133,7 @@ func Entries() []*catalogue.Entry {
 				"for the reconciler finalizer with no requeue (the fix acts only when the namespace is Terminating): the RepoSync hangs Terminating.\n\n"+
 				"The robust manager keeps the ns-reconciler's ServiceAccount, RoleBinding and Deployment in place while the reconciler finalizer is there and "+
 				"the namespace is Active, so it puts the revoked RoleBinding back and the ns-reconciler finishes its Foreground deletion.",
-			"Not in DESIGN.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
+			"Not in docs/design.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
 				"in the fixed variant the ns-reconciler's first write of Finalize is forbidden and the manager, reading an Active namespace, waits:\n\n"+
 				"    5s  ns-reconciler-bookstore/Finalizer#1 r4 update/status RepoSync bookstore/repo-sync rv=25 -> Forbidden: ... cannot update resource \"reposyncs/status\" ...\n"+
 				"    5s  reconciler-manager/reposync#1 r10 cached-get Namespace bookstore rv=10 -> ok\n"+
