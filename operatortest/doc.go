@@ -67,10 +67,15 @@
 //
 // # Known gaps
 //
-//   - No workload yet: the seed objects are created before time starts and
-//     nothing changes them; workloads generated from the CRD schemas (issue 14
-//     item 4) are not built, nor Sieve's targeted faults (item 5): a crash is
-//     drawn at a client call number or a time.
+//   - The workload (workload.go) changes the seed objects only: it sets one
+//     scalar field under spec of a seed custom resource (valid or invalid by
+//     its schema's enum, minimum and maximum), deletes a seed object or
+//     re-creates it, at most MaxSteps steps a plan. It creates no new objects,
+//     and changes no status, metadata, list or map field. Of Sieve's targeted
+//     faults, crashes right after each of the first 10 writes are drawn; a
+//     cache held exactly across a read that precedes a write, or a restart
+//     timed to relist stale state, comes only by chance from the holds and
+//     crashes drawn at calls and times.
 //   - Converges compares the judged kinds only: the CRD kinds, the seed
 //     objects' kinds and common children (ConfigMap, Secret, Service,
 //     ServiceAccount, Deployment, StatefulSet, Job), and it compares one
