@@ -3,7 +3,6 @@ package lint
 import (
 	"go/token"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -90,24 +89,10 @@ func badLink(rel, target string, tracked map[string]bool) string {
 // leaves the clone (../shared/..., an absolute path) or names a file the clone
 // does not track: a clone must carry what its documents link to.
 func TestMarkdownLinksStayInTheClone(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _, err := moduleRoot(wd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
-	if err != nil {
-		t.Skipf("not a git checkout (%v): nothing to check", err)
-	}
+	root, names := trackedFiles(t)
 	tracked := map[string]bool{}
 	var docs []string
-	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if name == "" {
-			continue
-		}
+	for _, name := range names {
 		if _, err := os.Lstat(filepath.Join(root, name)); err != nil {
 			continue // deleted in the work tree
 		}

@@ -71,7 +71,7 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 }
 
 func base() catalogue.Entry {
-	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: World}
+	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }}
 }
 
 // Entries are the Seed 3 entries of the catalogue.
@@ -96,7 +96,7 @@ func Entries() []*catalogue.Entry {
 		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 15) }),
 	}
 	persistent.FaultPhase, persistent.HealBudget = 20*time.Second, time.Second
-	persistent.Properties = func(*cluster.Cluster) []check.Property { return []check.Property{RetryRate{}} }
+	persistent.Properties = []check.Property{RetryRate{}}
 
 	alternating := base()
 	alternating.ID = "kopf/alternating-422"
@@ -129,9 +129,7 @@ func Entries() []*catalogue.Entry {
 		}),
 	}
 	alternating.FaultPhase, alternating.HealBudget = time.Minute, time.Second
-	alternating.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
-	}
+	alternating.Properties = []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
 
 	poison := base()
 	poison.ID = "kopf/poison-event"
@@ -168,13 +166,11 @@ func Entries() []*catalogue.Entry {
 		}),
 	}
 	poison.FaultPhase, poison.HealBudget = 2*time.Minute, time.Second
-	poison.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
-	}
+	poison.Properties = []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
 
 	quiet := base()
 	quiet.ID = "kopf/no-event-after-failure"
-	quiet.World = func(v variant.Variant) cluster.Options { return WorldWith(v, Options{Quiet: true}) }
+	quiet.World = func(v variant.Variant) cluster.Options { return World(Options{Variant: v, Quiet: true}) }
 	quiet.Summary = "A weakness SEEDS.md lists for #510: there is no timer-driven retry. With a handler that writes nothing to the object, " +
 		"a failed PATCH is retried only when some event of the object comes; if none comes after the 422 ends, the object stays unhandled for good, " +
 		"and the buggy operator is no better. The robust operator retries on its own timer (its backoff), so the object is handled once the fault ends.\n\n" +
@@ -192,9 +188,7 @@ func Entries() []*catalogue.Entry {
 		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 60) }),
 	}
 	quiet.FaultPhase, quiet.HealBudget = time.Minute, 3*time.Minute
-	quiet.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
-	}
+	quiet.Properties = []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
 
 	return []*catalogue.Entry{&persistent, &alternating, &poison, &quiet}
 }

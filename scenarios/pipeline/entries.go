@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -88,9 +89,9 @@ const selfStatusWhy = "docs/design.md expects PR #214 to hold against the self-s
 func entry(id, summary string, sp plan.Space, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
 	return &catalogue.Entry{
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary,
-		Expect: ex, World: Options, Space: sp,
+		Expect: ex, World: func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }, Space: sp,
 		FaultPhase: 5 * time.Minute, HealBudget: 30 * time.Minute,
-		Properties: Properties,
+		Properties: Properties(),
 	}
 }
 

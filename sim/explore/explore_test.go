@@ -15,7 +15,7 @@ import (
 var space = plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap"}, Horizon: time.Minute}
 
 // rapidFlags are the flags of rapid that Run sets for its duration.
-var rapidFlags = []string{"rapid.checks", "rapid.seed", "rapid.nofailfile", "rapid.failfile", "rapid.shrinktime"}
+var rapidFlags = []string{"rapid.checks", "rapid.seed", "rapid.nofailfile", "rapid.failfile", "rapid.shrinktime", "test.short"}
 
 func flagValues() map[string]string {
 	out := map[string]string{}
@@ -68,6 +68,7 @@ func TestACaughtViolationIsAResultShrunkToAMinimalPlan(t *testing.T) {
 	}
 }
 
+// Under `go test -short` too (make check): rapid would run a fifth of them.
 func TestAPropertyThatHoldsRunsTheWholeBudget(t *testing.T) {
 	calls := 0
 	r := explore.Run(plan.Generator(space), 37, 1, func(*plan.Plan) error { calls++; return nil })
@@ -108,7 +109,7 @@ func TestRunSetsRapidsFlagsForItsDurationAndRestoresThem(t *testing.T) {
 		}
 		return nil
 	})
-	want := map[string]string{"rapid.checks": "3", "rapid.seed": "42", "rapid.nofailfile": "true", "rapid.failfile": "", "rapid.shrinktime": "1h0m0s"}
+	want := map[string]string{"rapid.checks": "3", "rapid.seed": "42", "rapid.nofailfile": "true", "rapid.failfile": "", "rapid.shrinktime": "1h0m0s", "test.short": "false"}
 	for name, v := range want { // lint:order-independent each flag is compared on its own
 		if during[name] != v {
 			t.Errorf("during Run, -%s = %q, want %q", name, during[name], v)
