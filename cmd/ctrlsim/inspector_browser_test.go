@@ -63,6 +63,9 @@ type shown struct {
 // explanation, visible, and clicking one shows the step's request, the object as
 // the client saw it and as the server had it, and the log-lines section.
 func TestInspectorInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives headless Chromium (make test and make test-browser run it)")
+	}
 	bin := chromium(t)
 	page := filepath.Join(t.TempDir(), "inspector.html")
 	var out bytes.Buffer
