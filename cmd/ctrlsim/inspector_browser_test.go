@@ -69,7 +69,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	bin := chromium(t)
 	page := filepath.Join(t.TempDir(), "inspector.html")
 	var out bytes.Buffer
-	// The double promotion of pipeline/app-event-race (reports/plans).
+	// The double promotion of pipeline/app-event-race (reports/pipeline-app-event-race/buggy.plan).
 	args := []string{"--entry", "pipeline/app-event-race", "--variant", "buggy",
 		"--plan-text", "seed 0\nat 0s publish version=v2\nat 0s app-event env=dev\n", "--html", page}
 	if err := cmdReplay(args, &out); err != nil {
