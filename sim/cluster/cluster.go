@@ -331,8 +331,13 @@ func KindName(gvk schema.GroupVersionKind) string {
 	return gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
 }
 
-// stream is the rng stream of one fault site (e.g. one informer's lag draws).
-func (c *Cluster) stream(key string) *rng.Stream { return c.rng.Stream(key) }
+// Stream is the stream of the plan's seed with this key: the kernel's fault
+// sites draw from theirs (one informer's lag draws), and a world from its own
+// (a model's delays, a controller's order), keyed by what draws from it: the same plan
+// gives the same draws, and a key of its own keeps them apart from every other
+// site's. The kernel's keys start with apiserver/, scheduler, lag/, latency/,
+// delivery/ and call/; a world's must not.
+func (c *Cluster) Stream(key string) *rng.Stream { return c.rng.Stream(key) }
 
 // Observed is the run as properties judge it: the trace, the phases, the watch
 // log and the final state.
@@ -349,6 +354,7 @@ func (c *Cluster) Observed() *check.Run {
 			return objs
 		},
 		Kinds: kinds,
+		Plan:  c.plan,
 	}
 }
 

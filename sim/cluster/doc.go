@@ -23,6 +23,10 @@
 // and sometimes does not. Latency faults add to the request leg and lag faults to
 // the delivery time; Heal takes away what they add, never the defaults.
 //
+// A world's own draws (a model's delays, the order in which a controller of the
+// world deletes) come from Stream, a stream of the plan's seed under a key of
+// the world's, never from a generator of its own.
+//
 // # Hot loops
 //
 // A loop of API calls spends virtual time, so a hot loop is judged by its rate:
