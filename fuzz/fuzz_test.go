@@ -41,8 +41,7 @@ func fuzzEntry(f *testing.F, id string) {
 			bad := r.Violated()
 			r.Cluster.Close()
 			if len(bad) > 0 {
-				t.Fatalf("%s/%s: %v\nplan:\n%sreplay: %s", e.ID, v, bad, p,
-					"ctrlsim replay --entry "+e.ID+" --variant "+string(v)+" --plan-text $'...'")
+				t.Fatalf("%s/%s: %v\nplan:\n%s%s", e.ID, v, bad, p, catalogue.SavePlan(e.ID, v, p))
 			}
 		}
 	}))

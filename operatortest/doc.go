@@ -88,6 +88,11 @@
 //
 // # Known gaps
 //
+//   - The workload (workload.go) changes the seed objects only: it sets one
+//     scalar field under spec of a seed custom resource (valid or invalid by
+//     its schema's enum, minimum and maximum), deletes a seed object or
+//     re-creates it, at most MaxSteps steps a plan. It creates no new objects,
+//     and changes no status, metadata, list or map field.
 //   - Converges, update-summaries and interleavings-agree compare the judged
 //     kinds only: the CRD kinds, the seed objects' kinds and common children
 //     (ConfigMap, Secret, Service, ServiceAccount, Deployment, StatefulSet,

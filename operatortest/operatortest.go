@@ -576,6 +576,10 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *
 			props = append(props, userProperty{up, c})
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
+		if err := c.Err(); err != nil {
+			runErr = err
+			return
+		}
 		snap = takeSnapshot(c, w.kinds)
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash()}
 	})

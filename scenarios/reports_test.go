@@ -34,7 +34,10 @@ func TestReportsHavePicturesAndInspectors(t *testing.T) {
 			continue
 		}
 		caught++
-		name := strings.ReplaceAll(r.Entry, "/", "-") + "-" + string(r.Variant)
+		name := strings.TrimSuffix(catalogue.PlanFile(r.Entry, string(r.Variant)), ".plan")
+		if _, err := os.Stat(filepath.Join(dir, name+".plan")); err != nil {
+			t.Error(err)
+		}
 		svg, err := os.ReadFile(filepath.Join(dir, name+".svg"))
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +46,7 @@ func TestReportsHavePicturesAndInspectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(r.Entry, "/", "-")+".md"))
+		page, err := os.ReadFile(filepath.Join(dir, catalogue.PageFile(r.Entry)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +70,8 @@ func TestReportsHavePicturesAndInspectors(t *testing.T) {
 				}
 			}
 		}
-		for _, link := range []string{"(" + name + ".svg)", "(" + name + ".html)"} {
+		v := string(r.Variant) // the page links the files beside it
+		for _, link := range []string{"(" + v + ".plan)", "(" + v + ".svg)", "(" + v + ".html)"} {
 			if !strings.Contains(string(page), link) {
 				t.Errorf("the page of %s does not link %s", r.Entry, link)
 			}

@@ -3,6 +3,19 @@
 // reference controller and the models it needs into a world, and defines its
 // entries: fault profile, properties and expected outcome per variant.
 //
+// Every scenario package has the same shape:
+//
+//   - world.go: Options (Variant and the world's knobs) and World(Options)
+//     cluster.Options, the world's constructor; Scheme() and the shared
+//     scheme its worlds use. Draws of the world's own take a stream of the
+//     plan's seed from the cluster (cluster.Cluster.Stream).
+//   - entries.go: Entries(), the catalogue entries.
+//   - properties.go: the properties, each a check.Property over the run.
+//   - entries_test.go: TestEntries, which only calls catalogue.TestEntries,
+//     the one test of the catalogue's expectations.
+//
+// (The canary keeps all of it in canary.go.)
+//
 // # Known gaps
 //
 // Entries are registered here by hand; a scenario package that is not listed in
@@ -26,7 +39,7 @@ import (
 // All returns the catalogue entries in catalogue order.
 func All() []*catalogue.Entry {
 	var all []*catalogue.Entry
-	all = append(all, canary.Entry())
+	all = append(all, canary.Entries()...)
 	all = append(all, bundledeployment.Entries()...)
 	all = append(all, clusterextension.Entries()...)
 	all = append(all, kopf.Entries()...)

@@ -30,6 +30,7 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 				expected = expected.Add(d)
 				time.Sleep(d)
 			},
+			Settle: synctest.Wait,
 		}
 		f(t, wall)
 	})

@@ -17,8 +17,8 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("catalogue")
 	check := fs.Bool("check", false, "do not write: exit 1 and show the differences when reports/ is stale")
 	dir := fs.String("dir", "reports", "the catalogue directory")
-	checks := fs.Int("checks", 200, "plans per (entry, variant)")
-	seed := fs.Uint64("seed", 1, "explorer seed")
+	checks := fs.Int("checks", catalogue.Checks, "plans per (entry, variant)")
+	seed := fs.Uint64("seed", catalogue.Seed, "explorer seed")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}

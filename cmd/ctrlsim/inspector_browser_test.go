@@ -63,10 +63,13 @@ type shown struct {
 // explanation, visible, and clicking one shows the step's request, the object as
 // the client saw it and as the server had it, and the log-lines section.
 func TestInspectorInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives headless Chromium (make test and make test-browser run it)")
+	}
 	bin := chromium(t)
 	page := filepath.Join(t.TempDir(), "inspector.html")
 	var out bytes.Buffer
-	// The double promotion of pipeline/app-event-race (reports/plans).
+	// The double promotion of pipeline/app-event-race (reports/pipeline-app-event-race/buggy.plan).
 	args := []string{"--entry", "pipeline/app-event-race", "--variant", "buggy",
 		"--plan-text", "seed 0\nat 0s publish version=v2\nat 0s app-event env=dev\n", "--html", page}
 	if err := cmdReplay(args, &out); err != nil {

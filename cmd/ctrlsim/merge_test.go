@@ -82,6 +82,9 @@ func sameTable(s string) string {
 // seed and budget: the same outcomes, plans run, minimal plans and trace hashes for
 // every (entry, variant), in the same order, and the same table.
 func TestShardsMergeToTheUnshardedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the selection unsharded and in 2 and 3 shards, as processes (make test runs it)")
+	}
 	bin := buildCommand(t)
 	args := func(extra ...string) []string { return append(append([]string{"run"}, mergeSelection...), extra...) }
 	unshardedJSON := processes(t, bin, args("--json"))[0]

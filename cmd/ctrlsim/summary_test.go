@@ -103,7 +103,7 @@ func TestRunSummaryWithManyCaught(t *testing.T) {
 		"a/one robust: expected to hold, caught", "a/two fixed: expected to hold, caught",
 		"a/three fixed: expected to be caught, held in 30 plans; explore further:\n    go run ./cmd/ctrlsim run --entry a/three --variant fixed --checks 300\n",
 		"The replay commands of all 6: go run ./cmd/ctrlsim run --json",
-		"(page: reports/a-one.md)",
+		"(page: reports/a-one/README.md)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)

@@ -38,6 +38,10 @@
 // reach the controller through Watches(HelmRelease, RequestsForApp), which maps an
 // app to its pipelines through the AppIndex field index of the Cache.
 //
+// SetupWithManager is the one wiring: it runs on a real manager in the envtest
+// suite (envtest_test.go) and on the simulator's manager in scenarios/pipeline.
+// It picks client-go's classic queue, which the seed's controller ran on.
+//
 // # Known gaps
 //
 //   - Local targets only: GitopsCluster, remote clusters and their per-cluster
@@ -53,7 +57,4 @@
 //   - Promotion strategies (pull request, notification) are one Promoter; the
 //     strategy registry and the per-strategy results (pull-request URL in the
 //     record) are not modelled.
-//   - SetupWithManager runs on a real manager in the envtest suite and on the
-//     simulator's manager in scenarios/pipeline: one wiring. It picks client-go's
-//     classic queue, which the seed's controller ran on.
 package pipeline

@@ -30,20 +30,23 @@ func property(name string, judge func(r *check.Run) cronjob.Violations) operator
 // README.md (Forbid overlaps under a stalled Job watch) is found within the
 // budget, by the explorer's own plans.
 //
-// Shrinking is bounded at 60 runs. It takes about 35 s on two loaded cores
-// (each run validates the CronJob's status writes against the CRD's 0.2 MB
-// schema with apiextensions-apiserver's ratcheting validator: most of the
-// CPU), so it runs when asked: CTRLSIM_LONG=1 go test ./examples/cronjob -run
-// TestTheTutorialUnderOperatorTest -v (measured: the overlap after 21 plans;
-// the bounded shrink keeps finding 1a's hold of the Job watch and four lag
-// and latency faults it had no runs left to drop).
+// Shrinking is bounded at 60 runs. It takes about a minute on two loaded
+// cores (each run validates the CronJob's status writes against the CRD's
+// 0.2 MB schema with apiextensions-apiserver's ratcheting validator: most of
+// the CPU), so it runs when asked: CTRLSIM_LONG=1 go test ./examples/cronjob
+// -run TestTheTutorialUnderOperatorTest -v (measured: the overlap after 160
+// plans, under a lag of every watch and two crashes: finding 1c's kind).
 func TestTheTutorialUnderOperatorTest(t *testing.T) {
 	if os.Getenv("CTRLSIM_LONG") == "" {
-		t.Skip("about 35 s: CTRLSIM_LONG=1 to run it")
+		t.Skip("about a minute: CTRLSIM_LONG=1 to run it")
 	}
 	o := tutorialOptions(t)
 	// Only the domain properties and the kernel's verdicts: see tutorialOptions.
 	o.Disable = append(o.Disable, operatortest.UpdateSummaries, operatortest.InterleavingsAgree)
+	// With the workload models the space has one process fewer than with the
+	// earlier Job model (a manager of its own), so the explorer draws other
+	// plans: the first overlap is at plan 160 of seed 1, not 21.
+	o.Checks = 200
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)

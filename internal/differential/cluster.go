@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
@@ -78,33 +79,18 @@ const sentinelNamespace = "ctrlsim-rbac-sentinel"
 
 // StartReal starts envtest with the kube-apiserver and etcd in assets (a directory
 // built by `make envtest-assets`), with RBAC authorization, and installs WidgetCRD.
+//
+// envtestenv.Start starts it (RBAC authorization set explicitly and checked
+// against the running server, so that a change of envtest's default cannot turn
+// the RBAC comparisons into AlwaysAllow).
 func StartReal(assets string) (*Real, error) {
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: assets,
-		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{WidgetCRD()},
-		Scheme:                Scheme,
-		ErrorIfCRDPathMissing: true,
-	}
-	// envtest passes --authorization-mode=RBAC by default
-	// (pkg/internal/testing/controlplane/apiserver.go defaultArgs); set it explicitly so
-	// that a change of default cannot turn the RBAC comparisons into AlwaysAllow.
-	// checkRBACEnforced below verifies it against the running server.
-	env.ControlPlane.GetAPIServer().Configure().Set("authorization-mode", "RBAC")
-	start := time.Now()
-	cfg, err := env.Start()
+	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: Scheme,
+		Definitions: []*apiextensionsv1.CustomResourceDefinition{WidgetCRD()}})
 	if err != nil {
-		return nil, fmt.Errorf("starting envtest with the binaries in %s: %w", assets, err)
+		return nil, err
 	}
-	r := &Real{Env: env, Config: cfg, StartTime: time.Since(start), clients: map[string]client.Client{}}
-	r.admin, err = client.New(cfg, client.Options{Scheme: Scheme})
-	if err != nil {
-		return nil, r.stopWith(err)
-	}
-	ctx := context.Background()
-	if err := r.checkRBACEnforced(ctx); err != nil {
-		return nil, r.stopWith(err)
-	}
-	if err := r.setUpSentinel(ctx); err != nil {
+	r := &Real{Env: env.Environment, Config: env.Config, StartTime: env.StartTime, admin: env.Admin, clients: map[string]client.Client{}}
+	if err := r.setUpSentinel(context.Background()); err != nil {
 		return nil, r.stopWith(err)
 	}
 	return r, nil
@@ -119,22 +105,6 @@ func (r *Real) stopWith(err error) error {
 
 // Stop stops envtest.
 func (r *Real) Stop() error { return r.Env.Stop() }
-
-// checkRBACEnforced asks the server whether a ServiceAccount without bindings may read
-// ConfigMaps: with RBAC it may not.
-func (r *Real) checkRBACEnforced(ctx context.Context) error {
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: "system:serviceaccount:default:nobody", Groups: []string{"system:serviceaccounts", "system:authenticated"},
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "default", Verb: "get", Resource: "configmaps"},
-	}}
-	if err := r.admin.Create(ctx, sar); err != nil {
-		return fmt.Errorf("checking RBAC: %w", err)
-	}
-	if sar.Status.Allowed {
-		return fmt.Errorf("envtest's kube-apiserver does not enforce RBAC: a ServiceAccount without bindings may get configmaps (%s)", sar.Status.Reason)
-	}
-	return nil
-}
 
 // Client returns the envtest admin client (system:masters) for apiserver.Admin, and an
 // impersonating client for any other user.

@@ -26,7 +26,10 @@
 // sequences normalise or avoid it meanwhile so that they can find the next one. Drop
 // a tolerance when the model is fixed. CompareSteps runs hand-written requests the
 // Op vocabulary cannot express (TypeMeta, defaulting, type-specific validation).
-// BenchmarkWorkload times one scripted workload on both sides.
+// BenchmarkWorkload times one scripted workload on both sides. unstructured_test.go
+// compares unstructured and metadata-only requests: of a CRD-only kind (Gadget, its
+// CRD installed on envtest from its manifest; no Go type on the model's side) and of
+// built-in kinds.
 //
 // The tests need KUBEBUILDER_ASSETS (a directory with kube-apiserver, etcd and
 // kube-controller-manager, built by `make envtest-assets`); `make test-envtest` sets

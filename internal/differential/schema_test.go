@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
@@ -135,17 +135,12 @@ func TestCRDSchemaValidationAndDefaultingMatchKubeAPIServer(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(apiservertest.WidgetManifest), &def); err != nil {
 		t.Fatal(err)
 	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, Scheme: Scheme,
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{&def}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
+	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: Scheme, Definitions: []*apiextensionsv1.CustomResourceDefinition{&def}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	realClient, err := client.New(cfg, client.Options{Scheme: Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	realClient := env.Admin
 
 	crds, err := apiserver.CRDsFromYAML([]byte(apiservertest.WidgetManifest))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,6 +72,9 @@ type Options struct {
 	Scheme *runtime.Scheme
 	// CRDs are installed, and served, before Start returns.
 	CRDs []CRD
+	// Definitions are installed as they are (a manifest read from YAML, say),
+	// after CRDs.
+	Definitions []*apiextensionsv1.CustomResourceDefinition
 }
 
 // Start starts envtest with the binaries in assets and RBAC authorization
@@ -78,7 +82,7 @@ type Options struct {
 func Start(assets string, o Options) (*Env, error) {
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDs:                  Definitions(o.CRDs...),
+		CRDs:                  append(Definitions(o.CRDs...), o.Definitions...),
 		Scheme:                o.Scheme,
 		ErrorIfCRDPathMissing: true,
 	}

@@ -4,17 +4,24 @@
 // file:line, the rule, and what to use instead.
 //
 // Rules:
-//   - wall-clock: non-test files under sim/ do not call time.Now, Since,
+//   - wall-clock: non-test files under sim/, models/ and controllers/ (all of
+//     which run inside the simulator's scheduler) do not call time.Now, Since,
 //     Until, Sleep, After, AfterFunc, NewTimer, NewTicker or Tick (nor take
 //     them as values, nor dot-import "time"); time comes from the virtual
-//     clock, sim/clock.
-//   - global-rand: non-test files under sim/ do not import "math/rand" and use
-//     no package-level function of "math/rand/v2" other than New, NewPCG and
+//     clock, sim/clock (in models/ and controllers/, an injected
+//     k8s.io/utils/clock, which is the virtual clock in a world).
+//   - global-rand: non-test files under sim/, models/ and controllers/ do not
+//     import "math/rand" and use no package-level function of "math/rand/v2" other than New, NewPCG and
 //     NewChaCha8 (types such as rand.Rand are fine); randomness comes from
 //     sim/rng streams.
-//   - go-statement: non-test files under sim/ contain no `go` statement,
-//     except in sim/scheduler.
-//   - layering (DESIGN.md "Layers"), for test and non-test files alike:
+//   - go-statement: non-test files under sim/, models/ and controllers/
+//     contain no `go` statement, except in sim/scheduler.
+//   - Allowed exceptions: in models/ and controllers/ (never in sim/), a
+//     violation of wall-clock, global-rand or go-statement is allowed by the
+//     comment `// lint:allow <rule> <reason>` at the end of its line or alone
+//     on the line before it (code that runs only against a real cluster, for
+//     instance). There are none today.
+//   - layering (docs/design.md "Layers"), for test and non-test files alike:
 //     sim/ imports no project package outside sim/; models/ imports none of
 //     sim/, controllers/, scenarios/, cmd/, fuzz/; controllers/ none of sim/,
 //     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/.
@@ -25,11 +32,14 @@
 //   - known-gaps: every package directory below sim/ has a doc.go that
 //     contains the words "Known gaps".
 //
-// The sim/ packages are type-checked (golang.org/x/tools/go/packages, with
-// dependencies from export data), so map ranges are found by type and a
+// The sim/, models/ and controllers/ packages are type-checked
+// (golang.org/x/tools/go/packages, with dependencies from export data), so
+// map ranges are found by type and a
 // local variable named time or rand does not confuse the call rules.
 //
 // Known gaps:
+//   - map-order covers sim/ only: a map range in models/ or controllers/
+//     (which run in the scheduler too) is not flagged.
 //   - Where type checking fails (a package that does not compile, or a file
 //     excluded by build constraints), map-order falls back to syntax and only
 //     sees map literals, make(map...) and maps.Keys/Values/All; wall-clock and

@@ -36,6 +36,19 @@ const (
 // schedulerDir is the one package under sim/ that may start goroutines.
 const schedulerDir = "sim/scheduler"
 
+// allowMarker, followed by a rule name and a reason, allows one violation of
+// that rule on the line it ends, or on the line after it: the annotated
+// exception of code under models/ or controllers/ that may use the wall clock
+// or start a goroutine (the wall-clock, go-statement and global-rand rules).
+// The kernel (sim/) has no exceptions but the scheduler's goroutines.
+const allowMarker = "lint:allow"
+
+// scheduledLayers are the directories, besides sim/, whose non-test code runs
+// inside the simulator's scheduler (models and reference controllers are
+// hosted as tasks there), so wall-clock, global-rand and go-statement apply
+// to them too.
+var scheduledLayers = []string{"models", "controllers"}
+
 // orderIndependent marks a range over a map whose order cannot matter, on
 // the line before the for statement or at the end of its line; the reason
 // follows the marker.
@@ -158,6 +171,59 @@ func checkClockAndRand(fset *token.FileSet, f *ast.File, info *types.Info) []vio
 	return out
 }
 
+// notAllowed drops the violations of f that an allowMarker comment naming
+// their rule, with a reason, allows: a comment at the end of the violation's
+// line, or alone on the line before it. A marker with no reason allows nothing.
+func notAllowed(fset *token.FileSet, f *ast.File, vs []violation) []violation {
+	src, err := os.ReadFile(fset.Position(f.Pos()).Filename)
+	if err != nil {
+		return vs
+	}
+	lines := strings.Split(string(src), "\n")
+	allows := map[int][]string{} // line -> rules allowed there
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			_, rest, ok := strings.Cut(c.Text, allowMarker+" ")
+			if !ok {
+				continue
+			}
+			fields := strings.Fields(rest)
+			if len(fields) < 2 {
+				continue
+			}
+			pos := fset.Position(c.Pos())
+			line := pos.Line
+			if pos.Line <= len(lines) && pos.Column <= len(lines[pos.Line-1])+1 &&
+				strings.TrimSpace(lines[pos.Line-1][:pos.Column-1]) == "" {
+				line++ // alone on its line: it allows the next one
+			}
+			allows[line] = append(allows[line], fields[0])
+		}
+	}
+	var out []violation
+	for _, v := range vs {
+		if !slices.Contains(allows[v.pos.Line], v.rule) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// outsideKernel rewrites what to use instead for code under models/ or
+// controllers/, which does not import sim/ (layering) and runs unchanged on a
+// real cluster: time from an injected clock, randomness from a seeded source
+// the world passes in, concurrency from the controller's workers.
+func outsideKernel(v violation) violation {
+	for from, to := range map[string]string{ // lint:order-independent at most one matches
+		"use the virtual clock, sim/clock": "take an injected k8s.io/utils/clock (the simulator's virtual clock in a world), or annotate an allowed exception with // " + allowMarker + " " + ruleWallClock + " <reason>",
+		"use sim/rng streams":              "take a seeded *rand.Rand from the world (a sim/rng stream), or annotate an allowed exception with // " + allowMarker + " " + ruleGlobalRand + " <reason>",
+		"the kernel runs one goroutine at a time; let sim/scheduler run concurrent work": "the simulator runs one goroutine at a time: use the controller's workers (MaxConcurrentReconciles), or annotate an allowed exception with // " + allowMarker + " " + ruleGo + " <reason>",
+	} {
+		v.msg = strings.Replace(v.msg, from, to, 1)
+	}
+	return v
+}
+
 // isRandV2Func reports whether sel names a function (not a type) of math/rand/v2.
 func isRandV2Func(sel *ast.SelectorExpr, info *types.Info) bool {
 	if info != nil {
@@ -194,7 +260,7 @@ func layer(rel string) string {
 }
 
 // layerRule says what a layer may not import and what to do instead
-// (DESIGN.md "Layers").
+// (docs/design.md "Layers").
 func layerRule(from, to string) (forbidden bool, instead string) {
 	switch from {
 	case "sim":
@@ -395,7 +461,8 @@ type typedFile struct {
 	info *types.Info
 }
 
-// loadSim type-checks the packages under sim/ (non-test files), taking
+// loadSim type-checks the packages under sim/, models/ and controllers/
+// (non-test files), taking
 // dependencies from export data. Packages that do not compile are still
 // returned with what could be checked; their errors are returned for logging.
 func loadSim(root string) (map[string]typedFile, []string, error) {
@@ -403,7 +470,13 @@ func loadSim(root string) (map[string]typedFile, []string, error) {
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
 		Dir:  root,
 	}
-	pkgs, err := packages.Load(cfg, "./sim/...")
+	patterns := []string{"./sim/..."}
+	for _, l := range scheduledLayers {
+		if fi, err := os.Stat(filepath.Join(root, l)); err == nil && fi.IsDir() {
+			patterns = append(patterns, "./"+l+"/...")
+		}
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -451,6 +524,7 @@ func lintRepository(root, modPath string, logf func(string, ...any)) ([]violatio
 		dir := path.Dir(rel)
 		inSim := dir == "sim" || strings.HasPrefix(dir, "sim/")
 		kernel := inSim && !strings.HasSuffix(rel, "_test.go")
+		scheduled := kernel || slices.Contains(scheduledLayers, layer(dir)) && !strings.HasSuffix(rel, "_test.go")
 		if inSim && dir != "sim" {
 			dirs[dir] = true
 		}
@@ -462,9 +536,9 @@ func lintRepository(root, modPath string, logf func(string, ...any)) ([]violatio
 			cov.untyped++
 			logf("%s: no type information (excluded by build constraints or not loadable): rules fall back to syntax", rel)
 		}
-		if !ok || !kernel {
+		if !ok || !scheduled {
 			mode := parser.ParseComments
-			if !kernel {
+			if !scheduled {
 				mode = parser.ImportsOnly
 			}
 			f, err := parser.ParseFile(fset, abs, nil, mode)
@@ -475,14 +549,22 @@ func lintRepository(root, modPath string, logf func(string, ...any)) ([]violatio
 			tf = typedFile{fset: fset, file: f}
 		}
 		out = append(out, checkLayering(tf.fset, tf.file, modPath, dir)...)
-		if !kernel {
+		if !scheduled {
 			continue
 		}
-		out = append(out, checkClockAndRand(tf.fset, tf.file, tf.info)...)
+		var vs []violation
+		vs = append(vs, checkClockAndRand(tf.fset, tf.file, tf.info)...)
 		if dir != schedulerDir {
-			out = append(out, checkGoStatements(tf.fset, tf.file)...)
+			vs = append(vs, checkGoStatements(tf.fset, tf.file)...)
 		}
-		out = append(out, checkMapRange(tf.fset, tf.file, tf.info)...)
+		if kernel {
+			out = append(out, vs...) // the kernel has no annotated exceptions
+			out = append(out, checkMapRange(tf.fset, tf.file, tf.info)...)
+		} else {
+			for _, v := range notAllowed(tf.fset, tf.file, vs) {
+				out = append(out, outsideKernel(v))
+			}
+		}
 	}
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		out = append(out, checkKnownGaps(os.DirFS(root), dir)...)

@@ -402,8 +402,10 @@ func TestKnownGapsRule(t *testing.T) {
 
 // TestRulesApplyWhereDesignSays runs the whole lint over a small module on
 // disk: the kernel's non-test files are checked, its tests and testdata are
-// not (except for layering), sim/scheduler may start goroutines, and each
-// violation is reported as file:line: rule.
+// not (except for layering), sim/scheduler may start goroutines, models/ and
+// controllers/ are held to wall-clock and go-statement but for exceptions
+// annotated with a reason (the kernel has none), and each violation is
+// reported as file:line: rule.
 func TestRulesApplyWhereDesignSays(t *testing.T) {
 	root := t.TempDir()
 	const gaps = "// Package p.\n//\n// Known gaps: none.\n"
@@ -417,7 +419,12 @@ func TestRulesApplyWhereDesignSays(t *testing.T) {
 		"sim/kernel/testdata/t.go": "package t\n\nimport \"time\"\n\nvar _ = time.Now()\n",
 		"sim/nodoc/nodoc.go":       "package nodoc\n",
 		"models/models.go":         "package models\n\nimport _ \"example.com/m/sim/kernel\"\n",
-		"cmd/tool/main.go":         "package main\n\nimport (\n\t\"time\"\n\n\t_ \"example.com/m/sim/kernel\"\n)\n\nfunc main() { go main(); _ = time.Now() }\n",
+		"sim/kernel/allow.go":      "package kernel\n\nimport \"time\"\n\nvar T = time.Now() // lint:allow wall-clock the kernel has no exceptions\n",
+		"models/clock.go":          "package models\n\nimport \"time\"\n\nfunc F() time.Time {\n\tgo F()\n\treturn time.Now()\n}\n",
+		"models/clock_test.go":     "package models\n\nimport \"time\"\n\nfunc g() { go g(); _ = time.Now() }\n",
+		"controllers/c/c.go": "package c\n\nimport \"time\"\n\n// F waits.\nfunc F() {\n\t// lint:allow go-statement a reason\n\tgo F()\n" +
+			"\ttime.Sleep(0) // lint:allow wall-clock a reason\n\t_ = time.Now() // lint:allow wall-clock\n\t// lint:allow wall-clock another rule's marker\n\tgo F()\n}\n",
+		"cmd/tool/main.go": "package main\n\nimport (\n\t\"time\"\n\n\t_ \"example.com/m/sim/kernel\"\n)\n\nfunc main() { go main(); _ = time.Now() }\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -437,7 +444,12 @@ func TestRulesApplyWhereDesignSays(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s:%d %s", v.pos.Filename, v.pos.Line, v.rule))
 	}
 	want := []string{
+		"controllers/c/c.go:10 wall-clock",
+		"controllers/c/c.go:12 go-statement",
+		"models/clock.go:6 go-statement",
+		"models/clock.go:7 wall-clock",
 		"models/models.go:3 layering",
+		"sim/kernel/allow.go:5 wall-clock",
 		"sim/kernel/k_test.go:6 layering",
 		"sim/kernel/kernel.go:6 go-statement",
 		"sim/kernel/kernel.go:7 map-order",
@@ -447,7 +459,7 @@ func TestRulesApplyWhereDesignSays(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if cov.typed != 5 || cov.untyped != 0 {
-		t.Errorf("coverage = %+v, want all 5 kernel files type-checked", cov)
+	if cov.typed != 6 || cov.untyped != 0 {
+		t.Errorf("coverage = %+v, want all 6 kernel files type-checked", cov)
 	}
 }

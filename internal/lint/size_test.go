@@ -15,14 +15,15 @@ import (
 // add up to more than 256 MiB, and a rebuilt binary committed a few times did exactly that once.
 const maxTrackedFile = 2 << 20
 
-// TestRepositoryTracksNoBuildOutputs fails on a tracked file over maxTrackedFile or a tracked
-// executable binary (ELF, Mach-O, PE), naming the file.
-func TestRepositoryTracksNoBuildOutputs(t *testing.T) {
+// trackedFiles returns the module root and the files git tracks there (relative,
+// slash-separated), and skips the test outside a git checkout.
+func trackedFiles(t *testing.T) (root string, names []string) {
+	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, _, err := moduleRoot(wd)
+	root, _, err = moduleRoot(wd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +31,20 @@ func TestRepositoryTracksNoBuildOutputs(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a git checkout (%v): nothing to check", err)
 	}
-	magics := [][]byte{{0x7f, 'E', 'L', 'F'}, {0xcf, 0xfa, 0xed, 0xfe}, {'M', 'Z'}}
 	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if name == "" {
-			continue
+		if name != "" {
+			names = append(names, name)
 		}
+	}
+	return root, names
+}
+
+// TestRepositoryTracksNoBuildOutputs fails on a tracked file over maxTrackedFile or a tracked
+// executable binary (ELF, Mach-O, PE), naming the file.
+func TestRepositoryTracksNoBuildOutputs(t *testing.T) {
+	root, names := trackedFiles(t)
+	magics := [][]byte{{0x7f, 'E', 'L', 'F'}, {0xcf, 0xfa, 0xed, 0xfe}, {'M', 'Z'}}
+	for _, name := range names {
 		path := filepath.Join(root, name)
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() {

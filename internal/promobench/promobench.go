@@ -89,7 +89,7 @@ func PromotionOnEnvtest(assets string, t Timing) (time.Duration, error) {
 func promoteOnEnvtest(env *envtestenv.Env, t Timing) (time.Duration, error) {
 	ctx := context.Background()
 	done := make(chan error, 1)
-	promotions := envtestenv.NewPromotions(env.Admin, applyPromotion, t.Lag)
+	promotions := envtestenv.NewPromotions(env.Admin, scenario.ApplyPromotion, t.Lag)
 	promotions.SetCallTime(t.CallTime)
 	promotions.OnApply(func(e promotion.Effect) {
 		if e.Key == prod {
@@ -157,26 +157,6 @@ func warmUp(ctx context.Context, c client.Client) error {
 	return c.Delete(ctx, hr)
 }
 
-// applyPromotion is the effect of a promotion, as in scenarios/pipeline: every
-// target of the environment runs the version.
-func applyPromotion(ctx context.Context, c client.Client, k promotion.Key) error {
-	var p pipelinectrl.Pipeline
-	if err := c.Get(ctx, k.Pipeline, &p); err != nil {
-		return err
-	}
-	for _, env := range p.Spec.Environments {
-		if env.Name != k.Environment {
-			continue
-		}
-		for _, t := range env.Targets {
-			if err := scenario.SetAppVersion(ctx, c, t.Namespace, k.Version); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // PromotionOnSimulator runs the same scripted promotion on the simulator and
 // returns its wall time: scenarios/pipeline's world with the fixed variant and
 // timing t, v2 published in dev at 1s of virtual time, run until the promotion of
@@ -187,11 +167,13 @@ func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	scenario.Scheme() // built once per process, as the envtest side's is before its clock starts
+	// The world's scheme is built once per process (by World), as the envtest
+	// side's is, before the clock starts.
+	system := &promotion.System{}
+	world := scenario.World(scenario.Options{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
+		PromoteCallTime: t.CallTime, Promotion: system})
 	start := time.Now()
-	w := scenario.NewWorld(scenario.Config{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
-		PromoteCallTime: t.CallTime})
-	c, err := cluster.New(p, w.Options())
+	c, err := cluster.New(p, world)
 	if err != nil {
 		return 0, err
 	}
@@ -199,8 +181,8 @@ func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	// The run ends when the effect on prod is applied, as on envtest.
 	var done bool
 	var applyErr error
-	traced := w.Promotion.OnApply
-	w.Promotion.OnApply = func(e promotion.Effect) {
+	traced := system.OnApply
+	system.OnApply = func(e promotion.Effect) {
 		traced(e)
 		if e.Key == prod && !done {
 			done, applyErr = true, e.ApplyErr

@@ -730,3 +730,23 @@ func TestEndpointSlice(t *testing.T) {
 		t.Errorf("scaled to 0: want a new placeholder slice, empty; got %d slices %+v", len(ss), ss)
 	}
 }
+
+// restartPolicy OnFailure: a crash-looping pod restarts in place, and once
+// its containers' restarts reach backoffLimit the Job fails
+// (pastBackoffLimitOnFailure), its active pod deleted, status.failed 1.
+func TestJobOnFailureCrashLoopExceedsTheBackoffLimit(t *testing.T) {
+	c := world(t, "seed 14\ncrashloop pod=1\n")
+	j := job("flaky", 1, 1, 2, map[string]string{kube.AnnotationRun: "2s"})
+	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	j = get(t, c, j)
+	eq(t, "counters", fmt.Sprint(j.Status.Active, j.Status.Succeeded, j.Status.Failed), "0 0 1")
+	eq(t, "conditions", fmt.Sprint(jobConds(j.Status.Conditions)), fmt.Sprint([]string{
+		"FailureTarget=True/BackoffLimitExceeded: Job has reached the specified backoff limit",
+		"Failed=True/BackoffLimitExceeded: Job has reached the specified backoff limit",
+	}))
+	eq(t, "pods left", len(pods(t, c)), 0)
+}

@@ -124,7 +124,7 @@ func terminatingRefusals(c *cluster.Cluster) int {
 
 func verdicts(c *cluster.Cluster) map[string]bool {
 	out := map[string]bool{}
-	for _, v := range c.Judge(Properties(c)...) {
+	for _, v := range c.Judge(Properties()...) {
 		out[v.Property] = v.Holds
 	}
 	return out

@@ -1,6 +1,6 @@
 // Package bundledeployment is the world, the specs and the catalogue entries of
 // seed 1 (rukpak PR #596, "fix: bundledeployment install failures should
-// eventually settle"; ../shared/SEEDS.md, seeds/000_297ef58f3d24d948.txt).
+// eventually settle"; docs/SEEDS.md, docs/seeds/000_297ef58f3d24d948.txt).
 //
 // The world (World): kube-controller-manager running models/kube's namespace
 // controller (a deleted Namespace stays Terminating at least
@@ -21,7 +21,7 @@
 // up front for Namespace, ConfigMap and Deployment behind a gate the
 // reconciler's Watcher opens kind by kind, one gate per process incarnation.
 //
-// Entries (Entries): bd/terminating-cleanup and bd/slow-cleanup (DESIGN.md),
+// Entries (Entries): bd/terminating-cleanup and bd/slow-cleanup (docs/design.md),
 // bd/rollback-leaves-terminating (SEEDS.md (f)2 and (f)6) and bd/blocked-workers
 // ((f)4, I5), with the properties SettledBackoff, RootCauseVisible (I1, I2)
 // and InstalledWithin (I5).

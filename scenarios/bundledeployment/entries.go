@@ -78,7 +78,7 @@ func Entries() []*catalogue.Entry {
 			Expect: expect(c, h, h), World: world(Options{}),
 			Space:      space(time.Minute, nil),
 			FaultPhase: time.Minute, HealBudget: time.Second,
-			Properties: Properties,
+			Properties: Properties(),
 		},
 		{
 			ID: "bd/slow-cleanup", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -101,7 +101,7 @@ func Entries() []*catalogue.Entry {
 				"the earlier model, with calls in zero time and two workers per worker asked for, showed 17.8% since 30s).",
 			Space:      space(2*time.Minute, nil),
 			FaultPhase: 2 * time.Minute, HealBudget: time.Second,
-			Properties: Properties,
+			Properties: Properties(),
 		},
 		{
 			ID: "bd/rollback-leaves-terminating", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -114,7 +114,7 @@ func Entries() []*catalogue.Entry {
 			Expect: expect(c, c, h), World: world(Options{Bundle: V1}),
 			Space:      space(30*time.Second, upgradeAt),
 			FaultPhase: 30 * time.Second, HealBudget: time.Second,
-			Properties: Properties,
+			Properties: Properties(),
 		},
 		{
 			ID: "bd/blocked-workers", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -142,7 +142,7 @@ func Entries() []*catalogue.Entry {
 				Workload: createHealthyAt,
 			},
 			FaultPhase: 30 * time.Second, HealBudget: time.Second,
-			Properties: FairnessProperties,
+			Properties: FairnessProperties(),
 		},
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
 
 // SettledBackoff is SEEDS.md Seed 1 I1 for BundleDeployment example: while its
@@ -31,7 +30,7 @@ func RootCauseVisible() check.Property {
 }
 
 // Properties are the properties of the bd/ entries.
-func Properties(*cluster.Cluster) []check.Property {
+func Properties() []check.Property {
 	return []check.Property{SettledBackoff(), RootCauseVisible()}
 }
 
@@ -86,7 +85,7 @@ func (p InstalledWithin) Check(r *check.Run) check.Verdict {
 }
 
 // FairnessProperties are the properties of bd/blocked-workers.
-func FairnessProperties(*cluster.Cluster) []check.Property {
+func FairnessProperties() []check.Property {
 	return []check.Property{InstalledWithin{Object: Healthy, Bound: FairnessBound}}
 }
 

@@ -26,13 +26,18 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
-// World runs the canary controller of variant v in process "op", with one parent.
-func World(v variant.Variant) cluster.Options {
+// Options shape the canary's world.
+type Options struct {
+	Variant variant.Variant // of the canary controller
+}
+
+// World runs the canary controller of o.Variant in process "op", with one parent.
+func World(o Options) cluster.Options {
 	return cluster.Options{
 		Scheme: scheme.Scheme,
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
 			mgr := p.Manager()
-			return (&canary.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Variant: v}).SetupWithManager(mgr)
+			return (&canary.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Variant: o.Variant}).SetupWithManager(mgr)
 		}}},
 		Setup: func(c *cluster.Cluster) error {
 			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
@@ -42,22 +47,16 @@ func World(v variant.Variant) cluster.Options {
 }
 
 // OneChild is the canary's property: the parent never has two children.
-func OneChild(c *cluster.Cluster) []check.Property {
-	return []check.Property{check.Eventually{Property: "at-most-once", Desired: func(*check.Run) error {
-		var children corev1.SecretList
-		if err := c.List(&children); err != nil {
-			return err
-		}
-		if n := len(children.Items); n > 1 {
-			return fmt.Errorf("parent default/app has %d child Secrets", n)
-		}
-		return nil
-	}}}
-}
+var OneChild = check.Eventually{Property: "at-most-once", Desired: func(r *check.Run) error {
+	if n := len(r.Objects(corev1.SchemeGroupVersion.WithKind("Secret"))); n > 1 {
+		return fmt.Errorf("parent default/app has %d child Secrets", n)
+	}
+	return nil
+}}
 
-// Entry is the catalogue entry.
-func Entry() *catalogue.Entry {
-	return &catalogue.Entry{
+// Entries are the canary's catalogue entries: one.
+func Entries() []*catalogue.Entry {
+	return []*catalogue.Entry{{
 		ID:       "canary/stale-cache",
 		Seed:     "canary",
 		Upstream: "",
@@ -68,10 +67,10 @@ func Entry() *catalogue.Entry {
 			"The fixed variant names the child after the parent (a second Create fails with AlreadyExists); " +
 			"the robust variant also lists children with the API reader.",
 		Expect:     map[variant.Variant]catalogue.Outcome{variant.Buggy: catalogue.Caught, variant.Fixed: catalogue.Holds, variant.Robust: catalogue.Holds},
-		World:      World,
+		World:      func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) },
 		Space:      plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap", "/v1/Secret"}, Horizon: time.Minute},
 		FaultPhase: time.Minute,
 		HealBudget: time.Minute,
-		Properties: OneChild,
-	}
+		Properties: []check.Property{OneChild},
+	}}
 }

@@ -32,13 +32,13 @@ const (
 type Entry struct {
 	ID       string // e.g. "bd/terminating-cleanup"
 	Seed     string // e.g. "1 (000)"
-	SeedFile string // file under ../shared/seeds/
+	SeedFile string // file under docs/seeds/ (SeedsDir)
 	Upstream string // the upstream PR
 	// Summary is what the bug is, in two paragraphs (for the entry's page).
 	Summary string
 	// Expect gives the expected outcome per variant; variants absent are not run.
 	Expect map[variant.Variant]Outcome
-	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts DESIGN.md).
+	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts docs/design.md).
 	Why string
 
 	// World builds the world for a variant.
@@ -47,9 +47,9 @@ type Entry struct {
 	Space plan.Space
 	// FaultPhase and HealBudget are the lengths of the two phases of a run.
 	FaultPhase, HealBudget time.Duration
-	// Properties are the checks of a run of this world (they may read the
-	// cluster's models, e.g. a ledger).
-	Properties func(c *cluster.Cluster) []check.Property
+	// Properties are judged over every run of this world (check.Run: its trace,
+	// watch log, final state and plan).
+	Properties []check.Property
 }
 
 // Variants returns the variants the entry has expectations for, in catalogue order.
@@ -65,13 +65,8 @@ func (e *Entry) Variants() []variant.Variant {
 
 // PropertyNames lists the names of the entry's properties.
 func (e *Entry) PropertyNames() []string {
-	c, err := cluster.New(&plan.Plan{}, e.World(variant.Fixed))
-	if err != nil {
-		return nil
-	}
-	defer c.Close()
 	var names []string
-	for _, p := range e.Properties(c) {
+	for _, p := range e.Properties {
 		names = append(names, p.Name())
 	}
 	return names
@@ -96,7 +91,7 @@ func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	verdicts := c.RunPhases(cluster.Phases{Fault: e.FaultPhase, Heal: e.HealBudget}, e.Properties(c)...)
+	verdicts := c.RunPhases(cluster.Phases{Fault: e.FaultPhase, Heal: e.HealBudget}, e.Properties...)
 	r := &Run{Cluster: c, Verdicts: verdicts, Virtual: c.Now()}
 	for _, s := range c.Trace.Steps() {
 		switch {
@@ -183,20 +178,27 @@ func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock fu
 }
 
 // FailureReport is what a test says about an unexpected result: for a caught one,
-// it saves the minimal plan under testdata/failures (relative to the test's
-// package) and gives the one-line replay command; for one that held, the command
-// that explores further.
+// where its minimal plan is saved and the command that replays it (SavePlan);
+// for one that held, the command that explores further.
 func FailureReport(r Result) string {
 	if r.Minimal == nil {
 		return fmt.Sprintf("no violating plan in %d checks; explore further: go run ./cmd/ctrlsim run --entry %s --variant %s --checks 2000", r.Checks, r.Entry, r.Variant)
 	}
+	return fmt.Sprintf("violated %v; %s", r.Violated, SavePlan(r.Entry, r.Variant, r.Minimal))
+}
+
+// SavePlan saves p, a plan of the entry's world that a test found violating,
+// under testdata/failures (relative to the test's package), and says where,
+// with the one-line command that replays it: the one way a test hands a
+// failing plan to a person (the entries test, the fuzz targets).
+func SavePlan(entry string, v variant.Variant, p *plan.Plan) string {
 	dir := filepath.Join("testdata", "failures")
-	file := filepath.Join(dir, fmt.Sprintf("%s-%s.plan", slug(r.Entry), r.Variant))
+	file := filepath.Join(dir, fmt.Sprintf("%s-%s.plan", slug(entry), v))
 	if err := os.MkdirAll(dir, 0o755); err == nil {
-		_ = os.WriteFile(file, []byte(r.Minimal.String()), 0o644)
+		_ = os.WriteFile(file, []byte(p.String()), 0o644)
 	}
 	abs, _ := filepath.Abs(file)
-	return fmt.Sprintf("violated %v; minimal plan saved to %s\nreplay: go run ./cmd/ctrlsim replay --entry %s --variant %s --plan %s --timeline", r.Violated, abs, r.Entry, r.Variant, abs)
+	return fmt.Sprintf("plan saved to %s\nreplay: %s", abs, Replay(entry, string(v), abs))
 }
 
 // NewScheme returns client-go's scheme with the types add registers: what every

@@ -5,17 +5,35 @@ import (
 	"time"
 )
 
-// TestEntries explores every entry and variant at a small deterministic budget
-// (explorer seed 1) and requires each outcome to be the expected one; a caught
-// variant's minimal plan must have at most maxLines lines and must reproduce the
-// violation. An unexpected outcome saves the plan and prints the replay command
-// (FailureReport).
-func TestEntries(t *testing.T, entries []*Entry, checks, maxLines int) {
+// The catalogue's budget: plans per (entry, variant) and the explorer seed that
+// `ctrlsim run` and `ctrlsim catalogue` use by default, and at which TestEntries
+// checks every expectation.
+const (
+	Checks = 200
+	Seed   = 1
+)
+
+// MaxMinimalPlan bounds the lines (steps and faults) of a caught variant's
+// minimal plan in TestEntries: a plan a reader takes in at a glance.
+const MaxMinimalPlan = 4
+
+// TestEntries is the one test of the catalogue's expectations: it explores
+// every variant of every entry at the catalogue's budget (Checks plans from
+// explorer seed Seed, as `ctrlsim catalogue` does) and requires each outcome
+// to be the expected one; a caught variant's minimal plan must have at most
+// MaxMinimalPlan lines and must reproduce the violation. An unexpected outcome
+// saves the plan and prints the replay command (FailureReport). Each scenario
+// package's entries test calls it with its entries; it is skipped under
+// -short (make check).
+func TestEntries(t *testing.T, entries []*Entry) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("explores every entry at the catalogue's budget (make test runs it)")
+	}
 	for _, e := range entries {
 		for _, v := range e.Variants() {
 			t.Run(e.ID+"/"+string(v), func(t *testing.T) {
-				r := e.Explore(v, checks, 1, time.Now)
+				r := e.Explore(v, Checks, Seed, time.Now)
 				t.Logf("%s after %d checks (first failure at %d), %v wall, %d API ops", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall, r.APIOps)
 				if !r.AsExpected() {
 					t.Fatalf("outcome %s, expected %s: %s", r.Outcome, r.Expect, FailureReport(r))
@@ -24,8 +42,8 @@ func TestEntries(t *testing.T, entries []*Entry, checks, maxLines int) {
 					return
 				}
 				t.Logf("minimal plan (%d lines), violates %v:\n%s", r.Minimal.Size(), r.Violated, r.Minimal)
-				if n := r.Minimal.Size(); n > maxLines {
-					t.Errorf("minimal plan has %d lines, want at most %d", n, maxLines)
+				if n := r.Minimal.Size(); n > MaxMinimalPlan {
+					t.Errorf("minimal plan has %d lines, want at most %d", n, MaxMinimalPlan)
 				}
 				run, err := e.RunPlan(v, r.Minimal)
 				if err != nil {

@@ -24,11 +24,11 @@ func TestClusterExtension(t *testing.T) {
 }
 
 // run runs the world of cfg under the plan for the horizon, healing halfway.
-func run(cfg Config, planText string) (*cluster.Cluster, *Observer) {
+func run(cfg Options, planText string) (*cluster.Cluster, *Observer) {
 	GinkgoHelper()
 	p, err := plan.Parse(planText)
 	Expect(err).NotTo(HaveOccurred())
-	c, err := cluster.New(p, NewWorld(cfg).Options())
+	c, err := cluster.New(p, World(cfg))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(c.Close)
 	o := Observe(c)
@@ -126,7 +126,7 @@ const (
 var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", func() {
 	DescribeTable("without faults, every variant installs 1.0.0 and upgrades to 2.0.0 when asked",
 		func(v variant.Variant) {
-			c, o := run(Config{Variant: v}, "seed 1\nat 30s request-version version=2.0.0\n")
+			c, o := run(Options{Variant: v}, "seed 1\nat 30s request-version version=2.0.0\n")
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(2.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0", "2.0.0"}))
 			ext := extension(c)
@@ -143,24 +143,24 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash at CP-I1: after the pending-install record, before any object", func() {
 		It("lands after the create of record v1", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planCPI1)
+			c, _ := run(Options{Variant: variant.Buggy}, planCPI1)
 			Expect(lastCallBeforeCrash(c)).To(Equal("create " + recordV1))
 		})
 		It("leaves the release pending-install forever with the buggy applier (532c3067)", func() {
-			c, o := run(Config{Variant: variant.Buggy}, planCPI1)
+			c, o := run(Options{Variant: variant.Buggy}, planCPI1)
 			Expect(records(c)).To(Equal([]string{"v1=pending-install(1.0.0)"}))
 			Expect(o.Deployed).To(BeEmpty())
 			Expect(Progressing(extension(c))).To(HavePrefix("failed to get release state using server-side dry-run: " + pendingError))
 			Expect(count(c, "result", pendingError)).To(BeNumerically(">=", 15), "retried with backoff for the whole run")
 		})
 		It("deletes the pending record and installs 1.0.0 with the fixed applier (#1987)", func() {
-			c, o := run(Config{Variant: variant.Fixed}, planCPI1)
+			c, o := run(Options{Variant: variant.Fixed}, planCPI1)
 			Expect(count(c, "result", `removed pending release "op" version 1 metadata`)).To(Equal(1))
 			Expect(records(c)).To(Equal([]string{"v1=deployed(1.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0"}))
 		})
 		It("marks the record failed and completes 1.0.0 from it with the robust applier", func() {
-			c, o := run(Config{Variant: variant.Robust}, planCPI1)
+			c, o := run(Options{Variant: variant.Robust}, planCPI1)
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(1.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0"}))
 			Expect(count(c, "delete", "Secret")).To(BeZero())
@@ -169,18 +169,18 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash at CP-I2: after 2 of the 3 objects", func() {
 		It("lands after op-config, with the Deployment not created", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planCPI2)
+			c, _ := run(Options{Variant: variant.Buggy}, planCPI2)
 			Expect(lastCallBeforeCrash(c)).To(Equal("create ConfigMap op-system/op-config"))
 			Expect(records(c)).To(Equal([]string{"v1=pending-install(1.0.0)"}))
 		})
 		It("is adopted by the fixed applier's retried install: the partial objects carry the release's annotations", func() {
-			c, _ := run(Config{Variant: variant.Fixed}, planCPI2)
+			c, _ := run(Options{Variant: variant.Fixed}, planCPI2)
 			Expect(records(c)).To(Equal([]string{"v1=deployed(1.0.0)"}))
 			Expect(count(c, "patch", "ConfigMap op-system/op-config")+count(c, "create", "ConfigMap op-system/op-config")).To(Equal(1),
 				"op-config was adopted (read and left alone), not created twice")
 		})
 		It("settles at 1.0.0 with the robust applier", func() {
-			c, _ := run(Config{Variant: variant.Robust}, planCPI2)
+			c, _ := run(Options{Variant: variant.Robust}, planCPI2)
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(1.0.0)"}))
 			Expect(InstalledVersion(extension(c))).To(Equal("1.0.0"))
 		})
@@ -188,12 +188,12 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash at CP-U1: after the pending-upgrade record, before any object changes", func() {
 		It("lands after the create of record v2", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planCPU1)
+			c, _ := run(Options{Variant: variant.Buggy}, planCPU1)
 			Expect(lastCallBeforeCrash(c)).To(Equal("create " + recordV2))
 		})
 		DescribeTable("ends",
 			func(v variant.Variant, want []string, installed string) {
-				c, _ := run(Config{Variant: v}, planCPU1)
+				c, _ := run(Options{Variant: v}, planCPU1)
 				Expect(records(c)).To(Equal(want))
 				Expect(InstalledVersion(extension(c))).To(Equal(installed))
 			},
@@ -206,11 +206,11 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash at CP-U2: mid-update, op-config and op-migration at 2.0.0, the Deployment still at 1.0.0", func() {
 		It("lands after the create of op-migration", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planCPU2)
+			c, _ := run(Options{Variant: variant.Buggy}, planCPU2)
 			Expect(lastCallBeforeCrash(c)).To(Equal("create ConfigMap op-system/op-migration"))
 		})
 		It("leaves the release pending-upgrade forever with the buggy applier: a human has to delete the Secret", func() {
-			c, o := run(Config{Variant: variant.Buggy}, planCPU2)
+			c, o := run(Options{Variant: variant.Buggy}, planCPU2)
 			Expect(records(c)).To(Equal([]string{"v1=deployed(1.0.0)", "v2=pending-upgrade(2.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0"}))
 			ext := extension(c)
@@ -220,14 +220,14 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 			Expect(count(c, "result", pendingError)).To(BeNumerically(">=", 15))
 		})
 		It("deletes the pending record and reaches deployed 2.0.0 with the fixed applier, adopting op-migration", func() {
-			c, o := run(Config{Variant: variant.Fixed}, planCPU2)
+			c, o := run(Options{Variant: variant.Fixed}, planCPU2)
 			Expect(count(c, "delete", recordV2)).To(Equal(1))
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(2.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0", "2.0.0"}))
 			Expect(count(c, "create", "ConfigMap op-system/op-migration")).To(Equal(1), "adopted, not created again")
 		})
 		It("resumes 2.0.0 without deleting any record with the robust applier", func() {
-			c, o := run(Config{Variant: variant.Robust}, planCPU2)
+			c, o := run(Options{Variant: variant.Robust}, planCPU2)
 			Expect(count(c, "delete", "Secret")).To(BeZero())
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=failed(2.0.0)", "v3=deployed(2.0.0)"}))
 			Expect(o.Deployed).To(Equal([]string{"1.0.0", "2.0.0"}))
@@ -236,22 +236,22 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash at CP-U3: 1.0.0 superseded, 2.0.0 pending, the cluster fully at 2.0.0", func() {
 		It("lands after the update of record v1 to superseded", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planCPU3)
+			c, _ := run(Options{Variant: variant.Buggy}, planCPU3)
 			Expect(lastCallBeforeCrash(c)).To(Equal("update " + recordV1))
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=pending-upgrade(2.0.0)"}))
 		})
 		It("loses status.install with the buggy applier: no record is deployed, and it stays stuck", func() {
-			c, o := run(Config{Variant: variant.Buggy}, planCPU3)
+			c, o := run(Options{Variant: variant.Buggy}, planCPU3)
 			Expect(o.Installs).To(Equal([]string{"", "1.0.0", ""}))
 			Expect(Progressing(extension(c))).To(ContainSubstring(pendingError))
 		})
 		It("resets status.install to nothing while it recovers with the fixed applier (I3 broken), then deploys 2.0.0", func() {
-			c, o := run(Config{Variant: variant.Fixed}, planCPU3)
+			c, o := run(Options{Variant: variant.Fixed}, planCPU3)
 			Expect(o.Installs).To(Equal([]string{"", "1.0.0", "", "2.0.0"}))
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(2.0.0)"}))
 		})
 		It("never shows an empty install after the first one with the robust applier", func() {
-			c, o := run(Config{Variant: variant.Robust}, planCPU3)
+			c, o := run(Options{Variant: variant.Robust}, planCPU3)
 			Expect(o.Installs).To(Equal([]string{"", "1.0.0", "2.0.0"}))
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=superseded(2.0.0)", "v3=deployed(2.0.0)"}))
 		})
@@ -259,18 +259,18 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 
 	Describe("a crash during the upgrade to 2.0.0, and 3.0.0 published before the operator restarts (catalog drift)", func() {
 		It("keeps the buggy applier stuck on the pending record", func() {
-			c, _ := run(Config{Variant: variant.Buggy}, planDrift)
+			c, _ := run(Options{Variant: variant.Buggy}, planDrift)
 			Expect(records(c)).To(Equal([]string{"v1=deployed(1.0.0)", "v2=pending-upgrade(2.0.0)"}))
 		})
 		It("makes the fixed applier skip to 3.0.0 (no-version-skip violated) and orphan op-migration", func() {
-			c, o := run(Config{Variant: variant.Fixed}, planDrift)
+			c, o := run(Options{Variant: variant.Fixed}, planDrift)
 			Expect(o.Deployed).To(Equal([]string{"1.0.0", "3.0.0"}), "2.0.0, partly rolled out, was never completed")
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=deployed(3.0.0)"}))
 			_, ok := configMap(c, "op-migration")
 			Expect(ok).To(BeTrue(), "created by the interrupted attempt, in no record: nothing deletes it")
 		})
 		It("makes the robust applier deploy 2.0.0 first, then 3.0.0", func() {
-			c, o := run(Config{Variant: variant.Robust}, planDrift)
+			c, o := run(Options{Variant: variant.Robust}, planDrift)
 			Expect(o.Deployed).To(Equal([]string{"1.0.0", "2.0.0", "3.0.0"}))
 			Expect(records(c)).To(Equal([]string{"v1=superseded(1.0.0)", "v2=failed(2.0.0)", "v3=superseded(2.0.0)", "v4=deployed(3.0.0)"}))
 			_, ok := configMap(c, "op-migration")
@@ -281,7 +281,7 @@ var _ = Describe("Seed 2 (001): the ClusterExtension applier on helm releases", 
 	It("replays a plan to the same trace (determinism)", func() {
 		p, err := plan.Parse(planDrift)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cluster.CheckDeterminism(p, NewWorld(Config{Variant: variant.Robust}).Options,
+		Expect(cluster.CheckDeterminism(p, func() cluster.Options { return World(Options{Variant: variant.Robust}) },
 			func(c *cluster.Cluster) { c.RunFor(Horizon) })).To(Succeed())
 	})
 })

@@ -19,7 +19,7 @@
 // revision that becomes deployed and every successive status.install, for the
 // specs; the properties read the same history from the run's watch log.
 //
-// Config.Installed starts the world with a version already installed, as an
+// Options.Installed starts the world with a version already installed, as an
 // earlier incarnation of the operator left it (record v1 deployed, its objects,
 // the finalizer and status.install), so that a run's first helm operation is an
 // upgrade.
@@ -46,10 +46,6 @@
 //   - no-version-skip: once a revision went pending towards bundle B, the next
 //     revision to become deployed is at B, unless the version range then in force
 //     no longer admits B.
-//
-// The world's clients share one RESTMapper (mapperClient): the
-// simulator's client builds a new one at every RESTMapper call, and the helm
-// model asks at every render and build.
 //
 // # Known gaps
 //

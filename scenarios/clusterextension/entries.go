@@ -85,14 +85,18 @@ const callOneWhy = "Crash points count the operator's client calls, and call 1 i
 // maxCall (and at times) over a fault phase of horizon, in the world of cfg
 // (variant aside), under workload, judged by release-settles and, with noSkip,
 // no-version-skip.
-func entry(id, summary string, cfg Config, maxCall int, horizon time.Duration, workload *rapid.Generator[[]plan.Step], noSkip bool,
+func entry(id, summary string, cfg Options, maxCall int, horizon time.Duration, workload *rapid.Generator[[]plan.Step], noSkip bool,
 	ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
+	props := []check.Property{ReleaseSettles(cfg.published)}
+	if noSkip {
+		props = append(props, NoVersionSkip())
+	}
 	return &catalogue.Entry{
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Expect: ex, Why: callOneWhy,
 		World: func(v variant.Variant) cluster.Options {
 			c := cfg
 			c.Variant = v
-			return NewWorld(c).Options()
+			return World(c)
 		},
 		Space: plan.Space{
 			Processes:   []string{ProcessName},
@@ -107,20 +111,14 @@ func entry(id, summary string, cfg Config, maxCall int, horizon time.Duration, w
 		// Two crashes at most: the operator is back within 20s of the heal, and
 		// recovers in a few reconciles without backoff worth the name.
 		HealBudget: time.Minute,
-		Properties: func(c *cluster.Cluster) []check.Property {
-			props := []check.Property{ReleaseSettles(cfg.published(c.Plan()))}
-			if noSkip {
-				props = append(props, NoVersionSkip())
-			}
-			return props
-		},
+		Properties: props,
 	}
 }
 
 // Entries are the seed 2 entries of the catalogue.
 func Entries() []*catalogue.Entry {
 	const c, h = catalogue.Caught, catalogue.Holds
-	preinstalled := Config{Installed: "1.0.0"}
+	preinstalled := Options{Installed: "1.0.0"}
 	return []*catalogue.Entry{
 		entry("helm/interrupted-install",
 			"operator-controller installs a ClusterExtension's bundle as a Helm release. Helm first records revision 1 as pending-install, "+
@@ -130,7 +128,7 @@ func Entries() []*catalogue.Entry {
 				"The fix (#1776, rebased as #1987) deletes a pending record and lets the next reconcile install again, adopting the objects the "+
 				"interrupted attempt created. The robust applier marks the record failed instead (as helm does for an in-process failure) and "+
 				"completes the release from that record's own manifest.",
-			Config{}, installMaxCall, 30*time.Second, nil, false, expect(c, h, h)),
+			Options{}, installMaxCall, 30*time.Second, nil, false, expect(c, h, h)),
 		entry("helm/interrupted-upgrade",
 			"1.0.0 is installed and the user asks for 2.0.0. Helm records revision 2 as pending-upgrade, applies the objects one by one, "+
 				"supersedes revision 1 and marks revision 2 deployed. An operator crash anywhere in between (before any object changed, mid-update, "+

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
@@ -173,38 +172,6 @@ func TestEntriesHoldWithoutFaults(t *testing.T) {
 	}
 }
 
-// Each (entry, variant) meets its catalogue expectation at a small budget.
-func TestEntriesMeetExpectations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("explores")
-	}
-	for _, e := range Entries() {
-		for _, v := range e.Variants() {
-			res := e.Explore(v, 100, 1, time.Now)
-			line := ""
-			if res.Minimal != nil {
-				line = strings.ReplaceAll(strings.TrimSpace(res.Minimal.String()), "\n", "; ")
-			}
-			t.Logf("%s %s: %s (expect %s) after %d checks, first failure %d, %s, minimal plan: %s",
-				e.ID, v, res.Outcome, res.Expect, res.Checks, res.ChecksToFirstFailure, res.Wall.Round(time.Millisecond), line)
-			if !res.AsExpected() {
-				t.Errorf("%s %s: %s, want %s: %s", e.ID, v, res.Outcome, res.Expect, catalogue.FailureReport(res))
-				continue
-			}
-			if res.Minimal == nil {
-				continue
-			}
-			if n := strings.Count(res.Minimal.String(), "\n"); n > 5 {
-				t.Errorf("%s %s: minimal plan has %d lines", e.ID, v, n)
-			}
-			r, err := e.RunPlan(v, res.Minimal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Violated()) == 0 {
-				t.Errorf("%s %s: the minimal plan does not reproduce", e.ID, v)
-			}
-			r.Cluster.Close()
-		}
-	}
-}
+// TestEntries checks the expectations of this package's catalogue entries
+// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, Entries()) }

@@ -15,10 +15,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/models/helm"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// The properties of the seed 2 entries (DESIGN.md "Properties").
+// The properties of the seed 2 entries (docs/design.md "Properties").
 const (
 	PropReleaseSettles = "release-settles"
 	PropNoVersionSkip  = "no-version-skip"
@@ -194,17 +193,15 @@ func desiredVersion(r *check.Run, published []string) (string, error) {
 	return best, nil
 }
 
-// published is the catalog's content by the end of a run of p in a world of
-// cfg: the versions published from the start, plus those of p's publish steps
-// that ran.
-func (cfg Config) published(p *plan.Plan) func(r *check.Run) []string {
-	return func(r *check.Run) []string {
-		out := slices.Clone(NewWorld(cfg).Published)
-		for _, s := range p.Steps {
-			if s.Action == "publish" && s.At <= r.End {
-				out = append(out, s.Args.Get("version"))
-			}
+// published is the catalog's content by the end of run r in a world of cfg:
+// the versions published from the start, plus those of the plan's publish
+// steps that ran.
+func (cfg Options) published(r *check.Run) []string {
+	out := slices.Clone(cfg.withDefaults().Published)
+	for _, s := range r.Plan.Steps {
+		if s.Action == "publish" && s.At <= r.End {
+			out = append(out, s.Args.Get("version"))
 		}
-		return out
 	}
+	return out
 }

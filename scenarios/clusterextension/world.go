@@ -56,8 +56,8 @@ var sharedScheme = sync.OnceValue(Scheme)
 // Bundle returns the content of package op at a version (bundletest.Bundle).
 func Bundle(version string) catalog.Bundle { return bundletest.Bundle(version) }
 
-// Config chooses the controller and the catalog's starting content.
-type Config struct {
+// Options choose the controller and the catalog's starting content.
+type Options struct {
 	Variant variant.Variant
 	// Published are the versions in the catalog from the start; default 1.0.0 and
 	// 2.0.0. Others appear with the publish action.
@@ -71,31 +71,32 @@ type Config struct {
 	Installed string
 }
 
-// World is one ClusterExtension world: its catalog lives outside the API server
+// withDefaults fills what o leaves unset.
+func (o Options) withDefaults() Options {
+	if o.Published == nil {
+		o.Published = []string{"1.0.0", "2.0.0"}
+	}
+	if o.VersionRange == "" {
+		o.VersionRange = "1.0.0"
+	}
+	return o
+}
+
+// world is one run's world: its catalog lives outside the API server
 // (catalogd) and is created with the cluster's clock.
-type World struct {
-	Config
+type world struct {
+	Options
 	Catalog           *catalog.Catalog
 	catalogGeneration int
 }
 
-// NewWorld is a world for cfg.
-func NewWorld(cfg Config) *World {
-	if cfg.Published == nil {
-		cfg.Published = []string{"1.0.0", "2.0.0"}
-	}
-	if cfg.VersionRange == "" {
-		cfg.VersionRange = "1.0.0"
-	}
-	return &World{Config: cfg}
-}
-
-// Options are the cluster options of the world: operator-controller running the
-// reference ClusterExtension controller as its own ServiceAccount, with a
+// World is the world of o: operator-controller running the reference
+// ClusterExtension controller of o.Variant as its own ServiceAccount, with a
 // ClusterRole granting what it needs (its own kinds, release record Secrets and
 // the kinds of the bundles), the install namespace, a ClusterCatalog and the
 // ClusterExtension op.
-func (w *World) Options() cluster.Options {
+func World(o Options) cluster.Options {
+	w := &world{Options: o.withDefaults()}
 	return cluster.Options{
 		Scheme: sharedScheme(),
 		CRDs:   CRDs,
@@ -116,14 +117,14 @@ func (w *World) Options() cluster.Options {
 
 // setupProcess is operator-controller's main: the controller's own
 // SetupWithManager on the process's manager.
-func (w *World) setupProcess(p *process.Process) error {
+func (w *world) setupProcess(p *process.Process) error {
 	mgr := p.Manager()
 	r := &ce.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(),
 		Catalog: w.Catalog, Variant: w.Variant}
 	return r.SetupWithManager(mgr)
 }
 
-func (w *World) setup(c *cluster.Cluster) error {
+func (w *world) setup(c *cluster.Cluster) error {
 	w.Catalog, w.catalogGeneration = catalog.New(c.Clock), 0
 	for _, v := range w.Published {
 		w.Catalog.Add(Bundle(v))
@@ -174,7 +175,7 @@ func (w *World) setup(c *cluster.Cluster) error {
 // (chartFor and storeLabels in controllers/clusterextension), and the
 // ClusterExtension's status as the controller writes it. The operator's first
 // reconcile then finds the release Unchanged and writes nothing.
-func (w *World) preinstall(c *cluster.Cluster) error {
+func (w *world) preinstall(c *cluster.Cluster) error {
 	ctx := context.Background()
 	b := Bundle(w.Installed)
 	chart := &helm.Chart{Name: b.Package, Version: b.Version}
@@ -185,7 +186,7 @@ func (w *World) preinstall(c *cluster.Cluster) error {
 	}
 	labels := map[string]string{ce.BundleNameLabel: b.Name, ce.PackageNameLabel: b.Package,
 		ce.BundleVersionLabel: b.Version, ce.BundleReferenceLabel: b.Image}
-	h := helm.New(helm.Config{Client: fixedMapper(c.Admin()), Clock: c.Clock, Namespace: InstallNamespace})
+	h := helm.New(helm.Config{Client: c.Admin(), Clock: c.Clock, Namespace: InstallNamespace})
 	if _, err := h.Install(ctx, ExtensionName, chart, helm.InstallOptions{Labels: labels}); err != nil {
 		return fmt.Errorf("preinstall %s: %w", w.Installed, err)
 	}
@@ -206,7 +207,7 @@ func (w *World) preinstall(c *cluster.Cluster) error {
 
 // bumpCatalog is catalogd unpacking new content: the ClusterCatalog's resolved
 // image reference changes.
-func (w *World) bumpCatalog(c *cluster.Cluster) error {
+func (w *world) bumpCatalog(c *cluster.Cluster) error {
 	ctx := context.Background()
 	var cat ce.ClusterCatalog
 	if err := c.Admin().Get(ctx, client.ObjectKey{Name: CatalogName}, &cat); err != nil {
@@ -219,7 +220,7 @@ func (w *World) bumpCatalog(c *cluster.Cluster) error {
 }
 
 // publish adds a version of op to the catalog (args: version).
-func (w *World) publish(c *cluster.Cluster, args plan.Args) error {
+func (w *world) publish(c *cluster.Cluster, args plan.Args) error {
 	v := args.Get("version")
 	if v != "1.0.0" && v != "2.0.0" && v != "3.0.0" {
 		return fmt.Errorf("publish: no bundle %q (want 1.0.0, 2.0.0 or 3.0.0)", v)
@@ -238,28 +239,6 @@ func requestVersion(c *cluster.Cluster, args plan.Args) error {
 	patch := client.MergeFrom(ext.DeepCopy())
 	ext.Spec.Source.Catalog.Version = args.Get("version")
 	return c.Admin().Patch(ctx, &ext, patch)
-}
-
-// mapperClient is a client with a RESTMapper built once: every world serves
-// the same kinds (sharedScheme and CRDs), and the helm model asks for the mapper
-// at every render and build, which the simulator's client answers by building a
-// new one each time (the larger part of a run's cost).
-type mapperClient struct {
-	client.Client
-	mapper apimeta.RESTMapper
-}
-
-func (c mapperClient) RESTMapper() apimeta.RESTMapper { return c.mapper }
-
-var shared struct {
-	once   sync.Once
-	mapper apimeta.RESTMapper
-}
-
-// fixedMapper wraps c with the shared mapper, built from c the first time.
-func fixedMapper(c client.Client) client.Client {
-	shared.once.Do(func() { shared.mapper = c.RESTMapper() })
-	return mapperClient{Client: c, mapper: shared.mapper}
 }
 
 // Observer watches the world from the API server as a test would, every commit

@@ -3,20 +3,21 @@
 // controllers/kopf in process "kopf" with two KopfExamples, x and y, in
 // namespace default, and states in ginkgo specs what each variant does.
 //
-// World and WorldWith build the world (Options.Quiet swaps the handler that
-// writes the object's status for one that writes nothing). The fault of the seed
+// World builds the world (Options.Variant picks the operator; Options.Quiet
+// swaps the handler that writes the object's status for one that writes
+// nothing). The fault of the seed
 // is a plan line, e.g.
 //
 //	lag process=kopf kind=kopf.dev/v1/KopfExample min=100ms max=300ms
 //	api verb=patch resource=kopfexamples name=x code=422 field=metadata.annotations message="Too long: must have at most 262144 bytes"
 //
-// and the workload actions (listed on WorldWith) add edits, touches, a spec too
+// and the workload actions (listed on World) add edits, touches, a spec too
 // large for kopf's diff-base annotation (a real 422 from the apiserver model's
 // metadata validation, no injected fault), a 422 on every other PATCH
 // (alternate-422) and an unreadable watch event (poison).
 //
 // Attempts reads the operator's PATCHes of an object from the trace;
-// BoundedRetryRate is the property bounded-retry-rate (DESIGN.md) for one object:
+// BoundedRetryRate is the property bounded-retry-rate (docs/design.md) for one object:
 // within a run of failures of one process incarnation, the gap after the i-th
 // failure is at least min(kopf's i-th delay, 5ms·2^i). BoundedFailureRate is its
 // reading under a flaky fault: failures count across successes until a quiet

@@ -71,7 +71,7 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 }
 
 func base() catalogue.Entry {
-	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: World}
+	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }}
 }
 
 // Entries are the Seed 3 entries of the catalogue.
@@ -96,7 +96,7 @@ func Entries() []*catalogue.Entry {
 		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 15) }),
 	}
 	persistent.FaultPhase, persistent.HealBudget = 20*time.Second, time.Second
-	persistent.Properties = func(*cluster.Cluster) []check.Property { return []check.Property{RetryRate{}} }
+	persistent.Properties = []check.Property{RetryRate{}}
 
 	alternating := base()
 	alternating.ID = "kopf/alternating-422"
@@ -107,7 +107,7 @@ func Entries() []*catalogue.Entry {
 		"off. Here bounded-retry-rate counts an object's failed PATCHes across the successes between them; a streak ends after ten minutes without a " +
 		"failure or at a restart."
 	alternating.Expect = expect(c, c, h)
-	alternating.Why = "Not in DESIGN.md's table: a weakness of #510. Minimal plan `at 0s alternate-422 name=x` + `at 0s edit-every name=x every=200ms until=11s`: " +
+	alternating.Why = "Not in docs/design.md's table: a weakness of #510. Minimal plan `at 0s alternate-422 name=x` + `at 0s edit-every name=x every=200ms until=11s`: " +
 		"the fixed operator's PATCHes of x alternate between a 422 (throttled 1 s) and a success (which resets the sequence), so its failures come every 1.1-1.2 s:\n\n" +
 		"    105.711918ms  kopf/kopfexample#1 r1   patch KopfExample default/x -> Invalid: ... rejected by a flaky admission webhook\n" +
 		"    1.112758121s  kopf/kopfexample#1 r9   patch KopfExample default/x wrote rv=17 -> ok\n" +
@@ -129,9 +129,7 @@ func Entries() []*catalogue.Entry {
 		}),
 	}
 	alternating.FaultPhase, alternating.HealBudget = time.Minute, time.Second
-	alternating.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
-	}
+	alternating.Properties = []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
 
 	poison := base()
 	poison.ID = "kopf/poison-event"
@@ -141,7 +139,7 @@ func Entries() []*catalogue.Entry {
 		"x with its rate limiter and handles the others.\n\n" +
 		"isolation (SEEDS.md I2) requires every change of the healthy object y's spec to be handled within 30 s during the fault phase."
 	poison.Expect = expect(h, c, h)
-	poison.Why = "Not in DESIGN.md's table: a weakness of #509, where the buggy operator holds (it ignores the event it cannot read and goes on " +
+	poison.Why = "Not in docs/design.md's table: a weakness of #509, where the buggy operator holds (it ignores the event it cannot read and goes on " +
 		"handling y). Minimal plan `at 0s poison name=x`, `at 0s touch name=x`, `at 0s edit name=y field=e0`: the fixed operator exits on x's event " +
 		"after every start, and x comes first after every relist:\n\n" +
 		"    100ms  kopf/kopfexample#1 r1  cached-get KopfExample default/x rv=7 -> ok\n" +
@@ -168,19 +166,17 @@ func Entries() []*catalogue.Entry {
 		}),
 	}
 	poison.FaultPhase, poison.HealBudget = 2*time.Minute, time.Second
-	poison.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
-	}
+	poison.Properties = []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
 
 	quiet := base()
 	quiet.ID = "kopf/no-event-after-failure"
-	quiet.World = func(v variant.Variant) cluster.Options { return WorldWith(v, Options{Quiet: true}) }
+	quiet.World = func(v variant.Variant) cluster.Options { return World(Options{Variant: v, Quiet: true}) }
 	quiet.Summary = "A weakness SEEDS.md lists for #510: there is no timer-driven retry. With a handler that writes nothing to the object, " +
 		"a failed PATCH is retried only when some event of the object comes; if none comes after the 422 ends, the object stays unhandled for good, " +
 		"and the buggy operator is no better. The robust operator retries on its own timer (its backoff), so the object is handled once the fault ends.\n\n" +
 		"converges requires kopf's diff base to hold every object's current spec at the end of the heal budget, with no write in its last minute."
 	quiet.Expect = expect(c, c, h)
-	quiet.Why = "Not in DESIGN.md's table: a weakness of #510 (no timer-driven retry), shared by the buggy operator. Minimal plan `at 0s edit name=x " +
+	quiet.Why = "Not in docs/design.md's table: a weakness of #510 (no timer-driven retry), shared by the buggy operator. Minimal plan `at 0s edit name=x " +
 		"field=e0` + a 422 on x's PATCH until 102 ms: the fixed operator's one attempt fails and nothing follows,\n\n" +
 		"    101.9201ms    kopf/kopfexample#1 r1  patch KopfExample default/x rv=7 -> Invalid: ...\n" +
 		"    102.038118ms  kopf/kopfexample#1 r1  result default/x -> ok\n\n" +
@@ -192,9 +188,7 @@ func Entries() []*catalogue.Entry {
 		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 60) }),
 	}
 	quiet.FaultPhase, quiet.HealBudget = time.Minute, 3*time.Minute
-	quiet.Properties = func(*cluster.Cluster) []check.Property {
-		return []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
-	}
+	quiet.Properties = []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
 
 	return []*catalogue.Entry{&persistent, &alternating, &poison, &quiet}
 }

@@ -8,12 +8,9 @@ import (
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/kopf"
 )
 
-// TestEntriesMeetExpectations explores every entry and variant at a small
-// deterministic budget (explorer seed 1) and checks the outcome is the expected
-// one; a caught variant's minimal plan must be small and must reproduce.
-func TestEntriesMeetExpectations(t *testing.T) {
-	catalogue.TestEntries(t, scenario.Entries(), 100, 4)
-}
+// TestEntries checks the expectations of this package's catalogue entries
+// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.Entries()) }
 
 // TestBoundedFailureRate: under a flaky fault the failures of one object keep
 // to the envelope across the successes between them; a streak ends after the

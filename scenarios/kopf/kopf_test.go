@@ -31,7 +31,8 @@ func start(text string, v variant.Variant, o scenario.Options) *cluster.Cluster 
 	GinkgoHelper()
 	p, err := plan.Parse(text)
 	Expect(err).NotTo(HaveOccurred())
-	c, err := cluster.New(p, scenario.WorldWith(v, o))
+	o.Variant = v
+	c, err := cluster.New(p, scenario.World(o))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(c.Close)
 	return c
@@ -283,7 +284,7 @@ var _ = DescribeTable("a plan replays bit for bit (the world's actions and fault
 	func(v variant.Variant) {
 		p, err := plan.Parse(lag + persistent422 + "crash process=kopf at=20s\nat 1s alternate-422 name=y\nat 1s edit-every name=y every=700ms until=30s\nat 25s poison name=y\nat 26s touch name=y\n")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cluster.CheckDeterminism(p, func() cluster.Options { return scenario.World(v) }, func(c *cluster.Cluster) {
+		Expect(cluster.CheckDeterminism(p, func() cluster.Options { return scenario.World(scenario.Options{Variant: v}) }, func(c *cluster.Cluster) {
 			c.RunFor(40 * time.Second)
 			c.Heal()
 			c.RunFor(time.Minute)

@@ -35,16 +35,13 @@ var CRD = apiserver.CRD{GVK: kopfop.KopfExampleGVK, Plural: kopfop.Plural, Names
 
 // Options shape a world.
 type Options struct {
+	Variant variant.Variant // of the operator
 	// Quiet gives the operator QuietHandler instead of ReportHandler: handling an
 	// object then makes no watch event of its own.
 	Quiet bool
 	// Objects are the KopfExamples created before time starts; nil means x and y.
 	Objects []string
 }
-
-// World is the default world of variant v: the kopf operator with ReportHandler
-// and two KopfExamples, x and y.
-func World(v variant.Variant) cluster.Options { return WorldWith(v, Options{}) }
 
 // Scheme returns client-go's scheme with KopfExample.
 func Scheme() *runtime.Scheme { return catalogue.NewScheme(kopfop.AddToScheme) }
@@ -53,7 +50,8 @@ func Scheme() *runtime.Scheme { return catalogue.NewScheme(kopfop.AddToScheme) }
 // built, and building client-go's costs more than a short run of a world.
 var sharedScheme = sync.OnceValue(Scheme)
 
-// WorldWith builds the world of variant v with options o.
+// World is the world of o: the kopf operator of o.Variant (with ReportHandler
+// unless o.Quiet) and the KopfExamples of o.Objects (x and y by default).
 //
 // Workload actions (every one writes as cluster admin, like kubectl):
 //
@@ -67,7 +65,7 @@ var sharedScheme = sync.OnceValue(Scheme)
 //	at 1s poison name=x                  // from now, the operator cannot decode x's watch events
 //
 // alternate-422 and poison end when the cluster heals.
-func WorldWith(v variant.Variant, o Options) cluster.Options {
+func World(o Options) cluster.Options {
 	objects := o.Objects
 	if objects == nil {
 		objects = []string{"x", "y"}
@@ -82,7 +80,7 @@ func WorldWith(v variant.Variant, o Options) cluster.Options {
 			if o.Quiet {
 				h = kopfop.QuietHandler()
 			}
-			r := &kopfop.Reconciler{Client: c, Clock: p.Clock(), Exit: p.Exit, Variant: v, Handlers: []kopfop.Handler{h}}
+			r := &kopfop.Reconciler{Client: c, Clock: p.Clock(), Exit: p.Exit, Variant: o.Variant, Handlers: []kopfop.Handler{h}}
 			return r.SetupWithManager(p.Manager())
 		}}},
 		Setup: func(c *cluster.Cluster) error {

@@ -17,8 +17,9 @@
 // The promotion system's attempts and effects are trace steps of process
 // "promotion" (Op "promote", Result "ok" or "error: ..."; Op
 // "promotion-applied"), so that Properties (at-most-once over the effects,
-// retried-after-failure) judge a run from its trace and final state alone. World
-// also exposes the promotion system's in-memory Ledger for specs.
+// retried-after-failure) judge a run from its trace and final state alone. A spec
+// that reads the promotion system's in-memory ledger passes its own system in
+// Options.Promotion.
 //
 // The specs (pipeline_test.go) pin each variant's behaviour on hand-written plans:
 // buggy promotes twice under the self-status race (even with no lag configured, as

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -44,10 +45,10 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
 
-// selfStatusWhy explains the outcomes of the self-status race: DESIGN.md's
+// selfStatusWhy explains the outcomes of the self-status race: docs/design.md's
 // expectation, the model's earlier contradiction of it, and why that was an
 // artefact of the model.
-const selfStatusWhy = "DESIGN.md expects PR #214 to hold against the self-status race, and it does. An earlier model caught it, from an artefact: " +
+const selfStatusWhy = "docs/design.md expects PR #214 to hold against the self-status race, and it does. An earlier model caught it, from an artefact: " +
 	"a latency fault delayed every client call, cached reads included, so one reconcile's four cache reads spanned 3 ms. With " +
 	"`latency process=pipeline-controller min=0s max=1ms` in its minimal plan, r2 started on the staging HelmRelease's spec event, the status event " +
 	"landed between r2's cache reads (r2 saw staging ready, at rv=23, and promoted prod@v2) and, having arrived while r2 ran, started r3 at once " +
@@ -88,9 +89,9 @@ const selfStatusWhy = "DESIGN.md expects PR #214 to hold against the self-status
 func entry(id, summary string, sp plan.Space, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
 	return &catalogue.Entry{
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary,
-		Expect: ex, World: Options, Space: sp,
+		Expect: ex, World: func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }, Space: sp,
 		FaultPhase: 5 * time.Minute, HealBudget: 30 * time.Minute,
-		Properties: Properties,
+		Properties: Properties(),
 	}
 }
 

@@ -42,12 +42,13 @@ var (
 )
 
 // run runs a plan on a fresh world for d of virtual time.
-func run(cfg pipeline.Config, planText string, d time.Duration) (*pipeline.World, *cluster.Cluster) {
+func run(cfg pipeline.Options, planText string, d time.Duration) (*promotion.System, *cluster.Cluster) {
 	GinkgoHelper()
 	p, err := plan.Parse(planText)
 	Expect(err).NotTo(HaveOccurred())
-	w := pipeline.NewWorld(cfg)
-	c, err := cluster.New(p, w.Options())
+	w := &promotion.System{}
+	cfg.Promotion = w
+	c, err := cluster.New(p, pipeline.World(cfg))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(c.Close)
 	c.RunFor(d)
@@ -56,7 +57,7 @@ func run(cfg pipeline.Config, planText string, d time.Duration) (*pipeline.World
 
 func verdict(c *cluster.Cluster, name string) check.Verdict {
 	GinkgoHelper()
-	for _, v := range c.Judge(pipeline.Properties(c)...) {
+	for _, v := range c.Judge(pipeline.Properties()...) {
 		if v.Property == name {
 			return v
 		}
@@ -126,11 +127,11 @@ func callsUntilPromote(c *cluster.Cluster) int {
 
 var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually once promotions\"", func() {
 	Describe("the buggy controller (f852a075: the promotion is recorded, but every status write requeues the pipeline)", func() {
-		cfg := pipeline.Config{Variant: variant.Buggy}
+		cfg := pipeline.Options{Variant: variant.Buggy}
 
 		It("promotes the same version twice when the Pipeline cache lags behind the promotion record", func() {
 			w, c := run(cfg, publishV2+pipelineLag, 5*time.Minute)
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(2), "staging@v2 is promoted by R1 and again by R2")
+			Expect(w.Effects(stagingV)).To(Equal(2), "staging@v2 is promoted by R1 and again by R2")
 			second := promoteSteps(c, stagingV)[1]
 			read, stale := staleReadBefore(c, second)
 			Expect(stale).To(BeTrue(), "R2 read the Pipeline at rv %d while the apiserver had rv %d (the record)", read.RVSeen, read.RVCurrent)
@@ -143,10 +144,10 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			twice := 0
 			for seed := 1; seed <= 20; seed++ {
 				w, c := run(cfg, strings.Replace(publishV2, "seed 1", "seed "+strconv.Itoa(seed), 1), 5*time.Minute)
-				if w.Promotion.Effects(stagingV) == 1 {
+				if w.Effects(stagingV) == 1 {
 					continue
 				}
-				Expect(w.Promotion.Effects(stagingV)).To(Equal(2), "seed %d", seed)
+				Expect(w.Effects(stagingV)).To(Equal(2), "seed %d", seed)
 				twice++
 				second := promoteSteps(c, stagingV)[1]
 				read, stale := staleReadBefore(c, second)
@@ -162,16 +163,16 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			Expect(attempts).To(HaveLen(2))
 			Expect(attempts[0].Result).To(HavePrefix("error: "))
 			Expect(attempts[1].Result).To(Equal("ok"))
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
+			Expect(w.Effects(stagingV)).To(Equal(1))
 		})
 	})
 
 	Describe("the buggy controller before PR #214 (main@2ca1d66: nothing records a promotion)", func() {
-		cfg := pipeline.Config{Variant: variant.Buggy, PreRecord: true}
+		cfg := pipeline.Options{Variant: variant.Buggy, PreRecord: true}
 
 		It("promotes again at every reconcile during the human-scale lag, with no cache lag at all", func() {
 			w, c := run(cfg, publishV2, 5*time.Minute)
-			Expect(w.Promotion.Effects(stagingV)).To(BeNumerically(">=", 2))
+			Expect(w.Effects(stagingV)).To(BeNumerically(">=", 2))
 			Expect(verdict(c, "at-most-once").Holds).To(BeFalse())
 		})
 
@@ -179,17 +180,17 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			w, c := run(cfg, publishV2+stagingFailsOnce, 5*time.Minute)
 			Expect(promoteSteps(c, stagingV)[0].Result).To(HavePrefix("error: "))
 			Expect(verdict(c, "retried-after-failure").Holds).To(BeTrue())
-			Expect(w.Promotion.Effects(stagingV)).To(BeNumerically(">=", 2))
+			Expect(w.Effects(stagingV)).To(BeNumerically(">=", 2))
 		})
 	})
 
 	Describe("the fixed controller (PR #214: record, GenerationChangedPredicate, requeue when not ready)", func() {
-		cfg := pipeline.Config{Variant: variant.Fixed}
+		cfg := pipeline.Options{Variant: variant.Fixed}
 
 		It("survives its own status write (self-status race): each environment is promoted once and all reach v2", func() {
 			w, c := run(cfg, publishV2+pipelineLag, 10*time.Minute)
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
-			Expect(w.Promotion.Effects(prodV)).To(Equal(1))
+			Expect(w.Effects(stagingV)).To(Equal(1))
+			Expect(w.Effects(prodV)).To(Equal(1))
 			for _, env := range pipeline.Environments {
 				Expect(appVersion(c, env)).To(Equal("v2"), env)
 			}
@@ -199,7 +200,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 
 		It("does not survive an app event racing the record: the dev app reconciling mid-promotion promotes staging again", func() {
 			w, c := run(cfg, publishV2+pipelineLag+devAppEvent, 5*time.Minute)
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(2))
+			Expect(w.Effects(stagingV)).To(Equal(2))
 			_, stale := staleReadBefore(c, promoteSteps(c, stagingV)[1])
 			Expect(stale).To(BeTrue(), "the requeued reconcile read a Pipeline without the record")
 			Expect(verdict(c, "at-most-once").Holds).To(BeFalse())
@@ -208,7 +209,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 		It("never retries a promotion whose first attempt failed with no effect (the guard compares only the revision)", func() {
 			w, c := run(cfg, publishV2+pipelineLag+stagingFailsOnce, 30*time.Minute)
 			Expect(promoteSteps(c, stagingV)).To(HaveLen(1))
-			Expect(w.Promotion.Effects(stagingV)).To(BeZero())
+			Expect(w.Effects(stagingV)).To(BeZero())
 			Expect(appVersion(c, "staging")).To(Equal(pipeline.FirstVersion))
 			Expect(promotionStatus(c, "staging")).To(PointTo(MatchFields(IgnoreExtras, Fields{"Revision": Equal("v2"), "Succeeded": BeFalse()})))
 			Expect(verdict(c, "retried-after-failure").Holds).To(BeFalse())
@@ -220,19 +221,19 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			crash := "crash process=pipeline-controller call=" + strconv.Itoa(callsUntilPromote(probe)+1) + "\n"
 			w, c := run(cfg, publishV2+crash, 5*time.Minute)
 			Expect(c.Process(pipeline.ProcessName).Restarts()).To(Equal(1))
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(2))
+			Expect(w.Effects(stagingV)).To(Equal(2))
 		})
 	})
 
 	Describe("the robust controller (a PromotionClaim created before promoting; failures retried with backoff)", func() {
-		cfg := pipeline.Config{Variant: variant.Robust}
+		cfg := pipeline.Options{Variant: variant.Robust}
 
 		DescribeTable("promotes every environment exactly once",
 			func(planText string) {
 				w, c := run(cfg, planText, 10*time.Minute)
-				Expect(w.Promotion.Duplicates()).To(BeEmpty())
-				Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
-				Expect(w.Promotion.Effects(prodV)).To(Equal(1))
+				Expect(w.Duplicates()).To(BeEmpty())
+				Expect(w.Effects(stagingV)).To(Equal(1))
+				Expect(w.Effects(prodV)).To(Equal(1))
 				for _, env := range pipeline.Environments {
 					Expect(appVersion(c, env)).To(Equal("v2"), env)
 				}
@@ -248,7 +249,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			attempts := promoteSteps(c, stagingV)
 			Expect(attempts).To(HaveLen(2))
 			Expect(attempts[1].At-attempts[0].At).To(BeNumerically("~", 30*time.Second, 50*time.Millisecond), "the backoff, give or take the calls' latency")
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
+			Expect(w.Effects(stagingV)).To(Equal(1))
 			Expect(appVersion(c, "prod")).To(Equal("v2"))
 			Expect(verdict(c, "retried-after-failure").Holds).To(BeTrue())
 			Expect(verdict(c, "at-most-once").Holds).To(BeTrue())
@@ -261,7 +262,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			crash := "crash process=pipeline-controller call=" + strconv.Itoa(callsUntilPromote(probe)+1) + "\n"
 			w, c := run(slow, publishV2+crash, 15*time.Minute)
 			Expect(c.Process(pipeline.ProcessName).Restarts()).To(Equal(1))
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
+			Expect(w.Effects(stagingV)).To(Equal(1))
 			var claim pipelinectrl.PromotionClaim
 			Expect(c.Get(client.ObjectKey{Namespace: pipeline.Namespace, Name: pipelinectrl.ClaimName(pipeline.PipelineName, "staging", "v2")}, &claim)).To(Succeed())
 			Expect(claim.Status.Phase).To(Equal(pipelinectrl.ClaimSucceeded))
@@ -274,7 +275,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 			w, c := run(cfg, publishV2+stagingFailsOnce+crash, 15*time.Minute)
 			Expect(c.Process(pipeline.ProcessName).Restarts()).To(Equal(1))
 			Expect(promoteSteps(c, stagingV)).To(HaveLen(2))
-			Expect(w.Promotion.Effects(stagingV)).To(Equal(1))
+			Expect(w.Effects(stagingV)).To(Equal(1))
 			Expect(appVersion(c, "prod")).To(Equal("v2"))
 		})
 	})
@@ -283,7 +284,7 @@ var _ = Describe("Seed 5 (004): weaveworks/pipeline-controller PR #214 \"Usually
 		p, err := plan.Parse(publishV2 + pipelineLag + devAppEvent + stagingFailsOnce)
 		Expect(err).NotTo(HaveOccurred())
 		for _, v := range variant.All {
-			Expect(cluster.CheckDeterminism(p, func() cluster.Options { return pipeline.Options(v) },
+			Expect(cluster.CheckDeterminism(p, func() cluster.Options { return pipeline.World(pipeline.Options{Variant: v}) },
 				func(c *cluster.Cluster) { c.RunFor(10 * time.Minute) })).To(Succeed(), string(v))
 		}
 	})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/controllers/pipeline"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -23,7 +22,7 @@ const (
 // Properties are the properties of a run of this world: at-most-once over the
 // promotion ledger (as traced) and retried-after-failure. They read only the
 // run (trace and final state), as sim/check properties do.
-func Properties(*cluster.Cluster) []check.Property {
+func Properties() []check.Property {
 	return []check.Property{
 		check.AtMostOnce{Effects: Effects},
 		check.Eventually{Property: "retried-after-failure", Desired: RetriedAfterFailure},

@@ -22,7 +22,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
-	"github.com/ctrlsim/ctrlsim/sim/rng"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -55,15 +54,15 @@ var CRDs = []apiserver.CRD{
 	{GVK: pipelinectrl.HelmReleaseGVK, Namespaced: true, Status: true, Plural: "helmreleases"},
 }
 
-// Scheme is client-go's scheme with the pipeline and HelmRelease types. It is
-// built once and shared (schemes are read-only once built): explorations build
-// thousands of worlds.
-var Scheme = sync.OnceValue(newScheme)
+// Scheme returns client-go's scheme with the pipeline and HelmRelease types.
+func Scheme() *runtime.Scheme { return catalogue.NewScheme(pipelinectrl.AddToScheme) }
 
-func newScheme() *runtime.Scheme { return catalogue.NewScheme(pipelinectrl.AddToScheme) }
+// sharedScheme is one Scheme for every world: schemes are read-only once
+// built, and explorations build thousands of worlds.
+var sharedScheme = sync.OnceValue(Scheme)
 
-// Config chooses the controller and tunes the promotion system.
-type Config struct {
+// Options choose the controller and tune the promotion system.
+type Options struct {
 	Variant variant.Variant
 	// PreRecord runs the buggy variant as it was before PR #214 (no record).
 	PreRecord bool
@@ -72,36 +71,35 @@ type Config struct {
 	PromotionLagMin, PromotionLagMax time.Duration
 	// PromoteCallTime is how long one Promote call takes. Zero: 2s.
 	PromoteCallTime time.Duration
-}
-
-// World is one run's world: its config and its promotion system (whose Ledger the
-// at-most-once property counts). Build a new World for every run.
-type World struct {
-	Config
+	// Promotion, if not nil, is the world's promotion system, for a caller that
+	// reads its ledger (Effects, Duplicates) or hooks its effects; World sets
+	// its call time, effect and hooks. Nil: a system of the world's own. One
+	// system serves one run.
 	Promotion *promotion.System
 }
 
-// NewWorld returns a world for cfg.
-func NewWorld(cfg Config) *World {
-	if cfg.PromotionLagMin == 0 && cfg.PromotionLagMax == 0 {
-		cfg.PromotionLagMin, cfg.PromotionLagMax = promotion.DefaultLag, promotion.DefaultLag
-	}
-	if cfg.PromoteCallTime == 0 {
-		cfg.PromoteCallTime = 2 * time.Second
-	}
-	return &World{Config: cfg, Promotion: &promotion.System{CallTime: cfg.PromoteCallTime, Apply: applyPromotion}}
-}
-
-// Options is the catalogue's form: a fresh world for variant v with the default
-// config.
-func Options(v variant.Variant) cluster.Options { return NewWorld(Config{Variant: v}).Options() }
+// world is one run's world: its options and its promotion system.
+type world struct{ Options }
 
 var ctx = context.Background()
 
-// Options describe the world to cluster.New.
-func (w *World) Options() cluster.Options {
+// World is the world of o: the pipeline controller of o.Variant in process
+// ProcessName, the apps of three environments and the pipeline, and the
+// promotion system. Build one for every run (its promotion system is the run's).
+func World(o Options) cluster.Options {
+	if o.PromotionLagMin == 0 && o.PromotionLagMax == 0 {
+		o.PromotionLagMin, o.PromotionLagMax = promotion.DefaultLag, promotion.DefaultLag
+	}
+	if o.PromoteCallTime == 0 {
+		o.PromoteCallTime = 2 * time.Second
+	}
+	if o.Promotion == nil {
+		o.Promotion = &promotion.System{}
+	}
+	o.Promotion.CallTime, o.Promotion.Apply = o.PromoteCallTime, ApplyPromotion
+	w := &world{Options: o}
 	return cluster.Options{
-		Scheme:    Scheme(),
+		Scheme:    sharedScheme(),
 		CRDs:      CRDs,
 		Processes: []process.Spec{{Name: ProcessName, Setup: w.setupController}},
 		Setup:     w.setup,
@@ -154,7 +152,7 @@ func orDefault(s, def string) string {
 
 // setupController is the controller's main: its own SetupWithManager on the
 // process's manager.
-func (w *World) setupController(p *process.Process) error {
+func (w *world) setupController(p *process.Process) error {
 	mgr := p.Manager()
 	r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: w.Promotion, Clock: p.Clock(),
 		Variant: w.Variant, PreRecord: w.PreRecord}
@@ -163,10 +161,10 @@ func (w *World) setupController(p *process.Process) error {
 
 // setup creates the namespaces, the apps at FirstVersion and the pipeline, and
 // binds the promotion system to the cluster.
-func (w *World) setup(c *cluster.Cluster) error {
+func (w *world) setup(c *cluster.Cluster) error {
 	s := w.Promotion
 	s.Client, s.Clock = c.Admin(), c.Clock
-	lag := rng.New(c.Plan().Seed).Stream("promotion/lag")
+	lag := c.Stream("promotion/lag")
 	s.Lag = func(promotion.Key, int) time.Duration { return lag.Duration(w.PromotionLagMin, w.PromotionLagMax) }
 	s.OnAttempt = func(a promotion.Attempt) {
 		res := "ok"
@@ -238,9 +236,10 @@ func SetAppVersion(ctx context.Context, c client.Client, env, version string) er
 	return c.Status().Update(ctx, &hr)
 }
 
-// applyPromotion is the effect of a promotion: the environment's targets run the
-// version (the pull request is merged and Flux applies it).
-func applyPromotion(ctx context.Context, c client.Client, k promotion.Key) error {
+// ApplyPromotion is the effect of a promotion: the environment's targets run the
+// version (the pull request is merged and Flux applies it). The simulated
+// promotion system applies it in this world, and internal/promobench's on envtest.
+func ApplyPromotion(ctx context.Context, c client.Client, k promotion.Key) error {
 	var p pipelinectrl.Pipeline
 	if err := c.Get(ctx, k.Pipeline, &p); err != nil {
 		return err

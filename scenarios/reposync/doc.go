@@ -19,8 +19,7 @@
 // deletion policy. The namespace controller's deletion order and pace come
 // from the plan's seed (stream "models/kube/namespace") unless Options fix
 // them (DeleteFirst, FixedDelay) or a delete-namespace step sets them (first=,
-// pace=). World takes the plan; Seeded reads it from the cluster, for
-// catalogue entries.
+// pace=).
 //
 // Actions:
 //

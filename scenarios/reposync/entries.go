@@ -8,7 +8,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -32,7 +31,7 @@ const (
 // entryWorld is the world of the catalogue's entries: one RepoSync namespace
 // (bookstore) whose namespace controller draws its deletion order and pace
 // from the plan's seed.
-func entryWorld(v variant.Variant) cluster.Options { return Seeded(Options{Variant: v}) }
+func entryWorld(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }
 
 // at draws a time in whole seconds from [lo, hi].
 func at(t *rapid.T, label string, lo, hi int) time.Duration {
@@ -84,11 +83,6 @@ func space(procs, kinds []string, classes []plan.FaultKind, workload *rapid.Gene
 	}
 }
 
-// Properties are the properties of every entry of this world: terminates (no
-// object, the namespace included, still deleting at the end of the heal
-// budget).
-func Properties(*cluster.Cluster) []check.Property { return []check.Property{check.Terminates{}} }
-
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
@@ -98,7 +92,7 @@ func entry(id, summary, why string, sp plan.Space, ex map[variant.Variant]catalo
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Why: why,
 		Expect: ex, World: entryWorld, Space: sp,
 		FaultPhase: 30 * time.Second, HealBudget: 30 * time.Second,
-		Properties: Properties,
+		Properties: Properties(),
 	}
 }
 
@@ -133,7 +127,7 @@ func Entries() []*catalogue.Entry {
 				"for the reconciler finalizer with no requeue (the fix acts only when the namespace is Terminating): the RepoSync hangs Terminating.\n\n"+
 				"The robust manager keeps the ns-reconciler's ServiceAccount, RoleBinding and Deployment in place while the reconciler finalizer is there and "+
 				"the namespace is Active, so it puts the revoked RoleBinding back and the ns-reconciler finishes its Foreground deletion.",
-			"Not in DESIGN.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
+			"Not in docs/design.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
 				"in the fixed variant the ns-reconciler's first write of Finalize is forbidden and the manager, reading an Active namespace, waits:\n\n"+
 				"    5s  ns-reconciler-bookstore/Finalizer#1 r4 update/status RepoSync bookstore/repo-sync rv=25 -> Forbidden: ... cannot update resource \"reposyncs/status\" ...\n"+
 				"    5s  reconciler-manager/reposync#1 r10 cached-get Namespace bookstore rv=10 -> ok\n"+

@@ -18,36 +18,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
-// TestEntriesMeetExpectations explores every entry and variant at a small
-// deterministic budget (explorer seed 1) and checks the outcome is the expected
-// one; a caught variant's minimal plan must be small and must reproduce.
-func TestEntriesMeetExpectations(t *testing.T) {
-	catalogue.TestEntries(t, scenario.Entries(), 100, 4)
-}
-
-// TestSeededIsWorldOfThePlansSeed: the catalogue's world, which reads the seed
-// from the cluster's plan, runs a plan exactly as World given that plan does.
-func TestSeededIsWorldOfThePlansSeed(t *testing.T) {
-	p, err := plan.Parse("seed 7\nlag process=reconciler-manager kind=* min=0s max=2s\nat 10s delete-namespace ns=bookstore\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := func(o cluster.Options) string {
-		c, err := cluster.New(p, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.RunFor(time.Minute)
-		return c.Trace.Hash()
-	}
-	for _, v := range variant.All {
-		o := scenario.Options{Variant: v}
-		if a, b := hash(scenario.World(p, o)), hash(scenario.Seeded(o)); a != b {
-			t.Errorf("%s: World(p) trace %s, Seeded trace %s", v, a, b)
-		}
-	}
-}
+// TestEntries checks the expectations of this package's catalogue entries
+// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.Entries()) }
 
 // TestDeleteNamespaceOrderAndPace: a delete-namespace step's first= and pace=
 // set the namespace controller's order and pace (SEEDS.md Seed 4 (c): the race
@@ -67,7 +40,7 @@ func TestDeleteNamespaceOrderAndPace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := cluster.New(p, scenario.Seeded(scenario.Options{Variant: variant.Buggy}))
+		c, err := cluster.New(p, scenario.World(scenario.Options{Variant: variant.Buggy}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func start(planText string, o scenario.Options) *cluster.Cluster {
 	GinkgoHelper()
 	p, err := plan.Parse(planText)
 	Expect(err).NotTo(HaveOccurred())
-	c, err := cluster.New(p, scenario.World(p, o))
+	c, err := cluster.New(p, scenario.World(o))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(c.Close)
 	return c

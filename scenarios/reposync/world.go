@@ -27,7 +27,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
-	"github.com/ctrlsim/ctrlsim/sim/rng"
 )
 
 // Process names.
@@ -114,25 +113,13 @@ func source(o Options) reposync.Source {
 	return s
 }
 
-// World is the world of plan p: kube-controller-manager (namespace controller
-// and garbage collector, as cluster admin), the reconciler-manager (as its
+// World is the world: kube-controller-manager (namespace controller and
+// garbage collector, as cluster admin), the reconciler-manager (as its
 // ServiceAccount, with cluster-wide rights), and one ns-reconciler per
-// namespace, bound to its Deployment and running as its ServiceAccount.
-func World(p *plan.Plan, o Options) cluster.Options {
-	return world(o, func(*cluster.Cluster) uint64 { return p.Seed })
-}
-
-// Seeded is World for a plan that is not known yet: the namespace controller's
-// order and pace come from the seed of the plan the cluster runs
-// (cluster.Cluster.Plan), read when the cluster is set up. Catalogue entries
-// build their worlds this way (Entry.World is not given the plan).
-func Seeded(o Options) cluster.Options {
-	return world(o, func(c *cluster.Cluster) uint64 { return c.Plan().Seed })
-}
-
-// world builds the world; seed gives the plan's seed when the cluster is set
-// up, before any process starts.
-func world(o Options, seed func(*cluster.Cluster) uint64) cluster.Options {
+// namespace, bound to its Deployment and running as its ServiceAccount. The
+// namespace controller's order and pace, unless Options fix them, come from the
+// cluster's stream "models/kube/namespace" of the plan's seed.
+func World(o Options) cluster.Options {
 	o = o.withDefaults()
 	var nsRand *rand.Rand // seeded in Setup, before the namespace controller runs
 	order, delay := o.NamespaceOrder, o.DeleteDelay
@@ -179,7 +166,7 @@ func world(o Options, seed func(*cluster.Cluster) uint64) cluster.Options {
 		CRDs:      []apiserver.CRD{RepoSyncCRD},
 		Processes: procs,
 		Setup: func(c *cluster.Cluster) error {
-			nsRand = rand.New(rng.New(seed(c)).Stream("models/kube/namespace"))
+			nsRand = rand.New(c.Stream("models/kube/namespace"))
 			return setup(c, o)
 		},
 		Actions: planned.actions(),

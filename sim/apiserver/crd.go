@@ -17,6 +17,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -113,8 +114,12 @@ func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchem
 // wire form of obj (its JSON as a client sends it: zero values of fields without
 // omitempty are present, so not defaulted) and writes the result back into obj.
 func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
+	uobj, isU := obj.(*unstructured.Unstructured)
+	var u map[string]any
+	var err error
+	if isU {
+		u = uobj.Object // owned by the request: defaulted and pruned in place
+	} else if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
 		return err
 	}
 	u["apiVersion"], u["kind"] = k.GVK.GroupVersion().String(), k.GVK.Kind
@@ -124,8 +129,10 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 	if old == nil {
 		errs = apiservervalidation.ValidateCustomResource(nil, u, c.validator)
 	} else {
-		o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
-		if err != nil {
+		var o map[string]any
+		if uold, ok := old.(*unstructured.Unstructured); ok {
+			o = runtime.DeepCopyJSON(uold.Object) // the stored snapshot is shared
+		} else if o, err = runtime.DefaultUnstructuredConverter.ToUnstructured(old); err != nil {
 			return err
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
@@ -139,6 +146,9 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 		// depend on it, so several causes are listed in field order.
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
 		return invalid(k, obj.GetName(), errs)
+	}
+	if isU {
+		return nil
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, fresh); err != nil {

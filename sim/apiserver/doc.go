@@ -3,7 +3,8 @@
 // in-process, single-threaded and deterministic.
 //
 // Requests are method calls (Get, List, Create, Update, Patch, Delete, DeleteAllOf)
-// made as a User. Objects are typed (registered in a runtime.Scheme), deep-copied
+// made as a User. Objects are typed (registered in a runtime.Scheme), or
+// *unstructured.Unstructured for custom resources with no Go type, deep-copied
 // in and out, and stored as immutable snapshots that the watch log shares.
 // kubeclient wraps a Server in a controller-runtime client.Client; informer feeds
 // caches from Watcher.
@@ -105,6 +106,26 @@
 //     against kube-apiserver by internal/differential
 //     TestCRDSchemaValidationAndDefaultingMatchKubeAPIServer).
 //
+//   - Custom resources with no Go type (a CRD manifest only: InstallCRD of a GVK
+//     the scheme does not know; Kind.Unstructured) are stored and served as
+//     *unstructured.Unstructured, as the custom resource handler serves every
+//     custom resource: requests take Unstructured objects and lists naming the
+//     kind (a missing apiVersion/kind is runtime's error, an unserved kind the
+//     RESTMapper's), answers and watch events carry apiVersion/kind (a list
+//     <Kind>List). A body reaches storage as its JSON (numbers int64 or float64
+//     as the unstructured decoder gives them, whatever Go values the client
+//     held), read as the handler's schemaCoercingDecoder reads it (metadata
+//     decoded, malformed metadata the 400 `Gadget in version "v1" cannot be
+//     handled as a Gadget: ...`, unknown fields and non-nullable nulls pruned),
+//     then defaulted and validated as above. The custom resource strategies
+//     apply as to typed ones (status dropped on create and kept by the main
+//     resource, the status subresource changing status only, generation on any
+//     change but metadata and status), and so do the verbs: update
+//     preconditions, merge and JSON patches (strategic merge is 415), deletion
+//     and finalizers. internal/differential (unstructured_test.go) checks these
+//     byte for byte against kube-apiserver with a CRD installed from its
+//     manifest.
+//
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
 //     patch media type before the object is read.
@@ -122,10 +143,15 @@
 //   - Stored times keep the location the client gave them (the clock's UTC for
 //     the server's own); a real client decodes them in time.Local. Instants and
 //     serializations are the same.
-//   - Objects are typed Go values, not JSON: an empty map stays empty where a real
-//     server would return it absent, and for custom resources (stored as JSON by a
-//     real server) a write that only adds a zero value or an empty status is a
-//     no-op here and a real write there (TestKnownGapCustomResourceZeroValuesAreWrites).
+//   - Objects of kinds with a Go type are typed Go values, not JSON: an empty map
+//     stays empty where a real server would return it absent, and for custom
+//     resources with a Go type (stored as JSON by a real server) a write that only
+//     adds a zero value or an empty status is a no-op here and a real write there
+//     (TestKnownGapCustomResourceZeroValuesAreWrites). Custom resources without a
+//     Go type are JSON, as there.
+//   - Unstructured custom resources: no warnings for the fields pruned (a real
+//     server sends `unknown field` warnings), and fieldValidation Strict does not
+//     refuse them; a patch's own duplicate fields are the only strict errors.
 //   - No graceful deletion (pods are removed at once, as if the kubelet confirmed
 //     immediately); no garbage collector here (ownerReferences are stored and
 //     validated; models/ runs the collector); no default GC policies other than

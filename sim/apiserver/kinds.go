@@ -2,11 +2,12 @@ package apiserver
 
 import (
 	"cmp"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -280,6 +281,9 @@ func (t *kindTable) add(scheme *runtime.Scheme, k *Kind) {
 		t.order = append(t.order, k)
 	}
 	t.byGVK[k.GVK] = k
+	if k.Unstructured() {
+		return // resolved by apiVersion/kind, not by Go type
+	}
 	t.byType[reflect.PointerTo(k.goType)] = k
 	listGVK := k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List")
 	if lt, ok := scheme.AllKnownTypes()[listGVK]; ok {
@@ -363,6 +367,9 @@ func (ks *kinds) order() []*Kind {
 // forObject returns the served kind of a typed object or list, or an error a client
 // sees for a kind that is not served.
 func (ks *kinds) forObject(obj runtime.Object) (*Kind, error) {
+	if isUnstructured(obj) {
+		return ks.forUnstructured(obj)
+	}
 	if k, ok := ks.byType(reflect.TypeOf(obj)); ok {
 		return k, nil
 	}
@@ -375,6 +382,4 @@ func (ks *kinds) forObject(obj runtime.Object) (*Kind, error) {
 	return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
 }
 
-func (ks *kinds) new(k *Kind) client.Object {
-	return reflect.New(k.goType).Interface().(client.Object)
-}
+func (ks *kinds) new(k *Kind) client.Object { return newObjectOf(k) }

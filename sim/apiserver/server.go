@@ -99,11 +99,13 @@ func New(opts Options) *Server {
 }
 
 // InstallCRD serves a custom resource, as creating its CustomResourceDefinition
-// would. The Go type for crd.GVK must be registered in the scheme.
+// would. When the scheme has a Go type for crd.GVK, objects are stored as that
+// type; otherwise the kind is served as *unstructured.Unstructured (Kind.Unstructured),
+// the only form a kind that a CRD alone defines has.
 func (s *Server) InstallCRD(crd CRD) {
 	t, ok := s.kinds.scheme.AllKnownTypes()[crd.GVK]
 	if !ok {
-		panic(fmt.Sprintf("apiserver.InstallCRD: %v is not registered in the scheme", crd.GVK))
+		t = unstructuredType
 	}
 	k := customKind(crd, t)
 	if crd.Schema != nil {
@@ -240,10 +242,14 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 
 // copyInto sets *out to a deep copy of stored. The typed client decodes responses
 // without apiVersion/kind, so TypeMeta is cleared.
+// An unstructured object keeps them: the unstructured decoder reads them from the
+// response's JSON.
 func copyInto(out runtime.Object, stored client.Object) {
 	c := stored.DeepCopyObject()
 	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(c).Elem())
-	out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	if !isUnstructured(out) {
+		out.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	}
 }
 
 // keyLess orders objects as etcd orders their keys: by the string "namespace/name".

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,6 +30,10 @@ func statusField(obj client.Object) (reflect.Value, bool) {
 
 // setStatus copies from's status into to.
 func setStatus(to, from client.Object) {
+	if u, ok := to.(*unstructured.Unstructured); ok {
+		setUnstructuredStatus(u, from.(*unstructured.Unstructured))
+		return
+	}
 	if t, ok := statusField(to); ok {
 		f, _ := statusField(from)
 		t.Set(f)
@@ -38,7 +43,9 @@ func setStatus(to, from client.Object) {
 // prepareForCreate is PrepareForCreate: kinds with a status subresource start with
 // an empty status; generation starts at 1 where the strategy tracks it.
 func prepareForCreate(k *Kind, obj client.Object) {
-	if k.Status {
+	if u, ok := obj.(*unstructured.Unstructured); ok && k.Status {
+		delete(u.Object, "status")
+	} else if k.Status {
 		if st, ok := statusField(obj); ok {
 			st.Set(reflect.Zero(st.Type()))
 		}
@@ -162,6 +169,9 @@ func (c change) any() bool { return c.meta || c.content || c.status }
 // diff compares obj with old field by field: equality.Semantic for the content, a
 // hand-written comparison for ObjectMeta (the hot path of every update).
 func diff(obj, old client.Object) change {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return diffUnstructured(u, old.(*unstructured.Unstructured))
+	}
 	var c change
 	c.meta = !metaEqual(obj, old)
 	a, b := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -113,6 +114,10 @@ func (s *Server) List(u User, list client.ObjectList, opts *client.ListOptions) 
 	}
 	if err := meta.SetList(list, out); err != nil {
 		return apierrors.NewInternalError(err)
+	}
+	if ul, ok := list.(*unstructured.UnstructuredList); ok {
+		// The response's JSON names the list kind, as the unstructured decoder reads it.
+		ul.SetGroupVersionKind(r.Kind.GVK.GroupVersion().WithKind(r.Kind.GVK.Kind + "List"))
 	}
 	list.SetResourceVersion(strconv.FormatUint(s.rv, 10))
 	list.SetContinue(next)
@@ -228,9 +233,14 @@ func (s *Server) Create(u User, obj client.Object) error {
 }
 
 func (s *Server) create(r Request, in client.Object) (client.Object, error) {
-	obj := in.DeepCopyObject().(client.Object)
-	serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	obj, err := bodyCopy(r.Kind, in)
+	if err != nil {
+		return nil, err
+	}
+	if !r.Kind.Unstructured() {
+		serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
+	}
+	stamp(r.Kind, obj)
 	obj.SetNamespace(r.Namespace)
 	obj.SetCreationTimestamp(s.now())
 	obj.SetUID(types.UID(s.newUID()))
@@ -276,7 +286,10 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 	if err != nil {
 		return err
 	}
-	in := obj.DeepCopyObject().(client.Object)
+	in, err := bodyCopy(r.Kind, obj)
+	if err != nil {
+		return err
+	}
 	in.SetNamespace(r.Namespace)
 	out, err := s.update(r, in, existing, true)
 	if err != nil {
@@ -332,7 +345,10 @@ func (s *Server) createOnUpdate(r Request, obj client.Object) error {
 			return err
 		}
 	}
-	in := obj.DeepCopyObject().(client.Object)
+	in, err := bodyCopy(r.Kind, obj)
+	if err != nil {
+		return err
+	}
 	in.SetResourceVersion("")
 	created, err := s.create(r, in)
 	if err != nil {
@@ -369,7 +385,15 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	// The request body reaches a real server serialized (a patch result is compared
 	// and stored serialized): a time that differs from the stored one only below
 	// the serialized precision is no change.
-	serializeTimes(reflect.ValueOf(in))
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		// A patch result is JSON already; pruning and metadata coercion remain.
+		if err := wireForm(k, u, &u); err != nil {
+			return nil, err
+		}
+		in = u
+	} else {
+		serializeTimes(reflect.ValueOf(in))
+	}
 	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
 		// etcd3 GuaranteedUpdate's precondition check, interpreted as a conflict.
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
@@ -391,7 +415,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	case newRV != existingRV:
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name, errors.New(optimisticLockErrorMsg))
 	}
-	in.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	stamp(k, in)
 
 	// rest.BeforeUpdate
 	obj := prepareForUpdate(k, r.Subresource, in, existing)

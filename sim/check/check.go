@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -25,6 +26,9 @@ type Run struct {
 	Objects func(gvk schema.GroupVersionKind) []client.Object
 	// Kinds lists the served kinds.
 	Kinds []schema.GroupVersionKind
+	// Plan is the plan the run ran (its workload steps tell a property what the
+	// user asked for, and when).
+	Plan *plan.Plan
 }
 
 // Verdict is a property's judgement of one run.
@@ -55,8 +59,9 @@ func violated(name string, at time.Duration, format string, args ...any) Verdict
 	return Verdict{Property: name, At: at, Detail: fmt.Sprintf(format, args...)}
 }
 
-// faultPhaseEnd is when the fault phase ends.
-func (r *Run) faultPhaseEnd() time.Duration {
+// FaultPhaseEnd is when the fault phase ended: the heal, or the end of a run
+// that never healed.
+func (r *Run) FaultPhaseEnd() time.Duration {
 	if r.HealAt > 0 {
 		return r.HealAt
 	}
@@ -121,7 +126,7 @@ func (p SettledBackoff) Check(r *Run) Verdict {
 	}
 	var failing []attempt
 	for _, a := range r.attempts(p.Controller, p.Object) {
-		if a.at > r.faultPhaseEnd() || a.result == "" {
+		if a.at > r.FaultPhaseEnd() || a.result == "" {
 			break
 		}
 		failed := strings.HasPrefix(a.result, "error")
@@ -174,7 +179,7 @@ func (p RootCauseVisible) Check(r *Run) Verdict {
 	if min == 0 {
 		min = 0.95
 	}
-	end := r.faultPhaseEnd()
+	end := r.FaultPhaseEnd()
 	var since time.Duration = -1
 	var visible, total time.Duration
 	var last time.Duration
@@ -244,7 +249,7 @@ func (p BoundedRetryRate) Name() string { return "bounded-retry-rate" }
 func (p BoundedRetryRate) Check(r *Run) Verdict {
 	var at []time.Duration
 	for _, s := range r.Steps {
-		if s.At > r.faultPhaseEnd() {
+		if s.At > r.FaultPhaseEnd() {
 			break
 		}
 		if (p.Process == "" || s.Process == p.Process) && s.Op == p.Op && s.Object == p.Object && (!p.OnlyFailed || s.Result != "ok") {

@@ -1,4 +1,4 @@
-// Package check holds the properties (oracles) of DESIGN.md as reusable checks over
+// Package check holds the properties (oracles) of docs/design.md as reusable checks over
 // a run: its trace, its phases (fault, then heal), its watch log and its final
 // state. Safety properties are judged over the fault phase; liveness properties
 // (Terminates, Eventually, Converges, Quiescent) at the end of the heal budget.

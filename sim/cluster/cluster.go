@@ -63,6 +63,10 @@ type Options struct {
 type Wall struct {
 	Now   func() time.Time
 	Sleep func(time.Duration)
+	// Settle, if set, waits until every other goroutine of the bubble is
+	// durably blocked (synctest.Wait): with it a process may run manager
+	// Runnables (scheduler.GoOutside).
+	Settle func()
 }
 
 // Cluster is one simulated cluster running one plan: the apiserver model, the
@@ -106,7 +110,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	c := &Cluster{
 		Clock:   clk,
 		Server:  apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names")}),
-		Sched:   scheduler.New(clk, src.Stream("scheduler")),
+		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall),
 		Trace:   trace.New(),
 		plan:    p,
 		rng:     src,
@@ -327,8 +331,13 @@ func KindName(gvk schema.GroupVersionKind) string {
 	return gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
 }
 
-// stream is the rng stream of one fault site (e.g. one informer's lag draws).
-func (c *Cluster) stream(key string) *rng.Stream { return c.rng.Stream(key) }
+// Stream is the stream of the plan's seed with this key: the kernel's fault
+// sites draw from theirs (one informer's lag draws), and a world from its own
+// (a model's delays, a controller's order), keyed by what draws from it: the same plan
+// gives the same draws, and a key of its own keeps them apart from every other
+// site's. The kernel's keys start with apiserver/, scheduler, lag/, latency/,
+// delivery/ and call/; a world's must not.
+func (c *Cluster) Stream(key string) *rng.Stream { return c.rng.Stream(key) }
 
 // Observed is the run as properties judge it: the trace, the phases, the watch
 // log and the final state.
@@ -345,6 +354,7 @@ func (c *Cluster) Observed() *check.Run {
 			return objs
 		},
 		Kinds: kinds,
+		Plan:  c.plan,
 	}
 }
 
@@ -357,3 +367,16 @@ func (c *Cluster) Judge(props ...check.Property) []check.Verdict {
 	}
 	return out
 }
+
+func newScheduler(clk *clock.Clock, pick scheduler.Picker, w *Wall) *scheduler.Scheduler {
+	s := scheduler.New(clk, pick)
+	if w != nil && w.Settle != nil {
+		s.SetSettle(w.Settle)
+	}
+	return s
+}
+
+// Err is what stopped the run early, if anything did: a manager Runnable
+// that woke outside the scheduler and called into the simulator (see
+// scheduler.GoOutside). A run with an error has no verdicts worth reading.
+func (c *Cluster) Err() error { return c.Sched.Err() }

@@ -23,6 +23,10 @@
 // and sometimes does not. Latency faults add to the request leg and lag faults to
 // the delivery time; Heal takes away what they add, never the defaults.
 //
+// A world's own draws (a model's delays, the order in which a controller of the
+// world deletes) come from Stream, a stream of the plan's seed under a key of
+// the world's, never from a generator of its own.
+//
 // # Hot loops
 //
 // A loop of API calls spends virtual time, so a hot loop is judged by its rate:
@@ -43,7 +47,9 @@
 //   - Timing is one distribution for every kind and verb class (read or write):
 //     no list cost that grows with the result, no slower writes of large objects,
 //     no apiserver load or priority and fairness; draws are independent (no
-//     congestion). Watch delivery to different informers is drawn per informer.
+//     congestion). Watch delivery to different informers is drawn per informer,
+//     from one stream per process and kind: the informers of one kind in
+//     different forms (typed, unstructured, metadata) share it.
 //   - The hot-loop bound is a fixed rate: a controller that legitimately polls one
 //     object faster than 20 times a second for 10 s is reported, and a loop slower
 //     than that (a status write every 100 ms for ever) is not.

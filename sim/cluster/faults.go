@@ -39,7 +39,7 @@ func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
 func (f *faults) Lag(process string, gvk schema.GroupVersionKind) informer.Lag {
 	for _, x := range f.plan {
 		if x.Kind == plan.Lag && x.Process == process && kindMatches(x.Resource, gvk) {
-			s := f.c.stream("lag/" + process + "/" + KindName(gvk))
+			s := f.c.Stream("lag/" + process + "/" + KindName(gvk))
 			lo, hi := x.Min, x.Max
 			return func() time.Duration {
 				if f.healed {
@@ -85,7 +85,7 @@ func (f *faults) Latency(process string) time.Duration {
 	}
 	for _, x := range f.plan {
 		if x.Kind == plan.Latency && x.Process == process {
-			return f.c.stream("latency/"+process).Duration(x.Min, x.Max)
+			return f.c.Stream("latency/"+process).Duration(x.Min, x.Max)
 		}
 	}
 	return 0

@@ -66,7 +66,7 @@ type injector struct {
 // Lag is the delivery time of the next event on process's informer of gvk: the
 // default delivery time plus what the plan's lag faults add.
 func (in injector) Lag(process string, gvk schema.GroupVersionKind) informer.Lag {
-	s := in.c.stream("delivery/" + process + "/" + KindName(gvk))
+	s := in.c.Stream("delivery/" + process + "/" + KindName(gvk))
 	extra := in.faults.Lag(process, gvk)
 	d := in.timing.Delivery
 	return func() time.Duration {
@@ -82,7 +82,7 @@ func (in injector) Lag(process string, gvk schema.GroupVersionKind) informer.Lag
 // and after it, until the caller has the response: the defaults plus what the
 // plan's latency faults add to the request.
 func (in injector) CallLatency(process string, write bool) (request, response time.Duration) {
-	s := in.c.stream("call/" + process)
+	s := in.c.Stream("call/" + process)
 	d := in.timing.Read
 	if write {
 		d = in.timing.Write

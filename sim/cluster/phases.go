@@ -8,7 +8,7 @@ import (
 
 // Phases are the two phases of a run: safety under faults, then heal and
 // require convergence within a budget (TigerBeetle's VOPR liveness mode,
-// DESIGN.md's check package).
+// docs/design.md's check package).
 type Phases struct {
 	// Fault is the length of the fault phase: the plan's workload and faults.
 	Fault time.Duration

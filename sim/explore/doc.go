@@ -6,7 +6,8 @@
 // # Known gaps
 //
 //   - Rapid's configuration is global (flags), so Run sets and restores rapid's
-//     flags and explorations cannot run in parallel in one process.
+//     flags (and -test.short, which rapid reads) and explorations cannot run in
+//     parallel in one process.
 //   - Rapid's engine reads testing.Short(), so a binary that is not a test must
 //     call testing.Init() before Run.
 //   - Shrinking has no time limit (rapid's -rapid.shrinktime is set to an hour,

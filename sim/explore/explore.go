@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"pgregory.net/rapid"
 
@@ -32,7 +33,8 @@ type Result struct {
 // holds for the plan it was given.
 //
 // Run sets rapid's global flags (checks, seed, no fail files, no shrink time
-// limit) for its duration, so
+// limit) and turns off -test.short (with which rapid runs a fifth of the
+// checks) for its duration, so
 // explorations must not run in parallel within one process.
 func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p *plan.Plan) error) Result {
 	restore := setFlags(map[string]string{
@@ -44,6 +46,9 @@ func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p 
 		// the minimal plan would then depend on the machine's load, and the
 		// catalogue that CI checks with it. Shrinking ends on its own instead.
 		"rapid.shrinktime": "1h",
+		// rapid runs a fifth of its checks under `go test -short`: an
+		// exploration's budget and outcome must not depend on it.
+		"test.short": "false",
 	})
 	defer restore()
 
@@ -73,6 +78,9 @@ func setFlags(values map[string]string) (restore func()) {
 	old := map[string]string{}
 	for name, v := range values { // lint:order-independent each flag is set independently
 		f := flag.Lookup(name)
+		if f == nil && strings.HasPrefix(name, "test.") {
+			continue // not a test binary, and testing.Init was not called: not short
+		}
 		if f == nil {
 			panic(fmt.Sprintf("explore: rapid flag %s is not registered", name))
 		}

@@ -1,6 +1,7 @@
 package forms
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	kjson "sigs.k8s.io/json"
 )
 
 // Form is the shape an object of a kind takes.
@@ -111,7 +113,14 @@ func ToTyped(scheme *runtime.Scheme, obj client.Object) (client.Object, error) {
 	default:
 		return nil, fmt.Errorf("forms: %T is not an unstructured or metadata-only object", obj)
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(content, typed); err != nil {
+	// As the apiserver decodes a request body into the Go type: its JSON, read by
+	// the serializer's case-sensitive decoder (k8s.io/apimachinery
+	// pkg/runtime/serializer/json), whose errors a 400 quotes.
+	b, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, typed); err != nil {
 		return nil, err
 	}
 	typed.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
@@ -119,13 +128,19 @@ func ToTyped(scheme *runtime.Scheme, obj client.Object) (client.Object, error) {
 }
 
 // Into writes a deep copy of typed into out (Unstructured or PartialObjectMetadata),
-// with apiVersion/kind set to gvk.
+// with apiVersion/kind set to gvk. typed may be an Unstructured itself: the native
+// object of a kind with no Go type.
 func Into(typed runtime.Object, out client.Object, gvk schema.GroupVersionKind) error {
 	switch o := out.(type) {
 	case *unstructured.Unstructured:
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
-		if err != nil {
-			return err
+		var m map[string]any
+		if u, ok := typed.(*unstructured.Unstructured); ok {
+			m = runtime.DeepCopyJSON(u.Object) // a kind whose native form is Unstructured
+		} else {
+			var err error
+			if m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err != nil {
+				return err
+			}
 		}
 		o.SetUnstructuredContent(m)
 		o.SetGroupVersionKind(gvk)
@@ -185,4 +200,87 @@ func ListInto(typed client.ObjectList, out client.ObjectList, itemGVK schema.Gro
 		out.SetRemainingItemCount(n)
 	}
 	return nil
+}
+
+// A kind's native form is the form the apiserver model stores and serves it in:
+// its Go type when the scheme has one, else Unstructured (a custom resource that
+// only a CRD defines, as kube-apiserver's custom resource handler serves every
+// custom resource). The other forms are converted from it.
+
+// Native is the native form of gvk: Typed when the scheme has its Go type, else
+// Unstructured.
+func Native(scheme *runtime.Scheme, gvk schema.GroupVersionKind) Form {
+	if scheme.Recognizes(gvk) {
+		return Typed
+	}
+	return Unstructured
+}
+
+// IsNative reports whether obj (an object or a list) is in its kind's native
+// form. An Unstructured or PartialObjectMetadata whose kind cannot be resolved is
+// not (the caller's form path reports the error).
+func IsNative(scheme *runtime.Scheme, obj runtime.Object) bool {
+	f := Of(obj)
+	switch f {
+	case Typed:
+		return true
+	case Metadata:
+		return false
+	}
+	gvk, err := GVK(obj, scheme)
+	if err != nil {
+		return false
+	}
+	if meta.IsListType(obj) {
+		gvk = ItemGVK(gvk)
+	}
+	return Native(scheme, gvk) == Unstructured
+}
+
+// NewNative returns an empty object of gvk in its native form: the Go type (with
+// an empty TypeMeta), or an Unstructured naming gvk.
+func NewNative(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.Object, error) {
+	if Native(scheme, gvk) == Typed {
+		return New(scheme, gvk)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+// NewNativeList returns an empty list of item kind gvk in its native form: the
+// scheme's <Kind>List, or an UnstructuredList naming <Kind>List.
+func NewNativeList(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.ObjectList, error) {
+	if Native(scheme, gvk) == Typed {
+		return NewList(scheme, gvk)
+	}
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return l, nil
+}
+
+// ToNative converts a form object into a new object of its kind's native form:
+// ToTyped for a kind with a Go type; for a kind without one, an Unstructured
+// (a deep copy of an Unstructured, the metadata of a PartialObjectMetadata).
+func ToNative(scheme *runtime.Scheme, obj client.Object) (client.Object, error) {
+	gvk, err := GVK(obj, scheme)
+	if err != nil {
+		return nil, err
+	}
+	if Native(scheme, gvk) == Typed {
+		return ToTyped(scheme, obj)
+	}
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return o.DeepCopy(), nil
+	case *metav1.PartialObjectMetadata:
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&metav1.PartialObjectMetadata{ObjectMeta: o.ObjectMeta})
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return nil, fmt.Errorf("forms: %T is not an unstructured or metadata-only object", obj)
 }

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,14 +18,15 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
-// Cache is the informer cache of one process: one Informer per kind, created on first
-// use, as controller-runtime's informer cache (pkg/cache/informer_cache.go). It serves
-// the reads of the process's default client and its field indexes.
+// Cache is the informer cache of one process: one Informer per kind and form, created
+// on first use, as controller-runtime's informer cache (pkg/cache/informer_cache.go,
+// pkg/cache/internal/informers.go, whose Informers keeps a map per form: structured,
+// unstructured and metadata). It serves the reads of the process's default client and
+// its field indexes.
 type Cache struct {
 	held      func(gvk schema.GroupVersionKind) bool // WithHeld
 	stale     *Stale                                 // WithStale
@@ -33,9 +35,16 @@ type Cache struct {
 	scheme    *runtime.Scheme
 	lag       func(gvk schema.GroupVersionKind) Lag
 	mapper    meta.RESTMapper
-	informers map[schema.GroupVersionKind]*Informer
+	informers map[informerKey]*Informer
+	kins      map[schema.GroupVersionKind]*kin
 	scopes    map[schema.GroupVersionKind]meta.RESTScopeName
 	stopped   bool
+}
+
+// informerKey names one informer of a cache: a kind in one form.
+type informerKey struct {
+	gvk  schema.GroupVersionKind
+	form forms.Form
 }
 
 var (
@@ -66,7 +75,8 @@ func NewCache(src Source, timers Timers, scheme *runtime.Scheme, lag func(gvk sc
 		timers:    timers,
 		scheme:    scheme,
 		lag:       lag,
-		informers: map[schema.GroupVersionKind]*Informer{},
+		informers: map[informerKey]*Informer{},
+		kins:      map[schema.GroupVersionKind]*kin{},
 		scopes:    map[schema.GroupVersionKind]meta.RESTScopeName{},
 	}
 	for _, o := range opts {
@@ -75,32 +85,60 @@ func NewCache(src Source, timers Timers, scheme *runtime.Scheme, lag func(gvk sc
 	return c
 }
 
-// Informer returns the informer of kind gvk. On the first call for a kind it is created,
-// lists synchronously (so it has synced when Informer returns) and starts watching. After
-// Stop, a new kind's informer is created stopped and never syncs.
+// Informer returns an informer of kind gvk, for what acts on a kind whatever the form
+// its informers have (a plan's holds, tests): the one of the kind's native form (its Go
+// type, or Unstructured for a kind with none) if the cache has it, else the first one
+// created in another form, else a new one of the native form. Hold and Release on it
+// act on the kind's informers of every form.
 func (c *Cache) Informer(gvk schema.GroupVersionKind) *Informer {
-	if i, ok := c.informers[gvk]; ok {
+	native := forms.Native(c.scheme, gvk)
+	if i, ok := c.informers[informerKey{gvk, native}]; ok {
+		return i
+	}
+	if k := c.kins[gvk]; k != nil && len(k.members) > 0 {
+		return k.members[0]
+	}
+	return c.FormInformer(gvk, native)
+}
+
+// FormInformer returns the informer of kind gvk in form f. On the first call for a kind
+// and form it is created, lists synchronously (so it has synced when FormInformer
+// returns) and starts watching, with a lag of its own (Cache's lag function is called
+// for it) and held if the kind's other informers are, or WithHeld says so. After Stop, a
+// new informer is created stopped and never syncs.
+func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informer {
+	key := informerKey{gvk, f}
+	if i, ok := c.informers[key]; ok {
 		return i
 	}
 	var lag Lag
 	if c.lag != nil {
 		lag = c.lag(gvk)
 	}
-	i := newInformer(gvk, c.src, c.timers, lag)
+	i := newInformer(gvk, f, c.scheme, c.src, c.timers, lag)
 	i.stale = c.stale
-	c.informers[gvk] = i
+	c.informers[key] = i
+	k := c.kins[gvk]
+	if k == nil {
+		k = &kin{}
+		c.kins[gvk] = k
+	}
+	held := len(k.members) > 0 && k.members[0].held
+	k.members = append(k.members, i)
+	i.kin = k
 	if c.stopped {
 		i.stopped = true
 	} else {
 		i.start()
-		if c.held != nil && c.held(gvk) {
-			i.Hold()
+		if held || (c.held != nil && c.held(gvk)) {
+			i.held = true
 		}
 	}
 	return i
 }
 
-// Informers returns the cache's informers ordered by group, version and kind.
+// Informers returns the cache's informers ordered by group, version, kind and form
+// (typed, unstructured, metadata).
 func (c *Cache) Informers() []*Informer {
 	out := make([]*Informer, 0, len(c.informers))
 	for _, i := range c.informers { // lint:order-independent sorted below
@@ -108,7 +146,7 @@ func (c *Cache) Informers() []*Informer {
 	}
 	slices.SortFunc(out, func(a, b *Informer) int {
 		return cmp.Or(cmp.Compare(a.gvk.Group, b.gvk.Group), cmp.Compare(a.gvk.Version, b.gvk.Version),
-			cmp.Compare(a.gvk.Kind, b.gvk.Kind))
+			cmp.Compare(a.gvk.Kind, b.gvk.Kind), cmp.Compare(a.form, b.form))
 	})
 	return out
 }
@@ -129,8 +167,8 @@ func (c *Cache) Stopped() bool { return c.stopped }
 // informerFor returns the synced informer for gvk and whether the kind is namespaced,
 // following controller-runtime's Informers.Get (pkg/cache/internal/informers.go).
 // obj is the cache's type, named in the error when the informer cannot sync.
-func (c *Cache) informerFor(gvk schema.GroupVersionKind, obj runtime.Object) (*Informer, bool, error) {
-	if _, known := c.informers[gvk]; !known {
+func (c *Cache) informerFor(gvk schema.GroupVersionKind, f forms.Form, obj runtime.Object) (*Informer, bool, error) {
+	if _, known := c.scopes[gvk]; !known {
 		scope := meta.RESTScopeNameNamespace
 		if c.mapper != nil {
 			mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -141,7 +179,7 @@ func (c *Cache) informerFor(gvk schema.GroupVersionKind, obj runtime.Object) (*I
 		}
 		c.scopes[gvk] = scope
 	}
-	i := c.Informer(gvk)
+	i := c.FormInformer(gvk, f)
 	if !i.HasSynced() {
 		// A stopped cache never syncs; the real Get waits until its context ends.
 		return nil, false, apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for %T Informer to sync", obj), 0)
@@ -152,15 +190,16 @@ func (c *Cache) informerFor(gvk schema.GroupVersionKind, obj runtime.Object) (*I
 // Get reads one object from the cache into obj, like controller-runtime's CacheReader.Get
 // (pkg/cache/internal/cache_reader.go): a deep copy with its GroupVersionKind set, or a
 // NotFound error whose resource is the Kind (`ConfigMap "x" not found`).
+//
+// An *unstructured.Unstructured or *metav1.PartialObjectMetadata is read from the
+// kind's informer of that form, as controller-runtime reads it from its
+// unstructured or metadata informer.
 func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
-	if forms.Of(out) != forms.Typed {
-		return c.getForm(ctx, key, out, opts...)
-	}
-	gvk, err := apiutil.GVKForObject(out, c.scheme)
+	gvk, err := forms.GVK(out, c.scheme)
 	if err != nil {
 		return err
 	}
-	i, namespaced, err := c.informerFor(gvk, out)
+	i, namespaced, err := c.informerFor(gvk, forms.Of(out), out)
 	if err != nil {
 		return err
 	}
@@ -202,20 +241,28 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object
 // selectors, Limit, deep copies with their GroupVersionKind set. As there, the list's
 // continue token is "continue-not-supported" and its resourceVersion is left empty.
 // Unlike there, items come in namespace/name order, not map order.
+//
+// An UnstructuredList or PartialObjectMetadataList (of kind Foo or FooList) is read
+// from the kind's informer of that form; it keeps the caller's apiVersion/kind.
 func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if forms.Of(list) != forms.Typed {
-		return c.listForm(ctx, list, opts...)
-	}
-	gvk, err := apiutil.GVKForObject(list, c.scheme)
+	gvk, err := forms.GVK(list, c.scheme)
 	if err != nil {
 		return err
 	}
-	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
-	itemType, err := c.scheme.New(gvk)
-	if err != nil {
-		return err
+	gvk = forms.ItemGVK(gvk)
+	form := forms.Of(list)
+	var itemType runtime.Object
+	switch form {
+	case forms.Typed:
+		if itemType, err = c.scheme.New(gvk); err != nil {
+			return err
+		}
+	case forms.Unstructured:
+		itemType = &unstructured.Unstructured{}
+	case forms.Metadata:
+		itemType = &metav1.PartialObjectMetadata{}
 	}
-	i, _, err := c.informerFor(gvk, itemType)
+	i, _, err := c.informerFor(gvk, form, itemType)
 	if err != nil {
 		return err
 	}
@@ -270,15 +317,15 @@ func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client
 // needed), like controller-runtime's informerCache.IndexField: values are stored as
 // "<namespace>/<value>" and, for namespaced objects, also "__all_namespaces/<value>",
 // under the index named "field:<field>".
+//
+// An index added with an Unstructured or PartialObjectMetadata object indexes the
+// kind's informer of that form, whose objects extract sees.
 func (c *Cache) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	if forms.Of(obj) != forms.Typed {
-		return c.indexFieldForm(ctx, obj, field, extract)
-	}
-	gvk, err := apiutil.GVKForObject(obj, c.scheme)
+	gvk, err := forms.GVK(obj, c.scheme)
 	if err != nil {
 		return err
 	}
-	i := c.Informer(gvk)
+	i := c.FormInformer(gvk, forms.Of(obj))
 	if i.stopped {
 		return fmt.Errorf("indexer was not added because it has stopped already")
 	}
@@ -300,64 +347,6 @@ func (c *Cache) IndexField(ctx context.Context, obj client.Object, field string,
 		}
 		return vals, nil
 	}})
-}
-
-// Unstructured and PartialObjectMetadata reads are a view of the typed informer of
-// their kind: the typed read, converted into the caller's form (package forms).
-
-// getForm reads a form object: the typed object, converted.
-func (c *Cache) getForm(ctx context.Context, key client.ObjectKey, out client.Object, opts ...client.GetOption) error {
-	gvk, err := forms.GVK(out, c.scheme)
-	if err != nil {
-		return err
-	}
-	typed, err := forms.New(c.scheme, gvk)
-	if err != nil {
-		return err
-	}
-	if err := c.Get(ctx, key, typed, opts...); err != nil {
-		return err
-	}
-	return forms.Into(typed, out, gvk)
-}
-
-// listForm lists into a form list: items carry the item kind, the list keeps the
-// caller's apiVersion/kind, as controller-runtime's CacheReader leaves them.
-func (c *Cache) listForm(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	gvk, err := forms.GVK(list, c.scheme)
-	if err != nil {
-		return err
-	}
-	item := forms.ItemGVK(gvk)
-	typed, err := forms.NewList(c.scheme, item)
-	if err != nil {
-		return err
-	}
-	if err := c.List(ctx, typed, opts...); err != nil {
-		return err
-	}
-	return forms.ListInto(typed, list, item)
-}
-
-// indexFieldForm indexes the typed informer of obj's kind; extract sees each object
-// converted into obj's form.
-func (c *Cache) indexFieldForm(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	gvk, err := forms.GVK(obj, c.scheme)
-	if err != nil {
-		return err
-	}
-	typed, err := forms.New(c.scheme, gvk)
-	if err != nil {
-		return err
-	}
-	form := reflect.TypeOf(obj).Elem()
-	return c.IndexField(ctx, typed, field, func(o client.Object) []string {
-		view := reflect.New(form).Interface().(client.Object)
-		if err := forms.Into(o, view, gvk); err != nil {
-			return nil
-		}
-		return extract(view)
-	})
 }
 
 // The helpers below copy controller-runtime's pkg/cache/internal/cache_reader.go and

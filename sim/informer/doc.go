@@ -1,12 +1,12 @@
 // Package informer models the informer caches of a simulated process: one lagging
-// client-go cache.Indexer per kind, fed by the apiserver model's watch log, as
+// client-go cache.Indexer per kind and form, fed by the apiserver model's watch log, as
 // controller-runtime's informer cache (pkg/cache) would be.
 //
 // # Contract
 //
-//   - A Cache holds the informers of one process. Cache.Informer creates a kind's informer
-//     on first use: it lists the kind from the Source synchronously (HasSynced is true
-//     when Informer returns) and then watches it.
+//   - A Cache holds the informers of one process. Cache.FormInformer (and Informer, for
+//     the kind's native form) creates an informer on first use: it lists the kind from
+//     the Source synchronously (HasSynced is true when it returns) and then watches it.
 //   - Every committed change reaches each informer as an event. An event with
 //     resourceVersion r received at virtual time t is applied at max(t + lag, the time the
 //     informer's previous event is applied), through Timers.AfterFunc, so events are applied
@@ -34,13 +34,28 @@
 //     selectors through indexes named "field:<field>" (an unindexed field fails with
 //     client-go's `Index with name field:x does not exist`), Limit, the
 //     "continue-not-supported" continue token and an empty list resourceVersion.
-//   - Get, List and IndexField also take *unstructured.Unstructured(List) and
-//     *metav1.PartialObjectMetadata(List) for kinds with a Go type in the scheme: they
-//     read the kind's typed informer and convert (package forms). Results carry the
-//     kind's apiVersion/kind; a list keeps the caller's apiVersion/kind (Foo or FooList,
-//     both accepted); a form without apiVersion or kind fails with runtime's
-//     MissingKind/MissingVersion error, as controller-runtime's cache does. An index
-//     added with a form object calls its extractor with the object in that form.
+//   - One informer per kind and form, as controller-runtime's informer cache keys
+//     them (pkg/cache/internal/informers.go: structured, unstructured and metadata
+//     maps): Get, List and IndexField take *unstructured.Unstructured(List) and
+//     *metav1.PartialObjectMetadata(List) and use the kind's informer of that form
+//     (FormInformer), created on first use with its own list and watch, store, lag
+//     (the cache's lag function is asked once per informer), handlers and field
+//     indexes. It holds its objects in its form with the kind's apiVersion/kind,
+//     converted from the Source's native objects (package forms); an index added
+//     with a form object indexes that form's informer and its extractor sees that
+//     form. A list keeps the caller's apiVersion/kind (Foo or FooList, both
+//     accepted); a form without apiVersion or kind fails with runtime's
+//     MissingKind/MissingVersion error, as controller-runtime's cache does. A kind
+//     with no Go type in the scheme (a CRD manifest only) is native in
+//     Unstructured: its unstructured informer stores the Source's objects as they
+//     are.
+//   - A hold is per kind: Hold and Release on any informer of a kind hold and
+//     release the cache's informers of every form of it (Release applies each
+//     one's queue, in the order they were created), and an informer created while
+//     its kind is held starts held. Informer(gvk) is for what acts on a kind
+//     whatever its forms (a plan's holds): the native form's informer, else the
+//     first of another form, else a new native one. Informers lists every
+//     informer, ordered by kind and form.
 //
 // Nothing here starts a goroutine, reads the wall clock or depends on map order.
 //
@@ -61,13 +76,15 @@
 //   - No transform functions, label/field selectors or namespace restrictions on the
 //     informers themselves (cache.Options ByObject, DefaultNamespaces), and no
 //     UnsafeDisableDeepCopy cache option (the per-call Get/List option is honoured).
-//   - Unstructured and metadata-only reads are views of the typed informer, not caches of
-//     their own: controller-runtime keeps a separate informer per form (its own list,
-//     watch, lag, handlers and indexes). Here every form of a kind shares one store, lag
-//     and index set, so a field index added in one form serves all (and adding the same
-//     field in two forms is client-go's indexer conflict). Informer, Hold and handlers
-//     are typed only.
-//   - Kinds with only a CRD manifest and no Go type cannot be read in any form.
+//   - The informers of one kind in one process draw their lags from one stream per
+//     kind (sim/cluster names streams by process and kind), in delivery order: each
+//     informer draws its own lag for each event, but adding an informer of another
+//     form changes which draws the others get. (So a controller that reads and
+//     watches each kind in one form, whatever the form, has exactly its typed
+//     twin's timing.)
+//   - Unstructured informers of kinds with a Go type hold the unstructured
+//     converter's rendering of the Go type (see package forms), not the server's
+//     JSON.
 //   - List results are sorted by namespace/name; the real cache returns them in map order.
 //     Limit applies to that order. Field selector requirements are looked up in field
 //     order (controller-runtime takes them in the selector's order, which for

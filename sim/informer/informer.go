@@ -2,11 +2,15 @@ package informer
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -14,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
 // Source is the part of the apiserver model an informer needs.
@@ -43,6 +48,10 @@ type Lag func() time.Duration
 // registered on it.
 type Informer struct {
 	gvk    schema.GroupVersionKind
+	form   forms.Form
+	native bool            // form is the kind's native form: the Source's objects are stored as they are
+	scheme *runtime.Scheme // converts the Source's objects into form
+	kin    *kin            // the informers of the same kind in the same cache (every form)
 	src    Source
 	timers Timers
 	lag    Lag
@@ -70,9 +79,17 @@ type delivery struct {
 	through uint64
 }
 
-func newInformer(gvk schema.GroupVersionKind, src Source, timers Timers, lag Lag) *Informer {
+// kin are the informers of one kind in one cache, one per form, in creation order:
+// a hold holds them all (a plan's hold stalls the kind's watches, whichever form
+// the process reads it in).
+type kin struct{ members []*Informer }
+
+func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.Scheme, src Source, timers Timers, lag Lag) *Informer {
 	return &Informer{
 		gvk:    gvk,
+		form:   form,
+		native: scheme == nil || forms.Native(scheme, gvk) == form,
+		scheme: scheme,
 		src:    src,
 		timers: timers,
 		lag:    lag,
@@ -96,6 +113,33 @@ func (i *Informer) start() {
 
 // GVK is the kind this informer caches.
 func (i *Informer) GVK() schema.GroupVersionKind { return i.gvk }
+
+// Form is the form of the objects this informer caches and hands its handlers:
+// the kind's Go type, *unstructured.Unstructured or *metav1.PartialObjectMetadata.
+func (i *Informer) Form() forms.Form { return i.form }
+
+// own returns the informer's own copy of an object from the Source, in its form.
+func (i *Informer) own(obj client.Object) client.Object {
+	if i.native {
+		return obj.DeepCopyObject().(client.Object)
+	}
+	var out client.Object = &unstructured.Unstructured{}
+	if i.form == forms.Metadata {
+		out = &metav1.PartialObjectMetadata{}
+	}
+	if err := forms.Into(obj, out, i.gvk); err != nil {
+		panic(fmt.Sprintf("informer: converting a %v to its %s form: %v", i.gvk, i.form, err)) // a harness bug: the Source serves the kind's native objects
+	}
+	return out
+}
+
+// kinOf is every informer of i's kind in its cache (i alone outside a cache).
+func (i *Informer) kinOf() []*Informer {
+	if i.kin == nil {
+		return []*Informer{i}
+	}
+	return i.kin.members
+}
 
 // Indexer is the informer's store: deep copies of the objects, keyed by namespace/name
 // (cache.MetaNamespaceKeyFunc), with the namespace index (cache.NamespaceIndex) and the
@@ -130,15 +174,27 @@ func (i *Informer) AddEventHandler(h cache.ResourceEventHandler) {
 	}
 }
 
-// Hold stops events from reaching the cache: they queue up (Pending grows) until Release.
-func (i *Informer) Hold() { i.held = true }
+// Hold stops events from reaching the cache: they queue up (Pending grows) until
+// Release. It holds every informer of the kind in the cache, whatever its form.
+func (i *Informer) Hold() {
+	for _, m := range i.kinOf() {
+		m.held = true
+	}
+}
 
 // Release ends a Hold: every event queued when Release is called is applied now,
 // synchronously, in resourceVersion order (each updating the store, then calling the
 // handlers), including events whose lag has not elapsed yet; on an informer that is not
 // held, Release is thus "catch up now". Later events are delivered with their lag again,
-// never before the released ones.
+// never before the released ones. It releases every informer of the kind in the
+// cache, in the order they were created.
 func (i *Informer) Release() {
+	for _, m := range i.kinOf() {
+		m.release()
+	}
+}
+
+func (i *Informer) release() {
 	i.held = false
 	if n := len(i.queue); n > 0 {
 		i.applyThrough(i.queue[n-1].ev.ResourceVersion)
@@ -185,7 +241,7 @@ func (i *Informer) replace(objs []client.Object, rv uint64) {
 	items := make([]any, 0, len(objs))
 	listed := make(map[string]bool, len(objs))
 	for _, o := range objs {
-		c := o.DeepCopyObject().(client.Object)
+		c := i.own(o)
 		items = append(items, c)
 		listed[storeKey(c)] = true
 	}
@@ -300,7 +356,7 @@ func (i *Informer) applyThrough(rv uint64) {
 // apply updates the store with one watch event and then calls the handlers, as
 // client-go's processDeltas does (controller.go).
 func (i *Informer) apply(ev apiserver.Event) {
-	obj := ev.Object.DeepCopyObject().(client.Object)
+	obj := i.own(ev.Object)
 	i.lastRV = ev.ResourceVersion
 	switch ev.Type {
 	case watch.Added, watch.Modified:

@@ -21,7 +21,7 @@ import (
 type Call struct {
 	Verb        string // get list create update patch delete deletecollection
 	Subresource string
-	Object      runtime.Object // the caller's object or list, its typed copy for a form object (do not retain)
+	Object      runtime.Object // the caller's object or list, its native copy (Go type, or Unstructured for a kind with none) for another form (do not retain)
 	Namespace   string
 	Name        string
 	Cached      bool // a read served by the informer cache
@@ -123,12 +123,16 @@ func (c *Client) preflight(obj runtime.Object, verb, namespace, name string) err
 
 // Get reads from the cache when the client has one, else from the server.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.getForm(ctx, key, obj, opts...)
 	}
+	c = c.reader(obj)
 	call := Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
+			if err := c.servedUnstructured(obj); err != nil {
+				return err
+			}
 			return c.cache.Get(ctx, key, obj, opts...)
 		}
 		if err := c.preflight(obj, "get", key.Namespace, key.Name); err != nil {
@@ -140,13 +144,17 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 
 // List reads from the cache when the client has one, else from the server.
 func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if isForm(list) {
+	if c.isForm(list) {
 		return c.listForm(ctx, list, opts...)
 	}
+	c = c.reader(list)
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	call := Call{Verb: "list", Object: list, Namespace: o.Namespace, Cached: c.cache != nil}
 	return c.do(call, func() error {
 		if c.cache != nil {
+			if err := c.servedUnstructured(list); err != nil {
+				return err
+			}
 			return c.cache.List(ctx, list, opts...)
 		}
 		if _, err := c.server.Kind(list); err != nil {
@@ -158,7 +166,7 @@ func (c *Client) List(ctx context.Context, list client.ObjectList, opts ...clien
 
 // Create creates obj; obj receives the stored object.
 func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.createForm(ctx, obj, opts...)
 	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
@@ -176,7 +184,7 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 
 // Update replaces obj; obj receives the stored object.
 func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.updateForm(ctx, obj, opts...)
 	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
@@ -208,7 +216,7 @@ func keepTypeMeta(obj runtime.Object) func() {
 // Patch patches obj; obj receives the stored object.
 func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
 	o := (&client.PatchOptions{}).ApplyOptions(opts)
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.patchForm(ctx, obj, p, "", o)
 	}
 	return c.patch(ctx, obj, obj, p, "", o)
@@ -236,10 +244,15 @@ func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patc
 
 // Delete deletes obj.
 func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.deleteForm(ctx, obj, opts...)
 	}
-	o := (&client.DeleteOptions{}).ApplyOptions(opts)
+	return c.delete(obj, (&client.DeleteOptions{}).ApplyOptions(opts), nil)
+}
+
+// delete deletes obj; decode, when set, is the client's reading of a successful
+// response (see deleteForm).
+func (c *Client) delete(obj client.Object, o *client.DeleteOptions, decode func() error) error {
 	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	return c.do(call, func() error {
 		if err := dryRunUnsupported(o.DryRun); err != nil {
@@ -248,13 +261,19 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 		if err := c.preflight(obj, "delete", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.Delete(c.user, obj, o)
+		if err := c.server.Delete(c.user, obj, o); err != nil {
+			return err
+		}
+		if decode != nil {
+			return decode()
+		}
+		return nil
 	})
 }
 
 // DeleteAllOf deletes the objects of obj's kind that match opts.
 func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
-	if isForm(obj) {
+	if c.isForm(obj) {
 		return c.deleteAllOfForm(ctx, obj, opts...)
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
@@ -329,7 +348,7 @@ func (s *subResourceClient) Create(ctx context.Context, obj, subResource client.
 }
 
 func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	if isForm(obj) {
+	if s.c.isForm(obj) {
 		return s.updateForm(ctx, obj, opts...)
 	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
@@ -355,7 +374,7 @@ func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p clie
 	if o.SubResourceBody != nil {
 		return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
 	}
-	if isForm(obj) {
+	if s.c.isForm(obj) {
 		return s.c.patchForm(ctx, obj, p, s.sub, &o.PatchOptions)
 	}
 	return s.c.patch(ctx, obj, obj, p, s.sub, &o.PatchOptions)

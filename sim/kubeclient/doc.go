@@ -21,26 +21,39 @@
 //     stored object without apiVersion/kind, as the typed client leaves it (Update
 //     and Patch put the caller's apiVersion/kind back after Hooks.After, so After
 //     sees the object as the server returned it).
-//   - Unstructured and metadata-only objects: for a kind with a Go type in the
-//     scheme, every verb takes *unstructured.Unstructured(List) and Get, List,
-//     Patch, Delete, DeleteAllOf and Status().Patch take
-//     *metav1.PartialObjectMetadata(List), cached and APIReader reads included.
-//     The client converts the object to the Go type (package forms), makes the
-//     typed call (so the hooks, and the process trace, see exactly what a typed
-//     caller's call gives, digests included), and writes the result back into the
-//     caller's form with the kind's apiVersion/kind (a list: items with the item
-//     kind; an UnstructuredList read from the server takes <Kind>List, the others
-//     keep the caller's). A patch's bytes are p.Data of the caller's object (for
-//     client.Merge from an Unstructured, its JSON). Delete and DeleteAllOf leave
-//     the object as it was. As controller-runtime's client: a form without
-//     apiVersion or kind fails with runtime's MissingKind/MissingVersion error; a
-//     PartialObjectMetadata Create, Update or Status().Update fails with "cannot
-//     create using only metadata", "cannot update using only metadata -- did you
-//     mean to patch?", "cannot update status using only metadata -- did you mean
-//     to patch?". Such failures are still one call between the hooks, whose
-//     Call.Object is the typed copy (or the form object when its kind cannot be
-//     resolved). Content the Go type cannot hold is the server's 400 (`ConfigMap in
-//     version "v1" cannot be handled as a ConfigMap: ...`).
+//   - Unstructured and metadata-only objects: every verb takes
+//     *unstructured.Unstructured(List) and Get, List, Patch, Delete, DeleteAllOf and
+//     Status().Patch take *metav1.PartialObjectMetadata(List), cached and APIReader
+//     reads included, for built-in kinds and custom resources. A kind's native form
+//     (package forms) is its Go type, or Unstructured for a custom resource that only
+//     a CRD manifest defines (no Go type in the scheme): calls in the native form go
+//     to the server as they are (an Unstructured of a CRD-only kind is stored and
+//     answered as the server's JSON, with apiVersion/kind). A write in another form
+//     is converted to the native form (package forms), made as the native call (so
+//     the hooks, and the process trace, see exactly what a typed caller's call
+//     gives, digests included), and its result written back into the caller's form
+//     with the kind's apiVersion/kind. A cached read in another form reads the
+//     cache's informer of that form (its own store and lag, as controller-runtime's
+//     cache keeps one informer per form); its hooks see the native object with the
+//     identity and resourceVersion read. A direct read is the native read,
+//     converted (a list: items with the item kind; an UnstructuredList read from the
+//     server takes <Kind>List, the others keep the caller's). A patch's bytes are
+//     p.Data of the caller's object (for client.Merge from an Unstructured, its
+//     JSON). Delete and DeleteAllOf leave the object as it was. As
+//     controller-runtime's client: a form without apiVersion or kind fails with
+//     runtime's MissingKind/MissingVersion error; a kind no CRD serves with a
+//     *meta.NoKindMatchError; a PartialObjectMetadata Create, Update or
+//     Status().Update fails with "cannot create using only metadata", "cannot
+//     update using only metadata -- did you mean to patch?", "cannot update status
+//     using only metadata -- did you mean to patch?"; a PartialObjectMetadata
+//     Delete of a kind with no Go type is done, but its answer, when the object
+//     stays (finalizers), is the scheme's not-registered error (controller-runtime
+//     deletes metadata with its typed client, which cannot decode the object).
+//     Such failures are still one call between the hooks, whose Call.Object is the
+//     native copy (or the form object when its kind cannot be resolved). Content
+//     the Go type cannot hold is the server's 400 (`ConfigMap in version "v1"
+//     cannot be handled as a ConfigMap: json: cannot unmarshal ...`), checked
+//     against kube-apiserver by internal/differential (unstructured_test.go).
 //
 // # Known gaps
 //
@@ -48,17 +61,14 @@
 //   - Subresources: only update and patch of "status" (every kind with a status
 //     subresource) and "finalize" (namespaces). Get/Create of subresources (scale,
 //     eviction, token) are not served.
-//   - Unstructured and PartialObjectMetadata: kinds with only a CRD manifest and no
-//     Go type are not served in any form (a *meta.NoKindMatchError when no CRD
-//     serves the kind). Fields the Go type does not have are dropped, where a
-//     real server prunes them by the CRD's structural schema (or keeps them); the
-//     Unstructured content returned is the unstructured converter's rendering of
-//     the Go type, not the server's JSON. Unstructured reads are served by the
-//     cache by default, as with client.CacheOptions{Unstructured: true}, where
-//     controller-runtime's default client reads them from the server
-//     (Options.UncachedUnstructured does that; a process's client does not set it
-//     today). The cache's views of the other forms share the typed informer (see
-//     package informer).
+//   - Unstructured and PartialObjectMetadata of kinds with a Go type: fields the Go
+//     type does not have are dropped, where a real server prunes them by the CRD's
+//     structural schema (or keeps them); the Unstructured content returned is the
+//     unstructured converter's rendering of the Go type, not the server's JSON.
+//     Unstructured reads are served by the cache by default, as with
+//     client.CacheOptions{Unstructured: true}, where controller-runtime's default
+//     client reads them from the server (Options.UncachedUnstructured does that; a
+//     process's client does not set it today).
 //   - Field owners, field validation directives and warnings are accepted and
 //     ignored.
 //   - The REST mapper is built from the kinds the server serves when it is asked

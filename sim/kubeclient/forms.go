@@ -15,10 +15,12 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
-// Unstructured and PartialObjectMetadata objects ("forms") are served through the
-// typed path: the client converts the caller's object to its kind's Go type, makes
-// the typed call (so hooks see the typed object, and the trace is a typed caller's),
-// then writes the result back into the caller's form.
+// Objects in a form other than their kind's native one (forms.Native: the Go type,
+// or Unstructured for a kind only a CRD defines) are served through the native
+// path: the client converts the caller's object to the native form, makes the
+// native call (so hooks see the native object, and the trace is a typed caller's),
+// then writes the result back into the caller's form. Cached reads are the
+// exception: they read the cache's informer of the caller's form.
 
 // The errors of controller-runtime's client (client.go) for writes the metadata
 // client does not make.
@@ -28,7 +30,10 @@ var (
 	errMetadataStatusUpdate = errors.New("cannot update status using only metadata -- did you mean to patch?")
 )
 
-func isForm(obj runtime.Object) bool { return forms.Of(obj) != forms.Typed }
+// isForm reports whether obj is in a form other than its kind's native one (the
+// Go type, or Unstructured for a kind that only a CRD defines): those calls are
+// converted to the native form.
+func (c *Client) isForm(obj runtime.Object) bool { return !forms.IsNative(c.Scheme(), obj) }
 
 // fail runs a call that fails before it is made (in the client) between the hooks,
 // as the typed client's own checks do.
@@ -45,6 +50,30 @@ func (c *Client) noKind(gvk schema.GroupVersionKind, err error) error {
 	return err
 }
 
+// served fails a kind with no Go type that no CRD serves, as the RESTMapper does.
+func (c *Client) served(gvk schema.GroupVersionKind) error {
+	if forms.Native(c.Scheme(), gvk) == forms.Typed {
+		return nil // the Go type's calls tell
+	}
+	if _, ok := c.server.KindFor(gvk); !ok {
+		return &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
+	}
+	return nil
+}
+
+// servedUnstructured is served for a cached read of an Unstructured object or
+// list of a kind with no Go type (the cache would find nothing to list).
+func (c *Client) servedUnstructured(obj runtime.Object) error {
+	if forms.Of(obj) != forms.Unstructured {
+		return nil
+	}
+	gvk, err := forms.GVK(obj, c.Scheme())
+	if err != nil {
+		return err
+	}
+	return c.served(forms.ItemGVK(gvk))
+}
+
 // emptyTyped resolves the kind of a form object and returns an empty typed object
 // of it (reads need nothing else). On error, the call's object is the form itself.
 func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.Object, error) {
@@ -52,7 +81,10 @@ func (c *Client) emptyTyped(obj client.Object) (schema.GroupVersionKind, client.
 	if err != nil {
 		return gvk, nil, err
 	}
-	typed, err := forms.New(c.Scheme(), gvk)
+	if err := c.served(gvk); err != nil {
+		return gvk, nil, err
+	}
+	typed, err := forms.NewNative(c.Scheme(), gvk)
 	if err != nil {
 		return gvk, nil, c.noKind(gvk, err)
 	}
@@ -67,7 +99,7 @@ func (c *Client) toTyped(obj client.Object) (schema.GroupVersionKind, client.Obj
 	if err != nil {
 		return gvk, obj, err
 	}
-	typed, err := forms.ToTyped(c.Scheme(), obj)
+	typed, err := forms.ToNative(c.Scheme(), obj)
 	if err != nil {
 		// The apiserver decodes the body into the Go type, and answers 400 when it cannot.
 		empty.SetNamespace(obj.GetNamespace())
@@ -110,10 +142,33 @@ func (c *Client) getForm(ctx context.Context, key client.ObjectKey, obj client.O
 	if err != nil {
 		return c.fail(Call{Verb: "get", Object: obj, Namespace: key.Namespace, Name: key.Name, Cached: c.cache != nil}, err)
 	}
+	if c.cache != nil {
+		// The cache serves each form from an informer of that form (its own store
+		// and lag), as controller-runtime's does. The hooks see the native object
+		// with the metadata read.
+		call := Call{Verb: "get", Object: typed, Namespace: key.Namespace, Name: key.Name, Cached: true}
+		return c.do(call, func() error {
+			if err := c.cache.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			copyMeta(typed, obj)
+			return nil
+		})
+	}
 	if err := c.Get(ctx, key, typed, opts...); err != nil {
 		return err
 	}
 	return forms.Into(typed, obj, gvk)
+}
+
+// copyMeta gives to the identity and version of from: what the hooks read of a
+// cached read's result.
+func copyMeta(to, from client.Object) {
+	to.SetNamespace(from.GetNamespace())
+	to.SetName(from.GetName())
+	to.SetUID(from.GetUID())
+	to.SetResourceVersion(from.GetResourceVersion())
+	to.SetGeneration(from.GetGeneration())
 }
 
 // listForm lists into an UnstructuredList or PartialObjectMetadataList. Items carry
@@ -127,9 +182,17 @@ func (c *Client) listForm(ctx context.Context, list client.ObjectList, opts ...c
 		return c.fail(call, err)
 	}
 	item := forms.ItemGVK(gvk)
-	typed, err := forms.NewList(c.Scheme(), item)
+	if err := c.served(item); err != nil {
+		return c.fail(call, err)
+	}
+	typed, err := forms.NewNativeList(c.Scheme(), item)
 	if err != nil {
 		return c.fail(call, c.noKind(item, err))
+	}
+	if c.cache != nil {
+		// From the cache's informer of the list's form; the hooks see the native list.
+		call.Object = typed
+		return c.do(call, func() error { return c.cache.List(ctx, list, opts...) })
 	}
 	if err := c.List(ctx, typed, opts...); err != nil {
 		return err
@@ -173,9 +236,31 @@ func (c *Client) patchForm(ctx context.Context, obj client.Object, p client.Patc
 }
 
 func (c *Client) deleteForm(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	var decode func() error
+	if forms.Of(obj) == forms.Metadata {
+		// controller-runtime deletes a PartialObjectMetadata with its typed client
+		// (client.go delete: "The typed client can also delete PartialObjectMeta"),
+		// which decodes the response with the scheme: for a kind with no Go type, an
+		// object that stays (held by finalizers) is the scheme's not-registered error
+		// once the delete is done; a metav1.Status (the object is gone) decodes.
+		if gvk, err := forms.GVK(obj, c.Scheme()); err == nil && forms.Native(c.Scheme(), gvk) != forms.Typed {
+			decode = func() error {
+				if c.server.CurrentResourceVersion(newNative(c, gvk), obj.GetNamespace(), obj.GetName()) == 0 {
+					return nil
+				}
+				_, err := c.Scheme().New(gvk)
+				return err
+			}
+		}
+	}
 	return c.viaTyped(writeCall("delete", "", obj), obj, false, func(typed client.Object) error {
-		return c.Delete(ctx, typed, opts...)
+		return c.delete(typed, (&client.DeleteOptions{}).ApplyOptions(opts), decode)
 	})
+}
+
+func newNative(c *Client, gvk schema.GroupVersionKind) client.Object {
+	o, _ := forms.NewNative(c.Scheme(), gvk)
+	return o
 }
 
 func (c *Client) deleteAllOfForm(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
@@ -206,7 +291,7 @@ func (c *Client) metadataRefused(call Call, obj client.Object, err error) error 
 
 // kindOf is the served kind of an object of any form.
 func (c *Client) kindOf(obj runtime.Object) (*apiserver.Kind, error) {
-	if !isForm(obj) {
+	if !c.isForm(obj) {
 		return c.server.Kind(obj)
 	}
 	gvk, err := forms.GVK(obj, c.Scheme())

@@ -20,8 +20,12 @@
 // # Contract
 //
 // current is a typed object (a pointer to a Go struct with ObjectMeta) and is never modified. The result
-// is a new object of the same Go type, with current's TypeMeta. Misuse (nil, unstructured or non-struct
-// objects) panics: it is a bug in the harness, not a result.
+// is a new object of the same Go type, with current's TypeMeta. current may also be an
+// *unstructured.Unstructured with its apiVersion/kind (a custom resource whose kind has no Go type, as
+// the custom resource handler stores every custom resource): its JSON is patched (JSON and merge patch;
+// it is never Strategic) and decoded into a new Unstructured, where no field is unknown (the CRD's
+// schema prunes later); only the patch's own duplicate fields are reported. Misuse (nil, other
+// runtime.Unstructured types or non-struct objects) panics: it is a bug in the harness, not a result.
 //
 // The patched object is decoded from scratch into the Go type. Unknown fields are dropped. With
 // fieldValidation Warn (the real default; "" means Warn here too) each unknown or duplicate field is

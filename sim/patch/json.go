@@ -8,6 +8,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjsonserializer "k8s.io/apimachinery/pkg/runtime/serializer/json"
@@ -149,6 +150,17 @@ func (p *patcher) decodeKind(patchedJS []byte, gvk schema.GroupVersionKind, stri
 	obj := p.newObject()
 	var decodeStrictErrs []error
 	var err error
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		// The custom resource handler decodes into unstructured JSON: no field is
+		// unknown there (the schema prunes them later).
+		if err := u.UnmarshalJSON(patchedJS); err != nil {
+			return nil, invalid(err.Error())
+		}
+		if err := p.strictDecoding(strictErrs, invalid); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
 	if p.strict() {
 		decodeStrictErrs, err = kjson.UnmarshalStrict(patchedJS, obj)
 	} else {

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -192,6 +193,9 @@ func (p *patcher) versionedCurrent() runtime.Object {
 func mustBeTyped(obj runtime.Object) {
 	if obj == nil {
 		panic("patch: current object is nil")
+	}
+	if _, ok := obj.(*unstructured.Unstructured); ok {
+		return // a custom resource with no Go type, patched as JSON (merge and JSON patch only)
 	}
 	if _, ok := obj.(runtime.Unstructured); ok {
 		panic(fmt.Sprintf("patch: %T is not a typed object; this package patches Go structs only", obj))

@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -36,47 +33,32 @@ func (c *procCache) gvkOf(obj client.Object) (schema.GroupVersionKind, error) {
 	return forms.GVK(obj, c.p.GetScheme())
 }
 
-// GetInformer returns the informer of obj's kind, as controller-runtime's
-// informer cache does; a kind the apiserver does not serve is the RESTMapper's
-// NoKindMatchError. For an unstructured or metadata-only object it is a view of
-// the kind's typed informer whose handlers receive objects of that form.
-func (c *procCache) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
+// GetInformer returns the informer of obj's kind in obj's form, as
+// controller-runtime's informer cache does (a structured, an unstructured and a
+// metadata-only informer per kind, each with its own store, lag, holds and
+// indexes); a kind the apiserver does not serve is the RESTMapper's
+// NoKindMatchError.
+func (c *procCache) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
 	gvk, err := c.gvkOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	inf, err := c.GetInformerForKind(ctx, gvk, opts...)
-	if err != nil {
-		return nil, err
-	}
-	switch obj.(type) {
-	case *unstructured.Unstructured:
-		inf.(*sharedInformer).convert = func(o any) any { return inForm(o, &unstructured.Unstructured{}, gvk) }
-	case *metav1.PartialObjectMetadata:
-		inf.(*sharedInformer).convert = func(o any) any { return inForm(o, &metav1.PartialObjectMetadata{}, gvk) }
-	}
-	return inf, nil
+	return c.informer(gvk, forms.Of(obj))
 }
 
-// inForm converts a cached typed object (or a deleted one's final state) into
-// out, the form of an informer's view (sim/forms).
-func inForm(o any, out client.Object, gvk schema.GroupVersionKind) any {
-	if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
-		d.Obj = inForm(d.Obj, out, gvk)
-		return d
-	}
-	if err := forms.Into(o.(runtime.Object), out, gvk); err != nil {
-		panic(fmt.Sprintf("ctrlsim: converting a cached %T to %T: %v", o, out, err)) // a harness bug: cached objects are of served kinds
-	}
-	return out
-}
-
-// GetInformerForKind returns the informer of gvk.
+// GetInformerForKind returns the informer of gvk in its native form: its Go type,
+// or unstructured for a kind the scheme has no type for (controller-runtime's
+// GetInformerForKind makes a structured informer when the scheme knows the kind,
+// an unstructured one otherwise).
 func (c *procCache) GetInformerForKind(_ context.Context, gvk schema.GroupVersionKind, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	return c.informer(gvk, forms.Native(c.p.GetScheme(), gvk))
+}
+
+func (c *procCache) informer(gvk schema.GroupVersionKind, f forms.Form) (cache.Informer, error) {
 	if _, ok := c.p.env.Server.KindFor(gvk); !ok {
 		return nil, &meta.NoKindMatchError{GroupKind: gvk.GroupKind(), SearchedVersions: []string{gvk.Version}}
 	}
-	return &sharedInformer{i: c.Informer(gvk)}, nil
+	return &sharedInformer{i: c.FormInformer(gvk, f)}, nil
 }
 
 // RemoveInformer is refused: informers live as long as their incarnation.
@@ -92,10 +74,7 @@ func (c *procCache) WaitForCacheSync(context.Context) bool { return !c.Stopped()
 
 // sharedInformer is an informer as controller-runtime's cache hands it out (a
 // client-go SharedIndexInformer's handler-facing part).
-type sharedInformer struct {
-	i       *informer.Informer
-	convert func(any) any // nil: the typed objects; else to the informer's form
-}
+type sharedInformer struct{ i *informer.Informer }
 
 var _ cache.Informer = (*sharedInformer)(nil)
 
@@ -104,15 +83,7 @@ var _ cache.Informer = (*sharedInformer)(nil)
 type registration struct {
 	i       *informer.Informer
 	h       toolscache.ResourceEventHandler
-	convert func(any) any
 	removed bool
-}
-
-func (r *registration) form(o any) any {
-	if r.convert == nil {
-		return o
-	}
-	return r.convert(o)
 }
 
 func (r *registration) HasSynced() bool { return r.i.HasSynced() }
@@ -121,19 +92,19 @@ func (r *registration) HasSyncedChecker() toolscache.DoneChecker { return synced
 
 func (r *registration) OnAdd(obj any, isInInitialList bool) {
 	if !r.removed {
-		r.h.OnAdd(r.form(obj), isInInitialList)
+		r.h.OnAdd(obj, isInInitialList)
 	}
 }
 
 func (r *registration) OnUpdate(old, new any) {
 	if !r.removed {
-		r.h.OnUpdate(r.form(old), r.form(new))
+		r.h.OnUpdate(old, new)
 	}
 }
 
 func (r *registration) OnDelete(obj any) {
 	if !r.removed {
-		r.h.OnDelete(r.form(obj))
+		r.h.OnDelete(obj)
 	}
 }
 
@@ -150,7 +121,7 @@ func (s syncedChecker) Done() <-chan struct{} {
 }
 
 func (s *sharedInformer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	r := &registration{i: s.i, h: h, convert: s.convert}
+	r := &registration{i: s.i, h: h}
 	s.i.AddEventHandler(r)
 	return r, nil
 }

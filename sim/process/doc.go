@@ -47,18 +47,29 @@
 //
 // # Known gaps
 //
-//   - Runnables other than controller-runtime's controllers (mgr.Add of a
-//     RunnableFunc, a cache warmer, a leader-election runnable) are refused with
-//     an error: their Start blocks on channels and tickers the scheduler cannot
-//     see. Sources other than source.Kind on mgr.GetCache() (source.Channel,
-//     source.Func, a Kind on another cache) are refused too, and so are custom
+//   - Runnables other than controllers (mgr.Add of a RunnableFunc, a cache
+//     warmer, a leader-election runnable) run as tasks of their process
+//     (runnable.go) only inside a testing/synctest bubble (package wallclock;
+//     operatortest runs every plan in one), and only up to their first wait on
+//     something the scheduler does not see (their context, a channel, a
+//     timer): there they stay, as a killed process's would. One that a
+//     channel of another task or a wall-clock timer wakes, and that then calls
+//     into the simulator, stops the run with an error (Cluster.Err); a
+//     periodic Runnable (a ticker loop, wait.Until) is therefore not modelled
+//     yet. Outside a bubble (the command's catalogue) mgr.Add refuses them.
+//     Sources other than source.Kind on mgr.GetCache() (source.Channel,
+//     source.Func, a Kind on another cache) are refused, and so are custom
 //     NewQueue functions and controllers whose request type is not
 //     reconcile.Request.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
-//     (builder.OnlyMetadata, Watches of an Unstructured) are views of the kind's
-//     typed informer: their handlers get objects of that form, but they share
-//     the typed informer's store, lag and holds (controller-runtime keeps a
-//     separate cache per form). Kinds without a Go type are not served.
+//     (builder.OnlyMetadata, Watches of an Unstructured, kinds that only a CRD
+//     defines) are informers of their own per form, as controller-runtime keeps
+//     them (own store, lag draw, field indexes; see package informer), but a
+//     plan's hold and lag fault name a kind, not a form: a hold holds every
+//     form's informer of the kind, and the forms of one kind draw their lags
+//     from the kind's one stream. No cache options choose forms
+//     (CacheOptions.Unstructured is as if true: the client reads Unstructured
+//     objects from the cache).
 //   - GetConfig and GetHTTPClient return a config and client whose every request
 //     fails: a process has no REST endpoint. Webhooks, health probes and metrics
 //     are accepted and never served or called. Manager.Start is refused.

@@ -86,10 +86,16 @@ func (h *hosted) field(name string, typ reflect.Type) (reflect.Value, error) {
 	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem(), nil
 }
 
-func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
+// isController reports whether r is controller-runtime's controller of
+// reconcile.Request (the one kind of controller the host runs).
+func isController(r manager.Runnable) bool {
 	t := reflect.TypeOf(r)
-	if t.Kind() != reflect.Pointer || t.Elem().PkgPath()+"."+t.Elem().Name() != hostedControllerType {
-		return nil, fmt.Errorf("ctrlsim: process %s: manager.Add(%T): the simulator runs controller-runtime's controllers (reconcile.Request) only; other Runnables are not modelled yet (known gap of package process)", m.p.spec.Name, r)
+	return t.Kind() == reflect.Pointer && t.Elem().PkgPath()+"."+t.Elem().Name() == hostedControllerType
+}
+
+func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
+	if !isController(r) {
+		return nil, fmt.Errorf("ctrlsim: process %s: %T is not controller-runtime's controller of reconcile.Request", m.p.spec.Name, r)
 	}
 	h := &hosted{m: m, ctrl: r, v: reflect.ValueOf(r).Elem()}
 	name, err := h.field("Name", reflect.TypeFor[string]())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -46,6 +47,7 @@ type Manager struct {
 	stopped     atomic.Bool
 	controllers []*hosted
 	pending     []*hosted // added during Setup: started when it returns
+	runnables   int       // Runnables other than controllers added (runnable.go)
 	webhooks    webhook.Server
 }
 
@@ -68,6 +70,12 @@ func (m *Manager) stop() {
 // the builder and controller.New add) are hosted: started when Setup returns,
 // or at once when added later. Other Runnables are refused.
 func (m *Manager) Add(r manager.Runnable) error {
+	if !isController(r) {
+		if t := reflect.TypeOf(r); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "sigs.k8s.io/controller-runtime/pkg/internal/controller" {
+			return fmt.Errorf("ctrlsim: process %s: manager.Add(%T): the simulator runs controller-runtime's controllers of reconcile.Request only (known gap of package process)", m.p.spec.Name, r)
+		}
+		return m.addRunnable(r)
+	}
 	h, err := newHosted(m, r)
 	if err != nil {
 		return err

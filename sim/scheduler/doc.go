@@ -33,7 +33,11 @@
 //     goroutine of code under test runs concurrently and breaks determinism.
 //   - A task that blocks on anything but the scheduler (a channel, a mutex held by
 //     a parked task) deadlocks the run: the kernel waits for a yield that never
-//     comes. Inside a task, clock.Sleep and clock.After wait in virtual time (After
+//     comes. The exception is a task made with GoOutside (a manager's
+//     Runnable), inside a testing/synctest bubble only: the kernel settles the
+//     bubble after resuming it and leaves it where it blocked (outside.go);
+//     it never runs again, and if something else wakes it and it calls into
+//     the simulator, the run stops with Err. Inside a task, clock.Sleep and clock.After wait in virtual time (After
 //     sleeps, then returns a channel that already fired); the channels of
 //     NewTimer, Tick and NewTicker cannot be awaited. apimachinery's wait.Poll*
 //     helpers read the wall clock and must not be used by simulated code; poll

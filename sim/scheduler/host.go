@@ -116,4 +116,4 @@ func (s *Scheduler) unwinding() bool {
 // hook refuses the calls of such a task (an adopted task's deferred calls run
 // after its kill; a task started with Go never returns from a kernel call once
 // killed).
-func (s *Scheduler) Killed() bool { t := s.current; return t != nil && t.killed }
+func (s *Scheduler) Killed() bool { s.checkCaller(); t := s.current; return t != nil && t.killed }

@@ -23,6 +23,7 @@ const (
 	sleeping
 	waiting
 	done
+	blockedOutside // an outside task blocked on something the scheduler does not see (outside.go)
 )
 
 // Task is one cooperative thread of control: a worker of a controller, a model's
@@ -42,6 +43,13 @@ type Task struct {
 	// adopted: a goroutine started by hosted code (Host), not by Go; killed,
 	// it leaves with runtime.Goexit and ends at EndIfKilled.
 	adopted bool
+	// outside: a task of GoOutside (outside.go), which may block outside the
+	// scheduler; goid is its goroutine's id, cancel cancels its context, and
+	// closed is closed when Close ends it.
+	outside bool
+	goid    uint64
+	cancel  func()
+	closed  chan struct{}
 }
 
 // Name is the task's name, as given to Go.
@@ -84,6 +92,8 @@ type Scheduler struct {
 	livelock           *Livelock
 	stop               bool
 	adopting           *adoption // a Host waiting for its goroutines
+	settle             func()    // synctest.Wait, in a bubble (outside.go)
+	out                outsideState
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -121,7 +131,7 @@ func New(c *clock.Clock, pick Picker) *Scheduler {
 func (s *Scheduler) Clock() *clock.Clock { return s.clock }
 
 // Current is the running task, or nil in the kernel.
-func (s *Scheduler) Current() *Task { return s.current }
+func (s *Scheduler) Current() *Task { s.checkCaller(); return s.current }
 
 // Steps is how many times a task has been run.
 func (s *Scheduler) Steps() uint64 { return s.steps }
@@ -162,7 +172,14 @@ func (s *Scheduler) switchTo(t *Task, alive bool) {
 	prev := s.current
 	s.current = t
 	t.resume <- alive
-	<-t.yield
+	if t.outside {
+		if !s.resumeOutside(t) {
+			s.current = prev
+			return
+		}
+	} else {
+		<-t.yield
+	}
 	s.current = prev
 	if t.state == done {
 		s.remove(t)
@@ -203,6 +220,7 @@ func (s *Scheduler) park() {
 // CheckAlive panics with the kill signal if the current task has been killed. Hooks
 // call it so that a killed task's deferred calls never take effect.
 func (s *Scheduler) CheckAlive() {
+	s.checkCaller()
 	if t := s.current; t != nil && t.killed && !t.adopted {
 		panic(errKilled)
 	}
@@ -210,6 +228,7 @@ func (s *Scheduler) CheckAlive() {
 
 // Yield lets the kernel run other tasks; the current task stays runnable.
 func (s *Scheduler) Yield() {
+	s.checkCaller()
 	if s.unwinding() {
 		return
 	}
@@ -219,6 +238,7 @@ func (s *Scheduler) Yield() {
 
 // Sleep blocks the current task for d of virtual time.
 func (s *Scheduler) Sleep(d time.Duration) {
+	s.checkCaller()
 	if s.unwinding() {
 		return
 	}
@@ -240,6 +260,7 @@ func (s *Scheduler) Sleep(d time.Duration) {
 // is true at the moment the task resumes. Conditions are evaluated by the kernel
 // between steps, so ready must only read kernel state.
 func (s *Scheduler) WaitUntil(ready func() bool) {
+	s.checkCaller()
 	if s.unwinding() {
 		return
 	}
@@ -264,6 +285,9 @@ func (s *Scheduler) Kill(t *Task) {
 		return
 	}
 	t.killed = true
+	if t.state == blockedOutside {
+		return // it never runs again; Close ends its goroutine
+	}
 	if t.timer != nil {
 		t.timer.Stop()
 	}
@@ -341,6 +365,9 @@ func (s *Scheduler) RunUntil(until time.Time) {
 			s.stop = false
 			return
 		}
+		if s.out.halt.Load() {
+			return // a task blocked outside woke on its own (Err)
+		}
 		s.wake()
 		buf = s.runnableTasks(buf)
 		if len(buf) > 0 {
@@ -397,6 +424,12 @@ func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
 
 // Close kills every remaining task so that no goroutine outlives the run.
 func (s *Scheduler) Close() {
+	for _, t := range append([]*Task(nil), s.tasks...) {
+		if t.state == blockedOutside {
+			s.closeOutside(t)
+			s.remove(t)
+		}
+	}
 	for len(s.tasks) > 0 {
 		s.Kill(s.tasks[0])
 		if len(s.tasks) > 0 && s.tasks[0].killed {

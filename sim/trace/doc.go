@@ -14,11 +14,13 @@
 // makes two runs of a plan differ at that write. Step.String, the human form used
 // by timelines, leaves it out.
 //
+// WriteTimeline writes a run as text, one Step.String a line; sim/story draws
+// it (the catalogue's SVG pictures and the HTML run inspector).
+//
 // # Known gaps
 //
 //   - Steps are kept in memory for timelines (Trace.Keep); very long runs should
 //     turn Keep off and rely on the hash.
 //   - Deletes carry no digest (the model computes what a delete stores); reads carry
 //     none (what they return is the stored content some write's digest covers).
-//   - WriteTimeline is text; sim/story draws a run (its picture and its inspector).
 package trace

@@ -1,0 +1,163 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// outsideState is what a goroutine that is not the running one may read:
+// kept apart from the kernel's state, behind a lock and atomics, so that the
+// detection of a task that woke on its own is itself free of data races.
+type outsideState struct {
+	blocked atomic.Int32     // tasks blocked outside
+	halt    atomic.Bool      // a task woke on its own: RunUntil stops
+	mu      sync.Mutex       // guards byGoid and err
+	byGoid  map[uint64]*Task // tasks blocked outside, by goroutine id
+	err     error
+}
+
+// Tasks that may block outside the scheduler.
+//
+// A manager's Runnable (mgr.Add of a RunnableFunc, say) runs code the
+// simulator cannot change: after its work it typically blocks on its
+// context's Done channel, a channel of its own, or a timer, none of which the
+// scheduler sees. GoOutside runs such code as a task, inside a
+// testing/synctest bubble only: after resuming it the kernel waits until
+// every other goroutine of the bubble is durably blocked (Settle, which is
+// synctest.Wait), and then knows whether the task parked with the scheduler
+// (a client call, a yield) or blocked outside it. A task blocked outside is
+// left there: it never runs again in the run (its context is cancelled only
+// at Close, and a killed process's Runnable does not get to clean up, as with
+// SIGKILL).
+//
+// What is not supported is reported, never run silently out of order: a
+// blocked task woken by something other than the scheduler (a timer of the
+// wall clock, a channel another task sends to) that then calls into the
+// simulator stops the run with an error (Err), since it would run alongside
+// the task the kernel picked; a timer's wake-up alone is reported by package
+// wallclock as a wait on the wall clock.
+
+// ErrNoSettle is GoOutside's error outside a testing/synctest bubble.
+var ErrNoSettle = errors.New("a task that may block outside the scheduler (a manager Runnable) needs a testing/synctest bubble: run the world with package wallclock (operatortest does)")
+
+// SetSettle installs the function that waits until every other goroutine of
+// the bubble is durably blocked (synctest.Wait); GoOutside needs it.
+func (s *Scheduler) SetSettle(settle func()) { s.settle = settle }
+
+// GoOutside creates a task running f(ctx) that may block outside the
+// scheduler (see above). ctx is cancelled at Close.
+func (s *Scheduler) GoOutside(group, name string, f func(ctx context.Context)) (*Task, error) {
+	if s.settle == nil {
+		return nil, ErrNoSettle
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var t *Task
+	t = s.Go(group, name, func() {
+		t.goid = goid()
+		f(ctx)
+	})
+	t.outside, t.cancel, t.closed = true, cancel, make(chan struct{})
+	return t, nil
+}
+
+// Err is the error that stopped the run, if any: a task blocked outside the
+// scheduler that woke on its own and called into the simulator.
+func (s *Scheduler) Err() error {
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	return s.out.err
+}
+
+// resumeOutside runs an outside task after its resume: it reports whether the
+// task stopped with the scheduler (its yield is then taken) or blocked outside.
+func (s *Scheduler) resumeOutside(t *Task) (parked bool) {
+	s.settle()
+	select {
+	case <-t.yield:
+		return true
+	default:
+		t.state = blockedOutside
+		s.out.mu.Lock()
+		if s.out.byGoid == nil {
+			s.out.byGoid = map[uint64]*Task{}
+		}
+		s.out.byGoid[t.goid] = t
+		s.out.mu.Unlock()
+		s.out.blocked.Add(1)
+		return false
+	}
+}
+
+// checkCaller stops a task blocked outside that woke on its own from touching
+// kernel state: it records the error, and the goroutine waits for Close.
+func (s *Scheduler) checkCaller() {
+	if s.out.blocked.Load() == 0 {
+		return
+	}
+	id := goid()
+	s.out.mu.Lock()
+	t := s.out.byGoid[id]
+	if t == nil {
+		s.out.mu.Unlock()
+		return
+	}
+	if s.out.err == nil {
+		s.out.err = fmt.Errorf("task %s blocked outside the scheduler (a Runnable waiting on a channel or timer) woke up on its own and called into the simulator; ctrlsim runs a Runnable only up to its first such wait", t.name)
+	}
+	s.out.mu.Unlock()
+	s.out.halt.Store(true)
+	<-t.closed // (made before the task started: no race)
+	runtime.Goexit()
+}
+
+// closeOutside ends a task blocked outside: its context is cancelled, and it
+// runs to its end as a killed task (its calls into the simulator unwind). A
+// task still blocked after that (on a channel of its own) is left.
+func (s *Scheduler) closeOutside(t *Task) {
+	t.killed = true
+	prev := s.current
+	s.current = t
+	s.out.mu.Lock()
+	delete(s.out.byGoid, t.goid)
+	s.out.mu.Unlock()
+	s.out.blocked.Add(-1)
+	t.state = runnable
+	// Only now may its goroutine run again: woken by its context, or (when it
+	// woke on its own and waits in checkCaller) by closed.
+	close(t.closed)
+	t.cancel()
+	for {
+		s.settle()
+		select {
+		case <-t.yield:
+		default:
+			s.current = prev
+			return // blocked on something of its own: left
+		}
+		if t.state == done {
+			break
+		}
+		t.resume <- false
+	}
+	s.current = prev
+}
+
+// goid is the calling goroutine's id, read from its stack header ("goroutine
+// N [running]:"). It is only used to tell goroutines apart while a task is
+// blocked outside, never for ordering.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
