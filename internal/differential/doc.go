@@ -88,7 +88,6 @@
 //
 //   - gapJobSelectorNotGenerated: the apiserver model does not generate a Job's
 //     selector and template labels, nor copy them to the Job's labels.
-//   - gapPodPhaseNotPending: the apiserver model creates pods without phase Pending.
 //   - gapEventsNotAggregated: the simulator's event recorder does not combine
 //     similar events after the 10th as client-go's EventCorrelator does.
 //

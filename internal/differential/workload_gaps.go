@@ -22,23 +22,7 @@ type WorkloadGap struct {
 // workloadGaps are the divergences of the simulator (the models of models/kube and
 // the apiserver model under them) from kube-controller-manager on envtest that remain,
 // each pinned by a TestKnownGapWorkload* test.
-var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated, gapPodPhaseNotPending, gapEventsNotAggregated}
-
-// gapPodPhaseNotPending: kube-apiserver creates every pod with status.phase Pending
-// (pkg/registry/core/pod/strategy.go PrepareForCreate); the apiserver model leaves
-// the phase empty, so a pod no kubelet has touched differs. Normalised by dropping a
-// Pending phase.
-var gapPodPhaseNotPending = WorkloadGap{
-	Name: "pods are created without phase Pending (sim/apiserver)",
-	Normalise: perLine(editLine("Pod", func(obj map[string]any) {
-		if st, ok := obj["status"].(map[string]any); ok && st["phase"] == "Pending" {
-			delete(st, "phase")
-			if len(st) == 0 {
-				delete(obj, "status")
-			}
-		}
-	})),
-}
+var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated, gapEventsNotAggregated}
 
 // gapEventsNotAggregated: kube-controller-manager's event recorder (client-go
 // tools/record/events_cache.go EventCorrelator, EventAggregate) combines similar

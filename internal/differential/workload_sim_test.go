@@ -104,10 +104,6 @@ func TestKnownGapWorkloadJobSelectorNotGenerated(t *testing.T) {
 	knownWorkloadGap(t, gapJobSelectorNotGenerated, "job-completes", "job-fails")
 }
 
-func TestKnownGapWorkloadPodPhaseNotPending(t *testing.T) {
-	knownWorkloadGap(t, gapPodPhaseNotPending, "deployment-stuck")
-}
-
 func TestKnownGapWorkloadEventsNotAggregated(t *testing.T) {
 	knownWorkloadGap(t, gapEventsNotAggregated, "deployment-11-replicas")
 }

@@ -66,6 +66,11 @@ func prepareForCreate(k *Kind, obj client.Object) {
 		}
 		setNamespaceNameLabel(ns)
 	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		// pkg/registry/core/pod/strategy.go PrepareForCreate: a new pod's status
+		// is phase Pending and its QoS class.
+		pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(pod)}
+	}
 	if sec, ok := obj.(*corev1.Secret); ok && sec.Type == "" {
 		sec.Type = corev1.SecretTypeOpaque // pkg/apis/core/v1/defaults.go SetDefaults_Secret
 	}
@@ -463,4 +468,56 @@ func validateKind(obj client.Object) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// podQOS is ComputePodQOS (k8s.io/kubernetes@v1.37.2
+// pkg/apis/core/v1/helper/qos/qos.go) for pods without pod-level resources:
+// BestEffort when no container asks for or limits cpu or memory, Guaranteed
+// when every container's requests equal its limits for both, else Burstable.
+// (The model applies no defaults: a container with limits only keeps its
+// requests empty, where kube-apiserver copies the limits into them first.)
+func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
+	var qos corev1.PodQOSClass
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			c := requirementsQOS(&cs[i].Resources)
+			switch {
+			case c == corev1.PodQOSBurstable:
+				return c
+			case qos == "":
+				qos = c
+			case qos != c:
+				return corev1.PodQOSBurstable
+			}
+		}
+	}
+	if qos == "" {
+		return corev1.PodQOSBestEffort
+	}
+	return qos
+}
+
+func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
+	if len(r.Requests) == 0 && len(r.Limits) == 0 {
+		return corev1.PodQOSBestEffort
+	}
+	var qos corev1.PodQOSClass
+	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, lim := r.Requests[res], r.Limits[res]
+		var c corev1.PodQOSClass
+		switch {
+		case !req.Equal(lim):
+			return corev1.PodQOSBurstable
+		case req.IsZero():
+			c = corev1.PodQOSBestEffort
+		default:
+			c = corev1.PodQOSGuaranteed
+		}
+		if qos == "" {
+			qos = c
+		} else if qos != c {
+			return corev1.PodQOSBurstable
+		}
+	}
+	return qos
 }
