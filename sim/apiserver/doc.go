@@ -61,6 +61,7 @@
 //     kube-system and kube-public cannot be deleted. NamespaceLifecycle admission
 //     refuses creates in a missing namespace (404) and in a terminating one (403
 //     with the real message and the NamespaceTerminating cause).
+//
 //   - Pods: created with phase Pending and their QoS class (ComputePodQOS, without
 //     pod-level resources and without the defaulting of requests from limits).
 //
