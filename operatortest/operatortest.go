@@ -544,7 +544,7 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	if ref != nil && (on(Converges) || on(UpdateSummaries)) {
 		refSnap = ref.snap
 	}
-	_, r, err := w.runOnce(t, p, refSnap)
+	_, r, err := w.runOnce(t, p, refSnap, false)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +558,9 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	return r, nil
 }
 
-func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *result, error) {
+// runOnce runs p judged against ref (nil: no comparison with a reference);
+// keep also returns the end state (a reference run's).
+func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*snapshot, *result, error) {
 	var snap *snapshot
 	var r *result
 	var runErr error
@@ -580,7 +582,9 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot) (*snapshot, *
 			runErr = err
 			return
 		}
-		snap = takeSnapshot(c, w.kinds)
+		if keep {
+			snap = takeSnapshot(c, w.kinds)
+		}
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash()}
 	})
 	return snap, r, runErr

@@ -59,14 +59,23 @@ const (
 func (w *world) oracles(ref *snapshot) []check.Property {
 	var out []check.Property
 	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
+	// got is the run's end state, taken once for the oracles that compare it.
+	var snap *snapshot
+	var of *check.Run
+	got := func(r *check.Run) *snapshot {
+		if of != r {
+			snap, of = snapshotOf(r, w.kinds), r
+		}
+		return snap
+	}
 	if on(Converges) && ref != nil {
 		out = append(out, check.Eventually{Property: Converges, Desired: func(r *check.Run) error {
-			return ref.diff(snapshotOf(r, w.kinds))
+			return ref.diff(got(r))
 		}})
 	}
 	if on(UpdateSummaries) && ref != nil {
 		out = append(out, check.Eventually{Property: UpdateSummaries, Desired: func(r *check.Run) error {
-			return ref.diffChanges(snapshotOf(r, w.kinds))
+			return ref.diffChanges(got(r))
 		}})
 	}
 	if on(Terminates) {

@@ -32,7 +32,7 @@ func (w *world) reference(t *testing.T, seed uint64, steps []plan.Step) (*refRun
 	if r, ok := w.refs[key]; ok {
 		return r, nil
 	}
-	snap, res, err := w.runOnce(t, p, nil)
+	snap, res, err := w.runOnce(t, p, nil, true)
 	if err != nil {
 		return nil, err
 	}

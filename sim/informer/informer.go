@@ -102,12 +102,12 @@ func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.S
 
 // start lists (synchronously) and then watches from the list's resourceVersion.
 func (i *Informer) start() {
-	if i.startStale() {
-		return
-	}
-	objs, rv := i.src.List(i.gvk)
+	objs, rv, since := i.list()
 	i.replace(objs, rv)
 	i.synced = true
+	for _, ev := range since {
+		i.receive(ev)
+	}
 	i.stopWatch = i.src.Watch(i.gvk, i.receive)
 }
 

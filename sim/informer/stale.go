@@ -36,22 +36,16 @@ func (i *Informer) staleNow() bool {
 	return i.stale != nil && i.timers.Now().Before(i.stale.Until)
 }
 
-// startStale lists from the past and queues the events since, each due Age
-// after its commit; it reports false (nothing done) when the informer is not
-// stale.
-func (i *Informer) startStale() bool {
-	past, ok := i.src.(PastSource)
-	if !ok || !i.staleNow() {
-		return false
+// list is what the informer starts from: the source's list; or, for a stale
+// informer, the list of the past and the events committed since, which
+// receive then queues, each due Age after its commit.
+func (i *Informer) list() ([]client.Object, uint64, []apiserver.Event) {
+	if past, ok := i.src.(PastSource); ok && i.staleNow() {
+		objs, rv := past.ListAsOf(i.gvk, i.timers.Now().Add(-i.stale.Age))
+		return objs, rv, past.EventsAfter(i.gvk, rv)
 	}
-	objs, rv := past.ListAsOf(i.gvk, i.timers.Now().Add(-i.stale.Age))
-	i.replace(objs, rv)
-	i.synced = true
-	for _, ev := range past.EventsAfter(i.gvk, rv) {
-		i.receive(ev)
-	}
-	i.stopWatch = i.src.Watch(i.gvk, i.receive)
-	return true
+	objs, rv := i.src.List(i.gvk)
+	return objs, rv, nil
 }
 
 // due is when an event committed at at reaches a stale informer: Age
