@@ -46,8 +46,8 @@ type Manager struct {
 	// controller-runtime's goroutines that wake on ctx then log nothing.
 	stopped     atomic.Bool
 	controllers []*hosted
-	pending     []*hosted // added during Setup, or waiting for the election: started when it returns, or when elected
-	runnables   int       // Runnables other than controllers added (runnable.go)
+	pending     []*hosted          // added during Setup, or waiting for the election: started when it returns, or when elected
+	runnables   int                // Runnables other than controllers added (runnable.go)
 	waiting     []manager.Runnable // Runnables waiting for the election
 	webhooks    webhook.Server
 	// leading is set once the incarnation leads: at once without leader
