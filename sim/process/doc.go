@@ -33,6 +33,8 @@
 //     controller-runtime's manager does (elect.go): controllers and Runnables
 //     that need leader election start once it leads; a leader that cannot
 //     renew for RenewDeadline exits 1 and restarts as a new identity.
+//     sim/cluster's TestLeaderElectionMatchesClientGo* run client-go's own
+//     LeaderElector beside it in the same scenarios.
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.
