@@ -110,8 +110,9 @@
 //   - envtest runs no controllers: no namespace controller, no garbage collector.
 //     Namespaces stay Terminating and owned objects are not collected, on both sides.
 //     The workload comparison's kube-controller-manager runs the deployment,
-//     replicaset and job controllers only: no garbage collector (no script deletes a
-//     workload), no statefulset or endpointslice controller (no model of them yet).
+//     replicaset, job and statefulset controllers only: no garbage collector (no
+//     script deletes a workload), no endpointslice controller (no model of it yet).
+//     StatefulSets have no volumeClaimTemplates (the model creates no claims).
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:
