@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -23,6 +24,23 @@ func init() {
 			Settled: statefulSetSettled("web", 1)},
 		{Name: "scale up to 3", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](3) }),
 			Settled: statefulSetSettled("web", 3)},
+		// Back to the first template: its ControllerRevision takes revision 3
+		// (getStatefulSetRevisions, UpdateControllerRevision), none is created.
+		{Name: "image web:1 again (rollback)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = "web:1" }),
+			Settled: statefulSetSettled("web", 3)},
+	}
+	workloadScripts["statefulset-ondelete"] = []WorkloadStep{
+		{Name: "create 2 replicas of web:1, OnDelete, minReadySeconds 1", Do: createStep(func(ns string) client.Object {
+			s := WorkloadStatefulSet(ns, "web", 2, "web:1", appsv1.OrderedReadyPodManagement)
+			s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+			s.Spec.MinReadySeconds = 1
+			return s
+		}), Settled: statefulSetSettled("web", 2)},
+		{Name: "image web:2 (no pod changes)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = "web:2" }),
+			Settled: statefulSetSettled("web", 0)},
+		{Name: "delete web-1 (made again from the update revision)", Do: func(ctx context.Context, c client.Client, ns string) error {
+			return c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-1"}})
+		}, Settled: statefulSetSettled("web", 1)},
 	}
 	workloadScripts["statefulset-parallel"] = []WorkloadStep{
 		{Name: "create 3 replicas of web:1, Parallel, partition 2", Do: createStep(func(ns string) client.Object {
@@ -124,6 +142,14 @@ func TestKubeControllerManagerStatefulSetWorkloads(t *testing.T) {
 	if n := count("statefulset", 3, "ControllerRevision ", `"revision"`); n != 2 {
 		t.Errorf("statefulset: %d ControllerRevisions, want 2", n)
 	}
+	expect("statefulset", 4, `"controller.kubernetes.io/hash":"`+hashOf(recs["statefulset"][0].Lines)+`"},"name":"web-`+hashOf(recs["statefulset"][0].Lines)+`"`)
+	if n := count("statefulset", 4, "ControllerRevision ", `"revision":3`); n != 1 {
+		t.Errorf("statefulset after the rollback: %d ControllerRevisions of revision 3, want the first one", n)
+	}
+	if n := count("statefulset-ondelete", 1, "Pod ", `"image":"web:1"`); n != 2 {
+		t.Errorf("statefulset-ondelete after the new image: %d pods of web:1, want 2 (OnDelete)", n)
+	}
+	expect("statefulset-ondelete", 2, `"currentReplicas":1`, `"updatedReplicas":1`)
 	if n := count("statefulset-parallel", 1, "Pod ", `"image":"web:1"`); n != 2 {
 		t.Errorf("statefulset-parallel with partition 2: %d pods of web:1, want 2 (web-0, web-1)", n)
 	}
@@ -131,4 +157,15 @@ func TestKubeControllerManagerStatefulSetWorkloads(t *testing.T) {
 	if n := count("statefulset-parallel", 2, "Pod ", `"image":"web:2"`); n != 3 {
 		t.Errorf("statefulset-parallel with partition 0: %d pods of web:2, want 3", n)
 	}
+}
+
+// hashOf is the controller.kubernetes.io/hash of the only ControllerRevision in lines.
+func hashOf(lines []string) string {
+	for _, l := range lines {
+		if _, rest, ok := strings.Cut(l, `"controller.kubernetes.io/hash":"`); ok && strings.HasPrefix(l, "ControllerRevision ") {
+			h, _, _ := strings.Cut(rest, `"`)
+			return h
+		}
+	}
+	return "(none)"
 }
