@@ -117,6 +117,6 @@
 //     NoWorkload, or Disable nothing and read the timeline, to tell it from
 //     a bug of your own.
 //   - The garbage collector and namespace controller know only the judged
-//     kinds, and Pods, ReplicaSets, EndpointSlices and ControllerRevisions
-//     when the workload models run.
+//     kinds, and Pods, ReplicaSets, EndpointSlices, ControllerRevisions and
+//     PersistentVolumeClaims when the workload models run.
 package operatortest

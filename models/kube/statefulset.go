@@ -587,8 +587,18 @@ func (s *statefulSetSync) updatePods(set *appsv1.StatefulSet, currentRevision, u
 	if exit, err := runForAll(replicas, func(i int) (bool, error) { return s.processReplica(set, updateSet, monotonic, replicas, i) }, monotonic); exit || err != nil {
 		return finish(err)
 	}
-	// fixPodClaim: no claims are modelled, so every condemned pod's claims match
-	// the retention policy.
+	if exit, err := runForAll(condemned, func(i int) (bool, error) { // fixPodClaim
+		if match, err := s.claimsMatchRetentionPolicy(updateSet, condemned[i]); err != nil {
+			return true, err
+		} else if !match {
+			if err := s.updatePodClaimForRetentionPolicy(updateSet, condemned[i]); err != nil {
+				return true, err
+			}
+		}
+		return false, nil
+	}, monotonic); exit || err != nil {
+		return finish(err)
+	}
 	if exit, err := runForAll(condemned, func(i int) (bool, error) {
 		return s.processCondemned(set, firstUnavailablePod, monotonic, condemned, i)
 	}, monotonic); exit || err != nil {
@@ -687,11 +697,19 @@ func (s *statefulSetSync) processReplica(set, updateSet *appsv1.StatefulSet, mon
 		return true, nil
 	}
 	if !isStatefulPodCreated(pod) {
+		if stale, err := s.podClaimIsStale(set, pod); err != nil || stale {
+			return true, err
+		}
 		if err := s.createStatefulPod(set, pod); err != nil {
 			return true, err
 		}
 		if monotonic {
 			return true, nil
+		}
+	}
+	if pod.Status.Phase == corev1.PodPending {
+		if err := s.createMissingPersistentVolumeClaims(set, pod); err != nil {
+			return true, err
 		}
 	}
 	if pod.DeletionTimestamp != nil && monotonic {
@@ -703,7 +721,11 @@ func (s *statefulSetSync) processReplica(set, updateSet *appsv1.StatefulSet, mon
 	if !isPodAvailable(pod, set.Spec.MinReadySeconds, s.now) && monotonic {
 		return true, nil
 	}
-	if identityMatches(set, pod) && storageMatches(set, pod) {
+	retentionMatch, err := s.claimsMatchRetentionPolicy(updateSet, pod)
+	if err != nil {
+		retentionMatch = true // expected while the pod is not fully updated
+	}
+	if identityMatches(set, pod) && storageMatches(set, pod) && retentionMatch {
 		return false, nil
 	}
 	if err := s.updateStatefulPod(updateSet, pod.DeepCopy()); err != nil {
@@ -761,10 +783,20 @@ func runForAll(pods []*corev1.Pod, fn func(i int) (bool, error), monotonic bool)
 	return false, nil
 }
 
-// createStatefulPod is StatefulPodControl.CreateStatefulPod (no claims).
+// createStatefulPod is StatefulPodControl.CreateStatefulPod: the claims, the pod
+// (a copy: as upstream's, the replica keeps no phase, uid or resourceVersion of
+// the created pod for the rest of the sync), the claims' references.
 func (s *statefulSetSync) createStatefulPod(set *appsv1.StatefulSet, pod *corev1.Pod) error {
-	err := s.sc.Client.Create(s.ctx, pod)
+	if err := s.createPersistentVolumeClaims(set, pod); err != nil {
+		s.recordPodEvent("create", set, pod, err)
+		return err
+	}
+	err := s.sc.Client.Create(s.ctx, pod.DeepCopy())
 	if apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	if err := s.updatePodClaimForRetentionPolicy(set, pod); err != nil {
+		s.recordPodEvent("update", set, pod, err)
 		return err
 	}
 	s.recordPodEvent("create", set, pod, err)
@@ -784,6 +816,20 @@ func (s *statefulSetSync) updateStatefulPod(set *appsv1.StatefulSet, pod *corev1
 		}
 		if !storageMatches(set, pod) {
 			updateStorage(set, pod)
+			consistent = false
+			if err = s.createPersistentVolumeClaims(set, pod); err != nil {
+				s.recordPodEvent("update", set, pod, err)
+				return err
+			}
+		}
+		if match, merr := s.claimsMatchRetentionPolicy(set, pod); merr != nil {
+			s.recordPodEvent("update", set, pod, merr)
+			return merr
+		} else if !match {
+			if err = s.updatePodClaimForRetentionPolicy(set, pod); err != nil {
+				s.recordPodEvent("update", set, pod, err)
+				return err
+			}
 			consistent = false
 		}
 		if consistent {

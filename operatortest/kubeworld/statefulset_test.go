@@ -296,3 +296,80 @@ func TestStatefulSetDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func claims(t *testing.T, c *cluster.Cluster) []string {
+	t.Helper()
+	var l corev1.PersistentVolumeClaimList
+	if err := c.List(&l, client.InNamespace("default")); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, pvc := range l.Items {
+		owners := ""
+		for _, r := range pvc.OwnerReferences {
+			owners += fmt.Sprintf(" %s/%s controller=%v", r.Kind, r.Name, ptr.Deref(r.Controller, false))
+		}
+		out = append(out, fmt.Sprintf("%s app=%s%s", pvc.Name, pvc.Labels["app"], owners))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// volumeClaimTemplates (stateful_pod_control.go createPersistentVolumeClaims,
+// UpdatePodClaimForRetentionPolicy; stateful_set_utils.go
+// getPersistentVolumeClaims, updateStorage, updateClaimOwnerRefForSetAndPod):
+// each pod gets a claim "<template>-<set>-<ordinal>" with the selector's labels
+// and a volume naming it. With whenScaled and whenDeleted Delete, a claim is
+// controlled by the set while its pod is in range, by its pod once scaled down
+// (so the collector deletes it with the pod); deleting the set deletes the rest.
+// With the default Retain, claims have no owner and outlive their pods.
+func TestStatefulSetClaims(t *testing.T) {
+	c := world(t, "seed 25\n")
+	template := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}}
+	del := statefulSet("db", 3, "db:1")
+	del.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{template}
+	del.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}
+	keep := statefulSet("kv", 2, "kv:1")
+	keep.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{template}
+	for _, s := range []*appsv1.StatefulSet{del, keep} {
+		if err := c.Admin().Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.RunFor(time.Minute)
+	eq(t, "claims", fmt.Sprint(claims(t, c)), fmt.Sprint([]string{
+		"data-db-0 app=db StatefulSet/db controller=true", "data-db-1 app=db StatefulSet/db controller=true", "data-db-2 app=db StatefulSet/db controller=true",
+		"data-kv-0 app=kv", "data-kv-1 app=kv",
+	}))
+	p := get(t, c, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db-1"}})
+	if len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].Name != "data" || p.Spec.Volumes[0].PersistentVolumeClaim == nil || p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "data-db-1" {
+		t.Errorf("db-1 volumes %+v", p.Spec.Volumes)
+	}
+	var claimEvents []string
+	for _, e := range events(t, c, "SuccessfulCreate") {
+		if strings.Contains(e, "Claim") && strings.Contains(e, "db") {
+			claimEvents = append(claimEvents, e)
+		}
+	}
+	eq(t, "claim events", fmt.Sprint(claimEvents), fmt.Sprint([]string{
+		"Normal SuccessfulCreate: Create Claim data-db-0 Pod db-0 in StatefulSet db success (statefulset-controller)",
+		"Normal SuccessfulCreate: Create Claim data-db-1 Pod db-1 in StatefulSet db success (statefulset-controller)",
+		"Normal SuccessfulCreate: Create Claim data-db-2 Pod db-2 in StatefulSet db success (statefulset-controller)",
+	}))
+
+	for _, s := range []*appsv1.StatefulSet{del, keep} {
+		update(t, c, s, func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) })
+	}
+	c.RunFor(time.Minute)
+	eq(t, "claims after scaling down", fmt.Sprint(claims(t, c)), fmt.Sprint([]string{
+		"data-db-0 app=db StatefulSet/db controller=true", "data-kv-0 app=kv", "data-kv-1 app=kv",
+	}))
+
+	if err := c.Admin().Delete(ctx, get(t, c, del), client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	eq(t, "claims after deleting db", fmt.Sprint(claims(t, c)), fmt.Sprint([]string{"data-kv-0 app=kv", "data-kv-1 app=kv"}))
+}
