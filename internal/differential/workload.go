@@ -203,21 +203,22 @@ type Snapshot struct {
 	Jobs        []batchv1.Job
 	Events      []corev1.Event
 	// StatefulSets and their ControllerRevisions (workload_statefulset.go).
-	StatefulSets        []appsv1.StatefulSet
-	ControllerRevisions []appsv1.ControllerRevision
+	StatefulSets           []appsv1.StatefulSet
+	ControllerRevisions    []appsv1.ControllerRevision
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
 }
 
 // TakeSnapshot lists the workload objects of ns.
 func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, error) {
 	d, rs, p, j, e := &appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &batchv1.JobList{}, &corev1.EventList{}
-	sts, cr := &appsv1.StatefulSetList{}, &appsv1.ControllerRevisionList{}
-	for _, l := range []client.ObjectList{d, rs, p, j, e, sts, cr} {
+	sts, cr, pvc := &appsv1.StatefulSetList{}, &appsv1.ControllerRevisionList{}, &corev1.PersistentVolumeClaimList{}
+	for _, l := range []client.ObjectList{d, rs, p, j, e, sts, cr, pvc} {
 		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
 			return nil, err
 		}
 	}
 	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items, Events: e.Items,
-		StatefulSets: sts.Items, ControllerRevisions: cr.Items}, nil
+		StatefulSets: sts.Items, ControllerRevisions: cr.Items, PersistentVolumeClaims: pvc.Items}, nil
 }
 
 // The fields of each kind a record keeps: what the controllers write (ownerReferences,
@@ -233,6 +234,8 @@ var recordedFields = map[string][][]string{
 	// holds the hash of the template it records.
 	"StatefulSet":        {{"spec", "replicas"}, {"status"}},
 	"ControllerRevision": {{"revision"}},
+	// A claim's status and defaults are the apiserver's (and a PV controller's).
+	"PersistentVolumeClaim": {{"spec", "accessModes"}},
 }
 
 var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", "finalizers", "generation", "deletionTimestamp"}
@@ -266,6 +269,9 @@ func (s *Snapshot) Lines() []string {
 	}
 	for i := range s.ControllerRevisions {
 		objs = append(objs, obj{"ControllerRevision", &s.ControllerRevisions[i]})
+	}
+	for i := range s.PersistentVolumeClaims {
+		objs = append(objs, obj{"PersistentVolumeClaim", &s.PersistentVolumeClaims[i]})
 	}
 	names := map[string]string{} // generated name -> normalised
 	uids := map[string]string{}

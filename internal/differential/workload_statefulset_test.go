@@ -29,6 +29,20 @@ func init() {
 		{Name: "image web:1 again (rollback)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = "web:1" }),
 			Settled: statefulSetSettled("web", 3)},
 	}
+	// Claims from a volumeClaimTemplate, controlled by the set (whenDeleted Delete),
+	// kept when scaled down (whenScaled Retain) and used again when scaled up.
+	workloadScripts["statefulset-claims"] = []WorkloadStep{
+		{Name: "create 3 replicas with a claim each, whenDeleted Delete", Do: createStep(func(ns string) client.Object {
+			s := WorkloadStatefulSet(ns, "web", 3, "web:1", appsv1.OrderedReadyPodManagement)
+			s.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{WorkloadClaimTemplate("data")}
+			s.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted = appsv1.DeletePersistentVolumeClaimRetentionPolicyType
+			return s
+		}), Settled: statefulSetSettled("web", 3)},
+		{Name: "scale down to 1 (the claims stay)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) }),
+			Settled: statefulSetSettled("web", 1)},
+		{Name: "scale up to 2 (web-1 gets its claim back)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](2) }),
+			Settled: statefulSetSettled("web", 2)},
+	}
 	workloadScripts["statefulset-ondelete"] = []WorkloadStep{
 		{Name: "create 2 replicas of web:1, OnDelete, minReadySeconds 1", Do: createStep(func(ns string) client.Object {
 			s := WorkloadStatefulSet(ns, "web", 2, "web:1", appsv1.OrderedReadyPodManagement)
@@ -150,6 +164,18 @@ func TestKubeControllerManagerStatefulSetWorkloads(t *testing.T) {
 		t.Errorf("statefulset-ondelete after the new image: %d pods of web:1, want 2 (OnDelete)", n)
 	}
 	expect("statefulset-ondelete", 2, `"currentReplicas":1`, `"updatedReplicas":1`)
+	expect("statefulset-claims", 0, `"message":"Create Claim data-web-2 Pod web-2 in StatefulSet web success"`,
+		`"labels":{"app":"web"},"name":"data-web-0","ownerReferences":[{"apiVersion":"apps/v1","blockOwnerDeletion":true,"controller":true,"kind":"StatefulSet","name":"web","uid":"uid(StatefulSet/web)"}]}`)
+	// kube-apiserver's StorageObjectInUseProtection admission (gapNoPVCProtection).
+	if n := count("statefulset-claims", 0, "PersistentVolumeClaim ", `"finalizers":["kubernetes.io/pvc-protection"]`); n != 3 {
+		t.Errorf("statefulset-claims: %d claims with the pvc-protection finalizer, want 3", n)
+	}
+	if n := count("statefulset-claims", 2, "PersistentVolumeClaim ", `"uid(StatefulSet/web)"`); n != 3 {
+		t.Errorf("statefulset-claims after scaling up: %d claims of the set, want 3 (none deleted on scale-down)", n)
+	}
+	if n := count("statefulset-claims", 2, "Event ", `Create Claim data-web-1`); n != 1 {
+		t.Errorf("statefulset-claims: %d events of data-web-1's creation, want 1 (it is used again)", n)
+	}
 	if n := count("statefulset-parallel", 1, "Pod ", `"image":"web:1"`); n != 2 {
 		t.Errorf("statefulset-parallel with partition 2: %d pods of web:1, want 2 (web-0, web-1)", n)
 	}
@@ -168,4 +194,8 @@ func hashOf(lines []string) string {
 		}
 	}
 	return "(none)"
+}
+
+func TestKnownGapWorkloadNoPVCProtection(t *testing.T) {
+	knownWorkloadGap(t, gapNoPVCProtection, "statefulset-claims")
 }
