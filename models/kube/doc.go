@@ -46,7 +46,9 @@
 //     CreateControllerRevision's collision count, rollback by a new revision
 //     number, AdoptControllerRevision): OrderedReady and Parallel pod
 //     management, RollingUpdate with partition and maxUnavailable
-//     (MaxUnavailableStatefulSet is on in v1.37) and OnDelete, minReadySeconds.
+//     (MaxUnavailableStatefulSet is on in v1.37) and OnDelete, minReadySeconds,
+//     the PersistentVolumeClaims of volumeClaimTemplates and their retention
+//     policy (the claims' ownerReferences; statefulset_claims.go).
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
@@ -128,10 +130,12 @@
 //     condition) or managed-by other than the default; the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
-//   - StatefulSet: no PersistentVolumeClaims: the pods get the volumes of
-//     volumeClaimTemplates (updateStorage) but no claim is created, and the
-//     retention policy (whenDeleted, whenScaled: the claims'
-//     ownerReferences) is not applied. The Recreate strategy is refused as
+//   - StatefulSet: claims are created and given their owners, but nothing
+//     binds them (no PersistentVolumes, no PV controller) and the kubelet
+//     model runs pods whatever their claims; no pvc-protection controller
+//     (the apiserver model adds no pvc-protection finalizer either). Claims
+//     are created, and a pod's volumes listed, in the templates' order
+//     (upstream ranges over a map). The Recreate strategy is refused as
 //     with its feature gate off (StatefulSetRecreateStrategy, alpha in
 //     v1.37), so no Progressing condition. No
 //     StatefulSetSemanticRevisionComparison: revisions are equal when their
