@@ -373,3 +373,52 @@ func TestStatefulSetClaims(t *testing.T) {
 	c.RunFor(time.Minute)
 	eq(t, "claims after deleting db", fmt.Sprint(claims(t, c)), fmt.Sprint([]string{"data-kv-0 app=kv", "data-kv-1 app=kv"}))
 }
+
+// notready: the second pod never becomes Ready, so an OrderedReady set never
+// makes the third (processReplica waits for each predecessor), while a Parallel
+// one makes all three (allowsBurst).
+func TestStatefulSetFaultNotReady(t *testing.T) {
+	c := world(t, "seed 26\nnotready pod=2\n")
+	if err := c.Admin().Create(ctx, statefulSet("db", 3, "db:1")); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	set := get(t, c, &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db"}})
+	rev := set.Status.UpdateRevision
+	eq(t, "pods", fmt.Sprint(podsByName(t, c)), fmt.Sprint([]string{"db-0=" + rev, "db-1=" + rev}))
+	eq(t, "status", stsStatus(set.Status), "gen 1 replicas 2 ready 1 available 1 current 2 updated 2 collisions 0")
+
+	par := statefulSet("cache", 3, "cache:1")
+	par.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	if err := c.Admin().Create(ctx, par); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	eq(t, "parallel status", stsStatus(get(t, c, par).Status), "gen 1 replicas 3 ready 3 available 3 current 3 updated 3 collisions 0")
+}
+
+// nodelost: the pods on the lost node turn not ready and are evicted after the
+// not-ready toleration; the set makes them again, with the same names, on the
+// node left.
+func TestStatefulSetFaultNodeLost(t *testing.T) {
+	c := world(t, "seed 27\nnodelost node=node-1 at=30s\n")
+	set := statefulSet("db", 2, "db:1")
+	if err := c.Admin().Create(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(30 * time.Second)
+	nodes := map[string]string{}
+	for _, p := range pods(t, c) {
+		nodes[p.Name] = p.Spec.NodeName
+	}
+	eq(t, "placement", fmt.Sprint(nodes), "map[db-0:node-1 db-1:node-2]")
+	c.RunFor(55 * time.Second)
+	eq(t, "status while lost", stsStatus(get(t, c, set).Status), "gen 1 replicas 2 ready 1 available 1 current 2 updated 2 collisions 0")
+	c.RunFor(5 * time.Minute)
+	nodes = map[string]string{}
+	for _, p := range pods(t, c) {
+		nodes[p.Name] = p.Spec.NodeName
+	}
+	eq(t, "placement after eviction", fmt.Sprint(nodes), "map[db-0:node-2 db-1:node-2]")
+	eq(t, "status after eviction", stsStatus(get(t, c, set).Status), "gen 1 replicas 2 ready 2 available 2 current 2 updated 2 collisions 0")
+}
