@@ -372,6 +372,13 @@ func TestStatefulSetClaims(t *testing.T) {
 	}
 	c.RunFor(time.Minute)
 	eq(t, "claims after deleting db", fmt.Sprint(claims(t, c)), fmt.Sprint([]string{"data-kv-0 app=kv", "data-kv-1 app=kv"}))
+	// The collector deletes db's pods and ControllerRevisions with it.
+	var left []string
+	for _, r := range revisions(t, c) {
+		left = append(left, r.Labels["app"])
+	}
+	eq(t, "revisions after deleting db", fmt.Sprint(left), "[kv]")
+	eq(t, "pods after deleting db", fmt.Sprint(podsByName(t, c)), fmt.Sprint([]string{"kv-0=" + get(t, c, keep).Status.UpdateRevision}))
 }
 
 // notready: the second pod never becomes Ready, so an OrderedReady set never
