@@ -429,3 +429,27 @@ func TestStatefulSetFaultNodeLost(t *testing.T) {
 	eq(t, "placement after eviction", fmt.Sprint(nodes), "map[db-0:node-2 db-1:node-2]")
 	eq(t, "status after eviction", stsStatus(get(t, c, set).Status), "gen 1 replicas 2 ready 2 available 2 current 2 updated 2 collisions 0")
 }
+
+// truncateHistory: revisions that are neither current, update nor a pod's are
+// deleted from the oldest down to revisionHistoryLimit.
+func TestStatefulSetRevisionHistoryLimit(t *testing.T) {
+	c := world(t, "seed 28\n")
+	set := statefulSet("db", 1, "db:1")
+	set.Spec.RevisionHistoryLimit = ptr.To[int32](1)
+	if err := c.Admin().Create(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	var names []string
+	for _, image := range []string{"db:2", "db:3", "db:4"} {
+		names = append(names, get(t, c, set).Status.UpdateRevision)
+		update(t, c, set, func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image })
+		c.RunFor(time.Minute)
+	}
+	names = append(names, get(t, c, set).Status.UpdateRevision)
+	var left []string
+	for _, r := range revisions(t, c) {
+		left = append(left, fmt.Sprintf("%s=%d", r.Name, r.Revision))
+	}
+	eq(t, "revisions left", fmt.Sprint(left), fmt.Sprint([]string{names[2] + "=3", names[3] + "=4"}))
+}
