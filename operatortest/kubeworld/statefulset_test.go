@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -452,4 +453,34 @@ func TestStatefulSetRevisionHistoryLimit(t *testing.T) {
 		left = append(left, fmt.Sprintf("%s=%d", r.Name, r.Revision))
 	}
 	eq(t, "revisions left", fmt.Sprint(left), fmt.Sprint([]string{names[2] + "=3", names[3] + "=4"}))
+}
+
+// adoptOrphanRevisions: a ControllerRevision no one controls that the set's
+// selector matches is adopted (AdoptControllerRevision) and counts in the
+// history: the set's own revision comes after it.
+func TestStatefulSetAdoptsOrphanRevisions(t *testing.T) {
+	c := world(t, "seed 29\n")
+	orphan := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db-orphan", Labels: map[string]string{"app": "db"}},
+		Data:       runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"$patch":"replace"}}}`)},
+		Revision:   5,
+	}
+	if err := c.Admin().Create(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	set := statefulSet("db", 1, "db:1")
+	if err := c.Admin().Create(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	set = get(t, c, set)
+	orphan = get(t, c, orphan)
+	if ref := metav1.GetControllerOf(orphan); ref == nil || ref.UID != set.UID || !ptr.Deref(ref.BlockOwnerDeletion, false) {
+		t.Errorf("orphan's controller %+v", ref)
+	}
+	var left []string
+	for _, r := range revisions(t, c) {
+		left = append(left, fmt.Sprintf("%s=%d", r.Name, r.Revision))
+	}
+	eq(t, "revisions", fmt.Sprint(left), fmt.Sprint([]string{"db-orphan=5", set.Status.UpdateRevision + "=6"}))
 }
