@@ -72,7 +72,8 @@
 // at a time; a Job whose pods fail until BackoffLimitExceeded; StatefulSets
 // (workload_statefulset_test.go): OrderedReady created, scaled down, rolled to a new
 // image, scaled up and rolled back; Parallel with a partition; OnDelete with
-// minReadySeconds and a pod deleted by hand; claims from a volumeClaimTemplate. The
+// minReadySeconds and a pod deleted by hand; claims from a volumeClaimTemplate;
+// replicas numbered from spec.ordinals.start, then renumbered. The
 // test plays the kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
 // Ready, or Succeeded or Failed as its KubeletAnnotation says. After each step, once
 // the step's condition holds (a finished rollout, a finished Job) and the namespace

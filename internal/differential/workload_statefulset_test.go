@@ -43,6 +43,17 @@ func init() {
 		{Name: "scale up to 2 (web-1 gets its claim back)", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](2) }),
 			Settled: statefulSetSettled("web", 2)},
 	}
+	// spec.ordinals (StatefulSetStartOrdinal, GA): the replicas are numbered from
+	// start; moving start makes new pods and condemns the old ones.
+	workloadScripts["statefulset-ordinals"] = []WorkloadStep{
+		{Name: "create 2 replicas numbered from 3", Do: createStep(func(ns string) client.Object {
+			s := WorkloadStatefulSet(ns, "web", 2, "web:1", appsv1.OrderedReadyPodManagement)
+			s.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: 3}
+			return s
+		}), Settled: statefulSetSettled("web", 2)},
+		{Name: "number them from 0", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Ordinals.Start = 0 }),
+			Settled: statefulSetSettled("web", 2)},
+	}
 	workloadScripts["statefulset-ondelete"] = []WorkloadStep{
 		{Name: "create 2 replicas of web:1, OnDelete, minReadySeconds 1", Do: createStep(func(ns string) client.Object {
 			s := WorkloadStatefulSet(ns, "web", 2, "web:1", appsv1.OrderedReadyPodManagement)
@@ -175,6 +186,11 @@ func TestKubeControllerManagerStatefulSetWorkloads(t *testing.T) {
 	}
 	if n := count("statefulset-claims", 2, "Event ", `Create Claim data-web-1`); n != 1 {
 		t.Errorf("statefulset-claims: %d events of data-web-1's creation, want 1 (it is used again)", n)
+	}
+	expect("statefulset-ordinals", 0, `"name":"web-3"`, `"name":"web-4"`, `"apps.kubernetes.io/pod-index":"4"`)
+	expect("statefulset-ordinals", 1, `"name":"web-0"`, `"name":"web-1"`, `"message":"Delete Pod web-3 in StatefulSet web successful"`)
+	if n := count("statefulset-ordinals", 1, "Pod ", `"name":"web-`); n != 2 {
+		t.Errorf("statefulset-ordinals after moving start: %d pods, want 2", n)
 	}
 	if n := count("statefulset-parallel", 1, "Pod ", `"image":"web:1"`); n != 2 {
 		t.Errorf("statefulset-parallel with partition 2: %d pods of web:1, want 2 (web-0, web-1)", n)
