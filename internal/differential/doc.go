@@ -86,8 +86,6 @@
 // normalised on both sides and each pinned by a TestKnownGapWorkload* test that
 // fails once the gap closes:
 //
-//   - gapJobSelectorNotGenerated: the apiserver model does not generate a Job's
-//     selector and template labels, nor copy them to the Job's labels.
 //   - gapEventsNotAggregated: the simulator's event recorder does not combine
 //     similar events after the 10th as client-go's EventCorrelator does.
 //

@@ -96,12 +96,11 @@
 //     (upstream: parallel goroutines per slow-start batch). Status retries
 //     re-read from the cache, not the apiserver. The consistency store
 //     (EnsureReady of v1.37) is not modelled; expectations are.
-//   - The apiserver model does not default: the models read nil
-//     Deployment.replicas, strategy, revisionHistoryLimit,
-//     progressDeadlineSeconds, ReplicaSet.replicas, Job.parallelism,
-//     completions and backoffLimit with SetDefaults_*'s values, and Job pods
-//     get the controller-uid and job-name labels the apiserver's Job strategy
-//     puts in the template. The pod-template-hash is upstream's
+//   - The apiserver model does not default Deployments and ReplicaSets: the
+//     models read nil Deployment.replicas, strategy, revisionHistoryLimit,
+//     progressDeadlineSeconds and ReplicaSet.replicas with SetDefaults_*'s
+//     values (Jobs it defaults, and gives their selector and template labels,
+//     as kube-apiserver does). The pod-template-hash is upstream's
 //     (controller.ComputeHash) over the template as stored, which a real
 //     apiserver has defaulted (imagePullPolicy, terminationMessagePath, ...):
 //     ReplicaSet names differ from a real cluster's for the same manifest.

@@ -541,14 +541,6 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	if !slices.Contains(template.Finalizers, batchv1.JobTrackingFinalizer) {
 		template.Finalizers = append(template.Finalizers, batchv1.JobTrackingFinalizer)
 	}
-	if job.Spec.Selector == nil {
-		// The apiserver's Job strategy (generateSelector) adds these labels to
-		// the template; the apiserver model does not.
-		template.Labels = cloneAndAdd(template.Labels, batchv1.ControllerUidLabel, string(job.UID))
-		template.Labels[batchv1.JobNameLabel] = job.Name
-		template.Labels["controller-uid"] = string(job.UID)
-		template.Labels["job-name"] = job.Name
-	}
 	ref := metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
 	active += diff
 	ok, err := slowStartBatch(int(diff), 1, func() error {

@@ -65,6 +65,16 @@
 //   - Pods: created with phase Pending and their QoS class (ComputePodQOS, without
 //     pod-level resources and without the defaulting of requests from limits).
 //
+//   - Jobs: SetDefaults_Job on every write (completions, parallelism,
+//     backoffLimit, completionMode, suspend, podReplacementPolicy,
+//     manualSelector, and the template's labels copied to a Job without labels),
+//     and on create, unless spec.manualSelector, the strategy's generateSelector:
+//     job-name, controller-uid and their batch.kubernetes.io/ twins on the
+//     template, a selector on batch.kubernetes.io/controller-uid (compared with
+//     kube-controller-manager's records by internal/differential's workload
+//     scripts). Job validation (ValidateJobCreate, immutable selector and
+//     template) is not modelled.
+//
 //   - RBAC: every request is authorized for its User against the live
 //     (Cluster)Role(Binding)s (package rbac); denial is the real 403.
 //
