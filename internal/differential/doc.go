@@ -63,20 +63,26 @@
 // the same release. TestKubeControllerManagerWorkloads starts an envtest of its own
 // (the shared one's Deployments would be reconciled), then kube-controller-manager
 // against it (StartKubeControllerManager: --controllers=deployment-controller,
-// replicaset-controller,job-controller, --leader-elect=false, --secure-port=0, the
+// replicaset-controller,job-controller,endpointslice-controller, --leader-elect=false, --secure-port=0, the
 // kubeconfig of envtest's admin; KubeControllerManagerArgs says why each), and runs
 // the scripts of workloadScripts, each in a namespace of its own, all at once: a
 // Deployment created, scaled up, scaled down and rolled to a new image; a rollback to
 // an earlier template; a Recreate rollout; a rollout whose pods never start, past its
 // progress deadline; 11 replicas; a Job whose pod succeeds; a Job of 3 completions 2
-// at a time; a Job whose pods fail until BackoffLimitExceeded. The test plays the
+// at a time; a Job whose pods fail until BackoffLimitExceeded; a Service over three
+// bare pods bound to a Node with a zone label (the real endpointslice controller
+// leaves out pods whose Node it cannot find), one pod going NotReady, the selector
+// and ports changed, the Service deleted. The test plays the
 // kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
-// Ready, or Succeeded or Failed as its KubeletAnnotation says. After each step, once
+// Ready, or Succeeded or Failed as its KubeletAnnotation says, with an address drawn
+// from its name. After each step, once
 // the step's condition holds (a finished rollout, a finished Job) and the namespace
-// has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods and
-// Jobs are recorded (Snapshot.Lines): ownerReferences, labels, annotations,
-// finalizers, replicas, selectors and status, with generated names, uids and
-// timestamps normalised, and resourceVersions dropped; so are the namespace's Events
+// has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods,
+// Jobs, Services and EndpointSlices are recorded (Snapshot.Lines): ownerReferences,
+// labels, annotations, finalizers, replicas, selectors and status, a slice's ports
+// and endpoints (sorted by pod: upstream fills a slice in map order; its generation
+// is left out, as it counts how pod events fell into syncs), with generated names,
+// uids and timestamps normalised, and resourceVersions dropped; so are the namespace's Events
 // (object, type, reason, message, source, with their counts summed). The test checks
 // the records against what upstream documents (reasons, messages, revisions,
 // counts). TestModelsMatchKubeControllerManager runs the same scripts in the
@@ -108,8 +114,11 @@
 //   - envtest runs no controllers: no namespace controller, no garbage collector.
 //     Namespaces stay Terminating and owned objects are not collected, on both sides.
 //     The workload comparison's kube-controller-manager runs the deployment,
-//     replicaset and job controllers only: no garbage collector (no script deletes a
-//     workload), no statefulset or endpointslice controller (no model of them yet).
+//     replicaset, job and endpointslice controllers only: no garbage collector (a
+//     deleted Service's slices stay, on both sides), no statefulset controller.
+//   - Workloads: the Events of kube-apiserver's ClusterIP repair loop
+//     (ClusterIPNotAllocated, a race of the real server's own scan) are not
+//     recorded; the apiserver model allocates no ClusterIPs.
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:

@@ -38,7 +38,11 @@
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
-//     setEndpointSliceLabels; ShouldPodBeInEndpoints, FindPort).
+//     setEndpointSliceLabels, finalize; ShouldPodBeInEndpoints, FindPort;
+//     util/trigger_time_tracker.go for the last-change-trigger-time
+//     annotation). Pods whose Node is missing are left out and the sync
+//     fails (event FailedToUpdateEndpointSlices); compared with the real
+//     controller by internal/differential's endpointslice script.
 //   - Kubelet: the pod side of kube-scheduler (binding), of the kubelet
 //     (pkg/kubelet/status/generate.go, kubelet_pods.go getPhase, the
 //     container back-off) and of the node lifecycle controller
@@ -114,15 +118,22 @@
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many
-//     endpoints (upstream splits at 100), endpoints ordered by pod name, no
-//     zones, hints or trafficDistribution, no endpoint slice tracker (stale
-//     cache checks), no Endpoints (core/v1) controller or mirroring, no
-//     events. The apiserver model allocates no ClusterIP: a Service without
-//     one is taken as having one (not headless) unless it says None.
+//     endpoints (upstream splits at 100, and fills a slice's new endpoints in
+//     map order; here they are ordered by pod name), no hints or
+//     trafficDistribution (zones are set from the Node's label), no
+//     endpoint slice tracker (stale cache checks), no Endpoints (core/v1)
+//     controller or mirroring, no metrics. Node events do not requeue
+//     Services (upstream's do only with a topology cache): a pod left out
+//     for a missing Node comes back with the failed sync's rate-limited
+//     retry, as upstream. The apiserver model allocates no ClusterIP: a
+//     Service without one is taken as having one (not headless) unless it
+//     says None.
 //   - Kubelet: one reconciler plays the scheduler (round robin over live
 //     nodes, binding by an update of spec.nodeName, which the apiserver model
 //     counts as a generation), every node's kubelet and the node lifecycle
-//     controller's pod side; no Node objects, no init or sidecar containers
+//     controller's pod side; its Node objects carry a name only (registered
+//     before the first binding; no labels, status or lease, and a lost node
+//     keeps its object unchanged), no init or sidecar containers
 //     (Initialized is True at once), no probes (a running container is ready
 //     unless told otherwise), no graceful termination (the apiserver model
 //     deletes pods at once; a pod held by finalizers has its containers

@@ -63,7 +63,10 @@
 //     with the real message and the NamespaceTerminating cause).
 //
 //   - Pods: created with phase Pending and their QoS class (ComputePodQOS, without
-//     pod-level resources and without the defaulting of requests from limits).
+//     pod-level resources and without the defaulting of requests from limits);
+//     PodTopologyLabels admission: a pod created with spec.nodeName gets the
+//     Node's topology.kubernetes.io/zone and region labels (no binding
+//     subresource, its other path).
 //
 //   - Jobs: SetDefaults_Job on every write (completions, parallelism,
 //     backoffLimit, completionMode, suspend, podReplacementPolicy,
@@ -184,9 +187,9 @@
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied).
-//   - Admission plugins other than NamespaceLifecycle (no webhooks, quotas, limit
-//     ranges, ServiceAccount admission); no aggregated ClusterRoles, no bootstrap
-//     RBAC policy.
+//   - Admission plugins other than NamespaceLifecycle and PodTopologyLabels (no
+//     webhooks, quotas, limit ranges, ServiceAccount admission); no aggregated
+//     ClusterRoles, no bootstrap RBAC policy.
 //   - Built-in kind tables (scope, status subresource, generation policy,
 //     unconditional updates) cover the common kinds of k8s.io/api; the differential
 //     suite against a real kube-apiserver is the check.
