@@ -241,7 +241,7 @@ func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, e
 var recordedFields = map[string][][]string{
 	"Deployment": {{"spec", "replicas"}, {"status"}},
 	"ReplicaSet": {{"spec", "replicas"}, {"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
-	"Pod":        {{"spec", "containers"}, {"status", "phase"}},
+	"Pod":        {{"spec", "containers"}, {"spec", "hostname"}, {"status", "phase"}},
 	"Job":        {{"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
 	"Service":    {{"spec", "selector"}, {"spec", "ports"}},
 	// An EndpointSlice's generation is not recorded: it counts the controller's
@@ -325,7 +325,11 @@ func (s *Snapshot) Lines() []string {
 				var kept []any
 				for _, c := range ctrs.([]any) {
 					cm := c.(map[string]any)
-					kept = append(kept, map[string]any{"name": cm["name"], "image": cm["image"]})
+					k := map[string]any{"name": cm["name"], "image": cm["image"]}
+					if env, ok := cm["env"]; ok {
+						k["env"] = env // JOB_COMPLETION_INDEX
+					}
+					kept = append(kept, k)
 				}
 				setNested(rec, []string{"spec", "containers"}, kept)
 			}

@@ -3,6 +3,8 @@ package differential
 import (
 	"context"
 	"fmt"
+	"strings"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -123,4 +125,52 @@ func endpointsPorts(svc string, endpoints, ports int) func(*Snapshot) bool {
 		}
 		return n == endpoints
 	}
+}
+
+// TestKubeControllerManagerEndpointSlices checks what upstream documents of the
+// endpointslice script's records on the real kube-controller-manager
+// (k8s.io/endpointslice reconciler.go, utils.go): one slice owned by the Service,
+// named after it, labelled with its name and the controller's; the named target
+// port resolved in the pods; one endpoint per pod with its address, node and the
+// Node's zone; readiness following the pod's; the last-change-trigger-time
+// annotation; a pod no longer selected leaves; the slice outlives its Service when no
+// garbage collector runs.
+func TestKubeControllerManagerEndpointSlices(t *testing.T) {
+	recs := needKubeControllerManagerRecords(t)
+	slice := func(step int) string {
+		var out []string
+		for _, l := range recs["endpointslice"][step].Lines {
+			if strings.HasPrefix(l, "EndpointSlice ") {
+				out = append(out, l)
+			}
+		}
+		if len(out) != 1 {
+			t.Fatalf("endpointslice step %d: %d EndpointSlices, want 1:\n  %s", step, len(out), strings.Join(recs["endpointslice"][step].Lines, "\n  "))
+		}
+		return out[0]
+	}
+	expect := func(step int, wants ...string) {
+		t.Helper()
+		s := slice(step)
+		for _, w := range wants {
+			if !strings.Contains(s, w) {
+				t.Errorf("endpointslice step %d: no %s in\n  %s", step, w, s)
+			}
+		}
+	}
+	expect(0, `"name":"web-*"`, `"kubernetes.io/service-name":"web"`,
+		`"endpointslice.kubernetes.io/managed-by":"endpointslice-controller.k8s.io"`,
+		`"endpoints.kubernetes.io/last-change-trigger-time":"<time>"`,
+		`"kind":"Service","name":"web","uid":"uid(Service/web)"`, `"controller":true`,
+		`"ports":[{"name":"http","port":8080,"protocol":"TCP"}]`, `"addressType":"IPv4"`,
+		`"zone":"zone-a"`, `"nodeName":"workload-endpointslice-node"`, `"addresses":["`+podIP("web-2")+`"]`)
+	if n := strings.Count(slice(0), `"ready":true`); n != 3 {
+		t.Errorf("after the pods started: %d ready endpoints, want 3", n)
+	}
+	expect(1, `"ready":false,"serving":false,"terminating":false},"nodeName":"workload-endpointslice-node","targetRef":{"kind":"Pod","name":"web-1"`)
+	expect(2, `{"name":"metrics","port":9091,"protocol":"TCP"}`)
+	if s := slice(2); strings.Contains(s, `"name":"web-2"`) {
+		t.Errorf("web-2 (tier b) still an endpoint once the selector wants tier a:\n  %s", s)
+	}
+	expect(3, `"uid":"uid(Service/web)"`)
 }

@@ -34,7 +34,11 @@
 //   - JobController: pkg/controller/job/job_controller.go (syncJob, manageJob,
 //     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
 //     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
-//     backoff_utils.go, for NonIndexed Jobs.
+//     backoff_utils.go, for NonIndexed and Indexed Jobs (indexed_job_utils.go:
+//     a pod per pending index, lowest first, named <job>-<index>- with the
+//     completion index annotation and label, hostname and
+//     JOB_COMPLETION_INDEX; status.completedIndexes; duplicate and
+//     out-of-range indexes removed).
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
@@ -112,9 +116,10 @@
 //     deployment's ReplicaSet watch and Recreate's pod-deletion wake-up are
 //     mapped through the cache. The ReplicaSet's pod ranking for scale-down
 //     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode).
-//   - Job: Indexed Jobs are left alone (no pods, no status); no pod failure
-//     policy, success policy, backoffLimitPerIndex, suspend (the Suspended
-//     condition) or managed-by other than the default; the tracking
+//   - Job: no pod failure policy, success policy, suspend (the Suspended
+//     condition) or managed-by other than the default; Indexed Jobs with
+//     backoffLimitPerIndex (failedIndexes, the per-index failure count
+//     annotation, maxFailedIndexes) are left alone (no pods, no status); the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many

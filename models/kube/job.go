@@ -41,8 +41,9 @@ const (
 // JobController is kube-controller-manager's job controller
 // (k8s.io/kubernetes@v1.37.1 pkg/controller/job/job_controller.go: syncJob,
 // manageJob, trackJobStatusAndRemoveFinalizers,
-// flushUncountedAndRemoveFinalizers, enactJobFinished; backoff_utils.go) for
-// NonIndexed Jobs: pods for parallelism and completions with the
+// flushUncountedAndRemoveFinalizers, enactJobFinished; backoff_utils.go;
+// indexed_job_utils.go) for NonIndexed and Indexed Jobs (without
+// backoffLimitPerIndex): pods for parallelism and completions with the
 // batch.kubernetes.io/job-tracking finalizer, finished pods counted through
 // status.uncountedTerminatedPods before their finalizer is removed,
 // status active, ready, terminating, succeeded, failed, startTime and
@@ -173,6 +174,9 @@ type jobSync struct {
 	completions          *int32
 	parallelism, limit   int32
 	satisfiedExpectation bool
+	// Indexed Jobs: the completed indexes of the status, and with those of
+	// the succeeded pods not yet counted.
+	prevSucceededIndexes, succeededIndexes orderedIntervals
 }
 
 func (jc *JobController) now() time.Time { return jc.Clock.Now() }
@@ -207,8 +211,9 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		jc.mu.Unlock()
 		return reconcile.Result{}, nil
 	}
-	if job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion {
-		// Not modelled: see the package's known gaps.
+	if isIndexedJob(job) && (job.Spec.Completions == nil || job.Spec.BackoffLimitPerIndex != nil) {
+		// Validation refuses an Indexed Job without completions;
+		// backoffLimitPerIndex is not modelled (the package's known gaps).
 		return reconcile.Result{}, nil
 	}
 	if job.Status.UncountedTerminatedPods == nil {
@@ -250,6 +255,10 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 	if job.Status.StartTime == nil && !jobSuspended(job) {
 		now := metav1.NewTime(jc.now())
 		job.Status.StartTime = &now
+	}
+	if isIndexedJob(job) {
+		s.prevSucceededIndexes, s.succeededIndexes = succeededIndexes(job, pods)
+		s.succeeded = int32(s.succeededIndexes.total())
 	}
 	s.newBackoff = jc.newBackoffRecord(key, newSucceeded, newFailed)
 	var manageErr error
@@ -514,10 +523,8 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	} else {
 		want = max(min(*s.completions-s.succeeded, s.parallelism), 0)
 	}
-	if rm := active - want; rm > 0 {
-		pods := append([]*corev1.Pod(nil), s.activePods...)
-		sortActivePods(pods)
-		pods = pods[:min(int(rm), MaxPodCreateDeletePerSync)]
+	if pods := activePodsForRemoval(job, s.activePods, int(max(active-want, 0))); len(pods) > 0 {
+		pods = pods[:min(len(pods), MaxPodCreateDeletePerSync)]
 		removedReady, removed, err := jc.deleteJobPods(ctx, key, job, pods)
 		s.terminating += removed
 		s.ready -= removedReady
@@ -536,6 +543,11 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 		return active, nil
 	}
 	diff = min(diff, MaxPodCreateDeletePerSync)
+	var indexes []int
+	if isIndexedJob(job) {
+		indexes = firstPendingIndexes(s, int(diff), int(*s.completions))
+		diff = int32(len(indexes))
+	}
 	jc.exp.expect(key, int(diff), 0)
 	template := job.Spec.Template.DeepCopy()
 	if !slices.Contains(template.Finalizers, batchv1.JobTrackingFinalizer) {
@@ -544,7 +556,14 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	ref := metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
 	active += diff
 	ok, err := slowStartBatch(int(diff), 1, func() error {
-		err := pc.create(ctx, podFromTemplate(template, job, ref), job)
+		pod := podFromTemplate(template, job, ref)
+		if len(indexes) > 0 {
+			t, name := indexedPodTemplate(template, job, indexes[0])
+			indexes = indexes[1:]
+			pod = podFromTemplate(t, job, ref)
+			pod.GenerateName = name
+		}
+		err := pc.create(ctx, pod, job)
 		if err != nil && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			return nil
 		}
@@ -625,6 +644,11 @@ func (jc *JobController) removeFinalizer(ctx context.Context, p *corev1.Pod) err
 func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, shared *batchv1.Job, s *jobSync, needsFlush bool) error {
 	job := s.job
 	uncounted := job.Status.UncountedTerminatedPods
+	indexed := isIndexedJob(job)
+	var newSucceededIndexes []int
+	if indexed {
+		sortByCompletionIndex(s.pods) // completed indexes come in order
+	}
 	withFinalizer := map[types.UID]bool{}
 	for _, p := range s.pods {
 		if hasTrackingFinalizer(p) {
@@ -645,21 +669,37 @@ func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, 
 			continue
 		}
 		toRemove = append(toRemove, p)
+		ix := completionIndex(p.Annotations)
 		if p.Status.Phase == corev1.PodSucceeded && !s.uncountedFailed[p.UID] {
-			if !s.uncountedSucceeded[p.UID] {
+			if indexed {
+				// The completion index is enough not to count a pod twice.
+				if ix != unknownCompletionIndex && ix < int(*job.Spec.Completions) && !s.prevSucceededIndexes.has(ix) {
+					newSucceededIndexes = append(newSucceededIndexes, ix)
+					needsFlush = true
+				}
+			} else if !s.uncountedSucceeded[p.UID] {
 				needsFlush = true
 				uncounted.Succeeded = append(uncounted.Succeeded, p.UID)
 			}
 		} else if failed || (s.finishedCondition != nil && s.finishedCondition.Type != batchv1.JobSuccessCriteriaMet) {
-			if !s.uncountedFailed[p.UID] {
+			if !s.uncountedFailed[p.UID] && (!indexed || (ix != unknownCompletionIndex && ix < int(*job.Spec.Completions))) {
 				needsFlush = true
 				uncounted.Failed = append(uncounted.Failed, p.UID)
 			}
 		}
-		if len(uncounted.Succeeded)+len(uncounted.Failed) >= MaxUncountedPods {
+		if len(newSucceededIndexes)+len(uncounted.Succeeded)+len(uncounted.Failed) >= MaxUncountedPods {
 			reachedMax = true
 			break
 		}
+	}
+	if indexed {
+		s.succeededIndexes = s.succeededIndexes.withOrderedIndexes(newSucceededIndexes)
+		str := s.succeededIndexes.String()
+		if str != job.Status.CompletedIndexes {
+			needsFlush = true
+		}
+		job.Status.Succeeded = int32(s.succeededIndexes.total())
+		job.Status.CompletedIndexes = str
 	}
 	if s.finishedCondition != nil && s.finishedCondition.Type == batchv1.JobFailureTarget {
 		job.Status.Conditions = append(job.Status.Conditions, *s.finishedCondition)

@@ -66,7 +66,8 @@
 //     pod-level resources and without the defaulting of requests from limits);
 //     PodTopologyLabels admission: a pod created with spec.nodeName gets the
 //     Node's topology.kubernetes.io/zone and region labels (no binding
-//     subresource, its other path).
+//     subresource, its other path). Of the pod defaults, only apiVersion v1 of
+//     an environment variable's fieldRef (SetDefaults_ObjectFieldSelector).
 //
 //   - Jobs: SetDefaults_Job on every write (completions, parallelism,
 //     backoffLimit, completionMode, suspend, podReplacementPolicy,

@@ -73,6 +73,7 @@ func prepareForCreate(k *Kind, obj client.Object) {
 		// pkg/registry/core/pod/strategy.go PrepareForCreate: a new pod's status
 		// is phase Pending and its QoS class.
 		pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(pod)}
+		defaultPod(pod)
 	}
 	if sec, ok := obj.(*corev1.Secret); ok && sec.Type == "" {
 		sec.Type = corev1.SecretTypeOpaque // pkg/apis/core/v1/defaults.go SetDefaults_Secret
@@ -90,6 +91,22 @@ func prepareForCreate(k *Kind, obj client.Object) {
 	}
 	mergeStringData(obj)
 	defaultRBAC(obj)
+}
+
+// defaultPod is the one pod default the model applies (of pkg/apis/core/v1
+// defaults.go, which runs on every decoded Pod): SetDefaults_ObjectFieldSelector,
+// apiVersion v1 for the fieldRef of a container's environment variable (the job
+// controller's JOB_COMPLETION_INDEX has none).
+func defaultPod(pod *corev1.Pod) {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			for j := range cs[i].Env {
+				if vf := cs[i].Env[j].ValueFrom; vf != nil && vf.FieldRef != nil && vf.FieldRef.APIVersion == "" {
+					vf.FieldRef.APIVersion = "v1"
+				}
+			}
+		}
+	}
 }
 
 // defaultJob is SetDefaults_Job (k8s.io/kubernetes@v1.37.2
@@ -193,6 +210,9 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client.Object {
 	if job, ok := in.(*batchv1.Job); ok {
 		defaultJob(job) // the body is decoded with defaults, whatever the subresource
+	}
+	if pod, ok := in.(*corev1.Pod); ok {
+		defaultPod(pod)
 	}
 	switch subresource {
 	case "status":
