@@ -70,8 +70,9 @@
 // an earlier template; a Recreate rollout; a rollout whose pods never start, past its
 // progress deadline; 11 replicas; a Job whose pod succeeds; a Job of 3 completions 2
 // at a time; a Job whose pods fail until BackoffLimitExceeded; an Indexed Job of 3
-// completions 2 at a time, and one whose pods fail (the pods' index annotation and
-// label, hostname and JOB_COMPLETION_INDEX recorded); a Service over three
+// completions 2 at a time, one whose pods fail past backoffLimit, and one whose
+// indexes fail past backoffLimitPerIndex (the pods' index annotation and label,
+// failure count, hostname and JOB_COMPLETION_INDEX recorded); a Service over three
 // bare pods bound to a Node with a zone label (the real endpointslice controller
 // leaves out pods whose Node it cannot find), one pod going NotReady, the selector
 // and ports changed, the Service deleted. The test plays the

@@ -38,7 +38,10 @@
 //     a pod per pending index, lowest first, named <job>-<index>- with the
 //     completion index annotation and label, hostname and
 //     JOB_COMPLETION_INDEX; status.completedIndexes; duplicate and
-//     out-of-range indexes removed).
+//     out-of-range indexes removed; backoffLimitPerIndex: the
+//     job-index-failure-count annotation, the last failed pod of an index
+//     kept until its replacement, the per-index back-off, failedIndexes,
+//     FailedIndexes and MaxFailedIndexesExceeded).
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
@@ -116,10 +119,10 @@
 //     deployment's ReplicaSet watch and Recreate's pod-deletion wake-up are
 //     mapped through the cache. The ReplicaSet's pod ranking for scale-down
 //     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode).
-//   - Job: no pod failure policy, success policy, suspend (the Suspended
-//     condition) or managed-by other than the default; Indexed Jobs with
-//     backoffLimitPerIndex (failedIndexes, the per-index failure count
-//     annotation, maxFailedIndexes) are left alone (no pods, no status); the tracking
+//   - Job: no pod failure policy (so no FailIndex action and no ignored
+//     failure count), success policy, suspend (the Suspended condition) or
+//     managed-by other than the default; no PodGroup (workload-aware
+//     scheduling); the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many

@@ -3,8 +3,10 @@ package kube
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,7 +44,7 @@ const (
 // (k8s.io/kubernetes@v1.37.1 pkg/controller/job/job_controller.go: syncJob,
 // manageJob, trackJobStatusAndRemoveFinalizers,
 // flushUncountedAndRemoveFinalizers, enactJobFinished; backoff_utils.go;
-// indexed_job_utils.go) for NonIndexed and Indexed Jobs (without
+// indexed_job_utils.go) for NonIndexed and Indexed Jobs (with
 // backoffLimitPerIndex): pods for parallelism and completions with the
 // batch.kubernetes.io/job-tracking finalizer, finished pods counted through
 // status.uncountedTerminatedPods before their finalizer is removed,
@@ -177,6 +179,10 @@ type jobSync struct {
 	// Indexed Jobs: the completed indexes of the status, and with those of
 	// the succeeded pods not yet counted.
 	prevSucceededIndexes, succeededIndexes orderedIntervals
+	// backoffLimitPerIndex: the failed indexes, and the last failed pod of
+	// each index that waits for its replacement (its finalizer kept).
+	failedIndexes *orderedIntervals
+	delayed       map[int]*corev1.Pod
 }
 
 func (jc *JobController) now() time.Time { return jc.Clock.Now() }
@@ -211,10 +217,8 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		jc.mu.Unlock()
 		return reconcile.Result{}, nil
 	}
-	if isIndexedJob(job) && (job.Spec.Completions == nil || job.Spec.BackoffLimitPerIndex != nil) {
-		// Validation refuses an Indexed Job without completions;
-		// backoffLimitPerIndex is not modelled (the package's known gaps).
-		return reconcile.Result{}, nil
+	if isIndexedJob(job) && job.Spec.Completions == nil {
+		return reconcile.Result{}, nil // validation refuses it
 	}
 	if job.Status.UncountedTerminatedPods == nil {
 		job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
@@ -223,6 +227,8 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 	// SetDefaults_Job: the apiserver model does not default.
 	if job.Spec.BackoffLimit != nil {
 		s.limit = *job.Spec.BackoffLimit
+	} else if job.Spec.BackoffLimitPerIndex != nil {
+		s.limit = math.MaxInt32
 	}
 	if job.Spec.Parallelism != nil {
 		s.parallelism = *job.Spec.Parallelism
@@ -277,6 +283,17 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		case job.Spec.ActiveDeadlineSeconds != nil && !jobSuspended(job):
 			s.requeue = time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - jc.now().Sub(job.Status.StartTime.Time)
 		}
+	}
+	if isIndexedJob(job) && hasBackoffLimitPerIndex(job) {
+		s.failedIndexes = failedIndexes(job, pods)
+		if s.finishedCondition == nil {
+			if job.Spec.MaxFailedIndexes != nil && s.failedIndexes.total() > int(*job.Spec.MaxFailedIndexes) {
+				s.finishedCondition = newJobCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes", jc.now())
+			} else if s.failedIndexes.total() > 0 && s.failedIndexes.total()+s.succeededIndexes.total() >= int(*job.Spec.Completions) {
+				s.finishedCondition = newJobCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, "Job has failed indexes", jc.now())
+			}
+		}
+		s.delayed = podsWithDelayedDeletionPerIndex(s)
 	}
 	if s.finishedCondition != nil {
 		deletedReady, deleted, err := jc.deleteActivePods(ctx, job, s.activePods)
@@ -538,14 +555,23 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	if diff <= 0 {
 		return active, nil
 	}
-	if remaining := jc.remainingBackoff(s.newBackoff); remaining > 0 {
-		s.requeue = remaining
-		return active, nil
+	if !hasBackoffLimitPerIndex(job) {
+		if remaining := jc.remainingBackoff(s.newBackoff); remaining > 0 {
+			s.requeue = remaining
+			return active, nil
+		}
 	}
 	diff = min(diff, MaxPodCreateDeletePerSync)
 	var indexes []int
 	if isIndexedJob(job) {
 		indexes = firstPendingIndexes(s, int(diff), int(*s.completions))
+		if hasBackoffLimitPerIndex(job) {
+			var wait time.Duration
+			if indexes, wait = jc.indexesToCreateNow(indexes, s.delayed); wait > 0 {
+				s.requeue = wait
+				return active, nil
+			}
+		}
 		diff = int32(len(indexes))
 	}
 	jc.exp.expect(key, int(diff), 0)
@@ -559,6 +585,15 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 		pod := podFromTemplate(template, job, ref)
 		if len(indexes) > 0 {
 			t, name := indexedPodTemplate(template, job, indexes[0])
+			if hasBackoffLimitPerIndex(job) {
+				// addIndexFailureCountAnnotation: the replaced pod's count, plus
+				// its own failure.
+				n := int32(0)
+				if p := s.delayed[indexes[0]]; p != nil {
+					n = indexFailureCount(p) + 1
+				}
+				t.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(n))
+			}
 			indexes = indexes[1:]
 			pod = podFromTemplate(t, job, ref)
 			pod.GenerateName = name
@@ -668,6 +703,14 @@ func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, 
 		if !(job.DeletionTimestamp != nil || s.finishedCondition != nil || p.Status.Phase == corev1.PodSucceeded || failed) {
 			continue
 		}
+		// canRemoveFinalizer: the last failed pod of an index keeps its
+		// finalizer until its replacement exists.
+		if job.DeletionTimestamp == nil && s.finishedCondition == nil && p.Status.Phase != corev1.PodSucceeded &&
+			hasBackoffLimitPerIndex(job) {
+			if d, ok := s.delayed[completionIndex(p.Annotations)]; ok && d.UID == p.UID {
+				continue
+			}
+		}
 		toRemove = append(toRemove, p)
 		ix := completionIndex(p.Annotations)
 		if p.Status.Phase == corev1.PodSucceeded && !s.uncountedFailed[p.UID] {
@@ -700,6 +743,14 @@ func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, 
 		}
 		job.Status.Succeeded = int32(s.succeededIndexes.total())
 		job.Status.CompletedIndexes = str
+		var failedStr *string
+		if s.failedIndexes != nil {
+			failedStr = ptr.To(s.failedIndexes.String())
+		}
+		if !ptr.Equal(job.Status.FailedIndexes, failedStr) {
+			job.Status.FailedIndexes = failedStr
+			needsFlush = true
+		}
 	}
 	if s.finishedCondition != nil && s.finishedCondition.Type == batchv1.JobFailureTarget {
 		job.Status.Conditions = append(job.Status.Conditions, *s.finishedCondition)

@@ -2,9 +2,11 @@ package kube
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -220,6 +222,9 @@ func firstPendingIndexes(s *jobSync, count, completions int) []int {
 		}
 		nonPending = nonPending.withOrderedIndexes(sortedIndexes(indexesOf(terminating)))
 	}
+	if s.failedIndexes != nil {
+		nonPending = nonPending.merge(*s.failedIndexes)
+	}
 	var out []int
 	candidate := 0
 	for _, iv := range nonPending {
@@ -323,4 +328,96 @@ func indexedPodTemplate(template *corev1.PodTemplateSpec, job *batchv1.Job, ix i
 		name = name[:maxGeneratedNameLength-len(suffix)] + suffix
 	}
 	return t, name
+}
+
+func hasBackoffLimitPerIndex(j *batchv1.Job) bool { return j.Spec.BackoffLimitPerIndex != nil }
+
+// indexFailureCount is getIndexFailureCount: the pod's
+// batch.kubernetes.io/job-index-failure-count annotation (0 if missing or
+// invalid).
+func indexFailureCount(p *corev1.Pod) int32 {
+	return annotationCount(p, batchv1.JobIndexFailureCountAnnotation)
+}
+
+// indexAbsoluteFailureCount is getIndexAbsoluteFailureCount: with the failures
+// a pod failure policy ignored.
+func indexAbsoluteFailureCount(p *corev1.Pod) int32 {
+	return indexFailureCount(p) + annotationCount(p, batchv1.JobIndexIgnoredFailureCountAnnotation)
+}
+
+func annotationCount(p *corev1.Pod, key string) int32 {
+	v, err := strconv.Atoi(p.Annotations[key])
+	if err != nil || v < 0 || v > math.MaxInt32 {
+		return 0
+	}
+	return int32(v)
+}
+
+// failedIndexes is calculateFailedIndexes: the status's, and the indexes of
+// failed pods (with the tracking finalizer) whose failure count has reached
+// backoffLimitPerIndex (isIndexFailed, without a pod failure policy).
+func failedIndexes(job *batchv1.Job, pods []*corev1.Pod) *orderedIntervals {
+	completions := int(*job.Spec.Completions)
+	var prev orderedIntervals
+	if job.Status.FailedIndexes != nil {
+		prev = parseIndexes(*job.Status.FailedIndexes, completions)
+	}
+	set := map[int]bool{}
+	for _, p := range pods {
+		ix := completionIndex(p.Annotations)
+		if ix != unknownCompletionIndex && ix < completions && hasTrackingFinalizer(p) && isPodFailed(p, job) &&
+			indexFailureCount(p) >= *job.Spec.BackoffLimitPerIndex {
+			set[ix] = true
+		}
+	}
+	out := prev.withOrderedIndexes(sortedIndexes(set))
+	return &out
+}
+
+// podsWithDelayedDeletionPerIndex is getPodsWithDelayedDeletionPerIndex: for
+// each index neither succeeded, failed nor active, its last failed pod (most
+// failures, then latest finish) among the pods that keep the tracking
+// finalizer.
+func podsWithDelayedDeletionPerIndex(s *jobSync) map[int]*corev1.Pod {
+	active := indexesOf(s.activePods)
+	completions := int(*s.job.Spec.Completions)
+	out := map[int]*corev1.Pod{}
+	for _, p := range s.pods {
+		ix := completionIndex(p.Annotations)
+		if !hasTrackingFinalizer(p) || ix == unknownCompletionIndex || ix >= completions || !isPodFailed(p, s.job) {
+			continue
+		}
+		if s.succeededIndexes.has(ix) || s.failedIndexes.has(ix) || active[ix] {
+			continue
+		}
+		if last, ok := out[ix]; !ok || (indexAbsoluteFailureCount(last) <= indexAbsoluteFailureCount(p) && !finishedTime(p).Before(finishedTime(last))) {
+			out[ix] = p
+		}
+	}
+	return out
+}
+
+// indexesToCreateNow is getPodCreationInfoForIndependentIndexes: the indexes
+// whose back-off (getRemainingTimePerIndex: 10s doubling per failure of the
+// index, from its last failed pod's finish) is over; if none, the shortest
+// wait.
+func (jc *JobController) indexesToCreateNow(indexes []int, delayed map[int]*corev1.Pod) ([]int, time.Duration) {
+	var now []int
+	var wait time.Duration
+	for _, ix := range indexes {
+		d := time.Duration(0)
+		if p := delayed[ix]; p != nil {
+			t := finishedTime(p)
+			d = jc.remainingBackoff(backoffRecord{failuresAfterLastSuccess: indexAbsoluteFailureCount(p) + 1, lastFailureTime: &t})
+		}
+		if d == 0 {
+			now = append(now, ix)
+		} else if wait == 0 || d < wait {
+			wait = d
+		}
+	}
+	if len(now) > 0 {
+		return now, 0
+	}
+	return nil, wait
 }

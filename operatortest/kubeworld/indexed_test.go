@@ -2,6 +2,7 @@ package kubeworld_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -127,4 +128,69 @@ func TestIndexedJobBackoffLimitExceeded(t *testing.T) {
 	}
 	slices.Sort(ixs)
 	eq(t, "indexes of the pods", fmt.Sprint(ixs), "[0 1]")
+}
+
+// backoffLimitPerIndex 1, the first pod bound fails once (podfail): its index
+// waits the back-off with the failed pod's finalizer kept
+// (getPodsWithDelayedDeletionPerIndex), then gets a pod whose
+// job-index-failure-count is 1, which succeeds; no index failed.
+func TestIndexedJobBackoffLimitPerIndexRetriesAnIndex(t *testing.T) {
+	c := world(t, "seed 24\npodfail pod=1\n")
+	j := indexedJob("idx", 2, 2, 6, map[string]string{kube.AnnotationRun: "5s"})
+	j.Spec.BackoffLimit, j.Spec.BackoffLimitPerIndex = nil, ptr.To[int32](1)
+	if err := c.Admin().Create(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	st := get(t, c, j).Status
+	eq(t, "counters", fmt.Sprint(st.Active, st.Succeeded, st.Failed), "0 2 1")
+	eq(t, "completedIndexes", st.CompletedIndexes, "0,1")
+	eq(t, "failedIndexes", fmt.Sprintf("%v %q", st.FailedIndexes != nil, ptr.Deref(st.FailedIndexes, "")), `true ""`)
+	eq(t, "backoffLimit defaulted", ptr.Deref(get(t, c, j).Spec.BackoffLimit, 0), int32(math.MaxInt32))
+	var counts []string
+	for _, p := range pods(t, c) {
+		indexOf(t, "idx", &p)
+		counts = append(counts, fmt.Sprintf("%s:%s", p.Status.Phase, p.Annotations[batchv1.JobIndexFailureCountAnnotation]))
+		if len(p.Finalizers) != 0 {
+			t.Errorf("pod %s keeps finalizers %v", p.Name, p.Finalizers)
+		}
+	}
+	slices.Sort(counts)
+	eq(t, "pods by phase:failure count", fmt.Sprint(counts), "[Failed:0 Succeeded:0 Succeeded:1]")
+}
+
+// backoffLimitPerIndex 0, every pod exits 1: each index fails at its first
+// failure; with every index failed the Job fails with FailedIndexes, and with
+// maxFailedIndexes 0 already at the first, MaxFailedIndexesExceeded.
+func TestIndexedJobFailedIndexes(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		maxFailed  *int32
+		conditions []string
+	}{
+		{"all indexes", nil, []string{
+			"FailureTarget=True/FailedIndexes: Job has failed indexes",
+			"Failed=True/FailedIndexes: Job has failed indexes"}},
+		{"maxFailedIndexes 0", ptr.To[int32](0), []string{
+			"FailureTarget=True/MaxFailedIndexesExceeded: Job has exceeded the specified maximal number of failed indexes",
+			"Failed=True/MaxFailedIndexesExceeded: Job has exceeded the specified maximal number of failed indexes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := world(t, "seed 25\n")
+			j := indexedJob("idx", 2, 1, 6, map[string]string{kube.AnnotationRun: "2s", kube.AnnotationExitCode: "1"})
+			j.Spec.BackoffLimit, j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes = nil, ptr.To[int32](0), tc.maxFailed
+			if err := c.Admin().Create(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			c.RunFor(time.Minute)
+			st := get(t, c, j).Status
+			eq(t, "conditions", fmt.Sprint(jobConds(st.Conditions)), fmt.Sprint(tc.conditions))
+			wantFailed := "0,1"
+			if tc.maxFailed != nil {
+				wantFailed = "0" // parallelism 1: index 1 never started
+			}
+			eq(t, "failedIndexes", ptr.Deref(st.FailedIndexes, "<nil>"), wantFailed)
+			eq(t, "completedIndexes", st.CompletedIndexes, "")
+		})
+	}
 }
