@@ -140,7 +140,7 @@
 //     nodes, binding by an update of spec.nodeName, which the apiserver model
 //     counts as a generation), every node's kubelet and the node lifecycle
 //     controller's pod side; its Node objects carry a name only (registered
-//     before the first binding; no labels, status or lease, and a lost node
+//     at its first pod; no labels, status or lease, and a lost node
 //     keeps its object unchanged), no init or sidecar containers
 //     (Initialized is True at once), no probes (a running container is ready
 //     unless told otherwise), no graceful termination (the apiserver model

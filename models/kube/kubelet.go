@@ -136,8 +136,8 @@ type Kubelet struct {
 }
 
 // register is the kubelets' node registration (pkg/kubelet/kubelet_node_status.go
-// registerWithAPIServer): a Node object for each node that has none, before the
-// first pod is bound; the endpointslice controller leaves out pods whose Node it
+// registerWithAPIServer): a Node object for each node that has none, at the
+// first pod the kubelet handles (upstream: at start); the endpointslice controller leaves out pods whose Node it
 // cannot find. Only the name is modelled: no labels, capacity or conditions.
 func (k *Kubelet) register(ctx context.Context) error {
 	k.mu.Lock()
@@ -263,6 +263,9 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 		}
 		return reconcile.Result{}, err
 	}
+	if err := k.register(ctx); err != nil {
+		return reconcile.Result{}, err
+	}
 	now := k.Clock.Now()
 	p := k.plan(pod)
 	if pod.Spec.NodeName == "" {
@@ -296,9 +299,6 @@ func (k *Kubelet) bind(ctx context.Context, pod *corev1.Pod, p *podPlan, now tim
 	}
 	if wait := pod.CreationTimestamp.Add(p.schedule).Sub(now); wait > 0 {
 		return reconcile.Result{RequeueAfter: wait}, nil
-	}
-	if err := k.register(ctx); err != nil {
-		return reconcile.Result{}, err
 	}
 	var live []string
 	for _, n := range k.nodes() {
