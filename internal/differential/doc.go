@@ -125,9 +125,12 @@
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:
-//     no pod spec beyond containers' names and images, no apiserver defaults).
+//     no pod spec beyond containers' names, images and env, and the hostname; no
+//     apiserver defaults).
 //   - Workloads: the kubelet is the test's (Kubelet), on both sides; the kubelet
-//     model of models/kube is not compared with a real kubelet. Pods are never bound
-//     to a node, so their deletion is immediate on both sides: graceful termination
-//     (terminatingReplicas, the Job's terminating count) is not exercised.
+//     model of models/kube is not compared with a real kubelet. The controllers'
+//     pods are never bound to a node (only the endpointslice script's bare pods
+//     are, and they are not deleted), so their deletion is immediate on both
+//     sides: graceful termination (terminatingReplicas, the Job's terminating
+//     count, terminating endpoints) is not exercised.
 package differential

@@ -257,7 +257,7 @@ var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", 
 // recorded fields as JSON. Names made from a generateName become the generateName
 // followed by "*", uids become "uid(<Kind>/<name>)" of the object they belong to
 // (when it is one of the snapshot's), timestamps "<time>", conditions are sorted by
-// type (sortConditions), and a pod's containers keep their names and images only.
+// type (sortConditions), and a pod's containers keep their names, images and env only.
 // resourceVersions are not recorded.
 func (s *Snapshot) Lines() []string {
 	type obj struct {

@@ -224,7 +224,8 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
 	s := &jobSync{job: job, satisfiedExpectation: jc.exp.satisfied(key), limit: 6, parallelism: 1, completions: job.Spec.Completions}
-	// SetDefaults_Job: the apiserver model does not default.
+	// SetDefaults_Job's values where a field is nil (the apiserver model
+	// defaults Jobs; a Job given to the model another way may not be).
 	if job.Spec.BackoffLimit != nil {
 		s.limit = *job.Spec.BackoffLimit
 	} else if job.Spec.BackoffLimitPerIndex != nil {
