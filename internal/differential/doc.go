@@ -63,25 +63,35 @@
 // the same release. TestKubeControllerManagerWorkloads starts an envtest of its own
 // (the shared one's Deployments would be reconciled), then kube-controller-manager
 // against it (StartKubeControllerManager: --controllers=deployment-controller,
-// replicaset-controller,job-controller,statefulset-controller, --leader-elect=false,
-// --secure-port=0, the kubeconfig of envtest's admin; KubeControllerManagerArgs says why each), and runs
+// replicaset-controller,job-controller,statefulset-controller,endpointslice-controller,
+// --leader-elect=false, --secure-port=0, the kubeconfig of envtest's admin;
+// KubeControllerManagerArgs says why each), and runs
 // the scripts of workloadScripts, each in a namespace of its own, all at once: a
 // Deployment created, scaled up, scaled down and rolled to a new image; a rollback to
 // an earlier template; a Recreate rollout; a rollout whose pods never start, past its
 // progress deadline; 11 replicas; a Job whose pod succeeds; a Job of 3 completions 2
-// at a time; a Job whose pods fail until BackoffLimitExceeded; StatefulSets
+// at a time; a Job whose pods fail until BackoffLimitExceeded; an Indexed Job of 3
+// completions 2 at a time, one whose pods fail past backoffLimit, and one whose
+// indexes fail past backoffLimitPerIndex (the pods' index annotation and label,
+// failure count, hostname and JOB_COMPLETION_INDEX recorded); StatefulSets
 // (workload_statefulset_test.go): OrderedReady created, scaled down, rolled to a new
 // image, scaled up and rolled back; Parallel with a partition; OnDelete with
 // minReadySeconds and a pod deleted by hand; claims from a volumeClaimTemplate;
-// replicas numbered from spec.ordinals.start, then renumbered. The
-// test plays the kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
-// Ready, or Succeeded or Failed as its KubeletAnnotation says. After each step, once
+// replicas numbered from spec.ordinals.start, then renumbered; a Service over three
+// bare pods bound to a Node with a zone label (the real endpointslice controller
+// leaves out pods whose Node it cannot find), one pod going NotReady, the selector
+// and ports changed, the Service deleted. The test plays the
+// kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
+// Ready, or Succeeded or Failed as its KubeletAnnotation says, with an address drawn
+// from its name. After each step, once
 // the step's condition holds (a finished rollout, a finished Job) and the namespace
 // has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods,
-// Jobs, StatefulSets, ControllerRevisions and PersistentVolumeClaims are recorded
-// (Snapshot.Lines): ownerReferences, labels, annotations,
-// finalizers, replicas, selectors and status, with generated names, uids and
-// timestamps normalised, and resourceVersions dropped; so are the namespace's Events
+// Jobs, StatefulSets, ControllerRevisions, PersistentVolumeClaims, Services and
+// EndpointSlices are recorded (Snapshot.Lines): ownerReferences,
+// labels, annotations, finalizers, replicas, selectors and status, a slice's ports
+// and endpoints (sorted by pod: upstream fills a slice in map order; its generation
+// is left out, as it counts how pod events fell into syncs), with generated names,
+// uids and timestamps normalised, and resourceVersions dropped; so are the namespace's Events
 // (object, type, reason, message, source, with their counts summed). The test checks
 // the records against what upstream documents (reasons, messages, revisions,
 // counts). TestModelsMatchKubeControllerManager runs the same scripts in the
@@ -91,8 +101,6 @@
 // normalised on both sides and each pinned by a TestKnownGapWorkload* test that
 // fails once the gap closes:
 //
-//   - gapJobSelectorNotGenerated: the apiserver model does not generate a Job's
-//     selector and template labels, nor copy them to the Job's labels.
 //   - gapEventsNotAggregated: the simulator's event recorder does not combine
 //     similar events after the 10th as client-go's EventCorrelator does.
 //   - gapNoPVCProtection: the apiserver model does not add the
@@ -118,15 +126,20 @@
 //   - envtest runs no controllers: no namespace controller, no garbage collector.
 //     Namespaces stay Terminating and owned objects are not collected, on both sides.
 //     The workload comparison's kube-controller-manager runs the deployment,
-//     replicaset, job and statefulset controllers only: no garbage collector (no
-//     script deletes a workload), no endpointslice controller (no model of it yet).
-//     StatefulSets have no volumeClaimTemplates (the model creates no claims).
+//     replicaset, job, statefulset and endpointslice controllers only: no garbage
+//     collector (a deleted Service's slices stay, on both sides).
+//   - Workloads: the Events of kube-apiserver's ClusterIP repair loop
+//     (ClusterIPNotAllocated, a race of the real server's own scan) are not
+//     recorded; the apiserver model allocates no ClusterIPs.
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:
-//     no pod spec beyond containers' names and images, no apiserver defaults).
+//     no pod spec beyond containers' names, images and env, and the hostname; no
+//     apiserver defaults).
 //   - Workloads: the kubelet is the test's (Kubelet), on both sides; the kubelet
-//     model of models/kube is not compared with a real kubelet. Pods are never bound
-//     to a node, so their deletion is immediate on both sides: graceful termination
-//     (terminatingReplicas, the Job's terminating count) is not exercised.
+//     model of models/kube is not compared with a real kubelet. The controllers'
+//     pods are never bound to a node (only the endpointslice script's bare pods
+//     are, and they are not deleted), so their deletion is immediate on both
+//     sides: graceful termination (terminatingReplicas, the Job's terminating
+//     count, terminating endpoints) is not exercised.
 package differential

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -182,7 +184,9 @@ func setPodStatus(p *corev1.Pod, outcome string, now metav1.Time) {
 			cond(corev1.PodScheduled, corev1.ConditionTrue, ""),
 		},
 		HostIP:    "10.0.0.1",
-		PodIP:     "10.1.0.1",
+		HostIPs:   []corev1.HostIP{{IP: "10.0.0.1"}},
+		PodIP:     podIP(p.Name),
+		PodIPs:    []corev1.PodIP{{IP: podIP(p.Name)}},
 		StartTime: &now,
 		QOSClass:  corev1.PodQOSBestEffort,
 	}
@@ -195,13 +199,26 @@ func setPodStatus(p *corev1.Pod, outcome string, now metav1.Time) {
 	}
 }
 
+// podIP is the address the test kubelet gives a pod: drawn from its name, so that a
+// pod of the same name has the same address on both sides (the names of generated
+// pods differ; the records keep only the addresses of endpoints, whose pods the
+// scripts name).
+func podIP(name string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	x := h.Sum32()
+	return fmt.Sprintf("10.1.%d.%d", x>>8&0xff, x&0xff%254+1)
+}
+
 // A Snapshot is the workload objects of a namespace.
 type Snapshot struct {
-	Deployments []appsv1.Deployment
-	ReplicaSets []appsv1.ReplicaSet
-	Pods        []corev1.Pod
-	Jobs        []batchv1.Job
-	Events      []corev1.Event
+	Deployments    []appsv1.Deployment
+	ReplicaSets    []appsv1.ReplicaSet
+	Pods           []corev1.Pod
+	Jobs           []batchv1.Job
+	Services       []corev1.Service
+	EndpointSlices []discoveryv1.EndpointSlice
+	Events         []corev1.Event
 	// StatefulSets and their ControllerRevisions (workload_statefulset.go).
 	StatefulSets           []appsv1.StatefulSet
 	ControllerRevisions    []appsv1.ControllerRevision
@@ -211,13 +228,15 @@ type Snapshot struct {
 // TakeSnapshot lists the workload objects of ns.
 func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, error) {
 	d, rs, p, j, e := &appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &batchv1.JobList{}, &corev1.EventList{}
+	svc, eps := &corev1.ServiceList{}, &discoveryv1.EndpointSliceList{}
 	sts, cr, pvc := &appsv1.StatefulSetList{}, &appsv1.ControllerRevisionList{}, &corev1.PersistentVolumeClaimList{}
-	for _, l := range []client.ObjectList{d, rs, p, j, e, sts, cr, pvc} {
+	for _, l := range []client.ObjectList{d, rs, p, j, svc, eps, e, sts, cr, pvc} {
 		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
 			return nil, err
 		}
 	}
-	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items, Events: e.Items,
+	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items,
+		Services: svc.Items, EndpointSlices: eps.Items, Events: e.Items,
 		StatefulSets: sts.Items, ControllerRevisions: cr.Items, PersistentVolumeClaims: pvc.Items}, nil
 }
 
@@ -228,8 +247,14 @@ func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, e
 var recordedFields = map[string][][]string{
 	"Deployment": {{"spec", "replicas"}, {"status"}},
 	"ReplicaSet": {{"spec", "replicas"}, {"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
-	"Pod":        {{"spec", "containers"}, {"status", "phase"}},
+	"Pod":        {{"spec", "containers"}, {"spec", "hostname"}, {"status", "phase"}},
 	"Job":        {{"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
+	"Service":    {{"spec", "selector"}, {"spec", "ports"}},
+	// An EndpointSlice's generation is not recorded: it counts the controller's
+	// updates, and how pod events batch into syncs is timing (a real controller
+	// may write once for three pods or three times). Endpoints are sorted by pod:
+	// upstream fills a new slice in map order (EndpointSet.UnsortedList).
+	"EndpointSlice": {{"addressType"}, {"ports"}, {"endpoints"}},
 	// A StatefulSet's pods keep their names (normalName); a ControllerRevision's name
 	// holds the hash of the template it records.
 	"StatefulSet":        {{"spec", "replicas"}, {"status"}},
@@ -244,7 +269,7 @@ var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", 
 // recorded fields as JSON. Names made from a generateName become the generateName
 // followed by "*" (not a StatefulSet's pods: their names are their identity), uids become "uid(<Kind>/<name>)" of the object they belong to
 // (when it is one of the snapshot's), timestamps "<time>", conditions are sorted by
-// type (sortConditions), and a pod's containers keep their names and images only.
+// type (sortConditions), and a pod's containers keep their names, images and env only.
 // resourceVersions are not recorded.
 func (s *Snapshot) Lines() []string {
 	type obj struct {
@@ -264,6 +289,12 @@ func (s *Snapshot) Lines() []string {
 	for i := range s.Jobs {
 		objs = append(objs, obj{"Job", &s.Jobs[i]})
 	}
+	for i := range s.Services {
+		objs = append(objs, obj{"Service", &s.Services[i]})
+	}
+	for i := range s.EndpointSlices {
+		objs = append(objs, obj{"EndpointSlice", &s.EndpointSlices[i]})
+	}
 	for i := range s.StatefulSets {
 		objs = append(objs, obj{"StatefulSet", &s.StatefulSets[i]})
 	}
@@ -281,6 +312,13 @@ func (s *Snapshot) Lines() []string {
 			names[o.o.GetName()] = n
 		}
 		uids[string(o.o.GetUID())] = "uid(" + o.kind + "/" + n + ")"
+	}
+	for _, o := range objs { // owners gone from the namespace (a deleted Service)
+		for _, ref := range o.o.GetOwnerReferences() {
+			if _, ok := uids[string(ref.UID)]; !ok {
+				uids[string(ref.UID)] = "uid(" + ref.Kind + "/" + ref.Name + ")"
+			}
+		}
 	}
 	lines := make([]string, 0, len(objs))
 	for _, o := range objs {
@@ -308,10 +346,18 @@ func (s *Snapshot) Lines() []string {
 				var kept []any
 				for _, c := range ctrs.([]any) {
 					cm := c.(map[string]any)
-					kept = append(kept, map[string]any{"name": cm["name"], "image": cm["image"]})
+					k := map[string]any{"name": cm["name"], "image": cm["image"]}
+					if env, ok := cm["env"]; ok {
+						k["env"] = env // JOB_COMPLETION_INDEX
+					}
+					kept = append(kept, k)
 				}
 				setNested(rec, []string{"spec", "containers"}, kept)
 			}
+		}
+		if o.kind == "EndpointSlice" {
+			delete(m, "generation")
+			sortEndpoints(rec)
 		}
 		sortConditions(rec)
 		var b strings.Builder
@@ -348,6 +394,14 @@ func (s *Snapshot) eventLines(uids, names map[string]string) []string {
 	}
 	counts := map[string]int32{}
 	for _, e := range s.Events {
+		if e.Reason == "ClusterIPNotAllocated" {
+			// kube-apiserver's ClusterIP repair loop (pkg/registry/core/service/
+			// ipallocator/controller/repairip.go), not a controller: it warns when
+			// its periodic scan falls between a Service's IP allocation and its
+			// storage, a race of the real server's own; the apiserver model
+			// allocates no ClusterIPs.
+			continue
+		}
 		rec := map[string]any{
 			"involvedObject": map[string]any{"kind": e.InvolvedObject.Kind, "name": generated(e.InvolvedObject.Name)},
 			"type":           e.Type, "reason": e.Reason, "message": generated(e.Message),
@@ -366,6 +420,17 @@ func (s *Snapshot) eventLines(uids, names map[string]string) []string {
 		lines = append(lines, fmt.Sprintf("Event %s x%d", l, n))
 	}
 	return lines
+}
+
+// sortEndpoints sorts an EndpointSlice's endpoints by the name of their pod.
+func sortEndpoints(rec map[string]any) {
+	eps, _ := rec["endpoints"].([]any)
+	name := func(e any) string {
+		ref, _ := e.(map[string]any)["targetRef"].(map[string]any)
+		n, _ := ref["name"].(string)
+		return n
+	}
+	slices.SortStableFunc(eps, func(a, b any) int { return strings.Compare(name(a), name(b)) })
 }
 
 // sortConditions sorts status.conditions by type: their order is the order of their

@@ -22,7 +22,7 @@ type WorkloadGap struct {
 // workloadGaps are the divergences of the simulator (the models of models/kube and
 // the apiserver model under them) from kube-controller-manager on envtest that remain,
 // each pinned by a TestKnownGapWorkload* test.
-var workloadGaps = []WorkloadGap{gapJobSelectorNotGenerated, gapEventsNotAggregated}
+var workloadGaps = []WorkloadGap{gapEventsNotAggregated}
 
 // gapEventsNotAggregated: kube-controller-manager's event recorder (client-go
 // tools/record/events_cache.go EventCorrelator, EventAggregate) combines similar
@@ -58,37 +58,6 @@ var gapEventsNotAggregated = WorkloadGap{
 		slices.Sort(out)
 		return out
 	},
-}
-
-// gapJobSelectorNotGenerated: kube-apiserver's Job strategy generates the selector of
-// a Job created without one and labels its template (pkg/registry/batch/job/strategy.go
-// PrepareForCreate, generateSelector: batch.kubernetes.io/controller-uid and
-// controller-uid with the Job's uid, batch.kubernetes.io/job-name and job-name), and
-// the Job's defaulting copies the template's labels to a Job that has none
-// (pkg/apis/batch/v1/defaults.go SetDefaults_Job). The apiserver model does neither
-// (sim/apiserver/doc.go: no type-specific defaulting), so the simulated Job keeps no
-// labels and no selector; the job model puts the same labels on its pods itself
-// (models/kube/job.go, "The apiserver's Job strategy"), so the pods agree.
-// Normalised by dropping the Job's labels, selector and template labels.
-var gapJobSelectorNotGenerated = WorkloadGap{
-	Name: "the Job's selector and labels are not generated (sim/apiserver)",
-	Normalise: perLine(editLine("Job", func(obj map[string]any) {
-		if m, ok := obj["metadata"].(map[string]any); ok {
-			delete(m, "labels")
-		}
-		if spec, ok := obj["spec"].(map[string]any); ok {
-			delete(spec, "selector")
-			if tm, ok := nested(spec, []string{"template", "metadata"}); ok {
-				delete(tm.(map[string]any), "labels")
-				if len(tm.(map[string]any)) == 0 {
-					delete(spec, "template")
-				}
-			}
-			if len(spec) == 0 {
-				delete(obj, "spec")
-			}
-		}
-	})),
 }
 
 // perLine returns a Normalise that rewrites each line with f.

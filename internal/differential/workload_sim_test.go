@@ -100,10 +100,6 @@ func knownWorkloadGap(t *testing.T, gap WorkloadGap, scripts ...string) {
 	}
 }
 
-func TestKnownGapWorkloadJobSelectorNotGenerated(t *testing.T) {
-	knownWorkloadGap(t, gapJobSelectorNotGenerated, "job-completes", "job-fails")
-}
-
 func TestKnownGapWorkloadEventsNotAggregated(t *testing.T) {
 	knownWorkloadGap(t, gapEventsNotAggregated, "deployment-11-replicas")
 }

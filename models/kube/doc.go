@@ -34,7 +34,14 @@
 //   - JobController: pkg/controller/job/job_controller.go (syncJob, manageJob,
 //     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
 //     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
-//     backoff_utils.go, for NonIndexed Jobs.
+//     backoff_utils.go, for NonIndexed and Indexed Jobs (indexed_job_utils.go:
+//     a pod per pending index, lowest first, named <job>-<index>- with the
+//     completion index annotation and label, hostname and
+//     JOB_COMPLETION_INDEX; status.completedIndexes; duplicate and
+//     out-of-range indexes removed; backoffLimitPerIndex: the
+//     job-index-failure-count annotation, the last failed pod of an index
+//     kept until its replacement, the per-index back-off, failedIndexes,
+//     FailedIndexes and MaxFailedIndexesExceeded).
 //   - StatefulSetController: pkg/controller/statefulset (stateful_set.go sync;
 //     stateful_set_control.go UpdateStatefulSet, getStatefulSetRevisions,
 //     updateStatefulSet, processReplica, processCondemned,
@@ -52,7 +59,11 @@
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
-//     setEndpointSliceLabels; ShouldPodBeInEndpoints, FindPort).
+//     setEndpointSliceLabels, finalize; ShouldPodBeInEndpoints, FindPort;
+//     util/trigger_time_tracker.go for the last-change-trigger-time
+//     annotation). Pods whose Node is missing are left out and the sync
+//     fails (event FailedToUpdateEndpointSlices); compared with the real
+//     controller by internal/differential's endpointslice script.
 //   - Kubelet: the pod side of kube-scheduler (binding), of the kubelet
 //     (pkg/kubelet/status/generate.go, kubelet_pods.go getPhase, the
 //     container back-off) and of the node lifecycle controller
@@ -110,14 +121,14 @@
 //     (upstream: parallel goroutines per slow-start batch). Status retries
 //     re-read from the cache, not the apiserver. The consistency store
 //     (EnsureReady of v1.37) is not modelled; expectations are.
-//   - The apiserver model does not default: the models read nil
-//     Deployment.replicas, strategy, revisionHistoryLimit,
-//     progressDeadlineSeconds, ReplicaSet.replicas, Job.parallelism,
-//     completions and backoffLimit, and the StatefulSet's replicas,
-//     podManagementPolicy, updateStrategy (partition 0, maxUnavailable 1),
-//     revisionHistoryLimit and claim retention policy with SetDefaults_*'s values, and Job pods
-//     get the controller-uid and job-name labels the apiserver's Job strategy
-//     puts in the template. The pod-template-hash is upstream's
+//   - The apiserver model does not default Deployments, ReplicaSets and
+//     StatefulSets: the models read nil Deployment.replicas, strategy,
+//     revisionHistoryLimit, progressDeadlineSeconds, ReplicaSet.replicas, and
+//     the StatefulSet's replicas, podManagementPolicy, updateStrategy
+//     (partition 0, maxUnavailable 1), revisionHistoryLimit and claim
+//     retention policy with SetDefaults_*'s values (Jobs it defaults, and
+//     gives their selector and template labels, as kube-apiserver does). The
+//     pod-template-hash is upstream's
 //     (controller.ComputeHash) over the template as stored, which a real
 //     apiserver has defaulted (imagePullPolicy, terminationMessagePath, ...):
 //     ReplicaSet names differ from a real cluster's for the same manifest.
@@ -125,9 +136,10 @@
 //     deployment's ReplicaSet watch and Recreate's pod-deletion wake-up are
 //     mapped through the cache. The ReplicaSet's pod ranking for scale-down
 //     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode).
-//   - Job: Indexed Jobs are left alone (no pods, no status); no pod failure
-//     policy, success policy, backoffLimitPerIndex, suspend (the Suspended
-//     condition) or managed-by other than the default; the tracking
+//   - Job: no pod failure policy (so no FailIndex action and no ignored
+//     failure count), success policy, suspend (the Suspended condition) or
+//     managed-by other than the default; no PodGroup (workload-aware
+//     scheduling); the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
 //   - StatefulSet: claims are created and given their owners, but nothing
@@ -147,15 +159,22 @@
 //     A Parallel batch's creations and deletions run one after the other, in
 //     ordinal order.
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many
-//     endpoints (upstream splits at 100), endpoints ordered by pod name, no
-//     zones, hints or trafficDistribution, no endpoint slice tracker (stale
-//     cache checks), no Endpoints (core/v1) controller or mirroring, no
-//     events. The apiserver model allocates no ClusterIP: a Service without
-//     one is taken as having one (not headless) unless it says None.
+//     endpoints (upstream splits at 100, and fills a slice's new endpoints in
+//     map order; here they are ordered by pod name), no hints or
+//     trafficDistribution (zones are set from the Node's label), no
+//     endpoint slice tracker (stale cache checks), no Endpoints (core/v1)
+//     controller or mirroring, no metrics. Node events do not requeue
+//     Services (upstream's do only with a topology cache): a pod left out
+//     for a missing Node comes back with the failed sync's rate-limited
+//     retry, as upstream. The apiserver model allocates no ClusterIP: a
+//     Service without one is taken as having one (not headless) unless it
+//     says None.
 //   - Kubelet: one reconciler plays the scheduler (round robin over live
 //     nodes, binding by an update of spec.nodeName, which the apiserver model
 //     counts as a generation), every node's kubelet and the node lifecycle
-//     controller's pod side; no Node objects, no init or sidecar containers
+//     controller's pod side; its Node objects carry a name only (registered
+//     at its first pod; no labels, status or lease, and a lost node
+//     keeps its object unchanged), no init or sidecar containers
 //     (Initialized is True at once), no probes (a running container is ready
 //     unless told otherwise), no graceful termination (the apiserver model
 //     deletes pods at once; a pod held by finalizers has its containers

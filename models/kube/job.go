@@ -3,8 +3,10 @@ package kube
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,8 +43,9 @@ const (
 // JobController is kube-controller-manager's job controller
 // (k8s.io/kubernetes@v1.37.1 pkg/controller/job/job_controller.go: syncJob,
 // manageJob, trackJobStatusAndRemoveFinalizers,
-// flushUncountedAndRemoveFinalizers, enactJobFinished; backoff_utils.go) for
-// NonIndexed Jobs: pods for parallelism and completions with the
+// flushUncountedAndRemoveFinalizers, enactJobFinished; backoff_utils.go;
+// indexed_job_utils.go) for NonIndexed and Indexed Jobs (with
+// backoffLimitPerIndex): pods for parallelism and completions with the
 // batch.kubernetes.io/job-tracking finalizer, finished pods counted through
 // status.uncountedTerminatedPods before their finalizer is removed,
 // status active, ready, terminating, succeeded, failed, startTime and
@@ -173,6 +176,13 @@ type jobSync struct {
 	completions          *int32
 	parallelism, limit   int32
 	satisfiedExpectation bool
+	// Indexed Jobs: the completed indexes of the status, and with those of
+	// the succeeded pods not yet counted.
+	prevSucceededIndexes, succeededIndexes orderedIntervals
+	// backoffLimitPerIndex: the failed indexes, and the last failed pod of
+	// each index that waits for its replacement (its finalizer kept).
+	failedIndexes *orderedIntervals
+	delayed       map[int]*corev1.Pod
 }
 
 func (jc *JobController) now() time.Time { return jc.Clock.Now() }
@@ -207,17 +217,19 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		jc.mu.Unlock()
 		return reconcile.Result{}, nil
 	}
-	if job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion {
-		// Not modelled: see the package's known gaps.
-		return reconcile.Result{}, nil
+	if isIndexedJob(job) && job.Spec.Completions == nil {
+		return reconcile.Result{}, nil // validation refuses it
 	}
 	if job.Status.UncountedTerminatedPods == nil {
 		job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
 	s := &jobSync{job: job, satisfiedExpectation: jc.exp.satisfied(key), limit: 6, parallelism: 1, completions: job.Spec.Completions}
-	// SetDefaults_Job: the apiserver model does not default.
+	// SetDefaults_Job's values where a field is nil (the apiserver model
+	// defaults Jobs; a Job given to the model another way may not be).
 	if job.Spec.BackoffLimit != nil {
 		s.limit = *job.Spec.BackoffLimit
+	} else if job.Spec.BackoffLimitPerIndex != nil {
+		s.limit = math.MaxInt32
 	}
 	if job.Spec.Parallelism != nil {
 		s.parallelism = *job.Spec.Parallelism
@@ -251,6 +263,10 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		now := metav1.NewTime(jc.now())
 		job.Status.StartTime = &now
 	}
+	if isIndexedJob(job) {
+		s.prevSucceededIndexes, s.succeededIndexes = succeededIndexes(job, pods)
+		s.succeeded = int32(s.succeededIndexes.total())
+	}
 	s.newBackoff = jc.newBackoffRecord(key, newSucceeded, newFailed)
 	var manageErr error
 	s.finishedCondition = jobCondition(job.Status.Conditions, batchv1.JobSuccessCriteriaMet)
@@ -268,6 +284,17 @@ func (jc *JobController) Reconcile(ctx context.Context, req reconcile.Request) (
 		case job.Spec.ActiveDeadlineSeconds != nil && !jobSuspended(job):
 			s.requeue = time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - jc.now().Sub(job.Status.StartTime.Time)
 		}
+	}
+	if isIndexedJob(job) && hasBackoffLimitPerIndex(job) {
+		s.failedIndexes = failedIndexes(job, pods)
+		if s.finishedCondition == nil {
+			if job.Spec.MaxFailedIndexes != nil && s.failedIndexes.total() > int(*job.Spec.MaxFailedIndexes) {
+				s.finishedCondition = newJobCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes", jc.now())
+			} else if s.failedIndexes.total() > 0 && s.failedIndexes.total()+s.succeededIndexes.total() >= int(*job.Spec.Completions) {
+				s.finishedCondition = newJobCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, "Job has failed indexes", jc.now())
+			}
+		}
+		s.delayed = podsWithDelayedDeletionPerIndex(s)
 	}
 	if s.finishedCondition != nil {
 		deletedReady, deleted, err := jc.deleteActivePods(ctx, job, s.activePods)
@@ -514,10 +541,8 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	} else {
 		want = max(min(*s.completions-s.succeeded, s.parallelism), 0)
 	}
-	if rm := active - want; rm > 0 {
-		pods := append([]*corev1.Pod(nil), s.activePods...)
-		sortActivePods(pods)
-		pods = pods[:min(int(rm), MaxPodCreateDeletePerSync)]
+	if pods := activePodsForRemoval(job, s.activePods, int(max(active-want, 0))); len(pods) > 0 {
+		pods = pods[:min(len(pods), MaxPodCreateDeletePerSync)]
 		removedReady, removed, err := jc.deleteJobPods(ctx, key, job, pods)
 		s.terminating += removed
 		s.ready -= removedReady
@@ -531,28 +556,50 @@ func (jc *JobController) manageJob(ctx context.Context, key string, s *jobSync) 
 	if diff <= 0 {
 		return active, nil
 	}
-	if remaining := jc.remainingBackoff(s.newBackoff); remaining > 0 {
-		s.requeue = remaining
-		return active, nil
+	if !hasBackoffLimitPerIndex(job) {
+		if remaining := jc.remainingBackoff(s.newBackoff); remaining > 0 {
+			s.requeue = remaining
+			return active, nil
+		}
 	}
 	diff = min(diff, MaxPodCreateDeletePerSync)
+	var indexes []int
+	if isIndexedJob(job) {
+		indexes = firstPendingIndexes(s, int(diff), int(*s.completions))
+		if hasBackoffLimitPerIndex(job) {
+			var wait time.Duration
+			if indexes, wait = jc.indexesToCreateNow(indexes, s.delayed); wait > 0 {
+				s.requeue = wait
+				return active, nil
+			}
+		}
+		diff = int32(len(indexes))
+	}
 	jc.exp.expect(key, int(diff), 0)
 	template := job.Spec.Template.DeepCopy()
 	if !slices.Contains(template.Finalizers, batchv1.JobTrackingFinalizer) {
 		template.Finalizers = append(template.Finalizers, batchv1.JobTrackingFinalizer)
 	}
-	if job.Spec.Selector == nil {
-		// The apiserver's Job strategy (generateSelector) adds these labels to
-		// the template; the apiserver model does not.
-		template.Labels = cloneAndAdd(template.Labels, batchv1.ControllerUidLabel, string(job.UID))
-		template.Labels[batchv1.JobNameLabel] = job.Name
-		template.Labels["controller-uid"] = string(job.UID)
-		template.Labels["job-name"] = job.Name
-	}
 	ref := metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
 	active += diff
 	ok, err := slowStartBatch(int(diff), 1, func() error {
-		err := pc.create(ctx, podFromTemplate(template, job, ref), job)
+		pod := podFromTemplate(template, job, ref)
+		if len(indexes) > 0 {
+			t, name := indexedPodTemplate(template, job, indexes[0])
+			if hasBackoffLimitPerIndex(job) {
+				// addIndexFailureCountAnnotation: the replaced pod's count, plus
+				// its own failure.
+				n := int32(0)
+				if p := s.delayed[indexes[0]]; p != nil {
+					n = indexFailureCount(p) + 1
+				}
+				t.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(n))
+			}
+			indexes = indexes[1:]
+			pod = podFromTemplate(t, job, ref)
+			pod.GenerateName = name
+		}
+		err := pc.create(ctx, pod, job)
 		if err != nil && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			return nil
 		}
@@ -633,6 +680,11 @@ func (jc *JobController) removeFinalizer(ctx context.Context, p *corev1.Pod) err
 func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, shared *batchv1.Job, s *jobSync, needsFlush bool) error {
 	job := s.job
 	uncounted := job.Status.UncountedTerminatedPods
+	indexed := isIndexedJob(job)
+	var newSucceededIndexes []int
+	if indexed {
+		sortByCompletionIndex(s.pods) // completed indexes come in order
+	}
 	withFinalizer := map[types.UID]bool{}
 	for _, p := range s.pods {
 		if hasTrackingFinalizer(p) {
@@ -652,21 +704,53 @@ func (jc *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, 
 		if !(job.DeletionTimestamp != nil || s.finishedCondition != nil || p.Status.Phase == corev1.PodSucceeded || failed) {
 			continue
 		}
+		// canRemoveFinalizer: the last failed pod of an index keeps its
+		// finalizer until its replacement exists.
+		if job.DeletionTimestamp == nil && s.finishedCondition == nil && p.Status.Phase != corev1.PodSucceeded &&
+			hasBackoffLimitPerIndex(job) {
+			if d, ok := s.delayed[completionIndex(p.Annotations)]; ok && d.UID == p.UID {
+				continue
+			}
+		}
 		toRemove = append(toRemove, p)
+		ix := completionIndex(p.Annotations)
 		if p.Status.Phase == corev1.PodSucceeded && !s.uncountedFailed[p.UID] {
-			if !s.uncountedSucceeded[p.UID] {
+			if indexed {
+				// The completion index is enough not to count a pod twice.
+				if ix != unknownCompletionIndex && ix < int(*job.Spec.Completions) && !s.prevSucceededIndexes.has(ix) {
+					newSucceededIndexes = append(newSucceededIndexes, ix)
+					needsFlush = true
+				}
+			} else if !s.uncountedSucceeded[p.UID] {
 				needsFlush = true
 				uncounted.Succeeded = append(uncounted.Succeeded, p.UID)
 			}
 		} else if failed || (s.finishedCondition != nil && s.finishedCondition.Type != batchv1.JobSuccessCriteriaMet) {
-			if !s.uncountedFailed[p.UID] {
+			if !s.uncountedFailed[p.UID] && (!indexed || (ix != unknownCompletionIndex && ix < int(*job.Spec.Completions))) {
 				needsFlush = true
 				uncounted.Failed = append(uncounted.Failed, p.UID)
 			}
 		}
-		if len(uncounted.Succeeded)+len(uncounted.Failed) >= MaxUncountedPods {
+		if len(newSucceededIndexes)+len(uncounted.Succeeded)+len(uncounted.Failed) >= MaxUncountedPods {
 			reachedMax = true
 			break
+		}
+	}
+	if indexed {
+		s.succeededIndexes = s.succeededIndexes.withOrderedIndexes(newSucceededIndexes)
+		str := s.succeededIndexes.String()
+		if str != job.Status.CompletedIndexes {
+			needsFlush = true
+		}
+		job.Status.Succeeded = int32(s.succeededIndexes.total())
+		job.Status.CompletedIndexes = str
+		var failedStr *string
+		if s.failedIndexes != nil {
+			failedStr = ptr.To(s.failedIndexes.String())
+		}
+		if !ptr.Equal(job.Status.FailedIndexes, failedStr) {
+			job.Status.FailedIndexes = failedStr
+			needsFlush = true
 		}
 	}
 	if s.finishedCondition != nil && s.finishedCondition.Type == batchv1.JobFailureTarget {

@@ -128,10 +128,33 @@ type Kubelet struct {
 	// from 1), or "".
 	Fault func(pod *corev1.Pod, n int) PodFault
 
-	mu     sync.Mutex
-	pods   map[string]*podPlan // by uid
-	bound  int
-	nextIP map[string]int
+	mu         sync.Mutex
+	pods       map[string]*podPlan // by uid
+	bound      int
+	nextIP     map[string]int
+	registered bool
+}
+
+// register is the kubelets' node registration (pkg/kubelet/kubelet_node_status.go
+// registerWithAPIServer): a Node object for each node that has none, at the
+// first pod the kubelet handles (upstream: at start); the endpointslice controller leaves out pods whose Node it
+// cannot find. Only the name is modelled: no labels, capacity or conditions.
+func (k *Kubelet) register(ctx context.Context) error {
+	k.mu.Lock()
+	done := k.registered
+	k.mu.Unlock()
+	if done {
+		return nil
+	}
+	for _, n := range k.nodes() {
+		if err := k.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	k.mu.Lock()
+	k.registered = true
+	k.mu.Unlock()
+	return nil
 }
 
 // podPlan is what the kubelet decided for one pod when it first saw it.
@@ -238,6 +261,9 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
+		return reconcile.Result{}, err
+	}
+	if err := k.register(ctx); err != nil {
 		return reconcile.Result{}, err
 	}
 	now := k.Clock.Now()

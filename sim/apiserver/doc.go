@@ -63,7 +63,21 @@
 //     with the real message and the NamespaceTerminating cause).
 //
 //   - Pods: created with phase Pending and their QoS class (ComputePodQOS, without
-//     pod-level resources and without the defaulting of requests from limits).
+//     pod-level resources and without the defaulting of requests from limits);
+//     PodTopologyLabels admission: a pod created with spec.nodeName gets the
+//     Node's topology.kubernetes.io/zone and region labels (no binding
+//     subresource, its other path). Of the pod defaults, only apiVersion v1 of
+//     an environment variable's fieldRef (SetDefaults_ObjectFieldSelector).
+//
+//   - Jobs: SetDefaults_Job on every write (completions, parallelism,
+//     backoffLimit, completionMode, suspend, podReplacementPolicy,
+//     manualSelector, and the template's labels copied to a Job without labels),
+//     and on create, unless spec.manualSelector, the strategy's generateSelector:
+//     job-name, controller-uid and their batch.kubernetes.io/ twins on the
+//     template, a selector on batch.kubernetes.io/controller-uid (compared with
+//     kube-controller-manager's records by internal/differential's workload
+//     scripts). Job validation (ValidateJobCreate, immutable selector and
+//     template) is not modelled.
 //
 //   - RBAC: every request is authorized for its User against the live
 //     (Cluster)Role(Binding)s (package rbac); denial is the real 403.
@@ -174,10 +188,10 @@
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied).
-//   - Admission plugins other than NamespaceLifecycle (no webhooks, quotas, limit
-//     ranges, ServiceAccount admission, StorageObjectInUseProtection: claims get
-//     no kubernetes.io/pvc-protection finalizer); no aggregated ClusterRoles, no bootstrap
-//     RBAC policy.
+//   - Admission plugins other than NamespaceLifecycle and PodTopologyLabels (no
+//     webhooks, quotas, limit ranges, ServiceAccount admission,
+//     StorageObjectInUseProtection: claims get no kubernetes.io/pvc-protection
+//     finalizer); no aggregated ClusterRoles, no bootstrap RBAC policy.
 //   - Built-in kind tables (scope, status subresource, generation policy,
 //     unconditional updates) cover the common kinds of k8s.io/api; the differential
 //     suite against a real kube-apiserver is the check.

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/rbac"
 )
@@ -72,6 +73,34 @@ func (s *Server) namespaceLifecycle(r Request, name string) error {
 		Field:   "metadata.namespace",
 	})
 	return err
+}
+
+// podTopologyLabels is the PodTopologyLabels admission plugin (k8s.io/kubernetes@v1.37.2
+// plugin/pkg/admission/podtopologylabels, feature PodTopologyLabelsAdmission, on by
+// default) for a pod created with spec.nodeName: the Node's
+// topology.kubernetes.io/zone and region labels are copied to the pod (a missing Node
+// copies nothing). The model has no binding subresource, its other path.
+func (s *Server) podTopologyLabels(obj client.Object) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Spec.NodeName == "" {
+		return
+	}
+	nodeKind, ok := s.kinds.byGVK(corev1.SchemeGroupVersion.WithKind("Node"))
+	if !ok {
+		return
+	}
+	node, ok := s.store(nodeKind).get(objectKey{"", pod.Spec.NodeName})
+	if !ok {
+		return
+	}
+	for _, l := range []string{corev1.LabelTopologyZone, corev1.LabelTopologyRegion} {
+		if v, ok := node.GetLabels()[l]; ok {
+			if pod.Labels == nil {
+				pod.Labels = map[string]string{}
+			}
+			pod.Labels[l] = v
+		}
+	}
 }
 
 // immortalNamespaces may not be deleted (NamespaceLifecycle admission).

@@ -252,6 +252,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		obj.SetName(s.generateName(obj.GetGenerateName()))
 		generated = true
 	}
+	s.podTopologyLabels(obj)
 	prepareForCreate(r.Kind, obj)
 	if err := validateCreate(r.Kind, obj); err != nil {
 		return nil, err
