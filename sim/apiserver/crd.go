@@ -24,8 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	celcommon "k8s.io/apiserver/pkg/cel/common"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	celcommon "k8s.io/apiserver/pkg/cel/common"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
