@@ -69,7 +69,9 @@
 // and the kubelet model as process kubelet (operatortest/kubeworld):
 // Deployments roll out, Jobs complete, Services get EndpointSlices.
 // NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
-// pods that never become ready, crash-loop or fail, and a lost node.
+// pods that are not ready, crash-loop or fail, and a lost node, until the
+// heal (a real fault stops: the pod becomes ready, the container runs again
+// after its back-off, the node comes back; a failed pod stays failed).
 //
 // # Sieve's three patterns, aimed
 //

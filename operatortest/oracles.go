@@ -215,6 +215,12 @@ func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
 	}
 	if st, ok := m["status"].(map[string]any); ok {
 		delete(st, "observedGeneration")
+		// Conditions are a list keyed by type (+listType=map, listMapKey
+		// type): their order is that of the writes (SetDeploymentCondition
+		// and meta.SetStatusCondition append a changed one), not state.
+		if cs, ok := st["conditions"].([]any); ok {
+			slices.SortStableFunc(cs, func(a, b any) int { return strings.Compare(conditionType(a), conditionType(b)) })
+		}
 	}
 	maskTimes(m)
 	// uids and resourceVersions, the object's own and those of the objects it
@@ -224,6 +230,12 @@ func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
 	dropKeys(m, "uid", "resourceVersion")
 	out, _ := json.Marshal(m)
 	return key, string(out)
+}
+
+func conditionType(c any) string {
+	m, _ := c.(map[string]any)
+	t, _ := m["type"].(string)
+	return t
 }
 
 // maskTimes replaces every string that is an RFC 3339 time with "<time>".

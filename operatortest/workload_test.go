@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -8,12 +9,17 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -373,3 +379,87 @@ func TestChangeSetsAppendsAndRemoves(t *testing.T) {
 	}
 }
 
+// gadgetReconciler keeps a ConfigMap per Gadget with its port and tags; with
+// panicOnThreeTags it has a bug that only a workload reaching a list's
+// maxItems shows.
+type gadgetReconciler struct {
+	client.Client
+	panicOnThreeTags bool
+}
+
+func (r *gadgetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	g := &unstructured.Unstructured{}
+	g.SetGroupVersionKind(gadget().GroupVersionKind())
+	if err := r.Get(ctx, req.NamespacedName, g); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	tags, _, _ := unstructured.NestedStringSlice(g.Object, "spec", "tags")
+	if r.panicOnThreeTags && len(tags) == 3 {
+		panic("three tags")
+	}
+	port, _, _ := unstructured.NestedFieldNoCopy(g.Object, "spec", "port")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: g.GetNamespace(), Name: g.GetName() + "-gadget"}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
+		cm.Data = map[string]string{"port": fmt.Sprint(port), "tags": strings.Join(tags, ",")}
+		return controllerutil.SetControllerReference(g, cm, r.Scheme())
+	})
+	return reconcile.Result{}, err
+}
+
+func gadgetController(panicOnThreeTags bool) Options {
+	o := gadgetOptions()
+	// Gadget has no Go type: the garbage collector model knows owners of the
+	// scheme's kinds only (models/kube's Known gaps), so it stays out. Without
+	// it a deleted Gadget's ConfigMap stays, made or not before the deletion
+	// as the faults have it: the end states are not compared.
+	o.NoWorkloadModels, o.NoBuiltinControllers = true, true
+	o.Disable = []string{Converges, UpdateSummaries, InterleavingsAgree}
+	o.Managers = []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		g := &unstructured.Unstructured{}
+		g.SetGroupVersionKind(gadget().GroupVersionKind())
+		return ctrl.NewControllerManagedBy(mgr).For(g).Owns(&corev1.ConfigMap{}).
+			Complete(&gadgetReconciler{Client: mgr.GetClient(), panicOnThreeTags: panicOnThreeTags})
+	}}}
+	return o
+}
+
+// Under a workload drawn from the Gadget CRD (valid and invalid mutations of
+// every kind, deletions, re-creations), a controller that keeps its
+// ConfigMap survives: the refused steps are lines of the timeline, not
+// violations. A controller that panics on a list at its maxItems is caught,
+// and the workload shrinks to one step that fills the list.
+func TestWorkloadReachesAControllerBugAndShrinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores plans")
+	}
+	o := gadgetController(false)
+	o.Checks, o.Seed = 30, 1
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Fatalf("a controller that does its job: violated %v in\n%s", res.Violations, res.Minimal)
+	}
+
+	o = gadgetController(true)
+	o.Checks, o.Seed = 200, 1
+	res, err = Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught {
+		t.Fatalf("the three-tags panic not caught in %d plans", res.Checks)
+	}
+	t.Logf("caught after %d plans; minimal plan:\n%s", res.Checks, res.Minimal)
+	if len(res.Minimal.Steps) != 1 {
+		t.Errorf("minimal plan has %d steps, want 1:\n%s", len(res.Minimal.Steps), res.Minimal)
+	}
+	found := false
+	for _, v := range res.Violations {
+		found = found || v.Property == cluster.ReconcilePanicProperty
+	}
+	if !found {
+		t.Errorf("violations %v, want %s", res.Violations, cluster.ReconcilePanicProperty)
+	}
+}
