@@ -23,7 +23,7 @@ run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=..
 # Tests that explore for minutes and that check skips: examples' and operatortest's own
 # explorations (make test runs them; the catalogue's expectations, sharding and the browser
 # test skip themselves under -short).
-CHECK_SKIP ?= ^(TestTheCrashBetweenWritesIsFoundAndTheFixHolds|TestExploreDrawnCronJobs|TestExploreForbidSample|TestExploreTheSampleHolds|TestShardsMergeToTheUnshardedExploration)$$
+CHECK_SKIP ?= ^(TestTheCrashBetweenWritesIsFoundAndTheFixHolds|TestWithTwoReplicas|TestExploreDrawnCronJobs|TestExploreForbidSample|TestExploreTheSampleHolds|TestShardsMergeToTheUnshardedExploration)$$
 
 check: ## the quick loop (no envtest, no browser; about 1m40s on 2 cores with a warm build cache): go vet, the lint, and every test that needs no envtest, browser or long exploration (go test -short)
 	$(GO) vet $(PKGS)

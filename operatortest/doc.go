@@ -73,6 +73,17 @@
 // heal (a real fault stops: the pod becomes ready, the container runs again
 // after its back-off, the node comes back; a failed pod stays failed).
 //
+// # Replicas
+//
+// Manager.Replicas runs a manager as several pods (processes Name-0,
+// Name-1, ...) that elect a leader through a Lease as controller-runtime's
+// manager does with LeaderElection on: only the leader runs its controllers,
+// a leader that cannot renew for RenewDeadline exits, and a replica takes
+// over once the Lease has expired (LeaseDuration after it last saw it
+// renewed). Crashes and stale restarts then also land on leaders and on
+// failovers: Sieve's stale-state pattern is at its sharpest on a new leader.
+// NoLeaderElection runs every replica's controllers at once.
+//
 // # Sieve's three patterns, aimed
 //
 // Each plan's seed and workload first run without faults (the reference run,
@@ -124,7 +135,10 @@
 //     by seed and workload (64 at most).
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
 //     once when it has caught up; a real watch cache catches up gradually.
-//   - One replica per manager; no leader election.
+//   - Replicas elect their leader with client-go's algorithm run by the
+//     simulator (sim/process elect.go), not with client-go's LeaderElector
+//     itself; its Known gaps apply. A Lease's renewals are not targets
+//     (every RetryPeriod, they would crowd the operator's own writes out).
 //   - With the workload's deletions, an owner deleted while an operator's watch
 //     of it stalls makes the operator re-create children the garbage collector
 //     deletes, as fast as the API serves them, until the watch catches up; a

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,6 +51,53 @@ type Manager struct {
 	ServiceAccount *types.NamespacedName
 	// Setup calls the operator's SetupWithManager functions on mgr.
 	Setup func(mgr manager.Manager) error
+	// Replicas runs the manager as that many pods: processes Name-0,
+	// Name-1, ... (0 or 1: one process named Name). Several replicas elect a
+	// leader, as managers with Options.LeaderElection do: only the leader runs
+	// the controllers that need leader election (all, by default), and a
+	// replica takes over once the leader's Lease has expired.
+	Replicas int
+	// LeaderElection configures the election: the Lease's namespace and name
+	// (LeaderElectionNamespace and LeaderElectionID) and its durations
+	// (controller-runtime's 15s, 10s and 2s by default). Nil with several
+	// replicas means the Lease Name in ServiceAccount's namespace ("default"
+	// without one). Set with one replica, that replica campaigns alone (its
+	// restarts then wait for its old Lease to expire, as a real pod's do).
+	LeaderElection *LeaderElection
+	// NoLeaderElection runs several replicas without leader election: every
+	// replica runs every controller, as a manager with LeaderElection false.
+	NoLeaderElection bool
+}
+
+// LeaderElection is the Lease a manager's replicas campaign for (see
+// Manager.LeaderElection).
+type LeaderElection = process.LeaderElection
+
+// processes are the manager's processes: its name and leader election for
+// each replica.
+func (m Manager) processes() []process.Spec {
+	le := m.LeaderElection
+	if le == nil && m.Replicas > 1 && !m.NoLeaderElection {
+		le = &LeaderElection{Namespace: "default", Name: m.Name}
+		if m.ServiceAccount != nil {
+			le.Namespace = m.ServiceAccount.Namespace
+		}
+	}
+	if m.NoLeaderElection {
+		le = nil
+	}
+	setup := m.Setup
+	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le,
+		Setup: func(p *process.Process) error { return setup(p.Manager()) }}
+	if m.Replicas <= 1 {
+		return []process.Spec{spec}
+	}
+	out := make([]process.Spec, m.Replicas)
+	for i := range out {
+		out[i] = spec
+		out[i].Name = fmt.Sprintf("%s-%d", m.Name, i)
+	}
+	return out
 }
 
 // Property is a domain property: Check returns nil when it holds for the run,
@@ -408,13 +456,26 @@ func newWorld(o Options) (*world, error) {
 	for _, gvk := range commonChildren {
 		add(gvk)
 	}
-	names := map[string]bool{}
+	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
 	for _, m := range o.Managers {
-		if m.Name == "" || m.Setup == nil || names[m.Name] || m.Name == KubeControllerManager || m.Name == kubeworld.KubeletProcess {
-			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q) and a Setup", KubeControllerManager, kubeworld.KubeletProcess)
+		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
+			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q), a Setup and Replicas of 0 or more", KubeControllerManager, kubeworld.KubeletProcess)
 		}
-		names[m.Name] = true
-		w.space.Processes = append(w.space.Processes, m.Name)
+		for _, spec := range m.processes() {
+			if names[spec.Name] {
+				return nil, fmt.Errorf("Managers: process name %q is taken (names must be unique, and not %q or %q)", spec.Name, KubeControllerManager, kubeworld.KubeletProcess)
+			}
+			names[spec.Name] = true
+			w.space.Processes = append(w.space.Processes, spec.Name)
+			if le := spec.LeaderElection; le != nil {
+				if !o.Scheme.Recognizes(coordinationv1.SchemeGroupVersion.WithKind("Lease")) {
+					return nil, fmt.Errorf("Managers: %s elects a leader through a Lease, and Options.Scheme has no coordination.k8s.io/v1 Lease (add k8s.io/client-go/kubernetes/scheme)", m.Name)
+				}
+				if le.Namespace == "" || le.Name == "" {
+					return nil, fmt.Errorf("Managers: %s: LeaderElection needs the Lease's Namespace and Name", m.Name)
+				}
+			}
+		}
 	}
 	for _, gvk := range w.kinds {
 		w.space.Kinds = append(w.space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
@@ -448,8 +509,7 @@ func (w *world) options(p *plan.Plan) cluster.Options {
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
 	}
 	for _, m := range o.Managers {
-		procs = append(procs, process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount,
-			Setup: func(p *process.Process) error { return m.Setup(p.Manager()) }})
+		procs = append(procs, m.processes()...)
 	}
 	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
@@ -505,6 +565,16 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 func (w *world) setup(c *cluster.Cluster) error {
 	ctx := context.Background()
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+	for _, m := range w.o.Managers {
+		for _, spec := range m.processes() {
+			if le := spec.LeaderElection; le != nil && !made[le.Namespace] {
+				made[le.Namespace] = true
+				if err := createNamespace(ctx, c, le.Namespace); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for _, obj := range w.o.Objects {
 		if ns := obj.GetNamespace(); ns != "" && !made[ns] {
 			made[ns] = true

@@ -78,3 +78,32 @@ func TestTheCrashBetweenWritesIsFoundAndTheFixHolds(t *testing.T) {
 		t.Errorf("the fixed operator: %+v, want 1000 plans and no violation", res)
 	}
 }
+
+// Run as two replicas electing a leader, the operator is tested the same way:
+// crashes, stale restarts and stalls now also hit a leader whose Lease a
+// replica takes over after it expires. The fix holds (no false alarm from a
+// failover), and the bug is still caught.
+func TestWithTwoReplicas(t *testing.T) {
+	replicas := func(fixed bool) operatortest.Options {
+		o := options(fixed)
+		o.Managers[0].Replicas = 2
+		return o
+	}
+	o := replicas(true)
+	o.Checks = 200
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught || res.Checks != 200 {
+		t.Fatalf("the fixed operator as two replicas: %+v, want 200 plans and no violation", res)
+	}
+	res, err = operatortest.Explore(t, replicas(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || res.Violations[0].Property != operatortest.Converges {
+		t.Fatalf("the buggy operator as two replicas was not caught by converges: %+v", res)
+	}
+	t.Logf("caught after %d checks: %s", res.Checks, res.Minimal)
+}

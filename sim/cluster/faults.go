@@ -112,6 +112,12 @@ func (f *faults) Stale(process string) (informer.Stale, bool) {
 	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
 }
 
+// Jitter draws process's next leader-election retry jitter from a stream of
+// its own.
+func (f *faults) Jitter(process string) float64 {
+	return f.c.Stream("leader-election/" + process).Float64()
+}
+
 // schedule puts the timed faults on the clock: holds, crashes at a time, API fault
 // windows.
 func (f *faults) schedule() {

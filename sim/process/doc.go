@@ -29,6 +29,12 @@
 //     leaves a committed write its caller never saw succeed. The call number
 //     counts over the whole run, and a crash planned at call N happens instead of
 //     call N.
+//   - With Spec.LeaderElection, each incarnation campaigns for a Lease as
+//     controller-runtime's manager does (elect.go): controllers and Runnables
+//     that need leader election start once it leads; a leader that cannot
+//     renew for RenewDeadline exits 1 and restarts as a new identity.
+//     sim/cluster's TestLeaderElectionMatchesClientGo* run client-go's own
+//     LeaderElector beside it in the same scenarios.
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.
@@ -80,7 +86,16 @@
 //     does a reconciler that calls time.Now.
 //   - Events are not aggregated or rate-limited (client-go's EventCorrelator
 //     patches Count on repeats); each Event call writes a new Event.
-//   - No leader election (every process is elected at once), no graceful
+//   - Leader election (Spec.LeaderElection) is client-go's algorithm on the
+//     scheduler, not client-go's LeaderElector itself (elect.go says why):
+//     tryAcquireOrRenew and the LeaseLock's calls are upstream's, the loops
+//     keep wait's timing with the retry jitter drawn from the plan's seed. A
+//     renewal attempt in flight at RenewDeadline is not cancelled (upstream's
+//     request context is), and the deadline wins a tie with a retry.
+//     ReleaseOnCancel, resource locks other than Leases and coordinated
+//     leader election are not modelled. The Lease calls are the process's
+//     own calls: they count for a crash at a call or after a write.
+//   - No graceful
 //     shutdown (a stopped pod's in-flight reconciles are killed at once rather
 //     than given the termination grace period), no warm-up, no Cache options
 //     (ByObject, DefaultNamespaces).

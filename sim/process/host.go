@@ -73,6 +73,9 @@ type hosted struct {
 	mu         *sync.Mutex                              // the controller's mu
 	watches    *[]source.TypedSource[reconcile.Request] // the controller's startWatches
 	pq         priorityqueue.PriorityQueue[reconcile.Request]
+	// needsLeader: the controller's NeedLeaderElection (true unless its
+	// options say otherwise); it then starts once the incarnation leads.
+	needsLeader bool
 }
 
 // field returns a settable view of the controller's field name, exported or
@@ -97,7 +100,7 @@ func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
 	if !isController(r) {
 		return nil, fmt.Errorf("ctrlsim: process %s: %T is not controller-runtime's controller of reconcile.Request", m.p.spec.Name, r)
 	}
-	h := &hosted{m: m, ctrl: r, v: reflect.ValueOf(r).Elem()}
+	h := &hosted{m: m, ctrl: r, v: reflect.ValueOf(r).Elem(), needsLeader: needsLeader(r)}
 	name, err := h.field("Name", reflect.TypeFor[string]())
 	if err != nil {
 		return nil, err

@@ -46,17 +46,55 @@ type Manager struct {
 	// controller-runtime's goroutines that wake on ctx then log nothing.
 	stopped     atomic.Bool
 	controllers []*hosted
-	pending     []*hosted // added during Setup: started when it returns
-	runnables   int       // Runnables other than controllers added (runnable.go)
+	pending     []*hosted          // added during Setup, or waiting for the election: started when it returns, or when elected
+	runnables   int                // Runnables other than controllers added (runnable.go)
+	waiting     []manager.Runnable // Runnables waiting for the election
 	webhooks    webhook.Server
+	// leading is set once the incarnation leads: at once without leader
+	// election (Spec.LeaderElection), else when it holds the Lease (elect.go);
+	// elected is closed then.
+	leading bool
+	elected chan struct{}
 }
 
 var _ manager.Manager = (*Manager)(nil)
 
 func newManager(p *Process, c *procCache) *Manager {
-	m := &Manager{p: p, incarnation: p.incarnation, cache: c}
+	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if p.spec.LeaderElection == nil {
+		m.leading = true
+		close(m.elected)
+	}
 	return m
+}
+
+// needsLeader reports whether r waits for the election: controller-runtime's
+// runnables.Add puts a LeaderElectionRunnable that says no with the others,
+// and everything else (controllers by default) in the leader-election group.
+func needsLeader(r manager.Runnable) bool {
+	if le, ok := r.(manager.LeaderElectionRunnable); ok {
+		return le.NeedLeaderElection()
+	}
+	return true
+}
+
+// becomeLeader is OnStartedLeading: the controllers and Runnables waiting for
+// the election start, in the order added, and Elected is closed.
+func (m *Manager) becomeLeader() error {
+	m.leading = true
+	close(m.elected)
+	if err := m.startPending(); err != nil {
+		return err
+	}
+	waiting := m.waiting
+	m.waiting = nil
+	for _, r := range waiting {
+		if err := m.addRunnable(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stop ends the incarnation's controllers: their contexts are cancelled (the
@@ -86,19 +124,25 @@ func (m *Manager) Add(r manager.Runnable) error {
 		}
 	}
 	m.controllers = append(m.controllers, h)
-	if m.p.inSetup {
+	if m.p.inSetup || (!m.leading && h.needsLeader) {
 		m.pending = append(m.pending, h)
 		return nil
 	}
 	return h.start()
 }
 
-// startPending starts the controllers added during Setup, in the order added.
+// startPending starts the controllers added during Setup, in the order added,
+// except those that wait for an election not yet won.
 func (m *Manager) startPending() error {
 	pending := m.pending
 	m.pending = nil
-	for _, h := range pending {
+	for i, h := range pending {
+		if !m.leading && h.needsLeader {
+			m.pending = append(m.pending, h)
+			continue
+		}
 		if err := h.start(); err != nil {
+			m.pending = append(m.pending, pending[i+1:]...)
 			return err
 		}
 	}
@@ -123,12 +167,9 @@ func (m *Manager) startLateWatches() {
 	}
 }
 
-// Elected is closed: every process is its own leader (no leader election).
-func (m *Manager) Elected() <-chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}
+// Elected is closed once the incarnation leads: at once without leader
+// election, else when it has acquired the Lease (elect.go).
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
 
 // AddMetricsServerExtraHandler is accepted; there is no metrics server.
 func (m *Manager) AddMetricsServerExtraHandler(string, http.Handler) error { return nil }

@@ -46,6 +46,9 @@ type Injector interface {
 	// Stale reports, when process starts, whether this incarnation lists and
 	// watches through a lagging apiserver (the plan's stale fault), and how.
 	Stale(process string) (informer.Stale, bool)
+	// Jitter is the next draw in [0, 1) of process's leader-election retry
+	// jitter (client-go draws it from the global math/rand).
+	Jitter(process string) float64
 	// Healed reports whether the fault phase has ended, and when: the plan's
 	// workload faults, which models such as the kubelet meet, stop then.
 	Healed() (at time.Time, ok bool)
@@ -77,6 +80,10 @@ type Spec struct {
 	// StartDelay is the time from a start being due to the process running (pod
 	// scheduling and container start). Default 0.
 	StartDelay time.Duration
+	// LeaderElection, if set, makes each incarnation elect itself through a
+	// Lease before its controllers start (elect.go), as
+	// manager.Options.LeaderElection does.
+	LeaderElection *LeaderElection
 }
 
 // CrashLoopBackOff delays: 10s, doubling, capped at 5 minutes; reset after 10
@@ -272,6 +279,13 @@ func (p *Process) start() {
 	if err := p.mgr.startPending(); err != nil {
 		p.record(trace.Step{Op: "setup", Result: "error: " + err.Error()})
 		p.terminate("setup failed: "+err.Error(), true)
+		return
+	}
+	if le := p.spec.LeaderElection; le != nil {
+		// The manager's Start runs the elector after its caches and the
+		// Runnables that need no election.
+		m, cfg := p.mgr, le.withDefaults()
+		p.env.Scheduler.Go(p.spec.Name, p.spec.Name+"/leader-election", func() { p.elect(cfg, m) })
 	}
 }
 

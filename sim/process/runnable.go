@@ -16,11 +16,15 @@ import (
 // something the scheduler does not see (its context's Done, a channel of its
 // own), where it stays: the scheduler's GoOutside, which needs a
 // testing/synctest bubble (package wallclock, as operatortest runs every
-// plan). Every process is elected at once, so a LeaderElectionRunnable starts
-// at once too. A Start that returns an error stops the manager, and the
+// plan). One that needs leader election (every Runnable but a
+// LeaderElectionRunnable that says no) waits until the incarnation leads. A Start that returns an error stops the manager, and the
 // process exits 1 and restarts, as a main that returns mgr.Start's error.
 func (m *Manager) addRunnable(r manager.Runnable) error {
 	p := m.p
+	if !m.leading && needsLeader(r) {
+		m.waiting = append(m.waiting, r)
+		return nil
+	}
 	m.runnables++
 	name := fmt.Sprintf("%s/runnable#%d", p.spec.Name, m.runnables)
 	what := fmt.Sprintf("%T", r)
