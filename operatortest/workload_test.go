@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -10,9 +11,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -461,5 +465,67 @@ func TestWorkloadReachesAControllerBugAndShrinks(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("violations %v, want %s", res.Violations, cluster.ReconcilePanicProperty)
+	}
+}
+
+// The labels agree with the real kube-apiserver too (envtest, when
+// KUBEBUILDER_ASSETS names its binaries: `make envtest-assets`): each drawn
+// mutation, applied to a fresh copy of the seed, is accepted when labelled
+// valid and refused with 422 Invalid when labelled invalid.
+func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make envtest-assets`")
+	}
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal([]byte(gadgetCRD), &def); err != nil {
+		t.Fatal(err)
+	}
+	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: clientgoscheme.Scheme, Definitions: []*apiextensionsv1.CustomResourceDefinition{&def}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	checked := map[string]int{}
+	n := 0
+	for _, tg := range targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema)) {
+		for _, invalid := range []bool{false, true} {
+			for seed := 0; seed < 4; seed++ {
+				args := mutation(tg, invalid, seed)
+				n++
+				g := gadget()
+				g.SetName(fmt.Sprintf("g%d", n))
+				if err := env.Admin.Create(ctx, g); err != nil {
+					t.Fatal(err)
+				}
+				op := args.Get("op")
+				var v any
+				if op != opRemove {
+					v = jsonContent([]byte(args.Get("value")))
+				}
+				if err := change(g.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
+					t.Fatalf("%v: %v", args, err)
+				}
+				err := env.Admin.Update(ctx, g)
+				step := plan.Step{Action: actionMutate, Args: args}
+				switch label := args.Get("expect"); {
+				case label == expectValid && err != nil:
+					t.Errorf("%s: labelled valid, kube-apiserver refused it: %v", step, err)
+				case label == expectInvalid && !apierrors.IsInvalid(err):
+					t.Errorf("%s: labelled invalid, kube-apiserver answered %v", step, err)
+				default:
+					checked[label]++
+				}
+			}
+		}
+	}
+	t.Logf("checked against kube-apiserver: %v", checked)
+	if checked[expectValid] == 0 || checked[expectInvalid] == 0 {
+		t.Errorf("checked %v: want both labels", checked)
 	}
 }
