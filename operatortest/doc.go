@@ -59,7 +59,8 @@
 //
 // On by default, named in Options.Disable to turn one off: converges (the end
 // state equals the fault-free run of the same workload, modulo uids,
-// resourceVersions, generations, timestamps and generated-name suffixes),
+// resourceVersions, generations, timestamps, generated-name suffixes and the
+// order of status conditions),
 // update-summaries (each object created and deleted as often as in that run),
 // interleavings-agree (the fault-free runs of two schedules end alike),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,

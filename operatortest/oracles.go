@@ -30,7 +30,8 @@ const (
 	// Converges: the objects of the judged kinds at the end of a run equal
 	// those of the fault-free run of the same workload (Sieve's end-state
 	// oracle), modulo uids, resourceVersions, generations, timestamps, the
-	// suffixes of generated names, and Events.
+	// suffixes of generated names, the order of status.conditions (a list
+	// keyed by type), and Events.
 	Converges = "converges"
 	// Terminates: nothing is left deleting (a stuck finalizer, a namespace
 	// stuck Terminating) at the end of the heal budget.
