@@ -65,10 +65,11 @@
 // interleavings-agree (the fault-free runs of two schedules end alike),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
 // livelock and reconcile-panic. The namespace controller, the garbage
-// collector and the replicaset, deployment, job and endpointslice
-// controllers (models/kube) run in every world as kube-controller-manager,
-// and the kubelet model as process kubelet (operatortest/kubeworld):
-// Deployments roll out, Jobs complete, Services get EndpointSlices.
+// collector and the replicaset, deployment, job, statefulset and
+// endpointslice controllers (models/kube) run in every world as
+// kube-controller-manager, and the kubelet model as process kubelet
+// (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
+// complete, Services get EndpointSlices.
 // NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
@@ -148,6 +149,6 @@
 //     NoWorkload, or Disable nothing and read the timeline, to tell it from
 //     a bug of your own.
 //   - The garbage collector and namespace controller know only the judged
-//     kinds, and Pods, ReplicaSets and EndpointSlices when the workload
-//     models run.
+//     kinds, and Pods, ReplicaSets, EndpointSlices, ControllerRevisions and
+//     PersistentVolumeClaims when the workload models run.
 package operatortest

@@ -517,7 +517,8 @@ func (w *world) options(p *plan.Plan) cluster.Options {
 // workloadKinds are the kinds the workload models add to the collector's and
 // the namespace controller's (they are not judged).
 var workloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
-	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}}
+	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, {Group: "apps", Version: "v1", Kind: "ControllerRevision"},
+	{Version: "v1", Kind: "PersistentVolumeClaim"}}
 
 func (w *world) setupKubeControllerManager(p *process.Process) error {
 	mgr := p.Manager()

@@ -26,6 +26,14 @@
 //     leak as a test error at the next step of virtual time (the bubble's clock
 //     no longer equals the virtual clock: TestAWaitOnTheWallClockIsReported);
 //     controllers should wait with their injected clock, or return RequeueAfter.
+//     A manager Runnable may wait on the wall clock: it runs outside the
+//     scheduler, and when its timer fires the virtual clock stops at that
+//     instant to run it (scheduler.SetWall).
+//
+// The virtual clock's follower sleeps in the bubble (Wall.Sleep); while a
+// Runnable is blocked outside, that sleep ends early when the Runnable wakes
+// on a timer and calls into the simulator, and the clock stands at the
+// Runnable's instant.
 //   - One world per bubble: a second world built in the same bubble starts where
 //     the first left the bubble's clock. CheckDeterminism runs each run in a
 //     bubble of its own.

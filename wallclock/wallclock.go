@@ -22,13 +22,25 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 				expected = time.Now()
 				return expected
 			},
-			Sleep: func(d time.Duration) {
-				if now := time.Now(); !now.Equal(expected) {
+			Sleep: func(d time.Duration, wake <-chan struct{}) time.Duration {
+				now := time.Now()
+				if !now.Equal(expected) {
 					t.Errorf("wallclock: the bubble's clock is at %v where virtual time is %v: code under test waited on the wall clock (time.Sleep, time.After, a time.Timer) instead of the virtual one", now, expected)
 					expected = now // report once per drift
 				}
-				expected = expected.Add(d)
-				time.Sleep(d)
+				if wake == nil {
+					time.Sleep(d)
+				} else {
+					tm := time.NewTimer(d)
+					select {
+					case <-tm.C:
+					case <-wake:
+						tm.Stop()
+					}
+				}
+				slept := time.Since(now)
+				expected = expected.Add(slept)
+				return slept
 			},
 			Settle: synctest.Wait,
 		}

@@ -63,18 +63,23 @@
 // the same release. TestKubeControllerManagerWorkloads starts an envtest of its own
 // (the shared one's Deployments would be reconciled), then kube-controller-manager
 // against it (StartKubeControllerManager: --controllers=deployment-controller,
-// replicaset-controller,job-controller, --leader-elect=false, --secure-port=0, the
-// kubeconfig of envtest's admin; KubeControllerManagerArgs says why each), and runs
+// replicaset-controller,job-controller,statefulset-controller, --leader-elect=false,
+// --secure-port=0, the kubeconfig of envtest's admin; KubeControllerManagerArgs says why each), and runs
 // the scripts of workloadScripts, each in a namespace of its own, all at once: a
 // Deployment created, scaled up, scaled down and rolled to a new image; a rollback to
 // an earlier template; a Recreate rollout; a rollout whose pods never start, past its
 // progress deadline; 11 replicas; a Job whose pod succeeds; a Job of 3 completions 2
-// at a time; a Job whose pods fail until BackoffLimitExceeded. The test plays the
-// kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
+// at a time; a Job whose pods fail until BackoffLimitExceeded; StatefulSets
+// (workload_statefulset_test.go): OrderedReady created, scaled down, rolled to a new
+// image, scaled up and rolled back; Parallel with a partition; OnDelete with
+// minReadySeconds and a pod deleted by hand; claims from a volumeClaimTemplate;
+// replicas numbered from spec.ordinals.start, then renumbered. The
+// test plays the kubelet (Kubelet): every pending pod gets the status a kubelet writes, Running and
 // Ready, or Succeeded or Failed as its KubeletAnnotation says. After each step, once
 // the step's condition holds (a finished rollout, a finished Job) and the namespace
-// has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods and
-// Jobs are recorded (Snapshot.Lines): ownerReferences, labels, annotations,
+// has not changed for WorkloadTiming.Quiet, its Deployments, ReplicaSets, Pods,
+// Jobs, StatefulSets, ControllerRevisions and PersistentVolumeClaims are recorded
+// (Snapshot.Lines): ownerReferences, labels, annotations,
 // finalizers, replicas, selectors and status, with generated names, uids and
 // timestamps normalised, and resourceVersions dropped; so are the namespace's Events
 // (object, type, reason, message, source, with their counts summed). The test checks
@@ -90,6 +95,9 @@
 //     selector and template labels, nor copy them to the Job's labels.
 //   - gapEventsNotAggregated: the simulator's event recorder does not combine
 //     similar events after the 10th as client-go's EventCorrelator does.
+//   - gapNoPVCProtection: the apiserver model does not add the
+//     kubernetes.io/pvc-protection finalizer to claims (StorageObjectInUseProtection
+//     admission); workload_statefulset.go.
 //
 // Without KUBEBUILDER_ASSETS these tests skip (fail under CI=true); with it, a
 // missing kube-controller-manager fails them.
@@ -110,8 +118,9 @@
 //   - envtest runs no controllers: no namespace controller, no garbage collector.
 //     Namespaces stay Terminating and owned objects are not collected, on both sides.
 //     The workload comparison's kube-controller-manager runs the deployment,
-//     replicaset and job controllers only: no garbage collector (no script deletes a
-//     workload), no statefulset or endpointslice controller (no model of them yet).
+//     replicaset, job and statefulset controllers only: no garbage collector (no
+//     script deletes a workload), no endpointslice controller (no model of it yet).
+//     StatefulSets have no volumeClaimTemplates (the model creates no claims).
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:

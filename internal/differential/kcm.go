@@ -13,7 +13,7 @@ import (
 // KubeControllerManagerControllers are the controllers the workload comparison runs in
 // the real kube-controller-manager (cmd/kube-controller-manager/names
 // controller_names.go), the ones models/kube models.
-var KubeControllerManagerControllers = []string{"deployment-controller", "replicaset-controller", "job-controller"}
+var KubeControllerManagerControllers = []string{"deployment-controller", "replicaset-controller", "job-controller", "statefulset-controller"}
 
 // KubeControllerManager is a kube-controller-manager process running against an
 // envtest kube-apiserver.

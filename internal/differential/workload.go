@@ -202,17 +202,23 @@ type Snapshot struct {
 	Pods        []corev1.Pod
 	Jobs        []batchv1.Job
 	Events      []corev1.Event
+	// StatefulSets and their ControllerRevisions (workload_statefulset.go).
+	StatefulSets           []appsv1.StatefulSet
+	ControllerRevisions    []appsv1.ControllerRevision
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
 }
 
 // TakeSnapshot lists the workload objects of ns.
 func TakeSnapshot(ctx context.Context, c client.Client, ns string) (*Snapshot, error) {
 	d, rs, p, j, e := &appsv1.DeploymentList{}, &appsv1.ReplicaSetList{}, &corev1.PodList{}, &batchv1.JobList{}, &corev1.EventList{}
-	for _, l := range []client.ObjectList{d, rs, p, j, e} {
+	sts, cr, pvc := &appsv1.StatefulSetList{}, &appsv1.ControllerRevisionList{}, &corev1.PersistentVolumeClaimList{}
+	for _, l := range []client.ObjectList{d, rs, p, j, e, sts, cr, pvc} {
 		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
 			return nil, err
 		}
 	}
-	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items, Events: e.Items}, nil
+	return &Snapshot{Deployments: d.Items, ReplicaSets: rs.Items, Pods: p.Items, Jobs: j.Items, Events: e.Items,
+		StatefulSets: sts.Items, ControllerRevisions: cr.Items, PersistentVolumeClaims: pvc.Items}, nil
 }
 
 // The fields of each kind a record keeps: what the controllers write (ownerReferences,
@@ -224,13 +230,19 @@ var recordedFields = map[string][][]string{
 	"ReplicaSet": {{"spec", "replicas"}, {"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
 	"Pod":        {{"spec", "containers"}, {"status", "phase"}},
 	"Job":        {{"spec", "selector"}, {"spec", "template", "metadata", "labels"}, {"status"}},
+	// A StatefulSet's pods keep their names (normalName); a ControllerRevision's name
+	// holds the hash of the template it records.
+	"StatefulSet":        {{"spec", "replicas"}, {"status"}},
+	"ControllerRevision": {{"revision"}},
+	// A claim's status and defaults are the apiserver's (and a PV controller's).
+	"PersistentVolumeClaim": {{"spec", "accessModes"}},
 }
 
 var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", "finalizers", "generation", "deletionTimestamp"}
 
 // Lines is the snapshot normalised, one line per object, sorted: kind, then the
 // recorded fields as JSON. Names made from a generateName become the generateName
-// followed by "*", uids become "uid(<Kind>/<name>)" of the object they belong to
+// followed by "*" (not a StatefulSet's pods: their names are their identity), uids become "uid(<Kind>/<name>)" of the object they belong to
 // (when it is one of the snapshot's), timestamps "<time>", conditions are sorted by
 // type (sortConditions), and a pod's containers keep their names and images only.
 // resourceVersions are not recorded.
@@ -251,6 +263,15 @@ func (s *Snapshot) Lines() []string {
 	}
 	for i := range s.Jobs {
 		objs = append(objs, obj{"Job", &s.Jobs[i]})
+	}
+	for i := range s.StatefulSets {
+		objs = append(objs, obj{"StatefulSet", &s.StatefulSets[i]})
+	}
+	for i := range s.ControllerRevisions {
+		objs = append(objs, obj{"ControllerRevision", &s.ControllerRevisions[i]})
+	}
+	for i := range s.PersistentVolumeClaims {
+		objs = append(objs, obj{"PersistentVolumeClaim", &s.PersistentVolumeClaims[i]})
 	}
 	names := map[string]string{} // generated name -> normalised
 	uids := map[string]string{}
@@ -364,6 +385,9 @@ func sortConditions(rec map[string]any) {
 }
 
 func normalName(o client.Object) string {
+	if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind == "StatefulSet" {
+		return o.GetName() // "<set>-<ordinal>", with generateName "<set>-" (GetPodFromTemplate)
+	}
 	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(o.GetName(), g) {
 		return g + "*"
 	}

@@ -35,6 +35,20 @@
 //     trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers,
 //     enactJobFinished, recordJobFinished, handleSingleOrphanPod) and
 //     backoff_utils.go, for NonIndexed Jobs.
+//   - StatefulSetController: pkg/controller/statefulset (stateful_set.go sync;
+//     stateful_set_control.go UpdateStatefulSet, getStatefulSetRevisions,
+//     updateStatefulSet, processReplica, processCondemned,
+//     updateStatefulSetAfterInvariantEstablished, truncateHistory;
+//     stateful_set_utils.go newVersionedStatefulSetPod, getPatch,
+//     ApplyRevision, completeUpdate; stateful_pod_control.go's events;
+//     stateful_set_status_updater.go) and its ControllerRevision history
+//     (pkg/controller/history: NewControllerRevision, HashControllerRevision,
+//     CreateControllerRevision's collision count, rollback by a new revision
+//     number, AdoptControllerRevision): OrderedReady and Parallel pod
+//     management, RollingUpdate with partition and maxUnavailable
+//     (MaxUnavailableStatefulSet is on in v1.37) and OnDelete, minReadySeconds,
+//     the PersistentVolumeClaims of volumeClaimTemplates and their retention
+//     policy (the claims' ownerReferences; statefulset_claims.go).
 //   - EndpointSliceController: pkg/controller/endpointslice with the
 //     reconciler of k8s.io/endpointslice (reconciler.go reconcileByAddressType,
 //     utils.go podToEndpoint, getEndpointPorts, newEndpointSlice,
@@ -51,7 +65,7 @@
 //     its pods' status again; pods evicted stay deleted).
 //
 // operatortest/kubeworld wires the workload models into simulated worlds:
-// the four controllers in kube-controller-manager, the kubelet as a process
+// the five controllers in kube-controller-manager, the kubelet as a process
 // of its own drawing its delays from the plan's seed and meeting the plan's
 // workload faults.
 //
@@ -102,7 +116,9 @@
 //   - The apiserver model does not default: the models read nil
 //     Deployment.replicas, strategy, revisionHistoryLimit,
 //     progressDeadlineSeconds, ReplicaSet.replicas, Job.parallelism,
-//     completions and backoffLimit with SetDefaults_*'s values, and Job pods
+//     completions and backoffLimit, and the StatefulSet's replicas,
+//     podManagementPolicy, updateStrategy (partition 0, maxUnavailable 1),
+//     revisionHistoryLimit and claim retention policy with SetDefaults_*'s values, and Job pods
 //     get the controller-uid and job-name labels the apiserver's Job strategy
 //     puts in the template. The pod-template-hash is upstream's
 //     (controller.ComputeHash) over the template as stored, which a real
@@ -117,6 +133,22 @@
 //     condition) or managed-by other than the default; the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
 //     back-off record is in memory and lost at a restart, as upstream's.
+//   - StatefulSet: claims are created and given their owners, but nothing
+//     binds them (no PersistentVolumes, no PV controller) and the kubelet
+//     model runs pods whatever their claims; no pvc-protection controller
+//     (the apiserver model adds no pvc-protection finalizer either). Claims
+//     are created, and a pod's volumes listed, in the templates' order
+//     (upstream ranges over a map). The Recreate strategy is refused as
+//     with its feature gate off (StatefulSetRecreateStrategy, alpha in
+//     v1.37), so no Progressing condition. No
+//     StatefulSetSemanticRevisionComparison: revisions are equal when their
+//     bytes are (upstream also re-defaults the last revision to compare). A
+//     revision's data is the template as stored, which a real apiserver has
+//     defaulted: ControllerRevision names, like the pod-template-hash, differ
+//     from a real cluster's for a manifest without the defaults. Pods are not
+//     adopted or released (ClaimPods); orphan ControllerRevisions are adopted.
+//     A Parallel batch's creations and deletions run one after the other, in
+//     ordinal order.
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many
 //     endpoints (upstream splits at 100), endpoints ordered by pod name, no
 //     zones, hints or trafficDistribution, no endpoint slice tracker (stale

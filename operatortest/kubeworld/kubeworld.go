@@ -1,5 +1,5 @@
 // Package kubeworld wires the workload models of models/kube into a simulated
-// world: the replicaset, deployment, job and endpointslice controllers in the
+// world: the replicaset, deployment, job, statefulset and endpointslice controllers in the
 // kube-controller-manager process (SetupControllers), and the kubelet model as
 // a process of its own (Kubelet), driven by the plan's seed and its workload
 // faults (notready, crashloop, podfail, nodelost), which end with the fault
@@ -43,7 +43,7 @@ const KubeletProcess = "kubelet"
 // DefaultNodes are the nodes of a world that names none.
 var DefaultNodes = []string{"node-1", "node-2"}
 
-// SetupControllers registers the replicaset, deployment, job and
+// SetupControllers registers the replicaset, deployment, job, statefulset and
 // endpointslice controllers on p's manager, with p's clock and event
 // recorders named as upstream's (replicaset-controller, ...).
 func SetupControllers(p *process.Process) error {
@@ -56,6 +56,9 @@ func SetupControllers(p *process.Process) error {
 		return err
 	}
 	if err := (&kube.JobController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&kube.StatefulSetController{Client: c, APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("statefulset-controller")}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return (&kube.EndpointSliceController{Client: c, Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(mgr)

@@ -43,7 +43,8 @@ func options(p *plan.Plan) func() cluster.Options {
 				}
 				mgr := pr.Manager()
 				gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
-					Kinds: []client.Object{&corev1.Pod{}, &appsv1.ReplicaSet{}, &appsv1.Deployment{}, &batchv1.Job{}}}
+					Kinds: []client.Object{&corev1.Pod{}, &appsv1.ReplicaSet{}, &appsv1.Deployment{}, &batchv1.Job{},
+						&appsv1.StatefulSet{}, &appsv1.ControllerRevision{}, &corev1.PersistentVolumeClaim{}}}
 				return gc.SetupWithManager(mgr)
 			}},
 			kubeworld.Kubelet(p, nil, kubeworld.Delays{}),

@@ -182,7 +182,8 @@
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied).
 //   - Admission plugins other than NamespaceLifecycle (no webhooks, quotas, limit
-//     ranges, ServiceAccount admission); no aggregated ClusterRoles, no bootstrap
+//     ranges, ServiceAccount admission, StorageObjectInUseProtection: claims get
+//     no kubernetes.io/pvc-protection finalizer); no aggregated ClusterRoles, no bootstrap
 //     RBAC policy.
 //   - Built-in kind tables (scope, status subresource, generation policy,
 //     unconditional updates) cover the common kinds of k8s.io/api; the differential

@@ -29,7 +29,7 @@ type Clock struct {
 	timers  timerHeap
 	sleeper func(time.Duration)
 	inTask  func() bool
-	follow  func(time.Duration)
+	follow  func(time.Duration) (time.Duration, bool)
 }
 
 // New returns a clock reading start, with no pending timers. Any monotonic
@@ -39,22 +39,35 @@ func New(start time.Time) *Clock {
 }
 
 // SetFollower makes f run every time the clock moves forward, with the step: a
-// harness running the world inside a testing/synctest bubble passes time.Sleep,
-// so that the bubble's wall clock (what unmodified code reads with time.Now)
+// harness running the world inside a testing/synctest bubble sleeps there, so
+// that the bubble's wall clock (what unmodified code reads with time.Now)
 // moves with virtual time. f runs on the goroutine that moves the clock (the
 // kernel's), before the timers due at the new time fire.
-func (c *Clock) SetFollower(f func(d time.Duration)) { c.follow = f }
+//
+// f returns how far it went and whether it stopped short: something outside
+// the clock (a manager Runnable woken by a timer of the bubble) must run at
+// that instant first. The clock then stands there, slept after where it was,
+// and the timer it was moving to stays pending: FireNext, AdvanceTo and Step
+// return with Now before their target (see Interrupted).
+func (c *Clock) SetFollower(f func(d time.Duration) (slept time.Duration, stopped bool)) {
+	c.follow = f
+}
 
-// moveTo moves the clock forward to offset when (never back).
-func (c *Clock) moveTo(when time.Duration) {
+// moveTo moves the clock forward to offset when (never back); false if the
+// follower stopped it short.
+func (c *Clock) moveTo(when time.Duration) bool {
 	if when <= c.now {
-		return
+		return true
 	}
 	d := when - c.now
-	c.now = when
-	if c.follow != nil {
-		c.follow(d)
+	if c.follow == nil {
+		c.now = when
+		return true
 	}
+	slept, stopped := c.follow(d)
+	slept = min(max(slept, 0), d)
+	c.now += slept
+	return !stopped
 }
 
 // Now returns the virtual time.
@@ -147,6 +160,9 @@ func (c *Clock) Next() (time.Time, bool) {
 // FireNext advances Now to the earliest pending timer's due time (never
 // backwards) and fires that one timer. It returns false, changing nothing, if
 // no timer is pending.
+//
+// A follower that stops short leaves that timer pending and Now where it
+// stopped; FireNext still returns true.
 func (c *Clock) FireNext() bool {
 	if len(c.timers) == 0 {
 		return false
@@ -170,7 +186,9 @@ func (c *Clock) Pending() int { return len(c.timers) }
 
 func (c *Clock) advance(target time.Duration) {
 	for len(c.timers) > 0 && c.timers[0].when <= target {
-		c.fire(c.timers.remove(0))
+		if !c.fire(c.timers.remove(0)) {
+			return // the follower stopped short
+		}
 	}
 	// A callback may have advanced the clock further (a nested Step).
 	c.moveTo(target)
@@ -195,9 +213,13 @@ func (c *Clock) schedule(t *timer, when time.Duration) {
 	c.timers.push(t)
 }
 
-// fire runs a timer that has just been removed from the heap.
-func (c *Clock) fire(t *timer) {
-	c.moveTo(t.when)
+// fire runs a timer that has just been removed from the heap, or puts it back
+// and returns false if the follower stopped short of it.
+func (c *Clock) fire(t *timer) bool {
+	if !c.moveTo(t.when) {
+		c.timers.push(t)
+		return false
+	}
 	now := c.Now()
 	if t.period > 0 && t.when <= math.MaxInt64-t.period {
 		c.schedule(t, t.when+t.period)
@@ -211,4 +233,5 @@ func (c *Clock) fire(t *timer) {
 	if t.f != nil {
 		t.f()
 	}
+	return true
 }

@@ -61,8 +61,11 @@ type Options struct {
 
 // Wall is the wall clock a world's virtual clock drives (see Options.Wall).
 type Wall struct {
-	Now   func() time.Time
-	Sleep func(time.Duration)
+	Now func() time.Time
+	// Sleep sleeps d, or less when wake (if not nil) is ready first, and
+	// returns how long it slept: a manager Runnable woken by a timer of the
+	// bubble stops the sleep to run at its instant (scheduler.SetWall).
+	Sleep func(d time.Duration, wake <-chan struct{}) time.Duration
 	// Settle, if set, waits until every other goroutine of the bubble is
 	// durably blocked (synctest.Wait): with it a process may run manager
 	// Runnables (scheduler.GoOutside).
@@ -105,7 +108,6 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	clk := clock.New(clock.Epoch)
 	if w := opts.Wall; w != nil {
 		clk = clock.New(w.Now().UTC())
-		clk.SetFollower(w.Sleep)
 	}
 	c := &Cluster{
 		Clock:   clk,
@@ -372,8 +374,11 @@ func (c *Cluster) Judge(props ...check.Property) []check.Verdict {
 
 func newScheduler(clk *clock.Clock, pick scheduler.Picker, w *Wall) *scheduler.Scheduler {
 	s := scheduler.New(clk, pick)
-	if w != nil && w.Settle != nil {
-		s.SetSettle(w.Settle)
+	if w != nil {
+		s.SetWall(w.Sleep)
+		if w.Settle != nil {
+			s.SetSettle(w.Settle)
+		}
 	}
 	return s
 }

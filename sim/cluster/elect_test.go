@@ -200,3 +200,19 @@ func TestAControllerThatNeedsNoElectionRunsInEveryReplica(t *testing.T) {
 		t.Fatalf("both replicas should reconcile: %v", rec)
 	}
 }
+
+// A replica that does not lead has started none of its controllers: no
+// informer, as controller-runtime's sources start only with their controller.
+func TestAFollowerStartsNoInformers(t *testing.T) {
+	c := runReplicas(t, "seed 1\nat 1s create name=w1 size=2 color=blue\n", 10*time.Second)
+	leader, _, _ := strings.Cut(*holder(t, c).HolderIdentity, "_")
+	for _, p := range c.Processes() {
+		n := len(p.GetCache().Informers())
+		if p.Name() == leader && n == 0 {
+			t.Errorf("the leader %s has no informers", p.Name())
+		}
+		if p.Name() != leader && n != 0 {
+			t.Errorf("the follower %s has %d informers", p.Name(), n)
+		}
+	}
+}

@@ -56,13 +56,17 @@
 //   - Runnables other than controllers (mgr.Add of a RunnableFunc, a cache
 //     warmer, a leader-election runnable) run as tasks of their process
 //     (runnable.go) only inside a testing/synctest bubble (package wallclock;
-//     operatortest runs every plan in one), and only up to their first wait on
-//     something the scheduler does not see (their context, a channel, a
-//     timer): there they stay, as a killed process's would. One that a
-//     channel of another task or a wall-clock timer wakes, and that then calls
-//     into the simulator, stops the run with an error (Cluster.Err); a
-//     periodic Runnable (a ticker loop, wait.Until) is therefore not modelled
-//     yet. Outside a bubble (the command's catalogue) mgr.Add refuses them.
+//     operatortest runs every plan in one). One that waits on a timer (a
+//     ticker loop, wait.Until, time.Sleep) runs again when it fires, at that
+//     instant of virtual time (scheduler.SetWall); one that waits on its
+//     context or a channel of its own stays there, as a killed process's
+//     would. One that a channel of another task wakes, and that then calls
+//     into the simulator, stops the run with an error (Cluster.Err): it
+//     would run alongside that task. A killed process's Runnable ends at its
+//     next wake (its context is not cancelled: SIGKILL runs no cleanup).
+//     Goroutines a Runnable starts itself are not tasks: their calls into
+//     the simulator are not supported. Outside a bubble (the command's
+//     catalogue) mgr.Add refuses them.
 //     Sources other than source.Kind on mgr.GetCache() (source.Channel,
 //     source.Func, a Kind on another cache) are refused, and so are custom
 //     NewQueue functions and controllers whose request type is not

@@ -76,6 +76,7 @@ type hosted struct {
 	// needsLeader: the controller's NeedLeaderElection (true unless its
 	// options say otherwise); it then starts once the incarnation leads.
 	needsLeader bool
+	started     bool // its Start has run: its sources start with it, never before
 }
 
 // field returns a settable view of the controller's field name, exported or
@@ -186,6 +187,7 @@ func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
 // start starts the controller's sources, then runs its Start, whose workers
 // the scheduler adopts.
 func (h *hosted) start() error {
+	h.started = true
 	if err := h.startWatches(); err != nil {
 		return err
 	}

@@ -158,7 +158,7 @@ func (m *Manager) startLateWatches() {
 		return
 	}
 	for _, h := range m.controllers {
-		if len(*h.watches) == 0 { // (read by the only goroutine running: Watch appends from a task)
+		if !h.started || len(*h.watches) == 0 { // (read by the only goroutine running: Watch appends from a task)
 			continue
 		}
 		if err := h.startWatches(); err != nil {

@@ -14,7 +14,8 @@ import (
 // a task of the process, picked by the kernel like any other, with the
 // process's client calls as its yield points, until it returns or blocks on
 // something the scheduler does not see (its context's Done, a channel of its
-// own), where it stays: the scheduler's GoOutside, which needs a
+// own), where it stays, or on a timer, which wakes it at its instant of
+// virtual time: the scheduler's GoOutside, which needs a
 // testing/synctest bubble (package wallclock, as operatortest runs every
 // plan). One that needs leader election (every Runnable but a
 // LeaderElectionRunnable that says no) waits until the incarnation leads. A Start that returns an error stops the manager, and the

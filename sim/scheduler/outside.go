@@ -6,20 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // outsideState is what a goroutine that is not the running one may read:
 // kept apart from the kernel's state, behind a lock and atomics, so that the
 // detection of a task that woke on its own is itself free of data races.
 type outsideState struct {
-	blocked atomic.Int32     // tasks blocked outside
-	halt    atomic.Bool      // a task woke on its own: RunUntil stops
-	mu      sync.Mutex       // guards byGoid and err
-	byGoid  map[uint64]*Task // tasks blocked outside, by goroutine id
-	err     error
+	blocked  atomic.Int32     // tasks blocked outside
+	halt     atomic.Bool      // a task woke on its own: RunUntil stops
+	sleeping atomic.Bool      // the kernel is in a follower's sleep that a rejoin may stop
+	wake     chan struct{}    // a rejoin stops that sleep (capacity 1)
+	mu       sync.Mutex       // guards byGoid, rejoined and err
+	byGoid   map[uint64]*Task // tasks blocked outside, by goroutine id
+	rejoined []*Task          // tasks that woke on a timer of the bubble and called in
+	err      error
 }
 
 // Tasks that may block outside the scheduler.
@@ -36,12 +41,21 @@ type outsideState struct {
 // at Close, and a killed process's Runnable does not get to clean up, as with
 // SIGKILL).
 //
+// A task blocked outside on a timer of the bubble (a ticker loop, wait.Until,
+// time.Sleep) rejoins when the timer fires (SetWall): the bubble's clock
+// moves only while the kernel sleeps in the clock's follower, so the task
+// wakes there, at the instant its timer was due; when it calls into the
+// simulator it announces itself and parks. The kernel wakes, lets the bubble
+// settle (every task woken at that instant has then parked or blocked
+// again), stops the virtual clock at that instant without firing what is due
+// later, and the tasks that rejoined run there as runnable tasks, in the
+// kernel's order. Their timers are then events of virtual time.
+//
 // What is not supported is reported, never run silently out of order: a
-// blocked task woken by something other than the scheduler (a timer of the
-// wall clock, a channel another task sends to) that then calls into the
-// simulator stops the run with an error (Err), since it would run alongside
-// the task the kernel picked; a timer's wake-up alone is reported by package
-// wallclock as a wait on the wall clock.
+// blocked task woken by something other than a timer while the kernel sleeps
+// (a channel another task sends to) that then calls into the simulator stops
+// the run with an error (Err), since it would run alongside the task the
+// kernel picked.
 
 // ErrNoSettle is GoOutside's error outside a testing/synctest bubble.
 var ErrNoSettle = errors.New("a task that may block outside the scheduler (a manager Runnable) needs a testing/synctest bubble: run the world with package wallclock (operatortest does)")
@@ -49,6 +63,48 @@ var ErrNoSettle = errors.New("a task that may block outside the scheduler (a man
 // SetSettle installs the function that waits until every other goroutine of
 // the bubble is durably blocked (synctest.Wait); GoOutside needs it.
 func (s *Scheduler) SetSettle(settle func()) { s.settle = settle }
+
+// SetWall makes sleep the clock's follower: it sleeps d in the bubble, or
+// less if wake is ready first, and returns how long it slept. While a task is
+// blocked outside, the follower passes a wake channel that a task rejoining
+// from a timer of the bubble signals (see above).
+func (s *Scheduler) SetWall(sleep func(d time.Duration, wake <-chan struct{}) time.Duration) {
+	s.wallSleep = sleep
+	s.out.wake = make(chan struct{}, 1)
+	s.clock.SetFollower(s.follow)
+}
+
+// follow is the clock's follower: a sleep in the bubble, stopped short when a
+// task blocked outside rejoins.
+func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
+	if !s.inClock || s.settle == nil || s.out.blocked.Load() == 0 {
+		return s.wallSleep(d, nil), false
+	}
+	// A task woken by a channel (another task's send) has run into its error
+	// by now, never into a rejoin.
+	s.settle()
+	s.out.sleeping.Store(true)
+	slept := s.wallSleep(d, s.out.wake)
+	s.settle() // every task woken at this instant has now rejoined or blocked again
+	s.out.sleeping.Store(false)
+	select {
+	case <-s.out.wake:
+	default:
+	}
+	s.out.mu.Lock()
+	rejoined := s.out.rejoined
+	s.out.rejoined = nil
+	s.out.mu.Unlock()
+	if len(rejoined) == 0 {
+		return slept, false
+	}
+	slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
+	for _, t := range rejoined {
+		s.out.blocked.Add(-1)
+		t.state = runnable
+	}
+	return slept, true
+}
 
 // GoOutside creates a task running f(ctx) that may block outside the
 // scheduler (see above). ctx is cancelled at Close.
@@ -105,6 +161,21 @@ func (s *Scheduler) checkCaller() {
 	t := s.out.byGoid[id]
 	if t == nil {
 		s.out.mu.Unlock()
+		return
+	}
+	if s.out.sleeping.Load() {
+		// Woken by a timer of the bubble while the kernel sleeps: rejoin, and
+		// wait to be run (switchTo resumes it; a kill is seen by CheckAlive).
+		delete(s.out.byGoid, id)
+		s.out.rejoined = append(s.out.rejoined, t)
+		s.out.mu.Unlock()
+		select {
+		case s.out.wake <- struct{}{}:
+		default:
+		}
+		if !<-t.resume {
+			t.unwind()
+		}
 		return
 	}
 	if s.out.err == nil {

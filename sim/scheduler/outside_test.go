@@ -91,3 +91,76 @@ func TestAnOutsideTaskWokenOnItsOwnStopsTheRun(t *testing.T) {
 		s.Close()
 	})
 }
+
+// bubbleSleep is the follower a world in a bubble has (package wallclock's,
+// without its drift check): a sleep of the bubble that a rejoin stops short.
+func bubbleSleep(d time.Duration, wake <-chan struct{}) time.Duration {
+	start := time.Now() // lint:wall-clock the bubble's virtual clock
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-wake:
+	}
+	return time.Since(start) // lint:wall-clock the bubble's virtual clock
+}
+
+// A task blocked outside on a timer of the bubble rejoins when the timer
+// fires: the virtual clock stops at that instant (not at the next event of
+// its own, 10s away), and the task runs there as a task.
+func TestAnOutsideTaskWokenByATimerRunsAtItsInstant(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, clk := newSched(1)
+		s.SetSettle(synctest.Wait)
+		s.SetWall(bubbleSleep)
+		var at []time.Duration
+		start := clk.Now()
+		if _, err := s.GoOutside("p", "runnable", func(ctx context.Context) {
+			for range 3 {
+				time.Sleep(1500 * time.Millisecond)
+				s.Yield() // a call into the simulator
+				at = append(at, clk.Now().Sub(start))
+			}
+			<-ctx.Done()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		s.Go("p", "sleeper", func() { s.Sleep(10 * time.Second) })
+		s.RunFor(20 * time.Second)
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		want := []time.Duration{1500 * time.Millisecond, 3 * time.Second, 4500 * time.Millisecond}
+		if len(at) != 3 || at[0] != want[0] || at[1] != want[1] || at[2] != want[2] {
+			t.Fatalf("the task ran at %v, want %v", at, want)
+		}
+		s.Close()
+	})
+}
+
+// A wake by another task's channel is still an error with a wall installed:
+// it would run alongside that task.
+func TestAnOutsideTaskWokenByAChannelStopsTheRunWithAWall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _ := newSched(1)
+		s.SetSettle(synctest.Wait)
+		s.SetWall(bubbleSleep)
+		wake := make(chan struct{})
+		if _, err := s.GoOutside("p", "runnable", func(ctx context.Context) {
+			<-wake
+			s.Yield()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		s.Go("p", "waker", func() {
+			s.Sleep(time.Second)
+			close(wake)
+			s.Sleep(time.Second)
+		})
+		s.RunFor(10 * time.Second)
+		if err := s.Err(); err == nil || !strings.Contains(err.Error(), "task runnable blocked outside the scheduler") {
+			t.Fatalf("Err = %v, want the runnable named", err)
+		}
+		s.Close()
+	})
+}

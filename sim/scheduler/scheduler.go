@@ -93,6 +93,8 @@ type Scheduler struct {
 	stop               bool
 	adopting           *adoption // a Host waiting for its goroutines
 	settle             func()    // synctest.Wait, in a bubble (outside.go)
+	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
+	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
 	out                outsideState
 }
 
@@ -213,8 +215,19 @@ func (s *Scheduler) park() {
 		if t.adopted {
 			runtime.Goexit() // deferred calls run; EndIfKilled hands control back
 		}
-		panic(errKilled)
+		t.unwind()
 	}
+}
+
+// unwind ends a killed task from inside it: a panic that its run recovers, or
+// for a task running code of its own outside the simulator (a manager
+// Runnable) runtime.Goexit, which that code's recover() (client-go's
+// HandleCrash in wait.Until) does not see and log as a crash.
+func (t *Task) unwind() {
+	if t.outside {
+		runtime.Goexit()
+	}
+	panic(errKilled)
 }
 
 // CheckAlive panics with the kill signal if the current task has been killed. Hooks
@@ -222,7 +235,7 @@ func (s *Scheduler) park() {
 func (s *Scheduler) CheckAlive() {
 	s.checkCaller()
 	if t := s.current; t != nil && t.killed && !t.adopted {
-		panic(errKilled)
+		t.unwind()
 	}
 }
 
@@ -295,7 +308,7 @@ func (s *Scheduler) Kill(t *Task) {
 		if t.adopted {
 			runtime.Goexit()
 		}
-		panic(errKilled)
+		t.unwind()
 	}
 	s.switchTo(t, false)
 }
@@ -405,13 +418,24 @@ func (s *Scheduler) RunUntil(until time.Time) {
 		}
 		next, ok := s.clock.Next()
 		if !ok || next.After(until) {
-			break
+			if s.clock.Now().Before(until) {
+				s.moveClock(func() { s.clock.AdvanceTo(until) })
+				if s.clock.Now().Before(until) {
+					continue // stopped short: the tasks that rejoined run first (outside.go)
+				}
+			}
+			return
 		}
-		s.clock.FireNext()
+		s.moveClock(func() { s.clock.FireNext() })
 	}
-	if s.clock.Now().Before(until) {
-		s.clock.AdvanceTo(until)
-	}
+}
+
+// moveClock runs move (a step of the clock) as the only place where the
+// follower may stop short for tasks rejoining from outside (outside.go).
+func (s *Scheduler) moveClock(move func()) {
+	s.inClock = true
+	move()
+	s.inClock = false
 }
 
 // Stop makes the running RunUntil return before its next step or timer, with the
