@@ -665,11 +665,14 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 	}
 	if invalid {
 		var bad []string
+		var required []string // those the valid draw fills
 		for _, r := range p.Required {
-			if slices.Contains(names, r) {
-				bad = append(bad, "drop-required")
-				break
+			if slices.Contains(drawableNames, r) {
+				required = append(required, r)
 			}
+		}
+		if len(required) > 0 {
+			bad = append(bad, "drop-required")
 		}
 		if len(drawableNames) > 0 && depth < maxDepth {
 			bad = append(bad, "bad-property")
@@ -681,7 +684,7 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 		}
 		v := drawObject(t, p, false, depth).v.(map[string]any)
 		if how == "drop-required" {
-			delete(v, rapid.SampledFrom(p.Required).Draw(t, "required"))
+			delete(v, rapid.SampledFrom(required).Draw(t, "required"))
 			return drawn{v: v, invalid: true}
 		}
 		n := rapid.SampledFrom(drawableNames).Draw(t, "property")
@@ -692,6 +695,11 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 		}
 		v[n] = d.v
 		return drawn{v: v, invalid: true}
+	}
+	for _, r := range p.Required {
+		if _, ok := p.Properties[r]; !ok {
+			sure = false // required, but not a property the drawing knows
+		}
 	}
 	for _, n := range names {
 		prop := p.Properties[n]
