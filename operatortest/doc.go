@@ -2,7 +2,7 @@
 // go test call: its own SetupWithManager functions, its CRD manifests and a few
 // seed objects are all it asks for. It explores plans of a workload (the seed
 // objects mutated, deleted and re-created, with mutations drawn from the CRDs'
-// schemas: workload.go) and of faults (informer lag and stalled watches,
+// schemas, valid and invalid: workload.go, schemadraw.go) and of faults (informer lag and stalled watches,
 // crashes at any client call or right after a write, restarts onto a lagging
 // apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
@@ -59,7 +59,8 @@
 //
 // On by default, named in Options.Disable to turn one off: converges (the end
 // state equals the fault-free run of the same workload, modulo uids,
-// resourceVersions, generations, timestamps and generated-name suffixes),
+// resourceVersions, generations, timestamps, generated-name suffixes and the
+// order of status conditions),
 // update-summaries (each object created and deleted as often as in that run),
 // interleavings-agree (the fault-free runs of two schedules end alike),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
@@ -70,7 +71,9 @@
 // (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
 // complete, Services get EndpointSlices.
 // NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
-// pods that never become ready, crash-loop or fail, and a lost node.
+// pods that are not ready, crash-loop or fail, and a lost node, until the
+// heal (a real fault stops: the pod becomes ready, the container runs again
+// after its back-off, the node comes back; a failed pod stays failed).
 //
 // # Replicas
 //
@@ -100,11 +103,26 @@
 //
 // # Known gaps
 //
-//   - The workload (workload.go) changes the seed objects only: it sets one
-//     scalar field under spec of a seed custom resource (valid or invalid by
-//     its schema's enum, minimum and maximum), deletes a seed object or
-//     re-creates it, at most MaxSteps steps a plan. It creates no new objects,
-//     and changes no status, metadata, list or map field.
+//   - The workload (workload.go, schemadraw.go) changes the seed objects
+//     only, at most MaxSteps steps a plan: under spec of a seed custom
+//     resource, it sets a field (scalars; nested objects, lists and maps as a
+//     whole), appends, replaces or removes a list item, or sets or removes a
+//     map key; it deletes a seed object or re-creates it. It creates no new
+//     objects and changes no status or metadata. Values are drawn from type,
+//     enum, pattern (regexp/syntax, repetitions bounded), minLength,
+//     maxLength, the formats the apiserver checks (date-time, date, duration,
+//     uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte, k8s-short-name,
+//     k8s-long-name; others are drawn as plain strings and labelled unknown),
+//     minimum, maximum and their exclusive forms, multipleOf (integral ones;
+//     a fractional one is labelled unknown), int-or-string, required,
+//     minItems, maxItems, list-type set and map, minProperties and
+//     maxProperties; nesting stops at depth 4, and fields of an object the
+//     seed lacks are set with the object as a whole. x-kubernetes-validations
+//     (CEL) rules, allOf/anyOf/oneOf/not are not drawn from: a value under one
+//     is labelled unknown when valid by the rest (the apiserver model
+//     evaluates CEL rules and decides). Embedded resources and fields that
+//     preserve unknown fields are left alone. A label holds for the seed as
+//     the test gave it, not for the state that earlier steps leave.
 //   - Converges, update-summaries and interleavings-agree compare the judged
 //     kinds only: the CRD kinds, the seed objects' kinds and common children
 //     (ConfigMap, Secret, Service, ServiceAccount, Deployment, StatefulSet,

@@ -153,10 +153,10 @@ type Options struct {
 	// and the kubelet (process kubelet), which run by default so that
 	// Deployments roll out and Jobs complete (operatortest/kubeworld).
 	NoWorkloadModels bool
-	// WorkloadFaults also draws the kubelet's faults: pods that never become
-	// ready, crash-loop or fail, and a node lost (sim/plan notready,
-	// crashloop, podfail, nodelost). Off by default: a workload that cannot
-	// become ready is a fault no operator can heal.
+	// WorkloadFaults also draws the kubelet's faults: pods not ready,
+	// crash-looping or failing, and a node lost (sim/plan notready,
+	// crashloop, podfail, nodelost), until the fault phase ends (a failed
+	// pod stays failed). Off by default.
 	WorkloadFaults bool
 }
 

@@ -30,7 +30,8 @@ const (
 	// Converges: the objects of the judged kinds at the end of a run equal
 	// those of the fault-free run of the same workload (Sieve's end-state
 	// oracle), modulo uids, resourceVersions, generations, timestamps, the
-	// suffixes of generated names, and Events.
+	// suffixes of generated names, the order of status.conditions (a list
+	// keyed by type), and Events.
 	Converges = "converges"
 	// Terminates: nothing is left deleting (a stuck finalizer, a namespace
 	// stuck Terminating) at the end of the heal budget.
@@ -215,6 +216,12 @@ func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
 	}
 	if st, ok := m["status"].(map[string]any); ok {
 		delete(st, "observedGeneration")
+		// Conditions are a list keyed by type (+listType=map, listMapKey
+		// type): their order is that of the writes (SetDeploymentCondition
+		// and meta.SetStatusCondition append a changed one), not state.
+		if cs, ok := st["conditions"].([]any); ok {
+			slices.SortStableFunc(cs, func(a, b any) int { return strings.Compare(conditionType(a), conditionType(b)) })
+		}
 	}
 	maskTimes(m)
 	// uids and resourceVersions, the object's own and those of the objects it
@@ -224,6 +231,12 @@ func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
 	dropKeys(m, "uid", "resourceVersion")
 	out, _ := json.Marshal(m)
 	return key, string(out)
+}
+
+func conditionType(c any) string {
+	m, _ := c.(map[string]any)
+	t, _ := m["type"].(string)
+	return t
 }
 
 // maskTimes replaces every string that is an RFC 3339 time with "<time>".

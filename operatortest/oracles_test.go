@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,5 +226,28 @@ func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
 	}
 	if got := judge(t, o, "seed 1\n"); len(got) != 0 {
 		t.Fatalf("with no fault: violated %v, want none", got)
+	}
+}
+
+// converges compares conditions as the map list they are (keyed by type):
+// the same conditions written in another order (a Deployment whose
+// Available condition went False and back to True is appended last again,
+// as SetDeploymentCondition does) are the same state; a changed one is not.
+func TestConvergesIgnoresTheOrderOfConditions(t *testing.T) {
+	gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	d := func(conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Status: appsv1.DeploymentStatus{Conditions: conds}}
+	}
+	avail := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}
+	prog := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"}
+	_, a := normalize(gvk, d(avail, prog))
+	_, b := normalize(gvk, d(prog, avail))
+	if a != b {
+		t.Errorf("reordered conditions differ:\n%s\n%s", a, b)
+	}
+	down := avail
+	down.Status = corev1.ConditionFalse
+	if _, c := normalize(gvk, d(prog, down)); c == a {
+		t.Errorf("a changed condition compares equal: %s", c)
 	}
 }

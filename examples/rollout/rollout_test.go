@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,13 +81,34 @@ func TestWithoutTheModelsTheRolloutNeverCompletes(t *testing.T) {
 	}
 }
 
-// With WorkloadFaults, the explorer also draws the kubelet's faults; a pod
-// that never becomes ready (or crash-loops) keeps the rollout from
-// completing, the property fails, and the plan shrinks to that one fault.
-func TestWorkloadFaultsAreFoundAndShrink(t *testing.T) {
+// With WorkloadFaults, the explorer also draws the kubelet's faults: pods
+// that never become ready, crash-loop or fail, a lost node. They end with
+// the fault phase, as a real fault stops (the next readiness probe passes,
+// the next restart runs, the node comes back), so the rollout completes
+// within the heal budget and the operator holds.
+func TestWorkloadFaultsHealAndTheRolloutCompletes(t *testing.T) {
 	o := options()
 	o.WorkloadFaults = true
-	o.Checks, o.Seed, o.ShrinkRuns = 100, 1, 100
+	o.Checks, o.Seed = 100, 1
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Fatalf("violated %v in\n%s", res.Violations, res.Minimal)
+	}
+}
+
+// A heal budget shorter than the kubelet's recovery is too short: after the
+// heal a never-ready pod waits for its next readiness probe (every 10s) and a
+// crash-looping container for the end of its current back-off (10s
+// doubling), the rollout is not complete when the run is judged, the
+// property fails, and the plan shrinks to that one fault.
+func TestAHealBudgetShorterThanTheKubeletsRecoveryIsFound(t *testing.T) {
+	o := options()
+	o.WorkloadFaults = true
+	o.HealBudget = 10 * time.Second
+	o.Checks, o.Seed, o.ShrinkRuns = 100, 1, 400
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)

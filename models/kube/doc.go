@@ -70,7 +70,10 @@
 //     (controller/util/node MarkPodsNotReady, taint eviction). Pod
 //     annotations (AnnotationRun, AnnotationExitCode, AnnotationNeverReady),
 //     a "sleep N" in the first container's command, and faults (PodFault,
-//     NodeLoss) say what containers do.
+//     NodeLoss) say what containers do. The faults end when the fault phase
+//     does (Kubelet.Healed): the next readiness probe passes, the next
+//     restart runs fault-free, the lost node comes back (its kubelet writes
+//     its pods' status again; pods evicted stay deleted).
 //
 // operatortest/kubeworld wires the workload models into simulated worlds:
 // the five controllers in kube-controller-manager, the kubelet as a process
@@ -176,7 +179,11 @@
 //     at its first pod; no labels, status or lease, and a lost node
 //     keeps its object unchanged), no init or sidecar containers
 //     (Initialized is True at once), no probes (a running container is ready
-//     unless told otherwise), no graceful termination (the apiserver model
+//     unless told otherwise; under a PodNeverReady fault a readiness probe
+//     fails every 10s from the container's start, without the prober's
+//     random initial delay, until the fault phase ends), no node lifecycle
+//     on a lost node's return (no Node objects, no NodeReady event; a pod
+//     waits for its kubelet's next 10s status sync), no graceful termination (the apiserver model
 //     deletes pods at once; a pod held by finalizers has its containers
 //     killed: exit code 137). Every restart of a crashed container, the
 //     first included, waits the back-off (10s doubling to 5m); pod IPs and

@@ -38,7 +38,12 @@ const (
 	AnnotationNeverReady = "kubelet.ctrlsim.io/never-ready"
 )
 
-// PodFault is what a plan fault does to one pod.
+// PodFault is what a plan fault does to one pod. A fault lasts until the
+// fault phase ends (Kubelet.Healed), as a real fault stops: a pod bound after
+// it gets none; a PodNeverReady container becomes ready at its first readiness
+// probe from then on; a PodCrashLoop container's runs that start from then on
+// (after its current back-off) run as they would have; PodFail is a one-shot
+// exit and has nothing to end (a failed pod stays failed).
 type PodFault string
 
 // The pod faults.
@@ -69,11 +74,22 @@ const (
 	// admission plugin gives pods for the not-ready and unreachable taints:
 	// their pods are evicted this long after the taint.
 	NotReadyTolerationSeconds = 300 * time.Second
+	// ReadinessProbePeriod is a readiness probe's default periodSeconds
+	// (SetDefaults_Probe): a container a PodNeverReady fault keeps not ready
+	// is probed this often from its start, and the first probe after the
+	// fault phase passes.
+	ReadinessProbePeriod = 10 * time.Second
+	// StatusSyncPeriod is the kubelet status manager's syncPeriod
+	// (pkg/kubelet/status/status_manager.go): a lost node's kubelet, back at
+	// the end of the fault phase, writes its pods' status again within it.
+	StatusSyncPeriod = 10 * time.Second
 )
 
 // NodeLoss is a node lost at a time: its kubelet stops, its pods are marked
 // not ready after NodeMonitorGracePeriod and deleted NotReadyTolerationSeconds
-// later.
+// later. The node comes back when the fault phase ends (Kubelet.Healed): the
+// pods evicted stay deleted, the others' Ready condition is written again by
+// their kubelet within StatusSyncPeriod, and the scheduler binds to it again.
 type NodeLoss struct {
 	Node string
 	At   time.Time
@@ -107,7 +123,8 @@ type NodeLoss struct {
 //     NodeMonitorGracePeriod after the loss, then their Ready condition turns
 //     False (MarkPodsNotReady, event NodeNotReady), and
 //     NotReadyTolerationSeconds later they are deleted (taint eviction, event
-//     TaintManagerEviction).
+//     TaintManagerEviction);
+//   - the faults end with the fault phase (Healed; see PodFault and NodeLoss).
 type Kubelet struct {
 	// Client reads pods from the cache and writes them.
 	Client client.Client
@@ -127,6 +144,9 @@ type Kubelet struct {
 	// Fault, if set, is the fault of the n-th pod the kubelet binds (counted
 	// from 1), or "".
 	Fault func(pod *corev1.Pod, n int) PodFault
+	// Healed, if set, reports whether the fault phase has ended, and when:
+	// the faults (Fault, Lost) end then. Nil: they last the whole run.
+	Healed func() (time.Time, bool)
 
 	mu         sync.Mutex
 	pods       map[string]*podPlan // by uid
@@ -190,8 +210,27 @@ func (k *Kubelet) nodes() []string {
 	return k.Nodes
 }
 
-// lostAt returns when node was lost, if it was by now.
+// healed reports whether the fault phase has ended, and when.
+func (k *Kubelet) healed() (time.Time, bool) {
+	if k.Healed == nil {
+		return time.Time{}, false
+	}
+	return k.Healed()
+}
+
+// faulty reports whether a fault still acts on what starts at t: t is before
+// the end of the fault phase, or the phase has not ended.
+func (k *Kubelet) faulty(t time.Time) bool {
+	h, ok := k.healed()
+	return !ok || t.Before(h)
+}
+
+// lostAt returns when node was lost, if it was by now and is not back (the
+// fault phase has not ended).
 func (k *Kubelet) lostAt(node string, now time.Time) (time.Time, bool) {
+	if _, ok := k.healed(); ok {
+		return time.Time{}, false
+	}
 	for _, l := range k.Lost {
 		if l.Node == node && !now.Before(l.At) {
 			return l.At, true
@@ -282,7 +321,7 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 		return reconcile.Result{}, err
 	}
 	for _, l := range k.Lost { // come back when the node is lost
-		if d := l.At.Sub(now); l.Node == pod.Spec.NodeName && d > 0 && (next == 0 || d < next) {
+		if d := l.At.Sub(now); l.Node == pod.Spec.NodeName && d > 0 && (next == 0 || d < next) && k.faulty(now) {
 			next = d
 		}
 	}
@@ -320,7 +359,7 @@ func (k *Kubelet) bind(ctx context.Context, pod *corev1.Pod, p *podPlan, now tim
 	k.bound++
 	n := k.bound
 	k.mu.Unlock()
-	if k.Fault != nil {
+	if k.Fault != nil && k.faulty(now) {
 		p.fault = k.Fault(pod, n)
 	}
 	np := pod.DeepCopy()
@@ -347,8 +386,18 @@ func (k *Kubelet) event(obj client.Object, typ, reason, format string, args ...a
 func (k *Kubelet) onLostNode(ctx context.Context, pod *corev1.Pod, at, now time.Time) (reconcile.Result, error) {
 	notReady := at.Add(NodeMonitorGracePeriod)
 	evict := notReady.Add(NotReadyTolerationSeconds)
+	// The node's kubelet retries its status sync every StatusSyncPeriod: at
+	// the first after the node is back (the fault phase ended), it writes the
+	// pod's status again. Without Healed the node never comes back.
+	wake := func(at time.Time) reconcile.Result {
+		d := at.Sub(now)
+		if k.Healed != nil {
+			d = min(d, StatusSyncPeriod)
+		}
+		return reconcile.Result{RequeueAfter: d}
+	}
 	if now.Before(notReady) {
-		return reconcile.Result{RequeueAfter: notReady.Sub(now)}, nil
+		return wake(notReady), nil
 	}
 	if c := podReadyCondition(pod.Status); c != nil && c.Status != corev1.ConditionFalse {
 		np := pod.DeepCopy()
@@ -362,7 +411,7 @@ func (k *Kubelet) onLostNode(ctx context.Context, pod *corev1.Pod, at, now time.
 		pod = np
 	}
 	if now.Before(evict) {
-		return reconcile.Result{RequeueAfter: evict.Sub(now)}, nil
+		return wake(evict), nil
 	}
 	if pod.DeletionTimestamp != nil {
 		return reconcile.Result{}, nil
@@ -460,7 +509,7 @@ func (k *Kubelet) container(pod *corev1.Pod, p *podPlan, cs *corev1.ContainerSta
 		case cs.State.Running != nil:
 			r := cs.State.Running
 			code, exits := p.exitCode, p.runs
-			if p.fault == PodCrashLoop || (p.fault == PodFail && cs.RestartCount == 0) {
+			if (p.fault == PodCrashLoop && k.faulty(r.StartedAt.Time)) || (p.fault == PodFail && cs.RestartCount == 0) {
 				code, exits = 1, true
 			}
 			end := r.StartedAt.Add(p.run)
@@ -471,7 +520,7 @@ func (k *Kubelet) container(pod *corev1.Pod, p *podPlan, cs *corev1.ContainerSta
 				if exits {
 					soon(end)
 				}
-				ready := !p.neverReady && p.fault != PodNeverReady
+				ready := !p.neverReady && k.probeReady(p, r.StartedAt.Time, now, soon)
 				cs.Ready, cs.Started = ready, ptr.To(true)
 				return
 			}
@@ -512,6 +561,37 @@ func (k *Kubelet) container(pod *corev1.Pod, p *podPlan, cs *corev1.ContainerSta
 			cs.ContainerID = id()
 		}
 	}
+}
+
+// probeReady is the readiness probe of a running container started at start:
+// it passes unless a PodNeverReady fault acts. Under one it fails at each
+// probe (every ReadinessProbePeriod from start) until the fault phase ends,
+// and passes from the first probe after that; soon is told of the next probe.
+func (k *Kubelet) probeReady(p *podPlan, start, now time.Time, soon func(time.Time)) bool {
+	if p.fault != PodNeverReady {
+		return true
+	}
+	if k.Healed == nil {
+		return false // the fault never ends: nothing to probe for
+	}
+	h, healed := k.healed()
+	if !healed {
+		h = now
+	}
+	// The first probe at or after h (the end of the fault phase, or now).
+	probe := start
+	if h.After(start) {
+		n := (h.Sub(start) + ReadinessProbePeriod - 1) / ReadinessProbePeriod
+		probe = start.Add(n * ReadinessProbePeriod)
+	}
+	if healed && !now.Before(probe) {
+		return true
+	}
+	if !healed && !probe.After(now) {
+		probe = probe.Add(ReadinessProbePeriod)
+	}
+	soon(probe)
+	return false
 }
 
 func containerStatus(cs []corev1.ContainerStatus, name string) *corev1.ContainerStatus {

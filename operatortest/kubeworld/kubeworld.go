@@ -2,15 +2,24 @@
 // world: the replicaset, deployment, job, statefulset and endpointslice controllers in the
 // kube-controller-manager process (SetupControllers), and the kubelet model as
 // a process of its own (Kubelet), driven by the plan's seed and its workload
-// faults (notready, crashloop, podfail, nodelost).
+// faults (notready, crashloop, podfail, nodelost), which end with the fault
+// phase (the cluster's Heal), as a real fault stops: a never-ready pod becomes
+// ready at its next readiness probe, a crash-looping container runs as it
+// would have from its next restart, a lost node comes back (its pods not yet
+// evicted are Ready again, the evicted ones stay deleted); a failed pod stays
+// failed. A pod bound after the heal gets no fault (kube.PodFault,
+// kube.NodeLoss).
 //
 // # Known gaps
 //
 //   - The kubelet's draws come from a stream of the plan's seed of its own
 //     ("kubelet"), not from the cluster's source: the world's other draws do
 //     not shift them, and they do not shift the world's.
-//   - Workload faults last the whole run: healing does not end them (a pod
-//     that never becomes ready stays so).
+//   - A fault ends at once at the heal, for every pod and node it acts on;
+//     a real recovery (a dependency back, a network partition mended) is
+//     rarely so tidy. A never-ready pod is probed every 10s from its
+//     container's start (the default periodSeconds, without the prober's
+//     random initial delay), and so is a lost node's kubelet retrying.
 //   - The kubelet keeps what it drew for each pod (delays, fault) in memory:
 //     were its process restarted, it would draw again and forget the faults of
 //     pods already bound. No plan crashes it (it is not among the processes a
@@ -86,7 +95,7 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 			t := p.Clock().Now() // the kubelet boots at the run's start
 			start = &t
 		}
-		k := &kube.Kubelet{Client: p.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("kubelet"), Nodes: nodes,
+		k := &kube.Kubelet{Client: p.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("kubelet"), Nodes: nodes, Healed: p.Healed,
 			Delay: func(_ *corev1.Pod, step string) time.Duration {
 				switch step {
 				case "schedule":

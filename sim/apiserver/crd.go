@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuralcel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
@@ -22,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	celcommon "k8s.io/apiserver/pkg/cel/common"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -82,10 +85,13 @@ func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, erro
 
 // crSchema is what kube-apiserver's custom resource handler builds from a CRD
 // version's schema: the structural schema (for pruning, defaulting, list types
-// and embedded objects) and the OpenAPI validator.
+// and embedded objects), the OpenAPI validator and the x-kubernetes-validations
+// (CEL) rules' validator (pkg/registry/customresource/strategy.go
+// NewStrategy).
 type crSchema struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
+	cel        *structuralcel.Validator // nil: no rules
 }
 
 func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchemaProps) (*crSchema, error) {
@@ -104,7 +110,20 @@ func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchem
 	if err != nil {
 		return nil, fmt.Errorf("the schema of %s: %w", gvk, err)
 	}
-	return &crSchema{structural: s, validator: validator}, nil
+	// CEL programs are compiled here, once, as NewStrategy does.
+	return &crSchema{structural: s, validator: validator, cel: structuralcel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+}
+
+// blockingErr is hasBlockingErr (pkg/registry/customresource/strategy.go):
+// OpenAPI type, maxLength, maxItems, maxProperties, required and enum errors
+// keep the CEL rules from running, and say so.
+func blockingErr(errs field.ErrorList) *field.Error {
+	for _, err := range errs {
+		if err.Type == field.ErrorTypeNotSupported || err.Type == field.ErrorTypeRequired || err.Type == field.ErrorTypeTooLong || err.Type == field.ErrorTypeTooMany || err.Type == field.ErrorTypeTypeInvalid {
+			return field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return nil
 }
 
 // admit does to a custom resource's write what the custom resource handler does
@@ -126,21 +145,37 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 	structuraldefaulting.Default(u, c.structural)
 	structuralpruning.Prune(u, c.structural, true)
 	var errs field.ErrorList
+	var o map[string]any // the old object, on update
+	var celOpts []structuralcel.Option
 	if old == nil {
 		errs = apiservervalidation.ValidateCustomResource(nil, u, c.validator)
 	} else {
-		var o map[string]any
 		if uold, ok := old.(*unstructured.Unstructured); ok {
 			o = runtime.DeepCopyJSON(uold.Object) // the stored snapshot is shared
 		} else if o, err = runtime.DefaultUnstructuredConverter.ToUnstructured(old); err != nil {
 			return err
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
-		ratchet := apiservervalidation.WithRatcheting(celcommon.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural}))
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, ratchet)
+		correlated := celcommon.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
+		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))
+		celOpts = append(celOpts, structuralcel.WithRatcheting(correlated))
 	}
 	errs = append(errs, schemaobjectmeta.Validate(nil, nil, u, c.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, c.structural, u)...)
+	// x-kubernetes-validations, unless a blocking error came first
+	// (customResourceStrategy Validate and ValidateUpdate, hasBlockingErr).
+	if c.cel != nil {
+		if blocking := blockingErr(errs); blocking != nil {
+			errs = append(errs, blocking)
+		} else {
+			var oldObj any
+			if o != nil {
+				oldObj = o
+			}
+			celErrs, _ := c.cel.Validate(context.Background(), nil, c.structural, u, oldObj, celconfig.RuntimeCELCostBudget, celOpts...)
+			errs = append(errs, celErrs...)
+		}
+	}
 	if len(errs) > 0 {
 		// The schema validator walks properties in Go map order; a run must not
 		// depend on it, so several causes are listed in field order.

@@ -121,7 +121,12 @@
 //     CRDValidationRatcheting on update), embedded-object and list-type checks, on
 //     the object's wire form, and refused with the real 422 (checked byte for byte
 //     against kube-apiserver by internal/differential
-//     TestCRDSchemaValidationAndDefaultingMatchKubeAPIServer).
+//     TestCRDSchemaValidationAndDefaultingMatchKubeAPIServer); then its
+//     x-kubernetes-validations (CEL) rules, with apiextensions' own CEL validator
+//     (transition rules against the stored object, ratcheted on update), unless
+//     a blocking error came first, as customResourceStrategy does
+//     (TestCELRulesAreEvaluated; the refusals checked byte for byte against
+//     kube-apiserver by internal/differential TestCELValidationMatchesKubeAPIServer).
 //
 //   - Custom resources with no Go type (a CRD manifest only: InstallCRD of a GVK
 //     the scheme does not know; Kind.Unstructured) are stored and served as
@@ -175,8 +180,10 @@
 //     background.
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
-//     follows Go map iteration and varies from request to request.
-//     x-kubernetes-validations (CEL) rules are not evaluated; only
+//     follows Go map iteration and varies from request to request. CEL rules
+//     run with the runtime cost budget but no per-request deadline; a status
+//     write checks them over the whole object, as upstream's status strategy
+//     does, but the differential suite compares main-resource writes only. Only
 //     the storage version of a CRD is served (no conversion between versions, no
 //     conversion webhooks); defaults are applied on write, not on read of objects
 //     stored before a default was added; no status.storedVersions, no

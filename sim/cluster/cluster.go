@@ -282,7 +282,9 @@ func (c *Cluster) recent(h *HotLoop) []string {
 
 // Heal ends the fault phase: API faults are removed, holds released, lags and
 // latencies drop to the default Timing and no more crashes happen. Processes in CrashLoopBackOff
-// restart when their delay ends.
+// restart when their delay ends. The plan's workload faults stop too: the
+// models that meet them (the kubelet of models/kube) read the heal from their
+// process (process.Process.Healed).
 func (c *Cluster) Heal() {
 	if !c.faults.healed {
 		c.healAt = c.Now()

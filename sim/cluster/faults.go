@@ -215,6 +215,14 @@ func (f *faults) applyHold(key holdKey, hold bool) {
 	}
 }
 
+// Healed reports whether the fault phase has ended, and when.
+func (f *faults) Healed() (time.Time, bool) {
+	if !f.healed {
+		return time.Time{}, false
+	}
+	return f.c.start.Add(f.c.healAt), true
+}
+
 // heal ends every fault.
 func (f *faults) heal() {
 	if f.healed {

@@ -24,7 +24,10 @@
 // Workload faults (notready, crashloop, podfail pod=N; nodelost node=NAME
 // at=T) are met by the kubelet model of models/kube, not by the kernel: pod=
 // counts the pods the kubelet binds, from 1. Space.Pods and Space.Nodes draw
-// them; a world without the kubelet model ignores them.
+// them; a world without the kubelet model ignores them. Like every fault they
+// end with the fault phase (the cluster's Heal): the pod becomes ready, the
+// container stops crashing after its current back-off, the node comes back; a
+// failed pod stays failed.
 //
 // Every plan is bounded (Parse, Read and Validate refuse what is not, with the
 // line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a

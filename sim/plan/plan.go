@@ -91,7 +91,8 @@ const (
 	Stale FaultKind = "stale"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
-	// the pods the kubelet binds, from 1, in the order it binds them.
+	// the pods the kubelet binds, from 1, in the order it binds them. They
+	// end with the fault phase, as the others do (kube.PodFault, kube.NodeLoss).
 
 	// NotReady: the Pod-th pod's containers run and never become ready.
 	NotReady FaultKind = "notready"

@@ -49,6 +49,9 @@ type Injector interface {
 	// Jitter is the next draw in [0, 1) of process's leader-election retry
 	// jitter (client-go draws it from the global math/rand).
 	Jitter(process string) float64
+	// Healed reports whether the fault phase has ended, and when: the plan's
+	// workload faults, which models such as the kubelet meet, stop then.
+	Healed() (at time.Time, ok bool)
 }
 
 // Env is the world a process lives in.
@@ -174,6 +177,11 @@ func (p *Process) GetRESTMapper() meta.RESTMapper { return p.client.RESTMapper()
 
 // Clock is the virtual clock, for controllers that take an injected clock.
 func (p *Process) Clock() kclock.WithTicker { return p.env.Clock }
+
+// Healed reports whether the fault phase has ended, and when (the cluster's
+// Heal): a model that meets the plan's workload faults (the kubelet) ends them
+// there.
+func (p *Process) Healed() (time.Time, bool) { return p.env.Faults.Healed() }
 
 // Boot starts the process, or for a bound process starts watching its Deployment.
 // It is called once, by the cluster, from the kernel.

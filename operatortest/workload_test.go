@@ -1,0 +1,531 @@
+package operatortest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"pgregory.net/rapid"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// gadgetCRD has a field for each schema feature the workload draws from.
+const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.test.ctrlsim.dev
+spec:
+  group: test.ctrlsim.dev
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              name: {type: string, pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', minLength: 2, maxLength: 12}
+              code: {type: string, pattern: '^[A-Z]{3}-[0-9]{2,4}$'}
+              mode: {type: string, enum: [fast, slow]}
+              when: {type: string, format: date-time}
+              ttl: {type: string, format: duration}
+              host: {type: string, format: hostname}
+              ip: {type: string, format: ipv4}
+              id: {type: string, format: uuid}
+              port: {type: integer, minimum: 1, maximum: 65535}
+              ratio: {type: number, minimum: 0, maximum: 1, exclusiveMinimum: true, exclusiveMaximum: true}
+              step: {type: integer, minimum: 0, maximum: 100, multipleOf: 5}
+              enabled: {type: boolean}
+              size: {x-kubernetes-int-or-string: true}
+              limits:
+                type: object
+                required: [cpu]
+                properties:
+                  cpu: {type: integer, minimum: 1, maximum: 8}
+                  memory: {type: string, pattern: '^[0-9]+Mi$'}
+              nested:
+                type: object
+                properties:
+                  inner:
+                    type: object
+                    properties:
+                      level: {type: integer, minimum: 0, maximum: 3}
+              tags:
+                type: array
+                minItems: 1
+                maxItems: 3
+                x-kubernetes-list-type: set
+                items: {type: string, maxLength: 5}
+              ports:
+                type: array
+                maxItems: 2
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer, minimum: 1, maximum: 65535}
+                    name: {type: string, maxLength: 8}
+              labels:
+                type: object
+                maxProperties: 3
+                additionalProperties: {type: string, pattern: '^[a-z]+$'}
+              guarded:
+                type: string
+                x-kubernetes-validations:
+                - rule: self.startsWith('x')
+                  message: guarded must start with x
+`
+
+// gadget is the seed: every field set, as a valid Gadget.
+func gadget() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "test.ctrlsim.dev/v1", "kind": "Gadget",
+		"metadata": map[string]any{"namespace": "default", "name": "g"},
+		"spec": map[string]any{
+			"name": "gadget", "code": "ABC-12", "mode": "fast", "when": "2026-01-02T03:04:05Z", "ttl": "5m",
+			"host": "gadget.example.com", "ip": "10.0.0.1", "id": "00000000-0000-4000-8000-000000000000",
+			"port": int64(80), "ratio": 0.5, "step": int64(10), "enabled": true, "size": int64(1),
+			"limits":  map[string]any{"cpu": int64(2)},
+			"nested":  map[string]any{"inner": map[string]any{"level": int64(1)}},
+			"tags":    []any{"a", "b"},
+			"ports":   []any{map[string]any{"port": int64(80)}},
+			"labels":  map[string]any{"team": "x"},
+			"guarded": "xok",
+		},
+	}}
+	return u
+}
+
+func gadgetOptions() Options {
+	return Options{
+		Scheme:   clientgoscheme.Scheme,
+		CRDs:     [][]byte{[]byte(gadgetCRD)},
+		Managers: []Manager{{Name: "op", Setup: func(manager.Manager) error { return nil }}},
+		Objects:  []client.Object{gadget()},
+	}
+}
+
+// mutation draws one mutation of tg from seed, as the workload does.
+func mutation(tg target, invalid bool, seed int) plan.Args {
+	return rapid.Custom(func(t *rapid.T) plan.Args {
+		_ = rapid.Bool().Draw(t, "step") // some draws (an invalid boolean) take no data; rapid wants some
+		return tg.draw(t, invalid)
+	}).Example(seed)
+}
+
+// apply applies a mutation to the seed in a fresh world (its apiserver
+// model, nothing else) and returns the API's answer.
+func apply(t *testing.T, w *world, args plan.Args) error {
+	t.Helper()
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: w.setup, Actions: w.actions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return w.actions()[actionMutate].Run(c, append(plan.Args{{Key: "object", Value: "0"}}, args...))
+}
+
+func describe(tg target) string {
+	return strings.Join(tg.path, ".") + " " + [...]string{"set", "append", "set item", "remove item", "set key", "remove key"}[tg.kind]
+}
+
+// Each schema feature is drawn valid and invalid, and the apiserver model's
+// verdict agrees with the label: a step labelled valid is accepted, one
+// labelled invalid is refused with 422 Invalid. A field under an
+// x-kubernetes-validations rule is never labelled valid (its valid draws are
+// "unknown": the rule decides).
+func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgs := targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema))
+	seen := map[string]map[string]int{} // target -> label -> draws
+	var refusals []string
+	for _, tg := range tgs {
+		name := describe(tg)
+		seen[name] = map[string]int{}
+		for _, invalid := range []bool{false, true} {
+			for seed := 0; seed < 8; seed++ {
+				args := mutation(tg, invalid, seed)
+				label := args.Get("expect")
+				seen[name][label]++
+				err := apply(t, w, args)
+				switch label {
+				case expectValid:
+					if err != nil {
+						t.Errorf("%s: labelled valid, refused: %v", plan.Step{Action: actionMutate, Args: args}, err)
+					}
+				case expectInvalid:
+					if !apierrors.IsInvalid(err) {
+						t.Errorf("%s: labelled invalid, the API answered %v", plan.Step{Action: actionMutate, Args: args}, err)
+					} else {
+						refusals = append(refusals, err.Error())
+					}
+				case expectUnknown:
+					if err != nil && !apierrors.IsInvalid(err) {
+						t.Errorf("%s: %v", plan.Step{Action: actionMutate, Args: args}, err)
+					}
+				default:
+					t.Fatalf("%s: no label", plan.Step{Action: actionMutate, Args: args})
+				}
+			}
+		}
+	}
+	// Every feature is drawn both ways, but where the seed leaves no way to
+	// break it (removing an item of a list above its minItems, a key of a
+	// map without minProperties) or a rule the drawing does not model decides.
+	onlyValid := []string{"spec.ports remove item", "spec.labels remove key", "spec.tags remove item"}
+	var names []string
+	for n := range seen { // lint:order-independent sorted below
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		got := seen[n]
+		t.Logf("%-28s valid %2d  invalid %2d  unknown %2d", n, got[expectValid], got[expectInvalid], got[expectUnknown])
+		switch {
+		case strings.HasPrefix(n, "spec.guarded"):
+			if got[expectValid] > 0 || got[expectUnknown] == 0 {
+				t.Errorf("%s (under a CEL rule): %v, want valid draws labelled unknown, none valid", n, got)
+			}
+		case slices.Contains(onlyValid, n):
+			if got[expectValid] == 0 {
+				t.Errorf("%s: %v, want valid draws", n, got)
+			}
+		default:
+			if got[expectValid] == 0 || got[expectInvalid] == 0 {
+				t.Errorf("%s: %v, want both valid and invalid draws", n, got)
+			}
+		}
+	}
+	// The invalid draws break each kind of constraint: the API's messages
+	// (kube-openapi's validator, apiextensions' list types) name them all.
+	for _, want := range []string{
+		"in body should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'", "in body should match '^[A-Z]{3}-[0-9]{2,4}$'", // pattern
+		"Too long: may not be more than 12 bytes", "in body should be at least 2 chars long", // maxLength, minLength
+		"in body must be of type date-time", "in body must be of type duration", "in body must be of type hostname",
+		"in body must be of type ipv4", "in body must be of type uuid", // formats
+		"in body should be greater than 0", "in body should be less than 1", // exclusive bounds
+		"in body should be greater than or equal to 1", "in body should be less than or equal to 65535",
+		"in body should be a multiple of 5", // multipleOf
+		`Unsupported value: "not-fast"`,     // enum
+		"in body must be of type boolean", "in body must be of type integer", "in body must be of type string",
+		"in body must be of type object", "in body must be of type array", // types
+		"Required value",                                            // required
+		"Too many: 4: must have at most 3 items", "Duplicate value", // maxItems, list-type set
+		"must have at most 3 items", // maxProperties
+	} {
+		found := false
+		for _, r := range refusals {
+			found = found || strings.Contains(r, want)
+		}
+		if !found {
+			t.Errorf("no invalid draw refused with %q", want)
+		}
+	}
+	for _, want := range []string{"spec.name set", "spec.code set", "spec.when set", "spec.ratio set", "spec.step set", "spec.size set",
+		"spec.enabled set", "spec.limits set", "spec.limits.cpu set", "spec.nested.inner.level set", "spec.tags append", "spec.tags set item",
+		"spec.ports append", "spec.ports set item", "spec.labels set key"} {
+		found := false
+		for _, n := range names {
+			found = found || strings.HasPrefix(n, want)
+		}
+		if !found {
+			t.Errorf("no target %q among %v", want, names)
+		}
+	}
+}
+
+// A CEL rule the drawing does not model refuses some values it draws as
+// valid: they are labelled unknown, and the apiserver model (which evaluates
+// the rule) refuses them with the rule's message.
+func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var guarded target
+	for _, tg := range targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema)) {
+		if strings.Join(tg.path, ".") == "spec.guarded" {
+			guarded = tg
+		}
+	}
+	refused := 0
+	for seed := 0; seed < 10; seed++ {
+		args := mutation(guarded, false, seed)
+		if args.Get("expect") != expectUnknown {
+			t.Errorf("%v: want expect=unknown", args)
+		}
+		if err := apply(t, w, args); err != nil {
+			if !strings.Contains(err.Error(), "guarded must start with x") {
+				t.Errorf("%v: %v, want the rule's refusal", args, err)
+			}
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Errorf("no draw refused by the rule: the test shows nothing")
+	}
+}
+
+// The same seed draws the same workload, and a workload's plan text parses
+// back to the same steps.
+func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for seed := 0; seed < 40; seed++ {
+		a := w.workload().Example(seed)
+		b := w.workload().Example(seed)
+		pa := &plan.Plan{Seed: uint64(seed), Steps: a}
+		if pa.String() != (&plan.Plan{Seed: uint64(seed), Steps: b}).String() {
+			t.Fatalf("seed %d drew two workloads:\n%s\n%s", seed, pa, &plan.Plan{Seed: uint64(seed), Steps: b})
+		}
+		back, err := plan.Parse(pa.String())
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, pa)
+		}
+		if back.String() != pa.String() || !slices.EqualFunc(back.Steps, a, func(x, y plan.Step) bool { return x.String() == y.String() && slices.Equal(x.Args, y.Args) }) {
+			t.Fatalf("seed %d: the plan does not round-trip:\n%s\n%s", seed, pa, back)
+		}
+		steps += len(a)
+		if seed < 6 {
+			t.Logf("seed %d:\n%s", seed, pa)
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no steps drawn")
+	}
+}
+
+// A plan saved before op= and expect= existed still runs: mutate with
+// object=, field= and value= sets the field.
+func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 1\nat 0s mutate object=0 field=spec.port value=8080\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.New(p, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: w.setup, Actions: w.actions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(time.Second)
+	u := gadget()
+	if err := c.Get(client.ObjectKeyFromObject(u), u); err != nil {
+		t.Fatal(err)
+	}
+	if port, _, _ := unstructured.NestedInt64(u.Object, "spec", "port"); port != 8080 {
+		t.Errorf("spec.port = %d, want 8080", port)
+	}
+}
+
+// The operations on lists and maps do what their names say.
+func TestChangeSetsAppendsAndRemoves(t *testing.T) {
+	for _, tc := range []struct {
+		path, op string
+		v        any
+		want     string
+	}{
+		{"spec.tags.1", opSet, "z", `map[spec:map[labels:map[team:x] tags:[a z]]]`},
+		{"spec.tags", opAppend, "c", `map[spec:map[labels:map[team:x] tags:[a b c]]]`},
+		{"spec.tags.0", opRemove, nil, `map[spec:map[labels:map[team:x] tags:[b]]]`},
+		{"spec.labels.env", opSet, "prod", `map[spec:map[labels:map[env:prod team:x] tags:[a b]]]`},
+		{"spec.labels.team", opRemove, nil, `map[spec:map[labels:map[] tags:[a b]]]`},
+		{"spec.new.deep", opSet, int64(1), `map[spec:map[labels:map[team:x] new:map[deep:1] tags:[a b]]]`},
+		{"spec.list", opAppend, int64(1), `map[spec:map[labels:map[team:x] list:[1] tags:[a b]]]`},
+		{"spec.tags.2", opSet, "z", `error: item 2: the list has 2`},
+		{"spec.labels.none", opRemove, nil, `error: spec.labels.none is absent`},
+	} {
+		content := map[string]any{"spec": map[string]any{"tags": []any{"a", "b"}, "labels": map[string]any{"team": "x"}}}
+		got := ""
+		if err := change(content, strings.Split(tc.path, "."), tc.op, tc.v); err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = fmt.Sprint(content)
+		}
+		if got != tc.want {
+			t.Errorf("%s %s %v: got %s, want %s", tc.op, tc.path, tc.v, got, tc.want)
+		}
+	}
+}
+
+// gadgetReconciler keeps a ConfigMap per Gadget with its port and tags; with
+// panicOnThreeTags it has a bug that only a workload reaching a list's
+// maxItems shows.
+type gadgetReconciler struct {
+	client.Client
+	panicOnThreeTags bool
+}
+
+func (r *gadgetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	g := &unstructured.Unstructured{}
+	g.SetGroupVersionKind(gadget().GroupVersionKind())
+	if err := r.Get(ctx, req.NamespacedName, g); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	tags, _, _ := unstructured.NestedStringSlice(g.Object, "spec", "tags")
+	if r.panicOnThreeTags && len(tags) == 3 {
+		panic("three tags")
+	}
+	port, _, _ := unstructured.NestedFieldNoCopy(g.Object, "spec", "port")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: g.GetNamespace(), Name: g.GetName() + "-gadget"}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, cm, func() error {
+		cm.Data = map[string]string{"port": fmt.Sprint(port), "tags": strings.Join(tags, ",")}
+		return controllerutil.SetControllerReference(g, cm, r.Scheme())
+	})
+	return reconcile.Result{}, err
+}
+
+func gadgetController(panicOnThreeTags bool) Options {
+	o := gadgetOptions()
+	// Gadget has no Go type: the garbage collector model knows owners of the
+	// scheme's kinds only (models/kube's Known gaps), so it stays out. Without
+	// it a deleted Gadget's ConfigMap stays, made or not before the deletion
+	// as the faults have it: the end states are not compared.
+	o.NoWorkloadModels, o.NoBuiltinControllers = true, true
+	o.Disable = []string{Converges, UpdateSummaries, InterleavingsAgree}
+	o.Managers = []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		g := &unstructured.Unstructured{}
+		g.SetGroupVersionKind(gadget().GroupVersionKind())
+		return ctrl.NewControllerManagedBy(mgr).For(g).Owns(&corev1.ConfigMap{}).
+			Complete(&gadgetReconciler{Client: mgr.GetClient(), panicOnThreeTags: panicOnThreeTags})
+	}}}
+	return o
+}
+
+// Under a workload drawn from the Gadget CRD (valid and invalid mutations of
+// every kind, deletions, re-creations), a controller that keeps its
+// ConfigMap survives: the refused steps are lines of the timeline, not
+// violations. A controller that panics on a list at its maxItems is caught,
+// and the workload shrinks to one step that fills the list.
+func TestWorkloadReachesAControllerBugAndShrinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores plans")
+	}
+	o := gadgetController(false)
+	o.Checks, o.Seed = 30, 1
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Fatalf("a controller that does its job: violated %v in\n%s", res.Violations, res.Minimal)
+	}
+
+	o = gadgetController(true)
+	o.Checks, o.Seed = 200, 1
+	res, err = Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught {
+		t.Fatalf("the three-tags panic not caught in %d plans", res.Checks)
+	}
+	t.Logf("caught after %d plans; minimal plan:\n%s", res.Checks, res.Minimal)
+	if len(res.Minimal.Steps) != 1 {
+		t.Errorf("minimal plan has %d steps, want 1:\n%s", len(res.Minimal.Steps), res.Minimal)
+	}
+	found := false
+	for _, v := range res.Violations {
+		found = found || v.Property == cluster.ReconcilePanicProperty
+	}
+	if !found {
+		t.Errorf("violations %v, want %s", res.Violations, cluster.ReconcilePanicProperty)
+	}
+}
+
+// The labels agree with the real kube-apiserver too (envtest, when
+// KUBEBUILDER_ASSETS names its binaries: `make envtest-assets`): each drawn
+// mutation, applied to a fresh copy of the seed, is accepted when labelled
+// valid and refused with 422 Invalid when labelled invalid.
+func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		t.Skip("KUBEBUILDER_ASSETS is not set: run `make envtest-assets`")
+	}
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal([]byte(gadgetCRD), &def); err != nil {
+		t.Fatal(err)
+	}
+	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: clientgoscheme.Scheme, Definitions: []*apiextensionsv1.CustomResourceDefinition{&def}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	w, err := newWorld(gadgetOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	checked := map[string]int{}
+	n := 0
+	for _, tg := range targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema)) {
+		for _, invalid := range []bool{false, true} {
+			for seed := 0; seed < 4; seed++ {
+				args := mutation(tg, invalid, seed)
+				n++
+				g := gadget()
+				g.SetName(fmt.Sprintf("g%d", n))
+				if err := env.Admin.Create(ctx, g); err != nil {
+					t.Fatal(err)
+				}
+				op := args.Get("op")
+				var v any
+				if op != opRemove {
+					v = jsonContent([]byte(args.Get("value")))
+				}
+				if err := change(g.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
+					t.Fatalf("%v: %v", args, err)
+				}
+				err := env.Admin.Update(ctx, g)
+				step := plan.Step{Action: actionMutate, Args: args}
+				switch label := args.Get("expect"); {
+				case label == expectValid && err != nil:
+					t.Errorf("%s: labelled valid, kube-apiserver refused it: %v", step, err)
+				case label == expectInvalid && !apierrors.IsInvalid(err):
+					t.Errorf("%s: labelled invalid, kube-apiserver answered %v", step, err)
+				default:
+					checked[label]++
+				}
+			}
+		}
+	}
+	t.Logf("checked against kube-apiserver: %v", checked)
+	if checked[expectValid] == 0 || checked[expectInvalid] == 0 {
+		t.Errorf("checked %v: want both labels", checked)
+	}
+}
