@@ -61,7 +61,7 @@
 // state equals the fault-free run of the same workload, modulo uids,
 // resourceVersions, generations, timestamps, generated-name suffixes and the
 // order of status conditions),
-// update-summaries (each object created and deleted as often as in that run),
+// update-summaries (no object created or deleted more often than in that run),
 // interleavings-agree (the fault-free runs of two schedules end alike),
 // terminates, no-orphans, no-error-at-rest; and the kernel's hot-loop,
 // livelock and reconcile-panic. The namespace controller, the garbage

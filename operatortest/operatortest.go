@@ -14,6 +14,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -552,6 +553,16 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 		collected = append(collected, obj.(client.Object))
 		if scoped, _ := p.Manager().GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); scoped != nil && scoped.Scope.Name() == "namespace" {
 			content = append(content, list.(client.ObjectList))
+		}
+	}
+	for _, c := range w.crds {
+		if !w.o.Scheme.Recognizes(c.GVK) {
+			// A kind only its CRD defines: collected through its metadata, as
+			// upstream's collector watches every kind (not yet deleted by the
+			// namespace controller: models/kube's Known gaps).
+			m := &metav1.PartialObjectMetadata{}
+			m.SetGroupVersionKind(c.GVK)
+			collected = append(collected, m)
 		}
 	}
 	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content}

@@ -93,7 +93,12 @@
 //
 //   - No discovery: the namespace controller deletes the kinds in Content and
 //     the collector watches the kinds in Kinds, nothing else. Owners may be of
-//     any kind in the scheme.
+//     any served kind: one the scheme lacks (a custom resource with no Go
+//     type) is read as metadata, as upstream reads every owner, and such a
+//     kind can be collected as a metav1.PartialObjectMetadata of its kind
+//     (operatortest collects every CRD-only kind so). The namespace
+//     controller's Content takes typed lists only: operatortest's namespaces
+//     leave CRD-only objects to the collector.
 //   - Content is deleted by listing and deleting each object (upstream's
 //     deleteEachItem path), not with one DeleteCollection call per kind; the
 //     deletions of all kinds of one pass form one sequence so that Order and

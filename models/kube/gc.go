@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -50,9 +51,11 @@ type GarbageCollector struct {
 	// Graph is the informer cache (mgr.GetCache()), where the event handlers
 	// and the reconcilers look up owners and dependents.
 	Graph client.Reader
-	// Kinds are the kinds collected, as objects (&corev1.ConfigMap{}); upstream
-	// monitors every deletable resource. Owners may be of any kind in the
-	// scheme; dependents are found only among Kinds.
+	// Kinds are the kinds collected, as objects (&corev1.ConfigMap{}, or a
+	// metav1.PartialObjectMetadata with its kind set for a kind with no Go
+	// type); upstream monitors every deletable resource. Owners may be of any
+	// served kind (those the scheme lacks are read as metadata, as upstream
+	// reads every owner); dependents are found only among Kinds.
 	Kinds []client.Object
 }
 
@@ -156,13 +159,11 @@ func (r *gcReconciler) related(ctx context.Context, obj client.Object) []reconci
 }
 
 func (r *gcReconciler) newObject() client.Object {
-	o, err := r.gc.Client.Scheme().New(r.gvk)
+	o, err := r.gc.newObjectOf(r.gvk)
 	if err != nil {
 		panic(fmt.Sprintf("garbage collector: kind %s left the scheme: %v", r.gvk, err))
 	}
-	co := o.(client.Object)
-	co.GetObjectKind().SetGroupVersionKind(r.gvk)
-	return co
+	return o
 }
 
 // Reconcile decides from the graph (the cache) whether the item needs work,
@@ -395,11 +396,19 @@ func (r *gcReconciler) hasDependents(ctx context.Context, item client.Object) bo
 func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object, kinds []schema.GroupVersionKind) ([]client.Object, error) {
 	var out []client.Object
 	for _, k := range kinds {
-		l, err := gc.Client.Scheme().New(k.GroupVersion().WithKind(k.Kind + "List"))
-		if err != nil {
+		var list client.ObjectList
+		lgvk := k.GroupVersion().WithKind(k.Kind + "List")
+		l, err := gc.Client.Scheme().New(lgvk)
+		switch {
+		case runtime.IsNotRegisteredError(err): // a kind with no Go type: its metadata
+			ml := &metav1.PartialObjectMetadataList{}
+			ml.SetGroupVersionKind(lgvk)
+			list = ml
+		case err != nil:
 			return nil, err
+		default:
+			list = l.(client.ObjectList)
 		}
-		list := l.(client.ObjectList)
 		var opts []client.ListOption
 		if owner.GetNamespace() != "" {
 			opts = append(opts, client.InNamespace(owner.GetNamespace()))
@@ -424,8 +433,16 @@ func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object,
 	return out, nil
 }
 
+// newObjectOf is an object to read an owner of kind gvk into: typed when the
+// scheme has the kind, else metadata only (a custom resource whose kind has no
+// Go type), as upstream reads every owner (garbagecollector.go getMetadata).
 func (gc *GarbageCollector) newObjectOf(gvk schema.GroupVersionKind) (client.Object, error) {
 	o, err := gc.Client.Scheme().New(gvk)
+	if runtime.IsNotRegisteredError(err) {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		return m, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("unable to get REST mapping for %s: %w", gvk, err)
 	}
