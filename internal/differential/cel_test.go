@@ -7,60 +7,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 )
 
-// gaugeManifest is a CRD with x-kubernetes-validations rules: one over two
-// fields of spec, one with the default message, a transition rule (oldSelf),
-// and a maxLength that blocks the rules.
-const gaugeManifest = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gauges.test.ctrlsim.dev
-spec:
-  group: test.ctrlsim.dev
-  names: {kind: Gauge, listKind: GaugeList, plural: gauges, singular: gauge}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: self.min <= self.max
-              message: min must not exceed max
-            properties:
-              min: {type: integer}
-              max: {type: integer}
-              unit:
-                type: string
-                maxLength: 8
-                x-kubernetes-validations:
-                - rule: self.startsWith('u')
-              zone:
-                type: string
-                x-kubernetes-validations:
-                - rule: self == oldSelf
-                  message: zone is immutable
-`
-
-var gaugeGVK = schema.GroupVersionKind{Group: "test.ctrlsim.dev", Version: "v1", Kind: "Gauge"}
-
 func gauge(name string, spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(gaugeGVK)
+	u.SetGroupVersionKind(apiservertest.GaugeGVK)
 	u.SetNamespace("default")
 	u.SetName(name)
 	return u
@@ -144,7 +103,7 @@ func TestCELValidationMatchesKubeAPIServer(t *testing.T) {
 		return
 	}
 	var def apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal([]byte(gaugeManifest), &def); err != nil {
+	if err := yaml.Unmarshal([]byte(apiservertest.GaugeManifest), &def); err != nil {
 		t.Fatal(err)
 	}
 	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: Scheme, Definitions: []*apiextensionsv1.CustomResourceDefinition{&def}})
@@ -153,7 +112,7 @@ func TestCELValidationMatchesKubeAPIServer(t *testing.T) {
 	}
 	defer func() { _ = env.Stop() }()
 
-	crds, err := apiserver.CRDsFromYAML([]byte(gaugeManifest))
+	crds, err := apiserver.CRDsFromYAML([]byte(apiservertest.GaugeManifest))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,58 +6,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 )
 
-// A CRD with x-kubernetes-validations rules: one over two fields of spec, one
-// with a default message on a field, a transition rule (oldSelf), and a
-// maxLength that blocks the rules.
-const gaugeManifest = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gauges.test.ctrlsim.dev
-spec:
-  group: test.ctrlsim.dev
-  names: {kind: Gauge, listKind: GaugeList, plural: gauges, singular: gauge}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-validations:
-            - rule: self.min <= self.max
-              message: min must not exceed max
-            properties:
-              min: {type: integer}
-              max: {type: integer}
-              unit:
-                type: string
-                maxLength: 8
-                x-kubernetes-validations:
-                - rule: self.startsWith('u')
-              zone:
-                type: string
-                x-kubernetes-validations:
-                - rule: self == oldSelf
-                  message: zone is immutable
-`
-
-var gaugeGVK = schema.GroupVersionKind{Group: "test.ctrlsim.dev", Version: "v1", Kind: "Gauge"}
-
 func gauge(spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(gaugeGVK)
+	u.SetGroupVersionKind(apiservertest.GaugeGVK)
 	u.SetNamespace("default")
 	u.SetName("g")
 	return u
@@ -69,7 +28,7 @@ func gauge(spec map[string]any) *unstructured.Unstructured {
 // OpenAPI error keeps the rules from running; a transition rule compares
 // with the stored object on update, and an unchanged field is ratcheted.
 func TestCELRulesAreEvaluated(t *testing.T) {
-	crds, err := apiserver.CRDsFromYAML([]byte(gaugeManifest))
+	crds, err := apiserver.CRDsFromYAML([]byte(apiservertest.GaugeManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
