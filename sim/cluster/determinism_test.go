@@ -2,11 +2,12 @@ package cluster_test
 
 import (
 	"context"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
