@@ -130,8 +130,9 @@ type Options struct {
 	// FaultPhase (default 1m) is how long faults are drawn over; HealBudget
 	// (default 2m) how long the world then has to converge.
 	FaultPhase, HealBudget time.Duration
-	// Checks (default 100) and Seed are the explorer's budget and seed; the
-	// flags -ctrlsim.checks and -ctrlsim.seed override them.
+	// Checks (default 100) and Seed are the explorer's budget and seed (0
+	// is 1: the same plans in every run); the flags -ctrlsim.checks and
+	// -ctrlsim.seed override them.
 	Checks int
 	Seed   uint64
 	// ShrinkRuns bounds the runs spent shrinking a violation (0: shrinking

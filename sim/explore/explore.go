@@ -36,7 +36,13 @@ type Result struct {
 // limit) and turns off -test.short (with which rapid runs a fifth of the
 // checks) for its duration, so
 // explorations must not run in parallel within one process.
+//
+// Seed 0 is seed 1: rapid would take 0 as "draw a random seed", and an
+// exploration must be the same in every run.
 func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p *plan.Plan) error) Result {
+	if seed == 0 {
+		seed = 1
+	}
 	restore := setFlags(map[string]string{
 		"rapid.checks":     strconv.Itoa(checks),
 		"rapid.seed":       strconv.FormatUint(seed, 10),

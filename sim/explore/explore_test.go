@@ -122,3 +122,22 @@ func TestRunSetsRapidsFlagsForItsDurationAndRestoresThem(t *testing.T) {
 		}
 	}
 }
+
+// Seed 0 explores the plans of seed 1 in every run: rapid alone would take 0
+// as "draw a random seed".
+func TestSeedZeroIsSeedOne(t *testing.T) {
+	drawn := func(seed uint64) string {
+		var out string
+		explore.Run(plan.Generator(space), 20, seed, func(p *plan.Plan) error {
+			out += p.String() + "\n--\n"
+			return nil
+		})
+		return out
+	}
+	one := drawn(1)
+	for i := 0; i < 3; i++ {
+		if got := drawn(0); got != one {
+			t.Fatalf("run %d of seed 0 drew other plans than seed 1", i)
+		}
+	}
+}
