@@ -78,14 +78,14 @@ type LeaderElection = process.LeaderElection
 // each replica.
 func (m Manager) processes() []process.Spec {
 	le := m.LeaderElection
-	if le == nil && m.Replicas > 1 && !m.NoLeaderElection {
+	switch {
+	case m.NoLeaderElection:
+		le = nil
+	case le == nil && m.Replicas > 1:
 		le = &LeaderElection{Namespace: "default", Name: m.Name}
 		if m.ServiceAccount != nil {
 			le.Namespace = m.ServiceAccount.Namespace
 		}
-	}
-	if m.NoLeaderElection {
-		le = nil
 	}
 	setup := m.Setup
 	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le,

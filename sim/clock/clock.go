@@ -48,7 +48,8 @@ func New(start time.Time) *Clock {
 // the clock (a manager Runnable woken by a timer of the bubble) must run at
 // that instant first. The clock then stands there, slept after where it was,
 // and the timer it was moving to stays pending: FireNext, AdvanceTo and Step
-// return with Now before their target (see Interrupted).
+// return with Now before their target, and the scheduler runs what stopped
+// it before moving the clock again.
 func (c *Clock) SetFollower(f func(d time.Duration) (slept time.Duration, stopped bool)) {
 	c.follow = f
 }
