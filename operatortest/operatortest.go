@@ -2,7 +2,6 @@ package operatortest
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,7 +26,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/explore"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -40,6 +38,7 @@ var (
 	flagPlan   = flag.String("ctrlsim.plan", "", "operatortest: replay this plan file instead of exploring")
 	flagShard  = flag.String("ctrlsim.shard", "", "operatortest: explore shard i/n of the plans (merge the shards' -ctrlsim.json files with ctrlsim merge)")
 	flagJSON   = flag.String("ctrlsim.json", "", "operatortest: write what the exploration found to this file (JSON)")
+	flagKeep   = flag.Bool("ctrlsim.keepgoing", false, "operatortest: keep exploring past violations, report each distinct one (Options.KeepGoing)")
 )
 
 // Manager is one operator process: Setup runs its SetupWithManager functions on
@@ -142,8 +141,27 @@ type Options struct {
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
 	Shard Shard
-	// Disable turns generic oracles off by name (see Oracles).
+	// Disable turns verdicts off by name: the generic oracles and the
+	// kernel's hot-loop, livelock and reconcile-panic (Oracles lists them),
+	// and the test's own Properties. An unknown name is an error. A run that
+	// a disabled hot-loop or livelock stopped is not judged at all (it never
+	// reached rest).
 	Disable []string
+	// KeepGoing (or -ctrlsim.keepgoing) explores past violations, as a fuzzer
+	// does past a crash: violations are told apart by their signature (the
+	// property, the kinds its report names, and for a panic the code
+	// location that panicked), each distinct one is shrunk to its own
+	// minimal plan, saved as testdata/ctrlsim/<test>.<signature>.plan and
+	// reported, and the exploration goes on over the same Checks plans
+	// until none shows a new signature. One known bug then no longer hides
+	// the others. Not with Shard.
+	KeepGoing bool
+	// Expect names a property the test expects to be violated (AnyProperty:
+	// any): the test of a known bug. Run then passes when a plan violates
+	// it, with the same report, saved plan and replay line in the log, and
+	// fails when the whole budget holds (the bug is no longer caught) or
+	// when another property is violated.
+	Expect string
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
 	// or re-creations are drawn.
 	NoWorkload bool
@@ -162,6 +180,14 @@ type Options struct {
 	WorkloadFaults bool
 }
 
+// effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
+func (o Options) effectiveSeed() uint64 {
+	if o.Seed == 0 {
+		return 1
+	}
+	return o.Seed
+}
+
 func (o Options) withDefaults() Options {
 	if o.FaultPhase == 0 {
 		o.FaultPhase = time.Minute
@@ -177,6 +203,9 @@ func (o Options) withDefaults() Options {
 	}
 	if *flagSeed != 0 {
 		o.Seed = *flagSeed
+	}
+	if *flagKeep {
+		o.KeepGoing = true
 	}
 	return o
 }
@@ -196,148 +225,6 @@ func (o Options) withFlags() (Options, error) {
 // KubeControllerManager is the process running the namespace controller, the
 // garbage collector and the workload controllers.
 const KubeControllerManager = "kube-controller-manager"
-
-// Run tests the operator: it explores plans of faults (informer lag and holds,
-// crashes at any client call, API errors and latency, more workers) over
-// Options.Checks plans, each run as a fault phase, a heal and a heal budget and
-// judged by the generic oracles and the test's properties. A violation is
-// shrunk to a minimal plan, saved under testdata/ctrlsim/<test>.plan, and
-// reported with the property, what it saw, a replay command and the timeline
-// (controllers' log lines and Events included); the test fails. A saved plan
-// is replayed first on every later run, as a regression test, until it holds
-// (then delete it). With -ctrlsim.plan=FILE, Run replays that plan only.
-func Run(t *testing.T, o Options) {
-	t.Helper()
-	o, err := o.withDefaults().withFlags()
-	if err != nil {
-		t.Fatalf("operatortest: %v", err)
-	}
-	w, err := newWorld(o)
-	if err != nil {
-		t.Fatalf("operatortest: %v", err)
-	}
-	saved := filepath.Join("testdata", "ctrlsim", fileName(t.Name())+".plan")
-	if *flagPlan != "" {
-		p, err := readPlan(*flagPlan)
-		if err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-		w.judgeAndReport(t, p, *flagPlan)
-		return
-	}
-	if p, err := readPlan(saved); err == nil {
-		if w.judgeAndReport(t, p, saved) {
-			return
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("operatortest: %v", err)
-	}
-	res, err := w.explore(t)
-	if err != nil {
-		t.Fatalf("operatortest: %v", err)
-	}
-	if *flagJSON != "" {
-		if err := writeShardResult(*flagJSON, res.shardResult(t.Name(), o)); err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-	}
-	if !res.Caught {
-		t.Logf("operatortest: %d plans explored (seed %d), no violation", res.Checks, o.Seed)
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
-		t.Fatalf("operatortest: %v", err)
-	}
-	if err := os.WriteFile(saved, []byte(res.Minimal.String()), 0o644); err != nil {
-		t.Fatalf("operatortest: %v", err)
-	}
-	t.Logf("operatortest: violated after %d plans (seed %d); the minimal plan is saved", res.Checks, o.Seed)
-	w.judgeAndReport(t, res.Minimal, saved)
-}
-
-// Result is what an exploration found.
-type Result struct {
-	// Caught: a plan violated a property. Checks is then how many plans it
-	// took to find one; otherwise how many were explored (this shard's).
-	Caught bool
-	Checks int
-	// FirstFailure is the place of the first violating plan in the
-	// explorer's sequence (the same as Checks unless sharded).
-	FirstFailure int
-	// Minimal is the shrunk violating plan; Violations what it violates.
-	Minimal    *plan.Plan
-	Violations []check.Verdict
-}
-
-// Explore explores as Run does and returns what it found, without saving,
-// replaying or failing the test (for measurements: checks to catch a bug).
-// An error is a world that cannot run (the test's setup), not a finding.
-func Explore(t *testing.T, o Options) (Result, error) {
-	o = o.withDefaults()
-	w, err := newWorld(o)
-	if err != nil {
-		return Result{}, err
-	}
-	return w.explore(t)
-}
-
-// ExploreShards explores each shard of n in turn, as n processes or CI jobs
-// would, and returns their results (for Merge).
-func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
-	var out []ShardResult
-	for i := 1; i <= n; i++ {
-		so := o
-		so.Shard = Shard{Index: i, Count: n}
-		r, err := Explore(t, so)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r.shardResult(t.Name(), so.withDefaults()))
-	}
-	return out, nil
-}
-
-func (w *world) explore(t *testing.T) (Result, error) {
-	place, first, ran, shrinking := 0, 0, 0, 0
-	sp := w.space
-	sp.Targets = w.targets(t)
-	res := explore.Run(plan.Generator(sp), w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
-		if first != 0 {
-			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
-				return nil // the budget is spent: rapid keeps the smallest plan so far
-			}
-		}
-		if first == 0 {
-			// Drawing the sequence: run only this shard's plans.
-			place++
-			if !w.o.Shard.owns(place) {
-				return nil
-			}
-			ran++
-		}
-		r, err := w.run(t, p)
-		if err != nil {
-			return &worldError{err}
-		}
-		if vs := r.violated(); len(vs) > 0 {
-			if first == 0 {
-				first = place // shrinking follows: every run counts from here
-			}
-			return &check.Violation{Verdicts: vs}
-		}
-		return nil
-	})
-	var we *worldError
-	if errors.As(res.Err, &we) {
-		return Result{}, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
-	}
-	out := Result{Caught: res.Caught, Checks: ran, FirstFailure: first, Minimal: res.Minimal}
-	var v *check.Violation
-	if errors.As(res.Err, &v) {
-		out.Violations = v.Verdicts
-	}
-	return out, nil
-}
 
 type worldError struct{ err error }
 
@@ -359,34 +246,6 @@ func readPlan(path string) (*plan.Plan, error) {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
-
-// judgeAndReport runs p; when it violates something it reports it and fails
-// the test. It reports whether p held.
-func (w *world) judgeAndReport(t *testing.T, p *plan.Plan, path string) bool {
-	t.Helper()
-	r, err := w.run(t, p)
-	if err != nil {
-		t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
-	}
-	vs := r.violated()
-	if len(vs) == 0 {
-		return true
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "operatortest: plan %s violates %d propert%s:\n", path, len(vs), map[bool]string{true: "y", false: "ies"}[len(vs) == 1])
-	for _, v := range vs {
-		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
-	}
-	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
-	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
-	fmt.Fprintf(&b, "timeline (trace hash %s; log lines and Events included):\n", r.hash)
-	for _, s := range r.steps {
-		b.WriteString(s.String())
-		b.WriteByte('\n')
-	}
-	t.Error(b.String())
-	return false
-}
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
@@ -410,11 +269,8 @@ var commonChildren = []schema.GroupVersionKind{
 }
 
 func newWorld(o Options) (*world, error) {
-	if o.Scheme == nil {
-		return nil, errors.New("Options.Scheme is nil")
-	}
-	if len(o.Managers) == 0 {
-		return nil, errors.New("Options.Managers is empty: nothing to test")
+	if err := o.validate(); err != nil {
+		return nil, err
 	}
 	w := &world{o: o}
 	docs := o.CRDs
@@ -500,8 +356,9 @@ func newWorld(o Options) (*world, error) {
 	return w, nil
 }
 
-// options are the cluster options of a run of p.
-func (w *world) options(p *plan.Plan) cluster.Options {
+// options are the cluster options of a run of p; the managers' Setup
+// failures are recorded in setups.
+func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 	o := w.o
 	var procs []process.Spec
 	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
@@ -511,7 +368,10 @@ func (w *world) options(p *plan.Plan) cluster.Options {
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
 	}
 	for _, m := range o.Managers {
-		procs = append(procs, m.processes()...)
+		for _, spec := range m.processes() {
+			spec.Setup = setups.wrap(m.Name, spec.Name, spec.Setup)
+			procs = append(procs, spec)
+		}
 	}
 	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
@@ -611,6 +471,9 @@ type result struct {
 
 func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
 
+// faultFree reports whether p draws no fault: its runs are references.
+func faultFree(p *plan.Plan) bool { return len(p.Faults) == 0 }
+
 // run runs p in a testing/synctest bubble (so that the operator's wall-clock
 // reads follow virtual time), and its fault-free reference for the converges
 // oracle, and judges it.
@@ -638,6 +501,7 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 		}
 		r.verdicts = append(r.verdicts, v)
 	}
+	r.verdicts = w.o.enabled(r.verdicts)
 	return r, nil
 }
 
@@ -647,8 +511,9 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 	var snap *snapshot
 	var r *result
 	var runErr error
+	setups := &setupFailures{}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		opts := w.options(p)
+		opts := w.options(p, setups)
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
 		if err != nil {
@@ -662,6 +527,12 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
 		if err := c.Err(); err != nil {
+			runErr = err
+			return
+		}
+		if err := setups.err(c.Trace.Steps(), w.o.Managers); err != nil && faultFree(p) {
+			// With no fault to blame, a manager that cannot start is the
+			// test's setup: nothing of the operator would be tested.
 			runErr = err
 			return
 		}

@@ -61,6 +61,10 @@ const (
 	UpdateSummaries = "update-summaries"
 )
 
+// oracleNames are the generic oracles' names, as Options.Disable takes them
+// (the kernel's verdicts are named in KernelVerdicts).
+var oracleNames = []string{Converges, UpdateSummaries, InterleavingsAgree, Terminates, NoOrphans, NoErrorAtRest}
+
 func (w *world) oracles(ref *snapshot) []check.Property {
 	var out []check.Property
 	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
@@ -364,10 +368,7 @@ type userProperty struct {
 func (u userProperty) Name() string { return u.p.Name }
 
 func (u userProperty) Check(r *check.Run) check.Verdict {
-	if err := u.p.Check(&History{c: u.c, run: r}); err != nil {
-		return check.Verdict{Property: u.p.Name, Detail: err.Error(), At: r.End}
-	}
-	return check.Verdict{Property: u.p.Name, Holds: true}
+	return propertyVerdict(u.p.Name, u.p.Check(&History{c: u.c, run: r}), r.End)
 }
 
 // History is what a Property judges: the final state (read as cluster admin)

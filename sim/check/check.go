@@ -39,6 +39,10 @@ type Verdict struct {
 	Detail string
 	// At is where the violation shows in the trace (virtual time), if it has a place.
 	At time.Duration
+	// Where is the code a violation points at, if any (a panic's function
+	// and file:line): with the property and the kinds it names, what tells
+	// two violations apart (operatortest's signatures).
+	Where string
 }
 
 func (v Verdict) String() string {

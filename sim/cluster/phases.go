@@ -58,7 +58,7 @@ func (c *Cluster) KernelVerdicts() []check.Verdict {
 		out = append(out, check.Verdict{Property: LivelockProperty, At: l.At.Sub(c.Clock.Now().Add(-c.Now())), Detail: l.String()})
 	}
 	for _, f := range c.Findings() {
-		out = append(out, check.Verdict{Property: ReconcilePanicProperty, At: f.At, Detail: f.String()})
+		out = append(out, check.Verdict{Property: ReconcilePanicProperty, At: f.At, Detail: f.String(), Where: f.Location})
 	}
 	return out
 }

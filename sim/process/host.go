@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -280,7 +283,7 @@ func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reco
 			if scheduler.IsKilled(r) || p.env.Scheduler.Killed() {
 				panic(r)
 			}
-			p.finding(Finding{Controller: h.name, Request: req, Panic: fmt.Sprint(r)})
+			p.finding(Finding{Controller: h.name, Request: req, Panic: fmt.Sprint(r), Location: panicLocation()})
 			if h.recover {
 				p.record(trace.Step{Op: "result", Object: obj, Result: fmt.Sprintf("error: panic: %v [recovered]", r)})
 			}
@@ -372,10 +375,41 @@ type Finding struct {
 	Controller string
 	Request    reconcile.Request
 	Panic      string
+	// Location is the code that panicked: the function and its file's base
+	// name and line (the same in every run and on every machine, unlike a
+	// stack trace's goroutine ids, addresses and paths), "" if unknown. It
+	// tells two panics apart (operatortest's signatures).
+	Location string
 }
 
 func (f Finding) String() string {
-	return fmt.Sprintf("%s %s/%s: reconcile of %s panicked: %s", f.At, f.Process, f.Controller, f.Request, f.Panic)
+	s := fmt.Sprintf("%s %s/%s: reconcile of %s panicked: %s", f.At, f.Process, f.Controller, f.Request, f.Panic)
+	if f.Location != "" {
+		s += " (at " + f.Location + ")"
+	}
+	return s
+}
+
+// panicLocation is the frame that panicked, called from the deferred
+// function that recovers: the first frame under runtime.gopanic outside the
+// runtime (a nil dereference or an index out of range passes through
+// runtime.sigpanic or runtime.panicIndex first).
+func panicLocation() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	below := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			below = true
+		case below && !strings.HasPrefix(f.Function, "runtime."):
+			return fmt.Sprintf("%s (%s:%d)", f.Function, path.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 // virtualRateLimiter returns rl with client-go's token bucket limiters, which

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +60,39 @@ func (s *Step) appendCanonical(b []byte) []byte {
 	b = append(b, ' ')
 	b = appendField(b, s.Digest)
 	b = append(b, ' ')
-	b = appendField(b, s.Result)
+	if s.Op == "log" || s.Op == "panic" {
+		b = appendField(b, RunIndependent(s.Result))
+	} else {
+		b = appendField(b, s.Result)
+	}
 	return b
+}
+
+// runDependent matches what a log line or a panic value can carry that
+// differs between two runs of one plan though nothing the operator did
+// differs: goroutine ids and the addresses in a stack trace (the one
+// apimachinery's panic handler logs with a reconcile panic, say) or in a
+// printed pointer, and the directories of source paths (the machine's).
+var runDependent = regexp.MustCompile(`goroutine [0-9]+|0x[0-9a-fA-F]+|[^\s"=]*/([^/\s"=]+\.go:[0-9]+)`)
+
+// RunIndependent is text (a log line, a panic value) with what differs
+// between runs of one plan replaced: goroutine ids by "goroutine N",
+// addresses by "0x?", source paths by their file's base name. The trace hash
+// covers log lines and panics in this form (Step.String keeps them as they
+// were), so a run that logs a stack trace replays to the same hash.
+func RunIndependent(text string) string {
+	if !strings.Contains(text, "0x") && !strings.Contains(text, "goroutine ") && !strings.Contains(text, ".go:") {
+		return text
+	}
+	return runDependent.ReplaceAllStringFunc(text, func(m string) string {
+		switch {
+		case strings.HasPrefix(m, "goroutine "):
+			return "goroutine N"
+		case strings.HasPrefix(m, "0x"):
+			return "0x?"
+		}
+		return m[strings.LastIndexByte(m, '/')+1:]
+	})
 }
 
 func appendField(b []byte, f string) []byte {

@@ -83,3 +83,37 @@ func TestTimelineShowsStaleness(t *testing.T) {
 		}
 	}
 }
+
+// What a run logs may carry what differs between two runs of one plan
+// (goroutine ids, addresses, the machine's source paths in a stack trace):
+// none of it enters the hash, and everything else of the line still does.
+func TestRunDependentLogValuesStayOutOfTheHash(t *testing.T) {
+	panicLine := func(goroutine, addr, dir string) trace.Step {
+		return trace.Step{At: time.Second, Process: "op", Controller: "app", Op: "log",
+			Result: "ERROR Observed a panic panic=\"boom\" stacktrace=\"goroutine " + goroutine + " [running]:\n" +
+				"k8s.io/apimachinery/pkg/util/runtime.logPanic({0x" + addr + ", 0xc0001a2b3c}, {0x1d2e3f0, 0x2a4c5d0})\n\t" +
+				dir + "/k8s.io/apimachinery@v0.35.0/pkg/util/runtime/runtime.go:132 +0x" + addr + "\ncreated by x in goroutine " + goroutine + "\""}
+	}
+	a := record([]trace.Step{panicLine("123", "4f", "/root/go/pkg/mod")})
+	b := record([]trace.Step{panicLine("98", "1c5", "/home/ci/go/pkg/mod")})
+	if a.Hash() != b.Hash() {
+		t.Errorf("two runs logging one panic from different goroutines, addresses and module directories hash apart:\n%s\n%s",
+			a.Steps()[0].Canonical(), b.Steps()[0].Canonical())
+	}
+	if got := b.Steps()[0].String(); !strings.Contains(got, "goroutine 98") {
+		t.Errorf("the timeline keeps the line as logged, got %s", got)
+	}
+	other := panicLine("123", "4f", "/root/go/pkg/mod")
+	other.Result = strings.Replace(other.Result, "boom", "bang", 1)
+	if record([]trace.Step{other}).Hash() == a.Hash() {
+		t.Error("another panic value must change the hash")
+	}
+	moved := panicLine("123", "4f", "/root/go/pkg/mod")
+	moved.Result = strings.Replace(moved.Result, "runtime.go:132", "runtime.go:133", 1)
+	if record([]trace.Step{moved}).Hash() == a.Hash() {
+		t.Error("another source line must change the hash")
+	}
+	if got := trace.RunIndependent("plain line count=3"); got != "plain line count=3" {
+		t.Errorf("a line with nothing run-dependent changed: %q", got)
+	}
+}

@@ -1,0 +1,274 @@
+package operatortest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// reporter reports the violations of one Run: each fails the test, unless
+// Options.Expect expects it (then it is logged, and the test needs one).
+type reporter struct {
+	t        *testing.T
+	w        *world
+	expected int // violations the test expected, reported
+}
+
+// isExpected reports whether vs include the property Options.Expect names.
+func (w *world) isExpected(vs []check.Verdict) bool {
+	if w.o.Expect == "" {
+		return false
+	}
+	for _, v := range vs {
+		if w.o.Expect == AnyProperty || v.Property == w.o.Expect {
+			return true
+		}
+	}
+	return false
+}
+
+// judge runs p (from path); when it violates something it reports it, and
+// returns the signatures of what it violates.
+func (rep *reporter) judge(p *plan.Plan, path string) []string {
+	rep.t.Helper()
+	r, err := rep.w.run(rep.t, p)
+	if err != nil {
+		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
+	}
+	vs := r.violated()
+	if len(vs) == 0 {
+		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.hash)
+		return nil
+	}
+	rep.report(p, path, r, "")
+	return rep.w.signatures(vs)
+}
+
+// replay replays a finding's minimal plan, saved at path: a violation that its
+// plan does not reproduce bit for bit is a determinism bug, never a pass.
+func (rep *reporter) replay(f Finding, path string) {
+	rep.t.Helper()
+	r, err := rep.w.run(rep.t, f.Minimal)
+	if err != nil {
+		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
+	}
+	note := ""
+	if r.hash != f.Hash {
+		d := nondeterminism(f.steps, r.steps, rep.w.space.Processes)
+		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
+			path, f.Hash, r.hash, d)
+		if len(r.violated()) == 0 {
+			rep.t.Errorf("%s\nThe replay violates nothing: the violation found while exploring (%s) does not reproduce from its plan.", msg, f.Signature)
+			return
+		}
+		note = msg
+	}
+	rep.report(f.Minimal, path, r, note)
+}
+
+// report reports a violating run of p; note, if set, is a determinism
+// failure that fails the test even when the violation was expected.
+func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
+	rep.t.Helper()
+	t := rep.t
+	vs := r.violated()
+	var b strings.Builder
+	expected := rep.w.isExpected(vs)
+	if expected {
+		fmt.Fprintf(&b, "operatortest: as expected (Options.Expect %q), ", rep.w.o.Expect)
+	} else {
+		b.WriteString("operatortest: ")
+	}
+	fmt.Fprintf(&b, "plan %s violates %d propert%s:\n", path, len(vs), map[bool]string{true: "y", false: "ies"}[len(vs) == 1])
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
+	}
+	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
+	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
+	fmt.Fprintf(&b, "timeline (trace hash %s; log lines and Events included):\n", r.hash)
+	for _, s := range r.steps {
+		b.WriteString(s.String())
+		b.WriteByte('\n')
+	}
+	switch {
+	case note != "":
+		t.Errorf("%s\n\n%s", note, b.String())
+	case expected:
+		rep.expected++
+		t.Log(b.String())
+	default:
+		if rep.w.o.Expect != "" {
+			fmt.Fprintf(&b, "\n(Options.Expect is %q: this violation is another one)\n", rep.w.o.Expect)
+		}
+		t.Error(b.String())
+	}
+}
+
+// finish fails a test that expected a violation and saw none.
+func (rep *reporter) finish(plans int) {
+	rep.t.Helper()
+	if rep.w.o.Expect != "" && rep.expected == 0 {
+		what := "a violation of " + rep.w.o.Expect
+		if rep.w.o.Expect == AnyProperty {
+			what = "a violation"
+		}
+		rep.t.Errorf("operatortest: Options.Expect: %s was expected, and %d plans (seed %d) showed none: the known bug is no longer caught",
+			what, plans, rep.w.o.effectiveSeed())
+	}
+}
+
+// savedPath is where a test's minimal plan is saved: <test>.plan, or with a
+// signature (KeepGoing) <test>.<property and kinds>.<hash>.plan.
+func savedPath(test, sig string) string {
+	name := fileName(test)
+	if sig != "" {
+		h := sha256.Sum256([]byte(sig))
+		head, _, _ := strings.Cut(sig, " @ ")
+		name += "." + strings.Trim(fileName(strings.ReplaceAll(head, " ", "-")), "._-") + "." + hex.EncodeToString(h[:4])
+	}
+	return filepath.Join("testdata", "ctrlsim", name+".plan")
+}
+
+// savedPlans are a test's saved plans: <test>.plan, then the per-signature
+// ones, in name order.
+func savedPlans(test string) []string {
+	var out []string
+	if p := savedPath(test, ""); exists(p) {
+		out = append(out, p)
+	}
+	more, _ := filepath.Glob(filepath.Join("testdata", "ctrlsim", globEscape(fileName(test))+".*.plan"))
+	slices.Sort(more)
+	return append(out, more...)
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`[`, `\[`, `*`, `\*`, `?`, `\?`, `\`, `\\`).Replace(s)
+}
+
+// Signatures.
+//
+// Two violations are the same bug when they violate the same property, name
+// the same kinds, and (a panic) panicked at the same code location: what a
+// fuzzer's crash deduplication keys on (the stack's top frames), without what
+// differs between occurrences of one bug (object names, times, goroutine ids).
+
+// signatures are the signatures of vs, in order, each once.
+func (w *world) signatures(vs []check.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if s := w.signature(v); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// signature is v's: "<property> <kinds named>[ @ <where>]".
+func (w *world) signature(v check.Verdict) string {
+	s := v.Property
+	if kinds := w.kindsNamed(v.Detail); len(kinds) > 0 {
+		s += " " + strings.Join(kinds, ",")
+	}
+	if v.Where != "" {
+		s += " @ " + v.Where
+	}
+	return s
+}
+
+// kindsNamed are the kinds of the world (judged, collected, and the
+// cluster's own) that detail names as words, sorted.
+func (w *world) kindsNamed(detail string) []string {
+	known := map[string]bool{"Namespace": true, "Lease": true, "Event": true}
+	for _, k := range w.kinds {
+		known[k.Kind] = true
+	}
+	for _, k := range workloadKinds {
+		known[k.Kind] = true
+	}
+	var out []string
+	for _, word := range strings.FieldsFunc(detail, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if known[word] && !slices.Contains(out, word) {
+			out = append(out, word)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nondeterminism says where two runs of one plan first differ, and whose
+// step it is: an operator's write whose content differs (the operator
+// itself is nondeterministic: a Go map ranged over to build a list, an
+// unseeded random value), an operator's log line, or a step of the world's
+// own (a determinism bug of ctrlsim).
+func nondeterminism(a, b []trace.Step, operators []string) string {
+	n := max(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if i < len(a) && i < len(b) && a[i].Canonical() == b[i].Canonical() {
+			continue
+		}
+		if i >= len(a) || i >= len(b) {
+			return fmt.Sprintf("the runs agree for %d steps, then one ends (step %d): a determinism bug of ctrlsim, or of the operator's timing", min(len(a), len(b)), i)
+		}
+		sa, sb := a[i], b[i]
+		where := fmt.Sprintf("first differing step %d:\n  exploring: %s\n  replaying: %s", i, sa.Canonical(), sb.Canonical())
+		same := sa
+		same.Digest, same.Result = sb.Digest, sb.Result
+		switch {
+		case slices.Contains(operators, sa.Process) && same.Canonical() == sb.Canonical() && sa.Digest != sb.Digest:
+			return fmt.Sprintf("the operator itself is nondeterministic: process %s wrote different content to %s at the same step of two runs of the same plan (a list built by ranging over a Go map, an unseeded random value, a wall-clock reading), %s",
+				sa.Process, sa.Object, where)
+		case slices.Contains(operators, sa.Process) && sa.Op == "log" && sb.Op == "log":
+			return fmt.Sprintf("the operator logged different values at the same step of two runs of the same plan (the operator itself is nondeterministic, or a value ctrlsim should keep out of the hash), %s", where)
+		case slices.Contains(operators, sa.Process) && same.Canonical() == sb.Canonical():
+			return fmt.Sprintf("the operator's call at the same step of two runs of the same plan had different results (the operator itself is nondeterministic, or ctrlsim is), %s", where)
+		}
+		return fmt.Sprintf("the runs differ in a step of the world's own or in its order (a determinism bug of ctrlsim, or the operator's behaviour differed before it without a trace), %s", where)
+	}
+	return "the kept steps agree (the hashes differ in what the steps do not keep)"
+}
+
+// ViolatedAt is an error a Property's Check returns to say when, in the
+// run's virtual time (History.Steps' At), it saw the violation: the report
+// then places it there rather than at the run's end.
+func ViolatedAt(at time.Duration, err error) error { return &violatedAt{at: at, err: err} }
+
+type violatedAt struct {
+	at  time.Duration
+	err error
+}
+
+func (v *violatedAt) Error() string { return v.err.Error() }
+func (v *violatedAt) Unwrap() error { return v.err }
+
+// propertyVerdict is the verdict of a test's property whose Check returned
+// err, in a run that ended at end.
+func propertyVerdict(name string, err error, end time.Duration) check.Verdict {
+	if err == nil {
+		return check.Verdict{Property: name, Holds: true}
+	}
+	at := end
+	var va *violatedAt
+	if errors.As(err, &va) {
+		at = va.at
+	}
+	return check.Verdict{Property: name, Detail: err.Error(), At: at}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,329 @@
+package operatortest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Run tests the operator: it explores plans of faults (informer lag and holds,
+// crashes at any client call, API errors and latency, more workers) over
+// Options.Checks plans, each run as a fault phase, a heal and a heal budget and
+// judged by the generic oracles and the test's properties. A violation is
+// shrunk to a minimal plan, saved under testdata/ctrlsim/<test>.plan, replayed
+// (it must give the same trace hash, else the test fails with both hashes
+// and the first step where the runs differ), and reported with the property,
+// what it saw, a replay command and the timeline (controllers' log lines and
+// Events included); the test fails, unless Options.Expect expects it. A saved
+// plan is replayed first on every later run, as a regression test, until it
+// holds (then delete it). With -ctrlsim.plan=FILE, Run replays that plan only.
+// Options are validated first: a bad one fails the test with one line naming
+// it.
+func Run(t *testing.T, o Options) {
+	t.Helper()
+	o, err := o.withDefaults().withFlags()
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	w, err := newWorld(o)
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	rep := &reporter{t: t, w: w}
+	if *flagPlan != "" {
+		p, err := readPlan(*flagPlan)
+		if err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		rep.judge(p, *flagPlan)
+		rep.finish(1)
+		return
+	}
+	known := map[string]bool{}
+	for _, path := range savedPlans(t.Name()) {
+		p, err := readPlan(path)
+		if err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		for _, sig := range rep.judge(p, path) {
+			known[sig] = true
+		}
+	}
+	if len(known) > 0 && !o.KeepGoing {
+		rep.finish(0)
+		return
+	}
+	res, err := w.explore(t, known)
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	if *flagJSON != "" {
+		if err := writeShardResult(*flagJSON, res.shardResult(t.Name(), o)); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+	}
+	if len(res.Findings) == 0 {
+		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation", res.Checks, o.effectiveSeed(),
+			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0])
+	}
+	if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil && len(res.Findings) > 0 {
+		t.Fatalf("operatortest: %v", err)
+	}
+	for _, f := range res.Findings {
+		path := savedPath(t.Name(), "")
+		if o.KeepGoing {
+			path = savedPath(t.Name(), f.Signature)
+		}
+		if err := os.WriteFile(path, []byte(f.Minimal.String()), 0o644); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s; the minimal plan is saved as %s",
+			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond), path)
+		rep.replay(f, path)
+	}
+	if o.KeepGoing {
+		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)", len(res.Findings)+len(known),
+			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.effectiveSeed())
+	}
+	rep.finish(res.Checks)
+}
+
+// Result is what an exploration found.
+type Result struct {
+	// Caught: a plan violated a property. Checks is then how many plans it
+	// took to find one; otherwise how many were explored (this shard's).
+	// With KeepGoing, Checks is how many plans the last pass explored (the
+	// budget, unless it stopped at maxFindings).
+	Caught bool
+	Checks int
+	// FirstFailure is the place of the first violating plan in the
+	// explorer's sequence (the same as Checks unless sharded).
+	FirstFailure int
+	// Minimal is the shrunk violating plan; Violations what it violates;
+	// Hash the trace hash of its run (a replay of Minimal gives the same).
+	Minimal    *plan.Plan
+	Violations []check.Verdict
+	Hash       string
+	// TimeToFirstFailure is the wall time from the start to the first
+	// violating plan, ShrinkTime the time its shrinking took, Elapsed the
+	// whole exploration's.
+	TimeToFirstFailure, ShrinkTime, Elapsed time.Duration
+	// Findings are the distinct violations found, in order (the first is
+	// Minimal's): one without KeepGoing, each signature once with it.
+	Findings []Finding
+}
+
+// Finding is one distinct violation an exploration found.
+type Finding struct {
+	// Signature tells violations apart: the property, the kinds its report
+	// names and, for a panic, the code that panicked (Signature).
+	Signature  string
+	Minimal    *plan.Plan
+	Violations []check.Verdict
+	Hash       string
+	// FirstFailure is the place of the first plan that showed it in the
+	// explorer's sequence; TimeToFind the wall time until then (from the
+	// start of its pass), ShrinkTime the time its shrinking took.
+	FirstFailure           int
+	TimeToFind, ShrinkTime time.Duration
+	steps                  []trace.Step
+}
+
+// Explore explores as Run does and returns what it found, without saving,
+// replaying or failing the test (for measurements: checks to catch a bug).
+// An error is a world that cannot run (the test's setup, bad Options), not a
+// finding. With -ctrlsim.plan=FILE it runs that plan only.
+func Explore(t *testing.T, o Options) (Result, error) {
+	o = o.withDefaults()
+	w, err := newWorld(o)
+	if err != nil {
+		return Result{}, err
+	}
+	if *flagPlan != "" {
+		return w.replayFile(t, *flagPlan)
+	}
+	return w.explore(t, nil)
+}
+
+// replayFile runs the plan in path as an exploration of one plan.
+func (w *world) replayFile(t *testing.T, path string) (Result, error) {
+	start := time.Now()
+	p, err := readPlan(path)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		return Result{}, err
+	}
+	out := Result{Checks: 1, Hash: r.hash, Elapsed: time.Since(start)}
+	if vs := r.violated(); len(vs) > 0 {
+		f := Finding{Signature: w.signatures(vs)[0], Minimal: p, Violations: vs, Hash: r.hash, FirstFailure: 1, TimeToFind: out.Elapsed, steps: r.steps}
+		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.TimeToFirstFailure = true, 1, p, vs, out.Elapsed
+		out.Findings = []Finding{f}
+	}
+	return out, nil
+}
+
+// ExploreShards explores each shard of n in turn, as n processes or CI jobs
+// would, and returns their results (for Merge).
+func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
+	var out []ShardResult
+	for i := 1; i <= n; i++ {
+		so := o
+		so.Shard = Shard{Index: i, Count: n}
+		r, err := Explore(t, so)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.shardResult(t.Name(), so.withDefaults()))
+	}
+	return out, nil
+}
+
+// maxFindings bounds the distinct violations KeepGoing looks for.
+const maxFindings = 16
+
+// explore searches for violations whose signatures are not in known (with
+// KeepGoing: one pass per new signature, each over the same sequence of
+// plans, the plans already judged recalled rather than run again).
+func (w *world) explore(t *testing.T, known map[string]bool) (Result, error) {
+	start := time.Now()
+	if err := w.preflight(t); err != nil {
+		return Result{}, err
+	}
+	sp := w.space
+	sp.Targets = w.targets(t)
+	gen := plan.Generator(sp)
+	seen := map[string]bool{}
+	for sig := range known { // lint:order-independent a set
+		seen[sig] = true
+	}
+	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
+	var out Result
+	for {
+		f, ran, err := w.pass(t, gen, seen, judged)
+		if err != nil {
+			return Result{}, err
+		}
+		if len(out.Findings) == 0 || w.o.KeepGoing {
+			out.Checks = ran
+		}
+		if f == nil {
+			break
+		}
+		out.Findings = append(out.Findings, *f)
+		seen[f.Signature] = true
+		if !w.o.KeepGoing || len(out.Findings) >= maxFindings {
+			break
+		}
+	}
+	out.Elapsed = time.Since(start)
+	if len(out.Findings) > 0 {
+		f := out.Findings[0]
+		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
+		out.TimeToFirstFailure, out.ShrinkTime = f.TimeToFind, f.ShrinkTime
+	}
+	return out, nil
+}
+
+// preflight runs the world once with no workload and no fault: a manager
+// that cannot start fails here, whatever the oracles (no silent pass).
+func (w *world) preflight(t *testing.T) error {
+	_, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, false)
+	return err
+}
+
+// pass is one exploration of the sequence of plans until a violation with a
+// signature not in seen (without KeepGoing: any violation), which it
+// shrinks; it returns it (nil if none) and how many plans it ran before.
+func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string) (*Finding, int, error) {
+	start := time.Now()
+	var found time.Time
+	place, first, ran, shrinking := 0, 0, 0, 0
+	target := ""
+	var last *result
+	var lastVs []check.Verdict
+	res := explore.Run(gen, w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+		if first != 0 {
+			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
+				return nil // the budget is spent: rapid keeps the smallest plan so far
+			}
+		}
+		if first == 0 {
+			// Drawing the sequence: run only this shard's plans.
+			place++
+			if !w.o.Shard.owns(place) {
+				return nil
+			}
+			ran++
+		}
+		key := ""
+		if w.o.KeepGoing {
+			key = p.String()
+			if sigs, ok := judged[key]; ok && pick(sigs, seen, target) == "" {
+				return nil // judged before: nothing new, nor the signature being shrunk
+			}
+		}
+		r, err := w.run(t, p)
+		if err != nil {
+			return &worldError{err}
+		}
+		vs := r.violated()
+		if len(vs) == 0 {
+			return nil
+		}
+		if w.o.KeepGoing {
+			sigs := w.signatures(vs)
+			judged[key] = sigs
+			sig := pick(sigs, seen, target)
+			if sig == "" {
+				return nil // a known violation: explore on
+			}
+			target = sig
+		}
+		if first == 0 {
+			first, found = place, time.Now() // shrinking follows: every run counts from here
+		}
+		last, lastVs = r, vs
+		if w.o.KeepGoing {
+			// One text per signature: rapid shrinks within it.
+			return errors.New("violation " + target)
+		}
+		return &check.Violation{Verdicts: vs}
+	})
+	var we *worldError
+	if errors.As(res.Err, &we) {
+		return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
+	}
+	if !res.Caught || last == nil {
+		return nil, ran, nil
+	}
+	sig := target
+	if sig == "" {
+		sig = w.signatures(lastVs)[0]
+	}
+	return &Finding{Signature: sig, Minimal: res.Minimal, Violations: lastVs, Hash: last.hash, steps: last.steps,
+		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found)}, ran, nil
+}
+
+// pick is the signature of sigs to report: target if it is among them (a
+// plan being shrunk), else, with no target, the first one not seen.
+func pick(sigs []string, seen map[string]bool, target string) string {
+	for _, s := range sigs {
+		if target != "" && s == target || target == "" && !seen[s] {
+			return s
+		}
+	}
+	return ""
+}
