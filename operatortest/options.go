@@ -37,7 +37,7 @@ func (o Options) validate() error {
 		case m.Setup == nil:
 			return fmt.Errorf("Options.Managers[%d] (%s): Setup is nil: nothing would run", i, m.Name)
 		case m.Replicas < 0:
-			return fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d, want 0 or more", i, m.Name, m.Replicas)
+			return fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d: want Replicas of 0 or more", i, m.Name, m.Replicas)
 		}
 	}
 	for _, f := range []struct {

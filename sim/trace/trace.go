@@ -70,13 +70,17 @@ func (s *Step) appendCanonical(b []byte) []byte {
 
 // runDependent matches what a log line or a panic value can carry that
 // differs between two runs of one plan though nothing the operator did
-// differs: goroutine ids and the addresses in a stack trace (the one
-// apimachinery's panic handler logs with a reconcile panic, say) or in a
-// printed pointer, and the directories of source paths (the machine's).
-var runDependent = regexp.MustCompile(`goroutine [0-9]+|0x[0-9a-fA-F]+|[^\s"=]*/([^/\s"=]+\.go:[0-9]+)`)
+// differs: goroutine ids, synctest bubble ids and the addresses in a stack
+// trace (the one apimachinery's panic handler logs with a reconcile panic,
+// say) or in a printed pointer; sourcePath the directories of a source path
+// (the machine's), in a line as logged or as a quoted log value.
+var (
+	runDependent = regexp.MustCompile(`goroutine [0-9]+|synctest bubble [0-9]+|0x[0-9a-fA-F]+`)
+	sourcePath   = regexp.MustCompile(`(\\t|\t| )?[^\s"=\\]*/([^/\s"=\\]+\.go:[0-9]+)`)
+)
 
 // RunIndependent is text (a log line, a panic value) with what differs
-// between runs of one plan replaced: goroutine ids by "goroutine N",
+// between runs of one plan replaced: goroutine and bubble ids by N,
 // addresses by "0x?", source paths by their file's base name. The trace hash
 // covers log lines and panics in this form (Step.String keeps them as they
 // were), so a run that logs a stack trace replays to the same hash.
@@ -84,15 +88,16 @@ func RunIndependent(text string) string {
 	if !strings.Contains(text, "0x") && !strings.Contains(text, "goroutine ") && !strings.Contains(text, ".go:") {
 		return text
 	}
-	return runDependent.ReplaceAllStringFunc(text, func(m string) string {
+	text = runDependent.ReplaceAllStringFunc(text, func(m string) string {
 		switch {
-		case strings.HasPrefix(m, "goroutine "):
-			return "goroutine N"
 		case strings.HasPrefix(m, "0x"):
 			return "0x?"
+		case strings.HasPrefix(m, "goroutine "):
+			return "goroutine N"
 		}
-		return m[strings.LastIndexByte(m, '/')+1:]
+		return "synctest bubble N"
 	})
+	return sourcePath.ReplaceAllString(text, "${1}${2}")
 }
 
 func appendField(b []byte, f string) []byte {

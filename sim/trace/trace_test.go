@@ -90,7 +90,7 @@ func TestTimelineShowsStaleness(t *testing.T) {
 func TestRunDependentLogValuesStayOutOfTheHash(t *testing.T) {
 	panicLine := func(goroutine, addr, dir string) trace.Step {
 		return trace.Step{At: time.Second, Process: "op", Controller: "app", Op: "log",
-			Result: "ERROR Observed a panic panic=\"boom\" stacktrace=\"goroutine " + goroutine + " [running]:\n" +
+			Result: "ERROR Observed a panic panic=\"boom\" stacktrace=\"goroutine " + goroutine + " [running, synctest bubble " + goroutine + "]:\n" +
 				"k8s.io/apimachinery/pkg/util/runtime.logPanic({0x" + addr + ", 0xc0001a2b3c}, {0x1d2e3f0, 0x2a4c5d0})\n\t" +
 				dir + "/k8s.io/apimachinery@v0.35.0/pkg/util/runtime/runtime.go:132 +0x" + addr + "\ncreated by x in goroutine " + goroutine + "\""}
 	}
@@ -115,5 +115,9 @@ func TestRunDependentLogValuesStayOutOfTheHash(t *testing.T) {
 	}
 	if got := trace.RunIndependent("plain line count=3"); got != "plain line count=3" {
 		t.Errorf("a line with nothing run-dependent changed: %q", got)
+	}
+	const quoted = `stacktrace="goroutine 7 [running]:\nmain.f(0xc000012345)\n\t/home/u/src/app/main.go:12 +0x1d\n"`
+	if got, want := trace.RunIndependent(quoted), `stacktrace="goroutine N [running]:\nmain.f(0x?)\n\tmain.go:12 +0x?\n"`; got != want {
+		t.Errorf("a quoted stack trace:\n got %s\nwant %s", got, want)
 	}
 }

@@ -1,0 +1,500 @@
+package operatortest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// The harness's own rules (issue 27): no silent pass, one known bug does not
+// hide the others, a plan replays bit for bit, a violation that does not
+// replay fails, and a known bug has a test of its own.
+
+// knownBugs is the smallest operator with the bugs these tests need: on a
+// ConfigMap labelled "panic" its reconcile panics (a known bug); on one
+// labelled "secret" it should make a Secret <name>-copy holding the
+// ConfigMap's data, and with wrongCopy it writes the wrong value (a second,
+// distinct bug, which the property copied catches); with shuffled it writes
+// the data's keys in Go map order (a nondeterministic operator).
+type knownBugs struct {
+	client.Client
+	wrongCopy, shuffled bool
+}
+
+func (r *knownBugs) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var cm corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &cm); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if cm.Labels["panic"] != "" {
+		var m map[string]int
+		m["boom"]++ // the known bug: a nil map
+	}
+	if cm.Labels["secret"] == "" {
+		return reconcile.Result{}, nil
+	}
+	value := cm.Data["value"]
+	if r.wrongCopy {
+		value += "!"
+	}
+	if r.shuffled {
+		var keys []string
+		for k := range cm.Data { // the bug: Go map order
+			keys = append(keys, k)
+		}
+		value = strings.Join(keys, ",")
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cm.Namespace, Name: cm.Name + "-copy"}, StringData: map[string]string{"value": value}}
+	if err := r.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
+// copied: every "secret" ConfigMap's Secret holds its value.
+var copied = Property{Name: "copied", Check: func(h *History) error {
+	var s corev1.Secret
+	if err := h.Get(client.ObjectKey{Namespace: "team", Name: "b-copy"}, &s); err != nil {
+		return err
+	}
+	if got := string(s.Data["value"]); got != "v" {
+		return fmt.Errorf("Secret team/b-copy holds %q, want %q", got, "v")
+	}
+	return nil
+}}
+
+// bugOptions is an operator on two ConfigMaps: team/a (labelled panic when
+// withPanic) and team/b (labelled secret), judged by copied; short phases.
+func bugOptions(r *knownBugs, withPanic bool) Options {
+	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}
+	if withPanic {
+		a.Labels = map[string]string{"panic": "yes"}
+	}
+	data := map[string]string{"value": "v"}
+	if r.shuffled {
+		for i := range 64 {
+			data[fmt.Sprintf("k%02d", i)] = "x"
+		}
+	}
+	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b", Labels: map[string]string{"secret": "yes"}}, Data: data}
+	return Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient(), wrongCopy: r.wrongCopy, shuffled: r.shuffled})
+		}}},
+		Objects:          []client.Object{a, b},
+		Properties:       []Property{copied},
+		NoWorkload:       true,
+		NoWorkloadModels: true,
+		FaultPhase:       5 * time.Second,
+		HealBudget:       10 * time.Second,
+		Checks:           6,
+		Seed:             1,
+	}
+}
+
+// Bad options are refused before anything runs, each with one line that
+// names the field (and for Disable, the valid names).
+func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
+	for want, edit := range map[string]func(o *Options){
+		`Options.Disable: unknown oracle "convergez" (valid: converges,`: func(o *Options) { o.Disable = []string{"convergez"} },
+		"Options.Checks is negative (-3)":                               func(o *Options) { o.Checks = -3 },
+		"Options.FaultPhase is negative":                                func(o *Options) { o.FaultPhase = -time.Second },
+		"Options.HealBudget is negative":                                func(o *Options) { o.HealBudget = -time.Second },
+		"Options.ShrinkRuns is negative":                                func(o *Options) { o.ShrinkRuns = -1 },
+		"Options.Managers[0] (op): Replicas is -2":                      func(o *Options) { o.Managers[0].Replicas = -2 },
+		"Options.Managers[0] (op): Setup is nil":                        func(o *Options) { o.Managers[0].Setup = nil },
+		"Options.Managers[0].Name is empty":                             func(o *Options) { o.Managers[0].Name = "" },
+		`Options.Expect: unknown property "copid"`:                      func(o *Options) { o.Expect = "copid" },
+		"Options.KeepGoing with Options.Shard 1/2":                      func(o *Options) { o.KeepGoing, o.Shard = true, Shard{1, 2} },
+	} {
+		o := bugOptions(&knownBugs{}, false)
+		edit(&o)
+		_, err := Explore(t, o)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("want one line with %q, got %v", want, err)
+		}
+	}
+	// Every verdict's name is valid: the kernel's and the test's own too.
+	o := bugOptions(&knownBugs{}, false)
+	o.Disable = append(Oracles(), copied.Name)
+	if err := o.validate(); err != nil {
+		t.Errorf("Disable of every verdict: %v", err)
+	}
+}
+
+// A manager whose Setup returns an error, or panics, tests nothing: the
+// exploration fails with the manager's name and the error, or the panic and
+// its stack, and the test binary survives the panic. Disabling every oracle
+// does not hide it.
+func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(manager.Manager) error
+		want  []string
+	}{
+		{"an error", func(manager.Manager) error { return errors.New("no such flag --metrics") },
+			[]string{"manager op (process op) cannot start", "Setup failed", "no such flag --metrics"}},
+		{"a panic", func(manager.Manager) error { var m map[string]int; m["x"] = 1; return nil },
+			[]string{"manager op (process op) cannot start", "Setup panicked", "assignment to entry in nil map", "harness_test.go"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := bugOptions(&knownBugs{}, false)
+			o.Managers[0].Setup = tc.setup
+			o.Disable = Oracles()
+			_, err := Explore(t, o)
+			if err == nil {
+				t.Fatal("a manager that cannot start passed")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error lacks %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+}
+
+// Disable turns off every verdict, the kernel's included: a known panic
+// disabled, the rest of the operator is still judged (and holds here).
+func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
+	o := bugOptions(&knownBugs{}, true)
+	o.Checks = 3
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || !slices.ContainsFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty }) {
+		t.Fatalf("the panic is not caught: %+v", res.Violations)
+	}
+	if v := res.Violations[slices.IndexFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty })]; !strings.Contains(v.Where, "knownBugs).Reconcile (harness_test.go:") {
+		t.Errorf("the panic's location is %q, want knownBugs.Reconcile in harness_test.go", v.Where)
+	}
+	o.Disable = []string{cluster.ReconcilePanicProperty, NoErrorAtRest}
+	res, err = Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Fatalf("violated with the panic disabled: %+v", res.Violations)
+	}
+}
+
+// One known bug does not hide the others: with KeepGoing the exploration
+// goes on past the known panic, reports the copy bug beside it, each with a
+// minimal plan of its own, and tells them apart by signature.
+func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
+	o := bugOptions(&knownBugs{wrongCopy: true}, true)
+	o.KeepGoing = true
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sigs []string
+	for _, f := range res.Findings {
+		sigs = append(sigs, f.Signature)
+		if f.Minimal == nil || f.Hash == "" || len(f.Violations) == 0 {
+			t.Errorf("finding %s lacks its plan, hash or violations: %+v", f.Signature, f)
+		}
+	}
+	hasPanic := slices.ContainsFunc(sigs, func(s string) bool { return strings.HasPrefix(s, "reconcile-panic @ ") })
+	hasCopy := slices.ContainsFunc(sigs, func(s string) bool { return strings.HasPrefix(s, "copied Secret") })
+	if !hasPanic || !hasCopy {
+		t.Fatalf("signatures %q, want the panic and the copy bug", sigs)
+	}
+	if got := len(slices.Compact(slices.Sorted(slices.Values(sigs)))); got != len(sigs) {
+		t.Errorf("a signature reported twice: %q", sigs)
+	}
+	t.Logf("%d plans; distinct violations: %q", res.Checks, sigs)
+
+	// Without KeepGoing the first one ends the search.
+	o.KeepGoing = false
+	res, err = Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 {
+		t.Errorf("without KeepGoing: %d findings, want 1", len(res.Findings))
+	}
+}
+
+// A plan whose reconcile panics replays to one trace hash, though
+// controller-runtime logs the panic with a stack trace whose goroutine ids
+// and addresses differ in every run: three fresh worlds, one hash.
+func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
+	o := bugOptions(&knownBugs{}, true)
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 7\nlag process=op kind=* min=0s max=20ms\ncrash process=op at=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hashes []string
+	var stacks []string
+	for range 3 {
+		r, err := w.run(t, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, r.hash)
+		for _, s := range r.steps {
+			if s.Op == "log" && strings.Contains(s.Result, "goroutine ") {
+				stacks = append(stacks, regexp.MustCompile(`goroutine [0-9]+`).FindString(s.Result))
+				break
+			}
+		}
+	}
+	if len(stacks) != 3 {
+		t.Fatalf("the runs logged no stack trace with the panic (%d of 3): the test shows nothing", len(stacks))
+	}
+	if hashes[0] != hashes[1] || hashes[1] != hashes[2] {
+		t.Errorf("three replays of one plan, hashes %q (stacks logged from %q)", hashes, stacks)
+	}
+}
+
+// An operator that builds a value by ranging over a Go map differs between
+// two runs of one plan: the report says the operator itself is
+// nondeterministic and names the first differing step, a write of its own.
+func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
+	o := bugOptions(&knownBugs{shuffled: true}, false)
+	o.Properties = nil
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &plan.Plan{Seed: 3}
+	a, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.hash == b.hash {
+		t.Fatal("two runs of a map-order operator agree: the test shows nothing")
+	}
+	got := nondeterminism(a.steps, b.steps, w.space.Processes)
+	for _, want := range []string{"the operator itself is nondeterministic", "process op wrote different content to Secret team/b-copy", "first differing step"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the diagnosis lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// A Property says when it saw the violation: the verdict is placed there.
+func TestAPropertySaysWhenItWasViolated(t *testing.T) {
+	o := bugOptions(&knownBugs{}, false)
+	var want time.Duration = -1
+	o.Properties = []Property{{Name: "early", Check: func(h *History) error {
+		for _, s := range h.Steps() {
+			if s.Op == "create" && s.Process == "op" {
+				want = s.At
+				return ViolatedAt(s.At, errors.New("reconciled"))
+			}
+		}
+		return nil
+	}}}
+	got := judgeVerdict(t, o, "seed 1\n", "early")
+	if got.Holds || got.At != want || want <= 0 || want >= o.FaultPhase {
+		t.Errorf("verdict %+v, want violated at the operator's first create (%v)", got, want)
+	}
+	o.Properties[0].Check = func(*History) error { return errors.New("at the end") }
+	if got := judgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
+		t.Errorf("a plain error is placed at the run's end, got %v", got.At)
+	}
+}
+
+func judgeVerdict(t *testing.T, o Options, text, name string) (v check.Verdict) {
+	t.Helper()
+	p, err := plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.verdicts {
+		if v.Property == name {
+			return v
+		}
+	}
+	t.Fatalf("no verdict %s in %+v", name, r.verdicts)
+	return v
+}
+
+// Explore honours -ctrlsim.plan as Run does: it runs that plan only.
+func TestExploreHonoursThePlanFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.plan")
+	if err := os.WriteFile(path, []byte("seed 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", path); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	res, err := Explore(t, bugOptions(&knownBugs{wrongCopy: true}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checks != 1 || !res.Caught || res.Minimal.Seed != 5 || res.Violations[0].Property != "copied" {
+		t.Errorf("want the one plan of the flag, violating copied: %+v", res)
+	}
+}
+
+// Run's own behaviour (what it logs, what fails the test) is checked in a
+// child process: the child test runs Run and may fail on purpose.
+
+const childEnv = "CTRLSIM_OPERATORTEST_CHILD"
+
+// runChild runs the test named child in a child process, in a fresh
+// directory (its testdata/ctrlsim is there), and returns its output and
+// whether it passed.
+func runChild(t *testing.T, child string, args ...string) (string, bool, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a child test binary")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + child + "$", "-test.v", "-test.count=1"}, args...)...)
+	cmd.Env = append(os.Environ(), childEnv+"="+child)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return string(out), err == nil, dir
+}
+
+// childOnly skips a test unless it runs as the child runChild started.
+func childOnly(t *testing.T) {
+	if os.Getenv(childEnv) != t.Name() {
+		t.Skip("run by its parent test, in a child process")
+	}
+}
+
+func TestChildKeepGoing(t *testing.T) {
+	childOnly(t)
+	o := bugOptions(&knownBugs{wrongCopy: true}, true)
+	o.KeepGoing = true
+	Run(t, o)
+}
+
+// Run with KeepGoing reports each distinct violation with its own minimal
+// plan, saved under a file named for its signature, and its replay line.
+func TestKeepGoingSavesAPlanPerSignature(t *testing.T) {
+	out, passed, dir := runChild(t, "TestChildKeepGoing")
+	if passed {
+		t.Fatalf("two bugs, and the test passed:\n%s", out)
+	}
+	plans, _ := filepath.Glob(filepath.Join(dir, "testdata", "ctrlsim", "TestChildKeepGoing.*.plan"))
+	var names []string
+	for _, p := range plans {
+		names = append(names, filepath.Base(p))
+	}
+	if len(plans) != 2 || !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "TestChildKeepGoing.reconcile-panic.") }) ||
+		!slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "TestChildKeepGoing.copied-Secret.") }) {
+		t.Errorf("saved plans %q, want one for the panic and one for the copy bug", names)
+	}
+	for _, want := range []string{"kept going: 2 distinct violations", "-ctrlsim.plan=testdata/ctrlsim/TestChildKeepGoing.reconcile-panic.", "shrunk in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestChildExpect(t *testing.T) {
+	childOnly(t)
+	o := bugOptions(&knownBugs{}, os.Getenv("CTRLSIM_CHILD_BUG") != "")
+	o.Expect = cluster.ReconcilePanicProperty
+	Run(t, o)
+}
+
+// A known bug has a test: Expect passes when the named property is
+// violated, with the report, saved plan and replay line in the log, and
+// fails when the bug is no longer caught.
+func TestAnExpectedViolationPassesAndAMissingOneFails(t *testing.T) {
+	t.Setenv("CTRLSIM_CHILD_BUG", "1")
+	out, passed, dir := runChild(t, "TestChildExpect")
+	if !passed {
+		t.Fatalf("the expected panic failed the test:\n%s", out)
+	}
+	for _, want := range []string{`as expected (Options.Expect "reconcile-panic")`, "replay: go test -run '^TestChildExpect$' -ctrlsim.plan=testdata/ctrlsim/TestChildExpect.plan", "(seed 1)", "found in", "shrunk in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "testdata", "ctrlsim", "TestChildExpect.plan")); err != nil {
+		t.Errorf("the plan is not saved: %v", err)
+	}
+	t.Setenv("CTRLSIM_CHILD_BUG", "")
+	out, passed, _ = runChild(t, "TestChildExpect")
+	if passed || !strings.Contains(out, "Options.Expect: a violation of reconcile-panic was expected, and 6 plans (seed 1) showed none") {
+		t.Errorf("a fixed bug under Expect: passed=%v\n%s", passed, out)
+	}
+}
+
+func TestChildSeed(t *testing.T) {
+	childOnly(t)
+	o := bugOptions(&knownBugs{}, false)
+	o.Seed = 0
+	Run(t, o)
+}
+
+// Run logs the seed it explored with: seed 0 is seed 1.
+func TestRunLogsTheEffectiveSeed(t *testing.T) {
+	out, passed, _ := runChild(t, "TestChildSeed")
+	if !passed || !strings.Contains(out, "6 plans explored (seed 1)") {
+		t.Errorf("passed=%v, want a log of 6 plans with seed 1:\n%s", passed, out)
+	}
+}
+
+func TestChildNondeterministic(t *testing.T) {
+	childOnly(t)
+	o := bugOptions(&knownBugs{shuffled: true}, false)
+	o.Properties = nil
+	Run(t, o)
+}
+
+// A violation is replayed from its minimal plan before it is reported; one
+// that does not replay bit for bit fails the test with both trace hashes and
+// the first differing step, never a pass.
+func TestAViolationThatDoesNotReplayFailsWithBothHashes(t *testing.T) {
+	out, passed, _ := runChild(t, "TestChildNondeterministic")
+	if passed {
+		t.Fatalf("a nondeterministic operator passed:\n%s", out)
+	}
+	if !regexp.MustCompile(`does not replay bit for bit: exploring it gave trace hash [0-9a-f]{64}, replaying it [0-9a-f]{64}; the operator itself is nondeterministic`).MatchString(out) {
+		t.Errorf("no report of both hashes and the operator's nondeterminism:\n%s", out)
+	}
+}
