@@ -26,6 +26,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // The harness's own rules (issue 27): no silent pass, one known bug does not
@@ -309,27 +310,31 @@ func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 // A Property says when it saw the violation: the verdict is placed there.
 func TestAPropertySaysWhenItWasViolated(t *testing.T) {
 	o := bugOptions(&knownBugs{}, false)
-	var want time.Duration = -1
-	o.Properties = []Property{{Name: "early", Check: func(h *History) error {
-		for _, s := range h.Steps() {
+	firstCreate := func(steps []trace.Step) time.Duration {
+		for _, s := range steps {
 			if s.Op == "create" && s.Process == "op" {
-				want = s.At
-				return ViolatedAt(s.At, errors.New("reconciled"))
+				return s.At
 			}
+		}
+		return -1
+	}
+	o.Properties = []Property{{Name: "early", Check: func(h *History) error {
+		if at := firstCreate(h.Steps()); at >= 0 {
+			return ViolatedAt(at, errors.New("created"))
 		}
 		return nil
 	}}}
-	got := judgeVerdict(t, o, "seed 1\n", "early")
-	if got.Holds || got.At != want || want <= 0 || want >= o.FaultPhase {
+	got, steps := judgeVerdict(t, o, "seed 1\n", "early")
+	if want := firstCreate(steps); got.Holds || got.At != want || want <= 0 || want >= o.FaultPhase {
 		t.Errorf("verdict %+v, want violated at the operator's first create (%v)", got, want)
 	}
 	o.Properties[0].Check = func(*History) error { return errors.New("at the end") }
-	if got := judgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
+	if got, _ := judgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
 		t.Errorf("a plain error is placed at the run's end, got %v", got.At)
 	}
 }
 
-func judgeVerdict(t *testing.T, o Options, text, name string) (v check.Verdict) {
+func judgeVerdict(t *testing.T, o Options, text, name string) (check.Verdict, []trace.Step) {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
@@ -345,11 +350,11 @@ func judgeVerdict(t *testing.T, o Options, text, name string) (v check.Verdict) 
 	}
 	for _, v := range r.verdicts {
 		if v.Property == name {
-			return v
+			return v, r.steps
 		}
 	}
 	t.Fatalf("no verdict %s in %+v", name, r.verdicts)
-	return v
+	return check.Verdict{}, nil
 }
 
 // Explore honours -ctrlsim.plan as Run does: it runs that plan only.
