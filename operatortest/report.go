@@ -91,9 +91,20 @@ func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
 	} else {
 		b.WriteString("operatortest: ")
 	}
-	fmt.Fprintf(&b, "plan %s violates %d propert%s:\n", path, len(vs), map[bool]string{true: "y", false: "ies"}[len(vs) == 1])
-	for _, v := range vs {
+	fmt.Fprintf(&b, "plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
+	for i := 0; i < len(vs); {
+		v := vs[i]
 		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
+		// The same violation again (a reconcile that panics at every
+		// retry): one line says how often.
+		j := i + 1
+		for j < len(vs) && vs[j].Property == v.Property && vs[j].Where == v.Where && v.Where != "" {
+			j++
+		}
+		if j > i+1 {
+			fmt.Fprintf(&b, "  %s: %d more times at the same place, the last at %v\n", v.Property, j-i-1, vs[j-1].At)
+		}
+		i = j
 	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
 	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
@@ -114,6 +125,17 @@ func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
 		}
 		t.Error(b.String())
 	}
+}
+
+// propertyNames are the properties vs violate, each once.
+func propertyNames(vs []check.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.Property) {
+			out = append(out, v.Property)
+		}
+	}
+	return out
 }
 
 // finish fails a test that expected a violation and saw none.
