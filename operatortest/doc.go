@@ -47,7 +47,8 @@
 //	}
 //
 // go test runs it; -ctrlsim.checks=N and -ctrlsim.seed=S change the budget and
-// the explorer's seed, and -ctrlsim.plan=FILE replays one plan.
+// the explorer's seed, -ctrlsim.plan=FILE replays one plan (in Run and
+// Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
 // -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
 // Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
 // the n files prints the unsharded exploration's result (see shard.go). A saved plan is
@@ -57,7 +58,9 @@
 //
 // # Generic oracles
 //
-// On by default, named in Options.Disable to turn one off: converges (the end
+// On by default, named in Options.Disable to turn one off (the kernel's
+// verdicts and the test's own properties too; Oracles lists the names, and
+// an unknown name is an error): converges (the end
 // state equals the fault-free run of the same workload, modulo uids,
 // resourceVersions, generations, timestamps, generated-name suffixes and the
 // order of status conditions),
@@ -74,6 +77,57 @@
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
 // after its back-off, the node comes back; a failed pod stays failed).
+//
+// # No silent pass
+//
+// Options are validated before anything runs: an unknown name in Disable
+// (the error lists the valid ones) or Expect, a negative Checks, FaultPhase,
+// HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup,
+// KeepGoing with a Shard: each fails the test with one line naming the
+// field. A manager whose Setup returns an error or panics in a run with no
+// fault (a reference run, or the preflight run each exploration starts
+// with, whatever the oracles) fails the test with the manager's name and
+// the error, or the panic and its stack; the panic is recovered, the test
+// binary survives. Under faults the same failure is what a pod does (its
+// main exits, it restarts after its back-off), and the run goes on.
+//
+// Every violation found while exploring is replayed from its minimal plan
+// before it is reported: a replay that holds, or that gives another trace
+// hash, fails the test with both hashes and the first step where the two
+// runs differ, saying whose step it is: a write of the operator's whose
+// content differs (the operator itself is nondeterministic: a list built by
+// ranging over a Go map, an unseeded random value), a log line, or a step
+// of the world's own (a determinism bug of ctrlsim). Run and Explore log the
+// plans run, the effective seed (0 is 1), the wall time to the first
+// violation and the time shrinking took (Result has them too).
+//
+// # A known bug, and keeping going
+//
+// Options.Expect names a property the test expects to be violated
+// (AnyProperty: any): the regression test of a known bug. Run passes when a
+// plan violates it, logging the same report, saved plan and replay line;
+// it fails when the budget holds (the bug is no longer caught) and when a
+// violation of another property is found.
+//
+// Options.KeepGoing (-ctrlsim.keepgoing) keeps exploring past violations, as
+// a fuzzer keeps going past a crash: violations are told apart by their
+// signature (the property, the kinds its report names and, for a panic, the
+// function and file:line that panicked, never its goroutine or the object
+// it reconciled), and each distinct one is shrunk to its own minimal plan,
+// saved as testdata/ctrlsim/<test>.<property-kinds>.<hash>.plan, replayed and
+// reported. A pass over the budget looks for one new signature (plans
+// already judged are recalled, not run again); the search ends when a pass
+// finds none, or at 16 distinct violations. Saved plans of every signature
+// are replayed first and their signatures count as known.
+//
+// # Properties
+//
+// A Property's Check gets the History of a run: the final state (Get,
+// List), the trace (Steps: every call, reconcile, result, log line, crash),
+// and History.Run(), whose Log is the apiserver's watch log, every committed
+// change in order, with its instant (ExampleHistory_Run judges it). A Check
+// returns ViolatedAt(at, err) to place its violation at the instant it saw
+// it; a plain error places it at the run's end.
 //
 // # Replicas
 //
@@ -146,8 +200,14 @@
 //     deletes, as fast as the API serves them, until the watch catches up; a
 //     stall of ten seconds or more is then judged a hot loop. A real cluster
 //     does the same, but any operator that owns children does it: set
-//     NoWorkload, or Disable nothing and read the timeline, to tell it from
-//     a bug of your own.
+//     NoWorkload, or Disable the hot-loop (or KeepGoing past it) and read
+//     the timeline, to tell it from a bug of your own.
+//   - KeepGoing's signatures name kinds as words of a violation's report: two
+//     plans of one bug whose reports name different kinds count as two
+//     violations, and one report naming no kind (no-error-at-rest of a
+//     custom resource's reconcile) merges what differs only in the objects.
+//     It is not sharded. Expect judges a violating plan as a whole: a plan
+//     that violates the expected property and another passes.
 //   - The garbage collector and namespace controller know only the judged
 //     kinds, and Pods, ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.

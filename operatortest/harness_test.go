@@ -134,15 +134,15 @@ func bugOptions(r *knownBugs, withPanic bool) Options {
 func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 	for want, edit := range map[string]func(o *Options){
 		`Options.Disable: unknown oracle "convergez" (valid: converges,`: func(o *Options) { o.Disable = []string{"convergez"} },
-		"Options.Checks is negative (-3)":                               func(o *Options) { o.Checks = -3 },
-		"Options.FaultPhase is negative":                                func(o *Options) { o.FaultPhase = -time.Second },
-		"Options.HealBudget is negative":                                func(o *Options) { o.HealBudget = -time.Second },
-		"Options.ShrinkRuns is negative":                                func(o *Options) { o.ShrinkRuns = -1 },
-		"Options.Managers[0] (op): Replicas is -2":                      func(o *Options) { o.Managers[0].Replicas = -2 },
-		"Options.Managers[0] (op): Setup is nil":                        func(o *Options) { o.Managers[0].Setup = nil },
-		"Options.Managers[0].Name is empty":                             func(o *Options) { o.Managers[0].Name = "" },
-		`Options.Expect: unknown property "copid"`:                      func(o *Options) { o.Expect = "copid" },
-		"Options.KeepGoing with Options.Shard 1/2":                      func(o *Options) { o.KeepGoing, o.Shard = true, Shard{1, 2} },
+		"Options.Checks is negative (-3)":                                func(o *Options) { o.Checks = -3 },
+		"Options.FaultPhase is negative":                                 func(o *Options) { o.FaultPhase = -time.Second },
+		"Options.HealBudget is negative":                                 func(o *Options) { o.HealBudget = -time.Second },
+		"Options.ShrinkRuns is negative":                                 func(o *Options) { o.ShrinkRuns = -1 },
+		"Options.Managers[0] (op): Replicas is -2":                       func(o *Options) { o.Managers[0].Replicas = -2 },
+		"Options.Managers[0] (op): Setup is nil":                         func(o *Options) { o.Managers[0].Setup = nil },
+		"Options.Managers[0].Name is empty":                              func(o *Options) { o.Managers[0].Name = "" },
+		`Options.Expect: unknown property "copid"`:                       func(o *Options) { o.Expect = "copid" },
+		"Options.KeepGoing with Options.Shard 1/2":                       func(o *Options) { o.KeepGoing, o.Shard = true, Shard{1, 2} },
 	} {
 		o := bugOptions(&knownBugs{}, false)
 		edit(&o)

@@ -6,7 +6,8 @@
 // A run is a pure function of its plan and world: New(plan, options), then
 // RunPhases: the fault phase, Heal, the heal budget, and the verdicts of the
 // properties on the final state (Get, List) and the trace, plus the kernel's own
-// (a hot loop, a livelock, a reconcile panic: KernelVerdicts). The catalogue and
+// (a hot loop, a livelock, a reconcile panic: KernelVerdicts; a panic's
+// verdict carries its code location in Verdict.Where). The catalogue and
 // examples run through it. CheckDeterminism runs a plan twice and names the
 // first divergent step if the traces differ.
 //

@@ -20,7 +20,9 @@
 //     the plan picks them. The queue is the model (package queue) of the one the
 //     controller's NewQueue builds: controller-runtime's priority queue, or
 //     client-go's classic queue with UsePriorityQueue false; client-go's token
-//     bucket runs on virtual time. A reconcile panic is recorded as a Finding.
+//     bucket runs on virtual time. A reconcile panic is recorded as a
+//     Finding, with the code location that panicked (the function, its
+//     file's base name and line: Finding.Location).
 //   - A Watch added while the controller runs (a reconciler adding a watch)
 //     starts before the process's next client call or queue Get.
 //   - Every client call is a yield point. A cached read only yields; an API call

@@ -14,6 +14,14 @@
 // makes two runs of a plan differ at that write. Step.String, the human form used
 // by timelines, leaves it out.
 //
+// What a run logs can carry what differs between two runs of one plan though
+// nothing the operator did differs: the stack trace apimachinery's panic
+// handler logs with a reconcile panic (goroutine and synctest bubble ids,
+// addresses, the machine's source directories), a pointer printed in a log
+// value. The hash covers log lines ("log" steps) and panic values ("panic")
+// in their RunIndependent form, with those replaced; the steps keep them as
+// they were, for timelines. So a plan that panics replays to one hash.
+//
 // WriteTimeline writes a run as text, one Step.String a line; sim/story draws
 // it (the catalogue's SVG pictures and the HTML run inspector).
 //
@@ -21,6 +29,11 @@
 //
 //   - Steps are kept in memory for timelines (Trace.Keep); very long runs should
 //     turn Keep off and rely on the hash.
+//   - A log value that differs between runs in another way than
+//     RunIndependent knows (a wall-clock duration measured outside a
+//     synctest bubble, a random id) still changes the hash; inside the
+//     bubble operatortest and wallclock give, durations are virtual and the
+//     same in every run.
 //   - Deletes carry no digest (the model computes what a delete stores); reads carry
 //     none (what they return is the stored content some write's digest covers).
 package trace
