@@ -85,3 +85,24 @@ func setupFor(r reconcile.Reconciler) func(p *process.Process) error {
 		return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.Widget{}).Complete(r)
 	}
 }
+
+// A reconcile panic's verdict names the code that panicked, the same in
+// every run (no goroutine id, no address, no directory): what tells two
+// panics apart.
+func TestAPanicVerdictNamesTheCodeThatPanicked(t *testing.T) {
+	var wheres []string
+	for range 2 {
+		opts := statusWorld(nil, 1)
+		opts.Processes[0].Setup = setupFor(&panicker{})
+		c, err := cluster.New(&plan.Plan{Seed: 1}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := byProperty(c.RunPhases(cluster.Phases{Fault: time.Second, Heal: time.Second}))[cluster.ReconcilePanicProperty]
+		c.Close()
+		wheres = append(wheres, v.Where)
+	}
+	if !strings.HasPrefix(wheres[0], "github.com/ctrlsim/ctrlsim/sim/cluster_test.(*panicker).Reconcile (phases_test.go:") || wheres[0] != wheres[1] {
+		t.Errorf("panic locations %q, want the panicker's Reconcile in phases_test.go, the same twice", wheres)
+	}
+}
