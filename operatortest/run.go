@@ -76,10 +76,10 @@ func Run(t *testing.T, o Options) {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation", res.Checks, o.effectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0])
 	}
-	if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil && len(res.Findings) > 0 {
-		t.Fatalf("operatortest: %v", err)
-	}
 	for _, f := range res.Findings {
+		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
 		path := savedPath(t.Name(), "")
 		if o.KeepGoing {
 			path = savedPath(t.Name(), f.Signature)
