@@ -7,8 +7,14 @@
 // apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
 // minimal plan, saves it under testdata/ctrlsim/, and fails the test with the
-// violated property, what it saw, a replay command and the timeline (the
-// controllers' log lines and Events included).
+// violated property, what it saw, what each fault stands for on a real
+// cluster and the steps from it to the violation, a replay command and the
+// timeline (the controllers' log lines and Events included; the built-in
+// processes' start-up and their steps on objects the operator never touched
+// folded, -ctrlsim.timeline=full keeps them). Beside the plan it writes the
+// run's picture (.svg), inspector (.html) and a markdown report for an
+// upstream issue (.md): report.go; `ctrlsim report PLAN` replays a saved plan
+// and prints that report.
 //
 // A kubebuilder project's test, complete (api/v1 holds the CronJob types,
 // internal/controller the reconciler, config/crd/bases the CRD YAML):
