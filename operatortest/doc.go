@@ -109,6 +109,12 @@
 //
 // # Known gaps
 //
+//   - A failure's "from the fault to the violation" (report.go) is a
+//     selection, not a causal slice: the operator's steps from the plan's
+//     first fault that shows in the run (a crash, a stale restart, a held
+//     watch, an API fault), the workload's, and the built-in processes' on
+//     the objects the violation's text names. A lag, latency or workers
+//     fault shapes every step and has no step of its own to start from.
 //   - The workload (workload.go, schemadraw.go) changes the seed objects
 //     only, at most MaxSteps steps a plan: under spec of a seed custom
 //     resource, it sets a field (scalars; nested objects, lists and maps as a
