@@ -97,4 +97,3 @@ func runPattern(test string) string {
 	}
 	return strings.Join(parts, "/")
 }
-
