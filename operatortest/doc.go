@@ -13,7 +13,7 @@
 // processes' start-up and their steps on objects the operator never touched
 // folded, -ctrlsim.timeline=full keeps them). Beside the plan it writes the
 // run's picture (.svg), inspector (.html) and a markdown report for an
-// upstream issue (.md): report.go; `ctrlsim report PLAN` replays a saved plan
+// upstream issue (.md): failure.go; `ctrlsim report PLAN` replays a saved plan
 // and prints that report.
 //
 // A kubebuilder project's test, complete (api/v1 holds the CronJob types,
@@ -109,7 +109,7 @@
 //
 // # Known gaps
 //
-//   - A failure's "from the fault to the violation" (report.go) is a
+//   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held
 //     watch, an API fault), the workload's, and the built-in processes' on
