@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -83,20 +82,28 @@ func (rep *reporter) replay(f Finding, path string) {
 func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
 	rep.t.Helper()
 	t := rep.t
-	vs := r.violated()
-	var b strings.Builder
-	expected := rep.w.isExpected(vs)
-	if expected {
-		fmt.Fprintf(&b, "operatortest: as expected (Options.Expect %q), ", rep.w.o.Expect)
-	} else {
-		b.WriteString("operatortest: ")
+	text := rep.w.failureOf(t, p, path, r).text
+	switch {
+	case note != "":
+		t.Errorf("%s\n\n%s", note, text)
+	case rep.w.isExpected(r.violated()):
+		rep.expected++
+		t.Logf("operatortest: as expected (Options.Expect %q):\n%s", rep.w.o.Expect, text)
+	case rep.w.o.Expect != "":
+		t.Errorf("%s\n(Options.Expect is %q: this violation is another one)", text, rep.w.o.Expect)
+	default:
+		t.Error(text)
 	}
-	fmt.Fprintf(&b, "plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
+}
+
+// verdictLines lists vs, one line each; the same violation again at the
+// same place (a reconcile that panics at every retry) is one more line that
+// says how often.
+func verdictLines(vs []check.Verdict) string {
+	var b strings.Builder
 	for i := 0; i < len(vs); {
 		v := vs[i]
 		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
-		// The same violation again (a reconcile that panics at every
-		// retry): one line says how often.
 		j := i + 1
 		for j < len(vs) && vs[j].Property == v.Property && vs[j].Where == v.Where && v.Where != "" {
 			j++
@@ -106,25 +113,7 @@ func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
 		}
 		i = j
 	}
-	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
-	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
-	fmt.Fprintf(&b, "timeline (trace hash %s; log lines and Events included):\n", r.hash)
-	for _, s := range r.steps {
-		b.WriteString(s.String())
-		b.WriteByte('\n')
-	}
-	switch {
-	case note != "":
-		t.Errorf("%s\n\n%s", note, b.String())
-	case expected:
-		rep.expected++
-		t.Log(b.String())
-	default:
-		if rep.w.o.Expect != "" {
-			fmt.Fprintf(&b, "\n(Options.Expect is %q: this violation is another one)\n", rep.w.o.Expect)
-		}
-		t.Error(b.String())
-	}
+	return b.String()
 }
 
 // propertyNames are the properties vs violate, each once.

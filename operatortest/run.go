@@ -84,7 +84,7 @@ func Run(t *testing.T, o Options) {
 		if o.KeepGoing {
 			path = savedPath(t.Name(), f.Signature)
 		}
-		if err := os.WriteFile(path, []byte(f.Minimal.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(planHeader(t.Name(), path)+f.Minimal.String()), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
 		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s; the minimal plan is saved as %s",
