@@ -326,9 +326,12 @@ func wrap(line string, n int) []string {
 	var out []string
 	for len([]rune(line)) > n {
 		r := []rune(line)
-		cut := strings.LastIndex(string(r[:n]), " ")
-		if cut <= 0 {
-			cut = len(string(r[:n]))
+		head := string(r[:n])
+		cut := strings.LastIndex(head, " ")
+		if cut < len(head)-len(strings.TrimLeft(head, " ")) {
+			// No space after the indent (a long value, base64 say): cut
+			// at n, or the indent would be cut off for ever.
+			cut = len(head)
 		}
 		out = append(out, line[:cut])
 		line = "    " + strings.TrimLeft(line[cut:], " ")
