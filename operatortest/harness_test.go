@@ -410,7 +410,7 @@ func runChild(t *testing.T, child string, args ...string) (string, bool, string)
 		t.Skip("runs a child test binary")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + child + "$", "-test.v", "-test.count=1"}, args...)...)
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + child + "$", "-test.v", "-test.count=1", "-test.timeout=4m"}, args...)...)
 	cmd.Env = append(os.Environ(), childEnv+"="+child)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
