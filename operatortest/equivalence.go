@@ -65,7 +65,7 @@ type canon struct {
 
 func newCanon(log []apiserver.Event) *canon {
 	c := &canon{names: map[types.UID]string{}}
-	generated := map[string]int{}   // "Kind ns/prefix" -> objects so far
+	generated := map[string]int{}            // "Kind ns/prefix" -> objects so far
 	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
 	var keys []string
 	var genPairs, uidPairs [][2]string
@@ -191,7 +191,9 @@ type shape interface {
 }
 
 // crdShape is a node of a CRD's OpenAPI v3 schema.
-type crdShape struct{ s *apiextensionsv1.JSONSchemaProps }
+type crdShape struct {
+	s *apiextensionsv1.JSONSchemaProps
+}
 
 func crdNode(s *apiextensionsv1.JSONSchemaProps) shape {
 	if s == nil {

@@ -67,7 +67,7 @@ type judgedBy struct {
 	judge func(r *check.Run) check.Verdict
 }
 
-func (j judgedBy) Name() string               { return j.name }
+func (j judgedBy) Name() string                     { return j.name }
 func (j judgedBy) Check(r *check.Run) check.Verdict { return j.judge(r) }
 
 func (w *world) on(name string) bool { return !slices.Contains(w.o.Disable, name) }
@@ -630,6 +630,7 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 	}
 	return check.Verdict{Property: UpdateSummaries, Holds: true, Detail: note}
 }
+
 // userProperty is a test's Property as a check.Property.
 type userProperty struct {
 	p Property

@@ -99,7 +99,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 		// process (its memory is lost in a crash).
 		perStart func() behaviour
 		plan     string
-		want []string // violated, in any order; nil: none
+		want     []string // violated, in any order; nil: none
 	}{
 		{"a controller that does its job", child(), nil, crash, nil},
 		{"converges: a child the fault-free run makes and a crashed one does not", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
