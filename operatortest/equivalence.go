@@ -386,9 +386,14 @@ func keyOf(item any, keys []string) string {
 	return strings.Join(parts, ",")
 }
 
+// encode is v's JSON, map keys sorted, with <, > and & as themselves (the
+// tokens read as they are in reports).
 func encode(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // nondeterministic is Options.Nondeterministic by kind: the dotted paths to

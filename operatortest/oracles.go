@@ -167,7 +167,7 @@ func noErrorAtRest(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
 		s := e.step
 		switch {
 		case also == e.err:
-			shared = append(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, as in the fault-free run of the same workload", s.Process, s.Controller, s.Object, s.Result))
+			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, as in the fault-free run of the same workload", s.Process, s.Controller, s.Object, s.Result))
 		case also != "":
 			return check.Verdict{Property: NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
 		default:
@@ -175,6 +175,13 @@ func noErrorAtRest(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
 		}
 	}
 	return check.Verdict{Property: NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
