@@ -384,3 +384,42 @@ func TestJudgedKindsAreTheKindsTheOperatorTouches(t *testing.T) {
 		t.Errorf("with no fault: violated %v", got)
 	}
 }
+
+// A delayed operator may end as the late fault-free run does: when a stale
+// restart keeps the operator from seeing its app until after the workload
+// deleted the app's backend, it never makes the child (it fails, as it does
+// in the fault-free run once the backend is gone), a state the fault-free run
+// in which the operator looks only after the workload's last step also
+// reaches. The twin, a restarted operator that trusts its own mark and never
+// makes the child, differs from every fault-free end state and is caught.
+func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *testing.T) {
+	o := appOptions(needsBackend)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
+		})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackend})
+	}
+	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
+	const delayed = "seed 0\nat 234ms delete object=1\nstale process=op at=1ms age=3.215s\n"
+	if got := judge(t, o, delayed); len(got) != 0 {
+		t.Errorf("a correct operator delayed past the backend's deletion: violated %v", got)
+	}
+
+	twin := appOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		if app.Name != "app" || app.Annotations["started"] != "" {
+			return nil // the bug: a restarted process trusts its own mark
+		}
+		metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
+		if err := c.Update(ctx, app); err != nil {
+			return err
+		}
+		return child()(ctx, c, app)
+	})
+	twin.Objects = o.Objects
+	got := judge(t, twin, "seed 1\nat 30s delete object=1\ncrash process=op call=3\n")
+	if !strings.Contains(got[Converges], "Secret team/app-child exists after") {
+		t.Errorf("the twin is not caught by converges: %v", got)
+	}
+}

@@ -19,6 +19,7 @@ import (
 // refRun is the fault-free run of one seed and workload.
 type refRun struct {
 	seed    uint64
+	late    bool // the late reference (lateReference)
 	snap    *snapshot
 	targets []time.Duration
 }
@@ -29,12 +30,21 @@ const maxRefs = 64
 
 // reference runs (or recalls) the fault-free run of seed and steps.
 func (w *world) reference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
-	p := &plan.Plan{Seed: seed, Steps: steps}
+	return w.referenceOf(t, &plan.Plan{Seed: seed, Steps: steps}, 0)
+}
+
+// referenceOf runs (or recalls) the run of p, a reference's plan, with the
+// operator's processes starting after startAfter.
+func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration) (*refRun, error) {
+	seed := p.Seed
 	key := p.String()
+	if startAfter > 0 {
+		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
+	}
 	if r, ok := w.refs[key]; ok {
 		return r, nil
 	}
-	snap, res, err := w.runOnce(t, p, nil)
+	snap, res, err := w.runOnce(t, p, nil, startAfter)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +111,32 @@ func (w *world) references(t *testing.T, p *plan.Plan) ([]*refRun, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// lateReference is the run of p's workload, fault-free, in which every
+// operator process starts only once the workload's last step is done (its
+// pod scheduled late): the operator acts late, on what the workload left. Every fault that delays an operator (a stalled or
+// lagging watch, a crash and its back-off, a restart onto a lagging
+// apiserver) moves its run towards this one, and a level-triggered operator
+// that is correct may legitimately end here: it never made what depended on
+// an object the workload deleted before it looked (a dependency's derived
+// ConfigMap, say). converges accepts it as one more end state; nil when the
+// workload has no step.
+func (w *world) lateReference(t *testing.T, p *plan.Plan) (*refRun, error) {
+	if len(p.Steps) == 0 {
+		return nil, nil
+	}
+	var last time.Duration
+	for _, s := range p.Steps {
+		last = max(last, s.At)
+	}
+	r, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, last+time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	late := *r
+	late.late = true
+	return &late, nil
 }
 
 // interleavingsAgree is Kamera's oracle: the fault-free runs of one workload
