@@ -78,7 +78,14 @@
 //     run has it and not where none has; its fields must equal theirs where
 //     they agree. A field, or an object's existence, that differs between
 //     the two fault-free runs is learned as nondeterministic and not held
-//     against the faulted run (Sieve compares two reference runs so).
+//     against the faulted run (Sieve compares two reference runs so). When
+//     an object matches neither, a third, late reference is run (once per
+//     workload, cached): the fault-free run in which the operator's
+//     processes start only after the workload's last step. Every fault that
+//     delays an operator moves its run towards that one, and a correct
+//     level-triggered operator may end there (it never made what depended
+//     on an object the workload deleted before it looked); it is one more
+//     candidate end state, not a source of learned fields.
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
@@ -228,6 +235,12 @@
 //   - Time-driven operators: the fault-free run of the same downtime (see
 //     Generic oracles) is not built; a controller down across a scheduled
 //     instant can make converges fire on a correct time-driven operator.
+//     The late reference covers the workload's timing only, not the
+//     clock's.
+//   - interleavings-agree compares the two fault-free runs strictly (it has
+//     no third run to learn from): a random token drawn differently under
+//     two seeds (a generated password) is reported as a disagreement until
+//     the other schedule's run draws the same randomness as the plan's.
 //   - The collector's rule applies to the watch log's owners: a dependent
 //     whose owner is of a kind the log never shows (made before the run) is
 //     taken as created for a gone owner. A stall storm is recognised by
@@ -239,7 +252,8 @@
 //     models, theirs): a child of another kind (a Role, an Ingress) is
 //     compared by converges but not collected.
 //   - Each plan costs two fault-free runs besides its own (its schedule's,
-//     whose reads and writes are also the targets, and another's), also for
+//     whose reads and writes are also the targets, and another's), and a
+//     third (the late operator's) when converges would otherwise fire, also for
 //     the plans a shard does not run (the generator needs the targets to
 //     draw); references are cached by seed and workload (64 at most).
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
