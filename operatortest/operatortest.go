@@ -162,6 +162,14 @@ type Options struct {
 	// fails when the whole budget holds (the bug is no longer caught) or
 	// when another property is violated.
 	Expect string
+	// Nondeterministic names fields that legitimately differ between two runs
+	// of one workload in the operator's domain (a counter of attempts): the
+	// comparing oracles ignore their values. A last resort, for what neither
+	// the cluster's own nondeterminism (uids, generated names, times,
+	// resourceVersions, unordered lists) nor the fault-free runs of two
+	// schedules show (see NondeterministicField); an unknown kind or an
+	// empty path is an error.
+	Nondeterministic []NondeterministicField
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
 	// or re-creations are drawn.
 	NoWorkload bool
@@ -333,12 +341,19 @@ type world struct {
 	refs  map[string]*refRun // fault-free runs by seed and workload (reference.go)
 	o     Options
 	crds  []apiserver.CRD
-	kinds []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
-	space plan.Space
+	kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
+	// collected are the kinds the garbage collector and the namespace
+	// controller know: kinds, common children and the workload models' kinds.
+	collected []schema.GroupVersionKind
+	operators map[string]bool // the operator's processes
+	shapes    *shapes
+	nondet    nondeterministic
+	space     plan.Space
 }
 
-// commonChildren are the built-in kinds operators most often create and own;
-// the garbage collector collects them and the oracles look at them.
+// commonChildren are the built-in kinds operators most often create and own:
+// the garbage collector collects them (the oracles judge every kind the
+// operator reads or writes).
 var commonChildren = []schema.GroupVersionKind{
 	{Version: "v1", Kind: "ConfigMap"}, {Version: "v1", Kind: "Secret"}, {Version: "v1", Kind: "Service"},
 	{Version: "v1", Kind: "ServiceAccount"}, {Group: "apps", Version: "v1", Kind: "Deployment"},
@@ -375,7 +390,7 @@ func newWorld(o Options) (*world, error) {
 	add := func(gvk schema.GroupVersionKind) {
 		if !seen[gvk] && o.Scheme.Recognizes(gvk) {
 			seen[gvk] = true
-			w.kinds = append(w.kinds, gvk)
+			w.collected = append(w.collected, gvk)
 		}
 	}
 	for _, c := range w.crds {
@@ -388,9 +403,29 @@ func newWorld(o Options) (*world, error) {
 		}
 		add(gvk)
 	}
+	w.kinds = slices.Clone(w.collected)
 	for _, gvk := range commonChildren {
 		add(gvk)
 	}
+	w.shapes = newShapes(w.crds, o.Scheme)
+	nd, err := parsePaths(o.Nondeterministic, func(kind string) bool {
+		for _, c := range w.crds {
+			if c.GVK.Kind == kind {
+				return true
+			}
+		}
+		for gvk := range o.Scheme.AllKnownTypes() { // lint:order-independent any of them
+			if gvk.Kind == kind {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.nondet = nd
+	w.operators = map[string]bool{}
 	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
 	for _, m := range o.Managers {
 		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
@@ -401,6 +436,7 @@ func newWorld(o Options) (*world, error) {
 				return nil, fmt.Errorf("Managers: process name %q is taken (names must be unique, and not %q or %q)", spec.Name, KubeControllerManager, kubeworld.KubeletProcess)
 			}
 			names[spec.Name] = true
+			w.operators[spec.Name] = true
 			w.space.Processes = append(w.space.Processes, spec.Name)
 			if le := spec.LeaderElection; le != nil {
 				if !o.Scheme.Recognizes(coordinationv1.SchemeGroupVersion.WithKind("Lease")) {
@@ -412,7 +448,7 @@ func newWorld(o Options) (*world, error) {
 			}
 		}
 	}
-	for _, gvk := range w.kinds {
+	for _, gvk := range w.collected {
 		w.space.Kinds = append(w.space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
 	}
 	w.space.Horizon = o.FaultPhase
@@ -423,6 +459,13 @@ func newWorld(o Options) (*world, error) {
 	// stale states); timed faults aim at the reference run's reads and writes
 	// (explore sets Targets).
 	w.space.MaxStale = o.FaultPhase / 2
+	if !o.NoWorkloadModels {
+		for _, k := range workloadKinds {
+			if !slices.Contains(w.collected, k) {
+				w.collected = append(w.collected, k)
+			}
+		}
+	}
 	if o.WorkloadFaults && !o.NoWorkloadModels {
 		w.space.Pods = 10
 		w.space.Nodes = kubeworld.DefaultNodes
@@ -471,15 +514,7 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 	}
 	var content []client.ObjectList
 	var collected []client.Object
-	kinds := w.kinds
-	if !w.o.NoWorkloadModels {
-		for _, k := range workloadKinds {
-			if !slices.Contains(kinds, k) {
-				kinds = append(slices.Clip(kinds), k)
-			}
-		}
-	}
-	for _, gvk := range kinds {
+	for _, gvk := range w.collected {
 		obj, err := w.o.Scheme.New(gvk)
 		if err != nil {
 			continue
@@ -554,39 +589,45 @@ func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) 
 func faultFree(p *plan.Plan) bool { return len(p.Faults) == 0 }
 
 // run runs p in a testing/synctest bubble (so that the operator's wall-clock
-// reads follow virtual time), and its fault-free reference for the converges
-// oracle, and judges it.
+// reads follow virtual time), and the fault-free runs of its workload that the
+// differential oracles judge it against, and judges it.
 func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
-	var ref *refRun
-	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
-	if on(Converges) || on(UpdateSummaries) || on(InterleavingsAgree) {
+	var refs []*refRun
+	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) {
 		var err error
-		if ref, err = w.reference(t, p.Seed, p.Steps); err != nil {
+		if refs, err = w.references(t, p); err != nil {
 			return nil, err
 		}
 	}
-	var refSnap *snapshot
-	if ref != nil && (on(Converges) || on(UpdateSummaries)) {
-		refSnap = ref.snap
-	}
-	_, r, err := w.runOnce(t, p, refSnap, false)
+	snap, r, err := w.runOnce(t, p, refs, 0)
 	if err != nil {
 		return nil, err
 	}
-	if on(InterleavingsAgree) {
-		v, err := w.interleavingsAgree(t, p, ref)
+	if w.on(InterleavingsAgree) {
+		r.verdicts = append(r.verdicts, w.interleavingsAgree(refs, snap))
+	}
+	for i, v := range r.verdicts {
+		if v.Property != Converges || v.Holds {
+			continue
+		}
+		// Before blaming the faults, the late operator's end state (run
+		// only when needed: most runs converge to a schedule's).
+		late, err := w.lateReference(t, p)
 		if err != nil {
 			return nil, err
 		}
-		r.verdicts = append(r.verdicts, v)
+		if late != nil {
+			r.verdicts[i] = w.converges(append(slices.Clip(refs), late), snap, v.At)
+		}
 	}
 	r.verdicts = w.o.enabled(r.verdicts)
 	return r, nil
 }
 
-// runOnce runs p judged against ref (nil: no comparison with a reference);
-// keep also returns the end state (a reference run's).
-func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*snapshot, *result, error) {
+// runOnce runs p judged against refs (none: a reference run, judged by the
+// oracles that need no reference) and returns its snapshot. startAfter
+// delays the start of the operator's processes (the late reference).
+func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration) (*snapshot, *result, error) {
 	var snap *snapshot
 	var r *result
 	var runErr error
@@ -594,13 +635,18 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		opts := w.options(p, setups)
 		opts.Wall = wall
+		for i := range opts.Processes {
+			if w.operators[opts.Processes[i].Name] {
+				opts.Processes[i].StartDelay += startAfter
+			}
+		}
 		c, err := cluster.New(p, opts)
 		if err != nil {
 			runErr = err
 			return
 		}
 		defer c.Close()
-		props := w.oracles(ref)
+		props := w.oracles(refs)
 		for _, up := range w.o.Properties {
 			props = append(props, userProperty{up, c})
 		}
@@ -615,9 +661,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 			runErr = err
 			return
 		}
-		if keep {
-			snap = takeSnapshot(c, w.kinds)
-		}
+		snap = w.snapshotOf(c.Observed())
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now())}
 	})
 	return snap, r, runErr

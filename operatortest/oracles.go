@@ -27,37 +27,41 @@ import (
 // object 20 times a second for 10 s: not quiescent), livelock and
 // reconcile-panic.
 const (
-	// Converges: the objects of the judged kinds at the end of a run equal
-	// those of the fault-free run of the same workload (Sieve's end-state
-	// oracle), modulo uids, resourceVersions, generations, timestamps, the
-	// suffixes of generated names, the order of status.conditions (a list
-	// keyed by type), and Events.
+	// Converges: the objects of the judged kinds at the end of a run are one
+	// of the end states of the fault-free runs of the same workload under two
+	// schedules (Sieve's end-state oracle), modulo what a real cluster makes
+	// nondeterministic (equivalence.go) and the fields those runs differ in.
 	Converges = "converges"
 	// Terminates: nothing is left deleting (a stuck finalizer, a namespace
 	// stuck Terminating) at the end of the heal budget.
 	Terminates = "terminates"
-	// NoOrphans: no object of the judged kinds has an ownerReference to an
-	// owner that is gone, once the garbage collector has had the heal budget.
+	// NoOrphans: no object of the judged kinds that the collector collects
+	// has an ownerReference to an owner that is gone, once the garbage
+	// collector has had the heal budget.
 	NoOrphans = "no-orphans"
-	// NoErrorAtRest: no object's last reconcile of the run ended in an error:
-	// a controller still failing at the end of the heal budget is stuck. A
-	// transient error that a retry got past (a 409 Conflict of optimistic
-	// concurrency, say) is no violation, nor is one of an incarnation that
-	// crashed since (the next one starts afresh, and reconciles the object
-	// again if it still exists).
+	// NoErrorAtRest: no object's last reconcile of the run ended in an error
+	// that no fault-free run of the same workload also ends in: a controller
+	// still failing at the end of the heal budget is stuck, unless the
+	// workload left it so (a dependency the user deleted). A transient error
+	// that a retry got past is no violation, nor is one of an incarnation
+	// that crashed since (the next one starts afresh, and reconciles the
+	// object again if it still exists).
 	NoErrorAtRest = "no-error-at-rest"
 	// InterleavingsAgree: the fault-free runs of the workload under two
 	// schedules (the plan's seed and another) end in the same state, modulo
-	// what converges ignores (Kamera's check that converged states agree
-	// across interleavings). A violation names a race of the controllers
-	// with each other or with the workload, whatever the faults.
+	// what a real cluster makes nondeterministic (Kamera's check that
+	// converged states agree across interleavings). A violation names a race
+	// of the controllers with each other or with the workload, whatever the
+	// faults, and the suspect schedule when the faulted run ends as the other.
 	InterleavingsAgree = "interleavings-agree"
 	// UpdateSummaries: no object of the judged kinds was created or deleted
-	// more times than in the fault-free run of the same workload (Sieve's
+	// more times than in every fault-free run of the same workload (Sieve's
 	// update summaries): a fault that makes an operator delete and re-create
 	// what it manages shows here even when the end state agrees. Fewer is no
 	// violation: a fault may delay an operator past the workload's deletion
-	// of what it would have made.
+	// of what it would have made. A dependent created for an owner that was
+	// gone or being deleted and collected before the heal is the garbage
+	// collector's rule at work, noted and not counted.
 	UpdateSummaries = "update-summaries"
 )
 
@@ -65,43 +69,59 @@ const (
 // (the kernel's verdicts are named in KernelVerdicts).
 var oracleNames = []string{Converges, UpdateSummaries, InterleavingsAgree, Terminates, NoOrphans, NoErrorAtRest}
 
-func (w *world) oracles(ref *snapshot) []check.Property {
+// judgedBy is a generic oracle judged by a function of the run.
+type judgedBy struct {
+	name  string
+	judge func(r *check.Run) check.Verdict
+}
+
+func (j judgedBy) Name() string                     { return j.name }
+func (j judgedBy) Check(r *check.Run) check.Verdict { return j.judge(r) }
+
+func (w *world) on(name string) bool { return !slices.Contains(w.o.Disable, name) }
+
+// oracles are the generic oracles of a run judged against refs, the
+// fault-free runs of the same workload (none: a reference run itself).
+func (w *world) oracles(refs []*refRun) []check.Property {
 	var out []check.Property
-	on := func(name string) bool { return !slices.Contains(w.o.Disable, name) }
 	// got is the run's end state, taken once for the oracles that compare it.
 	var snap *snapshot
 	var of *check.Run
 	got := func(r *check.Run) *snapshot {
 		if of != r {
-			snap, of = snapshotOf(r, w.kinds), r
+			snap, of = w.snapshotOf(r), r
 		}
 		return snap
 	}
-	if on(Converges) && ref != nil {
-		out = append(out, check.Eventually{Property: Converges, Desired: func(r *check.Run) error {
-			return ref.diff(got(r))
-		}})
+	if w.on(Converges) && len(refs) > 0 {
+		out = append(out, judgedBy{Converges, func(r *check.Run) check.Verdict { return w.converges(refs, got(r), r.End) }})
 	}
-	if on(UpdateSummaries) && ref != nil {
-		out = append(out, check.Eventually{Property: UpdateSummaries, Desired: func(r *check.Run) error {
-			return ref.diffChanges(got(r))
-		}})
+	if w.on(UpdateSummaries) && len(refs) > 0 {
+		out = append(out, judgedBy{UpdateSummaries, func(r *check.Run) check.Verdict { return w.updateSummaries(refs, got(r), r.End) }})
 	}
-	if on(Terminates) {
+	if w.on(Terminates) {
 		out = append(out, check.Terminates{})
 	}
-	if on(NoOrphans) && !w.o.NoBuiltinControllers {
+	if w.on(NoOrphans) && !w.o.NoBuiltinControllers {
 		out = append(out, check.Eventually{Property: NoOrphans, Desired: func(r *check.Run) error {
-			return orphans(r, w.kinds)
+			return orphans(r, w.collectedOf(got(r), refs))
 		}})
 	}
-	if on(NoErrorAtRest) {
-		out = append(out, check.Eventually{Property: NoErrorAtRest, Desired: errorAtRest})
+	if w.on(NoErrorAtRest) {
+		out = append(out, judgedBy{NoErrorAtRest, func(r *check.Run) check.Verdict { return noErrorAtRest(refs, got(r), r) }})
 	}
 	return out
 }
 
-func errorAtRest(r *check.Run) error {
+// atRest is a controller's last reconcile of an object, ended in an error
+// and not forgotten by a crash since.
+type atRest struct {
+	key  string // controller and object: which replica ran it does not matter
+	step trace.Step
+	err  string // the error, canonical
+}
+
+func errorsAtRest(r *check.Run, c *canon) []atRest {
 	type key struct{ process, controller, object string }
 	last := map[key]trace.Step{}
 	var order []key
@@ -125,12 +145,51 @@ func errorAtRest(r *check.Run) error {
 		}
 		last[k] = s
 	}
+	var out []atRest
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			return fmt.Errorf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)
+			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: c.text(s.Result)})
 		}
 	}
-	return nil
+	return out
+}
+
+// noErrorAtRest: a last reconcile that ended in an error is a violation
+// unless a fault-free run of the same workload also ends in that error on
+// that object (the workload's doing: a dependency the user deleted, which
+// the operator reports by failing until the user fixes it).
+func noErrorAtRest(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
+	var shared []string
+	for _, e := range errorsAtRest(r, got.canon) {
+		var also string
+		for _, ref := range refs {
+			for _, re := range ref.snap.atRest {
+				if re.key == e.key {
+					also = re.err
+				}
+			}
+			if also == e.err {
+				break
+			}
+		}
+		s := e.step
+		switch {
+		case also == e.err:
+			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, as in the fault-free run of the same workload", s.Process, s.Controller, s.Object, s.Result))
+		case also != "":
+			return check.Verdict{Property: NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
+		default:
+			return check.Verdict{Property: NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)}
+		}
+	}
+	return check.Verdict{Property: NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
@@ -152,13 +211,37 @@ func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
 	return nil
 }
 
-// snapshot is the normalized end state of a run: object key -> content.
+// snapshot is a run as the differential oracles compare it: the end state of
+// every kind in its watch log, canonical (equivalence.go), the creates and
+// deletes of each object, the kinds the operator touched and its errors at
+// rest.
 type snapshot struct {
-	objects map[string]string
-	keys    []string
-	// changes counts, per object (keyed as objects), the creates and deletes
-	// the apiserver committed: Sieve's update summaries.
-	changes map[string]*createsDeletes
+	w     *world
+	canon *canon
+	// kinds are the kinds of the watch log, in order of first appearance;
+	// raw their objects at the end.
+	kinds []schema.GroupVersionKind
+	raw   map[schema.GroupVersionKind][]client.Object
+	// touched are the kinds the operator's processes read or wrote.
+	touched map[schema.GroupVersionKind]bool
+	// changes counts, per object (Kind namespace/canonical name), the creates
+	// and deletes the apiserver committed (Sieve's update summaries), but
+	// those of collected.
+	changes map[schema.GroupVersionKind]map[string]*createsDeletes
+	// collected counts, per object, the dependents created while each of
+	// their owners was gone or being deleted, and then deleted (by the
+	// garbage collector, as its rules say), before the heal's grace ended.
+	collected []string
+	// atRest are the run's errors at rest (kept for a reference run).
+	atRest []atRest
+	state  map[schema.GroupVersionKind]*kindState
+}
+
+// kindState is the canonical end state of one kind.
+type kindState struct {
+	keys  []string
+	text  map[string]string
+	value map[string]any
 }
 
 type createsDeletes struct{ creates, deletes int }
@@ -174,90 +257,205 @@ func plural(n int) string {
 	return "s"
 }
 
-func takeSnapshot(c *cluster.Cluster, kinds []schema.GroupVersionKind) *snapshot {
-	return snapshotOf(c.Observed(), kinds)
-}
+// healGrace is how long after the heal a dependent re-created for an owner
+// being deleted is still the stall's doing: a reconcile that read its cache
+// just before the heal writes just after it (watch delivery takes
+// milliseconds once the faults are gone).
+const healGrace = time.Second
 
-func snapshotOf(r *check.Run, kinds []schema.GroupVersionKind) *snapshot {
-	s := &snapshot{objects: map[string]string{}, changes: map[string]*createsDeletes{}}
-	for _, ev := range r.Log {
-		if ev.Type != watch.Added && ev.Type != watch.Deleted || !slices.Contains(kinds, ev.GVK) {
-			continue
+func (w *world) snapshotOf(r *check.Run) *snapshot {
+	s := &snapshot{w: w, canon: newCanon(r.Log), raw: map[schema.GroupVersionKind][]client.Object{},
+		touched: map[schema.GroupVersionKind]bool{}, changes: map[schema.GroupVersionKind]map[string]*createsDeletes{},
+		state: map[schema.GroupVersionKind]*kindState{}}
+	byRV := map[uint64]schema.GroupVersionKind{}
+	byKind := map[string][]schema.GroupVersionKind{}
+	// Owners as the collector sees them: present, or being deleted.
+	const present, deleting = 1, 2
+	owners := map[types.UID]int{}
+	type pending struct {
+		gvk schema.GroupVersionKind
+		key string
+	}
+	forGone := map[types.UID]pending{} // created for gone owners, not yet deleted
+	var forGoneOrder []types.UID
+	count := func(gvk schema.GroupVersionKind, key string) *createsDeletes {
+		m := s.changes[gvk]
+		if m == nil {
+			m = map[string]*createsDeletes{}
+			s.changes[gvk] = m
 		}
-		key := objectKey(ev.GVK, ev.Object)
-		c := s.changes[key]
+		c := m[key]
 		if c == nil {
 			c = &createsDeletes{}
-			s.changes[key] = c
+			m[key] = c
 		}
-		if ev.Type == watch.Added {
-			c.creates++
-		} else {
-			c.deletes++
+		return c
+	}
+	for _, ev := range r.Log {
+		gvk, o := ev.GVK, ev.Object
+		if _, ok := s.raw[gvk]; !ok {
+			s.raw[gvk] = nil
+			s.kinds = append(s.kinds, gvk)
+			byKind[gvk.Kind] = append(byKind[gvk.Kind], gvk)
+		}
+		byRV[ev.ResourceVersion] = gvk
+		uid := o.GetUID()
+		key := s.key(gvk, o)
+		switch ev.Type {
+		case watch.Added:
+			owners[uid] = present
+			if o.GetDeletionTimestamp() != nil {
+				owners[uid] = deleting
+			}
+			at := ev.At.Sub(r.Start)
+			if refs := o.GetOwnerReferences(); len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+healGrace) &&
+				!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool { return owners[ref.UID] == present }) {
+				forGone[uid] = pending{gvk, key}
+				forGoneOrder = append(forGoneOrder, uid)
+				continue
+			}
+			count(gvk, key).creates++
+		case watch.Modified:
+			if o.GetDeletionTimestamp() != nil {
+				owners[uid] = deleting
+			}
+		case watch.Deleted:
+			delete(owners, uid)
+			if _, ok := forGone[uid]; ok {
+				delete(forGone, uid)
+				s.collected = append(s.collected, key)
+				continue
+			}
+			count(gvk, key).deletes++
 		}
 	}
-	for _, gvk := range kinds {
-		for _, o := range r.Objects(gvk) {
-			key, content := normalize(gvk, o)
-			s.objects[key] = content
-			s.keys = append(s.keys, key)
+	// A dependent made for a gone owner and never collected counts (and
+	// no-orphans judges it).
+	for _, uid := range forGoneOrder {
+		if p, ok := forGone[uid]; ok {
+			count(p.gvk, p.key).creates++
 		}
 	}
-	slices.Sort(s.keys)
+	for _, gvk := range s.kinds {
+		s.raw[gvk] = r.Objects(gvk)
+	}
+	// The kinds the operator's processes touched: a write names its kind by
+	// the resourceVersion it wrote, a read by its kind's name.
+	for _, st := range r.Steps {
+		if !w.operators[st.Process] {
+			continue
+		}
+		op, _, _ := strings.Cut(strings.TrimPrefix(st.Op, "cached-"), "/")
+		switch op {
+		case "get", "list", "create", "update", "patch", "delete", "deletecollection":
+		default:
+			continue
+		}
+		if gvk, ok := byRV[st.RVWritten]; ok && st.RVWritten != 0 {
+			s.touched[gvk] = true
+			continue
+		}
+		kind, _, _ := strings.Cut(st.Object, " ")
+		gvks, ok := byKind[kind]
+		if !ok {
+			gvks = byKind[strings.TrimSuffix(kind, "List")]
+		}
+		for _, gvk := range gvks {
+			s.touched[gvk] = true
+		}
+	}
+	s.atRest = errorsAtRest(r, s.canon)
 	return s
 }
 
-// objectKey names an object as the oracles compare it: a generated name by
-// its prefix.
-func objectKey(gvk schema.GroupVersionKind, o client.Object) string {
-	name := o.GetName()
-	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) {
-		name = g + "*"
-	}
-	return gvk.Kind + " " + o.GetNamespace() + "/" + name
+// key names an object as the oracles compare it: kind, namespace and
+// canonical name (a generated name by its prefix and place).
+func (s *snapshot) key(gvk schema.GroupVersionKind, o client.Object) string {
+	return gvk.Kind + " " + o.GetNamespace() + "/" + s.canon.name(o)
 }
 
-// normalize is an object's key and content with what legitimately differs
-// between two runs of one workload masked.
-func normalize(gvk schema.GroupVersionKind, o client.Object) (string, string) {
-	key := objectKey(gvk, o)
+// machinery are kinds the manager itself writes for the operator, not its
+// reconcilers: leader election's Leases and the recorder's Events. They are
+// judged only when the test's objects are of those kinds.
+var machinery = []schema.GroupVersionKind{{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"},
+	{Version: "v1", Kind: "Event"}, {Group: "events.k8s.io", Version: "v1", Kind: "Event"}}
+
+// judged are the kinds the differential oracles compare across snaps: the
+// CRDs' and the test's objects' kinds, and every kind an operator process
+// read or wrote in any of them.
+func (w *world) judged(snaps ...*snapshot) []schema.GroupVersionKind {
+	out := slices.Clone(w.kinds)
+	var more []schema.GroupVersionKind
+	for _, s := range snaps {
+		for _, gvk := range s.kinds {
+			if s.touched[gvk] && !slices.Contains(out, gvk) && !slices.Contains(more, gvk) && !slices.Contains(machinery, gvk) {
+				more = append(more, gvk)
+			}
+		}
+	}
+	slices.SortFunc(more, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	return append(out, more...)
+}
+
+// collectedOf are the judged kinds the garbage collector collects: those
+// no-orphans judges.
+func (w *world) collectedOf(got *snapshot, refs []*refRun) []schema.GroupVersionKind {
+	snaps := []*snapshot{got}
+	for _, r := range refs {
+		snaps = append(snaps, r.snap)
+	}
+	var out []schema.GroupVersionKind
+	for _, gvk := range w.judged(snaps...) {
+		if slices.Contains(w.collected, gvk) {
+			out = append(out, gvk)
+		}
+	}
+	return out
+}
+
+// of is the canonical end state of gvk.
+func (s *snapshot) of(gvk schema.GroupVersionKind) *kindState {
+	if k, ok := s.state[gvk]; ok {
+		return k
+	}
+	k := &kindState{text: map[string]string{}, value: map[string]any{}}
+	for _, o := range s.raw[gvk] {
+		key := s.key(gvk, o)
+		v := s.normalize(gvk, o)
+		k.keys = append(k.keys, key)
+		k.value[key] = v
+		k.text[key] = encode(v)
+	}
+	slices.Sort(k.keys)
+	s.state[gvk] = k
+	return k
+}
+
+// normalize is an object's content with what legitimately differs between
+// two runs of one workload made equal (equivalence.go).
+func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	b, err := json.Marshal(o)
 	if err != nil {
-		return key, "unencodable"
+		return "unencodable"
 	}
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	if md, ok := m["metadata"].(map[string]any); ok {
-		for _, f := range []string{"generation", "creationTimestamp", "managedFields", "name"} {
+		// The key names it; generation counts spec writes; managedFields
+		// record who wrote when.
+		for _, f := range []string{"generation", "managedFields", "name"} {
 			delete(md, f)
 		}
 	}
-	if st, ok := m["status"].(map[string]any); ok {
-		delete(st, "observedGeneration")
-		// Conditions are a list keyed by type (+listType=map, listMapKey
-		// type): their order is that of the writes (SetDeploymentCondition
-		// and meta.SetStatusCondition append a changed one), not state.
-		if cs, ok := st["conditions"].([]any); ok {
-			slices.SortStableFunc(cs, func(a, b any) int { return strings.Compare(conditionType(a), conditionType(b)) })
-		}
-	}
-	maskTimes(m)
-	// uids and resourceVersions, the object's own and those of the objects it
-	// refers to (ownerReferences, a status's ObjectReferences): their values
-	// count the objects and writes that came before, which differ between any
-	// two runs.
-	dropKeys(m, "uid", "resourceVersion")
-	out, _ := json.Marshal(m)
-	return key, string(out)
+	// resourceVersions and observed generations, the object's own and those
+	// of what it refers to, count the writes before them.
+	dropKeys(m, "resourceVersion", "observedGeneration")
+	s.canon.value(m)
+	s.w.nondet.mask(gvk.Kind, m)
+	sortLists(m, s.w.shapes.of(gvk), "")
+	return m
 }
 
-func conditionType(c any) string {
-	m, _ := c.(map[string]any)
-	t, _ := m["type"].(string)
-	return t
-}
-
-// maskTimes replaces every string that is an RFC 3339 time with "<time>".
 // dropKeys deletes the keys from every map in v, at any depth.
 func dropKeys(v any, keys ...string) {
 	switch x := v.(type) {
@@ -275,88 +473,213 @@ func dropKeys(v any, keys ...string) {
 	}
 }
 
-func maskTimes(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x { // lint:order-independent each value is masked alone
-			if s, ok := e.(string); ok && isTime(s) {
-				x[k] = "<time>"
-				continue
-			}
-			maskTimes(e)
-		}
-	case []any:
-		for i, e := range x {
-			if s, ok := e.(string); ok && isTime(s) {
-				x[i] = "<time>"
-				continue
-			}
-			maskTimes(e)
-		}
-	}
+// named is a snapshot with the name a report gives its run.
+type named struct {
+	name string
+	snap *snapshot
+	late bool
 }
 
-func isTime(s string) bool {
-	if len(s) < 20 || s[4] != '-' || s[10] != 'T' {
-		return false
-	}
-	_, err := time.Parse(time.RFC3339Nano, s)
-	return err == nil
-}
-
-// diff names the first difference between the reference snapshot and got.
-func (ref *snapshot) diff(got *snapshot) error {
-	return ref.diffAs(got, "the fault-free run of the same workload", "this run")
-}
-
-// diffAs is diff with the two runs named.
-func (ref *snapshot) diffAs(got *snapshot, refName, gotName string) error {
-	for _, k := range ref.keys {
-		g, ok := got.objects[k]
+func refNames(refs []*refRun) []named {
+	var out []named
+	for i, r := range refs {
+		name := "the fault-free run of the same workload"
 		switch {
-		case !ok:
-			return fmt.Errorf("%s exists after %s, not after %s", k, refName, gotName)
-		case g != ref.objects[k]:
-			return fmt.Errorf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, refName, gotName,
-				refName, ref.objects[k], gotName, g)
+		case r.late:
+			name = "the fault-free run of the same workload with the operator late (its watches deliver nothing until the workload's last step)"
+		case i > 0:
+			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.seed)
 		}
+		out = append(out, named{name, r.snap, r.late})
 	}
-	for _, k := range got.keys {
-		if _, ok := ref.objects[k]; !ok {
-			return fmt.Errorf("%s exists after %s, not after %s", k, gotName, refName)
-		}
-	}
-	return nil
+	return out
 }
 
-// diffChanges names the first object created or deleted a different number
-// of times in got than in the reference.
-func (ref *snapshot) diffChanges(got *snapshot) error {
-	keys := make([]string, 0, len(ref.changes)+len(got.changes))
-	for k := range ref.changes { // lint:order-independent sorted below
-		keys = append(keys, k)
+// converges judges got's end state against the set of the fault-free end
+// states, object by object: an object must exist where every reference has
+// it (and not where none has), and its content must be a reference's, but in
+// the fields the fault-free runs of the two schedules differ in: those are
+// nondeterministic and not held against got. The late reference (refs
+// marked late) is a candidate end state only, not a source of learned
+// fields.
+func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+	rs := refNames(refs)
+	snaps := []*snapshot{got}
+	for _, r := range rs {
+		snaps = append(snaps, r.snap)
 	}
-	for k := range got.changes { // lint:order-independent sorted below
-		keys = append(keys, k)
+	for _, gvk := range w.judged(snaps...) {
+		g := got.of(gvk)
+		var keys []string
+		keys = append(keys, g.keys...)
+		for _, r := range rs {
+			keys = append(keys, r.snap.of(gvk).keys...)
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			var have, schedules []named
+			for _, r := range rs {
+				if _, ok := r.snap.of(gvk).text[k]; ok {
+					have = append(have, r)
+					if !r.late {
+						schedules = append(schedules, r)
+					}
+				}
+			}
+			gt, ok := g.text[k]
+			switch {
+			case !ok && len(have) == len(rs):
+				return check.Verdict{Property: Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run", k, have[0].name)}
+			case !ok:
+				continue // a fault-free run lacks it too: its existence is not the faults' doing
+			case len(have) == 0:
+				return check.Verdict{Property: Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s", k, rs[0].name)}
+			}
+			if slices.ContainsFunc(have, func(r named) bool { return r.snap.of(gvk).text[k] == gt }) {
+				continue
+			}
+			sh := w.shapes.of(gvk)
+			free := learned(sh, gvk, k, schedules)
+			var first string
+			for _, r := range have {
+				d := fieldDiff(sh, k, g.value[k], r, free)
+				if d == "" {
+					first = ""
+					break
+				}
+				if first == "" {
+					first = d
+				}
+			}
+			if first != "" {
+				return check.Verdict{Property: Converges, At: end, Detail: first}
+			}
+		}
 	}
-	slices.Sort(keys)
-	for _, k := range slices.Compact(keys) {
-		var r, g createsDeletes
-		if c := ref.changes[k]; c != nil {
-			r = *c
-		}
-		if c := got.changes[k]; c != nil {
-			g = *c
-		}
-		// Only churn the fault added counts: an operator that, delayed by
-		// a fault, never made an object the workload deleted first did less,
-		// not wrong (and one that misses needed work ends elsewhere, which
-		// converges sees).
-		if g.creates > r.creates || g.deletes > r.deletes {
-			return fmt.Errorf("%s was %s in the fault-free run of the same workload, %s in this run", k, r, g)
+	return check.Verdict{Property: Converges, Holds: true}
+}
+
+func flatten(sh shape, v any) map[string]string {
+	out := map[string]string{}
+	leaves(v, "", sh, out)
+	return out
+}
+
+// learned are the leaf paths of object key in which the fault-free runs of
+// the schedules differ (a leaf one has and another lacks included).
+func learned(sh shape, gvk schema.GroupVersionKind, key string, schedules []named) map[string]bool {
+	free := map[string]bool{}
+	if len(schedules) < 2 {
+		return free
+	}
+	flat := make([]map[string]string, len(schedules))
+	for i, r := range schedules {
+		flat[i] = flatten(sh, r.snap.of(gvk).value[key])
+	}
+	for _, f := range flat {
+		for p, v := range f { // lint:order-independent a set is filled
+			for _, o := range flat {
+				if ov, ok := o[p]; !ok || ov != v {
+					free[p] = true
+				}
+			}
 		}
 	}
-	return nil
+	return free
+}
+
+// fieldDiff names the first field of got that differs from ref's object key
+// and is not free ("" when there is none).
+func fieldDiff(sh shape, key string, got any, ref named, free map[string]bool) string {
+	g := flatten(sh, got)
+	r := flatten(sh, ref.snap.of(gvkOfKey(ref.snap, key)).value[key])
+	var paths []string
+	for p := range g { // lint:order-independent sorted below
+		paths = append(paths, p)
+	}
+	for p := range r { // lint:order-independent sorted below
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	show := func(v string, ok bool) string {
+		if !ok {
+			return "nothing"
+		}
+		return v
+	}
+	for _, p := range slices.Compact(paths) {
+		rv, inr := r[p]
+		gv, ing := g[p]
+		if free[p] || (gv == rv && ing == inr) {
+			continue
+		}
+		return fmt.Sprintf("%s differs between %s and this run at %s: %s there, %s here:\n    %s: %s\n    this run: %s", key, ref.name, p,
+			show(rv, inr), show(gv, ing), ref.name, ref.snap.textOf(key), encode(got))
+	}
+	return ""
+}
+
+// gvkOfKey finds the kind of an object key in s (keys start with the kind's
+// name; kinds of one name in two groups are told apart by their objects).
+func gvkOfKey(s *snapshot, key string) schema.GroupVersionKind {
+	kind, _, _ := strings.Cut(key, " ")
+	for _, gvk := range s.kinds {
+		if gvk.Kind == kind {
+			if _, ok := s.of(gvk).text[key]; ok {
+				return gvk
+			}
+		}
+	}
+	return schema.GroupVersionKind{}
+}
+
+func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).text[key] }
+
+// updateSummaries: no object of the judged kinds created or deleted more
+// times than in every fault-free run of the same workload. A dependent
+// created while its owners were gone or being deleted, and then deleted,
+// is the garbage collector's rule at work (a reconcile that read its owner
+// from a cache behind the deletion re-creates it; the collector deletes a
+// dependent whose owners are all gone): a note with its count, not a
+// violation, when it was created before the heal's grace ended.
+func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+	snaps := []*snapshot{got}
+	for _, r := range refs {
+		snaps = append(snaps, r.snap)
+	}
+	for _, gvk := range w.judged(snaps...) {
+		var keys []string
+		for _, s := range snaps {
+			for k := range s.changes[gvk] { // lint:order-independent sorted below
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			var g createsDeletes
+			if c := got.changes[gvk][k]; c != nil {
+				g = *c
+			}
+			// Only churn the fault added counts: an operator that, delayed by
+			// a fault, never made an object the workload deleted first did
+			// less, not wrong (and one that misses needed work ends elsewhere,
+			// which converges sees). The most of any reference is the bound.
+			var most createsDeletes
+			for _, r := range refs {
+				if c := r.snap.changes[gvk][k]; c != nil {
+					most.creates, most.deletes = max(most.creates, c.creates), max(most.deletes, c.deletes)
+				}
+			}
+			if g.creates > most.creates || g.deletes > most.deletes {
+				return check.Verdict{Property: UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run", k, most, g)}
+			}
+		}
+	}
+	var note string
+	if n := len(got.collected); n > 0 {
+		note = fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, plural(n), got.collected[0])
+	}
+	return check.Verdict{Property: UpdateSummaries, Holds: true, Detail: note}
 }
 
 // userProperty is a test's Property as a check.Property.

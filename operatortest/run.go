@@ -240,7 +240,7 @@ func (w *world) explore(t *testing.T, known map[string]bool) (Result, error) {
 // preflight runs the world once with no workload and no fault: a manager
 // that cannot start fails here, whatever the oracles (no silent pass).
 func (w *world) preflight(t *testing.T) error {
-	_, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, false)
+	_, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0)
 	return err
 }
 

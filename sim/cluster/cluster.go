@@ -125,6 +125,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		timing = *opts.Timing
 	}
 	c.hot = newHotLoops()
+	c.hot.stalled = c.faults.stalled
 	c.Trace.Observe = func(s *trace.Step) {
 		if h := c.hot.observe(s); h != nil {
 			h.Recent = c.recent(h)
@@ -261,6 +262,17 @@ func (c *Cluster) RunUntil(t time.Duration) {
 // HotLoop returns the hot loop that stopped the run (a rate of reconciles or
 // writes on one object above the bound for HotLoopSeconds), or nil.
 func (c *Cluster) HotLoop() *HotLoop { return c.hot.found }
+
+// StallStorms are the storms of reconciles or writes on one object, at the
+// hot-loop bound for HotLoopSeconds, that a stalled watch drove (a hold was
+// on in each of their seconds): notes, not hot loops (hotloop.go).
+func (c *Cluster) StallStorms() []HotLoop {
+	out := make([]HotLoop, len(c.hot.notes))
+	for i, n := range c.hot.notes {
+		out[i] = *n
+	}
+	return out
+}
 
 // recent returns the last trace lines of h's key, oldest first.
 func (c *Cluster) recent(h *HotLoop) []string {

@@ -33,9 +33,14 @@
 // A loop of API calls spends virtual time, so a hot loop is judged by its rate:
 // a controller that reconciles one object, or a writer that writes one object,
 // at least HotLoopRate (20) times in each virtual second for HotLoopSeconds (10)
-// seconds in a row, in seconds in which the workload did not write that object,
-// stops the run with a HotLoop naming the writer, the object and its last trace
-// lines (RunPhases reports it as the property "hot-loop"). The scheduler's
+// seconds in a row, in seconds in which the workload did not write that object
+// and no watch of the cluster was stalled (a hold), stops the run with a HotLoop naming the writer, the object and its last trace
+// lines (RunPhases reports it as the property "hot-loop"). A storm in seconds
+// with a stalled watch (a controller re-creating what the collector deletes,
+// its cache behind an owner's deletion, as a real informer's stalled watch
+// makes correct code do) is a note instead (StallStorms; the hot-loop verdict
+// holds and says it), and a hot loop only if it goes on for HotLoopSeconds
+// after the stall. The scheduler's
 // step bound at one instant (a Livelock) remains as the harness's guard against
 // tasks that spin without ever waiting.
 //
@@ -53,7 +58,11 @@
 //     different forms (typed, unstructured, metadata) share it.
 //   - The hot-loop bound is a fixed rate: a controller that legitimately polls one
 //     object faster than 20 times a second for 10 s is reported, and a loop slower
-//     than that (a status write every 100 ms for ever) is not.
+//     than that (a status write every 100 ms for ever) is not. A loop that
+//     starts while a watch is stalled is reported only HotLoopSeconds after
+//     the stall ends (at the heal at the latest): a heal budget shorter than
+//     that misses it. Informer lag and stale restarts do not count as
+//     stalls.
 //   - No built-in models (namespace controller, garbage collector): worlds that
 //     need them run models/kube's controllers in a process of their own
 //     (SetupWithManager on its manager).

@@ -118,6 +118,19 @@ func (f *faults) Jitter(process string) float64 {
 	return f.c.Stream("leader-election/" + process).Float64()
 }
 
+// stalled reports whether some watch of the cluster is held now.
+func (f *faults) stalled() bool {
+	if f.healed {
+		return false
+	}
+	for _, n := range f.holds { // lint:order-independent any of them
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // schedule puts the timed faults on the clock: holds, crashes at a time, API fault
 // windows.
 func (f *faults) schedule() {

@@ -13,7 +13,13 @@ import (
 // virtual second for HotLoopSeconds seconds in a row is in a hot loop. A second in
 // which the workload wrote the object does not count: a storm the workload drives
 // (a user editing an object ten times a second) is the controller keeping up, not
-// a loop that sustains itself. A real
+// a loop that sustains itself. Nor does a second in which a watch of the cluster
+// is stalled (a hold): a controller whose cache lacks a deletion re-creates a
+// dependent that the garbage collector deletes again, as fast as the API serves
+// them, until the watch delivers the deletion; a real cluster does the same with
+// correct code. Such a storm is a note (StallStorms), and a hot loop only if it
+// goes on for HotLoopSeconds after the stall ended (at the heal at the latest). A
+// real
 // controller settles an object in a handful of reconciles; retries under a
 // persistent failure back off (client-go's limiter: 5 ms doubling; kopf: 1 s
 // and up) and soon fall under the bound. A status write that re-triggers its own
@@ -46,6 +52,11 @@ type hotLoops struct {
 	keys     map[hotKey]*hotCount
 	workload map[string]int64 // object (namespace/name) -> last second the workload wrote it
 	found    *HotLoop
+	// stalled reports whether a watch of the cluster is stalled now (nil:
+	// never); notes are the storms seen while one was, in the order they
+	// reached the bound.
+	stalled func() bool
+	notes   []*HotLoop
 }
 
 type hotKey struct{ kind, process, controller, object string }
@@ -56,6 +67,34 @@ type hotCount struct {
 	run     int   // consecutive seconds at or above the bound, ending at lastHot
 	lastHot int64
 	total   int // events in the run's seconds
+	// stall counts the seconds at or above the bound in which a watch was
+	// stalled, as run counts the others; note is the storm's note once it
+	// has lasted HotLoopSeconds.
+	stall hotRun
+	note  *HotLoop
+}
+
+// hotRun is a run of consecutive seconds at or above the bound.
+type hotRun struct {
+	run     int
+	lastHot int64
+	total   int
+}
+
+// add counts the n-th event of second sec (n at or above the bound) into the
+// run: it starts the run, extends it, or adds to a second already counted.
+func (r *hotRun) add(sec int64, n int) {
+	switch {
+	case r.lastHot == sec:
+		r.total++
+		return
+	case r.lastHot == sec-1:
+		r.run++
+		r.total += n
+	default:
+		r.run, r.total = 1, n
+	}
+	r.lastHot = sec
 }
 
 func newHotLoops() *hotLoops {
@@ -100,7 +139,7 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	k := hotKey{kind, s.Process, s.Controller, s.Object}
 	c := h.keys[k]
 	if c == nil {
-		c = &hotCount{bucket: -1, lastHot: -2}
+		c = &hotCount{bucket: -1, lastHot: -2, stall: hotRun{lastHot: -2}}
 		h.keys[k] = c
 	}
 	if sec != c.bucket {
@@ -109,6 +148,20 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	c.n++
 	if last, ok := h.workload[objectKey(s)]; ok && last == sec {
 		return nil // the workload drives this second
+	}
+	if h.stalled != nil && h.stalled() {
+		// A stalled watch drives this second: a note, not a loop.
+		if c.n >= HotLoopRate {
+			c.stall.add(sec, c.n)
+			switch {
+			case c.note != nil:
+				c.note.Count, c.note.At = c.stall.total, s.At
+			case c.stall.run >= HotLoopSeconds:
+				c.note = &HotLoop{At: s.At, Kind: kind, By: by(s), Object: s.Object, Count: c.stall.total}
+				h.notes = append(h.notes, c.note)
+			}
+		}
+		return nil
 	}
 	switch {
 	case c.n < HotLoopRate:
@@ -126,10 +179,20 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	if c.run < HotLoopSeconds {
 		return nil
 	}
-	by := s.Process
-	if s.Controller != "" {
-		by += "/" + s.Controller
-	}
-	h.found = &HotLoop{At: s.At, Kind: kind, By: by, Object: s.Object, Count: c.total}
+	h.found = &HotLoop{At: s.At, Kind: kind, By: by(s), Object: s.Object, Count: c.total}
 	return h.found
+}
+
+// by names the step's process and controller.
+func by(s *trace.Step) string {
+	if s.Controller != "" {
+		return s.Process + "/" + s.Controller
+	}
+	return s.Process
+}
+
+// StallString is a stall storm's note.
+func (h *HotLoop) StallString() string {
+	return fmt.Sprintf("%s made %d %s of %s while a watch was stalled, and stopped within %d s of the stall's end (a note, not a hot loop)",
+		h.By, h.Count, h.Kind, h.Object, HotLoopSeconds)
 }

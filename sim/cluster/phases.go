@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -51,6 +52,13 @@ func (c *Cluster) KernelVerdicts() []check.Verdict {
 	if h := c.HotLoop(); h != nil {
 		// A storm of reconciles or writes stopped the run: a bug of its own.
 		out = append(out, check.Verdict{Property: HotLoopProperty, At: h.At, Detail: h.String()})
+	} else if notes := c.StallStorms(); len(notes) > 0 {
+		// Storms a stalled watch drove, over when it ended: said, not blamed.
+		var d []string
+		for _, n := range notes {
+			d = append(d, n.StallString())
+		}
+		out = append(out, check.Verdict{Property: HotLoopProperty, Holds: true, Detail: strings.Join(d, "; ")})
 	}
 	if l := c.Livelock(); l != nil {
 		// Tasks spun without time advancing (no API call in the loop): the

@@ -1,0 +1,514 @@
+package operatortest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/applyconfigurations"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Equivalence: what two runs of one workload may legitimately differ in, from
+// what a real cluster makes nondeterministic, wherever it appears.
+//
+//   - uids: each object's uid is named by the object it belongs to,
+//     "<uid:Kind namespace/name>" (" incarnation 1" added for an object
+//     deleted and re-created since: the last incarnation is the plain name),
+//     and every occurrence of it, anywhere (an ownerReference, a Job's
+//     selector and its template's controller-uid labels, an annotation, a
+//     name built from it), is replaced by that token. The apiserver draws
+//     uids; which object has which uid counts the objects made before it.
+//   - generated names: an object made with generateName is named by its
+//     prefix and its place among the objects of its kind, namespace and prefix
+//     in creation order ("nightly-*", "nightly-*2"), and every occurrence of
+//     the full name (status.jobName, a label, a child's own generated prefix)
+//     is replaced by that name. The apiserver draws the suffix.
+//   - resourceVersions, generations and observedGenerations are dropped: they
+//     count the writes before them. managedFields too.
+//   - times: a string that is, or contains, an RFC 3339 time or Go's
+//     time.Time String form becomes "<time>": the virtual clock's instants
+//     differ between schedules by the API's latency.
+//   - lists compare as the schema says: a list of x-kubernetes-list-type map
+//     (sorted by its x-kubernetes-list-map-keys) or set (sorted by value) has
+//     no order; built-in kinds' list types come from client-go's
+//     structured-merge-diff schema (applyconfigurations.NewTypeConverter),
+//     the same listType markers server-side apply merges by. A list named
+//     conditions whose items have distinct types is a map keyed by type (the
+//     API conventions' condition list), whatever the schema says.
+//
+// What remains is learned: a field that differs between the fault-free runs
+// of the same workload under two schedules is not held against a faulted run
+// (converges, oracles.go), as Sieve compares two reference runs. And
+// Options.Nondeterministic names a field the author knows is nondeterministic
+// in their domain, as a last resort.
+
+// canon is a run's canonicalisation: its uids and generated names, read from
+// the run's watch log, and the replacer that turns them into tokens.
+type canon struct {
+	names map[types.UID]string // uid -> the object's canonical name
+	repl  *strings.Replacer
+}
+
+func newCanon(log []apiserver.Event) *canon {
+	c := &canon{names: map[types.UID]string{}}
+	generated := map[string]int{}            // "Kind ns/prefix" -> objects so far
+	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
+	var keys []string
+	var genPairs, uidPairs [][2]string
+	canonical := func(s string) string {
+		for _, p := range genPairs {
+			s = strings.ReplaceAll(s, p[0], p[1])
+		}
+		return s
+	}
+	for _, ev := range log {
+		o := ev.Object
+		uid := o.GetUID()
+		if ev.Type != watch.Added || uid == "" {
+			continue
+		}
+		if _, ok := c.names[uid]; ok {
+			continue
+		}
+		name := o.GetName()
+		if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) && len(name) > len(g) {
+			cg := canonical(g)
+			k := ev.GVK.Kind + " " + o.GetNamespace() + "/" + cg
+			generated[k]++
+			cname := cg + "*"
+			if n := generated[k]; n > 1 {
+				cname += strconv.Itoa(n)
+			}
+			genPairs = append(genPairs, [2]string{name, cname})
+			name = cname
+		}
+		c.names[uid] = name
+		k := ev.GVK.Kind + " " + o.GetNamespace() + "/" + name
+		if _, ok := incarnations[k]; !ok {
+			keys = append(keys, k)
+		}
+		incarnations[k] = append(incarnations[k], uid)
+	}
+	// The last incarnation of a name is the object; earlier ones are named
+	// by their place (a reference to one is a reference to an object gone).
+	for _, k := range keys {
+		uids := incarnations[k]
+		for i, uid := range uids {
+			tok := "<uid:" + k
+			if i < len(uids)-1 {
+				tok += " incarnation " + strconv.Itoa(i+1)
+			}
+			uidPairs = append(uidPairs, [2]string{string(uid), tok + ">"})
+		}
+	}
+	// Longer names first, so that a name that contains another (a Pod's
+	// generated name that starts with its Job's) is replaced whole.
+	pairs := append(uidPairs, genPairs...)
+	slices.SortStableFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var args []string
+	for _, p := range pairs {
+		args = append(args, p[0], p[1])
+	}
+	c.repl = strings.NewReplacer(args...)
+	return c
+}
+
+// name is an object's canonical name.
+func (c *canon) name(o client.Object) string {
+	if n, ok := c.names[o.GetUID()]; ok {
+		return n
+	}
+	return o.GetName()
+}
+
+var (
+	rfc3339Time = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})( [A-Z]{3,4})?`)
+	goTime      = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [+-]\d{4} [A-Z]{2,5}`)
+)
+
+// text canonicalises a string: uids and generated names as tokens, times
+// masked.
+func (c *canon) text(s string) string {
+	s = c.repl.Replace(s)
+	if strings.Contains(s, ":") {
+		s = goTime.ReplaceAllString(s, "<time>")
+		s = rfc3339Time.ReplaceAllString(s, "<time>")
+	}
+	return s
+}
+
+// value canonicalises a decoded JSON value in place (map keys too) and
+// returns it.
+func (c *canon) value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return c.text(x)
+	case map[string]any:
+		var renamed [][2]string
+		for k, e := range x { // lint:order-independent each entry is changed alone; renames are applied sorted below
+			x[k] = c.value(e)
+			if ck := c.text(k); ck != k {
+				renamed = append(renamed, [2]string{k, ck})
+			}
+		}
+		slices.SortFunc(renamed, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		for _, r := range renamed {
+			x[r[1]] = x[r[0]]
+			delete(x, r[0])
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = c.value(e)
+		}
+		return x
+	}
+	return v
+}
+
+// shape is what a schema says of one node of an object: its fields, its
+// items or values, and what kind of list it is.
+type shape interface {
+	field(name string) shape
+	elem() shape
+	// list is the list's type: "map" (with its keys), "set", or "" (atomic or
+	// unknown: order counts).
+	list() (kind string, keys []string)
+}
+
+// crdShape is a node of a CRD's OpenAPI v3 schema.
+type crdShape struct {
+	s *apiextensionsv1.JSONSchemaProps
+}
+
+func crdNode(s *apiextensionsv1.JSONSchemaProps) shape {
+	if s == nil {
+		return nil
+	}
+	return crdShape{s}
+}
+
+func (c crdShape) field(name string) shape {
+	if p, ok := c.s.Properties[name]; ok {
+		return crdNode(&p)
+	}
+	if a := c.s.AdditionalProperties; a != nil {
+		return crdNode(a.Schema)
+	}
+	return nil
+}
+
+func (c crdShape) elem() shape {
+	if it := c.s.Items; it != nil {
+		return crdNode(it.Schema)
+	}
+	if a := c.s.AdditionalProperties; a != nil {
+		return crdNode(a.Schema)
+	}
+	return nil
+}
+
+func (c crdShape) list() (string, []string) {
+	if c.s.XListType == nil {
+		return "", nil
+	}
+	switch *c.s.XListType {
+	case "map":
+		return "map", c.s.XListMapKeys
+	case "set":
+		return "set", nil
+	}
+	return "", nil
+}
+
+// smdShape is a node of a built-in kind's structured-merge-diff schema.
+type smdShape struct {
+	s  *smdschema.Schema
+	tr smdschema.TypeRef
+}
+
+func (n smdShape) atom() (smdschema.Atom, bool) { return n.s.Resolve(n.tr) }
+
+func (n smdShape) field(name string) shape {
+	a, ok := n.atom()
+	if !ok || a.Map == nil {
+		return nil
+	}
+	if f, ok := a.Map.FindField(name); ok {
+		return smdShape{n.s, f.Type}
+	}
+	if a.Map.ElementType != (smdschema.TypeRef{}) {
+		return smdShape{n.s, a.Map.ElementType}
+	}
+	return nil
+}
+
+func (n smdShape) elem() shape {
+	a, ok := n.atom()
+	switch {
+	case !ok:
+		return nil
+	case a.List != nil:
+		return smdShape{n.s, a.List.ElementType}
+	case a.Map != nil:
+		return smdShape{n.s, a.Map.ElementType}
+	}
+	return nil
+}
+
+func (n smdShape) list() (string, []string) {
+	a, ok := n.atom()
+	if !ok || a.List == nil || a.List.ElementRelationship != smdschema.Associative {
+		return "", nil
+	}
+	if len(a.List.Keys) > 0 {
+		return "map", a.List.Keys
+	}
+	return "set", nil
+}
+
+// shapes finds the schema of each judged kind: a CRD's own, or client-go's
+// for a built-in kind.
+type shapes struct {
+	crds   map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps
+	scheme *runtime.Scheme
+	mu     sync.Mutex
+	tc     managedfields.TypeConverter
+	known  map[schema.GroupVersionKind]shape
+}
+
+func newShapes(crds []apiserver.CRD, scheme *runtime.Scheme) *shapes {
+	s := &shapes{crds: map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps{}, scheme: scheme, known: map[schema.GroupVersionKind]shape{}}
+	for _, c := range crds {
+		s.crds[c.GVK] = c.Schema
+	}
+	return s
+}
+
+// of is the schema of gvk's objects (nil: none known, every list atomic).
+func (s *shapes) of(gvk schema.GroupVersionKind) shape {
+	if sch, ok := s.crds[gvk]; ok {
+		return crdNode(sch)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sh, ok := s.known[gvk]; ok {
+		return sh
+	}
+	var sh shape
+	if obj, err := s.scheme.New(gvk); err == nil {
+		if s.tc == nil {
+			s.tc = applyconfigurations.NewTypeConverter(s.scheme)
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		if tv, err := s.tc.ObjectToTyped(obj); err == nil {
+			sh = smdShape{tv.Schema(), tv.TypeRef()}
+		}
+	}
+	s.known[gvk] = sh
+	return sh
+}
+
+// sortLists orders, in place, every list of v that the schema says has no
+// order, after ordering their items' own lists.
+func sortLists(v any, sh shape, field string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x { // lint:order-independent each value is sorted alone
+			var sub shape
+			if sh != nil {
+				sub = sh.field(k)
+			}
+			sortLists(e, sub, k)
+		}
+	case []any:
+		var item shape
+		if sh != nil {
+			item = sh.elem()
+		}
+		for _, e := range x {
+			sortLists(e, item, "")
+		}
+		kind, keys := "", []string(nil)
+		if sh != nil {
+			kind, keys = sh.list()
+		}
+		if kind == "" && field == "conditions" && distinctTypes(x) {
+			kind, keys = "map", []string{"type"}
+		}
+		switch kind {
+		case "map":
+			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(keyOf(a, keys), keyOf(b, keys)) })
+		case "set":
+			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(encode(a), encode(b)) })
+		}
+	}
+}
+
+// distinctTypes: every item is an object with a type, and no two share one.
+func distinctTypes(items []any) bool {
+	seen := map[string]bool{}
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return false
+		}
+		t, ok := m["type"].(string)
+		if !ok || seen[t] {
+			return false
+		}
+		seen[t] = true
+	}
+	return true
+}
+
+// keyOf is a map-list item's key: its key fields' values.
+func keyOf(item any, keys []string) string {
+	m, _ := item.(map[string]any)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+encode(m[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// encode is v's JSON, map keys sorted, with <, > and & as themselves (the
+// tokens read as they are in reports).
+func encode(v any) string {
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// nondeterministic is Options.Nondeterministic by kind: the dotted paths to
+// mask.
+type nondeterministic map[string][][]string
+
+func (n nondeterministic) mask(kind string, v any) {
+	for _, path := range n[kind] {
+		maskPath(v, path)
+	}
+}
+
+// maskPath replaces the value at path (through lists: in each item) with
+// "<nondeterministic>".
+func maskPath(v any, path []string) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			maskPath(e, path)
+		}
+	case map[string]any:
+		if len(path) == 0 {
+			return
+		}
+		e, ok := x[path[0]]
+		if !ok {
+			return
+		}
+		if len(path) == 1 {
+			x[path[0]] = "<nondeterministic>"
+			return
+		}
+		maskPath(e, path[1:])
+	}
+}
+
+// leaves flattens a canonical value: path -> the JSON of each scalar (an empty
+// list or map is a leaf too). Items of a map list are named by their keys.
+func leaves(v any, path string, sh shape, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			out[path] = "{}"
+		}
+		for k, e := range x { // lint:order-independent a map is filled
+			var sub shape
+			if sh != nil {
+				sub = sh.field(k)
+			}
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			leaves(e, p, sub, out)
+		}
+	case []any:
+		if len(x) == 0 {
+			out[path] = "[]"
+		}
+		var item shape
+		kind, keys := "", []string(nil)
+		if sh != nil {
+			item = sh.elem()
+			kind, keys = sh.list()
+		}
+		if kind == "" && strings.HasSuffix(path, "conditions") && distinctTypes(x) {
+			kind, keys = "map", []string{"type"}
+		}
+		for i, e := range x {
+			idx := strconv.Itoa(i)
+			switch kind {
+			case "map":
+				idx = keyOf(e, keys)
+			case "set":
+				idx = encode(e)
+			}
+			leaves(e, path+"["+idx+"]", item, out)
+		}
+	default:
+		out[path] = encode(x)
+	}
+}
+
+// parsePaths reads Options.Nondeterministic.
+func parsePaths(fields []NondeterministicField, known func(kind string) bool) (nondeterministic, error) {
+	out := nondeterministic{}
+	for i, f := range fields {
+		if f.Kind == "" || f.Path == "" {
+			return nil, fmt.Errorf("Nondeterministic[%d]: needs a Kind and a Path", i)
+		}
+		if !known(f.Kind) {
+			return nil, fmt.Errorf("Nondeterministic[%d]: kind %q is not a kind of Options.Scheme or the CRDs", i, f.Kind)
+		}
+		path := strings.Split(strings.TrimPrefix(f.Path, "."), ".")
+		if slices.Contains(path, "") {
+			return nil, fmt.Errorf("Nondeterministic[%d]: path %q has an empty segment", i, f.Path)
+		}
+		out[f.Kind] = append(out[f.Kind], path)
+	}
+	return out, nil
+}
+
+// NondeterministicField names a field that legitimately differs between two
+// runs of one workload in the operator's domain, and that the fault-free runs
+// of two schedules did not show to differ (a counter of attempts that depends
+// on how often a transient error struck): converges, update-summaries'
+// comparisons and interleavings-agree ignore its value (it must still exist
+// where the reference has it). A last resort: the oracles already ignore what
+// a real cluster makes nondeterministic (equivalence.go), and what the
+// fault-free runs show to differ.
+type NondeterministicField struct {
+	// Kind is the object's kind ("Widget", "ConfigMap").
+	Kind string
+	// Path is the dotted path of the field from the object's root
+	// ("status.attempts"); through a list it names the field in every item
+	// ("spec.backends.token").
+	Path string
+}

@@ -1,0 +1,425 @@
+package operatortest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// added is the watch event of obj's creation.
+func added(t *testing.T, obj client.Object) apiserver.Event {
+	t.Helper()
+	gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apiserver.Event{Type: watch.Added, GVK: gvk, Object: obj}
+}
+
+// jobOf is a Job as kube-apiserver stores it: its uid in its selector and its
+// template's labels.
+func jobOf(name, generateName string, uid types.UID) *batchv1.Job {
+	labels := map[string]string{"batch.kubernetes.io/controller-uid": string(uid), "controller-uid": string(uid), "job-name": name}
+	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, GenerateName: generateName, UID: uid},
+		Spec: batchv1.JobSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": string(uid)}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}}}}
+}
+
+var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
+
+// A uid is the same value wherever it appears: the Job's uid that the
+// apiserver writes into its selector and its template's labels compares
+// equal between two runs that gave the Job different uids (one run made
+// another object first). A selector that holds another object's uid does not.
+func TestUIDsAreEqualWhereverTheyAppear(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "first", UID: "uid-1"}}
+	a, b := jobOf("nightly", "", "uid-1"), jobOf("nightly", "", "uid-2")
+	inA := canonicalText(t, added(t, a))
+	inB := canonicalText(t, added(t, cm), added(t, b))
+	if x, y := inA(jobGVK, a), inB(jobGVK, b); x != y {
+		t.Errorf("the same Job differs by its uid:\n%s\n%s", x, y)
+	} else if strings.Contains(x, "uid-") || !strings.Contains(x, "<uid:Job shop/nightly>") {
+		t.Errorf("the uid is not named by its object: %s", x)
+	}
+	wrong := jobOf("nightly", "", "uid-2")
+	wrong.Spec.Selector.MatchLabels["batch.kubernetes.io/controller-uid"] = "uid-1" // the ConfigMap's
+	if x, y := inA(jobGVK, a), inB(jobGVK, wrong); x == y {
+		t.Errorf("a selector naming another object's uid compares equal: %s", y)
+	}
+}
+
+// A generated name is the same value wherever it is referenced: a ConfigMap
+// whose data records the Job it made with generateName (status.jobName's
+// pattern) compares equal when the apiserver drew another suffix, and so do
+// the Job's own labels; a record of a name that is not the Job's does not.
+func TestGeneratedNamesAreEqualWhereverTheyAreReferenced(t *testing.T) {
+	run := func(suffix string, recorded string) (string, string) {
+		job := jobOf("nightly-"+suffix, "nightly-", types.UID("uid-"+suffix))
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "nightly", UID: "uid-cm"}, Data: map[string]string{"jobName": recorded}}
+		c := canonicalText(t, added(t, cm), added(t, job))
+		return c(jobGVK, job), c(corev1.SchemeGroupVersion.WithKind("ConfigMap"), cm)
+	}
+	j1, c1 := run("q86zx", "nightly-q86zx")
+	j2, c2 := run("x22j6", "nightly-x22j6")
+	if j1 != j2 || c1 != c2 {
+		t.Errorf("generated names differ where referenced:\n%s\n%s\n%s\n%s", j1, j2, c1, c2)
+	}
+	if !strings.Contains(c1, `"jobName":"nightly-*"`) {
+		t.Errorf("the reference is not the generated name's canonical form: %s", c1)
+	}
+	if _, c3 := run("x22j6", "nightly-zzzzz"); c3 == c1 {
+		t.Errorf("a record of a name no object has compares equal: %s", c3)
+	}
+}
+
+// Lists compare as their schema says: a Service's ports (listType map, keyed
+// by port and protocol, from client-go's structured-merge-diff schema) in
+// another order are the same state, as they are to the apiserver; a changed
+// port is not. A custom resource's list-type set compares without order, its
+// atomic list with order.
+func TestListsOfTypeMapOrSetCompareWithoutOrder(t *testing.T) {
+	c := canonicalText(t)
+	svc := func(ports ...int32) *corev1.Service {
+		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+		for _, p := range ports {
+			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "p" + string(rune('a'+p%26)), Port: p, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(p)})
+		}
+		return s
+	}
+	gvk := corev1.SchemeGroupVersion.WithKind("Service")
+	if a, b := c(gvk, svc(80, 443, 8080)), c(gvk, svc(8080, 80, 443)); a != b {
+		t.Errorf("reordered ports differ:\n%s\n%s", a, b)
+	}
+	if a, b := c(gvk, svc(80, 443)), c(gvk, svc(80, 444)); a == b {
+		t.Errorf("a changed port compares equal: %s", a)
+	}
+
+	crd := []byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Gadget, plural: gadgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              steps: {type: array, items: {type: string}}
+`)
+	crds, err := apiserver.CRDsFromYAML(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &snapshot{w: &world{shapes: newShapes(crds, runtime.NewScheme())}, canon: newCanon(nil)}
+	gadget := func(tags, steps []any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget",
+			"metadata": map[string]any{"namespace": "shop", "name": "g"}, "spec": map[string]any{"tags": tags, "steps": steps}}}
+		return u
+	}
+	g := crds[0].GVK
+	if a, b := encode(s.normalize(g, gadget([]any{"a", "b"}, []any{"x"}))), encode(s.normalize(g, gadget([]any{"b", "a"}, []any{"x"}))); a != b {
+		t.Errorf("a list-type set in another order differs:\n%s\n%s", a, b)
+	}
+	if a, b := encode(s.normalize(g, gadget(nil, []any{"x", "y"}))), encode(s.normalize(g, gadget(nil, []any{"y", "x"}))); a == b {
+		t.Errorf("an atomic list in another order compares equal: %s", a)
+	}
+}
+
+// snap is a run's snapshot made of its end-state objects (each also in its
+// watch log), for the comparing oracles' tests.
+func snap(t *testing.T, w *world, objs ...client.Object) *snapshot {
+	t.Helper()
+	var log []apiserver.Event
+	for _, o := range objs {
+		log = append(log, added(t, o))
+	}
+	s := &snapshot{w: w, canon: newCanon(log), raw: map[schema.GroupVersionKind][]client.Object{}, touched: map[schema.GroupVersionKind]bool{},
+		state: map[schema.GroupVersionKind]*kindState{}}
+	for _, ev := range log {
+		if _, ok := s.raw[ev.GVK]; !ok {
+			s.kinds = append(s.kinds, ev.GVK)
+		}
+		s.raw[ev.GVK] = append(s.raw[ev.GVK], ev.Object)
+	}
+	return s
+}
+
+func app(data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "u"}, Data: data}
+}
+
+func testWorld(t *testing.T, o Options) *world {
+	t.Helper()
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// converges judges a faulted run against the set of fault-free end states: a
+// field that differs between the fault-free runs of two schedules (a token,
+// say) is learned as nondeterministic and not held against the faulted run;
+// a field they agree on is, and the report names it.
+func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"token": "a", "mode": "x"}))},
+		{seed: 2049, snap: snap(t, w, app(map[string]string{"token": "b", "mode": "x"}))}}
+	if v := w.converges(refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
+		t.Errorf("a token the fault-free runs disagree on is held against the faulted run: %s", v.Detail)
+	}
+	v := w.converges(refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
+	if v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app differs") || !strings.Contains(v.Detail, "at data.mode") {
+		t.Errorf("a field both fault-free runs agree on, changed by the faults: %+v", v)
+	}
+	// An object only one fault-free run makes is no violation either way.
+	extra := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra", UID: "e"}}
+	refs[1].snap = snap(t, w, app(map[string]string{"token": "b", "mode": "x"}), extra)
+	for _, got := range []*snapshot{snap(t, w, app(map[string]string{"mode": "x", "token": "z"})), snap(t, w, app(map[string]string{"mode": "x", "token": "z"}), extra)} {
+		if v := w.converges(refs, got, 0); !v.Holds {
+			t.Errorf("an object one fault-free run has and the other lacks is blamed on the faults: %s", v.Detail)
+		}
+	}
+}
+
+// When the fault-free runs of two schedules disagree and the faulted run ends
+// as one of them does, converges holds (the faults changed nothing) and
+// interleavings-agree names the other schedule as the suspect: a race with no
+// fault, never the faulted run.
+func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	wrong, right := app(map[string]string{"mode": "stale"}), app(map[string]string{"mode": "x"})
+	refs := []*refRun{{seed: 1, snap: snap(t, w, wrong)}, {seed: 2049, snap: snap(t, w, right)}}
+	got := snap(t, w, app(map[string]string{"mode": "x"}))
+	if v := w.converges(refs, got, 0); !v.Holds {
+		t.Errorf("converges blames the faulted run for a wrong fault-free run: %s", v.Detail)
+	}
+	v := w.interleavingsAgree(refs, got)
+	if v.Holds || !strings.Contains(v.Detail, "the suspect is the fault-free run with seed 1") {
+		t.Errorf("interleavings-agree does not name the fault-free run with seed 1 as the suspect: %+v", v)
+	}
+}
+
+// Options.Nondeterministic masks a field the author names (a counter of
+// attempts) and nothing else; a kind the operator has not is an error, not an
+// option silently ignored.
+func TestANondeterministicFieldTheAuthorNamesIsIgnored(t *testing.T) {
+	o := appOptions(child())
+	o.Nondeterministic = []NondeterministicField{{Kind: "ConfigMap", Path: "data.attempts"}}
+	w := testWorld(t, o)
+	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))},
+		{seed: 2049, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))}}
+	if v := w.converges(refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
+		t.Errorf("the named field is held against the run: %s", v.Detail)
+	}
+	if v := w.converges(refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
+		t.Error("a field the author did not name is ignored too")
+	}
+	o.Nondeterministic = []NondeterministicField{{Kind: "Gizmo", Path: "status.attempts"}}
+	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
+		t.Errorf("an unknown kind: %v, want an error naming Nondeterministic[0]", err)
+	}
+}
+
+// judgeAll runs one plan on o and returns every verdict, by property.
+func judgeAll(t *testing.T, o Options, text string) map[string]check.Verdict {
+	t.Helper()
+	p, err := plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := testWorld(t, o).run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]check.Verdict{}
+	for _, v := range r.verdicts {
+		out[v.Property] = v
+	}
+	return out
+}
+
+// needsBackend is an operator whose app names a dependency (the ConfigMap
+// "backend"): while it is missing, the reconcile fails and retries with
+// back-off until the user brings it back, by design.
+func needsBackend(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	if app.Name != "app" {
+		return nil
+	}
+	var backend corev1.ConfigMap
+	if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: "backend"}, &backend); err != nil {
+		return err
+	}
+	return child()(ctx, c, app)
+}
+
+// no-error-at-rest is differential: an error at rest that the fault-free run
+// of the same workload also ends in (the user deleted the dependency) is the
+// workload's doing, no violation; an error the faults alone leave
+// (TestEachGenericOracleCatchesItsViolationOnly) still is.
+func TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation(t *testing.T) {
+	o := appOptions(needsBackend)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		// The app's reconcile also runs when its backend changes or goes.
+		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
+		})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackend})
+	}
+	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
+	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
+	for name, v := range all {
+		if !v.Holds {
+			t.Errorf("%s violated: %s", name, v.Detail)
+		}
+	}
+	if d := all[NoErrorAtRest].Detail; !strings.Contains(d, "as in the fault-free run of the same workload") || !strings.Contains(d, `ConfigMap "backend" not found`) {
+		t.Errorf("no-error-at-rest does not say which error it forgave and why: %q", d)
+	}
+}
+
+// ownerDeletedUnderAStall is the workload's deletion of the app while the
+// operator's watch of ConfigMaps is stalled for 18 s: the operator keeps
+// re-creating the child (its cache still has the app) and the garbage
+// collector keeps deleting it, hundreds of times a second, until the watch
+// delivers the deletion.
+const ownerDeletedUnderAStall = "seed 1\nat 2s delete object=0\nhold process=op kind=/v1/ConfigMap from=1s until=20s\n"
+
+// Churn judged by the cluster's rules: a child re-created for an owner that
+// is gone, and collected by the garbage collector, is what every operator
+// that owns children does on a real cluster with a stalled watch. It is not
+// update-summaries' churn, the storm it makes is a note and not a hot loop
+// (it ends when the stall ends), and the run, no longer stopped mid-storm,
+// ends with no error at rest.
+func TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn(t *testing.T) {
+	all := judgeAll(t, appOptions(child()), ownerDeletedUnderAStall)
+	for name, v := range all {
+		if !v.Holds {
+			t.Errorf("%s violated: %s", name, v.Detail)
+		}
+	}
+	if d := all[UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") || !strings.Contains(d, "Secret team/app-child") {
+		t.Errorf("update-summaries does not note the collected re-creations: %q", d)
+	}
+	if d := all[cluster.HotLoopProperty].Detail; !strings.Contains(d, "while a watch was stalled") {
+		t.Errorf("the storm is not noted with its count: %q", d)
+	}
+	t.Logf("notes:\n  %s\n  %s", all[UpdateSummaries].Detail, all[cluster.HotLoopProperty].Detail)
+}
+
+// The twin: a storm that goes on once the stall has ended is a hot loop. The
+// operator bumps its app's annotation on every reconcile (its own write
+// triggers the next: a real loop); while a watch of another kind is stalled
+// the seconds do not count, and once it is released the loop is caught.
+func TestAStormThatOutlastsTheStallIsAHotLoop(t *testing.T) {
+	bump := func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		metav1.SetMetaDataAnnotation(&app.ObjectMeta, "seen", time.Now().String()) // the bug: a write every reconcile
+		return c.Update(ctx, app)
+	}
+	all := judgeAll(t, appOptions(bump), "seed 1\nhold process=op kind=/v1/Secret from=0s until=30s\n")
+	v := all[cluster.HotLoopProperty]
+	if v.Holds || v.At < 30*time.Second+(cluster.HotLoopSeconds-1)*time.Second {
+		t.Errorf("hot-loop: %+v, want violated once the loop outlasted the stall (released at 30 s) by %d s", v, cluster.HotLoopSeconds)
+	}
+}
+
+// The judged kinds are the kinds the operator reads or writes, not a fixed
+// list: a PersistentVolumeClaim that a crash keeps the operator from ever
+// making is caught by converges.
+func TestJudgedKindsAreTheKindsTheOperatorTouches(t *testing.T) {
+	claim := func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		if app.Annotations["started"] != "" {
+			return nil // the bug: a restarted process trusts its own mark
+		}
+		metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
+		if err := c.Update(ctx, app); err != nil {
+			return err
+		}
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-data"},
+			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}}
+		if err := c.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		return nil
+	}
+	got := judge(t, appOptions(claim), "seed 1\ncrash process=op call=3\n")
+	if !strings.Contains(got[Converges], "PersistentVolumeClaim team/app-data exists after the fault-free run") {
+		t.Errorf("converges does not judge the PersistentVolumeClaim the operator makes: %v", got)
+	}
+	if got := judge(t, appOptions(claim), "seed 1\n"); len(got) != 0 {
+		t.Errorf("with no fault: violated %v", got)
+	}
+}
+
+// A delayed operator may end as the late fault-free run does: when a stale
+// restart keeps the operator from seeing its app until after the workload
+// deleted the app's backend, it never makes the child (it fails, as it does
+// in the fault-free run once the backend is gone), a state the fault-free run
+// in which the operator looks only after the workload's last step also
+// reaches. The twin, a restarted operator that trusts its own mark and never
+// makes the child, differs from every fault-free end state and is caught.
+func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *testing.T) {
+	o := appOptions(needsBackend)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
+		})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackend})
+	}
+	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
+	const delayed = "seed 0\nat 234ms delete object=1\nstale process=op at=1ms age=3.215s\n"
+	if got := judge(t, o, delayed); len(got) != 0 {
+		t.Errorf("a correct operator delayed past the backend's deletion: violated %v", got)
+	}
+
+	twin := appOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		if app.Name != "app" || app.Annotations["started"] != "" {
+			return nil // the bug: a restarted process trusts its own mark
+		}
+		metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
+		if err := c.Update(ctx, app); err != nil {
+			return err
+		}
+		return child()(ctx, c, app)
+	})
+	twin.Objects = o.Objects
+	got := judge(t, twin, "seed 1\nat 30s delete object=1\ncrash process=op call=3\n")
+	if !strings.Contains(got[Converges], "Secret team/app-child exists after") {
+		t.Errorf("the twin is not caught by converges: %v", got)
+	}
+}
