@@ -145,8 +145,13 @@ type Options struct {
 	// Disable turns generic oracles off by name (see Oracles).
 	Disable []string
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
-	// or re-creations are drawn.
+	// or re-creations are drawn (Workload's script still runs). Workload
+	// shapes what is drawn instead: rarely should a test need NoWorkload.
 	NoWorkload bool
+	// Workload shapes the workload: the seed objects and kinds of step it
+	// draws, and a script of the author's own steps at given times, run by
+	// the harness (see Workload).
+	Workload Workload
 	// NoBuiltinControllers leaves the namespace controller and the garbage
 	// collector out of the world (they run by default, as in a real cluster).
 	NoBuiltinControllers bool
@@ -458,6 +463,13 @@ func newWorld(o Options) (*world, error) {
 	for _, gvk := range commonChildren {
 		add(gvk)
 	}
+	wl, scripted, err := w.workload()
+	if err != nil {
+		return nil, fmt.Errorf("Options.Workload: %w", err)
+	}
+	for _, gvk := range scripted {
+		add(gvk)
+	}
 	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
 	for _, m := range o.Managers {
 		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
@@ -494,9 +506,7 @@ func newWorld(o Options) (*world, error) {
 		w.space.Pods = 10
 		w.space.Nodes = kubeworld.DefaultNodes
 	}
-	if len(o.Objects) > 0 && !o.NoWorkload {
-		w.space.Workload = w.workload()
-	}
+	w.space.Workload = wl
 	return w, nil
 }
 
