@@ -289,6 +289,12 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 			}
 		}
 	}
+	if !allow(Mutations) && allow(InvalidMutations) {
+		// Invalid values only: the places that have a constraint to break.
+		for i := range fields {
+			fields[i] = slices.DeleteFunc(fields[i], func(tg target) bool { return !breakable(tg) })
+		}
+	}
 	// The actions each seed object may draw, in the weights of the full
 	// workload (three mutations to one deletion and one re-creation), and
 	// the objects that have any.
@@ -323,10 +329,15 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 			if s.Action == actionMutate {
 				tg := fields[i][rapid.IntRange(0, len(fields[i])-1).Draw(t, "field")]
 				invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
-				if !allow(InvalidMutations) {
+				switch {
+				case !allow(InvalidMutations):
 					invalid = false
-				} else if !allow(Mutations) {
-					invalid = true
+				case !allow(Mutations):
+					// A breakable place drawn invalid may still draw a valid
+					// value (a set's item that happens to be new): drawn again.
+					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.draw(t, true) }).
+						Filter(func(a plan.Args) bool { return a.Get("expect") == expectInvalid }).Draw(t, "invalid-mutation")...)
+					return s
 				}
 				s.Args = append(s.Args, tg.draw(t, invalid)...)
 			}
@@ -341,9 +352,26 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 		steps := slices.Clone(script)
 		if drawn != nil {
 			steps = append(steps, drawn.Draw(t, "drawn")...)
+		} else {
+			_ = rapid.Bool().Draw(t, "script-only") // rapid wants a draw from every generator
 		}
 		return steps
 	}), kinds, nil
+}
+
+// breakable reports whether tg has a constraint a drawn value can break: one
+// of a few drawings asked for an invalid value is labelled invalid.
+func breakable(tg target) bool {
+	for seed := range 8 {
+		args := rapid.Custom(func(t *rapid.T) plan.Args {
+			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
+			return tg.draw(t, true)
+		}).Example(seed)
+		if args.Get("expect") == expectInvalid {
+			return true
+		}
+	}
+	return false
 }
 
 // seedIndex is the index of the seed object with obj's kind, namespace and
