@@ -658,6 +658,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 	var r *result
 	var runErr error
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
 		opts := w.options(p)
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
