@@ -404,6 +404,8 @@ type world struct {
 	crds  []apiserver.CRD
 	kinds []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
 	space plan.Space
+	// restartRandom starts the run's randomness over (random.go).
+	restartRandom func()
 }
 
 // commonChildren are the built-in kinds operators most often create and own;
@@ -521,7 +523,7 @@ func (w *world) options(p *plan.Plan) cluster.Options {
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
 	}
 	for _, m := range o.Managers {
-		procs = append(procs, m.processes()...)
+		procs = append(procs, w.randomAtEveryStart(m.processes())...)
 	}
 	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
@@ -658,7 +660,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 	var r *result
 	var runErr error
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
+		w.restartRandom = wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
 		opts := w.options(p)
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)

@@ -45,18 +45,28 @@ import (
 // nondeterministic, and that shows: two runs of one plan differ in their
 // trace hash (CheckDeterminism, and a replay that does not reproduce).
 //
+// Restart, which SeedRandom returns, starts crypto/rand, math/rand and
+// util/rand over from the seed (google/uuid goes on): a world calls it when
+// an operator's process starts again, so that the new incarnation draws what
+// the first one drew (see operatortest's random.go).
+//
 // A parallel test (t.Parallel, on t or a parent) cannot seed what the whole
 // process shares: SeedRandom fails the test with one line saying so.
-func SeedRandom(t *testing.T, seed uint64) {
+func SeedRandom(t *testing.T, seed uint64) (restart func()) {
 	t.Helper()
 	src := rng.New(seed)
-	if err := setGlobalRandom(t, src.Stream("random/crypto").Uint64()); err != nil {
-		t.Fatalf("wallclock: the process's randomness cannot follow the plan: %v", err)
+	crypto, math, apimachinery := src.Stream("random/crypto").Uint64(), int64(src.Stream("random/math").Uint64()), int64(src.Stream("random/apimachinery").Uint64())
+	restart = func() {
+		if err := setGlobalRandom(t, crypto); err != nil {
+			t.Fatalf("wallclock: the process's randomness cannot follow the plan: %v", err)
+		}
+		seedMathRand(math)
+		utilrand.Seed(apimachinery)
 	}
+	restart()
 	uuid.SetRand(newReader(src.Stream("random/uuid").Uint64()))
 	t.Cleanup(func() { uuid.SetRand(nil) })
-	seedMathRand(int64(src.Stream("random/math").Uint64()))
-	utilrand.Seed(int64(src.Stream("random/apimachinery").Uint64()))
+	return restart
 }
 
 // setGlobalRandom is cryptotest.SetGlobalRandom, with its panic (a parallel

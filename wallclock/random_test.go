@@ -47,11 +47,32 @@ func TestRandomnessInTheProcessFollowsTheSeed(t *testing.T) {
 	if a != b {
 		t.Errorf("two runs with seed 7 drew\n  %s\n  %s", a, b)
 	}
+	if strings.Contains(a, "crypto/rand 0000000000000000") {
+		t.Errorf("drew zeros: %s", a)
+	}
 	for _, part := range strings.Split(a, ";") {
 		if strings.Contains(c, strings.TrimSpace(part)) {
 			t.Errorf("seeds 7 and 8 both drew %q", part)
 		}
 	}
+}
+
+// Restart starts the seeded sources over (a process that starts again draws
+// what its first start drew), and google/uuid goes on.
+func TestRestartDrawsTheSameValuesAgain(t *testing.T) {
+	wallclock.Run(t, func(t *testing.T, _ *cluster.Wall) {
+		restart := wallclock.SeedRandom(t, 7)
+		first := fmt.Sprint(cryptorand.Text(), mathrand.Int63(), utilrand.String(8))
+		id := uuid.New()
+		_ = cryptorand.Text()
+		restart()
+		if again := fmt.Sprint(cryptorand.Text(), mathrand.Int63(), utilrand.String(8)); again != first {
+			t.Errorf("after restart drew %s, want %s", again, first)
+		}
+		if uuid.New() == id {
+			t.Errorf("google/uuid started over: reconcile IDs would repeat")
+		}
+	})
 }
 
 // math/rand/v2's global functions read the runtime's per-thread generator,
