@@ -391,3 +391,44 @@ func TestAFinalizerOperatorPassesTheDefaultWorkload(t *testing.T) {
 	}
 	t.Logf("%d plans, no violation, in %s", res.Checks, time.Since(start).Round(time.Millisecond))
 }
+
+// The script is the author's, not a draw: a violation's minimal plan keeps
+// every scripted step (and only the drawn steps and faults the violation
+// needs), so that its replay runs the script as written.
+func TestTheScriptSurvivesShrinking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores and shrinks")
+	}
+	cfg := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}}
+	o := appOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		if app.Data["mode"] == "boom" {
+			panic("boom") // the bug: a mode the operator does not know
+		}
+		return nil
+	})
+	o.Objects = append(o.Objects, cfg)
+	o.Workload.Script = []Step{Create(time.Second, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra"}}),
+		Patch(5*time.Second, cfg, `{"data":{"mode":"boom"}}`)}
+	o.Checks, o.Seed, o.ShrinkRuns = 20, 1, 40
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught {
+		t.Fatalf("the panic at the scripted patch not caught in %d plans", res.Checks)
+	}
+	var script []string
+	for _, s := range res.Minimal.Steps {
+		if s.Script {
+			script = append(script, s.String())
+		} else {
+			t.Errorf("the minimal plan keeps a drawn step the panic does not need: %s", s)
+		}
+	}
+	if len(script) != 2 || !strings.HasPrefix(script[1], "script at 5s patch kind=/v1/ConfigMap namespace=team name=cfg") {
+		t.Errorf("the minimal plan's script:\n%s", res.Minimal)
+	}
+	if len(res.Minimal.Faults) != 0 {
+		t.Errorf("the minimal plan keeps faults:\n%s", res.Minimal)
+	}
+}
