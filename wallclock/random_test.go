@@ -7,6 +7,8 @@ import (
 	"math/big"
 	mathrand "math/rand"
 	randv2 "math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -117,3 +119,28 @@ func TestMathRandV2GlobalsCannotFollowTheSeedAndAreDetected(t *testing.T) {
 }
 
 var mathrandBig = new(big.Int).Lsh(big.NewInt(1), 100)
+
+// TestParallelSeedHelper is run by TestAParallelTestCannotSeedRandomness in a
+// process of its own: it must fail.
+func TestParallelSeedHelper(t *testing.T) {
+	if os.Getenv("CTRLSIM_WALLCLOCK_PARALLEL") != "1" {
+		t.Skip("run by TestAParallelTestCannotSeedRandomness")
+	}
+	t.Parallel()
+	wallclock.Run(t, func(t *testing.T, _ *cluster.Wall) { wallclock.SeedRandom(t, 1) })
+}
+
+// A parallel test cannot seed what the whole process shares: the test fails
+// with one line that says so, rather than run with randomness other tests
+// draw from at the same time.
+func TestAParallelTestCannotSeedRandomness(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestParallelSeedHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CTRLSIM_WALLCLOCK_PARALLEL=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a parallel test seeded the process's randomness:\n%s", out)
+	}
+	if !strings.Contains(string(out), "wallclock: the process's randomness cannot follow the plan: testing/cryptotest.SetGlobalRandom:") {
+		t.Errorf("the failure does not say why:\n%s", out)
+	}
+}
