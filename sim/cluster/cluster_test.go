@@ -3,8 +3,8 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
