@@ -248,6 +248,37 @@
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.
 //
+// # The workload
+//
+// A plan's workload is the author's script (Options.Workload.Script: Create,
+// Patch and Delete at given times, run by the harness as cluster admin,
+// never crashed or stalled, never shrunk away, written in the plan's text as
+// "script at ..." lines so that a saved plan replays it) and steps drawn over
+// the seed objects (workload.go: mutations from the CRD schemas, valid or
+// invalid, deletions, re-creations; Options.Workload.Objects and .Steps
+// choose which objects and which kinds). One user runs them all, as a person
+// with kubectl or a GitOps tool does: the steps on one object in their
+// order, each until it has landed. A create or re-creation that meets the old
+// object still being deleted (AlreadyExists while a finalizer holds it) is
+// retried after 1s, 2s, 4s, ... up to 10s between tries, until it lands or the
+// heal budget ends; a scripted step also retries transient errors (429, 500,
+// 503, 504, timeouts); later steps on that object wait and run right after
+// it. The timeline says each of these ("pending: AlreadyExists: ... is still
+// being deleted (finalizers [...]); tried again in 1s", "pending: waits for
+// the recreate of ...", "error: given up, ..."). A step the API refuses
+// otherwise is a line of the timeline, never a violation.
+//
+// # Randomness
+//
+// Each run seeds what code in the process draws at random from its plan's
+// seed (wallclock.SeedRandom): crypto/rand and every implicit use of it in
+// crypto/... (testing/cryptotest), google/uuid, math/rand's global
+// functions and k8s.io/apimachinery/pkg/util/rand. Every run of a plan draws
+// the same values; the two schedules interleavings-agree compares draw the
+// same ones; and every start of an operator's process starts them over, so
+// that a value drawn and lost in a crash is drawn again after the restart, as
+// the fault-free run drew it (random.go says what that gives up).
+//
 // # Known gaps
 //
 //   - A failure's "from the fault to the violation" (failure.go) is a
@@ -256,10 +287,10 @@
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
 //     fault shapes every step and has no step of its own to start from.
-//   - The workload (workload.go, schemadraw.go) changes the seed objects
-//     only, at most MaxSteps steps a plan: under spec of a seed custom
-//     resource, it sets a field (scalars; nested objects, lists and maps as a
-//     whole), appends, replaces or removes a list item, or sets or removes a
+//   - The drawn workload (workload.go, schemadraw.go) changes the seed
+//     objects only, at most MaxSteps steps a plan (the script adds its own):
+//     under spec of a seed custom resource, it sets a field (scalars; nested
+//     objects, lists and maps as a whole), appends, replaces or removes a list item, or sets or removes a
 //     map key; it deletes a seed object or re-creates it. It creates no new
 //     objects and changes no status or metadata. Values are drawn from type,
 //     enum, pattern (regexp/syntax, repetitions bounded), minLength,
@@ -276,6 +307,26 @@
 //     evaluates CEL rules and decides). Embedded resources and fields that
 //     preserve unknown fields are left alone. A label holds for the seed as
 //     the test gave it, not for the state that earlier steps leave.
+//     InvalidMutations alone draws from the places whose drawing can break a
+//     constraint (found by drawing each place a few times).
+//   - The script's patches are JSON merge patches only (no strategic merge
+//     or JSON patch), and it cannot wait for a condition (a rollout), only
+//     for a time. A hand-written api fault without process= also fails the
+//     script's requests: they are retried while it lasts when transient,
+//     refused otherwise. Its retries are a fixed back-off (1s doubling to
+//     10s), not a particular GitOps tool's.
+//   - Randomness: math/rand/v2's global functions (and Go map order,
+//     hash/maphash) read the runtime's per-thread generator, which nothing in
+//     the process can seed; an operator that draws from them gives two trace
+//     hashes for one plan, which a replay shows (wallclock's
+//     TestMathRandV2GlobalsCannotFollowTheSeedAndAreDetected). The process's
+//     seeded sources are shared by every process of the world: an operator
+//     whose draws interleave with another manager's, or whose number of draws
+//     before a value differs between two runs (a Secret re-created after the
+//     workload deleted its owner while the cache lagged), writes different
+//     values in the two runs, which converges compares as any other value (3
+//     of 60 default plans of a password operator did so). A parallel test
+//     (t.Parallel) cannot seed them and fails with one line.
 //   - The comparing oracles learn nondeterministic fields from two
 //     fault-free schedules, not every interleaving as Kamera's exhaustive
 //     search does: a field that differs only in rare schedules can still be

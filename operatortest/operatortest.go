@@ -171,8 +171,13 @@ type Options struct {
 	// empty path is an error.
 	Nondeterministic []NondeterministicField
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
-	// or re-creations are drawn.
+	// or re-creations are drawn (Workload's script still runs). Workload
+	// shapes what is drawn instead: rarely should a test need NoWorkload.
 	NoWorkload bool
+	// Workload shapes the workload: the seed objects and kinds of step it
+	// draws, and a script of the author's own steps at given times, run by
+	// the harness (see Workload).
+	Workload Workload
 	// NoBuiltinControllers leaves the namespace controller and the garbage
 	// collector out of the world (they run by default, as in a real cluster).
 	NoBuiltinControllers bool
@@ -349,6 +354,8 @@ type world struct {
 	shapes    *shapes
 	nondet    nondeterministic
 	space     plan.Space
+	// restartRandom starts the run's randomness over (random.go).
+	restartRandom func()
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -426,6 +433,16 @@ func newWorld(o Options) (*world, error) {
 	}
 	w.nondet = nd
 	w.operators = map[string]bool{}
+	wl, scripted, err := w.workload()
+	if err != nil {
+		return nil, fmt.Errorf("Options.Workload: %w", err)
+	}
+	for _, gvk := range scripted { // judged and collected, as seed objects' kinds are
+		add(gvk)
+		if o.Scheme.Recognizes(gvk) && !slices.Contains(w.kinds, gvk) {
+			w.kinds = append(w.kinds, gvk)
+		}
+	}
 	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
 	for _, m := range o.Managers {
 		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
@@ -470,9 +487,7 @@ func newWorld(o Options) (*world, error) {
 		w.space.Pods = 10
 		w.space.Nodes = kubeworld.DefaultNodes
 	}
-	if len(o.Objects) > 0 && !o.NoWorkload {
-		w.space.Workload = w.workload()
-	}
+	w.space.Workload = wl
 	return w, nil
 }
 
@@ -488,10 +503,11 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
 	}
 	for _, m := range o.Managers {
-		for _, spec := range m.processes() {
-			spec.Setup = setups.wrap(m.Name, spec.Name, spec.Setup)
-			procs = append(procs, spec)
+		specs := m.processes()
+		for i := range specs {
+			specs[i].Setup = setups.wrap(m.Name, specs[i].Name, specs[i].Setup)
 		}
+		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
 	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
@@ -633,6 +649,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 	var runErr error
 	setups := &setupFailures{}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		w.restartRandom = wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
 		opts := w.options(p, setups)
 		opts.Wall = wall
 		for i := range opts.Processes {

@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -250,8 +253,33 @@ func seedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[stri
 	return u
 }
 
-// workload is the generator of a plan's steps over the test's seed objects.
-func (w *world) workload() *rapid.Generator[[]plan.Step] {
+// workload is the generator of a plan's steps: the script's (Options.Workload),
+// then those drawn over the seed objects; nil when a plan has no steps. It also
+// returns the kinds of the objects the script creates (judged and collected
+// as the seed objects' are).
+func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
+	wl := w.o.Workload
+	script, kinds, err := wl.steps(w.o.Scheme, w.o.FaultPhase+w.o.HealBudget)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, k := range wl.Steps {
+		if !slices.Contains(stepKinds, k) {
+			return nil, nil, fmt.Errorf("Steps: unknown kind %q (want %v)", k, stepKinds)
+		}
+	}
+	allow := func(k StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
+	touched := make([]bool, len(w.o.Objects))
+	for i := range touched {
+		touched[i] = wl.Objects == nil
+	}
+	for _, obj := range wl.Objects {
+		i := w.seedIndex(obj)
+		if i < 0 {
+			return nil, nil, fmt.Errorf("Objects: %T %s is not one of Options.Objects (matched by kind, namespace and name)", obj, client.ObjectKeyFromObject(obj))
+		}
+		touched[i] = true
+	}
 	fields := make([][]target, len(w.o.Objects))
 	for i, obj := range w.o.Objects {
 		gvk, _ := apiutil.GVKForObject(obj, w.o.Scheme)
@@ -261,31 +289,276 @@ func (w *world) workload() *rapid.Generator[[]plan.Step] {
 			}
 		}
 	}
-	step := rapid.Custom(func(t *rapid.T) plan.Step {
-		i := rapid.IntRange(0, len(w.o.Objects)-1).Draw(t, "object")
-		at := time.Duration(rapid.Int64Range(0, int64(w.o.FaultPhase/time.Millisecond)).Draw(t, "at")) * time.Millisecond
-		actions := []string{actionDelete, actionRecreate}
-		if len(fields[i]) > 0 {
-			actions = []string{actionMutate, actionMutate, actionMutate, actionDelete, actionRecreate}
+	if !allow(Mutations) && allow(InvalidMutations) {
+		// Invalid values only: the places that have a constraint to break.
+		for i := range fields {
+			fields[i] = slices.DeleteFunc(fields[i], func(tg target) bool { return !breakable(tg) })
 		}
-		s := plan.Step{At: at, Action: rapid.SampledFrom(actions).Draw(t, "action"), Args: plan.Args{{Key: "object", Value: strconv.Itoa(i)}}}
-		if s.Action == actionMutate {
-			tg := fields[i][rapid.IntRange(0, len(fields[i])-1).Draw(t, "field")]
-			s.Args = append(s.Args, tg.draw(t, rapid.IntRange(0, 3).Draw(t, "invalid") == 0)...)
+	}
+	// The actions each seed object may draw, in the weights of the full
+	// workload (three mutations to one deletion and one re-creation), and
+	// the objects that have any.
+	actions := make([][]string, len(w.o.Objects))
+	var drawable []int
+	for i := range w.o.Objects {
+		if !touched[i] {
+			continue
 		}
-		return s
-	})
-	return rapid.SliceOfN(step, 0, MaxSteps)
+		if len(fields[i]) > 0 && (allow(Mutations) || allow(InvalidMutations)) {
+			actions[i] = append(actions[i], actionMutate, actionMutate, actionMutate)
+		}
+		if allow(Deletions) {
+			actions[i] = append(actions[i], actionDelete)
+		}
+		if allow(Recreations) {
+			actions[i] = append(actions[i], actionRecreate)
+		}
+		if len(actions[i]) > 0 {
+			drawable = append(drawable, i)
+		}
+	}
+	if len(drawable) == 0 && (wl.Objects != nil || len(wl.Steps) > 0) && !w.o.NoWorkload {
+		return nil, nil, fmt.Errorf("Steps %v over Objects: no seed object can draw any of them (a mutation needs a seed custom resource whose CRD has a schema under spec)", wl.Steps)
+	}
+	var drawn *rapid.Generator[[]plan.Step]
+	if len(drawable) > 0 && !w.o.NoWorkload {
+		step := rapid.Custom(func(t *rapid.T) plan.Step {
+			i := drawable[rapid.IntRange(0, len(drawable)-1).Draw(t, "object")]
+			at := time.Duration(rapid.Int64Range(0, int64(w.o.FaultPhase/time.Millisecond)).Draw(t, "at")) * time.Millisecond
+			s := plan.Step{At: at, Action: rapid.SampledFrom(actions[i]).Draw(t, "action"), Args: plan.Args{{Key: "object", Value: strconv.Itoa(i)}}}
+			if s.Action == actionMutate {
+				tg := fields[i][rapid.IntRange(0, len(fields[i])-1).Draw(t, "field")]
+				invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
+				switch {
+				case !allow(InvalidMutations):
+					invalid = false
+				case !allow(Mutations):
+					// A breakable place drawn invalid may still draw a valid
+					// value (a set's item that happens to be new): drawn again.
+					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.draw(t, true) }).
+						Filter(func(a plan.Args) bool { return a.Get("expect") == expectInvalid }).Draw(t, "invalid-mutation")...)
+					return s
+				}
+				s.Args = append(s.Args, tg.draw(t, invalid)...)
+			}
+			return s
+		})
+		drawn = rapid.SliceOfN(step, 0, MaxSteps)
+	}
+	if len(script) == 0 {
+		return drawn, kinds, nil
+	}
+	return rapid.Custom(func(t *rapid.T) []plan.Step {
+		steps := slices.Clone(script)
+		if drawn != nil {
+			steps = append(steps, drawn.Draw(t, "drawn")...)
+		} else {
+			_ = rapid.Bool().Draw(t, "script-only") // rapid wants a draw from every generator
+		}
+		return steps
+	}), kinds, nil
 }
 
-// actions interpret the workload's steps.
+// breakable reports whether tg has a constraint a drawn value can break: one
+// of a few drawings asked for an invalid value is labelled invalid.
+func breakable(tg target) bool {
+	for seed := range 8 {
+		args := rapid.Custom(func(t *rapid.T) plan.Args {
+			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
+			return tg.draw(t, true)
+		}).Example(seed)
+		if args.Get("expect") == expectInvalid {
+			return true
+		}
+	}
+	return false
+}
+
+// seedIndex is the index of the seed object with obj's kind, namespace and
+// name, or -1.
+func (w *world) seedIndex(obj client.Object) int {
+	gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+	if err != nil {
+		return -1
+	}
+	for i, o := range w.o.Objects {
+		if g, _ := apiutil.GVKForObject(o, w.o.Scheme); g == gvk && client.ObjectKeyFromObject(o) == client.ObjectKeyFromObject(obj) {
+			return i
+		}
+	}
+	return -1
+}
+
+// The user's retries: a step that did not land is tried again after
+// retryFirst, then twice as long each time up to retryMax.
+const (
+	retryFirst = time.Second
+	retryMax   = 10 * time.Second
+)
+
+// user runs the workload's steps as a user (or a GitOps tool) does: the
+// steps on one object in their order, each until it has landed. A step that
+// meets a passing condition (a create that meets the old object still being
+// deleted; for scripted steps, a transient error) is retried, with back-off,
+// until it lands or the heal budget ends; a later step on the same object
+// waits for it and runs right after it. A real user does not drop a
+// re-creation because a finalizer was still running, nor run a deletion
+// before the creation it follows. One user per run.
+type user struct {
+	c    *cluster.Cluster
+	end  time.Duration              // the end of the heal budget
+	busy map[string]*waitingForStep // by object: a step being retried, and the steps behind it
+}
+
+type userStep struct {
+	action string
+	try    func() error // a *retry: not landed yet
+}
+
+type waitingForStep struct {
+	action string
+	behind []userStep
+}
+
+// retry is a step's failure that passes: the user tries again.
+type retry struct{ why string }
+
+func (r *retry) Error() string { return r.why }
+
+// run runs a step on the object key now, or queues it behind the step on key
+// that is being retried. Its error is the step's timeline line.
+func (u *user) run(key, action string, try func() error) error {
+	if q, ok := u.busy[key]; ok {
+		q.behind = append(q.behind, userStep{action, try})
+		return &cluster.Pending{Reason: fmt.Sprintf("waits for the %s of %s, which is being retried; runs right after it", q.action, key)}
+	}
+	err, _ := u.attempt(key, userStep{action, try}, 0)
+	return err
+}
+
+// attempt tries s (its n-th retry); done is false while it is being retried.
+func (u *user) attempt(key string, s userStep, n int) (err error, done bool) {
+	err = s.try()
+	var r *retry
+	if !errors.As(err, &r) {
+		return err, true
+	}
+	delay := min(retryFirst<<min(n, 8), retryMax)
+	if u.c.Now()+delay >= u.end {
+		return fmt.Errorf("given up, the heal budget ends before the next try: %s", r.why), true
+	}
+	if u.busy[key] == nil {
+		u.busy[key] = &waitingForStep{action: s.action}
+	}
+	u.c.Clock.AfterFunc(delay, func() {
+		err, done := u.attempt(key, s, n+1)
+		u.c.RecordAction(s.action, err)
+		if done {
+			u.release(key)
+		}
+	})
+	return &cluster.Pending{Reason: fmt.Sprintf("%s; tried again in %s, as a user or a GitOps tool retries", r.why, delay)}, false
+}
+
+// release runs the steps that waited behind key's retried step, in order,
+// until one of them is retried in its turn.
+func (u *user) release(key string) {
+	q := u.busy[key]
+	delete(u.busy, key)
+	if q == nil {
+		return
+	}
+	for i, s := range q.behind {
+		err, done := u.attempt(key, s, 0)
+		u.c.RecordAction(s.action, err)
+		if !done {
+			u.busy[key].behind = append(u.busy[key].behind, q.behind[i+1:]...)
+			return
+		}
+	}
+}
+
+// createOrRetry creates obj; an AlreadyExists while the object of that name is
+// being deleted is a *retry. exists is what an AlreadyExists of a live object
+// returns.
+func createOrRetry(c *cluster.Cluster, obj client.Object, exists func(error) error) error {
+	err := c.Admin().Create(context.Background(), obj)
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	if gerr := c.Get(client.ObjectKeyFromObject(obj), old); gerr == nil && old.GetDeletionTimestamp() == nil {
+		return exists(err)
+	} else if gerr == nil {
+		return &retry{fmt.Sprintf("AlreadyExists: %s is still being deleted (finalizers %v)", objectName(obj), old.GetFinalizers())}
+	}
+	return &retry{"AlreadyExists: " + objectName(obj) + " (gone by now)"}
+}
+
+// transient makes a transient error of a scripted step (429, 500, 503, 504,
+// a timeout) a *retry, as a user's client retries it.
+func transient(err error) error {
+	if apierrors.IsTooManyRequests(err) || apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) ||
+		apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) {
+		return &retry{err.Error()}
+	}
+	return err
+}
+
+func objectName(obj client.Object) string {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if obj.GetNamespace() == "" {
+		return kind + " " + obj.GetName()
+	}
+	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// userKey identifies an object for the user's order of steps: its group,
+// kind, namespace and name.
+func userKey(gvk schema.GroupVersionKind, namespace, name string) string {
+	gk := gvk.GroupKind().String()
+	if namespace == "" {
+		return gk + " " + name
+	}
+	return gk + " " + namespace + "/" + name
+}
+
+// actions interpret the workload's steps: the drawn ones (mutate, delete and
+// recreate a seed object by its index) and the scripted ones (create, patch,
+// delete an object named by kind=, namespace= and name=), all run by one
+// user.
 func (w *world) actions() map[string]cluster.Action {
-	object := func(args plan.Args) (client.Object, error) {
+	var u *user
+	userOf := func(c *cluster.Cluster) *user {
+		if u == nil || u.c != c {
+			u = &user{c: c, end: w.o.FaultPhase + w.o.HealBudget, busy: map[string]*waitingForStep{}}
+		}
+		return u
+	}
+	seed := func(args plan.Args) (client.Object, string, error) {
 		i, err := strconv.Atoi(args.Get("object"))
 		if err != nil || i < 0 || i >= len(w.o.Objects) {
-			return nil, fmt.Errorf("object=%q: want 0..%d, the index of a seed object", args.Get("object"), len(w.o.Objects)-1)
+			return nil, "", fmt.Errorf("object=%q: want 0..%d, the index of a seed object", args.Get("object"), len(w.o.Objects)-1)
 		}
-		return w.o.Objects[i].DeepCopyObject().(client.Object), nil
+		obj := w.o.Objects[i].DeepCopyObject().(client.Object)
+		gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+		if err != nil {
+			return nil, "", err
+		}
+		return obj, userKey(gvk, obj.GetNamespace(), obj.GetName()), nil
+	}
+	named := func(args plan.Args) (*unstructured.Unstructured, string, error) {
+		parts := strings.Split(args.Get("kind"), "/")
+		if len(parts) != 3 || parts[1] == "" || parts[2] == "" || args.Get("name") == "" {
+			return nil, "", fmt.Errorf("kind=%q name=%q: want kind=group/version/Kind and a name", args.Get("kind"), args.Get("name"))
+		}
+		gvk := schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(gvk)
+		obj.SetNamespace(args.Get("namespace"))
+		obj.SetName(args.Get("name"))
+		return obj, userKey(gvk, obj.GetNamespace(), obj.GetName()), nil
 	}
 	return map[string]cluster.Action{
 		// Example: at 10s mutate object=0 field=spec.replicas value=3 expect=valid
@@ -295,7 +568,7 @@ func (w *world) actions() map[string]cluster.Action {
 		// expect= is the label of the drawing (what the API answers when the
 		// step meets the seed as the test gave it); the step does not read it.
 		actionMutate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-			obj, err := object(args)
+			obj, key, err := seed(args)
 			if err != nil {
 				return err
 			}
@@ -310,40 +583,100 @@ func (w *world) actions() map[string]cluster.Action {
 			default:
 				return fmt.Errorf("op=%q: want %s, %s or %s", op, opSet, opAppend, opRemove)
 			}
-			u := &unstructured.Unstructured{}
-			gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
-			if err != nil {
-				return err
-			}
-			u.SetGroupVersionKind(gvk)
-			if err := c.Admin().Get(context.Background(), client.ObjectKeyFromObject(obj), u); err != nil {
-				return err
-			}
-			if err := change(u.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
-				return fmt.Errorf("field=%s: %w", args.Get("field"), err)
-			}
-			return c.Admin().Update(context.Background(), u)
+			return userOf(c).run(key, actionMutate, func() error {
+				u := &unstructured.Unstructured{}
+				gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+				if err != nil {
+					return err
+				}
+				u.SetGroupVersionKind(gvk)
+				if err := c.Admin().Get(context.Background(), client.ObjectKeyFromObject(obj), u); err != nil {
+					return err
+				}
+				if err := change(u.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
+					return fmt.Errorf("field=%s: %w", args.Get("field"), err)
+				}
+				return c.Admin().Update(context.Background(), u)
+			})
 		}, "object", "field", "op", "value", "expect"),
-		// Example: at 20s delete object=0
+		// Example: at 20s delete object=0 (a seed object)
+		// Example: script at 20s delete kind=apps/v1/Deployment namespace=default name=web
 		actionDelete: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-			obj, err := object(args)
+			if args.Get("object") != "" {
+				obj, key, err := seed(args)
+				if err != nil {
+					return err
+				}
+				return userOf(c).run(key, actionDelete, func() error {
+					return client.IgnoreNotFound(c.Admin().Delete(context.Background(), obj))
+				})
+			}
+			obj, key, err := named(args)
 			if err != nil {
 				return err
 			}
-			return client.IgnoreNotFound(c.Admin().Delete(context.Background(), obj))
-		}, "object"),
+			return userOf(c).run(key, actionDelete, func() error {
+				return transient(c.Admin().Delete(context.Background(), obj))
+			})
+		}, "object", "kind", "namespace", "name"),
 		// Example: at 30s recreate object=0
 		actionRecreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-			obj, err := object(args)
+			obj, key, err := seed(args)
 			if err != nil {
 				return err
 			}
-			if err := c.Admin().Create(context.Background(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			if gvk, err := apiutil.GVKForObject(obj, w.o.Scheme); err == nil {
+				obj.GetObjectKind().SetGroupVersionKind(gvk)
+			}
+			return userOf(c).run(key, actionRecreate, func() error {
+				// A seed that exists (it was not deleted) is there: done.
+				return createOrRetry(c, obj.DeepCopyObject().(client.Object), func(error) error { return nil })
+			})
+		}, "object"),
+		// Example: script at 0s create content={"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"}}
+		actionCreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+			obj := &unstructured.Unstructured{}
+			if err := obj.UnmarshalJSON([]byte(args.Get("content"))); err != nil {
+				return fmt.Errorf("content=: %v", err)
+			}
+			if obj.GetName() == "" {
+				return fmt.Errorf("content=: the object has no name")
+			}
+			key := userKey(obj.GroupVersionKind(), obj.GetNamespace(), obj.GetName())
+			return userOf(c).run(key, actionCreate, func() error {
+				if err := ensureNamespace(c, obj.GetNamespace()); err != nil {
+					return transient(err)
+				}
+				return transient(createOrRetry(c, obj.DeepCopy(), func(err error) error { return err }))
+			})
+		}, "content"),
+		// Example: script at 5s patch kind=apps/v1/Deployment namespace=default name=web patch={"spec":{"replicas":3}}
+		actionPatch: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+			obj, key, err := named(args)
+			if err != nil {
 				return err
 			}
-			return nil
-		}, "object"),
+			patch := []byte(args.Get("patch"))
+			return userOf(c).run(key, actionPatch, func() error {
+				return transient(c.Admin().Patch(context.Background(), obj.DeepCopy(), client.RawPatch(types.MergePatchType, patch)))
+			})
+		}, "kind", "namespace", "name", "patch"),
 	}
+}
+
+// ensureNamespace creates namespace (as a GitOps tool with its
+// create-namespace option does) unless it exists.
+func ensureNamespace(c *cluster.Cluster, namespace string) error {
+	if namespace == "" {
+		return nil
+	}
+	ns := &unstructured.Unstructured{}
+	ns.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	if err := c.Get(client.ObjectKey{Name: namespace}, ns); !apierrors.IsNotFound(err) {
+		return err
+	}
+	ns.SetName(namespace)
+	return client.IgnoreAlreadyExists(c.Admin().Create(context.Background(), ns))
 }
 
 // change does op at path of content: set v there (creating the objects on

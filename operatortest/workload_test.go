@@ -304,8 +304,8 @@ func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
 	}
 	steps := 0
 	for seed := 0; seed < 40; seed++ {
-		a := w.workload().Example(seed)
-		b := w.workload().Example(seed)
+		a := w.space.Workload.Example(seed)
+		b := w.space.Workload.Example(seed)
 		pa := &plan.Plan{Seed: uint64(seed), Steps: a}
 		if pa.String() != (&plan.Plan{Seed: uint64(seed), Steps: b}).String() {
 			t.Fatalf("seed %d drew two workloads:\n%s\n%s", seed, pa, &plan.Plan{Seed: uint64(seed), Steps: b})

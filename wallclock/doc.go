@@ -14,6 +14,12 @@
 // bubble's clock advances by exactly d and whatever timers fall due in it
 // (context deadlines) fire before the kernel goes on.
 //
+// SeedRandom (random.go) makes what code in the process draws at random
+// follow a seed in the bubble: crypto/rand (testing/cryptotest), google/uuid,
+// math/rand's global functions (re-seeded with GODEBUG randseednop=0 for the
+// call) and k8s.io/apimachinery/pkg/util/rand. CheckDeterminism seeds each of
+// its two runs with the plan's seed.
+//
 // # Known gaps
 //
 //   - Only inside `go test`: testing/synctest needs a *testing.T. The command's
@@ -34,6 +40,10 @@
 // Runnable is blocked outside, that sleep ends early when the Runnable wakes
 // on a timer and calls into the simulator, and the clock stands at the
 // Runnable's instant.
+//   - math/rand/v2's global functions read the runtime's per-thread
+//     generator, which nothing can seed: code that draws from them makes two
+//     runs of one plan differ, and CheckDeterminism names the step where
+//     they part. A parallel test cannot use SeedRandom (it fails the test).
 //   - One world per bubble: a second world built in the same bubble starts where
 //     the first left the bubble's clock. CheckDeterminism runs each run in a
 //     bubble of its own.

@@ -57,6 +57,7 @@ func CheckDeterminism(t *testing.T, p *plan.Plan, opts func() cluster.Options, r
 	var traces [2][]string
 	for i := range hashes {
 		Run(t, func(t *testing.T, wall *cluster.Wall) {
+			SeedRandom(t, p.Seed) // random.go
 			o := opts()
 			o.Wall = wall
 			c, err := cluster.New(p, o)

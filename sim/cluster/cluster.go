@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,15 @@ type Action struct {
 	Args []string
 	Run  func(c *Cluster, args plan.Args) error
 }
+
+// Pending is what an action's Run returns when its step has not landed yet and
+// goes on by itself (a user retrying a create that meets the old object still
+// being deleted, or a step waiting behind that retry): the timeline records
+// "pending: " and Reason, not an error. The world records how it ends
+// (RecordAction).
+type Pending struct{ Reason string }
+
+func (p *Pending) Error() string { return p.Reason }
 
 // Act is the action run that reads the argument keys args.
 func Act(run func(c *Cluster, args plan.Args) error, args ...string) Action {
@@ -188,17 +198,26 @@ func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
 				return fmt.Errorf("plan: action %s takes %s, not %s=", s.Action, keyList(act.Args), a.Key)
 			}
 		}
-		c.Clock.AfterFunc(s.At, func() {
-			err := act.Run(c, s.Args)
-			res := "ok"
-			if err != nil {
-				res = "error: " + err.Error()
-			}
-			c.record(trace.Step{Op: "action", Object: s.Action, Result: res})
-		})
+		c.Clock.AfterFunc(s.At, func() { c.RecordAction(s.Action, act.Run(c, s.Args)) })
 	}
 	c.faults.schedule()
 	return nil
+}
+
+// RecordAction adds the timeline line of a workload step named action that
+// ended with err now: "ok", "pending: ..." (a *Pending) or "error: ...". The
+// kernel records each step's first run so; a world records the later runs of
+// a step it retries itself.
+func (c *Cluster) RecordAction(action string, err error) {
+	res := "ok"
+	var p *Pending
+	switch {
+	case errors.As(err, &p):
+		res = "pending: " + p.Reason
+	case err != nil:
+		res = "error: " + err.Error()
+	}
+	c.record(trace.Step{Op: "action", Object: action, Result: res})
 }
 
 func keyList(keys []string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,5 +230,32 @@ func TestUnknownActionsAndProcessesAreErrors(t *testing.T) {
 	}
 	if _, err := cluster.New(&plan.Plan{Faults: []plan.Fault{{Kind: plan.Crash, Process: "zz", Call: 1}}}, world()); err == nil {
 		t.Fatal("unknown process must fail")
+	}
+}
+
+// An action that has not landed yet and goes on by itself (a *Pending) is a
+// "pending:" line of the timeline, not an error; the world records how it
+// ends with RecordAction, at that time.
+func TestAPendingActionIsRecordedAsPendingNotAsAnError(t *testing.T) {
+	o := world()
+	o.Actions["retry"] = cluster.Act(func(c *cluster.Cluster, _ plan.Args) error {
+		c.Clock.AfterFunc(2*time.Second, func() { c.RecordAction("retry", nil) })
+		return fmt.Errorf("wrapped: %w", &cluster.Pending{Reason: "the old object is still being deleted; tried again in 2s"})
+	})
+	c, err := cluster.New(&plan.Plan{Seed: 1, Steps: []plan.Step{{At: time.Second, Action: "retry"}}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.RunFor(5 * time.Second)
+	var got []string
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "action" {
+			got = append(got, fmt.Sprintf("%v %s %s", s.At, s.Object, s.Result))
+		}
+	}
+	want := []string{"1s retry pending: the old object is still being deleted; tried again in 2s", "3s retry ok"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("action lines %q, want %q", got, want)
 	}
 }

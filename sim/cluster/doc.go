@@ -11,6 +11,11 @@
 // examples run through it. CheckDeterminism runs a plan twice and names the
 // first divergent step if the traces differ.
 //
+// Each workload step is one line of the trace (op action): "ok", "error: ..."
+// or, when the world's action returns a *Pending (a user's retry that goes on
+// by itself), "pending: ..."; a world records how such a step ends with
+// RecordAction.
+//
 // # Time
 //
 // Nothing happens in zero time. Every API call of a process (a cached read stays

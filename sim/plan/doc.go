@@ -7,10 +7,15 @@
 //
 //	seed 42
 //	at 1s create-pipeline name=p envs=3
+//	script at 10s delete kind=/v1/ConfigMap namespace=default name=cfg
 //	lag process=manager kind=/v1/Namespace min=0s max=2s
 //	crash process=manager call=17
 //	stale process=manager at=40s age=30s
 //	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
+//
+// A step whose line starts with "script" is one the test's author wrote (a
+// scripted workload, Step.Script) rather than one a generator drew; a world
+// runs both alike, and shrinking, which removes draws, keeps it.
 //
 // What each fault reaches is what its text says: process= names the one process
 // whose cache, calls or requests it affects (an api fault without process= fails

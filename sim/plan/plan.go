@@ -40,6 +40,12 @@ type Step struct {
 	At     time.Duration
 	Action string
 	Args   Args
+	// Script marks a step the test's author wrote (a scripted workload), as
+	// opposed to one a generator drew: the text form starts its line with
+	// "script at". A world runs both alike; a scripted step is not a draw, so
+	// shrinking keeps it, and a reader of the plan tells the author's steps
+	// from the generated ones.
+	Script bool
 }
 
 // Args are an action's arguments, in order.
@@ -154,6 +160,9 @@ func (p *Plan) Size() int { return len(p.Steps) + len(p.Faults) }
 
 func (s Step) String() string {
 	var b strings.Builder
+	if s.Script {
+		b.WriteString("script ")
+	}
 	fmt.Fprintf(&b, "at %s %s", s.At, quote(s.Action))
 	for _, a := range s.Args {
 		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value))
@@ -270,6 +279,14 @@ func Parse(text string) (*Plan, error) {
 		if err != nil {
 			return nil, fail("%v", err)
 		}
+		script := false
+		if words[0] == "script" {
+			// script at <duration> <action> ...: a step of the author's script.
+			if len(words) < 2 || words[1] != "at" {
+				return nil, fail("want: script at <duration> <action> [key=value...]")
+			}
+			script, words = true, words[1:]
+		}
 		switch words[0] {
 		case "seed":
 			if len(words) != 2 {
@@ -288,7 +305,7 @@ func Parse(text string) (*Plan, error) {
 			if err != nil || at < 0 || at > MaxTime {
 				return nil, fail("bad time %q (want a duration from 0 to %s)", words[1], MaxTime)
 			}
-			s := Step{At: at, Action: words[2]}
+			s := Step{At: at, Action: words[2], Script: script}
 			for _, w := range words[3:] {
 				k, v, ok := strings.Cut(w, "=")
 				if !ok || k == "" {
@@ -373,7 +390,7 @@ var faultKeys = map[FaultKind][]string{
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, lag, hold, crash, api, latency, workers, stale, notready, crashloop, podfail or nodelost)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {

@@ -33,6 +33,7 @@ var space = plan.Space{
 			Args: plan.Args{
 				{Key: "name", Value: rapid.StringMatching(`[a-z]{0,3}( x)?`).Draw(t, "name")},
 			},
+			Script: rapid.Bool().Draw(t, "script"), // an author's step round-trips too
 		}
 	}), 0, 4),
 }
@@ -69,6 +70,31 @@ func normalize(p *plan.Plan) *plan.Plan {
 		q.Faults = nil
 	}
 	return &q
+}
+
+// A scripted step (one the test's author wrote) is marked in the text form by
+// a leading "script", and reads back as scripted; an old plan's steps read
+// back as drawn ones.
+func TestScriptedStepsAreMarkedInTheTextForm(t *testing.T) {
+	p, err := plan.Parse("seed 3\nscript at 10s delete kind=/v1/ConfigMap namespace=default name=cfg\nat 12s mutate object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []plan.Step{
+		{At: 10 * time.Second, Action: "delete", Args: plan.Args{{Key: "kind", Value: "/v1/ConfigMap"}, {Key: "namespace", Value: "default"}, {Key: "name", Value: "cfg"}}, Script: true},
+		{At: 12 * time.Second, Action: "mutate", Args: plan.Args{{Key: "object", Value: "0"}}},
+	}
+	if !reflect.DeepEqual(p.Steps, want) {
+		t.Fatalf("parsed %+v, want %+v", p.Steps, want)
+	}
+	if got := p.Steps[0].String(); got != "script at 10s delete kind=/v1/ConfigMap namespace=default name=cfg" {
+		t.Fatalf("text form %q", got)
+	}
+	for _, bad := range []string{"seed 1\nscript\n", "seed 1\nscript 10s delete\n", "seed 1\nscript seed 2\n"} {
+		if _, err := plan.Parse(bad); err == nil || !strings.Contains(err.Error(), "script at") {
+			t.Errorf("Parse(%q) = %v, want an error asking for script at", bad, err)
+		}
+	}
 }
 
 func TestParseExample(t *testing.T) {
