@@ -1,9 +1,9 @@
 // Package finalizer is the smallest operator with a finalizer and external
 // cleanup: a Bucket is registered with an external storage provider, which
-// the operator must tell when the Bucket goes. The provider's state is the
-// ConfigMap cloud-buckets of the Bucket's namespace (one key per bucket, its
-// region): the operator does not own it, as it does not own a cloud
-// provider's. The operator adds its finalizer before it registers a bucket,
+// the operator must tell when the Bucket goes. The provider's record of a
+// bucket is a ConfigMap cloud-bucket-<name> with its region: the operator
+// does not own it (the garbage collector would delete it on its own), as a
+// bucket at a cloud provider is not owned by its Bucket. The operator adds its finalizer before it registers a bucket,
 // and on deletion removes the registration, then the finalizer.
 //
 // The pattern's trap for a test harness: a Bucket deleted and re-created by
@@ -16,7 +16,7 @@
 //
 // # Known gaps
 //
-//   - The provider is in the cluster (a ConfigMap) so that the generic
-//     oracles see it; a real provider is outside, and its calls are not
-//     faulted here.
+//   - The provider is in the cluster (ConfigMaps) so that the generic
+//     oracles see it; a real provider is outside, and its calls fail and
+//     time out in their own ways, not modelled here.
 package finalizer

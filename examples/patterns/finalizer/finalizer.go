@@ -31,11 +31,13 @@ var (
 
 func init() { schemeBuilder.Register(&Bucket{}, &BucketList{}) }
 
-// Finalizer holds a Bucket until the provider has forgotten it; Provider is
-// the ConfigMap that stands for the provider's state.
+// Finalizer holds a Bucket until the provider has forgotten it. The
+// provider's record of a bucket is the ConfigMap Prefix+name, labelled
+// ProviderLabel.
 const (
-	Finalizer = "patterns.ctrlsim.dev/bucket-cleanup"
-	Provider  = "cloud-buckets"
+	Finalizer     = "patterns.ctrlsim.dev/bucket-cleanup"
+	Prefix        = "cloud-bucket-"
+	ProviderLabel = "patterns.ctrlsim.dev/provider"
 )
 
 // Bucket is a storage bucket at an external provider.
@@ -86,8 +88,8 @@ func (in *BucketList) DeepCopyObject() runtime.Object {
 type Reconciler struct {
 	client.Client
 	// APIReader reads live from the apiserver (mgr.GetAPIReader()): the
-	// provider's state is read as a provider's API is called, never from a
-	// cache that may not show the last registration yet.
+	// provider's records are read as a provider's API is called, never from
+	// a cache.
 	APIReader client.Reader
 	// Buggy removes the finalizer before the cleanup.
 	Buggy bool
@@ -115,11 +117,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 				return ctrl.Result{}, err
 			}
 		}
-		if err := r.provider(ctx, b.Namespace, func(data map[string]string) bool {
-			_, ok := data[b.Name]
-			delete(data, b.Name)
-			return ok
-		}); err != nil {
+		if err := r.forget(ctx, &b); err != nil {
 			return ctrl.Result{}, err
 		}
 		if r.Buggy {
@@ -133,35 +131,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.provider(ctx, b.Namespace, func(data map[string]string) bool {
-		if data[b.Name] == b.Spec.Region {
-			return false
-		}
-		data[b.Name] = b.Spec.Region
-		return true
-	})
+	return ctrl.Result{}, r.register(ctx, &b)
 }
 
-// provider applies change to the provider's state of namespace ns (creating
-// it), and writes it if change reports a change.
-func (r *Reconciler) provider(ctx context.Context, ns string, change func(map[string]string) bool) error {
-	var cm corev1.ConfigMap
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: Provider}, &cm)
+// external is the provider's record of b's bucket.
+func external(b *Bucket) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: b.Namespace, Name: Prefix + b.Name, Labels: map[string]string{ProviderLabel: "cloud"}}}
+}
+
+// register creates the bucket at the provider, or moves it to its region.
+func (r *Reconciler) register(ctx context.Context, b *Bucket) error {
+	cm := external(b)
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), cm)
 	if apierrors.IsNotFound(err) {
-		cm = corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: Provider}, Data: map[string]string{}}
-		if !change(cm.Data) {
-			return nil
-		}
-		return r.Create(ctx, &cm)
+		cm.Data = map[string]string{"region": b.Spec.Region}
+		return r.Create(ctx, cm)
 	}
-	if err != nil {
+	if err != nil || cm.Data["region"] == b.Spec.Region {
 		return err
 	}
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	if !change(cm.Data) {
-		return nil
-	}
-	return r.Update(ctx, &cm)
+	cm.Data = map[string]string{"region": b.Spec.Region}
+	return r.Update(ctx, cm)
+}
+
+// forget deletes the bucket at the provider.
+func (r *Reconciler) forget(ctx context.Context, b *Bucket) error {
+	return client.IgnoreNotFound(r.Delete(ctx, external(b)))
 }
