@@ -84,25 +84,28 @@ func TestBuggyTwinsAreCaught(t *testing.T) {
 	}
 }
 
+// correct explores the correct operator of p over n plans.
 func correct(t *testing.T, p pattern, n int) (operatortest.Result, time.Duration) {
 	t.Helper()
 	o := p.options(false)
 	o.Checks, o.ShrinkRuns = n, shrinkRuns
-	start := time.Now()
-	res, err := operatortest.Explore(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, took := explore(t, o)
 	if !res.Caught && res.Checks != n {
 		t.Fatalf("explored %d plans, want %d", res.Checks, n)
 	}
-	return res, time.Since(start)
+	return res, took
 }
 
+// twin explores the buggy twin of p (operatortest's default budget).
 func twin(t *testing.T, p pattern) (operatortest.Result, time.Duration) {
 	t.Helper()
 	o := p.options(true)
 	o.ShrinkRuns = shrinkRuns
+	return explore(t, o)
+}
+
+func explore(t *testing.T, o operatortest.Options) (operatortest.Result, time.Duration) {
+	t.Helper()
 	start := time.Now()
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
@@ -127,6 +130,15 @@ func replayOnCorrect(t *testing.T, p pattern, res operatortest.Result) {
 	t.Run("minimal-plan-on-the-correct-operator", func(t *testing.T) { operatortest.Run(t, p.options(false)) })
 }
 
+// firstProperty names the first violated property of res.
+func firstProperty(res operatortest.Result) string {
+	if len(res.Violations) == 0 {
+		return "-"
+	}
+	return res.Violations[0].Property
+}
+
+// verdicts lists res's violations, one "property: detail" each.
 func verdicts(res operatortest.Result) string {
 	var out []string
 	for _, v := range res.Violations {
