@@ -16,7 +16,7 @@ import (
 )
 
 var (
-	flagPlans  = flag.Int("patterns.plans", 0, "plans per correct operator (0: 40, or 10 under -short)")
+	flagPlans  = flag.Int("patterns.plans", 0, "plans per correct operator (0: 30, or 10 under -short; make falsealarms: 1000)")
 	flagReport = flag.String("patterns.report", "", "write the suite's table (plans, false alarms, checks and seconds to catch each twin) to this file")
 )
 
@@ -42,7 +42,7 @@ var scheme = func() *runtime.Scheme {
 
 // shrinkRuns bounds the runs spent shrinking a violation: the budget only
 // (a false alarm is reported all the same, its plan a little less minimal).
-const shrinkRuns = 100
+const shrinkRuns = 30
 
 // plans is the budget for each correct operator.
 func plans() int {
@@ -52,7 +52,7 @@ func plans() int {
 	case testing.Short():
 		return 10
 	}
-	return 40
+	return 30
 }
 
 // Each correct operator, with the default Options, raises no violation over
