@@ -18,7 +18,7 @@
 //
 // Budgets: 30 plans per correct operator (10 under -short, for make check),
 // and each twin explored with operatortest's default budget (100 plans)
-// until caught; shrinking is bounded to 30 runs. make falsealarms runs 1,000
+// until caught; shrinking is bounded to 10 runs. make falsealarms runs 1,000
 // plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).

@@ -42,7 +42,7 @@ var scheme = func() *runtime.Scheme {
 
 // shrinkRuns bounds the runs spent shrinking a violation: the budget only
 // (a false alarm is reported all the same, its plan a little less minimal).
-const shrinkRuns = 30
+const shrinkRuns = 10
 
 // plans is the budget for each correct operator.
 func plans() int {
