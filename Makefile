@@ -10,7 +10,7 @@ ENVTEST_ASSETS ?=
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run check test lint vet bench fuzz reports envtest-assets test-envtest chromium test-browser help
+.PHONY: all run check test lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
 
 all: test
 
@@ -54,6 +54,14 @@ fuzz: ## fuzz every target for FUZZTIME each (default 60s); failures land in fuz
 
 reports: ## regenerate the reports/ catalogue (commit the result)
 	$(GO) run ./cmd/ctrlsim catalogue
+
+# Plans per correct operator of the false-alarm suite (examples/patterns) in make falsealarms;
+# make test runs the suite's own bounded budget.
+FALSEALARM_PLANS ?= 1000
+
+falsealarms: ## the false-alarm suite at FALSEALARM_PLANS (1,000) plans per correct operator, each twin caught; writes reports/falsealarms.md (commit it)
+	$(GO) test -count=1 -timeout 0 -v -run '^TestFalseAlarmReport$$' ./examples/patterns/ \
+		-patterns.plans=$(FALSEALARM_PLANS) -patterns.report=$(CURDIR)/reports/falsealarms.md
 
 envtest-assets: ## build kube-apiserver, kube-controller-manager and etcd from the Go module proxy, once, into ~/.cache/ctrlsim/envtest
 	@ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh

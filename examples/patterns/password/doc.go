@@ -1,0 +1,17 @@
+// Package password is the smallest operator that generates a password: a
+// User gets a Secret <name>-credentials, owned by it, with spec.username and
+// a password drawn from crypto/rand when the Secret is created, and never
+// changed after (the user's clients have it). A change of username is
+// written into the Secret; its password stays.
+//
+// The pattern's trap for a test harness: the password is random, different
+// in every run.
+//
+// The buggy twin (Buggy) draws a new password at every reconcile and writes
+// it: every write wakes the operator again (it watches its Secrets), so it
+// rewrites the password for ever and clients never keep one.
+//
+// # Known gaps
+//
+//   - No rotation: a password changes only when its Secret is re-created.
+package password

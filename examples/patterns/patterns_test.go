@@ -1,0 +1,169 @@
+package patterns_test
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+var addToSchemes = []func(*runtime.Scheme) error{
+	jobchild.AddToScheme, generatename.AddToScheme, ownedchildren.AddToScheme, dependency.AddToScheme,
+	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
+	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme,
+}
+
+// operator is the Options of a one-manager operator: its CRD, its Setup and
+// its seed objects; everything else is operatortest's default.
+func operator(crd []byte, name string, setup func(mgr manager.Manager) error, objects ...client.Object) operatortest.Options {
+	return operatortest.Options{
+		Scheme:   scheme,
+		CRDs:     [][]byte{crd},
+		Managers: []operatortest.Manager{{Name: name, Setup: setup}},
+		Objects:  objects,
+	}
+}
+
+func meta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+
+// patterns is the suite, in the order of issue 27's list.
+var patterns = []pattern{
+	{
+		name: "job-child",
+		does: "a Task runs its image once as a Job it owns and mirrors the Job's progress in status",
+		bug:  "records the start in status before it creates the Job, and trusts the record",
+		options: func(buggy bool) operatortest.Options {
+			return operator(jobchild.CRD, "jobchild", func(mgr manager.Manager) error {
+				return (&jobchild.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &jobchild.Task{ObjectMeta: meta("work", "report"), Spec: jobchild.TaskSpec{Image: "busybox:1.36", Args: []string{"echo", "done"}}})
+		},
+	},
+	{
+		name: "generate-name",
+		does: "a Snapshot gets a ConfigMap of generated name (listed live before it is created) and records its name in status",
+		bug:  "lists its children from the cache, which may not show the one it just created",
+		options: func(buggy bool) operatortest.Options {
+			return operator(generatename.CRD, "generatename", func(mgr manager.Manager) error {
+				return (&generatename.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &generatename.Snapshot{ObjectMeta: meta("work", "nightly"), Spec: generatename.SnapshotSpec{Source: "db-main"}})
+		},
+	},
+	{
+		name: "owned-children",
+		does: "a Website owns a ConfigMap and a Service; the workload deletes the Website and the garbage collector its children",
+		bug:  "creates a child unowned and adds its owner reference in a second write",
+		options: func(buggy bool) operatortest.Options {
+			return operator(ownedchildren.CRD, "ownedchildren", func(mgr manager.Manager) error {
+				return (&ownedchildren.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &ownedchildren.Website{ObjectMeta: meta("web", "shop"), Spec: ownedchildren.WebsiteSpec{Title: "Shop", Port: 8080}})
+		},
+	},
+	{
+		name: "dependency",
+		does: "a Database names a Secret the workload may delete; while it is missing the operator fails and retries",
+		bug:  "gives up on a missing Secret (no error) and does not watch Secrets",
+		options: func(buggy bool) operatortest.Options {
+			return operator(dependency.CRD, "dependency", func(mgr manager.Manager) error {
+				return (&dependency.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			},
+				&dependency.Database{ObjectMeta: meta("data", "orders"), Spec: dependency.DatabaseSpec{Host: "orders.db.internal", CredentialsSecret: "orders-user"}},
+				&corev1.Secret{ObjectMeta: meta("data", "orders-user"), Data: map[string][]byte{"username": []byte("orders")}})
+		},
+	},
+	{
+		name: "finalizer",
+		does: "a Bucket is registered with an external provider under a finalizer, and unregistered before the finalizer goes",
+		bug:  "removes the finalizer before the cleanup",
+		options: func(buggy bool) operatortest.Options {
+			return operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
+				return (&finalizer.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+		},
+	},
+	{
+		name: "conditions",
+		does: "a Page is published in a ConfigMap, then reported with a Ready condition and observedGeneration",
+		bug:  "writes observedGeneration before the work, and skips the work when it is current",
+		options: func(buggy bool) operatortest.Options {
+			return operator(conditions.CRD, "conditions", func(mgr manager.Manager) error {
+				return (&conditions.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &conditions.Page{ObjectMeta: meta("site", "home"), Spec: conditions.PageSpec{Body: "<h1>Welcome</h1>"}})
+		},
+	},
+	{
+		name: "two-managers",
+		does: "two managers (dns, tls) write status.address and status.certificate of one Gateway, each with a patch of its key",
+		bug:  "the tls manager patches the whole status as its cache shows it",
+		options: func(buggy bool) operatortest.Options {
+			return operatortest.Options{
+				Scheme: scheme,
+				CRDs:   [][]byte{twomanagers.CRD},
+				Managers: []operatortest.Manager{
+					{Name: "dns", Setup: func(mgr manager.Manager) error {
+						return (&twomanagers.DNS{Client: mgr.GetClient()}).SetupWithManager(mgr)
+					}},
+					{Name: "tls", Setup: func(mgr manager.Manager) error {
+						return (&twomanagers.TLS{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+					}},
+				},
+				Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
+			}
+		},
+	},
+	{
+		name: "leader-election",
+		does: "two replicas elect a leader; the leader creates a Certificate's Secret of generated name after a live list",
+		bug:  "opts the controller out of leader election: both replicas create",
+		options: func(buggy bool) operatortest.Options {
+			o := operator(leader.CRD, "certs", func(mgr manager.Manager) error {
+				return (&leader.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &leader.Certificate{ObjectMeta: meta("tls", "shop"), Spec: leader.CertificateSpec{DNSName: "shop.example.com"}})
+			o.Managers[0].Replicas = 2
+			return o
+		},
+	},
+	{
+		name: "schedule",
+		does: "a Schedule runs a Job every 30 s, named by its time; runs missed by more than the starting deadline are skipped",
+		bug:  "creates each run's Job with generateName",
+		options: func(buggy bool) operatortest.Options {
+			return operator(schedule.CRD, "schedule", func(mgr manager.Manager) error {
+				return (&schedule.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &schedule.Schedule{ObjectMeta: meta("ops", "backup"), Spec: schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}})
+		},
+	},
+	{
+		name: "password",
+		does: "a User gets a Secret with a password from crypto/rand, drawn once",
+		bug:  "draws and writes a new password at every reconcile",
+		options: func(buggy bool) operatortest.Options {
+			return operator(password.CRD, "password", func(mgr manager.Manager) error {
+				return (&password.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &password.User{ObjectMeta: meta("db", "app"), Spec: password.UserSpec{Username: "app"}})
+		},
+	},
+	{
+		name: "map-ports",
+		does: "a Frontend's ports (a Go map) become a Service's ports in map order, compared as a set",
+		bug:  "names each port by its position in the map's order",
+		options: func(buggy bool) operatortest.Options {
+			return operator(mapports.CRD, "mapports", func(mgr manager.Manager) error {
+				return (&mapports.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &mapports.Frontend{ObjectMeta: meta("web", "front"), Spec: mapports.FrontendSpec{Ports: map[string]int32{"http": 80, "https": 443, "metrics": 9090}}})
+		},
+	},
+}

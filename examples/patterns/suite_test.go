@@ -1,0 +1,148 @@
+package patterns_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+var (
+	flagPlans  = flag.Int("patterns.plans", 0, "plans per correct operator (0: 30, or 10 under -short; make falsealarms: 1000)")
+	flagReport = flag.String("patterns.report", "", "write the suite's table (plans, false alarms, checks and seconds to catch each twin) to this file")
+)
+
+// pattern is one operator of the suite: its test's Options, correct or as
+// its buggy twin.
+type pattern struct {
+	name string
+	// what the correct operator does, and the twin's bug, for the report.
+	does, bug string
+	options   func(buggy bool) operatortest.Options
+}
+
+// scheme has the built-in kinds and every pattern's custom resources.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme}, addToSchemes...) {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}()
+
+// shrinkRuns bounds the runs spent shrinking a violation: the budget only
+// (a false alarm is reported all the same, its plan a little less minimal).
+const shrinkRuns = 10
+
+// plans is the budget for each correct operator.
+func plans() int {
+	switch {
+	case *flagPlans > 0:
+		return *flagPlans
+	case testing.Short():
+		return 10
+	}
+	return 30
+}
+
+// Each correct operator, with the default Options, raises no violation over
+// the budget: every violation would be a false alarm.
+func TestCorrectOperatorsRaiseNoFalseAlarm(t *testing.T) {
+	for _, p := range patterns {
+		t.Run(p.name, func(t *testing.T) {
+			res, _ := correct(t, p, plans())
+			if res.Caught {
+				t.Errorf("false alarm after %d plans: %s\nminimal plan:\n%s", res.Checks, verdicts(res), res.Minimal)
+			}
+		})
+	}
+}
+
+// Each buggy twin is caught by the generic oracles, and the plan that
+// catches it, run on the correct operator, holds: the twin is caught for its
+// bug, not for a false alarm it shares with the correct operator.
+func TestBuggyTwinsAreCaught(t *testing.T) {
+	for _, p := range patterns {
+		t.Run(p.name, func(t *testing.T) {
+			res, _ := twin(t, p)
+			if !res.Caught {
+				t.Fatalf("the buggy twin (%s) was not caught in %d plans", p.bug, res.Checks)
+			}
+			t.Logf("caught after %d plans: %s\nminimal plan:\n%s", res.Checks, verdicts(res), res.Minimal)
+			replayOnCorrect(t, p, res)
+		})
+	}
+}
+
+// correct explores the correct operator of p over n plans.
+func correct(t *testing.T, p pattern, n int) (operatortest.Result, time.Duration) {
+	t.Helper()
+	o := p.options(false)
+	o.Checks, o.ShrinkRuns = n, shrinkRuns
+	res, took := explore(t, o)
+	if !res.Caught && res.Checks != n {
+		t.Fatalf("explored %d plans, want %d", res.Checks, n)
+	}
+	return res, took
+}
+
+// twin explores the buggy twin of p (operatortest's default budget).
+func twin(t *testing.T, p pattern) (operatortest.Result, time.Duration) {
+	t.Helper()
+	o := p.options(true)
+	o.ShrinkRuns = shrinkRuns
+	return explore(t, o)
+}
+
+func explore(t *testing.T, o operatortest.Options) (operatortest.Result, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, time.Since(start)
+}
+
+// replayOnCorrect runs the twin's minimal plan on the correct operator
+// (operatortest.Run with -ctrlsim.plan), which fails the test if it violates
+// anything.
+func replayOnCorrect(t *testing.T, p pattern, res operatortest.Result) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "twin.plan")
+	if err := os.WriteFile(file, []byte(res.Minimal.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	t.Run("minimal-plan-on-the-correct-operator", func(t *testing.T) { operatortest.Run(t, p.options(false)) })
+}
+
+// firstProperty names the first violated property of res.
+func firstProperty(res operatortest.Result) string {
+	if len(res.Violations) == 0 {
+		return "-"
+	}
+	return res.Violations[0].Property
+}
+
+// verdicts lists res's violations, one "property: detail" each.
+func verdicts(res operatortest.Result) string {
+	var out []string
+	for _, v := range res.Violations {
+		out = append(out, fmt.Sprintf("%s: %s", v.Property, v.Detail))
+	}
+	return strings.Join(out, "; ")
+}
