@@ -68,9 +68,13 @@ func (s *Server) crdDelay() time.Duration {
 	return time.Millisecond * time.Duration(1+s.delays.IntN(100))
 }
 
-// later runs f after d (Options.Later), or at once without a Later.
+// later runs f after d (Options.Later), or at once without a Later (a server
+// without a clock to wait on cannot poll: a wait it would need is refused).
 func (s *Server) later(d time.Duration, f func()) {
 	if s.laterFn == nil {
+		if d > 0 {
+			panic("apiserver: waiting for a deleted CRD's objects to go needs Options.Later")
+		}
 		f()
 		return
 	}

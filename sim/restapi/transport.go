@@ -280,7 +280,7 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		if tg.sub != "" {
 			return 0, nil, notAllowed(req, tg)
 		}
-		do, err := deleteOptions(body, q)
+		do, err := t.deleteOptions(body, req.Header.Get("Content-Type"), q)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -477,10 +477,18 @@ func selectors(o *client.ListOptions, label, field string) error {
 
 // deleteOptions reads the DeleteOptions of a delete: the body client-go sends,
 // or the query parameters.
-func deleteOptions(body []byte, q map[string][]string) (*client.DeleteOptions, error) {
+func (t *Transport) deleteOptions(body []byte, contentType string, q map[string][]string) (*client.DeleteOptions, error) {
 	var mo metav1.DeleteOptions
 	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &mo); err != nil {
+		mt, _, _ := mime.ParseMediaType(contentType)
+		if mt == "" {
+			mt = runtime.ContentTypeJSON
+		}
+		info, ok := runtime.SerializerInfoForMediaType(t.codecFactory().SupportedMediaTypes(), mt)
+		if !ok {
+			return nil, unsupportedMediaType(mt)
+		}
+		if _, _, err := info.Serializer.Decode(body, &schema.GroupVersionKind{Group: "meta.k8s.io", Version: "v1", Kind: "DeleteOptions"}, &mo); err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("decoding DeleteOptions: %v", err))
 		}
 	}
