@@ -181,7 +181,10 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 	}
 	tg, err := t.resolve(gv, rest)
 	if err != nil {
-		return 0, nil, err
+		// Still one call of the process: a request the server answers 404
+		// (a kind whose CRD is not established yet), traced by its path.
+		call := kubeclient.Call{Verb: verbOf(req.Method, len(rest) == 2 || (len(rest) > 3 && rest[0] == "namespaces")), Object: &metav1.Status{}, Name: req.URL.Path}
+		return 0, nil, t.c.Do(call, func() error { return err })
 	}
 	ctx := req.Context()
 	q := req.URL.Query()
@@ -517,4 +520,25 @@ func (t *Transport) deleteOptions(body []byte, contentType string, q map[string]
 // unsupportedMediaType is the handler's 415 for a body it cannot decode.
 func unsupportedMediaType(mt string) error {
 	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "", fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json (%s)", mt), 0, false)
+}
+
+// verbOf is the API verb of a request's method (named: the path names an object).
+func verbOf(method string, named bool) string {
+	switch method {
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		if named {
+			return "delete"
+		}
+		return "deletecollection"
+	}
+	if named {
+		return "get"
+	}
+	return "list"
 }
