@@ -80,9 +80,17 @@
 //     from the kind's one stream. No cache options choose forms
 //     (CacheOptions.Unstructured is as if true: the client reads Unstructured
 //     objects from the cache).
-//   - GetConfig and GetHTTPClient return a config and client whose every request
-//     fails: a process has no REST endpoint. Webhooks, health probes and metrics
-//     are accepted and never served or called. Manager.Start is refused.
+//   - GetConfig and GetHTTPClient are served in-process by the apiserver model
+//     (package restapi, restconfig.go): clientsets, the dynamic client,
+//     discovery and a discovery-based RESTMapper work, each request one call
+//     of the incarnation's client (trace, yield, latency, crash points,
+//     identity, faults). Watches over REST (informer factories on a
+//     clientset) are refused with an error naming them; so are subresources
+//     other than status and namespaces/finalize (pods/exec among them).
+//     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
+//     reach the simulator (restapi's Known gaps say why): use the manager's.
+//     Webhooks, health probes and metrics are accepted and never served or
+//     called. Manager.Start is refused.
 //   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
 //     does: the action and the related object are dropped.
 //   - Outside a testing/synctest bubble (package wallclock), controller-runtime's
