@@ -86,4 +86,3 @@ func TestTheClusterWideListIsCaught(t *testing.T) {
 		t.Logf("%s: %s", v.Property, v.Detail)
 	}
 }
-
