@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -43,12 +44,30 @@ type pendingSeeds struct {
 	watched bool
 }
 
+// seedsPending are the pending seeds of each running world's cluster.
+var seedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
+
+// neverServed is the error of a run that ended with seed objects whose kind
+// was never served: the test gave objects that no run could create.
+func neverServed(c *cluster.Cluster) error {
+	v, ok := seedsPending.LoadAndDelete(c)
+	if !ok || len(v.(*pendingSeeds).objs) == 0 {
+		return nil
+	}
+	var names []string
+	for _, o := range v.(*pendingSeeds).objs {
+		names = append(names, fmt.Sprintf("%s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o)))
+	}
+	return fmt.Errorf("operatortest: Objects %v were never created: no CRD served their kind by the end of the run", names)
+}
+
 func (p *pendingSeeds) add(obj client.Object) {
 	p.objs = append(p.objs, obj)
 	if p.watched {
 		return
 	}
 	p.watched = true
+	seedsPending.Store(p.c, p)
 	p.c.Server.Watcher().Watch(crdGVK, func(apiserver.Event) {
 		// After the write that installed the kind, at the same instant.
 		p.c.Clock.AfterFunc(0, p.createServed)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -125,8 +126,8 @@ type Options struct {
 	// resources the operator reconciles and what they need (namespaces are
 	// created as needed). An object whose kind no CRD serves yet (one the
 	// operator installs at run time) is created, as an applier retrying it
-	// would, at the instant its kind is served; if it never is, it is never
-	// created.
+	// would, at the instant its kind is served; a run that ends with one
+	// never created fails with an error naming it.
 	Objects []client.Object
 	// Properties are the test's own properties, judged after the generic ones.
 	Properties []Property
@@ -670,7 +671,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 			props = append(props, userProperty{up, c})
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
-		if err := c.Err(); err != nil {
+		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
 			return
 		}
