@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
@@ -279,5 +281,44 @@ func TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects(t *test
 	}
 	if _, err := dyn.Resource(gadgets).Namespace("default").List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("list after the CRD went: %v, want NotFound (no longer served)", err)
+	}
+}
+
+// controller-runtime's own client and dynamic RESTMapper, built from the
+// config as an operator's main.go builds a second client, work on it.
+func TestControllerRuntimeClientOnTheConfig(t *testing.T) {
+	w := newWorld(t, apiserver.Admin)
+	httpClient, err := rest.HTTPClientFor(w.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(w.cfg, httpClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := crclient.New(w.cfg, crclient.Options{Scheme: w.server.Scheme(), Mapper: mapper, HTTPClient: httpClient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}, Data: map[string]string{"a": "b"}}
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	var got corev1.ConfigMap
+	if err := c.Get(ctx, crclient.ObjectKeyFromObject(cm), &got); err != nil || got.Data["a"] != "b" {
+		t.Fatalf("get: %v %v", got, err)
+	}
+	u := &unstructured.UnstructuredList{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMapList")
+	if err := c.List(ctx, u, crclient.InNamespace("default")); err != nil || len(u.Items) != 1 || u.Items[0].GetKind() != "ConfigMap" {
+		t.Fatalf("unstructured list: %v %v", u.Items, err)
+	}
+	if err := c.Delete(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, crclient.ObjectKeyFromObject(cm), &got); !apierrors.IsNotFound(err) {
+		t.Fatalf("get after delete: %v, want NotFound", err)
 	}
 }
