@@ -140,3 +140,19 @@ func (r *GadgetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	g.SetGroupVersionKind(GadgetGVK)
 	return ctrl.NewControllerManagedBy(mgr).Named("gadget").For(g).Owns(&corev1.ConfigMap{}).Complete(r)
 }
+
+// SetupInMain is the other common shape: main.go installs the CRD through the
+// clientset before it registers the controller for its kind, and does not
+// wait. controller-runtime's Kind source retries the kind every 10 s until
+// the CRD is established (within its 2-minute CacheSyncTimeout), so the
+// controller starts a little later and works.
+func SetupInMain(mgr manager.Manager) error {
+	ax, err := apiextensionsclientset.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	if _, err := ax.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), Definition(), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return (&GadgetReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+}

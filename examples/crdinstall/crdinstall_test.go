@@ -82,3 +82,30 @@ func TestTheInstallerThatDoesNotWaitIsCaught(t *testing.T) {
 		t.Fatalf("the installer that does not wait was not caught: %+v", res)
 	}
 }
+
+// A main.go that installs the CRD and registers the controller at once holds:
+// the controller's Kind source waits for the kind to be served, as
+// controller-runtime's does, and the user's Gadget gets its ConfigMap.
+func TestInstallingInMainThenRegisteringHolds(t *testing.T) {
+	o := options(true)
+	o.Managers[0].Setup = crdinstall.SetupInMain
+	o.Properties = []operatortest.Property{mineMade}
+	operatortest.Run(t, o)
+}
+
+// mineMade: the user's Gadget gets its ConfigMap, and the controller never
+// failed to start (its source waited for the kind instead).
+var mineMade = operatortest.Property{Name: "gadget-configmap", Check: func(h *operatortest.History) error {
+	waited := false
+	for _, s := range h.Steps() {
+		if s.Op == "setup" && strings.HasPrefix(s.Result, "error") {
+			return fmt.Errorf("at %v %s: %s", s.At, s.Process, s.Result)
+		}
+		waited = waited || (s.Op == "log" && strings.Contains(s.Result, "if kind is a CRD, it should be installed before calling Start"))
+	}
+	if !waited {
+		return fmt.Errorf("the controller's source never waited for the kind: the CRD was served before Setup returned?")
+	}
+	var cm corev1.ConfigMap
+	return h.Get(client.ObjectKey{Namespace: crdinstall.Namespace, Name: "gadget-mine"}, &cm)
+}}

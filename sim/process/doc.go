@@ -21,6 +21,12 @@
 //     controller's NewQueue builds: controller-runtime's priority queue, or
 //     client-go's classic queue with UsePriorityQueue false; client-go's token
 //     bucket runs on virtual time. A reconcile panic is recorded as a Finding.
+//   - A controller whose source's kind is not served yet (its CRD created by
+//     the operator and not yet established) starts as controller-runtime's
+//     Kind source does: it asks at once, then every 10 s (logging "if kind is
+//     a CRD, it should be installed before calling Start"), and gives up
+//     after the default 2-minute CacheSyncTimeout, when the process exits and
+//     restarts (crdwait.go).
 //   - A Watch added while the controller runs (a reconciler adding a watch)
 //     starts before the process's next client call or queue Get.
 //   - Every client call is a yield point. A cached read only yields; an API call
