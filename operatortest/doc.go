@@ -151,4 +151,12 @@
 //   - The garbage collector and namespace controller know only the judged
 //     kinds, and Pods, ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
+//     A kind that a CRD created during the run serves is judged (and
+//     collected) only when a seed object has it; the workload does not mutate
+//     seed objects of such a kind (their schema is not known before the run).
+//   - Every world serves CustomResourceDefinition objects: Run registers
+//     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
+//     lacks it. A scheme shared with code that reads it concurrently while the
+//     first Run starts (another test's client, in parallel) races with that
+//     registration: register apiextensionsv1 yourself to avoid it.
 package operatortest
