@@ -151,9 +151,10 @@
 //   - The garbage collector and namespace controller know only the judged
 //     kinds, and Pods, ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
-//     A kind that a CRD created during the run serves is judged (and
-//     collected) only when a seed object has it; the workload does not mutate
-//     seed objects of such a kind (their schema is not known before the run).
+//     A kind that only a CRD created during the run serves (no Go type, no
+//     manifest in Options.CRDs) is neither judged by the generic oracles nor
+//     collected; the workload's changes to seed objects of such a kind are
+//     untested (the examples that use one set NoWorkload).
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the
