@@ -88,9 +88,9 @@
 //     objects from the cache).
 //   - GetConfig and GetHTTPClient are served in-process by the apiserver model
 //     (package restapi, restconfig.go): clientsets, the dynamic client,
-//     discovery and a discovery-based RESTMapper work, each request one call
-//     of the incarnation's client (trace, yield, latency, crash points,
-//     identity, faults). Watches over REST (informer factories on a
+//     discovery and a discovery-based RESTMapper work, each API request one
+//     call of the incarnation's client (trace, yield, latency, crash points,
+//     identity, faults); discovery documents are read without a call. Watches over REST (informer factories on a
 //     clientset) are refused with an error naming them; so are subresources
 //     other than status and namespaces/finalize (pods/exec among them).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not

@@ -12,9 +12,14 @@
 //     (kubeclient.Client.Uncached): the same hooks as the manager's client, so
 //     the same trace step, yield point, request and response latency, crash
 //     at a call or after a write, identity (RBAC), and injected API faults.
-//     Discovery requests and requests for a path no served kind has are one
-//     call too (traced as a get of the discovery document, or as the verb on
-//     a Status named by the path).
+//     A request for a path no served kind has is one call too (traced as its
+//     verb on a Status named by the path: a kind whose CRD is not established
+//     yet is answered 404).
+//   - Discovery (/api, /apis, /version, /api/v1, /apis/<group>/<version>) is
+//     answered from the server's kind table without being a call of the
+//     process: client-go's discovery client fetches group versions from
+//     goroutines of its own, which must not enter the scheduler (they run
+//     while the calling task waits for them, so they only read).
 //   - Paths: /api, /apis, /version, /api/v1 and /apis/<group>/<version>
 //     (unaggregated discovery: client-go falls back to it), and the resource
 //     paths of every served kind, namespaced or not: get, list (label and
