@@ -42,15 +42,19 @@ type Transport struct {
 	c      *kubeclient.Client
 	server *apiserver.Server
 	name   string // the process, for error messages
+	enter  func() // before anything else: the scheduler's check of the caller
 	codecs *serializer.CodecFactory
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
 
 // New returns the transport of client c (an uncached client: REST requests
-// always reach the server) on server. name names the process in errors.
-func New(c *kubeclient.Client, server *apiserver.Server, name string) *Transport {
-	return &Transport{c: c, server: server, name: name}
+// always reach the server) on server. name names the process in errors. enter,
+// if not nil, runs first in every request, before the transport reads any
+// state of the server: the scheduler's check of its caller (a Runnable woken
+// by a timer of its own rejoins the scheduler there and waits for its turn).
+func New(c *kubeclient.Client, server *apiserver.Server, name string, enter func()) *Transport {
+	return &Transport{c: c, server: server, name: name, enter: enter}
 }
 
 // Config is a rest.Config served by t: what mgr.GetConfig() returns. QPS is
@@ -75,6 +79,9 @@ func (t *Transport) codecFactory() *serializer.CodecFactory {
 // metav1.Status body and its code, as kube-apiserver answers; an error that is
 // not the server's (the process died during the call) is the transport's.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.enter != nil {
+		t.enter()
+	}
 	var body []byte
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)

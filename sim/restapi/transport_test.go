@@ -61,7 +61,7 @@ func newWorld(t *testing.T, user apiserver.User) *world {
 	c := kubeclient.New(w.server, user, kubeclient.Options{Hooks: kubeclient.Hooks{
 		Before: func(call kubeclient.Call) error { w.calls = append(w.calls, call); return nil },
 	}})
-	w.cfg = restapi.New(c, w.server, "op").Config()
+	w.cfg = restapi.New(c, w.server, "op", nil).Config()
 	return w
 }
 
