@@ -378,4 +378,13 @@
 //     Service, ServiceAccount, Deployment, StatefulSet, Job), and Pods,
 //     ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
+//     A kind that only a CRD created during the run serves (no Go type, no
+//     manifest in Options.CRDs) is neither judged by the generic oracles nor
+//     collected; the workload's changes to seed objects of such a kind are
+//     untested (the examples that use one set NoWorkload).
+//   - Every world serves CustomResourceDefinition objects: Run registers
+//     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
+//     lacks it. A scheme shared with code that reads it concurrently while the
+//     first Run starts (another test's client, in parallel) races with that
+//     registration: register apiextensionsv1 yourself to avoid it.
 package operatortest

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -122,7 +123,10 @@ type Options struct {
 	Managers []Manager
 	// Objects are created, as cluster admin, before time starts: the custom
 	// resources the operator reconciles and what they need (namespaces are
-	// created as needed).
+	// created as needed). An object whose kind no CRD serves yet (one the
+	// operator installs at run time) is created, as an applier retrying it
+	// would, at the instant its kind is served; a run that ends with one
+	// never created fails with an error naming it.
 	Objects []client.Object
 	// Properties are the test's own properties, judged after the generic ones.
 	Properties []Property
@@ -371,6 +375,9 @@ func newWorld(o Options) (*world, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	if err := ensureCRDScheme(o.Scheme); err != nil {
+		return nil, err
+	}
 	w := &world{o: o}
 	docs := o.CRDs
 	for _, pattern := range o.CRDFiles {
@@ -566,6 +573,7 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 func (w *world) setup(c *cluster.Cluster) error {
 	ctx := context.Background()
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+	pending := &pendingSeeds{c: c}
 	for _, m := range w.o.Managers {
 		for _, spec := range m.processes() {
 			if le := spec.LeaderElection; le != nil && !made[le.Namespace] {
@@ -583,7 +591,9 @@ func (w *world) setup(c *cluster.Cluster) error {
 				return err
 			}
 		}
-		if err := c.Admin().Create(ctx, obj.DeepCopyObject().(client.Object)); err != nil {
+		if err := c.Admin().Create(ctx, obj.DeepCopyObject().(client.Object)); unserved(err) {
+			pending.add(obj) // its CRD comes at run time (crds.go)
+		} else if err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 		}
 	}
@@ -668,7 +678,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 			props = append(props, userProperty{up, c})
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
-		if err := c.Err(); err != nil {
+		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
 			return
 		}

@@ -148,6 +148,23 @@
 //     byte for byte against kube-apiserver with a CRD installed from its
 //     manifest.
 //
+//   - CustomResourceDefinition objects (apiextensions.k8s.io/v1, served when the
+//     scheme has the type; operatortest registers it): created, read, updated,
+//     patched and deleted as kube-apiserver's CRD registry does (v1 defaults,
+//     apiextensions' own validation, status reset and storedVersions on create,
+//     spec-only generation), and followed by what its controllers do, after a
+//     delay of 1 to 100 ms drawn from Options.Delays on Options.Later's clock
+//     (crdserve.go): the naming controller accepts the names (NamesAccepted
+//     True, the kind served from then), the establishing controller sets
+//     Established True at the same instant; the first delete adds the
+//     customresourcecleanup finalizer and Terminating (creates of the kind are
+//     then refused with the handler's 405), the finalizer controller deletes
+//     the kind's objects, polls every 5 s until they are gone, removes its
+//     finalizer, and the kind is no longer served. A spec change of an
+//     established CRD serves its new schema at once
+//     (TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects in
+//     sim/restapi).
+//
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
 //     patch media type before the object is read.
@@ -178,6 +195,15 @@
 //     immediately); no garbage collector here (ownerReferences are stored and
 //     validated; models/ runs the collector); no default GC policies other than
 //     background.
+//   - CRD objects: names are always accepted (no KindConflict or
+//     ListKindConflict between CRDs), NamesAccepted and Established come at
+//     the same instant (kube-apiserver: two controllers, milliseconds apart;
+//     5 s with several apiservers), the finalizer's poll has no 1-minute
+//     timeout and requeue, only the storage version is served, a change of
+//     names or storage version of an established CRD is not modelled, and
+//     CRDs given in Options.CRDs (InstallCRD) are served but are not
+//     CustomResourceDefinition objects (a client lists none for them). Not yet
+//     checked against kube-apiserver by internal/differential.
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
 //     follows Go map iteration and varies from request to request. CEL rules

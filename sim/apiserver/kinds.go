@@ -61,6 +61,9 @@ type Kind struct {
 
 	goType reflect.Type // the struct type (not the pointer)
 	schema *crSchema    // a custom resource's schema, or nil
+	// terminating: the CRD object that installed this kind is being deleted
+	// (crdserve.go): creates are refused.
+	terminating bool
 }
 
 // storageKey is the object's etcd key, as storage errors name it: built-in
@@ -199,6 +202,7 @@ var builtinGeneration = map[string]Generation{
 	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": GenerationSpec,
 	"flowcontrol.apiserver.k8s.io/FlowSchema":                       GenerationSpec,
 	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":       GenerationSpec,
+	"apiextensions.k8s.io/CustomResourceDefinition":                 GenerationSpec,
 }
 
 // builtinConditionalOnly lists built-in kinds whose strategy refuses updates without
@@ -226,7 +230,7 @@ var builtinCreateOnUpdate = map[string]bool{
 
 // builtinKind returns the Kind of a type from k8s.io/api, or false for any other type.
 func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
-	if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || strings.HasSuffix(gvk.Kind, "List") {
+	if !(strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || t.PkgPath() == crdPkgPath) || strings.HasSuffix(gvk.Kind, "List") {
 		return nil, false
 	}
 	gk := gvk.Group + "/" + gvk.Kind
@@ -342,6 +346,32 @@ func newKinds(scheme *runtime.Scheme) *kinds {
 }
 
 func (ks *kinds) add(k *Kind) { ks.own.add(ks.scheme, k) }
+
+// crdPkgPath is where CustomResourceDefinition's Go type lives: served as a
+// built-in kind when the scheme has it (apiextensions.k8s.io/v1).
+const crdPkgPath = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+// remove stops serving k, a kind installed with add.
+func (ks *kinds) remove(k *Kind) {
+	t := ks.own
+	if t.byGVK[k.GVK] != k {
+		return
+	}
+	delete(t.byGVK, k.GVK)
+	for i, x := range t.order {
+		if x == k {
+			t.order = append(t.order[:i:i], t.order[i+1:]...)
+			break
+		}
+	}
+	if !k.Unstructured() {
+		delete(t.byType, reflect.PointerTo(k.goType))
+		listGVK := k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List")
+		if lt, ok := ks.scheme.AllKnownTypes()[listGVK]; ok {
+			delete(t.byType, reflect.PointerTo(lt))
+		}
+	}
+}
 
 func (ks *kinds) byGVK(gvk schema.GroupVersionKind) (*Kind, bool) {
 	if k, ok := ks.own.byGVK[gvk]; ok {

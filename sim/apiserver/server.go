@@ -55,6 +55,12 @@ type Options struct {
 	CRDs []CRD
 	// Rand picks generateName suffixes. Defaults to a fixed-seed generator.
 	Rand Rand
+	// Later runs f after d of virtual time (the clock's AfterFunc): the
+	// apiextensions controllers' work after a CustomResourceDefinition write
+	// (crdserve.go). Nil: that work is done at once, within the write.
+	Later func(d time.Duration, f func())
+	// Delays draws those controllers' delays; nil: none.
+	Delays Rand
 }
 
 type objectKey struct{ namespace, name string }
@@ -72,6 +78,11 @@ type Server struct {
 	subs    map[schema.GroupVersionKind][]*subscription
 	log     []Event
 	faults  []*activeFault
+	// CustomResourceDefinition objects (crdserve.go)
+	crds     map[string]*crdState
+	laterFn  func(d time.Duration, f func())
+	delays   Rand
+	kindsGen int // bumped whenever the served kinds change
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme
@@ -87,6 +98,9 @@ func New(opts Options) *Server {
 		rand:    opts.Rand,
 		objects: map[schema.GroupVersionKind]*kindStore{},
 		subs:    map[schema.GroupVersionKind][]*subscription{},
+		crds:    map[string]*crdState{},
+		laterFn: opts.Later,
+		delays:  opts.Delays,
 	}
 	if s.rand == nil {
 		s.rand = &splitmix{state: 0x9E3779B97F4A7C15}
@@ -116,6 +130,7 @@ func (s *Server) InstallCRD(crd CRD) {
 		k.schema = sc
 	}
 	s.kinds.add(k)
+	s.kindsGen++
 }
 
 // CreateDefaultNamespaces creates default, kube-system, kube-public and
@@ -138,6 +153,10 @@ func (s *Server) KindFor(gvk schema.GroupVersionKind) (*Kind, bool) {
 
 // KindCount is the number of served kinds (it grows with InstallCRD).
 func (s *Server) KindCount() int { return len(s.kinds.base.order) + len(s.kinds.own.order) }
+
+// KindsGeneration changes whenever the served kinds change (a CRD installed or
+// removed): mappers built from Kinds are stale once it has moved.
+func (s *Server) KindsGeneration() int { return s.kindsGen }
 
 // Kinds returns every served kind in registration order.
 func (s *Server) Kinds() []*Kind { return s.kinds.order() }
@@ -238,6 +257,9 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv, At: s.clock.Now()}
 	s.log = append(s.log, ev)
 	s.notify(ev)
+	if isCRDKind(k) {
+		s.crdCommitted(typ, obj)
+	}
 }
 
 // copyInto sets *out to a deep copy of stored. The typed client decodes responses

@@ -201,6 +201,9 @@ func (s *Server) Create(u User, obj client.Object) error {
 	if err := s.admit(r); err != nil {
 		return err
 	}
+	if err := crdCreateRefused(r.Kind); err != nil {
+		return err
+	}
 	if r.Kind.Namespaced && r.Kind.GVK.GroupKind() != (schema.GroupKind{Kind: "Namespace"}) {
 		name := obj.GetName()
 		if name == "" {
@@ -261,6 +264,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		if err := sc.admit(r.Kind, obj, nil); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.crdWrite(r.Kind, "", obj, nil); err != nil {
+		return nil, err
 	}
 	if old, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
 		if generated {
@@ -438,6 +444,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	if err := validateUpdate(k, obj, existing); err != nil {
 		return nil, err
 	}
+	if err := s.crdWrite(k, r.Subresource, obj, existing); err != nil {
+		return nil, err
+	}
 	if sc := k.schema; sc != nil {
 		if err := sc.admit(k, obj, existing); err != nil {
 			return nil, err
@@ -558,6 +567,9 @@ func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
 		if pre.ResourceVersion != nil && *pre.ResourceVersion != existing.GetResourceVersion() {
 			return apierrors.NewConflict(gr, r.Name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, existing.GetResourceVersion()))
 		}
+	}
+	if done, err := s.deleteCRD(r, existing, opts); done {
+		return err
 	}
 	return s.deleteGeneric(r, existing, opts)
 }

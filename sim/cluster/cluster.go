@@ -120,8 +120,9 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		clk = clock.New(w.Now().UTC())
 	}
 	c := &Cluster{
-		Clock:   clk,
-		Server:  apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names")}),
+		Clock: clk,
+		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names"),
+			Later: func(d time.Duration, f func()) { clk.AfterFunc(d, f) }, Delays: src.Stream("apiserver/crd")}),
 		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall),
 		Trace:   trace.New(),
 		plan:    p,

@@ -63,9 +63,9 @@ type Client struct {
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
-// server serves more kinds (InstallCRD).
+// served kinds change (a CRD installed or removed: Server.KindsGeneration).
 type mapperCache struct {
-	kinds  int
+	kinds  int // the KindsGeneration it was built at
 	mapper meta.RESTMapper
 }
 
@@ -83,8 +83,18 @@ func (c *Client) APIReader() client.Reader {
 	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper}
 }
 
+// Uncached returns a client like this one (identity, hooks) that reads from the
+// server: what a client built on the process's REST config is (package restapi).
+func (c *Client) Uncached() *Client {
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper}
+}
+
 // User is the identity the client acts as.
 func (c *Client) User() apiserver.User { return c.user }
+
+// Do runs a call the client does not make itself between the hooks: a REST
+// request that package restapi serves without a client method (discovery).
+func (c *Client) Do(call Call, f func() error) error { return c.do(call, f) }
 
 // do runs one call between the hooks.
 func (c *Client) do(call Call, f func() error) error {
@@ -304,7 +314,7 @@ func (c *Client) Scheme() *runtime.Scheme { return c.server.Scheme() }
 
 // RESTMapper maps the kinds the server serves.
 func (c *Client) RESTMapper() meta.RESTMapper {
-	if n := c.server.KindCount(); c.mapper.mapper == nil || n != c.mapper.kinds {
+	if n := c.server.KindsGeneration(); c.mapper.mapper == nil || n != c.mapper.kinds {
 		c.mapper.kinds, c.mapper.mapper = n, restMapper(c.server)
 	}
 	return c.mapper.mapper

@@ -23,6 +23,12 @@
 //     bucket runs on virtual time. A reconcile panic is recorded as a
 //     Finding, with the code location that panicked (the function, its
 //     file's base name and line: Finding.Location).
+//   - A controller whose source's kind is not served yet (its CRD created by
+//     the operator and not yet established) starts as controller-runtime's
+//     Kind source does: it asks at once, then every 10 s (logging "if kind is
+//     a CRD, it should be installed before calling Start"), and gives up
+//     after the default 2-minute CacheSyncTimeout, when the process exits and
+//     restarts (crdwait.go).
 //   - A Watch added while the controller runs (a reconciler adding a watch)
 //     starts before the process's next client call or queue Get.
 //   - Every client call is a yield point. A cached read only yields; an API call
@@ -82,9 +88,17 @@
 //     from the kind's one stream. No cache options choose forms
 //     (CacheOptions.Unstructured is as if true: the client reads Unstructured
 //     objects from the cache).
-//   - GetConfig and GetHTTPClient return a config and client whose every request
-//     fails: a process has no REST endpoint. Webhooks, health probes and metrics
-//     are accepted and never served or called. Manager.Start is refused.
+//   - GetConfig and GetHTTPClient are served in-process by the apiserver model
+//     (package restapi, restconfig.go): clientsets, the dynamic client,
+//     discovery and a discovery-based RESTMapper work, each API request one
+//     call of the incarnation's client (trace, yield, latency, crash points,
+//     identity, faults); discovery documents are read without a call. Watches over REST (informer factories on a
+//     clientset) are refused with an error naming them; so are subresources
+//     other than status and namespaces/finalize (pods/exec among them).
+//     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
+//     reach the simulator (restapi's Known gaps say why): use the manager's.
+//     Webhooks, health probes and metrics are accepted and never served or
+//     called. Manager.Start is refused.
 //   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
 //     does: the action and the related object are dropped.
 //   - Outside a testing/synctest bubble (package wallclock), controller-runtime's

@@ -190,6 +190,10 @@ func newHosted(m *Manager, r manager.Runnable) (*hosted, error) {
 // start starts the controller's sources, then runs its Start, whose workers
 // the scheduler adopts.
 func (h *hosted) start() error {
+	if gvk, waiting := h.unservedKind(); waiting {
+		h.waitServed(gvk, h.m.p.env.Clock.Now()) // crdwait.go
+		return nil
+	}
 	h.started = true
 	if err := h.startWatches(); err != nil {
 		return err

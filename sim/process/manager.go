@@ -11,7 +11,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -23,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -32,9 +32,8 @@ import (
 // (see host.go) on the simulator's queue, cache and scheduler.
 //
 // What is not modelled is refused where it would be used for real, never
-// faked: Runnables other than controllers (Add returns an error), the REST
-// config and HTTP client (every request fails), Start (the simulator starts
-// processes). Health and ready checks, metrics handlers, the webhook server and
+// faked: Start (the simulator starts processes). The REST config and HTTP
+// client are served in-process (restconfig.go). Health and ready checks, metrics handlers, the webhook server and
 // the conversion registry are accepted and never called.
 type Manager struct {
 	p           *Process
@@ -55,12 +54,15 @@ type Manager struct {
 	// elected is closed then.
 	leading bool
 	elected chan struct{}
+	// rest serves GetConfig and GetHTTPClient (restconfig.go).
+	rest *restapi.Transport
 }
 
 var _ manager.Manager = (*Manager)(nil)
 
 func newManager(p *Process, c *procCache) *Manager {
-	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
+	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{}),
+		rest: restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { p.env.Scheduler.Current() })}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true
@@ -206,23 +208,6 @@ func (m *Manager) GetControllerOptions() config.Controller {
 
 // GetConverterRegistry is an empty registry: conversion webhooks are not called.
 func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
-
-// GetHTTPClient is a client whose every request fails: a process has no REST
-// endpoint in the simulator.
-func (m *Manager) GetHTTPClient() *http.Client {
-	return &http.Client{Transport: noEndpoint{m.p.spec.Name}}
-}
-
-// GetConfig is a REST config whose every request fails (see GetHTTPClient).
-func (m *Manager) GetConfig() *rest.Config {
-	return &rest.Config{Host: "https://ctrlsim.invalid", Transport: noEndpoint{m.p.spec.Name}}
-}
-
-type noEndpoint struct{ process string }
-
-func (n noEndpoint) RoundTrip(r *http.Request) (*http.Response, error) {
-	return nil, fmt.Errorf("ctrlsim: process %s has no REST endpoint: %s %s cannot be served; use mgr.GetClient() or mgr.GetAPIReader() (known gap of package process)", n.process, r.Method, r.URL)
-}
 
 // GetCache is the process's informer cache.
 func (m *Manager) GetCache() cache.Cache { return m.cache }

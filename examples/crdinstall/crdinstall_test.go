@@ -1,0 +1,111 @@
+package crdinstall_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/examples/crdinstall"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+// servedBeforeUse: the operator never sends a request for Gadgets that the
+// server answers 404 because no established CRD serves the kind yet. A real
+// cluster answers so for the instants between a CRD's create and its
+// establishment; an operator that does not wait crash-loops on every install.
+var servedBeforeUse = operatortest.Property{Name: "gadget-kind-served-before-use", Check: func(h *operatortest.History) error {
+	for _, s := range h.Steps() {
+		if strings.HasPrefix(s.Result, "NotFound") && strings.Contains(s.Object, "/"+crdinstall.GadgetGVR.Resource) && strings.HasPrefix(s.Object, "Status ") {
+			return fmt.Errorf("at %v %s %s used the Gadget kind before it was served: %s", s.At, s.Process, s.Op, s.Result)
+		}
+	}
+	return nil
+}}
+
+func options(wait bool) operatortest.Options {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	// A Gadget a user applies with the operator: created as soon as the
+	// operator's CRD serves its kind.
+	mine := &unstructured.Unstructured{}
+	mine.SetGroupVersionKind(crdinstall.GadgetGVK)
+	mine.SetNamespace(crdinstall.Namespace)
+	mine.SetName("mine")
+	_ = unstructured.SetNestedField(mine.Object, int64(4), "spec", "size")
+	return operatortest.Options{
+		Scheme: s,
+		Managers: []operatortest.Manager{{Name: "platform", Setup: func(mgr manager.Manager) error {
+			return mgr.Add(&crdinstall.Installer{Mgr: mgr, Wait: wait})
+		}}},
+		Objects:    []client.Object{mine},
+		Properties: []operatortest.Property{servedBeforeUse, configMapsMade},
+		NoWorkload: true,
+		Checks:     20,
+	}
+}
+
+// configMapsMade: at rest, both Gadgets (the default one and the user's) have
+// their ConfigMap: the controller started at run time works end to end.
+var configMapsMade = operatortest.Property{Name: "gadget-configmaps", Check: func(h *operatortest.History) error {
+	for _, name := range []string{"default", "mine"} {
+		var cm corev1.ConfigMap
+		if err := h.Get(client.ObjectKey{Namespace: crdinstall.Namespace, Name: "gadget-" + name}, &cm); err != nil {
+			return fmt.Errorf("gadget %s: %v", name, err)
+		}
+	}
+	return nil
+}}
+
+// The installer that waits for Established holds; its controller, started at
+// run time for the new kind, reconciles both Gadgets.
+func TestTheInstallerThatWaitsHolds(t *testing.T) {
+	operatortest.Run(t, options(true))
+}
+
+// The installer that uses the kind at once is caught: its first request for a
+// Gadget is answered 404, and the operator exits and restarts.
+func TestTheInstallerThatDoesNotWaitIsCaught(t *testing.T) {
+	res, err := operatortest.Explore(t, options(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || len(res.Violations) == 0 || res.Violations[0].Property != "gadget-kind-served-before-use" {
+		t.Fatalf("the installer that does not wait was not caught: %+v", res)
+	}
+}
+
+// A main.go that installs the CRD and registers the controller at once holds:
+// the controller's Kind source waits for the kind to be served, as
+// controller-runtime's does, and the user's Gadget gets its ConfigMap.
+func TestInstallingInMainThenRegisteringHolds(t *testing.T) {
+	o := options(true)
+	o.Managers[0].Setup = crdinstall.SetupInMain
+	o.Properties = []operatortest.Property{mineMade}
+	operatortest.Run(t, o)
+}
+
+// mineMade: the user's Gadget gets its ConfigMap, and the controller never
+// failed to start (its source waited for the kind instead).
+var mineMade = operatortest.Property{Name: "gadget-configmap", Check: func(h *operatortest.History) error {
+	waited := false
+	for _, s := range h.Steps() {
+		if s.Op == "setup" && strings.HasPrefix(s.Result, "error") {
+			return fmt.Errorf("at %v %s: %s", s.At, s.Process, s.Result)
+		}
+		waited = waited || (s.Op == "log" && strings.Contains(s.Result, "if kind is a CRD, it should be installed before calling Start"))
+	}
+	if !waited {
+		return fmt.Errorf("the controller's source never waited for the kind: the CRD was served before Setup returned?")
+	}
+	var cm corev1.ConfigMap
+	return h.Get(client.ObjectKey{Namespace: crdinstall.Namespace, Name: "gadget-mine"}, &cm)
+}}

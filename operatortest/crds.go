@@ -1,0 +1,93 @@
+package operatortest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+)
+
+// Every cluster serves apiextensions.k8s.io/v1 CustomResourceDefinitions: an
+// operator may create, read and delete them through its client or a
+// clientset (the apiserver model installs a kind when its CRD is
+// established, package apiserver crdserve.go). Run registers the type in
+// Options.Scheme when it lacks it, once, before any world runs.
+
+var schemeMu sync.Mutex
+
+var crdGVK = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+
+func ensureCRDScheme(s *runtime.Scheme) error {
+	schemeMu.Lock()
+	defer schemeMu.Unlock()
+	if s.Recognizes(crdGVK) {
+		return nil
+	}
+	return apiextensionsv1.AddToScheme(s)
+}
+
+// pendingSeeds are seed objects (Options.Objects) of kinds no CRD serves yet:
+// they are created, as an applier retrying them would, at the instant their
+// kind is served (a CRD the operator creates at run time has become
+// established), in the order given.
+type pendingSeeds struct {
+	c       *cluster.Cluster
+	objs    []client.Object
+	watched bool
+}
+
+// seedsPending are the pending seeds of each running world's cluster.
+var seedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
+
+// neverServed is the error of a run that ended with seed objects whose kind
+// was never served: the test gave objects that no run could create.
+func neverServed(c *cluster.Cluster) error {
+	v, ok := seedsPending.LoadAndDelete(c)
+	if !ok || len(v.(*pendingSeeds).objs) == 0 {
+		return nil
+	}
+	var names []string
+	for _, o := range v.(*pendingSeeds).objs {
+		names = append(names, fmt.Sprintf("%s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o)))
+	}
+	return fmt.Errorf("operatortest: Objects %v were never created: no CRD served their kind by the end of the run", names)
+}
+
+func (p *pendingSeeds) add(obj client.Object) {
+	p.objs = append(p.objs, obj)
+	if p.watched {
+		return
+	}
+	p.watched = true
+	seedsPending.Store(p.c, p)
+	p.c.Server.Watcher().Watch(crdGVK, func(apiserver.Event) {
+		// After the write that installed the kind, at the same instant.
+		p.c.Clock.AfterFunc(0, p.createServed)
+	})
+}
+
+func (p *pendingSeeds) createServed() {
+	var left []client.Object
+	for _, obj := range p.objs {
+		gvk, err := apiutil.GVKForObject(obj, p.c.Server.Scheme())
+		if _, served := p.c.Server.KindFor(gvk); err != nil || !served {
+			left = append(left, obj)
+			continue
+		}
+		// Its result is in the trace (an admin call), as a workload step's.
+		_ = p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object))
+	}
+	p.objs = left
+}
+
+// unserved reports whether err is the refusal of a create whose kind no CRD
+// serves yet.
+func unserved(err error) bool { return meta.IsNoMatchError(err) }
