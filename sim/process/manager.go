@@ -50,6 +50,7 @@ type Manager struct {
 	runnables   int                // Runnables other than controllers added (runnable.go)
 	waiting     []manager.Runnable // Runnables waiting for the election
 	webhooks    webhook.Server
+	options     *cacheOptions // the process's manager.Options (nil: none given)
 	// leading is set once the incarnation leads: at once without leader
 	// election (Spec.LeaderElection), else when it holds the Lease (elect.go);
 	// elected is closed then.
@@ -188,6 +189,9 @@ func (m *Manager) Start(context.Context) error {
 // GetWebhookServer is a server that accepts registrations and never serves:
 // webhooks are not called in the simulator (known gap).
 func (m *Manager) GetWebhookServer() webhook.Server {
+	if m.webhooks == nil && m.options != nil && m.options.manager.WebhookServer != nil {
+		m.webhooks = m.options.manager.WebhookServer
+	}
 	if m.webhooks == nil {
 		m.webhooks = webhook.NewServer(webhook.Options{})
 	}
@@ -197,11 +201,17 @@ func (m *Manager) GetWebhookServer() webhook.Server {
 // GetLogger is the process's logger: lines go into the trace.
 func (m *Manager) GetLogger() logr.Logger { return m.p.baseLogger() }
 
-// GetControllerOptions are the manager's controller defaults. Name validation is
+// GetControllerOptions are the manager's controller defaults (Options.Controller
+// when the process has Options). Name validation is
 // off: the registry of names is global to the test binary, and a restarted
 // process registers its controllers again (Add checks names per incarnation).
 func (m *Manager) GetControllerOptions() config.Controller {
-	return config.Controller{SkipNameValidation: ptr.To(true)}
+	var c config.Controller
+	if m.options != nil {
+		c = m.options.manager.Controller
+	}
+	c.SkipNameValidation = ptr.To(true)
+	return c
 }
 
 // GetConverterRegistry is an empty registry: conversion webhooks are not called.
