@@ -72,6 +72,8 @@ type Server struct {
 	subs    map[schema.GroupVersionKind][]*subscription
 	log     []Event
 	faults  []*activeFault
+	// webhooks is webhook admission (admission_webhook.go); nil: none.
+	webhooks WebhookAdmission
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme

@@ -42,6 +42,12 @@ type Options struct {
 	Scheme    *runtime.Scheme
 	CRDs      []apiserver.CRD
 	Processes []process.Spec
+	// Webhooks are the admission webhook configurations of the world
+	// (process.WebhookConfigsFromYAML of config/webhook/manifests.yaml); nil
+	// configures each webhook a manager registers through controller-runtime's
+	// builder as kubebuilder scaffolds it (process.Webhooks). The apiserver
+	// calls them from the start of time: Setup's objects are not admitted.
+	Webhooks []process.WebhookConfig
 	// Setup creates the initial objects, as cluster admin, before time starts.
 	Setup func(c *Cluster) error
 	// Actions interpret the plan's workload steps by name.
@@ -147,9 +153,12 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster setup: %w", err)
 		}
 	}
+	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
+	c.Server.SetWebhookAdmission(webhooks)
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
+		Webhooks: webhooks,
 	}
 	names := map[string]bool{}
 	for _, spec := range opts.Processes {

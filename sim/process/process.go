@@ -65,6 +65,8 @@ type Env struct {
 	Faults    Injector
 	// OnFinding receives panics of reconcilers.
 	OnFinding func(Finding)
+	// Webhooks is the world's webhook admission (webhooks.go); nil: none.
+	Webhooks *Webhooks
 }
 
 // Spec describes a process: who it runs as and what it runs.
@@ -128,6 +130,9 @@ type Process struct {
 // New creates a process. It starts when the cluster calls Boot.
 func New(env Env, spec Spec) *Process {
 	p := &Process{spec: spec, env: env, user: apiserver.Admin}
+	if env.Webhooks != nil {
+		env.Webhooks.add(p)
+	}
 	if sa := spec.ServiceAccount; sa != nil {
 		p.user = apiserver.ServiceAccount(sa.Namespace, sa.Name)
 	}
@@ -374,6 +379,9 @@ func (p *Process) terminate(reason string, restart bool) {
 func (p *Process) before(call kubeclient.Call) error {
 	s := p.env.Scheduler
 	s.CheckAlive()
+	if p.env.Webhooks.Serving() {
+		return errWebhookCall
+	}
 	if !p.started || s.Killed() {
 		// A call from a dead incarnation's kernel code (an event handler), or from
 		// a killed worker's deferred code.
