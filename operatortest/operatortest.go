@@ -168,6 +168,15 @@ type Options struct {
 	// schemas. CRDFiles are paths (or globs) read at Run.
 	CRDs     [][]byte
 	CRDFiles []string
+	// WebhookFiles are paths (or globs) of the operator's webhook
+	// configurations, YAML as kubebuilder's config/webhook/manifests.yaml
+	// holds them (MutatingWebhookConfiguration, ValidatingWebhookConfiguration).
+	// The apiserver model calls the webhooks the managers register (with
+	// ctrl.NewWebhookManagedBy) as they configure, from the start of time
+	// (Objects are created before it, not admitted). None: each webhook
+	// registered through the builder is configured as kubebuilder scaffolds
+	// it (CREATE and UPDATE of its kind, failurePolicy Fail).
+	WebhookFiles []string
 	// Managers are the operator's processes.
 	Managers []Manager
 	// Objects are created, as cluster admin, before time starts: the custom
@@ -443,11 +452,12 @@ func indent(s string) string {
 
 // world is the cluster of one test: what each plan's run is built from.
 type world struct {
-	refs  map[string]*refRun // fault-free runs by seed and workload (reference.go)
-	o     Options
-	crds  []apiserver.CRD
-	kinds []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
-	space plan.Space
+	refs     map[string]*refRun // fault-free runs by seed and workload (reference.go)
+	o        Options
+	crds     []apiserver.CRD
+	webhooks []process.WebhookConfig   // WebhookFiles; nil: derived
+	kinds    []schema.GroupVersionKind // judged and collected: CRD kinds, the objects' kinds and common children
+	space    plan.Space
 }
 
 // commonChildren are the built-in kinds operators most often create and own;
@@ -478,6 +488,23 @@ func newWorld(o Options) (*world, error) {
 				return nil, err
 			}
 			docs = append(docs, b)
+		}
+	}
+	for _, pattern := range o.WebhookFiles {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("WebhookFiles: no file matches %q", pattern)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			configs, err := process.WebhookConfigsFromYAML(b)
+			if err != nil {
+				return nil, fmt.Errorf("WebhookFiles: %s: %w", f, err)
+			}
+			w.webhooks = append(w.webhooks, configs...)
 		}
 	}
 	for _, d := range docs {
@@ -569,7 +596,7 @@ func (w *world) options(p *plan.Plan) cluster.Options {
 	for _, m := range o.Managers {
 		procs = append(procs, m.processes()...)
 	}
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and

@@ -410,11 +410,27 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 		}
 		w.record(p, c, what, "denied: "+msg)
 	case len(resp.Patch) > 0:
-		w.record(p, c, what, "allowed, patched: "+string(resp.Patch))
+		w.record(p, c, what, "allowed, patched "+patchPaths(resp.Patch))
 	default:
 		w.record(p, c, what, "allowed")
 	}
 	return resp, nil
+}
+
+// patchPaths are a JSON patch's operations ("add /spec/x"), sorted: the
+// order of a patch computed by diffing two documents (controller-runtime's
+// PatchResponseFromRaw) follows map iteration.
+func patchPaths(patch []byte) string {
+	var ops []struct{ Op, Path string }
+	if err := json.Unmarshal(patch, &ops); err != nil {
+		return "(undecodable patch)"
+	}
+	out := make([]string, len(ops))
+	for i, o := range ops {
+		out[i] = o.Op + " " + o.Path
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 func describe(a apiserver.AdmissionAttributes, obj client.Object) string {

@@ -113,7 +113,7 @@ func TestRegisteredWebhooksDefaultAndValidateWrites(t *testing.T) {
 			steps = append(steps, s.Process+" "+s.Op+" "+s.Object+" -> "+s.Result)
 		}
 	}
-	if len(steps) != 6 || !strings.HasPrefix(steps[0], "op webhook mwidget-v1.kb.io CREATE Widget default/w -> allowed, patched") {
+	if len(steps) != 6 || steps[0] != "op webhook mwidget-v1.kb.io CREATE Widget default/w -> allowed, patched add /spec/color" {
 		t.Errorf("webhook steps:\n%s", strings.Join(steps, "\n"))
 	}
 }
