@@ -5,13 +5,11 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	kbatch "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -235,21 +233,10 @@ func createCronJob(c *cluster.Cluster, args plan.Args) error {
 	if err != nil {
 		return err
 	}
-	return createRetrying(c, cj)
-}
-
-// createRetrying creates cj as an applier does (kubectl apply in a retry
-// loop, a GitOps sync): a create refused because the tutorial's webhook does
-// not answer (its manager has not started yet, or is down: failurePolicy
-// Fail) is tried again a second later. Each attempt is traced (the admin's
-// calls).
-func createRetrying(c *cluster.Cluster, cj *batchv1.CronJob) error {
-	err := c.Admin().Create(context.Background(), cj.DeepCopy())
-	if apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook") {
-		c.Clock.AfterFunc(time.Second, func() { _ = createRetrying(c, cj) })
-		return nil
-	}
-	return err
+	// Refused while the tutorial's webhook does not answer (at 0 s its
+	// manager has not started), the step is applied again a second later, as
+	// an applier retries (package cluster).
+	return c.Admin().Create(context.Background(), cj)
 }
 
 // suspend sets spec.suspend, as a user pausing the CronJob does.

@@ -196,14 +196,23 @@ func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
 				return fmt.Errorf("plan: action %s takes %s, not %s=", s.Action, keyList(act.Args), a.Key)
 			}
 		}
-		c.Clock.AfterFunc(s.At, func() {
+		var run func(attempt int)
+		run = func(attempt int) {
 			err := act.Run(c, s.Args)
 			res := "ok"
 			if err != nil {
 				res = "error: " + err.Error()
 			}
+			if process.WebhookUnavailable(err) {
+				// A user's write refused because a webhook does not answer (its
+				// operator is down) is applied again, as an applier retries.
+				delay := min(time.Second<<min(attempt, 5), 30*time.Second)
+				res += fmt.Sprintf(" (tried again in %s, as an applier retries)", delay)
+				c.Clock.AfterFunc(delay, func() { run(attempt + 1) })
+			}
 			c.record(trace.Step{Op: "action", Object: s.Action, Result: res})
-		})
+		}
+		c.Clock.AfterFunc(s.At, func() { run(0) })
 	}
 	c.faults.schedule()
 	return nil

@@ -574,3 +574,10 @@ func (s *webhookServer) handler(path string) http.Handler {
 
 // errWebhookCall refuses an API call made while a webhook handler runs.
 var errWebhookCall = errors.New("ctrlsim: a webhook handler's own API calls are not modelled (known gap of package process)")
+
+// WebhookUnavailable reports whether err is a write refused because a
+// webhook could not be called under failurePolicy Fail (its process is
+// down): kube-apiserver's 500 "failed calling webhook".
+func WebhookUnavailable(err error) bool {
+	return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "failed calling webhook")
+}
