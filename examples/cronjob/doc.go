@@ -34,9 +34,9 @@
 //     them as its cmd/main.go does; its config/webhook/manifests.yaml
 //     configures them), but Objects that operatortest creates before time
 //     starts are not admitted: tutorialOptions defaults its sample with the
-//     tutorial's defaulter (DefaultAsTheWebhook). The create-cronjob action
-//     retries a create the webhook's absence refused, a second later, as an
-//     applier does (the manager has not started at 0 s).
+//     tutorial's defaulter (DefaultAsTheWebhook). A create-cronjob step the
+//     webhook's absence refused (the manager has not started at 0 s) is
+//     applied again a second later, as an applier retries (package cluster).
 //   - No plan fails a Job (the workload faults podfail and crashloop are not
 //     drawn here), so failed-history limits and the tutorial's
 //     Degraded/JobsFailed path are not exercised; the workload never deletes
