@@ -68,6 +68,55 @@ type Manager struct {
 	// NoLeaderElection runs several replicas without leader election: every
 	// replica runs every controller, as a manager with LeaderElection false.
 	NoLeaderElection bool
+	// Options are the manager.Options the operator's main gives
+	// ctrl.NewManager: the cache's namespaces and selectors
+	// (Cache.DefaultNamespaces, Cache.ByObject), the kinds read live
+	// (Client.Cache.DisableFor), controller defaults and leader election
+	// (LeaderElection, LeaderElectionID, LeaderElectionNamespace and the
+	// durations, unless the LeaderElection field above is set). Options the
+	// simulator cannot honour fail the test with one error naming them
+	// (process.CheckOptions). Nil: controller-runtime's defaults, except that
+	// the client reads Unstructured objects from the cache.
+	Options *manager.Options
+	// NewOptions builds the Options as main does (set Options or NewOptions);
+	// it is called once per test.
+	NewOptions func() (manager.Options, error)
+
+	resolved *manager.Options // Options, or what NewOptions returned
+}
+
+// resolve sets m.resolved from Options or NewOptions, checked.
+func (m *Manager) resolve() error {
+	if m.Options != nil && m.NewOptions != nil {
+		return fmt.Errorf("Managers: %s: set Options or NewOptions, not both", m.Name)
+	}
+	o := m.Options
+	if m.NewOptions != nil {
+		built, err := m.NewOptions()
+		if err != nil {
+			return fmt.Errorf("Managers: %s: NewOptions: %w", m.Name, err)
+		}
+		o = &built
+	}
+	if o == nil {
+		return nil
+	}
+	if err := process.CheckOptions(*o); err != nil {
+		return fmt.Errorf("Managers: %s: %w", m.Name, err)
+	}
+	m.resolved = o
+	if m.LeaderElection == nil && !m.NoLeaderElection {
+		ns := "default"
+		if m.ServiceAccount != nil {
+			ns = m.ServiceAccount.Namespace
+		}
+		le, err := process.LeaderElectionFrom(*o, ns)
+		if err != nil {
+			return fmt.Errorf("Managers: %s: %w", m.Name, err)
+		}
+		m.LeaderElection = le
+	}
+	return nil
 }
 
 // LeaderElection is the Lease a manager's replicas campaign for (see
@@ -88,7 +137,7 @@ func (m Manager) processes() []process.Spec {
 		}
 	}
 	setup := m.Setup
-	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le,
+	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le, Options: m.resolved,
 		Setup: func(p *process.Process) error { return setup(p.Manager()) }}
 	if m.Replicas <= 1 {
 		return []process.Spec{spec}
@@ -119,6 +168,15 @@ type Options struct {
 	// schemas. CRDFiles are paths (or globs) read at Run.
 	CRDs     [][]byte
 	CRDFiles []string
+	// WebhookFiles are paths (or globs) of the operator's webhook
+	// configurations, YAML as kubebuilder's config/webhook/manifests.yaml
+	// holds them (MutatingWebhookConfiguration, ValidatingWebhookConfiguration).
+	// The apiserver model calls the webhooks the managers register (with
+	// ctrl.NewWebhookManagedBy) as they configure, from the start of time
+	// (Objects are created before it, not admitted). None: each webhook
+	// registered through the builder is configured as kubebuilder scaffolds
+	// it (CREATE and UPDATE of its kind, failurePolicy Fail).
+	WebhookFiles []string
 	// Managers are the operator's processes.
 	Managers []Manager
 	// Objects are created, as cluster admin, before time starts: the custom
@@ -360,6 +418,7 @@ type world struct {
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
+	webhooks []process.WebhookConfig // WebhookFiles; nil: derived
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -391,6 +450,23 @@ func newWorld(o Options) (*world, error) {
 				return nil, err
 			}
 			docs = append(docs, b)
+		}
+	}
+	for _, pattern := range o.WebhookFiles {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("WebhookFiles: no file matches %q", pattern)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			configs, err := process.WebhookConfigsFromYAML(b)
+			if err != nil {
+				return nil, fmt.Errorf("WebhookFiles: %s: %w", f, err)
+			}
+			w.webhooks = append(w.webhooks, configs...)
 		}
 	}
 	for _, d := range docs {
@@ -451,6 +527,13 @@ func newWorld(o Options) (*world, error) {
 		}
 	}
 	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
+	w.o.Managers = slices.Clone(o.Managers)
+	for i := range w.o.Managers {
+		if err := w.o.Managers[i].resolve(); err != nil {
+			return nil, err
+		}
+	}
+	o.Managers = w.o.Managers
 	for _, m := range o.Managers {
 		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
 			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q), a Setup and Replicas of 0 or more", KubeControllerManager, kubeworld.KubeletProcess)
@@ -516,7 +599,7 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Processes: procs, Setup: w.setup, Actions: w.actions()}
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions()}
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and

@@ -5,7 +5,8 @@
 //
 // The world (World) has three processes: "cronjob", the tutorial's manager,
 // whose controller is built by the tutorial's own SetupWithManager called as
-// its cmd/main.go calls it (its field indexer and builder included),
+// its cmd/main.go calls it (its field indexer and builder included), and
+// whose defaulting and validating webhooks the apiserver model calls,
 // "kube-controller-manager", models/kube's job controller and garbage
 // collector, and "kubelet", models/kube's kubelet, which runs each Job's pod
 // for the "sleep N" of its command. The tutorial's generated CRD is served with its schema
@@ -29,9 +30,13 @@
 //
 // # Known gaps
 //
-//   - The tutorial's defaulting and validating webhooks are not copied
-//     (ctrlsim serves no webhooks): the workload writes the webhook's defaults
-//     (history limits 3 and 1) itself, and nothing validates the schedule.
+//   - The tutorial's defaulting and validating webhooks run (World registers
+//     them as its cmd/main.go does; its config/webhook/manifests.yaml
+//     configures them), but Objects that operatortest creates before time
+//     starts are not admitted: tutorialOptions defaults its sample with the
+//     tutorial's defaulter (DefaultAsTheWebhook). A create-cronjob step the
+//     webhook's absence refused (the manager has not started at 0 s) is
+//     applied again a second later, as an applier retries (package cluster).
 //   - No plan fails a Job (the workload faults podfail and crashloop are not
 //     drawn here), so failed-history limits and the tutorial's
 //     Degraded/JobsFailed path are not exercised; the workload never deletes

@@ -19,7 +19,7 @@ import (
 // hides the running Job, and the next scheduled run starts beside it.
 const holdPlan = `seed 0
 at 0s create-cronjob policy=Forbid duration=90s
-hold process=cronjob kind=batch/v1/Job from=0s until=2m22.006s
+hold process=cronjob kind=batch/v1/Job from=0s until=2m23.006s
 `
 
 // Finding 1b: the same with a 3 s lag of the Job watch alone, when a run

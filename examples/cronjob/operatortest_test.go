@@ -75,12 +75,21 @@ func tutorialOptions(t *testing.T) operatortest.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Objects are created before time starts, before the tutorial's webhook
+	// serves: the sample is defaulted as the webhook would default it.
+	if err := cronjob.DefaultAsTheWebhook(sample); err != nil {
+		t.Fatal(err)
+	}
 	return operatortest.Options{
-		Scheme:   cronjob.Scheme(),
-		CRDFiles: []string{"testdata/batch.tutorial.kubebuilder.io_cronjobs.yaml"},
+		Scheme:       cronjob.Scheme(),
+		CRDFiles:     []string{"testdata/batch.tutorial.kubebuilder.io_cronjobs.yaml"},
+		WebhookFiles: []string{"testdata/webhook-manifests.yaml"},
 		Managers: []operatortest.Manager{
 			{Name: cronjob.Operator, Setup: func(mgr manager.Manager) error {
-				return (&controller.CronJobReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr)
+				if err := (&controller.CronJobReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}).SetupWithManager(mgr); err != nil {
+					return err
+				}
+				return cronjob.SetupWebhooks(mgr)
 			}},
 		},
 		Objects: []client.Object{sample},

@@ -16,9 +16,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	batchv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/api/v1"
 	"github.com/ctrlsim/ctrlsim/examples/cronjob/internal/controller"
+	webhookv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/internal/webhook/v1"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -87,22 +89,56 @@ var parsedCRDs = sync.OnceValue(func() []apiserver.CRD {
 	return crds
 })
 
+//go:embed testdata/webhook-manifests.yaml
+var webhookYAML []byte
+
+// Webhooks are the tutorial's webhook configurations (config/webhook/manifests.yaml,
+// generated from its kubebuilder:webhook markers): the defaulter and the
+// validator of CronJobs on create and update, failurePolicy Fail.
+func Webhooks() []process.WebhookConfig {
+	configs, err := process.WebhookConfigsFromYAML(webhookYAML)
+	if err != nil {
+		panic(fmt.Sprintf("the tutorial's webhook manifests: %v", err))
+	}
+	return configs
+}
+
+// SetupWebhooks registers the tutorial's webhooks on mgr, as its cmd/main.go
+// does (ENABLE_WEBHOOKS is not "false").
+func SetupWebhooks(mgr manager.Manager) error {
+	return webhookv1.SetupCronJobWebhookWithManager(mgr)
+}
+
+// DefaultAsTheWebhook defaults cj as the tutorial's defaulting webhook does,
+// with the values its SetupCronJobWebhookWithManager gives the defaulter: for
+// an object created before the webhook serves (operatortest's Objects).
+func DefaultAsTheWebhook(cj *batchv1.CronJob) error {
+	d := &webhookv1.CronJobDefaulter{DefaultConcurrencyPolicy: batchv1.AllowConcurrent, DefaultSuspend: false,
+		DefaultSuccessfulJobsHistoryLimit: 3, DefaultFailedJobsHistoryLimit: 1}
+	return d.Default(context.Background(), cj)
+}
+
 // World is the tutorial's controller manager next to kube-controller-manager
 // (models/kube's job controller and garbage collector) and the kubelet model,
 // for a run of p, with the workload actions create-cronjob and suspend.
 func World(p *plan.Plan) cluster.Options {
 	return cluster.Options{
-		Scheme: Scheme(),
-		CRDs:   CRDs(),
+		Scheme:   Scheme(),
+		CRDs:     CRDs(),
+		Webhooks: Webhooks(),
 		Processes: []process.Spec{
 			{Name: Operator, Setup: func(p *process.Process) error {
 				mgr := p.Manager()
 				// As the tutorial's cmd/main.go does (no Clock: SetupWithManager
-				// installs its realClock, which calls time.Now).
-				return (&controller.CronJobReconciler{
+				// installs its realClock, which calls time.Now), its webhooks
+				// after its controller.
+				if err := (&controller.CronJobReconciler{
 					Client: mgr.GetClient(),
 					Scheme: mgr.GetScheme(),
-				}).SetupWithManager(mgr)
+				}).SetupWithManager(mgr); err != nil {
+					return err
+				}
+				return SetupWebhooks(mgr)
 			}},
 			{Name: JobModel, Setup: func(p *process.Process) error {
 				mgr := p.Manager()
@@ -126,11 +162,12 @@ func World(p *plan.Plan) cluster.Options {
 }
 
 // NewCronJob is the CronJob the workload creates, from a create-cronjob step's
-// arguments. An absent argument takes the value the tutorial's sample
-// (config/samples) or its defaulting webhook gives it: schedule "*/1 * * * *",
-// startingDeadlineSeconds 60 (deadline=none for none), concurrencyPolicy Allow,
-// successfulJobsHistoryLimit 3, failedJobsHistoryLimit 1. The webhook is not
-// run (ctrlsim serves no webhooks), so the workload writes its defaults itself.
+// arguments. An absent schedule or deadline takes the tutorial's sample's
+// (config/samples): schedule "*/1 * * * *", startingDeadlineSeconds 60
+// (deadline=none for none). An absent policy, successful or failed is left
+// out, for the tutorial's defaulting webhook to fill when the apiserver calls
+// it (concurrencyPolicy Allow, suspend false, successfulJobsHistoryLimit 3,
+// failedJobsHistoryLimit 1).
 // duration= (whole seconds) is how long its Jobs run: their container runs
 // "sleep N" first, which the kubelet model runs for N seconds.
 func NewCronJob(args plan.Args) (*batchv1.CronJob, error) {
@@ -140,18 +177,21 @@ func NewCronJob(args plan.Args) (*batchv1.CronJob, error) {
 		}
 		return def
 	}
-	num := func(key, def string) (*int32, error) {
-		n, err := strconv.ParseInt(get(key, def), 10, 32)
+	num := func(key string) (*int32, error) {
+		if args.Get(key) == "" {
+			return nil, nil // the webhook defaults it
+		}
+		n, err := strconv.ParseInt(args.Get(key), 10, 32)
 		if err != nil {
 			return nil, fmt.Errorf("%s=: %w", key, err)
 		}
 		return ptr.To(int32(n)), nil
 	}
-	successful, err := num("successful", "3")
+	successful, err := num("successful")
 	if err != nil {
 		return nil, err
 	}
-	failed, err := num("failed", "1")
+	failed, err := num("failed")
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +212,7 @@ func NewCronJob(args plan.Args) (*batchv1.CronJob, error) {
 		Spec: batchv1.CronJobSpec{
 			Schedule:                   get("schedule", "*/1 * * * *"),
 			StartingDeadlineSeconds:    deadline,
-			ConcurrencyPolicy:          batchv1.ConcurrencyPolicy(get("policy", string(batchv1.AllowConcurrent))),
-			Suspend:                    ptr.To(false),
+			ConcurrencyPolicy:          batchv1.ConcurrencyPolicy(args.Get("policy")),
 			SuccessfulJobsHistoryLimit: successful,
 			FailedJobsHistoryLimit:     failed,
 			JobTemplate: kbatch.JobTemplateSpec{
@@ -194,6 +233,9 @@ func createCronJob(c *cluster.Cluster, args plan.Args) error {
 	if err != nil {
 		return err
 	}
+	// Refused while the tutorial's webhook does not answer (at 0 s its
+	// manager has not started), the step is applied again a second later, as
+	// an applier retries (package cluster).
 	return c.Admin().Create(context.Background(), cj)
 }
 

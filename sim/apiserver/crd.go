@@ -142,6 +142,11 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 		return err
 	}
 	u["apiVersion"], u["kind"] = k.GVK.GroupVersion().String(), k.GVK.Kind
+	if old == nil && k.Status {
+		// customResourceStrategy.PrepareForCreate drops .status before
+		// validation: a typed zero status ({"conditions": null}) is not checked.
+		delete(u, "status")
+	}
 	structuraldefaulting.Default(u, c.structural)
 	structuralpruning.Prune(u, c.structural, true)
 	var errs field.ErrorList

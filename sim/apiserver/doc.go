@@ -30,7 +30,11 @@
 //     changes (Deployment), or any change but metadata and status (custom
 //     resources). It also goes up by one when an object is first marked deleting.
 //
-//   - Status subresource: create clears status; Update keeps the stored status;
+//   - Status subresource: create clears status (before the body is defaulted
+//     and validated, as customResourceStrategy.PrepareForCreate drops it: a
+//     typed zero status with non-omitempty fields, {"conditions": null}, is
+//     not refused; TestCreateDropsStatusBeforeValidating, and
+//     internal/differential TestCreateDropsStatusAsKubeAPIServerDoes); Update keeps the stored status;
 //     Update/Patch of "status" keeps the stored spec, and the stored metadata as
 //     the kind's status strategy does (Kind.StatusMeta): custom resources keep all
 //     of it, most built-in kinds none (labels, annotations, finalizers and
@@ -164,6 +168,13 @@
 //     established CRD serves its new schema at once
 //     (TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects in
 //     sim/restapi).
+//   - Webhook admission (SetWebhookAdmission; package process serves it with
+//     the handlers managers register): mutating webhooks after
+//     authorization and NamespaceLifecycle, before the strategy; validating
+//     webhooks after the strategy's and the schema's validation, before
+//     storage; for creates, updates, patches (UPDATE), status and other
+//     subresource writes (the rules say which) and deletes
+//     (admission_webhook.go).
 //
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
@@ -214,6 +225,12 @@
 //     conversion webhooks); defaults are applied on write, not on read of objects
 //     stored before a default was added; no status.storedVersions, no
 //     x-kubernetes-preserve-unknown-fields warnings, no scale subresource.
+//   - Webhook admission: a mutating webhook sees a custom resource before
+//     its schema's defaults (kube-apiserver defaults on decode, before
+//     admission); no reinvocation (reinvocationPolicy IfNeeded), no
+//     matchPolicy Equivalent (rules match the request's own version), no
+//     matchConditions; validating webhooks run one after another and the
+//     first denial wins (kube-apiserver runs them in parallel).
 //   - Server-side apply, managedFields, dry run, watch bookmarks, resourceVersion
 //     semantics of Get/List (resourceVersionMatch), deletecollection across all
 //     namespaces, and subresources other than status and namespaces/finalize are not
@@ -221,8 +238,9 @@
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied).
-//   - Admission plugins other than NamespaceLifecycle and PodTopologyLabels (no
-//     webhooks, quotas, limit ranges, ServiceAccount admission,
+//   - Admission plugins other than NamespaceLifecycle, PodTopologyLabels and
+//     the webhook plugins (no ValidatingAdmissionPolicy, quotas, limit ranges,
+//     ServiceAccount admission,
 //     StorageObjectInUseProtection: claims get no kubernetes.io/pvc-protection
 //     finalizer); no aggregated ClusterRoles, no bootstrap RBAC policy.
 //   - Built-in kind tables (scope, status subresource, generation policy,

@@ -83,6 +83,8 @@ type Server struct {
 	laterFn  func(d time.Duration, f func())
 	delays   Rand
 	kindsGen int // bumped whenever the served kinds change
+	// webhooks is webhook admission (admission_webhook.go); nil: none.
+	webhooks WebhookAdmission
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme

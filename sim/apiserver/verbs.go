@@ -243,6 +243,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	if !r.Kind.Unstructured() {
 		serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
 	}
+	if obj, err = s.mutate(r, OpCreate, obj, nil); err != nil {
+		return nil, err
+	}
 	stamp(r.Kind, obj)
 	obj.SetNamespace(r.Namespace)
 	obj.SetCreationTimestamp(s.now())
@@ -266,6 +269,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		}
 	}
 	if err := s.crdWrite(r.Kind, "", obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.validate(r, OpCreate, obj.GetName(), obj, nil); err != nil {
 		return nil, err
 	}
 	if old, exists := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()}); exists {
@@ -401,6 +407,10 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	} else {
 		serializeTimes(reflect.ValueOf(in))
 	}
+	in, err := s.mutate(r, OpUpdate, in, existing)
+	if err != nil {
+		return nil, err
+	}
 	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
 		// etcd3 GuaranteedUpdate's precondition check, interpreted as a conflict.
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
@@ -456,6 +466,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 			bumpGeneration(k, obj, existing, c)
 			c.meta = c.meta || obj.GetGeneration() != existing.GetGeneration()
 		}
+	}
+	if err := s.validate(r, OpUpdate, r.Name, obj, existing); err != nil {
+		return nil, err
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
 		// Store.Update gives up the write (errEmptiedFinalizers) and deletes the stored
@@ -554,6 +567,9 @@ func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
 	}
 	if opts == nil {
 		opts = &client.DeleteOptions{}
+	}
+	if err := s.validate(r, OpDelete, r.Name, nil, existing); err != nil {
+		return err
 	}
 	if k.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
 		return s.deleteNamespace(r, existing.(*corev1.Namespace), opts)

@@ -52,6 +52,12 @@ type Options struct {
 	Scheme    *runtime.Scheme
 	CRDs      []apiserver.CRD
 	Processes []process.Spec
+	// Webhooks are the admission webhook configurations of the world
+	// (process.WebhookConfigsFromYAML of config/webhook/manifests.yaml); nil
+	// configures each webhook a manager registers through controller-runtime's
+	// builder as kubebuilder scaffolds it (process.Webhooks). The apiserver
+	// calls them from the start of time: Setup's objects are not admitted.
+	Webhooks []process.WebhookConfig
 	// Setup creates the initial objects, as cluster admin, before time starts.
 	Setup func(c *Cluster) error
 	// Actions interpret the plan's workload steps by name.
@@ -159,9 +165,12 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("cluster setup: %w", err)
 		}
 	}
+	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
+	c.Server.SetWebhookAdmission(webhooks)
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
+		Webhooks: webhooks,
 	}
 	names := map[string]bool{}
 	for _, spec := range opts.Processes {
@@ -199,7 +208,20 @@ func (c *Cluster) schedule(p *plan.Plan, procs map[string]bool) error {
 				return fmt.Errorf("plan: action %s takes %s, not %s=", s.Action, keyList(act.Args), a.Key)
 			}
 		}
-		c.Clock.AfterFunc(s.At, func() { c.RecordAction(s.Action, act.Run(c, s.Args)) })
+		var run func(attempt int)
+		run = func(attempt int) {
+			err := act.Run(c, s.Args)
+			if process.WebhookUnavailable(err) {
+				// A user's write refused because a webhook does not answer (its
+				// operator is down) is applied again, as an applier retries.
+				delay := min(time.Second<<min(attempt, 5), 30*time.Second)
+				c.RecordAction(s.Action, fmt.Errorf("%w (tried again in %s, as an applier retries)", err, delay))
+				c.Clock.AfterFunc(delay, func() { run(attempt + 1) })
+				return
+			}
+			c.RecordAction(s.Action, err)
+		}
+		c.Clock.AfterFunc(s.At, func() { run(0) })
 	}
 	c.faults.schedule()
 	return nil

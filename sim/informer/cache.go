@@ -39,6 +39,8 @@ type Cache struct {
 	kins      map[schema.GroupVersionKind]*kin
 	scopes    map[schema.GroupVersionKind]meta.RESTScopeName
 	stopped   bool
+	filter    func(gvk schema.GroupVersionKind, namespaced bool) *Filter // WithFilter
+	filters   map[schema.GroupVersionKind]*Filter                        // the filter of each kind's informers
 }
 
 // informerKey names one informer of a cache: a kind in one form.
@@ -115,7 +117,12 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	if c.lag != nil {
 		lag = c.lag(gvk)
 	}
-	i := newInformer(gvk, f, c.scheme, c.src, c.timers, lag)
+	src, filter := c.filtered(gvk)
+	if c.filters == nil {
+		c.filters = map[schema.GroupVersionKind]*Filter{}
+	}
+	c.filters[gvk] = filter
+	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
 	i.stale = c.stale
 	c.informers[key] = i
 	k := c.kins[gvk]
@@ -207,6 +214,8 @@ func (c *Cache) Get(ctx context.Context, key client.ObjectKey, out client.Object
 	getOpts.ApplyOptions(opts)
 	if !namespaced {
 		key.Namespace = ""
+	} else if !c.filters[gvk].readable(key.Namespace) {
+		return errUnknownNamespace("get", key)
 	}
 	storeKey := key.Name
 	if key.Namespace != "" {
@@ -262,13 +271,16 @@ func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client
 	case forms.Metadata:
 		itemType = &metav1.PartialObjectMetadata{}
 	}
-	i, _, err := c.informerFor(gvk, form, itemType)
+	i, namespaced, err := c.informerFor(gvk, form, itemType)
 	if err != nil {
 		return err
 	}
 
 	listOpts := client.ListOptions{}
 	listOpts.ApplyOptions(opts)
+	if namespaced && !c.filters[gvk].readable(listOpts.Namespace) {
+		return errUnknownNamespace("list", listOpts.Namespace)
+	}
 	if listOpts.Continue != "" {
 		return fmt.Errorf("continue list option is not supported by the cache")
 	}

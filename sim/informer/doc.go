@@ -73,9 +73,16 @@
 //   - Events delayed by lag sit between the apiserver and the cache; a Relist drops them
 //     as events of the broken watch (client-go would still process those already in its
 //     FIFO before the Replace).
-//   - No transform functions, label/field selectors or namespace restrictions on the
-//     informers themselves (cache.Options ByObject, DefaultNamespaces), and no
-//     UnsafeDisableDeepCopy cache option (the per-call Get/List option is honoured).
+//   - WithFilter (filter.go) gives each informer the namespaces, label and field
+//     selectors and transform controller-runtime's cache options choose (package
+//     process resolves them): the informer lists and watches through a filtered
+//     source, as a ListWatch with selectors does (an object that stops matching
+//     arrives as Deleted with its last matching state, one that starts matching as
+//     Added), and a read in a namespace the filter does not cache is the
+//     multi-namespace cache's error. Several namespaces are one informer, not one
+//     per namespace (one lag stream). A transform that fails drops the object
+//     silently. No UnsafeDisableDeepCopy cache option (the per-call Get/List option
+//     is honoured).
 //   - The informers of one kind in one process draw their lags from one stream per
 //     kind (sim/cluster names streams by process and kind), in delivery order: each
 //     informer draws its own lag for each event, but adding an informer of another

@@ -48,6 +48,9 @@ type Options struct {
 	// serves them as it serves typed objects, so an unstructured caller's reads are
 	// a typed caller's.
 	UncachedUnstructured bool
+	// Uncached names the kinds read from the server even with a Cache
+	// (controller-runtime's client.CacheOptions.DisableFor).
+	Uncached func(gvk schema.GroupVersionKind) bool
 }
 
 // Client is a controller-runtime client.Client acting as one identity: reads from
@@ -60,6 +63,7 @@ type Client struct {
 	mapper *mapperCache
 	// uncachedUnstructured: Options.UncachedUnstructured
 	uncachedUnstructured bool
+	uncached             func(gvk schema.GroupVersionKind) bool // Options.Uncached
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
@@ -74,7 +78,7 @@ var _ client.Client = (*Client)(nil)
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
 	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{},
-		uncachedUnstructured: opts.UncachedUnstructured}
+		uncachedUnstructured: opts.UncachedUnstructured, uncached: opts.Uncached}
 }
 
 // APIReader returns a reader that always reads from the server, like

@@ -68,7 +68,8 @@
 //     Unstructured reads are served by the cache by default, as with
 //     client.CacheOptions{Unstructured: true}, where controller-runtime's default
 //     client reads them from the server (Options.UncachedUnstructured does that; a
-//     process's client does not set it today).
+//     process's client sets it when its manager.Options say so). Options.Uncached
+//     names kinds read from the server, as client.CacheOptions.DisableFor does.
 //   - Field owners, field validation directives and warnings are accepted and
 //     ignored.
 //   - The REST mapper is built from the kinds the server serves when it is asked

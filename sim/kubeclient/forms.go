@@ -128,10 +128,16 @@ func (c *Client) viaTyped(call Call, obj client.Object, writeBack bool, run func
 }
 
 // reader is the client that serves a read of obj: the client itself, or its API
-// reader for an Unstructured object when Options.UncachedUnstructured is set.
+// reader for an Unstructured object when Options.UncachedUnstructured is set and
+// for a kind Options.Uncached names.
 func (c *Client) reader(obj runtime.Object) *Client {
 	if c.cache != nil && c.uncachedUnstructured && forms.Of(obj) == forms.Unstructured {
 		return c.APIReader().(*Client)
+	}
+	if c.cache != nil && c.uncached != nil {
+		if gvk, err := forms.GVK(obj, c.Scheme()); err == nil && c.uncached(forms.ItemGVK(gvk)) {
+			return c.APIReader().(*Client)
+		}
 	}
 	return c
 }

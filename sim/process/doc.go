@@ -43,6 +43,21 @@
 //     renew for RenewDeadline exits 1 and restarts as a new identity.
 //     sim/cluster's TestLeaderElectionMatchesClientGo* run client-go's own
 //     LeaderElector beside it in the same scenarios.
+//   - Spec.Options are the operator's manager.Options (cacheopts.go):
+//     Cache.DefaultNamespaces, Cache.ByObject (namespaces, label and field
+//     selectors, transforms) and the Default* selectors choose what each
+//     informer lists and watches (an object that stops matching leaves the
+//     cache as a delete, as from a watch with selectors), and a cached read in
+//     a namespace not cached is controller-runtime's "unknown namespace for
+//     the cache" error; Client.Cache.DisableFor kinds are read live;
+//     Controller gives the controllers' defaults; WebhookServer receives the
+//     webhooks. CheckOptions refuses by name what is not honoured.
+//   - Webhooks registered on the manager's webhook server (builder's
+//     ctrl.NewWebhookManagedBy, or Register) are called by the apiserver
+//     model's webhook admission through the registered handler's ServeHTTP
+//     (controller-runtime's admission.Webhook: decode, defaulter or
+//     validator, patch) with an AdmissionReview, in-process (webhooks.go);
+//     each call is a trace step of the serving process ("webhook <name>").
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.
@@ -85,9 +100,10 @@
 //     them (own store, lag draw, field indexes; see package informer), but a
 //     plan's hold and lag fault name a kind, not a form: a hold holds every
 //     form's informer of the kind, and the forms of one kind draw their lags
-//     from the kind's one stream. No cache options choose forms
-//     (CacheOptions.Unstructured is as if true: the client reads Unstructured
-//     objects from the cache).
+//     from the kind's one stream. Without Spec.Options,
+//     CacheOptions.Unstructured is as if true (the client reads Unstructured
+//     objects from the cache); with Options, as they say (controller-runtime's
+//     default, false: read live).
 //   - GetConfig and GetHTTPClient are served in-process by the apiserver model
 //     (package restapi, restconfig.go): clientsets, the dynamic client,
 //     discovery and a discovery-based RESTMapper work, each API request one
@@ -97,8 +113,27 @@
 //     other than status and namespaces/finalize (pods/exec among them).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
 //     reach the simulator (restapi's Known gaps say why): use the manager's.
-//     Webhooks, health probes and metrics are accepted and never served or
-//     called. Manager.Start is refused.
+//     Health probes and metrics are accepted and never served or called.
+//     Manager.Start is refused.
+//   - Admission webhooks (webhooks.go): a handler runs synchronously inside the
+//     request that calls it, in no virtual time, so timeoutSeconds never
+//     expires (it only appears in the failure's URL); a handler's own API
+//     calls are refused (errWebhookCall). A webhook served by a process that is
+//     down fails or is skipped per failurePolicy, as kube-apiserver's "no
+//     endpoints available"; a process that is up always answers (no network
+//     faults between the apiserver and the webhook). Webhooks given by URL,
+//     and custom paths without a configuration, are not called. Conversion
+//     webhooks are not called (the apiserver serves one version per kind).
+//     Objects a world's Setup creates are not admitted (the webhooks apply
+//     from the start of time).
+//   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is
+//     one informer per kind filtered to them, not one per namespace (one lag
+//     draw for all), and a List across them comes in namespace/name order.
+//     SyncPeriod, UnsafeDisableDeepCopy, ReaderFailOnMissingInformer,
+//     custom NewCache/NewClient/NewInformer and the other options CheckOptions
+//     names are refused. A field selector naming a field the kind does not
+//     support fails the process's start (kube-apiserver answers the
+//     informer's list with a 400 and the cache never syncs).
 //   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
 //     does: the action and the related object are dropped.
 //   - Outside a testing/synctest bubble (package wallclock), controller-runtime's
@@ -117,8 +152,7 @@
 //     own calls: they count for a crash at a call or after a write.
 //   - No graceful
 //     shutdown (a stopped pod's in-flight reconciles are killed at once rather
-//     than given the termination grace period), no warm-up, no Cache options
-//     (ByObject, DefaultNamespaces).
+//     than given the termination grace period), no warm-up.
 //   - A process has one cache and one client; clients with different identities
 //     inside one process are not modelled.
 package process

@@ -48,7 +48,8 @@ type Manager struct {
 	pending     []*hosted          // added during Setup, or waiting for the election: started when it returns, or when elected
 	runnables   int                // Runnables other than controllers added (runnable.go)
 	waiting     []manager.Runnable // Runnables waiting for the election
-	webhooks    webhook.Server
+	webhookSrv  *webhookServer     // GetWebhookServer's (webhooks.go)
+	options     *cacheOptions      // the process's manager.Options (nil: none given)
 	// leading is set once the incarnation leads: at once without leader
 	// election (Spec.LeaderElection), else when it holds the Lease (elect.go);
 	// elected is closed then.
@@ -187,23 +188,38 @@ func (m *Manager) Start(context.Context) error {
 	return errors.New("ctrlsim: the simulator starts the manager of a process; Start must not be called")
 }
 
-// GetWebhookServer is a server that accepts registrations and never serves:
-// webhooks are not called in the simulator (known gap).
+// GetWebhookServer is the operator's webhook server (Options.WebhookServer,
+// else controller-runtime's default one), never started: the handlers
+// registered on it are called in-process by the apiserver model's webhook
+// admission (webhooks.go).
 func (m *Manager) GetWebhookServer() webhook.Server {
-	if m.webhooks == nil {
-		m.webhooks = webhook.NewServer(webhook.Options{})
+	if m.webhookSrv == nil {
+		var srv webhook.Server
+		if m.options != nil {
+			srv = m.options.manager.WebhookServer
+		}
+		if srv == nil {
+			srv = webhook.NewServer(webhook.Options{})
+		}
+		m.webhookSrv = &webhookServer{Server: srv, w: m.p.env.Webhooks}
 	}
-	return m.webhooks
+	return m.webhookSrv
 }
 
 // GetLogger is the process's logger: lines go into the trace.
 func (m *Manager) GetLogger() logr.Logger { return m.p.baseLogger() }
 
-// GetControllerOptions are the manager's controller defaults. Name validation is
+// GetControllerOptions are the manager's controller defaults (Options.Controller
+// when the process has Options). Name validation is
 // off: the registry of names is global to the test binary, and a restarted
 // process registers its controllers again (Add checks names per incarnation).
 func (m *Manager) GetControllerOptions() config.Controller {
-	return config.Controller{SkipNameValidation: ptr.To(true)}
+	var c config.Controller
+	if m.options != nil {
+		c = m.options.manager.Controller
+	}
+	c.SkipNameValidation = ptr.To(true)
+	return c
 }
 
 // GetConverterRegistry is an empty registry: conversion webhooks are not called.

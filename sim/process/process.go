@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
@@ -64,6 +65,8 @@ type Env struct {
 	Faults    Injector
 	// OnFinding receives panics of reconcilers.
 	OnFinding func(Finding)
+	// Webhooks is the world's webhook admission (webhooks.go); nil: none.
+	Webhooks *Webhooks
 }
 
 // Spec describes a process: who it runs as and what it runs.
@@ -84,6 +87,10 @@ type Spec struct {
 	// Lease before its controllers start (elect.go), as
 	// manager.Options.LeaderElection does.
 	LeaderElection *LeaderElection
+	// Options are the manager.Options of the operator's main, as far as the
+	// simulator honours them (CheckOptions, cacheopts.go); nil: controller-runtime's
+	// defaults, except that unstructured reads are cached.
+	Options *manager.Options
 }
 
 // CrashLoopBackOff delays: 10s, doubling, capped at 5 minutes; reset after 10
@@ -123,6 +130,9 @@ type Process struct {
 // New creates a process. It starts when the cluster calls Boot.
 func New(env Env, spec Spec) *Process {
 	p := &Process{spec: spec, env: env, user: apiserver.Admin}
+	if env.Webhooks != nil {
+		env.Webhooks.add(p)
+	}
 	if sa := spec.ServiceAccount; sa != nil {
 		p.user = apiserver.ServiceAccount(sa.Namespace, sa.Name)
 	}
@@ -245,12 +255,12 @@ func (p *Process) start() {
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
 	}
+	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{Before: p.before, After: p.after}}
+	co, optsErr := p.applyOptions(&opts, &clientOpts)
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)
-	p.client = kubeclient.New(p.env.Server, p.user, kubeclient.Options{
-		Cache: p.cache,
-		Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
-	})
+	clientOpts.Cache = p.cache
+	p.client = kubeclient.New(p.env.Server, p.user, clientOpts)
 	p.mgr = newManager(p, &procCache{Cache: p.cache, p: p})
 	op := "start"
 	if p.incarnation > 1 {
@@ -263,6 +273,12 @@ func (p *Process) start() {
 	}
 	p.started = true // Setup may crash the process (a crash planned at one of its calls)
 	incarnation := p.incarnation
+	p.mgr.options = co
+	if optsErr != nil {
+		p.record(trace.Step{Op: "setup", Result: "error: " + optsErr.Error()})
+		p.terminate("setup failed: "+optsErr.Error(), true)
+		return
+	}
 	if p.spec.Setup != nil {
 		p.inSetup = true
 		err := p.spec.Setup(p)
@@ -363,6 +379,9 @@ func (p *Process) terminate(reason string, restart bool) {
 func (p *Process) before(call kubeclient.Call) error {
 	s := p.env.Scheduler
 	s.CheckAlive()
+	if p.env.Webhooks.Serving() {
+		return errWebhookCall
+	}
 	if !p.started || s.Killed() {
 		// A call from a dead incarnation's kernel code (an event handler), or from
 		// a killed worker's deferred code.

@@ -89,13 +89,13 @@ func (l *WidgetList) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// Scheme returns a new scheme with client-go's built-in types and Widget.
+// Scheme returns a new scheme with client-go's built-in types, Widget and Sprocket.
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		panic(err)
 	}
-	s.AddKnownTypes(GroupVersion, &Widget{}, &WidgetList{})
+	s.AddKnownTypes(GroupVersion, &Widget{}, &WidgetList{}, &Sprocket{}, &SprocketList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return s
 }

@@ -5,7 +5,7 @@
 //
 // # Known gaps
 //
-// The tutorial's envtest suite (suite_test.go, cronjob_controller_test.go)
-// and its webhooks (internal/webhook/v1) are not copied: the simulator runs
-// the controller, package cronjob checks it.
+// The tutorial's envtest suite (suite_test.go, cronjob_controller_test.go) is
+// not copied: the simulator runs the controller, package cronjob checks it.
+// Its webhooks are in ../webhook/v1.
 package controller
