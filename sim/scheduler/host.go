@@ -77,7 +77,10 @@ func (s *Scheduler) Adopting() bool { return s.adopting != nil }
 // and parks it until the kernel picks it. If the task is killed before it ever
 // runs, it leaves with runtime.Goexit (see EndIfKilled).
 func (s *Scheduler) Adopt() {
-	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true}
+	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, closed: make(chan struct{})}
+	if s.settle != nil {
+		t.goid = goid() // in a bubble any task may block outside (outside.go)
+	}
 	s.adopting.arrived <- t
 	if !<-t.resume {
 		runtime.Goexit()

@@ -102,6 +102,9 @@ func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
 	for _, t := range rejoined {
 		s.out.blocked.Add(-1)
 		t.state = runnable
+		if t.killed {
+			s.dying = append(s.dying, t) // it unwinds before anything else runs (wait.go)
+		}
 	}
 	return slept, true
 }
@@ -114,11 +117,8 @@ func (s *Scheduler) GoOutside(group, name string, f func(ctx context.Context)) (
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var t *Task
-	t = s.Go(group, name, func() {
-		t.goid = goid()
-		f(ctx)
-	})
-	t.outside, t.cancel, t.closed = true, cancel, make(chan struct{})
+	t = s.Go(group, name, func() { f(ctx) })
+	t.outside, t.cancel = true, cancel
 	return t, nil
 }
 

@@ -43,9 +43,10 @@ type Task struct {
 	// adopted: a goroutine started by hosted code (Host), not by Go; killed,
 	// it leaves with runtime.Goexit and ends at EndIfKilled.
 	adopted bool
-	// outside: a task of GoOutside (outside.go), which may block outside the
-	// scheduler; goid is its goroutine's id, cancel cancels its context, and
-	// closed is closed when Close ends it.
+	// outside: a task of GoOutside (outside.go), whose context cancel
+	// cancels. In a bubble any task may block outside the scheduler (a sleep
+	// in a reconcile): goid is its goroutine's id, and closed is closed when
+	// Close ends it.
 	outside bool
 	goid    uint64
 	cancel  func()
@@ -90,6 +91,7 @@ type Scheduler struct {
 	instant            time.Time
 	atInstant          int
 	livelock           *Livelock
+	dying              []*Task // killed while blocked outside, rejoined: they unwind next (wait.go)
 	stop               bool
 	adopting           *adoption // a Host waiting for its goroutines
 	settle             func()    // synctest.Wait, in a bubble (outside.go)
@@ -142,7 +144,7 @@ func (s *Scheduler) Steps() uint64 { return s.steps }
 // kernel picks it. group names the process the task belongs to (see KillGroup).
 func (s *Scheduler) Go(group, name string, f func()) *Task {
 	s.nextID++
-	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable}
+	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable, closed: make(chan struct{})}
 	s.tasks = append(s.tasks, t)
 	go t.run(f)
 	return t
@@ -157,6 +159,9 @@ func (t *Task) run(f func()) {
 		t.state = done
 		t.yield <- struct{}{}
 	}()
+	if t.s.settle != nil {
+		t.goid = goid() // in a bubble any task may block outside (outside.go)
+	}
 	if !<-t.resume {
 		panic(errKilled)
 	}
@@ -174,7 +179,9 @@ func (s *Scheduler) switchTo(t *Task, alive bool) {
 	prev := s.current
 	s.current = t
 	t.resume <- alive
-	if t.outside {
+	if alive && s.settle != nil {
+		// In a bubble, the kernel resuming a task tells a task that parked
+		// from one that blocked outside (a sleep, a timer, a poll: outside.go).
 		if !s.resumeOutside(t) {
 			s.current = prev
 			return
@@ -222,9 +229,11 @@ func (s *Scheduler) park() {
 // unwind ends a killed task from inside it: a panic that its run recovers, or
 // for a task running code of its own outside the simulator (a manager
 // Runnable) runtime.Goexit, which that code's recover() (client-go's
-// HandleCrash in wait.Until) does not see and log as a crash.
+// HandleCrash in wait.Until) does not see and log as a crash. An adopted task
+// (a worker, killed while it waited outside: outside.go) leaves with Goexit
+// too, as in park.
 func (t *Task) unwind() {
-	if t.outside {
+	if t.outside || t.adopted {
 		runtime.Goexit()
 	}
 	panic(errKilled)
@@ -381,6 +390,7 @@ func (s *Scheduler) RunUntil(until time.Time) {
 		if s.out.halt.Load() {
 			return // a task blocked outside woke on its own (Err)
 		}
+		s.endDying()
 		s.wake()
 		buf = s.runnableTasks(buf)
 		if len(buf) > 0 {
@@ -449,11 +459,12 @@ func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
 // Close kills every remaining task so that no goroutine outlives the run.
 func (s *Scheduler) Close() {
 	for _, t := range append([]*Task(nil), s.tasks...) {
-		if t.state == blockedOutside {
+		if t.state == blockedOutside && t.cancel != nil {
 			s.closeOutside(t)
 			s.remove(t)
 		}
 	}
+	s.closeWaiting()
 	for len(s.tasks) > 0 {
 		s.Kill(s.tasks[0])
 		if len(s.tasks) > 0 && s.tasks[0].killed {
