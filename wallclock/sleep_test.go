@@ -101,6 +101,7 @@ func runWait(t *testing.T, planText string, body func(ctx context.Context, c cli
 func TestASleepInAReconcileWaitsInVirtualTimeDeterminism(t *testing.T) {
 	steps := runWait(t, "seed 1\n", func(ctx context.Context, c client.Client, cm *corev1.ConfigMap) error {
 		time.Sleep(3 * time.Second)
+		ctrl.Log.WithName("sleeper").Info("woke", "name", cm.Name)
 		return markDone(ctx, c, cm)
 	}, 10*time.Second)
 	for _, name := range []string{"x", "y"} {
@@ -111,6 +112,20 @@ func TestASleepInAReconcileWaitsInVirtualTimeDeterminism(t *testing.T) {
 		if waited := updates[0].At - gets[0].At; waited < 3*time.Second || waited > 3*time.Second+50*time.Millisecond {
 			t.Errorf("%s: the update came %v after the get, want 3s (and the request latency)", name, waited)
 		}
+	}
+	// A line logged through the global logger as the task wakes is its
+	// reconcile's, at the instant it woke.
+	woke := 0
+	for _, s := range steps {
+		if s.Op == "log" && strings.HasPrefix(s.Result, "sleeper: woke") {
+			woke++
+			if s.Process != "op" || s.Reconcile == 0 || s.At < 3*time.Second {
+				t.Errorf("the line logged after the sleep: %+v, want op's reconcile at 3s", s)
+			}
+		}
+	}
+	if woke != 2 {
+		t.Errorf("%d lines logged after the sleep, want 2", woke)
 	}
 	// Both slept at once: two workers, neither waited for the other's sleep.
 	x, y := stepsOf(steps, "update", "x")[0], stepsOf(steps, "update", "y")[0]

@@ -156,7 +156,14 @@ func (s *Scheduler) checkCaller() {
 	if s.out.blocked.Load() == 0 {
 		return
 	}
-	id := goid()
+	s.checkCallerID(goid())
+}
+
+// checkCallerID is checkCaller for the goroutine id.
+func (s *Scheduler) checkCallerID(id uint64) {
+	if s.out.blocked.Load() == 0 {
+		return
+	}
 	s.out.mu.Lock()
 	t := s.out.byGoid[id]
 	if t == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	kclock "k8s.io/utils/clock"
@@ -98,6 +99,7 @@ type Scheduler struct {
 	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
 	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
 	out                outsideState
+	running            atomic.Uint64 // the goroutine that runs now, kernel's or task's (caller.go)
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -120,6 +122,7 @@ func (l *Livelock) String() string {
 // c's sleeper: a Sleep inside a task waits in virtual time.
 func New(c *clock.Clock, pick Picker) *Scheduler {
 	s := &Scheduler{clock: c, pick: pick}
+	s.running.Store(goid()) // the kernel's goroutine (caller.go)
 	c.SetTaskCheck(func() bool { return s.current != nil })
 	c.SetSleeper(func(d time.Duration) {
 		if s.current == nil {
@@ -159,9 +162,7 @@ func (t *Task) run(f func()) {
 		t.state = done
 		t.yield <- struct{}{}
 	}()
-	if t.s.settle != nil {
-		t.goid = goid() // in a bubble any task may block outside (outside.go)
-	}
+	t.goid = goid() // (caller.go, outside.go)
 	if !<-t.resume {
 		panic(errKilled)
 	}
@@ -178,6 +179,9 @@ func (s *Scheduler) switchTo(t *Task, alive bool) {
 	}
 	prev := s.current
 	s.current = t
+	running := s.running.Load()
+	defer s.running.Store(running)
+	s.running.Store(t.goid)
 	t.resume <- alive
 	if alive && s.settle != nil {
 		// In a bubble, the kernel resuming a task tells a task that parked
@@ -377,6 +381,7 @@ func (s *Scheduler) RunUntil(until time.Time) {
 	if s.livelock != nil {
 		return
 	}
+	s.running.Store(goid()) // whichever goroutine runs the kernel (caller.go)
 	limit := s.MaxStepsPerInstant
 	if limit == 0 {
 		limit = 200_000
