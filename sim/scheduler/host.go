@@ -77,7 +77,7 @@ func (s *Scheduler) Adopting() bool { return s.adopting != nil }
 // and parks it until the kernel picks it. If the task is killed before it ever
 // runs, it leaves with runtime.Goexit (see EndIfKilled).
 func (s *Scheduler) Adopt() {
-	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, closed: make(chan struct{})}
+	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true}
 	t.goid = goid() // (caller.go, outside.go)
 	s.adopting.arrived <- t
 	if !<-t.resume {

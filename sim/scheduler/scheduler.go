@@ -45,13 +45,11 @@ type Task struct {
 	// it leaves with runtime.Goexit and ends at EndIfKilled.
 	adopted bool
 	// outside: a task of GoOutside (outside.go), whose context cancel
-	// cancels. In a bubble any task may block outside the scheduler (a sleep
-	// in a reconcile): goid is its goroutine's id, and closed is closed when
-	// Close ends it.
+	// cancels. Any task may block outside the scheduler in a bubble (a sleep
+	// in a reconcile): goid is its goroutine's id (caller.go, outside.go).
 	outside bool
 	goid    uint64
 	cancel  func()
-	closed  chan struct{}
 }
 
 // Name is the task's name, as given to Go.
@@ -147,9 +145,10 @@ func (s *Scheduler) Steps() uint64 { return s.steps }
 // kernel picks it. group names the process the task belongs to (see KillGroup).
 func (s *Scheduler) Go(group, name string, f func()) *Task {
 	s.nextID++
-	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable, closed: make(chan struct{})}
+	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable}
 	s.tasks = append(s.tasks, t)
 	go t.run(f)
+	<-t.yield // its goroutine id is known
 	return t
 }
 
@@ -163,6 +162,7 @@ func (t *Task) run(f func()) {
 		t.yield <- struct{}{}
 	}()
 	t.goid = goid() // (caller.go, outside.go)
+	t.yield <- struct{}{} // started: Go returns
 	if !<-t.resume {
 		panic(errKilled)
 	}
@@ -392,9 +392,6 @@ func (s *Scheduler) RunUntil(until time.Time) {
 			s.stop = false
 			return
 		}
-		if s.out.halt.Load() {
-			return // a task blocked outside woke on its own (Err)
-		}
 		s.endDying()
 		s.wake()
 		buf = s.runnableTasks(buf)
@@ -463,6 +460,11 @@ func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
 
 // Close kills every remaining task so that no goroutine outlives the run.
 func (s *Scheduler) Close() {
+	if s.settle != nil {
+		s.settle()
+		s.collect() // woken and waiting to rejoin: killed below
+		s.endDying()
+	}
 	for _, t := range append([]*Task(nil), s.tasks...) {
 		if t.state == blockedOutside && t.cancel != nil {
 			s.closeOutside(t)

@@ -1,9 +1,6 @@
 package scheduler
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Waits of code under test on the bubble's clock.
 //
@@ -56,16 +53,6 @@ func (s *Scheduler) closeWaiting() {
 	if s.settle == nil || s.wallSleep == nil {
 		return
 	}
-	defer func() {
-		// What is left waits on no timer; one that woke on its own (Err)
-		// and waits for Close leaves now.
-		for _, t := range s.tasks {
-			if t.state == blockedOutside && t.cancel == nil {
-				t.killed = true
-				close(t.closed)
-			}
-		}
-	}()
 	for s.out.blocked.Load() > 0 {
 		for _, t := range s.tasks {
 			if t.state == blockedOutside {
@@ -80,18 +67,9 @@ func (s *Scheduler) closeWaiting() {
 		case <-s.out.wake:
 		default:
 		}
-		s.out.mu.Lock()
-		rejoined := s.out.rejoined
-		s.out.rejoined = nil
-		s.out.mu.Unlock()
-		if len(rejoined) == 0 {
+		if !s.collect() {
 			return
 		}
-		slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
-		for _, t := range rejoined {
-			s.out.blocked.Add(-1)
-			t.state = runnable
-			s.switchTo(t, false)
-		}
+		s.endDying()
 	}
 }
