@@ -7,8 +7,14 @@
 // apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
 // minimal plan, saves it under testdata/ctrlsim/, and fails the test with the
-// violated property, what it saw, a replay command and the timeline (the
-// controllers' log lines and Events included).
+// violated property, what it saw, what each fault stands for on a real
+// cluster and the steps from it to the violation, a replay command and the
+// timeline (the controllers' log lines and Events included; the built-in
+// processes' start-up and their steps on objects the operator never touched
+// folded, -ctrlsim.timeline=full keeps them). Beside the plan it writes the
+// run's picture (.svg), inspector (.html) and a markdown report for an
+// upstream issue (.md): failure.go; `ctrlsim report PLAN` replays a saved plan
+// and prints that report.
 //
 // A kubebuilder project's test, complete (api/v1 holds the CronJob types,
 // internal/controller the reconciler, config/crd/bases the CRD YAML):
@@ -103,6 +109,12 @@
 //
 // # Known gaps
 //
+//   - A failure's "from the fault to the violation" (failure.go) is a
+//     selection, not a causal slice: the operator's steps from the plan's
+//     first fault that shows in the run (a crash, a stale restart, a held
+//     watch, an API fault), the workload's, and the built-in processes' on
+//     the objects the violation's text names. A lag, latency or workers
+//     fault shapes every step and has no step of its own to start from.
 //   - The workload (workload.go, schemadraw.go) changes the seed objects
 //     only, at most MaxSteps steps a plan: under spec of a seed custom
 //     resource, it sets a field (scalars; nested objects, lists and maps as a

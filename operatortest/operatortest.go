@@ -248,7 +248,7 @@ func Run(t *testing.T, o Options) {
 	if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
-	if err := os.WriteFile(saved, []byte(res.Minimal.String()), 0o644); err != nil {
+	if err := os.WriteFile(saved, []byte(planHeader(t.Name(), saved)+res.Minimal.String()), 0o644); err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
 	t.Logf("operatortest: violated after %d plans (seed %d); the minimal plan is saved", res.Checks, o.Seed)
@@ -364,28 +364,87 @@ func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_"
 // the test. It reports whether p held.
 func (w *world) judgeAndReport(t *testing.T, p *plan.Plan, path string) bool {
 	t.Helper()
-	r, err := w.run(t, p)
+	f, err := w.failure(t, p, path)
 	if err != nil {
 		t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}
-	vs := r.violated()
-	if len(vs) == 0 {
+	if f == nil {
 		return true
 	}
+	t.Error(f.text)
+	return false
+}
+
+// failure is what a violating plan's report says and where its story went.
+type failure struct {
+	text  string
+	files artifacts
+}
+
+// failure runs p and, when it violates something, writes its story beside
+// path and returns the report; nil when p held.
+func (w *world) failure(t *testing.T, p *plan.Plan, path string) (*failure, error) {
+	r, err := w.run(t, p)
+	if err != nil {
+		return nil, err
+	}
+	vs := r.violated()
+	if len(vs) == 0 {
+		return nil, nil
+	}
+	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: w.operatorProcesses()}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %d propert%s:\n", path, len(vs), map[bool]string{true: "y", false: "ies"}[len(vs) == 1])
 	for _, v := range vs {
 		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
 	}
+	b.WriteString("\nwhy a real cluster can do this:\n")
+	for _, l := range whyReal(p, r.steps) {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if steps := faultPath(p, r.steps, vs[0], rep.operators, 12); len(steps) > 0 {
+		b.WriteString("\nfrom the fault to the violation:\n")
+		for _, l := range steps {
+			b.WriteString(l + "\n")
+		}
+	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
-	fmt.Fprintf(&b, "replay: go test -run '^%s$' -ctrlsim.plan=%s -v\n\n", regexp.QuoteMeta(t.Name()), path)
-	fmt.Fprintf(&b, "timeline (trace hash %s; log lines and Events included):\n", r.hash)
-	for _, s := range r.steps {
-		b.WriteString(s.String())
+	fmt.Fprintf(&b, "replay: %s\n", replayCommand(t.Name(), path))
+	f := &failure{}
+	if f.files, err = rep.write(); err != nil {
+		fmt.Fprintf(&b, "(the story could not be written beside the plan: %v)\n", err)
+	} else {
+		fmt.Fprintf(&b, "the story: %s (picture), %s (inspector), %s (a report for an issue; also: ctrlsim report %s)\n",
+			f.files.SVG, f.files.HTML, f.files.Markdown, path)
+	}
+	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.hash, strings.Join(rep.operators, ", "))
+	for _, l := range foldTimeline(r.steps, rep.operators, fullTimeline()) {
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	t.Error(b.String())
-	return false
+	f.text = b.String()
+	return f, nil
+}
+
+// replayCommand is the go test command that replays a plan file of a test.
+func replayCommand(test, path string) string {
+	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", runPattern(test), path)
+}
+
+// runPattern is the -run pattern that selects exactly the test named test
+// (a subtest's name is matched level by level).
+func runPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// planHeader is the comment a saved plan starts with: the test it belongs to
+// (ctrlsim report reads it) and how to replay it.
+func planHeader(test, path string) string {
+	return fmt.Sprintf("# operatortest test: %s\n# replay: %s\n", test, replayCommand(test, path))
 }
 
 func indent(s string) string {
@@ -607,6 +666,8 @@ type result struct {
 	verdicts []check.Verdict
 	steps    []trace.Step
 	hash     string
+	log      []apiserver.Event // every committed version: the story reads objects from it
+	start    time.Time         // the run's epoch
 }
 
 func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
@@ -668,7 +729,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, ref *snapshot, keep bool) (*
 		if keep {
 			snap = takeSnapshot(c, w.kinds)
 		}
-		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash()}
+		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now())}
 	})
 	return snap, r, runErr
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,40 +14,9 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/ctrlsim/ctrlsim/internal/browsertest"
 )
-
-// chromium is the headless browser the test drives: $CTRLSIM_CHROMIUM (which
-// `make test` sets from hack/chromium.sh, installing Debian's chromium package
-// when it can), else chromium on the PATH.
-func chromium(t *testing.T) string {
-	if p := os.Getenv("CTRLSIM_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("CTRLSIM_CHROMIUM=%s: %v", p, err)
-		}
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("SKIP: no headless Chromium here: the run inspector's browser test did not run " +
-		"(`make test` installs Debian's chromium package where it can: hack/chromium.sh)")
-	return ""
-}
-
-// artifacts is where the test keeps its screenshot: $CTRLSIM_ARTIFACTS, else
-// ctrlsim-artifacts under the system's temporary directory (never the repo).
-func artifacts(t *testing.T) string {
-	dir := os.Getenv("CTRLSIM_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "ctrlsim-artifacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 type shown struct {
 	N       string  `json:"n"`
@@ -66,7 +34,7 @@ func TestInspectorInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives headless Chromium (make test and make test-browser run it)")
 	}
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	page := filepath.Join(t.TempDir(), "inspector.html")
 	var out bytes.Buffer
 	// The double promotion of pipeline/app-event-race (reports/pipeline-app-event-race/buggy.plan).
@@ -178,7 +146,7 @@ func TestInspectorInBrowser(t *testing.T) {
 			t.Errorf("after clicking the stale read, the detail lacks %q:\n%s", want, detail)
 		}
 	}
-	shot := filepath.Join(artifacts(t), "inspector-pipeline-app-event-race-buggy.png")
+	shot := filepath.Join(browsertest.Artifacts(t), "inspector-pipeline-app-event-race-buggy.png")
 	if err := os.WriteFile(shot, png, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@
 //	ctrlsim replay --entry ID --variant V (--plan FILE | --plan-text TEXT) [--timeline] [--json]
 //	ctrlsim catalogue [--check]
 //	ctrlsim bench [--json] [--report FILE] [--no-envtest]
+//	ctrlsim report [--out FILE] PLAN
 //
 // Bad input (an unknown entry or variant, a malformed plan, an unreadable file, a
 // bad flag) exits 2 with one line naming the problem.
@@ -51,6 +52,7 @@ commands:
   replay     run one plan and print verdicts, trace hash and (--timeline) the timeline
   catalogue  regenerate reports/ (--check: exit 1 and show the diff when it is stale)
   bench      throughput and time-to-find figures
+  report     the markdown report of an operator test's saved plan (testdata/ctrlsim/<test>.plan), for an issue
 
 run 'ctrlsim <command> -h' for its flags`
 
@@ -88,11 +90,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, merge, replay, catalogue or bench)\n", args[0])
+		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, merge, replay, catalogue, bench or report)\n", args[0])
 		return 2
 	}
 	var ue *usageError

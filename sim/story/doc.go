@@ -23,6 +23,10 @@
 //     showing their state per version (deleting, status.phase, the Ready
 //     condition, a release's newest revision and status, else the version).
 //
+// Input.Lead names the processes a reader came for (an operator's among the
+// built-in kube-controller-manager and kubelet): their lanes come first, and
+// other processes' lanes with nothing but their start drawn are left out.
+//
 // # Known gaps
 //
 //   - The explanation is heuristic: it reads the verdict's detail for names of

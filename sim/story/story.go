@@ -22,6 +22,12 @@ type Input struct {
 	Start    time.Time // the run's epoch: Log times are offsets from it
 	Plan     *plan.Plan
 	Verdicts []check.Verdict
+	// Lead names the processes the reader came for (an operator's, among
+	// the built-in kube-controller-manager and kubelet): their lanes come
+	// first, and the lanes of other processes that did nothing but start
+	// (a controller's start-up log lines: no reconcile, write or crash) are
+	// left out. Empty: every lane, in order of first appearance.
+	Lead []string
 }
 
 // Story is a run laid out for a reader: lanes of processes and objects with what
@@ -156,15 +162,44 @@ func Build(in Input) *Story {
 	}
 	s.processLanes()
 	s.faultSpans()
-	// The workload first, then the processes, then the API server's faults.
+	s.leadLanes()
+	// The workload first, then the processes (the lead ones first), then the
+	// API server's faults.
 	order := map[string]int{LaneWorkload: 0, LaneProcess: 1, LaneAPIServer: 2, LaneObject: 3}
-	slices.SortStableFunc(s.Lanes, func(a, b Lane) int { return cmp.Compare(order[a.Kind], order[b.Kind]) })
+	lead := func(l Lane) int {
+		if l.Kind == LaneProcess && len(in.Lead) > 0 && !slices.Contains(in.Lead, l.Group) {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(s.Lanes, func(a, b Lane) int {
+		return cmp.Or(cmp.Compare(order[a.Kind], order[b.Kind]), cmp.Compare(lead(a), lead(b)))
+	})
 	s.explain()
 	s.objectLanes()
 	s.placeVerdicts()
 	s.Scale = newScale(s.times())
 	s.End = s.Scale.End()
 	return s
+}
+
+// leadLanes leaves out, when Input.Lead names the processes that matter, the
+// lanes of other processes with nothing drawn on them.
+func (s *Story) leadLanes() {
+	if len(s.in.Lead) == 0 {
+		return
+	}
+	idle := func(l Lane) bool {
+		for _, m := range l.Marks {
+			if m.Shape != ShapeRestart || m.Color != colorStart {
+				return false // more than the process's first start
+			}
+		}
+		return len(l.Spans) == 0
+	}
+	s.Lanes = slices.DeleteFunc(s.Lanes, func(l Lane) bool {
+		return l.Kind == LaneProcess && !slices.Contains(s.in.Lead, l.Group) && idle(l)
+	})
 }
 
 // lane returns the index of the lane with id, adding it when new.

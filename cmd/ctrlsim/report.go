@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// cmdReport writes the markdown report of an operator test's saved plan
+// (testdata/ctrlsim/<test>.plan, as operatortest.Run saves it): it replays
+// the plan with go test in the test's package directory, which writes the
+// story (.svg), the inspector (.html) and the report (.md) beside the plan,
+// and copies the report to --out (stdout by default). The plan file's first
+// comment names the test.
+//
+//	ctrlsim report [--out FILE] testdata/ctrlsim/TestX.plan
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report")
+	out := fs.String("out", "", "write the markdown report to this file (default: stdout)")
+	goCmd := fs.String("go", "go", "the go command to run the test with")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one plan file saved by operatortest (testdata/ctrlsim/<test>.plan), got %d arguments", fs.NArg())
+	}
+	planPath, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	test, err := planTest(planPath)
+	if err != nil {
+		return err
+	}
+	// <package>/testdata/ctrlsim/<test>.plan
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(planPath)))
+	md := strings.TrimSuffix(planPath, ".plan") + ".md"
+	_ = os.Remove(md) // a report left from an earlier run must not pass for this one
+	cmd := exec.Command(*goCmd, "test", "-count=1", "-run", runPattern(test), "-ctrlsim.plan="+planPath)
+	cmd.Dir = dir
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	fmt.Fprintf(stderr, "ctrlsim report: replaying %s in %s (go test -run '%s')\n", filepath.Base(planPath), dir, runPattern(test))
+	runErr := cmd.Run()
+	b, err := os.ReadFile(md)
+	if errors.Is(err, os.ErrNotExist) {
+		if runErr == nil {
+			return fmt.Errorf("the plan holds now (go test passed): there is no violation to report")
+		}
+		return fmt.Errorf("go test wrote no report (%v):\n%s", runErr, log.String())
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ctrlsim report: wrote %s (the story: %s, %s)\n", *out,
+		strings.TrimSuffix(planPath, ".plan")+".svg", strings.TrimSuffix(planPath, ".plan")+".html")
+	return nil
+}
+
+// planTest is the test a saved plan belongs to: its "# operatortest test:"
+// comment.
+func planTest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "# operatortest test: "); ok && name != "" {
+			return name, nil
+		}
+	}
+	return "", usagef("%s names no test (its first lines have no \"# operatortest test: <name>\" comment): it was not saved by operatortest.Run", path)
+}
+
+// runPattern is the -run pattern that selects exactly test (a subtest level by
+// level), as operatortest prints it.
+func runPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}

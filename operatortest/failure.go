@@ -1,0 +1,441 @@
+package operatortest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/story"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The failure an operator author reads: the timeline led by the operator's
+// own processes (the built-in ones folded), the story of the run drawn as a
+// labelled SVG and a self-contained HTML inspector beside the saved plan,
+// what each fault of the plan stands for on a real cluster, and a markdown
+// report that reads on its own (for an upstream issue).
+
+var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
+
+// fullTimeline reports whether the author asked for every step.
+func fullTimeline() bool {
+	return *flagTimeline == "full" || os.Getenv("CTRLSIM_TIMELINE") == "full"
+}
+
+// operatorProcesses are the names of the test's own processes (every
+// replica), as they appear in the trace.
+func (w *world) operatorProcesses() []string {
+	var out []string
+	for _, m := range w.o.Managers {
+		for _, spec := range m.processes() {
+			out = append(out, spec.Name)
+		}
+	}
+	return out
+}
+
+// touchedObjects are the objects the operator's processes read, wrote or
+// reconciled: "Kind ns/name" for calls, "ns/name" for reconciles.
+func touchedObjects(steps []trace.Step, operators []string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range steps {
+		if s.Object != "" && slices.Contains(operators, s.Process) {
+			out[s.Object] = true
+			if _, name, ok := strings.Cut(s.Object, " "); ok {
+				out[name] = true // a reconcile of a built-in controller names no kind
+			}
+		}
+	}
+	return out
+}
+
+// builtin reports whether a step is a built-in process's (kube-controller-
+// manager, the kubelet): neither the operator's, the admin's nor the kernel's.
+func builtin(s trace.Step, operators []string) bool {
+	return s.Process != "" && s.Process != "admin" && !slices.Contains(operators, s.Process)
+}
+
+// startUp reports whether a step is a process's start-up: its start or
+// restart, or a line logged outside any reconcile ("Starting Controller").
+func startUp(s trace.Step) bool {
+	return s.Reconcile == 0 && (s.Op == "start" || s.Op == "restart" || s.Op == "log" || s.Op == "runnable")
+}
+
+// foldTimeline is the timeline a failure prints: every step of the
+// operator's processes, the workload, the faults and the admin, and of the
+// built-in processes only the steps on objects the operator touched; the
+// rest is counted in one line per built-in process, first. full keeps every
+// step.
+func foldTimeline(steps []trace.Step, operators []string, full bool) []string {
+	var out []string
+	if full {
+		for _, s := range steps {
+			out = append(out, s.String())
+		}
+		return out
+	}
+	touched := touchedObjects(steps, operators)
+	type folded struct{ startUp, other int }
+	counts := map[string]*folded{}
+	var procs []string
+	var kept []string
+	for _, s := range steps {
+		if !builtin(s, operators) || touched[s.Object] {
+			kept = append(kept, s.String())
+			continue
+		}
+		f := counts[s.Process]
+		if f == nil {
+			f = &folded{}
+			counts[s.Process] = f
+			procs = append(procs, s.Process)
+		}
+		if startUp(s) {
+			f.startUp++
+		} else {
+			f.other++
+		}
+	}
+	for _, p := range procs {
+		f := counts[p]
+		out = append(out, fmt.Sprintf("%10s  %s: %d start-up line%s, %d step%s on other objects (folded; -ctrlsim.timeline=full or CTRLSIM_TIMELINE=full shows them)",
+			"", p, f.startUp, plural(f.startUp), f.other, plural(f.other)))
+	}
+	return append(out, kept...)
+}
+
+// manifest is the index of the step where a fault of the plan shows in the
+// run (a crash, a restart onto a lagging apiserver, a held watch, an API
+// fault's start), or -1 when it never did (a lag, latency, more workers:
+// they shape every step rather than one).
+func manifest(f plan.Fault, steps []trace.Step) int {
+	for i, s := range steps {
+		switch f.Kind {
+		case plan.Crash:
+			if s.Process == f.Process && s.Op == "crash" && (f.At == 0 || s.At >= f.At) {
+				return i
+			}
+		case plan.Stale:
+			if s.Process == f.Process && s.Op == "stale" {
+				return i
+			}
+		case plan.Hold:
+			if s.Process == f.Process && s.Op == "hold" && (f.Resource == "*" || strings.HasSuffix(f.Resource, "/"+strings.TrimPrefix(s.Object, "*"))) {
+				return i
+			}
+		case plan.API:
+			if s.Op == "fault" && s.Process == "" {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// whatHappened says in a sentence what the fault did in this run.
+func whatHappened(f plan.Fault, steps []trace.Step, at int) string {
+	if at < 0 {
+		return faultSummary(f)
+	}
+	s := steps[at]
+	switch f.Kind {
+	case plan.Crash:
+		if f.Write > 0 {
+			// The write it died after is its last call before the crash.
+			for i := at - 1; i >= 0; i-- {
+				if w := steps[i]; w.Process == f.Process && isWriteOp(w.Op) {
+					return fmt.Sprintf("%s died at %v right after its write %d had committed (%s %s), before the response reached it", f.Process, s.At, f.Write, w.Op, w.Object)
+				}
+			}
+		}
+		if f.Call > 0 {
+			return fmt.Sprintf("%s died at %v, at its client call %d (the call never reached the apiserver)", f.Process, s.At, f.Call)
+		}
+		return fmt.Sprintf("%s died at %v (%s)", f.Process, s.At, s.Result)
+	case plan.Stale:
+		return fmt.Sprintf("%s restarted at %v, and %s", f.Process, s.At, s.Result)
+	case plan.Hold:
+		return fmt.Sprintf("%s's watch of %s delivered nothing from %v to %v, then caught up", f.Process, f.Resource, f.From, f.Until)
+	case plan.API:
+		return fmt.Sprintf("from %v the apiserver answered %s", s.At, strings.TrimPrefix(s.Result, "api "))
+	}
+	return faultSummary(f)
+}
+
+func faultSummary(f plan.Fault) string {
+	switch f.Kind {
+	case plan.Lag:
+		return fmt.Sprintf("%s's cache of %s saw each change %v to %v after it was committed", f.Process, f.Resource, f.Min, f.Max)
+	case plan.Latency:
+		return fmt.Sprintf("each API call of %s took %v to %v", f.Process, f.Min, f.Max)
+	case plan.Workers:
+		return fmt.Sprintf("%s ran %d workers", f.Controller, f.N)
+	case plan.NotReady:
+		return fmt.Sprintf("pod %d never became ready until the heal", f.Pod)
+	case plan.CrashLoop:
+		return fmt.Sprintf("pod %d's containers exited with code 1 after each start until the heal", f.Pod)
+	case plan.PodFail:
+		return fmt.Sprintf("pod %d's containers exited with code 1 once", f.Pod)
+	case plan.NodeLost:
+		return fmt.Sprintf("node %s stopped reporting at %v", f.Node, f.At)
+	}
+	return f.String()
+}
+
+// realEvent is the real cluster's event a fault stands for: why a finding
+// under it is one a production cluster can produce.
+func realEvent(f plan.Fault) string {
+	switch f.Kind {
+	case plan.Crash:
+		if f.Write > 0 {
+			return "a pod OOM-killed, evicted or on a node that was lost between two API calls: kube-apiserver commits a write whether or not the client lives to read the response"
+		}
+		return "a pod killed in the middle of a reconcile (OOM, eviction, a node drain, a rolling update of the operator's Deployment)"
+	case plan.Stale:
+		return "a pod restarted onto a kube-apiserver replica or watch cache that lags behind etcd: client-go lists with resourceVersion 0, which the watch cache serves as it is"
+	case plan.Hold:
+		return "an informer behind a slow or overloaded apiserver, or a pod partitioned from it: its watch delivers nothing, then the reflector catches up"
+	case plan.Lag:
+		return "informer lag: every controller's cache sees a change some time after it was committed"
+	case plan.API:
+		return "an apiserver that refuses or fails requests: throttling (429), an etcd leader change or overload (500, 503), admission or quota (403, 422), a conflict (409), or a timeout after the write was applied"
+	case plan.Latency:
+		return "a slow or distant apiserver"
+	case plan.Workers:
+		return "MaxConcurrentReconciles set above 1, as many operators deploy"
+	case plan.NotReady:
+		return "a pod whose readiness probe never passes"
+	case plan.CrashLoop:
+		return "a container in CrashLoopBackOff"
+	case plan.PodFail:
+		return "a container that exits with an error"
+	case plan.NodeLost:
+		return "a node that stops reporting (kubelet down, network partition): its pods are marked not ready, then evicted"
+	}
+	return "a fault of a real cluster"
+}
+
+func isWriteOp(op string) bool {
+	switch strings.SplitN(op, "/", 2)[0] {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// whyReal is one line per fault of the plan: what it did in this run and the
+// real event it stands for; and the workload's steps, which are a user's.
+func whyReal(p *plan.Plan, steps []trace.Step) []string {
+	var out []string
+	for _, f := range p.Faults {
+		at := manifest(f, steps)
+		out = append(out, fmt.Sprintf("`%s`: %s. On a real cluster: %s.", f.String(), whatHappened(f, steps, at), realEvent(f)))
+	}
+	if len(p.Steps) > 0 {
+		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", len(p.Steps), plural(len(p.Steps))))
+	}
+	if len(p.Faults) == 0 {
+		out = append(out, "No fault: the violation happens in a fault-free run, under the plan's schedule alone (a race the operator loses in some interleavings).")
+	}
+	return out
+}
+
+var namedObject = regexp.MustCompile(`\b[A-Z][A-Za-z0-9]* [a-z0-9][a-z0-9.-]*(/[a-z0-9*][a-z0-9.*-]*)?`)
+
+// faultPath is the short story from the plan's first fault that showed to
+// the violation: the operator's reconciles, calls, crashes and restarts after
+// it, the workload's steps, and the built-in processes' steps on the objects
+// the violation names, at most max steps.
+func faultPath(p *plan.Plan, steps []trace.Step, v check.Verdict, operators []string, max int) []string {
+	from := -1
+	for _, f := range p.Faults {
+		if at := manifest(f, steps); at >= 0 && (from < 0 || at < from) {
+			from = at
+		}
+	}
+	if from < 0 {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, m := range namedObject.FindAllString(v.Detail, -1) {
+		named[m] = true
+		if _, name, ok := strings.Cut(m, " "); ok {
+			named[name] = true
+		}
+	}
+	var out []string
+	more := 0
+	for i := from; i < len(steps); i++ {
+		s := steps[i]
+		if v.At > 0 && s.At > v.At {
+			break
+		}
+		keep := i == from ||
+			(slices.Contains(operators, s.Process) && !(s.Op == "log" && s.Reconcile == 0)) ||
+			(s.Process == "" && (s.Op == "action" || s.Op == "fault" || s.Op == "heal")) ||
+			(builtin(s, operators) && named[s.Object])
+		if !keep {
+			continue
+		}
+		if len(out) == max {
+			more++
+			continue
+		}
+		out = append(out, s.String())
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("%10s  ... %d more step%s (the whole timeline is in the inspector)", "", more, plural(more)))
+	}
+	return out
+}
+
+// artifacts are the files a failure writes beside its saved plan.
+type artifacts struct {
+	SVG, HTML, Markdown string
+}
+
+// artifactPaths are the story, inspector and report paths of a plan file.
+func artifactPaths(planPath string) artifacts {
+	base := strings.TrimSuffix(planPath, ".plan")
+	return artifacts{SVG: base + ".svg", HTML: base + ".html", Markdown: base + ".md"}
+}
+
+// report is what a failure says, built once for the printed report and the
+// files.
+type report struct {
+	test      string
+	planPath  string
+	p         *plan.Plan
+	r         *result
+	violated  []check.Verdict
+	operators []string
+}
+
+func (rep *report) story() *story.Story {
+	return story.Build(story.Input{
+		Title:    rep.test,
+		Steps:    rep.r.steps,
+		Log:      rep.r.log,
+		Start:    rep.r.start,
+		Plan:     rep.p,
+		Verdicts: rep.r.verdicts,
+		Lead:     rep.operators,
+	})
+}
+
+// operatorLogs are the lines the operator's processes logged.
+func (rep *report) operatorLogs() []story.LogLine {
+	var out []story.LogLine
+	for _, s := range rep.r.steps {
+		if s.Op == "log" && slices.Contains(rep.operators, s.Process) {
+			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
+		}
+	}
+	return out
+}
+
+// allLogs are every process's log lines, for the inspector.
+func (rep *report) allLogs() []story.LogLine {
+	var out []story.LogLine
+	for _, s := range rep.r.steps {
+		if s.Op == "log" {
+			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
+		}
+	}
+	return out
+}
+
+// write writes the picture, the inspector and the markdown report beside the
+// plan file.
+func (rep *report) write() (artifacts, error) {
+	a := artifactPaths(rep.planPath)
+	st := rep.story()
+	if err := writeFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
+		return a, err
+	}
+	if err := writeFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.allLogs()) }); err != nil {
+		return a, err
+	}
+	md := rep.markdown(filepath.Base(a.SVG), filepath.Base(a.HTML))
+	return a, os.WriteFile(a.Markdown, []byte(md), 0o644)
+}
+
+func writeFile(path string, write func(*os.File) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// markdown is the report for upstream: the violation, why it is real, the
+// steps from the fault to it, the minimal plan and its replay command, the
+// story, and the operator's own log lines. It names no path of this machine
+// and no wall-clock time: the same run gives the same bytes.
+func (rep *report) markdown(svg, html string) string {
+	var b strings.Builder
+	props := make([]string, 0, len(rep.violated))
+	for _, v := range rep.violated {
+		props = append(props, v.Property)
+	}
+	fmt.Fprintf(&b, "# %s: %s violated\n\n", rep.test, strings.Join(props, ", "))
+	fmt.Fprintf(&b, "Found by ctrlsim's operatortest: the operator's own controllers ran in a simulated cluster under the plan below, and the run broke %s.\n\n", map[bool]string{true: "this property", false: "these properties"}[len(props) == 1])
+	b.WriteString("## The violation\n\n")
+	for _, v := range rep.violated {
+		fmt.Fprintf(&b, "- **%s** (judged at %v of virtual time): %s\n", v.Property, v.At, strings.ReplaceAll(v.Detail, "\n", "\n  "))
+	}
+	b.WriteString("\n## Why a real cluster can do this\n\n")
+	for _, l := range whyReal(rep.p, rep.r.steps) {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	if len(rep.violated) > 0 {
+		if path := faultPath(rep.p, rep.r.steps, rep.violated[0], rep.operators, 25); len(path) > 0 {
+			b.WriteString("\n## From the fault to the violation\n\n```\n")
+			for _, l := range path {
+				b.WriteString(l + "\n")
+			}
+			b.WriteString("```\n")
+		}
+	}
+	b.WriteString("\n## The minimal plan\n\n```\n")
+	b.WriteString(rep.p.String())
+	b.WriteString("```\n\n")
+	name := filepath.Base(rep.planPath)
+	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, replayCommand(rep.test, name))
+	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.r.hash)
+	b.WriteString("## The story\n\n")
+	fmt.Fprintf(&b, "![the run, lane by lane: the operator's first](%s)\n\n", svg)
+	fmt.Fprintf(&b, "The run inspector, a self-contained page with every step clickable: [%s](%s).\n\n", html, html)
+	b.WriteString("## The operator's log lines\n\n")
+	logs := rep.operatorLogs()
+	if len(logs) == 0 {
+		b.WriteString("(none)\n")
+	} else {
+		b.WriteString("```\n")
+		for _, l := range logs {
+			who := l.Process
+			if l.Controller != "" {
+				who += "/" + l.Controller
+			}
+			fmt.Fprintf(&b, "%10s  %s: %s\n", time.Duration(l.At), who, l.Text)
+		}
+		b.WriteString("```\n")
+	}
+	b.WriteString("\n## The timeline\n\n```\n")
+	for _, l := range foldTimeline(rep.r.steps, rep.operators, false) {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String()
+}

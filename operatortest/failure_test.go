@@ -1,0 +1,190 @@
+package operatortest
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// foldedSteps is a run as the report sees it: the built-in processes start
+// their controllers, the operator reconciles, the garbage collector looks at
+// the operator's object and at one the operator never touched.
+var foldedSteps = []trace.Step{
+	{Process: "admin", Op: "create", Object: "ConfigMap team/app", RVWritten: 5, Result: "ok"},
+	{Process: "kube-controller-manager", Op: "start", Result: "incarnation 1"},
+	{Process: "kube-controller-manager", Controller: "namespace", Op: "log", Result: "Starting Controller"},
+	{Process: "kube-controller-manager", Controller: "namespace", Op: "log", Result: "Starting workers worker count=10"},
+	{Process: "kubelet", Op: "start", Result: "incarnation 1"},
+	{Process: "op", Op: "start", Result: "incarnation 1"},
+	{Process: "op", Controller: "configmap", Op: "log", Result: "Starting Controller"},
+	{Process: "op", Controller: "configmap", Worker: 1, Reconcile: 1, Op: "reconcile", Object: "team/app"},
+	{At: time.Millisecond, Process: "op", Controller: "configmap", Worker: 1, Reconcile: 1, Op: "create", Object: "Secret team/app-config", RVWritten: 6, Result: "ok"},
+	{At: time.Millisecond, Process: "op", Op: "crash", Result: "crash after write 1 (create)"},
+	{At: 2 * time.Millisecond, Process: "kube-controller-manager", Controller: "garbagecollector-secret", Worker: 1, Reconcile: 1, Op: "reconcile", Object: "team/app-config"},
+	{At: 2 * time.Millisecond, Process: "kube-controller-manager", Controller: "garbagecollector-secret", Worker: 1, Reconcile: 1, Op: "get", Object: "Secret team/app-config", RVSeen: 6, RVCurrent: 6, Result: "ok"},
+	{At: 3 * time.Millisecond, Process: "kube-controller-manager", Controller: "garbagecollector-service", Worker: 1, Reconcile: 1, Op: "reconcile", Object: "team/other"},
+	{At: 3 * time.Millisecond, Process: "kube-controller-manager", Controller: "garbagecollector-service", Worker: 1, Reconcile: 1, Op: "get", Object: "Service team/other", Result: "ok"},
+	{At: time.Minute, Op: "heal"},
+}
+
+// A failure's timeline leads with the operator: the built-in processes'
+// start-up lines and their steps on objects the operator never read or wrote
+// are folded into one line per process, with counts; their steps on the
+// operator's objects stay.
+func TestTheTimelineFoldsTheBuiltinProcesses(t *testing.T) {
+	got := strings.Join(foldTimeline(foldedSteps, []string{"op"}, false), "\n") + "\n"
+	golden := filepath.Join("testdata", "folded-timeline.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("the folded timeline differs from %s (-update rewrites it):\n%s", golden, got)
+	}
+	for _, line := range []string{"kube-controller-manager: 3 start-up lines, 2 steps on other objects", "kubelet: 1 start-up line, 0 steps on other objects"} {
+		if !strings.Contains(got, line) {
+			t.Errorf("no %q in the folded timeline:\n%s", line, got)
+		}
+	}
+	if strings.Contains(got, "Service team/other") || !strings.Contains(got, "Secret team/app-config rv=6") {
+		t.Errorf("the collector's step on the operator's Secret must stay and its step on another object must fold:\n%s", got)
+	}
+	full := foldTimeline(foldedSteps, []string{"op"}, true)
+	if len(full) != len(foldedSteps) {
+		t.Errorf("the full timeline has %d lines for %d steps", len(full), len(foldedSteps))
+	}
+}
+
+// Every fault a plan can hold is told as the real cluster's event it stands
+// for.
+func TestEachFaultSaysWhatARealClusterDidThere(t *testing.T) {
+	for _, text := range []string{
+		"crash process=op write=1", "crash process=op call=3", "crash process=op at=1s",
+		"stale process=op at=1s age=2s", "hold process=op kind=/v1/Secret from=1s until=2s",
+		"lag process=op kind=* min=0s max=5ms", "api verb=update code=500 from=1s until=2s",
+		"latency process=op min=1ms max=2ms", "workers controller=configmap n=2",
+		"notready pod=1", "crashloop pod=1", "podfail pod=1", "nodelost node=node-1 at=1s",
+	} {
+		p, err := plan.Parse("seed 1\n" + text + "\n")
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		got := whyReal(p, nil)
+		if len(got) != 1 || strings.Contains(got[0], "a fault of a real cluster") || !strings.Contains(got[0], "On a real cluster: ") {
+			t.Errorf("%s: %q", text, got)
+		}
+	}
+}
+
+// firstWriteStandsForBoth creates the app's two Secrets, and skips both when
+// the first exists: a crash between the two creates leaves the second never
+// made (examples/twowrites' bug, in small).
+func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: app.Name + "-config"}, &corev1.Secret{}); err == nil {
+		return nil
+	}
+	for _, suffix := range []string{"-config", "-credentials"} {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + suffix}}
+		if err := controllerutil.SetControllerReference(app, s, c.Scheme()); err != nil {
+			return err
+		}
+		if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// failingRun is the report of the crash between the two creates, written
+// under dir.
+func failingRun(t *testing.T, dir string) *failure {
+	t.Helper()
+	w, err := newWorld(appOptions(firstWriteStandsForBoth).withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 1\ncrash process=op write=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := w.failure(t, p, filepath.Join(dir, "TestX.plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatal("the crash between the two creates no longer violates anything")
+	}
+	return f
+}
+
+// A failure writes its story beside the plan, a picture with the operator's
+// lanes first and an inspector, and a markdown report that reads on its own:
+// the violation, why a real cluster can do it, the steps from the fault to
+// it, the plan and its replay command, and no path of this machine.
+func TestAFailureWritesItsStoryBesideThePlan(t *testing.T) {
+	dir := t.TempDir()
+	f := failingRun(t, dir)
+	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
+		"from the fault to the violation:", "kube-controller-manager: ", "start-up lines", "the story: " + f.files.SVG} {
+		if !strings.Contains(f.text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, f.text)
+		}
+	}
+	if strings.Contains(f.text, "Starting workers worker count=10") {
+		t.Errorf("the built-in processes' start-up is not folded:\n%s", f.text)
+	}
+	svg, err := os.ReadFile(f.files.SVG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, kcm := strings.Index(string(svg), ">in op<"), strings.Index(string(svg), ">in kube-controller-manager<")
+	if op < 0 || kcm >= 0 && kcm < op {
+		t.Errorf("the picture's first process lane is not the operator's (op at %d, kube-controller-manager at %d)", op, kcm)
+	}
+	if _, err := os.Stat(f.files.HTML); err != nil {
+		t.Error(err)
+	}
+	md, err := os.ReadFile(f.files.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# TestAFailureWritesItsStoryBesideThePlan: converges violated", "## Why a real cluster can do this",
+		"## From the fault to the violation", "crash process=op write=1", "-ctrlsim.plan=TestX.plan", "![the run", "(TestX.svg)",
+		"## The operator's log lines", "Starting Controller"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the markdown report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), dir) {
+		t.Errorf("the markdown report names a path of this machine (%s)", dir)
+	}
+	// The same run gives the same report.
+	again := failingRun(t, t.TempDir())
+	md2, err := os.ReadFile(again.files.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(md2) != string(md) {
+		t.Errorf("two runs of one plan wrote two reports")
+	}
+}
