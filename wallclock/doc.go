@@ -26,24 +26,26 @@
 //     built-in catalogue runs outside a bubble, where the wall clock is the
 //     machine's (and a controller that stores it fails the determinism check,
 //     as it should).
-//   - Code that waits on the wall clock itself (time.Sleep, <-time.After, a
-//     time.Timer) inside a reconcile blocks its task outside the scheduler: the
-//     bubble then moves its own clock ahead of virtual time. Run reports such a
-//     leak as a test error at the next step of virtual time (the bubble's clock
-//     no longer equals the virtual clock: TestAWaitOnTheWallClockIsReported);
-//     controllers should wait with their injected clock, or return RequeueAfter.
-//     A manager Runnable may wait on the wall clock: it runs outside the
-//     scheduler, and when its timer fires the virtual clock stops at that
-//     instant to run it (scheduler.SetWall).
-//
-// The virtual clock's follower sleeps in the bubble (Wall.Sleep); while a
-// Runnable is blocked outside, that sleep ends early when the Runnable wakes
-// on a timer and calls into the simulator, and the clock stands at the
-// Runnable's instant.
+//   - Code that waits on the wall clock (time.Sleep, <-time.After, a
+//     time.Timer or Ticker, client-go's retry.RetryOnConflict and
+//     wait.PollUntilContextTimeout) inside a reconcile, a Runnable or any task
+//     waits in virtual time (sim/scheduler's wait.go): its task blocks outside
+//     the scheduler, the run goes on, and when the virtual clock reaches the
+//     timer's instant the clock's follower stops there (Wall.Sleep's wake) and
+//     the task runs on; a crash during the wait kills it. What still moves the
+//     bubble's clock ahead of virtual time is code the kernel runs itself: a
+//     process's Setup that sleeps (it runs in the kernel, not as a task), or a
+//     killed task's deferred code that sleeps while another task kills it. Run
+//     reports that as a test error at the next step of virtual time
+//     (TestAWaitOnTheWallClockIsReported).
 //   - math/rand/v2's global functions read the runtime's per-thread
 //     generator, which nothing can seed: code that draws from them makes two
 //     runs of one plan differ, and CheckDeterminism names the step where
 //     they part. A parallel test cannot use SeedRandom (it fails the test).
+//   - retry.DefaultRetry, DefaultBackoff and wait.Jitter draw their jitter
+//     from the global math/rand, which SeedRandom seeds from the plan in
+//     operatortest's runs; a world run without it (the command's catalogue)
+//     keeps an unseeded jitter.
 //   - One world per bubble: a second world built in the same bubble starts where
 //     the first left the bubble's clock. CheckDeterminism runs each run in a
 //     bubble of its own.

@@ -134,14 +134,6 @@ func TestTheWallClockFollowsVirtualTime(t *testing.T) {
 	}
 }
 
-// sleeper waits on the wall clock inside a reconcile, as code should not.
-type sleeper struct{ p *process.Process }
-
-func (s *sleeper) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	time.Sleep(50 * time.Millisecond) // the leak under test
-	return reconcile.Result{}, nil
-}
-
 // TestLeakHelper is run by TestAWaitOnTheWallClockIsReported in a process of
 // its own: it must fail.
 func TestLeakHelper(t *testing.T) {
@@ -150,11 +142,11 @@ func TestLeakHelper(t *testing.T) {
 	}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		o := world(0)()
-		r := &sleeper{}
-		o.Processes = []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			r.p = p
-			return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).Complete(r)
-		}}}
+		setup := o.Processes[0].Setup
+		o.Processes[0].Setup = func(p *process.Process) error {
+			time.Sleep(50 * time.Millisecond) // the leak under test: Setup runs in the kernel
+			return setup(p)
+		}
 		o.Wall = wall
 		c, err := cluster.New(&plan.Plan{Seed: 1}, o)
 		if err != nil {
@@ -165,14 +157,16 @@ func TestLeakHelper(t *testing.T) {
 	})
 }
 
-// A reconcile that waits on the wall clock (time.Sleep) moves the bubble's
-// clock ahead of virtual time: the test that runs it fails, naming the leak.
+// A process's Setup runs in the kernel, not as a task: one that waits on the
+// wall clock (time.Sleep) moves the bubble's clock ahead of virtual time, and
+// the test that runs it fails, naming the leak. (A reconcile's or a
+// Runnable's sleep waits in virtual time: sleep_test.go.)
 func TestAWaitOnTheWallClockIsReported(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLeakHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "CTRLSIM_WALLCLOCK_LEAK=1")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
-		t.Fatalf("a reconcile calling time.Sleep passed:\n%s", out)
+		t.Fatalf("a Setup calling time.Sleep passed:\n%s", out)
 	}
 	if !strings.Contains(string(out), "waited on the wall clock") {
 		t.Errorf("the failure does not name the leak:\n%s", out)

@@ -72,24 +72,27 @@
 //     to process, controller, worker and reconcile number; so is every line a
 //     reconciler logs through the context's logger (logf.FromContext) at level 0
 //     or as an error (step "log"; V(1) and beyond are dropped, as
-//     controller-runtime's default production logger drops them).
+//     controller-runtime's default production logger drops them), and every
+//     line logged through controller-runtime's global logger (ctrl.Log,
+//     log.Log, loggers derived from them and kept in structs or packages) and
+//     through klog by a task of the process or by its Setup (globallog.go).
 //
 // # Known gaps
 //
 //   - Runnables other than controllers (mgr.Add of a RunnableFunc, a cache
 //     warmer, a leader-election runnable) run as tasks of their process
 //     (runnable.go) only inside a testing/synctest bubble (package wallclock;
-//     operatortest runs every plan in one). One that waits on a timer (a
-//     ticker loop, wait.Until, time.Sleep) runs again when it fires, at that
-//     instant of virtual time (scheduler.SetWall); one that waits on its
-//     context or a channel of its own stays there, as a killed process's
-//     would. One that a channel of another task wakes, and that then calls
-//     into the simulator, stops the run with an error (Cluster.Err): it
-//     would run alongside that task. A killed process's Runnable ends at its
-//     next wake (its context is not cancelled: SIGKILL runs no cleanup).
-//     Goroutines a Runnable starts itself are not tasks: their calls into
-//     the simulator are not supported. Outside a bubble (the command's
-//     catalogue) mgr.Add refuses them.
+//     operatortest runs every plan in one); outside one mgr.Add refuses them.
+//     A reconcile or a Runnable that waits (time.Sleep, a timer, client-go's
+//     retry and wait helpers, a channel another task sends to) waits in
+//     virtual time and runs on when woken, at that instant (sim/scheduler's
+//     wait.go); a crash during the wait kills it. One that waits on its
+//     context stays there, as a killed process's would (SIGKILL runs no
+//     cleanup: its context is cancelled only when the world closes).
+//     Goroutines a Runnable or Setup starts itself are not tasks: their calls
+//     into the simulator are not supported (they would race with the running
+//     task). A process's Setup runs in the kernel: a Setup that sleeps moves
+//     the bubble's clock ahead of virtual time (wallclock reports it).
 //     Sources other than source.Kind on mgr.GetCache() (source.Channel,
 //     source.Func, a Kind on another cache) are refused, and so are custom
 //     NewQueue functions and controllers whose request type is not
@@ -153,6 +156,12 @@
 //   - No graceful
 //     shutdown (a stopped pod's in-flight reconciles are killed at once rather
 //     than given the termination grace period), no warm-up.
+//   - The global loggers are installed at the first process made in the test
+//     binary (controller-runtime's log.SetLogger, klog.SetLogger): a binary
+//     that called ctrl.SetLogger before keeps its own logger (controller-runtime
+//     fulfils it once) and those lines do not reach the timeline. klog lines
+//     from no process go to klog's text logger on stderr; ctrl.Log lines from
+//     no process are dropped.
 //   - A process has one cache and one client; clients with different identities
 //     inside one process are not modelled.
 package process

@@ -137,6 +137,7 @@ func New(env Env, spec Spec) *Process {
 		p.user = apiserver.ServiceAccount(sa.Namespace, sa.Name)
 	}
 	p.user.Agent = spec.Name
+	registerGlobal(p) // until Close (globallog.go)
 	return p
 }
 
@@ -334,6 +335,7 @@ func (p *Process) Exit(code int) { p.terminate(fmt.Sprintf("exit %d", code), tru
 // scheduler has killed its tasks): controller-runtime's goroutines waiting on
 // the incarnation's context return.
 func (p *Process) Close() {
+	unregisterGlobal(p)
 	if p.mgr != nil {
 		p.mgr.stop()
 	}

@@ -24,24 +24,41 @@
 //     code), and Host returns once all have arrived. A killed adopted task
 //     leaves with runtime.Goexit and ends at EndIfKilled.
 //   - This is the only package under sim/ with `go` statements (internal/lint).
+//   - In a testing/synctest bubble (SetSettle) the kernel settles the bubble
+//     after resuming any task, so a task may block outside the scheduler: on
+//     a timer of the bubble (time.Sleep in a reconcile, retry and wait
+//     helpers: wait.go), on a channel, on its context. It rejoins at its
+//     first call into the simulator after it wakes (checkCaller) and runs
+//     after the kernel's next settle, in task order (collect); woken by a
+//     timer, at the timer's instant of virtual time (the clock's follower
+//     stops there: SetWall). Killed while it waits, it unwinds when it wakes
+//     (endDying); Close ends the waits still pending (closeWaiting). A task
+//     waiting on a channel of the virtual clock (NewTimer, NewTicker, After)
+//     rejoins likewise when the kernel fires that timer.
+//   - Caller tells which task, if any, the calling goroutine is (caller.go),
+//     for code shared by every goroutine (the global loggers).
 //
 // # Known gaps
 //
 //   - Goroutines started by code under test are scheduled only when hosted:
 //     Host runs code that starts a known number of goroutines (controller-runtime's
 //     workers) and adopts each at its first call into the simulator. Any other
-//     goroutine of code under test runs concurrently and breaks determinism.
-//   - A task that blocks on anything but the scheduler (a channel, a mutex held by
-//     a parked task) deadlocks the run: the kernel waits for a yield that never
-//     comes. The exception is a task made with GoOutside (a manager's
-//     Runnable), inside a testing/synctest bubble only: the kernel settles the
-//     bubble after resuming it and leaves it where it blocked (outside.go);
-//     it never runs again, and if something else wakes it and it calls into
-//     the simulator, the run stops with Err. Inside a task, clock.Sleep and clock.After wait in virtual time (After
-//     sleeps, then returns a channel that already fired); the channels of
-//     NewTimer, Tick and NewTicker cannot be awaited. apimachinery's wait.Poll*
-//     helpers read the wall clock and must not be used by simulated code; poll
-//     with the injected clock's Sleep instead.
+//     goroutine of code under test (one a Runnable or Setup starts itself,
+//     the goroutines of source.Channel) is not a task: its calls into the
+//     simulator run concurrently with the running task and break determinism.
+//   - Outside a bubble a task that blocks on anything but the scheduler (a
+//     channel, a timer, a mutex held by a parked task) deadlocks the run: the
+//     kernel waits for a yield that never comes. Inside one, a task blocked on
+//     a mutex is not durably blocked: the kernel's settle waits for ever.
+//   - Between waking and its first call into the simulator, a task that woke
+//     outside runs its own code alongside the running task (as a real
+//     goroutine would); code that touches kernel state before calling into
+//     the simulator would race. Every hook of the simulator calls in first.
+//   - A killed task's deferred code that waits on a timer while another task
+//     (not the kernel) kills it blocks the killer's handoff: the bubble's
+//     clock then moves ahead of virtual time (wallclock reports it).
+//   - Reading a goroutine's id (Caller, and checkCaller while any task is
+//     blocked outside) prints its stack header: microseconds a call.
 //   - Waiting conditions are polled between steps (cost grows with the number of
 //     waiting tasks), which is fine for the tens of tasks a scenario has.
 package scheduler

@@ -78,6 +78,7 @@ func (s *Scheduler) Adopting() bool { return s.adopting != nil }
 // runs, it leaves with runtime.Goexit (see EndIfKilled).
 func (s *Scheduler) Adopt() {
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true}
+	t.goid = goid() // (caller.go, outside.go)
 	s.adopting.arrived <- t
 	if !<-t.resume {
 		runtime.Goexit()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"strconv"
@@ -18,13 +17,11 @@ import (
 // detection of a task that woke on its own is itself free of data races.
 type outsideState struct {
 	blocked  atomic.Int32     // tasks blocked outside
-	halt     atomic.Bool      // a task woke on its own: RunUntil stops
 	sleeping atomic.Bool      // the kernel is in a follower's sleep that a rejoin may stop
 	wake     chan struct{}    // a rejoin stops that sleep (capacity 1)
-	mu       sync.Mutex       // guards byGoid, rejoined and err
+	mu       sync.Mutex       // guards byGoid and rejoined
 	byGoid   map[uint64]*Task // tasks blocked outside, by goroutine id
-	rejoined []*Task          // tasks that woke on a timer of the bubble and called in
-	err      error
+	rejoined []*Task          // tasks that woke outside and called in (checkCaller)
 }
 
 // Tasks that may block outside the scheduler.
@@ -80,9 +77,12 @@ func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
 	if !s.inClock || s.settle == nil || s.out.blocked.Load() == 0 {
 		return s.wallSleep(d, nil), false
 	}
-	// A task woken by a channel (another task's send) has run into its error
-	// by now, never into a rejoin.
+	// A task woken by kernel code (its context cancelled by a crash) has
+	// called in by now: it runs before the clock moves.
 	s.settle()
+	if s.collect() {
+		return 0, true
+	}
 	s.out.sleeping.Store(true)
 	slept := s.wallSleep(d, s.out.wake)
 	s.settle() // every task woken at this instant has now rejoined or blocked again
@@ -91,19 +91,30 @@ func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
 	case <-s.out.wake:
 	default:
 	}
+	return slept, s.collect()
+}
+
+// collect makes the tasks that rejoined (woke outside and called into the
+// simulator: checkCaller) runnable, in task order; a killed one is put to
+// unwind before anything else runs (wait.go). It runs in the kernel right
+// after a settle, so which tasks rejoined is a function of the run.
+func (s *Scheduler) collect() bool {
 	s.out.mu.Lock()
 	rejoined := s.out.rejoined
 	s.out.rejoined = nil
 	s.out.mu.Unlock()
 	if len(rejoined) == 0 {
-		return slept, false
+		return false
 	}
 	slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
 	for _, t := range rejoined {
 		s.out.blocked.Add(-1)
 		t.state = runnable
+		if t.killed {
+			s.dying = append(s.dying, t)
+		}
 	}
-	return slept, true
+	return true
 }
 
 // GoOutside creates a task running f(ctx) that may block outside the
@@ -114,26 +125,21 @@ func (s *Scheduler) GoOutside(group, name string, f func(ctx context.Context)) (
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var t *Task
-	t = s.Go(group, name, func() {
-		t.goid = goid()
-		f(ctx)
-	})
-	t.outside, t.cancel, t.closed = true, cancel, make(chan struct{})
+	t = s.Go(group, name, func() { f(ctx) })
+	t.outside, t.cancel = true, cancel
 	return t, nil
 }
 
-// Err is the error that stopped the run, if any: a task blocked outside the
-// scheduler that woke on its own and called into the simulator.
-func (s *Scheduler) Err() error {
-	s.out.mu.Lock()
-	defer s.out.mu.Unlock()
-	return s.out.err
-}
+// Err is the error that stopped the run, if any. Since a task that wakes
+// outside the scheduler rejoins it (checkCaller) there is none left; it stays
+// for callers that judge a run by it (cluster.Err).
+func (s *Scheduler) Err() error { return nil }
 
 // resumeOutside runs an outside task after its resume: it reports whether the
 // task stopped with the scheduler (its yield is then taken) or blocked outside.
 func (s *Scheduler) resumeOutside(t *Task) (parked bool) {
 	s.settle()
+	s.collect() // tasks this one woke (a channel it sent to) join
 	select {
 	case <-t.yield:
 		return true
@@ -150,41 +156,41 @@ func (s *Scheduler) resumeOutside(t *Task) (parked bool) {
 	}
 }
 
-// checkCaller stops a task blocked outside that woke on its own from touching
-// kernel state: it records the error, and the goroutine waits for Close.
+// checkCaller parks a task blocked outside that woke (on a timer of the
+// bubble, a channel another task sent to, its context) and calls into the
+// simulator: it rejoins, and waits until the kernel, after its next settle,
+// makes it runnable (collect) and runs it, or unwinds it if it was killed.
+// Until that call it ran its own code only.
 func (s *Scheduler) checkCaller() {
 	if s.out.blocked.Load() == 0 {
 		return
 	}
-	id := goid()
+	s.checkCallerID(goid())
+}
+
+// checkCallerID is checkCaller for the goroutine id.
+func (s *Scheduler) checkCallerID(id uint64) {
+	if s.out.blocked.Load() == 0 {
+		return
+	}
 	s.out.mu.Lock()
 	t := s.out.byGoid[id]
 	if t == nil {
 		s.out.mu.Unlock()
 		return
 	}
+	delete(s.out.byGoid, id)
+	s.out.rejoined = append(s.out.rejoined, t)
+	s.out.mu.Unlock()
 	if s.out.sleeping.Load() {
-		// Woken by a timer of the bubble while the kernel sleeps: rejoin, and
-		// wait to be run (switchTo resumes it; a kill is seen by CheckAlive).
-		delete(s.out.byGoid, id)
-		s.out.rejoined = append(s.out.rejoined, t)
-		s.out.mu.Unlock()
-		select {
+		select { // stop the follower's sleep at this instant
 		case s.out.wake <- struct{}{}:
 		default:
 		}
-		if !<-t.resume {
-			t.unwind()
-		}
-		return
 	}
-	if s.out.err == nil {
-		s.out.err = fmt.Errorf("task %s blocked outside the scheduler (a Runnable waiting on a channel or timer) woke up on its own and called into the simulator; ctrlsim runs a Runnable only up to its first such wait", t.name)
+	if !<-t.resume {
+		t.unwind()
 	}
-	s.out.mu.Unlock()
-	s.out.halt.Store(true)
-	<-t.closed // (made before the task started: no race)
-	runtime.Goexit()
 }
 
 // closeOutside ends a task blocked outside: its context is cancelled, and it
@@ -199,9 +205,7 @@ func (s *Scheduler) closeOutside(t *Task) {
 	s.out.mu.Unlock()
 	s.out.blocked.Add(-1)
 	t.state = runnable
-	// Only now may its goroutine run again: woken by its context, or (when it
-	// woke on its own and waits in checkCaller) by closed.
-	close(t.closed)
+	// Only now may its goroutine run again: woken by its context.
 	t.cancel()
 	for {
 		s.settle()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	kclock "k8s.io/utils/clock"
@@ -43,13 +44,12 @@ type Task struct {
 	// adopted: a goroutine started by hosted code (Host), not by Go; killed,
 	// it leaves with runtime.Goexit and ends at EndIfKilled.
 	adopted bool
-	// outside: a task of GoOutside (outside.go), which may block outside the
-	// scheduler; goid is its goroutine's id, cancel cancels its context, and
-	// closed is closed when Close ends it.
+	// outside: a task of GoOutside (outside.go), whose context cancel
+	// cancels. Any task may block outside the scheduler in a bubble (a sleep
+	// in a reconcile): goid is its goroutine's id (caller.go, outside.go).
 	outside bool
 	goid    uint64
 	cancel  func()
-	closed  chan struct{}
 }
 
 // Name is the task's name, as given to Go.
@@ -90,12 +90,14 @@ type Scheduler struct {
 	instant            time.Time
 	atInstant          int
 	livelock           *Livelock
+	dying              []*Task // killed while blocked outside, rejoined: they unwind next (wait.go)
 	stop               bool
 	adopting           *adoption // a Host waiting for its goroutines
 	settle             func()    // synctest.Wait, in a bubble (outside.go)
 	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
 	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
 	out                outsideState
+	running            atomic.Uint64 // the goroutine that runs now, kernel's or task's (caller.go)
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -118,6 +120,7 @@ func (l *Livelock) String() string {
 // c's sleeper: a Sleep inside a task waits in virtual time.
 func New(c *clock.Clock, pick Picker) *Scheduler {
 	s := &Scheduler{clock: c, pick: pick}
+	s.running.Store(goid()) // the kernel's goroutine (caller.go)
 	c.SetTaskCheck(func() bool { return s.current != nil })
 	c.SetSleeper(func(d time.Duration) {
 		if s.current == nil {
@@ -145,6 +148,7 @@ func (s *Scheduler) Go(group, name string, f func()) *Task {
 	t := &Task{id: s.nextID, name: name, group: group, s: s, resume: make(chan bool), yield: make(chan struct{}), state: runnable}
 	s.tasks = append(s.tasks, t)
 	go t.run(f)
+	<-t.yield // its goroutine id is known
 	return t
 }
 
@@ -157,6 +161,8 @@ func (t *Task) run(f func()) {
 		t.state = done
 		t.yield <- struct{}{}
 	}()
+	t.goid = goid() // (caller.go, outside.go)
+	t.yield <- struct{}{} // started: Go returns
 	if !<-t.resume {
 		panic(errKilled)
 	}
@@ -173,8 +179,13 @@ func (s *Scheduler) switchTo(t *Task, alive bool) {
 	}
 	prev := s.current
 	s.current = t
+	running := s.running.Load()
+	defer s.running.Store(running)
+	s.running.Store(t.goid)
 	t.resume <- alive
-	if t.outside {
+	if alive && s.settle != nil {
+		// In a bubble, the kernel resuming a task tells a task that parked
+		// from one that blocked outside (a sleep, a timer, a poll: outside.go).
 		if !s.resumeOutside(t) {
 			s.current = prev
 			return
@@ -222,9 +233,11 @@ func (s *Scheduler) park() {
 // unwind ends a killed task from inside it: a panic that its run recovers, or
 // for a task running code of its own outside the simulator (a manager
 // Runnable) runtime.Goexit, which that code's recover() (client-go's
-// HandleCrash in wait.Until) does not see and log as a crash.
+// HandleCrash in wait.Until) does not see and log as a crash. An adopted task
+// (a worker, killed while it waited outside: outside.go) leaves with Goexit
+// too, as in park.
 func (t *Task) unwind() {
-	if t.outside {
+	if t.outside || t.adopted {
 		runtime.Goexit()
 	}
 	panic(errKilled)
@@ -368,6 +381,7 @@ func (s *Scheduler) RunUntil(until time.Time) {
 	if s.livelock != nil {
 		return
 	}
+	s.running.Store(goid()) // whichever goroutine runs the kernel (caller.go)
 	limit := s.MaxStepsPerInstant
 	if limit == 0 {
 		limit = 200_000
@@ -378,9 +392,7 @@ func (s *Scheduler) RunUntil(until time.Time) {
 			s.stop = false
 			return
 		}
-		if s.out.halt.Load() {
-			return // a task blocked outside woke on its own (Err)
-		}
+		s.endDying()
 		s.wake()
 		buf = s.runnableTasks(buf)
 		if len(buf) > 0 {
@@ -448,12 +460,18 @@ func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
 
 // Close kills every remaining task so that no goroutine outlives the run.
 func (s *Scheduler) Close() {
+	if s.settle != nil {
+		s.settle()
+		s.collect() // woken and waiting to rejoin: killed below
+		s.endDying()
+	}
 	for _, t := range append([]*Task(nil), s.tasks...) {
-		if t.state == blockedOutside {
+		if t.state == blockedOutside && t.cancel != nil {
 			s.closeOutside(t)
 			s.remove(t)
 		}
 	}
+	s.closeWaiting()
 	for len(s.tasks) > 0 {
 		s.Kill(s.tasks[0])
 		if len(s.tasks) > 0 && s.tasks[0].killed {
