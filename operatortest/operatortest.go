@@ -729,8 +729,51 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 			r.verdicts[i] = w.converges(append(slices.Clip(refs), late), snap, v.At)
 		}
 	}
+	for i, v := range r.verdicts {
+		if v.Property != NoErrorAtRest || !v.Holds || v.Detail == "" {
+			continue
+		}
+		// An error at rest the fault-free run shares is forgiven as the
+		// workload's doing only if the workload did it: the fault-free run
+		// without the generated steps must not end in it too.
+		quiet, err := w.reference(t, p.Seed, scriptSteps(p.Steps))
+		if err != nil {
+			return nil, err
+		}
+		if d := errorWithoutWorkload(snap, quiet.snap); d != "" {
+			r.verdicts[i] = check.Verdict{Property: NoErrorAtRest, At: v.At, Detail: d}
+		}
+	}
 	r.verdicts = w.o.enabled(r.verdicts)
 	return r, nil
+}
+
+// scriptSteps are the author's scripted steps of a workload: the workload
+// less what the generator drew.
+func scriptSteps(steps []plan.Step) []plan.Step {
+	var out []plan.Step
+	for _, s := range steps {
+		if s.Script {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// errorWithoutWorkload names the first error at rest of got that the
+// fault-free run with no generated workload (quiet) also ends in: the world
+// as the test sets it up leaves the operator failing, whatever the workload
+// does, which is the operator's bug (or the test's), not a user's doing.
+func errorWithoutWorkload(got, quiet *snapshot) string {
+	for _, e := range got.atRest {
+		for _, q := range quiet.atRest {
+			if q.key == e.key && q.err == e.err {
+				s := e.step
+				return fmt.Sprintf("%s/%s's last reconcile of %s, at %v, ended in %s, and so does the fault-free run with no generated workload: the operator fails on the world the test sets up, not on something a user did", s.Process, s.Controller, s.Object, s.At, s.Result)
+			}
+		}
+	}
+	return ""
 }
 
 // runOnce runs p judged against refs (none: a reference run, judged by the

@@ -205,6 +205,9 @@ func (w *world) kindsNamed(detail string) []string {
 	for _, k := range w.kinds {
 		known[k.Kind] = true
 	}
+	for _, k := range w.collected { // common children: judged when the operator touches them
+		known[k.Kind] = true
+	}
 	for _, k := range workloadKinds {
 		known[k.Kind] = true
 	}

@@ -147,6 +147,10 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 		// validation: a typed zero status ({"conditions": null}) is not checked.
 		delete(u, "status")
 	}
+	// The decoder drops nulls of fields that are neither nullable nor
+	// defaulted (customresource_handler.go's unstructuredDefaulter), so a
+	// required field sent as null is missing, not of the wrong type.
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u, c.structural)
 	structuraldefaulting.Default(u, c.structural)
 	structuralpruning.Prune(u, c.structural, true)
 	var errs field.ErrorList
