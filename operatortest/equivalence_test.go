@@ -423,3 +423,17 @@ func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *test
 		t.Errorf("the twin is not caught by converges: %v", got)
 	}
 }
+
+// The twin of the rule above: an error at rest is forgiven as the workload's
+// doing only when the workload did it. An operator that fails on the world as
+// the test sets it up (its backend never existed) fails the fault-free run
+// with no generated workload too: that is its bug (or the test's), and
+// no-error-at-rest says so.
+func TestAnErrorAtRestWithNoWorkloadIsNotForgiven(t *testing.T) {
+	o := appOptions(needsBackend)
+	all := judgeAll(t, o, "seed 1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
+	v := all[NoErrorAtRest]
+	if v.Holds || !strings.Contains(v.Detail, "the fault-free run with no generated workload") {
+		t.Errorf("no-error-at-rest on an operator whose backend never existed: holds=%v %q", v.Holds, v.Detail)
+	}
+}
