@@ -418,7 +418,7 @@ type world struct {
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
-	webhooks []process.WebhookConfig // WebhookFiles; nil: derived
+	webhooks      []process.WebhookConfig // WebhookFiles; nil: derived
 }
 
 // commonChildren are the built-in kinds operators most often create and own:

@@ -168,6 +168,7 @@
 //     established CRD serves its new schema at once
 //     (TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects in
 //     sim/restapi).
+//
 //   - Webhook admission (SetWebhookAdmission; package process serves it with
 //     the handlers managers register): mutating webhooks after
 //     authorization and NamespaceLifecycle, before the strategy; validating

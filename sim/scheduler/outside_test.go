@@ -101,7 +101,6 @@ func TestAnOutsideTaskWokenByAChannelRejoins(t *testing.T) {
 	}
 }
 
-
 // bubbleSleep is the follower a world in a bubble has (package wallclock's,
 // without its drift check): a sleep of the bubble that a rejoin stops short.
 func bubbleSleep(d time.Duration, wake <-chan struct{}) time.Duration {
@@ -147,4 +146,3 @@ func TestAnOutsideTaskWokenByATimerRunsAtItsInstant(t *testing.T) {
 		s.Close()
 	})
 }
-

@@ -161,7 +161,7 @@ func (t *Task) run(f func()) {
 		t.state = done
 		t.yield <- struct{}{}
 	}()
-	t.goid = goid() // (caller.go, outside.go)
+	t.goid = goid()       // (caller.go, outside.go)
 	t.yield <- struct{}{} // started: Go returns
 	if !<-t.resume {
 		panic(errKilled)
