@@ -150,7 +150,7 @@ func whatHappened(f plan.Fault, steps []trace.Step, at int) string {
 		if f.Write > 0 {
 			// The write it died after is its last call before the crash.
 			for i := at - 1; i >= 0; i-- {
-				if w := steps[i]; w.Process == f.Process && isWriteOp(w.Op) {
+				if w := steps[i]; w.Process == f.Process && story.IsWrite(w.Op) {
 					return fmt.Sprintf("%s died at %v right after its write %d had committed (%s %s), before the response reached it", f.Process, s.At, f.Write, w.Op, w.Object)
 				}
 			}
@@ -220,14 +220,6 @@ func realEvent(f plan.Fault) string {
 		return "a node that stops reporting (kubelet down, network partition): its pods are marked not ready, then evicted"
 	}
 	return "a fault of a real cluster"
-}
-
-func isWriteOp(op string) bool {
-	switch strings.SplitN(op, "/", 2)[0] {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
-	}
-	return false
 }
 
 // whyReal is one line per fault of the plan: what it did in this run and the
@@ -330,27 +322,24 @@ func (rep *report) story() *story.Story {
 	})
 }
 
-// operatorLogs are the lines the operator's processes logged.
-func (rep *report) operatorLogs() []story.LogLine {
+// logLines are the lines logged by the processes keep accepts.
+func (rep *report) logLines(keep func(process string) bool) []story.LogLine {
 	var out []story.LogLine
 	for _, s := range rep.r.steps {
-		if s.Op == "log" && slices.Contains(rep.operators, s.Process) {
+		if s.Op == "log" && keep(s.Process) {
 			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
 		}
 	}
 	return out
 }
 
-// allLogs are every process's log lines, for the inspector.
-func (rep *report) allLogs() []story.LogLine {
-	var out []story.LogLine
-	for _, s := range rep.r.steps {
-		if s.Op == "log" {
-			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
-		}
-	}
-	return out
+// operatorLogs are the lines the operator's processes logged.
+func (rep *report) operatorLogs() []story.LogLine {
+	return rep.logLines(func(p string) bool { return slices.Contains(rep.operators, p) })
 }
+
+// allLogs are every process's log lines, for the inspector.
+func (rep *report) allLogs() []story.LogLine { return rep.logLines(func(string) bool { return true }) }
 
 // write writes the picture, the inspector and the markdown report beside the
 // plan file.

@@ -380,12 +380,12 @@ func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *f
 
 // replayCommand is the go test command that replays a plan file of a test.
 func replayCommand(test, path string) string {
-	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", runPattern(test), path)
+	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", RunPattern(test), path)
 }
 
-// runPattern is the -run pattern that selects exactly the test named test
+// RunPattern is the -run pattern that selects exactly the test named test
 // (a subtest's name is matched level by level).
-func runPattern(test string) string {
+func RunPattern(test string) string {
 	parts := strings.Split(test, "/")
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"

@@ -9,8 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/ctrlsim/ctrlsim/operatortest"
 )
 
 // cmdReport writes the markdown report of an operator test's saved plan
@@ -43,11 +44,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	dir := filepath.Dir(filepath.Dir(filepath.Dir(planPath)))
 	md := strings.TrimSuffix(planPath, ".plan") + ".md"
 	_ = os.Remove(md) // a report left from an earlier run must not pass for this one
-	cmd := exec.Command(*goCmd, "test", "-count=1", "-run", runPattern(test), "-ctrlsim.plan="+planPath)
+	cmd := exec.Command(*goCmd, "test", "-count=1", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath)
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
-	fmt.Fprintf(stderr, "ctrlsim report: replaying %s in %s (go test -run '%s')\n", filepath.Base(planPath), dir, runPattern(test))
+	fmt.Fprintf(stderr, "ctrlsim report: replaying %s in %s (go test -run '%s')\n", filepath.Base(planPath), dir, operatortest.RunPattern(test))
 	runErr := cmd.Run()
 	b, err := os.ReadFile(md)
 	if errors.Is(err, os.ErrNotExist) {
@@ -86,14 +87,4 @@ func planTest(path string) (string, error) {
 		}
 	}
 	return "", usagef("%s names no test (its first lines have no \"# operatortest test: <name>\" comment): it was not saved by operatortest.Run", path)
-}
-
-// runPattern is the -run pattern that selects exactly test (a subtest level by
-// level), as operatortest prints it.
-func runPattern(test string) string {
-	parts := strings.Split(test, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }

@@ -82,7 +82,7 @@ func (s *Story) objectLanes() {
 		// Objects the processes wrote whose state (not only their version) changed.
 		written := map[string]bool{}
 		for _, st := range s.in.Steps {
-			if st.Process != "" && st.Process != "admin" && isWrite(st.Op) {
+			if st.Process != "" && st.Process != "admin" && IsWrite(st.Op) {
 				written[st.Object] = true
 			}
 		}

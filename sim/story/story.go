@@ -249,7 +249,9 @@ func (s *Story) processLane(proc string) int {
 	return -1
 }
 
-func isWrite(op string) bool {
+// IsWrite reports whether a trace step's op is a write (create, update,
+// patch, delete, deletecollection, or one of their subresource forms).
+func IsWrite(op string) bool {
 	switch strings.SplitN(op, "/", 2)[0] {
 	case "create", "update", "patch", "delete", "deletecollection":
 		return true
@@ -332,7 +334,7 @@ func (s *Story) processLanes() {
 					delete(running, key)
 				}
 				s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeCross, Color: colorCrash, Label: st.Op, Tip: st.String()})
-			case isWrite(st.Op):
+			case IsWrite(st.Op):
 				s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeTick, Color: colorWrite, Tip: st.String()})
 			}
 		default:
@@ -367,7 +369,7 @@ func (s *Story) processLanes() {
 				// Drawn from the plan, as a span.
 			default:
 				if strings.HasPrefix(st.Op, "cached-") || isCall(st.Op) {
-					if !hasCtrl[st.Process] && isWrite(st.Op) {
+					if !hasCtrl[st.Process] && IsWrite(st.Op) {
 						l := s.lane("process:"+st.Process, st.Process, LaneProcess, st.Process)
 						s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeTick, Color: colorWrite, Tip: st.String()})
 					}
