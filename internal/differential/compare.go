@@ -414,9 +414,36 @@ func (n *normaliser) error(err error) *ErrorOutcome {
 		if n.tol.DuplicateCauses {
 			c.Causes = slices.Compact(c.Causes)
 		}
+		sortInvalidCauses(out, c)
 		out.Details = c
 	}
 	return out
+}
+
+// sortInvalidCauses puts the causes of an Invalid error, and the list in its
+// message, in field order. kube-apiserver's schema validator walks an object's
+// properties in Go map order (kube-openapi validate/object_validator.go), so two
+// invalid fields are reported in either order from one request to the next; the
+// model lists them in field order. The message is rebuilt only when it is the
+// causes' list as kube-apiserver writes it, so any other difference still shows.
+func sortInvalidCauses(out *ErrorOutcome, d *metav1.StatusDetails) {
+	if out.Reason != metav1.StatusReasonInvalid || len(d.Causes) < 2 {
+		return
+	}
+	list := func() string {
+		parts := make([]string, len(d.Causes))
+		for i, c := range d.Causes {
+			parts[i] = c.Field + ": " + c.Message
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	prefix, ok := strings.CutSuffix(out.Message, list())
+	slices.SortStableFunc(d.Causes, func(a, b metav1.StatusCause) int {
+		return strings.Compare(a.Field+"\x00"+string(a.Type)+"\x00"+a.Message, b.Field+"\x00"+string(b.Type)+"\x00"+b.Message)
+	})
+	if ok {
+		out.Message = prefix + list()
+	}
 }
 
 var (
