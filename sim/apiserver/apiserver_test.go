@@ -173,7 +173,7 @@ func TestUnservedKinds(t *testing.T) {
 
 func TestGeneration(t *testing.T) {
 	w := newWorld(t)
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d"}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	d := deployment("d")
 	w.must(w.s.Create(admin, d))
 	if d.Generation != 1 {
 		t.Fatalf("deployment starts at generation 1, got %d", d.Generation)
@@ -251,8 +251,8 @@ func TestStatusSubresource(t *testing.T) {
 // deleting Deployment deletes it. A custom resource's keeps all its metadata.
 func TestStatusUpdateOfABuiltinKindWritesMetadata(t *testing.T) {
 	w := newWorld(t)
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", Labels: map[string]string{"app": "a"}},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)}}
+	d := deployment("d")
+	d.Labels = map[string]string{"app": "a"}
 	w.must(w.s.Create(admin, d))
 	d.Spec.Replicas = ptr.To[int32](5)
 	d.Labels = map[string]string{"app": "b"}
@@ -578,7 +578,7 @@ func TestPatch(t *testing.T) {
 	err = w.s.Patch(admin, x, types.MergePatchType, []byte(`{"metadata":{"resourceVersion":"1"},"spec":{"size":9}}`), "")
 	wantReason(t, err, metav1.StatusReasonConflict, "")
 
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d"}}
+	d := deployment("d")
 	w.must(w.s.Create(admin, d))
 	w.must(w.s.Patch(admin, d, types.StrategicMergePatchType, []byte(`{"metadata":{"finalizers":["a/b"]}}`), ""))
 	if len(d.Finalizers) != 1 {
@@ -763,7 +763,7 @@ func TestRBACNamesArePathSegments(t *testing.T) {
 func TestTimestampsHaveSerializedPrecision(t *testing.T) {
 	w := newWorld(t)
 	at := metav1.NewTime(clock.Epoch.Add(1456 * time.Millisecond))
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d"}}
+	d := deployment("d")
 	w.must(w.s.Create(admin, d))
 	d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, LastUpdateTime: at, LastTransitionTime: at}}
 	w.must(w.s.Update(admin, d, "status"))

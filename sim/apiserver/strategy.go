@@ -2,11 +2,9 @@ package apiserver
 
 import (
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -17,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -69,115 +66,7 @@ func prepareForCreate(k *Kind, obj client.Object) {
 		}
 		setNamespaceNameLabel(ns)
 	}
-	if pod, ok := obj.(*corev1.Pod); ok {
-		// pkg/registry/core/pod/strategy.go PrepareForCreate: a new pod's status
-		// is phase Pending and its QoS class.
-		pod.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: podQOS(pod)}
-		defaultPod(pod)
-	}
-	if sec, ok := obj.(*corev1.Secret); ok && sec.Type == "" {
-		sec.Type = corev1.SecretTypeOpaque // pkg/apis/core/v1/defaults.go SetDefaults_Secret
-	}
-	if job, ok := obj.(*batchv1.Job); ok {
-		// The body is defaulted as it is decoded, then the strategy generates the
-		// selector; the stored Job is defaulted again when it is read back
-		// (decoded from storage), which copies the generated template labels to
-		// a Job without labels of its own.
-		defaultJob(job)
-		if !ptr.Deref(job.Spec.ManualSelector, false) {
-			generateJobSelector(job)
-		}
-		defaultJob(job)
-	}
-	mergeStringData(obj)
 	defaultRBAC(obj)
-}
-
-// defaultPod is the one pod default the model applies (of pkg/apis/core/v1
-// defaults.go, which runs on every decoded Pod): SetDefaults_ObjectFieldSelector,
-// apiVersion v1 for the fieldRef of a container's environment variable (the job
-// controller's JOB_COMPLETION_INDEX has none).
-func defaultPod(pod *corev1.Pod) {
-	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for i := range cs {
-			for j := range cs[i].Env {
-				if vf := cs[i].Env[j].ValueFrom; vf != nil && vf.FieldRef != nil && vf.FieldRef.APIVersion == "" {
-					vf.FieldRef.APIVersion = "v1"
-				}
-			}
-		}
-	}
-}
-
-// defaultJob is SetDefaults_Job (k8s.io/kubernetes@v1.37.2
-// pkg/apis/batch/v1/defaults.go), which runs on every decoded Job: of a request
-// body and of what storage returns.
-func defaultJob(obj *batchv1.Job) {
-	if obj.Spec.Completions == nil && obj.Spec.Parallelism == nil {
-		obj.Spec.Completions = ptr.To[int32](1)
-		obj.Spec.Parallelism = ptr.To[int32](1)
-	}
-	if obj.Spec.Parallelism == nil {
-		obj.Spec.Parallelism = ptr.To[int32](1)
-	}
-	if obj.Spec.BackoffLimit == nil {
-		if obj.Spec.BackoffLimitPerIndex != nil {
-			obj.Spec.BackoffLimit = ptr.To[int32](math.MaxInt32)
-		} else {
-			obj.Spec.BackoffLimit = ptr.To[int32](6)
-		}
-	}
-	if l := obj.Spec.Template.Labels; l != nil && len(obj.Labels) == 0 {
-		obj.Labels = maps.Clone(l) // upstream shares the map; the model's objects are copied in and out
-	}
-	if obj.Spec.CompletionMode == nil {
-		obj.Spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
-	}
-	if obj.Spec.Suspend == nil {
-		obj.Spec.Suspend = ptr.To(false)
-	}
-	if obj.Spec.PodReplacementPolicy == nil {
-		if obj.Spec.PodFailurePolicy != nil {
-			obj.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
-		} else {
-			obj.Spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
-		}
-	}
-	if obj.Spec.ManualSelector == nil {
-		obj.Spec.ManualSelector = ptr.To(false)
-	}
-}
-
-// generateJobSelector is generateSelector (k8s.io/kubernetes@v1.37.2
-// pkg/registry/batch/job/strategy.go), run by PrepareForCreate unless
-// spec.manualSelector: the template gets the job-name and controller-uid labels
-// (legacy and batch.kubernetes.io/ prefixed) where it has none of its own, and
-// the selector matches batch.kubernetes.io/controller-uid.
-func generateJobSelector(obj *batchv1.Job) {
-	// pkg/apis/batch/types.go LegacyJobNameLabel, LegacyControllerUidLabel.
-	const legacyJobNameLabel, legacyControllerUIDLabel = "job-name", "controller-uid"
-	if obj.Spec.Template.Labels == nil {
-		obj.Spec.Template.Labels = map[string]string{}
-	}
-	for _, l := range []string{legacyJobNameLabel, batchv1.JobNameLabel} {
-		if _, found := obj.Spec.Template.Labels[l]; !found {
-			obj.Spec.Template.Labels[l] = obj.Name
-		}
-	}
-	for _, l := range []string{legacyControllerUIDLabel, batchv1.ControllerUidLabel} {
-		if _, found := obj.Spec.Template.Labels[l]; !found {
-			obj.Spec.Template.Labels[l] = string(obj.UID)
-		}
-	}
-	if obj.Spec.Selector == nil {
-		obj.Spec.Selector = &metav1.LabelSelector{}
-	}
-	if obj.Spec.Selector.MatchLabels == nil {
-		obj.Spec.Selector.MatchLabels = map[string]string{}
-	}
-	if _, found := obj.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel]; !found {
-		obj.Spec.Selector.MatchLabels[batchv1.ControllerUidLabel] = string(obj.UID)
-	}
 }
 
 // mergeStringData moves a Secret's stringData into data, as the conversion to the
@@ -208,12 +97,6 @@ func setNamespaceNameLabel(ns *corev1.Namespace) {
 // the status/finalize subresource. It returns the object to store: for a
 // subresource, the stored object with only the subresource's part taken from in.
 func prepareForUpdate(k *Kind, subresource string, in, old client.Object) client.Object {
-	if job, ok := in.(*batchv1.Job); ok {
-		defaultJob(job) // the body is decoded with defaults, whatever the subresource
-	}
-	if pod, ok := in.(*corev1.Pod); ok {
-		defaultPod(pod)
-	}
 	switch subresource {
 	case "status":
 		return prepareForStatusUpdate(k, in, old)
@@ -576,56 +459,4 @@ func validateKind(obj client.Object) field.ErrorList {
 		}
 	}
 	return errs
-}
-
-// podQOS is ComputePodQOS (k8s.io/kubernetes@v1.37.2
-// pkg/apis/core/v1/helper/qos/qos.go) for pods without pod-level resources:
-// BestEffort when no container asks for or limits cpu or memory, Guaranteed
-// when every container's requests equal its limits for both, else Burstable.
-// (The model applies no defaults: a container with limits only keeps its
-// requests empty, where kube-apiserver copies the limits into them first.)
-func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
-	var qos corev1.PodQOSClass
-	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for i := range cs {
-			c := requirementsQOS(&cs[i].Resources)
-			switch {
-			case c == corev1.PodQOSBurstable:
-				return c
-			case qos == "":
-				qos = c
-			case qos != c:
-				return corev1.PodQOSBurstable
-			}
-		}
-	}
-	if qos == "" {
-		return corev1.PodQOSBestEffort
-	}
-	return qos
-}
-
-func requirementsQOS(r *corev1.ResourceRequirements) corev1.PodQOSClass {
-	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return corev1.PodQOSBestEffort
-	}
-	var qos corev1.PodQOSClass
-	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-		req, lim := r.Requests[res], r.Limits[res]
-		var c corev1.PodQOSClass
-		switch {
-		case !req.Equal(lim):
-			return corev1.PodQOSBurstable
-		case req.IsZero():
-			c = corev1.PodQOSBestEffort
-		default:
-			c = corev1.PodQOSGuaranteed
-		}
-		if qos == "" {
-			qos = c
-		} else if qos != c {
-			return corev1.PodQOSBurstable
-		}
-	}
-	return qos
 }

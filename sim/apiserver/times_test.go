@@ -114,7 +114,7 @@ func TestTimesCreateOnUpdate(t *testing.T) {
 
 func TestTimesStatusUpdate(t *testing.T) {
 	w := newWorld(t)
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	p := pod("p")
 	w.must(w.s.Create(admin, p))
 	p.Status.StartTime = &metav1.Time{Time: odd}
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(odd)}}
@@ -149,7 +149,7 @@ func TestTimesPatch(t *testing.T) {
 
 func TestTimesStatusPatch(t *testing.T) {
 	w := newWorld(t)
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	p := pod("p")
 	w.must(w.s.Create(admin, p))
 	w.must(w.s.Patch(admin, p, types.MergePatchType, fmt.Appendf(nil, `{"status":{"startTime":%q}}`, oddRFC3339), "status"))
 	got := wantStored(t, w, "status patch", p)
@@ -174,7 +174,7 @@ func TestTimesSubSecondChangeIsNoOp(t *testing.T) {
 	if l.ResourceVersion != fmt.Sprint(rv) {
 		t.Errorf("the no-op answer has resourceVersion %s, want the stored %d", l.ResourceVersion, rv)
 	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
+	p := pod("p")
 	w.must(w.s.Create(admin, p))
 	p.Status.StartTime = &metav1.Time{Time: odd}
 	w.must(w.s.Update(admin, p, "status"))

@@ -243,9 +243,11 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	if !r.Kind.Unstructured() {
 		serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
 	}
+	defaultBuiltin(r.Kind, obj) // decoded with the v1 defaults
 	if obj, err = s.mutate(r, OpCreate, obj, nil); err != nil {
 		return nil, err
 	}
+	defaultBuiltin(r.Kind, obj) // so is a mutating webhook's patched object
 	stamp(r.Kind, obj)
 	obj.SetNamespace(r.Namespace)
 	obj.SetCreationTimestamp(s.now())
@@ -259,9 +261,16 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		generated = true
 	}
 	s.podTopologyLabels(obj)
-	prepareForCreate(r.Kind, obj)
-	if err := validateCreate(r.Kind, obj); err != nil {
-		return nil, err
+	if st, ok := hosted(r.Kind, obj); ok {
+		// kube-apiserver's own strategy and validation (builtin_validation.go).
+		if err := beforeCreateBuiltin(r.Kind, st, obj); err != nil {
+			return nil, err
+		}
+	} else {
+		prepareForCreate(r.Kind, obj)
+		if err := validateCreate(r.Kind, obj); err != nil {
+			return nil, err
+		}
 	}
 	if sc := r.Kind.schema; sc != nil {
 		if err := sc.admit(r.Kind, obj, nil); err != nil {
@@ -406,11 +415,13 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		in = u
 	} else {
 		serializeTimes(reflect.ValueOf(in))
+		defaultBuiltin(k, in) // decoded with the v1 defaults
 	}
 	in, err := s.mutate(r, OpUpdate, in, existing)
 	if err != nil {
 		return nil, err
 	}
+	defaultBuiltin(k, in) // so is a mutating webhook's patched object
 	if uidPrecondition && in.GetUID() != "" && in.GetUID() != existing.GetUID() {
 		// etcd3 GuaranteedUpdate's precondition check, interpreted as a conflict.
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name,
@@ -451,7 +462,11 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		bumpGeneration(k, obj, existing, c)
 		c.meta = c.meta || obj.GetGeneration() != existing.GetGeneration()
 	}
-	if err := validateUpdate(k, obj, existing); err != nil {
+	if st, ok := hosted(k, obj); ok {
+		if err := validateUpdateBuiltin(k, st, r.Subresource, obj, existing); err != nil {
+			return nil, err
+		}
+	} else if err := validateUpdate(k, obj, existing); err != nil {
 		return nil, err
 	}
 	if err := s.crdWrite(k, r.Subresource, obj, existing); err != nil {
