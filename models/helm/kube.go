@@ -313,8 +313,11 @@ func asMap(v any) map[string]any {
 	return map[string]any{}
 }
 
-// mergeMaps lays src over dst recursively: maps merge, other values (lists
-// included) replace, nulls in src are skipped.
+// mergeMaps lays src over dst recursively: maps merge, lists of objects that
+// name the same elements in the same order merge element by element (as a
+// strategic merge by name keeps what the server defaulted in each, e.g. a
+// container's imagePullPolicy), other values (other lists included) replace,
+// nulls in src are skipped.
 func mergeMaps(dst, src map[string]any) map[string]any {
 	out := make(map[string]any, len(dst)+len(src))
 	maps.Copy(out, dst)
@@ -323,11 +326,36 @@ func mergeMaps(dst, src map[string]any) map[string]any {
 		case nil:
 		case map[string]any:
 			out[k] = mergeMaps(asMap(out[k]), sv)
+		case []any:
+			if merged, ok := mergeLists(out[k], sv); ok {
+				out[k] = merged
+			} else {
+				out[k] = v
+			}
 		default:
 			out[k] = v
 		}
 	}
 	return out
+}
+
+// mergeLists merges src over dst element by element when both are lists of
+// objects of one length whose elements have the same names (or none) pairwise.
+func mergeLists(dst any, src []any) ([]any, bool) {
+	dl, ok := dst.([]any)
+	if !ok || len(dl) != len(src) {
+		return nil, false
+	}
+	out := make([]any, len(src))
+	for i := range src {
+		d, dok := dl[i].(map[string]any)
+		s, sok := src[i].(map[string]any)
+		if !dok || !sok || d["name"] != s["name"] {
+			return nil, false
+		}
+		out[i] = mergeMaps(d, s)
+	}
+	return out, true
 }
 
 // deleteAll deletes every resource with background propagation, one delete each

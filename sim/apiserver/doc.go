@@ -66,22 +66,33 @@
 //     refuses creates in a missing namespace (404) and in a terminating one (403
 //     with the real message and the NamespaceTerminating cause).
 //
-//   - Pods: created with phase Pending and their QoS class (ComputePodQOS, without
-//     pod-level resources and without the defaulting of requests from limits);
-//     PodTopologyLabels admission: a pod created with spec.nodeName gets the
-//     Node's topology.kubernetes.io/zone and region labels (no binding
-//     subresource, its other path). Of the pod defaults, only apiVersion v1 of
-//     an environment variable's fieldRef (SetDefaults_ObjectFieldSelector).
+//   - Built-in kinds run kube-apiserver's own code (k8s.io/kubernetes v1.37.2,
+//     builtin_validation.go): Pod, PodTemplate, ReplicationController, Service,
+//     ConfigMap, Secret, Deployment, ReplicaSet, StatefulSet, DaemonSet,
+//     ControllerRevision, Job and CronJob. A body of one of these kinds (create,
+//     update, patch result, status write) is defaulted with the v1 defaulters
+//     (SetObjectDefaults_*: a Deployment's replicas and strategy, a container's
+//     imagePullPolicy, a Service's sessionAffinity, a Job's completions, ...), as
+//     kube-apiserver's decoder does, before admission and again after a mutating
+//     webhook. On create it is converted to the internal type and goes through
+//     the registry strategy as rest.BeforeCreate does it: PrepareForCreate (the
+//     Pod's phase Pending and QoS class, the Job's generated selector and
+//     job-name/controller-uid labels, status reset, generation 1),
+//     rest.ValidateCreate (the strategy's Validate, the common metadata checks,
+//     declarative validation) and Canonicalize; it is stored converted back
+//     (a Secret's stringData merged into data) and defaulted again, as storage
+//     decodes it (a Job without labels gets its template's). On update the
+//     model's own PrepareForUpdate (below) prepares it, then rest.ValidateUpdate
+//     runs with the strategy of the main resource or of the status subresource.
+//     A refusal is the registry's 422 with kube-apiserver's causes, listed in
+//     field order (validation walks labels, annotations and data keys in Go map
+//     order; the model must not), checked against kube-apiserver by
+//     internal/differential (builtin_validation_test.go, TestBuiltin*). The
+//     validation runs with kube-apiserver's default feature gates.
 //
-//   - Jobs: SetDefaults_Job on every write (completions, parallelism,
-//     backoffLimit, completionMode, suspend, podReplacementPolicy,
-//     manualSelector, and the template's labels copied to a Job without labels),
-//     and on create, unless spec.manualSelector, the strategy's generateSelector:
-//     job-name, controller-uid and their batch.kubernetes.io/ twins on the
-//     template, a selector on batch.kubernetes.io/controller-uid (compared with
-//     kube-controller-manager's records by internal/differential's workload
-//     scripts). Job validation (ValidateJobCreate, immutable selector and
-//     template) is not modelled.
+//   - Pods: PodTopologyLabels admission: a pod created with spec.nodeName gets
+//     the Node's topology.kubernetes.io/zone and region labels (no binding
+//     subresource, its other path).
 //
 //   - RBAC: every request is authorized for its User against the live
 //     (Cluster)Role(Binding)s (package rbac); denial is the real 403.
@@ -110,12 +121,12 @@
 //     *meta.NoKindMatchError. Requests for a namespaced kind without a namespace
 //     (other than list) get the 404 of a route that does not exist.
 //
-//   - Type rules the model reproduces beyond metadata: Namespace and Secret
-//     defaults, Secret stringData merged into data, immutable ConfigMaps and
-//     Secrets, RoleBinding/ClusterRoleBinding validation (roleRef, subjects, with
-//     the v1 defaults) and roleRef immutability, RBAC names as path segments, and
-//     create-on-update for the kinds whose strategy allows it (RBAC objects,
-//     Lease, Service, Endpoints, Event, LimitRange, RuntimeClass).
+//   - Type rules the model reproduces itself for kinds outside the list above:
+//     Namespace defaults, RoleBinding/ClusterRoleBinding validation (roleRef,
+//     subjects, with the v1 defaults) and roleRef immutability, RBAC names as
+//     path segments; and for all kinds create-on-update where the strategy
+//     allows it (RBAC objects, Lease, Service, Endpoints, Event, LimitRange,
+//     RuntimeClass).
 //
 //   - Custom resources with a schema (a CRD's openAPIV3Schema: CRD.Schema, or a
 //     manifest read by CRDsFromYAML, which refuses a non-structural schema with
@@ -187,10 +198,23 @@
 //
 // # Known gaps
 //
-//   - No type-specific validation or defaulting beyond the rules above: a
-//     Deployment without a selector is accepted here and refused by a real server,
-//     and the defaults a real server fills (Deployment.spec.replicas, strategy,
-//     container imagePullPolicy, ...) are absent (TestKnownGapDeployment*).
+//   - Kinds without kube-apiserver's validation and defaulting here (only
+//     their metadata is validated, and the rules above): every built-in kind
+//     outside the list above, among them Namespace, Node, Endpoints,
+//     EndpointSlice, Event, ServiceAccount, PersistentVolume(Claim), LimitRange,
+//     ResourceQuota, Lease, Ingress, NetworkPolicy, HorizontalPodAutoscaler,
+//     PodDisruptionBudget, PriorityClass, StorageClass, RuntimeClass, the RBAC
+//     kinds beyond bindings, and the admissionregistration and certificates
+//     groups.
+//   - For the hosted kinds: on update the model prepares the object itself
+//     (status kept, generation, Secret stringData) rather than through the
+//     strategy's PrepareForUpdate, so what the latter drops or fills on update
+//     (disabled fields, a Service's clusterIPs normalisation) is not modelled; no
+//     warnings (WarningsOnCreate/Update) reach the client; no cluster IP
+//     allocation for Services (spec.clusterIP(s), ipFamilies, ipFamilyPolicy stay
+//     empty; TestKnownGapServiceClusterIPs), no NodePort allocation; the
+//     Priority and DefaultTolerationSeconds admission plugins do not run (no
+//     spec.priority, preemptionPolicy or default tolerations on pods).
 //   - Stored times keep the location the client gave them (the clock's UTC for
 //     the server's own); a real client decodes them in time.Local. Instants and
 //     serializations are the same.

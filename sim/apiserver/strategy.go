@@ -328,35 +328,11 @@ func validateUpdate(k *Kind, obj, old client.Object) error {
 	return nil
 }
 
-// validateKindUpdate is the part of a few built-in kinds' update validation that
-// controllers meet: immutable ConfigMaps and Secrets, and RoleBinding roleRefs.
+// validateKindUpdate is the update validation of bindings: RoleBinding roleRefs
+// are immutable.
 func validateKindUpdate(obj, old client.Object) field.ErrorList {
 	var errs field.ErrorList
 	switch o := obj.(type) {
-	case *corev1.ConfigMap:
-		prev := old.(*corev1.ConfigMap)
-		if prev.Immutable != nil && *prev.Immutable {
-			// pkg/apis/core/validation ValidateConfigMapUpdate
-			if o.Immutable == nil || !*o.Immutable {
-				errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
-			}
-			if !equality.Semantic.DeepEqual(o.Data, prev.Data) {
-				errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
-			}
-			if !equality.Semantic.DeepEqual(o.BinaryData, prev.BinaryData) {
-				errs = append(errs, field.Forbidden(field.NewPath("binaryData"), "field is immutable when `immutable` is set"))
-			}
-		}
-	case *corev1.Secret:
-		prev := old.(*corev1.Secret)
-		if prev.Immutable != nil && *prev.Immutable {
-			if o.Immutable == nil || !*o.Immutable {
-				errs = append(errs, field.Forbidden(field.NewPath("immutable"), "field is immutable when `immutable` is set"))
-			}
-			if !equality.Semantic.DeepEqual(o.Data, prev.Data) {
-				errs = append(errs, field.Forbidden(field.NewPath("data"), "field is immutable when `immutable` is set"))
-			}
-		}
 	case *rbacv1.RoleBinding:
 		errs = append(errs, roleRefImmutable(o.RoleRef, old.(*rbacv1.RoleBinding).RoleRef)...)
 	case *rbacv1.ClusterRoleBinding:

@@ -281,7 +281,11 @@ func TestProcessBoundToDeployment(t *testing.T) {
 	if proc.Running() || len(reconciles) != 0 {
 		t.Fatal("no Deployment, no process")
 	}
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ns-reconciler"}}
+	labels := map[string]string{"app": "ns-reconciler"}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ns-reconciler"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "reconciler", Image: "reconciler:1"}}}}}}
 	if err := c.Admin().Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
