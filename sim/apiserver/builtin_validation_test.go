@@ -1,6 +1,8 @@
 package apiserver_test
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
 )
 
 // deployment is the smallest Deployment kube-apiserver accepts.
@@ -168,3 +174,34 @@ func TestBuiltinKindsGetKubeAPIServersDefaults(t *testing.T) {
 }
 
 func resourceQuantity(s string) resource.Quantity { return resource.MustParse(s) }
+
+// BenchmarkBuiltinDeploymentUpdate is an update of a Deployment's spec
+// (defaulting, conversion to the internal type and kube-apiserver's
+// ValidateUpdate included), next to the same update of a ConfigMap's data.
+func BenchmarkBuiltinDeploymentUpdate(b *testing.B) {
+	s := apiserver.New(apiserver.Options{Scheme: apiservertest.Scheme(), Clock: clock.New(clock.Epoch)})
+	s.CreateDefaultNamespaces()
+	if err := s.Create(admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}); err != nil {
+		b.Fatal(err)
+	}
+	d, c := deployment("web"), cm("web")
+	if err := errors.Join(s.Create(admin, d), s.Create(admin, c)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Deployment", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			d.Spec.Replicas = ptr.To(int32(i % 5))
+			if err := s.Update(admin, d, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ConfigMap", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			c.Data["k"] = strconv.Itoa(i % 5)
+			if err := s.Update(admin, c, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
