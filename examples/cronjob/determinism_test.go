@@ -27,12 +27,12 @@ latency process=cronjob min=1ms max=50ms
 			t.Error(err)
 		}
 	}
-	if err := wallclock.CheckDeterminism(t, p, func() cluster.Options { return cronjob.World(p) }, drive); err != nil {
+	if err := wallclock.CheckDeterminism(t, p, func() cluster.Options { return cronjob.World(p, cronjob.Correct) }, drive); err != nil {
 		t.Fatal(err)
 	}
 	// The plan's faults did act: both processes crashed, and a status write
 	// met a conflict.
-	_, err := cronjob.Run(t, p, func(c *cluster.Cluster) {
+	_, err := cronjob.Run(t, p, cronjob.Correct, func(c *cluster.Cluster) {
 		crashed := map[string]bool{}
 		conflicts := 0
 		for _, s := range c.Trace.Steps() {

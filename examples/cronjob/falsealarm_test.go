@@ -57,7 +57,7 @@ func TestHistoryLimitOneRunsEachTimeOnce(t *testing.T) {
 func holdsAndOverlaps(t *testing.T, text string) int {
 	t.Helper()
 	most := 0
-	res, err := cronjob.Run(t, mustParse(t, text), func(c *cluster.Cluster) {
+	res, err := cronjob.Run(t, mustParse(t, text), cronjob.Correct, func(c *cluster.Cluster) {
 		running := map[types.UID]bool{}
 		for _, ev := range c.Observed().Log {
 			job, ok := ev.Object.(*kbatch.Job)
