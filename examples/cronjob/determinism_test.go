@@ -10,10 +10,10 @@ import (
 	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
-// A run is a pure function of its plan, although the tutorial's controller
-// reads time.Now (its realClock) and meta.SetStatusCondition stamps
-// metav1.Now: the same plan, with faults of every class, gives the same trace
-// hash twice (each run in a testing/synctest bubble of its own).
+// A run is a pure function of its plan, although the controller reads
+// time.Now (its real clock): the same plan, with faults of every class, gives
+// the same trace hash twice (each run in a testing/synctest bubble of its
+// own).
 func TestTheSamePlanGivesTheSameTrace(t *testing.T) {
 	p := mustParse(t, `seed 7
 at 0s create-cronjob policy=Forbid duration=90s

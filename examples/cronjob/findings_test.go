@@ -19,8 +19,9 @@ import (
 // same trace hash), and holds on the operator as written (cronjob.Correct).
 
 // Finding 1a: the Forbid decision reads the Job cache only. A Job watch that
-// stalls for a minute (rapid's minimal plan, from TestExploreForbidSample)
-// hides the running Job, and the next scheduled run starts beside it.
+// stalls for two minutes (rapid's minimal plan for the tutorial's own
+// controller) hides the running Job, and the next scheduled run starts beside
+// it.
 const holdPlan = `seed 0
 at 0s create-cronjob policy=Forbid duration=90s
 hold process=cronjob kind=batch/v1/Job from=0s until=2m23.006s
@@ -28,7 +29,7 @@ hold process=cronjob kind=batch/v1/Job from=0s until=2m23.006s
 
 // Finding 1b: the same with a 3 s lag of the Job watch alone, when a run
 // delayed by Forbid starts within 3 s of the next scheduled time (Jobs
-// sleeping 112 s on a one-minute schedule, finished 115 s after their
+// sleeping 112 s on a one-minute schedule, finished about 115 s after their
 // creation: the 00:02 run starts at 2m58s, when the cache shows the 00:01 Job
 // ended).
 const jobLagPlan = `seed 0
@@ -36,19 +37,19 @@ at 0s create-cronjob policy=Forbid duration=112s
 lag process=cronjob kind=batch/v1/Job min=3s max=3.001s
 `
 
-// Finding 1c: the earlier attempt's plan, a 3 s lag of every watch, with the
-// same timing. Kubernetes' own controller can overlap here too (its status
-// write is seen as late as the Job); see README.md.
+// Finding 1c: a 3 s lag of every watch, with the same timing. Kubernetes' own
+// controller can overlap here too (its status write is seen as late as the
+// Job); see README.md.
 const lagPlan = `seed 0
 at 0s create-cronjob policy=Forbid duration=112s
 lag process=cronjob kind=* min=3s max=3.001s
 `
 
-// Finding 1d: what an exploration without holds found (explorer seed 3, plan
-// 269 of 300, with the earlier Job model and 90 s Jobs): 85 s Jobs, a 5 s lag
-// of every watch, and Job creates failing for the first minute. The failures
-// push the 00:01 run to 1m20s, Forbid holds 00:02 back until 2m58s, 2 s
-// before 00:03 is due.
+// Finding 1d: what an exploration of the tutorial's own controller without
+// holds found (explorer seed 3, plan 269 of 300): the sample's 90 s Jobs, a
+// 5 s lag of every watch, and Job creates failing for the first minute. The
+// failures push the 00:01 run to 1m20s, Forbid holds 00:02 back until 2m58s,
+// 2 s before 00:03 is due.
 const apiLagPlan = `seed 1
 at 0s create-cronjob policy=Forbid duration=90s
 lag process=cronjob kind=* min=5s max=5.001s
@@ -56,8 +57,8 @@ api verb=create resource=jobs code=500 from=72ms until=1m13.624s
 `
 
 // Finding 2: successfulJobsHistoryLimit 0, no fault at all. Once a finished
-// Job is deleted the tutorial recomputes lastScheduleTime from the Jobs that
-// are left (none), so the scheduled time that just ran is due again while it
+// Job is deleted the tutorial's design recomputes lastScheduleTime from the
+// Jobs that are left (none), so the scheduled time that just ran is due again while it
 // is within startingDeadlineSeconds: a once-a-minute CronJob whose Jobs sleep
 // 10 s (and finish about 13 s after their creation: the pod's scheduling and
 // start, the job controller's counting) runs five times a minute.
