@@ -277,12 +277,22 @@ func suspend(c *cluster.Cluster, _ plan.Args) error {
 // Drive runs a world the way every test here does: the fault phase, heal,
 // then the user suspends the CronJob and the world runs the heal budget, so
 // that it comes to rest (no new Jobs; the running ones finish) before the
-// at-rest properties are judged.
+// at-rest properties are judged. A suspension refused because the webhooks
+// do not answer (the operator's process is restarting after a crash of the
+// fault phase) is tried again a second later, as a user or an applier
+// retries, for at most the heal budget.
 func Drive(c *cluster.Cluster) error {
 	c.RunFor(FaultPhase)
 	c.Heal()
-	if err := suspend(c, nil); err != nil {
-		return fmt.Errorf("suspending the CronJob after the fault phase: %w", err)
+	for waited := time.Duration(0); ; waited += time.Second {
+		err := suspend(c, nil)
+		if err == nil {
+			break
+		}
+		if !process.WebhookUnavailable(err) || waited >= HealBudget {
+			return fmt.Errorf("suspending the CronJob after the fault phase: %w", err)
+		}
+		c.RunFor(time.Second)
 	}
 	c.RunFor(HealBudget)
 	return nil
