@@ -91,6 +91,6 @@ func operatorOptions(t *testing.T, v cronjob.Variant) operatortest.Options {
 		// (operatortest/doc.go); helper sched builds it (issue 27), and this
 		// Disable goes once it lands.
 		Disable: []string{operatortest.Converges, operatortest.UpdateSummaries},
-		Checks:     10, Seed: 1, ShrinkRuns: 60,
+		Checks:  10, Seed: 1, ShrinkRuns: 60,
 	}
 }
