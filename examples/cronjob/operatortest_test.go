@@ -34,10 +34,10 @@ func TestTheOperatorUnderOperatorTest(t *testing.T) {
 // replay it first on every later run.
 func TestTheTutorialDesignUnderOperatorTest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 20 s of exploring and shrinking: not under -short")
+		t.Skip("12-20 s of exploring and shrinking: not under -short")
 	}
 	o := operatorOptions(t, cronjob.TutorialDesign)
-	o.ShrinkRuns = 30
+	o.ShrinkRuns = 15
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
