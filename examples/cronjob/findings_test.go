@@ -61,7 +61,7 @@ api verb=create resource=jobs code=500 from=72ms until=1m13.624s
 // Jobs that are left (none), so the scheduled time that just ran is due again while it
 // is within startingDeadlineSeconds: a once-a-minute CronJob whose Jobs sleep
 // 10 s (and finish about 13 s after their creation: the pod's scheduling and
-// start, the job controller's counting) runs five times a minute.
+// start, the job controller's counting) runs its 00:01 time five times.
 const historyZeroPlan = `seed 0
 at 0s create-cronjob successful=0 duration=10s
 `
