@@ -178,7 +178,7 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 				active = append(active, live[i])
 			}
 		}
-		if l := later(last, latestScheduledTime(live)); l != last {
+		if l := later(last, latestScheduledTime(live)); !l.Equal(last) {
 			// A Job the cache does not show yet ran a later time than the
 			// status remembers (the write that recorded it was lost):
 			// remember it, and see what is due after it.
