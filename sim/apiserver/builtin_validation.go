@@ -14,7 +14,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"  // apps internal and v1 types, conversions, defaults, declarative validation
 	_ "k8s.io/kubernetes/pkg/apis/batch/install" // batch
-	_ "k8s.io/kubernetes/pkg/apis/core/install"  // core
+	api "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install" // core
 	"k8s.io/kubernetes/pkg/registry/apps/controllerrevision"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
@@ -189,6 +190,13 @@ func validateUpdateBuiltin(k *Kind, st builtinStrategy, subresource string, obj,
 	prev, err := toInternal(k, old)
 	if err != nil {
 		return errors.NewInternalError(fmt.Errorf("converting %s to its internal type: %w", k.GVK.Kind, err))
+	}
+	if p, ok := prev.(*api.Pod); ok && subresource == "" && p.Spec.NodeName == "" {
+		// The model serves no pods/binding subresource (models' scheduler binds
+		// with an update): spec.nodeName set on an unbound pod is validated as if
+		// a binding had set it first. kube-apiserver refuses it on update (doc.go,
+		// Known gaps).
+		p.Spec.NodeName = in.(*api.Pod).Spec.NodeName
 	}
 	ctx := requestContext(k, "update", subresource, obj.GetNamespace(), obj.GetName())
 	if errs := rest.ValidateUpdate(ctx, in, prev, strategy); len(errs) > 0 {

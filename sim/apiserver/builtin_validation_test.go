@@ -205,3 +205,24 @@ func BenchmarkBuiltinDeploymentUpdate(b *testing.B) {
 		}
 	})
 }
+
+// The model has no pods/binding subresource: an update binds an unbound pod
+// (spec.nodeName set), and any other spec change is still refused.
+func TestAnUpdateBindsAnUnboundPod(t *testing.T) {
+	w := newWorld(t)
+	p := pod("p")
+	w.must(w.s.Create(admin, p))
+	p.Spec.NodeName = "node-1"
+	w.must(w.s.Update(admin, p, ""))
+	p.Spec.NodeName = "node-2"
+	if err := w.s.Update(admin, p, ""); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "pod updates may not change fields other than") {
+		t.Errorf("moving a bound pod to another node: want 422, got %v", err)
+	}
+	q := pod("q")
+	w.must(w.s.Create(admin, q))
+	q.Spec.NodeName = "node-1"
+	q.Spec.RestartPolicy = corev1.RestartPolicyNever
+	if err := w.s.Update(admin, q, ""); !apierrors.IsInvalid(err) {
+		t.Errorf("binding with another spec change: want 422, got %v", err)
+	}
+}

@@ -215,6 +215,10 @@
 //     empty; TestKnownGapServiceClusterIPs), no NodePort allocation; the
 //     Priority and DefaultTolerationSeconds admission plugins do not run (no
 //     spec.priority, preemptionPolicy or default tolerations on pods).
+//   - No pods/binding subresource: an update may set spec.nodeName of a pod
+//     that has none (validated as if a binding had set it; models' scheduler
+//     binds so), which kube-apiserver refuses ("pod updates may not change
+//     fields other than ..."); the binding's PodScheduled condition is not set.
 //   - Stored times keep the location the client gave them (the clock's UTC for
 //     the server's own); a real client decodes them in time.Local. Instants and
 //     serializations are the same.
