@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/errors"
@@ -122,9 +123,16 @@ func toInternal(k *Kind, obj runtime.Object) (runtime.Object, error) {
 	return in, nil
 }
 
-// fromInternal converts an internal object back into the v1 object out.
+// fromInternal converts an internal object back into the v1 object out, which it
+// replaces entirely (a conversion sets only the fields the internal type has: a
+// Secret's stringData must not survive it).
 func fromInternal(in runtime.Object, out client.Object) error {
-	return legacyscheme.Scheme.Convert(in, out, nil)
+	fresh := reflect.New(reflect.TypeOf(out).Elem()).Interface()
+	if err := legacyscheme.Scheme.Convert(in, fresh, nil); err != nil {
+		return err
+	}
+	reflect.ValueOf(out).Elem().Set(reflect.ValueOf(fresh).Elem())
+	return nil
 }
 
 // builtinInvalid is the registry's 422. Validation walks maps (labels,

@@ -226,3 +226,16 @@ func TestAnUpdateBindsAnUnboundPod(t *testing.T) {
 		t.Errorf("binding with another spec change: want 422, got %v", err)
 	}
 }
+
+// A Secret's stringData is merged into data by the conversion to the internal
+// type and is not stored.
+func TestSecretStringDataIsMergedIntoData(t *testing.T) {
+	w := newWorld(t)
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s"}, StringData: map[string]string{"k": "v"}}
+	w.must(w.s.Create(admin, s))
+	var got corev1.Secret
+	w.must(w.s.Get(admin, client.ObjectKeyFromObject(s), &got))
+	if string(got.Data["k"]) != "v" || got.StringData != nil || got.Type != corev1.SecretTypeOpaque {
+		t.Errorf("stored Secret: data %v, stringData %v, type %q", got.Data, got.StringData, got.Type)
+	}
+}
