@@ -20,6 +20,9 @@ import (
 type refRun struct {
 	seed    uint64
 	late    bool // the late reference (lateReference)
+	// downtime: the fault-free run of a faulted run's downtime
+	// (downtime.go); like the late one, a candidate end state only.
+	downtime bool
 	snap    *snapshot
 	targets []time.Duration
 }

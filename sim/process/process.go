@@ -118,6 +118,7 @@ type Process struct {
 	calls       int // client calls over the whole run
 	writes      int // writes (create, update, patch, delete) over the whole run
 	incarnation int
+	stopping    string // a clean stop is asked, for this reason (stop.go)
 
 	cache    *informer.Cache
 	client   *kubeclient.Client

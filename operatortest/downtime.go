@@ -1,0 +1,112 @@
+package operatortest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The fault-free run of the same downtime. A time-driven operator (a
+// CronJob-like schedule whose missed runs are skipped by design) does what
+// the clock asks when it is up: a fault that takes its process down across a
+// scheduled instant legitimately changes what it makes (the run is skipped,
+// or starts late), and the faulted run may then end with Jobs, or counts of
+// creates and deletes, that neither fault-free schedule shows. The sound
+// reference for such a run keeps the downtime and drops the faults: the
+// faulted run's process-down windows (from each crash of an operator's
+// process to its next start) replayed as clean stops (plan.Stop: the process
+// stops between reconciles, as a graceful shutdown does, and starts again
+// when the faulted run's process did), with no crash mid-reconcile, no stale
+// view, no other fault. A run skipped in the faulted run is skipped there
+// too and not blamed; a crash between two writes leaves an intermediate
+// state the clean stop does not (the stop waits for the reconcile's end),
+// and is still caught; a run created twice is more creates of one name than
+// any reference makes.
+
+// downtimeOf are the process-down windows of the operator's processes in a
+// run's steps, as clean stops: from each crash (or exit) to the next start
+// of that process (until 0: not within the run).
+func (w *world) downtimeOf(steps []trace.Step) []plan.Fault {
+	var out []plan.Fault
+	open := map[string]int{} // process -> index in out of its open window
+	for _, s := range steps {
+		if !w.operators[s.Process] {
+			continue
+		}
+		switch s.Op {
+		case "crash":
+			if _, ok := open[s.Process]; !ok {
+				open[s.Process] = len(out)
+				out = append(out, plan.Fault{Kind: plan.Stop, Process: s.Process, From: s.At})
+			}
+		case "start", "restart":
+			if i, ok := open[s.Process]; ok {
+				out[i].Until = max(s.At, out[i].From+time.Nanosecond)
+				delete(open, s.Process)
+			}
+		}
+	}
+	return out
+}
+
+// downtimeReference is the fault-free run of p's workload with the
+// downtime of r, a faulted run of p (nil when no operator process was
+// down). It is cached as the other references are, by its plan.
+func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result) (*refRun, error) {
+	stops := w.downtimeOf(r.steps)
+	if len(stops) == 0 {
+		return nil, nil
+	}
+	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: stops}, 0)
+	if err != nil {
+		return nil, err
+	}
+	d := *ref
+	d.downtime = true
+	return &d, nil
+}
+
+// rejudgeWithDowntime judges again, against the fault-free run of the same
+// downtime as well, the converges and update-summaries verdicts of r that
+// the other references leave violated: a difference that reference shows
+// too is the downtime's doing, which the operator is right to show. It is
+// run only then (most runs end as a schedule does) and only when an
+// operator's process was down.
+func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs []*refRun, late *refRun, snap *snapshot) error {
+	var down *refRun
+	for i, v := range r.verdicts {
+		if v.Holds || (v.Property != Converges && v.Property != UpdateSummaries) {
+			continue
+		}
+		if down == nil {
+			var err error
+			if down, err = w.downtimeReference(t, p, r); err != nil || down == nil {
+				return err
+			}
+		}
+		all := append(slices.Clip(refs), down)
+		switch v.Property {
+		case Converges:
+			if late != nil {
+				all = append(all, late)
+			}
+			r.verdicts[i] = w.converges(all, snap, v.At)
+		case UpdateSummaries:
+			r.verdicts[i] = w.updateSummaries(all, snap, v.At)
+		}
+		if r.verdicts[i].Holds {
+			r.verdicts[i].Detail = joinNote(r.verdicts[i].Detail, "the fault-free run of the same downtime (the operator stopped cleanly where this run had it down) ends so too")
+		}
+	}
+	return nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
