@@ -22,25 +22,48 @@ import (
 // when the faulted run's process did), with no crash mid-reconcile, no stale
 // view, no other fault. A run skipped in the faulted run is skipped there
 // too and not blamed; a crash between two writes leaves an intermediate
-// state the clean stop does not (the stop waits for the reconcile's end),
-// and is still caught; a run created twice is more creates of one name than
-// any reference makes.
+// state the clean stop does not (the stop comes before the reconcile the
+// crash cut, and would wait for the end of one in flight), and is still
+// caught; a run created twice is more creates of one name than any
+// reference makes.
 
 // downtimeOf are the process-down windows of the operator's processes in a
-// run's steps, as clean stops: from each crash (or exit) to the next start
-// of that process (until 0: not within the run).
+// run's steps, as clean stops: from each crash (or exit) to the next start of
+// that process (until 0: not within the run). A crash that cut reconciles
+// short opens its window where the first of them began: the clean stop
+// comes before them, so that none of their writes is made (a correct
+// operator's restart makes what the cut reconcile would have, or skips it as
+// the stop's restart does); the writes a cut reconcile did make before the
+// crash are its intermediate state, which the reference does not share.
 func (w *world) downtimeOf(steps []trace.Step) []plan.Fault {
+	type worker struct {
+		process, controller string
+		n                   int
+	}
 	var out []plan.Fault
-	open := map[string]int{} // process -> index in out of its open window
+	open := map[string]int{}                  // process -> index in out of its open window
+	reconciling := map[worker]time.Duration{} // a reconcile in flight: when it began
 	for _, s := range steps {
 		if !w.operators[s.Process] {
 			continue
 		}
+		k := worker{s.Process, s.Controller, s.Worker}
 		switch s.Op {
+		case "reconcile":
+			reconciling[k] = s.At
+		case "result":
+			delete(reconciling, k)
 		case "crash":
+			from := s.At
+			for k, at := range reconciling { // lint:order-independent the earliest
+				if k.process == s.Process {
+					from = min(from, at)
+					delete(reconciling, k)
+				}
+			}
 			if _, ok := open[s.Process]; !ok {
 				open[s.Process] = len(out)
-				out = append(out, plan.Fault{Kind: plan.Stop, Process: s.Process, From: s.At})
+				out = append(out, plan.Fault{Kind: plan.Stop, Process: s.Process, From: from})
 			}
 		case "start", "restart":
 			if i, ok := open[s.Process]; ok {
