@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // scheduleOptions is the smallest time-driven operator of the false-alarm
@@ -208,5 +209,57 @@ func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
 		if _, err := plan.Parse("seed 1\n" + s.String() + "\n"); err != nil {
 			t.Errorf("a stop's text does not parse back: %v", err)
 		}
+	}
+}
+
+// A clean stop (plan.Stop) is a graceful shutdown: a reconcile in flight at
+// the stop's instant runs to its end (the twin's run is made in both its
+// writes), and the process stops before it begins another; it starts again
+// at the stop's end. A crash right after the first write cuts the same
+// reconcile between its writes.
+func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
+	w := testWorld(t, tickerOptions(true))
+	run := func(text string) (map[string]string, []trace.Step) {
+		t.Helper()
+		p, err := plan.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, r, err := w.runOnce(t, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).text, r.steps
+	}
+	const first = "ConfigMap ops/ticker-946684830" // the run at 30s
+	crashed, steps := run("seed 7\ncrash process=ticker write=1\n")
+	if !strings.Contains(crashed[first], `"state":"starting"`) {
+		t.Fatalf("the crash did not cut the reconcile between its writes, and this test shows nothing: %s", crashed[first])
+	}
+	var written time.Duration // when the first write committed: its reconcile is in flight
+	for _, s := range steps {
+		if s.Process == "ticker" && s.Op == "create" {
+			written = s.At
+			break
+		}
+	}
+	stopped, steps := run(fmt.Sprintf("seed 7\nstop process=ticker from=%v until=45s\n", written))
+	if !strings.Contains(stopped[first], `"state":"done"`) {
+		t.Errorf("the clean stop at %v cut the reconcile in hand: %s", written, stopped[first])
+	}
+	var stopAt, lastResult, restart time.Duration
+	for _, s := range steps {
+		switch {
+		case s.Process != "ticker":
+		case s.Op == "crash" && stopAt == 0:
+			stopAt = s.At
+		case s.Op == "result" && stopAt == 0:
+			lastResult = s.At
+		case s.Op == "restart":
+			restart = s.At
+		}
+	}
+	if stopAt <= written || stopAt < lastResult || restart != 45*time.Second {
+		t.Errorf("stopped at %v (asked at %v; the last result at %v), restarted at %v; want a stop once the reconcile in hand ended and a restart at 45s", stopAt, written, lastResult, restart)
 	}
 }
