@@ -157,7 +157,8 @@
 //     generateName, and how many pods of that name came before it), whatever
 //     order the kubelet meets pods in. What the two keep apart is the
 //     interleaving alone: which task runs next, each API call's latency, each
-//     event's delivery, when a CRD is Established. A Job that ran 7 s in one
+//     event's delivery, when a CRD is Established, when a replica retries
+//     for its leader Lease (the jitter moves the retry, no value). A Job that ran 7 s in one
 //     schedule and 29 s in the other made the two end with different Jobs
 //     kept in a history; now they run alike.
 //   - A fault that takes its controller down across a scheduled instant

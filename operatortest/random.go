@@ -28,7 +28,8 @@ import "github.com/ctrlsim/ctrlsim/sim/process"
 // the other ends differently whatever the operator does). What the seed
 // keeps for the schedule alone is the interleaving: which task runs next,
 // every API call's latency, every watch event's delivery, when a CRD is
-// Established. Other plans draw other environments.
+// Established, when a replica retries for its leader Lease. Other plans draw
+// other environments.
 func randomSeed(seed uint64) uint64 { return seed % 2048 }
 
 // randomAtEveryStart makes every start of the operator's processes start the
