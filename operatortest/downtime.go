@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -77,11 +78,18 @@ func (w *world) downtimeOf(steps []trace.Step) []plan.Fault {
 
 // downtimeReference is the fault-free run of p's workload with the
 // downtime of r, a faulted run of p (nil when no operator process was
-// down). It is cached as the other references are, by its plan.
-func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result) (*refRun, error) {
+// down); with instant, the same stops each followed by a start at once (the
+// same restarts, no time down). Both are cached as the other references
+// are, by their plans.
+func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant bool) (*refRun, error) {
 	stops := w.downtimeOf(r.steps)
 	if len(stops) == 0 {
 		return nil, nil
+	}
+	if instant {
+		for i := range stops {
+			stops[i].Until = stops[i].From + time.Nanosecond
+		}
 	}
 	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: stops}, 0)
 	if err != nil {
@@ -95,34 +103,49 @@ func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result) (*refRu
 // rejudgeWithDowntime judges again, against the fault-free run of the same
 // downtime as well, the converges and update-summaries verdicts of r that
 // the other references leave violated: a difference that reference shows
-// too is the downtime's doing, which the operator is right to show. It is
-// run only then (most runs end as a schedule does) and only when an
-// operator's process was down.
+// too is the downtime's doing, which the operator is right to show, unless
+// the same restarts with no time down show it as well (then the restart
+// itself is the cause: an operator that "starts clean" and re-creates what
+// it made, which no downtime excuses). It is run only then (most runs end
+// as a schedule does) and only when an operator's process was down.
 func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs []*refRun, late *refRun, snap *snapshot) error {
-	var down *refRun
+	judge := func(v check.Verdict, extra *refRun) check.Verdict {
+		all := append(slices.Clip(refs), extra)
+		if v.Property == Converges {
+			if late != nil {
+				all = append(all, late)
+			}
+			return w.converges(all, snap, v.At)
+		}
+		return w.updateSummaries(all, snap, v.At)
+	}
+	var down, instant *refRun
 	for i, v := range r.verdicts {
 		if v.Holds || (v.Property != Converges && v.Property != UpdateSummaries) {
 			continue
 		}
 		if down == nil {
 			var err error
-			if down, err = w.downtimeReference(t, p, r); err != nil || down == nil {
+			if down, err = w.downtimeReference(t, p, r, false); err != nil || down == nil {
 				return err
 			}
 		}
-		all := append(slices.Clip(refs), down)
-		switch v.Property {
-		case Converges:
-			if late != nil {
-				all = append(all, late)
+		if !judge(v, down).Holds {
+			continue
+		}
+		if instant == nil {
+			var err error
+			if instant, err = w.downtimeReference(t, p, r, true); err != nil {
+				return err
 			}
-			r.verdicts[i] = w.converges(all, snap, v.At)
-		case UpdateSummaries:
-			r.verdicts[i] = w.updateSummaries(all, snap, v.At)
 		}
-		if r.verdicts[i].Holds {
-			r.verdicts[i].Detail = joinNote(r.verdicts[i].Detail, "the fault-free run of the same downtime (the operator stopped cleanly where this run had it down) ends so too")
+		if judge(v, instant).Holds {
+			r.verdicts[i].Detail += "\n  (the fault-free run of the same downtime ends so too, and so does the one of the same restarts with no time down: the restart, not the downtime, makes the difference)"
+			continue
 		}
+		nv := judge(v, down)
+		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime (the operator stopped cleanly where this run had it down) ends so too")
+		r.verdicts[i] = nv
 	}
 	return nil
 }

@@ -170,7 +170,7 @@ func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	down, err := w.downtimeReference(t, p, r)
+	down, err := w.downtimeReference(t, p, r, false)
 	if err != nil || down == nil {
 		t.Fatalf("the crash gave no downtime to replay (%v): the test does not reach the reference it is about", err)
 	}

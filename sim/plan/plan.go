@@ -97,7 +97,8 @@ const (
 	Stale FaultKind = "stale"
 	// Stop: Process stops cleanly at From, as a graceful shutdown between
 	// reconciles (none is cut: it stops once none is in flight), and starts
-	// again at Until (0: not within the run), whatever the heal. It is no
+	// again at Until, or right after the stop if that comes later (Until 0:
+	// not within the run), whatever the heal. It is no
 	// fault the generator draws: operatortest replays a faulted run's
 	// process-down windows so, for the fault-free run of the same downtime.
 	Stop FaultKind = "stop"

@@ -28,9 +28,13 @@ func (p *Process) StopCleanly(reason string) {
 }
 
 // StartAgain starts a stopped process now, as a new incarnation (empty cache
-// and queues, Setup run again); a running process goes on.
+// and queues, Setup run again); one whose clean stop waits for a reconcile
+// starts again right after it stops; a running process goes on.
 func (p *Process) StartAgain() {
-	p.stopping = ""
+	if p.stopping != "" {
+		p.startAfterStop = true
+		return
+	}
 	if p.started || !p.bound {
 		return
 	}
@@ -51,5 +55,9 @@ func (p *Process) stopIfIdle(self *worker) {
 	}
 	reason := p.stopping
 	p.stopping = ""
+	if p.startAfterStop {
+		p.startAfterStop = false
+		p.scheduleStart(0) // after the stop, at this instant
+	}
 	p.terminate(reason, false)
 }
