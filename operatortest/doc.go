@@ -174,7 +174,12 @@
 //     faulted run's did), with no crash mid-reconcile, no stale view, no
 //     other fault. Like the late reference it is one more candidate
 //     end state and one more bound on creates and deletes, not a source of
-//     learned fields; a verdict it turns to holding says so in its detail. A
+//     learned fields; a verdict it turns to holding says so in its detail.
+//     It excuses what the time down explains, not what the restart does: a
+//     difference it shows is forgiven only when the fault-free run of the
+//     same restarts with no time down (each stop followed by a start at
+//     once; run then, cached) does not show it too, so that an operator
+//     that "starts clean" and re-creates what it made is still caught. A
 //     missed run shows in it too and is not blamed; a crash between two
 //     writes leaves an intermediate state the clean stop does not (it comes
 //     before the reconcile the crash cut), and is still caught; a run created
@@ -394,8 +399,9 @@
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for
 //     the plans a shard does not run (the generator needs the targets to
-//     draw); and one more (the same downtime's) when converges or
-//     update-summaries would still fire and an operator's process was down;
+//     draw); and one or two more (the same downtime's, then the same
+//     restarts' with no time down) when converges or update-summaries would
+//     still fire and an operator's process was down;
 //     references are cached by seed and workload (64 at most), the
 //     downtime's by its windows too (a shrink's replays reuse it).
 //   - A stale restart models a lagging apiserver as a fixed age that ends at

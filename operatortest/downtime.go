@@ -26,7 +26,9 @@ import (
 // state the clean stop does not (the stop comes before the reconcile the
 // crash cut, and would wait for the end of one in flight), and is still
 // caught; a run created twice is more creates of one name than any
-// reference makes.
+// reference makes. What the reference excuses is the time down, not the
+// restart: a difference it shows is forgiven only when the same restarts
+// with no time down do not show it too.
 
 // downtimeOf are the process-down windows of the operator's processes in a
 // run's steps, as clean stops: from each crash (or exit) to the next start of
