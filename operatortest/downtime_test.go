@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +262,38 @@ func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
 	}
 	if stopAt <= written || stopAt < lastResult || restart != 45*time.Second {
 		t.Errorf("stopped at %v (asked at %v; the last result at %v), restarted at %v; want a stop once the reconcile in hand ended and a restart at 45s", stopAt, written, lastResult, restart)
+	}
+}
+
+// The reference of the same downtime excuses what the time down explains,
+// not what the restart does: an operator whose end state counts its own
+// starts ends differently after any restart, and the fault-free run of the
+// same restarts with no time down shows that too, so converges still blames
+// it.
+func TestARestartThatChangesTheEndStateIsNotExcusedAsDowntime(t *testing.T) {
+	o := appOptions(nil)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		counted := false // the process's memory: lost in a crash
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+				if app.Name != "app" || counted {
+					return nil
+				}
+				// The bug: the managed object counts the operator's starts.
+				n, _ := strconv.Atoi(app.Data["starts"])
+				if app.Data == nil {
+					app.Data = map[string]string{}
+				}
+				app.Data["starts"] = strconv.Itoa(n + 1)
+				if err := c.Update(ctx, app); err != nil {
+					return err
+				}
+				counted = true
+				return nil
+			}})
+	}
+	got := judgeAll(t, o, "seed 1\ncrash process=op at=5s\n")
+	if v := got[Converges]; v.Holds || !strings.Contains(v.Detail, "data.starts") || !strings.Contains(v.Detail, "the restart, not the downtime") {
+		t.Errorf("converges: holds %v: %s; want a violation at data.starts that the same downtime does not excuse", v.Holds, v.Detail)
 	}
 }
