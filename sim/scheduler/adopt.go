@@ -1,0 +1,237 @@
+package scheduler
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+)
+
+// Goroutines that code under test starts itself.
+//
+// A Runnable that starts a poller with `go poll(ctx)`, a Setup that starts a
+// watcher, controller-runtime's source.Channel (a goroutine that reads the
+// operator's channel and one that hands its events to the controller's
+// queue): none of these goroutines was started by the scheduler, and nothing
+// can make Go hand them over at their `go` statement. Inside a
+// testing/synctest bubble (SetSettle) the scheduler adopts each one at its
+// first call into the simulator, as it takes back a task that woke outside
+// (outside.go):
+//
+//   - Every call into the simulator first asks whether the caller is the
+//     goroutine the scheduler runs (its runtime g, read in a nanosecond:
+//     getg). A goroutine that is not, and is no task blocked outside,
+//     arrives: it parks at once, before touching the kernel's state, and
+//     stops the clock's follower at this instant.
+//   - It belongs to the group (the process) whose hook it called (Join, from
+//     the process's client, queue and REST config), or else to the group of
+//     the task that created it (the "created by ... in goroutine N" of its
+//     own stack). Called through the hook of an incarnation that has ended,
+//     or created by a task that was killed, it arrives dead: it never runs
+//     (a killed process's goroutines do nothing more, as with SIGKILL).
+//   - After its next settle, when every goroutine of the bubble has either
+//     called in or blocked, the kernel adopts the goroutines that arrived:
+//     sorted by where they were created (function, file and line) and then
+//     by goroutine id, numbered in that order (<group>/go#N), runnable from
+//     then on like any task and picked by the plan. Their calls are traced as
+//     their process's.
+//   - Killed with their group (KillGroup: a crash, a stop), they are frozen:
+//     parked where they are, never resumed. One blocked outside when killed
+//     is frozen when it next calls in. Close unwinds them with
+//     runtime.Goexit: their deferred calls run, and the simulator refuses
+//     the ones that call into it.
+//
+// A goroutine that the running one waits for (controller-runtime's Kind
+// source registering its handler while the controller waits for it to sync,
+// the controller's Start while Host waits for its workers) acts as the running
+// one while it waits (Helped).
+
+// Join is the entry of a hook of group (a process's client, queue, REST
+// config): a goroutine that the scheduler does not know is adopted into
+// group, or, if dead (the hook's incarnation has ended), frozen at once.
+// It costs a comparison for the running goroutine.
+func (s *Scheduler) Join(group string, dead bool) {
+	if s.settle == nil || getg() == s.runningG.Load() {
+		return
+	}
+	s.arrive(group, dead)
+}
+
+// Helped runs f, for whose goroutines the calling one waits: their calls
+// into the simulator while f runs are the caller's own (they run while it is
+// blocked, one at a time), not goroutines to adopt.
+func (s *Scheduler) Helped(f func()) {
+	s.helping.Add(1)
+	defer s.helping.Add(-1)
+	f()
+}
+
+// arrive handles a call into the simulator from a goroutine other than the
+// running one: a task blocked outside rejoins; a goroutine of code under test
+// the scheduler does not know parks until it is adopted (see above).
+func (s *Scheduler) arrive(group string, dead bool) {
+	id := goid()
+	s.out.mu.Lock()
+	if t := s.out.byGoid[id]; t != nil {
+		s.rejoinLocked(t)
+		return
+	}
+	if s.helping.Load() > 0 || s.out.foreign[id] || s.out.known[id] != nil {
+		// A helper of the running goroutine; a goroutine that is no task's
+		// (started by the kernel, another scheduler's, the test's own); a
+		// task that runs while not scheduled (Close's unwinding).
+		s.out.mu.Unlock()
+		return
+	}
+	site, parentID := creation()
+	var parent *Task
+	if group == "" {
+		parent = s.out.known[parentID]
+		if parent == nil {
+			if s.out.foreign == nil {
+				s.out.foreign = map[uint64]bool{}
+			}
+			s.out.foreign[id] = true
+			s.out.mu.Unlock()
+			return
+		}
+		group = parent.group // (whether it was killed, the kernel asks: adopt)
+	}
+	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
+		group: group, goid: id, g: getg(), site: site, killed: dead || s.out.closing, parent: parent}
+	s.out.arrived = append(s.out.arrived, t)
+	s.knowLocked(t)
+	s.out.mu.Unlock()
+	s.stopFollower()
+	if !<-t.resume {
+		runtime.Goexit() // killed before it ever ran: its deferred calls run
+	}
+}
+
+// know records t's goroutine: the parent of goroutines it starts.
+func (s *Scheduler) know(t *Task) {
+	s.out.mu.Lock()
+	s.knowLocked(t)
+	s.out.mu.Unlock()
+}
+
+func (s *Scheduler) knowLocked(t *Task) {
+	if s.out.known == nil {
+		s.out.known = map[uint64]*Task{}
+	}
+	s.out.known[t.goid] = t
+}
+
+// adopt makes the goroutines that arrived tasks, in the order of where they
+// were created, then of their goroutine ids (which follow creation order
+// within one step of their parent). It runs in the kernel after a settle.
+func (s *Scheduler) adopt(arrived []*Task) {
+	slices.SortFunc(arrived, func(a, b *Task) int {
+		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.goid, b.goid))
+	})
+	for _, t := range arrived {
+		if s.goNames == nil {
+			s.goNames = map[string]int{}
+		}
+		s.goNames[t.group]++
+		s.nextID++
+		t.id, t.s = s.nextID, s
+		t.name = fmt.Sprintf("%s/go#%d", t.group, s.goNames[t.group])
+		if t.parent != nil && t.parent.killed {
+			t.killed = true // started by a task of a killed incarnation
+		}
+		if t.killed {
+			t.state = frozen
+		}
+		s.tasks = append(s.tasks, t)
+	}
+}
+
+// freeze ends a killed goroutine of code under test: it is never resumed
+// (Close unwinds it). Killed by its own call (a crash planned there), it parks
+// for good.
+func (s *Scheduler) freeze(t *Task) {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.cond = nil
+	t.state = frozen
+	if t == s.current {
+		t.yield <- struct{}{}
+		<-t.resume
+		runtime.Goexit()
+	}
+}
+
+// closeUser unwinds the goroutines of code under test that are parked
+// (frozen or not), and those that arrive meanwhile, one at a time: each
+// leaves with runtime.Goexit, its deferred calls refused by the simulator.
+func (s *Scheduler) closeUser() {
+	if s.settle == nil {
+		return
+	}
+	for {
+		s.settle()
+		s.collect()
+		s.endDying()
+		ended := false
+		for _, t := range append([]*Task(nil), s.tasks...) {
+			if !t.user || t.state == blockedOutside || t.state == done {
+				continue
+			}
+			t.killed = true
+			if t.timer != nil {
+				t.timer.Stop()
+			}
+			prev := s.current
+			s.current = t
+			running, runningG := s.running.Load(), s.runningG.Load()
+			s.running.Store(t.goid)
+			s.runningG.Store(t.g)
+			t.resume <- false
+			s.settle() // it has ended, or blocked on something of its own
+			s.current = prev
+			s.running.Store(running)
+			s.runningG.Store(runningG)
+			t.state = done
+			s.remove(t)
+			ended = true
+		}
+		if !ended {
+			return
+		}
+	}
+}
+
+// creation is where the calling goroutine was created (function, file and
+// line: the same in every run) and its parent's goroutine id, from the
+// "created by F in goroutine N" lines at the end of its stack.
+func creation() (site string, parent uint64) {
+	buf := make([]byte, 16<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) || len(buf) >= 1<<20 {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	i := bytes.LastIndex(buf, []byte("\ncreated by "))
+	if i < 0 {
+		return "", 0
+	}
+	rest := buf[i+len("\ncreated by "):]
+	line, rest, _ := bytes.Cut(rest, []byte("\n"))
+	fn := line
+	if j := bytes.LastIndex(line, []byte(" in goroutine ")); j >= 0 {
+		fn = line[:j]
+		parent, _ = strconv.ParseUint(string(bytes.TrimSpace(line[j+len(" in goroutine "):])), 10, 64)
+	}
+	loc, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte("\n"))
+	if j := bytes.LastIndex(loc, []byte(" +0x")); j >= 0 {
+		loc = loc[:j]
+	}
+	return string(fn) + " " + string(loc), parent
+}
