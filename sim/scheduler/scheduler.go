@@ -105,7 +105,7 @@ type Scheduler struct {
 	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
 	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
 	out                outsideState
-	running            atomic.Uint64 // the goroutine that runs now, kernel's or task's (caller.go)
+	running            atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
 	runningG           atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
 	helping            atomic.Int32   // Helped: goroutines the running one waits for act as it (adopt.go)
 	goNames            map[string]int // goroutines adopted per group, for their names (adopt.go)
