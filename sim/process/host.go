@@ -233,7 +233,7 @@ func (h *hosted) startWatches() error {
 			continue
 		}
 		var err error
-		h.m.p.env.Scheduler.Helped(func() {
+		h.m.p.env.Scheduler.Helped("sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind", func() {
 			// The Kind source's goroutine registers its handler with the
 			// simulator's informer, which has synced, while this one waits
 			// for it: its calls (the initial list's queue adds) are ours.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Goroutines that code under test starts itself.
@@ -43,10 +44,11 @@ import (
 //     runtime.Goexit: their deferred calls run, and the simulator refuses
 //     the ones that call into it.
 //
-// A goroutine that the running one waits for (controller-runtime's Kind
-// source registering its handler while the controller waits for it to sync,
-// the controller's Start while Host waits for its workers) acts as the running
-// one while it waits (Helped).
+// A goroutine that the running one waits for acts as the running one: the
+// goroutine Host runs its start function on (controller-runtime's controller
+// Start, while Host waits for its workers), and, while Helped runs, the
+// goroutines created at the site it names (controller-runtime's Kind source
+// registering its handler while the controller waits for it to sync).
 
 // Join is the entry of a hook of group (a process's client, queue, REST
 // config): a goroutine that the scheduler does not know is adopted into
@@ -59,13 +61,34 @@ func (s *Scheduler) Join(group string, dead bool) {
 	s.arrive(group, dead)
 }
 
-// Helped runs f, for whose goroutines the calling one waits: their calls
-// into the simulator while f runs are the caller's own (they run while it is
-// blocked, one at a time), not goroutines to adopt.
-func (s *Scheduler) Helped(f func()) {
-	s.helping.Add(1)
-	defer s.helping.Add(-1)
+// Helped runs f, for whose goroutines the calling one waits: the calls into
+// the simulator of goroutines created at site (a function name, or its
+// prefix: "sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind") while
+// f runs are the caller's own (they run while it is blocked), not goroutines
+// to adopt. Other goroutines are adopted as ever.
+func (s *Scheduler) Helped(site string, f func()) {
+	s.out.mu.Lock()
+	prev := s.out.helpSite
+	s.out.helpSite = site
+	s.out.mu.Unlock()
+	defer func() {
+		s.out.mu.Lock()
+		s.out.helpSite = prev
+		s.out.mu.Unlock()
+	}()
 	f()
+}
+
+// helper marks the calling goroutine as one that acts as whoever waits for
+// it (Host's start goroutine): it is never adopted.
+func (s *Scheduler) helper() {
+	id := goid()
+	s.out.mu.Lock()
+	if s.out.helpers == nil {
+		s.out.helpers = map[uint64]bool{}
+	}
+	s.out.helpers[id] = true
+	s.out.mu.Unlock()
 }
 
 // arrive handles a call into the simulator from a goroutine other than the
@@ -78,7 +101,7 @@ func (s *Scheduler) arrive(group string, dead bool) {
 		s.rejoinLocked(t)
 		return
 	}
-	if s.helping.Load() > 0 || s.out.foreign[id] || s.out.known[id] != nil {
+	if s.out.helpers[id] || s.out.foreign[id] || s.out.known[id] != nil {
 		// A helper of the running goroutine; a goroutine that is no task's
 		// (started by the kernel, another scheduler's, the test's own); a
 		// task that runs while not scheduled (Close's unwinding).
@@ -86,6 +109,10 @@ func (s *Scheduler) arrive(group string, dead bool) {
 		return
 	}
 	site, parentID := creation()
+	if s.out.helpSite != "" && strings.HasPrefix(site, s.out.helpSite) {
+		s.out.mu.Unlock()
+		return // a helper of the running goroutine (Helped)
+	}
 	var parent *Task
 	if group == "" {
 		parent = s.out.known[parentID]

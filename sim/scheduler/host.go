@@ -44,12 +44,13 @@ func (s *Scheduler) Host(group, name string, n int, start func() error) ([]*Task
 	}
 	a := &adoption{group: group, name: name, arrived: make(chan *Task)}
 	s.adopting = a
-	// The caller waits for start: its goroutines' calls into the simulator
-	// (controller-runtime's Start logging) are the caller's own meanwhile.
-	s.helping.Add(1)
-	defer s.helping.Add(-1)
 	returned := make(chan error, 1)
-	go func() { returned <- start() }()
+	go func() {
+		// The caller waits for start: its calls into the simulator
+		// (controller-runtime's Start logging) are the caller's own.
+		s.helper()
+		returned <- start()
+	}()
 	tasks := make([]*Task, 0, n)
 	for len(tasks) < n {
 		var t *Task

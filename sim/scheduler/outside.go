@@ -26,10 +26,12 @@ type outsideState struct {
 	// goroutine id (a new goroutine's parent); the goroutines that called
 	// in and wait to be adopted; those found to be no task's (not asked
 	// again); closing: Close has begun.
-	known   map[uint64]*Task
-	arrived []*Task
-	foreign map[uint64]bool
-	closing bool
+	known    map[uint64]*Task
+	arrived  []*Task
+	foreign  map[uint64]bool
+	closing  bool
+	helpers  map[uint64]bool // goroutines that act as whoever waits for them (Host's)
+	helpSite string          // Helped: goroutines created there act as the running one
 }
 
 // Tasks that may block outside the scheduler.

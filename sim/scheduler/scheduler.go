@@ -107,7 +107,6 @@ type Scheduler struct {
 	out                outsideState
 	running            atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
 	runningG           atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
-	helping            atomic.Int32   // Helped: goroutines the running one waits for act as it (adopt.go)
 	goNames            map[string]int // goroutines adopted per group, for their names (adopt.go)
 }
 
