@@ -13,7 +13,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -32,8 +34,9 @@ import (
 // statements. Each poller, every 700ms of the bubble's clock, lists
 // ConfigMaps through the manager's client, writes one of its own
 // (poll-<incarnation>-<poller>-<n>) and sends a GenericEvent into a
-// source.Channel; a controller fed by that channel (and by ConfigMaps) writes
-// a ConfigMap seen-<name> for each event it reconciles. Setup starts a fourth
+// source.Channel; a controller fed by that channel (and by ConfigMaps, and by a
+// source.Func whose goroutine adds func-<incarnation> once) writes a
+// ConfigMap seen-<name> for each event it reconciles. Setup starts a fourth
 // goroutine itself, which writes once.
 func goroutineWorld() cluster.Options {
 	var starts int
@@ -47,8 +50,14 @@ func goroutineWorld() cluster.Options {
 			c := mgr.GetClient()
 			err := ctrl.NewControllerManagedBy(mgr).Named("seen").For(&corev1.ConfigMap{}).
 				WatchesRawSource(source.Channel(events, &handler.EnqueueRequestForObject{})).
+				WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+					go func() { // a source.Func's goroutine, which adds to the queue once
+						q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: fmt.Sprintf("func-%d", inc)}})
+					}()
+					return nil
+				})).
 				Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-					if !strings.HasPrefix(req.Name, "event-") {
+					if !strings.HasPrefix(req.Name, "event-") && !strings.HasPrefix(req.Name, "func-") {
 						return reconcile.Result{}, nil
 					}
 					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "seen-" + req.Name}}
@@ -116,8 +125,8 @@ func hashOf(steps []trace.Step) string {
 	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }
 
-// Goroutines that a Runnable and a Setup start with plain go statements are
-// tasks of their process: their calls are the process's, traced, each at a
+// Goroutines that a Runnable, a Setup and a source.Func start with plain go
+// statements are tasks of their process: their calls are the process's, traced, each at a
 // deterministic point of the run; a source.Channel fed from them delivers
 // every event to the controller's queue; a crash ends them (none of
 // incarnation 1 writes after it) and the restart starts them again. Twenty
@@ -125,7 +134,7 @@ func hashOf(steps []trace.Step) string {
 // and 4: TestGoroutinesAreDeterministicAcrossGOMAXPROCS does).
 func TestGoroutinesOfAProcessAreItsTasksDeterminism(t *testing.T) {
 	first := runGoroutines(t)
-	var polls1, polls2, seen, setups int
+	var polls1, polls2, seen, setups, funcs int
 	crashAt := time.Duration(-1)
 	for _, s := range first {
 		if s.Process != "op" {
@@ -136,6 +145,8 @@ func TestGoroutinesOfAProcessAreItsTasksDeterminism(t *testing.T) {
 			crashAt = s.At
 		case s.Op == "create" && strings.Contains(s.Object, "seen-event-"):
 			seen++
+		case s.Op == "create" && strings.Contains(s.Object, "seen-func-"):
+			funcs++
 		case s.Op == "create" && strings.Contains(s.Object, "poll-1-"):
 			polls1++
 			if crashAt >= 0 {
@@ -147,8 +158,8 @@ func TestGoroutinesOfAProcessAreItsTasksDeterminism(t *testing.T) {
 			setups++
 		}
 	}
-	if polls1 < 9 || polls2 < 9 || setups != 2 {
-		t.Fatalf("polls %d and %d in the two incarnations, %d writes of Setup's goroutine; want at least 9, 9 and 2", polls1, polls2, setups)
+	if polls1 < 9 || polls2 < 9 || setups != 2 || funcs != 2 {
+		t.Fatalf("polls %d and %d in the two incarnations, %d writes of Setup's goroutine, %d requests of the source.Func's; want at least 9, 9, and 2 and 2", polls1, polls2, setups, funcs)
 	}
 	if seen < polls1+polls2-6 { // the last event of each poller may be in flight at the crash or the end
 		t.Fatalf("the controller saw %d of the %d events sent into its source.Channel", seen, polls1+polls2)
