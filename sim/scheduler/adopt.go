@@ -74,6 +74,7 @@ func (s *Scheduler) Helped(site string, f func()) {
 	defer func() {
 		s.out.mu.Lock()
 		s.out.helpSite = prev
+		clear(s.out.helpG) // a g may be reused once its goroutine ends
 		s.out.mu.Unlock()
 	}()
 	f()
@@ -95,8 +96,16 @@ func (s *Scheduler) helper() {
 // running one: a task blocked outside rejoins; a goroutine of code under test
 // the scheduler does not know parks until it is adopted (see above).
 func (s *Scheduler) arrive(group string, dead bool) {
-	id := goid()
+	g := getg()
+	if g == s.hostG.Load() {
+		return // Host's start goroutine, while Host waits for it
+	}
 	s.out.mu.Lock()
+	if s.out.helpG[g] {
+		s.out.mu.Unlock()
+		return // a helper of the running goroutine (Helped), already told
+	}
+	id := goid()
 	if t := s.out.byGoid[id]; t != nil {
 		s.rejoinLocked(t)
 		return
@@ -110,6 +119,10 @@ func (s *Scheduler) arrive(group string, dead bool) {
 	}
 	site, parentID := creation()
 	if s.out.helpSite != "" && strings.HasPrefix(site, s.out.helpSite) {
+		if s.out.helpG == nil {
+			s.out.helpG = map[uintptr]bool{}
+		}
+		s.out.helpG[g] = true // (alive while Helped runs: its g is its own)
 		s.out.mu.Unlock()
 		return // a helper of the running goroutine (Helped)
 	}
@@ -127,7 +140,7 @@ func (s *Scheduler) arrive(group string, dead bool) {
 		group = parent.group // (whether it was killed, the kernel asks: adopt)
 	}
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
-		group: group, goid: id, g: getg(), site: site, killed: dead || s.out.closing, parent: parent}
+		group: group, goid: id, g: g, site: site, killed: dead || s.out.closing, parent: parent}
 	s.out.arrived = append(s.out.arrived, t)
 	s.knowLocked(t)
 	s.out.mu.Unlock()

@@ -47,10 +47,13 @@ func (s *Scheduler) Host(group, name string, n int, start func() error) ([]*Task
 	returned := make(chan error, 1)
 	go func() {
 		// The caller waits for start: its calls into the simulator
-		// (controller-runtime's Start logging) are the caller's own.
+		// (controller-runtime's Start logging) are the caller's own
+		// (hostG while Host waits, helper by id after).
+		s.hostG.Store(getg())
 		s.helper()
 		returned <- start()
 	}()
+	defer s.hostG.Store(0)
 	tasks := make([]*Task, 0, n)
 	for len(tasks) < n {
 		var t *Task

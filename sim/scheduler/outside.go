@@ -30,8 +30,9 @@ type outsideState struct {
 	arrived  []*Task
 	foreign  map[uint64]bool
 	closing  bool
-	helpers  map[uint64]bool // goroutines that act as whoever waits for them (Host's)
-	helpSite string          // Helped: goroutines created there act as the running one
+	helpers  map[uint64]bool  // goroutines that act as whoever waits for them (Host's)
+	helpSite string           // Helped: goroutines created there act as the running one
+	helpG    map[uintptr]bool // the goroutines found created there, by g, while Helped runs
 }
 
 // Tasks that may block outside the scheduler.

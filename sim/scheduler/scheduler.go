@@ -107,6 +107,7 @@ type Scheduler struct {
 	out                outsideState
 	running            atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
 	runningG           atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
+	hostG              atomic.Uintptr // Host's start goroutine while Host waits for it (host.go)
 	goNames            map[string]int // goroutines adopted per group, for their names (adopt.go)
 }
 
