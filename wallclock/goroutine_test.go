@@ -204,3 +204,36 @@ func TestGoroutinesAreDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		t.Fatalf("trace hash %s with GOMAXPROCS=1, %s with 4 (this process: %d)", hashes[0], hashes[1], runtime.GOMAXPROCS(0))
 	}
 }
+
+// ownSource is a Source of the operator's own type.
+type ownSource struct{}
+
+func (ownSource) Start(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	return nil
+}
+
+// A source of the operator's own type (it could start anything) is still
+// refused, with an error that names it and what the simulator runs.
+func TestASourceOfTheOperatorsOwnTypeIsRefusedClearly(t *testing.T) {
+	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		c, err := cluster.New(mustParse(t, "seed 1\n"), cluster.Options{
+			Scheme: apiservertest.Scheme(),
+			Wall:   wall,
+			Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+				return ctrl.NewControllerManagedBy(p.Manager()).Named("own").WatchesRawSource(ownSource{}).
+					Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
+			}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Second)
+		c.Close()
+		for _, s := range c.Trace.Steps() {
+			if s.Op == "setup" && strings.Contains(s.Result, "source wallclock_test.ownSource is not modelled") && strings.Contains(s.Result, "source.Channel and source.Func") {
+				return
+			}
+		}
+		t.Fatalf("no setup error naming the source in the trace")
+	})
+}
