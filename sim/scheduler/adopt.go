@@ -140,7 +140,8 @@ func (s *Scheduler) arrive(group string, dead bool) {
 		group = parent.group // (whether it was killed, the kernel asks: adopt)
 	}
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
-		group: group, goid: id, g: g, site: site, killed: dead || s.out.closing, parent: parent}
+		group: group, goid: id, g: g, site: site, killed: dead || s.out.closing, parent: parent,
+		kills: s.out.kills[group]}
 	s.out.arrived = append(s.out.arrived, t)
 	s.knowLocked(t)
 	s.out.mu.Unlock()
@@ -182,6 +183,11 @@ func (s *Scheduler) adopt(arrived []*Task) {
 		if t.parent != nil && t.parent.killed {
 			t.killed = true // started by a task of a killed incarnation
 		}
+		s.out.mu.Lock()
+		if s.out.kills[t.group] != t.kills {
+			t.killed = true // its group was killed since it arrived
+		}
+		s.out.mu.Unlock()
 		if t.killed {
 			t.state = frozen
 		}

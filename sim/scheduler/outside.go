@@ -33,6 +33,7 @@ type outsideState struct {
 	helpers  map[uint64]bool  // goroutines that act as whoever waits for them (Host's)
 	helpSite string           // Helped: goroutines created there act as the running one
 	helpG    map[uintptr]bool // the goroutines found created there, by g, while Helped runs
+	kills    map[string]int   // KillGroup calls per group: an arrival killed before its adoption
 }
 
 // Tasks that may block outside the scheduler.

@@ -58,6 +58,7 @@ type Task struct {
 	g      uintptr
 	site   string
 	parent *Task // the task that created it, when Join named no group
+	kills  int   // its group's KillGroup count when it arrived (adopt.go)
 }
 
 // Name is the task's name, as given to Go.
@@ -346,6 +347,12 @@ func (s *Scheduler) Kill(t *Task) {
 
 // KillGroup kills every task of group, the current one last.
 func (s *Scheduler) KillGroup(group string) {
+	s.out.mu.Lock()
+	if s.out.kills == nil {
+		s.out.kills = map[string]int{}
+	}
+	s.out.kills[group]++ // goroutines that arrived and are not adopted yet die too (adopt.go)
+	s.out.mu.Unlock()
 	var self *Task
 	for _, t := range append([]*Task(nil), s.tasks...) {
 		if t.group != group {
