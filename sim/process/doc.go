@@ -13,6 +13,11 @@
 //     internal event handler, handlers and predicates, from the process's
 //     informers (a handler joining a synced informer gets the cached objects as
 //     initial-list adds, as client-go's shared informer gives them).
+//     source.Channel and source.Func are controller-runtime's own, started on
+//     the controller's queue: the Channel's goroutines are tasks of the
+//     process (its handler's loop from its first queue.Add), so events the
+//     operator's goroutines send into the channel reach the queue in a
+//     deterministic order.
 //   - Workers are controller-runtime's own goroutines running its
 //     processNextWorkItem loop and reconcileHandler: exactly
 //     MaxConcurrentReconciles of them (a plan's workers fault overrides it),
@@ -95,14 +100,36 @@
 //     wait.go); a crash during the wait kills it. One that waits on its
 //     context stays there, as a killed process's would (SIGKILL runs no
 //     cleanup: its context is cancelled only when the world closes).
-//     Goroutines a Runnable or Setup starts itself are not tasks: their calls
-//     into the simulator are not supported (they would race with the running
-//     task). A process's Setup runs in the kernel: a Setup that sleeps moves
-//     the bubble's clock ahead of virtual time (wallclock reports it).
-//     Sources other than source.Kind on mgr.GetCache() (source.Channel,
-//     source.Func, a Kind on another cache) are refused, and so are custom
-//     NewQueue functions and controllers whose request type is not
-//     reconcile.Request.
+//     Goroutines that the operator's code starts itself (with go in a
+//     Runnable, a reconcile or Setup; controller-runtime's source.Channel)
+//     become tasks of the process at their first call into the simulator
+//     through the incarnation's client, queue or REST config (Manager.join,
+//     sim/scheduler's adopt.go), in a bubble only: from then on they run
+//     when the plan picks them, their calls are the process's (traced,
+//     yield points, latency, crash points), and a crash or stop freezes
+//     them for good. A goroutine that first calls in after its incarnation
+//     ended never runs. Until its first call a goroutine runs its own code
+//     as Go schedules it, and one that never calls in (source.Channel's
+//     reader of the operator's channel; a poller that only reads an outside
+//     system and sends into a channel) is never stopped: after a crash it
+//     runs on, and its sends reach no controller (the incarnation's
+//     sources have stopped with its context). A goroutine's first line
+//     through the global logger (ctrl.Log) before its first call is not
+//     attributed to the process.
+//     A process's Setup runs in the kernel, at the instant the pod starts,
+//     not as a task: a Setup that sleeps moves the bubble's clock ahead of
+//     virtual time (wallclock reports it), and its goroutines are adopted
+//     through the hooks they call, not as Setup's children. Running Setup
+//     as a task would make every process's start take virtual time and
+//     interleave with other tasks: it changes the trace of every world
+//     whose Setup calls the API (the catalogue's reports among them) and is
+//     a change of its own. A Runnable that waits runs in virtual time.
+//     Sources other than source.Kind on mgr.GetCache(), source.Channel and
+//     source.Func (a Kind on another cache, source.Informer, an operator's
+//     own Source type) are refused, and so are custom NewQueue functions and
+//     controllers whose request type is not reconcile.Request. A
+//     source.Func runs synchronously when its controller starts, on the
+//     controller's queue; the goroutines it starts are adopted like any.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
 //     (builder.OnlyMetadata, Watches of an Unstructured, kinds that only a CRD
 //     defines) are informers of their own per form, as controller-runtime keeps

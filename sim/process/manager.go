@@ -62,8 +62,8 @@ type Manager struct {
 var _ manager.Manager = (*Manager)(nil)
 
 func newManager(p *Process, c *procCache) *Manager {
-	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{}),
-		rest: restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { p.env.Scheduler.Current() })}
+	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
+	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { m.join(); p.env.Scheduler.Current() })
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true
@@ -71,6 +71,12 @@ func newManager(p *Process, c *procCache) *Manager {
 	}
 	return m
 }
+
+// join is the entry of the incarnation's hooks (its client, queues, REST
+// config): a goroutine that the operator's code started itself (a poller of a
+// Runnable, a source.Channel's goroutines) becomes a task of the process at
+// its first call (scheduler.Join), a frozen one if the incarnation has ended.
+func (m *Manager) join() { m.p.env.Scheduler.Join(m.p.spec.Name, m.stopped.Load()) }
 
 // needsLeader reports whether r waits for the election: controller-runtime's
 // runnables.Add puts a LeaderElectionRunnable that says no with the others,

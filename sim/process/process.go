@@ -259,13 +259,18 @@ func (p *Process) start() {
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
 	}
-	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{Before: p.before, After: p.after}}
+	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
+	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
+		Before: func(c kubeclient.Call) error { m.join(); return p.before(c) },
+		After:  func(c kubeclient.Call, err error) { m.join(); p.after(c, err) },
+	}}
 	co, optsErr := p.applyOptions(&opts, &clientOpts)
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)
 	clientOpts.Cache = p.cache
 	p.client = kubeclient.New(p.env.Server, p.user, clientOpts)
 	p.mgr = newManager(p, &procCache{Cache: p.cache, p: p})
+	m = p.mgr
 	op := "start"
 	if p.incarnation > 1 {
 		op = "restart"
