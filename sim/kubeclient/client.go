@@ -71,6 +71,13 @@ type Client struct {
 type mapperCache struct {
 	kinds  int // the KindsGeneration it was built at
 	mapper meta.RESTMapper
+
+	// known are the kinds controller-runtime's dynamic RESTMapper would hold:
+	// every kind of each group it has loaded (it loads a group's resources at
+	// the first request for one of its kinds, and again only when a kind is not
+	// found), with their resources.
+	mu    sync.Mutex
+	known map[schema.GroupKind]string
 }
 
 var _ client.Client = (*Client)(nil)
@@ -107,11 +114,73 @@ func (c *Client) do(call Call, f func() error) error {
 			return err
 		}
 	}
-	err := f()
+	err := c.mapped(call, f())
 	if c.hooks.After != nil {
 		c.hooks.After(call, err)
 	}
 	return err
+}
+
+// mapped is err as the request's mapping makes it. The client maps a kind
+// once: a request for a kind whose group the mapper loaded while the kind was
+// served still goes to the server after the kind stops being served (its CRD
+// deleted), and kube-apiserver answers its path with "404 page not found",
+// which client-go makes a NotFound (TestCRDLifecycleMatchesKubeAPIServer in
+// internal/differential); a kind the mapper never held is a NoKindMatchError.
+// A request that succeeds loads the kinds of its group.
+func (c *Client) mapped(call Call, err error) error {
+	if call.Object == nil || call.Cached {
+		return err
+	}
+	gvk, gerr := apiutil.GVKForObject(call.Object, c.server.Scheme())
+	if gerr != nil {
+		return err
+	}
+	if meta.IsListType(call.Object) {
+		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	}
+	m := c.mapper
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if meta.IsNoMatchError(err) {
+		resource, ok := m.known[gvk.GroupKind()]
+		if !ok {
+			return err
+		}
+		gr := schema.GroupResource{Group: gvk.Group, Resource: resource}
+		return apierrors.NewGenericServerResponse(404, httpMethod(call.Verb), gr, call.Name, "404 page not found", 0, true)
+	}
+	if _, ok := m.known[gvk.GroupKind()]; ok {
+		return err
+	}
+	if _, served := c.server.KindFor(gvk); !served {
+		return err
+	}
+	if m.known == nil {
+		m.known = map[schema.GroupKind]string{}
+	}
+	for _, k := range c.server.Kinds() {
+		if k.GVK.Group == gvk.Group {
+			m.known[k.GVK.GroupKind()] = k.Resource
+		}
+	}
+	return err
+}
+
+// httpMethod is the method of a request of verb, as client-go names it in
+// an error it makes from a response.
+func httpMethod(verb string) string {
+	switch verb {
+	case "get", "list":
+		return "GET"
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	case "patch":
+		return "PATCH"
+	}
+	return "DELETE"
 }
 
 // preflight reproduces the checks client-go's rest.Request makes before sending
