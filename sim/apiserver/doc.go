@@ -181,7 +181,10 @@
 //     webhooks after the strategy's and the schema's validation, before
 //     storage; for creates, updates, patches (UPDATE), status and other
 //     subresource writes (the rules say which) and deletes
-//     (admission_webhook.go).
+//     (admission_webhook.go). Their warnings are the request's (Warn,
+//     TakeWarnings: deduplicated, as k8s.io/apiserver's warning recorder
+//     does, without its 4 KiB truncation); kubeclient hands them to its
+//     WarningHandler.
 //
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -38,6 +39,11 @@ type Hooks struct {
 
 // Options configure a Client.
 type Options struct {
+	// WarningHandler receives the warnings of each request (admission
+	// webhooks' warnings), as a rest.Config's does from the Warning headers
+	// of a response, with code 299 and a context with no logger (the call's
+	// is not passed down); nil drops them.
+	WarningHandler rest.WarningHandlerWithContext
 	// Cache serves Get and List (the informer cache of the process). Nil means every
 	// read goes to the server, as with mgr.GetAPIReader().
 	Cache client.Reader
@@ -64,6 +70,7 @@ type Client struct {
 	// uncachedUnstructured: Options.UncachedUnstructured
 	uncachedUnstructured bool
 	uncached             func(gvk schema.GroupVersionKind) bool // Options.Uncached
+	warnings             rest.WarningHandlerWithContext         // Options.WarningHandler
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
@@ -85,19 +92,19 @@ var _ client.Client = (*Client)(nil)
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
 	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{},
-		uncachedUnstructured: opts.UncachedUnstructured, uncached: opts.Uncached}
+		uncachedUnstructured: opts.UncachedUnstructured, uncached: opts.Uncached, warnings: opts.WarningHandler}
 }
 
 // APIReader returns a reader that always reads from the server, like
 // mgr.GetAPIReader(). It shares the client's identity and hooks.
 func (c *Client) APIReader() client.Reader {
-	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper}
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings}
 }
 
 // Uncached returns a client like this one (identity, hooks) that reads from the
 // server: what a client built on the process's REST config is (package restapi).
 func (c *Client) Uncached() *Client {
-	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper}
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings}
 }
 
 // User is the identity the client acts as.
@@ -114,7 +121,13 @@ func (c *Client) do(call Call, f func() error) error {
 			return err
 		}
 	}
+	c.server.TakeWarnings() // not this request's
 	err := c.mapped(call, f())
+	if warnings := c.server.TakeWarnings(); c.warnings != nil {
+		for _, w := range warnings {
+			c.warnings.HandleWarningHeaderWithContext(context.Background(), 299, "", w)
+		}
+	}
 	if c.hooks.After != nil {
 		c.hooks.After(call, err)
 	}

@@ -58,6 +58,12 @@
 //     (controller-runtime's admission.Webhook: decode, defaulter or
 //     validator, patch) with an AdmissionReview, in-process (webhooks.go);
 //     each call is a trace step of the serving process ("webhook <name>").
+//     Their warnings reach the calling client as Warning headers reach
+//     client-go's (a process's client logs them, as controller-runtime's
+//     KubeAPIWarningLogger does). The patched objects, denials (code, reason,
+//     message, details) and warnings are checked against kube-apiserver
+//     calling the same webhooks over TLS (internal/differential
+//     TestAdmissionWebhooksMatchKubeAPIServer).
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -256,7 +257,9 @@ func (p *Process) start() {
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
 	}
-	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{Before: p.before, After: p.after}}
+	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{Before: p.before, After: p.after},
+		// controller-runtime's client logs each warning (client.New's default).
+		WarningHandler: logf.NewKubeAPIWarningLogger(logf.KubeAPIWarningLoggerOptions{})}
 	co, optsErr := p.applyOptions(&opts, &clientOpts)
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)

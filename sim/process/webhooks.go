@@ -402,6 +402,9 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 		return fail(fmt.Errorf("received invalid webhook response: %v", err))
 	}
 	resp := out.Response
+	for _, warning := range resp.Warnings {
+		w.server.Warn(warning) // allowed or denied, as the dispatchers add them
+	}
 	switch {
 	case !resp.Allowed:
 		msg := ""
