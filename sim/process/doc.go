@@ -124,15 +124,27 @@
 //     reach the simulator (restapi's Known gaps say why): use the manager's.
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
-//   - Admission webhooks (webhooks.go): a handler runs synchronously inside the
-//     request that calls it, in no virtual time, so timeoutSeconds never
-//     expires (it only appears in the failure's URL); a handler's own API
-//     calls are refused (errWebhookCall). A webhook served by a process that is
+//   - Admission webhooks (webhooks.go): a handler runs inside the request
+//     that calls it, on the calling task: a handler that waits (time.Sleep, a
+//     poll) makes the caller wait, in virtual time, inside a testing/synctest
+//     bubble (sim/scheduler wait.go); one that took longer than
+//     timeoutSeconds fails the call as kube-apiserver's client gives up
+//     (`Post "<url>": context deadline exceeded`, then failurePolicy:
+//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism,
+//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism). But
+//     the caller waits for the whole handler, not only until the deadline,
+//     and the handler's request context has no deadline (a poll on it runs
+//     to its own end); a handler that waits while the caller is the kernel
+//     (a workload step, outside a task) moves the bubble's clock ahead
+//     (wallclock reports it). A handler's own API calls are refused
+//     (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,
 //     and custom paths without a configuration, are not called. Conversion
-//     webhooks are not called (the apiserver serves one version per kind).
+//     webhooks are not called (the apiserver serves one version per kind):
+//     a CRD with conversion strategy Webhook is served in its storage
+//     version only.
 //     Objects a world's Setup creates are not admitted (the webhooks apply
 //     from the start of time).
 //   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is
