@@ -130,8 +130,9 @@
 //     bubble (sim/scheduler wait.go); one that took longer than
 //     timeoutSeconds fails the call as kube-apiserver's client gives up
 //     (`Post "<url>": context deadline exceeded`, then failurePolicy:
-//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism,
-//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism). But
+//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism and
+//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism in
+//     package wallclock). But
 //     the caller waits for the whole handler, not only until the deadline,
 //     and the handler's request context has no deadline (a poll on it runs
 //     to its own end); a handler that waits while the caller is the kernel

@@ -1,4 +1,4 @@
-package process_test
+package wallclock_test
 
 import (
 	"context"
