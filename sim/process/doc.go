@@ -143,9 +143,16 @@
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,
 //     and custom paths without a configuration, are not called. Conversion
-//     webhooks are not called (the apiserver serves one version per kind):
-//     a CRD with conversion strategy Webhook is served in its storage
-//     version only.
+//     webhooks: Webhooks.Convert (conversion.go) calls a CRD's conversion
+//     webhook as kube-apiserver's webhookConverter does (a ConversionReview
+//     to the /convert handler controller-runtime's builder registers for a
+//     Hub and its Convertibles, the answer checked, original metadata
+//     restored but labels and annotations, "no endpoints available" while
+//     the serving process is down, the 30 s timeout in virtual time;
+//     TestAConversionWebhookConvertsBothWays), but the apiserver model does
+//     not call it yet: it serves one version per kind, so a CRD with several
+//     served versions is served in its storage version only, and its other
+//     versions are not served at all.
 //     Objects a world's Setup creates are not admitted (the webhooks apply
 //     from the start of time).
 //   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is
