@@ -149,7 +149,9 @@
 //     Hub and its Convertibles, the answer checked, original metadata
 //     restored but labels and annotations, "no endpoints available" while
 //     the serving process is down, the 30 s timeout in virtual time;
-//     TestAConversionWebhookConvertsBothWays), but the apiserver model does
+//     TestAConversionWebhookConvertsBothWays; checked against kube-apiserver
+//     converting through the same handler by internal/differential
+//     TestConversionWebhookMatchesKubeAPIServer), but the apiserver model does
 //     not call it yet: it serves one version per kind, so a CRD with several
 //     served versions is served in its storage version only, and its other
 //     versions are not served at all.
