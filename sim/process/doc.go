@@ -72,6 +72,12 @@
 //     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay
 //     (10s doubling to 5m, reset after 10m of running) with an empty cache that
 //     relists, running Setup again.
+//   - StopCleanly stops a process as a graceful shutdown does (stop.go): between
+//     reconciles, at once when no worker is reconciling, else when one ends its
+//     reconcile (or is about to begin one) while no other is in one; it does not
+//     restart until StartAgain. Its trace step is a "crash" with the stop's
+//     reason. Code outside the reconcilers (a Runnable, leader election) is cut
+//     where it is, as by Crash.
 //   - A process bound to a Deployment runs while the Deployment exists and is not
 //     being deleted, and stops (without restart) when it goes.
 //   - Every call, reconcile, result, crash and restart is a trace step attributed

@@ -270,6 +270,7 @@ func (h *hosted) checkSource(src source.TypedSource[reconcile.Request]) error {
 func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
 	p := h.m.p
 	w := p.workers[p.env.Scheduler.Current()]
+	p.stopIfIdle(w) // a clean stop asked: it happens before this reconcile begins (stop.go)
 	h.reconciles++
 	if w != nil {
 		w.reconcile = h.reconciles
@@ -297,6 +298,7 @@ func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reco
 	res, err = h.do.Reconcile(ctx, req)
 	if !p.env.Scheduler.Killed() {
 		p.record(trace.Step{Op: "result", Object: obj, Result: outcome(res, err)})
+		p.stopIfIdle(w) // or right after it ends
 	}
 	return res, err
 }

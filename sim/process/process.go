@@ -119,6 +119,9 @@ type Process struct {
 	calls       int // client calls over the whole run
 	writes      int // writes (create, update, patch, delete) over the whole run
 	incarnation int
+	stopping    string // a clean stop is asked, for this reason (stop.go)
+	// startAfterStop: StartAgain came while the clean stop waited.
+	startAfterStop bool
 
 	cache    *informer.Cache
 	client   *kubeclient.Client
