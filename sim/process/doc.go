@@ -63,6 +63,12 @@
 //     (controller-runtime's admission.Webhook: decode, defaulter or
 //     validator, patch) with an AdmissionReview, in-process (webhooks.go);
 //     each call is a trace step of the serving process ("webhook <name>").
+//     Their warnings reach the calling client as Warning headers reach
+//     client-go's (a process's client logs them, as controller-runtime's
+//     KubeAPIWarningLogger does). The patched objects, denials (code, reason,
+//     message, details) and warnings are checked against kube-apiserver
+//     calling the same webhooks over TLS (internal/differential
+//     TestAdmissionWebhooksMatchKubeAPIServer).
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.
@@ -151,15 +157,37 @@
 //     reach the simulator (restapi's Known gaps say why): use the manager's.
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
-//   - Admission webhooks (webhooks.go): a handler runs synchronously inside the
-//     request that calls it, in no virtual time, so timeoutSeconds never
-//     expires (it only appears in the failure's URL); a handler's own API
-//     calls are refused (errWebhookCall). A webhook served by a process that is
+//   - Admission webhooks (webhooks.go): a handler runs inside the request
+//     that calls it, on the calling task: a handler that waits (time.Sleep, a
+//     poll) makes the caller wait, in virtual time, inside a testing/synctest
+//     bubble (sim/scheduler wait.go); one that took longer than
+//     timeoutSeconds fails the call as kube-apiserver's client gives up
+//     (`Post "<url>": context deadline exceeded`, then failurePolicy:
+//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism and
+//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism in
+//     package wallclock). But
+//     the caller waits for the whole handler, not only until the deadline,
+//     and the handler's request context has no deadline (a poll on it runs
+//     to its own end); a handler that waits while the caller is the kernel
+//     (a workload step, outside a task) moves the bubble's clock ahead
+//     (wallclock reports it). A handler's own API calls are refused
+//     (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,
 //     and custom paths without a configuration, are not called. Conversion
-//     webhooks are not called (the apiserver serves one version per kind).
+//     webhooks: Webhooks.Convert (conversion.go) calls a CRD's conversion
+//     webhook as kube-apiserver's webhookConverter does (a ConversionReview
+//     to the /convert handler controller-runtime's builder registers for a
+//     Hub and its Convertibles, the answer checked, original metadata
+//     restored but labels and annotations, "no endpoints available" while
+//     the serving process is down, the 30 s timeout in virtual time;
+//     TestAConversionWebhookConvertsBothWays; checked against kube-apiserver
+//     converting through the same handler by internal/differential
+//     TestConversionWebhookMatchesKubeAPIServer), but the apiserver model does
+//     not call it yet: it serves one version per kind, so a CRD with several
+//     served versions is served in its storage version only, and its other
+//     versions are not served at all.
 //     Objects a world's Setup creates are not admitted (the webhooks apply
 //     from the start of time).
 //   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is

@@ -48,8 +48,9 @@ type Manager struct {
 	pending     []*hosted          // added during Setup, or waiting for the election: started when it returns, or when elected
 	runnables   int                // Runnables other than controllers added (runnable.go)
 	waiting     []manager.Runnable // Runnables waiting for the election
-	webhookSrv  *webhookServer     // GetWebhookServer's (webhooks.go)
-	options     *cacheOptions      // the process's manager.Options (nil: none given)
+	converters  conversion.Registry
+	webhookSrv  *webhookServer // GetWebhookServer's (webhooks.go)
+	options     *cacheOptions  // the process's manager.Options (nil: none given)
 	// leading is set once the incarnation leads: at once without leader
 	// election (Spec.LeaderElection), else when it holds the Lease (elect.go);
 	// elected is closed then.
@@ -228,8 +229,15 @@ func (m *Manager) GetControllerOptions() config.Controller {
 	return c
 }
 
-// GetConverterRegistry is an empty registry: conversion webhooks are not called.
-func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
+// GetConverterRegistry is the incarnation's registry of converters (the
+// builder's WithConverter), read by the /convert handler it registers
+// (conversion.go).
+func (m *Manager) GetConverterRegistry() conversion.Registry {
+	if m.converters == nil {
+		m.converters = conversion.NewRegistry()
+	}
+	return m.converters
+}
 
 // GetCache is the process's informer cache.
 func (m *Manager) GetCache() cache.Cache { return m.cache }

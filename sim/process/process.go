@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -263,7 +264,9 @@ func (p *Process) start() {
 	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
 		Before: func(c kubeclient.Call) error { m.join(); return p.before(c) },
 		After:  func(c kubeclient.Call, err error) { m.join(); p.after(c, err) },
-	}}
+	},
+		// controller-runtime's client logs each warning (client.New's default).
+		WarningHandler: logf.NewKubeAPIWarningLogger(logf.KubeAPIWarningLoggerOptions{})}
 	co, optsErr := p.applyOptions(&opts, &clientOpts)
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)
