@@ -64,6 +64,7 @@ var _ manager.Manager = (*Manager)(nil)
 func newManager(p *Process, c *procCache) *Manager {
 	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{}),
 		rest: restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { p.env.Scheduler.Current() })}
+	m.rest.SetExec(p.env.Exec)
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true

@@ -36,6 +36,10 @@ type ExecRequest struct {
 	Stdin []byte
 	// Subresource is "exec" or "attach".
 	Subresource string
+	// Files are the container's files, where a fake CLI keeps its state: the
+	// world's (sim/cluster) gives each container of each pod its own, for the
+	// pod's life (a pod re-created under its name starts with none).
+	Files map[string]string
 }
 
 // ExecResult is what a command did: its output and how it ended. A zero
