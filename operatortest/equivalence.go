@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -37,6 +38,10 @@ import (
 //     in creation order ("nightly-*", "nightly-*2"), and every occurrence of
 //     the full name (status.jobName, a label, a child's own generated prefix)
 //     is replaced by that name. The apiserver draws the suffix.
+//   - pod addresses: an address a Pod's status carried (status.podIP,
+//     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
+//     wherever it appears (an EndpointSlice's endpoints, an annotation). The
+//     network plugin allocates them in the order pods start.
 //   - resourceVersions, generations and observedGenerations are dropped: they
 //     count the writes before them. managedFields too.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
@@ -103,6 +108,23 @@ func newCanon(log []apiserver.Event) *canon {
 		}
 		incarnations[k] = append(incarnations[k], uid)
 	}
+	// Pod addresses: the network plugin allocates them, so which pod has
+	// which address counts the pods started before it on its node. Each is
+	// named by the pod it was first allocated to.
+	var ipPairs [][2]string
+	seenIP := map[string]bool{}
+	for _, ev := range log {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		for _, ip := range podIPs(p) {
+			if !seenIP[ip] {
+				seenIP[ip] = true
+				ipPairs = append(ipPairs, [2]string{ip, "<ip:Pod " + p.Namespace + "/" + c.name(p) + ">"})
+			}
+		}
+	}
 	// The last incarnation of a name is the object; earlier ones are named
 	// by their place (a reference to one is a reference to an object gone).
 	for _, k := range keys {
@@ -117,7 +139,7 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	// Longer names first, so that a name that contains another (a Pod's
 	// generated name that starts with its Job's) is replaced whole.
-	pairs := append(uidPairs, genPairs...)
+	pairs := append(append(uidPairs, genPairs...), ipPairs...)
 	slices.SortStableFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
 	var args []string
 	for _, p := range pairs {
@@ -125,6 +147,20 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	c.repl = strings.NewReplacer(args...)
 	return c
+}
+
+// podIPs are the addresses a pod's status carries.
+func podIPs(p *corev1.Pod) []string {
+	var out []string
+	if p.Status.PodIP != "" {
+		out = append(out, p.Status.PodIP)
+	}
+	for _, ip := range p.Status.PodIPs {
+		if ip.IP != "" && ip.IP != p.Status.PodIP {
+			out = append(out, ip.IP)
+		}
+	}
+	return out
 }
 
 // name is an object's canonical name.

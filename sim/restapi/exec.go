@@ -133,7 +133,8 @@ func (t *Transport) serveSPDY(rt *spdycompat.SpdyRoundTripper, req *http.Request
 		stdin: flag(q, "stdin"), stdout: flag(q, "stdout"), stderr: flag(q, "stderr"), tty: flag(q, "tty"),
 	}
 	command := q["command"]
-	call := kubeclient.Call{Verb: "create", Subresource: tg.sub, Object: &corev1.Pod{}, Namespace: tg.namespace, Name: tg.name}
+	call := kubeclient.Call{Verb: "create", Subresource: tg.sub, Namespace: tg.namespace, Name: tg.name,
+		Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: tg.namespace, Name: tg.name}}}
 	var conn *execConn
 	var answer error // an error the kubelet answers the upgrade with (plain text)
 	err := t.c.Do(call, func() error {
