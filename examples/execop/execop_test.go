@@ -85,6 +85,7 @@ func options(buggy bool) operatortest.Options {
 		},
 		Exec:       map[string]operatortest.ExecHandler{execop.Image: appCLI},
 		Properties: []operatortest.Property{configApplied},
+		ShrinkRuns: 30,
 	}
 }
 
