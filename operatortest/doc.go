@@ -110,7 +110,9 @@
 // generated name becomes its prefix and place ("nightly-*", "nightly-*2") in
 // every reference to it (status.jobName); resourceVersions, generations and
 // observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
-// also inside longer strings) are masked; a pod's address becomes a token
+// also inside longer strings) are masked; the node the scheduler bound a pod
+// to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
+// node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
 // named by the pod it was first given to ("<ip:Pod shop/cache-0>"), wherever
 // it appears (the network plugin allocates addresses in the order pods
 // start). Lists compare as their schema

@@ -38,6 +38,9 @@ import (
 //     in creation order ("nightly-*", "nightly-*2"), and every occurrence of
 //     the full name (status.jobName, a label, a child's own generated prefix)
 //     is replaced by that name. The apiserver draws the suffix.
+//   - scheduling: a pod created with no node is bound by the scheduler,
+//     which picks among the nodes that fit; its spec.nodeName and its node's
+//     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
 //   - pod addresses: an address a Pod's status carried (status.podIP,
 //     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
 //     wherever it appears (an EndpointSlice's endpoints, an annotation). The
@@ -66,10 +69,13 @@ import (
 type canon struct {
 	names map[types.UID]string // uid -> the object's canonical name
 	repl  *strings.Replacer
+	// scheduled are the pods the cluster bound to a node (created with no
+	// spec.nodeName): which node is the scheduler's pick.
+	scheduled map[types.UID]bool
 }
 
 func newCanon(log []apiserver.Event) *canon {
-	c := &canon{names: map[types.UID]string{}}
+	c := &canon{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
 	generated := map[string]int{}            // "Kind ns/prefix" -> objects so far
 	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
 	var keys []string
@@ -107,6 +113,11 @@ func newCanon(log []apiserver.Event) *canon {
 			keys = append(keys, k)
 		}
 		incarnations[k] = append(incarnations[k], uid)
+	}
+	for _, ev := range log {
+		if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Added && p.Spec.NodeName == "" {
+			c.scheduled[p.UID] = true
+		}
 	}
 	// Pod addresses: the network plugin allocates them, so which pod has
 	// which address counts the pods started before it on its node. Each is
@@ -147,6 +158,36 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	c.repl = strings.NewReplacer(args...)
 	return c
+}
+
+// binding names the node the scheduler bound a pod to, in the pod's
+// decoded content m: spec.nodeName and the node's addresses in its status
+// (hostIP, hostIPs) become "<node of Pod ns/name>". The scheduler picks
+// among the nodes that fit (at random among equal scores), so which node a
+// pod runs on differs between two runs; a pod created with its node set
+// keeps it.
+func (c *canon) binding(gvk schema.GroupVersionKind, o client.Object, m map[string]any) {
+	if gvk.GroupKind() != (schema.GroupKind{Kind: "Pod"}) || !c.scheduled[o.GetUID()] {
+		return
+	}
+	tok := "<node of Pod " + o.GetNamespace() + "/" + c.name(o) + ">"
+	if spec, ok := m["spec"].(map[string]any); ok && spec["nodeName"] != nil {
+		spec["nodeName"] = tok
+	}
+	st, ok := m["status"].(map[string]any)
+	if !ok {
+		return
+	}
+	if st["hostIP"] != nil {
+		st["hostIP"] = tok
+	}
+	if ips, ok := st["hostIPs"].([]any); ok {
+		for _, e := range ips {
+			if ip, ok := e.(map[string]any); ok && ip["ip"] != nil {
+				ip["ip"] = tok
+			}
+		}
+	}
 }
 
 // podIPs are the addresses a pod's status carries.

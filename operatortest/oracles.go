@@ -456,6 +456,7 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	// resourceVersions and observed generations, the object's own and those
 	// of what it refers to, count the writes before them.
 	dropKeys(m, "resourceVersion", "observedGeneration")
+	s.canon.binding(gvk, o, m)
 	s.canon.value(m)
 	s.w.nondet.mask(gvk.Kind, m)
 	sortLists(m, s.w.shapes.of(gvk), "")
