@@ -442,7 +442,7 @@ func TestAnErrorAtRestWithNoWorkloadIsNotForgiven(t *testing.T) {
 // given address ip.
 func podOn(name string, uid types.UID, node, hostIP, ip string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: uid},
-		Spec: corev1.PodSpec{NodeName: node},
+		Spec:   corev1.PodSpec{NodeName: node},
 		Status: corev1.PodStatus{HostIP: hostIP, HostIPs: []corev1.HostIP{{IP: hostIP}}, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}}}
 }
 
