@@ -110,7 +110,12 @@
 // generated name becomes its prefix and place ("nightly-*", "nightly-*2") in
 // every reference to it (status.jobName); resourceVersions, generations and
 // observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
-// also inside longer strings) are masked. Lists compare as their schema
+// also inside longer strings) are masked; the node the scheduler bound a pod
+// to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
+// node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
+// named by the pod it was first given to ("<ip:Pod shop/cache-0>"), wherever
+// it appears (the network plugin allocates addresses in the order pods
+// start). Lists compare as their schema
 // says: x-kubernetes-list-type map (by its keys) or set have no order, for
 // CRDs from their OpenAPI schema and for built-in kinds from client-go's
 // structured-merge-diff schema, the listType markers server-side apply
@@ -135,7 +140,10 @@
 //     deletes a dependent whose owners are all absent (upstream's
 //     attemptToDeleteItem), as on a real cluster with correct code. The
 //     verdict notes their count. One made after the grace counts, and one
-//     never collected counts (no-orphans judges it).
+//     never collected counts (no-orphans judges it). An owner that was itself
+//     created for a gone owner and not yet collected counts as gone: the
+//     collector takes the whole subtree (a StatefulSet made for a deleted
+//     custom resource, and the Pod the statefulset controller made for it).
 //   - A storm of reconciles or writes in seconds during which a watch of the
 //     cluster is stalled (a hold) is a note, not a hot loop (the kernel's
 //     hot-loop verdict holds and says its count): a controller's cache that
@@ -197,6 +205,19 @@
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
 // after its back-off, the node comes back; a failed pod stays failed).
+//
+// Exec (exec.go) gives the handlers of the commands the operator execs in
+// containers (pods/exec and attach through mgr.GetConfig(), with client-go's
+// remotecommand SPDY executor, unchanged), by container name or image: fakes
+// of the operands' CLIs, which keep their state in the container's files
+// (ExecRequest.Files, for the pod's life) and which a property reads back
+// (History.ContainerFiles). Each exec is one call of the process (trace,
+// crash points, RBAC on create pods/exec); with Exec the plans also draw
+// exec failures (a 500 before the command runs) and timeouts (the command
+// ran, the client sees a 504). An exec into a container that does not run
+// answers the kubelet's `container not found`; one with no handler fails
+// with an error naming the pod, the container and the command
+// (examples/execop).
 //
 // # No silent pass
 //

@@ -253,6 +253,12 @@ type Options struct {
 	// crashloop, podfail, nodelost), until the fault phase ends (a failed
 	// pod stays failed). Off by default.
 	WorkloadFaults bool
+	// Exec runs the commands the operator execs in containers (exec.go), by
+	// container name or image (with or without its tag): the fakes of its
+	// operands' CLIs. With Exec, plans also draw exec failures and timeouts.
+	// An exec into a container without a handler fails with an error naming
+	// the pod, the container and the command.
+	Exec map[string]ExecHandler
 }
 
 // effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
@@ -577,6 +583,9 @@ func newWorld(o Options) (*world, error) {
 		w.space.Pods = 10
 		w.space.Nodes = kubeworld.DefaultNodes
 	}
+	if len(o.Exec) > 0 {
+		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
+	}
 	w.space.Workload = wl
 	return w, nil
 }
@@ -601,7 +610,7 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
 	names := randomSeed(p.Seed)
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names}
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names, Exec: o.execHandlers()}
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and

@@ -309,7 +309,13 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 			}
 			at := ev.At.Sub(r.Start)
 			if refs := o.GetOwnerReferences(); len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+healGrace) &&
-				!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool { return owners[ref.UID] == present }) {
+				!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool {
+					// An owner that was itself made for a gone owner is doomed
+					// too: the collector takes the whole subtree (a StatefulSet
+					// made for a deleted custom resource, then its Pod).
+					_, doomed := forGone[ref.UID]
+					return owners[ref.UID] == present && !doomed
+				}) {
 				forGone[uid] = pending{gvk, key}
 				forGoneOrder = append(forGoneOrder, uid)
 				continue
@@ -450,6 +456,7 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	// resourceVersions and observed generations, the object's own and those
 	// of what it refers to, count the writes before them.
 	dropKeys(m, "resourceVersion", "observedGeneration")
+	s.canon.binding(gvk, o, m)
 	s.canon.value(m)
 	s.w.nondet.mask(gvk.Kind, m)
 	sortLists(m, s.w.shapes.of(gvk), "")

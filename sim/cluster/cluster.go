@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/rng"
 	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -80,6 +81,11 @@ type Options struct {
 	// the same (operatortest/random.go). The schedule's own draws (the
 	// scheduler, latencies, deliveries, CRD establishment) stay the plan's.
 	NamesSeed *uint64
+	// Exec runs the commands processes exec in containers (pods/exec and
+	// attach through their REST configs): the fake of each operand's CLI,
+	// given the container's files (ContainerFiles). Nil: an exec fails with
+	// an error naming the pod, container and command.
+	Exec restapi.ExecHandlers
 }
 
 // Wall is the wall clock a world's virtual clock drives (see Options.Wall).
@@ -115,6 +121,8 @@ type Cluster struct {
 	closed   bool
 	healAt   time.Duration
 	hot      *hotLoops
+	// containerFiles are what exec handlers keep in containers (exec.go).
+	containerFiles map[fileKey]map[string]string
 }
 
 // New builds the world of opts running plan p: the server with the default
@@ -181,7 +189,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
-		Webhooks: webhooks,
+		Webhooks: webhooks, Exec: c.withFiles(opts.Exec),
 	}
 	names := map[string]bool{}
 	for _, spec := range opts.Processes {

@@ -152,7 +152,10 @@
 //     call of the incarnation's client (trace, yield, latency, crash points,
 //     identity, faults); discovery documents are read without a call. Watches over REST (informer factories on a
 //     clientset) are refused with an error naming them; so are subresources
-//     other than status and namespaces/finalize (pods/exec among them).
+//     other than status, namespaces/finalize, pods/exec and pods/attach
+//     (pods/portforward among them). Exec and attach reach the world's
+//     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
+//     SPDY executor only (restapi's Known gaps).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
 //     reach the simulator (restapi's Known gaps say why): use the manager's.
 //     Health probes and metrics are accepted and never served or called.

@@ -65,6 +65,7 @@ var _ manager.Manager = (*Manager)(nil)
 func newManager(p *Process, c *procCache) *Manager {
 	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
 	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { m.join(); p.env.Scheduler.Current() })
+	m.rest.SetExec(p.env.Exec)
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true

@@ -24,6 +24,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/informer"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -68,6 +69,9 @@ type Env struct {
 	OnFinding func(Finding)
 	// Webhooks is the world's webhook admission (webhooks.go); nil: none.
 	Webhooks *Webhooks
+	// Exec finds the handler of a container for pods/exec and attach through
+	// the process's REST config (package restapi); nil: none.
+	Exec restapi.ExecHandlers
 }
 
 // Spec describes a process: who it runs as and what it runs.

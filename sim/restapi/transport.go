@@ -44,6 +44,7 @@ type Transport struct {
 	name   string // the process, for error messages
 	enter  func() // before anything else: the scheduler's check of the caller
 	codecs *serializer.CodecFactory
+	exec   ExecHandlers // SetExec (exec.go)
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -59,9 +60,10 @@ func New(c *kubeclient.Client, server *apiserver.Server, name string, enter func
 
 // Config is a rest.Config served by t: what mgr.GetConfig() returns. QPS is
 // -1, as controller-runtime's GetConfig leaves it (no client-side rate limit,
-// whose token bucket would wait on the wall clock).
+// whose token bucket would wait on the wall clock). WrapTransport serves the
+// streaming clients built from it (exec.go).
 func (t *Transport) Config() *rest.Config {
-	return &rest.Config{Host: Host, Transport: t, QPS: -1}
+	return &rest.Config{Host: Host, Transport: t, QPS: -1, WrapTransport: t.wrap}
 }
 
 // HTTPClient is an http.Client served by t: what mgr.GetHTTPClient() returns.
@@ -92,6 +94,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	code, out, err := t.serve(req, body)
+	return respond(req, code, out, err)
+}
+
+// respond is the answer to req: out with code, or err's Status (a path
+// nothing serves is kube-apiserver's plain-text 404).
+func respond(req *http.Request, code int, out any, err error) (*http.Response, error) {
 	if isPageNotFound(err) {
 		return textResponse(req, http.StatusNotFound, "404 page not found\n"), nil
 	}
