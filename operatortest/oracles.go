@@ -232,9 +232,12 @@ type snapshot struct {
 	// their owners was gone or being deleted, and then deleted (by the
 	// garbage collector, as its rules say), before the heal's grace ended.
 	collected []string
-	// atRest are the run's errors at rest (kept for a reference run).
-	atRest []atRest
-	state  map[schema.GroupVersionKind]*kindState
+	// atRest are the run's errors at rest (kept for a reference run), and
+	// outputs what each controller's reconciles of an object wrote
+	// (frozen.go).
+	atRest  []atRest
+	outputs map[string][]string
+	state   map[schema.GroupVersionKind]*kindState
 }
 
 // kindState is the canonical end state of one kind.
@@ -365,6 +368,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 		}
 	}
 	s.atRest = errorsAtRest(r, s.canon)
+	s.outputs = outputsOf(r.Steps, s.canon)
 	return s
 }
 
@@ -504,6 +508,8 @@ func refNames(refs []*refRun) []named {
 // fields.
 func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
 	rs := refNames(refs)
+	fr := frozen(refs, got)
+	var skipped []string
 	snaps := []*snapshot{got}
 	for _, r := range rs {
 		snaps = append(snaps, r.snap)
@@ -517,6 +523,10 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 		}
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
+			if why, ok := fr[k]; ok {
+				skipped = append(skipped, why)
+				continue
+			}
 			var have, schedules []named
 			for _, r := range rs {
 				if _, ok := r.snap.of(gvk).text[k]; ok {
@@ -556,7 +566,7 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 			}
 		}
 	}
-	return check.Verdict{Property: Converges, Holds: true}
+	return frozenNote(skipped)
 }
 
 func flatten(sh shape, v any) map[string]string {

@@ -25,11 +25,6 @@ func options(fixed bool) operatortest.Options {
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
 			Labels: map[string]string{twowrites.AppLabel: "yes"}}}},
-		// The bug needs no workload; with one, deleting the app while the
-		// operator's ConfigMap watch stalls makes it re-create Secrets the
-		// garbage collector deletes (a storm while the stall lasts: real,
-		// and the same for the fixed operator; see operatortest's doc).
-		NoWorkload: true,
 	}
 }
 
