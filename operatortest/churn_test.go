@@ -69,7 +69,7 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 	for name, got := range map[string]*snapshot{
 		"two lifetimes": churnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
-		"no deletion by the user to race": churnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
+		"no deletion by the user to race":    churnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 		"deleted before the user's deletion": churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 2*time.Millisecond)...)...),
 		"a second object of a generated prefix": churnRun(t, w, userDelete, append(append(app, life("job-abcde", "job-", time.Millisecond, 7*time.Millisecond)...),
 			life("job-fghij", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),

@@ -48,7 +48,6 @@ func options(wait bool) operatortest.Options {
 		}}},
 		Objects:    []client.Object{mine},
 		Properties: []operatortest.Property{servedBeforeUse, configMapsMade},
-		NoWorkload: true,
 		Checks:     20,
 	}
 }

@@ -47,7 +47,6 @@ func options(scoped bool) operatortest.Options {
 				Data: map[string]string{"version": "v1", "resource": "secrets"}},
 		},
 		Properties: []operatortest.Property{counted},
-		NoWorkload: true,
 		Checks:     20,
 	}
 }

@@ -50,7 +50,6 @@ func options(buggy bool) operatortest.Options {
 		}}},
 		Objects:    items(),
 		Properties: []operatortest.Property{everyItemRecorded},
-		NoWorkload: true,
 		Checks:     30,
 	}
 }

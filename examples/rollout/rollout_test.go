@@ -54,7 +54,6 @@ func options() operatortest.Options {
 		}}},
 		Objects:    []client.Object{app()},
 		Properties: []operatortest.Property{reportedAtRest},
-		NoWorkload: true,
 		Checks:     30,
 	}
 }

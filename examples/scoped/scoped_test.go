@@ -31,7 +31,6 @@ func options(fixed bool, watchNamespace string) operatortest.Options {
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: scoped.PlatformNamespace, Name: scoped.SecretName},
 				Data: map[string][]byte{".dockerconfigjson": []byte("{}")}},
 		},
-		NoWorkload: true, // the bug needs none: the app and the platform Secret are there from the start
 		Checks:     50,
 		Properties: []operatortest.Property{{Name: "app-has-secret", Check: func(h *operatortest.History) error {
 			var s corev1.Secret
