@@ -88,14 +88,33 @@
 //     delays an operator moves its run towards that one, and a correct
 //     level-triggered operator may end there (it never made what depended
 //     on an object the workload deleted before it looked); it is one more
-//     candidate end state, not a source of learned fields.
+//     candidate end state, not a source of learned fields. What a
+//     controller's reconciles of an object wrote (but the object itself) is
+//     not compared when its last reconcile of that object ends in an error
+//     that a fault-free run also ends in (no-error-at-rest forgives it): a
+//     reconcile that fails says its outputs are not what its inputs call
+//     for, and they keep what the last reconcile that got through saw,
+//     which raced the user's steps (an edit just before the deletion of a
+//     dependency is published or not depending on which the operator saw
+//     first; informers of two kinds promise no order). An operator that
+//     gives up on the same dependency with no error claims its outputs
+//     converged, and is judged on them (frozen.go).
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
 //     suspect, and converges does not blame the faulted run.
 //   - update-summaries: no object is created or deleted more often than in
 //     the fault-free run that did so most (fewer is no violation: a delayed
-//     operator may miss making what the workload deleted first).
+//     operator may miss making what the workload deleted first). The same
+//     race counts the other way too: when the fault-free runs lost it (the
+//     user's deletion came before the operator's first write) and the
+//     faulted run won it, the faulted run makes the object once and unmakes
+//     it once it sees the deletion (a finalizer's external record). An
+//     object no fault-free run made, made once and deleted once, at or
+//     after the workload's first deletion, is a note, not churn; unless it
+//     is a generated name past its prefix's first (nightly-*2: one object
+//     more than the fault-free runs made is a duplicate, not the race)
+//     (churn.go).
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
