@@ -48,6 +48,16 @@ func options(wait bool) operatortest.Options {
 		}}},
 		Objects:    []client.Object{mine},
 		Properties: []operatortest.Property{servedBeforeUse, configMapsMade},
+		// Not to hide a false alarm of the operator's: the one seed object
+		// is of the kind the operator installs at run time, which the
+		// harness creates once a CRD serves it and whose objects the
+		// generic oracles neither judge nor collect (operatortest's Known
+		// gaps). Drawn steps on it race with its own creation (a delete
+		// before it exists is refused, and it is created after), so two
+		// fault-free schedules disagree on what the user did: with a
+		// workload, interleavings-agree fires on that harness gap, not on
+		// the installer.
+		NoWorkload: true,
 		Checks:     20,
 	}
 }
