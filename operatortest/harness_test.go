@@ -120,6 +120,12 @@ func bugOptions(r *knownBugs, withPanic bool) Options {
 		}}},
 		Objects:          []client.Object{a, b},
 		Properties:       []Property{copied},
+		// These tests judge how the harness reports known bugs (violations
+		// of copied, panics), not the workload. copied presumes team/b
+		// exists: a drawn deletion of it violates copied on its own (seen:
+		// "secrets \"b-copy\" not found" after "at 0s delete object=1"),
+		// a violation of this test's property that would race the bug each
+		// test expects; the correct variant raises nothing else.
 		NoWorkload:       true,
 		NoWorkloadModels: true,
 		FaultPhase:       5 * time.Second,
