@@ -356,6 +356,17 @@
 //     RFC 3339 or Go's time.Time String (unix seconds), is compared as a
 //     value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
+//   - Frozen outputs (converges, frozen.go) are the writes made inside a
+//     controller's reconciles of the failing object; what a Runnable or
+//     another controller derived from it is compared as usual. The object
+//     itself is told from its outputs by its controller's name being its
+//     kind (controller-runtime's default) or by a status write; a
+//     controller Named otherwise has its own object's spec and metadata
+//     writes (a finalizer) left uncompared too while it fails by design.
+//   - Churn both ways (churn.go) reads the workload's deletions from its
+//     landed "action" steps: a deletion the operator's own code makes
+//     (cleanup it starts itself) is no race with a user and does not open
+//     the rule.
 //   - Time-driven operators: the fault-free run of the same downtime (see
 //     Generic oracles) is not built; a controller down across a scheduled
 //     instant can make converges fire on a correct time-driven operator.
