@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -43,4 +44,25 @@ func firstUserDeletion(steps []trace.Step) time.Duration {
 		}
 	}
 	return -1
+}
+
+// graceOf is how long after the heal a dependent re-created for a gone owner
+// is still the faults' doing in a run of p: healGrace, plus the longest
+// informer lag or API latency p draws. The heal ends the faults for what
+// happens after it, not for what they already hold: an owner's deletion
+// committed just before the heal is still delivered that much later, and a
+// reconcile that read its cache before then re-creates the child after the
+// heal (seen: a deletion at the heal under a lag of 1.003 s, the child
+// re-created 1.003 s after it).
+func graceOf(p *plan.Plan) time.Duration {
+	g := healGrace
+	if p == nil {
+		return g
+	}
+	for _, f := range p.Faults {
+		if f.Kind == plan.Lag || f.Kind == plan.Latency {
+			g = max(g, healGrace+f.Max)
+		}
+	}
+	return g
 }

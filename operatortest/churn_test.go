@@ -87,3 +87,15 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 		}
 	}
 }
+
+// The collector's rule holds for what the faults still hold at the heal: the
+// owner deleted at the heal under an informer lag of a second, the operator
+// re-creates its child a second after the heal (its cache has not yet
+// delivered the deletion) and the collector deletes it again. That is the
+// lag's doing, not churn.
+func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
+	all := judgeAll(t, appOptions(child()), "seed 0\nat 1m0s delete object=0\nlag process=op kind=* min=1.003s max=1.004s\n")
+	if v := all[UpdateSummaries]; !v.Holds || !strings.Contains(v.Detail, "then collected") {
+		t.Errorf("update-summaries: %+v, want it to hold and note the collected child", v)
+	}
+}

@@ -153,8 +153,10 @@
 //     owner's deletion re-creates the child, and the garbage collector
 //     deletes a dependent whose owners are all absent (upstream's
 //     attemptToDeleteItem), as on a real cluster with correct code. The
-//     verdict notes their count. One made after the grace counts, and one
-//     never collected counts (no-orphans judges it).
+//     verdict notes their count. The grace is one second plus the longest
+//     informer lag or API latency the plan draws (a deletion committed just
+//     before the heal is delivered that much later). One made after the
+//     grace counts, and one never collected counts (no-orphans judges it).
 //   - A storm of reconciles or writes in seconds during which a watch of the
 //     cluster is stalled (a hold) is a note, not a hot loop (the kernel's
 //     hot-loop verdict holds and says its count): a controller's cache that

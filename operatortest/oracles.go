@@ -316,7 +316,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 				owners[uid] = deleting
 			}
 			at := ev.At.Sub(r.Start)
-			if refs := o.GetOwnerReferences(); len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+healGrace) &&
+			if refs := o.GetOwnerReferences(); len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+graceOf(r.Plan)) &&
 				!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool { return owners[ref.UID] == present }) {
 				forGone[uid] = pending{gvk, key}
 				forGoneOrder = append(forGoneOrder, uid)
