@@ -88,7 +88,13 @@
 //     delays an operator moves its run towards that one, and a correct
 //     level-triggered operator may end there (it never made what depended
 //     on an object the workload deleted before it looked); it is one more
-//     candidate end state, not a source of learned fields. What a
+//     candidate end state, not a source of learned fields. A fault also
+//     delays an operator past some of the workload's steps and not the
+//     rest (a crash and its back-off bring up an incarnation that sees the
+//     world as it is then): when the late reference does not match either,
+//     the fault-free runs whose operator starts right after each earlier
+//     step's instant are run (one at a time, until one matches; cached) and
+//     are candidates too (late.go). What a
 //     controller's reconciles of an object wrote (but the object itself) is
 //     not compared when its last reconcile of that object ends in an error
 //     that a fault-free run also ends in (no-error-at-rest forgives it): a

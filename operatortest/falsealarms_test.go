@@ -21,7 +21,8 @@ import (
 //	                                              TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn
 //	 4  a dependency the workload deletes         TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation,
 //	                                              TestTheOutputOfAReconcileFailingByDesignIsNotCompared,
-//	                                              TestAnErrorAtRestWithNoWorkloadIsNotForgiven
+//	                                              TestAnErrorAtRestWithNoWorkloadIsNotForgiven,
+//	                                              TestAnOperatorDelayedPastSomeOfTheWorkloadEndsAsTheRunStartingAfterThem
 //	 5  a fault-free reference that is wrong      TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide
 //	 6  silent passes (Setup fails, bad Options)  TestAManagerThatCannotStartFailsTheTest,
 //	                                              TestBadOptionsEachGiveOneErrorNamingTheField
@@ -49,7 +50,7 @@ var falseAlarmPatterns = map[int][]string{
 	1:  {"TestUIDsAreEqualWhereverTheyAppear"},
 	2:  {"TestGeneratedNamesAreEqualWhereverTheyAreReferenced"},
 	3:  {"TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn", "TestAStormThatOutlastsTheStallIsAHotLoop", "TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn", "TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn"},
-	4:  {"TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation", "TestTheOutputOfAReconcileFailingByDesignIsNotCompared", "TestAnErrorAtRestWithNoWorkloadIsNotForgiven"},
+	4:  {"TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation", "TestTheOutputOfAReconcileFailingByDesignIsNotCompared", "TestAnErrorAtRestWithNoWorkloadIsNotForgiven", "TestAnOperatorDelayedPastSomeOfTheWorkloadEndsAsTheRunStartingAfterThem"},
 	5:  {"TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide"},
 	6:  {"TestAManagerThatCannotStartFailsTheTest", "TestBadOptionsEachGiveOneErrorNamingTheField"},
 	7:  {"TestDisableCoversTheKernelsVerdicts", "TestASecondDistinctBugIsReportedBesideAKnownPanic"},

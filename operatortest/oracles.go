@@ -497,6 +497,8 @@ func refNames(refs []*refRun) []named {
 	for i, r := range refs {
 		name := "the fault-free run of the same workload"
 		switch {
+		case r.late && r.after > 0:
+			name = fmt.Sprintf("the fault-free run of the same workload with the operator starting after the step at %v", r.after)
 		case r.late:
 			name = "the fault-free run of the same workload with the operator late (its watches deliver nothing until the workload's last step)"
 		case i > 0:

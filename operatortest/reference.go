@@ -19,7 +19,8 @@ import (
 // refRun is the fault-free run of one seed and workload.
 type refRun struct {
 	seed    uint64
-	late    bool // the late reference (lateReference)
+	late    bool          // the late reference (lateReference)
+	after   time.Duration // a late reference's operator starts after this step's instant (late.go; 0: the last)
 	snap    *snapshot
 	targets []time.Duration
 }
