@@ -10,10 +10,10 @@ import (
 	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
-// A run is a pure function of its plan, although the tutorial's controller
-// reads time.Now (its realClock) and meta.SetStatusCondition stamps
-// metav1.Now: the same plan, with faults of every class, gives the same trace
-// hash twice (each run in a testing/synctest bubble of its own).
+// A run is a pure function of its plan, although the controller reads
+// time.Now (its real clock): the same plan, with faults of every class, gives
+// the same trace hash twice (each run in a testing/synctest bubble of its
+// own).
 func TestTheSamePlanGivesTheSameTrace(t *testing.T) {
 	p := mustParse(t, `seed 7
 at 0s create-cronjob policy=Forbid duration=90s
@@ -27,12 +27,12 @@ latency process=cronjob min=1ms max=50ms
 			t.Error(err)
 		}
 	}
-	if err := wallclock.CheckDeterminism(t, p, func() cluster.Options { return cronjob.World(p) }, drive); err != nil {
+	if err := wallclock.CheckDeterminism(t, p, func() cluster.Options { return cronjob.World(p, cronjob.Correct) }, drive); err != nil {
 		t.Fatal(err)
 	}
 	// The plan's faults did act: both processes crashed, and a status write
 	// met a conflict.
-	_, err := cronjob.Run(t, p, func(c *cluster.Cluster) {
+	_, err := cronjob.Run(t, p, cronjob.Correct, func(c *cluster.Cluster) {
 		crashed := map[string]bool{}
 		conflicts := 0
 		for _, s := range c.Trace.Steps() {

@@ -14,13 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	batchv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/api/v1"
+	"github.com/ctrlsim/ctrlsim/examples/cronjob/internal/controller"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
 
-// ScheduledAtAnnotation is the annotation the tutorial's controller puts on each
-// Job it creates: the scheduled time the Job runs for (RFC 3339).
-const ScheduledAtAnnotation = "batch.tutorial.kubebuilder.io/scheduled-at"
+// ScheduledAtAnnotation is the annotation the controller puts on each Job it
+// creates: the scheduled time the Job runs for (RFC 3339).
+const ScheduledAtAnnotation = controller.ScheduledAtAnnotation
 
 // Violation is one property a run broke.
 type Violation struct {

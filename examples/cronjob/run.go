@@ -15,14 +15,15 @@ type Result struct {
 	Hash string
 }
 
-// Run builds the world for p inside a testing/synctest bubble (wallclock.Run:
-// the tutorial's realClock calls time.Now, which then reads virtual time),
+// Run builds the world for p with variant v inside a testing/synctest bubble
+// (wallclock.Run: the controller's real clock calls time.Now, which then reads
+// virtual time),
 // drives it (Drive), judges it (Judge) and closes it. inspect, if not nil, sees
 // the cluster before it is closed.
-func Run(t *testing.T, p *plan.Plan, inspect func(c *cluster.Cluster)) (res Result, err error) {
+func Run(t *testing.T, p *plan.Plan, v Variant, inspect func(c *cluster.Cluster)) (res Result, err error) {
 	t.Helper()
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		o := World(p)
+		o := World(p, v)
 		o.Wall = wall
 		c, e := cluster.New(p, o)
 		if e != nil {

@@ -1,25 +1,3 @@
-/*
-Copyright 2026 The Kubernetes authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
-// +kubebuilder:docs-gen:collapse=Apache License
-
-/*
-We'll start out with some imports.  You'll see below that we'll need a few more imports
-than those scaffolded for us.  We'll talk about each one when we use it.
-*/
-
 package controller
 
 import (
@@ -27,751 +5,424 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron"
 	kbatch "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	ref "k8s.io/client-go/tools/reference"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	batchv1 "github.com/ctrlsim/ctrlsim/examples/cronjob/api/v1"
 )
 
-/*
-Next, we'll need a Clock, which will allow us to fake timing in our tests.
-*/
+const (
+	// ScheduledAtAnnotation is put on every Job the controller creates: the
+	// scheduled time the Job runs for, in RFC 3339.
+	ScheduledAtAnnotation = "batch.ctrlsim.dev/scheduled-at"
+	// CronJobLabel is put on every Job the controller creates: the name of
+	// its CronJob, so that a live List can select a CronJob's Jobs (the
+	// apiserver knows no field selector on owners).
+	CronJobLabel = "batch.ctrlsim.dev/cronjob"
+	// jobOwnerField is the cache index of Jobs by the name of the CronJob
+	// that controls them.
+	jobOwnerField = ".metadata.controller"
+)
 
-// CronJobReconciler reconciles a CronJob object
+// CronJobReconciler makes a CronJob's Jobs: one per scheduled time, within
+// the starting deadline, as its concurrency policy allows, keeping the history
+// its limits ask for.
+//
+// It reads what it decides on from the apiserver: the CronJob (with its
+// status, the memory of which scheduled times have run) on every reconcile,
+// and the CronJob's Jobs before it creates one. Creating a Job cannot be
+// undone, and a cache that lags or stalls does not show the Job created a
+// moment ago. The cache (with the index of Jobs by owner) serves the rest: the
+// history kept and status.active.
+//
+// +kubebuilder:rbac:groups=batch.ctrlsim.dev,resources=cronjobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch.ctrlsim.dev,resources=cronjobs/status,verbs=get;update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 type CronJobReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
-	Clock
+	// APIReader reads from the apiserver, past the cache. SetupWithManager
+	// sets mgr.GetAPIReader() when it is nil.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	// Clock tells the time; SetupWithManager sets the real clock when it is
+	// nil.
+	Clock clock.PassiveClock
+
+	// ReconstituteFromCache is a deliberately buggy variant, kept to show
+	// what the simulator finds in the design of the kubebuilder book's
+	// CronJob tutorial (see the example's README.md): it decides from the
+	// cache alone (the CronJob and its Jobs) and rebuilds lastScheduleTime
+	// and status.active from the Jobs the cache shows on every reconcile,
+	// ignoring what the status remembers. A Job created moments ago is then
+	// missing from the Forbid decision, and a scheduled time whose Job was
+	// deleted by the history limit is due again.
+	ReconstituteFromCache bool
 }
 
-/*
-We'll mock out the clock to make it easier to jump around in time while testing,
-the "real" clock just calls `time.Now`.
-*/
-type realClock struct{}
-
-func (_ realClock) Now() time.Time { return time.Now() } //nolint:staticcheck
-
-// Clock knows how to get the current time.
-// It can be used to fake out timing for testing.
-type Clock interface {
-	Now() time.Time
-}
-
-// +kubebuilder:docs-gen:collapse=Clock Code Implementation
-
-// Definitions to manage status conditions
-const (
-	// typeAvailableCronJob represents the status of the CronJob reconciliation
-	typeAvailableCronJob = "Available"
-	// typeProgressingCronJob represents the status used when the CronJob is being reconciled
-	typeProgressingCronJob = "Progressing"
-	// typeDegradedCronJob represents the status used when the CronJob has encountered an error
-	typeDegradedCronJob = "Degraded"
-)
-
-/*
-Notice that we need a few more RBAC permissions -- since we're creating and
-managing jobs now, we'll need permissions for those, which means adding
-a couple more [markers](/reference/markers/rbac.md).
-*/
-
-// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=batch.tutorial.kubebuilder.io,resources=cronjobs/finalizers,verbs=update
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=get
-
-/*
-Now, we get to the heart of the controller -- the reconciler logic.
-*/
-var (
-	scheduledTimeAnnotation = "batch.tutorial.kubebuilder.io/scheduled-at"
-)
-
-// Reconcile is part of the main kubernetes reconciliation loop which aims to
-// move the current state of the cluster closer to the desired state.
-// TODO(user): Modify the Reconcile function to compare the state specified by
-// the CronJob object against the actual cluster state, and then
-// perform operations to make the cluster state reflect the state specified by
-// the user.
-//
-// For more details, check Reconcile and its Result here:
-// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.24.1/pkg/reconcile
-// nolint:gocyclo
-func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
-
-	/*
-		### 1: Load the CronJob by name
-
-		We'll fetch the CronJob using our client.  All client methods take a
-		context (to allow for cancellation) as their first argument, and the object
-		in question as their last.  Get is a bit special, in that it takes a
-		[`NamespacedName`](https://pkg.go.dev/sigs.k8s.io/controller-runtime/pkg/client?tab=doc#ObjectKey)
-		as the middle argument (most don't have a middle argument, as we'll see
-		below).
-
-		Many client methods also take variadic options at the end.
-	*/
-	var cronJob batchv1.CronJob
-	if err := r.Get(ctx, req.NamespacedName, &cronJob); err != nil {
-		if apierrors.IsNotFound(err) {
-			// If the custom resource is not found then it usually means that it was deleted or not created
-			// In this way, we will stop the reconciliation
-			log.Info("CronJob resource not found. Ignoring since object must be deleted")
-			return ctrl.Result{}, nil
-		}
-		// Error reading the object - requeue the request.
-		log.Error(err, "Failed to get CronJob")
-		return ctrl.Result{}, err
-	}
-
-	// Initialize status conditions if not yet present
-	if len(cronJob.Status.Conditions) == 0 {
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeProgressingCronJob,
-			Status:  metav1.ConditionUnknown,
-			Reason:  "Reconciling",
-			Message: "Starting reconciliation",
-		})
-		if err := r.Status().Update(ctx, &cronJob); err != nil {
-			log.Error(err, "Failed to update CronJob status")
-			return ctrl.Result{}, err
-		}
-
-		/*
-			After updating the status, we re-fetch the CronJob to ensure we are working with
-			the latest version of the object from the API server.
-
-			Kubernetes uses optimistic concurrency, meaning that any update (including a
-			status update) may change the resource version. If we continue reconciliation
-			with a stale copy, subsequent updates may fail with a conflict such as:
-			"the object has been modified; please apply your changes to the latest version and try again".
-
-			By re-fetching here, we keep our reconciliation logic in sync with the actual
-			cluster state and avoid unnecessary conflicts and requeues.
-		*/
-		if err := r.Get(ctx, req.NamespacedName, &cronJob); err != nil {
-			log.Error(err, "Failed to re-fetch CronJob")
-			return ctrl.Result{}, err
-		}
-	}
-
-	/*
-		### 2: List all active jobs, and update the status
-
-		To fully update our status, we'll need to list all child jobs in this namespace that belong to this CronJob.
-		Similarly to Get, we can use the List method to list the child jobs.  Notice that we use variadic options to
-		set the namespace and field match (which is actually an index lookup that we set up below).
-	*/
-	var childJobs kbatch.JobList
-	if err := r.List(ctx, &childJobs, client.InNamespace(req.Namespace), client.MatchingFields{jobOwnerKey: req.Name}); err != nil {
-		log.Error(err, "unable to list child Jobs")
-		/*
-			Before updating, ensure we have the latest state of the resource to avoid
-			conflict errors (e.g. "the object has been modified") that would re-trigger
-			the reconcile loop.
-		*/
-		if fetchErr := r.Get(ctx, req.NamespacedName, &cronJob); fetchErr != nil {
-			log.Error(fetchErr, "Failed to re-fetch CronJob")
-			return ctrl.Result{}, fetchErr
-		}
-		// Update status condition to reflect the error
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeDegradedCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "ReconciliationError",
-			Message: fmt.Sprintf("Failed to list child jobs: %v", err),
-		})
-		if statusErr := r.Status().Update(ctx, &cronJob); statusErr != nil {
-			log.Error(statusErr, "Failed to update CronJob status")
-		}
-		return ctrl.Result{}, err
-	}
-
-	/*
-
-		<aside class="note">
-
-		<h1>What is this index about?</h1>
-
-		<p>The reconciler fetches all jobs owned by the cronjob for the status. As our number of cronjobs increases,
-		looking these up can become quite slow as we have to filter through all of them. For a more efficient lookup,
-		these jobs will be indexed locally on the controller's name. A jobOwnerKey field is added to the
-		cached job objects. This key references the owning controller and functions as the index. Later in this
-		document we will configure the manager to actually index this field.</p>
-
-		</aside>
-
-		Once we have all the jobs we own, we'll split them into active, successful,
-		and failed jobs, keeping track of the most recent run so that we can record it
-		in status.  Remember, status should be able to be reconstituted from the state
-		of the world, so it's generally not a good idea to read from the status of the
-		root object.  Instead, you should reconstruct it every run.  That's what we'll
-		do here.
-
-		We can check if a job is "finished" and whether it succeeded or failed using status
-		conditions.  We'll put that logic in a helper to make our code cleaner.
-	*/
-
-	// find the active list of jobs
-	var activeJobs []*kbatch.Job
-	var successfulJobs []*kbatch.Job
-	var failedJobs []*kbatch.Job
-	var mostRecentTime *time.Time // find the last run so we can update the status
-
-	/*
-		We consider a job "finished" if it has a "Complete" or "Failed" condition marked as true.
-		Status conditions allow us to add extensible status information to our objects that other
-		humans and controllers can examine to check things like completion and health.
-	*/
-	isJobFinished := func(job *kbatch.Job) (bool, kbatch.JobConditionType) {
-		for _, c := range job.Status.Conditions {
-			if (c.Type == kbatch.JobComplete || c.Type == kbatch.JobFailed) && c.Status == corev1.ConditionTrue {
-				return true, c.Type
-			}
-		}
-
-		return false, ""
-	}
-	// +kubebuilder:docs-gen:collapse=isJobFinished
-
-	/*
-		We'll use a helper to extract the scheduled time from the annotation that
-		we added during job creation.
-	*/
-	getScheduledTimeForJob := func(job *kbatch.Job) (*time.Time, error) {
-		timeRaw := job.Annotations[scheduledTimeAnnotation]
-		if len(timeRaw) == 0 {
-			return nil, nil
-		}
-
-		timeParsed, err := time.Parse(time.RFC3339, timeRaw)
-		if err != nil {
-			return nil, err
-		}
-		return &timeParsed, nil
-	}
-	// +kubebuilder:docs-gen:collapse=getScheduledTimeForJob
-
-	for i, job := range childJobs.Items {
-		_, finishedType := isJobFinished(&job)
-		switch finishedType {
-		case "": // ongoing
-			activeJobs = append(activeJobs, &childJobs.Items[i])
-		case kbatch.JobFailed:
-			failedJobs = append(failedJobs, &childJobs.Items[i])
-		case kbatch.JobComplete:
-			successfulJobs = append(successfulJobs, &childJobs.Items[i])
-		}
-
-		// We'll store the launch time in an annotation, so we'll reconstitute that from
-		// the active jobs themselves.
-		scheduledTimeForJob, err := getScheduledTimeForJob(&job)
-		if err != nil {
-			log.Error(err, "unable to parse schedule time for child job", "job", &job)
-			continue
-		}
-		if scheduledTimeForJob != nil {
-			if mostRecentTime == nil || mostRecentTime.Before(*scheduledTimeForJob) {
-				mostRecentTime = scheduledTimeForJob
-			}
-		}
-	}
-
-	if mostRecentTime != nil {
-		cronJob.Status.LastScheduleTime = &metav1.Time{Time: *mostRecentTime}
-	} else {
-		cronJob.Status.LastScheduleTime = nil
-	}
-	cronJob.Status.Active = nil
-	for _, activeJob := range activeJobs {
-		jobRef, err := ref.GetReference(r.Scheme, activeJob)
-		if err != nil {
-			log.Error(err, "unable to make reference to active job", "job", activeJob)
-			continue
-		}
-		cronJob.Status.Active = append(cronJob.Status.Active, *jobRef)
-	}
-
-	/*
-		Here, we'll log how many jobs we observed at a slightly higher logging level,
-		for debugging.  Notice how instead of using a format string, we use a fixed message,
-		and attach key-value pairs with the extra information.  This makes it easier to
-		filter and query log lines.
-	*/
-	log.V(1).Info("job count", "active jobs", len(activeJobs), "successful jobs", len(successfulJobs), "failed jobs", len(failedJobs))
-
-	// Check if CronJob is suspended
-	isSuspended := cronJob.Spec.Suspend != nil && *cronJob.Spec.Suspend
-
-	// Update status conditions based on current state
-	if isSuspended {
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeAvailableCronJob,
-			Status:  metav1.ConditionFalse,
-			Reason:  "Suspended",
-			Message: "CronJob is suspended",
-		})
-	} else if len(failedJobs) > 0 {
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeDegradedCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "JobsFailed",
-			Message: fmt.Sprintf("%d job(s) have failed", len(failedJobs)),
-		})
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeAvailableCronJob,
-			Status:  metav1.ConditionFalse,
-			Reason:  "JobsFailed",
-			Message: fmt.Sprintf("%d job(s) have failed", len(failedJobs)),
-		})
-	} else if len(activeJobs) > 0 {
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeProgressingCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "JobsActive",
-			Message: fmt.Sprintf("%d job(s) are currently active", len(activeJobs)),
-		})
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeAvailableCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "JobsActive",
-			Message: fmt.Sprintf("CronJob is progressing with %d active job(s)", len(activeJobs)),
-		})
-	} else {
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeAvailableCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "AllJobsCompleted",
-			Message: "All jobs have completed successfully",
-		})
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeProgressingCronJob,
-			Status:  metav1.ConditionFalse,
-			Reason:  "NoJobsActive",
-			Message: "No jobs are currently active",
-		})
-	}
-
-	/*
-		Using the data we've gathered, we'll update the status of our CRD.
-		Just like before, we use our client.  To specifically update the status
-		subresource, we'll use the `Status` part of the client, with the `Update`
-		method.
-
-		The status subresource ignores changes to spec, so it's less likely to conflict
-		with any other updates, and can have separate permissions.
-	*/
-	if err := r.Status().Update(ctx, &cronJob); err != nil {
-		log.Error(err, "unable to update CronJob status")
-		return ctrl.Result{}, err
-	}
-
-	/*
-		Once we've updated our status, we can move on to ensuring that the status of
-		the world matches what we want in our spec.
-
-		### 3: Clean up old jobs according to the history limit
-
-		First, we'll try to clean up old jobs, so that we don't leave too many lying
-		around.
-	*/
-
-	// NB: deleting these are "best effort" -- if we fail on a particular one,
-	// we won't requeue just to finish the deleting.
-	if cronJob.Spec.FailedJobsHistoryLimit != nil {
-		slices.SortStableFunc(failedJobs, func(a, b *kbatch.Job) int {
-			aStartTime := a.Status.StartTime
-			bStartTime := b.Status.StartTime
-			switch {
-			case aStartTime == nil && bStartTime == nil:
-				return 0
-			case aStartTime == nil:
-				return -1
-			case bStartTime == nil:
-				return 1
-			case aStartTime.Before(bStartTime):
-				return -1
-			case bStartTime.Before(aStartTime):
-				return 1
-			default:
-				return 0
-			}
-		})
-		for i, job := range failedJobs {
-			if int32(i) >= int32(len(failedJobs))-*cronJob.Spec.FailedJobsHistoryLimit {
-				break
-			}
-			if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-				log.Error(err, "unable to delete old failed job", "job", job)
-			} else {
-				log.V(1).Info("deleted old failed job", "job", job)
-			}
-		}
-	}
-
-	if cronJob.Spec.SuccessfulJobsHistoryLimit != nil {
-		slices.SortStableFunc(successfulJobs, func(a, b *kbatch.Job) int {
-			aStartTime := a.Status.StartTime
-			bStartTime := b.Status.StartTime
-			switch {
-			case aStartTime == nil && bStartTime == nil:
-				return 0
-			case aStartTime == nil:
-				return -1
-			case bStartTime == nil:
-				return 1
-			case aStartTime.Before(bStartTime):
-				return -1
-			case bStartTime.Before(aStartTime):
-				return 1
-			default:
-				return 0
-			}
-		})
-		for i, job := range successfulJobs {
-			if int32(i) >= int32(len(successfulJobs))-*cronJob.Spec.SuccessfulJobsHistoryLimit {
-				break
-			}
-			if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
-				log.Error(err, "unable to delete old successful job", "job", job)
-			} else {
-				log.V(1).Info("deleted old successful job", "job", job)
-			}
-		}
-	}
-
-	/* ### 4: Check if we're suspended
-
-	If this object is suspended, we don't want to run any jobs, so we'll stop now.
-	This is useful if something's broken with the job we're running and we want to
-	pause runs to investigate or putz with the cluster, without deleting the object.
-	*/
-
-	if cronJob.Spec.Suspend != nil && *cronJob.Spec.Suspend {
-		log.V(1).Info("cronjob suspended, skipping")
-		return ctrl.Result{}, nil
-	}
-
-	/*
-		### 5: Get the next scheduled run
-
-		If we're not paused, we'll need to calculate the next scheduled run, and whether
-		or not we've got a run that we haven't processed yet.
-	*/
-
-	/*
-		We'll calculate the next scheduled time using our helpful cron library.
-		We'll start calculating appropriate times from our last run, or the creation
-		of the CronJob if we can't find a last run.
-
-		If there are too many missed runs and we don't have any deadlines set, we'll
-		bail so that we don't cause issues on controller restarts or wedges.
-
-		Otherwise, we'll just return the missed runs (of which we'll just use the latest),
-		and the next run, so that we can know when it's time to reconcile again.
-	*/
-	getNextSchedule := func(cronJob *batchv1.CronJob, now time.Time) (lastMissed time.Time, next time.Time, err error) {
-		sched, err := cron.ParseStandard(cronJob.Spec.Schedule)
-		if err != nil {
-			return time.Time{}, time.Time{}, fmt.Errorf("unparseable schedule %q: %w", cronJob.Spec.Schedule, err)
-		}
-
-		// for optimization purposes, cheat a bit and start from our last observed run time
-		// we could reconstitute this here, but there's not much point, since we've
-		// just updated it.
-		var earliestTime time.Time
-		if cronJob.Status.LastScheduleTime != nil {
-			earliestTime = cronJob.Status.LastScheduleTime.Time
-		} else {
-			earliestTime = cronJob.CreationTimestamp.Time
-		}
-		if cronJob.Spec.StartingDeadlineSeconds != nil {
-			// controller is not going to schedule anything below this point
-			schedulingDeadline := now.Add(-time.Second * time.Duration(*cronJob.Spec.StartingDeadlineSeconds))
-
-			if schedulingDeadline.After(earliestTime) {
-				earliestTime = schedulingDeadline
-			}
-		}
-		if earliestTime.After(now) {
-			return time.Time{}, sched.Next(now), nil
-		}
-
-		starts := 0
-		for t := sched.Next(earliestTime); !t.After(now); t = sched.Next(t) {
-			lastMissed = t
-			// An object might miss several starts. For example, if
-			// controller gets wedged on Friday at 5:01pm when everyone has
-			// gone home, and someone comes in on Tuesday AM and discovers
-			// the problem and restarts the controller, then all the hourly
-			// jobs, more than 80 of them for one hourly scheduledJob, should
-			// all start running with no further intervention (if the scheduledJob
-			// allows concurrency and late starts).
-			//
-			// However, if there is a bug somewhere, or incorrect clock
-			// on controller's server or apiservers (for setting creationTimestamp)
-			// then there could be so many missed start times (it could be off
-			// by decades or more), that it would eat up all the CPU and memory
-			// of this controller. In that case, we want to not try to list
-			// all the missed start times.
-			starts++
-			if starts > 100 {
-				// We can't get the most recent times so just return an empty slice
-				return time.Time{}, time.Time{}, fmt.Errorf("Too many missed start times (> 100). Set or decrease .spec.startingDeadlineSeconds or check clock skew.") //nolint:staticcheck
-			}
-		}
-		return lastMissed, sched.Next(now), nil
-	}
-	// +kubebuilder:docs-gen:collapse=getNextSchedule
-
-	// figure out the next times that we need to create
-	// jobs at (or anything we missed).
-	missedRun, nextRun, err := getNextSchedule(&cronJob, r.Now())
-	if err != nil {
-		log.Error(err, "unable to figure out CronJob schedule")
-		if fetchErr := r.Get(ctx, req.NamespacedName, &cronJob); fetchErr != nil {
-			log.Error(fetchErr, "Failed to re-fetch CronJob")
-			return ctrl.Result{}, fetchErr
-		}
-		// Update status condition to reflect the schedule error
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeDegradedCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "InvalidSchedule",
-			Message: fmt.Sprintf("Failed to parse schedule: %v", err),
-		})
-		if statusErr := r.Status().Update(ctx, &cronJob); statusErr != nil {
-			log.Error(statusErr, "Failed to update CronJob status")
-		}
-		// we don't really care about requeuing until we get an update that
-		// fixes the schedule, so don't return an error
-		return ctrl.Result{}, nil
-	}
-
-	/*
-		We'll prep our eventual request to requeue until the next job, and then figure
-		out if we actually need to run.
-	*/
-	scheduledResult := ctrl.Result{RequeueAfter: nextRun.Sub(r.Now())} // save this so we can re-use it elsewhere
-	log = log.WithValues("now", r.Now(), "next run", nextRun)
-
-	/*
-		### 6: Run a new job if it's on schedule, not past the deadline, and not blocked by our concurrency policy
-
-		If we've missed a run, and we're still within the deadline to start it, we'll need to run a job.
-	*/
-	if missedRun.IsZero() {
-		log.V(1).Info("no upcoming scheduled times, sleeping until next")
-		return scheduledResult, nil
-	}
-
-	// make sure we're not too late to start the run
-	log = log.WithValues("current run", missedRun)
-	tooLate := false
-	if cronJob.Spec.StartingDeadlineSeconds != nil {
-		tooLate = missedRun.Add(time.Duration(*cronJob.Spec.StartingDeadlineSeconds) * time.Second).Before(r.Now())
-	}
-	if tooLate {
-		log.V(1).Info("missed starting deadline for last run, sleeping till next")
-		if fetchErr := r.Get(ctx, req.NamespacedName, &cronJob); fetchErr != nil {
-			log.Error(fetchErr, "Failed to re-fetch CronJob")
-			return ctrl.Result{}, fetchErr
-		}
-		// Update status condition to reflect missed deadline
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeDegradedCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "MissedSchedule",
-			Message: fmt.Sprintf("Missed starting deadline for run at %v", missedRun),
-		})
-		if statusErr := r.Status().Update(ctx, &cronJob); statusErr != nil {
-			log.Error(statusErr, "Failed to update CronJob status")
-		}
-		return scheduledResult, nil
-	}
-
-	/*
-		If we actually have to run a job, we'll need to either wait till existing ones finish,
-		replace the existing ones, or just add new ones.  If our information is out of date due
-		to cache delay, we'll get a requeue when we get up-to-date information.
-	*/
-	// figure out how to run this job -- concurrency policy might forbid us from running
-	// multiple at the same time...
-	if cronJob.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent && len(activeJobs) > 0 {
-		log.V(1).Info("concurrency policy blocks concurrent runs, skipping", "num active", len(activeJobs))
-		return scheduledResult, nil
-	}
-
-	// ...or instruct us to replace existing ones...
-	if cronJob.Spec.ConcurrencyPolicy == batchv1.ReplaceConcurrent {
-		for _, activeJob := range activeJobs {
-			// we don't care if the job was already deleted
-			if err := r.Delete(ctx, activeJob, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-				log.Error(err, "unable to delete active job", "job", activeJob)
-				return ctrl.Result{}, err
-			}
-		}
-	}
-
-	/*
-		Once we've figured out what to do with existing jobs, we'll actually create our desired job
-	*/
-
-	/*
-		We need to construct a job based on our CronJob's template.  We'll copy over the spec
-		from the template and copy some basic object meta.
-
-		Then, we'll set the "scheduled time" annotation so that we can reconstitute our
-		`LastScheduleTime` field each reconcile.
-
-		Finally, we'll need to set an owner reference.  This allows the Kubernetes garbage collector
-		to clean up jobs when we delete the CronJob, and allows controller-runtime to figure out
-		which cronjob needs to be reconciled when a given job changes (is added, deleted, completes, etc).
-	*/
-	constructJobForCronJob := func(cronJob *batchv1.CronJob, scheduledTime time.Time) (*kbatch.Job, error) {
-		// We want job names for a given nominal start time to have a deterministic name to avoid the same job being created twice
-		name := fmt.Sprintf("%s-%d", cronJob.Name, scheduledTime.Unix())
-
-		job := &kbatch.Job{
-			ObjectMeta: metav1.ObjectMeta{
-				Labels:      make(map[string]string),
-				Annotations: make(map[string]string),
-				Name:        name,
-				Namespace:   cronJob.Namespace,
-			},
-			Spec: *cronJob.Spec.JobTemplate.Spec.DeepCopy(),
-		}
-		maps.Copy(job.Annotations, cronJob.Spec.JobTemplate.Annotations)
-		job.Annotations[scheduledTimeAnnotation] = scheduledTime.Format(time.RFC3339)
-		maps.Copy(job.Labels, cronJob.Spec.JobTemplate.Labels)
-		if err := ctrl.SetControllerReference(cronJob, job, r.Scheme); err != nil {
-			return nil, err
-		}
-
-		return job, nil
-	}
-	// +kubebuilder:docs-gen:collapse=constructJobForCronJob
-
-	// actually make the job...
-	job, err := constructJobForCronJob(&cronJob, missedRun)
-	if err != nil {
-		log.Error(err, "unable to construct job from template")
-		// don't retry immediately; this failure occurred while constructing the Job.
-		// we'll reconcile again at the next scheduled run, and updates to the CronJob
-		// can also trigger reconciliation sooner
-		return scheduledResult, nil
-	}
-
-	// ...and create it on the cluster
-	if err := r.Create(ctx, job); err != nil {
-		log.Error(err, "unable to create Job for CronJob", "job", job)
-		if fetchErr := r.Get(ctx, req.NamespacedName, &cronJob); fetchErr != nil {
-			log.Error(fetchErr, "Failed to re-fetch CronJob")
-			return ctrl.Result{}, fetchErr
-		}
-		// Update status condition to reflect the error
-		meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-			Type:    typeDegradedCronJob,
-			Status:  metav1.ConditionTrue,
-			Reason:  "JobCreationFailed",
-			Message: fmt.Sprintf("Failed to create job: %v", err),
-		})
-		if statusErr := r.Status().Update(ctx, &cronJob); statusErr != nil {
-			log.Error(statusErr, "Failed to update CronJob status")
-		}
-		return ctrl.Result{}, err
-	}
-
-	log.V(1).Info("created Job for CronJob run", "job", job)
-
-	if fetchErr := r.Get(ctx, req.NamespacedName, &cronJob); fetchErr != nil {
-		log.Error(fetchErr, "Failed to re-fetch CronJob")
-		return ctrl.Result{}, fetchErr
-	}
-	// Update status condition to reflect successful job creation
-	meta.SetStatusCondition(&cronJob.Status.Conditions, metav1.Condition{
-		Type:    typeProgressingCronJob,
-		Status:  metav1.ConditionTrue,
-		Reason:  "JobCreated",
-		Message: fmt.Sprintf("Created job %s", job.Name),
-	})
-	if statusErr := r.Status().Update(ctx, &cronJob); statusErr != nil {
-		log.Error(statusErr, "Failed to update CronJob status")
-	}
-
-	/*
-		### 7: Requeue when we either see a running job or it's time for the next scheduled run
-
-		Finally, we'll return the result that we prepped above, that says we want to requeue
-		when our next run would need to occur.  This is taken as a maximum deadline -- if something
-		else changes in between, like our job starts or finishes, we get modified, etc, we might
-		reconcile again sooner.
-	*/
-	// we'll requeue once we see the running job, and update our status
-	return scheduledResult, nil
-}
-
-/*
-### Setup
-
-Finally, we'll update our setup.  In order to allow our reconciler to quickly
-look up Jobs by their owner, we'll need an index.  We declare an index key that
-we can later use with the client as a pseudo-field name, and then describe how to
-extract the indexed value from the Job object.  The indexer will automatically take
-care of namespaces for us, so we just have to extract the owner name if the Job has
-a CronJob owner.
-
-Additionally, we'll inform the manager that this controller owns some Jobs, so that it
-will automatically call Reconcile on the underlying CronJob when a Job changes, is
-deleted, etc.
-*/
-var (
-	jobOwnerKey = ".metadata.controller"
-	apiGVStr    = batchv1.GroupVersion.String()
-)
-
-// SetupWithManager sets up the controller with the Manager.
+// SetupWithManager indexes Jobs by their controlling CronJob and builds the
+// controller: reconcile a CronJob when it or one of its Jobs changes.
 func (r *CronJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// set up a real clock, since we're not in a test
-	if r.Clock == nil {
-		r.Clock = realClock{}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
-
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &kbatch.Job{}, jobOwnerKey, func(rawObj client.Object) []string {
-		// grab the job object, extract the owner...
-		job := rawObj.(*kbatch.Job)
-		owner := metav1.GetControllerOf(job)
-		if owner == nil {
-			return nil
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &kbatch.Job{}, jobOwnerField, func(o client.Object) []string {
+		if name := ownerName(o.(*kbatch.Job)); name != "" {
+			return []string{name}
 		}
-		// ...make sure it's a CronJob...
-		if owner.APIVersion != apiGVStr || owner.Kind != "CronJob" {
-			return nil
-		}
-
-		// ...and if so, return it
-		return []string{owner.Name}
-	}); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&batchv1.CronJob{}).
 		Owns(&kbatch.Job{}).
 		Named("cronjob").
 		Complete(r)
 }
+
+// ownerName is the name of the CronJob that controls job, or "".
+func ownerName(job *kbatch.Job) string {
+	ref := metav1.GetControllerOf(job)
+	if ref == nil || ref.APIVersion != batchv1.GroupVersion.String() || ref.Kind != "CronJob" {
+		return ""
+	}
+	return ref.Name
+}
+
+// Reconcile brings the status and the history of one CronJob up to date, then
+// creates the Job of its latest due scheduled time if there is one, and asks
+// to be called again at the next scheduled time.
+func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+
+	var cj batchv1.CronJob
+	reader := client.Reader(r.APIReader)
+	if r.ReconstituteFromCache {
+		reader = r.Client
+	}
+	if err := reader.Get(ctx, req.NamespacedName, &cj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cj.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // the garbage collector deletes its Jobs
+	}
+	var cached kbatch.JobList
+	if err := r.List(ctx, &cached, client.InNamespace(req.Namespace), client.MatchingFields{jobOwnerField: req.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	jobs := ours(&cj, cached.Items)
+
+	// The status: which Jobs run, and the latest scheduled time that ran.
+	active, err := r.activeJobs(ctx, &cj, jobs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	last := latestScheduledTime(jobs)
+	if !r.ReconstituteFromCache {
+		last = later(cj.Status.LastScheduleTime, last)
+	}
+	if err := r.writeStatus(ctx, &cj, active, last); err != nil {
+		return ctrl.Result{}, err
+	}
+	// The history, once the status remembers the times of the Jobs it
+	// deletes.
+	if err := r.trimHistory(ctx, &cj, jobs); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		return ctrl.Result{}, nil
+	}
+	sched, err := cron.ParseStandard(cj.Spec.Schedule)
+	if err != nil {
+		// The validating webhook refuses such a schedule; nothing to do until
+		// the spec changes.
+		return ctrl.Result{}, reconcile.TerminalError(fmt.Errorf("schedule %q: %w", cj.Spec.Schedule, err))
+	}
+	now := r.Clock.Now()
+	run, next := dueTime(sched, &cj, last, now)
+	requeue := ctrl.Result{RequeueAfter: next.Sub(now)}
+	if next.IsZero() {
+		requeue = ctrl.Result{} // the schedule never fires again
+	}
+	if run.IsZero() {
+		return requeue, nil
+	}
+
+	if !r.ReconstituteFromCache {
+		// About to create a Job: decide on the apiserver's Jobs, not the
+		// cache's.
+		live, err := r.liveJobs(ctx, &cj)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		active = nil
+		for i := range live {
+			if !finished(&live[i]) {
+				active = append(active, live[i])
+			}
+		}
+		if l := later(last, latestScheduledTime(live)); !l.Equal(last) {
+			// A Job the cache does not show yet ran a later time than the
+			// status remembers (the write that recorded it was lost):
+			// remember it, and see what is due after it.
+			last = l
+			if err := r.writeStatus(ctx, &cj, active, last); err != nil {
+				return ctrl.Result{}, err
+			}
+			if run, _ = dueTime(sched, &cj, last, now); run.IsZero() {
+				return requeue, nil
+			}
+		}
+	}
+
+	switch cj.Spec.ConcurrencyPolicy {
+	case batchv1.ForbidConcurrent:
+		if len(active) > 0 {
+			log.V(1).Info("run held back: a Job still runs", "scheduled", run, "running", len(active))
+			return requeue, nil // the running Job's end triggers a reconcile
+		}
+	case batchv1.ReplaceConcurrent:
+		for i := range active {
+			if err := r.Delete(ctx, &active[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		active = nil
+	}
+
+	job, err := r.jobFor(&cj, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.Create(ctx, job); err != nil {
+		return ctrl.Result{}, fmt.Errorf("creating Job %s for %s: %w", job.Name, run.Format(time.RFC3339), err)
+	}
+	log.Info("created Job", "job", job.Name, "scheduled", run.Format(time.RFC3339))
+	if err := r.writeStatus(ctx, &cj, append(active, *job), &metav1.Time{Time: run}); err != nil {
+		return ctrl.Result{}, err
+	}
+	return requeue, nil
+}
+
+// ours keeps the Jobs that cj controls (same UID: not those of an earlier
+// CronJob of the same name).
+func ours(cj *batchv1.CronJob, jobs []kbatch.Job) []kbatch.Job {
+	var out []kbatch.Job
+	for _, j := range jobs {
+		if ref := metav1.GetControllerOf(&j); ref != nil && ref.UID == cj.UID {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// activeJobs is the unfinished Jobs of cj. Those the cache shows are judged
+// by it; a Job status.active lists and the cache lacks (it was created a
+// moment ago, or deleted) is looked up on the apiserver, as Kubernetes' own
+// CronJob controller does.
+func (r *CronJobReconciler) activeJobs(ctx context.Context, cj *batchv1.CronJob, jobs []kbatch.Job) ([]kbatch.Job, error) {
+	var out []kbatch.Job
+	seen := map[string]bool{}
+	for i := range jobs {
+		seen[jobs[i].Name] = true
+		if !finished(&jobs[i]) {
+			out = append(out, jobs[i])
+		}
+	}
+	if r.ReconstituteFromCache {
+		return out, nil
+	}
+	for _, ref := range cj.Status.Active {
+		if seen[ref.Name] {
+			continue
+		}
+		var job kbatch.Job
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cj.Namespace, Name: ref.Name}, &job)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if job.UID == ref.UID && !finished(&job) {
+			out = append(out, job)
+		}
+	}
+	return out, nil
+}
+
+// liveJobs lists cj's Jobs on the apiserver.
+func (r *CronJobReconciler) liveJobs(ctx context.Context, cj *batchv1.CronJob) ([]kbatch.Job, error) {
+	var list kbatch.JobList
+	if err := r.APIReader.List(ctx, &list, client.InNamespace(cj.Namespace), client.MatchingLabels{CronJobLabel: cj.Name}); err != nil {
+		return nil, err
+	}
+	return ours(cj, list.Items), nil
+}
+
+// writeStatus sets status.active to active (sorted by name) and
+// status.lastScheduleTime to last, and writes the status if it changed.
+func (r *CronJobReconciler) writeStatus(ctx context.Context, cj *batchv1.CronJob, active []kbatch.Job, last *metav1.Time) error {
+	status := batchv1.CronJobStatus{LastScheduleTime: last}
+	for _, j := range active {
+		status.Active = append(status.Active, corev1.ObjectReference{
+			APIVersion: "batch/v1", Kind: "Job", Namespace: j.Namespace, Name: j.Name, UID: j.UID, ResourceVersion: j.ResourceVersion,
+		})
+	}
+	slices.SortFunc(status.Active, func(a, b corev1.ObjectReference) int { return strings.Compare(a.Name, b.Name) })
+	if sameStatus(cj.Status, status) {
+		return nil
+	}
+	cj.Status = status
+	return r.Status().Update(ctx, cj)
+}
+
+// sameStatus compares two statuses by the Jobs they list (name and UID) and
+// the time they remember; a Job's resourceVersion changes too often to be
+// worth a write.
+func sameStatus(a, b batchv1.CronJobStatus) bool {
+	if (a.LastScheduleTime == nil) != (b.LastScheduleTime == nil) ||
+		a.LastScheduleTime != nil && !a.LastScheduleTime.Equal(b.LastScheduleTime) {
+		return false
+	}
+	return slices.EqualFunc(a.Active, b.Active, func(x, y corev1.ObjectReference) bool { return x.Name == y.Name && x.UID == y.UID })
+}
+
+// trimHistory deletes the oldest succeeded and failed Jobs beyond the
+// CronJob's history limits.
+func (r *CronJobReconciler) trimHistory(ctx context.Context, cj *batchv1.CronJob, jobs []kbatch.Job) error {
+	var succeeded, failed []kbatch.Job
+	for _, j := range jobs {
+		switch c := finishedAs(&j); c {
+		case kbatch.JobComplete:
+			succeeded = append(succeeded, j)
+		case kbatch.JobFailed:
+			failed = append(failed, j)
+		}
+	}
+	for _, h := range []struct {
+		jobs  []kbatch.Job
+		limit *int32
+	}{{succeeded, cj.Spec.SuccessfulJobsHistoryLimit}, {failed, cj.Spec.FailedJobsHistoryLimit}} {
+		if h.limit == nil || len(h.jobs) <= int(*h.limit) {
+			continue
+		}
+		slices.SortFunc(h.jobs, func(a, b kbatch.Job) int {
+			if c := scheduledAt(&a).Compare(scheduledAt(&b)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		for i := range h.jobs[:len(h.jobs)-int(*h.limit)] {
+			if err := r.Delete(ctx, &h.jobs[i], client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dueTime is the latest scheduled time of sched that is due now and has not
+// run (after last, or after the CronJob's creation when nothing ran), and not
+// older than the starting deadline; zero when none is. next is the first
+// scheduled time after now; zero when the schedule never fires again.
+func dueTime(sched cron.Schedule, cj *batchv1.CronJob, last *metav1.Time, now time.Time) (run, next time.Time) {
+	from := cj.CreationTimestamp.Time
+	if last != nil {
+		from = last.Time
+	}
+	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
+		if earliest := now.Add(-time.Duration(*d) * time.Second); earliest.After(from) {
+			from = earliest
+		}
+	}
+	for t := sched.Next(from); !t.IsZero() && !t.After(now); t = sched.Next(t) {
+		run = t
+	}
+	return run, sched.Next(now)
+}
+
+// jobFor is the Job of cj for the scheduled time run: its template, the
+// template's labels and annotations, the scheduled time, cj as controller.
+func (r *CronJobReconciler) jobFor(cj *batchv1.CronJob, run time.Time) (*kbatch.Job, error) {
+	job := &kbatch.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   cj.Namespace,
+			Name:        fmt.Sprintf("%s-%d", cj.Name, run.Unix()),
+			Labels:      maps.Clone(cj.Spec.JobTemplate.Labels),
+			Annotations: maps.Clone(cj.Spec.JobTemplate.Annotations),
+		},
+		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
+	}
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
+	}
+	if job.Annotations == nil {
+		job.Annotations = map[string]string{}
+	}
+	job.Labels[CronJobLabel] = cj.Name
+	job.Annotations[ScheduledAtAnnotation] = run.UTC().Format(time.RFC3339)
+	if err := ctrl.SetControllerReference(cj, job, r.Scheme); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// latestScheduledTime is the latest scheduled-at of jobs, nil when none has
+// one.
+func latestScheduledTime(jobs []kbatch.Job) *metav1.Time {
+	var out *metav1.Time
+	for i := range jobs {
+		if t := scheduledAt(&jobs[i]); !t.IsZero() && (out == nil || t.After(out.Time)) {
+			out = &metav1.Time{Time: t}
+		}
+	}
+	return out
+}
+
+// later is the later of a and b (either may be nil).
+func later(a, b *metav1.Time) *metav1.Time {
+	if a == nil || b != nil && b.After(a.Time) {
+		return b
+	}
+	return a
+}
+
+// scheduledAt is the scheduled time job runs for; zero if it has none.
+func scheduledAt(job *kbatch.Job) time.Time {
+	t, err := time.Parse(time.RFC3339, job.Annotations[ScheduledAtAnnotation])
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// finishedAs is Complete or Failed for a finished Job (a true condition of
+// that type), "" for one that runs.
+func finishedAs(job *kbatch.Job) kbatch.JobConditionType {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == kbatch.JobComplete || c.Type == kbatch.JobFailed) && c.Status == corev1.ConditionTrue {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+func finished(job *kbatch.Job) bool { return finishedAs(job) != "" }
