@@ -590,7 +590,8 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: w.setupKubeControllerManager})
 	}
 	if !o.NoWorkloadModels {
-		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
+		env := randomSeed(p.Seed) // the environment's draws (random.go)
+		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
 	}
 	for _, m := range o.Managers {
 		specs := m.processes()
@@ -599,7 +600,8 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions()}
+	names := randomSeed(p.Seed)
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names}
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and
@@ -715,14 +717,15 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	if w.on(InterleavingsAgree) {
 		r.verdicts = append(r.verdicts, w.interleavingsAgree(refs, snap))
 	}
+	var late *refRun
 	for i, v := range r.verdicts {
 		if v.Property != Converges || v.Holds {
 			continue
 		}
 		// Before blaming the faults, the late operator's end state (run
 		// only when needed: most runs converge to a schedule's).
-		late, err := w.lateReference(t, p)
-		if err != nil {
+		var err error
+		if late, err = w.lateReference(t, p); err != nil {
 			return nil, err
 		}
 		if late != nil {
@@ -733,6 +736,11 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 				return nil, err
 			}
 		}
+	}
+	// And the fault-free run of the same downtime (downtime.go), when an
+	// operator's process was down.
+	if err := w.rejudgeWithDowntime(t, p, r, refs, late, snap); err != nil {
+		return nil, err
 	}
 	for i, v := range r.verdicts {
 		if v.Property != NoErrorAtRest || !v.Holds || v.Detail == "" {

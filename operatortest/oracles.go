@@ -501,10 +501,12 @@ func refNames(refs []*refRun) []named {
 			name = fmt.Sprintf("the fault-free run of the same workload with the operator starting after the step at %v", r.after)
 		case r.late:
 			name = "the fault-free run of the same workload with the operator late (its watches deliver nothing until the workload's last step)"
+		case r.downtime:
+			name = "the fault-free run of the same workload and the same downtime (the operator stopped cleanly where this run had it down)"
 		case i > 0:
 			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.seed)
 		}
-		out = append(out, named{name, r.snap, r.late})
+		out = append(out, named{name, r.snap, r.late || r.downtime})
 	}
 	return out
 }

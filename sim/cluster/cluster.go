@@ -73,6 +73,13 @@ type Options struct {
 	// Nil: the virtual clock starts at clock.Epoch and the wall clock is the
 	// machine's.
 	Wall *Wall
+	// NamesSeed, when set, seeds the apiserver's random suffixes of generated
+	// names instead of the plan's seed: they are the apiserver's randomness
+	// (kube-apiserver draws them from util/rand), part of the environment, not
+	// of the schedule, and operatortest gives the two schedules it compares
+	// the same (operatortest/random.go). The schedule's own draws (the
+	// scheduler, latencies, deliveries, CRD establishment) stay the plan's.
+	NamesSeed *uint64
 }
 
 // Wall is the wall clock a world's virtual clock drives (see Options.Wall).
@@ -125,9 +132,13 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	if w := opts.Wall; w != nil {
 		clk = clock.New(w.Now().UTC())
 	}
+	nameDraws := src.Stream("apiserver/names")
+	if opts.NamesSeed != nil {
+		nameDraws = rng.New(*opts.NamesSeed).Stream("apiserver/names")
+	}
 	c := &Cluster{
 		Clock: clk,
-		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names"),
+		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: nameDraws,
 			Later: func(d time.Duration, f func()) { clk.AfterFunc(d, f) }, Delays: src.Stream("apiserver/crd")}),
 		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall),
 		Trace:   trace.New(),

@@ -14,7 +14,8 @@
 //     at a call or after a write, identity (RBAC), and injected API faults.
 //     A request for a path no served kind has is one call too (traced as its
 //     verb on a Status named by the path: a kind whose CRD is not established
-//     yet is answered 404).
+//     yet, or deleted, is answered 404 with the plain text "404 page not
+//     found", as kube-apiserver's not-found handler answers).
 //   - Discovery (/api, /apis, /version, /api/v1, /apis/<group>/<version>) is
 //     answered from the server's kind table without being a call of the
 //     process: client-go's discovery client fetches group versions from
