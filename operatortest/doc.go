@@ -88,14 +88,39 @@
 //     delays an operator moves its run towards that one, and a correct
 //     level-triggered operator may end there (it never made what depended
 //     on an object the workload deleted before it looked); it is one more
-//     candidate end state, not a source of learned fields.
+//     candidate end state, not a source of learned fields. A fault also
+//     delays an operator past some of the workload's steps and not the
+//     rest (a crash and its back-off bring up an incarnation that sees the
+//     world as it is then): when the late reference does not match either,
+//     the fault-free runs whose operator starts right after each earlier
+//     step's instant are run (one at a time, until one matches; cached) and
+//     are candidates too (late.go). What a
+//     controller's reconciles of an object wrote (but the object itself) is
+//     not compared when its last reconcile of that object ends in an error
+//     that a fault-free run also ends in (no-error-at-rest forgives it): a
+//     reconcile that fails says its outputs are not what its inputs call
+//     for, and they keep what the last reconcile that got through saw,
+//     which raced the user's steps (an edit just before the deletion of a
+//     dependency is published or not depending on which the operator saw
+//     first; informers of two kinds promise no order). An operator that
+//     gives up on the same dependency with no error claims its outputs
+//     converged, and is judged on them (frozen.go).
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
 //     suspect, and converges does not blame the faulted run.
 //   - update-summaries: no object is created or deleted more often than in
 //     the fault-free run that did so most (fewer is no violation: a delayed
-//     operator may miss making what the workload deleted first).
+//     operator may miss making what the workload deleted first). The same
+//     race counts the other way too: when the fault-free runs lost it (the
+//     user's deletion came before the operator's first write) and the
+//     faulted run won it, the faulted run makes the object once and unmakes
+//     it once it sees the deletion (a finalizer's external record). An
+//     object no fault-free run made, made once and deleted once, at or
+//     after the workload's first deletion, is a note, not churn; unless it
+//     is a generated name past its prefix's first (nightly-*2: one object
+//     more than the fault-free runs made is a duplicate, not the race)
+//     (churn.go).
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
@@ -139,11 +164,14 @@
 //     owner's deletion re-creates the child, and the garbage collector
 //     deletes a dependent whose owners are all absent (upstream's
 //     attemptToDeleteItem), as on a real cluster with correct code. The
-//     verdict notes their count. One made after the grace counts, and one
-//     never collected counts (no-orphans judges it). An owner that was itself
-//     created for a gone owner and not yet collected counts as gone: the
-//     collector takes the whole subtree (a StatefulSet made for a deleted
-//     custom resource, and the Pod the statefulset controller made for it).
+//     verdict notes their count. The grace is one second plus the longest
+//     informer lag or API latency the plan draws (a deletion committed just
+//     before the heal is delivered that much later). One made after the
+//     grace counts, and one never collected counts (no-orphans judges it). An
+//     owner that was itself created for a gone owner and not yet collected
+//     counts as gone: the collector takes the whole subtree (a StatefulSet
+//     made for a deleted custom resource, and the Pod the statefulset
+//     controller made for it).
 //   - A storm of reconciles or writes in seconds during which a watch of the
 //     cluster is stalled (a hold) is a note, not a hot loop (the kernel's
 //     hot-loop verdict holds and says its count): a controller's cache that
@@ -386,6 +414,17 @@
 //     RFC 3339 or Go's time.Time String (unix seconds), is compared as a
 //     value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
+//   - Frozen outputs (converges, frozen.go) are the writes made inside a
+//     controller's reconciles of the failing object; what a Runnable or
+//     another controller derived from it is compared as usual. The object
+//     itself is told from its outputs by its controller's name being its
+//     kind (controller-runtime's default) or by a status write; a
+//     controller Named otherwise has its own object's spec and metadata
+//     writes (a finalizer) left uncompared too while it fails by design.
+//   - Churn both ways (churn.go) reads the workload's deletions from its
+//     landed "action" steps: a deletion the operator's own code makes
+//     (cleanup it starts itself) is no race with a user and does not open
+//     the rule.
 //   - Time-driven operators: the fault-free run of the same downtime (see
 //     Generic oracles) replays the windows in which a process was down, not
 //     the time a held or lagging watch, or a restart onto a lagging

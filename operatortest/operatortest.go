@@ -740,6 +740,11 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 		if late != nil {
 			r.verdicts[i] = w.converges(append(slices.Clip(refs), late), snap, v.At)
 		}
+		if !r.verdicts[i].Holds && late != nil { // late.go
+			if r.verdicts[i], err = w.convergesAfterEachStep(t, p, append(slices.Clip(refs), late), snap, r.verdicts[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// And the fault-free run of the same downtime (downtime.go), when an
 	// operator's process was down.

@@ -20,6 +20,9 @@ import (
 type refRun struct {
 	seed uint64
 	late bool // the late reference (lateReference)
+	// after: a late reference's operator starts after this step's instant
+	// (late.go; 0: after the last).
+	after time.Duration
 	// downtime: the fault-free run of a faulted run's downtime
 	// (downtime.go); like the late one, a candidate end state only.
 	downtime bool

@@ -38,9 +38,7 @@ var knownFalseAlarms = map[string]string{}
 // knownSharedCatches are the twins whose minimal plan also violates a
 // property on the correct operator (a false alarm the budget of
 // TestCorrectOperatorsRaiseNoFalseAlarm does not reach), each with why.
-var knownSharedCatches = map[string]string{
-	"dependency": "while the operator fails on a dependency the user deleted, the ConfigMap it derived keeps whatever input it last saw, which races with the user's edit; converges judges that frozen output (the differential rule forgives the error at rest, not what it leaves behind)",
-}
+var knownSharedCatches = map[string]string{}
 
 // scheme has the built-in kinds and every pattern's custom resources.
 var scheme = func() *runtime.Scheme {
