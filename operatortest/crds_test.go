@@ -26,11 +26,10 @@ func TestASeedObjectOfAKindNeverServedFailsTheRun(t *testing.T) {
 	db.SetNamespace("apps")
 	db.SetName("main")
 	_, err := operatortest.Explore(t, operatortest.Options{
-		Scheme:     s,
-		Managers:   []operatortest.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
-		Objects:    []client.Object{db},
-		NoWorkload: true,
-		Checks:     1,
+		Scheme:   s,
+		Managers: []operatortest.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
+		Objects:  []client.Object{db},
+		Checks:   1,
 	})
 	if err == nil || !strings.Contains(err.Error(), "Objects [Database apps/main] were never created: no CRD served their kind") {
 		t.Fatalf("Explore: %v, want the never-served seed named", err)

@@ -88,14 +88,39 @@
 //     delays an operator moves its run towards that one, and a correct
 //     level-triggered operator may end there (it never made what depended
 //     on an object the workload deleted before it looked); it is one more
-//     candidate end state, not a source of learned fields.
+//     candidate end state, not a source of learned fields. A fault also
+//     delays an operator past some of the workload's steps and not the
+//     rest (a crash and its back-off bring up an incarnation that sees the
+//     world as it is then): when the late reference does not match either,
+//     the fault-free runs whose operator starts right after each earlier
+//     step's instant are run (one at a time, until one matches; cached) and
+//     are candidates too (late.go). What a
+//     controller's reconciles of an object wrote (but the object itself) is
+//     not compared when its last reconcile of that object ends in an error
+//     that a fault-free run also ends in (no-error-at-rest forgives it): a
+//     reconcile that fails says its outputs are not what its inputs call
+//     for, and they keep what the last reconcile that got through saw,
+//     which raced the user's steps (an edit just before the deletion of a
+//     dependency is published or not depending on which the operator saw
+//     first; informers of two kinds promise no order). An operator that
+//     gives up on the same dependency with no error claims its outputs
+//     converged, and is judged on them (frozen.go).
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
 //     suspect, and converges does not blame the faulted run.
 //   - update-summaries: no object is created or deleted more often than in
 //     the fault-free run that did so most (fewer is no violation: a delayed
-//     operator may miss making what the workload deleted first).
+//     operator may miss making what the workload deleted first). The same
+//     race counts the other way too: when the fault-free runs lost it (the
+//     user's deletion came before the operator's first write) and the
+//     faulted run won it, the faulted run makes the object once and unmakes
+//     it once it sees the deletion (a finalizer's external record). An
+//     object no fault-free run made, made once and deleted once, at or
+//     after the workload's first deletion, is a note, not churn; unless it
+//     is a generated name past its prefix's first (nightly-*2: one object
+//     more than the fault-free runs made is a duplicate, not the race)
+//     (churn.go).
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
@@ -110,7 +135,12 @@
 // generated name becomes its prefix and place ("nightly-*", "nightly-*2") in
 // every reference to it (status.jobName); resourceVersions, generations and
 // observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
-// also inside longer strings) are masked. Lists compare as their schema
+// also inside longer strings) are masked; the node the scheduler bound a pod
+// to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
+// node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
+// named by the pod it was first given to ("<ip:Pod shop/cache-0>"), wherever
+// it appears (the network plugin allocates addresses in the order pods
+// start). Lists compare as their schema
 // says: x-kubernetes-list-type map (by its keys) or set have no order, for
 // CRDs from their OpenAPI schema and for built-in kinds from client-go's
 // structured-merge-diff schema, the listType markers server-side apply
@@ -134,8 +164,14 @@
 //     owner's deletion re-creates the child, and the garbage collector
 //     deletes a dependent whose owners are all absent (upstream's
 //     attemptToDeleteItem), as on a real cluster with correct code. The
-//     verdict notes their count. One made after the grace counts, and one
-//     never collected counts (no-orphans judges it).
+//     verdict notes their count. The grace is one second plus the longest
+//     informer lag or API latency the plan draws (a deletion committed just
+//     before the heal is delivered that much later). One made after the
+//     grace counts, and one never collected counts (no-orphans judges it). An
+//     owner that was itself created for a gone owner and not yet collected
+//     counts as gone: the collector takes the whole subtree (a StatefulSet
+//     made for a deleted custom resource, and the Pod the statefulset
+//     controller made for it).
 //   - A storm of reconciles or writes in seconds during which a watch of the
 //     cluster is stalled (a hold) is a note, not a hot loop (the kernel's
 //     hot-loop verdict holds and says its count): a controller's cache that
@@ -145,20 +181,47 @@
 //     the latest) is a hot loop.
 //
 // A time-driven operator (a CronJob-like schedule whose missed runs are
-// skipped by design, startingDeadlineSeconds) raises a question the
-// principle above answers only in part. A fault that takes its controller
-// down across a scheduled instant legitimately changes what it creates: the
-// run is skipped or starts late, so the faulted run may lack a Job both
-// fault-free runs made, and converges then fires without a bug. The sound
-// reference for such a run is the fault-free run of the same downtime: the
-// faulted run's process-down windows replayed as clean stops (the process
-// stops between reconciles, so no intermediate state), with no other fault.
-// A missed run shows in both and is not blamed; a crash between two writes
-// leaves an intermediate state the clean stop does not, and is still caught;
-// a run created twice is more creates of one name (the Job of a scheduled
-// time) than either reference, and an overlap under Forbid is the domain
-// property's to judge. That reference is not built yet (Known gaps):
-// examples/cronjob still disables converges and update-summaries.
+// skipped by design, startingDeadlineSeconds) does what the clock asks when
+// it is up. Two rules make it pass with default Options:
+//
+//   - interleavings-agree compares two schedules in one environment. What the
+//     world outside the operator's schedule draws at random is drawn from a
+//     seed a plan's seed and its partner (seed+2048) share (random.go): the
+//     randomness in the processes, the apiserver's suffixes of generated
+//     names, and the kubelet's durations of each pod (its binding, its start,
+//     how long its containers run), drawn per pod (its namespace, its name or
+//     generateName, and how many pods of that name came before it), whatever
+//     order the kubelet meets pods in. What the two keep apart is the
+//     interleaving alone: which task runs next, each API call's latency, each
+//     event's delivery, when a CRD is Established, when a replica retries
+//     for its leader Lease (the jitter moves the retry, no value). A Job that ran 7 s in one
+//     schedule and 29 s in the other made the two end with different Jobs
+//     kept in a history; now they run alike.
+//   - A fault that takes its controller down across a scheduled instant
+//     legitimately changes what it creates: the run is skipped or starts
+//     late, so the faulted run may lack a Job both fault-free runs made. When
+//     converges or update-summaries still fires after the other references,
+//     and an operator's process was down in the faulted run, one more
+//     reference is run (downtime.go, cached as the others): the fault-free
+//     run of the same downtime, the faulted run's process-down windows (each
+//     crash, exit or stale restart to the process's next start) replayed as
+//     clean stops (plan.Stop: the process stops between reconciles, before
+//     the reconcile a crash cut short began, and starts again when the
+//     faulted run's did), with no crash mid-reconcile, no stale view, no
+//     other fault. Like the late reference it is one more candidate
+//     end state and one more bound on creates and deletes, not a source of
+//     learned fields; a verdict it turns to holding says so in its detail.
+//     It excuses what the time down explains, not what the restart does: a
+//     difference it shows is forgiven only when the fault-free run of the
+//     same restarts with no time down (each stop followed by a start at
+//     once; run then, cached) does not show it too, so that an operator
+//     that "starts clean" and re-creates what it made is still caught. A
+//     missed run shows in it too and is not blamed; a crash between two
+//     writes leaves an intermediate state the clean stop does not (it comes
+//     before the reconcile the crash cut), and is still caught; a run created
+//     twice is more creates of one name (the Job of a scheduled time) than any
+//     reference makes, and an overlap under Forbid is the domain property's to
+//     judge.
 //
 // The namespace controller, the garbage
 // collector and the replicaset, deployment, job, statefulset and
@@ -170,6 +233,19 @@
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
 // after its back-off, the node comes back; a failed pod stays failed).
+//
+// Exec (exec.go) gives the handlers of the commands the operator execs in
+// containers (pods/exec and attach through mgr.GetConfig(), with client-go's
+// remotecommand SPDY executor, unchanged), by container name or image: fakes
+// of the operands' CLIs, which keep their state in the container's files
+// (ExecRequest.Files, for the pod's life) and which a property reads back
+// (History.ContainerFiles). Each exec is one call of the process (trace,
+// crash points, RBAC on create pods/exec); with Exec the plans also draw
+// exec failures (a 500 before the command runs) and timeouts (the command
+// ran, the client sees a 504). An exec into a container that does not run
+// answers the kubelet's `container not found`; one with no handler fails
+// with an error naming the pod, the container and the command
+// (examples/execop).
 //
 // # No silent pass
 //
@@ -275,7 +351,8 @@
 // crypto/... (testing/cryptotest), google/uuid, math/rand's global
 // functions and k8s.io/apimachinery/pkg/util/rand. Every run of a plan draws
 // the same values; the two schedules interleavings-agree compares draw the
-// same ones; and every start of an operator's process starts them over, so
+// same ones (and meet the same generated-name suffixes and pod durations:
+// see Generic oracles); and every start of an operator's process starts them over, so
 // that a value drawn and lost in a crash is drawn again after the restart, as
 // the fault-free run drew it (random.go says what that gives up).
 //
@@ -337,15 +414,40 @@
 //     RFC 3339 or Go's time.Time String (unix seconds), is compared as a
 //     value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
+//   - Frozen outputs (converges, frozen.go) are the writes made inside a
+//     controller's reconciles of the failing object; what a Runnable or
+//     another controller derived from it is compared as usual. The object
+//     itself is told from its outputs by its controller's name being its
+//     kind (controller-runtime's default) or by a status write; a
+//     controller Named otherwise has its own object's spec and metadata
+//     writes (a finalizer) left uncompared too while it fails by design.
+//   - Churn both ways (churn.go) reads the workload's deletions from its
+//     landed "action" steps: a deletion the operator's own code makes
+//     (cleanup it starts itself) is no race with a user and does not open
+//     the rule.
 //   - Time-driven operators: the fault-free run of the same downtime (see
-//     Generic oracles) is not built; a controller down across a scheduled
-//     instant can make converges fire on a correct time-driven operator.
-//     The late reference covers the workload's timing only, not the
-//     clock's.
+//     Generic oracles) replays the windows in which a process was down, not
+//     the time a held or lagging watch, or a restart onto a lagging
+//     apiserver, kept it blind: an operator that misses a scheduled instant
+//     because its cache saw nothing (it was up) is judged against the other
+//     references alone (examples/cronjob's CronJob, hidden for 1m46s by a
+//     stale restart, misses its runs so, and that test still disables
+//     converges and update-summaries). The late reference
+//     covers the workload's timing only, not the clock's. The downtime is
+//     replayed at the faulted run's instants on the fault-free run's pace: a
+//     reconcile that latency or lag made late in the faulted run, and that
+//     the crash did not cut (it had not begun), may be done before the stop
+//     in the reference. A clean stop that finds a reconcile in flight waits
+//     for a moment no worker is reconciling: with several workers busy in
+//     turn it may come later than the faulted run's crash. A time-driven
+//     operator is never at rest: a Job that finishes within milliseconds of
+//     the run's end may be complete in one schedule and running in the
+//     other (the interleaving moves it by the API's latencies).
 //   - interleavings-agree compares the two fault-free runs strictly (it has
-//     no third run to learn from): a random token drawn differently under
-//     two seeds (a generated password) is reported as a disagreement until
-//     the other schedule's run draws the same randomness as the plan's.
+//     no third run to learn from): an environment draw that is not of the
+//     shared seed (a model of the test's own drawing from cluster.Stream, a
+//     pod's durations when two pods of one generateName are created
+//     concurrently and swap places) is reported as a disagreement.
 //   - The collector's rule applies to the watch log's owners: a dependent
 //     whose owner is of a kind the log never shows (made before the run) is
 //     taken as created for a gone owner. A stall storm is recognised by
@@ -360,7 +462,11 @@
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for
 //     the plans a shard does not run (the generator needs the targets to
-//     draw); references are cached by seed and workload (64 at most).
+//     draw); and one or two more (the same downtime's, then the same
+//     restarts' with no time down) when converges or update-summaries would
+//     still fire and an operator's process was down;
+//     references are cached by seed and workload (64 at most), the
+//     downtime's by its windows too (a shrink's replays reuse it).
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
 //     once when it has caught up; a real watch cache catches up gradually.
 //   - Replicas elect their leader with client-go's algorithm run by the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -37,6 +38,13 @@ import (
 //     in creation order ("nightly-*", "nightly-*2"), and every occurrence of
 //     the full name (status.jobName, a label, a child's own generated prefix)
 //     is replaced by that name. The apiserver draws the suffix.
+//   - scheduling: a pod created with no node is bound by the scheduler,
+//     which picks among the nodes that fit; its spec.nodeName and its node's
+//     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
+//   - pod addresses: an address a Pod's status carried (status.podIP,
+//     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
+//     wherever it appears (an EndpointSlice's endpoints, an annotation). The
+//     network plugin allocates them in the order pods start.
 //   - resourceVersions, generations and observedGenerations are dropped: they
 //     count the writes before them. managedFields too.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
@@ -61,10 +69,13 @@ import (
 type canon struct {
 	names map[types.UID]string // uid -> the object's canonical name
 	repl  *strings.Replacer
+	// scheduled are the pods the cluster bound to a node (created with no
+	// spec.nodeName): which node is the scheduler's pick.
+	scheduled map[types.UID]bool
 }
 
 func newCanon(log []apiserver.Event) *canon {
-	c := &canon{names: map[types.UID]string{}}
+	c := &canon{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
 	generated := map[string]int{}            // "Kind ns/prefix" -> objects so far
 	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
 	var keys []string
@@ -103,6 +114,28 @@ func newCanon(log []apiserver.Event) *canon {
 		}
 		incarnations[k] = append(incarnations[k], uid)
 	}
+	for _, ev := range log {
+		if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Added && p.Spec.NodeName == "" {
+			c.scheduled[p.UID] = true
+		}
+	}
+	// Pod addresses: the network plugin allocates them, so which pod has
+	// which address counts the pods started before it on its node. Each is
+	// named by the pod it was first allocated to.
+	var ipPairs [][2]string
+	seenIP := map[string]bool{}
+	for _, ev := range log {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		for _, ip := range podIPs(p) {
+			if !seenIP[ip] {
+				seenIP[ip] = true
+				ipPairs = append(ipPairs, [2]string{ip, "<ip:Pod " + p.Namespace + "/" + c.name(p) + ">"})
+			}
+		}
+	}
 	// The last incarnation of a name is the object; earlier ones are named
 	// by their place (a reference to one is a reference to an object gone).
 	for _, k := range keys {
@@ -117,7 +150,7 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	// Longer names first, so that a name that contains another (a Pod's
 	// generated name that starts with its Job's) is replaced whole.
-	pairs := append(uidPairs, genPairs...)
+	pairs := append(append(uidPairs, genPairs...), ipPairs...)
 	slices.SortStableFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
 	var args []string
 	for _, p := range pairs {
@@ -125,6 +158,50 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	c.repl = strings.NewReplacer(args...)
 	return c
+}
+
+// binding names the node the scheduler bound a pod to, in the pod's
+// decoded content m: spec.nodeName and the node's addresses in its status
+// (hostIP, hostIPs) become "<node of Pod ns/name>". The scheduler picks
+// among the nodes that fit (at random among equal scores), so which node a
+// pod runs on differs between two runs; a pod created with its node set
+// keeps it.
+func (c *canon) binding(gvk schema.GroupVersionKind, o client.Object, m map[string]any) {
+	if gvk.GroupKind() != (schema.GroupKind{Kind: "Pod"}) || !c.scheduled[o.GetUID()] {
+		return
+	}
+	tok := "<node of Pod " + o.GetNamespace() + "/" + c.name(o) + ">"
+	if spec, ok := m["spec"].(map[string]any); ok && spec["nodeName"] != nil {
+		spec["nodeName"] = tok
+	}
+	st, ok := m["status"].(map[string]any)
+	if !ok {
+		return
+	}
+	if st["hostIP"] != nil {
+		st["hostIP"] = tok
+	}
+	if ips, ok := st["hostIPs"].([]any); ok {
+		for _, e := range ips {
+			if ip, ok := e.(map[string]any); ok && ip["ip"] != nil {
+				ip["ip"] = tok
+			}
+		}
+	}
+}
+
+// podIPs are the addresses a pod's status carries.
+func podIPs(p *corev1.Pod) []string {
+	var out []string
+	if p.Status.PodIP != "" {
+		out = append(out, p.Status.PodIP)
+	}
+	for _, ip := range p.Status.PodIPs {
+		if ip.IP != "" && ip.IP != p.Status.PodIP {
+			out = append(out, ip.IP)
+		}
+	}
+	return out
 }
 
 // name is an object's canonical name.

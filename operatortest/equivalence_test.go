@@ -437,3 +437,47 @@ func TestAnErrorAtRestWithNoWorkloadIsNotForgiven(t *testing.T) {
 		t.Errorf("no-error-at-rest on an operator whose backend never existed: holds=%v %q", v.Holds, v.Detail)
 	}
 }
+
+// podOn is a pod bound to node (with that node's address as its host) and
+// given address ip.
+func podOn(name string, uid types.UID, node, hostIP, ip string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: uid},
+		Spec:   corev1.PodSpec{NodeName: node},
+		Status: corev1.PodStatus{HostIP: hostIP, HostIPs: []corev1.HostIP{{IP: hostIP}}, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}}}
+}
+
+// Where the scheduler put a pod and which address the network plugin gave
+// it are the cluster's draws: a pod created with no node and bound to
+// node-1 (10.244.1.2) in one run and node-2 (10.244.2.3) in another is the
+// same state, and an EndpointSlice-like record of its address compares
+// equal too. A pod created with its node set keeps it: a different node is
+// a different state.
+func TestTheSchedulersNodeAndThePodsAddressAreEqualWhereverTheyAppear(t *testing.T) {
+	podGVK := corev1.SchemeGroupVersion.WithKind("Pod")
+	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	run := func(node, hostIP, ip string, setByUser bool) (string, string) {
+		created := podOn("cache-0", "uid-p", "", "", "")
+		if setByUser {
+			created.Spec.NodeName = node
+		}
+		bound := podOn("cache-0", "uid-p", node, hostIP, ip)
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "peers", UID: "uid-cm"}, Data: map[string]string{"cache": ip + ":6379"}}
+		ev := added(t, bound)
+		ev.Type = watch.Modified
+		c := canonicalText(t, added(t, created), ev, added(t, cm))
+		return c(podGVK, bound), c(cmGVK, cm)
+	}
+	p1, c1 := run("node-1", "10.0.0.1", "10.244.1.2", false)
+	p2, c2 := run("node-2", "10.0.0.2", "10.244.2.3", false)
+	if p1 != p2 || c1 != c2 {
+		t.Errorf("a pod bound elsewhere, or given another address, differs:\n%s\n%s\n%s\n%s", p1, p2, c1, c2)
+	}
+	if !strings.Contains(p1, "<node of Pod shop/cache-0>") || !strings.Contains(c1, "<ip:Pod shop/cache-0>:6379") {
+		t.Errorf("the node or the address is not named by the pod: %s %s", p1, c1)
+	}
+	u1, _ := run("node-1", "10.0.0.1", "10.244.1.2", true)
+	u2, _ := run("node-2", "10.0.0.2", "10.244.1.2", true)
+	if u1 == u2 {
+		t.Errorf("a pod created on node-1 compares equal to one created on node-2: %s", u1)
+	}
+}

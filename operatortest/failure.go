@@ -185,6 +185,8 @@ func faultSummary(f plan.Fault) string {
 		return fmt.Sprintf("pod %d's containers exited with code 1 once", f.Pod)
 	case plan.NodeLost:
 		return fmt.Sprintf("node %s stopped reporting at %v", f.Node, f.At)
+	case plan.Stop:
+		return fmt.Sprintf("%s stopped cleanly at %v (between reconciles) and started again at %v", f.Process, f.From, f.Until)
 	}
 	return f.String()
 }
@@ -210,6 +212,8 @@ func realEvent(f plan.Fault) string {
 		return "a slow or distant apiserver"
 	case plan.Workers:
 		return "MaxConcurrentReconciles set above 1, as many operators deploy"
+	case plan.Stop:
+		return "a graceful shutdown (a rolling update of the operator's Deployment, a node drain): the manager lets its in-flight reconciles finish and exits"
 	case plan.NotReady:
 		return "a pod whose readiness probe never passes"
 	case plan.CrashLoop:

@@ -118,8 +118,14 @@ func bugOptions(r *knownBugs, withPanic bool) Options {
 		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient(), wrongCopy: r.wrongCopy, twoWrites: r.twoWrites, shuffled: r.shuffled})
 		}}},
-		Objects:          []client.Object{a, b},
-		Properties:       []Property{copied},
+		Objects:    []client.Object{a, b},
+		Properties: []Property{copied},
+		// These tests judge how the harness reports known bugs (violations
+		// of copied, panics), not the workload. copied presumes team/b
+		// exists: a drawn deletion of it violates copied on its own (seen:
+		// "secrets \"b-copy\" not found" after "at 0s delete object=1"),
+		// a violation of this test's property that would race the bug each
+		// test expects.
 		NoWorkload:       true,
 		NoWorkloadModels: true,
 		FaultPhase:       5 * time.Second,

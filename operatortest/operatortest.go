@@ -253,6 +253,12 @@ type Options struct {
 	// crashloop, podfail, nodelost), until the fault phase ends (a failed
 	// pod stays failed). Off by default.
 	WorkloadFaults bool
+	// Exec runs the commands the operator execs in containers (exec.go), by
+	// container name or image (with or without its tag): the fakes of its
+	// operands' CLIs. With Exec, plans also draw exec failures and timeouts.
+	// An exec into a container without a handler fails with an error naming
+	// the pod, the container and the command.
+	Exec map[string]ExecHandler
 }
 
 // effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
@@ -577,6 +583,9 @@ func newWorld(o Options) (*world, error) {
 		w.space.Pods = 10
 		w.space.Nodes = kubeworld.DefaultNodes
 	}
+	if len(o.Exec) > 0 {
+		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
+	}
 	w.space.Workload = wl
 	return w, nil
 }
@@ -590,7 +599,8 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: w.setupKubeControllerManager})
 	}
 	if !o.NoWorkloadModels {
-		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{}))
+		env := randomSeed(p.Seed) // the environment's draws (random.go)
+		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
 	}
 	for _, m := range o.Managers {
 		specs := m.processes()
@@ -599,7 +609,8 @@ func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions()}
+	names := randomSeed(p.Seed)
+	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names, Exec: o.execHandlers()}
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and
@@ -715,19 +726,30 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	if w.on(InterleavingsAgree) {
 		r.verdicts = append(r.verdicts, w.interleavingsAgree(refs, snap))
 	}
+	var late *refRun
 	for i, v := range r.verdicts {
 		if v.Property != Converges || v.Holds {
 			continue
 		}
 		// Before blaming the faults, the late operator's end state (run
 		// only when needed: most runs converge to a schedule's).
-		late, err := w.lateReference(t, p)
-		if err != nil {
+		var err error
+		if late, err = w.lateReference(t, p); err != nil {
 			return nil, err
 		}
 		if late != nil {
 			r.verdicts[i] = w.converges(append(slices.Clip(refs), late), snap, v.At)
 		}
+		if !r.verdicts[i].Holds && late != nil { // late.go
+			if r.verdicts[i], err = w.convergesAfterEachStep(t, p, append(slices.Clip(refs), late), snap, r.verdicts[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// And the fault-free run of the same downtime (downtime.go), when an
+	// operator's process was down.
+	if err := w.rejudgeWithDowntime(t, p, r, refs, late, snap); err != nil {
+		return nil, err
 	}
 	for i, v := range r.verdicts {
 		if v.Property != NoErrorAtRest || !v.Holds || v.Detail == "" {

@@ -30,6 +30,9 @@ func (o Options) validate() error {
 	if len(o.Managers) == 0 {
 		return fmt.Errorf("Options.Managers is empty: nothing to test")
 	}
+	if err := o.validateExec(); err != nil {
+		return err
+	}
 	for i, m := range o.Managers {
 		switch {
 		case m.Name == "":

@@ -17,10 +17,19 @@ import "github.com/ctrlsim/ctrlsim/sim/process"
 // at every start), which no generic oracle could tell from a correct
 // operator's fresh draw anyway.
 
-// randomSeed is the seed of a run's randomness for a plan with this seed. A
-// seed and its otherSeed share it: interleavings-agree compares two
-// interleavings of one workload, not two draws of a random token. Other
-// plans draw other values.
+// randomSeed is the seed of a run's environment for a plan with this seed:
+// what the world outside the operator's schedule draws at random. That is
+// the randomness code in the process draws (above), the apiserver's
+// suffixes of generated names (cluster.Options.NamesSeed) and the kubelet's
+// durations of each pod: its binding, its start and how long its
+// containers run (kubeworld.Delays.Seed). A seed and its otherSeed share
+// it: interleavings-agree compares two interleavings of one workload in one
+// environment, not two environments (a Job that ran 7 s in one and 29 s in
+// the other ends differently whatever the operator does). What the seed
+// keeps for the schedule alone is the interleaving: which task runs next,
+// every API call's latency, every watch event's delivery, when a CRD is
+// Established, when a replica retries for its leader Lease. Other plans draw
+// other environments.
 func randomSeed(seed uint64) uint64 { return seed % 2048 }
 
 // randomAtEveryStart makes every start of the operator's processes start the

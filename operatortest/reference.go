@@ -18,10 +18,16 @@ import (
 
 // refRun is the fault-free run of one seed and workload.
 type refRun struct {
-	seed    uint64
-	late    bool // the late reference (lateReference)
-	snap    *snapshot
-	targets []time.Duration
+	seed uint64
+	late bool // the late reference (lateReference)
+	// after: a late reference's operator starts after this step's instant
+	// (late.go; 0: after the last).
+	after time.Duration
+	// downtime: the fault-free run of a faulted run's downtime
+	// (downtime.go); like the late one, a candidate end state only.
+	downtime bool
+	snap     *snapshot
+	targets  []time.Duration
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most

@@ -34,7 +34,7 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 	}{{"a bug", trustsItsMark}, {"no bug", child()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := appOptions(tc.do)
-			o.Checks, o.Seed, o.NoWorkload = 60, 3, true
+			o.Checks, o.Seed = 60, 3
 			whole, err := Explore(t, o)
 			if err != nil {
 				t.Fatal(err)

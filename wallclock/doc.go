@@ -38,6 +38,12 @@
 //     killed task's deferred code that sleeps while another task kills it. Run
 //     reports that as a test error at the next step of virtual time
 //     (TestAWaitOnTheWallClockIsReported).
+//   - Goroutines that the operator starts itself wait on the bubble's timers
+//     as tasks do: one that calls into the simulator is adopted as a task of
+//     its process there (sim/scheduler's adopt.go), so the clock's follower
+//     settles the bubble at every step and stops short for it
+//     (TestGoroutinesOfAProcessAreItsTasksDeterminism); one that never calls
+//     in runs at its timer's instant alongside the sleeping kernel.
 //   - math/rand/v2's global functions read the runtime's per-thread
 //     generator, which nothing can seed: code that draws from them makes two
 //     runs of one plan differ, and CheckDeterminism names the step where

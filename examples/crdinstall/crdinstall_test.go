@@ -48,6 +48,16 @@ func options(wait bool) operatortest.Options {
 		}}},
 		Objects:    []client.Object{mine},
 		Properties: []operatortest.Property{servedBeforeUse, configMapsMade},
+		// Not to hide a false alarm of the operator's: the one seed object
+		// is of the kind the operator installs at run time, which the
+		// harness creates once a CRD serves it and whose objects the
+		// generic oracles neither judge nor collect (operatortest's Known
+		// gaps). Drawn steps on it race with its own creation (it is made
+		// only once the CRD serves its kind, at an instant that follows the
+		// schedule): with a workload, the two fault-free schedules of one
+		// plan end differently (seen: ConfigMap gadget-mine after one, not
+		// the other, for a delete at 19 ms), a harness gap, not the
+		// installer's.
 		NoWorkload: true,
 		Checks:     20,
 	}

@@ -33,16 +33,12 @@ type pattern struct {
 // reports, each with why (issue 27 is open until this map is empty). The
 // suite says so on every run, and fails when one of them no longer shows, so
 // that it is taken off the list.
-var knownFalseAlarms = map[string]string{
-	"schedule": "a time-driven operator never comes to rest: its two fault-free schedules end with different Jobs kept in its history (the kubelet's run times follow the schedule's seed), and the reference of the same downtime is not built (operatortest/doc.go, Known gaps)",
-}
+var knownFalseAlarms = map[string]string{}
 
 // knownSharedCatches are the twins whose minimal plan also violates a
 // property on the correct operator (a false alarm the budget of
 // TestCorrectOperatorsRaiseNoFalseAlarm does not reach), each with why.
-var knownSharedCatches = map[string]string{
-	"dependency": "while the operator fails on a dependency the user deleted, the ConfigMap it derived keeps whatever input it last saw, which races with the user's edit; converges judges that frozen output (the differential rule forgives the error at rest, not what it leaves behind)",
-}
+var knownSharedCatches = map[string]string{}
 
 // scheme has the built-in kinds and every pattern's custom resources.
 var scheme = func() *runtime.Scheme {

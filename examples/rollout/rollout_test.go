@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,12 +25,15 @@ func app() *corev1.ConfigMap {
 	}
 }
 
-// reportedAtRest: at the end the app reports the rollout complete, and the
-// Deployment's status (written by the deployment controller model) agrees:
-// 3 replicas, all updated, ready and available, revision 1.
+// reportedAtRest: at the end the app (unless the user deleted it) reports
+// the rollout complete, and the Deployment's status (written by the
+// deployment controller model) agrees: 3 replicas, all updated, ready and
+// available, revision 1.
 var reportedAtRest = operatortest.Property{Name: "rollout-reported", Check: func(h *operatortest.History) error {
 	var cm corev1.ConfigMap
-	if err := h.Get(client.ObjectKeyFromObject(app()), &cm); err != nil {
+	if err := h.Get(client.ObjectKeyFromObject(app()), &cm); apierrors.IsNotFound(err) {
+		return nil // the user deleted the app: nothing to report
+	} else if err != nil {
 		return err
 	}
 	var d appsv1.Deployment
@@ -54,7 +58,6 @@ func options() operatortest.Options {
 		}}},
 		Objects:    []client.Object{app()},
 		Properties: []operatortest.Property{reportedAtRest},
-		NoWorkload: true,
 		Checks:     30,
 	}
 }
@@ -107,6 +110,11 @@ func TestWorkloadFaultsHealAndTheRolloutCompletes(t *testing.T) {
 func TestAHealBudgetShorterThanTheKubeletsRecoveryIsFound(t *testing.T) {
 	o := options()
 	o.WorkloadFaults = true
+	// This test is of the shrink to the one kubelet fault the bug needs:
+	// with the drawn workload too, the bug is found all the same (seen at
+	// plan 24, rollout-reported and converges), but 400 shrink runs leave
+	// three faults and three steps (re-creations of the app at 0s).
+	o.NoWorkload = true
 	o.HealBudget = 10 * time.Second
 	o.Checks, o.Seed, o.ShrinkRuns = 100, 1, 400
 	res, err := operatortest.Explore(t, o)

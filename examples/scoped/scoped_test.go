@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 // manager (its own Options, as main builds them, and SetupWithManager), an app
 // ConfigMap in the watched namespace and the platform Secret.
 func options(fixed bool, watchNamespace string) operatortest.Options {
+	app := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{scoped.AppLabel: "yes"}}}
 	return operatortest.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []operatortest.Manager{{Name: "scoped",
@@ -27,13 +29,18 @@ func options(fixed bool, watchNamespace string) operatortest.Options {
 				return scoped.New(mgr, fixed).SetupWithManager(mgr)
 			}}},
 		Objects: []client.Object{
-			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{scoped.AppLabel: "yes"}}},
+			app,
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: scoped.PlatformNamespace, Name: scoped.SecretName},
 				Data: map[string][]byte{".dockerconfigjson": []byte("{}")}},
 		},
-		NoWorkload: true, // the bug needs none: the app and the platform Secret are there from the start
-		Checks:     50,
+		// The user deletes and re-creates the app; the platform Secret is
+		// the platform team's, installed with the operator.
+		Workload: operatortest.Workload{Objects: []client.Object{app}},
+		Checks:   50,
 		Properties: []operatortest.Property{{Name: "app-has-secret", Check: func(h *operatortest.History) error {
+			if err := h.Get(client.ObjectKeyFromObject(app), &corev1.ConfigMap{}); apierrors.IsNotFound(err) {
+				return nil // the user deleted the app: no Secret is owed to it
+			}
 			var s corev1.Secret
 			return h.Get(client.ObjectKey{Namespace: "shop", Name: scoped.SecretName}, &s)
 		}}},

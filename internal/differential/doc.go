@@ -29,7 +29,18 @@
 // BenchmarkWorkload times one scripted workload on both sides. unstructured_test.go
 // compares unstructured and metadata-only requests: of a CRD-only kind (Gadget, its
 // CRD installed on envtest from its manifest; no Go type on the model's side) and of
-// built-in kinds.
+// built-in kinds. crdlifecycle_test.go follows a CustomResourceDefinition created at
+// run time through its life on both sides (TestCRDLifecycleMatchesKubeAPIServer):
+// each side waits until the state a step names holds (the model on its virtual
+// clock, envtest on the wall clock, polling dry-run creates until a new schema is
+// served), then both are read and compared; condition times are zeroed.
+// webhook_test.go serves a CustomDefaulter and CustomValidator from the test binary
+// to an envtest of its own (WebhookInstallOptions) and to the model's process, and
+// compares each write's outcome and warnings (TestAdmissionWebhooksMatchKubeAPIServer);
+// conversion_test.go does the same with a conversion webhook (a Hub and a
+// Convertible): kube-apiserver's read in the other version against
+// process.Webhooks.Convert of the stored object (TestConversionWebhookMatchesKubeAPIServer;
+// the model's apiserver does not serve several versions of a kind yet).
 //
 // The tests need KUBEBUILDER_ASSETS (a directory with kube-apiserver, etcd and
 // kube-controller-manager, built by `make envtest-assets`); `make test-envtest` sets

@@ -12,9 +12,13 @@
 //
 // # Known gaps
 //
-//   - The kubelet's draws come from a stream of the plan's seed of its own
-//     ("kubelet"), not from the cluster's source: the world's other draws do
-//     not shift them, and they do not shift the world's.
+//   - The kubelet's draws come from a source of their own (the plan's seed,
+//     or Delays.Seed), a stream per pod and step ("kubelet/<pod>/<step>"),
+//     not from the cluster's source: the world's other draws do not shift
+//     them, and they do not shift the world's, nor one pod's another's. A
+//     pod of a generated name is known by its generateName and how many of
+//     that name came before it: two pods of one prefix created concurrently
+//     may swap draws between two runs.
 //   - A fault ends at once at the heal, for every pod and node it acts on;
 //     a real recovery (a dependency back, a network partition mended) is
 //     rarely so tidy. A never-ready pod is probed every 10s from its
@@ -27,9 +31,12 @@
 package kubeworld
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -71,6 +78,11 @@ type Delays struct {
 	// at least 1s); Run how long the containers of a pod that does not
 	// restart run when no annotation says (default 5s to 30s).
 	Schedule, Start, Run time.Duration
+	// Seed, when set, is the seed of the draws instead of the plan's: the
+	// pods' durations are the environment (how long a pod's work takes),
+	// and operatortest gives two schedules of one workload the same
+	// environment (operatortest/random.go).
+	Seed *uint64
 }
 
 // Kubelet is the kubelet process of a run of pl over nodes (nil:
@@ -88,7 +100,11 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 	if d.Run == 0 {
 		d.Run = 30 * time.Second
 	}
-	stream := rng.New(pl.Seed).Stream("kubelet")
+	seed := pl.Seed
+	if d.Seed != nil {
+		seed = *d.Seed
+	}
+	draws := podDraws{src: rng.New(seed), ids: map[types.UID]string{}, seen: map[string]int{}}
 	var start *time.Time
 	return process.Spec{Name: KubeletProcess, Setup: func(p *process.Process) error {
 		if start == nil {
@@ -96,7 +112,8 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 			start = &t
 		}
 		k := &kube.Kubelet{Client: p.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("kubelet"), Nodes: nodes, Healed: p.Healed,
-			Delay: func(_ *corev1.Pod, step string) time.Duration {
+			Delay: func(pod *corev1.Pod, step string) time.Duration {
+				stream := draws.of(pod, step)
 				switch step {
 				case "schedule":
 					return stream.Duration(0, d.Schedule)
@@ -128,4 +145,32 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 		}
 		return k.SetupWithManager(p.Manager())
 	}}
+}
+
+// podDraws are the kubelet's draws, a stream per pod and step: a pod's
+// durations are its own (how long its work takes), whatever order the
+// kubelet meets pods in and whatever else it drew before. A pod is named by
+// its namespace, its name (a generated name by its generateName: the suffix
+// is the apiserver's random draw) and how many pods of that name it met
+// before it ("ops/backup-946684860-#1", "default/web-0#2" for a re-created
+// StatefulSet pod), so that two runs of one workload that create the same
+// pods, in whatever interleaving, draw the same durations for them.
+type podDraws struct {
+	src  *rng.Source
+	ids  map[types.UID]string
+	seen map[string]int
+}
+
+func (d *podDraws) of(pod *corev1.Pod, step string) *rng.Stream {
+	id, ok := d.ids[pod.UID]
+	if !ok {
+		base := pod.Namespace + "/" + pod.Name
+		if g := pod.GenerateName; g != "" && strings.HasPrefix(pod.Name, g) {
+			base = pod.Namespace + "/" + g
+		}
+		d.seen[base]++
+		id = base + "#" + strconv.Itoa(d.seen[base])
+		d.ids[pod.UID] = id
+	}
+	return d.src.Stream("kubelet/" + id + "/" + step)
 }

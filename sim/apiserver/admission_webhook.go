@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"slices"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -71,4 +73,26 @@ func (s *Server) validate(r Request, op string, name string, obj, old client.Obj
 		return nil
 	}
 	return s.webhooks.Validate(s.admissionAttributes(r, op, name, old), obj)
+}
+
+// Warn adds a warning to the request being served (an admission webhook's
+// AdmissionResponse.warnings: kube-apiserver sends each as a Warning header
+// of the response, with code 299).
+// An empty or repeated text is dropped, as the warning recorder of
+// k8s.io/apiserver's endpoints/filters drops them (its truncation past 4 KiB
+// is not modelled).
+func (s *Server) Warn(text string) {
+	if text == "" || slices.Contains(s.warnings, text) {
+		return
+	}
+	s.warnings = append(s.warnings, text)
+}
+
+// TakeWarnings returns the warnings added since the last call and forgets
+// them: a client takes them before and after each request (kubeclient), so
+// a request's are its own.
+func (s *Server) TakeWarnings() []string {
+	w := s.warnings
+	s.warnings = nil
+	return w
 }

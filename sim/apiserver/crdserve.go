@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,7 +34,8 @@ import (
 //     once (the handler rebuilds its storage on the next request);
 //   - deleted: the first delete adds the customresourcecleanup finalizer and
 //     the Terminating condition; creates of the kind are refused from then on
-//     ("create not allowed while custom resource definition is terminating");
+//     (403 "create not allowed while custom resource definition is
+//     terminating");
 //     after the delay the finalizer controller deletes every object of the kind
 //     (finalizers hold them as usual), polls every 5 s until none is left,
 //     then removes its finalizer: the CRD is gone and its kind is no longer
@@ -151,14 +153,14 @@ func internalCRD(crd *apiextensionsv1.CustomResourceDefinition) (*apiextensions.
 }
 
 // crdCreateRefused is the custom resource handler's answer to a create while
-// the kind's CRD is terminating.
-func crdCreateRefused(k *Kind) error {
+// the kind's CRD is terminating: its forbidCreateAdmission, which runs before
+// the rest of admission (so before NamespaceLifecycle and the webhooks), with
+// the name the request's body gives ("" for generateName).
+func crdCreateRefused(k *Kind, name string) error {
 	if !k.terminating {
 		return nil
 	}
-	err := apierrors.NewMethodNotSupported(k.GroupResource(), "create")
-	err.ErrStatus.Message = "create not allowed while custom resource definition is terminating"
-	return err
+	return apierrors.NewForbidden(k.GroupResource(), name, errors.New("create not allowed while custom resource definition is terminating"))
 }
 
 // crdCommitted runs the apiextensions controllers' reactions to a committed

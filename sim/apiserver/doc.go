@@ -173,12 +173,18 @@
 //     True, the kind served from then), the establishing controller sets
 //     Established True at the same instant; the first delete adds the
 //     customresourcecleanup finalizer and Terminating (creates of the kind are
-//     then refused with the handler's 405), the finalizer controller deletes
-//     the kind's objects, polls every 5 s until they are gone, removes its
-//     finalizer, and the kind is no longer served. A spec change of an
-//     established CRD serves its new schema at once
+//     then refused with the handler's forbidCreateAdmission 403), the
+//     finalizer controller deletes the kind's objects, polls every 5 s until
+//     they are gone, removes its finalizer, and the kind is no longer served.
+//     A spec change of an established CRD serves its new schema at once
 //     (TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects in
-//     sim/restapi).
+//     sim/restapi). Checked against kube-apiserver by internal/differential
+//     TestCRDLifecycleMatchesKubeAPIServer: the CRD's defaults and status,
+//     its conditions (types, statuses, reasons, messages; not their timing),
+//     accepted names, the kind's objects validated and defaulted before and
+//     after a schema change and a new printer column, the deletion's
+//     finalizer and conditions, creates refused while terminating, the held
+//     object, and the 404 once the kind is gone.
 //
 //   - Webhook admission (SetWebhookAdmission; package process serves it with
 //     the handlers managers register): mutating webhooks after
@@ -186,7 +192,10 @@
 //     webhooks after the strategy's and the schema's validation, before
 //     storage; for creates, updates, patches (UPDATE), status and other
 //     subresource writes (the rules say which) and deletes
-//     (admission_webhook.go).
+//     (admission_webhook.go). Their warnings are the request's (Warn,
+//     TakeWarnings: deduplicated, as k8s.io/apiserver's warning recorder
+//     does, without its 4 KiB truncation); kubeclient hands them to its
+//     WarningHandler.
 //
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
@@ -242,8 +251,8 @@
 //     timeout and requeue, only the storage version is served, a change of
 //     names or storage version of an established CRD is not modelled, and
 //     CRDs given in Options.CRDs (InstallCRD) are served but are not
-//     CustomResourceDefinition objects (a client lists none for them). Not yet
-//     checked against kube-apiserver by internal/differential.
+//     CustomResourceDefinition objects (a client lists none for them). The
+//     printer columns are stored but not served (no Table output).
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
 //     follows Go map iteration and varies from request to request. CEL rules

@@ -85,6 +85,7 @@ type Server struct {
 	kindsGen int // bumped whenever the served kinds change
 	// webhooks is webhook admission (admission_webhook.go); nil: none.
 	webhooks WebhookAdmission
+	warnings []string // of the request being served (Warn)
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme

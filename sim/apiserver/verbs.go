@@ -201,7 +201,7 @@ func (s *Server) Create(u User, obj client.Object) error {
 	if err := s.admit(r); err != nil {
 		return err
 	}
-	if err := crdCreateRefused(r.Kind); err != nil {
+	if err := crdCreateRefused(r.Kind, obj.GetName()); err != nil {
 		return err
 	}
 	if r.Kind.Namespaced && r.Kind.GVK.GroupKind() != (schema.GroupKind{Kind: "Namespace"}) {

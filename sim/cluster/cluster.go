@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/rng"
 	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -73,6 +74,18 @@ type Options struct {
 	// Nil: the virtual clock starts at clock.Epoch and the wall clock is the
 	// machine's.
 	Wall *Wall
+	// NamesSeed, when set, seeds the apiserver's random suffixes of generated
+	// names instead of the plan's seed: they are the apiserver's randomness
+	// (kube-apiserver draws them from util/rand), part of the environment, not
+	// of the schedule, and operatortest gives the two schedules it compares
+	// the same (operatortest/random.go). The schedule's own draws (the
+	// scheduler, latencies, deliveries, CRD establishment) stay the plan's.
+	NamesSeed *uint64
+	// Exec runs the commands processes exec in containers (pods/exec and
+	// attach through their REST configs): the fake of each operand's CLI,
+	// given the container's files (ContainerFiles). Nil: an exec fails with
+	// an error naming the pod, container and command.
+	Exec restapi.ExecHandlers
 }
 
 // Wall is the wall clock a world's virtual clock drives (see Options.Wall).
@@ -108,6 +121,8 @@ type Cluster struct {
 	closed   bool
 	healAt   time.Duration
 	hot      *hotLoops
+	// containerFiles are what exec handlers keep in containers (exec.go).
+	containerFiles map[fileKey]map[string]string
 }
 
 // New builds the world of opts running plan p: the server with the default
@@ -125,9 +140,13 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	if w := opts.Wall; w != nil {
 		clk = clock.New(w.Now().UTC())
 	}
+	nameDraws := src.Stream("apiserver/names")
+	if opts.NamesSeed != nil {
+		nameDraws = rng.New(*opts.NamesSeed).Stream("apiserver/names")
+	}
 	c := &Cluster{
 		Clock: clk,
-		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: src.Stream("apiserver/names"),
+		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: nameDraws,
 			Later: func(d time.Duration, f func()) { clk.AfterFunc(d, f) }, Delays: src.Stream("apiserver/crd")}),
 		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall),
 		Trace:   trace.New(),
@@ -170,7 +189,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
-		Webhooks: webhooks,
+		Webhooks: webhooks, Exec: c.withFiles(opts.Exec),
 	}
 	names := map[string]bool{}
 	for _, spec := range opts.Processes {

@@ -31,7 +31,16 @@
 //
 // A world's own draws (a model's delays, the order in which a controller of the
 // world deletes) come from Stream, a stream of the plan's seed under a key of
-// the world's, never from a generator of its own.
+// the world's, never from a generator of its own. The apiserver's suffixes of
+// generated names come from the plan's seed too, unless Options.NamesSeed
+// gives them another: they are the environment's randomness, which a test may
+// hold fixed across schedules (operatortest does), while the schedule's draws
+// (the scheduler, call latencies, deliveries, CRD establishment) stay the
+// plan's.
+//
+// A stop fault (plan.Stop) stops its process cleanly at from, between
+// reconciles (process.StopCleanly), and starts it again at until, whatever the
+// heal: a downtime replayed from another run, with no crash in it.
 //
 // # Hot loops
 //

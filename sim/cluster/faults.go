@@ -132,7 +132,7 @@ func (f *faults) stalled() bool {
 }
 
 // schedule puts the timed faults on the clock: holds, crashes at a time, API fault
-// windows.
+// windows, clean stops.
 func (f *faults) schedule() {
 	c := f.c
 	for _, x := range f.plan {
@@ -161,6 +161,22 @@ func (f *faults) schedule() {
 				c.Clock.AfterFunc(x.At, func() {
 					if p := c.Process(name); p != nil && p.Running() && !f.healed {
 						p.Crash("planned crash at " + x.At.String())
+					}
+				})
+			}
+		case plan.Stop:
+			// A clean stop and a start, whatever the heal: the downtime of
+			// another run, replayed (plan.Stop).
+			name, from, until := x.Process, x.From, x.Until
+			c.Clock.AfterFunc(from, func() {
+				if p := c.Process(name); p != nil {
+					p.StopCleanly("planned clean stop at " + from.String())
+				}
+			})
+			if until > 0 {
+				c.Clock.AfterFunc(until, func() {
+					if p := c.Process(name); p != nil {
+						p.StartAgain()
 					}
 				})
 			}

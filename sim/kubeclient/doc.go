@@ -16,7 +16,13 @@
 //   - A type missing from the scheme fails as controller-runtime's client fails
 //     (runtime's "no kind is registered" error); a kind the server does not serve
 //     (a CRD not installed) fails with a *meta.NoKindMatchError, as the dynamic
-//     RESTMapper reports it.
+//     RESTMapper reports it. The client's mapper keeps what it loaded, as
+//     controller-runtime's does (the kinds of each group it was asked for): a
+//     kind it mapped and no longer served (its CRD deleted) is kube-apiserver's
+//     404 "the server could not find the requested resource (get <resource>)"
+//     with the "404 page not found" cause, as client-go makes it (Client.mapped;
+//     internal/differential TestCRDLifecycleMatchesKubeAPIServer). Cached reads
+//     are left as they are.
 //   - Responses are decoded into the caller's object: after a write, obj holds the
 //     stored object without apiVersion/kind, as the typed client leaves it (Update
 //     and Patch put the caller's apiVersion/kind back after Hooks.After, so After

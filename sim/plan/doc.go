@@ -26,6 +26,11 @@
 // cluster), so a drawn lag or latency always has max > 0: the generator never
 // draws a fault with no effect.
 //
+// A stop (stop process=NAME from=T until=T2) is no fault a generator draws:
+// the process stops cleanly at from (a graceful shutdown between reconciles)
+// and starts again at until, whatever the heal; operatortest replays a faulted
+// run's process-down windows so, as the fault-free run of the same downtime.
+//
 // Workload faults (notready, crashloop, podfail pod=N; nodelost node=NAME
 // at=T) are met by the kubelet model of models/kube, not by the kernel: pod=
 // counts the pods the kubelet binds, from 1. Space.Pods and Space.Nodes draw

@@ -95,6 +95,13 @@ const (
 	// lagging apiserver has caught up, Age after the restart (Sieve's
 	// stale-state pattern, "time travel").
 	Stale FaultKind = "stale"
+	// Stop: Process stops cleanly at From, as a graceful shutdown between
+	// reconciles (none is cut: it stops once none is in flight), and starts
+	// again at Until, or right after the stop if that comes later (Until 0:
+	// not within the run), whatever the heal. It is no
+	// fault the generator draws: operatortest replays a faulted run's
+	// process-down windows so, for the fault-free run of the same downtime.
+	Stop FaultKind = "stop"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
 	// the pods the kubelet binds, from 1, in the order it binds them. They
@@ -197,6 +204,9 @@ func (f Fault) String() string {
 	case Hold:
 		add("from", f.From.String())
 		add("until", f.Until.String())
+	case Stop:
+		add("from", f.From.String())
+		dur("until", f.Until)
 	case Crash:
 		num("call", f.Call)
 		num("write", f.Write)
@@ -379,6 +389,7 @@ var faultKeys = map[FaultKind][]string{
 	Latency: {"process", "min", "max"},
 	Workers: {"process", "controller", "n"},
 	Stale:   {"process", "at", "age"},
+	Stop:    {"process", "from", "until"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
@@ -390,7 +401,7 @@ var faultKeys = map[FaultKind][]string{
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, notready, crashloop, podfail or nodelost)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -499,6 +510,10 @@ func (f Fault) validate() error {
 	case Workers:
 		if f.N < 1 || f.N > MaxWorkers {
 			return fmt.Errorf("workers: n must be from 1 to %d, got %d", MaxWorkers, f.N)
+		}
+	case Stop:
+		if f.Process == "" || (f.Until != 0 && f.Until <= f.From) {
+			return fmt.Errorf("stop: give process=NAME, from=DURATION and, if it starts again, until=DURATION after from")
 		}
 	case Stale:
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {

@@ -13,6 +13,11 @@
 //     internal event handler, handlers and predicates, from the process's
 //     informers (a handler joining a synced informer gets the cached objects as
 //     initial-list adds, as client-go's shared informer gives them).
+//     source.Channel and source.Func are controller-runtime's own, started on
+//     the controller's queue: the Channel's goroutines are tasks of the
+//     process (its handler's loop from its first queue.Add), so events the
+//     operator's goroutines send into the channel reach the queue in a
+//     deterministic order.
 //   - Workers are controller-runtime's own goroutines running its
 //     processNextWorkItem loop and reconcileHandler: exactly
 //     MaxConcurrentReconciles of them (a plan's workers fault overrides it),
@@ -58,6 +63,12 @@
 //     (controller-runtime's admission.Webhook: decode, defaulter or
 //     validator, patch) with an AdmissionReview, in-process (webhooks.go);
 //     each call is a trace step of the serving process ("webhook <name>").
+//     Their warnings reach the calling client as Warning headers reach
+//     client-go's (a process's client logs them, as controller-runtime's
+//     KubeAPIWarningLogger does). The patched objects, denials (code, reason,
+//     message, details) and warnings are checked against kube-apiserver
+//     calling the same webhooks over TLS (internal/differential
+//     TestAdmissionWebhooksMatchKubeAPIServer).
 //   - GetEventRecorderFor gives client-go's EventRecorder: an Event is written by
 //     the process after the call returns (from the kernel, at the same virtual
 //     instant), as a traced API call, and is lost if the process dies first.
@@ -66,6 +77,12 @@
 //     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay
 //     (10s doubling to 5m, reset after 10m of running) with an empty cache that
 //     relists, running Setup again.
+//   - StopCleanly stops a process as a graceful shutdown does (stop.go): between
+//     reconciles, at once when no worker is reconciling, else when one ends its
+//     reconcile (or is about to begin one) while no other is in one; it does not
+//     restart until StartAgain. Its trace step is a "crash" with the stop's
+//     reason. Code outside the reconcilers (a Runnable, leader election) is cut
+//     where it is, as by Crash.
 //   - A process bound to a Deployment runs while the Deployment exists and is not
 //     being deleted, and stops (without restart) when it goes.
 //   - Every call, reconcile, result, crash and restart is a trace step attributed
@@ -89,14 +106,36 @@
 //     wait.go); a crash during the wait kills it. One that waits on its
 //     context stays there, as a killed process's would (SIGKILL runs no
 //     cleanup: its context is cancelled only when the world closes).
-//     Goroutines a Runnable or Setup starts itself are not tasks: their calls
-//     into the simulator are not supported (they would race with the running
-//     task). A process's Setup runs in the kernel: a Setup that sleeps moves
-//     the bubble's clock ahead of virtual time (wallclock reports it).
-//     Sources other than source.Kind on mgr.GetCache() (source.Channel,
-//     source.Func, a Kind on another cache) are refused, and so are custom
-//     NewQueue functions and controllers whose request type is not
-//     reconcile.Request.
+//     Goroutines that the operator's code starts itself (with go in a
+//     Runnable, a reconcile or Setup; controller-runtime's source.Channel)
+//     become tasks of the process at their first call into the simulator
+//     through the incarnation's client, queue or REST config (Manager.join,
+//     sim/scheduler's adopt.go), in a bubble only: from then on they run
+//     when the plan picks them, their calls are the process's (traced,
+//     yield points, latency, crash points), and a crash or stop freezes
+//     them for good. A goroutine that first calls in after its incarnation
+//     ended never runs. Until its first call a goroutine runs its own code
+//     as Go schedules it, and one that never calls in (source.Channel's
+//     reader of the operator's channel; a poller that only reads an outside
+//     system and sends into a channel) is never stopped: after a crash it
+//     runs on, and its sends reach no controller (the incarnation's
+//     sources have stopped with its context). A goroutine's first line
+//     through the global logger (ctrl.Log) before its first call is not
+//     attributed to the process.
+//     A process's Setup runs in the kernel, at the instant the pod starts,
+//     not as a task: a Setup that sleeps moves the bubble's clock ahead of
+//     virtual time (wallclock reports it), and its goroutines are adopted
+//     through the hooks they call, not as Setup's children. Running Setup
+//     as a task would make every process's start take virtual time and
+//     interleave with other tasks: it changes the trace of every world
+//     whose Setup calls the API (the catalogue's reports among them) and is
+//     a change of its own. A Runnable that waits runs in virtual time.
+//     Sources other than source.Kind on mgr.GetCache(), source.Channel and
+//     source.Func (a Kind on another cache, source.Informer, an operator's
+//     own Source type) are refused, and so are custom NewQueue functions and
+//     controllers whose request type is not reconcile.Request. A
+//     source.Func runs synchronously when its controller starts, on the
+//     controller's queue; the goroutines it starts are adopted like any.
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
 //     (builder.OnlyMetadata, Watches of an Unstructured, kinds that only a CRD
 //     defines) are informers of their own per form, as controller-runtime keeps
@@ -113,20 +152,45 @@
 //     call of the incarnation's client (trace, yield, latency, crash points,
 //     identity, faults); discovery documents are read without a call. Watches over REST (informer factories on a
 //     clientset) are refused with an error naming them; so are subresources
-//     other than status and namespaces/finalize (pods/exec among them).
+//     other than status, namespaces/finalize, pods/exec and pods/attach
+//     (pods/portforward among them). Exec and attach reach the world's
+//     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
+//     SPDY executor only (restapi's Known gaps).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
 //     reach the simulator (restapi's Known gaps say why): use the manager's.
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
-//   - Admission webhooks (webhooks.go): a handler runs synchronously inside the
-//     request that calls it, in no virtual time, so timeoutSeconds never
-//     expires (it only appears in the failure's URL); a handler's own API
-//     calls are refused (errWebhookCall). A webhook served by a process that is
+//   - Admission webhooks (webhooks.go): a handler runs inside the request
+//     that calls it, on the calling task: a handler that waits (time.Sleep, a
+//     poll) makes the caller wait, in virtual time, inside a testing/synctest
+//     bubble (sim/scheduler wait.go); one that took longer than
+//     timeoutSeconds fails the call as kube-apiserver's client gives up
+//     (`Post "<url>": context deadline exceeded`, then failurePolicy:
+//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism and
+//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism in
+//     package wallclock). But
+//     the caller waits for the whole handler, not only until the deadline,
+//     and the handler's request context has no deadline (a poll on it runs
+//     to its own end); a handler that waits while the caller is the kernel
+//     (a workload step, outside a task) moves the bubble's clock ahead
+//     (wallclock reports it). A handler's own API calls are refused
+//     (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,
 //     and custom paths without a configuration, are not called. Conversion
-//     webhooks are not called (the apiserver serves one version per kind).
+//     webhooks: Webhooks.Convert (conversion.go) calls a CRD's conversion
+//     webhook as kube-apiserver's webhookConverter does (a ConversionReview
+//     to the /convert handler controller-runtime's builder registers for a
+//     Hub and its Convertibles, the answer checked, original metadata
+//     restored but labels and annotations, "no endpoints available" while
+//     the serving process is down, the 30 s timeout in virtual time;
+//     TestAConversionWebhookConvertsBothWays; checked against kube-apiserver
+//     converting through the same handler by internal/differential
+//     TestConversionWebhookMatchesKubeAPIServer), but the apiserver model does
+//     not call it yet: it serves one version per kind, so a CRD with several
+//     served versions is served in its storage version only, and its other
+//     versions are not served at all.
 //     Objects a world's Setup creates are not admitted (the webhooks apply
 //     from the start of time).
 //   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is

@@ -221,33 +221,56 @@ func (h *hosted) startWatches() error {
 		if err := h.checkSource(src); err != nil {
 			return err
 		}
-		if err := src.Start(h.m.ctx, h.pq); err != nil {
-			return err
-		}
-		if s, ok := src.(source.TypedSyncingSource[reconcile.Request]); ok {
-			// The source's goroutine registers its handler with the simulator's
-			// informer, which has synced: this returns once it has.
-			if err := s.WaitForSync(context.Background()); err != nil {
-				return fmt.Errorf("failed to wait for %s caches to sync %v: %w", h.name, s, err)
+		s, syncing := src.(source.TypedSyncingSource[reconcile.Request])
+		if !syncing {
+			// A source.Channel or source.Func: Start returns at once; the
+			// goroutines it starts (the Channel's reader of the operator's
+			// channel and its handler's loop) become tasks of the process at
+			// their first call into the simulator (the handler's queue.Add).
+			if err := src.Start(h.m.ctx, h.pq); err != nil {
+				return err
 			}
+			continue
+		}
+		var err error
+		h.m.p.env.Scheduler.Helped("sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind", func() {
+			// The Kind source's goroutine registers its handler with the
+			// simulator's informer, which has synced, while this one waits
+			// for it: its calls (the initial list's queue adds) are ours.
+			if err = src.Start(h.m.ctx, h.pq); err != nil {
+				return
+			}
+			if werr := s.WaitForSync(context.Background()); werr != nil {
+				err = fmt.Errorf("failed to wait for %s caches to sync %v: %w", h.name, s, werr)
+			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // checkSource accepts controller-runtime's Kind sources on the process's own
-// cache, whose kind is served: anything else would start goroutines the
-// scheduler cannot see (a Channel source), or retry forever on the wall clock
-// (a kind that is not served).
+// cache, whose kind is served, its Channel sources and Func sources: a Kind on
+// another cache would retry on an informer the simulator does not feed, a kind
+// that is not served would retry for ever on the wall clock, and a source of
+// the operator's own type is not known to start nothing else.
 func (h *hosted) checkSource(src source.TypedSource[reconcile.Request]) error {
 	v := reflect.ValueOf(src)
+	if v.Kind() == reflect.Func && v.Type() == reflect.TypeFor[source.TypedFunc[reconcile.Request]]() {
+		return nil // source.Func: the operator's function, called with the controller's queue
+	}
+	if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct && v.Elem().Type().PkgPath() == "sigs.k8s.io/controller-runtime/pkg/source" && strings.HasPrefix(v.Elem().Type().Name(), "channel[") {
+		return nil // source.Channel
+	}
 	if v.Kind() != reflect.Pointer || v.Elem().Type().PkgPath() != "sigs.k8s.io/controller-runtime/pkg/internal/source" || v.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache() (known gap of package process)", h.name, src)
+		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache(), source.Channel and source.Func (known gap of package process)", h.name, src)
 	}
 	c := v.Elem().FieldByName("Cache")
 	typ := v.Elem().FieldByName("Type")
 	if !c.IsValid() || !typ.IsValid() {
-		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache() (known gap of package process)", h.name, src)
+		return fmt.Errorf("ctrlsim: controller %s: source %T is not modelled; the simulator runs source.Kind on mgr.GetCache(), source.Channel and source.Func (known gap of package process)", h.name, src)
 	}
 	if pc, ok := c.Interface().(*procCache); !ok || pc != h.m.cache {
 		return fmt.Errorf("ctrlsim: controller %s: %v reads a cache other than mgr.GetCache() of its process; not modelled (known gap of package process)", h.name, src)
@@ -270,6 +293,7 @@ func (h *hosted) checkSource(src source.TypedSource[reconcile.Request]) error {
 func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reconcile.Result, err error) {
 	p := h.m.p
 	w := p.workers[p.env.Scheduler.Current()]
+	p.stopIfIdle(w) // a clean stop asked: it happens before this reconcile begins (stop.go)
 	h.reconciles++
 	if w != nil {
 		w.reconcile = h.reconciles
@@ -297,6 +321,7 @@ func (h *hosted) Reconcile(ctx context.Context, req reconcile.Request) (res reco
 	res, err = h.do.Reconcile(ctx, req)
 	if !p.env.Scheduler.Killed() {
 		p.record(trace.Step{Op: "result", Object: obj, Result: outcome(res, err)})
+		p.stopIfIdle(w) // or right after it ends
 	}
 	return res, err
 }
@@ -337,6 +362,7 @@ func (q *hostedQueue) GetWithPriority() (req reconcile.Request, priority int, sh
 	if s.Adopting() {
 		s.Adopt()
 	}
+	q.h.m.join()
 	q.h.m.startLateWatches()
 	req, priority, shutdown = q.PriorityQueue.GetWithPriority()
 	if shutdown {
@@ -351,6 +377,7 @@ func (q *hostedQueue) Get() (reconcile.Request, bool) {
 }
 
 func (q *hostedQueue) Done(req reconcile.Request) {
+	q.h.m.join()
 	s := q.h.m.p.env.Scheduler
 	if s.Killed() {
 		s.EndIfKilled() // the worker's last contact with the simulator
@@ -360,12 +387,47 @@ func (q *hostedQueue) Done(req reconcile.Request) {
 }
 
 func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Request) {
+	q.h.m.join()
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.AddWithOpts(o, reqs...)
 	}
 }
 
+// Add is what a source.Channel's handler calls, from controller-runtime's
+// goroutine that reads the source: a goroutine of the process (join).
+func (q *hostedQueue) Add(req reconcile.Request) {
+	q.h.m.join()
+	if !q.h.m.p.env.Scheduler.Killed() {
+		q.PriorityQueue.Add(req)
+	}
+}
+
+func (q *hostedQueue) AddAfter(req reconcile.Request, d time.Duration) {
+	q.h.m.join()
+	if !q.h.m.p.env.Scheduler.Killed() {
+		q.PriorityQueue.AddAfter(req, d)
+	}
+}
+
+func (q *hostedQueue) AddRateLimited(req reconcile.Request) {
+	q.h.m.join()
+	if !q.h.m.p.env.Scheduler.Killed() {
+		q.PriorityQueue.AddRateLimited(req)
+	}
+}
+
+func (q *hostedQueue) Len() int {
+	q.h.m.join()
+	return q.PriorityQueue.Len()
+}
+
+func (q *hostedQueue) NumRequeues(req reconcile.Request) int {
+	q.h.m.join()
+	return q.PriorityQueue.NumRequeues(req)
+}
+
 func (q *hostedQueue) Forget(req reconcile.Request) {
+	q.h.m.join()
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.Forget(req)
 	}

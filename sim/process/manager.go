@@ -48,8 +48,9 @@ type Manager struct {
 	pending     []*hosted          // added during Setup, or waiting for the election: started when it returns, or when elected
 	runnables   int                // Runnables other than controllers added (runnable.go)
 	waiting     []manager.Runnable // Runnables waiting for the election
-	webhookSrv  *webhookServer     // GetWebhookServer's (webhooks.go)
-	options     *cacheOptions      // the process's manager.Options (nil: none given)
+	converters  conversion.Registry
+	webhookSrv  *webhookServer // GetWebhookServer's (webhooks.go)
+	options     *cacheOptions  // the process's manager.Options (nil: none given)
 	// leading is set once the incarnation leads: at once without leader
 	// election (Spec.LeaderElection), else when it holds the Lease (elect.go);
 	// elected is closed then.
@@ -62,8 +63,9 @@ type Manager struct {
 var _ manager.Manager = (*Manager)(nil)
 
 func newManager(p *Process, c *procCache) *Manager {
-	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{}),
-		rest: restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { p.env.Scheduler.Current() })}
+	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
+	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { m.join(); p.env.Scheduler.Current() })
+	m.rest.SetExec(p.env.Exec)
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true
@@ -71,6 +73,12 @@ func newManager(p *Process, c *procCache) *Manager {
 	}
 	return m
 }
+
+// join is the entry of the incarnation's hooks (its client, queues, REST
+// config): a goroutine that the operator's code started itself (a poller of a
+// Runnable, a source.Channel's goroutines) becomes a task of the process at
+// its first call (scheduler.Join), a frozen one if the incarnation has ended.
+func (m *Manager) join() { m.p.env.Scheduler.Join(m.p.spec.Name, m.stopped.Load()) }
 
 // needsLeader reports whether r waits for the election: controller-runtime's
 // runnables.Add puts a LeaderElectionRunnable that says no with the others,
@@ -222,8 +230,15 @@ func (m *Manager) GetControllerOptions() config.Controller {
 	return c
 }
 
-// GetConverterRegistry is an empty registry: conversion webhooks are not called.
-func (m *Manager) GetConverterRegistry() conversion.Registry { return conversion.NewRegistry() }
+// GetConverterRegistry is the incarnation's registry of converters (the
+// builder's WithConverter), read by the /convert handler it registers
+// (conversion.go).
+func (m *Manager) GetConverterRegistry() conversion.Registry {
+	if m.converters == nil {
+		m.converters = conversion.NewRegistry()
+	}
+	return m.converters
+}
 
 // GetCache is the process's informer cache.
 func (m *Manager) GetCache() cache.Cache { return m.cache }

@@ -17,12 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/informer"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -67,6 +69,9 @@ type Env struct {
 	OnFinding func(Finding)
 	// Webhooks is the world's webhook admission (webhooks.go); nil: none.
 	Webhooks *Webhooks
+	// Exec finds the handler of a container for pods/exec and attach through
+	// the process's REST config (package restapi); nil: none.
+	Exec restapi.ExecHandlers
 }
 
 // Spec describes a process: who it runs as and what it runs.
@@ -118,6 +123,9 @@ type Process struct {
 	calls       int // client calls over the whole run
 	writes      int // writes (create, update, patch, delete) over the whole run
 	incarnation int
+	stopping    string // a clean stop is asked, for this reason (stop.go)
+	// startAfterStop: StartAgain came while the clean stop waited.
+	startAfterStop bool
 
 	cache    *informer.Cache
 	client   *kubeclient.Client
@@ -256,13 +264,20 @@ func (p *Process) start() {
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
 	}
-	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{Before: p.before, After: p.after}}
+	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
+	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
+		Before: func(c kubeclient.Call) error { m.join(); return p.before(c) },
+		After:  func(c kubeclient.Call, err error) { m.join(); p.after(c, err) },
+	},
+		// controller-runtime's client logs each warning (client.New's default).
+		WarningHandler: logf.NewKubeAPIWarningLogger(logf.KubeAPIWarningLoggerOptions{})}
 	co, optsErr := p.applyOptions(&opts, &clientOpts)
 	p.cache = informer.NewCache(p.env.Server.Watcher(), p.env.Clock, p.env.Server.Scheme(),
 		func(gvk schema.GroupVersionKind) informer.Lag { return p.env.Faults.Lag(name, gvk) }, opts...)
 	clientOpts.Cache = p.cache
 	p.client = kubeclient.New(p.env.Server, p.user, clientOpts)
 	p.mgr = newManager(p, &procCache{Cache: p.cache, p: p})
+	m = p.mgr
 	op := "start"
 	if p.incarnation > 1 {
 		op = "restart"

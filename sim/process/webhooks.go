@@ -2,6 +2,7 @@ package process
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -389,11 +391,22 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 	req := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
+	env := p.env
+	start := env.Clock.Now()
 	w.serving = p
 	func() {
 		defer func() { w.serving = nil }()
 		h.ServeHTTP(rec, req)
 	}()
+	// A handler that waited (time.Sleep, a poll) blocked the calling task
+	// outside the scheduler, in virtual time (sim/scheduler wait.go): rejoin
+	// before the server's state is touched again (a task killed meanwhile
+	// unwinds here).
+	env.Scheduler.Current()
+	if took := env.Clock.Now().Sub(start); took > time.Duration(c.TimeoutSeconds)*time.Second {
+		// kube-apiserver's client gave up at timeoutSeconds.
+		return fail(fmt.Errorf("Post %q: %w", target, context.DeadlineExceeded))
+	}
 	if rec.Code != http.StatusOK {
 		return fail(fmt.Errorf("Post %q: the server responded with status %d: %s", target, rec.Code, strings.TrimSpace(rec.Body.String())))
 	}
@@ -402,6 +415,9 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 		return fail(fmt.Errorf("received invalid webhook response: %v", err))
 	}
 	resp := out.Response
+	for _, warning := range resp.Warnings {
+		w.server.Warn(warning) // allowed or denied, as the dispatchers add them
+	}
 	switch {
 	case !resp.Allowed:
 		msg := ""

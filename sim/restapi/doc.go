@@ -14,7 +14,8 @@
 //     at a call or after a write, identity (RBAC), and injected API faults.
 //     A request for a path no served kind has is one call too (traced as its
 //     verb on a Status named by the path: a kind whose CRD is not established
-//     yet is answered 404).
+//     yet, or deleted, is answered 404 with the plain text "404 page not
+//     found", as kube-apiserver's not-found handler answers).
 //   - Discovery (/api, /apis, /version, /api/v1, /apis/<group>/<version>) is
 //     answered from the server's kind table without being a call of the
 //     process: client-go's discovery client fetches group versions from
@@ -36,6 +37,34 @@
 //     same *errors.StatusError; a delete answers a Success Status. An error
 //     the server did not answer (the process died during the call) is the
 //     transport's error.
+//   - pods/exec and pods/attach (exec.go): the config's WrapTransport, which
+//     client-go applies to the upgrading round trippers it builds from a
+//     config, answers the SPDY executor of tools/remotecommand
+//     (NewSPDYExecutor, and NewFallbackExecutor after its WebSocket attempt)
+//     in process: the operator's code calls remotecommand unchanged. The
+//     upgrade is one call of the process (create on pods/exec or
+//     pods/attach: trace step create/exec, yield, latency, crash points,
+//     RBAC, injected faults); in it the apiserver model admits the request
+//     as kube-apiserver's pod registry does (the pod, its container, its
+//     node: their 404 and 400 texts, apiserver.Server.Connect), the kubelet
+//     finds the container only if it runs (else its `container not found
+//     ("app")`), and the handler the test gives for the container
+//     (SetExec: operatortest.Options.Exec) runs the command. Without a
+//     handler the exec fails with one error naming the process, the pod,
+//     the container and the command. The 101 answer carries an in-memory
+//     net.Conn (execConn) on which client-go's own SPDY client (spdystream)
+//     talks to a kubelet side that answers as the kubelet's remotecommand
+//     server with protocol v4: a reply per stream, stdin read to its end,
+//     stdout and stderr, then the Status on the error stream (success, the
+//     exit code as NonZeroExitCode, which the client turns into
+//     exec.CodeExitError, or the internal error of a command that cannot
+//     run). execConn has no goroutine of its own: its kubelet side runs
+//     inside the client's writes; the executor's own goroutines run while
+//     the calling task waits for them and end with the exec (in a
+//     testing/synctest bubble they are durably blocked on channels of the
+//     bubble, never on the wall clock). An ambiguous fault on pods/exec runs
+//     the command and answers the client a 504 timeout on the error stream.
+//     Outcomes are a function of the plan: same plan, same output.
 //
 // # Known gaps
 //
@@ -43,9 +72,26 @@
 //     resource ("watch of configmaps over the REST config is not served"):
 //     informer factories built on a clientset (and dynamic informers) never
 //     sync. Use the manager's cache (mgr.GetCache(), the client) for events.
-//   - Subresources other than status and namespaces/finalize (scale,
-//     eviction, binding, pods/log, pods/exec, attach, port-forward) are
-//     refused with a 405 that names them.
+//   - Subresources other than status, namespaces/finalize, pods/exec and
+//     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
+//     refused with a 405 that names them. Port-forwarding listens on a
+//     local socket of the operator's process, which has no in-process seam.
+//   - Exec and attach: only client-go's SPDY executor is served. The
+//     WebSocket executor (NewWebSocketExecutor, protocol v5) gets an
+//     UpgradeFailureError naming the gap, on which kubectl's
+//     NewFallbackExecutor falls back to SPDY as it does against a server
+//     without WebSocket streaming. The seam sets the unexported connection
+//     field of client-go's SPDY round tripper (k8s.io/streaming's
+//     SpdyRoundTripper.conn), pinned by
+//     TestTheSPDYRoundTripperKeepsItsConnField. A command runs at once (no
+//     virtual time passes in it, beyond the call's latency; it cannot
+//     hang), with stdin when it has some only after the client closed stdin
+//     (then outside the call's trace step, while the calling task waits),
+//     and is not interactive: no TTY resizing, stdout and stderr are written
+//     at its end. A request whose query asks for a stream its
+//     StreamOptions do not give waits for its context (the kubelet gives up
+//     after 30 s). The WrapTransport of the config is the simulator's: a
+//     caller that replaces it loses the seam.
 //   - No aggregated discovery, no OpenAPI documents (/openapi/v2, /openapi/v3
 //     answer 404), no Table output, no server-side apply (the client's 415),
 //     no dry run (400), no Retry-After headers (client-go's automatic retry of

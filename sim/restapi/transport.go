@@ -44,6 +44,7 @@ type Transport struct {
 	name   string // the process, for error messages
 	enter  func() // before anything else: the scheduler's check of the caller
 	codecs *serializer.CodecFactory
+	exec   ExecHandlers // SetExec (exec.go)
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -59,9 +60,10 @@ func New(c *kubeclient.Client, server *apiserver.Server, name string, enter func
 
 // Config is a rest.Config served by t: what mgr.GetConfig() returns. QPS is
 // -1, as controller-runtime's GetConfig leaves it (no client-side rate limit,
-// whose token bucket would wait on the wall clock).
+// whose token bucket would wait on the wall clock). WrapTransport serves the
+// streaming clients built from it (exec.go).
 func (t *Transport) Config() *rest.Config {
-	return &rest.Config{Host: Host, Transport: t, QPS: -1}
+	return &rest.Config{Host: Host, Transport: t, QPS: -1, WrapTransport: t.wrap}
 }
 
 // HTTPClient is an http.Client served by t: what mgr.GetHTTPClient() returns.
@@ -92,6 +94,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	code, out, err := t.serve(req, body)
+	return respond(req, code, out, err)
+}
+
+// respond is the answer to req: out with code, or err's Status (a path
+// nothing serves is kube-apiserver's plain-text 404).
+func respond(req *http.Request, code int, out any, err error) (*http.Response, error) {
+	if isPageNotFound(err) {
+		return textResponse(req, http.StatusNotFound, "404 page not found\n"), nil
+	}
 	if err != nil {
 		code, out, err = errorResponse(err)
 		if err != nil {
@@ -122,9 +133,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func errorResponse(err error) (int, any, error) {
 	var st apierrors.APIStatus
 	if !errors.As(err, &st) {
-		if meta.IsNoMatchError(err) {
-			st = notFound()
-		} else if runtime.IsNotRegisteredError(err) {
+		if runtime.IsNotRegisteredError(err) {
 			st = apierrors.NewInternalError(err)
 		} else {
 			return 0, nil, err
@@ -143,12 +152,35 @@ func errorResponse(err error) (int, any, error) {
 	return code, &s, nil
 }
 
-// notFound is the mux's 404 for a path nothing serves.
-func notFound() *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
+// notFound is the mux's 404 for a path nothing serves: kube-apiserver's
+// not-found handler answers it with http.NotFound's text, "404 page not
+// found", not a Status (client-go turns it into a NotFound "the server could
+// not find the requested resource" with an UnexpectedServerResponse cause).
+func notFound() error {
+	return pageNotFound{&apierrors.StatusError{ErrStatus: metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
 		Message: "the server could not find the requested resource", Details: &metav1.StatusDetails{},
-	}}
+	}}}
+}
+
+// pageNotFound marks the mux's 404 (notFound).
+type pageNotFound struct{ *apierrors.StatusError }
+
+func isPageNotFound(err error) bool {
+	var p pageNotFound
+	return err != nil && (errors.As(err, &p) || meta.IsNoMatchError(err))
+}
+
+// textResponse is a plain-text answer.
+func textResponse(req *http.Request, code int, text string) *http.Response {
+	return &http.Response{
+		Status: strconv.Itoa(code) + " " + http.StatusText(code), StatusCode: code,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"text/plain; charset=utf-8"}, "X-Content-Type-Options": []string{"nosniff"}},
+		Body:          io.NopCloser(strings.NewReader(text)),
+		ContentLength: int64(len(text)),
+		Request:       req,
+	}
 }
 
 // notServed is the error for a request the model does not serve: a 405 that

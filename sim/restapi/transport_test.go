@@ -263,7 +263,7 @@ func TestACRDCreatedThroughTheClientsetIsServedThenDeletedWithItsObjects(t *test
 	if err != nil || crd.DeletionTimestamp == nil {
 		t.Fatalf("CRD held by an object: %v %v, want it terminating", crd, err)
 	}
-	if _, err := dyn.Resource(gadgets).Namespace("default").Create(ctx, gadget("late", nil), metav1.CreateOptions{}); !apierrors.IsMethodNotSupported(err) ||
+	if _, err := dyn.Resource(gadgets).Namespace("default").Create(ctx, gadget("late", nil), metav1.CreateOptions{}); !apierrors.IsForbidden(err) ||
 		!strings.Contains(err.Error(), "create not allowed while custom resource definition is terminating") {
 		t.Fatalf("create while terminating: %v", err)
 	}

@@ -37,15 +37,47 @@
 //     rejoins likewise when the kernel fires that timer.
 //   - Caller tells which task, if any, the calling goroutine is (caller.go),
 //     for code shared by every goroutine (the global loggers).
+//   - In a bubble, a goroutine that code under test starts itself (a
+//     Runnable's poller, a goroutine of Setup or of a reconcile,
+//     controller-runtime's source.Channel goroutines) becomes a task at its
+//     first call into the simulator (adopt.go): it parks there, and after
+//     the kernel's next settle it is adopted into the group of the hook it
+//     called (Join: a process's client, queue, REST config) or else of the
+//     task that created it, in the order of its creation site and goroutine
+//     id, named <group>/go#N, and from then on runs only when the plan picks
+//     it. Killed with its group it is frozen (never resumed; Close unwinds
+//     it); one that first calls in through a dead incarnation's hook, or
+//     whose creator was killed, never runs. Every call into the simulator
+//     tells the running goroutine apart by its runtime g (getg: assembly on
+//     amd64 and arm64, the goroutine id elsewhere). Goroutines the caller
+//     waits for act as it: Host's start goroutine, and during Helped those
+//     created at the site it names (controller-runtime's Kind source).
 //
 // # Known gaps
 //
-//   - Goroutines started by code under test are scheduled only when hosted:
-//     Host runs code that starts a known number of goroutines (controller-runtime's
-//     workers) and adopts each at its first call into the simulator. Any other
-//     goroutine of code under test (one a Runnable or Setup starts itself,
-//     the goroutines of source.Channel) is not a task: its calls into the
-//     simulator run concurrently with the running task and break determinism.
+//   - A goroutine of code under test is a task only from its first call into
+//     the simulator: before it, and in a goroutine that never calls in
+//     (source.Channel's reader of the operator's channel), its own code runs
+//     alongside the task that woke it, as Go schedules it. Goroutines that
+//     talk to each other only through channels of their own, several in one
+//     step, may interleave differently from run to run; the order of their
+//     first calls does not matter (adoption sorts them), but what they
+//     compute before them may. A goroutine that never calls in is never
+//     frozen: after its process dies it runs its own code on (a poller
+//     reading an outside system), and stops for good at its first call.
+//   - Goroutines created at one site by one task are ordered by goroutine id,
+//     which follows creation order unless the Go runtime moved the creating
+//     goroutine to another thread between the go statements (never with
+//     GOMAXPROCS=1).
+//   - Outside a bubble goroutines are not adopted: their calls into the
+//     simulator run alongside the running task (process.Manager refuses
+//     Runnables there; a reconcile that starts a goroutine is not checked).
+//   - A goroutine whose first call has no group (the virtual clock's Sleep)
+//     and whose creator is no task (the kernel running a process's Setup)
+//     is not adopted: its call runs as the running goroutine's.
+//   - A goroutine a killed task started that never called in before Close
+//     and blocks on something of its own is left; so is one that ignores
+//     its context's cancellation at Close (synctest then reports it).
 //   - Outside a bubble a task that blocks on anything but the scheduler (a
 //     channel, a timer, a mutex held by a parked task) deadlocks the run: the
 //     kernel waits for a yield that never comes. Inside one, a task blocked on
@@ -57,8 +89,12 @@
 //   - A killed task's deferred code that waits on a timer while another task
 //     (not the kernel) kills it blocks the killer's handoff: the bubble's
 //     clock then moves ahead of virtual time (wallclock reports it).
-//   - Reading a goroutine's id (Caller, and checkCaller while any task is
-//     blocked outside) prints its stack header: microseconds a call.
+//   - Reading a goroutine's id (Caller, and a call from a goroutine other
+//     than the running one) prints its stack header: microseconds a call;
+//     adopting a goroutine prints its whole stack once (where it was created).
+//     In a bubble the kernel settles the bubble (synctest.Wait) at every step
+//     of the clock, since a timer of the bubble may wake a goroutine that
+//     calls in for the first time.
 //   - Waiting conditions are polled between steps (cost grows with the number of
 //     waiting tasks), which is fine for the tens of tasks a scenario has.
 package scheduler

@@ -45,7 +45,15 @@ func (s *Scheduler) Host(group, name string, n int, start func() error) ([]*Task
 	a := &adoption{group: group, name: name, arrived: make(chan *Task)}
 	s.adopting = a
 	returned := make(chan error, 1)
-	go func() { returned <- start() }()
+	go func() {
+		// The caller waits for start: its calls into the simulator
+		// (controller-runtime's Start logging) are the caller's own
+		// (hostG while Host waits, helper by id after).
+		s.hostG.Store(getg())
+		s.helper()
+		returned <- start()
+	}()
+	defer s.hostG.Store(0)
 	tasks := make([]*Task, 0, n)
 	for len(tasks) < n {
 		var t *Task
@@ -64,6 +72,7 @@ func (s *Scheduler) Host(group, name string, n int, start func() error) ([]*Task
 		t.id, t.name, t.group, t.s = s.nextID, fmt.Sprintf("%s#%d", name, len(tasks)+1), group, s
 		s.tasks = append(s.tasks, t)
 		tasks = append(tasks, t)
+		s.know(t)
 	}
 	s.adopting = nil
 	return tasks, nil
@@ -78,7 +87,7 @@ func (s *Scheduler) Adopting() bool { return s.adopting != nil }
 // runs, it leaves with runtime.Goexit (see EndIfKilled).
 func (s *Scheduler) Adopt() {
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true}
-	t.goid = goid() // (caller.go, outside.go)
+	t.goid, t.g = goid(), getg() // (caller.go, outside.go)
 	s.adopting.arrived <- t
 	if !<-t.resume {
 		runtime.Goexit()

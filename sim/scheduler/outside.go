@@ -22,6 +22,18 @@ type outsideState struct {
 	mu       sync.Mutex       // guards byGoid and rejoined
 	byGoid   map[uint64]*Task // tasks blocked outside, by goroutine id
 	rejoined []*Task          // tasks that woke outside and called in (checkCaller)
+	// Goroutines of code under test (adopt.go): every task ever made, by
+	// goroutine id (a new goroutine's parent); the goroutines that called
+	// in and wait to be adopted; those found to be no task's (not asked
+	// again); closing: Close has begun.
+	known    map[uint64]*Task
+	arrived  []*Task
+	foreign  map[uint64]bool
+	closing  bool
+	helpers  map[uint64]bool  // goroutines that act as whoever waits for them (Host's)
+	helpSite string           // Helped: goroutines created there act as the running one
+	helpG    map[uintptr]bool // the goroutines found created there, by g, while Helped runs
+	kills    map[string]int   // KillGroup calls per group: an arrival killed before its adoption
 }
 
 // Tasks that may block outside the scheduler.
@@ -74,11 +86,13 @@ func (s *Scheduler) SetWall(sleep func(d time.Duration, wake <-chan struct{}) ti
 // follow is the clock's follower: a sleep in the bubble, stopped short when a
 // task blocked outside rejoins.
 func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
-	if !s.inClock || s.settle == nil || s.out.blocked.Load() == 0 {
+	if !s.inClock || s.settle == nil {
 		return s.wallSleep(d, nil), false
 	}
 	// A task woken by kernel code (its context cancelled by a crash) has
-	// called in by now: it runs before the clock moves.
+	// called in by now: it runs before the clock moves. So has a goroutine
+	// of code under test that calls in for the first time (adopt.go), which
+	// a timer of the bubble may wake even when no task is blocked outside.
 	s.settle()
 	if s.collect() {
 		return 0, true
@@ -100,10 +114,10 @@ func (s *Scheduler) follow(d time.Duration) (time.Duration, bool) {
 // after a settle, so which tasks rejoined is a function of the run.
 func (s *Scheduler) collect() bool {
 	s.out.mu.Lock()
-	rejoined := s.out.rejoined
-	s.out.rejoined = nil
+	rejoined, arrived := s.out.rejoined, s.out.arrived
+	s.out.rejoined, s.out.arrived = nil, nil
 	s.out.mu.Unlock()
-	if len(rejoined) == 0 {
+	if len(rejoined) == 0 && len(arrived) == 0 {
 		return false
 	}
 	slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
@@ -111,9 +125,14 @@ func (s *Scheduler) collect() bool {
 		s.out.blocked.Add(-1)
 		t.state = runnable
 		if t.killed {
-			s.dying = append(s.dying, t)
+			if t.user {
+				t.state = frozen // it never runs again (adopt.go)
+			} else {
+				s.dying = append(s.dying, t)
+			}
 		}
 	}
+	s.adopt(arrived) // adopt.go
 	return true
 }
 
@@ -160,15 +179,25 @@ func (s *Scheduler) resumeOutside(t *Task) (parked bool) {
 // bubble, a channel another task sent to, its context) and calls into the
 // simulator: it rejoins, and waits until the kernel, after its next settle,
 // makes it runnable (collect) and runs it, or unwinds it if it was killed.
-// Until that call it ran its own code only.
+// Until that call it ran its own code only. In a bubble, a goroutine the
+// scheduler does not know yet is adopted the same way (adopt.go); the
+// running goroutine is told apart by its g, in a nanosecond.
 func (s *Scheduler) checkCaller() {
-	if s.out.blocked.Load() == 0 {
+	if s.settle == nil {
+		if s.out.blocked.Load() == 0 {
+			return
+		}
+		s.checkCallerID(goid())
 		return
 	}
-	s.checkCallerID(goid())
+	if getg() == s.runningG.Load() {
+		return
+	}
+	s.arrive("", false)
 }
 
-// checkCallerID is checkCaller for the goroutine id.
+// checkCallerID is checkCaller for the goroutine id, for tasks blocked
+// outside only (Caller: a goroutine's log line does not adopt it).
 func (s *Scheduler) checkCallerID(id uint64) {
 	if s.out.blocked.Load() == 0 {
 		return
@@ -179,17 +208,29 @@ func (s *Scheduler) checkCallerID(id uint64) {
 		s.out.mu.Unlock()
 		return
 	}
-	delete(s.out.byGoid, id)
+	s.rejoinLocked(t)
+}
+
+// rejoinLocked parks t, blocked outside and calling in again, until the
+// kernel runs or unwinds it; s.out.mu is held and released.
+func (s *Scheduler) rejoinLocked(t *Task) {
+	delete(s.out.byGoid, t.goid)
 	s.out.rejoined = append(s.out.rejoined, t)
 	s.out.mu.Unlock()
+	s.stopFollower()
+	if !<-t.resume {
+		t.unwind()
+	}
+}
+
+// stopFollower stops the follower's sleep at this instant: a goroutine
+// has called in and must run there.
+func (s *Scheduler) stopFollower() {
 	if s.out.sleeping.Load() {
-		select { // stop the follower's sleep at this instant
+		select {
 		case s.out.wake <- struct{}{}:
 		default:
 		}
-	}
-	if !<-t.resume {
-		t.unwind()
 	}
 }
 
@@ -200,6 +241,10 @@ func (s *Scheduler) closeOutside(t *Task) {
 	t.killed = true
 	prev := s.current
 	s.current = t
+	running, runningG := s.running.Load(), s.runningG.Load()
+	s.running.Store(t.goid)
+	s.runningG.Store(t.g)
+	defer func() { s.running.Store(running); s.runningG.Store(runningG) }()
 	s.out.mu.Lock()
 	delete(s.out.byGoid, t.goid)
 	s.out.mu.Unlock()

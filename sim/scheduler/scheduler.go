@@ -25,6 +25,7 @@ const (
 	waiting
 	done
 	blockedOutside // an outside task blocked on something the scheduler does not see (outside.go)
+	frozen         // a goroutine of code under test killed with its process: never resumed until Close (adopt.go)
 )
 
 // Task is one cooperative thread of control: a worker of a controller, a model's
@@ -50,6 +51,14 @@ type Task struct {
 	outside bool
 	goid    uint64
 	cancel  func()
+	// user: a goroutine that code under test started itself, adopted at
+	// its first call into the simulator (adopt.go); g is its runtime g
+	// (getg), site where it was created.
+	user   bool
+	g      uintptr
+	site   string
+	parent *Task // the task that created it, when Join named no group
+	kills  int   // its group's KillGroup count when it arrived (adopt.go)
 }
 
 // Name is the task's name, as given to Go.
@@ -97,7 +106,10 @@ type Scheduler struct {
 	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
 	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
 	out                outsideState
-	running            atomic.Uint64 // the goroutine that runs now, kernel's or task's (caller.go)
+	running            atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
+	runningG           atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
+	hostG              atomic.Uintptr // Host's start goroutine while Host waits for it (host.go)
+	goNames            map[string]int // goroutines adopted per group, for their names (adopt.go)
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -121,6 +133,7 @@ func (l *Livelock) String() string {
 func New(c *clock.Clock, pick Picker) *Scheduler {
 	s := &Scheduler{clock: c, pick: pick}
 	s.running.Store(goid()) // the kernel's goroutine (caller.go)
+	s.runningG.Store(getg())
 	c.SetTaskCheck(func() bool { return s.current != nil })
 	c.SetSleeper(func(d time.Duration) {
 		if s.current == nil {
@@ -149,6 +162,7 @@ func (s *Scheduler) Go(group, name string, f func()) *Task {
 	s.tasks = append(s.tasks, t)
 	go t.run(f)
 	<-t.yield // its goroutine id is known
+	s.know(t)
 	return t
 }
 
@@ -161,8 +175,8 @@ func (t *Task) run(f func()) {
 		t.state = done
 		t.yield <- struct{}{}
 	}()
-	t.goid = goid()       // (caller.go, outside.go)
-	t.yield <- struct{}{} // started: Go returns
+	t.goid, t.g = goid(), getg() // (caller.go, outside.go)
+	t.yield <- struct{}{}        // started: Go returns
 	if !<-t.resume {
 		panic(errKilled)
 	}
@@ -179,9 +193,10 @@ func (s *Scheduler) switchTo(t *Task, alive bool) {
 	}
 	prev := s.current
 	s.current = t
-	running := s.running.Load()
-	defer s.running.Store(running)
+	running, runningG := s.running.Load(), s.runningG.Load()
+	defer func() { s.running.Store(running); s.runningG.Store(runningG) }()
 	s.running.Store(t.goid)
+	s.runningG.Store(t.g)
 	t.resume <- alive
 	if alive && s.settle != nil {
 		// In a bubble, the kernel resuming a task tells a task that parked
@@ -314,6 +329,10 @@ func (s *Scheduler) Kill(t *Task) {
 	if t.state == blockedOutside {
 		return // it never runs again; Close ends its goroutine
 	}
+	if t.user {
+		s.freeze(t) // adopt.go
+		return
+	}
 	if t.timer != nil {
 		t.timer.Stop()
 	}
@@ -328,6 +347,12 @@ func (s *Scheduler) Kill(t *Task) {
 
 // KillGroup kills every task of group, the current one last.
 func (s *Scheduler) KillGroup(group string) {
+	s.out.mu.Lock()
+	if s.out.kills == nil {
+		s.out.kills = map[string]int{}
+	}
+	s.out.kills[group]++ // goroutines that arrived and are not adopted yet die too (adopt.go)
+	s.out.mu.Unlock()
 	var self *Task
 	for _, t := range append([]*Task(nil), s.tasks...) {
 		if t.group != group {
@@ -382,6 +407,7 @@ func (s *Scheduler) RunUntil(until time.Time) {
 		return
 	}
 	s.running.Store(goid()) // whichever goroutine runs the kernel (caller.go)
+	s.runningG.Store(getg())
 	limit := s.MaxStepsPerInstant
 	if limit == 0 {
 		limit = 200_000
@@ -460,6 +486,9 @@ func (s *Scheduler) RunFor(d time.Duration) { s.RunUntil(s.clock.Now().Add(d)) }
 
 // Close kills every remaining task so that no goroutine outlives the run.
 func (s *Scheduler) Close() {
+	s.out.mu.Lock()
+	s.out.closing = true // goroutines calling in from now on are killed as they arrive (adopt.go)
+	s.out.mu.Unlock()
 	if s.settle != nil {
 		s.settle()
 		s.collect() // woken and waiting to rejoin: killed below
@@ -472,6 +501,7 @@ func (s *Scheduler) Close() {
 		}
 	}
 	s.closeWaiting()
+	s.closeUser() // adopt.go
 	for len(s.tasks) > 0 {
 		s.Kill(s.tasks[0])
 		if len(s.tasks) > 0 && s.tasks[0].killed {

@@ -1,0 +1,68 @@
+package operatortest
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Churn, both ways. update-summaries lets a faulted run make fewer objects
+// than the fault-free runs (a delayed operator never made what the user
+// deleted first). The same race has another side: whether an operator's
+// first write lands before or after the user's deletion is the schedule's
+// doing on a real cluster, and a fault shifts the schedule. When the
+// fault-free runs lost that race (the user's deletion came first, nothing was
+// made) and the faulted run won it, the faulted run makes the object and
+// then, once it sees the deletion, unmakes it (a finalizer's cleanup of its
+// external record, the collector's deletion of a dependent): one lifetime
+// more, and no trace of it at the end. That is not churn either. It is told
+// from churn by all of: no fault-free run ever made the object, the faulted
+// run made it once and deleted it once, the deletion came at or after the
+// workload's first deletion, and the object is not a generated name's second
+// or later (nightly-*2: one more object of a prefix than the fault-free runs
+// made is a count the race does not explain; a duplicate Job has run).
+
+// ordinal matches a canonical generated name past the first of its prefix.
+var ordinal = regexp.MustCompile(`\*\d+$`)
+
+// raced reports whether got's changes g of object k, against the most of
+// any fault-free run, are one lifetime of the race with the user's deletion
+// (userDeleted: when the workload first deleted an object; -1: never).
+func raced(k string, g, most createsDeletes, userDeleted time.Duration) bool {
+	return most.creates == 0 && most.deletes == 0 && g.creates == 1 && g.deletes == 1 &&
+		userDeleted >= 0 && g.deleted >= userDeleted && !ordinal.MatchString(k)
+}
+
+// firstUserDeletion is the instant of the workload's first deletion (a
+// delete, or a re-creation's delete) that landed, or -1.
+func firstUserDeletion(steps []trace.Step) time.Duration {
+	for _, s := range steps {
+		if s.Op == "action" && s.Process == "" && (s.Object == actionDelete || s.Object == actionRecreate) && s.Result == "ok" {
+			return s.At
+		}
+	}
+	return -1
+}
+
+// graceOf is how long after the heal a dependent re-created for a gone owner
+// is still the faults' doing in a run of p: healGrace, plus the longest
+// informer lag or API latency p draws. The heal ends the faults for what
+// happens after it, not for what they already hold: an owner's deletion
+// committed just before the heal is still delivered that much later, and a
+// reconcile that read its cache before then re-creates the child after the
+// heal (seen: a deletion at the heal under a lag of 1.003 s, the child
+// re-created 1.003 s after it).
+func graceOf(p *plan.Plan) time.Duration {
+	g := healGrace
+	if p == nil {
+		return g
+	}
+	for _, f := range p.Faults {
+		if f.Kind == plan.Lag || f.Kind == plan.Latency {
+			g = max(g, healGrace+f.Max)
+		}
+	}
+	return g
+}

@@ -1,0 +1,101 @@
+package operatortest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// logChange is one committed change of a run's watch log: a ConfigMap of team
+// made or deleted at a given instant.
+type logChange struct {
+	at                 time.Duration
+	typ                watch.EventType
+	name, generateName string
+}
+
+// churnRun is a run's snapshot from its changes, the workload's deletion of
+// the app at userDelete (none when 0).
+func churnRun(t *testing.T, w *world, userDelete time.Duration, changes ...logChange) *snapshot {
+	t.Helper()
+	start := time.Unix(0, 0)
+	r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
+	for i, c := range changes {
+		o := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: c.name, GenerateName: c.generateName, UID: types.UID(c.name)}}
+		r.Log = append(r.Log, apiserver.Event{Type: c.typ, GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Object: o, ResourceVersion: uint64(i + 1), At: start.Add(c.at)})
+	}
+	if userDelete > 0 {
+		r.Steps = append(r.Steps, trace.Step{At: userDelete, Op: "action", Object: actionDelete, Result: "ok"})
+	}
+	return w.snapshotOf(r)
+}
+
+// Churn is counted both ways. The fault-free runs may lose the race between
+// the operator's first write and the user's deletion (nothing made) and a
+// faulted run win it: it makes the object (a finalizer's external record)
+// and unmakes it once it sees the deletion. One such lifetime, deleted after
+// the workload's deletion, is not churn, as one lifetime fewer is not. Two
+// lifetimes are; so is one with no deletion by the user to race, and one of a
+// generated name past the first of its prefix (a duplicate).
+func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	const userDelete = 5 * time.Millisecond
+	app := []logChange{{0, watch.Added, "app", ""}, {userDelete, watch.Deleted, "app", ""}}
+	ref := &refRun{seed: 1, snap: churnRun(t, w, userDelete, app...)}
+	refs := []*refRun{ref}
+	life := func(name, gen string, made, unmade time.Duration) []logChange {
+		return []logChange{{made, watch.Added, name, gen}, {unmade, watch.Deleted, name, gen}}
+	}
+	v := w.updateSummaries(refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
+	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/record-app") {
+		t.Errorf("one lifetime the fault-free run lost the race for: %+v, want no violation and a note naming it", v)
+	}
+	// The reverse direction holds too: the faulted run lost the race.
+	won := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
+	if v := w.updateSummaries([]*refRun{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
+		t.Errorf("one lifetime fewer than the fault-free run: %+v, want no violation", v)
+	}
+	for name, got := range map[string]*snapshot{
+		"two lifetimes": churnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
+			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
+		"no deletion by the user to race":    churnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
+		"deleted before the user's deletion": churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 2*time.Millisecond)...)...),
+		"a second object of a generated prefix": churnRun(t, w, userDelete, append(append(app, life("job-abcde", "job-", time.Millisecond, 7*time.Millisecond)...),
+			life("job-fghij", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),
+	} {
+		if name == "no deletion by the user to race" {
+			refs = []*refRun{{seed: 1, snap: churnRun(t, w, 0)}}
+		} else {
+			refs = []*refRun{ref}
+		}
+		if name == "a second object of a generated prefix" {
+			refs = []*refRun{{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
+		}
+		if v := w.updateSummaries(refs, got, time.Minute); v.Holds {
+			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
+		}
+	}
+}
+
+// The collector's rule holds for what the faults still hold at the heal: the
+// owner deleted at the heal under an informer lag of a second, the operator
+// re-creates its child a second after the heal (its cache has not yet
+// delivered the deletion) and the collector deletes it again. That is the
+// lag's doing, not churn.
+func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
+	all := judgeAll(t, appOptions(child()), "seed 0\nat 1m0s delete object=0\nlag process=op kind=* min=1.003s max=1.004s\n")
+	if v := all[UpdateSummaries]; !v.Holds || !strings.Contains(v.Detail, "then collected") {
+		t.Errorf("update-summaries: %+v, want it to hold and note the collected child", v)
+	}
+}

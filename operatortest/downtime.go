@@ -1,0 +1,160 @@
+package operatortest
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// The fault-free run of the same downtime. A time-driven operator (a
+// CronJob-like schedule whose missed runs are skipped by design) does what
+// the clock asks when it is up: a fault that takes its process down across a
+// scheduled instant legitimately changes what it makes (the run is skipped,
+// or starts late), and the faulted run may then end with Jobs, or counts of
+// creates and deletes, that neither fault-free schedule shows. The sound
+// reference for such a run keeps the downtime and drops the faults: the
+// faulted run's process-down windows (from each crash of an operator's
+// process to its next start) replayed as clean stops (plan.Stop: the process
+// stops between reconciles, as a graceful shutdown does, and starts again
+// when the faulted run's process did), with no crash mid-reconcile, no stale
+// view, no other fault. A run skipped in the faulted run is skipped there
+// too and not blamed; a crash between two writes leaves an intermediate
+// state the clean stop does not (the stop comes before the reconcile the
+// crash cut, and would wait for the end of one in flight), and is still
+// caught; a run created twice is more creates of one name than any
+// reference makes. What the reference excuses is the time down, not the
+// restart: a difference it shows is forgiven only when the same restarts
+// with no time down do not show it too.
+
+// downtimeOf are the process-down windows of the operator's processes in a
+// run's steps, as clean stops: from each crash (or exit) to the next start of
+// that process (until 0: not within the run). A crash that cut reconciles
+// short opens its window where the first of them began: the clean stop
+// comes before them, so that none of their writes is made (a correct
+// operator's restart makes what the cut reconcile would have, or skips it as
+// the stop's restart does); the writes a cut reconcile did make before the
+// crash are its intermediate state, which the reference does not share.
+func (w *world) downtimeOf(steps []trace.Step) []plan.Fault {
+	type worker struct {
+		process, controller string
+		n                   int
+	}
+	var out []plan.Fault
+	open := map[string]int{}                  // process -> index in out of its open window
+	reconciling := map[worker]time.Duration{} // a reconcile in flight: when it began
+	for _, s := range steps {
+		if !w.operators[s.Process] {
+			continue
+		}
+		k := worker{s.Process, s.Controller, s.Worker}
+		switch s.Op {
+		case "reconcile":
+			reconciling[k] = s.At
+		case "result":
+			delete(reconciling, k)
+		case "crash":
+			from := s.At
+			for k, at := range reconciling { // lint:order-independent the earliest
+				if k.process == s.Process {
+					from = min(from, at)
+					delete(reconciling, k)
+				}
+			}
+			if _, ok := open[s.Process]; !ok {
+				open[s.Process] = len(out)
+				out = append(out, plan.Fault{Kind: plan.Stop, Process: s.Process, From: from})
+			}
+		case "start", "restart":
+			if i, ok := open[s.Process]; ok {
+				out[i].Until = max(s.At, out[i].From+time.Nanosecond)
+				delete(open, s.Process)
+			}
+		}
+	}
+	return out
+}
+
+// downtimeReference is the fault-free run of p's workload with the
+// downtime of r, a faulted run of p (nil when no operator process was
+// down); with instant, the same stops each followed by a start at once (the
+// same restarts, no time down). Both are cached as the other references
+// are, by their plans.
+func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant bool) (*refRun, error) {
+	stops := w.downtimeOf(r.steps)
+	if len(stops) == 0 {
+		return nil, nil
+	}
+	if instant {
+		for i := range stops {
+			stops[i].Until = stops[i].From + time.Nanosecond
+		}
+	}
+	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: stops}, 0)
+	if err != nil {
+		return nil, err
+	}
+	d := *ref
+	d.downtime = true
+	return &d, nil
+}
+
+// rejudgeWithDowntime judges again, against the fault-free run of the same
+// downtime as well, the converges and update-summaries verdicts of r that
+// the other references leave violated: a difference that reference shows
+// too is the downtime's doing, which the operator is right to show, unless
+// the same restarts with no time down show it as well (then the restart
+// itself is the cause: an operator that "starts clean" and re-creates what
+// it made, which no downtime excuses). It is run only then (most runs end
+// as a schedule does) and only when an operator's process was down.
+func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs []*refRun, late *refRun, snap *snapshot) error {
+	judge := func(v check.Verdict, extra *refRun) check.Verdict {
+		all := append(slices.Clip(refs), extra)
+		if v.Property == Converges {
+			if late != nil {
+				all = append(all, late)
+			}
+			return w.converges(all, snap, v.At)
+		}
+		return w.updateSummaries(all, snap, v.At)
+	}
+	var down, instant *refRun
+	for i, v := range r.verdicts {
+		if v.Holds || (v.Property != Converges && v.Property != UpdateSummaries) {
+			continue
+		}
+		if down == nil {
+			var err error
+			if down, err = w.downtimeReference(t, p, r, false); err != nil || down == nil {
+				return err
+			}
+		}
+		if !judge(v, down).Holds {
+			continue
+		}
+		if instant == nil {
+			var err error
+			if instant, err = w.downtimeReference(t, p, r, true); err != nil {
+				return err
+			}
+		}
+		if judge(v, instant).Holds {
+			r.verdicts[i].Detail += "\n  (the fault-free run of the same downtime ends so too, and so does the one of the same restarts with no time down: the restart, not the downtime, makes the difference)"
+			continue
+		}
+		nv := judge(v, down)
+		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime (the operator stopped cleanly where this run had it down) ends so too")
+		r.verdicts[i] = nv
+	}
+	return nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

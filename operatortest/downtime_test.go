@@ -1,0 +1,299 @@
+package operatortest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// scheduleOptions is the smallest time-driven operator of the false-alarm
+// suite (examples/patterns/schedule: a Job every 30 s, named by its
+// scheduled time; a run that cannot start within the starting deadline is
+// skipped by design), with spec as given.
+func scheduleOptions(spec schedule.ScheduleSpec) Options {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = schedule.AddToScheme(s)
+	return Options{
+		Scheme: s,
+		CRDs:   [][]byte{schedule.CRD},
+		Managers: []Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
+			return (&schedule.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		}}},
+		Objects: []client.Object{&schedule.Schedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "backup"}, Spec: spec}},
+	}
+}
+
+// interleavings-agree compares two schedules of one workload in one
+// environment: the kubelet's durations of each pod (how long a Job's work
+// runs) are the environment, drawn alike for a seed and its partner. When
+// each schedule drew its own, seed 2003 ended with the Job of 2m30s
+// complete in one and still running in the other (3 of 60 seeds disagreed
+// so).
+func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
+	w := testWorld(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}))
+	for _, seed := range []uint64{2003, 306, 4000} {
+		p := &plan.Plan{Seed: seed}
+		refs, err := w.references(t, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := w.interleavingsAgree(refs, refs[0].snap); !v.Holds {
+			t.Errorf("seed %d: %s", seed, v.Detail)
+		}
+	}
+}
+
+// tickerReconciler is a time-driven operator: for the ConfigMap "ticker" it
+// makes a run, the ConfigMap "ticker-<unix seconds>" it owns, at each
+// tickEvery instant since the ticker's creation, at most tickDeadline late (a
+// later run is skipped by design, as a CronJob's startingDeadlineSeconds
+// skips it), and records the last run's instant in an annotation. Its twin
+// (twoWrites) makes a run in two writes, created "starting" and then set
+// "done", and trusts a run that exists: a crash between the two leaves it
+// "starting" for good.
+type tickerReconciler struct {
+	client.Client
+	twoWrites bool
+}
+
+const (
+	tickEvery    = 30 * time.Second
+	tickDeadline = 5 * time.Second
+)
+
+func (r *tickerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if req.Name != "ticker" {
+		return reconcile.Result{}, nil
+	}
+	var tk corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &tk); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	now, created := time.Now(), tk.CreationTimestamp.Time
+	latest := created.Add(now.Sub(created).Truncate(tickEvery))
+	last, _ := time.Parse(time.RFC3339, tk.Annotations["last"])
+	if latest.After(created) && latest.After(last) && now.Sub(latest) <= tickDeadline {
+		run := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tk.Namespace, Name: fmt.Sprintf("ticker-%d", latest.Unix())},
+			Data: map[string]string{"state": "done"}}
+		if err := controllerutil.SetControllerReference(&tk, run, r.Scheme()); err != nil {
+			return reconcile.Result{}, err
+		}
+		if r.twoWrites {
+			run.Data["state"] = "starting"
+		}
+		err := r.Create(ctx, run)
+		switch {
+		case err == nil && r.twoWrites:
+			run.Data["state"] = "done"
+			if err := r.Update(ctx, run); err != nil {
+				return reconcile.Result{}, err
+			}
+		case apierrors.IsAlreadyExists(err): // made before (the twin trusts it)
+		case err != nil:
+			return reconcile.Result{}, err
+		}
+		metav1.SetMetaDataAnnotation(&tk.ObjectMeta, "last", latest.UTC().Format(time.RFC3339))
+		if err := r.Update(ctx, &tk); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{RequeueAfter: latest.Add(tickEvery).Sub(now)}, nil
+}
+
+func tickerOptions(twoWrites bool) Options {
+	return Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []Manager{{Name: "ticker", Setup: func(mgr manager.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+				Complete(&tickerReconciler{Client: mgr.GetClient(), twoWrites: twoWrites})
+		}}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "ticker"}}},
+	}
+}
+
+// A fault that takes a time-driven operator down across a scheduled instant
+// legitimately skips that run (it could not start within its deadline): the
+// faulted run lacks a run both fault-free schedules made. The fault-free run
+// of the same downtime (the process stopped cleanly from the crash to the
+// restart) skips it too, so converges does not blame the faults.
+func TestAMissedScheduledRunUnderDowntimeIsNotBlamed(t *testing.T) {
+	// The crash at 28s keeps the operator down (CrashLoopBackOff 10s) past
+	// the run at 30s and its 5s deadline.
+	got := judgeAll(t, tickerOptions(false), "seed 7\ncrash process=ticker at=28s\n")
+	for _, name := range []string{Converges, UpdateSummaries, InterleavingsAgree} {
+		if v := got[name]; !v.Holds {
+			t.Errorf("%s: %s", name, v.Detail)
+		}
+	}
+	if d := got[Converges].Detail; !strings.Contains(d, "same downtime") {
+		t.Errorf("converges held without the fault-free run of the same downtime (%q): the run at 30s was not skipped, and this test shows nothing", d)
+	}
+}
+
+// The reference of the same downtime stops the process between reconciles:
+// a crash between two writes (a run created "starting", not yet "done")
+// leaves an intermediate state the clean stop does not (it waits for the
+// reconcile's end). The twin, which trusts a run that exists, is caught;
+// the correct operator, which makes a run in one write, holds on the same
+// plan.
+func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) {
+	// Write 1 is the first run's create (at 30s), write 2 its "done".
+	const between = "seed 7\ncrash process=ticker write=1\n"
+	twin := judgeAll(t, tickerOptions(true), between)
+	if twin[Converges].Holds || !strings.Contains(twin[Converges].Detail, "ticker-946684830") {
+		t.Errorf("the twin's run left starting is not caught by converges: %q", twin[Converges].Detail)
+	}
+	w := testWorld(t, tickerOptions(true))
+	p, err := plan.Parse(between)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := w.downtimeReference(t, p, r, false)
+	if err != nil || down == nil {
+		t.Fatalf("the crash gave no downtime to replay (%v): the test does not reach the reference it is about", err)
+	}
+	if v := w.converges([]*refRun{down}, down.snap, 0); !v.Holds {
+		t.Fatalf("the reference of the same downtime is not a run of its own: %s", v.Detail)
+	}
+	for name, v := range judgeAll(t, tickerOptions(false), between) {
+		if !v.Holds {
+			t.Errorf("the correct operator: %s: %s", name, v.Detail)
+		}
+	}
+}
+
+// A faulted run's downtime is each crash of an operator's process to its
+// next start, replayed as clean stops; the built-in processes' are not the
+// operator's.
+func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
+	w := testWorld(t, tickerOptions(false))
+	p, err := plan.Parse("seed 3\ncrash process=ticker at=5s\ncrash process=ticker at=40s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stops := w.downtimeOf(r.steps)
+	var text []string
+	for _, s := range stops {
+		text = append(text, s.String())
+	}
+	if len(stops) != 2 || stops[0].From != 5e9 || stops[0].Until <= stops[0].From+10e9-1 || stops[1].From != 40e9 || stops[1].Until <= stops[1].From {
+		t.Errorf("downtime %q, want two stops: from 5s to its restart (10s back-off later or more) and from 40s to its restart", text)
+	}
+	for _, s := range stops {
+		if _, err := plan.Parse("seed 1\n" + s.String() + "\n"); err != nil {
+			t.Errorf("a stop's text does not parse back: %v", err)
+		}
+	}
+}
+
+// A clean stop (plan.Stop) is a graceful shutdown: a reconcile in flight at
+// the stop's instant runs to its end (the twin's run is made in both its
+// writes), and the process stops before it begins another; it starts again
+// at the stop's end. A crash right after the first write cuts the same
+// reconcile between its writes.
+func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
+	w := testWorld(t, tickerOptions(true))
+	run := func(text string) (map[string]string, []trace.Step) {
+		t.Helper()
+		p, err := plan.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, r, err := w.runOnce(t, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).text, r.steps
+	}
+	const first = "ConfigMap ops/ticker-946684830" // the run at 30s
+	crashed, steps := run("seed 7\ncrash process=ticker write=1\n")
+	if !strings.Contains(crashed[first], `"state":"starting"`) {
+		t.Fatalf("the crash did not cut the reconcile between its writes, and this test shows nothing: %s", crashed[first])
+	}
+	var written time.Duration // when the first write committed: its reconcile is in flight
+	for _, s := range steps {
+		if s.Process == "ticker" && s.Op == "create" {
+			written = s.At
+			break
+		}
+	}
+	stopped, steps := run(fmt.Sprintf("seed 7\nstop process=ticker from=%v until=45s\n", written))
+	if !strings.Contains(stopped[first], `"state":"done"`) {
+		t.Errorf("the clean stop at %v cut the reconcile in hand: %s", written, stopped[first])
+	}
+	var stopAt, lastResult, restart time.Duration
+	for _, s := range steps {
+		switch {
+		case s.Process != "ticker":
+		case s.Op == "crash" && stopAt == 0:
+			stopAt = s.At
+		case s.Op == "result" && stopAt == 0:
+			lastResult = s.At
+		case s.Op == "restart":
+			restart = s.At
+		}
+	}
+	if stopAt <= written || stopAt < lastResult || restart != 45*time.Second {
+		t.Errorf("stopped at %v (asked at %v; the last result at %v), restarted at %v; want a stop once the reconcile in hand ended and a restart at 45s", stopAt, written, lastResult, restart)
+	}
+}
+
+// The reference of the same downtime excuses what the time down explains,
+// not what the restart does: an operator whose end state counts its own
+// starts ends differently after any restart, and the fault-free run of the
+// same restarts with no time down shows that too, so converges still blames
+// it.
+func TestARestartThatChangesTheEndStateIsNotExcusedAsDowntime(t *testing.T) {
+	o := appOptions(nil)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		counted := false // the process's memory: lost in a crash
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+				if app.Name != "app" || counted {
+					return nil
+				}
+				// The bug: the managed object counts the operator's starts.
+				n, _ := strconv.Atoi(app.Data["starts"])
+				if app.Data == nil {
+					app.Data = map[string]string{}
+				}
+				app.Data["starts"] = strconv.Itoa(n + 1)
+				if err := c.Update(ctx, app); err != nil {
+					return err
+				}
+				counted = true
+				return nil
+			}})
+	}
+	got := judgeAll(t, o, "seed 1\ncrash process=op at=5s\n")
+	if v := got[Converges]; v.Holds || !strings.Contains(v.Detail, "data.starts") || !strings.Contains(v.Detail, "the restart, not the downtime") {
+		t.Errorf("converges: holds %v: %s; want a violation at data.starts that the same downtime does not excuse", v.Holds, v.Detail)
+	}
+}

@@ -1,0 +1,90 @@
+package operatortest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// publishes is an operator whose app (ConfigMap team/app) names a dependency
+// (Secret team/backend): it publishes the app's host in its ConfigMap
+// team/app-out, and while the backend is missing it fails, to be retried
+// (correct), or gives up with no error (giveUp, the buggy variant).
+func publishes(giveUp bool) behaviour {
+	return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+		if app.Name != "app" {
+			return nil
+		}
+		var backend corev1.Secret
+		if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: "backend"}, &backend); err != nil {
+			if giveUp && apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+		out := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "app-out"}}
+		_, err := controllerutil.CreateOrUpdate(ctx, c, out, func() error {
+			out.Data = map[string]string{"host": app.Data["host"]}
+			return controllerutil.SetControllerReference(app, out, c.Scheme())
+		})
+		return err
+	}
+}
+
+func publishOptions(giveUp bool) Options {
+	o := appOptions(publishes(giveUp))
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
+		})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Watches(&corev1.Secret{}, toApp).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: publishes(giveUp)})
+	}
+	o.Objects = []client.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}, Data: map[string]string{"host": "a"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}},
+	}
+	return o
+}
+
+// editThenDeleteTheDependency: the user edits the app's host at 3 ms and
+// deletes its backend at 25 ms, while the operator's ConfigMap watch lags
+// 50 ms or more: it sees the backend gone before it sees the edit (a real
+// cluster promises no order across kinds), and never publishes the new host.
+const editThenDeleteTheDependency = "seed 1\n" +
+	`script at 3ms patch kind=/v1/ConfigMap namespace=team name=app patch="{\"data\":{\"host\":\"b\"}}"` + "\n" +
+	"at 25ms delete object=1\n" +
+	"lag process=op kind=/v1/ConfigMap min=50ms max=458ms\n"
+
+// While an operator fails by design on a dependency the user deleted (the
+// fault-free run ends in the same error), what it derived keeps the input it
+// last got through with, which raced with the user's edit: converges does
+// not compare that output, and says so. An operator that gives up on the
+// same missing dependency with no error claims its output converged, and is
+// still held to it.
+func TestTheOutputOfAReconcileFailingByDesignIsNotCompared(t *testing.T) {
+	all := judgeAll(t, publishOptions(false), editThenDeleteTheDependency)
+	for name, v := range all {
+		if !v.Holds {
+			t.Errorf("correct operator: %s violated: %s", name, v.Detail)
+		}
+	}
+	if d := all[Converges].Detail; !strings.Contains(d, "not compared") || !strings.Contains(d, "ConfigMap team/app-out") {
+		t.Errorf("converges does not say what it left uncompared and why: %q", d)
+	}
+	all = judgeAll(t, publishOptions(true), editThenDeleteTheDependency)
+	if v := all[Converges]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
+		t.Errorf("the operator that gives up with no error: converges %+v, want the stale ConfigMap team/app-out reported", v)
+	}
+}

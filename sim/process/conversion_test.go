@@ -1,0 +1,173 @@
+package process_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// Gear in two versions, as a kubebuilder project converts them: v1 is the
+// Hub (teeth as an int), v1alpha1 a Convertible spoke (teeth as a string).
+var (
+	gearV1       = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1"}
+	gearV1alpha1 = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1alpha1"}
+)
+
+type GearV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Teeth int `json:"teeth,omitempty"`
+	} `json:"spec,omitempty"`
+}
+
+func (g *GearV1) DeepCopyObject() runtime.Object {
+	c := *g
+	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
+}
+func (*GearV1) Hub() {}
+
+type GearV1alpha1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Teeth string `json:"teeth,omitempty"`
+	} `json:"spec,omitempty"`
+}
+
+func (g *GearV1alpha1) DeepCopyObject() runtime.Object {
+	c := *g
+	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
+}
+
+func (g *GearV1alpha1) ConvertTo(hub conversion.Hub) error {
+	h := hub.(*GearV1)
+	h.ObjectMeta = g.ObjectMeta
+	h.Spec.Teeth = len(g.Spec.Teeth)
+	return nil
+}
+
+func (g *GearV1alpha1) ConvertFrom(hub conversion.Hub) error {
+	h := hub.(*GearV1)
+	g.ObjectMeta = h.ObjectMeta
+	g.Spec.Teeth = strings.Repeat("t", h.Spec.Teeth)
+	if g.Labels == nil {
+		g.Labels = map[string]string{}
+	}
+	g.Labels["converted"] = "from-v1"
+	return nil
+}
+
+func gearScheme() *runtime.Scheme {
+	s := apiservertest.Scheme()
+	s.AddKnownTypeWithName(gearV1.WithKind("Gear"), &GearV1{})
+	s.AddKnownTypeWithName(gearV1alpha1.WithKind("Gear"), &GearV1alpha1{})
+	metav1.AddToGroupVersion(s, gearV1)
+	metav1.AddToGroupVersion(s, gearV1alpha1)
+	return s
+}
+
+func gearCRD() *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gears.conv.ctrlsim.dev"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "conv.ctrlsim.dev",
+			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
+				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
+					ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
+						Namespace: "system", Name: "webhook-service", Path: ptr.To("/convert"), Port: ptr.To[int32](443)}}}},
+		},
+	}
+}
+
+func gearWorld(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	c, err := cluster.New(&plan.Plan{}, cluster.Options{
+		Scheme: gearScheme(),
+		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+			return ctrl.NewWebhookManagedBy(p.Manager(), &GearV1{}).Complete()
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	c.RunFor(time.Second)
+	return c
+}
+
+func gear(apiVersion, name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": "Gear",
+		"metadata": map[string]any{"name": name, "namespace": "default", "uid": "u-" + name, "resourceVersion": "7"}, "spec": spec}}
+}
+
+// A CRD's conversion webhook registered by the builder for a Hub and its
+// Convertible spoke converts objects both ways through controller-runtime's
+// /convert handler: objects already in the desired version are not sent,
+// the converted ones keep their original metadata but for the labels and
+// annotations the webhook set.
+func TestAConversionWebhookConvertsBothWays(t *testing.T) {
+	c := gearWorld(t)
+	w := c.Process("op").Webhooks()
+	in := []*unstructured.Unstructured{
+		gear("conv.ctrlsim.dev/v1", "a", map[string]any{"teeth": int64(3)}),
+		gear("conv.ctrlsim.dev/v1alpha1", "b", map[string]any{"teeth": "tt"}),
+	}
+	out, err := w.Convert(gearCRD(), in, "conv.ctrlsim.dev/v1alpha1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := unstructured.NestedString(out[0].Object, "spec", "teeth"); s != "ttt" || out[0].GetAPIVersion() != "conv.ctrlsim.dev/v1alpha1" {
+		t.Errorf("v1 to v1alpha1: %v", out[0].Object)
+	}
+	if out[0].GetLabels()["converted"] != "from-v1" || out[0].GetUID() != "u-a" || out[0].GetResourceVersion() != "7" {
+		t.Errorf("converted metadata: %v, want the webhook's label and the original uid and resourceVersion", out[0].Object["metadata"])
+	}
+	if out[1].GetLabels()["converted"] != "" {
+		t.Errorf("an object already in the desired version was sent: %v", out[1].Object)
+	}
+	back, err := w.Convert(gearCRD(), out[:1], "conv.ctrlsim.dev/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := unstructured.NestedInt64(back[0].Object, "spec", "teeth"); n != 3 || back[0].GetAPIVersion() != "conv.ctrlsim.dev/v1" {
+		t.Errorf("v1alpha1 back to v1: %v", back[0].Object)
+	}
+	steps := 0
+	for _, s := range c.Trace.Steps() {
+		if s.Op == "webhook conversion gears.conv.ctrlsim.dev" && s.Process == "op" && s.Result == "converted" {
+			steps++
+		}
+	}
+	if steps != 2 {
+		t.Errorf("%d conversion steps traced, want 2", steps)
+	}
+}
+
+// While the process serving the conversion webhook is down, conversion
+// fails with kube-apiserver's text.
+func TestAConversionWebhookOfADownProcessFails(t *testing.T) {
+	c := gearWorld(t)
+	c.Process("op").Crash("test")
+	_, err := c.Process("op").Webhooks().Convert(gearCRD(), []*unstructured.Unstructured{gear("conv.ctrlsim.dev/v1", "a", nil)}, "conv.ctrlsim.dev/v1alpha1")
+	want := `conversion webhook for conv.ctrlsim.dev/v1, Kind=Gear failed: Post "https://webhook-service.system.svc:443/convert?timeout=30s": no endpoints available for service "webhook-service"`
+	if err == nil || err.Error() != want {
+		t.Errorf("conversion while the process is down: %v\nwant %s", err, want)
+	}
+}

@@ -1,0 +1,283 @@
+package scheduler
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Goroutines that code under test starts itself.
+//
+// A Runnable that starts a poller with `go poll(ctx)`, a Setup that starts a
+// watcher, controller-runtime's source.Channel (a goroutine that reads the
+// operator's channel and one that hands its events to the controller's
+// queue): none of these goroutines was started by the scheduler, and nothing
+// can make Go hand them over at their `go` statement. Inside a
+// testing/synctest bubble (SetSettle) the scheduler adopts each one at its
+// first call into the simulator, as it takes back a task that woke outside
+// (outside.go):
+//
+//   - Every call into the simulator first asks whether the caller is the
+//     goroutine the scheduler runs (its runtime g, read in a nanosecond:
+//     getg). A goroutine that is not, and is no task blocked outside,
+//     arrives: it parks at once, before touching the kernel's state, and
+//     stops the clock's follower at this instant.
+//   - It belongs to the group (the process) whose hook it called (Join, from
+//     the process's client, queue and REST config), or else to the group of
+//     the task that created it (the "created by ... in goroutine N" of its
+//     own stack). Called through the hook of an incarnation that has ended,
+//     or created by a task that was killed, it arrives dead: it never runs
+//     (a killed process's goroutines do nothing more, as with SIGKILL).
+//   - After its next settle, when every goroutine of the bubble has either
+//     called in or blocked, the kernel adopts the goroutines that arrived:
+//     sorted by where they were created (function, file and line) and then
+//     by goroutine id, numbered in that order (<group>/go#N), runnable from
+//     then on like any task and picked by the plan. Their calls are traced as
+//     their process's.
+//   - Killed with their group (KillGroup: a crash, a stop), they are frozen:
+//     parked where they are, never resumed. One blocked outside when killed
+//     is frozen when it next calls in. Close unwinds them with
+//     runtime.Goexit: their deferred calls run, and the simulator refuses
+//     the ones that call into it.
+//
+// A goroutine that the running one waits for acts as the running one: the
+// goroutine Host runs its start function on (controller-runtime's controller
+// Start, while Host waits for its workers), and, while Helped runs, the
+// goroutines created at the site it names (controller-runtime's Kind source
+// registering its handler while the controller waits for it to sync).
+
+// Join is the entry of a hook of group (a process's client, queue, REST
+// config): a goroutine that the scheduler does not know is adopted into
+// group, or, if dead (the hook's incarnation has ended), frozen at once.
+// It costs a comparison for the running goroutine.
+func (s *Scheduler) Join(group string, dead bool) {
+	if s.settle == nil || getg() == s.runningG.Load() {
+		return
+	}
+	s.arrive(group, dead)
+}
+
+// Helped runs f, for whose goroutines the calling one waits: the calls into
+// the simulator of goroutines created at site (a function name, or its
+// prefix: "sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind") while
+// f runs are the caller's own (they run while it is blocked), not goroutines
+// to adopt. Other goroutines are adopted as ever.
+func (s *Scheduler) Helped(site string, f func()) {
+	s.out.mu.Lock()
+	prev := s.out.helpSite
+	s.out.helpSite = site
+	s.out.mu.Unlock()
+	defer func() {
+		s.out.mu.Lock()
+		s.out.helpSite = prev
+		clear(s.out.helpG) // a g may be reused once its goroutine ends
+		s.out.mu.Unlock()
+	}()
+	f()
+}
+
+// helper marks the calling goroutine as one that acts as whoever waits for
+// it (Host's start goroutine): it is never adopted.
+func (s *Scheduler) helper() {
+	id := goid()
+	s.out.mu.Lock()
+	if s.out.helpers == nil {
+		s.out.helpers = map[uint64]bool{}
+	}
+	s.out.helpers[id] = true
+	s.out.mu.Unlock()
+}
+
+// arrive handles a call into the simulator from a goroutine other than the
+// running one: a task blocked outside rejoins; a goroutine of code under test
+// the scheduler does not know parks until it is adopted (see above).
+func (s *Scheduler) arrive(group string, dead bool) {
+	g := getg()
+	if g == s.hostG.Load() {
+		return // Host's start goroutine, while Host waits for it
+	}
+	s.out.mu.Lock()
+	if s.out.helpG[g] {
+		s.out.mu.Unlock()
+		return // a helper of the running goroutine (Helped), already told
+	}
+	id := goid()
+	if t := s.out.byGoid[id]; t != nil {
+		s.rejoinLocked(t)
+		return
+	}
+	if s.out.helpers[id] || s.out.foreign[id] || s.out.known[id] != nil {
+		// A helper of the running goroutine; a goroutine that is no task's
+		// (started by the kernel, another scheduler's, the test's own); a
+		// task that runs while not scheduled (Close's unwinding).
+		s.out.mu.Unlock()
+		return
+	}
+	site, parentID := creation()
+	if s.out.helpSite != "" && strings.HasPrefix(site, s.out.helpSite) {
+		if s.out.helpG == nil {
+			s.out.helpG = map[uintptr]bool{}
+		}
+		s.out.helpG[g] = true // (alive while Helped runs: its g is its own)
+		s.out.mu.Unlock()
+		return // a helper of the running goroutine (Helped)
+	}
+	var parent *Task
+	if group == "" {
+		parent = s.out.known[parentID]
+		if parent == nil {
+			if s.out.foreign == nil {
+				s.out.foreign = map[uint64]bool{}
+			}
+			s.out.foreign[id] = true
+			s.out.mu.Unlock()
+			return
+		}
+		group = parent.group // (whether it was killed, the kernel asks: adopt)
+	}
+	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
+		group: group, goid: id, g: g, site: site, killed: dead || s.out.closing, parent: parent,
+		kills: s.out.kills[group]}
+	s.out.arrived = append(s.out.arrived, t)
+	s.knowLocked(t)
+	s.out.mu.Unlock()
+	s.stopFollower()
+	if !<-t.resume {
+		runtime.Goexit() // killed before it ever ran: its deferred calls run
+	}
+}
+
+// know records t's goroutine: the parent of goroutines it starts.
+func (s *Scheduler) know(t *Task) {
+	s.out.mu.Lock()
+	s.knowLocked(t)
+	s.out.mu.Unlock()
+}
+
+func (s *Scheduler) knowLocked(t *Task) {
+	if s.out.known == nil {
+		s.out.known = map[uint64]*Task{}
+	}
+	s.out.known[t.goid] = t
+}
+
+// adopt makes the goroutines that arrived tasks, in the order of where they
+// were created, then of their goroutine ids (which follow creation order
+// within one step of their parent). It runs in the kernel after a settle.
+func (s *Scheduler) adopt(arrived []*Task) {
+	slices.SortFunc(arrived, func(a, b *Task) int {
+		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.goid, b.goid))
+	})
+	for _, t := range arrived {
+		if s.goNames == nil {
+			s.goNames = map[string]int{}
+		}
+		s.goNames[t.group]++
+		s.nextID++
+		t.id, t.s = s.nextID, s
+		t.name = fmt.Sprintf("%s/go#%d", t.group, s.goNames[t.group])
+		if t.parent != nil && t.parent.killed {
+			t.killed = true // started by a task of a killed incarnation
+		}
+		s.out.mu.Lock()
+		if s.out.kills[t.group] != t.kills {
+			t.killed = true // its group was killed since it arrived
+		}
+		s.out.mu.Unlock()
+		if t.killed {
+			t.state = frozen
+		}
+		s.tasks = append(s.tasks, t)
+	}
+}
+
+// freeze ends a killed goroutine of code under test: it is never resumed
+// (Close unwinds it). Killed by its own call (a crash planned there), it parks
+// for good.
+func (s *Scheduler) freeze(t *Task) {
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	t.cond = nil
+	t.state = frozen
+	if t == s.current {
+		t.yield <- struct{}{}
+		<-t.resume
+		runtime.Goexit()
+	}
+}
+
+// closeUser unwinds the goroutines of code under test that are parked
+// (frozen or not), and those that arrive meanwhile, one at a time: each
+// leaves with runtime.Goexit, its deferred calls refused by the simulator.
+func (s *Scheduler) closeUser() {
+	if s.settle == nil {
+		return
+	}
+	for {
+		s.settle()
+		s.collect()
+		s.endDying()
+		ended := false
+		for _, t := range append([]*Task(nil), s.tasks...) {
+			if !t.user || t.state == blockedOutside || t.state == done {
+				continue
+			}
+			t.killed = true
+			if t.timer != nil {
+				t.timer.Stop()
+			}
+			prev := s.current
+			s.current = t
+			running, runningG := s.running.Load(), s.runningG.Load()
+			s.running.Store(t.goid)
+			s.runningG.Store(t.g)
+			t.resume <- false
+			s.settle() // it has ended, or blocked on something of its own
+			s.current = prev
+			s.running.Store(running)
+			s.runningG.Store(runningG)
+			t.state = done
+			s.remove(t)
+			ended = true
+		}
+		if !ended {
+			return
+		}
+	}
+}
+
+// creation is where the calling goroutine was created (function, file and
+// line: the same in every run) and its parent's goroutine id, from the
+// "created by F in goroutine N" lines at the end of its stack.
+func creation() (site string, parent uint64) {
+	buf := make([]byte, 16<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) || len(buf) >= 1<<20 {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	i := bytes.LastIndex(buf, []byte("\ncreated by "))
+	if i < 0 {
+		return "", 0
+	}
+	rest := buf[i+len("\ncreated by "):]
+	line, rest, _ := bytes.Cut(rest, []byte("\n"))
+	fn := line
+	if j := bytes.LastIndex(line, []byte(" in goroutine ")); j >= 0 {
+		fn = line[:j]
+		parent, _ = strconv.ParseUint(string(bytes.TrimSpace(line[j+len(" in goroutine "):])), 10, 64)
+	}
+	loc, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte("\n"))
+	if j := bytes.LastIndex(loc, []byte(" +0x")); j >= 0 {
+		loc = loc[:j]
+	}
+	return string(fn) + " " + string(loc), parent
+}

@@ -1,0 +1,7 @@
+//go:build !amd64 && !arm64
+
+package scheduler
+
+// getg is the calling goroutine's identity (see getg_asm.go); on this
+// architecture its goroutine id, at the cost of a stack header print.
+func getg() uintptr { return uintptr(goid()) }
