@@ -53,7 +53,7 @@ func execWorld(t *testing.T, user apiserver.User, running bool, h restapi.ExecHa
 		state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
 		phase = corev1.PodRunning
 	}
-	pod.Status = corev1.PodStatus{Phase: phase, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", State: state}, {Name: "sidecar", State: state}}}
+	pod.Status = corev1.PodStatus{Phase: phase, QOSClass: pod.Status.QOSClass, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", State: state}, {Name: "sidecar", State: state}}}
 	if err := admin.Status().Update(context.Background(), pod); err != nil {
 		t.Fatal(err)
 	}
