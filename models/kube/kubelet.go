@@ -433,7 +433,11 @@ func (k *Kubelet) status(pod *corev1.Pod, p *podPlan, now time.Time) (corev1.Pod
 		st.HostIPs = []corev1.HostIP{{IP: st.HostIP}}
 		k.mu.Lock()
 		k.nextIP[pod.Spec.NodeName]++
-		ip := fmt.Sprintf("10.244.%d.%d", idx, k.nextIP[pod.Spec.NodeName]+1)
+		// Each node has a /24 of pod addresses (10.244.<node>.0/24), handed
+		// out from .2 to .254 and round again, as host-local IPAM does
+		// (addresses still in use are not skipped: a node never has 253
+		// live pods here).
+		ip := fmt.Sprintf("10.244.%d.%d", idx, 2+(k.nextIP[pod.Spec.NodeName]-1)%253)
 		k.mu.Unlock()
 		st.PodIP = ip
 		st.PodIPs = []corev1.PodIP{{IP: ip}}
