@@ -104,7 +104,9 @@
 //     dependency is published or not depending on which the operator saw
 //     first; informers of two kinds promise no order). An operator that
 //     gives up on the same dependency with no error claims its outputs
-//     converged, and is judged on them (frozen.go).
+//     converged, and is judged on them (frozen.go). interleavings-agree
+//     does not compare them either between two fault-free runs that both
+//     end in that error.
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
@@ -414,7 +416,7 @@
 //     RFC 3339 or Go's time.Time String (unix seconds), is compared as a
 //     value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
-//   - Frozen outputs (converges, frozen.go) are the writes made inside a
+//   - Frozen outputs (converges and interleavings-agree, frozen.go) are the writes made inside a
 //     controller's reconciles of the failing object; what a Runnable or
 //     another controller derived from it is compared as usual. The object
 //     itself is told from its outputs by its controller's name being its

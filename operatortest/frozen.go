@@ -10,7 +10,8 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
-// Frozen outputs: what converges does not hold a controller to while it is
+// Frozen outputs: what converges (and interleavings-agree, between two
+// fault-free runs) does not hold a controller to while it is
 // failing, by design, on an object.
 //
 // A level-triggered controller's reconcile that returns nil says that the

@@ -88,3 +88,24 @@ func TestTheOutputOfAReconcileFailingByDesignIsNotCompared(t *testing.T) {
 		t.Errorf("the operator that gives up with no error: converges %+v, want the stale ConfigMap team/app-out reported", v)
 	}
 }
+
+// editRacingTheDeletion: the user edits the app's host at 3 ms and deletes
+// its backend 1 ms later; with no fault, whether the operator published the
+// edit before it failed on the deletion is the schedule's (seeds 3 and 2051
+// differ on it).
+const editRacingTheDeletion = "seed 3\n" +
+	`script at 3ms patch kind=/v1/ConfigMap namespace=team name=app patch="{\"data\":{\"host\":\"b\"}}"` + "\n" +
+	"at 4ms delete object=1\n"
+
+// The same rule holds between the two fault-free schedules: when both end
+// failing by design on the deleted dependency, which input the output last
+// got through with is the race with the user, not a disagreement of
+// interleavings. The operator that gives up with no error is still judged.
+func TestTheOutputOfAReconcileFailingByDesignIsNotAnInterleavingsDisagreement(t *testing.T) {
+	if v := judgeAll(t, publishOptions(false), editRacingTheDeletion)[InterleavingsAgree]; !v.Holds {
+		t.Errorf("correct operator: interleavings-agree violated: %s", v.Detail)
+	}
+	if v := judgeAll(t, publishOptions(true), editRacingTheDeletion)[InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
+		t.Errorf("the operator that gives up with no error: interleavings-agree %+v, want ConfigMap team/app-out reported", v)
+	}
+}
