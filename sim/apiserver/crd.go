@@ -60,27 +60,26 @@ func CRDsFromYAML(data []byte) ([]CRD, error) {
 	}
 }
 
-// CRDFromDefinition is the CRD of def's storage version.
+// CRDFromDefinition is the CRD of def's storage version, with def as its
+// Definition: installed, it serves each of def's served versions
+// (versions.go). Every version's schema must be structural.
 func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
-	for _, v := range def.Spec.Versions {
-		if !v.Storage {
-			continue
+	var out *CRD
+	for i := range def.Spec.Versions {
+		v := &def.Spec.Versions[i]
+		crd, err := crdOfVersion(def, v)
+		if err != nil {
+			return CRD{}, err
 		}
-		crd := CRD{
-			GVK:        schema.GroupVersionKind{Group: def.Spec.Group, Version: v.Name, Kind: def.Spec.Names.Kind},
-			Plural:     def.Spec.Names.Plural,
-			Namespaced: def.Spec.Scope == apiextensionsv1.NamespaceScoped,
-			Status:     v.Subresources != nil && v.Subresources.Status != nil,
+		if v.Storage && out == nil {
+			crd.Definition = def.DeepCopy()
+			out = &crd
 		}
-		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			crd.Schema = v.Schema.OpenAPIV3Schema.DeepCopy()
-			if _, err := newCRSchema(crd.GVK, crd.Schema); err != nil {
-				return CRD{}, fmt.Errorf("CRD %s: %w", def.Name, err)
-			}
-		}
-		return crd, nil
 	}
-	return CRD{}, fmt.Errorf("CRD %s has no storage version", def.Name)
+	if out == nil {
+		return CRD{}, fmt.Errorf("CRD %s has no storage version", def.Name)
+	}
+	return *out, nil
 }
 
 // crSchema is what kube-apiserver's custom resource handler builds from a CRD

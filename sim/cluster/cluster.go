@@ -186,6 +186,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 	}
 	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
 	c.Server.SetWebhookAdmission(webhooks)
+	c.Server.SetConverter(webhooks) // conversion webhooks of multi-version CRDs
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },

@@ -1,18 +1,11 @@
 package process_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -20,88 +13,17 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
-// Gear in two versions, as a kubebuilder project converts them: v1 is the
-// Hub (teeth as an int), v1alpha1 a Convertible spoke (teeth as a string).
-var (
-	gearV1       = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1"}
-	gearV1alpha1 = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1alpha1"}
-)
-
-type GearV1 struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              struct {
-		Teeth int `json:"teeth,omitempty"`
-	} `json:"spec,omitempty"`
-}
-
-func (g *GearV1) DeepCopyObject() runtime.Object {
-	c := *g
-	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-func (*GearV1) Hub() {}
-
-type GearV1alpha1 struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              struct {
-		Teeth string `json:"teeth,omitempty"`
-	} `json:"spec,omitempty"`
-}
-
-func (g *GearV1alpha1) DeepCopyObject() runtime.Object {
-	c := *g
-	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-
-func (g *GearV1alpha1) ConvertTo(hub conversion.Hub) error {
-	h := hub.(*GearV1)
-	h.ObjectMeta = g.ObjectMeta
-	h.Spec.Teeth = len(g.Spec.Teeth)
-	return nil
-}
-
-func (g *GearV1alpha1) ConvertFrom(hub conversion.Hub) error {
-	h := hub.(*GearV1)
-	g.ObjectMeta = h.ObjectMeta
-	g.Spec.Teeth = strings.Repeat("t", h.Spec.Teeth)
-	if g.Labels == nil {
-		g.Labels = map[string]string{}
-	}
-	g.Labels["converted"] = "from-v1"
-	return nil
-}
-
-func gearScheme() *runtime.Scheme {
-	s := apiservertest.Scheme()
-	s.AddKnownTypeWithName(gearV1.WithKind("Gear"), &GearV1{})
-	s.AddKnownTypeWithName(gearV1alpha1.WithKind("Gear"), &GearV1alpha1{})
-	metav1.AddToGroupVersion(s, gearV1)
-	metav1.AddToGroupVersion(s, gearV1alpha1)
-	return s
-}
-
+// Gear (apiservertest): v1 the Hub, v1alpha1 a Convertible spoke.
 func gearCRD() *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "gears.conv.ctrlsim.dev"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "conv.ctrlsim.dev",
-			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
-				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
-					ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
-						Namespace: "system", Name: "webhook-service", Path: ptr.To("/convert"), Port: ptr.To[int32](443)}}}},
-		},
-	}
+	return apiservertest.GearCRD(apiextensionsv1.WebhookConverter)
 }
 
 func gearWorld(t *testing.T) *cluster.Cluster {
 	t.Helper()
 	c, err := cluster.New(&plan.Plan{}, cluster.Options{
-		Scheme: gearScheme(),
+		Scheme: apiservertest.GearScheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return ctrl.NewWebhookManagedBy(p.Manager(), &GearV1{}).Complete()
+			return apiservertest.SetUpGearWebhook(p.Manager())
 		}}},
 	})
 	if err != nil {
