@@ -250,6 +250,17 @@ func (s *Server) toStorage(k *Kind, obj client.Object) (client.Object, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
+	if sk := k.storageKind(); sk.schema != nil {
+		// Every decode of the stored object defaults it with the storage
+		// version's schema (unstructuredDefaulter): the model stores it
+		// defaulted, which every read and watch event then shows.
+		u, err := asUnstructured(sk, out)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		structuraldefaulting.Default(u.Object, sk.schema.structural)
+		return asKind(sk, u)
+	}
 	return out, nil
 }
 

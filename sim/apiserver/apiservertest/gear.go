@@ -27,12 +27,14 @@ var (
 type GearSpec struct {
 	Teeth int    `json:"teeth,omitempty"`
 	Color string `json:"color,omitempty"`
+	Shape string `json:"shape,omitempty"` // v1 only: the webhook drops it
 }
 
 // GearV1alpha1Spec is v1alpha1's spec.
 type GearV1alpha1Spec struct {
 	Teeth string `json:"teeth,omitempty"`
 	Color string `json:"color,omitempty"`
+	Size  string `json:"size,omitempty"` // v1alpha1 only: the webhook drops it
 }
 
 // GearStatus is the status of both versions.
