@@ -284,7 +284,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		}
 	}
 	if sc := r.Kind.schema; sc != nil {
-		if err := sc.admit(r.Kind, obj, nil); err != nil {
+		if err := sc.admit(r.Kind, obj, nil, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -498,7 +498,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		return nil, err
 	}
 	if sc := k.schema; sc != nil {
-		if err := sc.admit(k, obj, existing); err != nil {
+		if err := sc.admit(k, obj, existing, r.Subresource); err != nil {
 			return nil, err
 		}
 		c = diff(obj, existing) // defaulting and pruning may have changed it

@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -10,6 +12,7 @@ import (
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -234,21 +237,25 @@ func (s *Server) fromStorage(k *Kind, stored client.Object) (client.Object, erro
 	}
 	out, err := s.convert(k.storageKind(), k, stored)
 	if err != nil {
+		// The key is the storage's own, without the /registry prefix.
+		key := strings.TrimPrefix(k.storageKey(stored.GetNamespace(), stored.GetName()), "/registry")
 		return nil, apierrors.NewInternalError(fmt.Errorf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%s: %v",
-			k.storageKey(stored.GetNamespace(), stored.GetName()), stored.GetResourceVersion(), err))
+			key, stored.GetResourceVersion(), err))
 	}
 	return out, nil
 }
 
 // toStorage is obj, a k, in the storage version: the storage codec's encode.
-// A conversion failure is a 500 with the converter's message.
+// A conversion failure is the converter's error as the handler answers an
+// error that is not an API status: a 500 with its message, no reason and no
+// details.
 func (s *Server) toStorage(k *Kind, obj client.Object) (client.Object, error) {
 	if k.isStorage() {
 		return obj, nil
 	}
 	out, err := s.convert(k, k.storageKind(), obj)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Message: err.Error()}}
 	}
 	if sk := k.storageKind(); sk.schema != nil {
 		// Every decode of the stored object defaults it with the storage

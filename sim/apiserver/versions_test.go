@@ -142,11 +142,11 @@ func TestAWatchOfANonStorageVersionGetsConvertedEvents(t *testing.T) {
 	if a.Spec.Color != "red" {
 		t.Errorf("typed read in v1alpha1: %+v", a)
 	}
-	a.Status.Turns = 2
+	a.Status = &apiservertest.GearStatus{Turns: 2}
 	if err := s.Update(apiserver.Admin, a, "status"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Get(apiserver.Admin, client.ObjectKeyFromObject(g), g); err != nil || g.Status.Turns != 2 {
+	if err := s.Get(apiserver.Admin, client.ObjectKeyFromObject(g), g); err != nil || g.Status == nil || g.Status.Turns != 2 {
 		t.Errorf("status written in v1alpha1, read in v1: %+v %v", g.Status, err)
 	}
 	if err := s.Delete(apiserver.Admin, a, nil); err != nil {

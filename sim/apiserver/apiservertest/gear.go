@@ -37,7 +37,8 @@ type GearV1alpha1Spec struct {
 	Size  string `json:"size,omitempty"` // v1alpha1 only: the webhook drops it
 }
 
-// GearStatus is the status of both versions.
+// GearStatus is the status of both versions (a pointer in them, so that an
+// object without one has none, as its JSON).
 type GearStatus struct {
 	Turns int `json:"turns,omitempty"`
 }
@@ -46,8 +47,8 @@ type GearStatus struct {
 type GearV1 struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              GearSpec   `json:"spec,omitempty"`
-	Status            GearStatus `json:"status,omitempty"`
+	Spec              GearSpec    `json:"spec,omitempty"`
+	Status            *GearStatus `json:"status,omitempty"`
 }
 
 // GearV1alpha1 is the spoke.
@@ -55,7 +56,7 @@ type GearV1alpha1 struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              GearV1alpha1Spec `json:"spec,omitempty"`
-	Status            GearStatus       `json:"status,omitempty"`
+	Status            *GearStatus      `json:"status,omitempty"`
 }
 
 // GearV1List is a list of v1 Gears.
@@ -80,7 +81,11 @@ func (g *GearV1alpha1) ConvertTo(hub conversion.Hub) error {
 	h := hub.(*GearV1)
 	h.ObjectMeta = g.ObjectMeta
 	h.Spec = GearSpec{Teeth: len(g.Spec.Teeth), Color: g.Spec.Color}
-	h.Status = g.Status
+	h.Status = nil
+	if g.Status != nil {
+		st := *g.Status
+		h.Status = &st
+	}
 	return nil
 }
 
@@ -89,7 +94,11 @@ func (g *GearV1alpha1) ConvertFrom(hub conversion.Hub) error {
 	h := hub.(*GearV1)
 	g.ObjectMeta = h.ObjectMeta
 	g.Spec = GearV1alpha1Spec{Teeth: strings.Repeat("t", h.Spec.Teeth), Color: h.Spec.Color}
-	g.Status = h.Status
+	g.Status = nil
+	if h.Status != nil {
+		st := *h.Status
+		g.Status = &st
+	}
 	if g.Labels == nil {
 		g.Labels = map[string]string{}
 	}
@@ -101,6 +110,10 @@ func (g *GearV1alpha1) ConvertFrom(hub conversion.Hub) error {
 func (g *GearV1) DeepCopyObject() runtime.Object {
 	c := *g
 	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	if g.Status != nil {
+		st := *g.Status
+		c.Status = &st
+	}
 	return &c
 }
 
@@ -108,6 +121,10 @@ func (g *GearV1) DeepCopyObject() runtime.Object {
 func (g *GearV1alpha1) DeepCopyObject() runtime.Object {
 	c := *g
 	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	if g.Status != nil {
+		st := *g.Status
+		c.Status = &st
+	}
 	return &c
 }
 
