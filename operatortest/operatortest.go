@@ -482,10 +482,12 @@ func newWorld(o Options) (*world, error) {
 		}
 		w.crds = append(w.crds, crds...)
 	}
-	seen := map[schema.GroupVersionKind]bool{}
+	// One version per kind (a CRD's storage version, added first: upstream's
+	// collector monitors each resource once, in its preferred version).
+	seen := map[schema.GroupKind]bool{}
 	add := func(gvk schema.GroupVersionKind) {
-		if !seen[gvk] && o.Scheme.Recognizes(gvk) {
-			seen[gvk] = true
+		if !seen[gvk.GroupKind()] && o.Scheme.Recognizes(gvk) {
+			seen[gvk.GroupKind()] = true
 			w.collected = append(w.collected, gvk)
 		}
 	}
@@ -687,6 +689,9 @@ func (w *world) setup(c *cluster.Cluster) error {
 		}
 		if err := c.Admin().Create(ctx, obj.DeepCopyObject().(client.Object)); unserved(err) {
 			pending.add(obj) // its CRD comes at run time (crds.go)
+		} else if unconverted(err) {
+			pending.add(obj) // its conversion webhook's process is not up yet (crds.go)
+			pending.retry()
 		} else if err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 		}

@@ -78,6 +78,33 @@ func (k *Kind) Versions() []*Kind {
 	return append([]*Kind(nil), k.versions.served...)
 }
 
+// StoredKinds is every served kind once, in the version its objects are
+// stored in (a multi-version CRD's storage version; its first served version
+// when that one is not served), in registration order: what observers that
+// read every object once list.
+func (s *Server) StoredKinds() []*Kind {
+	var out []*Kind
+	for _, k := range s.Kinds() {
+		if vs := k.versions; vs != nil && k != vs.storage && (vs.storage.served() || vs.served[0] != k) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func (k *Kind) served() bool {
+	if k.versions == nil {
+		return true
+	}
+	for _, v := range k.versions.served {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
 // isStorage reports whether k is the version its objects are stored in.
 func (k *Kind) isStorage() bool { return k.storageKind() == k }
 

@@ -179,14 +179,17 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		},
 	}})
 	c.reader = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{})
+	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
+	// Conversion webhooks of multi-version CRDs: from the start, so that a
+	// seed written in a version its webhook must convert fails while no
+	// process serves it (operatortest retries it, as an applier would).
+	c.Server.SetConverter(webhooks)
 	if opts.Setup != nil {
 		if err := opts.Setup(c); err != nil {
 			return nil, fmt.Errorf("cluster setup: %w", err)
 		}
 	}
-	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
 	c.Server.SetWebhookAdmission(webhooks)
-	c.Server.SetConverter(webhooks) // conversion webhooks of multi-version CRDs
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
 		Faults: injector{c.faults, timing}, OnFinding: func(f process.Finding) { c.findings = append(c.findings, f) },
@@ -420,7 +423,7 @@ func (c *Cluster) Stream(key string) *rng.Stream { return c.rng.Stream(key) }
 // Observed is the run as properties judge it: the trace, the phases, the watch
 // log and the final state.
 func (c *Cluster) Observed() *check.Run {
-	served := c.Server.Kinds()
+	served := c.Server.StoredKinds() // each object once, as stored
 	kinds := make([]schema.GroupVersionKind, 0, len(served))
 	for _, k := range served {
 		kinds = append(kinds, k.GVK)
