@@ -183,8 +183,11 @@ type Options struct {
 	// resources the operator reconciles and what they need (namespaces are
 	// created as needed). An object whose kind no CRD serves yet (one the
 	// operator installs at run time) is created, as an applier retrying it
-	// would, at the instant its kind is served; a run that ends with one
-	// never created fails with an error naming it.
+	// would, at the instant its kind is served; one written in a version a
+	// conversion webhook converts (a multi-version CRD's older version)
+	// while no process serves the webhook yet is created again every
+	// SeedRetry until it converts. A run that ends with one never created
+	// fails with an error naming it.
 	Objects []client.Object
 	// Properties are the test's own properties, judged after the generic ones.
 	Properties []Property
