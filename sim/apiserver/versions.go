@@ -334,10 +334,10 @@ func (s *Server) notifyVersions(k *Kind, ev Event) {
 		return
 	}
 	for _, v := range k.versions.served {
-		if v.isStorage() || len(s.subs[v.GVK]) == 0 {
-			continue
-		}
 		w := s.vwatch[v.GVK]
+		if v.isStorage() || len(s.subs[v.GVK]) == 0 && (w == nil || len(w.pending) == 0) {
+			continue // (a stalled stream keeps every change, watched or not)
+		}
 		if w == nil {
 			w = &versionWatch{}
 			s.vwatch[v.GVK] = w
