@@ -427,7 +427,7 @@ type world struct {
 	// otherDraws: the run being made draws the operator's randomness from
 	// another seed (random.go).
 	otherDraws bool
-	webhooks      []process.WebhookConfig // WebhookFiles; nil: derived
+	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
 }
 
 // commonChildren are the built-in kinds operators most often create and own:

@@ -30,7 +30,7 @@ type refRun struct {
 	// operator's randomness from another seed (random.go).
 	draws   bool
 	snap    *snapshot
-	targets  []time.Duration
+	targets []time.Duration
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
