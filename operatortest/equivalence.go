@@ -47,7 +47,9 @@ import (
 //   - pod addresses: an address a Pod's status carried (status.podIP,
 //     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
 //     wherever it appears (an EndpointSlice's endpoints, an annotation). The
-//     network plugin allocates them in the order pods start.
+//     network plugin allocates them in the order pods start. So is a
+//     Service's cluster IP, "<ip:Service ns/name>": kube-apiserver draws it
+//     at random from the service CIDR.
 //   - resourceVersions, generations and observedGenerations are dropped: they
 //     count the writes before them. managedFields too.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
@@ -103,18 +105,24 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	// Pod addresses: the network plugin allocates them, so which pod has
 	// which address counts the pods started before it on its node. Each is
-	// named by the pod it was first allocated to.
+	// named by the pod it was first allocated to. Services' cluster IPs:
+	// kube-apiserver draws them at random from the service CIDR; each is
+	// named by the Service it was first given to.
 	var ipPairs [][2]string
 	seenIP := map[string]bool{}
 	for _, ev := range log {
-		p, ok := ev.Object.(*corev1.Pod)
-		if !ok {
-			continue
+		var ips []string
+		var owner string
+		switch o := ev.Object.(type) {
+		case *corev1.Pod:
+			ips, owner = podIPs(o), "<ip:Pod "+o.Namespace+"/"+c.name(o)+">"
+		case *corev1.Service:
+			ips, owner = serviceIPs(o), "<ip:Service "+o.Namespace+"/"+c.name(o)+">"
 		}
-		for _, ip := range podIPs(p) {
+		for _, ip := range ips {
 			if !seenIP[ip] {
 				seenIP[ip] = true
-				ipPairs = append(ipPairs, [2]string{ip, "<ip:Pod " + p.Namespace + "/" + c.name(p) + ">"})
+				ipPairs = append(ipPairs, [2]string{ip, owner})
 			}
 		}
 	}
@@ -170,6 +178,17 @@ func (c *canon) binding(gvk schema.GroupVersionKind, o client.Object, m map[stri
 			}
 		}
 	}
+}
+
+// serviceIPs are the cluster IPs the apiserver gave a Service (not "None").
+func serviceIPs(s *corev1.Service) []string {
+	var out []string
+	for _, ip := range append([]string{s.Spec.ClusterIP}, s.Spec.ClusterIPs...) {
+		if ip != "" && ip != corev1.ClusterIPNone && !slices.Contains(out, ip) {
+			out = append(out, ip)
+		}
+	}
+	return out
 }
 
 // podIPs are the addresses a pod's status carries.

@@ -575,3 +575,34 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 		t.Errorf("a record of a deleted child compares equal to a record of the live one: %s", got)
 	}
 }
+
+// A Service's cluster IP is kube-apiserver's random draw: the same Service
+// given 10.96.0.20 in one run and 10.96.3.7 in another is the same state, and
+// a ConfigMap recording the address compares equal too; a headless Service's
+// "None" is no address.
+func TestAServicesClusterIPIsEqualWhereverItAppears(t *testing.T) {
+	svcGVK := corev1.SchemeGroupVersion.WithKind("Service")
+	cmGVK := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	run := func(ip, other string) (string, string) {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db", UID: "uid-s"},
+			Spec: corev1.ServiceSpec{ClusterIP: ip, ClusterIPs: []string{ip}}}
+		svc2 := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cache", UID: "uid-s2"},
+			Spec: corev1.ServiceSpec{ClusterIP: other, ClusterIPs: []string{other}}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "conf", UID: "uid-cm"},
+			Data: map[string]string{"db": ip + ":5432", "cache": other}}
+		c := canonicalText(t, added(t, svc), added(t, svc2), added(t, cm))
+		return c(svcGVK, svc), c(cmGVK, cm)
+	}
+	s1, c1 := run("10.96.0.20", "10.96.0.21")
+	s2, c2 := run("10.96.3.7", "10.96.1.1")
+	if s1 != s2 || c1 != c2 {
+		t.Errorf("a Service given another address differs:\n%s\n%s\n%s\n%s", s1, s2, c1, c2)
+	}
+	if !strings.Contains(c1, "<ip:Service shop/db>:5432") || !strings.Contains(c1, "<ip:Service shop/cache>") {
+		t.Errorf("the addresses are not named by their Services: %s", c1)
+	}
+	h, _ := run(corev1.ClusterIPNone, "10.96.0.21")
+	if strings.Contains(h, "<ip:Service shop/db>") {
+		t.Errorf("a headless Service's None is named as an address: %s", h)
+	}
+}
