@@ -1,6 +1,8 @@
 // Package kubeworld wires the workload models of models/kube into a simulated
 // world: the replicaset, deployment, job, statefulset and endpointslice controllers in the
-// kube-controller-manager process (SetupControllers), and the kubelet model as
+// kube-controller-manager process (SetupControllers, or SetupControllersFor
+// only the models whose watched kinds, Models' Triggers, a world may hold),
+// and the kubelet model as
 // a process of its own (Kubelet), driven by the plan's seed and its workload
 // faults (notready, crashloop, podfail, nodelost), which end with the fault
 // phase (the cluster's Heal), as a real fault stops: a never-ready pod becomes
