@@ -78,7 +78,7 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := w.disagreement(all, held, "with every controller", "with those of the kinds held", nil); d != "" {
+	if d := w.disagreement(all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
 		t.Errorf("leaving out the idle controllers changed the end state: %s", d)
 	}
 }
