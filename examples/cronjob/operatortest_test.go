@@ -80,17 +80,6 @@ func operatorOptions(t *testing.T, v cronjob.Variant) operatortest.Options {
 		// change of the policy mid-run would make them misjudge the Jobs
 		// created before it, so the sample stays as it is.
 		NoWorkload: true,
-		// converges and update-summaries compare the end state and the
-		// creates with the fault-free runs: a fault that keeps the operator
-		// from running across a scheduled time (a crash, a restart onto a
-		// lagging apiserver) makes it skip that run by design
-		// (startingDeadlineSeconds, Forbid), so the Jobs and status.active
-		// differ without a bug (measured: plan 1 of seed 1, a restart onto
-		// an apiserver 1m57s behind). Their sound reference for a
-		// time-driven operator is the fault-free run of the same downtime
-		// (operatortest/doc.go); helper sched builds it (issue 27), and this
-		// Disable goes once it lands.
-		Disable: []string{operatortest.Converges, operatortest.UpdateSummaries},
 		Checks:  10, Seed: 1, ShrinkRuns: 60,
 	}
 }

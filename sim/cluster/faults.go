@@ -112,6 +112,35 @@ func (f *faults) Stale(process string) (informer.Stale, bool) {
 	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
 }
 
+// Hidden reports whether process's informers hide the object key (namespace/name,
+// or name) of kind gvk now: a blind fault's window is on (plan.Blind), whatever
+// the heal (it replays another run's blind time).
+func (f *faults) Hidden(process string, gvk schema.GroupVersionKind, key string) bool {
+	now := f.c.Clock.Now().Sub(f.c.start)
+	for _, x := range f.plan {
+		if x.Kind == plan.Blind && x.Process == process && x.Object == key && kindMatches(x.Resource, gvk) &&
+			now >= x.From && now < x.Until {
+			return true
+		}
+	}
+	return false
+}
+
+// relistBlind relists process's informers of the kind a blind fault names,
+// at either end of its window: the object leaves the view, or comes into it
+// as it is then.
+func (f *faults) relistBlind(x plan.Fault) {
+	p := f.c.Process(x.Process)
+	if p == nil || !p.Running() {
+		return // a process that starts later lists with Hidden in force
+	}
+	for _, k := range f.c.Server.Kinds() {
+		if kindMatches(x.Resource, k.GVK) {
+			p.Relist(k.GVK)
+		}
+	}
+}
+
 // Jitter draws process's next leader-election retry jitter from a stream of
 // its own.
 func (f *faults) Jitter(process string) float64 {
@@ -180,6 +209,9 @@ func (f *faults) schedule() {
 					}
 				})
 			}
+		case plan.Blind:
+			c.Clock.AfterFunc(x.From, func() { f.relistBlind(x) })
+			c.Clock.AfterFunc(x.Until, func() { f.relistBlind(x) })
 		case plan.Stale:
 			name, age, at := x.Process, x.Age, x.At
 			c.Clock.AfterFunc(at, func() {

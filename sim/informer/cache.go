@@ -28,8 +28,9 @@ import (
 // unstructured and metadata). It serves the reads of the process's default client and
 // its field indexes.
 type Cache struct {
-	held      func(gvk schema.GroupVersionKind) bool // WithHeld
-	stale     *Stale                                 // WithStale
+	held      func(gvk schema.GroupVersionKind) bool             // WithHeld
+	stale     *Stale                                             // WithStale
+	hidden    func(gvk schema.GroupVersionKind, key string) bool // WithHidden
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -67,6 +68,28 @@ func WithRESTMapper(m meta.RESTMapper) Option { return func(c *Cache) { c.mapper
 // then its watch delivers nothing until Release (a watch that stalls from the start).
 func WithHeld(held func(gvk schema.GroupVersionKind) bool) Option {
 	return func(c *Cache) { c.held = held }
+}
+
+// WithHidden hides objects from the cache's informers: an object for which
+// hidden(gvk, key) is true (key: namespace/name, or name) when it is listed or
+// when one of its events arrives is not cached (its events are dropped), as
+// if the process's view had not reached it yet; the cache is otherwise
+// current. hidden answers for the present instant; whoever changes its answer
+// calls Relist on the kind's informers then (Cache.Relist), which shows what
+// is no longer hidden and removes what now is. No fault the generator draws:
+// the fault-free run of a faulted run's blind time (plan.Blind) is made so.
+func WithHidden(hidden func(gvk schema.GroupVersionKind, key string) bool) Option {
+	return func(c *Cache) { c.hidden = hidden }
+}
+
+// Relist relists every informer of kind gvk that the cache has (Informer.Relist), in
+// the order they were created.
+func (c *Cache) Relist(gvk schema.GroupVersionKind) {
+	if k := c.kins[gvk]; k != nil {
+		for _, i := range k.members {
+			i.Relist()
+		}
+	}
 }
 
 // NewCache returns the empty cache of one process. lag gives each informer its Lag when
@@ -124,6 +147,9 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	c.filters[gvk] = filter
 	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
 	i.stale = c.stale
+	if c.hidden != nil {
+		i.hidden = func(key string) bool { return c.hidden(gvk, key) }
+	}
 	c.informers[key] = i
 	k := c.kins[gvk]
 	if k == nil {

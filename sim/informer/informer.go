@@ -68,6 +68,9 @@ type Informer struct {
 	batch     *delivery   // the newest delivery with a timer, until it is applied or dropped
 	stopWatch func()
 	stale     *Stale // set by a cache made WithStale
+	// hidden reports whether an object (by store key) is hidden now (a
+	// cache made WithHidden); nil: none.
+	hidden func(key string) bool
 }
 
 // delivery is one received event waiting to be applied.
@@ -103,6 +106,7 @@ func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.S
 // start lists (synchronously) and then watches from the list's resourceVersion.
 func (i *Informer) start() {
 	objs, rv, since := i.list()
+	objs = i.visible(objs)
 	i.replace(objs, rv)
 	i.synced = true
 	for _, ev := range since {
@@ -219,6 +223,7 @@ func (i *Informer) Relist() {
 		return
 	}
 	objs, rv := i.src.List(i.gvk)
+	objs = i.visible(objs)
 	kept := i.queue[:0]
 	for _, d := range i.queue {
 		if d.ev.ResourceVersion <= rv {
@@ -234,6 +239,20 @@ func (i *Informer) Relist() {
 		i.batch = nil
 	}
 	i.replace(objs, rv)
+}
+
+// visible are the objects of a list that are not hidden now (WithHidden).
+func (i *Informer) visible(objs []client.Object) []client.Object {
+	if i.hidden == nil {
+		return objs
+	}
+	out := make([]client.Object, 0, len(objs))
+	for _, o := range objs {
+		if !i.hidden(storeKey(o)) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // replace installs a list as the store's content and calls the handlers.
@@ -301,6 +320,9 @@ func (i *Informer) stop() {
 func (i *Informer) receive(ev apiserver.Event) {
 	if i.stopped || ev.ResourceVersion <= i.lastRV {
 		return
+	}
+	if i.hidden != nil && i.hidden(storeKey(ev.Object)) {
+		return // hidden: a relist shows it when it no longer is (WithHidden)
 	}
 	d := &delivery{ev: ev}
 	i.queue = append(i.queue, d)

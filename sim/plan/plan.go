@@ -102,6 +102,13 @@ const (
 	// fault the generator draws: operatortest replays a faulted run's
 	// process-down windows so, for the fault-free run of the same downtime.
 	Stop FaultKind = "stop"
+	// Blind: Process's informers do not show the object Object (namespace/name,
+	// or name when cluster-scoped) of kind Resource in [From, Until), as a
+	// lagging or stale view does not show what it has not reached yet, and
+	// show it as it is at every other instant. It is no fault the generator
+	// draws: operatortest replays the time a faulted run's stale or held view
+	// hid an object so, for the fault-free run of the same blind time.
+	Blind FaultKind = "blind"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
 	// the pods the kubelet binds, from 1, in the order it binds them. They
@@ -144,6 +151,7 @@ type Fault struct {
 	API        apiserver.Fault
 	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
 	Node       string // NodeLost
+	Object     string // Blind: namespace/name, or name when cluster-scoped
 }
 
 // String is the plan's text form: one line per seed, step and fault; Parse reads it
@@ -207,6 +215,10 @@ func (f Fault) String() string {
 	case Stop:
 		add("from", f.From.String())
 		dur("until", f.Until)
+	case Blind:
+		add("object", f.Object)
+		add("from", f.From.String())
+		add("until", f.Until.String())
 	case Crash:
 		num("call", f.Call)
 		num("write", f.Write)
@@ -390,6 +402,7 @@ var faultKeys = map[FaultKind][]string{
 	Workers: {"process", "controller", "n"},
 	Stale:   {"process", "at", "age"},
 	Stop:    {"process", "from", "until"},
+	Blind:   {"process", "kind", "object", "from", "until"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
@@ -401,7 +414,7 @@ var faultKeys = map[FaultKind][]string{
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, notready, crashloop, podfail or nodelost)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, blind, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -451,6 +464,8 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			num(&f.Pod)
 		case "node":
 			f.Node = v
+		case "object":
+			f.Object = v
 		case "verb":
 			f.API.Verb = v
 		case "resource":
@@ -514,6 +529,10 @@ func (f Fault) validate() error {
 	case Stop:
 		if f.Process == "" || (f.Until != 0 && f.Until <= f.From) {
 			return fmt.Errorf("stop: give process=NAME, from=DURATION and, if it starts again, until=DURATION after from")
+		}
+	case Blind:
+		if f.Process == "" || f.Resource == "" || f.Object == "" || f.Until <= f.From {
+			return fmt.Errorf("blind: give process=NAME, kind=KIND, object=NAMESPACE/NAME, from=DURATION and until=DURATION after from")
 		}
 	case Stale:
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {

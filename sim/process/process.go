@@ -49,6 +49,9 @@ type Injector interface {
 	// Stale reports, when process starts, whether this incarnation lists and
 	// watches through a lagging apiserver (the plan's stale fault), and how.
 	Stale(process string) (informer.Stale, bool)
+	// Hidden reports whether process's informers hide the object key
+	// (namespace/name, or name) of kind gvk now (the plan's blind fault).
+	Hidden(process string, gvk schema.GroupVersionKind, key string) bool
 	// Jitter is the next draw in [0, 1) of process's leader-election retry
 	// jitter (client-go draws it from the global math/rand).
 	Jitter(process string) float64
@@ -259,7 +262,8 @@ func (p *Process) start() {
 	p.startedAt = p.env.Clock.Now()
 	p.workers = map[*scheduler.Task]*worker{}
 	name := p.spec.Name
-	opts := []informer.Option{informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) })}
+	opts := []informer.Option{informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) }),
+		informer.WithHidden(func(gvk schema.GroupVersionKind, key string) bool { return p.env.Faults.Hidden(name, gvk, key) })}
 	stale, isStale := p.env.Faults.Stale(name)
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
@@ -332,6 +336,14 @@ func (p *Process) Hold(gvk schema.GroupVersionKind, hold bool) {
 		inf.Hold()
 	} else if inf.Held() {
 		inf.Release()
+	}
+}
+
+// Relist relists the process's informers of gvk (a blind fault's window opens
+// or closes: informer.WithHidden).
+func (p *Process) Relist(gvk schema.GroupVersionKind) {
+	if p.started {
+		p.cache.Relist(gvk)
 	}
 }
 
