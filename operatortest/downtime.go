@@ -151,7 +151,7 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 			continue
 		}
 		nv := judge(v, down)
-		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime and blind time (the operator stopped cleanly where this run had it down, and blind to each object while this run's view did not show it) ends so too")
+		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime and blind time (the operator stopped cleanly where this run had it down, its view behind the world's writes as this run's was, never behind its own) ends so too")
 		r.verdicts[i] = nv
 	}
 	return nil

@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"time"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -28,9 +30,9 @@ import (
 // unstructured and metadata). It serves the reads of the process's default client and
 // its field indexes.
 type Cache struct {
-	held      func(gvk schema.GroupVersionKind) bool             // WithHeld
-	stale     *Stale                                             // WithStale
-	hidden    func(gvk schema.GroupVersionKind, key string) bool // WithHidden
+	held      func(gvk schema.GroupVersionKind) bool // WithHeld
+	stale     *Stale                                 // WithStale
+	own       *[]Write                               // WithOwnWrites: the process's writes, every incarnation's
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -70,24 +72,34 @@ func WithHeld(held func(gvk schema.GroupVersionKind) bool) Option {
 	return func(c *Cache) { c.held = held }
 }
 
-// WithHidden hides objects from the cache's informers: an object for which
-// hidden(gvk, key) is true (key: namespace/name, or name) when it is listed or
-// when one of its events arrives is not cached (its events are dropped), as
-// if the process's view had not reached it yet; the cache is otherwise
-// current. hidden answers for the present instant; whoever changes its answer
-// calls Relist on the kind's informers then (Cache.Relist), which shows what
-// is no longer hidden and removes what now is. No fault the generator draws:
-// the fault-free run of a faulted run's blind time (plan.Blind) is made so.
-func WithHidden(hidden func(gvk schema.GroupVersionKind, key string) bool) Option {
-	return func(c *Cache) { c.hidden = hidden }
+// Write is one write of the process that owns a cache: the object (its kind,
+// and its key, namespace/name or name) and when it committed.
+type Write struct {
+	GVK schema.GroupVersionKind
+	Key string
+	At  time.Time
 }
 
-// Relist relists every informer of kind gvk that the cache has (Informer.Relist), in
-// the order they were created.
-func (c *Cache) Relist(gvk schema.GroupVersionKind) {
-	if k := c.kins[gvk]; k != nil {
+// WithOwnWrites makes the cache show the process each of its own writes at
+// once, whatever holds or delays the rest (no real informer does: the
+// fault-free run of a faulted run's blind time, plan.Blind, is made so): own
+// holds the process's writes so far, its earlier incarnations' included, and
+// OwnWrite adds to it. An informer that starts (lists) applies at once the
+// queued events of each object the process wrote after the instant its list
+// shows, through that write; OwnWrite applies those of the object written.
+func WithOwnWrites(own *[]Write) Option { return func(c *Cache) { c.own = own } }
+
+// OwnWrite records a write of the process (WithOwnWrites; otherwise it does
+// nothing) and applies, in each informer of its kind, every queued event of
+// the object committed at or before it, now and in order, ahead of the rest.
+func (c *Cache) OwnWrite(w Write) {
+	if c.own == nil {
+		return
+	}
+	*c.own = append(*c.own, w)
+	if k := c.kins[w.GVK]; k != nil {
 		for _, i := range k.members {
-			i.Relist()
+			i.fastForward(w.Key, w.At)
 		}
 	}
 }
@@ -147,8 +159,8 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	c.filters[gvk] = filter
 	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
 	i.stale = c.stale
-	if c.hidden != nil {
-		i.hidden = func(key string) bool { return c.hidden(gvk, key) }
+	if c.own != nil {
+		i.ownWrites = func() []Write { return *c.own }
 	}
 	c.informers[key] = i
 	k := c.kins[gvk]

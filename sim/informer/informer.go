@@ -68,9 +68,9 @@ type Informer struct {
 	batch     *delivery   // the newest delivery with a timer, until it is applied or dropped
 	stopWatch func()
 	stale     *Stale // set by a cache made WithStale
-	// hidden reports whether an object (by store key) is hidden now (a
-	// cache made WithHidden); nil: none.
-	hidden func(key string) bool
+	// ownWrites are the process's own writes (a cache made WithOwnWrites); nil:
+	// none are shown ahead.
+	ownWrites func() []Write
 }
 
 // delivery is one received event waiting to be applied.
@@ -80,6 +80,8 @@ type delivery struct {
 	// through is the newest resourceVersion the timer applies: this event's, or
 	// a later one's that joined its batch.
 	through uint64
+	// done: applied ahead of its turn (fastForward); skipped in its turn.
+	done bool
 }
 
 // kin are the informers of one kind in one cache, one per form, in creation order:
@@ -106,13 +108,34 @@ func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.S
 // start lists (synchronously) and then watches from the list's resourceVersion.
 func (i *Informer) start() {
 	objs, rv, since := i.list()
-	objs = i.visible(objs)
 	i.replace(objs, rv)
 	i.synced = true
 	for _, ev := range since {
 		i.receive(ev)
 	}
+	if i.ownWrites != nil && len(since) > 0 {
+		for _, w := range i.ownWrites() {
+			if w.GVK == i.gvk {
+				i.fastForward(w.Key, w.At)
+			}
+		}
+	}
 	i.stopWatch = i.src.Watch(i.gvk, i.receive)
+}
+
+// fastForward applies now, in order, the queued events of the object key
+// committed at or before at, ahead of the other objects' (WithOwnWrites),
+// even while held.
+func (i *Informer) fastForward(key string, at time.Time) {
+	if i.stopped {
+		return
+	}
+	for _, d := range i.queue {
+		if !d.done && !d.ev.At.After(at) && storeKey(d.ev.Object) == key {
+			d.done = true
+			i.apply(d.ev)
+		}
+	}
 }
 
 // GVK is the kind this informer caches.
@@ -223,7 +246,6 @@ func (i *Informer) Relist() {
 		return
 	}
 	objs, rv := i.src.List(i.gvk)
-	objs = i.visible(objs)
 	kept := i.queue[:0]
 	for _, d := range i.queue {
 		if d.ev.ResourceVersion <= rv {
@@ -239,20 +261,6 @@ func (i *Informer) Relist() {
 		i.batch = nil
 	}
 	i.replace(objs, rv)
-}
-
-// visible are the objects of a list that are not hidden now (WithHidden).
-func (i *Informer) visible(objs []client.Object) []client.Object {
-	if i.hidden == nil {
-		return objs
-	}
-	out := make([]client.Object, 0, len(objs))
-	for _, o := range objs {
-		if !i.hidden(storeKey(o)) {
-			out = append(out, o)
-		}
-	}
-	return out
 }
 
 // replace installs a list as the store's content and calls the handlers.
@@ -321,9 +329,6 @@ func (i *Informer) receive(ev apiserver.Event) {
 	if i.stopped || ev.ResourceVersion <= i.lastRV {
 		return
 	}
-	if i.hidden != nil && i.hidden(storeKey(ev.Object)) {
-		return // hidden: a relist shows it when it no longer is (WithHidden)
-	}
 	d := &delivery{ev: ev}
 	i.queue = append(i.queue, d)
 	if i.held {
@@ -371,7 +376,9 @@ func (i *Informer) applyThrough(rv uint64) {
 		if d.timer != nil {
 			d.timer.Stop() // a no-op for the timer firing now
 		}
-		i.apply(d.ev)
+		if !d.done {
+			i.apply(d.ev)
+		}
 	}
 }
 

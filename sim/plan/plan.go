@@ -102,12 +102,15 @@ const (
 	// fault the generator draws: operatortest replays a faulted run's
 	// process-down windows so, for the fault-free run of the same downtime.
 	Stop FaultKind = "stop"
-	// Blind: Process's informers do not show the object Object (namespace/name,
-	// or name when cluster-scoped) of kind Resource in [From, Until), as a
-	// lagging or stale view does not show what it has not reached yet, and
-	// show it as it is at every other instant. It is no fault the generator
-	// draws: operatortest replays the time a faulted run's stale or held view
-	// hid an object so, for the fault-free run of the same blind time.
+	// Blind: Process's informers show it each of its own writes as soon as
+	// it has the response (every queued event of that object, then), whatever
+	// else holds or delays them, in every incarnation; and, with Age, its
+	// first start at or after At lists and watches through an apiserver Age
+	// behind, as a stale restart's does (without the crash). It is no fault
+	// the generator draws: operatortest replays a faulted run's blind time so
+	// (its stale, held and lagging views, behind the world's writes but never
+	// behind the operator's own), for the fault-free run of the same blind
+	// time.
 	Blind FaultKind = "blind"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
@@ -151,7 +154,6 @@ type Fault struct {
 	API        apiserver.Fault
 	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
 	Node       string // NodeLost
-	Object     string // Blind: namespace/name, or name when cluster-scoped
 }
 
 // String is the plan's text form: one line per seed, step and fault; Parse reads it
@@ -216,9 +218,8 @@ func (f Fault) String() string {
 		add("from", f.From.String())
 		dur("until", f.Until)
 	case Blind:
-		add("object", f.Object)
-		add("from", f.From.String())
-		add("until", f.Until.String())
+		dur("at", f.At)
+		dur("age", f.Age)
 	case Crash:
 		num("call", f.Call)
 		num("write", f.Write)
@@ -402,7 +403,7 @@ var faultKeys = map[FaultKind][]string{
 	Workers: {"process", "controller", "n"},
 	Stale:   {"process", "at", "age"},
 	Stop:    {"process", "from", "until"},
-	Blind:   {"process", "kind", "object", "from", "until"},
+	Blind:   {"process", "at", "age"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
@@ -464,8 +465,6 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			num(&f.Pod)
 		case "node":
 			f.Node = v
-		case "object":
-			f.Object = v
 		case "verb":
 			f.API.Verb = v
 		case "resource":
@@ -531,8 +530,8 @@ func (f Fault) validate() error {
 			return fmt.Errorf("stop: give process=NAME, from=DURATION and, if it starts again, until=DURATION after from")
 		}
 	case Blind:
-		if f.Process == "" || f.Resource == "" || f.Object == "" || f.Until <= f.From {
-			return fmt.Errorf("blind: give process=NAME, kind=KIND, object=NAMESPACE/NAME, from=DURATION and until=DURATION after from")
+		if f.Process == "" || (f.At > 0 && f.Age == 0) {
+			return fmt.Errorf("blind: give process=NAME and, for a stale start, at=DURATION and age=DURATION")
 		}
 	case Stale:
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {
