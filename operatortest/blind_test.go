@@ -1,8 +1,10 @@
 package operatortest
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // A stale restart whose lagging apiserver hides a time-driven operator's
@@ -135,5 +138,34 @@ func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 		if !v.Holds {
 			t.Errorf("the correct operator: %s: %s", name, v.Detail)
 		}
+	}
+}
+
+// Sieve's intermediate states are between two writes of one reconcile: a
+// crash after the last write of a reconcile leaves none (the next reconcile
+// starts from what it finished). The targets of a crash after a write are
+// the writes of the reference run that another write of the same
+// reconcile follows, by their k as the process counts its writes (every
+// write, in a reconcile or not).
+func TestCrashesAfterAWriteAimAtTheReferenceRunsIntermediateStates(t *testing.T) {
+	step := func(at time.Duration, process string, reconcile int, op string) trace.Step {
+		return trace.Step{At: at, Process: process, Controller: "c", Worker: 1, Reconcile: reconcile, Op: op}
+	}
+	steps := []trace.Step{
+		step(1, "op", 1, "get"),
+		step(2, "op", 1, "update"),        // k=1, followed by k=2 in reconcile 1
+		step(3, "op", 1, "create"),        // k=2, the reconcile's last
+		step(4, "op", 0, "create"),        // k=3, outside a reconcile
+		step(5, "admin", 0, "delete"),     // another process's
+		step(6, "op", 2, "update/status"), // k=4, alone in reconcile 2
+		step(7, "op", 3, "patch"),         // k=5, then k=6
+		step(8, "op", 3, "delete"),        // k=6, then k=7
+		step(9, "op", 3, "update"),        // k=7
+		step(20, "op", 4, "update"),       // after the fault phase
+		step(21, "op", 4, "update"),
+	}
+	got := writesOf(steps, 10)
+	if want := []int{1, 5, 6}; !slices.Equal(got["op"], want) || len(got["admin"]) != 0 {
+		t.Errorf("the intermediate states: got %v, want op %v and none of admin", got, want)
 	}
 }

@@ -329,7 +329,13 @@
 // kept for converges and update-summaries). Its writes, and its operators'
 // live reads, in the fault phase are the targets: a drawn crash at a time or a
 // stale restart lands either anywhere or 1 ms after a target, and a hold (a
-// stalled watch) starts either anywhere or 1 ms before one. The three
+// stalled watch) starts either anywhere or 1 ms before one; a crash right
+// after a process's k-th write is drawn either after any of its first ten
+// writes or after one of the reference run's intermediate states (a write
+// that another write of the same reconcile follows: a crash after a
+// reconcile's last write leaves none), so that a bug between two writes of
+// a rarer path (a finalizer's removal and its cleanup, after the
+// workload's deletion) is reached in tens of plans, not a hundred. The three
 // patterns: a crash right after a process's k-th write (intermediate state),
 // a watch held across a write the operator should see before it acts
 // (unobserved state), and a restart onto an apiserver up to half the fault
