@@ -511,8 +511,10 @@
 //     PersistentVolumeClaims when the workload models run.
 //     A kind that only a CRD created during the run serves (no Go type, no
 //     manifest in Options.CRDs) is neither judged by the generic oracles nor
-//     collected; the workload's changes to seed objects of such a kind are
-//     untested (the examples that use one set NoWorkload).
+//     collected (the ConfigMap of such a seed the workload deleted stays, and
+//     no-orphans fires: examples/crdinstall sets NoWorkload for it). The
+//     workload's steps on such a seed wait for its creation, as a user's on
+//     an object wait for its create.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the
