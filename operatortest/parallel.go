@@ -253,6 +253,11 @@ func (b *tail) lastLine() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(b.buf)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- { // a test's failure first (file.go:line: ...)
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, ".go:") {
+			return l
+		}
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" && l != "FAIL" && !strings.HasPrefix(l, "exit status") {
 			return l
@@ -286,13 +291,17 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 		done  bool
 		ended bool
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot re-run the test binary as workers: %v", err)
+	}
 	procs := make([]*proc, n+1)
 	for j := 1; j <= n; j++ {
 		r, wr, err := os.Pipe()
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(os.Args[0], workerArgs(test)...)
+		cmd := exec.Command(self, workerArgs(test)...)
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%d %s", workerEnv, j, n, test))
 		out := &tail{}
 		cmd.Stdout, cmd.Stderr = out, out
@@ -300,7 +309,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 		if err := cmd.Start(); err != nil {
 			r.Close()
 			wr.Close()
-			return nil, fmt.Errorf("cannot start worker %d/%d (%s): %v", j, n, os.Args[0], err)
+			return nil, fmt.Errorf("cannot start worker %d/%d (%s): %v", j, n, self, err)
 		}
 		wr.Close()
 		procs[j] = &proc{cmd: cmd, out: out}
@@ -375,7 +384,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 				switch {
 				case !p.hello:
 					fail(fmt.Errorf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again (a subtest's duplicate or rewritten name), an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
-						e.j, n, test, os.Args[0], RunPattern(test), e.exit, p.out.lastLine()))
+						e.j, n, test, self, RunPattern(test), e.exit, p.out.lastLine()))
 				case !p.done:
 					fail(fmt.Errorf("worker %d/%d of %s died before its last verdict (%v): %s", e.j, n, test, e.exit, p.out.lastLine()))
 				}

@@ -1,0 +1,182 @@
+package operatortest
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// exploreWith explores o with n workers in a subtest of its own (worker
+// processes re-run a test up to its first exploration).
+func exploreWith(t *testing.T, o Options, n int) Result {
+	t.Helper()
+	var res Result
+	t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
+		o.Workers = n
+		var err error
+		if res, err = Explore(t, o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return res
+}
+
+func propertiesOf(r Result) []string {
+	var out []string
+	for _, v := range r.Violations {
+		out = append(out, v.Property)
+	}
+	return out
+}
+
+// Exploring with 2 or 3 worker processes finds what one process finds: the
+// same first failing place, the same minimal plan, the same trace hash and
+// violations (a bug a crash between two writes shows); and for an operator
+// that holds, the same number of plans, none violating.
+func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	// Every exploration first, the comparisons after: a worker process runs
+	// the test up to its exploration only.
+	buggy := bugOptions(&knownBugs{twoWrites: true}, false)
+	buggy.Checks = 60
+	correct := bugOptions(&knownBugs{}, false)
+	correct.Checks = 12
+	var seq, okSeq Result
+	par, okPar := map[int]Result{}, map[int]Result{}
+	t.Run("buggy", func(t *testing.T) {
+		seq = exploreWith(t, buggy, 1)
+		for _, n := range []int{2, 3} {
+			par[n] = exploreWith(t, buggy, n)
+		}
+	})
+	t.Run("correct", func(t *testing.T) {
+		okSeq = exploreWith(t, correct, 1)
+		for _, n := range []int{2, 3} {
+			okPar[n] = exploreWith(t, correct, n)
+		}
+	})
+	if !seq.Caught {
+		t.Fatalf("the sequential exploration did not catch the two-writes bug in %d plans: %+v", buggy.Checks, seq)
+	}
+	t.Logf("sequential: first failure at place %d, hash %s, minimal plan:\n%s", seq.FirstFailure, seq.Hash, seq.Minimal)
+	for _, n := range []int{2, 3} {
+		par := par[n]
+		switch {
+		case !par.Caught:
+			t.Errorf("%d workers: not caught: %+v", n, par)
+		case par.FirstFailure != seq.FirstFailure || par.Checks != seq.Checks:
+			t.Errorf("%d workers: first failure at place %d after %d plans, sequential at %d after %d", n, par.FirstFailure, par.Checks, seq.FirstFailure, seq.Checks)
+		case par.Minimal.String() != seq.Minimal.String():
+			t.Errorf("%d workers: minimal plan\n%s\nsequential:\n%s", n, par.Minimal, seq.Minimal)
+		case par.Hash != seq.Hash:
+			t.Errorf("%d workers: trace hash %s, sequential %s", n, par.Hash, seq.Hash)
+		case !slices.Equal(propertiesOf(par), propertiesOf(seq)):
+			t.Errorf("%d workers: violated %q, sequential %q", n, propertiesOf(par), propertiesOf(seq))
+		}
+		okPar := okPar[n]
+		if okPar.Caught || okSeq.Caught || okPar.Checks != okSeq.Checks || okPar.Checks != correct.Checks {
+			t.Errorf("the correct operator, %d workers: caught %v after %d plans; sequential: caught %v after %d; want none after %d", n, okPar.Caught, okPar.Checks, okSeq.Caught, okSeq.Checks, correct.Checks)
+		}
+	}
+}
+
+// KeepGoing over workers finds the same distinct violations, each at the
+// same place with the same minimal plan, as in one process.
+func TestParallelKeepGoingGivesTheSequentialFindings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	o := bugOptions(&knownBugs{twoWrites: true}, true)
+	o.KeepGoing, o.Checks = true, 40
+	seq, par := exploreWith(t, o, 1), exploreWith(t, o, 2) // the worker process explores in par's subtest
+	if len(seq.Findings) < 2 {
+		t.Fatalf("sequential KeepGoing found %d distinct violations, want the panic and the copy bug", len(seq.Findings))
+	}
+	if len(par.Findings) != len(seq.Findings) || par.Checks != seq.Checks {
+		t.Fatalf("2 workers: %d findings after %d plans, sequential %d after %d", len(par.Findings), par.Checks, len(seq.Findings), seq.Checks)
+	}
+	for i, f := range seq.Findings {
+		g := par.Findings[i]
+		if g.Signature != f.Signature || g.FirstFailure != f.FirstFailure || g.Minimal.String() != f.Minimal.String() || g.Hash != f.Hash {
+			t.Errorf("finding %d: 2 workers %s at %d (hash %s), sequential %s at %d (hash %s)", i, g.Signature, g.FirstFailure, g.Hash, f.Signature, f.FirstFailure, f.Hash)
+		}
+	}
+}
+
+// A worker that cannot reach its test's exploration (here a subtest named
+// after what an earlier subtest did, which the worker's -test.run skips)
+// fails the exploration with one line saying so, never a silent pass.
+func TestAWorkerThatCannotReachTheExplorationFailsLoudly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	round := 0
+	t.Run("first", func(t *testing.T) { round++ })
+	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+		o := bugOptions(&knownBugs{}, false)
+		o.Workers, o.Checks = 2, 4
+		_, err := Explore(t, o)
+		if err == nil || !strings.Contains(err.Error(), "never reached the exploration of "+t.Name()) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("got %v, want one line: a worker never reached the exploration", err)
+		}
+	})
+}
+
+// A worker process that dies fails the exploration with one line naming it.
+func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	o := bugOptions(&knownBugs{}, false)
+	o.Workers, o.Checks = 2, 4
+	setup := o.Managers[0].Setup
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		if strings.HasPrefix(os.Getenv(workerEnv), "2/") {
+			fmt.Fprintln(os.Stderr, "worker 2 exits on purpose")
+			os.Exit(7)
+		}
+		return setup(mgr)
+	}
+	_, err := Explore(t, o)
+	if err == nil || !strings.Contains(err.Error(), "worker 2/2 of "+t.Name()+" died before its last verdict (exit status 7): worker 2 exits on purpose") {
+		t.Errorf("got %v, want: worker 2/2 died", err)
+	}
+}
+
+// A second exploration in one test cannot be re-run by workers: asked for
+// explicitly it is an error naming the way out, never ignored.
+func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
+	o := bugOptions(&knownBugs{}, false)
+	o.Workers, o.Checks = 1, 2
+	if _, err := Explore(t, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Workers = 2
+	_, err := Explore(t, o)
+	if err == nil || !strings.Contains(err.Error(), "Options.Workers is 2 on exploration 2 of "+t.Name()) {
+		t.Errorf("got %v, want Options.Workers refused on a second exploration", err)
+	}
+}
+
+// ownedBy shares a shard's places round-robin among the workers: every
+// place of the shard has one worker, and the workers' shares differ by at
+// most one place.
+func TestWorkersShareAShardsPlacesRoundRobin(t *testing.T) {
+	sh := Shard{Index: 2, Count: 3}
+	count := map[int]int{}
+	for k := 1; k <= 30; k++ {
+		if sh.owns(k) {
+			count[ownedBy(sh, 4, k)]++
+		}
+	}
+	if len(count) != 4 || slices.Max(slices.Collect(maps.Values(count)))-slices.Min(slices.Collect(maps.Values(count))) > 1 {
+		t.Errorf("shard 2/3's 10 places of 30 over 4 workers: %v", count)
+	}
+}
