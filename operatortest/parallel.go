@@ -21,19 +21,23 @@ import (
 // Parallel exploration (issue 31). A plan's run seeds process-global
 // randomness (wallclock.SeedRandom: crypto/rand, math/rand, util/rand, uuid),
 // so two plans cannot run in one process at once. As Go's fuzzing does, the
-// test binary re-executes itself: Options.Workers processes, each running the
-// same test (-test.run=<its name>) with CTRLSIM_WORKER set, so that the
-// test's first exploration in the worker explores worker j's share of the
-// plans (the places m of the sequence, among those this shard owns, with m%n
-// = j-1) and streams each place's verdict to the parent on a pipe. A worker
-// does not draw the plans of the places it does not own: rapid seeds each
-// check from the explorer's seed and the check's index only (a place whose
-// draw rapid rejects renumbers the places after it: then every place is
-// drawn in the parent, with a log line).
+// test binary re-executes itself: with Options.Workers n, the test's process
+// is one worker and n-1 processes are the others, each running the same test
+// (-test.run=<its name>) with CTRLSIM_WORKER set, so that the test's first
+// exploration in the worker process becomes a worker. The parent hands the
+// places of the sequence (those this shard owns) out one at a time, the
+// lowest not yet handed out to whichever worker asks (a worker that starts
+// late judges fewer), over the worker's stdin; each worker judges its places
+// in order and streams each verdict back on a pipe (fd 3). A worker does not
+// draw the plans of the places it is not given: rapid seeds each check from
+// the explorer's seed and the check's index only (a place whose draw rapid
+// rejects renumbers the places after it: then every place is drawn in the
+// test's process, with a log line).
 //
 // The parent collects the verdicts: the first failing plan is the lowest
 // place that violates (or that the world cannot run), once every place
-// before it has been judged; the workers are then stopped. It then runs the
+// before it has been judged (no place after a known failure is handed out);
+// the worker processes are then stopped. It then runs the
 // sequential pass itself, recalling the workers' verdicts rather than running
 // the plans again (they are functions of their plans): the same place fails
 // first, is shrunk by the same runs, and gives the same minimal plan and
@@ -56,7 +60,7 @@ type workerMsg struct {
 	Hello *workerHello `json:"hello,omitempty"`
 	// Place is a judged place (from 1): Sigs the signatures of what its plan
 	// violates (none: it held), Err a world that could not run it, Invalid a
-	// draw rapid rejected.
+	// draw rapid rejected. Each verdict asks for the next place.
 	Place   int      `json:"place,omitempty"`
 	Sigs    []string `json:"sigs,omitempty"`
 	Err     string   `json:"err,omitempty"`
@@ -95,7 +99,8 @@ func nextExploration(t *testing.T) int {
 }
 
 // workerRole is this process's role for t's exploration: j of n when it is
-// the worker the parent started for t, else 0.
+// the worker process the parent started for t (j from 2: the parent is
+// worker 1), else 0.
 func workerRole(t *testing.T, call int) (j, n int) {
 	v, ok := os.LookupEnv(workerEnv)
 	if !ok || call != 1 {
@@ -111,8 +116,8 @@ func workerRole(t *testing.T, call int) (j, n int) {
 	return j, n
 }
 
-// workers is how many worker processes explore t's plans (1: this process
-// explores them) and, when fewer than asked, why (logged).
+// workers is how many workers explore t's plans, this process included (1:
+// this process alone) and, when fewer than asked, why (logged).
 func (w *world) workers(t *testing.T, call int) (int, string, error) {
 	n, explicit := w.o.Workers, w.o.Workers > 0
 	if *flagWorkers > 0 {
@@ -136,19 +141,130 @@ func (w *world) workers(t *testing.T, call int) (int, string, error) {
 	return n, "", nil
 }
 
-// ownedBy is the worker (from 1, of n) that judges place k of the sequence,
-// among the places shard sh owns.
-func ownedBy(sh Shard, n, k int) int {
-	m := k - 1 // the place's ordinal among the shard's
-	if sh.Count > 1 {
-		m = (k - 1) / sh.Count
-	}
-	return m%n + 1
+// places hands out the places of an exploration and gathers their verdicts.
+type places struct {
+	mu       sync.Mutex
+	checks   int
+	owns     func(k int) bool
+	keep     bool // KeepGoing: every place is judged
+	next     int  // the lowest place not handed out yet
+	v        *verdicts
+	prefix   int   // every owned place up to it is judged
+	failure  error // a worker that failed the exploration
+	invalid  bool  // a draw rapid rejected: the places must all be drawn in one process
+	finished chan struct{}
+	closed   bool
 }
 
-// work is the worker process's exploration: it judges its places in order,
-// sends each verdict, and exits (the parent has what it needs; the rest of
-// the test is the parent's).
+// give is the next place for a worker (0: none left).
+func (ps *places) give() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return 0
+	}
+	for ps.next <= ps.checks && !ps.owns(ps.next) {
+		ps.next++
+	}
+	if ps.next > ps.checks || ps.v.stop > 0 && ps.next > ps.v.stop {
+		return 0
+	}
+	ps.next++
+	return ps.next - 1
+}
+
+// judged records place k's verdict (err: the world could not run it).
+func (ps *places) judged(k int, sigs []string, err string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	v := ps.v
+	v.judged[k] = true
+	switch {
+	case err != "":
+		if v.stop == 0 || k < v.stop {
+			v.stop = k // the pass runs it again and meets the error itself
+		}
+	default:
+		v.sigs[k] = sigs
+		if len(sigs) > 0 && !ps.keep && (v.stop == 0 || k < v.stop) {
+			v.stop = k
+		}
+	}
+	ps.settleLocked()
+}
+
+// settleLocked advances the judged prefix and closes the exploration when it
+// is decided: every place judged, or (without KeepGoing) every place up to
+// the first stopping one.
+func (ps *places) settleLocked() {
+	v := ps.v
+	for ps.prefix < ps.checks && (v.judged[ps.prefix+1] || !ps.owns(ps.prefix+1)) {
+		ps.prefix++
+	}
+	if ps.prefix == ps.checks || !ps.keep && v.stop > 0 && ps.prefix >= v.stop {
+		ps.closeLocked()
+	}
+}
+
+// fail ends the exploration with err (the first one wins).
+func (ps *places) fail(err error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.failure == nil && !ps.closed {
+		ps.failure = err
+	}
+	ps.closeLocked()
+}
+
+func (ps *places) closeLocked() {
+	if !ps.closed {
+		ps.closed = true
+		close(ps.finished)
+	}
+}
+
+func (ps *places) count() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.v.judged)
+}
+
+// judge explores the places get hands out, in order, and reports each
+// verdict to put; invalid is told of a draw rapid rejected.
+func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err string), invalid func(k int)) {
+	sp := w.space
+	sp.Targets = w.targets(t)
+	next, over := 0, false
+	explore.RunPlaces(plan.Generator(sp), w.o.Checks, w.o.Seed, explore.Places{
+		Skip: func(k int) bool {
+			if !over && next < k {
+				if next = get(); next == 0 {
+					over = true
+				}
+			}
+			return over || k != next
+		},
+		Invalid: func(k int) {
+			invalid(k)
+			over = true
+		},
+	}, func(k int, p *plan.Plan) error {
+		r, err := w.run(t, p)
+		switch {
+		case err != nil:
+			put(k, nil, err.Error())
+		case len(r.violated()) == 0:
+			put(k, nil, "")
+		default:
+			put(k, w.signatures(r.violated()), "")
+		}
+		return nil
+	})
+}
+
+// work is a worker process's exploration: it judges the places the parent
+// hands it (one number a line on stdin, 0: none left), sends each verdict,
+// and exits (the rest of the test is the parent's).
 func (w *world) work(t *testing.T, j, n int) {
 	out := os.NewFile(workerFD, "ctrlsim-worker")
 	enc := json.NewEncoder(out)
@@ -160,36 +276,22 @@ func (w *world) work(t *testing.T, j, n int) {
 	}
 	h := w.hello(t)
 	send(workerMsg{Hello: &h})
-	if err := w.preflight(t); err != nil {
-		send(workerMsg{Place: 1, Err: err.Error()})
-		send(workerMsg{Done: true})
-		os.Exit(0)
+	in := bufio.NewScanner(os.Stdin)
+	get := func() int {
+		k := 0
+		if in.Scan() {
+			fmt.Sscanf(in.Text(), "%d", &k)
+		}
+		return k
 	}
-	sp := w.space
-	sp.Targets = w.targets(t)
-	stopped := false
-	explore.RunPlaces(plan.Generator(sp), w.o.Checks, w.o.Seed, explore.Places{
-		Skip: func(k int) bool { return stopped || !w.o.Shard.owns(k) || ownedBy(w.o.Shard, n, k) != j },
-		Invalid: func(k int) {
-			send(workerMsg{Place: k, Invalid: true})
-			stopped = true
-		},
-	}, func(k int, p *plan.Plan) error {
-		r, err := w.run(t, p)
-		if err != nil {
-			send(workerMsg{Place: k, Err: err.Error()})
-			stopped = true
-			return nil
+	if err := w.preflight(t); err != nil {
+		if k := get(); k > 0 {
+			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
 		}
-		vs := r.violated()
-		if len(vs) == 0 {
-			send(workerMsg{Place: k})
-			return nil
-		}
-		send(workerMsg{Place: k, Sigs: w.signatures(vs)})
-		stopped = !w.o.KeepGoing
-		return nil
-	})
+	} else {
+		w.judge(t, get, func(k int, sigs []string, err string) { send(workerMsg{Place: k, Sigs: sigs, Err: err}) },
+			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
+	}
 	send(workerMsg{Done: true})
 	out.Close()
 	os.Exit(0)
@@ -204,15 +306,6 @@ type verdicts struct {
 	judged  map[int]bool // sigs' places and those the world could not run
 	stop    int
 	decided time.Duration
-}
-
-// held reports whether the workers judged place k and it held.
-func (v *verdicts) held(k int) bool {
-	if v == nil {
-		return false
-	}
-	s, ok := v.sigs[k]
-	return ok && s == nil
 }
 
 // workerArgs are the worker's command line: the test, once, and the flags the
@@ -266,54 +359,73 @@ func (b *tail) lastLine() string {
 	return "(no output)"
 }
 
-type workerEvent struct {
-	j    int
-	msg  *workerMsg
-	exit error // the worker's end: its pipe closed and its process waited for
-}
+// errUnreached: a worker never reached the exploration (its error says how).
+var errUnreached = errors.New("a worker never reached the exploration")
 
 // errInvalidDraw: a worker met a draw rapid rejected; the places after it
 // are numbered differently than a worker skipping it would number them.
 var errInvalidDraw = errors.New("invalid draw")
 
-// parallel explores t's plans with n worker processes and returns their
-// verdicts up to the first place that stops a sequential pass (all of them
-// with KeepGoing).
+// parallel explores t's plans with n workers (this process and n-1 worker
+// processes) and returns their verdicts up to the first place that stops a
+// sequential pass (all of them with KeepGoing).
 func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 	start := time.Now()
 	test := t.Name()
 	want := w.hello(t)
-	events := make(chan workerEvent, 64)
-	type proc struct {
-		cmd   *exec.Cmd
-		out   *tail
-		hello bool
-		done  bool
-		ended bool
+	ps := &places{checks: w.o.Checks, owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
+		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+	ps.mu.Lock()
+	ps.settleLocked() // a shard may own no place
+	ps.mu.Unlock()
+	owned := 0
+	for k := 1; k <= w.o.Checks; k++ {
+		if w.o.Shard.owns(k) {
+			owned++
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot re-run the test binary as workers: %v", err)
 	}
-	procs := make([]*proc, n+1)
-	for j := 1; j <= n; j++ {
+	var procs []*exec.Cmd
+	var greeted []chan struct{} // closed at a worker's hello, or at its end
+	var unreached []error       // workers that never reached the exploration
+	var unreachedMu sync.Mutex
+	var ends sync.WaitGroup
+	for j := 2; j <= n; j++ {
 		r, wr, err := os.Pipe()
 		if err != nil {
-			return nil, err
+			ps.fail(err)
+			break
 		}
 		cmd := exec.Command(self, workerArgs(test)...)
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%d %s", workerEnv, j, n, test))
 		out := &tail{}
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.ExtraFiles = []*os.File{wr} // fd 3 (workerFD)
-		if err := cmd.Start(); err != nil {
-			r.Close()
-			wr.Close()
-			return nil, fmt.Errorf("cannot start worker %d/%d (%s): %v", j, n, self, err)
+		stdin, err := cmd.StdinPipe()
+		if err == nil {
+			err = cmd.Start()
 		}
 		wr.Close()
-		procs[j] = &proc{cmd: cmd, out: out}
-		go func(j int) {
+		if err != nil {
+			r.Close()
+			ps.fail(fmt.Errorf("cannot start worker %d/%d (%s): %v", j, n, self, err))
+			break
+		}
+		procs = append(procs, cmd)
+		greet := make(chan struct{})
+		greeted = append(greeted, greet)
+		ends.Add(1)
+		go func(j int) { // reads the worker's verdicts and hands it places
+			defer ends.Done()
+			hello, done := false, false
+			greetOnce := sync.OnceFunc(func() { close(greet) })
+			defer greetOnce()
+			give := func() {
+				fmt.Fprintf(stdin, "%d\n", ps.give())
+			}
 			sc := bufio.NewScanner(r)
 			sc.Buffer(make([]byte, 1<<16), 1<<24)
 			for sc.Scan() {
@@ -321,116 +433,84 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 					continue
 				}
-				events <- workerEvent{j: j, msg: &m}
+				switch {
+				case m.Hello != nil:
+					if *m.Hello != want {
+						ps.fail(fmt.Errorf("worker %d/%d explored another exploration than %s's (%+v, want %+v): the test's options depend on something its worker processes do not share; set Options.Workers or -ctrlsim.workers to 1", j, n, test, *m.Hello, want))
+					}
+					hello = true
+					greetOnce()
+					give()
+				case m.Done:
+					done = true
+				case m.Invalid:
+					ps.mu.Lock()
+					ps.invalid = true
+					ps.mu.Unlock()
+					ps.fail(errInvalidDraw)
+				default:
+					ps.judged(m.Place, m.Sigs, m.Err)
+					give()
+				}
 			}
 			r.Close()
-			events <- workerEvent{j: j, exit: cmd.Wait()}
+			stdin.Close()
+			exit := cmd.Wait()
+			switch {
+			case !hello:
+				unreachedMu.Lock()
+				unreached = append(unreached, fmt.Errorf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again, an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
+					j, n, test, self, RunPattern(test), exit, out.lastLine()))
+				unreachedMu.Unlock()
+				ps.fail(errUnreached)
+			case !done:
+				ps.fail(fmt.Errorf("worker %d/%d of %s died before its last verdict (%v): %s", j, n, test, exit, out.lastLine()))
+			}
 		}(j)
 	}
-	v := &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}
-	var failure error
-	ended, killed := 0, false
-	stop := func() {
-		if killed {
-			return
-		}
-		killed = true
-		for _, p := range procs[1:] {
-			if !p.ended {
-				_ = p.cmd.Process.Kill()
-			}
-		}
-	}
-	fail := func(err error) {
-		if failure == nil {
-			failure = err
-		}
-		stop()
-	}
-	// prefix: every place up to it that this shard owns is judged.
-	prefix := 0
-	owned := 0
-	for k := 1; k <= w.o.Checks; k++ {
-		if w.o.Shard.owns(k) {
-			owned++
-		}
-	}
-	advance := func() {
-		for prefix < w.o.Checks {
-			k := prefix + 1
-			if !v.judged[k] && w.o.Shard.owns(k) {
+	progress := make(chan struct{})
+	go func() { // streams progress while the workers run
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-progress:
 				return
-			}
-			prefix = k
-		}
-	}
-	tick := time.NewTicker(5 * time.Second)
-	defer tick.Stop()
-	for ended < n {
-		select {
-		case <-tick.C:
-			if !killed {
-				t.Logf("operatortest: %d workers: %d of %d plans judged (%.0f plans/s)", n, len(v.judged), owned, float64(len(v.judged))/time.Since(start).Seconds())
-			}
-			continue
-		case e := <-events:
-			p := procs[e.j]
-			if e.msg == nil {
-				p.ended = true
-				ended++
-				if killed || failure != nil {
-					continue
-				}
-				switch {
-				case !p.hello:
-					fail(fmt.Errorf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again (a subtest's duplicate or rewritten name), an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
-						e.j, n, test, self, RunPattern(test), e.exit, p.out.lastLine()))
-				case !p.done:
-					fail(fmt.Errorf("worker %d/%d of %s died before its last verdict (%v): %s", e.j, n, test, e.exit, p.out.lastLine()))
-				}
-				continue
-			}
-			m := e.msg
-			switch {
-			case m.Hello != nil:
-				if *m.Hello != want {
-					fail(fmt.Errorf("worker %d/%d explored another exploration than %s's (%+v, want %+v): the test's options depend on something its worker processes do not share; set Options.Workers or -ctrlsim.workers to 1", e.j, n, test, *m.Hello, want))
-				}
-				p.hello = true
-				continue
-			case m.Done:
-				p.done = true
-				continue
-			case m.Invalid:
-				fail(errInvalidDraw)
-				continue
-			}
-			v.judged[m.Place] = true
-			if m.Err != "" {
-				if v.stop == 0 || m.Place < v.stop {
-					v.stop = m.Place // the pass runs it again and meets the error itself
-				}
-			} else {
-				v.sigs[m.Place] = m.Sigs
-				if len(m.Sigs) > 0 && !w.o.KeepGoing && (v.stop == 0 || m.Place < v.stop) {
-					v.stop = m.Place
-				}
-			}
-			advance()
-			if !w.o.KeepGoing && v.stop > 0 && prefix >= v.stop && failure == nil {
-				v.decided = time.Since(start)
-				stop()
+			case <-tick.C:
+				k := ps.count()
+				t.Logf("operatortest: %d workers: %d of %d plans judged (%.0f plans/s)", n, k, owned, float64(k)/time.Since(start).Seconds())
 			}
 		}
+	}()
+	// This process is worker 1.
+	w.judge(t, ps.give, ps.judged, func(int) {
+		ps.mu.Lock()
+		ps.invalid = true
+		ps.mu.Unlock()
+		ps.fail(errInvalidDraw)
+	})
+	<-ps.finished
+	ps.mu.Lock()
+	ps.v.decided = time.Since(start)
+	failure, invalid := ps.failure, ps.invalid
+	ps.mu.Unlock()
+	for i, cmd := range procs {
+		// Decided: the rest is not needed, once the worker has shown it
+		// reaches the exploration (else the test cannot use workers: it
+		// fails, though this process judged every place itself).
+		<-greeted[i]
+		_ = cmd.Process.Kill()
 	}
-	if failure != nil {
+	ends.Wait()
+	close(progress)
+	if len(unreached) > 0 {
+		return nil, unreached[0]
+	}
+	switch {
+	case invalid:
+		return nil, errInvalidDraw
+	case failure != nil:
 		return nil, failure
 	}
-	if v.decided == 0 {
-		v.decided = time.Since(start)
-		if !w.o.KeepGoing && prefix < w.o.Checks && v.stop == 0 {
-			return nil, fmt.Errorf("the workers of %s judged %d of %d places and ended: place %d was never judged", test, len(v.judged), owned, prefix+1)
-		}
-	}
-	return v, nil
+	return ps.v, nil
 }

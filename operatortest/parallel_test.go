@@ -2,8 +2,8 @@ package operatortest
 
 import (
 	"fmt"
-	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,7 +44,7 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 	}
 	// Every exploration first, the comparisons after: a worker process runs
 	// the test up to its exploration only.
-	buggy := appOptions(trustsItsMark) // shard_test.go: a restart between two writes
+	buggy := appOptions(trustsItsMark)                     // shard_test.go: a restart between two writes
 	buggy.Checks, buggy.Seed, buggy.ShrinkRuns = 30, 3, 15 // a bounded shrink is as deterministic as a whole one
 	correct := bugOptions(&knownBugs{}, false)
 	correct.Checks = 12
@@ -129,7 +129,9 @@ func TestAWorkerThatCannotReachTheExplorationFailsLoudly(t *testing.T) {
 	})
 }
 
-// A worker process that dies fails the exploration with one line naming it.
+// A worker process that dies holding a place fails the exploration with one
+// line naming it. (Worker 2 exits at its first plan; this process waits at
+// its own first plan until it has, so that the worker holds a place.)
 func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
@@ -137,10 +139,27 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 	o := bugOptions(&knownBugs{}, false)
 	o.Workers, o.Checks = 2, 4
 	setup := o.Managers[0].Setup
+	calls, waited := 0, false
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
-		if strings.HasPrefix(os.Getenv(workerEnv), "2/") {
+		calls++
+		role := os.Getenv(workerEnv)
+		switch {
+		case strings.HasPrefix(role, "2/") && calls == 2:
+			marker := filepath.Join(os.TempDir(), fmt.Sprintf("ctrlsim-worker-died-%d", os.Getppid()))
+			_ = os.WriteFile(marker, nil, 0o644)
 			fmt.Fprintln(os.Stderr, "worker 2 exits on purpose")
 			os.Exit(7)
+		case role == "" && calls >= 2 && !waited:
+			waited = true
+			marker := filepath.Join(os.TempDir(), fmt.Sprintf("ctrlsim-worker-died-%d", os.Getpid()))
+			defer os.Remove(marker)
+			// Setup runs in the world's bubble, whose clock is virtual: a
+			// busy wait on the file (bounded: about a minute of stats).
+			for range 50_000_000 {
+				if _, err := os.Stat(marker); err == nil {
+					break
+				}
+			}
 		}
 		return setup(mgr)
 	}
@@ -165,18 +184,37 @@ func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
 	}
 }
 
-// ownedBy shares a shard's places round-robin among the workers: every
-// place of the shard has one worker, and the workers' shares differ by at
-// most one place.
-func TestWorkersShareAShardsPlacesRoundRobin(t *testing.T) {
+// Places are handed out lowest first, only those of the shard, none after
+// a known failure; the exploration is decided once every place before the
+// failure is judged, whatever order the verdicts come in.
+func TestPlacesAreHandedOutInOrderAndDecidedAtTheFirstFailure(t *testing.T) {
 	sh := Shard{Index: 2, Count: 3}
-	count := map[int]int{}
-	for k := 1; k <= 30; k++ {
-		if sh.owns(k) {
-			count[ownedBy(sh, 4, k)]++
-		}
+	ps := &places{checks: 30, owns: sh.owns, next: 1, finished: make(chan struct{}), v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+	var got []int
+	for range 4 {
+		got = append(got, ps.give())
 	}
-	if len(count) != 4 || slices.Max(slices.Collect(maps.Values(count)))-slices.Min(slices.Collect(maps.Values(count))) > 1 {
-		t.Errorf("shard 2/3's 10 places of 30 over 4 workers: %v", count)
+	if !slices.Equal(got, []int{2, 5, 8, 11}) {
+		t.Fatalf("handed out %v, want shard 2/3's places 2, 5, 8, 11", got)
+	}
+	ps.judged(8, []string{"converges"}, "")
+	if k := ps.give(); k != 0 {
+		t.Errorf("handed out place %d after a failure at 8", k)
+	}
+	ps.judged(5, nil, "")
+	ps.judged(11, nil, "")
+	select {
+	case <-ps.finished:
+		t.Fatal("decided before place 2 was judged")
+	default:
+	}
+	ps.judged(2, nil, "")
+	select {
+	case <-ps.finished:
+	default:
+		t.Fatal("not decided once places 2 and 5 held and 8 failed")
+	}
+	if ps.v.stop != 8 {
+		t.Errorf("stop = %d, want 8", ps.v.stop)
 	}
 }
