@@ -59,9 +59,10 @@
 // Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
 // the n files prints the unsharded exploration's result (see shard.go).
 // Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
-// default GOMAXPROCS, 1 for the test's own process) worker processes re-run
-// the test binary on the test (-test.run=<its name>, CTRLSIM_WORKER set) and
-// judge their share of the places of the plan sequence; the parent takes the
+// default GOMAXPROCS, 1 for the test's own process) workers judge the places
+// of the plan sequence, handed out lowest first: the test's process and
+// worker processes re-running the test binary on the test (-test.run=<its
+// name>, CTRLSIM_WORKER set); the parent takes the
 // lowest failing place once every place before it is judged, and shrinks it
 // itself, recalling the workers' verdicts: the first failing plan, the
 // minimal plan and the trace hashes are those of a run with one worker (see
