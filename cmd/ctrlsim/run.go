@@ -208,12 +208,12 @@ func writeJSON(w io.Writer, out runOutput, markers bool) error {
 
 // traceHash is the trace hash of a run of p: what `ctrlsim replay --json` prints.
 func traceHash(e *catalogue.Entry, v variant.Variant, p *plan.Plan) (string, error) {
-	r, err := e.RunPlan(v, p)
+	r, err := e.Replay(v, p)
 	if err != nil {
 		return "", fmt.Errorf("replaying the minimal plan of %s %s: %w", e.ID, v, err)
 	}
-	defer r.Cluster.Close()
-	return r.Cluster.Trace.Hash(), nil
+	defer r.Close()
+	return r.Hash, nil
 }
 
 // isSet reports whether the flag name was given.
