@@ -358,8 +358,51 @@
 // that a value drawn and lost in a crash is drawn again after the restart, as
 // the fault-free run drew it (random.go says what that gives up).
 //
+// # Adding your own: domain steps, properties, workload control
+//
+// What an operator's domain needs beyond the seed objects, an author adds
+// in Options (steps.go), as the catalogue's entries do:
+//
+//   - Domain steps (Workload.Domain): a named step with parameters, drawn
+//     by the generator beside the steps over the seed objects, written in
+//     the plan's text (`at 12s publish version=1.2`), shrunk and replayed as
+//     any step. Params lists each parameter's values (Draw draws ones that
+//     depend on each other); Within and Max bound its time and count; Do
+//     runs it as the workload's user (the admin client, the run's virtual
+//     time). A key a plan gives that the step does not declare is refused
+//     before the run; a step named as one of the workload's own, unnamed or
+//     without Do is refused with one line.
+//   - Domain properties (Options.Properties): a Check over the run's
+//     History (end state, trace, watch log); FromCheck adapts a property of
+//     the kernel (sim/check: at-most-once, terminates, Eventually).
+//   - Control of the generated workload (Workload.Objects, Workload.Steps):
+//     which seed objects it touches and which kinds of step it draws
+//     (mutations without deletions: Steps: []StepKind{Mutations}; only the
+//     domain's steps: Steps: []StepKind{} with Domain), so that no author
+//     has to switch the whole workload off (NoWorkload). NoWorkload leaves
+//     the domain steps drawn.
+//
+// Outside a go test binary (a command such as ctrlsim run), Outside runs
+// Explore or Replay as a test of the program; Replay runs one plan judged
+// as Run judges it and returns its verdicts, trace hash, timeline and story
+// (the catalogue's pages and `ctrlsim replay` for the entries that run on
+// operatortest, scenarios/catalogue's Entry.Test).
+//
 // # Known gaps
 //
+//   - Domain steps are the author's: churn both ways (update-summaries)
+//     knows the workload's own deletions only, so an object a domain step
+//     deletes opens no race rule; the fault-free run "with no generated
+//     workload" (no-error-at-rest) drops the domain steps with the other
+//     drawn ones. Outside systems with faults of their own (a release
+//     store, a catalog, a promotion target that fails once) are not yet an
+//     extension point: an author models one in a manager's Setup or a
+//     domain step's Do, and a fresh instance per run is the author's to
+//     make.
+//   - Outside reaches testing through testing.MainStart with a minimal
+//     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
+//     the test's output while it runs: one at a time, in a program whose
+//     own output does not go through os.Stdout meanwhile.
 //   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held
