@@ -50,7 +50,6 @@ func fuzzEntry(f *testing.F, id string) {
 	}))
 }
 
-
 // One target per seed scenario: the entry whose holding variants are checked.
 func FuzzPipeline(f *testing.F) { fuzzEntry(f, "pipeline/app-event-race") }
 
