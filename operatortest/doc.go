@@ -372,6 +372,15 @@
 //     time). A key a plan gives that the step does not declare is refused
 //     before the run; a step named as one of the workload's own, unnamed or
 //     without Do is refused with one line.
+//   - Outside systems (Options.Systems, systems.go): a model of what the
+//     operator talks to outside the cluster (a release store, a catalog, a
+//     promotion target), made once a run by New before time starts, on the
+//     run's virtual clock, admin client and a random stream of the plan's
+//     seed; every start of a manager (Manager.SetupWithSystems), every
+//     domain step (StepEnv.System) and every property (History.System) of
+//     the run gets that one instance. Its Faults are domain steps drawn in
+//     the fault phase that act on it (a target that fails the next
+//     attempt).
 //   - Domain properties (Options.Properties): a Check over the run's
 //     History (end state, trace, watch log); FromCheck adapts a property of
 //     the kernel (sim/check: at-most-once, terminates, Eventually).
@@ -394,11 +403,12 @@
 //     knows the workload's own deletions only, so an object a domain step
 //     deletes opens no race rule; the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
-//     drawn ones. Outside systems with faults of their own (a release
-//     store, a catalog, a promotion target that fails once) are not yet an
-//     extension point: an author models one in a manager's Setup or a
-//     domain step's Do, and a fresh instance per run is the author's to
-//     make.
+//     drawn ones. A system's faults are events (steps): nothing tells a
+//     system the heal has come, so a fault meant to last until the heal
+//     is the system's to bound (fail the next N attempts, say). The fault
+//     classes, processes and kinds the plans draw are operatortest's for
+//     every test: an entry cannot yet narrow its fault profile (only lag,
+//     say) or add a fault of its own on an API call (a 422 on one field).
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose

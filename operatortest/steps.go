@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	kclock "k8s.io/utils/clock"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -77,6 +78,8 @@ type StepEnv struct {
 	Client client.Client
 	// Now is the run's virtual time since it started.
 	Now time.Duration
+
+	clock kclock.PassiveClock // the run's: its systems (System)
 }
 
 // builtinActions are the workload's own action names, which a DomainStep
@@ -126,7 +129,7 @@ func validateDomain(steps []DomainStep) error {
 
 // domainGenerator draws the domain steps of a plan (nil: there are none).
 func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
-	steps := w.o.Workload.Domain
+	steps := domainSteps(w.o.Workload.Domain, w.o.Systems, int64(w.o.FaultPhase))
 	if len(steps) == 0 {
 		return nil
 	}
@@ -167,10 +170,10 @@ func cmpOr(d, def time.Duration) time.Duration {
 // domainActions interpret the domain steps, run by the workload's user
 // (userOf): the steps of one name in their order.
 func (w *world) domainActions(actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {
-	for _, d := range w.o.Workload.Domain {
+	for _, d := range domainSteps(w.o.Workload.Domain, w.o.Systems, 0) {
 		actions[d.Name] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			return userOf(c).run("domain "+d.Name, d.Name, func() error {
-				return d.Do(context.Background(), StepEnv{Client: c.Admin(), Now: c.Now()}, args)
+				return d.Do(context.Background(), StepEnv{Client: c.Admin(), Now: c.Now(), clock: c.Clock}, args)
 			})
 		}, d.keys()...)
 	}

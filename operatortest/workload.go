@@ -268,7 +268,7 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 			return nil, nil, fmt.Errorf("Steps: unknown kind %q (want %v)", k, stepKinds)
 		}
 	}
-	if err := validateDomain(wl.Domain); err != nil {
+	if err := validateSystems(w.o.Systems, wl.Domain); err != nil { // systems.go
 		return nil, nil, err
 	}
 	allow := func(k StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
