@@ -102,11 +102,13 @@ func Entries() []*catalogue.Entry {
 		Why: "The entry is an operatortest test of the canary controller (Test): plans draw operatortest's faults (informer lag and holds, " +
 			"crashes at client calls and right after writes, stale restarts, API errors and latency) and its workload over the parent " +
 			"(deleted and re-created), and each run is judged by the generic oracles beside at-most-once. The buggy variant's minimal plan " +
-			"deletes and re-creates the parent and crashes the operator at its fourth call: the re-created parent's reconcile, on a cache " +
-			"that does not show the child it made yet, makes a second one, which at-most-once, converges (two children where every " +
-			"fault-free run has one) and update-summaries (one create more) all see. On the kernel's own engine (until issue 30) it was " +
-			"a lag of the Secret informer alone; both are the canary's stale-cache bug. The fixed and robust variants hold under the " +
-			"generic oracles too.",
+			"deletes and re-creates the parent and crashes the operator at its fourth call (the patch marking the parent, whose child the " +
+			"garbage collector then deletes: it was owned by the deleted parent). After the restart (10 s), the reconcile of the re-created " +
+			"parent makes a child (app-vws6p) and marks the parent; the event of that mark reaches the operator before the new child reaches " +
+			"its Secret cache, and the next reconcile makes a second child (app-gmww2): at-most-once, converges (a child no fault-free run " +
+			"has) and update-summaries (one create more) all see it. On the kernel's own engine (before issue 30) the minimal plan was " +
+			"`lag process=op kind=* min=0s max=4ms` alone (found at plan 3); both are the canary's stale-cache bug. The fixed and robust " +
+			"variants hold under the generic oracles too (200 plans each).",
 		Expect: map[variant.Variant]catalogue.Outcome{variant.Buggy: catalogue.Caught, variant.Fixed: catalogue.Holds, variant.Robust: catalogue.Holds},
 		Test:   Test,
 	}}
