@@ -7,7 +7,7 @@
 // # Known gaps
 //
 //   - Entries whose every variant is expected to be caught have nothing to fuzz.
-//   - Entries ported to operatortest (catalogue.Entry.Test: the canary) have no
+//   - Entries ported to operatortest (catalogue.Entry.Test) have no
 //     target: their plans come from operatortest's generator, not from a
 //     plan.Space that fuzz bytes decode into (fuzzEntry refuses them).
 //   - Fuzzing explores plans, not the world: the initial objects of a scenario are

@@ -1,11 +1,11 @@
-// Package canary is the canary entry of the catalogue: controllers/canary
-// tested with operatortest (Test: its variant's Options, as an operator
-// author writes them: the manager, one parent ConfigMap, the property
-// at-most-once), under operatortest's faults and generated workload. Its
-// buggy variant must be caught on every run, so that a broken pipeline that
-// catches nothing is noticed (TigerBeetle's canary fuzzer). It is the first
-// entry ported to the one engine (issue 30); World is the kernel world of
-// the same operator, kept for the kernel's own tests of it.
+// Package canary is the canary entry of the catalogue: controllers/canary under
+// informer lag and holds. Its buggy variant must be caught on every run, so that a
+// broken pipeline that catches nothing is noticed (TigerBeetle's canary fuzzer).
+//
+// Test is the same operator as an operatortest test (the manager, one parent
+// ConfigMap, at-most-once as an operatortest.Property), and OnOperatortest the
+// entry written with it: the port to the one engine (issue 30), which the
+// catalogue does not list yet (see OnOperatortest).
 //
 // # Known gaps
 //
@@ -32,6 +32,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
@@ -99,17 +100,26 @@ func Entries() []*catalogue.Entry {
 			"The canary is wrong on purpose: the harness must catch its buggy variant on every run. " +
 			"The fixed variant names the child after the parent (a second Create fails with AlreadyExists); " +
 			"the robust variant also lists children with the API reader.",
-		Why: "The entry is an operatortest test of the canary controller (Test): plans draw operatortest's faults (informer lag and holds, " +
-			"crashes at client calls and right after writes, stale restarts, API errors and latency) and its workload over the parent " +
-			"(deleted and re-created), and each run is judged by the generic oracles beside at-most-once. The buggy variant's minimal plan " +
-			"deletes and re-creates the parent and crashes the operator at its fourth call (the patch marking the parent, whose child the " +
-			"garbage collector then deletes: it was owned by the deleted parent). After the restart (10 s), the reconcile of the re-created " +
-			"parent makes a child (app-vws6p) and marks the parent; the event of that mark reaches the operator before the new child reaches " +
-			"its Secret cache, and the next reconcile makes a second child (app-gmww2): at-most-once, converges (a child no fault-free run " +
-			"has) and update-summaries (one create more) all see it. On the kernel's own engine (before issue 30) the minimal plan was " +
-			"`lag process=op kind=* min=0s max=4ms` alone (found at plan 3); both are the canary's stale-cache bug. The fixed and robust " +
-			"variants hold under the generic oracles too (200 plans each).",
-		Expect: map[variant.Variant]catalogue.Outcome{variant.Buggy: catalogue.Caught, variant.Fixed: catalogue.Holds, variant.Robust: catalogue.Holds},
-		Test:   Test,
+		Expect:     map[variant.Variant]catalogue.Outcome{variant.Buggy: catalogue.Caught, variant.Fixed: catalogue.Holds, variant.Robust: catalogue.Holds},
+		World:      func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) },
+		Space:      plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap", "/v1/Secret"}, Horizon: time.Minute},
+		FaultPhase: time.Minute,
+		HealBudget: time.Minute,
+		Properties: []check.Property{OneChild},
 	}}
+}
+
+// OnOperatortest is the canary's entry as an operatortest test (Test in
+// place of World, Space and Properties): the port to the one engine
+// (issue 30). It runs end to end (56 of 56 as expected with it in the
+// catalogue, its buggy variant caught at plan 16), but shrinking its
+// buggy plan takes about two minutes of wall time on operatortest (0.4 s
+// on the kernel's explorer), which the command's tests, exploring canary/*
+// over and over, cannot afford: the catalogue keeps Entries() until
+// shrinking is cheaper.
+func OnOperatortest() *catalogue.Entry {
+	e := *Entries()[0]
+	e.World, e.Space, e.FaultPhase, e.HealBudget, e.Properties = nil, plan.Space{}, 0, 0, nil
+	e.Test = Test
+	return &e
 }

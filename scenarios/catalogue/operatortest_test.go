@@ -15,7 +15,7 @@ import (
 // An entry with Test runs on operatortest: Explore explores the budget it is
 // given through operatortest (a variant that holds runs every plan).
 func TestAnEntryWithTestIsExploredThroughOperatortest(t *testing.T) {
-	e := canary.Entries()[0]
+	e := canary.OnOperatortest()
 	r := e.Explore(variant.Fixed, 3, 1, time.Now)
 	if r.Outcome != catalogue.Holds || r.Checks != 3 || len(r.Violated) != 0 {
 		t.Fatalf("fixed canary, 3 plans: %+v, want holds after 3 plans", r)
@@ -26,7 +26,7 @@ func TestAnEntryWithTestIsExploredThroughOperatortest(t *testing.T) {
 // generic oracles beside the entry's own properties) and gives the same
 // trace hash every time; RunPlan, the kernel's path, refuses it.
 func TestAnEntryWithTestReplaysThroughOperatortest(t *testing.T) {
-	e := canary.Entries()[0]
+	e := canary.OnOperatortest()
 	p, err := plan.Parse("seed 2\nat 1ms delete object=0\nat 1ms recreate object=0\ncrash process=op call=4\n")
 	if err != nil {
 		t.Fatal(err)
