@@ -190,8 +190,11 @@ type Options struct {
 	// resources the operator reconciles and what they need (namespaces are
 	// created as needed). An object whose kind no CRD serves yet (one the
 	// operator installs at run time) is created, as an applier retrying it
-	// would, at the instant its kind is served; a run that ends with one
-	// never created fails with an error naming it.
+	// would, at the instant its kind is served; one written in a version a
+	// conversion webhook converts (a multi-version CRD's older version)
+	// while no process serves the webhook yet is created again every
+	// SeedRetry until it converts. A run that ends with one never created
+	// fails with an error naming it.
 	Objects []client.Object
 	// Properties are the test's own properties, judged after the generic ones.
 	Properties []Property
@@ -434,7 +437,10 @@ type world struct {
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
-	webhooks      []process.WebhookConfig // WebhookFiles; nil: derived
+	// otherDraws: the run being made draws the operator's randomness from
+	// another seed (random.go).
+	otherDraws bool
+	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -492,10 +498,12 @@ func newWorld(o Options) (*world, error) {
 		}
 		w.crds = append(w.crds, crds...)
 	}
-	seen := map[schema.GroupVersionKind]bool{}
+	// One version per kind (a CRD's storage version, added first: upstream's
+	// collector monitors each resource once, in its preferred version).
+	seen := map[schema.GroupKind]bool{}
 	add := func(gvk schema.GroupVersionKind) {
-		if !seen[gvk] && o.Scheme.Recognizes(gvk) {
-			seen[gvk] = true
+		if !seen[gvk.GroupKind()] && o.Scheme.Recognizes(gvk) {
+			seen[gvk.GroupKind()] = true
 			w.collected = append(w.collected, gvk)
 		}
 	}
@@ -697,6 +705,9 @@ func (w *world) setup(c *cluster.Cluster) error {
 		}
 		if err := c.Admin().Create(ctx, obj.DeepCopyObject().(client.Object)); unserved(err) {
 			pending.add(obj) // its CRD comes at run time (crds.go)
+		} else if unconverted(err) {
+			pending.add(obj) // its conversion webhook's process is not up yet (crds.go)
+			pending.retry()
 		} else if err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 		}
@@ -734,13 +745,26 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 		return nil, err
 	}
 	if w.on(InterleavingsAgree) {
-		r.verdicts = append(r.verdicts, w.interleavingsAgree(refs, snap))
+		v, err := w.interleavingsAgreeOrRandom(t, p, refs, snap)
+		if err != nil {
+			return nil, err
+		}
+		r.verdicts = append(r.verdicts, v)
 	}
 	var late *refRun
 	for i, v := range r.verdicts {
 		if v.Property != Converges || v.Holds {
 			continue
 		}
+		// Before blaming the faults, the fields that differ with the
+		// randomness alone (random.go).
+		if refs, r.verdicts[i], err = w.convergesWithDraws(t, p, refs, snap, v); err != nil {
+			return nil, err
+		}
+		if r.verdicts[i].Holds {
+			continue
+		}
+		v = r.verdicts[i]
 		// Before blaming the faults, the late operator's end state (run
 		// only when needed: most runs converge to a schedule's).
 		var err error
@@ -817,7 +841,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 	var runErr error
 	setups := &setupFailures{}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		w.restartRandom = wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
+		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
 		opts := w.options(p, setups)
 		opts.Wall = wall
 		for i := range opts.Processes {
