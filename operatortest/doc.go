@@ -420,8 +420,61 @@
 // "differs with the randomness alone" and names them. Most plans never need
 // that run (it costs one run where a difference was found).
 //
+// # Adding your own: domain steps, properties, workload control
+//
+// What an operator's domain needs beyond the seed objects, an author adds
+// in Options (steps.go), as the catalogue's entries do:
+//
+//   - Domain steps (Workload.Domain): a named step with parameters, drawn
+//     by the generator beside the steps over the seed objects, written in
+//     the plan's text (`at 12s publish version=1.2`), shrunk and replayed as
+//     any step. Params lists each parameter's values (Draw draws ones that
+//     depend on each other); Within and Max bound its time and count; Do
+//     runs it as the workload's user (the admin client, the run's virtual
+//     time). A key a plan gives that the step does not declare is refused
+//     before the run; a step named as one of the workload's own, unnamed or
+//     without Do is refused with one line.
+//   - Outside systems (Options.Systems, systems.go): a model of what the
+//     operator talks to outside the cluster (a release store, a catalog, a
+//     promotion target), made once a run by New before time starts, on the
+//     run's virtual clock, admin client and a random stream of the plan's
+//     seed; every start of a manager (Manager.SetupWithSystems), every
+//     domain step (StepEnv.System) and every property (History.System) of
+//     the run gets that one instance. Its Faults are domain steps drawn in
+//     the fault phase that act on it (a target that fails the next
+//     attempt).
+//   - Domain properties (Options.Properties): a Check over the run's
+//     History (end state, trace, watch log); FromCheck adapts a property of
+//     the kernel (sim/check: at-most-once, terminates, Eventually).
+//   - Control of the generated workload (Workload.Objects, Workload.Steps):
+//     which seed objects it touches and which kinds of step it draws
+//     (mutations without deletions: Steps: []StepKind{Mutations}; only the
+//     domain's steps: Steps: []StepKind{} with Domain), so that no author
+//     has to switch the whole workload off (NoWorkload). NoWorkload leaves
+//     the domain steps drawn.
+//
+// Outside a go test binary (a command such as ctrlsim run), Outside runs
+// Explore or Replay as a test of the program; Replay runs one plan judged
+// as Run judges it and returns its verdicts, trace hash, timeline and story
+// (the catalogue's pages and `ctrlsim replay` for the entries that run on
+// operatortest, scenarios/catalogue's Entry.Test).
+//
 // # Known gaps
 //
+//   - Domain steps are the author's: churn both ways (update-summaries)
+//     knows the workload's own deletions only, so an object a domain step
+//     deletes opens no race rule; the fault-free run "with no generated
+//     workload" (no-error-at-rest) drops the domain steps with the other
+//     drawn ones. A system's faults are events (steps): nothing tells a
+//     system the heal has come, so a fault meant to last until the heal
+//     is the system's to bound (fail the next N attempts, say). The fault
+//     classes, processes and kinds the plans draw are operatortest's for
+//     every test: an entry cannot yet narrow its fault profile (only lag,
+//     say) or add a fault of its own on an API call (a 422 on one field).
+//   - Outside reaches testing through testing.MainStart with a minimal
+//     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
+//     the test's output while it runs: one at a time, in a program whose
+//     own output does not go through os.Stdout meanwhile.
 //   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held

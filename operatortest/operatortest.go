@@ -52,6 +52,10 @@ type Manager struct {
 	ServiceAccount *types.NamespacedName
 	// Setup calls the operator's SetupWithManager functions on mgr.
 	Setup func(mgr manager.Manager) error
+	// SetupWithSystems, instead of Setup, also gets the run's instances of
+	// Options.Systems (systems.go): the outside systems the operator talks
+	// to.
+	SetupWithSystems func(mgr manager.Manager, systems Systems) error
 	// Replicas runs the manager as that many pods: processes Name-0,
 	// Name-1, ... (0 or 1: one process named Name). Several replicas elect a
 	// leader, as managers with Options.LeaderElection do: only the leader runs
@@ -139,6 +143,9 @@ func (m Manager) processes() []process.Spec {
 	setup := m.Setup
 	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le, Options: m.resolved,
 		Setup: func(p *process.Process) error { return setup(p.Manager()) }}
+	if m.SetupWithSystems != nil {
+		spec.Setup = setupWithSystems(m.SetupWithSystems) // systems.go
+	}
 	if m.Replicas <= 1 {
 		return []process.Spec{spec}
 	}
@@ -261,6 +268,9 @@ type Options struct {
 	// crashloop, podfail, nodelost), until the fault phase ends (a failed
 	// pod stays failed). Off by default.
 	WorkloadFaults bool
+	// Systems are models of what the operator talks to outside the cluster,
+	// one instance per run, with faults of their own (systems.go).
+	Systems []System
 	// Exec runs the commands the operator execs in containers (exec.go), by
 	// container name or image (with or without its tag): the fakes of its
 	// operands' CLIs. With Exec, plans also draw exec failures and timeouts.
@@ -558,7 +568,7 @@ func newWorld(o Options) (*world, error) {
 	}
 	o.Managers = w.o.Managers
 	for _, m := range o.Managers {
-		if m.Name == "" || m.Setup == nil || m.Replicas < 0 {
+		if m.Name == "" || m.Setup == nil && m.SetupWithSystems == nil || m.Replicas < 0 {
 			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q), a Setup and Replicas of 0 or more", KubeControllerManager, kubeworld.KubeletProcess)
 		}
 		for _, spec := range m.processes() {
@@ -628,7 +638,7 @@ func (w *world) options(p *plan.Plan, setups *setupFailures, held kindSet) clust
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
 	names := randomSeed(p.Seed)
-	return cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names, Exec: o.execHandlers()}
+	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names, Exec: o.execHandlers()}) // systems.go
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and
@@ -915,6 +925,7 @@ func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 			return
 		}
 		defer c.Close()
+		defer forgetSystems(c) // systems.go
 		props := w.oracles(refs)
 		for _, up := range w.o.Properties {
 			props = append(props, userProperty{up, c})

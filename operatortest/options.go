@@ -37,8 +37,10 @@ func (o Options) validate() error {
 		switch {
 		case m.Name == "":
 			return fmt.Errorf("Options.Managers[%d].Name is empty", i)
-		case m.Setup == nil:
+		case m.Setup == nil && m.SetupWithSystems == nil:
 			return fmt.Errorf("Options.Managers[%d] (%s): Setup is nil: nothing would run", i, m.Name)
+		case m.Setup != nil && m.SetupWithSystems != nil:
+			return fmt.Errorf("Options.Managers[%d] (%s): set Setup or SetupWithSystems, not both", i, m.Name)
 		case m.Replicas < 0:
 			return fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d: want Replicas of 0 or more", i, m.Name, m.Replicas)
 		}

@@ -54,6 +54,9 @@ type Workload struct {
 	// time from the start of the run (within the fault phase and the heal
 	// budget).
 	Script []Step
+	// Domain are steps of the author's domain drawn beside the steps over
+	// the seed objects (steps.go): publish a version, request an upgrade.
+	Domain []DomainStep
 }
 
 // StepKind is a kind of step the workload draws.

@@ -268,6 +268,9 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 			return nil, nil, fmt.Errorf("Steps: unknown kind %q (want %v)", k, stepKinds)
 		}
 	}
+	if err := validateSystems(w.o.Systems, wl.Domain); err != nil { // systems.go
+		return nil, nil, err
+	}
 	allow := func(k StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
 	touched := make([]bool, len(w.o.Objects))
 	for i := range touched {
@@ -345,6 +348,7 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 		})
 		drawn = rapid.SliceOfN(step, 0, MaxSteps)
 	}
+	drawn = join(drawn, w.domainGenerator()) // steps.go
 	if len(script) == 0 {
 		return drawn, kinds, nil
 	}
@@ -564,7 +568,7 @@ func (w *world) actions() map[string]cluster.Action {
 		obj.SetName(args.Get("name"))
 		return obj, userKey(gvk, obj.GetNamespace(), obj.GetName()), nil
 	}
-	return map[string]cluster.Action{
+	actions := map[string]cluster.Action{
 		// Example: at 10s mutate object=0 field=spec.replicas value=3 expect=valid
 		// Example: at 10s mutate object=0 field=spec.ports op=append value=8080 expect=valid
 		// Example: at 10s mutate object=0 field=spec.labels.team op=remove expect=valid
@@ -666,6 +670,8 @@ func (w *world) actions() map[string]cluster.Action {
 			})
 		}, "kind", "namespace", "name", "patch"),
 	}
+	w.domainActions(actions, userOf) // steps.go
+	return actions
 }
 
 // ensureNamespace creates namespace (as a GitOps tool with its

@@ -30,10 +30,17 @@
 //
 // # Known gaps
 //
-//   - Only inside `go test`: testing/synctest needs a *testing.T. The command's
-//     built-in catalogue runs outside a bubble, where the wall clock is the
-//     machine's (and a controller that stores it fails the determinism check,
-//     as it should).
+//   - Only with a *testing.T: testing/synctest needs one. A program that is
+//     not a test (ctrlsim run) gets one from operatortest.Outside; the
+//     catalogue's entries still on the kernel's own path run outside a
+//     bubble, where the wall clock is the machine's (and a controller that
+//     stores it fails the determinism check, as it should).
+//   - In a program that is not a test binary, testing/cryptotest refuses to
+//     run: SeedRandom seeds crypto/rand.Reader instead (Read, Text, Int and
+//     Prime follow it), and the implicit draws of crypto/... (key
+//     generation) are not seeded there. The catalogue's reference
+//     controllers draw none; an operator that does gives two trace hashes
+//     for one plan under ctrlsim run, and the same under go test.
 //   - Code that waits on the wall clock (time.Sleep, <-time.After, a
 //     time.Timer or Ticker, client-go's retry.RetryOnConflict and
 //     wait.PollUntilContextTimeout) inside a reconcile, a Runnable or any task

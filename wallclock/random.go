@@ -1,6 +1,7 @@
 package wallclock
 
 import (
+	cryptorand "crypto/rand"
 	"encoding/binary"
 	"fmt"
 	mathrand "math/rand"
@@ -72,6 +73,16 @@ func SeedRandom(t *testing.T, seed uint64) (restart func()) {
 // setGlobalRandom is cryptotest.SetGlobalRandom, with its panic (a parallel
 // test, a FIPS 140-3 v1.0.0 build) as an error.
 func setGlobalRandom(t *testing.T, seed uint64) (err error) {
+	if !testing.Testing() {
+		// A program that is not a test binary (ctrlsim run, through
+		// operatortest.Outside) cannot use cryptotest: crypto/rand's Reader
+		// is seeded instead, which Read, Text, Int and Prime follow
+		// (implicit draws of crypto/... do not: Known gaps).
+		previous := cryptorand.Reader
+		cryptorand.Reader = newReader(seed)
+		t.Cleanup(func() { cryptorand.Reader = previous })
+		return nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("testing/cryptotest.SetGlobalRandom: %v", r)

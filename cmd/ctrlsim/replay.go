@@ -20,6 +20,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	text := fs.String("plan-text", "", "the plan's text")
 	timeline := fs.Bool("timeline", false, "print the timeline")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	onOT := fs.Bool("operatortest", false, "replay on the entry's port to operatortest (ctrlsim run --operatortest)")
 	htmlOut := fs.String("html", "", "also write the run inspector, one self-contained HTML page, to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
@@ -30,6 +31,17 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	e, err := scenarios.Lookup(*entry)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if *onOT {
+		ported := false
+		for _, p := range scenarios.OnOperatortest() {
+			if p.ID == e.ID {
+				e, ported = p, true
+			}
+		}
+		if !ported {
+			return usagef("entry %s has no port to operatortest", e.ID)
+		}
 	}
 	vr, err := variant.Parse(*v)
 	if err != nil {
@@ -58,13 +70,13 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			return usagef("malformed plan: %v", err)
 		}
 	}
-	r, err := e.RunPlan(vr, p)
+	r, err := e.Replay(vr, p)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	defer r.Cluster.Close()
+	defer r.Close()
 	if *htmlOut != "" {
-		if err := writeInspector(*htmlOut, fmt.Sprintf("%s, %s", e.ID, vr), r, p); err != nil {
+		if err := writeInspector(*htmlOut, fmt.Sprintf("%s, %s", e.ID, vr), r); err != nil {
 			return err
 		}
 	}
@@ -87,15 +99,12 @@ func cmdReplay(args []string, stdout io.Writer) error {
 			TraceHash string            `json:"trace_hash"`
 			Verdicts  map[string]string `json:"verdicts"`
 			Steps     int               `json:"steps"`
-		}{e.ID, string(vr), r.Cluster.Trace.Hash(), verdicts, r.Cluster.Trace.Len()})
+		}{e.ID, string(vr), r.Hash, verdicts, r.Steps})
 	}
 	writeReplayIntro(stdout, e, vr, p)
 	if *timeline {
 		fmt.Fprintln(stdout, "\ntimeline:")
-		if err := r.Cluster.Trace.WriteTimeline(stdout); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, r.Timeline)
 	}
 	names := make([]string, 0, len(verdicts))
 	for n := range verdicts { // lint:order-independent sorted below
@@ -105,6 +114,6 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	for _, x := range r.Verdicts {
 		fmt.Fprintln(stdout, x.String())
 	}
-	fmt.Fprintf(stdout, "trace hash %s (%d steps)\n", r.Cluster.Trace.Hash(), r.Cluster.Trace.Len())
+	fmt.Fprintf(stdout, "trace hash %s (%d steps)\n", r.Hash, r.Steps)
 	return nil
 }

@@ -60,10 +60,19 @@ type job struct {
 // jobs lists the (entry, variant) pairs selected by the flags, in catalogue order,
 // and keeps those of shard i of n (1-based): pair k (0-based) is shard k%n+1's. It
 // also returns the number of pairs of all shards.
-func jobs(entry, v string, i, n int) ([]job, int, error) {
+func jobs(entry, v string, i, n int, onOperatortest bool) ([]job, int, error) {
 	entries, err := scenarios.Match(entry)
 	if err != nil {
 		return nil, 0, usagef("%v", err)
+	}
+	if onOperatortest {
+		for k, e := range entries {
+			for _, p := range scenarios.OnOperatortest() {
+				if p.ID == e.ID {
+					entries[k] = p
+				}
+			}
+		}
 	}
 	var want variant.Variant
 	if v != "" {
@@ -101,6 +110,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	indexed := fs.Int("shards-of-indexed-job", 0, "run shard JOB_COMPLETION_INDEX+1 of `N` (in a pod of an Indexed Job with N completions)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	markers := fs.Bool("json-markers", false, "print the JSON between marker lines, for ctrlsim merge to find in a log (implies --json)")
+	onOT := fs.Bool("operatortest", false, "run the entries ported to operatortest (issue 30; so far canary/stale-cache) through operatortest instead of the kernel's explorer")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {
@@ -147,7 +157,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		n = *indexed
 	}
 	*jsonOut = *jsonOut || *markers
-	todo, all, err := jobs(*entry, *v, i, n)
+	todo, all, err := jobs(*entry, *v, i, n, *onOT)
 	if err != nil {
 		return err
 	}
@@ -160,6 +170,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		r := j.e.Explore(j.v, *checks, *seed, time.Now)
 		res := toJSON(r)
+		if j.e.Test != nil && res.Replay != "" { // replayed on the same engine
+			res.Replay = strings.Replace(res.Replay, "ctrlsim replay ", "ctrlsim replay --operatortest ", 1)
+		}
 		if r.Minimal != nil {
 			if res.TraceHash, err = traceHash(j.e, j.v, r.Minimal); err != nil {
 				return err
@@ -208,12 +221,12 @@ func writeJSON(w io.Writer, out runOutput, markers bool) error {
 
 // traceHash is the trace hash of a run of p: what `ctrlsim replay --json` prints.
 func traceHash(e *catalogue.Entry, v variant.Variant, p *plan.Plan) (string, error) {
-	r, err := e.RunPlan(v, p)
+	r, err := e.Replay(v, p)
 	if err != nil {
 		return "", fmt.Errorf("replaying the minimal plan of %s %s: %w", e.ID, v, err)
 	}
-	defer r.Cluster.Close()
-	return r.Cluster.Trace.Hash(), nil
+	defer r.Close()
+	return r.Hash, nil
 }
 
 // isSet reports whether the flag name was given.

@@ -12,6 +12,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/explore"
@@ -41,6 +42,12 @@ type Entry struct {
 	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts docs/design.md).
 	Why string
 
+	// Test, when set, is the entry as an operatortest test of its reference
+	// controller's variant v (operatortest.go): it is explored and replayed
+	// through operatortest, and World, Space, FaultPhase, HealBudget and
+	// Properties are unused. Entries not yet ported keep those instead.
+	Test func(v variant.Variant) operatortest.Options
+
 	// World builds the world for a variant.
 	World func(v variant.Variant) cluster.Options
 	// Space is the plan space of the entry's fault profile.
@@ -66,6 +73,12 @@ func (e *Entry) Variants() []variant.Variant {
 // PropertyNames lists the names of the entry's properties.
 func (e *Entry) PropertyNames() []string {
 	var names []string
+	if e.onOperatortest() {
+		for _, p := range e.Test(variant.Buggy).Properties {
+			names = append(names, p.Name)
+		}
+		return names
+	}
 	for _, p := range e.Properties {
 		names = append(names, p.Name())
 	}
@@ -87,6 +100,9 @@ func (r *Run) Violated() []check.Verdict { return check.Violated(r.Verdicts) }
 // RunPlan runs p on the entry's world for v: the fault phase, heal, the heal
 // budget, then the properties. The caller must Close the returned cluster.
 func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
+	if e.onOperatortest() {
+		return nil, errNotKernel(e.ID)
+	}
 	c, err := cluster.New(p, e.World(v))
 	if err != nil {
 		return nil, err
@@ -142,6 +158,9 @@ func (r Result) AsExpected() bool { return r.Outcome == r.Expect }
 // seed, and shrinks the first violation. wallClock measures the exploration (the
 // harness's own time, outside any simulated world).
 func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock func() time.Time) Result {
+	if e.onOperatortest() {
+		return e.exploreTest(v, checks, seed, wallClock)
+	}
 	res := Result{Entry: e.ID, Variant: v, Expect: e.Expect[v], Outcome: Holds}
 	start := wallClock()
 	out := explore.Run(plan.Generator(e.Space), checks, seed, func(p *plan.Plan) error {

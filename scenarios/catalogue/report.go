@@ -151,44 +151,29 @@ func writeEntryHeader(w *bytes.Buffer, e *Entry) {
 // writeCaught replays a caught variant's minimal plan for its page: the replay
 // command, the verdicts, the timeline and its SVG.
 func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Result, opts ReportOptions) error {
-	run, err := e.RunPlan(r.Variant, r.Minimal)
+	run, err := e.Replay(r.Variant, r.Minimal)
 	if err != nil {
 		return err
 	}
-	defer run.Cluster.Close()
+	defer run.Close()
 	fmt.Fprintf(w, "## %s: the minimal plan\n\n```\n%s```\n\nReplay: `%s`\n\n", v, r.Minimal.String(), Replay(e.ID, v, path.Join("reports", planFile)))
 	for _, x := range run.Verdicts {
 		if !x.Holds {
 			fmt.Fprintf(w, "- **%s** violated at %s: %s\n", x.Property, x.At, x.Detail)
 		}
 	}
-	st := run.Story(fmt.Sprintf("%s, %s: minimal plan", e.ID, v), r.Minimal)
-	name := strings.TrimSuffix(planFile, ".plan") // the picture and the inspector beside the plan
-	var pic, page bytes.Buffer
-	if err := st.WriteSVG(&pic); err != nil {
-		return err
-	}
-	if err := st.WriteHTML(&page, run.LogLines()); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".svg"), pic.Bytes(), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".html"), page.Bytes(), 0o644); err != nil {
+	// The picture and the inspector beside the plan.
+	if err := run.WriteStory(planBase(dir, planFile), fmt.Sprintf("%s, %s: minimal plan", e.ID, v)); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n![timeline of the minimal plan](%s.svg)\n\n", v)
 	fmt.Fprintf(w, "Inspect every step (download and open in a browser; self-contained): [%s.html](%s.html)\n\n", v, v)
-	var tl bytes.Buffer
-	if err := run.Cluster.Trace.WriteTimeline(&tl); err != nil {
-		return err
-	}
-	lines := strings.SplitAfter(tl.String(), "\n")
+	lines := strings.SplitAfter(run.Timeline, "\n")
 	more := ""
 	if len(lines) > opts.TimelineLines {
 		more = fmt.Sprintf("... %d more steps: run the replay command for all of them\n", len(lines)-opts.TimelineLines)
 		lines = lines[:opts.TimelineLines]
 	}
-	fmt.Fprintf(w, "Timeline (trace hash `%s`):\n\n```\n%s%s```\n\n", run.Cluster.Trace.Hash(), strings.Join(lines, ""), more)
+	fmt.Fprintf(w, "Timeline (trace hash `%s`):\n\n```\n%s%s```\n\n", run.Hash, strings.Join(lines, ""), more)
 	return nil
 }

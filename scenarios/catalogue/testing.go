@@ -45,11 +45,11 @@ func TestEntries(t *testing.T, entries []*Entry) {
 				if n := r.Minimal.Size(); n > MaxMinimalPlan {
 					t.Errorf("minimal plan has %d lines, want at most %d", n, MaxMinimalPlan)
 				}
-				run, err := e.RunPlan(v, r.Minimal)
+				run, err := e.Replay(v, r.Minimal)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer run.Cluster.Close()
+				defer run.Close()
 				if len(run.Violated()) == 0 {
 					t.Errorf("the minimal plan does not reproduce the violation")
 				}

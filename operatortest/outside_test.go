@@ -1,0 +1,26 @@
+package operatortest
+
+import (
+	"strings"
+	"testing"
+)
+
+// Outside runs an exploration as a test of a program that is not a test
+// (ctrlsim run): the same Explore, with its result, and a failing test's
+// output returned as the error.
+func TestOutsideRunsExploreAndReturnsAFailureAsAnError(t *testing.T) {
+	var res Result
+	err := Outside("catalogue/entry", func(t *testing.T) {
+		var err error
+		if res, err = Explore(t, domainOptions()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err != nil || res.Checks != 6 {
+		t.Fatalf("Outside: %v, %d plans explored; want nil and the 6 plans of the options", err, res.Checks)
+	}
+	err = Outside("catalogue/broken", func(t *testing.T) { t.Fatal("the world could not run") })
+	if err == nil || !strings.Contains(err.Error(), "the world could not run") || !strings.Contains(err.Error(), "catalogue/broken") {
+		t.Fatalf("a failing test: error %v, want its name and output", err)
+	}
+}

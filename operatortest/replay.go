@@ -1,0 +1,70 @@
+package operatortest
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// Replayed is one plan run and judged as Run judges each plan (its
+// fault-free references, the generic oracles and the test's properties, less
+// what Options.Disable turns off).
+type Replayed struct {
+	// Verdicts are every verdict of the run; Violated those that do not hold.
+	Verdicts []check.Verdict
+	// Hash is the trace hash: the same plan gives the same hash.
+	Hash string
+	// Steps are the trace; Virtual the run's virtual length.
+	Steps   []trace.Step
+	Virtual time.Duration
+	// Timeline is the run's timeline as a failure report prints it: the
+	// built-in processes' start-up and their steps on objects the operator
+	// never touched folded into one line each.
+	Timeline []string
+	rep      *report
+}
+
+// Violated are the verdicts that do not hold.
+func (r *Replayed) Violated() []check.Verdict { return check.Violated(r.Verdicts) }
+
+// Replay runs the plan p of the operator o describes and judges it, without
+// exploring, saving or failing the test: the one plan a catalogue page or
+// `ctrlsim replay` shows. An error is a world that cannot run (bad Options,
+// a plan that names an unknown step or key), not a violation.
+func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		return nil, err
+	}
+	ops := w.operatorProcesses()
+	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Timeline: foldTimeline(r.steps, ops, fullTimeline()),
+		rep: &report{test: t.Name(), p: p, r: r, violated: r.violated(), operators: ops}}
+	if n := len(r.steps); n > 0 {
+		out.Virtual = r.steps[n-1].At
+	}
+	return out, nil
+}
+
+// WriteStory writes the run's picture (.svg) and inspector (.html) beside
+// planPath (the plan saved as a file there), as a failing test writes them
+// beside its saved plan, and returns their paths. title heads the picture.
+// (The markdown report a failing test also writes tells how to replay it
+// with go test: not for a plan run some other way.)
+func (r *Replayed) WriteStory(planPath, title string) (svg, html string, err error) {
+	rep := *r.rep
+	rep.planPath, rep.test = planPath, title
+	a := artifactPaths(planPath)
+	st := rep.story()
+	if err := writeFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
+		return "", "", err
+	}
+	return a.SVG, a.HTML, writeFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.allLogs()) })
+}

@@ -1,0 +1,207 @@
+package operatortest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	kclock "k8s.io/utils/clock"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Args are a step's parameters as the plan's text writes them
+// (`at 12s publish version=1.2`): Get returns a key's value, "" when absent.
+type Args = plan.Args
+
+// DomainStep is a step of the author's domain that the generator draws into
+// the workload beside the steps over the seed objects (Workload.Domain):
+// publish a version to a catalog, request an upgrade, delete a namespace
+// with a given order of its content. Each plan draws up to Max of each, at a
+// time within Within, with parameters drawn from Params (or by Draw); the
+// step is written in the plan's text by its Name and parameters
+// (`at 12s publish version=1.2`), shrunk as the other steps are (fewer,
+// earlier, with earlier values), and replayed from the text.
+//
+//	Workload: operatortest.Workload{
+//		Steps: []operatortest.StepKind{}, // no steps over the seeds: the domain's alone
+//		Domain: []operatortest.DomainStep{{
+//			Name:   "publish",
+//			Params: []operatortest.Param{{Key: "version", Values: []string{"1.1", "1.2", "2.0"}}},
+//			Max:    2,
+//			Do: func(ctx context.Context, env operatortest.StepEnv, args operatortest.Args) error {
+//				return publish(ctx, env.Client, args.Get("version"))
+//			},
+//		}},
+//	},
+//
+// Do runs as the workload's user (cluster admin, never crashed or stalled);
+// its error is a line of the timeline, never a violation, as a user's
+// refused kubectl command is.
+type DomainStep struct {
+	// Name is the step's action in the plan's text; not one of the
+	// workload's own (mutate, delete, recreate, create, patch).
+	Name string
+	// Params are the parameters drawn for each step: each key gets one of its
+	// Values, in their order of preference for shrinking (the first is the
+	// simplest). A value "" leaves the key out.
+	Params []Param
+	// Draw draws the parameters instead of Params, for parameters that
+	// depend on each other; Keys then lists every key Draw may give (a plan
+	// whose step gives another key is refused, as a typo is).
+	Draw func(t *rapid.T) Args
+	Keys []string
+	// Within bounds the step's time, drawn in [0, Within] in whole
+	// milliseconds (0: the fault phase).
+	Within time.Duration
+	// Max is the most steps of this name a plan draws (0: MaxSteps).
+	Max int
+	// Do runs the step at its time.
+	Do func(ctx context.Context, env StepEnv, args Args) error
+}
+
+// Param is one parameter of a DomainStep and the values it is drawn from.
+type Param struct {
+	Key    string
+	Values []string
+}
+
+// StepEnv is what a DomainStep's Do acts with.
+type StepEnv struct {
+	// Client is the cluster admin's client (the workload's user).
+	Client client.Client
+	// Now is the run's virtual time since it started.
+	Now time.Duration
+
+	clock kclock.PassiveClock // the run's: its systems (System)
+}
+
+// builtinActions are the workload's own action names, which a DomainStep
+// cannot take.
+var builtinActions = []string{actionMutate, actionDelete, actionRecreate, actionCreate, actionPatch}
+
+// keys are the parameter keys the step may give.
+func (d DomainStep) keys() []string {
+	if d.Draw != nil {
+		return d.Keys
+	}
+	var out []string
+	for _, p := range d.Params {
+		out = append(out, p.Key)
+	}
+	return out
+}
+
+// validateDomain checks the domain steps: each fault names its field, on one
+// line (no silent pass).
+func validateDomain(steps []DomainStep) error {
+	seen := map[string]bool{}
+	for i, d := range steps {
+		switch {
+		case d.Name == "":
+			return fmt.Errorf("Domain[%d]: Name is empty", i)
+		case slices.Contains(builtinActions, d.Name):
+			return fmt.Errorf("Domain[%d]: Name %q is one of the workload's own steps (%v)", i, d.Name, builtinActions)
+		case seen[d.Name]:
+			return fmt.Errorf("Domain[%d]: Name %q is taken by an earlier domain step", i, d.Name)
+		case d.Do == nil:
+			return fmt.Errorf("Domain[%d] (%s): Do is nil: the step would do nothing", i, d.Name)
+		case d.Draw != nil && len(d.Params) > 0:
+			return fmt.Errorf("Domain[%d] (%s): give Params or Draw, not both", i, d.Name)
+		case d.Within < 0 || d.Max < 0:
+			return fmt.Errorf("Domain[%d] (%s): Within and Max must be 0 (the default) or more", i, d.Name)
+		}
+		for _, p := range d.Params {
+			if p.Key == "" || len(p.Values) == 0 {
+				return fmt.Errorf("Domain[%d] (%s): a Param needs a Key and at least one value", i, d.Name)
+			}
+		}
+		seen[d.Name] = true
+	}
+	return nil
+}
+
+// domainGenerator draws the domain steps of a plan (nil: there are none).
+func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
+	steps := domainSteps(w.o.Workload.Domain, w.o.Systems, int64(w.o.FaultPhase))
+	if len(steps) == 0 {
+		return nil
+	}
+	return rapid.Custom(func(t *rapid.T) []plan.Step {
+		var out []plan.Step
+		for _, d := range steps {
+			within, max := cmpOr(d.Within, w.o.FaultPhase), d.Max
+			if max == 0 {
+				max = MaxSteps
+			}
+			n := rapid.IntRange(0, max).Draw(t, d.Name+"-count")
+			for range n {
+				at := time.Duration(rapid.Int64Range(0, int64(within/time.Millisecond)).Draw(t, d.Name+"-at")) * time.Millisecond
+				var args Args
+				if d.Draw != nil {
+					args = d.Draw(t)
+				} else {
+					for _, p := range d.Params {
+						if v := rapid.SampledFrom(p.Values).Draw(t, d.Name+"-"+p.Key); v != "" {
+							args = append(args, plan.Arg{Key: p.Key, Value: v})
+						}
+					}
+				}
+				out = append(out, plan.Step{At: at, Action: d.Name, Args: args})
+			}
+		}
+		return out
+	})
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// domainActions interpret the domain steps, run by the workload's user
+// (userOf): the steps of one name in their order.
+func (w *world) domainActions(actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {
+	for _, d := range domainSteps(w.o.Workload.Domain, w.o.Systems, 0) {
+		actions[d.Name] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+			return userOf(c).run("domain "+d.Name, d.Name, func() error {
+				return d.Do(context.Background(), StepEnv{Client: c.Admin(), Now: c.Now(), clock: c.Clock}, args)
+			})
+		}, d.keys()...)
+	}
+}
+
+// join draws the steps of both generators (either may be nil).
+func join(a, b *rapid.Generator[[]plan.Step]) *rapid.Generator[[]plan.Step] {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return rapid.Custom(func(t *rapid.T) []plan.Step {
+		return append(a.Draw(t, "seed-steps"), b.Draw(t, "domain-steps")...)
+	})
+}
+
+// FromCheck is a Property that judges p, a property of the simulator's
+// kernel (sim/check), over the run's History: the seeds' properties
+// (at-most-once, terminates, an upgrade never skipped) are written so. Its
+// violation is placed at the instant p gives.
+func FromCheck(p check.Property) Property {
+	return Property{Name: p.Name(), Check: func(h *History) error {
+		v := p.Check(h.Run())
+		if v.Holds {
+			return nil
+		}
+		return ViolatedAt(v.At, errors.New(v.Detail))
+	}}
+}

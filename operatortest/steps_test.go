@@ -1,0 +1,184 @@
+package operatortest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// publish is a domain step of the knownBugs operator's world: a user
+// publishes a "secret" ConfigMap named by its parameter (the operator copies
+// it into a Secret <name>-copy).
+var publish = DomainStep{
+	Name:   "publish",
+	Params: []Param{{Key: "name", Values: []string{"x", "y", "bad"}}},
+	Max:    2,
+	Do: func(ctx context.Context, env StepEnv, args Args) error {
+		return env.Client.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: args.Get("name"), Labels: map[string]string{"secret": "yes"}},
+			Data:       map[string]string{"value": "v"}})
+	},
+}
+
+// domainOptions: the knownBugs operator with publish as its only drawn
+// steps (no steps over the seed objects).
+func domainOptions() Options {
+	o := bugOptions(&knownBugs{}, false)
+	o.NoWorkload = false
+	o.Properties = nil
+	o.Workload = Workload{Steps: []StepKind{}, Domain: []DomainStep{publish}}
+	return o
+}
+
+// A domain step is drawn by the generator beside the others, named and with
+// its parameters in the plan's text, and only with the values it declares.
+func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
+	w, err := newWorld(domainOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := plan.Generator(w.space)
+	drawn := 0
+	for seed := range 40 {
+		p := gen.Example(seed)
+		for _, s := range p.Steps {
+			if s.Action != "publish" {
+				t.Fatalf("plan %d draws %q: the workload draws no step over the seeds (Steps is empty), only the domain's", seed, s.Action)
+			}
+			if n := s.Args.Get("name"); n != "x" && n != "y" && n != "bad" || len(s.Args) != 1 {
+				t.Fatalf("plan %d: %v: want name= one of the declared values", seed, s.Args)
+			}
+			if s.At > w.o.FaultPhase {
+				t.Fatalf("plan %d: step at %v, after the fault phase", seed, s.At)
+			}
+			drawn++
+		}
+		if !strings.Contains(p.String(), "publish name=") && len(p.Steps) > 0 {
+			t.Fatalf("plan text lacks the step:\n%s", p)
+		}
+	}
+	if drawn == 0 {
+		t.Fatal("40 plans drew no publish step")
+	}
+}
+
+// A domain step in a plan's text runs at its time as the workload's user:
+// its effect is in the run (the operator reacts to it) and the timeline
+// records it.
+func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
+	o := domainOptions()
+	o.Properties = []Property{{Name: "copied-x", Check: func(h *History) error {
+		var s corev1.Secret
+		return h.Get(client.ObjectKey{Namespace: "team", Name: "x-copy"}, &s)
+	}}}
+	v, steps := judgeVerdict(t, o, "seed 1\nat 2s publish name=x\n", "copied-x")
+	if !v.Holds {
+		t.Fatalf("the operator did not copy the published ConfigMap: %s", v.Detail)
+	}
+	ran := false
+	for _, s := range steps {
+		ran = ran || s.Op == "action" && strings.Contains(s.Object+s.Result+fmt.Sprint(s), "publish") && s.At == 2*time.Second
+	}
+	if !ran {
+		t.Error("the timeline has no publish step at 2s")
+	}
+}
+
+// A plan whose domain step gives a key the step does not declare (a typo)
+// is refused before it runs, as the workload's own steps are.
+func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
+	w, err := newWorld(domainOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 1\nat 2s publish nme=x\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.run(t, p); err == nil || !strings.Contains(err.Error(), "nme") {
+		t.Fatalf("run error %v, want one naming the key nme", err)
+	}
+}
+
+// A violation that a domain step's value brings about shrinks to that step
+// alone, with that value, in the minimal plan's text.
+func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
+	o := domainOptions()
+	o.Checks = 40
+	o.Properties = []Property{{Name: "no-bad-copy", Check: func(h *History) error {
+		var s corev1.Secret
+		if err := h.Get(client.ObjectKey{Namespace: "team", Name: "bad-copy"}, &s); apierrors.IsNotFound(err) {
+			return nil
+		}
+		return errors.New("Secret team/bad-copy exists")
+	}}}
+	res, err := Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught {
+		t.Fatalf("40 plans drew no publish name=bad")
+	}
+	if len(res.Minimal.Steps) != 1 || res.Minimal.Steps[0].Action != "publish" || res.Minimal.Steps[0].Args.Get("name") != "bad" || len(res.Minimal.Faults) != 0 {
+		t.Fatalf("minimal plan:\n%s\nwant the one step publish name=bad and no fault", res.Minimal)
+	}
+}
+
+// Bad domain steps are refused before anything runs, each with one line
+// naming the step and the field.
+func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
+	do := publish.Do
+	for _, tc := range []struct {
+		step DomainStep
+		want string
+	}{
+		{DomainStep{Do: do}, "Name is empty"},
+		{DomainStep{Name: "delete", Do: do}, "one of the workload's own steps"},
+		{DomainStep{Name: "publish"}, "Do is nil"},
+		{DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) Args { return nil }}, "Params or Draw"},
+		{DomainStep{Name: "publish", Do: do, Params: []Param{{Key: "name"}}}, "at least one value"},
+		{DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
+	} {
+		o := domainOptions()
+		o.Workload.Domain = []DomainStep{tc.step}
+		if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: error %v, want one line with %q", tc.step.Name, err, tc.want)
+		}
+	}
+	o := domainOptions()
+	o.Workload.Domain = []DomainStep{publish, publish}
+	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
+		t.Errorf("two steps named publish: error %v", err)
+	}
+}
+
+// FromCheck judges a kernel property (sim/check) over the run's History, at
+// the instant it gives.
+func TestFromCheckJudgesAKernelPropertyOverTheHistory(t *testing.T) {
+	o := domainOptions()
+	twoCopies := check.Eventually{Property: "at-most-two-copies", Desired: func(r *check.Run) error {
+		if n := len(r.Objects(corev1.SchemeGroupVersion.WithKind("Secret"))); n > 2 {
+			return fmt.Errorf("%d Secrets", n)
+		}
+		return nil
+	}}
+	o.Properties = []Property{FromCheck(twoCopies)}
+	if v, _ := judgeVerdict(t, o, "seed 1\nat 1s publish name=x\n", "at-most-two-copies"); !v.Holds {
+		t.Errorf("one published ConfigMap (and team/b): %s", v.Detail)
+	}
+	if v, _ := judgeVerdict(t, o, "seed 1\nat 1s publish name=x\nat 2s publish name=y\n", "at-most-two-copies"); v.Holds {
+		t.Error("two published ConfigMaps and team/b make three Secrets: want violated")
+	}
+}

@@ -1,0 +1,130 @@
+package operatortest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// ledger is an outside system of the tests: it counts the manager's starts
+// (each start is given the run's instance) and the steps that noted in it.
+type ledger struct {
+	made   int // the run's instance number (New is called once a run)
+	starts int
+	notes  int
+}
+
+// ledgerOptions: the knownBugs operator, whose manager gets the run's
+// ledger at every start; a domain step "note" and the ledger's fault
+// "ledger-fails" act on it; made counts the instances New made.
+func ledgerOptions(made *int) Options {
+	o := domainOptions()
+	o.Workload.Domain = []DomainStep{{Name: "note", Do: func(_ context.Context, env StepEnv, _ Args) error {
+		env.System("ledger").(*ledger).notes++
+		return nil
+	}}}
+	o.Systems = []System{{
+		Name: "ledger",
+		New: func(SystemEnv) (any, error) {
+			*made++
+			return &ledger{made: *made}, nil
+		},
+		Faults: []DomainStep{{Name: "ledger-fails", Within: time.Hour, Do: func(context.Context, StepEnv, Args) error { return nil }}},
+	}}
+	o.Managers = []Manager{{Name: "op", SetupWithSystems: func(mgr manager.Manager, s Systems) error {
+		s["ledger"].(*ledger).starts++
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient()})
+	}}}
+	return o
+}
+
+// A system is made once a run, before time starts, and that one instance is
+// what every start of the manager (a crash restarts it), every domain step
+// and every property of the run gets; the next run gets a new one.
+func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing.T) {
+	made := 0
+	o := ledgerOptions(&made)
+	var seen []string
+	o.Properties = []Property{{Name: "ledger", Check: func(h *History) error {
+		l := h.System("ledger").(*ledger)
+		seen = append(seen, fmt.Sprintf("instance %d: %d starts, %d notes", l.made, l.starts, l.notes))
+		return nil
+	}}}
+	p, err := plan.Parse("seed 1\nat 1s note\nat 3s note\ncrash process=op at=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.run(t, p); err != nil {
+		t.Fatal(err)
+	}
+	// The run judged last is the faulted one (its references ran first,
+	// each with an instance of its own).
+	last := seen[len(seen)-1]
+	if want := fmt.Sprintf("instance %d: 2 starts, 2 notes", made); last != want {
+		t.Errorf("the faulted run's property saw %q, want %q (all runs: %v)", last, want, seen)
+	}
+	if made < 2 || len(seen) != made {
+		t.Errorf("%d instances for %d judged runs: want one a run", made, len(seen))
+	}
+	if n := len(systems.runs); n != 0 {
+		t.Errorf("%d runs' systems still held after their runs ended", n)
+	}
+}
+
+// A system's faults are domain steps drawn within the fault phase, however
+// long their Within.
+func TestASystemsFaultsAreDrawnWithinTheFaultPhase(t *testing.T) {
+	made := 0
+	w, err := newWorld(ledgerOptions(&made).withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, drawn := plan.Generator(w.space), 0
+	for seed := range 40 {
+		for _, s := range gen.Example(seed).Steps {
+			if s.Action == "ledger-fails" {
+				drawn++
+				if s.At > w.o.FaultPhase {
+					t.Fatalf("ledger-fails at %v, after the fault phase (%v)", s.At, w.o.FaultPhase)
+				}
+			}
+		}
+	}
+	if drawn == 0 {
+		t.Fatal("40 plans drew no ledger-fails")
+	}
+}
+
+// Bad systems are refused with one line naming the field.
+func TestBadSystemsEachGiveOneErrorNamingTheField(t *testing.T) {
+	made := 0
+	for _, tc := range []struct {
+		edit func(o *Options)
+		want string
+	}{
+		{func(o *Options) { o.Systems[0].Name = "" }, "Name is empty"},
+		{func(o *Options) { o.Systems[0].New = nil }, "New is nil"},
+		{func(o *Options) { o.Systems = append(o.Systems, o.Systems[0]) }, "taken"},
+		{func(o *Options) { o.Systems[0].Faults[0].Name = "note" }, "taken by an earlier domain step"},
+		{func(o *Options) { o.Managers[0].Setup = func(manager.Manager) error { return nil } }, "not both"},
+	} {
+		o := ledgerOptions(&made)
+		tc.edit(&o)
+		_, err := newWorld(o.withDefaults())
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %v, want one line with %q", err, tc.want)
+		}
+	}
+}
