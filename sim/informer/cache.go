@@ -123,7 +123,9 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	}
 	c.filters[gvk] = filter
 	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
-	i.stale = c.stale
+	if c.stale != nil && c.stale.covers(gvk) {
+		i.stale = c.stale
+	}
 	c.informers[key] = i
 	k := c.kins[gvk]
 	if k == nil {
