@@ -16,9 +16,9 @@ type faults struct {
 	c      *Cluster
 	plan   []plan.Fault
 	healed bool
-	holds  map[holdKey]int          // active holds (a count: windows may overlap)
-	remove []func()                 // removers of API faults in force
-	stale  map[string]time.Duration // processes restarted by a stale fault, not yet started again: the age
+	holds  map[holdKey]int       // active holds (a count: windows may overlap)
+	remove []func()              // removers of API faults in force
+	stale  map[string]plan.Fault // processes restarted by a stale fault, not yet started again: the fault
 }
 
 type holdKey struct {
@@ -27,7 +27,7 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}}
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]plan.Fault{}}
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -103,13 +103,22 @@ func (f *faults) Workers(process, controller string) int {
 // Stale is the lagging apiserver of a process that a stale fault restarted:
 // from its start, it is the fault's age behind, for that long. A plan healed
 // in between gives none.
+//
+// A fault with rev= puts the lagging watch cache at that resourceVersion; one
+// with kind= lags that kind's watch cache only.
 func (f *faults) Stale(process string) (informer.Stale, bool) {
-	age, ok := f.stale[process]
+	x, ok := f.stale[process]
 	if !ok || f.healed {
 		return informer.Stale{}, false
 	}
 	delete(f.stale, process)
-	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
+	st := informer.Stale{Age: x.Age, Until: f.c.Clock.Now().Add(x.Age), RV: x.Rev}
+	if x.Resource != "" && x.Resource != "*" {
+		kind := x.Resource
+		st.Kinds = func(gvk schema.GroupVersionKind) bool { return kindMatches(kind, gvk) }
+		st.Scope = kind
+	}
+	return st, true
 }
 
 // Jitter draws process's next leader-election retry jitter from a stream of
@@ -181,10 +190,10 @@ func (f *faults) schedule() {
 				})
 			}
 		case plan.Stale:
-			name, age, at := x.Process, x.Age, x.At
+			name, age, at, fault := x.Process, x.Age, x.At, x
 			c.Clock.AfterFunc(at, func() {
 				if p := c.Process(name); p != nil && p.Running() && !f.healed {
-					f.stale[name] = age
+					f.stale[name] = fault
 					p.Crash("planned restart onto an apiserver " + age.String() + " behind at " + at.String())
 				}
 			})

@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,6 +30,21 @@ type Stale struct {
 	Until time.Time
 	RV    uint64
 	Kinds func(schema.GroupVersionKind) bool // nil: every kind
+	Scope string                             // how Kinds reads in a trace ("group/version/Kind"); "": every kind
+}
+
+// Describe is what a process's trace says of its stale start: how far
+// behind the lagging apiserver is, and until when (since start). A fault
+// with neither RV nor Kinds reads as it always has.
+func (s Stale) Describe(until time.Duration) string {
+	what, rest := "its informers list and watch through an apiserver", ""
+	if s.Scope != "" {
+		what, rest = "its informers of "+s.Scope+" list and watch through a watch cache", "; its other informers are fresh"
+	}
+	if s.RV > 0 {
+		return fmt.Sprintf("%s at resourceVersion %d until %s%s", what, s.RV, until, rest)
+	}
+	return fmt.Sprintf("%s %s behind until %s%s", what, s.Age, until, rest)
 }
 
 // covers reports whether the informers of gvk are behind.
