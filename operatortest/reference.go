@@ -27,7 +27,7 @@ type refRun struct {
 	// (downtime.go); like the late one, a candidate end state only.
 	downtime bool
 	snap     *snapshot
-	targets  []time.Duration
+	targets  plan.Targets
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
@@ -54,7 +54,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
+	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res.steps)}
 	if w.refs == nil || len(w.refs) >= maxRefs {
 		w.refs = map[string]*refRun{}
 	}
@@ -64,15 +64,20 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 
 // targetsOf are the instants of the fault phase at which some process wrote,
 // or an operator read live: where a crash, a hold or a stale restart makes a
-// difference (Sieve's intermediate, unobserved and stale states).
-func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
-	var out []time.Duration
+// difference (Sieve's intermediate, unobserved and stale states); and the
+// writes of the fault phase to kinds the world collects (the operator's, its
+// children's, the workload models'), each with its resourceVersion and kind:
+// a stale restart aims its lagging watch cache just before or after one.
+func (w *world) targetsOf(steps []trace.Step) plan.Targets {
+	var out plan.Targets
 	for _, s := range steps {
-		if s.At > faultPhase {
+		if s.At > w.o.FaultPhase {
 			break
 		}
+		write := false
 		switch s.Op {
 		case "create", "update", "patch", "delete", "deletecollection":
+			write = true
 		case "get", "list":
 			if s.Process == "admin" {
 				continue
@@ -83,19 +88,41 @@ func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
 		if strings.HasPrefix(s.Object, "Lease ") {
 			continue // leader election's renewals, every RetryPeriod: not the operator's work
 		}
-		if n := len(out); n == 0 || out[n-1] != s.At {
-			out = append(out, s.At)
+		if n := len(out.Instants); n == 0 || out.Instants[n-1] != s.At {
+			out.Instants = append(out.Instants, s.At)
+		}
+		if write && s.RVWritten > 0 {
+			if kind := w.kindNamed(s.Object); kind != "" {
+				out.Writes = append(out.Writes, plan.Write{At: s.At, RV: s.RVWritten, Kind: kind})
+			}
 		}
 	}
 	return out
 }
 
-// targets is the Space's Targets: the reference run's instants.
-func (w *world) targets(t *testing.T) func(p *plan.Plan) []time.Duration {
-	return func(p *plan.Plan) []time.Duration {
+// kindNamed is the "group/version/Kind" of a trace step's object ("Kind
+// namespace/name") among the kinds the world collects; "" if none or more
+// than one group has that Kind.
+func (w *world) kindNamed(object string) string {
+	kind, _, _ := strings.Cut(object, " ")
+	found := ""
+	for _, gvk := range w.collected {
+		if gvk.Kind == kind {
+			if found != "" {
+				return ""
+			}
+			found = gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
+		}
+	}
+	return found
+}
+
+// targets is the Space's Targets: the reference run's instants and writes.
+func (w *world) targets(t *testing.T) func(p *plan.Plan) plan.Targets {
+	return func(p *plan.Plan) plan.Targets {
 		r, err := w.reference(t, p.Seed, p.Steps)
 		if err != nil {
-			return nil // the run of the plan itself reports the error
+			return plan.Targets{} // the run of the plan itself reports the error
 		}
 		return r.targets
 	}
