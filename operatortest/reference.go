@@ -2,13 +2,13 @@ package operatortest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // Reference runs: the fault-free run of a plan's seed and workload. The
@@ -54,7 +54,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res.steps)}
+	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res)}
 	if w.refs == nil || len(w.refs) >= maxRefs {
 		w.refs = map[string]*refRun{}
 	}
@@ -62,22 +62,23 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	return r, nil
 }
 
-// targetsOf are the instants of the fault phase at which some process wrote,
-// or an operator read live: where a crash, a hold or a stale restart makes a
-// difference (Sieve's intermediate, unobserved and stale states); and the
-// writes of the fault phase to kinds the world collects (the operator's, its
-// children's, the workload models'), each with its resourceVersion and kind:
+// targetsOf are the instants of the fault phase at which some process wrote
+// (a subresource too: a status update is a write), or an operator read live:
+// where a crash, a hold or a stale restart makes a difference (Sieve's
+// intermediate, unobserved and stale states); and the changes of the fault
+// phase the apiserver committed to kinds the world collects (the
+// operator's, its children's, the workload models'), each with its
+// resourceVersion and kind, taken from the watch log (so deletions count):
 // a stale restart aims its lagging watch cache just before or after one.
-func (w *world) targetsOf(steps []trace.Step) plan.Targets {
+func (w *world) targetsOf(res *result) plan.Targets {
 	var out plan.Targets
-	for _, s := range steps {
+	for _, s := range res.steps {
 		if s.At > w.o.FaultPhase {
 			break
 		}
-		write := false
-		switch s.Op {
+		op, _, _ := strings.Cut(s.Op, "/")
+		switch op {
 		case "create", "update", "patch", "delete", "deletecollection":
-			write = true
 		case "get", "list":
 			if s.Process == "admin" {
 				continue
@@ -91,30 +92,17 @@ func (w *world) targetsOf(steps []trace.Step) plan.Targets {
 		if n := len(out.Instants); n == 0 || out.Instants[n-1] != s.At {
 			out.Instants = append(out.Instants, s.At)
 		}
-		if write && s.RVWritten > 0 {
-			if kind := w.kindNamed(s.Object); kind != "" {
-				out.Writes = append(out.Writes, plan.Write{At: s.At, RV: s.RVWritten, Kind: kind})
-			}
+	}
+	for _, ev := range res.log {
+		at := ev.At.Sub(res.start)
+		if at > w.o.FaultPhase {
+			break
+		}
+		if slices.Contains(w.collected, ev.GVK) {
+			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind})
 		}
 	}
 	return out
-}
-
-// kindNamed is the "group/version/Kind" of a trace step's object ("Kind
-// namespace/name") among the kinds the world collects; "" if none or more
-// than one group has that Kind.
-func (w *world) kindNamed(object string) string {
-	kind, _, _ := strings.Cut(object, " ")
-	found := ""
-	for _, gvk := range w.collected {
-		if gvk.Kind == kind {
-			if found != "" {
-				return ""
-			}
-			found = gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
-		}
-	}
-	return found
 }
 
 // targets is the Space's Targets: the reference run's instants and writes.
