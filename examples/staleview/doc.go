@@ -19,11 +19,20 @@
 // was recorded) while its watch cache of Pods is current (the Pod already
 // deleted) runs the migration a second time, and the second Pod, not the one
 // status.pod names, is never cleaned up. The correct operator reads the
-// Migration live (the manager's APIReader) before it runs it again. Stale
-// views of every kind at once are consistent (the Pod is still there while
-// the Migration is Running) and do not show the bug; nor does lag, a stalled
-// watch or a crash (a restart lists fresh). Nothing in the test names the
-// bug: converges finds it (the fault-free run ends with no Pod).
+// Migration live (the manager's APIReader) before it runs it again. A past
+// of every kind at once is consistent and mostly harmless (the Pod is still
+// there while the Migration is Running), except in the 2 ms between the
+// claim and the Pod's creation (Running, no Pod yet): a restart whose view
+// of every kind lands, or is replayed, inside that window shows the bug too.
+// Lag, a stalled watch or a plain crash do not (a restart lists fresh, and
+// while it runs the operator remembers what it finished). Nothing in the
+// test names the bug: converges finds it (the fault-free run ends with no
+// Pod).
+//
+// The test (staleview_test.go) replays the restart with the Migrations'
+// watch cache behind and the Pods' fresh (caught), the correct twin under it
+// (holds), and both under the same restart with every kind behind (hold).
+// TestExplorationFindsTheRunAgain (CTRLSIM_STALEVIEW_EXPLORE=1) explores.
 //
 // # Known gaps
 //
