@@ -20,6 +20,14 @@
 // call) and k8s.io/apimachinery/pkg/util/rand. CheckDeterminism seeds each of
 // its two runs with the plan's seed.
 //
+// Run also points ctrl.GetConfig (KUBECONFIG, and http.DefaultTransport for
+// the plain-HTTP server it names) at the world for the bubble's duration
+// (kubeconfig.go): a process that builds its clients from
+// ctrl.GetConfigOrDie() rather than from its manager makes its own calls to
+// the simulated cluster (TestCtrlGetConfigInAProcessReachesTheSimulatedClusterDeterminism).
+// A test run with controller-runtime's -kubeconfig flag is refused, as that
+// flag comes first.
+//
 // # Known gaps
 //
 //   - Only inside `go test`: testing/synctest needs a *testing.T. The command's
@@ -52,6 +60,8 @@
 //     from the global math/rand, which SeedRandom seeds from the plan in
 //     operatortest's runs; a world run without it (the command's catalogue)
 //     keeps an unseeded jitter.
+//   - A parallel test cannot set KUBECONFIG (t.Setenv refuses): there
+//     ctrl.GetConfig is not served and reads the machine's configuration.
 //   - One world per bubble: a second world built in the same bubble starts where
 //     the first left the bubble's clock. CheckDeterminism runs each run in a
 //     bubble of its own.

@@ -16,6 +16,7 @@ import (
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
+		serveKubeconfig(t) // kubeconfig.go
 		var expected time.Time
 		wall := &cluster.Wall{
 			Now: func() time.Time {

@@ -44,7 +44,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	dir := filepath.Dir(filepath.Dir(filepath.Dir(planPath)))
 	md := strings.TrimSuffix(planPath, ".plan") + ".md"
 	_ = os.Remove(md) // a report left from an earlier run must not pass for this one
-	cmd := exec.Command(*goCmd, "test", "-count=1", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath)
+	cmd := exec.Command(*goCmd, "test", "-count=1", "-v", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath)
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -52,6 +52,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	runErr := cmd.Run()
 	b, err := os.ReadFile(md)
 	if errors.Is(err, os.ErrNotExist) {
+		if why := ranNothing(log.String(), test); why != "" {
+			return fmt.Errorf("%s: the plan was not replayed, so there is nothing to report", why)
+		}
 		if runErr == nil {
 			return fmt.Errorf("the plan holds now (go test passed): there is no violation to report")
 		}
@@ -70,6 +73,26 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "ctrlsim report: wrote %s (the story: %s, %s)\n", *out,
 		strings.TrimSuffix(planPath, ".plan")+".svg", strings.TrimSuffix(planPath, ".plan")+".html")
 	return nil
+}
+
+// ranNothing says why go test's verbose output shows test did not run (it
+// skipped, or no test matched), or "" if it ran.
+func ranNothing(out, test string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "--- SKIP: "+test+" ") {
+			// go test -v prints the reason (t.Skip's text) above the SKIP line.
+			why := "no reason given"
+			if i > 0 && !strings.HasPrefix(lines[i-1], "=== ") {
+				why = strings.TrimSpace(lines[i-1])
+			}
+			return fmt.Sprintf("%s skipped (%s)", test, why)
+		}
+	}
+	if strings.Contains(out, "testing: warning: no tests to run") {
+		return fmt.Sprintf("no test matches %s in that package", test)
+	}
+	return ""
 }
 
 // planTest is the test a saved plan belongs to: its "# operatortest test:"

@@ -28,6 +28,21 @@ func TestReportRefusesWhatOperatortestDidNotSave(t *testing.T) {
 	}
 }
 
+// A replay that ran nothing (the test skipped, or no test matched) is not a
+// plan that holds.
+func TestReportSaysWhenTheReplayRanNothing(t *testing.T) {
+	skipped := "=== RUN   TestX\n    x_test.go:9: needs CTRLSIM_X=1\n--- SKIP: TestX (0.00s)\nPASS\n"
+	if got := ranNothing(skipped, "TestX"); got != "TestX skipped (x_test.go:9: needs CTRLSIM_X=1)" {
+		t.Errorf("skipped: %q", got)
+	}
+	if got := ranNothing("testing: warning: no tests to run\nPASS\n", "TestX"); !strings.Contains(got, "no test matches TestX") {
+		t.Errorf("no test: %q", got)
+	}
+	if got := ranNothing("=== RUN   TestX\n--- SKIP: TestXY (0.00s)\n--- FAIL: TestX (1.00s)\n", "TestX"); got != "" {
+		t.Errorf("a test that ran: %q", got)
+	}
+}
+
 // ctrlsim report of a saved plan of examples/twowrites' buggy operator
 // replays it with go test and prints the markdown report, which reads on its
 // own: the violation, why it is real, the plan, the replay command; the
@@ -54,6 +69,13 @@ func TestReportWritesTheMarkdownOfASavedPlan(t *testing.T) {
 	plan := "# operatortest test: TestTheBuggyOperator\nseed 0\ncrash process=twowrites write=1\n"
 	if err := os.WriteFile(base+".plan", []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// Its test skips unless asked: the report says so and why, and does not
+	// claim the plan holds.
+	t.Setenv("CTRLSIM_TWOWRITES", "")
+	_, errs, code := ctrlsim(t, "report", base+".plan")
+	if want := "TestTheBuggyOperator skipped (twowrites_test.go"; code == 0 || !strings.Contains(errs, want) || strings.Contains(errs, "holds now") {
+		t.Errorf("ctrlsim report of a test that skips: exit %d, stderr %q; want a failure saying %q", code, errs, want)
 	}
 	t.Setenv("CTRLSIM_TWOWRITES", "1") // the buggy operator's test runs only when asked
 	out, errs, code := ctrlsim(t, "report", base+".plan")

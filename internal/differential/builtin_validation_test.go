@@ -238,14 +238,137 @@ func TestBuiltinServicesAreValidatedAndDefaultedAsKubeAPIServerDoes(t *testing.T
 	wantOutcomes(t, c, ok, invalid, invalid, invalid, invalid, invalid)
 }
 
-// Known gap: a real server allocates cluster IPs for a ClusterIP Service
-// (spec.clusterIP, clusterIPs, ipFamilies, ipFamilyPolicy, in the service
-// registry's storage, not its strategy); the model allocates none.
-func TestKnownGapServiceClusterIPs(t *testing.T) {
-	knownGapSteps(t, "no cluster IP allocation", createObj("create ClusterIP Service", func(ns string) client.Object {
-		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
-	}))
+// Services get what the service registry allocates, as on kube-apiserver:
+// clusterIPs from clusterIP, IP family fields, a cluster IP (none for a
+// headless Service), node ports for a NodePort Service and a health-check
+// node port for a LoadBalancer with externalTrafficPolicy Local; an update
+// that leaves them out keeps them; what is asked for is given, or refused
+// with the allocator's error when taken, outside the range or for a family
+// the cluster lacks; a deleted Service's address is free again. (The model
+// and envtest both use 10.0.0.0/24; a value either side allocated itself,
+// the model from a hash and kube-apiserver at random, is compared by where
+// it falls.)
+func TestServiceAllocationMatchesKubeAPIServer(t *testing.T) {
+	const asked = "10.0.0.10" // in the lower band, which dynamic allocation leaves alone
+	svc := func(name string, edit func(*corev1.Service)) func(ns string) client.Object {
+		return func(ns string) client.Object {
+			s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.ServiceSpec{
+				Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+			edit(s)
+			return s
+		}
+	}
+	none := func(*corev1.Service) {}
+	create := func(name string, mk func(ns string) client.Object) Step {
+		return Step{name, func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := mk(ns)
+			err := c.Create(ctx, o)
+			return allocatedByWhere(o, asked), err
+		}}
+	}
+	update := func(name string, mk func(ns string) client.Object) Step {
+		return Step{name, func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			o := mk(ns)
+			var cur corev1.Service
+			if err := c.Get(ctx, client.ObjectKeyFromObject(o), &cur); err != nil {
+				return nil, err
+			}
+			o.SetResourceVersion(cur.ResourceVersion)
+			err := c.Update(ctx, o)
+			return allocatedByWhere(o, asked), err
+		}}
+	}
+	del := func(name string, mk func(ns string) client.Object) Step {
+		return Step{name, func(ctx context.Context, c client.Client, ns string) (client.Object, error) {
+			return nil, c.Delete(ctx, mk(ns))
+		}}
+	}
+	nodePort := func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort }
+	c := compareSteps(t,
+		create("create ClusterIP Service", svc("web", none)),
+		create("create headless Service", svc("db", func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone })),
+		create("create headless Service without selector", svc("ext", func(s *corev1.Service) {
+			s.Spec.ClusterIP, s.Spec.Selector = corev1.ClusterIPNone, nil
+		})),
+		create("create Service asking for "+asked, svc("pinned", func(s *corev1.Service) { s.Spec.ClusterIP = asked })),
+		create("create Service asking for the same address", svc("pinned2", func(s *corev1.Service) { s.Spec.ClusterIP = asked })),
+		create("create Service asking for an address outside the range", svc("far", func(s *corev1.Service) { s.Spec.ClusterIP = "10.1.0.5" })),
+		create("create Service asking for the network address", svc("net", func(s *corev1.Service) { s.Spec.ClusterIP = "10.0.0.0" })),
+		create("create RequireDualStack Service", svc("dual", func(s *corev1.Service) {
+			s.Spec.IPFamilyPolicy = ptr.To(corev1.IPFamilyPolicyRequireDualStack)
+		})),
+		create("create IPv6 Service", svc("six", func(s *corev1.Service) { s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv6Protocol} })),
+		create("create NodePort Service", svc("np", nodePort)),
+		create("create NodePort Service asking for 30010", svc("np2", func(s *corev1.Service) {
+			nodePort(s)
+			s.Spec.Ports[0].NodePort = 30010
+		})),
+		create("create NodePort Service asking for 30010 again", svc("np3", func(s *corev1.Service) {
+			nodePort(s)
+			s.Spec.Ports[0].NodePort = 30010
+		})),
+		create("create LoadBalancer Service with local traffic", svc("lb", func(s *corev1.Service) {
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy = corev1.ServiceTypeLoadBalancer, corev1.ServiceExternalTrafficPolicyLocal
+		})),
+		update("update ClusterIP Service without its address", svc("web", func(s *corev1.Service) { s.Spec.Ports[0].Port = 8080 })),
+		update("update NodePort Service without its node port", svc("np2", func(s *corev1.Service) {
+			nodePort(s)
+			s.Spec.Selector = map[string]string{"app": "other"}
+		})),
+		update("update NodePort Service renaming its port", svc("np2", func(s *corev1.Service) {
+			nodePort(s)
+			s.Spec.Ports[0].Name = "web"
+		})),
+		create("create NodePort Service asking for 30010, given up", svc("np4", func(s *corev1.Service) {
+			nodePort(s)
+			s.Spec.Ports[0].NodePort = 30010
+		})),
+		del("delete the Service holding "+asked, svc("pinned", none)),
+		create("create Service asking for "+asked+" again", svc("pinned3", func(s *corev1.Service) { s.Spec.ClusterIP = asked })),
+	)
+	wantOutcomes(t, c, ok, ok, ok, ok, invalid, invalid, invalid, invalid, invalid, ok, ok, invalid, ok, ok, ok, ok, ok, ok, ok)
+}
+
+// allocatedByWhere replaces in o (a Service) what the server allocated by
+// where it falls: an address other than asked by "<allocated in
+// 10.0.0.0/24>", a node port by 1 (in 30000-32767) or 2 (in the lower band of
+// ports kept for those asked for, 30000-30085): the model allocates from a
+// hash of the name, kube-apiserver at random.
+func allocatedByWhere(o client.Object, asked string) client.Object {
+	s, ok := o.(*corev1.Service)
+	if !ok {
+		return o
+	}
+	s = s.DeepCopy()
+	where := func(ip string) string {
+		if ip == asked || ip == corev1.ClusterIPNone || ip == "" {
+			return ip
+		}
+		if strings.HasPrefix(ip, "10.0.0.") {
+			return "<allocated in 10.0.0.0/24>"
+		}
+		return "<allocated outside 10.0.0.0/24: " + ip + ">"
+	}
+	s.Spec.ClusterIP = where(s.Spec.ClusterIP)
+	for i := range s.Spec.ClusterIPs {
+		s.Spec.ClusterIPs[i] = where(s.Spec.ClusterIPs[i])
+	}
+	port := func(p int32) int32 {
+		switch {
+		case p == 30010 || p == 0:
+			return p
+		case p >= 30000 && p < 30086:
+			return 2
+		case p >= 30086 && p <= 32767:
+			return 1
+		}
+		return p
+	}
+	for i := range s.Spec.Ports {
+		s.Spec.Ports[i].NodePort = port(s.Spec.Ports[i].NodePort)
+	}
+	s.Spec.HealthCheckNodePort = port(s.Spec.HealthCheckNodePort)
+	return s
 }
 
 // ConfigMaps and Secrets: keys must be valid, the whole object at most 1 MiB, a

@@ -48,6 +48,8 @@ func NewModel() *Model {
 	s := apiserver.New(apiserver.Options{
 		Scheme: Scheme, Clock: clock.New(clock.Epoch),
 		CRDs: []apiserver.CRD{apiservertest.WidgetCRD},
+		// envtest's --service-cluster-ip-range
+		ServiceCIDR: "10.0.0.0/24",
 	})
 	s.CreateDefaultNamespaces()
 	return &Model{Server: s}

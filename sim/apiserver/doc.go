@@ -223,10 +223,13 @@
 //   - For the hosted kinds: on update the model prepares the object itself
 //     (status kept, generation, Secret stringData) rather than through the
 //     strategy's PrepareForUpdate, so what the latter drops or fills on update
-//     (disabled fields, a Service's clusterIPs normalisation) is not modelled; no
-//     warnings (WarningsOnCreate/Update) reach the client; no cluster IP
-//     allocation for Services (spec.clusterIP(s), ipFamilies, ipFamilyPolicy stay
-//     empty; TestKnownGapServiceClusterIPs), no NodePort allocation; the
+//     (disabled fields) is not modelled; no
+//     warnings (WarningsOnCreate/Update) reach the client. Services' cluster
+//     IPs and node ports are the service registry's logic re-written for a
+//     single-stack IPv4 cluster (serviceip.go; the registry's allocators are
+//     unexported): no dual-stack, no ServiceCIDR or IPAddress objects, and
+//     the next free address or port comes from a hash of the Service's name,
+//     not at random; the
 //     Priority and DefaultTolerationSeconds admission plugins do not run (no
 //     spec.priority, preemptionPolicy or default tolerations on pods).
 //   - No pods/binding subresource: an update may set spec.nodeName of a pod

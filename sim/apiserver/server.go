@@ -61,6 +61,9 @@ type Options struct {
 	Later func(d time.Duration, f func())
 	// Delays draws those controllers' delays; nil: none.
 	Delays Rand
+	// ServiceCIDR is the range Services' cluster IPs come from (serviceip.go);
+	// "": DefaultServiceCIDR. New panics on one that is not an IPv4 prefix.
+	ServiceCIDR string
 }
 
 type objectKey struct{ namespace, name string }
@@ -86,6 +89,8 @@ type Server struct {
 	// webhooks is webhook admission (admission_webhook.go); nil: none.
 	webhooks WebhookAdmission
 	warnings []string // of the request being served (Warn)
+	// services holds the Services' cluster IPs and node ports (serviceip.go).
+	services *serviceAllocs
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme
@@ -108,6 +113,11 @@ func New(opts Options) *Server {
 	if s.rand == nil {
 		s.rand = &splitmix{state: 0x9E3779B97F4A7C15}
 	}
+	services, err := newServiceAllocs(opts.ServiceCIDR)
+	if err != nil {
+		panic("apiserver.New: " + err.Error())
+	}
+	s.services = services
 	s.authz = rbac.New(rbacRules{s})
 	for _, crd := range opts.CRDs {
 		s.InstallCRD(crd)
@@ -254,6 +264,9 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 	key := objectKey{obj.GetNamespace(), obj.GetName()}
 	if typ == watch.Deleted {
 		s.store(k).remove(key)
+		if svc, ok := obj.(*corev1.Service); ok && k.GVK == serviceGVK {
+			s.services.release(svc) // serviceip.go
+		}
 	} else {
 		s.store(k).put(key, obj)
 	}

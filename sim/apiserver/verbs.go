@@ -261,6 +261,17 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		generated = true
 	}
 	s.podTopologyLabels(obj)
+	// The service registry's allocation (beginCreate), before the strategy.
+	txn, err := s.allocateService(r.Kind, obj, nil) // serviceip.go
+	if err != nil {
+		return nil, err
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			txn.revert()
+		}
+	}()
 	if st, ok := hosted(r.Kind, obj); ok {
 		// kube-apiserver's own strategy and validation (builtin_validation.go).
 		if err := beforeCreateBuiltin(r.Kind, st, obj); err != nil {
@@ -294,6 +305,8 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		}
 		return nil, err
 	}
+	stored = true
+	txn.commit()
 	s.commit(r.Kind, watch.Added, obj)
 	return obj, nil
 }
@@ -444,6 +457,19 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		return nil, apierrors.NewConflict(k.GroupResource(), r.Name, errors.New(optimisticLockErrorMsg))
 	}
 	stamp(k, in)
+	var txn *serviceTxn
+	if r.Subresource == "" {
+		// The service registry's allocation (beginUpdate), before the strategy.
+		if txn, err = s.allocateService(k, in, existing); err != nil { // serviceip.go
+			return nil, err
+		}
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			txn.revert()
+		}
+	}()
 
 	// rest.BeforeUpdate
 	obj := prepareForUpdate(k, r.Subresource, in, existing)
@@ -499,8 +525,12 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	if !c.any() {
 		// The same object again: a real server skips the write (no new
 		// resourceVersion, no watch event).
+		stored = true
+		txn.commit()
 		return existing, nil
 	}
+	stored = true
+	txn.commit()
 	s.commit(k, watch.Modified, obj)
 	return obj, nil
 }

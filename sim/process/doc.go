@@ -156,8 +156,9 @@
 //     (pods/portforward among them). Exec and attach reach the world's
 //     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
 //     SPDY executor only (restapi's Known gaps).
-//     ctrl.GetConfig and GetConfigOrDie, called inside a process, do not
-//     reach the simulator (restapi's Known gaps say why): use the manager's.
+//     ctrl.GetConfig and GetConfigOrDie, called inside a process in a
+//     world's bubble, are served as mgr.GetConfig() is, as that process's
+//     own calls (kubeconfig.go; restapi's Known gaps say what is not).
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
 //   - Admission webhooks (webhooks.go): a handler runs inside the request

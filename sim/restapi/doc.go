@@ -101,12 +101,14 @@
 //   - Only the kinds the server serves exist: the built-in kinds of the
 //     scheme it was given (a group missing from the scheme is a 404 here),
 //     and the CRDs installed.
-//   - ctrl.GetConfig, GetConfigOrDie and GetConfigWithContext read the
-//     kubeconfig flag, KUBECONFIG, the in-cluster files and ~/.kube/config:
-//     they are process-global and have no seam through which a simulated
-//     process could be told apart, so they do not reach the simulator. A
-//     process's code gets its config from the manager (mgr.GetConfig(),
-//     mgr.GetHTTPClient()); an operator whose main.go calls
-//     ctrl.GetConfigOrDie() and passes the result to ctrl.NewManager needs
-//     nothing else, as operatortest hands its Setup the simulator's manager.
+//   - ctrl.GetConfig, GetConfigOrDie and GetConfigWithContext inside a
+//     process reach this transport through process-global seams that a
+//     world's testing/synctest bubble sets (sim/process's kubeconfig.go,
+//     wallclock.Run): KUBECONFIG names a plain-HTTP server that resolves
+//     nowhere and http.DefaultTransport routes its requests to the calling
+//     process's Transport. Only the plain requests are served that way:
+//     exec and attach through such a config dial a real connection (its
+//     config has no WrapTransport) and fail to resolve the host; use
+//     mgr.GetConfig() for them. Outside a bubble (the command's catalogue)
+//     and in a parallel test, ctrl.GetConfig is not served.
 package restapi

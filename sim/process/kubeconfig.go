@@ -1,0 +1,80 @@
+package process
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
+)
+
+// ctrl.GetConfig inside a process.
+//
+// An operator's main.go, or its Setup, often builds its clients from
+// ctrl.GetConfigOrDie() (controller-runtime's config loader: the -kubeconfig
+// flag, then KUBECONFIG, then the in-cluster files, then ~/.kube/config)
+// rather than from mgr.GetConfig(). That loader is process-global, so the
+// simulator serves it through two process-global seams that a world's
+// bubble sets for its duration (wallclock.Run): KUBECONFIG names a
+// kubeconfig whose server is KubeconfigServer, a plain-HTTP host that
+// resolves nowhere; and, since client-go gives a config with no TLS, proxy
+// or dialer http.DefaultTransport as its transport, http.DefaultTransport
+// routes that host's requests to KubeconfigTransport. The request is then
+// the calling process's own: the REST transport of its current incarnation
+// (mgr.GetConfig()'s), with its identity, trace, latency, crash points and
+// faults. Requests to every other host go where they went.
+
+// KubeconfigServer is the server of the kubeconfig a world's bubble points
+// KUBECONFIG at (wallclock.Run).
+const KubeconfigServer = "http://" + KubeconfigHost
+
+// KubeconfigHost is KubeconfigServer's host.
+const KubeconfigHost = "kubeconfig.ctrlsim.invalid"
+
+// KubeconfigTransport is the REST transport of the process whose code is
+// calling (a task of it, a goroutine it started, or its Setup in the
+// kernel): where a request to KubeconfigServer goes. A caller that is no
+// process of a live world (the test itself, a workload step) gets an error
+// that says so.
+func KubeconfigTransport() (http.RoundTripper, error) {
+	p := globalOwner()
+	if p == nil {
+		// A goroutine the operator started, calling in for the first time,
+		// is not yet a task: the live world's scheduler adopts it (into the
+		// process that created it) and then runs it as its own.
+		if s := onlyScheduler(); s != nil {
+			s.Current()
+			p = globalOwner()
+		}
+	}
+	if p == nil {
+		return nil, fmt.Errorf("ctrlsim: a client built from ctrl.GetConfig (KUBECONFIG names the simulated cluster, %s) was called outside every process of the simulated cluster: only a process's own code reaches the apiserver model through it", KubeconfigServer)
+	}
+	if p.mgr == nil || !p.started {
+		return nil, fmt.Errorf("ctrlsim: %s called the simulated cluster through ctrl.GetConfig while it was not running", p.spec.Name)
+	}
+	return p.mgr.rest, nil
+}
+
+// onlyScheduler is the scheduler of the live processes if they all share
+// one (one world alive, as in every operatortest run), else nil.
+func onlyScheduler() *scheduler.Scheduler {
+	globalMu.Lock()
+	defer globalMu.Unlock()
+	var s *scheduler.Scheduler
+	for _, p := range globalProcs {
+		if s != nil && p.env.Scheduler != s {
+			return nil
+		}
+		s = p.env.Scheduler
+	}
+	return s
+}
+
+// IsKubeconfigRequest reports whether req is for KubeconfigServer.
+func IsKubeconfigRequest(req *http.Request) bool {
+	return req.URL != nil && strings.EqualFold(req.URL.Host, KubeconfigHost)
+}
+
+var _ http.RoundTripper = (*restapi.Transport)(nil)
