@@ -230,8 +230,9 @@ func TestTimedFaultsAimAtTheTargets(t *testing.T) {
 		Classes: []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash},
 		Targets: func(*plan.Plan) plan.Targets { return plan.Targets{Instants: []time.Duration{7 * time.Second}} }}
 	aimed := map[plan.FaultKind]int{}
-	rapid.Check(t, func(t *rapid.T) {
-		for _, f := range plan.Generator(sp).Draw(t, "plan").Faults {
+	gen := plan.Generator(sp)
+	for i := range 400 { // 400 plans of fixed seeds, whatever -rapid.checks (-short) says
+		for _, f := range gen.Example(i).Faults {
 			switch {
 			case f.Kind == plan.Stale && f.At == 7*time.Second+time.Millisecond,
 				f.Kind == plan.Crash && f.At == 7*time.Second+time.Millisecond,
@@ -242,10 +243,10 @@ func TestTimedFaultsAimAtTheTargets(t *testing.T) {
 				t.Fatalf("a stale fault with no effect, or aimed at a write there is none of: %s", f)
 			}
 		}
-	})
+	}
 	for _, k := range []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash} {
 		if aimed[k] == 0 {
-			t.Errorf("no %s fault was aimed at the target in 100 plans", k)
+			t.Errorf("no %s fault was aimed at the target in 400 plans", k)
 		}
 	}
 }
@@ -262,8 +263,9 @@ func TestAStaleRestartAimsItsViewJustBeforeOrAfterAWrite(t *testing.T) {
 			return plan.Targets{Instants: []time.Duration{3 * time.Second, 9 * time.Second}, Writes: writes}
 		}}
 	seen := map[string]bool{}
-	rapid.Check(t, func(t *rapid.T) {
-		for _, f := range plan.Generator(sp).Draw(t, "plan").Faults {
+	gen := plan.Generator(sp)
+	for i := range 400 { // 400 plans of fixed seeds, whatever -rapid.checks (-short) says
+		for _, f := range gen.Example(i).Faults {
 			if f.Kind != plan.Stale || f.Rev == 0 {
 				continue
 			}
@@ -284,10 +286,10 @@ func TestAStaleRestartAimsItsViewJustBeforeOrAfterAWrite(t *testing.T) {
 			}
 			seen[fmt.Sprintf("after=%v scoped=%v", f.Rev == w.RV, f.Resource != "")] = true
 		}
-	})
+	}
 	for _, want := range []string{"after=false scoped=false", "after=false scoped=true", "after=true scoped=false", "after=true scoped=true"} {
 		if !seen[want] {
-			t.Errorf("no stale restart drawn with %s in 100 plans (drew %v)", want, seen)
+			t.Errorf("no stale restart drawn with %s in 400 plans (drew %v)", want, seen)
 		}
 	}
 }
