@@ -76,4 +76,12 @@
 //     relist) and no clock skew between processes yet.
 //   - Durations print with Go's time.Duration format (1m30s); the parser accepts any
 //     Go duration.
+//   - A stale fault's rev= is a resourceVersion of the run it replays: it means
+//     the same state in a faulted run only up to the first fault that changes
+//     what is written (a fault before the restart may shift the numbers). A
+//     rev= beyond the newest write lists the present. A stale fault scopes to
+//     one kind or every kind, not to a set of kinds or to one object.
+//   - A stale restart with rev= delivers every later change at once when its
+//     watch cache catches up (Age after the restart); one without replays them
+//     at their original pace, Age late.
 package plan
