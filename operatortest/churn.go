@@ -21,11 +21,13 @@ import (
 // from churn by all of: no fault-free run ever made the object, the faulted
 // run made it once and deleted it once, the deletion came at or after the
 // workload's first deletion, and the object is not a generated name's second
-// or later (nightly-*2: one more object of a prefix than the fault-free runs
-// made is a count the race does not explain; a duplicate Job has run).
+// or later, live or deleted (nightly-*2, nightly-*deleted2: one more object of
+// a prefix than the fault-free runs made is a count the race does not
+// explain; a duplicate Job has run).
 
-// ordinal matches a canonical generated name past the first of its prefix.
-var ordinal = regexp.MustCompile(`\*\d+$`)
+// ordinal matches a canonical generated name past the first of its prefix,
+// live or deleted (generated.go).
+var ordinal = regexp.MustCompile(`\*(deleted)?\d+$`)
 
 // raced reports whether got's changes g of object k, against the most of
 // any fault-free run, are one lifetime of the race with the user's deletion

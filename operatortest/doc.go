@@ -120,9 +120,9 @@
 //     it once it sees the deletion (a finalizer's external record). An
 //     object no fault-free run made, made once and deleted once, at or
 //     after the workload's first deletion, is a note, not churn; unless it
-//     is a generated name past its prefix's first (nightly-*2: one object
-//     more than the fault-free runs made is a duplicate, not the race)
-//     (churn.go).
+//     is a generated name past its prefix's first, live or deleted
+//     (nightly-*2, nightly-*deleted2: one object more than the fault-free
+//     runs made is a duplicate, not the race) (churn.go).
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
@@ -134,8 +134,14 @@
 // nondeterministic, wherever it appears: a uid becomes a token named by its
 // object ("<uid:Job shop/nightly>") in every place it occurs (ownerReferences,
 // a Job's selector and template labels, annotations, names built from it); a
-// generated name becomes its prefix and place ("nightly-*", "nightly-*2") in
-// every reference to it (status.jobName); resourceVersions, generations and
+// generated name becomes its prefix and the place of the object it names
+// among the live objects of that prefix, ordered by their owners
+// ("nightly-*", "nightly-*2"), or among the deleted ones
+// ("nightly-*deleted"), in every reference to it (status.jobName, an owner
+// reference, data): the suffix is the apiserver's draw, but which object a
+// reference names is not, while how many objects of the prefix were made
+// before the live one races with the user's steps (generated.go);
+// resourceVersions, generations and
 // observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
 // also inside longer strings) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
@@ -367,6 +373,20 @@
 // that a value drawn and lost in a crash is drawn again after the restart, as
 // the fault-free run drew it (random.go says what that gives up).
 //
+// Seeding makes a run repeatable, not two runs alike: two schedules, or a
+// faulted run and its reference, may draw a different number of values before
+// the one an object keeps (a Secret's create that raced the user's
+// re-creation of its owner draws once more). A value drawn at random differs
+// between every two runs on a real cluster, so the fields that differ with
+// the randomness alone are learned: when converges or interleavings-agree
+// finds a difference, the fault-free run of the plan's seed and workload is
+// made again with the operator's random draws from another seed (the
+// environment and the schedule's seed unchanged), kept with the other
+// references, and the fields in which it differs from the plan's own
+// fault-free run are compared by neither oracle; the verdict's note says
+// "differs with the randomness alone" and names them. Most plans never need
+// that run (it costs one run where a difference was found).
+//
 // # Known gaps
 //
 //   - A failure's "from the fault to the violation" (failure.go) is a
@@ -412,14 +432,18 @@
 //     whose draws interleave with another manager's, or whose number of draws
 //     before a value differs between two runs (a Secret re-created after the
 //     workload deleted its owner while the cache lagged), writes different
-//     values in the two runs, which converges compares as any other value (3
-//     of 60 default plans of a password operator did so). A parallel test
-//     (t.Parallel) cannot seed them and fails with one line.
+//     values in the two runs; those fields are learned from one more run with
+//     other draws (see Randomness), one sample: a field that the other draws
+//     happen to leave alone in that run is still compared, and a field whose
+//     value the draws change through timing (math/rand's jitter of a retry)
+//     is learned as random too. A parallel test (t.Parallel) cannot seed them
+//     and fails with one line.
 //   - The comparing oracles learn nondeterministic fields from two
 //     fault-free schedules, not every interleaving as Kamera's exhaustive
 //     search does: a field that differs only in rare schedules can still be
-//     a false alarm (Options.Nondeterministic names it). Objects of one
-//     generateName prefix are numbered in creation order, so two made
+//     a false alarm (Options.Nondeterministic names it). Live objects of one
+//     generateName prefix and the same owners are numbered in creation
+//     order (their content is not compared to order them), so two made
 //     concurrently may swap numbers between runs. A resourceVersion copied
 //     into a field not named resourceVersion, or a time in a form other than
 //     RFC 3339 or Go's time.Time String (unix seconds), is compared as a

@@ -33,18 +33,23 @@ import (
 //     selector and its template's controller-uid labels, an annotation, a
 //     name built from it), is replaced by that token. The apiserver draws
 //     uids; which object has which uid counts the objects made before it.
-//   - generated names: an object made with generateName is named by its
-//     prefix and its place among the objects of its kind, namespace and prefix
-//     in creation order ("nightly-*", "nightly-*2"), and every occurrence of
-//     the full name (status.jobName, a label, a child's own generated prefix)
-//     is replaced by that name. The apiserver draws the suffix.
+//   - generated names: an object made with generateName is named by the
+//     object it is, not by when it was made: its prefix and its place among
+//     the live objects of its kind, namespace and prefix, ordered by their
+//     owners ("nightly-*", "nightly-*2"), or among the deleted ones
+//     ("nightly-*deleted"); every occurrence of the full name
+//     (status.jobName, a label, an ownerReference, a child's own generated
+//     prefix) is replaced by that name (generated.go). The apiserver draws
+//     the suffix; which object a reference names is deterministic.
 //   - scheduling: a pod created with no node is bound by the scheduler,
 //     which picks among the nodes that fit; its spec.nodeName and its node's
 //     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
 //   - pod addresses: an address a Pod's status carried (status.podIP,
 //     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
 //     wherever it appears (an EndpointSlice's endpoints, an annotation). The
-//     network plugin allocates them in the order pods start.
+//     network plugin allocates them in the order pods start. So is a
+//     Service's cluster IP, "<ip:Service ns/name>": kube-apiserver draws it
+//     at random from the service CIDR.
 //   - resourceVersions, generations and observedGenerations are dropped: they
 //     count the writes before them. managedFields too.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
@@ -76,43 +81,22 @@ type canon struct {
 
 func newCanon(log []apiserver.Event) *canon {
 	c := &canon{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
-	generated := map[string]int{}            // "Kind ns/prefix" -> objects so far
 	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
 	var keys []string
-	var genPairs, uidPairs [][2]string
-	canonical := func(s string) string {
-		for _, p := range genPairs {
-			s = strings.ReplaceAll(s, p[0], p[1])
+	var uidPairs [][2]string
+	made := madeIn(log)
+	gen, genPairs := generatedNames(made)
+	for _, m := range made {
+		name := m.name
+		if g, ok := gen[m.uid]; ok {
+			name = g
 		}
-		return s
-	}
-	for _, ev := range log {
-		o := ev.Object
-		uid := o.GetUID()
-		if ev.Type != watch.Added || uid == "" {
-			continue
-		}
-		if _, ok := c.names[uid]; ok {
-			continue
-		}
-		name := o.GetName()
-		if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) && len(name) > len(g) {
-			cg := canonical(g)
-			k := ev.GVK.Kind + " " + o.GetNamespace() + "/" + cg
-			generated[k]++
-			cname := cg + "*"
-			if n := generated[k]; n > 1 {
-				cname += strconv.Itoa(n)
-			}
-			genPairs = append(genPairs, [2]string{name, cname})
-			name = cname
-		}
-		c.names[uid] = name
-		k := ev.GVK.Kind + " " + o.GetNamespace() + "/" + name
+		c.names[m.uid] = name
+		k := m.kind + " " + m.ns + "/" + name
 		if _, ok := incarnations[k]; !ok {
 			keys = append(keys, k)
 		}
-		incarnations[k] = append(incarnations[k], uid)
+		incarnations[k] = append(incarnations[k], m.uid)
 	}
 	for _, ev := range log {
 		if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Added && p.Spec.NodeName == "" {
@@ -121,18 +105,24 @@ func newCanon(log []apiserver.Event) *canon {
 	}
 	// Pod addresses: the network plugin allocates them, so which pod has
 	// which address counts the pods started before it on its node. Each is
-	// named by the pod it was first allocated to.
+	// named by the pod it was first allocated to. Services' cluster IPs:
+	// kube-apiserver draws them at random from the service CIDR; each is
+	// named by the Service it was first given to.
 	var ipPairs [][2]string
 	seenIP := map[string]bool{}
 	for _, ev := range log {
-		p, ok := ev.Object.(*corev1.Pod)
-		if !ok {
-			continue
+		var ips []string
+		var owner string
+		switch o := ev.Object.(type) {
+		case *corev1.Pod:
+			ips, owner = podIPs(o), "<ip:Pod "+o.Namespace+"/"+c.name(o)+">"
+		case *corev1.Service:
+			ips, owner = serviceIPs(o), "<ip:Service "+o.Namespace+"/"+c.name(o)+">"
 		}
-		for _, ip := range podIPs(p) {
+		for _, ip := range ips {
 			if !seenIP[ip] {
 				seenIP[ip] = true
-				ipPairs = append(ipPairs, [2]string{ip, "<ip:Pod " + p.Namespace + "/" + c.name(p) + ">"})
+				ipPairs = append(ipPairs, [2]string{ip, owner})
 			}
 		}
 	}
@@ -188,6 +178,17 @@ func (c *canon) binding(gvk schema.GroupVersionKind, o client.Object, m map[stri
 			}
 		}
 	}
+}
+
+// serviceIPs are the cluster IPs the apiserver gave a Service (not "None").
+func serviceIPs(s *corev1.Service) []string {
+	var out []string
+	for _, ip := range append([]string{s.Spec.ClusterIP}, s.Spec.ClusterIPs...) {
+		if ip != "" && ip != corev1.ClusterIPNone && !slices.Contains(out, ip) {
+			out = append(out, ip)
+		}
+	}
+	return out
 }
 
 // podIPs are the addresses a pod's status carries.

@@ -15,7 +15,8 @@ import (
 //
 //	 #  pattern                                   test(s)
 //	 1  a Job's uid in its selector and labels    TestUIDsAreEqualWhereverTheyAppear
-//	 2  a generated name recorded in status       TestGeneratedNamesAreEqualWhereverTheyAreReferenced
+//	 2  a generated name recorded in status       TestGeneratedNamesAreEqualWhereverTheyAreReferenced,
+//	                                              TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore
 //	 3  owner deleted while the cache lags        TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn,
 //	                                              TestAStormThatOutlastsTheStallIsAHotLoop,
 //	                                              TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn,
@@ -32,7 +33,9 @@ import (
 //	 8  a panicking plan does not replay          TestAPanickingPlanReplaysToOneHash
 //	 9  the workload's re-create dropped          TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands,
 //	                                              TestAFinalizerOperatorPassesTheDefaultWorkload
-//	10  random tokens                             TestARandomPasswordFollowsThePlansSeed
+//	10  random tokens                             TestARandomPasswordFollowsThePlansSeed,
+//	                                              TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement,
+//	                                              TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone
 //	11  reported, then passed                     TestAViolationThatDoesNotReplayFailsWithBothHashes
 //	12  testing a known bug is glue               TestAnExpectedViolationPassesAndAMissingOneFails,
 //	                                              TestExploreHonoursThePlanFlag, TestRunLogsTheEffectiveSeed,
@@ -49,7 +52,7 @@ import (
 // TestBuggyTwinsAreCaught).
 var falseAlarmPatterns = map[int][]string{
 	1:  {"TestUIDsAreEqualWhereverTheyAppear"},
-	2:  {"TestGeneratedNamesAreEqualWhereverTheyAreReferenced"},
+	2:  {"TestGeneratedNamesAreEqualWhereverTheyAreReferenced", "TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore"},
 	3:  {"TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn", "TestAStormThatOutlastsTheStallIsAHotLoop", "TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn", "TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn"},
 	4:  {"TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation", "TestTheOutputOfAReconcileFailingByDesignIsNotCompared", "TestAnErrorAtRestWithNoWorkloadIsNotForgiven", "TestAnOperatorDelayedPastSomeOfTheWorkloadEndsAsTheRunStartingAfterThem"},
 	5:  {"TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide"},
@@ -57,7 +60,7 @@ var falseAlarmPatterns = map[int][]string{
 	7:  {"TestDisableCoversTheKernelsVerdicts", "TestASecondDistinctBugIsReportedBesideAKnownPanic"},
 	8:  {"TestAPanickingPlanReplaysToOneHash"},
 	9:  {"TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands", "TestAFinalizerOperatorPassesTheDefaultWorkload"},
-	10: {"TestARandomPasswordFollowsThePlansSeed"},
+	10: {"TestARandomPasswordFollowsThePlansSeed", "TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement", "TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone"},
 	11: {"TestAViolationThatDoesNotReplayFailsWithBothHashes"},
 	12: {"TestAnExpectedViolationPassesAndAMissingOneFails", "TestExploreHonoursThePlanFlag", "TestRunLogsTheEffectiveSeed", "TestAPropertySaysWhenItWasViolated"},
 	13: {"TestAMissedScheduledRunUnderDowntimeIsNotBlamed", "TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught"},

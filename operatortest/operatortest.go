@@ -424,7 +424,10 @@ type world struct {
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
-	webhooks      []process.WebhookConfig // WebhookFiles; nil: derived
+	// otherDraws: the run being made draws the operator's randomness from
+	// another seed (random.go).
+	otherDraws bool
+	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -724,13 +727,26 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 		return nil, err
 	}
 	if w.on(InterleavingsAgree) {
-		r.verdicts = append(r.verdicts, w.interleavingsAgree(refs, snap))
+		v, err := w.interleavingsAgreeOrRandom(t, p, refs, snap)
+		if err != nil {
+			return nil, err
+		}
+		r.verdicts = append(r.verdicts, v)
 	}
 	var late *refRun
 	for i, v := range r.verdicts {
 		if v.Property != Converges || v.Holds {
 			continue
 		}
+		// Before blaming the faults, the fields that differ with the
+		// randomness alone (random.go).
+		if refs, r.verdicts[i], err = w.convergesWithDraws(t, p, refs, snap, v); err != nil {
+			return nil, err
+		}
+		if r.verdicts[i].Holds {
+			continue
+		}
+		v = r.verdicts[i]
 		// Before blaming the faults, the late operator's end state (run
 		// only when needed: most runs converge to a schedule's).
 		var err error
@@ -807,7 +823,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 	var runErr error
 	setups := &setupFailures{}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		w.restartRandom = wallclock.SeedRandom(t, randomSeed(p.Seed)) // random.go
+		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
 		opts := w.options(p, setups)
 		opts.Wall = wall
 		for i := range opts.Processes {

@@ -510,6 +510,8 @@ func refNames(refs []*refRun) []named {
 			name = "the fault-free run of the same workload with the operator late (its watches deliver nothing until the workload's last step)"
 		case r.downtime:
 			name = "the fault-free run of the same workload and the same downtime (the operator stopped cleanly where this run had it down)"
+		case r.draws:
+			name = "the fault-free run of the same workload with the operator's random draws from another seed"
 		case i > 0:
 			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.seed)
 		}

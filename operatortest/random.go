@@ -1,6 +1,15 @@
 package operatortest
 
-import "github.com/ctrlsim/ctrlsim/sim/process"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
 
 // Randomness. Each run seeds the randomness that code in the process draws
 // (crypto/rand, math/rand's global functions, google/uuid,
@@ -16,6 +25,25 @@ import "github.com/ctrlsim/ctrlsim/sim/process"
 // process draws a value other than its predecessor's (a password regenerated
 // at every start), which no generic oracle could tell from a correct
 // operator's fresh draw anyway.
+//
+// Random-derived fields. Seeding makes a run repeatable, not two runs alike:
+// two schedules of one workload (interleavings-agree's) or a faulted run and
+// its reference (converges') may draw a different number of values before the
+// one that ends in an object (a password drawn once more because a Secret's
+// create raced the user's re-creation of its owner). On a real cluster a
+// value drawn at random differs between every two runs by principle, so what
+// differs with the randomness alone is learned, as Sieve learns
+// nondeterministic fields from two reference runs: the fault-free run of the
+// plan's seed and workload, its operator's randomness drawn from another seed
+// (otherDraws), is compared with the plan's own fault-free run, and the
+// fields in which they differ are not held against a run by converges or
+// interleavings-agree (a report says "differs with the randomness alone").
+// That run is made only when one of those two oracles finds a difference
+// (most plans never need it), and kept with the other references. Only the
+// operator's own draws change in it: the environment (generated names'
+// suffixes, the kubelet's durations) and the schedule's seed stay the plan's.
+// What it does not learn: a field that differs with the draws only in some
+// schedules (the other run is one more sample, not every draw).
 
 // randomSeed is the seed of a run's environment for a plan with this seed:
 // what the world outside the operator's schedule draws at random. That is
@@ -32,6 +60,16 @@ import "github.com/ctrlsim/ctrlsim/sim/process"
 // other environments.
 func randomSeed(seed uint64) uint64 { return seed % 2048 }
 
+// drawSeed is the seed of the randomness the operator's processes draw in a
+// run of a plan with this seed: randomSeed, or, in the run with other draws,
+// a seed no plan's environment has (randomSeed is below 2048).
+func (w *world) drawSeed(seed uint64) uint64 {
+	if w.otherDraws {
+		return randomSeed(seed) + 4096
+	}
+	return randomSeed(seed)
+}
+
 // randomAtEveryStart makes every start of the operator's processes start the
 // run's randomness over.
 func (w *world) randomAtEveryStart(specs []process.Spec) []process.Spec {
@@ -45,4 +83,122 @@ func (w *world) randomAtEveryStart(specs []process.Spec) []process.Spec {
 		}
 	}
 	return specs
+}
+
+// drawsReference runs (or recalls) the fault-free run of seed and steps with
+// the operator's randomness from another seed.
+func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+	p := &plan.Plan{Seed: seed, Steps: steps}
+	key := "other draws\n" + p.String()
+	if r, ok := w.refs[key]; ok {
+		return r, nil
+	}
+	w.otherDraws = true
+	snap, res, err := w.runOnce(t, p, nil, 0)
+	w.otherDraws = false
+	if err != nil {
+		return nil, err
+	}
+	r := &refRun{seed: seed, draws: true, snap: snap, targets: w.targetsOf(res)}
+	if w.refs == nil || len(w.refs) >= maxRefs {
+		w.refs = map[string]*refRun{}
+	}
+	w.refs[key] = r
+	return r, nil
+}
+
+// randomDerived are the fields (object key -> leaf paths) in which ref, a
+// fault-free run of p's workload, differs from its run with other random
+// draws, and a note naming them for a report.
+func (w *world) randomDerived(t *testing.T, p *plan.Plan, ref *refRun) (map[string]map[string]bool, string, error) {
+	other, err := w.drawsReference(t, ref.seed, p.Steps)
+	if err != nil {
+		return nil, "", err
+	}
+	free, names := w.fieldsDiffering(ref.snap, other.snap)
+	if len(free) == 0 {
+		return nil, "", nil
+	}
+	return free, fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", ref.seed, strings.Join(names, "; ")), nil
+}
+
+// fieldsDiffering are the leaf paths of each object that x and y both have
+// and differ in, and their names ("Secret db/app-credentials data.password").
+func (w *world) fieldsDiffering(x, y *snapshot) (map[string]map[string]bool, []string) {
+	out := map[string]map[string]bool{}
+	var names []string
+	for _, gvk := range w.judged(x, y) {
+		xs, ys := x.of(gvk), y.of(gvk)
+		sh := w.shapes.of(gvk)
+		for _, k := range xs.keys {
+			yt, ok := ys.text[k]
+			if !ok || yt == xs.text[k] {
+				continue
+			}
+			fx, fy := flatten(sh, xs.value[k]), flatten(sh, ys.value[k])
+			var paths []string
+			for p, v := range fx { // lint:order-independent sorted below
+				if ov, ok := fy[p]; !ok || ov != v {
+					paths = append(paths, p)
+				}
+			}
+			for p := range fy { // lint:order-independent sorted below
+				if _, ok := fx[p]; !ok {
+					paths = append(paths, p)
+				}
+			}
+			slices.Sort(paths)
+			out[k] = map[string]bool{}
+			for _, p := range paths {
+				out[k][p] = true
+				names = append(names, k+" "+p)
+			}
+		}
+	}
+	return out, names
+}
+
+// agreeBut reports whether two canonical values of one object are equal but
+// in the leaf paths of free.
+func agreeBut(sh shape, x, y any, free map[string]bool) bool {
+	if len(free) == 0 {
+		return false
+	}
+	fx, fy := flatten(sh, x), flatten(sh, y)
+	for p, v := range fx { // lint:order-independent a check of each
+		if ov, ok := fy[p]; !free[p] && (!ok || ov != v) {
+			return false
+		}
+	}
+	for p := range fy { // lint:order-independent a check of each
+		if _, ok := fx[p]; !free[p] && !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// convergesWithDraws judges converges again with the run of the plan's seed
+// with other random draws among the references (refs gains it): what
+// differs between it and the plan's own fault-free run is learned as
+// nondeterministic (converges' learned fields), and it is one more candidate
+// end state. When that makes converges hold, the verdict's note names the
+// fields.
+func (w *world) convergesWithDraws(t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) ([]*refRun, check.Verdict, error) {
+	if slices.ContainsFunc(refs, func(r *refRun) bool { return r.draws }) {
+		return refs, w.converges(refs, got, v.At), nil
+	}
+	other, err := w.drawsReference(t, refs[0].seed, p.Steps)
+	if err != nil {
+		return refs, v, err
+	}
+	refs = append(slices.Clip(refs), other)
+	nv := w.converges(refs, got, v.At)
+	if nv.Holds {
+		if _, names := w.fieldsDiffering(refs[0].snap, other.snap); len(names) > 0 {
+			note := fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", refs[0].seed, strings.Join(names, "; "))
+			nv.Detail = strings.TrimPrefix(nv.Detail+"; "+note, "; ")
+		}
+	}
+	return refs, nv, nil
 }

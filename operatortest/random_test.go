@@ -3,7 +3,9 @@ package operatortest
 import (
 	"context"
 	"crypto/rand"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -87,5 +90,83 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 		if v := judge(t, passwordOptions(), text); len(v) != 0 {
 			t.Errorf("%sviolated %v", text, v)
 		}
+	}
+}
+
+// The run with other draws changes the operator's random draws and nothing
+// else: the password operator's Secret holds another password, and that is
+// the only field of the end state that differs from the plan's own
+// fault-free run (the environment, generated names and the schedule stay
+// the plan's).
+func TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone(t *testing.T) {
+	w := testWorld(t, passwordOptions())
+	steps := []plan.Step{}
+	own, err := w.reference(t, 1, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := w.drawsReference(t, 1, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, names := w.fieldsDiffering(own.snap, other.snap)
+	if len(names) != 1 || !strings.HasPrefix(names[0], "Secret team/app-password ") || !strings.Contains(names[0], "password") {
+		t.Errorf("the run with other draws differs in %v, want the Secret's password alone", names)
+	}
+	if again, err := w.drawsReference(t, 1, steps); err != nil || again != other {
+		t.Errorf("the run with other draws is not kept with the references (%v)", err)
+	}
+}
+
+// A field that differs with the randomness alone is not a disagreement of
+// two schedules, nor held against a faulted run: two fault-free schedules
+// whose operator drew its password a different number of times before the
+// Secret it kept (the password pattern's false alarm at plan 543) agree, and
+// the verdict says why; a field that the other draws do not change still
+// counts (a username the schedules disagree on is a race), and so does a
+// password when the other draws leave it alone (it is then not random).
+func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T) {
+	// The operator's object (a ConfigMap, a kind every run judges) holds
+	// the credentials.
+	secret := func(user, pw string) *corev1.ConfigMap {
+		return app(map[string]string{"username": user, "password": pw})
+	}
+	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: actionRecreate}}}
+	judge := func(a, b, drawn, got *corev1.ConfigMap) (check.Verdict, check.Verdict) {
+		w := testWorld(t, passwordOptions())
+		refs := []*refRun{{seed: 8, snap: snap(t, w, a)}, {seed: otherSeed(8), snap: snap(t, w, b)}}
+		// The run with other draws, as drawsReference keeps it.
+		w.refs = map[string]*refRun{"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {seed: 8, draws: true, snap: snap(t, w, drawn)}}
+		ia, err := w.interleavingsAgreeOrRandom(t, p, refs, snap(t, w, got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := snap(t, w, got)
+		_, cv, err := w.convergesWithDraws(t, p, refs, g, w.converges(refs, g, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ia, cv
+	}
+	ia, cv := judge(secret("app", "AAAA"), secret("app", "BBBB"), secret("app", "CCCC"), secret("app", "DDDD"))
+	if !ia.Holds || !strings.Contains(ia.Detail, "differs with the randomness alone") || !strings.Contains(ia.Detail, "ConfigMap team/app data.password") {
+		t.Errorf("interleavings-agree on a password drawn at random: %+v", ia)
+	}
+	if !cv.Holds {
+		t.Errorf("converges holds a password drawn at random against the faulted run: %+v", cv)
+	}
+	if ia, _ := judge(secret("app", "AAAA"), secret("old", "AAAA"), secret("app", "CCCC"), secret("app", "AAAA")); ia.Holds || !strings.Contains(ia.Detail, "differs between") {
+		t.Errorf("a username the schedules disagree on is not a disagreement: %+v", ia)
+	}
+	if ia, _ := judge(secret("app", "AAAA"), secret("app", "BBBB"), secret("app", "AAAA"), secret("app", "EEEE")); ia.Holds {
+		t.Errorf("interleavings-agree masks a password the other draws leave alone: %+v", ia)
+	}
+	// converges, where both schedules drew alike and the faulted run drew
+	// once more: the other draws show the password random.
+	if _, cv := judge(secret("app", "AAAA"), secret("app", "AAAA"), secret("app", "CCCC"), secret("app", "DDDD")); !cv.Holds || !strings.Contains(cv.Detail, "differs with the randomness alone") {
+		t.Errorf("converges holds a password drawn at random against the faulted run: %+v", cv)
+	}
+	if _, cv := judge(secret("app", "AAAA"), secret("app", "AAAA"), secret("app", "AAAA"), secret("app", "DDDD")); cv.Holds {
+		t.Errorf("converges masks a password the other draws leave alone: %+v", cv)
 	}
 }

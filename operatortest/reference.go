@@ -26,8 +26,11 @@ type refRun struct {
 	// downtime: the fault-free run of a faulted run's downtime
 	// (downtime.go); like the late one, a candidate end state only.
 	downtime bool
-	snap     *snapshot
-	targets  plan.Targets
+	// draws: the fault-free run of the plan's seed and workload with the
+	// operator's randomness from another seed (random.go).
+	draws   bool
+	snap    *snapshot
+	targets plan.Targets
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
@@ -166,17 +169,39 @@ func (w *world) lateReference(t *testing.T, p *plan.Plan) (*refRun, error) {
 // tells which side is suspect: the schedule whose end state the faulted run
 // does not share is the odd one out.
 func (w *world) interleavingsAgree(refs []*refRun, got *snapshot) check.Verdict {
+	return w.agree(refs, got, nil, "")
+}
+
+// interleavingsAgreeOrRandom is interleavingsAgree, and when the two
+// schedules disagree, again without the fields that differ with the
+// randomness alone (random.go): the run of the plan's seed with other random
+// draws is run only then.
+func (w *world) interleavingsAgreeOrRandom(t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot) (check.Verdict, error) {
+	v := w.interleavingsAgree(refs, got)
+	if v.Holds {
+		return v, nil
+	}
+	free, note, err := w.randomDerived(t, p, refs[0])
+	if err != nil || len(free) == 0 {
+		return v, err
+	}
+	return w.agree(refs, got, free, note), nil
+}
+
+// agree judges interleavings-agree, the fields of free (object key -> leaf
+// paths) not compared; note says what they are when that makes it hold.
+func (w *world) agree(refs []*refRun, got *snapshot, free map[string]map[string]bool, note string) check.Verdict {
 	a, b := refs[0], refs[1]
 	an := fmt.Sprintf("the fault-free run with seed %d", a.seed)
 	bn := fmt.Sprintf("the fault-free run with seed %d", b.seed)
 	// The outputs of a reconcile that fails by design in both schedules
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := frozen([]*refRun{b}, a.snap)
-	d := w.disagreement(a.snap, b.snap, an, bn, fr)
+	d := w.disagreement(a.snap, b.snap, an, bn, fr, free)
 	if d == "" {
-		return check.Verdict{Property: InterleavingsAgree, Holds: true}
+		return check.Verdict{Property: InterleavingsAgree, Holds: true, Detail: note}
 	}
-	switch withA, withB := w.disagreement(a.snap, got, "", "", fr) == "", w.disagreement(b.snap, got, "", "", fr) == ""; {
+	switch withA, withB := w.disagreement(a.snap, got, "", "", fr, free) == "", w.disagreement(b.snap, got, "", "", fr, free) == ""; {
 	case withA && !withB:
 		d += fmt.Sprintf("\n  the faulted run ends as %s does: the suspect is %s (a race with no fault; converges does not blame the faults for it)", an, bn)
 	case withB && !withA:
@@ -188,8 +213,9 @@ func (w *world) interleavingsAgree(refs []*refRun, got *snapshot) check.Verdict 
 }
 
 // disagreement names the first difference between two end states over the
-// judged kinds ("" when they agree), but in the objects of skip.
-func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]string) string {
+// judged kinds ("" when they agree), but in the objects of skip and the
+// fields of free.
+func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
 	for _, gvk := range w.judged(x, y) {
 		xs, ys := x.of(gvk), y.of(gvk)
 		for _, k := range xs.keys {
@@ -200,7 +226,7 @@ func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]stri
 			switch {
 			case !ok:
 				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn)
-			case yt != xs.text[k]:
+			case yt != xs.text[k] && !agreeBut(w.shapes.of(gvk), xs.value[k], ys.value[k], free[k]):
 				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.text[k], yn, yt)
 			}
 		}

@@ -10,7 +10,13 @@
 // that object.
 //
 // The pattern's trap for a test harness: the generated suffix differs between
-// two runs, in the child's name and where status refers to it.
+// two runs, in the child's name and where status refers to it; and how many
+// children the operator made before the one that lives (one for a Snapshot
+// the user then deleted and re-created, or none) races with the user's
+// steps, so the child cannot be named by how many of its prefix came before
+// it either. operatortest names it by the object it is: its place among the
+// live children of its prefix, ordered by owner (operatortest's
+// generated.go).
 //
 // The buggy twin (Buggy) lists its children from the cache: a reconcile that
 // runs before the cache shows the child it created (a lagging watch, a

@@ -1,0 +1,208 @@
+package operatortest
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+)
+
+// Generated names, named by the object they name. The apiserver draws a
+// generated name's suffix at random, so two runs of one workload give the same
+// object two names; what is deterministic on a real cluster is which object a
+// reference names. A generated name is therefore canonicalised by the
+// identity of the object, not by when it was made:
+//
+//   - an object still there at the end of the run is named by its canonical
+//     prefix and its place among the live objects of its kind, namespace and
+//     prefix ("nightly-*", "nightly-*2"), ordered by their owners (kind, name
+//     and whether the owner is still there: the same in every run of the
+//     workload) and only then by creation;
+//   - an object deleted by the end is named by its place among the deleted
+//     ones of its prefix, in creation order ("nightly-*deleted",
+//     "nightly-*deleted2"): a reference to one is a reference to an object
+//     gone.
+//
+// Counting every object ever made with the prefix (the place in creation
+// order) would name the same live object "nightly-*3" in a run where the
+// operator made two children before the user's delete and re-create landed,
+// and "nightly-*2" where it made one: how many were made before it races with
+// the user's steps, which one is live does not (the false alarm of the
+// generate-name pattern, issue 27).
+//
+// A prefix that holds another generated name (a Job's pods, "<job name>-")
+// is canonicalised first: the name it holds becomes that object's canonical
+// name, so that the pods of two Jobs are told apart by their Job. Names nest
+// by depth (a prefix holds only names made before it), so the names of a
+// depth are decided before the prefixes of the next.
+
+// madeObj is one object of a run's watch log: how it was made, its last
+// owners and whether it is gone at the end.
+type madeObj struct {
+	uid                  types.UID
+	kind, ns, name, gen  string
+	owners               []types.UID // the owner references' uids, as last seen
+	ownerKinds, ownerRef []string    // their kinds and names, alike
+	gone                 bool
+	order                int // place in the log's creations
+}
+
+// generated reports whether the object's name was drawn from its
+// generateName.
+func (m *madeObj) generated() bool {
+	return m.gen != "" && strings.HasPrefix(m.name, m.gen) && len(m.name) > len(m.gen)
+}
+
+// madeIn reads the objects of a watch log, in creation order.
+func madeIn(log []apiserver.Event) []*madeObj {
+	var out []*madeObj
+	byUID := map[types.UID]*madeObj{}
+	for _, ev := range log {
+		o := ev.Object
+		uid := o.GetUID()
+		if uid == "" {
+			continue
+		}
+		m, ok := byUID[uid]
+		if !ok {
+			if ev.Type != watch.Added {
+				continue
+			}
+			m = &madeObj{uid: uid, kind: ev.GVK.Kind, ns: o.GetNamespace(), name: o.GetName(), gen: o.GetGenerateName(), order: len(out)}
+			byUID[uid] = m
+			out = append(out, m)
+		}
+		m.owners, m.ownerKinds, m.ownerRef = nil, nil, nil
+		for _, r := range o.GetOwnerReferences() {
+			m.owners = append(m.owners, r.UID)
+			m.ownerKinds = append(m.ownerKinds, r.Kind)
+			m.ownerRef = append(m.ownerRef, r.Name)
+		}
+		if ev.Type == watch.Deleted {
+			m.gone = true
+		}
+	}
+	return out
+}
+
+// generatedNames names every object of made with a generated name (uid ->
+// canonical name), and returns the pairs (full name, canonical name) that
+// replace its name wherever it occurs.
+func generatedNames(made []*madeObj) (map[types.UID]string, [][2]string) {
+	byUID := map[types.UID]*madeObj{}
+	var gen []*madeObj
+	for _, m := range made {
+		byUID[m.uid] = m
+		if m.generated() {
+			gen = append(gen, m)
+		}
+	}
+	// structural is a prefix with each generated name it holds (made before
+	// it) as "<its structural prefix>*": no place in it, so it can be read in
+	// creation order; it gives the depth and the owners' sort key.
+	structural := map[types.UID]string{}
+	depth := map[types.UID]int{}
+	holds := map[types.UID][]*madeObj{} // the generated names a prefix holds, longest first
+	for i, m := range gen {
+		var in []*madeObj
+		for _, e := range gen[:i] {
+			if strings.Contains(m.gen, e.name) {
+				in = append(in, e)
+			}
+		}
+		slices.SortStableFunc(in, func(a, b *madeObj) int { return len(b.name) - len(a.name) })
+		holds[m.uid] = in
+		s, d := m.gen, 0
+		for _, e := range in {
+			if strings.Contains(s, e.name) {
+				s = strings.ReplaceAll(s, e.name, structural[e.uid]+"*")
+				d = max(d, depth[e.uid]+1)
+			}
+		}
+		structural[m.uid], depth[m.uid] = s, d
+	}
+	// ownerKey orders the live objects of one prefix by who owns them: a
+	// generated owner by its structural name, a gone owner marked so.
+	ownerKey := func(m *madeObj) string {
+		var parts []string
+		for i, u := range m.owners {
+			name := m.ownerRef[i]
+			o, ok := byUID[u]
+			switch {
+			case !ok:
+				name += " (unknown)"
+			case o.generated():
+				name = structural[o.uid] + "*"
+			}
+			if ok && o.gone {
+				name += " (gone)"
+			}
+			parts = append(parts, m.ownerKinds[i]+" "+name)
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, ",")
+	}
+	names := map[types.UID]string{}
+	var pairs [][2]string
+	maxDepth := 0
+	for _, m := range gen {
+		maxDepth = max(maxDepth, depth[m.uid])
+	}
+	for d := 0; d <= maxDepth; d++ {
+		groups := map[string][]*madeObj{} // "Kind ns/canonical prefix" -> its objects
+		var order []string
+		for _, m := range gen {
+			if depth[m.uid] != d {
+				continue
+			}
+			prefix := m.gen
+			for _, e := range holds[m.uid] {
+				prefix = strings.ReplaceAll(prefix, e.name, names[e.uid])
+			}
+			k := m.kind + " " + m.ns + "/" + prefix
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], m)
+		}
+		for _, k := range order {
+			members := groups[k]
+			_, prefix, _ := strings.Cut(k, "/")
+			var live, gone []*madeObj
+			for _, m := range members {
+				if m.gone {
+					gone = append(gone, m)
+				} else {
+					live = append(live, m)
+				}
+			}
+			slices.SortStableFunc(live, func(a, b *madeObj) int {
+				return cmp.Or(strings.Compare(ownerKey(a), ownerKey(b)), a.order-b.order)
+			})
+			for i, m := range live {
+				names[m.uid] = prefix + "*" + place(i)
+			}
+			for i, m := range gone {
+				names[m.uid] = prefix + "*deleted" + place(i)
+			}
+			for _, m := range members {
+				pairs = append(pairs, [2]string{m.name, names[m.uid]})
+			}
+		}
+	}
+	return names, pairs
+}
+
+// place is the suffix of the i-th (from 0) object of a prefix: none for the
+// first, then 2, 3, ...
+func place(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return strconv.Itoa(i + 1)
+}
