@@ -3,9 +3,12 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,10 +42,16 @@ func ensureCRDScheme(s *runtime.Scheme) error {
 // kind is served (a CRD the operator creates at run time has become
 // established), in the order given.
 type pendingSeeds struct {
-	c       *cluster.Cluster
-	objs    []client.Object
-	watched bool
+	c        *cluster.Cluster
+	objs     []client.Object
+	watched  bool
+	retrying bool
 }
+
+// SeedRetry is how often a seed object whose conversion webhook failed (it
+// is written in a version the webhook converts, and the process serving
+// it is not up yet, or down) is created again, as an applier retries.
+const SeedRetry = time.Second
 
 // seedsPending are the pending seeds of each running world's cluster.
 var seedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
@@ -54,9 +63,20 @@ func neverServed(c *cluster.Cluster) error {
 	if !ok || len(v.(*pendingSeeds).objs) == 0 {
 		return nil
 	}
-	var names []string
-	for _, o := range v.(*pendingSeeds).objs {
-		names = append(names, fmt.Sprintf("%s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o)))
+	p := v.(*pendingSeeds)
+	var names, unconverted []string
+	for _, o := range p.objs {
+		name := fmt.Sprintf("%s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o))
+		if gvk, err := apiutil.GVKForObject(o, p.c.Server.Scheme()); err == nil {
+			if _, served := p.c.Server.KindFor(gvk); served {
+				unconverted = append(unconverted, name)
+				continue
+			}
+		}
+		names = append(names, name)
+	}
+	if len(unconverted) > 0 {
+		return fmt.Errorf("operatortest: Objects %v were never created: their CRD's conversion webhook failed until the end of the run", unconverted)
 	}
 	return fmt.Errorf("operatortest: Objects %v were never created: no CRD served their kind by the end of the run", names)
 }
@@ -83,9 +103,31 @@ func (p *pendingSeeds) createServed() {
 			continue
 		}
 		// Its result is in the trace (an admin call), as a workload step's.
-		_ = p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object))
+		if err := p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object)); unconverted(err) {
+			left = append(left, obj)
+			p.retry()
+		}
 	}
 	p.objs = left
+}
+
+// retry creates the pending seeds again after SeedRetry.
+func (p *pendingSeeds) retry() {
+	if p.retrying {
+		return
+	}
+	p.retrying = true
+	p.c.Clock.AfterFunc(SeedRetry, func() {
+		p.retrying = false
+		p.createServed()
+	})
+}
+
+// unconverted reports whether err is the refusal of a write in a version
+// that the CRD's conversion webhook could not convert (kube-apiserver's 500
+// "conversion webhook for ... failed").
+func unconverted(err error) bool {
+	return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "conversion webhook for ")
 }
 
 // unserved reports whether err is the refusal of a create whose kind no CRD

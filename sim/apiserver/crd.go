@@ -60,27 +60,26 @@ func CRDsFromYAML(data []byte) ([]CRD, error) {
 	}
 }
 
-// CRDFromDefinition is the CRD of def's storage version.
+// CRDFromDefinition is the CRD of def's storage version, with def as its
+// Definition: installed, it serves each of def's served versions
+// (versions.go). Every version's schema must be structural.
 func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
-	for _, v := range def.Spec.Versions {
-		if !v.Storage {
-			continue
+	var out *CRD
+	for i := range def.Spec.Versions {
+		v := &def.Spec.Versions[i]
+		crd, err := crdOfVersion(def, v)
+		if err != nil {
+			return CRD{}, err
 		}
-		crd := CRD{
-			GVK:        schema.GroupVersionKind{Group: def.Spec.Group, Version: v.Name, Kind: def.Spec.Names.Kind},
-			Plural:     def.Spec.Names.Plural,
-			Namespaced: def.Spec.Scope == apiextensionsv1.NamespaceScoped,
-			Status:     v.Subresources != nil && v.Subresources.Status != nil,
+		if v.Storage && out == nil {
+			crd.Definition = def.DeepCopy()
+			out = &crd
 		}
-		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			crd.Schema = v.Schema.OpenAPIV3Schema.DeepCopy()
-			if _, err := newCRSchema(crd.GVK, crd.Schema); err != nil {
-				return CRD{}, fmt.Errorf("CRD %s: %w", def.Name, err)
-			}
-		}
-		return crd, nil
 	}
-	return CRD{}, fmt.Errorf("CRD %s has no storage version", def.Name)
+	if out == nil {
+		return CRD{}, fmt.Errorf("CRD %s has no storage version", def.Name)
+	}
+	return *out, nil
 }
 
 // crSchema is what kube-apiserver's custom resource handler builds from a CRD
@@ -91,7 +90,11 @@ func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, erro
 type crSchema struct {
 	structural *structuralschema.Structural
 	validator  apiservervalidation.SchemaValidator
-	cel        *structuralcel.Validator // nil: no rules
+	// statusValidator validates status writes: the status property's schema
+	// alone, as the handler builds it for the status subresource (nil: the
+	// schema has no status property).
+	statusValidator apiservervalidation.SchemaValidator
+	cel             *structuralcel.Validator // nil: no rules
 }
 
 func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchemaProps) (*crSchema, error) {
@@ -110,8 +113,14 @@ func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchem
 	if err != nil {
 		return nil, fmt.Errorf("the schema of %s: %w", gvk, err)
 	}
+	var statusValidator apiservervalidation.SchemaValidator
+	if st, ok := props.Properties["status"]; ok {
+		if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+			return nil, fmt.Errorf("the status schema of %s: %w", gvk, err)
+		}
+	}
 	// CEL programs are compiled here, once, as NewStrategy does.
-	return &crSchema{structural: s, validator: validator, cel: structuralcel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	return &crSchema{structural: s, validator: validator, statusValidator: statusValidator, cel: structuralcel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
 }
 
 // blockingErr is hasBlockingErr (pkg/registry/customresource/strategy.go):
@@ -129,10 +138,12 @@ func blockingErr(errs field.ErrorList) *field.Error {
 // admit does to a custom resource's write what the custom resource handler does
 // between decoding the body and storing it: prune the fields the schema does not
 // know, apply its defaults, and validate it (against old on update, ratcheting
-// unchanged invalid values as CRDValidationRatcheting does). It works on the
+// unchanged invalid values as CRDValidationRatcheting does; a status write,
+// subresource "status", validates the status alone against the status
+// property's schema, as statusStrategy.ValidateUpdate does). It works on the
 // wire form of obj (its JSON as a client sends it: zero values of fields without
 // omitempty are present, so not defaulted) and writes the result back into obj.
-func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
+func (c *crSchema) admit(k *Kind, obj, old client.Object, subresource string) error {
 	uobj, isU := obj.(*unstructured.Unstructured)
 	var u map[string]any
 	var err error
@@ -166,7 +177,11 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object) error {
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
 		correlated := celcommon.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
-		errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))
+		if subresource == "status" && k.Status && c.statusValidator != nil {
+			errs = apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), u["status"], o["status"], c.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))
+		} else {
+			errs = apiservervalidation.ValidateCustomResourceUpdate(nil, u, o, c.validator, apiservervalidation.WithRatcheting(correlated))
+		}
 		celOpts = append(celOpts, structuralcel.WithRatcheting(correlated))
 	}
 	errs = append(errs, schemaobjectmeta.Validate(nil, nil, u, c.structural, false)...)

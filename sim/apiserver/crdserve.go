@@ -184,7 +184,9 @@ func (s *Server) crdCommitted(typ watch.EventType, obj client.Object) {
 	}
 	if crd.DeletionTimestamp != nil {
 		if st.installed != nil {
-			st.installed.terminating = true
+			for _, v := range st.installed.Versions() {
+				v.terminating = true
+			}
 		}
 		if !st.cleaning && hasFinalizer(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer) {
 			st.cleaning = true
@@ -254,11 +256,14 @@ func (s *Server) install(st *crdState, crd *apiextensionsv1.CustomResourceDefini
 	if err != nil {
 		panic(fmt.Sprintf("apiserver: CRD %s was admitted but cannot be served: %v", crd.Name, err)) // crdWrite refused it
 	}
-	if st.installed != nil && st.installed.GVK != def.GVK {
-		s.uninstall(st.installed)
+	if st.installed != nil {
+		if st.installed.GVK != def.GVK {
+			s.uninstall(st.installed) // a new storage version: not modelled (Known gaps)
+		} else {
+			s.unserve(st.installed) // the same store, served anew
+		}
 	}
-	s.InstallCRD(def)
-	st.installed, _ = s.kinds.byGVK(def.GVK)
+	st.installed = s.installCRD(def)
 	st.generation = crd.Generation
 }
 
@@ -308,8 +313,16 @@ func (s *Server) cleanup(name, uid string, first bool) {
 // uninstall stops serving k: its objects are dropped (the finalizer
 // controller deleted them first) and clients' mappers no longer map it.
 func (s *Server) uninstall(k *Kind) {
-	s.kinds.remove(k)
-	delete(s.objects, k.GVK)
+	s.unserve(k)
+	delete(s.objects, k.storageKind().GVK)
+}
+
+// unserve stops serving every version of k's kind (its objects stay).
+func (s *Server) unserve(k *Kind) {
+	for _, v := range k.Versions() {
+		s.kinds.remove(v)
+		delete(s.vwatch, v.GVK)
+	}
 	s.kindsGen++
 }
 

@@ -191,6 +191,40 @@
 //     finalizer and conditions, creates refused while terminating, the held
 //     object, and the 404 once the kind is gone.
 //
+//   - Several versions of one custom resource (versions.go; a CRD given
+//     with its Definition, as CRDsFromYAML and CustomResourceDefinition
+//     objects give it): each served version is a Kind of its own, with its
+//     own schema (the requests made in it are pruned, defaulted and
+//     validated with it; a status write validates the status alone against
+//     the status property's schema, as statusStrategy does), sharing one
+//     store whose objects are in the storage version. A read in another
+//     version (get, list items, watch events) converts the stored object:
+//     defaulted with the storage version's schema, converted with the
+//     CRD's strategy (None: apiextensions' own crConverter and
+//     nopConverter, which rewrite the apiVersion; Webhook: the Converter
+//     given with SetConverter, package process's Webhooks.Convert), then
+//     pruned with the target version's schema (schemaCoercingConverter).
+//     A write in another version is admitted in its version, converted to
+//     the storage version (pruned and defaulted with its schema) and
+//     stored; its answer is the stored object read back. A read whose
+//     conversion fails is kube-apiserver's 500 "StorageError: corrupt
+//     object, Code: 7, Key: ..., object not decodable revision=N: <the
+//     converter's error>"; a write's, a 500 with the converter's message
+//     and no reason. status.storedVersions lists the storage version. A
+//     watch of a non-storage version receives each change converted (one
+//     conversion per watched version, as one watch cache per version
+//     does); while its conversion fails the version's watches stall, the
+//     server retries every RetryConversion of virtual time and at each
+//     later commit, and delivers the stalled changes in order once they
+//     convert. The watch log holds changes in the storage version;
+//     StoredKinds lists each kind once, as stored. Checked byte for byte
+//     (after normalising uids, resourceVersions, times and the webhook's
+//     address) against kube-apiserver by internal/differential
+//     TestMultiVersionCRDMatchesKubeAPIServer: both strategies, creates,
+//     reads, lists, updates, status writes, patches and deletes in one
+//     version and the other, each version's validation, the watch of
+//     v1alpha1, storedVersions, and with the webhook down.
+//
 //   - Webhook admission (SetWebhookAdmission; package process serves it with
 //     the handlers managers register): mutating webhooks after
 //     authorization and NamespaceLifecycle, before the strategy; validating
@@ -256,8 +290,9 @@
 //     ListKindConflict between CRDs), NamesAccepted and Established come at
 //     the same instant (kube-apiserver: two controllers, milliseconds apart;
 //     5 s with several apiservers), the finalizer's poll has no 1-minute
-//     timeout and requeue, only the storage version is served, a change of
-//     names or storage version of an established CRD is not modelled, and
+//     timeout and requeue, a change of names or storage version of an
+//     established CRD is not modelled (a new storage version drops the
+//     stored objects instead of keeping them in the old one), and
 //     CRDs given in Options.CRDs (InstallCRD) are served but are not
 //     CustomResourceDefinition objects (a client lists none for them). The
 //     printer columns are stored but not served (no Table output).
@@ -266,11 +301,25 @@
 //     follows Go map iteration and varies from request to request. CEL rules
 //     run with the runtime cost budget but no per-request deadline; a status
 //     write checks them over the whole object, as upstream's status strategy
-//     does, but the differential suite compares main-resource writes only. Only
-//     the storage version of a CRD is served (no conversion between versions, no
-//     conversion webhooks); defaults are applied on write, not on read of objects
-//     stored before a default was added; no status.storedVersions, no
-//     x-kubernetes-preserve-unknown-fields warnings, no scale subresource.
+//     does, but the differential suite compares main-resource writes only.
+//     Defaults are applied on write, not on read of objects stored before a
+//     default was added; no x-kubernetes-preserve-unknown-fields warnings,
+//     no scale subresource.
+//   - Several versions: a CRD given as a bare CRD (InstallCRD without a
+//     Definition) serves one version. Objects are stored converted and
+//     defaulted (kube-apiserver stores the converted JSON and defaults on
+//     every decode: the same reads, unless a default changes later). A
+//     watch of a non-storage version whose conversion fails stalls rather
+//     than ending (a real watch cache relists, and the clients' watches may
+//     be closed); an informer that lists such a version while its
+//     conversion fails gets an empty list at resourceVersion 0 and the
+//     objects as added events once they convert (a real informer waits for
+//     its list); ListAsOf and EventsAfter (stale views) know only the
+//     storage version. Conversion webhook calls of a list are one per
+//     object (kube-apiserver's watch cache decodes each object alone; a
+//     list served from etcd sends them in one review). A status write
+//     does not skip the embedded-object metadata check as statusStrategy
+//     does.
 //   - Webhook admission: a mutating webhook sees a custom resource before
 //     its schema's defaults (kube-apiserver defaults on decode, before
 //     admission); no reinvocation (reinvocationPolicy IfNeeded), no

@@ -64,6 +64,9 @@ type Kind struct {
 	// terminating: the CRD object that installed this kind is being deleted
 	// (crdserve.go): creates are refused.
 	terminating bool
+	// versions links the versions of a CRD with several (versions.go); nil
+	// for a kind served in one version.
+	versions *crdVersions
 }
 
 // storageKey is the object's etcd key, as storage errors name it: built-in
@@ -95,6 +98,11 @@ type CRD struct {
 	// manifest). With it, writes are pruned, defaulted and validated as
 	// kube-apiserver does; without it, any content is accepted.
 	Schema *apiextensionsv1.JSONSchemaProps
+	// Definition is the whole CustomResourceDefinition (CRDFromDefinition sets
+	// it): when it has several versions, every served one is served, stored in
+	// the storage version and converted with its conversion strategy
+	// (versions.go). GVK, Schema and Status are then the storage version's.
+	Definition *apiextensionsv1.CustomResourceDefinition
 }
 
 // builtinClusterScoped lists the cluster-scoped kinds of k8s.io/api (group/Kind).

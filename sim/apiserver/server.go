@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,6 +90,10 @@ type Server struct {
 	// webhooks is webhook admission (admission_webhook.go); nil: none.
 	webhooks WebhookAdmission
 	warnings []string // of the request being served (Warn)
+	// converter calls conversion webhooks (versions.go); vwatch are the
+	// watch streams of non-storage versions.
+	converter Converter
+	vwatch    map[schema.GroupVersionKind]*versionWatch
 	// services holds the Services' cluster IPs and node ports (serviceip.go).
 	services *serviceAllocs
 }
@@ -107,6 +112,7 @@ func New(opts Options) *Server {
 		objects: map[schema.GroupVersionKind]*kindStore{},
 		subs:    map[schema.GroupVersionKind][]*subscription{},
 		crds:    map[string]*crdState{},
+		vwatch:  map[schema.GroupVersionKind]*versionWatch{},
 		laterFn: opts.Later,
 		delays:  opts.Delays,
 	}
@@ -129,7 +135,34 @@ func New(opts Options) *Server {
 // would. When the scheme has a Go type for crd.GVK, objects are stored as that
 // type; otherwise the kind is served as *unstructured.Unstructured (Kind.Unstructured),
 // the only form a kind that a CRD alone defines has.
-func (s *Server) InstallCRD(crd CRD) {
+// A CRD with a Definition of several versions serves each served version
+// (versions.go).
+func (s *Server) InstallCRD(crd CRD) { s.installCRD(crd) }
+
+// installCRD serves crd and returns its storage version's kind.
+func (s *Server) installCRD(crd CRD) *Kind {
+	if def := crd.Definition; def != nil && multiVersion(def) {
+		return s.installVersions(def)
+	}
+	k := s.newCustomKind(crd)
+	s.kinds.add(k)
+	s.kindsGen++
+	return k
+}
+
+// multiVersion reports whether def serves another version than its storage one.
+func multiVersion(def *apiextensionsv1.CustomResourceDefinition) bool {
+	n := 0
+	for _, v := range def.Spec.Versions {
+		if v.Served || v.Storage {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// newCustomKind is the Kind of one version of a CRD.
+func (s *Server) newCustomKind(crd CRD) *Kind {
 	t, ok := s.kinds.scheme.AllKnownTypes()[crd.GVK]
 	if !ok {
 		t = unstructuredType
@@ -142,8 +175,7 @@ func (s *Server) InstallCRD(crd CRD) {
 		}
 		k.schema = sc
 	}
-	s.kinds.add(k)
-	s.kindsGen++
+	return k
 }
 
 // CreateDefaultNamespaces creates default, kube-system, kube-public and
@@ -246,10 +278,11 @@ func (ks *kindStore) remove(key objectKey) {
 
 // store returns the objects of one kind.
 func (s *Server) store(k *Kind) *kindStore {
-	ks := s.objects[k.GVK]
+	gvk := k.storageKind().GVK
+	ks := s.objects[gvk]
 	if ks == nil {
 		ks = &kindStore{objects: map[objectKey]client.Object{}}
-		s.objects[k.GVK] = ks
+		s.objects[gvk] = ks
 	}
 	return ks
 }
@@ -257,8 +290,10 @@ func (s *Server) store(k *Kind) *kindStore {
 // commit stores obj (for watch.Deleted, removes it), assigns the next
 // resourceVersion, appends to the watch log and notifies watchers. Its times must
 // already be serialized (create and update serialize what the client sent; the
-// server's own timestamps come from now).
+// server's own timestamps come from now). obj is in the storage version of k
+// (toStorage).
 func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
+	k = k.storageKind()
 	s.rv++
 	obj.SetResourceVersion(strconv.FormatUint(s.rv, 10))
 	key := objectKey{obj.GetNamespace(), obj.GetName()}
@@ -273,6 +308,7 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv, At: s.clock.Now()}
 	s.log = append(s.log, ev)
 	s.notify(ev)
+	s.notifyVersions(k, ev)
 	if isCRDKind(k) {
 		s.crdCommitted(typ, obj)
 	}

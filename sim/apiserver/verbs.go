@@ -56,9 +56,12 @@ func (s *Server) Get(u User, key client.ObjectKey, obj client.Object) error {
 	if err := s.admit(r); err != nil {
 		return err
 	}
-	stored, ok := s.store(r.Kind).get(objectKey{r.Namespace, key.Name})
+	stored, ok, err := s.storedIn(r.Kind, objectKey{r.Namespace, key.Name})
 	if !ok {
 		return apierrors.NewNotFound(r.Kind.GroupResource(), key.Name)
+	}
+	if err != nil {
+		return err
 	}
 	copyInto(obj, stored)
 	return nil
@@ -151,6 +154,14 @@ func (s *Server) selectObjects(r Request, ls labels.Selector, fs fields.Selector
 			continue
 		}
 		o := ks.objects[key]
+		if !r.Kind.isStorage() {
+			// The version's own storage decodes (converts) every object
+			// before its selectors see it.
+			var err error
+			if o, err = s.fromStorage(r.Kind, o); err != nil {
+				return nil, err
+			}
+		}
 		if ls != nil && !ls.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
@@ -284,7 +295,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		}
 	}
 	if sc := r.Kind.schema; sc != nil {
-		if err := sc.admit(r.Kind, obj, nil); err != nil {
+		if err := sc.admit(r.Kind, obj, nil, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -306,9 +317,23 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		return nil, err
 	}
 	stored = true
-	txn.commit()
-	s.commit(r.Kind, watch.Added, obj)
-	return obj, nil
+	txn.commit() // (Services only: never a conversion that can fail)
+	return s.store1(r.Kind, watch.Added, obj)
+}
+
+// store1 commits obj, an object of k's version, in the storage version and
+// returns it as stored, read back in k's version (the storage codec's
+// encode, then its decode of what was written, as etcd3's store answers).
+func (s *Server) store1(k *Kind, typ watch.EventType, obj client.Object) (client.Object, error) {
+	stored, err := s.toStorage(k, obj)
+	if err != nil {
+		return nil, err
+	}
+	if !k.isStorage() {
+		stored.SetResourceVersion("")
+	}
+	s.commit(k, typ, stored)
+	return s.fromStorage(k, stored)
 }
 
 // Update replaces an object (subresource "") or one of its subresources ("status";
@@ -357,11 +382,11 @@ func (s *Server) target(u User, verb, subresource string, obj client.Object, che
 	if err := s.checkSubresource(r); err != nil {
 		return r, nil, err
 	}
-	existing, ok := s.store(r.Kind).get(objectKey{r.Namespace, obj.GetName()})
+	existing, ok, err := s.storedIn(r.Kind, objectKey{r.Namespace, obj.GetName()})
 	if !ok {
 		return r, nil, apierrors.NewNotFound(r.Kind.GroupResource(), obj.GetName())
 	}
-	return r, existing, nil
+	return r, existing, err
 }
 
 // createOnUpdate is an Update of a missing object of a kind whose strategy allows
@@ -499,7 +524,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		return nil, err
 	}
 	if sc := k.schema; sc != nil {
-		if err := sc.admit(k, obj, existing); err != nil {
+		if err := sc.admit(k, obj, existing, r.Subresource); err != nil {
 			return nil, err
 		}
 		c = diff(obj, existing) // defaulting and pruning may have changed it
@@ -519,7 +544,8 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		// request's object, which was never stored, with the last stored version.
 		answer := obj.DeepCopyObject().(client.Object)
 		answer.SetResourceVersion(existing.GetResourceVersion())
-		s.commit(k, watch.Deleted, existing.DeepCopyObject().(client.Object))
+		raw, _ := s.store(k).get(objectKey{r.Namespace, r.Name}) // existing, in the storage version
+		s.commit(k, watch.Deleted, raw.DeepCopyObject().(client.Object))
 		return answer, nil
 	}
 	if !c.any() {
@@ -531,8 +557,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	}
 	stored = true
 	txn.commit()
-	s.commit(k, watch.Modified, obj)
-	return obj, nil
+	return s.store1(k, watch.Modified, obj)
 }
 
 // shouldDeleteDuringUpdate: the last finalizer of a deleting object is gone
@@ -613,7 +638,17 @@ func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
 	if opts == nil {
 		opts = &client.DeleteOptions{}
 	}
-	if err := s.validate(r, OpDelete, r.Name, nil, existing); err != nil {
+	if !k.isStorage() {
+		// The delete decodes the stored object in the request's version
+		// (webhook admission sees it so), which may fail to convert.
+		old, err := s.fromStorage(k, existing)
+		if err != nil {
+			return err
+		}
+		if err := s.validate(r, OpDelete, r.Name, nil, old); err != nil {
+			return err
+		}
+	} else if err := s.validate(r, OpDelete, r.Name, nil, existing); err != nil {
 		return err
 	}
 	if k.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {

@@ -36,6 +36,9 @@ func (w Watcher) List(gvk schema.GroupVersionKind) ([]client.Object, uint64) {
 	if !ok {
 		return nil, w.s.rv
 	}
+	if !k.isStorage() {
+		return w.versionList(k)
+	}
 	ks := w.s.store(k)
 	keys := ks.keys()
 	out := make([]client.Object, len(keys))
@@ -46,7 +49,9 @@ func (w Watcher) List(gvk schema.GroupVersionKind) ([]client.Object, uint64) {
 }
 
 // Watch calls fn synchronously, in resourceVersion order, for every change to an
-// object of kind gvk committed after the call, until stop is called.
+// object of kind gvk committed after the call, until stop is called. A
+// non-storage version of a custom resource gets the changes converted
+// (versions.go).
 func (w Watcher) Watch(gvk schema.GroupVersionKind, fn func(Event)) (stop func()) {
 	sub := &subscription{fn: fn, active: true}
 	w.s.subs[gvk] = append(w.s.subs[gvk], sub)

@@ -179,12 +179,16 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		},
 	}})
 	c.reader = kubeclient.New(c.Server, apiserver.Admin, kubeclient.Options{})
+	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
+	// Conversion webhooks of multi-version CRDs: from the start, so that a
+	// seed written in a version its webhook must convert fails while no
+	// process serves it (operatortest retries it, as an applier would).
+	c.Server.SetConverter(webhooks)
 	if opts.Setup != nil {
 		if err := opts.Setup(c); err != nil {
 			return nil, fmt.Errorf("cluster setup: %w", err)
 		}
 	}
-	webhooks := process.NewWebhooks(c.Server, opts.Webhooks, opts.Webhooks == nil)
 	c.Server.SetWebhookAdmission(webhooks)
 	env := process.Env{
 		Server: c.Server, Clock: clk, Scheduler: c.Sched, Trace: c.Trace, Start: c.start,
@@ -419,7 +423,7 @@ func (c *Cluster) Stream(key string) *rng.Stream { return c.rng.Stream(key) }
 // Observed is the run as properties judge it: the trace, the phases, the watch
 // log and the final state.
 func (c *Cluster) Observed() *check.Run {
-	served := c.Server.Kinds()
+	served := c.Server.StoredKinds() // each object once, as stored
 	kinds := make([]schema.GroupVersionKind, 0, len(served))
 	for _, k := range served {
 		kinds = append(kinds, k.GVK)

@@ -23,10 +23,9 @@ import (
 // CRD's spec.conversion.strategy is Webhook, against the /convert handler a
 // process's manager registered (controller-runtime's conversion.Webhook,
 // which ctrl.NewWebhookManagedBy(mgr, &T{}).Complete() registers for a Hub or
-// Convertible type). Not yet called by the apiserver model, which serves one
-// version per kind (see the package's known gaps): Convert is the piece a
-// multi-version apiserver would call on every read and write in a version
-// other than the storage one.
+// Convertible type). The apiserver model calls it (its Converter, wired by
+// sim/cluster) on every read, write and watch event in a version of a
+// multi-version CRD other than the storage one (sim/apiserver versions.go).
 
 // conversionTimeout is kube-apiserver's timeout of a conversion webhook call
 // (k8s.io/apiserver/pkg/util/webhook defaultRequestTimeout: not configurable).

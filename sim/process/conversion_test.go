@@ -1,6 +1,7 @@
 package process_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,100 +9,28 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/conversion"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
-// Gear in two versions, as a kubebuilder project converts them: v1 is the
-// Hub (teeth as an int), v1alpha1 a Convertible spoke (teeth as a string).
-var (
-	gearV1       = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1"}
-	gearV1alpha1 = schema.GroupVersion{Group: "conv.ctrlsim.dev", Version: "v1alpha1"}
-)
-
-type GearV1 struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              struct {
-		Teeth int `json:"teeth,omitempty"`
-	} `json:"spec,omitempty"`
-}
-
-func (g *GearV1) DeepCopyObject() runtime.Object {
-	c := *g
-	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-func (*GearV1) Hub() {}
-
-type GearV1alpha1 struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              struct {
-		Teeth string `json:"teeth,omitempty"`
-	} `json:"spec,omitempty"`
-}
-
-func (g *GearV1alpha1) DeepCopyObject() runtime.Object {
-	c := *g
-	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
-}
-
-func (g *GearV1alpha1) ConvertTo(hub conversion.Hub) error {
-	h := hub.(*GearV1)
-	h.ObjectMeta = g.ObjectMeta
-	h.Spec.Teeth = len(g.Spec.Teeth)
-	return nil
-}
-
-func (g *GearV1alpha1) ConvertFrom(hub conversion.Hub) error {
-	h := hub.(*GearV1)
-	g.ObjectMeta = h.ObjectMeta
-	g.Spec.Teeth = strings.Repeat("t", h.Spec.Teeth)
-	if g.Labels == nil {
-		g.Labels = map[string]string{}
-	}
-	g.Labels["converted"] = "from-v1"
-	return nil
-}
-
-func gearScheme() *runtime.Scheme {
-	s := apiservertest.Scheme()
-	s.AddKnownTypeWithName(gearV1.WithKind("Gear"), &GearV1{})
-	s.AddKnownTypeWithName(gearV1alpha1.WithKind("Gear"), &GearV1alpha1{})
-	metav1.AddToGroupVersion(s, gearV1)
-	metav1.AddToGroupVersion(s, gearV1alpha1)
-	return s
-}
-
+// Gear (apiservertest): v1 the Hub, v1alpha1 a Convertible spoke.
 func gearCRD() *apiextensionsv1.CustomResourceDefinition {
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "gears.conv.ctrlsim.dev"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "conv.ctrlsim.dev",
-			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
-				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
-					ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
-						Namespace: "system", Name: "webhook-service", Path: ptr.To("/convert"), Port: ptr.To[int32](443)}}}},
-		},
-	}
+	return apiservertest.GearCRD(apiextensionsv1.WebhookConverter)
 }
 
 func gearWorld(t *testing.T) *cluster.Cluster {
 	t.Helper()
 	c, err := cluster.New(&plan.Plan{}, cluster.Options{
-		Scheme: gearScheme(),
+		Scheme: apiservertest.GearScheme(),
 		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			return ctrl.NewWebhookManagedBy(p.Manager(), &GearV1{}).Complete()
+			return apiservertest.SetUpGearWebhook(p.Manager())
 		}}},
 	})
 	if err != nil {
@@ -169,5 +98,80 @@ func TestAConversionWebhookOfADownProcessFails(t *testing.T) {
 	want := `conversion webhook for conv.ctrlsim.dev/v1, Kind=Gear failed: Post "https://webhook-service.system.svc:443/convert?timeout=30s": no endpoints available for service "webhook-service"`
 	if err == nil || err.Error() != want {
 		t.Errorf("conversion while the process is down: %v\nwant %s", err, want)
+	}
+}
+
+// turns is a controller on v1alpha1 Gears (a version the kind is not stored
+// in): it reads each from its cache and writes status.turns, the number of
+// its teeth, in v1alpha1.
+type turns struct {
+	c    client.Client
+	seen []string // the teeth of each reconcile's read
+}
+
+func (r *turns) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var g apiservertest.GearV1alpha1
+	if err := r.c.Get(ctx, req.NamespacedName, &g); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	r.seen = append(r.seen, g.Spec.Teeth)
+	if g.Status == nil || g.Status.Turns != len(g.Spec.Teeth) {
+		g.Status = &apiservertest.GearStatus{Turns: len(g.Spec.Teeth)}
+		return reconcile.Result{}, r.c.Status().Update(ctx, &g)
+	}
+	return reconcile.Result{}, nil
+}
+
+// A process's controller-runtime client and informers work on v1alpha1 of a
+// kind stored in v1: its watch receives the changes converted through the
+// webhook another process serves, its status write in v1alpha1 is stored in
+// v1; while the webhook's process is down the watch of v1alpha1 stalls
+// (nothing is delivered, nothing is lost) and resumes, in order, once it
+// serves again.
+func TestAControllerOnANonStorageVersionWorksThroughTheConversionWebhook(t *testing.T) {
+	crd, err := apiserver.CRDFromDefinition(apiservertest.GearCRD(apiextensionsv1.WebhookConverter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &turns{}
+	c, err := cluster.New(&plan.Plan{}, cluster.Options{
+		Scheme: apiservertest.GearScheme(), CRDs: []apiserver.CRD{crd},
+		Processes: []process.Spec{
+			{Name: "conv", Setup: func(p *process.Process) error { return apiservertest.SetUpGearWebhook(p.Manager()) }},
+			{Name: "op", Setup: func(p *process.Process) error {
+				r.c = p.Manager().GetClient()
+				return ctrl.NewControllerManagedBy(p.Manager()).For(&apiservertest.GearV1alpha1{}).Complete(r)
+			}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	c.RunFor(time.Second)
+	g := &apiservertest.GearV1{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "a"}, Spec: apiservertest.GearSpec{Teeth: 3}}
+	if err := c.Admin().Create(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Second)
+	if err := c.Admin().Get(ctx, client.ObjectKeyFromObject(g), g); err != nil || g.Status == nil || g.Status.Turns != 3 {
+		t.Fatalf("the v1 object after the controller's v1alpha1 status write: %+v %v", g.Status, err)
+	}
+	if strings.Join(r.seen, ",") != "ttt,ttt" {
+		t.Errorf("the controller read %q, want the create and its own status write, converted", r.seen)
+	}
+	c.Process("conv").Crash("test")
+	g.Spec.Teeth = 4
+	if err := c.Admin().Update(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Second)
+	if len(r.seen) != 2 {
+		t.Errorf("the controller read %q while the webhook was down, want nothing new (the v1alpha1 watch stalls)", r.seen)
+	}
+	c.Process("conv").StartAgain()
+	c.RunFor(3 * time.Second)
+	if err := c.Admin().Get(ctx, client.ObjectKeyFromObject(g), g); err != nil || g.Status.Turns != 4 {
+		t.Errorf("after the webhook is back: %+v %v (the controller read %q)", g.Status, err, r.seen)
 	}
 }

@@ -188,12 +188,17 @@
 //     the serving process is down, the 30 s timeout in virtual time;
 //     TestAConversionWebhookConvertsBothWays; checked against kube-apiserver
 //     converting through the same handler by internal/differential
-//     TestConversionWebhookMatchesKubeAPIServer), but the apiserver model does
-//     not call it yet: it serves one version per kind, so a CRD with several
-//     served versions is served in its storage version only, and its other
-//     versions are not served at all.
-//     Objects a world's Setup creates are not admitted (the webhooks apply
-//     from the start of time).
+//     TestConversionWebhookMatchesKubeAPIServer); the apiserver model calls
+//     it (SetConverter, wired by sim/cluster) on every read, write and watch
+//     event in a version of a multi-version CRD other than its storage one
+//     (TestAControllerOnANonStorageVersionWorksThroughTheConversionWebhook;
+//     internal/differential TestMultiVersionCRDMatchesKubeAPIServer). The
+//     handler's context has no deadline: a handler that outlasts the 30 s
+//     fails the caller but is not cancelled (kube-apiserver sends ?timeout=
+//     and the handler's context would end then). Objects a world's Setup
+//     creates are not admitted (the webhooks apply from the start of time),
+//     but they are converted: a seed written in a version the webhook
+//     converts fails while no process serves it (operatortest retries it).
 //   - manager.Options (cacheopts.go): a cache with several DefaultNamespaces is
 //     one informer per kind filtered to them, not one per namespace (one lag
 //     draw for all), and a List across them comes in namespace/name order.
