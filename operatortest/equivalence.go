@@ -51,7 +51,11 @@ import (
 //     Service's cluster IP, "<ip:Service ns/name>": kube-apiserver draws it
 //     at random from the service CIDR.
 //   - resourceVersions, generations and observedGenerations are dropped: they
-//     count the writes before them. managedFields too.
+//     count the writes before them. managedFields too. So is the
+//     collisionCount of apps' Deployments, StatefulSets and DaemonSets: it
+//     counts the hash names (a ReplicaSet's "<deployment>-<hash>") found
+//     still held by an object the garbage collector had yet to delete, and
+//     those names are named as generated names are (generated.go).
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
 //     time.Time String form becomes "<time>": the virtual clock's instants
 //     differ between schedules by the API's latency.

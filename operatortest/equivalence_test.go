@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -604,5 +605,33 @@ func TestAServicesClusterIPIsEqualWhereverItAppears(t *testing.T) {
 	h, _ := run(corev1.ClusterIPNone, "10.96.0.21")
 	if strings.Contains(h, "<ip:Service shop/db>") {
 		t.Errorf("a headless Service's None is named as an address: %s", h)
+	}
+}
+
+// A ReplicaSet's name is its Deployment's name and a hash of its template
+// and the Deployment's collision count, which races with the garbage
+// collector: "web-aaa" in one run and "web-bbb" in another name the same
+// ReplicaSet, in its key, its pods' pod-template-hash label and the
+// Deployment's message that names it.
+func TestAReplicaSetNamedByAHashIsNamedByItsDeployment(t *testing.T) {
+	rsGVK := appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	depGVK := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	run := func(hash string) (string, string) {
+		dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-d"},
+			Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
+				Message: `ReplicaSet "web-` + hash + `" has successfully progressed.`}}}}
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-" + hash, UID: "uid-rs",
+			Labels:          map[string]string{"pod-template-hash": hash},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "Deployment", Name: "web", UID: "uid-d"}}}}
+		c := canonicalText(t, added(t, dep), added(t, rs))
+		return c(rsGVK, rs), c(depGVK, dep)
+	}
+	r1, d1 := run("aaa11")
+	r2, d2 := run("bbb22")
+	if r1 != r2 || d1 != d2 {
+		t.Errorf("the same ReplicaSet under another hash differs:\n%s\n%s\n%s\n%s", r1, r2, d1, d2)
+	}
+	if strings.Contains(d1, "aaa11") || strings.Contains(r1, "aaa11") {
+		t.Errorf("the hash is left in: %s %s", r1, d1)
 	}
 }

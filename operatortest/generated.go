@@ -50,6 +50,28 @@ type madeObj struct {
 	ownerKinds, ownerRef []string    // their kinds and names, alike
 	gone                 bool
 	order                int // place in the log's creations
+	// hash: for a name a built-in controller made from a hash of what it
+	// holds (hashNamed), the hash, which its labels and selectors carry too.
+	hash string
+}
+
+// hashLabels are the labels in which kube-controller-manager's controllers
+// carry the hash they name an object by: a Deployment's ReplicaSets
+// ("<deployment>-<pod-template-hash>") and a StatefulSet's or DaemonSet's
+// ControllerRevisions ("<set>-<hash>"). The hash covers the template and a
+// collision count, which counts the names an earlier object of the same
+// template still held: how many that was races with the garbage collector,
+// so the name is a draw as a generated suffix is, and is named as one.
+var hashLabels = []string{"pod-template-hash", "controller.kubernetes.io/hash"}
+
+// hashNamed is the prefix and hash of an object named by such a hash.
+func hashNamed(name string, labels map[string]string) (prefix, hash string) {
+	for _, k := range hashLabels {
+		if h := labels[k]; h != "" && strings.HasSuffix(name, "-"+h) {
+			return strings.TrimSuffix(name, h), h
+		}
+	}
+	return "", ""
 }
 
 // generated reports whether the object's name was drawn from its
@@ -74,6 +96,9 @@ func madeIn(log []apiserver.Event) []*madeObj {
 				continue
 			}
 			m = &madeObj{uid: uid, kind: ev.GVK.Kind, ns: o.GetNamespace(), name: o.GetName(), gen: o.GetGenerateName(), order: len(out)}
+			if m.gen == "" {
+				m.gen, m.hash = hashNamed(m.name, o.GetLabels())
+			}
 			byUID[uid] = m
 			out = append(out, m)
 		}
@@ -190,8 +215,21 @@ func generatedNames(made []*madeObj) (map[types.UID]string, [][2]string) {
 			for i, m := range gone {
 				names[m.uid] = prefix + "*deleted" + place(i)
 			}
-			for _, m := range members {
+			// A name a live object holds names it, whatever gone object held
+			// it before (a ReplicaSet of the same template and collision
+			// count is named as the one the collector deleted).
+			liveName := map[string]bool{}
+			for _, m := range live {
+				liveName[m.name] = true
+			}
+			for _, m := range append(live, gone...) {
+				if m.gone && liveName[m.name] {
+					continue
+				}
 				pairs = append(pairs, [2]string{m.name, names[m.uid]})
+				if m.hash != "" {
+					pairs = append(pairs, [2]string{m.hash, "<hash of " + names[m.uid] + ">"})
+				}
 			}
 		}
 	}

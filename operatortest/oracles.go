@@ -468,6 +468,13 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	// resourceVersions and observed generations, the object's own and those
 	// of what it refers to, count the writes before them.
 	dropKeys(m, "resourceVersion", "observedGeneration")
+	if st, ok := m["status"].(map[string]any); ok && gvk.Group == "apps" {
+		// A Deployment's, StatefulSet's or DaemonSet's collisionCount counts
+		// the names its controller found still held when it named a child
+		// by hash (generated.go's hashLabels): how many races with the
+		// garbage collector, as the hash names do.
+		delete(st, "collisionCount")
+	}
 	s.canon.binding(gvk, o, m)
 	s.canon.value(m)
 	s.w.nondet.mask(gvk.Kind, m)
