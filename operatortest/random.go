@@ -99,7 +99,7 @@ func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*r
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, draws: true, snap: snap, targets: w.targetsOf(res)}
+	r := &refRun{seed: seed, draws: true, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
 	if w.refs == nil || len(w.refs) >= maxRefs {
 		w.refs = map[string]*refRun{}
 	}

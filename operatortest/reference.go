@@ -2,7 +2,6 @@ package operatortest
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ type refRun struct {
 	// operator's randomness from another seed (random.go).
 	draws   bool
 	snap    *snapshot
-	targets plan.Targets
+	targets []time.Duration
 	writes  map[string][]int // each process's writes that another of its reconcile follows (the Space's Writes)
 }
 
@@ -59,7 +58,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res), writes: writesOf(res.steps, w.o.FaultPhase)}
+	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase), writes: writesOf(res.steps, w.o.FaultPhase)}
 	if w.refs == nil || len(w.refs) >= maxRefs {
 		w.refs = map[string]*refRun{}
 	}
@@ -67,22 +66,16 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	return r, nil
 }
 
-// targetsOf are the instants of the fault phase at which some process wrote
-// (a subresource too: a status update is a write), or an operator read live:
-// where a crash, a hold or a stale restart makes a difference (Sieve's
-// intermediate, unobserved and stale states); and the changes of the fault
-// phase the apiserver committed to kinds the world collects (the
-// operator's, its children's, the workload models'), each with its
-// resourceVersion and kind, taken from the watch log (so deletions count):
-// a stale restart aims its lagging watch cache just before or after one.
-func (w *world) targetsOf(res *result) plan.Targets {
-	var out plan.Targets
-	for _, s := range res.steps {
-		if s.At > w.o.FaultPhase {
+// targetsOf are the instants of the fault phase at which some process wrote,
+// or an operator read live: where a crash, a hold or a stale restart makes a
+// difference (Sieve's intermediate, unobserved and stale states).
+func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, s := range steps {
+		if s.At > faultPhase {
 			break
 		}
-		op, _, _ := strings.Cut(s.Op, "/")
-		switch op {
+		switch s.Op {
 		case "create", "update", "patch", "delete", "deletecollection":
 		case "get", "list":
 			if s.Process == "admin" {
@@ -94,17 +87,8 @@ func (w *world) targetsOf(res *result) plan.Targets {
 		if strings.HasPrefix(s.Object, "Lease ") {
 			continue // leader election's renewals, every RetryPeriod: not the operator's work
 		}
-		if n := len(out.Instants); n == 0 || out.Instants[n-1] != s.At {
-			out.Instants = append(out.Instants, s.At)
-		}
-	}
-	for _, ev := range res.log {
-		at := ev.At.Sub(res.start)
-		if at > w.o.FaultPhase {
-			break
-		}
-		if slices.Contains(w.collected, ev.GVK) {
-			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind})
+		if n := len(out); n == 0 || out[n-1] != s.At {
+			out = append(out, s.At)
 		}
 	}
 	return out
@@ -159,12 +143,12 @@ func (w *world) writes(t *testing.T) func(p *plan.Plan) map[string][]int {
 	}
 }
 
-// targets is the Space's Targets: the reference run's instants and writes.
-func (w *world) targets(t *testing.T) func(p *plan.Plan) plan.Targets {
-	return func(p *plan.Plan) plan.Targets {
+// targets is the Space's Targets: the reference run's instants.
+func (w *world) targets(t *testing.T) func(p *plan.Plan) []time.Duration {
+	return func(p *plan.Plan) []time.Duration {
 		r, err := w.reference(t, p.Seed, p.Steps)
 		if err != nil {
-			return plan.Targets{} // the run of the plan itself reports the error
+			return nil // the run of the plan itself reports the error
 		}
 		return r.targets
 	}
