@@ -80,18 +80,15 @@ var (
 	cronJobGVK = batchv1.GroupVersion.WithKind("CronJob")
 )
 
-// owner names the CronJob that controls job: namespace/name, and its UID (a
-// CronJob deleted and made again under the same name is another owner), or
-// "" when none does.
-func owner(job *kbatch.Job) (string, types.UID) {
+// owner is the name of the CronJob that controls job, or "".
+func owner(job *kbatch.Job) string {
 	ref := metav1.GetControllerOf(job)
 	if ref == nil || ref.APIVersion != batchv1.GroupVersion.String() || ref.Kind != "CronJob" {
-		return "", ""
+		return ""
 	}
-	return job.Namespace + "/" + ref.Name, ref.UID
+	return job.Namespace + "/" + ref.Name
 }
 
-// cronJobs are the CronJobs at the end of the run, by namespace/name.
 func cronJobs(r *check.Run) map[string]*batchv1.CronJob {
 	out := map[string]*batchv1.CronJob{}
 	for _, o := range r.Objects(cronJobGVK) {
@@ -99,12 +96,6 @@ func cronJobs(r *check.Run) map[string]*batchv1.CronJob {
 		out[cj.Namespace+"/"+cj.Name] = cj
 	}
 	return out
-}
-
-// ownedBy reports whether job is controlled by cj (its name and UID).
-func ownedBy(job *kbatch.Job, key string, cj *batchv1.CronJob) bool {
-	name, uid := owner(job)
-	return name == key && uid == cj.UID
 }
 
 func jobs(r *check.Run, gvk schema.GroupVersionKind) []*kbatch.Job {
@@ -118,64 +109,33 @@ func jobs(r *check.Run, gvk schema.GroupVersionKind) []*kbatch.Job {
 // ForbidNeverOverlaps: a CronJob whose concurrencyPolicy is Forbid never has
 // two unfinished Jobs at once. Judged on the apiserver's history (the watch
 // log, in commit order): a Job of such a CronJob is created while an earlier
-// one has neither finished (Complete or Failed) nor been deleted, and the
-// policy was Forbid throughout, from the earlier Job's creation to the new
-// one's (the CronJob's versions in the log, not its final spec: a user may
-// change the policy during the run, and the operator reads it before it
-// creates, so a Job made just after a change to Forbid, or while a Job made
-// under Allow runs, is no overlap the policy forbade).
+// one has neither finished (Complete or Failed) nor been deleted.
 func ForbidNeverOverlaps(r *check.Run) Violations {
-	type state struct {
-		forbidSince time.Time // when the policy last became Forbid; zero: it is not Forbid
-		running     map[types.UID]*kbatch.Job
-		created     map[types.UID]time.Time // when each running Job was created (its log instant)
-	}
-	owners := map[types.UID]*state{}
-	of := func(uid types.UID) *state {
-		s := owners[uid]
-		if s == nil {
-			s = &state{running: map[types.UID]*kbatch.Job{}, created: map[types.UID]time.Time{}}
-			owners[uid] = s
-		}
-		return s
-	}
+	cjs := cronJobs(r)
+	running := map[string]map[types.UID]*kbatch.Job{} // by owner
 	var out Violations
 	for _, ev := range r.Log {
-		switch ev.GVK {
-		case cronJobGVK:
-			cj := ev.Object.(*batchv1.CronJob)
-			s := of(cj.UID)
-			switch forbid := ev.Type != watch.Deleted && cj.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent; {
-			case forbid && s.forbidSince.IsZero():
-				s.forbidSince = ev.At
-			case !forbid:
-				s.forbidSince = time.Time{}
-			}
-			continue
-		case jobGVK:
-		default:
+		if ev.GVK != jobGVK {
 			continue
 		}
 		job := ev.Object.(*kbatch.Job)
-		own, uid := owner(job)
-		if own == "" {
+		own := owner(job)
+		if cj := cjs[own]; cj == nil || cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent {
 			continue
 		}
-		s := of(uid)
+		if running[own] == nil {
+			running[own] = map[types.UID]*kbatch.Job{}
+		}
 		switch {
 		case ev.Type == watch.Added && !JobFinished(job):
-			for _, other := range sortedJobs(s.running) {
-				if s.forbidSince.IsZero() || s.forbidSince.After(s.created[other.UID]) {
-					continue // not Forbid throughout since the earlier Job was made
-				}
+			for _, other := range sortedJobs(running[own]) {
 				out = append(out, Violation{Property: "forbid-never-overlaps", At: ev.At.Sub(r.Start), Detail: fmt.Sprintf(
 					"CronJob %s has concurrencyPolicy Forbid, yet Job %s (scheduled at %s) was created while Job %s (scheduled at %s, created at %s) was still running",
 					own, job.Name, job.Annotations[ScheduledAtAnnotation], other.Name, other.Annotations[ScheduledAtAnnotation], other.CreationTimestamp.Sub(r.Start))})
 			}
-			s.running[job.UID], s.created[job.UID] = job, ev.At
+			running[own][job.UID] = job
 		case ev.Type == watch.Deleted || JobFinished(job):
-			delete(s.running, job.UID)
-			delete(s.created, job.UID)
+			delete(running[own], job.UID)
 		}
 	}
 	return out
@@ -192,9 +152,8 @@ func sortedJobs(m map[types.UID]*kbatch.Job) []*kbatch.Job {
 
 // NoScheduledTimeRunTwice: no scheduled time of a CronJob is run by two Jobs.
 // Judged on the apiserver's history: two Jobs created (different UIDs, even if
-// the first was deleted before the second) with the same owner (by UID: a
-// CronJob deleted and made again is another, which runs its own schedule)
-// and the same scheduled-at annotation. One violation per scheduled time, at its second run.
+// the first was deleted before the second) with the same owner and the same
+// scheduled-at annotation. One violation per scheduled time, at its second run.
 func NoScheduledTimeRunTwice(r *check.Run) Violations {
 	type runs struct {
 		key         string
@@ -208,12 +167,11 @@ func NoScheduledTimeRunTwice(r *check.Run) Violations {
 			continue
 		}
 		job := ev.Object.(*kbatch.Job)
-		at := job.Annotations[ScheduledAtAnnotation]
-		own, uid := owner(job)
+		at, own := job.Annotations[ScheduledAtAnnotation], owner(job)
 		if at == "" || own == "" {
 			continue
 		}
-		key := "CronJob " + own + " (uid " + string(uid) + ") scheduled time " + at
+		key := "CronJob " + own + " scheduled time " + at
 		rs := seen[key]
 		if rs == nil {
 			rs = &runs{key: key, first: ev.At.Sub(r.Start)}
@@ -241,19 +199,15 @@ func HistoryLimitsHoldAtRest(r *check.Run) Violations {
 	cjs := cronJobs(r)
 	succeeded, failed := map[string]int{}, map[string]int{}
 	for _, job := range jobs(r, jobGVK) {
-		own, _ := owner(job)
-		if cj := cjs[own]; cj == nil || !ownedBy(job, own, cj) {
-			continue
-		}
 		for _, c := range job.Status.Conditions {
 			if c.Status != "True" {
 				continue
 			}
 			switch c.Type {
 			case kbatch.JobComplete:
-				succeeded[own]++
+				succeeded[owner(job)]++
 			case kbatch.JobFailed:
-				failed[own]++
+				failed[owner(job)]++
 			}
 		}
 	}
@@ -278,7 +232,7 @@ func ActiveMatchesAtRest(r *check.Run) Violations {
 	cjs := cronJobs(r)
 	running := map[string][]string{}
 	for _, job := range jobs(r, jobGVK) {
-		if own, _ := owner(job); own != "" && cjs[own] != nil && ownedBy(job, own, cjs[own]) && !JobFinished(job) {
+		if own := owner(job); own != "" && !JobFinished(job) {
 			running[own] = append(running[own], job.Name+"("+string(job.UID)+")")
 		}
 	}
