@@ -100,10 +100,7 @@ func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*r
 		return nil, err
 	}
 	r := &refRun{seed: seed, draws: true, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
-	if w.refs == nil || len(w.refs) >= maxRefs {
-		w.refs = map[string]*refRun{}
-	}
-	w.refs[key] = r
+	w.keep(key, r)
 	return r, nil
 }
 
@@ -121,10 +118,7 @@ func (w *world) againReference(t *testing.T, seed uint64, steps []plan.Step) (*r
 		return nil, err
 	}
 	r := &refRun{seed: seed, snap: snap}
-	if w.refs == nil || len(w.refs) >= maxRefs {
-		w.refs = map[string]*refRun{}
-	}
-	w.refs[key] = r
+	w.keep(key, r)
 	return r, nil
 }
 

@@ -58,11 +58,17 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 		return nil, err
 	}
 	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
+	w.keep(key, r)
+	return r, nil
+}
+
+// keep caches r, a reference run, under key (at most maxRefs: a full cache
+// starts over).
+func (w *world) keep(key string, r *refRun) {
 	if w.refs == nil || len(w.refs) >= maxRefs {
 		w.refs = map[string]*refRun{}
 	}
 	w.refs[key] = r
-	return r, nil
 }
 
 // targetsOf are the instants of the fault phase at which some process wrote,
