@@ -143,7 +143,9 @@ func runApplyOps(c client.Client) []applyOutcome {
 			return uo(applyU(ctx, c, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"none","namespace":"default"},"status":{"replicas":1}}`, "st", false, "status"))
 		},
 		// a custom resource: its schema's types (tags is a map)
-		func() applyOutcome { return uo(applyU(ctx, c, widget(`{"size":3,"tags":{"a":"x"}}`), "alice", false, "")) },
+		func() applyOutcome {
+			return uo(applyU(ctx, c, widget(`{"size":3,"tags":{"a":"x"}}`), "alice", false, ""))
+		},
 		func() applyOutcome { return uo(applyU(ctx, c, widget(`{"tags":{"b":"y"}}`), "bob", false, "")) },
 		func() applyOutcome { return uo(applyU(ctx, c, widget(`{"size":4}`), "bob", false, "")) },
 		func() applyOutcome { return uo(applyU(ctx, c, widget(`{"size":4}`), "bob", true, "")) },

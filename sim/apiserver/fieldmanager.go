@@ -42,8 +42,8 @@ type kindFieldManagers struct {
 }
 
 // fieldManager is the field manager of k's requests on subresource ("" or
-// "status"); nil for other subresources (namespaces/finalize: kube-apiserver
-// builds none for it either... see Known gaps) or when none could be built.
+// "status"); nil for other subresources (namespaces/finalize keeps the
+// stored managedFields: doc.go's Known gaps).
 func (s *Server) fieldManager(k *Kind, subresource string) (*managedfields.FieldManager, error) {
 	fm := &k.fm
 	fm.once.Do(func() { fm.main, fm.status, fm.err = s.newFieldManagers(k) })
@@ -193,7 +193,9 @@ type objectConverter struct {
 	scheme *runtime.Scheme
 }
 
-func (c objectConverter) Convert(in, out, context any) error { return c.scheme.Convert(in, out, context) }
+func (c objectConverter) Convert(in, out, context any) error {
+	return c.scheme.Convert(in, out, context)
+}
 
 func (c objectConverter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
 	return label, value, nil

@@ -542,7 +542,6 @@ func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfigur
 	return s.c.apply(ctx, obj, body, s.sub, &o.ApplyOptions)
 }
 
-
 func dryRunUnsupported(dryRun []string) error {
 	if len(dryRun) > 0 {
 		return apierrors.NewBadRequest("ctrlsim: dry-run requests are not supported by the apiserver model")
