@@ -16,8 +16,7 @@ import (
 const (
 	// AppLabel marks the ConfigMaps the operator serves.
 	AppLabel = "applyop.ctrlsim.dev/app"
-	// PhaseAnnotation is the app's phase: Ready once its child is applied,
-	// Failed after a failed apply.
+	// PhaseAnnotation is the app's phase: Ready once its child is applied.
 	PhaseAnnotation = "applyop.ctrlsim.dev/phase"
 	// FieldOwner is the operator's field manager.
 	FieldOwner = "applyop-controller"
@@ -26,7 +25,8 @@ const (
 // Reconciler applies the rendered child of each app ConfigMap.
 type Reconciler struct {
 	client.Client
-	// Fixed applies with ForceOwnership; the buggy reconciler does not.
+	// Fixed guards the app's apply with its uid; the buggy reconciler does
+	// not, and re-creates an app deleted since its read.
 	Fixed bool
 }
 
@@ -48,32 +48,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if app.Labels[AppLabel] == "" || app.DeletionTimestamp != nil {
 		return reconcile.Result{}, nil
 	}
-	opts := []client.ApplyOption{client.FieldOwner(FieldOwner)}
-	if r.Fixed {
-		opts = append(opts, client.ForceOwnership)
-	}
+	opts := []client.ApplyOption{client.FieldOwner(FieldOwner), client.ForceOwnership}
 	child := corev1ac.ConfigMap(app.Name+"-rendered", app.Namespace).
 		WithData(app.Data).
 		WithOwnerReferences(metav1ac.OwnerReference().
 			WithAPIVersion("v1").WithKind("ConfigMap").WithName(app.Name).WithUID(app.UID).
 			WithController(true).WithBlockOwnerDeletion(true))
 	if err := r.Apply(ctx, child, opts...); err != nil {
-		// Record the failure as the code did before apply: an Update.
-		if app.Annotations[PhaseAnnotation] != "Failed" {
-			if app.Annotations == nil {
-				app.Annotations = map[string]string{}
-			}
-			app.Annotations[PhaseAnnotation] = "Failed"
-			if uerr := r.Update(ctx, &app); uerr != nil {
-				return reconcile.Result{}, uerr
-			}
-		}
 		return reconcile.Result{}, err
 	}
-	// The app's uid makes the apply a precondition: an apply of a deleted
-	// app would create it again (apply creates what is missing); with the
-	// uid it is a 409 instead.
-	phase := corev1ac.ConfigMap(app.Name, app.Namespace).WithUID(app.UID).
+	phase := corev1ac.ConfigMap(app.Name, app.Namespace).
 		WithAnnotations(map[string]string{PhaseAnnotation: "Ready"})
+	if r.Fixed {
+		// The app's uid makes the apply a precondition: the apply of an app
+		// deleted since it was read is a 409, where it would create the app
+		// again (apply creates what is missing).
+		phase.WithUID(app.UID)
+	}
 	return reconcile.Result{}, r.Apply(ctx, phase, opts...)
 }

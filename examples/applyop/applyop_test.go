@@ -42,11 +42,10 @@ func TestTheBuggyOperator(t *testing.T) {
 	operatortest.Run(t, options(false))
 }
 
-// An apply without ForceOwnership that conflicts with the operator's own
-// Update (written after a failed apply) is found by the converges oracle
-// under three explorer seeds, and the fixed operator, which forces, holds on
-// the buggy one's minimal plans and over the default budget.
-func TestTheConflictIsFoundAndTheFixHolds(t *testing.T) {
+// The apply that re-creates a deleted app is found under three explorer
+// seeds within 20 plans each, and the fixed operator, whose apply carries the
+// app's uid, holds over the default budget with the same seed.
+func TestTheRecreationIsFoundAndTheFixHolds(t *testing.T) {
 	var checks []int
 	for seed := uint64(1); seed <= 3; seed++ {
 		o := options(false)
@@ -59,6 +58,12 @@ func TestTheConflictIsFoundAndTheFixHolds(t *testing.T) {
 			t.Fatalf("seed %d: the buggy operator was not caught: %+v", seed, res)
 		}
 		t.Logf("seed %d: caught after %d checks by %s: %s", seed, res.Checks, res.Violations[0].Property, res.Minimal)
+		if p := res.Violations[0].Property; p != operatortest.Converges && p != operatortest.InterleavingsAgree {
+			t.Errorf("seed %d: caught by %s, want converges or interleavings-agree (the re-created app)", seed, p)
+		}
+		if res.Checks > 20 {
+			t.Errorf("seed %d: %d checks to catch, want at most 20", seed, res.Checks)
+		}
 		checks = append(checks, res.Checks)
 	}
 	slices.Sort(checks)
