@@ -40,7 +40,9 @@ import (
 //     ("nightly-*deleted"); every occurrence of the full name
 //     (status.jobName, a label, an ownerReference, a child's own generated
 //     prefix) is replaced by that name (generated.go). The apiserver draws
-//     the suffix; which object a reference names is deterministic.
+//     the suffix; which object a reference names is deterministic. A name
+//     made from a hash of what the object holds (a ReplicaSet's, a
+//     ControllerRevision's) is named by what it holds ("web-*[1a2b3c4d]").
 //   - scheduling: a pod created with no node is bound by the scheduler,
 //     which picks among the nodes that fit; its spec.nodeName and its node's
 //     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
