@@ -678,3 +678,29 @@ func TestAnObjectNamedByAHashIsNamedByWhatItHolds(t *testing.T) {
 		t.Errorf("a status naming the 7.4 revision compares equal to one naming the 8.0 revision: %s", older)
 	}
 }
+
+// A Deployment's revision annotation counts the templates the deployment
+// controller rolled out, as a generation counts writes: an operator that saw
+// an intermediate config of the user's and wrote its checksum rolled out one
+// template more, and the Deployment that ends with the same template is the
+// same state with revision 2 or 3 (the config-checksum pattern's false
+// interleavings-agree); its other annotations and its template still count.
+func TestADeploymentsRevisionCountsItsRolloutsAndIsNotCompared(t *testing.T) {
+	depGVK := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	deployment := func(revision, checksum string) string {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "shop", UID: "uid-d",
+			Annotations: map[string]string{"deployment.kubernetes.io/revision": revision, "team": "web"}}}
+		d.Spec.Template.Annotations = map[string]string{"checksum/config": checksum}
+		return canonicalText(t, added(t, d))(depGVK, d)
+	}
+	two, three := deployment("2", "d0aa5182"), deployment("3", "d0aa5182")
+	if two != three {
+		t.Errorf("the same Deployment after 2 and after 3 rollouts differs:\n%s\n%s", two, three)
+	}
+	if !strings.Contains(two, `"team":"web"`) {
+		t.Errorf("the Deployment's other annotations are dropped too: %s", two)
+	}
+	if other := deployment("2", "1efcb351"); other == two {
+		t.Errorf("a Deployment with another template compares equal: %s", other)
+	}
+}
