@@ -148,7 +148,8 @@
 // races with the user's edits, which template the current one holds does
 // not;
 // resourceVersions, generations and
-// observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
+// observedGenerations are dropped, and so are the apps controllers' counts of
+// templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
 // also inside longer strings) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token

@@ -57,7 +57,11 @@ import (
 //     collisionCount of apps' Deployments, StatefulSets and DaemonSets: it
 //     counts the hash names (a ReplicaSet's "<deployment>-<hash>") found
 //     still held by an object the garbage collector had yet to delete, and
-//     those names are named as generated names are (generated.go).
+//     those names are named as generated names are (generated.go). So is a
+//     Deployment's revision annotation (and a DaemonSet's template
+//     generation): it counts the templates rolled out, the generation of
+//     the template, and an operator that saw one of the user's intermediate
+//     specs rolled out one more.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
 //     time.Time String form becomes "<time>": the virtual clock's instants
 //     differ between schedules by the API's latency.
