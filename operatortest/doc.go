@@ -140,9 +140,16 @@
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
 // reference, data): the suffix is the apiserver's draw, but which object a
 // reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (generated.go);
+// before the live one races with the user's steps (generated.go); a name a
+// built-in controller made from a hash of what the object holds (a
+// ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
+// becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"):
+// which templates were written, and so how many such objects a set keeps,
+// races with the user's edits, which template the current one holds does
+// not;
 // resourceVersions, generations and
-// observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
+// observedGenerations are dropped, and so are the apps controllers' counts of
+// templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
 // also inside longer strings) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
@@ -570,9 +577,12 @@
 //     ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
 //     A kind that only a CRD created during the run serves (no Go type, no
-//     manifest in Options.CRDs) is neither judged by the generic oracles nor
-//     collected; the workload's changes to seed objects of such a kind are
-//     untested (the examples that use one set NoWorkload).
+//     manifest in Options.CRDs) is collected from the collector's first
+//     discovery sync after its CRD is Established (every 30 s from the
+//     start of kube-controller-manager, as upstream's GarbageCollector.Sync;
+//     models/kube), so a dependent of a deleted owner of that kind waits
+//     for that sync as on a real cluster; such a kind is not judged by the
+//     generic oracles, nor deleted by the namespace controller.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

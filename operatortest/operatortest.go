@@ -684,7 +684,10 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected}
+	// Sync: the kinds of CRDs installed at run time are collected too, from the
+	// collector's next discovery sync on, as kube-controller-manager's are.
+	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
+		Sync: kube.GCSyncPeriod, Clock: p.Clock()}
 	return gc.SetupWithManager(mgr)
 }
 
