@@ -139,7 +139,11 @@ func (t *Transport) serveSPDY(rt *spdycompat.SpdyRoundTripper, req *http.Request
 	var answer error // an error the kubelet answers the upgrade with (plain text)
 	err := t.c.Do(call, func() error {
 		if tg.sub == "portforward" {
-			return t.notServed("port-forward (pods/portforward)")
+			// client-go's PortForwarder listens on a real local socket
+			// (net.Listen) and copies between its connections and the
+			// streams: a socket's I/O is outside the scheduler and the
+			// bubble, so no part of it can be served deterministically.
+			return t.notServed("port-forward (pods/portforward: client-go's PortForwarder serves it on a real local socket, which cannot run in-process deterministically)")
 		}
 		pod, container, done, err := t.server.Connect(t.c.User(), tg.sub, tg.namespace, tg.name, first(q, "container"))
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,11 +14,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	spdycompat "k8s.io/apimachinery/pkg/util/httpstream/spdy"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/client-go/transport/spdy"
 	"k8s.io/client-go/util/exec"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
@@ -312,4 +317,43 @@ func TestTheSPDYRoundTripperKeepsItsConnField(t *testing.T) {
 	if !f.IsValid() || f.Type().String() != "net.Conn" {
 		t.Fatalf("k8s.io/streaming's SpdyRoundTripper has no conn net.Conn field")
 	}
+}
+
+// Port-forwarding is refused with one line that names it and why: client-go's
+// PortForwarder forwards from a real local socket. Both of client-go's
+// dialers (SPDY, and the WebSocket tunnel kubectl tries first, through the
+// fallback dialer) reach the refusal at the upgrade, before any socket is
+// opened.
+func TestPortForwardIsRefusedNamingItAndWhy(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		w, cs := execWorld(t, apiserver.Admin, true, fakeCLI(map[string]string{}))
+		req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("db-0").SubResource("portforward")
+		rt, upgrader, err := spdy.RoundTripperFor(w.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spdyDialer := spdy.NewDialer(upgrader, &http.Client{Transport: rt}, http.MethodPost, req.URL())
+		wsDialer, err := portforward.NewSPDYOverWebsocketDialer(req.URL(), w.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fallback := portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
+			// client-go's WebSocket round tripper fails with k8s.io/streaming's type.
+			return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
+		})
+		for name, d := range map[string]httpstream.Dialer{"spdy": spdyDialer, "fallback": fallback} {
+			var out, errOut bytes.Buffer
+			pf, err := portforward.New(d, []string{"0:5432"}, make(chan struct{}), make(chan struct{}), &out, &errOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = pf.ForwardPorts()
+			if err == nil || !strings.Contains(err.Error(), "port-forward (pods/portforward") || !strings.Contains(err.Error(), "real local socket") {
+				t.Errorf("%s: ForwardPorts: %v, want one error naming port-forward and why", name, err)
+			}
+			if strings.Contains(out.String(), "Forwarding from") {
+				t.Errorf("%s: a local port was opened: %s", name, out.String())
+			}
+		}
+	})
 }
