@@ -74,8 +74,15 @@
 //     sync. Use the manager's cache (mgr.GetCache(), the client) for events.
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
-//     refused with a 405 that names them. Port-forwarding listens on a
-//     local socket of the operator's process, which has no in-process seam.
+//     refused with a 405 that names them. Port-forwarding is refused so
+//     whichever dialer reaches it (client-go's SPDY dialer, or kubectl's
+//     WebSocket tunnel through NewFallbackDialer, which falls back to SPDY
+//     on the WebSocket refusal below), before any socket is opened, with
+//     one line naming it and why: client-go's PortForwarder listens on a
+//     real local socket (net.Listen) and the operator then dials it, I/O
+//     that is outside the scheduler and the synctest bubble (not durably
+//     blocking), so it cannot run in-process deterministically
+//     (TestPortForwardIsRefusedNamingItAndWhy).
 //   - Exec and attach: only client-go's SPDY executor is served. The
 //     WebSocket executor (NewWebSocketExecutor, protocol v5) gets an
 //     UpgradeFailureError naming the gap, on which kubectl's
