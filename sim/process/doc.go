@@ -155,7 +155,8 @@
 //     other than status, namespaces/finalize, pods/exec and pods/attach
 //     (pods/portforward among them). Exec and attach reach the world's
 //     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
-//     SPDY executor only (restapi's Known gaps).
+//     SPDY and WebSocket (v5) executors; port-forward is refused with one
+//     line saying why (restapi's Known gaps).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process in a
 //     world's bubble, are served as mgr.GetConfig() is, as that process's
 //     own calls (kubeconfig.go; restapi's Known gaps say what is not).
