@@ -2,6 +2,7 @@ package wallclock_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
@@ -387,5 +389,85 @@ func TestAWriteWhoseWebhookWaitedDoesNotOverwriteWritesMadeMeanwhileDeterminism(
 	}
 	if calls != 3 {
 		t.Errorf("%d webhook calls on updates of w, want 3 (a's, b's, a's again on b's object)", calls)
+	}
+}
+
+// uniqueColor refuses a Widget whose color another Widget of its namespace
+// has: a validator that reads the cluster, through its manager's live
+// reader, as real validators check uniqueness.
+type uniqueColor struct{ reader client.Reader }
+
+func (u uniqueColor) ValidateCreate(ctx context.Context, w *apiservertest.Widget) (admission.Warnings, error) {
+	var list apiservertest.WidgetList
+	if err := u.reader.List(ctx, &list, client.InNamespace(w.Namespace)); err != nil {
+		return nil, err
+	}
+	for _, o := range list.Items {
+		if o.Name != w.Name && o.Spec.Color == w.Spec.Color {
+			return nil, fmt.Errorf("color %s is taken by widget %s", w.Spec.Color, o.Name)
+		}
+	}
+	return nil, nil
+}
+
+func (uniqueColor) ValidateUpdate(context.Context, *apiservertest.Widget, *apiservertest.Widget) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (uniqueColor) ValidateDelete(context.Context, *apiservertest.Widget) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// A webhook handler's own API calls are its process's calls: a validator
+// that lists Widgets to keep colors unique sees the first Widget and refuses
+// the second, and its list is a traced call of the serving process.
+func TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 3\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := func() cluster.Options {
+		o := timeoutWorld(nil, map[string]string{"one": "0s", "two": "0s"})()
+		o.Processes[0].Setup = func(p *process.Process) error {
+			return ctrl.NewWebhookManagedBy(p.Manager(), &apiservertest.Widget{}).WithValidator(uniqueColor{p.Manager().GetAPIReader()}).Complete()
+		}
+		return o
+	}
+	results := map[string]string{}
+	lists := 0
+	err = wallclock.CheckDeterminism(t, p, world, func(c *cluster.Cluster) {
+		c.RunFor(time.Minute)
+		for _, name := range []string{"one", "two"} {
+			cm := &corev1.ConfigMap{}
+			if err := c.Get(client.ObjectKey{Namespace: "default", Name: name}, cm); err != nil {
+				t.Fatal(err)
+			}
+			results[name] = cm.Data["result"]
+		}
+		lists = 0
+		for _, s := range c.Trace.Steps() {
+			if s.Process == "hooks" && s.Op == "list" && strings.Contains(s.Object, "Widget") {
+				lists++
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, refused := 0, 0
+	for name, r := range results {
+		other := map[string]string{"one": "two", "two": "one"}[name]
+		switch {
+		case r == "created color=":
+			created++
+		case strings.Contains(r, "color  is taken by widget "+other):
+			refused++
+		}
+	}
+	if created != 1 || refused != 1 {
+		t.Errorf("results %v: want one widget created and the other refused by the validator's list", results)
+	}
+	if lists != 2 {
+		t.Errorf("%d lists of Widgets by process hooks in the trace, want one per validation (2)", lists)
 	}
 }

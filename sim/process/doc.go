@@ -194,8 +194,11 @@
 //     webhook takes no virtual time of its own (no network latency), and
 //     the handler task is a new task the plan's picker chooses among, so a
 //     world with webhooks interleaves differently from before (same plan,
-//     same trace still). A handler's own API calls are refused
-//     (errWebhookCall). A webhook served by a process that is
+//     same trace still). A handler running as a task makes its own API
+//     calls as its process's (traced, yield points, latency, faults, crash
+//     points: a validator that lists to check uniqueness works,
+//     TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism); one run
+//     inline for a kernel caller has its calls refused (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,

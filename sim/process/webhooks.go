@@ -158,12 +158,8 @@ type Webhooks struct {
 	procs   []*Process      // in world order
 	derived map[string]bool // paths already configured by derivation
 	serving *Process        // the process whose handler runs inline now (a kernel caller)
-	// handlers are the tasks running a handler now (a task caller:
-	// serveAsTask), each of the process serving it.
-	handlers map[*scheduler.Task]*Process
-	sched    *scheduler.Scheduler
-	uids     int
-	calls    int // handler tasks made, for their names
+	uids    int
+	calls   int // handler tasks made, for their names
 }
 
 // NewWebhooks returns the webhook admission of a world with configs; derive
@@ -178,26 +174,13 @@ func (w *Webhooks) sortConfigs() {
 	slices.SortStableFunc(w.configs, func(a, b WebhookConfig) int { return strings.Compare(a.Configuration, b.Configuration) })
 }
 
-// Serving reports whether a webhook handler is running now (its own API
-// calls are refused: see the package's known gaps).
-func (w *Webhooks) Serving() bool {
-	if w == nil {
-		return false
-	}
-	if w.serving != nil {
-		return true
-	}
-	if len(w.handlers) == 0 || w.sched == nil {
-		return false
-	}
-	t := w.sched.Current()
-	return t != nil && w.handlers[t] != nil
-}
+// Serving reports whether a webhook handler runs inline now, on the kernel
+// (a kernel caller: serveInline): its own API calls are refused, as the
+// kernel cannot wait for them. A handler running as a task (serveAsTask)
+// makes its calls as any task of its process does.
+func (w *Webhooks) Serving() bool { return w != nil && w.serving != nil }
 
-func (w *Webhooks) add(p *Process) {
-	w.procs = append(w.procs, p)
-	w.sched = p.env.Scheduler
-}
+func (w *Webhooks) add(p *Process) { w.procs = append(w.procs, p) }
 
 // registered is called when a manager registers path: without
 // configurations, a builder path of a served kind is configured.
@@ -495,22 +478,15 @@ func (w *Webhooks) serveAsTask(p *Process, c WebhookConfig, what string, h http.
 	rec := httptest.NewRecorder()
 	var answered, lost, gaveUp bool
 	w.calls++
-	var task *scheduler.Task
-	task = s.Go(p.spec.Name, fmt.Sprintf("%s/webhook#%d", p.spec.Name, w.calls), func() {
-		if w.handlers == nil {
-			w.handlers = map[*scheduler.Task]*Process{}
-		}
-		w.handlers[task] = p
+	task := s.Go(p.spec.Name, fmt.Sprintf("%s/webhook#%d", p.spec.Name, w.calls), func() {
 		defer func() {
 			r := recover()
 			if scheduler.IsKilled(r) {
-				delete(w.handlers, task)
 				panic(r)
 			}
 			// A handler that waited outside the scheduler (time.Sleep, a
 			// poll) rejoins before touching the kernel's state.
 			s.Current()
-			delete(w.handlers, task)
 			if r != nil {
 				lost = true
 			} else {
@@ -697,8 +673,9 @@ func (s *webhookServer) handler(path string) http.Handler {
 	return h
 }
 
-// errWebhookCall refuses an API call made while a webhook handler runs.
-var errWebhookCall = errors.New("ctrlsim: a webhook handler's own API calls are not modelled (known gap of package process)")
+// errWebhookCall refuses an API call made by a webhook handler that runs
+// inline, on the kernel (a kernel caller: a workload step, a seed write).
+var errWebhookCall = errors.New("ctrlsim: the API calls of a webhook handler called by a kernel write (a workload step, a seed write) are not modelled (known gap of package process)")
 
 // WebhookUnavailable reports whether err is a write refused because a
 // webhook could not be called under failurePolicy Fail (its process is
