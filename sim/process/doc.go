@@ -198,7 +198,8 @@
 //     calls as its process's (traced, yield points, latency, faults, crash
 //     points: a validator that lists to check uniqueness works,
 //     TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism); one run
-//     inline for a kernel caller has its calls refused (errWebhookCall). A webhook served by a process that is
+//     inline (for a kernel caller, and every conversion webhook) has its
+//     calls refused (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,

@@ -174,9 +174,9 @@ func (w *Webhooks) sortConfigs() {
 	slices.SortStableFunc(w.configs, func(a, b WebhookConfig) int { return strings.Compare(a.Configuration, b.Configuration) })
 }
 
-// Serving reports whether a webhook handler runs inline now, on the kernel
-// (a kernel caller: serveInline): its own API calls are refused, as the
-// kernel cannot wait for them. A handler running as a task (serveAsTask)
+// Serving reports whether a webhook handler runs inline now, on its caller
+// (an admission webhook's kernel caller: serveInline; a conversion
+// webhook): its own API calls are refused. A handler running as a task (serveAsTask)
 // makes its calls as any task of its process does.
 func (w *Webhooks) Serving() bool { return w != nil && w.serving != nil }
 
@@ -674,8 +674,9 @@ func (s *webhookServer) handler(path string) http.Handler {
 }
 
 // errWebhookCall refuses an API call made by a webhook handler that runs
-// inline, on the kernel (a kernel caller: a workload step, a seed write).
-var errWebhookCall = errors.New("ctrlsim: the API calls of a webhook handler called by a kernel write (a workload step, a seed write) are not modelled (known gap of package process)")
+// inline, on its caller: an admission webhook called by a kernel write (a
+// workload step, a seed write), or a conversion webhook.
+var errWebhookCall = errors.New("ctrlsim: the API calls of a webhook handler run inline (an admission webhook called by a kernel write, or a conversion webhook) are not modelled (known gap of package process)")
 
 // WebhookUnavailable reports whether err is a write refused because a
 // webhook could not be called under failurePolicy Fail (its process is
