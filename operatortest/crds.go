@@ -46,6 +46,41 @@ type pendingSeeds struct {
 	objs     []client.Object
 	watched  bool
 	retrying bool
+	// after are what waits for a pending seed's creation, by its user key
+	// (the workload's steps on it: waitForSeed).
+	after map[string][]func()
+}
+
+// waitForSeed reports whether the seed object of the user key key is still
+// pending (no CRD serves its kind yet); then then runs right after it has
+// been created. A user cannot change or delete an object before it exists:
+// the workload's steps on such a seed wait for its creation, as the steps
+// on one object wait for a create being retried (workload.go), whichever
+// instant the kind is served at in a schedule.
+func waitForSeed(c *cluster.Cluster, key string, then func()) bool {
+	v, ok := seedsPending.Load(c)
+	if !ok {
+		return false
+	}
+	p := v.(*pendingSeeds)
+	for _, obj := range p.objs {
+		if p.keyOf(obj) == key {
+			if p.after == nil {
+				p.after = map[string][]func(){}
+			}
+			p.after[key] = append(p.after[key], then)
+			return true
+		}
+	}
+	return false
+}
+
+func (p *pendingSeeds) keyOf(obj client.Object) string {
+	gvk, err := apiutil.GVKForObject(obj, p.c.Server.Scheme())
+	if err != nil {
+		return ""
+	}
+	return userKey(gvk, obj.GetNamespace(), obj.GetName())
 }
 
 // SeedRetry is how often a seed object whose conversion webhook failed (it
@@ -106,6 +141,13 @@ func (p *pendingSeeds) createServed() {
 		if err := p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object)); unconverted(err) {
 			left = append(left, obj)
 			p.retry()
+			continue
+		}
+		key := p.keyOf(obj)
+		after := p.after[key]
+		delete(p.after, key)
+		for _, f := range after {
+			f()
 		}
 	}
 	p.objs = left

@@ -436,6 +436,10 @@ func (u *user) run(key, action string, try func() error) error {
 		q.behind = append(q.behind, userStep{action, try})
 		return &cluster.Pending{Reason: fmt.Sprintf("waits for the %s of %s, which is being retried; runs right after it", q.action, key)}
 	}
+	if waitForSeed(u.c, key, func() { u.release(key) }) {
+		u.busy[key] = &waitingForStep{action: "create", behind: []userStep{{action, try}}}
+		return &cluster.Pending{Reason: fmt.Sprintf("waits for the create of %s, whose kind no CRD serves yet; runs right after it", key)}
+	}
 	err, _ := u.attempt(key, userStep{action, try}, 0)
 	return err
 }
