@@ -48,18 +48,35 @@ import (
 // crash's intermediate state, is still blamed on the faults; and the same
 // reference with neither downtime nor blindness (the same restarts, at once)
 // must not show it (downtime.go).
+//
+// Blindness excuses only what the clock makes of it. An operator that acts
+// on events alone (it never asks to be reconciled again after a time) sees
+// a change late under a held or lagging watch, or a stale restart, but once
+// its view has caught up it reconciles on the world as it is, and a correct
+// one ends as the fault-free runs do (or fails by design: frozen.go): the
+// order in which it saw the user's writes is no excuse for an output that
+// still shows a change the user overwrote (an operator that gives up on a
+// missing dependency with no error, having seen the deletion before the
+// edit that came first, frozen_test.go). A time-driven operator (a reconcile
+// of its process returned "requeue after": it acts at instants the clock
+// sets) cannot make up what it did not see at an instant that has passed: a
+// scheduled run skipped or made by the version it saw. So the blind time of
+// a run is that of its time-driven operator processes only; an operator
+// process that acts on events gets the fault-free run of its downtime alone.
 
 // blindOf are the views of r, a faulted run of p, that were behind the
 // world's writes, as the faults of the fault-free run of the same blind
 // time: for each stale restart of an operator process (its "stale" step), a
 // blind fault that starts it onto the same lagging apiserver; the holds and
 // lags of its watches as they were; and a blind fault for each such process,
-// so that it sees its own writes at once.
+// so that it sees its own writes at once; of its time-driven processes
+// only (clockDriven).
 func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
+	timed := clockDriven(r)
 	var out []plan.Fault
 	blind := map[string]bool{}
 	for _, s := range r.steps {
-		if s.Op != "stale" || !w.operators[s.Process] {
+		if s.Op != "stale" || !w.operators[s.Process] || !timed[s.Process] {
 			continue
 		}
 		if age, ok := staleAge(s.Result); ok {
@@ -69,7 +86,7 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 	}
 	var views []plan.Fault
 	for _, f := range p.Faults {
-		if (f.Kind == plan.Hold || f.Kind == plan.Lag) && w.operators[f.Process] {
+		if (f.Kind == plan.Hold || f.Kind == plan.Lag) && w.operators[f.Process] && timed[f.Process] {
 			views = append(views, f)
 			if !blind[f.Process] {
 				blind[f.Process] = true
@@ -78,6 +95,18 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 		}
 	}
 	return append(out, views...)
+}
+
+// clockDriven are the processes of r that act by the clock: one of their
+// reconciles returned "requeue after" a time.
+func clockDriven(r *result) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range r.steps {
+		if s.Op == "result" && strings.HasPrefix(s.Result, "requeue after ") {
+			out[s.Process] = true
+		}
+	}
+	return out
 }
 
 // staleAge reads a stale restart's step ("its informers list and watch

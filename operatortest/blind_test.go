@@ -212,3 +212,33 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 		t.Errorf("the delete at 0s: waited at %v (want 0s), the Gadget created at %v and deleted at %v (want right after it)", waited, created, deleted)
 	}
 }
+
+// Blindness is excused only for an operator that acts by the clock: the
+// publishing operator never requeues after a time, so its lagging
+// ConfigMap watch is no blind time (the order it saw the user's writes in is
+// no excuse once its view has caught up), while the ticker's hold is.
+func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
+	w := testWorld(t, publishOptions(true))
+	p, err := plan.Parse(editThenDeleteTheDependency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.blindOf(p, r); len(got) != 0 {
+		t.Errorf("an event-driven operator's lagging watch was taken as blind time: %v", got)
+	}
+	w = testWorld(t, tickerOptions(false))
+	p, err = plan.Parse("seed 7\nhold process=ticker kind=/v1/ConfigMap from=50s until=55s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = w.run(t, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.blindOf(p, r); len(got) != 2 {
+		t.Errorf("the ticker's hold is not blind time: %v", got)
+	}
+}
