@@ -228,7 +228,13 @@
 //     which a correct operator does not trust (the canary's child made twice
 //     because its cache does not show the first; a run made again because
 //     the cache shows a status from before its record), and acting on it is
-//     still caught. Like the late reference it is one more candidate
+//     still caught. Blind time is a time-driven process's only (one of its
+//     reconciles returned "requeue after" a time, blind.go clockDriven): an
+//     operator that acts on events alone reconciles on the world as it is
+//     once its view has caught up, and the order in which it saw the user's
+//     writes excuses nothing (frozen_test.go's operator that gives up on a
+//     deleted dependency with no error, having seen the deletion before the
+//     edit made first, is caught). Like the late reference it is one more candidate
 //     end state and one more bound on creates and deletes, not a source of
 //     learned fields; a verdict it turns to holding says so in its detail.
 //     It excuses what the time down explains, not what the restart does: a
@@ -522,6 +528,11 @@
 //     landed "action" steps: a deletion the operator's own code makes
 //     (cleanup it starts itself) is no race with a user and does not open
 //     the rule.
+//   - Time-driven is read from the faulted run: a process that reads the
+//     clock but never returned "requeue after" in it (or was blind through
+//     all its timed reconciles) gets no blind time, and a process that
+//     polls with "requeue after" gets it though its clock only paces a
+//     retry.
 //   - Time-driven operators: the fault-free run of the same downtime and
 //     blind time (see Generic oracles) replays a lag's bounds, not the
 //     faulted run's draws of it (the reference draws its own per event), and
