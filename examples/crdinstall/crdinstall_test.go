@@ -52,15 +52,12 @@ func options(wait bool) operatortest.Options {
 		// is of the kind the operator installs at run time, which the
 		// harness creates once a CRD serves it and whose objects the
 		// generic oracles neither judge nor collect (operatortest's Known
-		// gaps). Drawn steps on it used to race with its creation (the two
-		// fault-free schedules ended differently: a delete at 19 ms landed
-		// in one, met NotFound in the other); they now wait for it
-		// (operatortest's waitForSeed). What still needs NoWorkload: the
-		// garbage collector model does not know the Gadget kind, so the
-		// ConfigMap of a Gadget the workload deletes stays (no-orphans
-		// fires), and gadget-configmaps and the other test's property want
-		// the user's Gadget at rest (measured with it off: no-orphans after
-		// 12 plans of seed 1; gadget-configmap after 3).
+		// gaps). Drawn steps on it race with its own creation (it is made
+		// only once the CRD serves its kind, at an instant that follows the
+		// schedule): with a workload, the two fault-free schedules of one
+		// plan end differently (seen: ConfigMap gadget-mine after one, not
+		// the other, for a delete at 19 ms), a harness gap, not the
+		// installer's.
 		NoWorkload: true,
 		Checks:     20,
 	}
