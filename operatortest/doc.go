@@ -236,7 +236,18 @@
 // endpointslice controllers (models/kube) run in every world as
 // kube-controller-manager, and the kubelet model as process kubelet
 // (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
-// complete, Services get EndpointSlices.
+// complete, Services get EndpointSlices. A controller that none of its
+// watched kinds' objects ever reaches reconciles nothing, so a run starts
+// only those of the kinds its world may hold (builtins.go): the workload
+// models whose watched kinds, the kubelet when Pods, and the collector's
+// controller of a kind when objects of it (or ownerReferences naming it) may
+// appear; the namespace controller always. The kinds held at first are the
+// CRDs', the seed objects', the script's and those a probe made (the
+// fault-free run of the seed objects alone, once per world, with every
+// controller); a run in which another such kind appears is run again with
+// its controllers, so each run is the run with every controller that acts in
+// it, a function of its plan alone (only the idle controllers' start-up
+// lines and the picks among their starting workers are missing).
 // NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
@@ -276,7 +287,10 @@
 // ranging over a Go map, an unseeded random value), a log line, or a step
 // of the world's own (a determinism bug of ctrlsim). Run and Explore log the
 // plans run, the effective seed (0 is 1), the wall time to the first
-// violation and the time shrinking took (Result has them too).
+// violation and the time shrinking took (Result has them too). A plan
+// judged again in one exploration (rapid's shrinker draws one plan from
+// many byte strings) is recalled, not run again: a run is a function of its
+// plan; the replays above always run.
 //
 // # A known bug, and keeping going
 //
@@ -558,6 +572,11 @@
 //     custom resource's reconcile) merges what differs only in the objects.
 //     It is not sharded. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
+//   - A run with fewer built-in controllers than every one (builtins.go)
+//     draws its schedule among fewer starting workers: its trace differs
+//     from the all-controller run's of the same plan (its verdicts need
+//     not: the idle controllers never act). A kind that appears only in
+//     some plans costs those plans a second run.
 //   - The garbage collector and namespace controller know only the CRDs',
 //     the seed objects' and common children's kinds (ConfigMap, Secret,
 //     Service, ServiceAccount, Deployment, StatefulSet, Job), and Pods,

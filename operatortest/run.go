@@ -275,7 +275,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 				return nil // judged before: nothing new, nor the signature being shrunk
 			}
 		}
-		r, err := w.run(t, p)
+		r, err := w.runRecalled(t, p) // a plan drawn again is recalled (shrinking)
 		if err != nil {
 			return &worldError{err}
 		}
