@@ -57,7 +57,17 @@
 // Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
 // -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
 // Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
-// the n files prints the unsharded exploration's result (see shard.go). A saved plan is
+// the n files prints the unsharded exploration's result (see shard.go).
+// Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
+// default GOMAXPROCS, 1 for the test's own process) workers judge the places
+// of the plan sequence, handed out lowest first: the test's process and
+// worker processes re-running the test binary on the test (-test.run=<its
+// name>, CTRLSIM_WORKER set); the parent takes the
+// lowest failing place once every place before it is judged, and shrinks it
+// itself, recalling the workers' verdicts: the first failing plan, the
+// minimal plan and the trace hashes are those of a run with one worker (see
+// parallel.go). A worker that dies or cannot reach the exploration fails it
+// with one line. A saved plan is
 // replayed first on every later run until it holds. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).
@@ -560,6 +570,20 @@
 //     still fire and an operator's process was down;
 //     references are cached by seed and workload (64 at most), the
 //     downtime's by its windows too (a shrink's replays reuse it).
+//   - Worker processes (Options.Workers) re-run the test from its start and
+//     explore at its first exploration (Run or Explore) only: a test's later
+//     explorations run in its own process (with a log line; an explicit
+//     Options.Workers above 1 there is an error), so give each exploration
+//     its own subtest to use every core, and let nothing before it depend on
+//     what an earlier subtest or test did (the worker's -test.run skips
+//     them: it then fails loudly, never reaching its exploration). A worker
+//     costs a process start, the test's body up to the exploration and the
+//     preflight run: an exploration of a few fast plans is slower with
+//     workers than without. With a shard, a draw rapid rejects at a place
+//     of another shard is not seen by the workers (they do not draw those
+//     places); one rejected in their share makes the exploration run in the
+//     test's process. A worker left behind by a parent that died exits at
+//     its next verdict (its pipe is gone), not at once.
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
 //     once when it has caught up; a real watch cache catches up gradually.
 //   - Replicas elect their leader with client-go's algorithm run by the

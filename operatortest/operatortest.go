@@ -213,6 +213,11 @@ type Options struct {
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
 	Shard Shard
+	// Workers is how many workers explore the plans in parallel: the test's
+	// process and Workers-1 worker processes re-running the test binary
+	// (parallel.go; -ctrlsim.workers overrides it). 0 is GOMAXPROCS, 1 the
+	// test's process alone. The results are the same whatever the number.
+	Workers int
 	// Disable turns verdicts off by name: the generic oracles and the
 	// kernel's hot-loop, livelock and reconcile-panic (Oracles lists them),
 	// and the test's own Properties. An unknown name is an error. A run that
