@@ -66,8 +66,11 @@
 // lowest failing place once every place before it is judged, and shrinks it
 // itself, recalling the workers' verdicts: the first failing plan, the
 // minimal plan and the trace hashes are those of a run with one worker (see
-// parallel.go). A worker that dies or cannot reach the exploration fails it
-// with one line. A saved plan is
+// parallel.go). A worker that dies fails the exploration with one line; so
+// does one that cannot reach it (a test -test.run cannot select again) when
+// Workers or -ctrlsim.workers asked for workers, while by default such a test
+// is explored in its own process alone (a log line says why), as is every
+// exploration run by Outside (no test binary to re-run). A saved plan is
 // replayed first on every later run until it holds. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).
@@ -576,7 +579,9 @@
 //     Options.Workers above 1 there is an error), so give each exploration
 //     its own subtest to use every core, and let nothing before it depend on
 //     what an earlier subtest or test did (the worker's -test.run skips
-//     them: it then fails loudly, never reaching its exploration). A worker
+//     them: it never reaches its exploration, which then fails loudly
+//     when workers were asked for and runs in the test's process by
+//     default, after the worker's start was spent). A worker
 //     costs a process start, the test's body up to the exploration and the
 //     preflight run: an exploration of a few fast plans is slower with
 //     workers than without. With a shard, a draw rapid rejects at a place

@@ -133,6 +133,10 @@ func (w *world) workers(t *testing.T, call int) (int, string, error) {
 		return 1, "", nil // a worker's other explorations run in it
 	case *flagPlan != "":
 		return 1, "", nil
+	case outside.Load() && explicit:
+		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run by Outside: worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.o.Workers, t.Name())
+	case outside.Load():
+		return 1, "", nil // no test binary to re-run: this process alone, as asked by default
 	case call > 1 && explicit:
 		return 0, "", fmt.Errorf("Options.Workers is %d on exploration %d of %s: worker processes re-run the test from its start and explore at its first exploration only; give each exploration its own subtest (t.Run)", w.o.Workers, call, t.Name())
 	case call > 1:
@@ -249,7 +253,10 @@ func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []strin
 			over = true
 		},
 	}, func(k int, p *plan.Plan) error {
-		r, err := w.run(t, p)
+		if judging != nil {
+			judging(k)
+		}
+		r, err := w.runRecalled(t, p) // the pass recalls what this process judged
 		switch {
 		case err != nil:
 			put(k, nil, err.Error())
@@ -261,6 +268,10 @@ func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []strin
 		return nil
 	})
 }
+
+// judging, if set, is called as a worker (this process or a worker
+// process) starts to judge a place: a test's hook.
+var judging func(place int)
 
 // work is a worker process's exploration: it judges the places the parent
 // hands it (one number a line on stdin, 0: none left), sends each verdict,
@@ -359,8 +370,15 @@ func (b *tail) lastLine() string {
 	return "(no output)"
 }
 
-// errUnreached: a worker never reached the exploration (its error says how).
+// errUnreached: a worker never reached the exploration, or reached another
+// one (its error says how): the test cannot be explored by worker processes.
 var errUnreached = errors.New("a worker never reached the exploration")
+
+// unreachedError is a worker's errUnreached, in words.
+type unreachedError struct{ msg string }
+
+func (e unreachedError) Error() string      { return e.msg }
+func (unreachedError) Is(target error) bool { return target == errUnreached }
 
 // errInvalidDraw: a worker met a draw rapid rejected; the places after it
 // are numbered differently than a worker skipping it would number them.
@@ -436,7 +454,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 				switch {
 				case m.Hello != nil:
 					if *m.Hello != want {
-						ps.fail(fmt.Errorf("worker %d/%d explored another exploration than %s's (%+v, want %+v): the test's options depend on something its worker processes do not share; set Options.Workers or -ctrlsim.workers to 1", j, n, test, *m.Hello, want))
+						ps.fail(unreachedError{fmt.Sprintf("worker %d/%d explored another exploration than %s's (%+v, want %+v): the test's options depend on something its worker processes do not share; set Options.Workers or -ctrlsim.workers to 1", j, n, test, *m.Hello, want)})
 					}
 					hello = true
 					greetOnce()
@@ -459,8 +477,8 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 			switch {
 			case !hello:
 				unreachedMu.Lock()
-				unreached = append(unreached, fmt.Errorf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again, an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
-					j, n, test, self, RunPattern(test), exit, out.lastLine()))
+				unreached = append(unreached, unreachedError{fmt.Sprintf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again, an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
+					j, n, test, self, RunPattern(test), exit, out.lastLine())})
 				unreachedMu.Unlock()
 				ps.fail(errUnreached)
 			case !done:

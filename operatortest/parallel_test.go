@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"time"
 )
 
 // exploreWith explores o with n workers in a subtest of its own (worker
@@ -129,40 +129,64 @@ func TestAWorkerThatCannotReachTheExplorationFailsLoudly(t *testing.T) {
 	})
 }
 
+// By default (Options.Workers 0, no -ctrlsim.workers) a test that worker
+// processes cannot re-run by name (a subtest named after what an earlier one
+// did) is explored in the test's process alone, with no error and the result
+// of one worker.
+func TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	if *flagWorkers != 0 {
+		t.Skip("-ctrlsim.workers is set: not the default")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the default is every core: two here
+	o := bugOptions(&knownBugs{}, false)
+	o.Checks = 4
+	one := exploreWith(t, o, 1)
+	round := 0
+	t.Run("first", func(t *testing.T) { round++ })
+	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
+		res, err := Explore(t, o)
+		if err != nil {
+			t.Fatalf("the default Workers: %v, want the exploration in this process", err)
+		}
+		if res.Caught != one.Caught || res.Checks != one.Checks || res.Checks != o.Checks {
+			t.Errorf("caught %v after %d plans; one worker: caught %v after %d; want none after %d", res.Caught, res.Checks, one.Caught, one.Checks, o.Checks)
+		}
+	})
+}
+
 // A worker process that dies holding a place fails the exploration with one
-// line naming it. (Worker 2 exits at its first plan; this process waits at
-// its own first plan until it has, so that the worker holds a place.)
+// line naming it. (Worker 2 exits as it starts its first place; this process
+// waits at its own first place until it has, so that the worker holds one.)
 func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
 	o := bugOptions(&knownBugs{}, false)
 	o.Workers, o.Checks = 2, 4
-	setup := o.Managers[0].Setup
-	calls, waited := 0, false
-	o.Managers[0].Setup = func(mgr manager.Manager) error {
-		calls++
-		role := os.Getenv(workerEnv)
+	role := os.Getenv(workerEnv)
+	waited := false
+	judging = func(int) {
 		switch {
-		case strings.HasPrefix(role, "2/") && calls == 2:
+		case strings.HasPrefix(role, "2/"):
 			marker := filepath.Join(os.TempDir(), fmt.Sprintf("ctrlsim-worker-died-%d", os.Getppid()))
 			_ = os.WriteFile(marker, nil, 0o644)
 			fmt.Fprintln(os.Stderr, "worker 2 exits on purpose")
 			os.Exit(7)
-		case role == "" && calls >= 2 && !waited:
+		case role == "" && !waited:
 			waited = true
 			marker := filepath.Join(os.TempDir(), fmt.Sprintf("ctrlsim-worker-died-%d", os.Getpid()))
 			defer os.Remove(marker)
-			// Setup runs in the world's bubble, whose clock is virtual: a
-			// busy wait on the file (bounded: about a minute of stats).
-			for range 50_000_000 {
+			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				if _, err := os.Stat(marker); err == nil {
-					break
+					return
 				}
 			}
 		}
-		return setup(mgr)
 	}
+	defer func() { judging = nil }()
 	_, err := Explore(t, o)
 	if err == nil || !strings.Contains(err.Error(), "worker 2/2 of "+t.Name()+" died before its last verdict (exit status 7): worker 2 exits on purpose") {
 		t.Errorf("got %v, want: worker 2/2 died", err)
