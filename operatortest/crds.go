@@ -46,6 +46,28 @@ type pendingSeeds struct {
 	objs     []client.Object
 	watched  bool
 	retrying bool
+	// created are called with a seed's key (userKey) once it is created:
+	// the user's steps on it wait until then (workload.go).
+	created []func(key string)
+}
+
+// holds reports whether the seed object of key is still pending.
+func (p *pendingSeeds) holds(key string) bool {
+	for _, o := range p.objs {
+		if seedKey(p.c, o) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// seedKey is the user's key (userKey) of a seed object.
+func seedKey(c *cluster.Cluster, obj client.Object) string {
+	gvk, err := apiutil.GVKForObject(obj, c.Server.Scheme())
+	if err != nil {
+		return ""
+	}
+	return userKey(gvk, obj.GetNamespace(), obj.GetName())
 }
 
 // SeedRetry is how often a seed object whose conversion webhook failed (it
@@ -106,6 +128,10 @@ func (p *pendingSeeds) createServed() {
 		if err := p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object)); unconverted(err) {
 			left = append(left, obj)
 			p.retry()
+			continue
+		}
+		for _, f := range p.created {
+			f(seedKey(p.c, obj))
 		}
 	}
 	p.objs = left

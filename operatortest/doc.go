@@ -153,9 +153,16 @@
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
 // reference, data): the suffix is the apiserver's draw, but which object a
 // reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (generated.go);
+// before the live one races with the user's steps (generated.go); a name a
+// built-in controller made from a hash of what the object holds (a
+// ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
+// becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"):
+// which templates were written, and so how many such objects a set keeps,
+// races with the user's edits, which template the current one holds does
+// not;
 // resourceVersions, generations and
-// observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
+// observedGenerations are dropped, and so are the apps controllers' counts of
+// templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
 // also inside longer strings) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
@@ -405,7 +412,7 @@
 // "differs with the randomness alone" and names them. Most plans never need
 // that run (it costs one run where a difference was found).
 //
-// # Adding your own: domain steps, properties, workload control
+// # Adding your own: domain steps, systems, properties, workload and fault control
 //
 // What an operator's domain needs beyond the seed objects, an author adds
 // in Options (steps.go), as the catalogue's entries do:
@@ -437,6 +444,13 @@
 //     domain's steps: Steps: []StepKind{} with Domain), so that no author
 //     has to switch the whole workload off (NoWorkload). NoWorkload leaves
 //     the domain steps drawn.
+//   - The fault profile (Options.Faults, faults.go): the classes drawn,
+//     the operator processes they fall on, the kinds whose caches lag or
+//     are held (no lag of every kind at once then), and API faults of the
+//     author's own among the templates (a 422 on one field of a PATCH, as a
+//     too-large annotation gets), so that an exploration spends its plans
+//     where a bug can be. A name the world does not have is refused with
+//     one line; a plan's text replays as written whatever the profile.
 //
 // Outside a go test binary (a command such as ctrlsim run), Outside runs
 // Explore or Replay as a test of the program; Replay runs one plan judged
@@ -452,10 +466,9 @@
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a
 //     system the heal has come, so a fault meant to last until the heal
-//     is the system's to bound (fail the next N attempts, say). The fault
-//     classes, processes and kinds the plans draw are operatortest's for
-//     every test: an entry cannot yet narrow its fault profile (only lag,
-//     say) or add a fault of its own on an API call (a 422 on one field).
+//     is the system's to bound (fail the next N attempts, say). A fault
+//     profile narrows by process and kind, not by controller or by one
+//     object's events (Sieve's one paused object).
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose
@@ -612,9 +625,12 @@
 //     ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
 //     A kind that only a CRD created during the run serves (no Go type, no
-//     manifest in Options.CRDs) is neither judged by the generic oracles nor
-//     collected; the workload's changes to seed objects of such a kind are
-//     untested (the examples that use one set NoWorkload).
+//     manifest in Options.CRDs) is collected from the collector's first
+//     discovery sync after its CRD is Established (every 30 s from the
+//     start of kube-controller-manager, as upstream's GarbageCollector.Sync;
+//     models/kube), so a dependent of a deleted owner of that kind waits
+//     for that sync as on a real cluster; such a kind is not judged by the
+//     generic oracles, nor deleted by the namespace controller.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

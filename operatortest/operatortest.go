@@ -277,6 +277,10 @@ type Options struct {
 	// An exec into a container without a handler fails with an error naming
 	// the pod, the container and the command.
 	Exec map[string]ExecHandler
+	// Faults narrows the faults plans draw to the test's fault profile
+	// (classes, processes, kinds, the author's own API faults; faults.go).
+	// The zero Faults draws them all.
+	Faults Faults
 }
 
 // effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
@@ -614,6 +618,9 @@ func newWorld(o Options) (*world, error) {
 		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
 	}
 	w.space.Workload = wl
+	if err := w.narrow(o.Faults); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -693,7 +700,10 @@ func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) err
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected}
+	// Sync: the kinds of CRDs installed at run time are collected too, from the
+	// collector's next discovery sync on, as kube-controller-manager's are.
+	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
+		Sync: kube.GCSyncPeriod, Clock: p.Clock()}
 	return gc.SetupWithManager(mgr)
 }
 

@@ -229,7 +229,13 @@
 //     (admission_webhook.go). Their warnings are the request's (Warn,
 //     TakeWarnings: deduplicated, as k8s.io/apiserver's warning recorder
 //     does, without its 4 KiB truncation); kubeclient hands them to its
-//     WarningHandler.
+//     WarningHandler. Other tasks write while a webhook call waits: an
+//     update, patch or delete whose stored object changed meanwhile runs
+//     again on the object as it is now, webhooks and all, as etcd's
+//     compare-and-swap makes GuaranteedUpdate retry (an update naming the
+//     old resourceVersion then gets the Conflict; a patch is applied again;
+//     admission_wait.go), so a write that waited never overwrites one made
+//     during its wait.
 //
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the

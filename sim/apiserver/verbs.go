@@ -351,7 +351,7 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 		return err
 	}
 	in.SetNamespace(r.Namespace)
-	out, err := s.update(r, in, existing, true)
+	out, err := s.updateAdmitted(r, in, existing, true, nil)
 	if err != nil {
 		return err
 	}
@@ -536,6 +536,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	if err := s.validate(r, OpUpdate, r.Name, obj, existing); err != nil {
 		return nil, err
 	}
+	if s.movedDuringAdmission(r, existing) {
+		return nil, errMovedDuringAdmission // (admission_wait.go)
+	}
 	if shouldDeleteDuringUpdate(obj, existing) {
 		// Store.Update gives up the write (errEmptiedFinalizers) and deletes the stored
 		// object (deleteWithoutFinalizers): the watch's Deleted event carries that last
@@ -602,7 +605,15 @@ func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byt
 		return err
 	}
 	// patch.Apply has rejected a changed name or namespace (400), as the real handler does.
-	out, err := s.update(r, patched.(client.Object), existing, false)
+	out, err := s.updateAdmitted(r, patched.(client.Object), existing, false, func(existing client.Object) (client.Object, error) {
+		again, err := patch.Apply(existing, pt, data, patch.Options{
+			Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return again.(client.Object), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -650,6 +661,9 @@ func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
 		}
 	} else if err := s.validate(r, OpDelete, r.Name, nil, existing); err != nil {
 		return err
+	}
+	if s.movedDuringAdmission(r, existing) {
+		return s.delete(r, opts) // validated again on the object as it is now (admission_wait.go)
 	}
 	if k.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
 		return s.deleteNamespace(r, existing.(*corev1.Namespace), opts)

@@ -61,13 +61,6 @@ func newExecConn(opts streamOptions, run func(stdin []byte) ExecResult) *execCon
 	return c
 }
 
-// runNow runs the command before the stream starts (a request without stdin:
-// inside the process's call).
-func (c *execConn) runNow() {
-	r := c.run(nil)
-	c.result = &r
-}
-
 func (c *execConn) signal() {
 	select {
 	case c.ready <- struct{}{}:
