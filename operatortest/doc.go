@@ -235,8 +235,26 @@
 //     crash, exit or stale restart to the process's next start) replayed as
 //     clean stops (plan.Stop: the process stops between reconciles, before
 //     the reconcile a crash cut short began, and starts again when the
-//     faulted run's did), with no crash mid-reconcile, no stale view, no
-//     other fault. Like the late reference it is one more candidate
+//     faulted run's did), with no crash mid-reconcile and no other fault,
+//     and with the same blind time (blind.go): a process can be up and not
+//     see the world as it is (a held or lagging watch, a restart onto an
+//     apiserver that is behind), and then does what it would on a cluster
+//     whose user made those changes later (skips a run it does not see, runs
+//     one by the version it sees). The reference keeps the faulted run's
+//     views behind the world's writes (the same stale start, without the
+//     crash; the same holds and lags) but never behind the operator's own
+//     writes, every incarnation's, which it shows the process at once
+//     (plan.Blind): a view behind the operator's own writes is stale data,
+//     which a correct operator does not trust (the canary's child made twice
+//     because its cache does not show the first; a run made again because
+//     the cache shows a status from before its record), and acting on it is
+//     still caught. Blind time is a time-driven process's only (one of its
+//     reconciles returned "requeue after" a time, blind.go clockDriven): an
+//     operator that acts on events alone reconciles on the world as it is
+//     once its view has caught up, and the order in which it saw the user's
+//     writes excuses nothing (frozen_test.go's operator that gives up on a
+//     deleted dependency with no error, having seen the deletion before the
+//     edit made first, is caught). Like the late reference it is one more candidate
 //     end state and one more bound on creates and deletes, not a source of
 //     learned fields; a verdict it turns to holding says so in its detail.
 //     It excuses what the time down explains, not what the restart does: a
@@ -357,7 +375,13 @@
 // kept for converges and update-summaries). Its writes, and its operators'
 // live reads, in the fault phase are the targets: a drawn crash at a time or a
 // stale restart lands either anywhere or 1 ms after a target, and a hold (a
-// stalled watch) starts either anywhere or 1 ms before one. The three
+// stalled watch) starts either anywhere or 1 ms before one; a crash right
+// after a process's k-th write is drawn either after any of its first ten
+// writes or after one of the reference run's intermediate states (a write
+// that another write of the same reconcile follows: a crash after a
+// reconcile's last write leaves none), so that a bug between two writes of
+// a rarer path (a finalizer's removal and its cleanup, after the
+// workload's deletion) is reached in tens of plans, not a hundred. The three
 // patterns: a crash right after a process's k-th write (intermediate state),
 // a watch held across a write the operator should see before it acts
 // (unobserved state), and a restart onto an apiserver up to half the fault
@@ -544,14 +568,23 @@
 //     landed "action" steps: a deletion the operator's own code makes
 //     (cleanup it starts itself) is no race with a user and does not open
 //     the rule.
-//   - Time-driven operators: the fault-free run of the same downtime (see
-//     Generic oracles) replays the windows in which a process was down, not
-//     the time a held or lagging watch, or a restart onto a lagging
-//     apiserver, kept it blind: an operator that misses a scheduled instant
-//     because its cache saw nothing (it was up) is judged against the other
-//     references alone (examples/cronjob's CronJob, hidden for 1m46s by a
-//     stale restart, misses its runs so, and that test still disables
-//     converges and update-summaries). The late reference
+//   - Time-driven is read from the faulted run: a process that reads the
+//     clock but never returned "requeue after" in it (or was blind through
+//     all its timed reconciles) gets no blind time, and a process that
+//     polls with "requeue after" gets it though its clock only paces a
+//     retry.
+//   - Time-driven operators: the fault-free run of the same downtime and
+//     blind time (see Generic oracles) replays a lag's bounds, not the
+//     faulted run's draws of it (the reference draws its own per event), and
+//     a view behind the world's writes is excused only where those writes
+//     were the world's: a write of the operator that carried a user's change
+//     along (a status update of an object the user had edited) shows the
+//     process that change at once too. Stale data about objects of the
+//     world is blindness by this rule: an operator that acts on a user's
+//     deleted object still in its stale cache is judged against a reference
+//     that does so too, and only its own properties (or what it makes twice
+//     by its own writes) catch it (examples/cronjob's finding 3 is caught by
+//     its property). The late reference
 //     covers the workload's timing only, not the clock's. The downtime is
 //     replayed at the faulted run's instants on the fault-free run's pace: a
 //     reconcile that latency or lag made late in the faulted run, and that
@@ -581,9 +614,10 @@
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for
 //     the plans a shard does not run (the generator needs the targets to
-//     draw); and one or two more (the same downtime's, then the same
-//     restarts' with no time down) when converges or update-summaries would
-//     still fire and an operator's process was down;
+//     draw); and one or two more (the same downtime and blind time's, then
+//     the same restarts' with no time down or blind) when converges or
+//     update-summaries would still fire and an operator's process was down
+//     or its view behind (a stale restart, a hold or lag of its watches);
 //     references are cached by seed and workload (64 at most), the
 //     downtime's by its windows too (a shrink's replays reuse it).
 //   - Worker processes (Options.Workers) re-run the test from its start and

@@ -79,21 +79,25 @@ func (w *world) downtimeOf(steps []trace.Step) []plan.Fault {
 }
 
 // downtimeReference is the fault-free run of p's workload with the
-// downtime of r, a faulted run of p (nil when no operator process was
-// down); with instant, the same stops each followed by a start at once (the
-// same restarts, no time down). Both are cached as the other references
-// are, by their plans.
+// downtime and the blind time (blind.go) of r, a faulted run of p (nil when
+// no operator process was down or blind); with instant, the same stops each
+// followed by a start at once and no blind time (the same restarts, no time
+// down or blind). Both are cached as the other references are, by their
+// plans.
 func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant bool) (*refRun, error) {
 	stops := w.downtimeOf(r.steps)
-	if len(stops) == 0 {
+	blind := w.blindOf(p, r) // blind.go
+
+	if len(stops)+len(blind) == 0 {
 		return nil, nil
 	}
 	if instant {
 		for i := range stops {
 			stops[i].Until = stops[i].From + time.Nanosecond
 		}
+		blind = nil
 	}
-	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: stops}, 0)
+	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: append(stops, blind...)}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +107,14 @@ func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant
 }
 
 // rejudgeWithDowntime judges again, against the fault-free run of the same
-// downtime as well, the converges and update-summaries verdicts of r that
-// the other references leave violated: a difference that reference shows
-// too is the downtime's doing, which the operator is right to show, unless
-// the same restarts with no time down show it as well (then the restart
-// itself is the cause: an operator that "starts clean" and re-creates what
-// it made, which no downtime excuses). It is run only then (most runs end
-// as a schedule does) and only when an operator's process was down.
+// downtime and blind time as well, the converges and update-summaries
+// verdicts of r that the other references leave violated: a difference that
+// reference shows too is the downtime's or the blindness's doing, which the
+// operator is right to show, unless the same restarts with no time down or
+// blind show it as well (then the restart itself is the cause: an operator
+// that "starts clean" and re-creates what it made, which no downtime
+// excuses). It is run only then (most runs end as a schedule does) and only
+// when an operator's process was down or blind.
 func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs []*refRun, late *refRun, snap *snapshot) error {
 	judge := func(v check.Verdict, extra *refRun) check.Verdict {
 		all := append(slices.Clip(refs), extra)
@@ -142,11 +147,11 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 			}
 		}
 		if judge(v, instant).Holds {
-			r.verdicts[i].Detail += "\n  (the fault-free run of the same downtime ends so too, and so does the one of the same restarts with no time down: the restart, not the downtime, makes the difference)"
+			r.verdicts[i].Detail += "\n  (the fault-free run of the same downtime and blind time ends so too, and so does the one of the same restarts with no time down or blind: the restart, not the downtime, makes the difference)"
 			continue
 		}
 		nv := judge(v, down)
-		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime (the operator stopped cleanly where this run had it down) ends so too")
+		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime and blind time (the operator stopped cleanly where this run had it down, its view behind the world's writes as this run's was, never behind its own) ends so too")
 		r.verdicts[i] = nv
 	}
 	return nil

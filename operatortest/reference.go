@@ -31,6 +31,7 @@ type refRun struct {
 	draws   bool
 	snap    *snapshot
 	targets []time.Duration
+	writes  map[string][]int // each process's writes that another of its reconcile follows (the Space's Writes)
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
@@ -57,7 +58,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
+	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase), writes: writesOf(res.steps, w.o.FaultPhase)}
 	w.keep(key, r)
 	return r, nil
 }
@@ -97,6 +98,55 @@ func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
 		}
 	}
 	return out
+}
+
+// writesOf are, for each process, its writes in the fault phase that
+// another write of the same reconcile follows, by their k (counted over the
+// whole run, as a crash after the k-th write counts them, every call but a
+// get or a list): the run's intermediate states.
+func writesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
+	type reconcile struct {
+		process, controller string
+		worker, n           int
+	}
+	out := map[string][]int{}
+	count := map[string]int{}
+	last := map[reconcile]int{} // the k of the reconcile's last write so far
+	for _, s := range steps {
+		if s.At > faultPhase {
+			break
+		}
+		verb, _, _ := strings.Cut(s.Op, "/")
+		switch verb {
+		case "create", "update", "patch", "delete", "deletecollection":
+		default:
+			continue
+		}
+		if s.Process == "" {
+			continue
+		}
+		count[s.Process]++
+		if s.Reconcile == 0 {
+			continue
+		}
+		r := reconcile{s.Process, s.Controller, s.Worker, s.Reconcile}
+		if k, ok := last[r]; ok && (len(out[s.Process]) == 0 || out[s.Process][len(out[s.Process])-1] != k) {
+			out[s.Process] = append(out[s.Process], k)
+		}
+		last[r] = count[s.Process]
+	}
+	return out
+}
+
+// writes is the Space's Writes: the reference run's writes per process.
+func (w *world) writes(t *testing.T) func(p *plan.Plan) map[string][]int {
+	return func(p *plan.Plan) map[string][]int {
+		r, err := w.reference(t, p.Seed, p.Steps)
+		if err != nil {
+			return nil // the run of the plan itself reports the error
+		}
+		return r.writes
+	}
 }
 
 // targets is the Space's Targets: the reference run's instants.

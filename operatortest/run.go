@@ -237,6 +237,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 	}
 	sp := w.space
 	sp.Targets = w.targets(t)
+	sp.Writes = w.writes(t)
 	gen := plan.Generator(sp)
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set

@@ -45,14 +45,17 @@
 //   - No plan fails a Job (the workload faults podfail and crashloop are not
 //     drawn here), so failed-history limits are not exercised; the workload
 //     never deletes the CronJob.
-//   - One CronJob per run, on a one-minute schedule; no schedule or spec
-//     changes during a run other than the suspension that ends it (the
-//     properties judge every Job by its CronJob's final policy, so the
-//     operatortest options keep operatortest's generated workload off).
+//   - One CronJob per run, on a one-minute schedule. The package's own
+//     explorations (Drive) make no schedule or spec changes during a run
+//     other than the suspension that ends it; the operatortest call runs
+//     operatortest's generated workload (spec changes, deletion,
+//     re-creation), which forbid-never-overlaps judges by the policy in force
+//     from a running Job's creation to the next one's.
 //   - At-rest properties are judged after the user suspends the CronJob: a
 //     weakness that shows only while a CronJob keeps running at rest (no
 //     suspension) is judged by the history properties, not by these.
-//   - The operatortest call turns converges and update-summaries off: a
-//     fault that keeps the operator down across a scheduled time makes it
-//     skip that run by design (operatortest's Known gaps).
+//   - forbid-never-overlaps does not judge a Job made while an earlier one,
+//     made before the policy became Forbid, still runs (the real CronJob
+//     controller would wait for it); a policy changed by the user between the
+//     operator's read and its create would otherwise be blamed on it.
 package cronjob

@@ -80,15 +80,18 @@ var (
 	cronJobGVK = batchv1.GroupVersion.WithKind("CronJob")
 )
 
-// owner is the name of the CronJob that controls job, or "".
-func owner(job *kbatch.Job) string {
+// owner names the CronJob that controls job: namespace/name, and its UID (a
+// CronJob deleted and made again under the same name is another owner), or
+// "" when none does.
+func owner(job *kbatch.Job) (string, types.UID) {
 	ref := metav1.GetControllerOf(job)
 	if ref == nil || ref.APIVersion != batchv1.GroupVersion.String() || ref.Kind != "CronJob" {
-		return ""
+		return "", ""
 	}
-	return job.Namespace + "/" + ref.Name
+	return job.Namespace + "/" + ref.Name, ref.UID
 }
 
+// cronJobs are the CronJobs at the end of the run, by namespace/name.
 func cronJobs(r *check.Run) map[string]*batchv1.CronJob {
 	out := map[string]*batchv1.CronJob{}
 	for _, o := range r.Objects(cronJobGVK) {
@@ -96,6 +99,12 @@ func cronJobs(r *check.Run) map[string]*batchv1.CronJob {
 		out[cj.Namespace+"/"+cj.Name] = cj
 	}
 	return out
+}
+
+// ownedBy reports whether job is controlled by cj (its name and UID).
+func ownedBy(job *kbatch.Job, key string, cj *batchv1.CronJob) bool {
+	name, uid := owner(job)
+	return name == key && uid == cj.UID
 }
 
 func jobs(r *check.Run, gvk schema.GroupVersionKind) []*kbatch.Job {
@@ -109,33 +118,64 @@ func jobs(r *check.Run, gvk schema.GroupVersionKind) []*kbatch.Job {
 // ForbidNeverOverlaps: a CronJob whose concurrencyPolicy is Forbid never has
 // two unfinished Jobs at once. Judged on the apiserver's history (the watch
 // log, in commit order): a Job of such a CronJob is created while an earlier
-// one has neither finished (Complete or Failed) nor been deleted.
+// one has neither finished (Complete or Failed) nor been deleted, and the
+// policy was Forbid throughout, from the earlier Job's creation to the new
+// one's (the CronJob's versions in the log, not its final spec: a user may
+// change the policy during the run, and the operator reads it before it
+// creates, so a Job made just after a change to Forbid, or while a Job made
+// under Allow runs, is no overlap the policy forbade).
 func ForbidNeverOverlaps(r *check.Run) Violations {
-	cjs := cronJobs(r)
-	running := map[string]map[types.UID]*kbatch.Job{} // by owner
+	type state struct {
+		forbidSince time.Time // when the policy last became Forbid; zero: it is not Forbid
+		running     map[types.UID]*kbatch.Job
+		created     map[types.UID]time.Time // when each running Job was created (its log instant)
+	}
+	owners := map[types.UID]*state{}
+	of := func(uid types.UID) *state {
+		s := owners[uid]
+		if s == nil {
+			s = &state{running: map[types.UID]*kbatch.Job{}, created: map[types.UID]time.Time{}}
+			owners[uid] = s
+		}
+		return s
+	}
 	var out Violations
 	for _, ev := range r.Log {
-		if ev.GVK != jobGVK {
+		switch ev.GVK {
+		case cronJobGVK:
+			cj := ev.Object.(*batchv1.CronJob)
+			s := of(cj.UID)
+			switch forbid := ev.Type != watch.Deleted && cj.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent; {
+			case forbid && s.forbidSince.IsZero():
+				s.forbidSince = ev.At
+			case !forbid:
+				s.forbidSince = time.Time{}
+			}
+			continue
+		case jobGVK:
+		default:
 			continue
 		}
 		job := ev.Object.(*kbatch.Job)
-		own := owner(job)
-		if cj := cjs[own]; cj == nil || cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent {
+		own, uid := owner(job)
+		if own == "" {
 			continue
 		}
-		if running[own] == nil {
-			running[own] = map[types.UID]*kbatch.Job{}
-		}
+		s := of(uid)
 		switch {
 		case ev.Type == watch.Added && !JobFinished(job):
-			for _, other := range sortedJobs(running[own]) {
+			for _, other := range sortedJobs(s.running) {
+				if s.forbidSince.IsZero() || s.forbidSince.After(s.created[other.UID]) {
+					continue // not Forbid throughout since the earlier Job was made
+				}
 				out = append(out, Violation{Property: "forbid-never-overlaps", At: ev.At.Sub(r.Start), Detail: fmt.Sprintf(
 					"CronJob %s has concurrencyPolicy Forbid, yet Job %s (scheduled at %s) was created while Job %s (scheduled at %s, created at %s) was still running",
 					own, job.Name, job.Annotations[ScheduledAtAnnotation], other.Name, other.Annotations[ScheduledAtAnnotation], other.CreationTimestamp.Sub(r.Start))})
 			}
-			running[own][job.UID] = job
+			s.running[job.UID], s.created[job.UID] = job, ev.At
 		case ev.Type == watch.Deleted || JobFinished(job):
-			delete(running[own], job.UID)
+			delete(s.running, job.UID)
+			delete(s.created, job.UID)
 		}
 	}
 	return out
@@ -152,8 +192,9 @@ func sortedJobs(m map[types.UID]*kbatch.Job) []*kbatch.Job {
 
 // NoScheduledTimeRunTwice: no scheduled time of a CronJob is run by two Jobs.
 // Judged on the apiserver's history: two Jobs created (different UIDs, even if
-// the first was deleted before the second) with the same owner and the same
-// scheduled-at annotation. One violation per scheduled time, at its second run.
+// the first was deleted before the second) with the same owner (by UID: a
+// CronJob deleted and made again is another, which runs its own schedule)
+// and the same scheduled-at annotation. One violation per scheduled time, at its second run.
 func NoScheduledTimeRunTwice(r *check.Run) Violations {
 	type runs struct {
 		key         string
@@ -167,11 +208,12 @@ func NoScheduledTimeRunTwice(r *check.Run) Violations {
 			continue
 		}
 		job := ev.Object.(*kbatch.Job)
-		at, own := job.Annotations[ScheduledAtAnnotation], owner(job)
+		at := job.Annotations[ScheduledAtAnnotation]
+		own, uid := owner(job)
 		if at == "" || own == "" {
 			continue
 		}
-		key := "CronJob " + own + " scheduled time " + at
+		key := "CronJob " + own + " (uid " + string(uid) + ") scheduled time " + at
 		rs := seen[key]
 		if rs == nil {
 			rs = &runs{key: key, first: ev.At.Sub(r.Start)}
@@ -199,15 +241,19 @@ func HistoryLimitsHoldAtRest(r *check.Run) Violations {
 	cjs := cronJobs(r)
 	succeeded, failed := map[string]int{}, map[string]int{}
 	for _, job := range jobs(r, jobGVK) {
+		own, _ := owner(job)
+		if cj := cjs[own]; cj == nil || !ownedBy(job, own, cj) {
+			continue
+		}
 		for _, c := range job.Status.Conditions {
 			if c.Status != "True" {
 				continue
 			}
 			switch c.Type {
 			case kbatch.JobComplete:
-				succeeded[owner(job)]++
+				succeeded[own]++
 			case kbatch.JobFailed:
-				failed[owner(job)]++
+				failed[own]++
 			}
 		}
 	}
@@ -232,7 +278,7 @@ func ActiveMatchesAtRest(r *check.Run) Violations {
 	cjs := cronJobs(r)
 	running := map[string][]string{}
 	for _, job := range jobs(r, jobGVK) {
-		if own := owner(job); own != "" && !JobFinished(job) {
+		if own, _ := owner(job); own != "" && cjs[own] != nil && ownedBy(job, own, cjs[own]) && !JobFinished(job) {
 			running[own] = append(running[own], job.Name+"("+string(job.UID)+")")
 		}
 	}

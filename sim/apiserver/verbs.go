@@ -203,12 +203,30 @@ func objectFields(k *Kind, o client.Object) fields.Set {
 	return set
 }
 
+// WriteOptions are the options of a write request that the model honours:
+// the fieldManager of metav1.CreateOptions, UpdateOptions and PatchOptions
+// ("" means the User-Agent's, User.Agent), and PatchOptions.Force (server-side
+// apply only).
+type WriteOptions struct {
+	FieldManager string
+	Force        *bool
+}
+
 // Create stores a new object and copies the stored object back into obj.
 func (s *Server) Create(u User, obj client.Object) error {
+	return s.CreateWith(u, obj, WriteOptions{})
+}
+
+// CreateWith is Create with the request's options.
+func (s *Server) CreateWith(u User, obj client.Object, o WriteOptions) error {
 	r, err := s.request(u, "create", "", obj, obj.GetNamespace(), "")
 	if err != nil {
 		return err
 	}
+	if err := validateManager(o, "CreateOptions"); err != nil {
+		return err
+	}
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
 	if err := s.admit(r); err != nil {
 		return err
 	}
@@ -255,6 +273,11 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
 	}
 	defaultBuiltin(r.Kind, obj) // decoded with the v1 defaults
+	if !r.applied {
+		// The create handler's FieldManager.UpdateNoErrors, before admission.
+		obj = s.trackUpdate(r.Kind, "", nil, obj, r.manager)
+	}
+	managed := obj.GetManagedFields()
 	if obj, err = s.mutate(r, OpCreate, obj, nil); err != nil {
 		return nil, err
 	}
@@ -265,7 +288,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	obj.SetUID(types.UID(s.newUID()))
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
-	obj.SetManagedFields(nil)
+	obj.SetManagedFields(managed)
 	generated := false
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
 		obj.SetName(s.generateName(obj.GetGenerateName()))
@@ -339,7 +362,16 @@ func (s *Server) store1(k *Kind, typ watch.EventType, obj client.Object) (client
 // Update replaces an object (subresource "") or one of its subresources ("status";
 // "finalize" for namespaces) and copies the result into obj.
 func (s *Server) Update(u User, obj client.Object, subresource string) error {
+	return s.UpdateWith(u, obj, subresource, WriteOptions{})
+}
+
+// UpdateWith is Update with the request's options.
+func (s *Server) UpdateWith(u User, obj client.Object, subresource string, o WriteOptions) error {
+	if err := validateManager(o, "UpdateOptions"); err != nil {
+		return err
+	}
 	r, existing, err := s.target(u, "update", subresource, obj)
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
 	if apierrors.IsNotFound(err) && subresource == "" && r.Kind != nil && r.Kind.CreateOnUpdate {
 		return s.createOnUpdate(r, obj)
 	}
@@ -455,6 +487,12 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		serializeTimes(reflect.ValueOf(in))
 		defaultBuiltin(k, in) // decoded with the v1 defaults
 	}
+	if !r.applied {
+		// The update handler's first transformer (and each non-apply
+		// patcher's last step): FieldManager.UpdateNoErrors.
+		in = s.trackUpdate(k, r.Subresource, existing, in, r.manager)
+	}
+	managed := in.GetManagedFields()
 	in, err := s.mutate(r, OpUpdate, in, existing)
 	if err != nil {
 		return nil, err
@@ -507,7 +545,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	if existing.GetDeletionGracePeriodSeconds() != nil && obj.GetDeletionGracePeriodSeconds() == nil {
 		obj.SetDeletionGracePeriodSeconds(existing.GetDeletionGracePeriodSeconds())
 	}
-	obj.SetManagedFields(existing.GetManagedFields())
+	// The strategies keep the managedFields the field manager computed
+	// (a status strategy that keeps the stored metadata keeps these).
+	obj.SetManagedFields(managed)
 	c := diff(obj, existing)
 	if r.Subresource == "" {
 		bumpGeneration(k, obj, existing, c)
@@ -592,14 +632,25 @@ func parseRV(s string) (uint64, error) {
 
 // Patch applies a patch to an object (or its status) and copies the result into obj.
 func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byte, subresource string) error {
+	return s.PatchWith(u, obj, pt, data, subresource, WriteOptions{})
+}
+
+// PatchWith is Patch with the request's options. A patch of type
+// application/apply-patch+yaml is server-side apply (apply.go).
+func (s *Server) PatchWith(u User, obj client.Object, pt types.PatchType, data []byte, subresource string, o WriteOptions) error {
 	r, existing, err := s.target(u, "patch", subresource, obj, func(r Request) error {
 		return patch.CheckType(pt, r.Kind.Strategic) // the handler checks the media type before reading the object
 	})
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
+	if isApply(pt) {
+		return s.apply(r, obj, existing, err, data, o)
+	}
 	if err != nil {
 		return err
 	}
 	patched, err := patch.Apply(existing, pt, data, patch.Options{
 		Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
+		PatchOptions: metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force},
 	})
 	if err != nil {
 		return err

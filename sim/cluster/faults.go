@@ -19,6 +19,7 @@ type faults struct {
 	holds  map[holdKey]int          // active holds (a count: windows may overlap)
 	remove []func()                 // removers of API faults in force
 	stale  map[string]time.Duration // processes restarted by a stale fault, not yet started again: the age
+	blind  map[int]bool             // the blind faults (by index in plan) whose stale start has happened
 }
 
 type holdKey struct {
@@ -27,7 +28,7 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}}
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}, blind: map[int]bool{}}
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -103,13 +104,35 @@ func (f *faults) Workers(process, controller string) int {
 // Stale is the lagging apiserver of a process that a stale fault restarted:
 // from its start, it is the fault's age behind, for that long. A plan healed
 // in between gives none.
+//
+// A blind fault with an age gives its process's first start at or after its
+// at the same lagging apiserver, whatever the heal (it replays another run's
+// stale restart, without the crash).
 func (f *faults) Stale(process string) (informer.Stale, bool) {
+	now := f.c.Clock.Now()
+	for i, x := range f.plan {
+		if x.Kind == plan.Blind && x.Process == process && x.Age > 0 && !f.blind[i] && now.Sub(f.c.start) >= x.At {
+			f.blind[i] = true
+			return informer.Stale{Age: x.Age, Until: now.Add(x.Age)}, true
+		}
+	}
 	age, ok := f.stale[process]
 	if !ok || f.healed {
 		return informer.Stale{}, false
 	}
 	delete(f.stale, process)
 	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
+}
+
+// SeesOwnWrites reports whether process's informers show it its own writes at
+// once (a blind fault names it: plan.Blind).
+func (f *faults) SeesOwnWrites(process string) bool {
+	for _, x := range f.plan {
+		if x.Kind == plan.Blind && x.Process == process {
+			return true
+		}
+	}
+	return false
 }
 
 // Jitter draws process's next leader-election retry jitter from a stream of

@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"time"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -30,6 +32,7 @@ import (
 type Cache struct {
 	held      func(gvk schema.GroupVersionKind) bool // WithHeld
 	stale     *Stale                                 // WithStale
+	own       *[]Write                               // WithOwnWrites: the process's writes, every incarnation's
 	src       Source
 	timers    Timers
 	scheme    *runtime.Scheme
@@ -67,6 +70,38 @@ func WithRESTMapper(m meta.RESTMapper) Option { return func(c *Cache) { c.mapper
 // then its watch delivers nothing until Release (a watch that stalls from the start).
 func WithHeld(held func(gvk schema.GroupVersionKind) bool) Option {
 	return func(c *Cache) { c.held = held }
+}
+
+// Write is one write of the process that owns a cache: the object (its kind,
+// and its key, namespace/name or name) and when it committed.
+type Write struct {
+	GVK schema.GroupVersionKind
+	Key string
+	At  time.Time
+}
+
+// WithOwnWrites makes the cache show the process each of its own writes at
+// once, whatever holds or delays the rest (no real informer does: the
+// fault-free run of a faulted run's blind time, plan.Blind, is made so): own
+// holds the process's writes so far, its earlier incarnations' included, and
+// OwnWrite adds to it. An informer that starts (lists) applies at once the
+// queued events of each object the process wrote after the instant its list
+// shows, through that write; OwnWrite applies those of the object written.
+func WithOwnWrites(own *[]Write) Option { return func(c *Cache) { c.own = own } }
+
+// OwnWrite records a write of the process (WithOwnWrites; otherwise it does
+// nothing) and applies, in each informer of its kind, every queued event of
+// the object committed at or before it, now and in order, ahead of the rest.
+func (c *Cache) OwnWrite(w Write) {
+	if c.own == nil {
+		return
+	}
+	*c.own = append(*c.own, w)
+	if k := c.kins[w.GVK]; k != nil {
+		for _, i := range k.members {
+			i.fastForward(w.Key, w.At)
+		}
+	}
 }
 
 // NewCache returns the empty cache of one process. lag gives each informer its Lag when
@@ -124,6 +159,9 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	c.filters[gvk] = filter
 	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
 	i.stale = c.stale
+	if c.own != nil {
+		i.ownWrites = func() []Write { return *c.own }
+	}
 	c.informers[key] = i
 	k := c.kins[gvk]
 	if k == nil {

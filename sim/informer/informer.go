@@ -68,6 +68,9 @@ type Informer struct {
 	batch     *delivery   // the newest delivery with a timer, until it is applied or dropped
 	stopWatch func()
 	stale     *Stale // set by a cache made WithStale
+	// ownWrites are the process's own writes (a cache made WithOwnWrites); nil:
+	// none are shown ahead.
+	ownWrites func() []Write
 }
 
 // delivery is one received event waiting to be applied.
@@ -77,6 +80,8 @@ type delivery struct {
 	// through is the newest resourceVersion the timer applies: this event's, or
 	// a later one's that joined its batch.
 	through uint64
+	// done: applied ahead of its turn (fastForward); skipped in its turn.
+	done bool
 }
 
 // kin are the informers of one kind in one cache, one per form, in creation order:
@@ -108,7 +113,29 @@ func (i *Informer) start() {
 	for _, ev := range since {
 		i.receive(ev)
 	}
+	if i.ownWrites != nil && len(since) > 0 {
+		for _, w := range i.ownWrites() {
+			if w.GVK == i.gvk {
+				i.fastForward(w.Key, w.At)
+			}
+		}
+	}
 	i.stopWatch = i.src.Watch(i.gvk, i.receive)
+}
+
+// fastForward applies now, in order, the queued events of the object key
+// committed at or before at, ahead of the other objects' (WithOwnWrites),
+// even while held.
+func (i *Informer) fastForward(key string, at time.Time) {
+	if i.stopped {
+		return
+	}
+	for _, d := range i.queue {
+		if !d.done && !d.ev.At.After(at) && storeKey(d.ev.Object) == key {
+			d.done = true
+			i.apply(d.ev)
+		}
+	}
 }
 
 // GVK is the kind this informer caches.
@@ -349,7 +376,9 @@ func (i *Informer) applyThrough(rv uint64) {
 		if d.timer != nil {
 			d.timer.Stop() // a no-op for the timer firing now
 		}
-		i.apply(d.ev)
+		if !d.done {
+			i.apply(d.ev)
+		}
 	}
 }
 

@@ -37,6 +37,14 @@ type Space struct {
 	// stale restart just after it), so that few plans reach the windows that
 	// matter (Sieve's targeting of the reference run's reads and writes).
 	Targets func(p *Plan) []time.Duration
+	// Writes, if set, gives for each process the writes of the fault-free
+	// run of a plan's seed and workload (their k, counted as a crash after
+	// the k-th write counts them) that another write of the same reconcile
+	// follows: the intermediate states of that run (Sieve's: a crash after
+	// the last write of a reconcile leaves none, the next reconcile starts
+	// from what it finished). A crash right after a write is then drawn
+	// either after any of the first MaxWrite writes or after one of those.
+	Writes func(p *Plan) map[string][]int
 	// APIFaults are templates of API faults the world can meet; the generator picks
 	// among them and draws a window.
 	APIFaults []apiserver.Fault
@@ -116,6 +124,10 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 		if sp.Targets != nil {
 			targets = sp.Targets(p)
 		}
+		var writes map[string][]int
+		if sp.Writes != nil {
+			writes = sp.Writes(p)
+		}
 		// when draws a fault's time: anywhere in the horizon, or (with targets)
 		// offset from one of them. Without targets it draws as it always has.
 		when := func(label string, offset time.Duration) time.Duration {
@@ -155,7 +167,11 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				f := Fault{Kind: Crash, Process: rapid.SampledFrom(sp.Processes).Draw(t, "crash-process")}
 				switch {
 				case sp.MaxWrite > 0 && rapid.Bool().Draw(t, "crash-after-write"):
-					f.Write = rapid.IntRange(1, sp.MaxWrite).Draw(t, "crash-write")
+					if ks := writes[f.Process]; len(ks) > 0 && rapid.Bool().Draw(t, "crash-write-targeted") {
+						f.Write = rapid.SampledFrom(ks).Draw(t, "crash-write-target")
+					} else {
+						f.Write = rapid.IntRange(1, sp.MaxWrite).Draw(t, "crash-write")
+					}
 				case rapid.Bool().Draw(t, "crash-at-time"):
 					f.At = when("crash-at", time.Millisecond)
 				default:

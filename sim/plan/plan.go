@@ -102,6 +102,16 @@ const (
 	// fault the generator draws: operatortest replays a faulted run's
 	// process-down windows so, for the fault-free run of the same downtime.
 	Stop FaultKind = "stop"
+	// Blind: Process's informers show it each of its own writes as soon as
+	// it has the response (every queued event of that object, then), whatever
+	// else holds or delays them, in every incarnation; and, with Age, its
+	// first start at or after At lists and watches through an apiserver Age
+	// behind, as a stale restart's does (without the crash). It is no fault
+	// the generator draws: operatortest replays a faulted run's blind time so
+	// (its stale, held and lagging views, behind the world's writes but never
+	// behind the operator's own), for the fault-free run of the same blind
+	// time.
+	Blind FaultKind = "blind"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
 	// the pods the kubelet binds, from 1, in the order it binds them. They
@@ -207,6 +217,9 @@ func (f Fault) String() string {
 	case Stop:
 		add("from", f.From.String())
 		dur("until", f.Until)
+	case Blind:
+		dur("at", f.At)
+		dur("age", f.Age)
 	case Crash:
 		num("call", f.Call)
 		num("write", f.Write)
@@ -390,6 +403,7 @@ var faultKeys = map[FaultKind][]string{
 	Workers: {"process", "controller", "n"},
 	Stale:   {"process", "at", "age"},
 	Stop:    {"process", "from", "until"},
+	Blind:   {"process", "at", "age"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
@@ -401,7 +415,7 @@ var faultKeys = map[FaultKind][]string{
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, notready, crashloop, podfail or nodelost)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, blind, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -514,6 +528,10 @@ func (f Fault) validate() error {
 	case Stop:
 		if f.Process == "" || (f.Until != 0 && f.Until <= f.From) {
 			return fmt.Errorf("stop: give process=NAME, from=DURATION and, if it starts again, until=DURATION after from")
+		}
+	case Blind:
+		if f.Process == "" || (f.At > 0 && f.Age == 0) {
+			return fmt.Errorf("blind: give process=NAME and, for a stale start, at=DURATION and age=DURATION")
 		}
 	case Stale:
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {

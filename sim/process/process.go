@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -49,6 +50,9 @@ type Injector interface {
 	// Stale reports, when process starts, whether this incarnation lists and
 	// watches through a lagging apiserver (the plan's stale fault), and how.
 	Stale(process string) (informer.Stale, bool)
+	// SeesOwnWrites reports whether process's informers show it each of its
+	// own writes at once, in every incarnation (the plan's blind fault).
+	SeesOwnWrites(process string) bool
 	// Jitter is the next draw in [0, 1) of process's leader-election retry
 	// jitter (client-go draws it from the global math/rand).
 	Jitter(process string) float64
@@ -123,7 +127,8 @@ type Process struct {
 	calls       int // client calls over the whole run
 	writes      int // writes (create, update, patch, delete) over the whole run
 	incarnation int
-	stopping    string // a clean stop is asked, for this reason (stop.go)
+	ownWrites   []informer.Write // every incarnation's writes, when its informers show them at once (SeesOwnWrites)
+	stopping    string           // a clean stop is asked, for this reason (stop.go)
 	// startAfterStop: StartAgain came while the clean stop waited.
 	startAfterStop bool
 
@@ -263,6 +268,9 @@ func (p *Process) start() {
 	stale, isStale := p.env.Faults.Stale(name)
 	if isStale {
 		opts = append(opts, informer.WithStale(stale))
+	}
+	if p.env.Faults.SeesOwnWrites(name) {
+		opts = append(opts, informer.WithOwnWrites(&p.ownWrites))
 	}
 	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
 	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
@@ -443,18 +451,47 @@ var errProcessGone = errors.New("ctrlsim: the process has died; the call never r
 // informers) while the caller does not know it yet. A crash in that window leaves
 // a write done that its caller never saw succeed.
 func (p *Process) after(call kubeclient.Call, err error) {
-	p.record(p.call.Step(p.env.Server, call, err))
+	s := p.call.Step(p.env.Server, call, err)
+	p.record(s)
 	if isWrite(call.Verb) && p.env.Faults.CrashAfterWrite(p.spec.Name, p.writes) {
 		// The write has committed; the process dies before the response
 		// reaches it (inside a task, Crash does not return).
 		p.Crash(fmt.Sprintf("crash after write %d (%s)", p.writes, call.Verb))
 		return
 	}
+	committed := p.env.Clock.Now()
 	if d := p.response; d > 0 && p.env.Scheduler.Current() != nil {
 		p.response = 0
 		p.env.Scheduler.Sleep(d)
 		p.env.Scheduler.CheckAlive()
 	}
+	if err == nil && isWrite(call.Verb) && call.Verb != "deletecollection" {
+		p.sawOwnWrite(call, committed)
+	}
+}
+
+// sawOwnWrite tells the cache made WithOwnWrites (a blind fault) of a write the
+// process has the response of.
+func (p *Process) sawOwnWrite(call kubeclient.Call, committed time.Time) {
+	if p.cache == nil || !p.env.Faults.SeesOwnWrites(p.spec.Name) {
+		return
+	}
+	gvk, err := apiutil.GVKForObject(call.Object, p.env.Server.Scheme())
+	if err != nil {
+		return
+	}
+	key := call.Name
+	if o, ok := call.Object.(client.Object); ok && call.Verb != "delete" {
+		key = o.GetName() // a generated name is known after the call
+	}
+	ns := call.Namespace
+	if o, ok := call.Object.(client.Object); ok && ns == "" {
+		ns = o.GetNamespace()
+	}
+	if ns != "" {
+		key = ns + "/" + key
+	}
+	p.cache.OwnWrite(informer.Write{GVK: gvk, Key: key, At: committed})
 }
 
 // PendingCall is what a trace step needs to know from just before a call: for a
