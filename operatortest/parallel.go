@@ -238,6 +238,7 @@ func (ps *places) count() int {
 func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err string), invalid func(k int)) {
 	sp := w.space
 	sp.Targets = w.targets(t)
+	sp.Writes = w.writes(t) // the same Space as explore's pass: a worker draws the plans it would
 	next, over := 0, false
 	explore.RunPlaces(plan.Generator(sp), w.o.Checks, w.o.Seed, explore.Places{
 		Skip: func(k int) bool {
