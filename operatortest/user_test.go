@@ -109,7 +109,7 @@ func endState(t *testing.T, w *world, p *plan.Plan, key client.ObjectKey, obj cl
 	t.Helper()
 	found := false
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		opts := w.options(p, &setupFailures{})
+		opts := w.options(p, &setupFailures{}, nil) // every built-in controller
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
 		if err != nil {
