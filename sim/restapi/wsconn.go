@@ -14,8 +14,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	gwebsocket "github.com/gorilla/websocket"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,7 +66,8 @@ func (t *Transport) serveWebSocket(rt *websocket.RoundTripper, req *http.Request
 	if answer != nil {
 		return nil, wsUpgradeFailure(answer)
 	}
-	conn := &wsConn{opts: c.opts, run: c.run, result: c.result, timeout: c.timeout, ready: make(chan struct{}, 1)}
+	conn := &wsConn{kubeletSide: newKubeletSide(c.opts, c.run)}
+	conn.result, conn.timeout = c.result, c.timeout
 	d := gwebsocket.Dialer{
 		NetDialContext:  func(_ context.Context, _, _ string) (net.Conn, error) { return conn, nil },
 		Subprotocols:    []string{streamProtocolV5},
@@ -111,52 +110,13 @@ func wsUpgradeFailure(a *http.Response) error {
 // pongs. Like execConn it has no goroutine: its side runs inside the
 // client's writes, and reads block on a channel until it has written.
 type wsConn struct {
-	opts    streamOptions
-	run     func(stdin []byte) ExecResult
-	result  *ExecResult
-	timeout error
-
-	mu         sync.Mutex
-	in         []byte // bytes written by the client, not yet handled
-	out        bytes.Buffer
+	kubeletSide
 	handshaken bool
 	msgOp      byte
 	msg        []byte // a fragmented message's payload so far
-	stdin      bytes.Buffer
-	stdinEOF   bool
-	finished   bool
-	eof        bool // the kubelet's side is closed: reads end once out is drained
-	closed     bool // the client closed the connection
-	ready      chan struct{}
 }
 
 var _ net.Conn = (*wsConn)(nil)
-
-func (c *wsConn) signal() {
-	select {
-	case c.ready <- struct{}{}:
-	default:
-	}
-}
-
-// Read returns what the kubelet's side wrote, blocking until there is some or
-// that side is closed.
-func (c *wsConn) Read(p []byte) (int, error) {
-	for {
-		c.mu.Lock()
-		if c.out.Len() > 0 {
-			n, _ := c.out.Read(p)
-			c.mu.Unlock()
-			return n, nil
-		}
-		if c.eof || c.closed {
-			c.mu.Unlock()
-			return 0, io.EOF
-		}
-		c.mu.Unlock()
-		<-c.ready
-	}
-}
 
 // Write takes the client's bytes: the handshake request, then frames.
 func (c *wsConn) Write(p []byte) (int, error) {
@@ -330,17 +290,3 @@ func (c *wsConn) send(op int, payload []byte) {
 	}
 	c.out.Write(payload)
 }
-
-func (c *wsConn) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	c.signal()
-	return nil
-}
-
-func (c *wsConn) LocalAddr() net.Addr                { return execAddr{} }
-func (c *wsConn) RemoteAddr() net.Addr               { return execAddr{} }
-func (c *wsConn) SetDeadline(t time.Time) error      { return nil }
-func (c *wsConn) SetReadDeadline(t time.Time) error  { return nil }
-func (c *wsConn) SetWriteDeadline(t time.Time) error { return nil }
