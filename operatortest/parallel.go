@@ -236,11 +236,8 @@ func (ps *places) count() int {
 // judge explores the places get hands out, in order, and reports each
 // verdict to put; invalid is told of a draw rapid rejected.
 func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err string), invalid func(k int)) {
-	sp := w.space
-	sp.Targets = w.targets(t)
-	sp.Writes = w.writes(t) // the same Space as explore's pass: a worker draws the plans it would
 	next, over := 0, false
-	explore.RunPlaces(plan.Generator(sp), w.o.Checks, w.o.Seed, explore.Places{
+	explore.RunPlaces(w.generator(t), w.o.Checks, w.o.Seed, explore.Places{
 		Skip: func(k int) bool {
 			if !over && next < k {
 				if next = get(); next == 0 {

@@ -235,10 +235,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 			return Result{}, err
 		}
 	}
-	sp := w.space
-	sp.Targets = w.targets(t)
-	sp.Writes = w.writes(t)
-	gen := plan.Generator(sp)
+	gen := w.generator(t)
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
@@ -272,6 +269,18 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		out.TimeToFirstFailure, out.ShrinkTime = f.TimeToFind, f.ShrinkTime
 	}
 	return out, nil
+}
+
+// generator draws the explorer's sequence of plans: the world's Space with
+// the reference run's targets and writes. The sequential pass and every
+// worker (parallel.go) draw from it, so that a place's plan, and so its
+// verdict, is the same whichever process judges it: a place is a function of
+// the plan index alone.
+func (w *world) generator(t *testing.T) *rapid.Generator[*plan.Plan] {
+	sp := w.space
+	sp.Targets = w.targets(t)
+	sp.Writes = w.writes(t)
+	return plan.Generator(sp)
 }
 
 // preflight runs the world once with no workload and no fault: a manager
