@@ -66,7 +66,9 @@
 // lowest failing place once every place before it is judged, and shrinks it
 // itself, recalling the workers' verdicts: the first failing plan, the
 // minimal plan and the trace hashes are those of a run with one worker (see
-// parallel.go). A worker that dies fails the exploration with one line; so
+// parallel.go; every worker draws from the pass's generator, the reference
+// run's targets and writes included, so a place's plan is the same in any
+// process). A worker that dies fails the exploration with one line; so
 // does one that cannot reach it (a test -test.run cannot select again) when
 // Workers or -ctrlsim.workers asked for workers, while by default such a test
 // is explored in its own process alone (a log line says why), as is every
