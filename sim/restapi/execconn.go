@@ -62,6 +62,33 @@ func newKubeletSide(opts streamOptions, run func(stdin []byte) ExecResult) kubel
 	return kubeletSide{opts: opts, run: run, ready: make(chan struct{}, 1)}
 }
 
+// finish runs the command on the stdin read (once: an ambiguous fault's
+// command has run already) and gives what the kubelet writes back: stdout
+// and stderr (one stream with a TTY) and the Status as JSON (the fault's,
+// for an ambiguous one).
+func (c *kubeletSide) finish() (stdout, stderr, status []byte) {
+	if c.result == nil {
+		r := c.run(bytes.Clone(c.stdin.Bytes()))
+		c.result = &r
+	}
+	r := c.result
+	stdout, stderr = r.Stdout, r.Stderr
+	if c.opts.tty {
+		stdout, stderr = append(bytes.Clone(stdout), stderr...), nil
+	}
+	st := execStatus(*r)
+	if c.timeout != nil {
+		if s, ok := c.timeout.(apierrors.APIStatus); ok {
+			st = s.Status()
+		}
+	}
+	status, err := json.Marshal(st)
+	if err != nil {
+		panic(err)
+	}
+	return stdout, stderr, status
+}
+
 var _ net.Conn = (*execConn)(nil)
 
 func newExecConn(opts streamOptions, run func(stdin []byte) ExecResult) *execConn {
@@ -185,28 +212,10 @@ func (c *execConn) maybeFinish() {
 		return
 	}
 	c.finished = true
-	if c.result == nil {
-		r := c.run(bytes.Clone(c.stdin.Bytes()))
-		c.result = &r
-	}
-	r := c.result
-	stdout, stderr := r.Stdout, r.Stderr
-	if c.opts.tty {
-		stdout, stderr = append(bytes.Clone(stdout), stderr...), nil
-	}
+	stdout, stderr, status := c.finish()
 	c.data(corev1.StreamTypeStdout, stdout)
 	c.data(corev1.StreamTypeStderr, stderr)
-	st := execStatus(*r)
-	if c.timeout != nil {
-		if s, ok := c.timeout.(apierrors.APIStatus); ok {
-			st = s.Status()
-		}
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	c.data(corev1.StreamTypeError, b)
+	c.data(corev1.StreamTypeError, status)
 	c.data(corev1.StreamTypeStdin, nil)
 	c.data(corev1.StreamTypeResize, nil)
 	c.eof = true

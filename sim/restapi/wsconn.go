@@ -245,32 +245,14 @@ func (c *wsConn) maybeFinish() {
 		return
 	}
 	c.finished = true
-	if c.result == nil {
-		r := c.run(bytes.Clone(c.stdin.Bytes()))
-		c.result = &r
-	}
-	r := c.result
-	stdout, stderr := r.Stdout, r.Stderr
-	if c.opts.tty {
-		stdout, stderr = append(bytes.Clone(stdout), stderr...), nil
-	}
+	stdout, stderr, status := c.finish()
 	if c.opts.stdout && len(stdout) > 0 {
 		c.send(gwebsocket.BinaryMessage, append([]byte{wsStdout}, stdout...))
 	}
 	if c.opts.stderr && !c.opts.tty && len(stderr) > 0 {
 		c.send(gwebsocket.BinaryMessage, append([]byte{wsStderr}, stderr...))
 	}
-	st := execStatus(*r)
-	if c.timeout != nil {
-		if s, ok := c.timeout.(apierrors.APIStatus); ok {
-			st = s.Status()
-		}
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	c.send(gwebsocket.BinaryMessage, append([]byte{wsError}, b...))
+	c.send(gwebsocket.BinaryMessage, append([]byte{wsError}, status...))
 	c.send(gwebsocket.CloseMessage, gwebsocket.FormatCloseMessage(gwebsocket.CloseNormalClosure, ""))
 	c.eof = true
 }
