@@ -63,7 +63,7 @@ func All() []*catalogue.Entry {
 // catalogue does not list yet, each with the ID of the entry it replaces:
 // `ctrlsim run --operatortest` runs them in its place.
 func OnOperatortest() []*catalogue.Entry {
-	return []*catalogue.Entry{canary.OnOperatortest()}
+	return append([]*catalogue.Entry{canary.OnOperatortest()}, kopf.OnOperatortest()...)
 }
 
 // Lookup returns the entry with this ID.
