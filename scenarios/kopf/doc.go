@@ -63,7 +63,8 @@
 // then). On seed 1 with 200 plans each gives its kernel entry's outcome per
 // variant (alternating-422: buggy and fixed caught at plan 2, robust holds;
 // poison-event: fixed caught at plan 1, buggy and robust hold;
-// no-event-after-failure: see the Known gaps).
+// no-event-after-failure: buggy and fixed caught at plan 11 by converges,
+// the entry's and the generic oracle's, robust holds).
 //
 // What the specs show (virtual time, lag 100–300 ms):
 //
