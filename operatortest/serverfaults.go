@@ -53,3 +53,15 @@ func (env SystemEnv) RefuseNext(f apiserver.Fault) (remove func()) {
 	f.Count = 1
 	return env.c.Server.InjectFault(f)
 }
+
+// systemFaultNames are the step names of the systems' faults, to their
+// system's name: a failure's explanation tells them from the workload's.
+func systemFaultNames(systems []System) map[string]string {
+	out := map[string]string{}
+	for _, s := range systems {
+		for _, f := range s.Faults {
+			out[f.Name] = s.Name
+		}
+	}
+	return out
+}

@@ -88,3 +88,17 @@ func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 			last, want, o.FaultPhase)
 	}
 }
+
+// A failure whose only fault is a system's (a domain step of System.Faults)
+// is explained as that system's fault, never as "No fault".
+func TestAFailureExplainsASystemsFaultAsAFault(t *testing.T) {
+	p, err := plan.Parse("seed 1\nat 1s flaky\nat 2s make name=p\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(whyReal(p, nil, systemFaultNames([]System{{Name: "gate", Faults: []DomainStep{{Name: "flaky"}}}})), "\n")
+	if strings.Contains(got, "No fault") || !strings.Contains(got, "`at 1s flaky`: a fault of the system gate") ||
+		!strings.Contains(got, "The workload's 1 step ") {
+		t.Errorf("the explanation:\n%s\nwant flaky as gate's fault, make as the workload's one step, and no \"No fault\"", got)
+	}
+}
