@@ -20,8 +20,8 @@
 // and each twin explored with operatortest's default budget (100 plans)
 // until caught, but the finalizer twin with 500 (its bug needs a deletion
 // for good and a death in one write's window: measured at about 1 plan in
-// 96 over seeds 1-9, up to plan 217); shrinking is bounded to 10 runs. make falsealarms runs 1,000
-// plans per correct operator and writes reports/falsealarms.md
+// 94 over seeds 1-10, up to plan 217); shrinking is bounded to 10 runs.
+// make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).
 //

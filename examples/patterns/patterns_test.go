@@ -103,10 +103,10 @@ var patterns = []pattern{
 				// The twin's leak needs two draws at once: a workload that
 				// deletes the Bucket for good, and the operator's death (or
 				// a failed cleanup call) between the finalizer's removal
-				// and the cleanup. Measured over explorer seeds 1-9, the
+				// and the cleanup. Measured over explorer seeds 1-10, the
 				// first catch came at plans 34, 170, 96, 111, 217, 43, 54,
-				// 94, 46 (about 1 plan in 96): the default 100 misses 3
-				// seeds in 9; 500 misses about 1 in 180.
+				// 94, 46, 74 (about 1 plan in 94): the default 100 misses 3
+				// seeds in 10; 500 misses about 1 in 200.
 				o.Checks = finalizerTwinChecks
 			}
 			return o
