@@ -340,7 +340,17 @@
 // violation and the time shrinking took (Result has them too). A plan
 // judged again in one exploration (rapid's shrinker draws one plan from
 // many byte strings) is recalled, not run again: a run is a function of its
-// plan; the replays above always run.
+// plan; the replays above always run. Shrinking keeps the last 256
+// reference runs (by seed and workload, the oldest forgotten first), and
+// stops judging a candidate once a violation that no later judging revises
+// (a property of the test's, a kernel verdict, terminates, no-orphans)
+// decides it: the runs that would revise converges, update-summaries,
+// no-error-at-rest and interleavings-agree (the late operator, other
+// random draws, the same downtime) are not made for it. The minimal plan is
+// then judged to the end once, so its report names every violation, with
+// the same trace hash (shrink.go). Rapid's shrinker tries candidates one at
+// a time, in this process: worker processes judge the places of the
+// exploration, not the candidates of a shrink.
 //
 // # A known bug, and keeping going
 //

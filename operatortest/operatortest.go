@@ -433,8 +433,9 @@ func indent(s string) string {
 
 // world is the cluster of one test: what each plan's run is built from.
 type world struct {
-	refs map[string]*refRun // fault-free runs by seed and workload (reference.go)
-	held kindSet            // the kinds a run's built-in controllers start for at first (builtins.go)
+	refs     map[string]*refRun // fault-free runs by seed and workload (reference.go)
+	refOrder []string           // refs' keys, oldest first (keep)
+	held     kindSet            // the kinds a run's built-in controllers start for at first (builtins.go)
 	// recalled are the plans judged, by text (runRecalled).
 	recalled           map[string]*result
 	violationsRecalled int
@@ -748,6 +749,10 @@ type result struct {
 	hash     string
 	log      []apiserver.Event // every committed version: the story reads objects from it
 	start    time.Time         // the run's epoch
+	// partial: judging stopped once the run was decided to violate
+	// (judgeRun): verdicts holds every violation no later step revises, not
+	// every verdict.
+	partial bool
 }
 
 func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
@@ -759,6 +764,13 @@ func faultFree(p *plan.Plan) bool { return len(p.Faults) == 0 }
 // reads follow virtual time), and the fault-free runs of its workload that the
 // differential oracles judge it against, and judges it.
 func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
+	return w.judgeRun(t, p, false)
+}
+
+// judgeRun is run; with decide, it stops judging once the run violates a
+// property whose verdict no later step revises (shrink.go: decided), and
+// marks the result partial.
+func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (*result, error) {
 	var refs []*refRun
 	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) {
 		var err error
@@ -769,6 +781,10 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	snap, r, err := w.runOnce(t, p, refs, 0)
 	if err != nil {
 		return nil, err
+	}
+	if decide && !coldShrink && w.decided(r.verdicts) {
+		r.verdicts, r.partial = w.o.enabled(r.verdicts), true
+		return r, nil
 	}
 	if w.on(InterleavingsAgree) {
 		v, err := w.interleavingsAgreeOrRandom(t, p, refs, snap)
@@ -845,11 +861,17 @@ var holdingRun = &result{}
 // violating ones (the first ones; later ones run again). Replays that check
 // a plan's determinism (a saved or minimal plan) use run, never this.
 func (w *world) runRecalled(t *testing.T, p *plan.Plan) (*result, error) {
+	return w.runRecalledAs(t, p, false)
+}
+
+// runRecalledAs is runRecalled, the run judged with decide (judgeRun); a
+// partial result is recalled only for a caller that decides too.
+func (w *world) runRecalledAs(t *testing.T, p *plan.Plan, decide bool) (*result, error) {
 	key := p.String()
-	if r, ok := w.recalled[key]; ok {
+	if r, ok := w.recalled[key]; ok && !coldShrink && (decide || !r.partial) {
 		return r, nil
 	}
-	r, err := w.run(t, p)
+	r, err := w.judgeRun(t, p, decide)
 	if err != nil {
 		return nil, err
 	}

@@ -35,8 +35,10 @@ type refRun struct {
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
-// plans, shrinking reuses a few.
-const maxRefs = 64
+// plans; shrinking tries hundreds of distinct seeds and workloads and comes
+// back to them (canary's shrink: 235 distinct references, 322 runs of them
+// when a full cache of 64 started over).
+const maxRefs = 256
 
 // reference runs (or recalls) the fault-free run of seed and steps.
 func (w *world) reference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
@@ -51,7 +53,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if startAfter > 0 {
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
-	if r, ok := w.refs[key]; ok {
+	if r, ok := w.refs[key]; ok && !coldShrink {
 		return r, nil
 	}
 	snap, res, err := w.runOnce(t, p, nil, startAfter)
@@ -63,13 +65,21 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	return r, nil
 }
 
-// keep caches r, a reference run, under key (at most maxRefs: a full cache
-// starts over).
+// keep caches r, a reference run, under key: at most maxRefs, the oldest
+// forgotten first (a reference is a function of its key: a forgotten one
+// runs again and gives the same run).
 func (w *world) keep(key string, r *refRun) {
-	if w.refs == nil || len(w.refs) >= maxRefs {
+	if w.refs == nil {
 		w.refs = map[string]*refRun{}
 	}
+	if _, ok := w.refs[key]; !ok {
+		w.refOrder = append(w.refOrder, key)
+	}
 	w.refs[key] = r
+	for len(w.refOrder) > maxRefs {
+		delete(w.refs, w.refOrder[0])
+		w.refOrder = w.refOrder[1:]
+	}
 }
 
 // targetsOf are the instants of the fault phase at which some process wrote,

@@ -337,7 +337,9 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 				return nil // judged before: nothing new, nor the signature being shrunk
 			}
 		}
-		r, err := w.runRecalled(t, p) // a plan drawn again is recalled (shrinking)
+		// A plan drawn again is recalled (shrinking); a candidate's judging
+		// stops once it is decided (shrink.go).
+		r, err := w.runRecalledAs(t, p, first != 0 && !w.o.KeepGoing)
 		if err != nil {
 			return &worldError{err}
 		}
@@ -370,6 +372,17 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 	}
 	if !res.Caught || last == nil {
 		return nil, ran, nil
+	}
+	if last.partial {
+		// The minimal plan's whole verdicts, for its report: the same run
+		// (its trace hash), judged to the end.
+		var err error
+		if last, err = w.run(t, res.Minimal); err != nil {
+			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+		}
+		if lastVs = last.violated(); len(lastVs) == 0 {
+			return nil, ran, fmt.Errorf("the minimal plan violated a property while shrinking and none when judged to the end: a run that is not a function of its plan\n%s", res.Minimal)
+		}
 	}
 	sig := target
 	if sig == "" {

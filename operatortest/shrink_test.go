@@ -1,0 +1,46 @@
+package operatortest
+
+import (
+	"slices"
+	"testing"
+)
+
+// shrinkBothWays explores o with the shrink's savings (shrink.go) and again
+// cold (every candidate and reference run, every run judged to the end).
+func shrinkBothWays(t *testing.T, o Options) (warm, cold Result) {
+	t.Helper()
+	warm = exploreWith(t, o, 1)
+	coldShrink = true
+	defer func() { coldShrink = false }()
+	cold = exploreWith(t, o, 1)
+	return warm, cold
+}
+
+// Recalling plans and references, and stopping a candidate's judging once it
+// is decided, keep the shrink's outcome: the same minimal plan, trace hash
+// and violations (every one, as the minimal plan judged to the end names
+// them) as a shrink that runs and judges everything.
+func TestShrinkingWithRecallAndDecidedJudgingGivesTheColdShrinksMinimalPlan(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    func() Options
+	}{
+		{"restart between two writes", func() Options { o := appOptions(trustsItsMark); o.Checks, o.Seed = 30, 3; return o }},
+		{"a panic and a copy bug", func() Options { o := bugOptions(&knownBugs{twoWrites: true}, true); o.Checks = 40; return o }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			warm, cold := shrinkBothWays(t, c.o())
+			switch {
+			case !warm.Caught || !cold.Caught:
+				t.Fatalf("caught %v (with savings), %v (cold): want both", warm.Caught, cold.Caught)
+			case warm.Minimal.String() != cold.Minimal.String():
+				t.Errorf("minimal plan with savings:\n%s\ncold:\n%s", warm.Minimal, cold.Minimal)
+			case warm.Hash != cold.Hash:
+				t.Errorf("trace hash with savings %s, cold %s", warm.Hash, cold.Hash)
+			case !slices.Equal(propertiesOf(warm), propertiesOf(cold)):
+				t.Errorf("violated with savings %q, cold %q", propertiesOf(warm), propertiesOf(cold))
+			}
+			t.Logf("minimal plan (shrunk in %s with savings, %s cold):\n%sviolates %q", warm.ShrinkTime, cold.ShrinkTime, warm.Minimal, propertiesOf(warm))
+		})
+	}
+}
