@@ -264,9 +264,19 @@
 //     same restarts with no time down (each stop followed by a start at
 //     once; run then, cached) does not show it too, so that an operator
 //     that "starts clean" and re-creates what it made is still caught. A
-//     missed run shows in it too and is not blamed; a crash between two
-//     writes leaves an intermediate state the clean stop does not (it comes
-//     before the reconcile the crash cut), and is still caught; a run created
+//     missed run shows in it too and is not blamed. A crash that cut a
+//     reconcile is bounded by two clean stops: the one before that reconcile
+//     (none of its writes) and the one after it (a graceful shutdown, as
+//     controller-runtime's manager does, lets the reconcile in hand finish:
+//     all of its writes); the faulted run may end as either, and the stop
+//     after is run (and its own no-time-down twin) only when the stop
+//     before does not excuse the difference. It stands on kube-apiserver
+//     committing a write whose response the dead client never read: the
+//     schedule's Job made just before the crash has run, and a restart past
+//     the run's deadline rightly does not make it again, though its status
+//     record was never written. A crash between two writes whose
+//     intermediate state the operator never completes ends as neither stop
+//     (none or both of the writes), and is still caught; a run created
 //     twice is more creates of one name (the Job of a scheduled time) than any
 //     reference makes, and an overlap under Forbid is the domain property's to
 //     judge.
@@ -632,8 +642,9 @@
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for
 //     the plans a shard does not run (the generator needs the targets to
-//     draw); and one or two more (the same downtime and blind time's, then
-//     the same restarts' with no time down or blind) when converges or
+//     draw); and one to four more (the same downtime and blind time's, then
+//     the same restarts' with no time down or blind, each with the stop
+//     before and, when that does not excuse, after a cut reconcile) when converges or
 //     update-summaries would still fire and an operator's process was down
 //     or its view behind (a stale restart, a hold or lag of its watches);
 //     references are cached by seed and workload (64 at most), the

@@ -31,6 +31,9 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	checksum.AddToScheme,
 }
 
+// finalizerTwinChecks is the finalizer twin's budget (its options say why).
+const finalizerTwinChecks = 500
+
 // operator is the Options of a one-manager operator: its CRD, its Setup and
 // its seed objects; everything else is operatortest's default.
 func operator(crd []byte, name string, setup func(mgr manager.Manager) error, objects ...client.Object) operatortest.Options {
@@ -93,9 +96,20 @@ var patterns = []pattern{
 		does: "a Bucket is registered with an external provider under a finalizer, and unregistered before the finalizer goes",
 		bug:  "removes the finalizer before the cleanup",
 		options: func(buggy bool) operatortest.Options {
-			return operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
+			o := operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
 				return (&finalizer.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+			if buggy {
+				// The twin's leak needs two draws at once: a workload that
+				// deletes the Bucket for good, and the operator's death (or
+				// a failed cleanup call) between the finalizer's removal
+				// and the cleanup. Measured over explorer seeds 1-10, the
+				// first catch came at plans 34, 170, 96, 111, 217, 43, 54,
+				// 94, 46, 74 (about 1 plan in 94): the default 100 misses 3
+				// seeds in 10; 500 misses about 1 in 200.
+				o.Checks = finalizerTwinChecks
+			}
+			return o
 		},
 	},
 	{
