@@ -480,7 +480,13 @@
 //     domain step (StepEnv.System) and every property (History.System) of
 //     the run gets that one instance. Its Faults are domain steps drawn in
 //     the fault phase that act on it (a target that fails the next
-//     attempt).
+//     attempt). A system the API server calls on the operator's requests
+//     (an admission webhook) refuses one through SystemEnv.RefuseNext, so
+//     that the refusal is the server's answer in the trace, and ends its
+//     faults at the heal (SystemEnv.Healed; serverfaults.go, whose doc
+//     shows how an author writes one; scenarios/kopf's Webhook and Wire
+//     are written so). A failure's explanation names a system's fault as
+//     that system's.
 //   - Domain properties (Options.Properties): a Check over the run's
 //     History (end state, trace, watch log); FromCheck adapts a property of
 //     the kernel (sim/check: at-most-once, terminates, Eventually).

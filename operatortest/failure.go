@@ -227,17 +227,27 @@ func realEvent(f plan.Fault) string {
 }
 
 // whyReal is one line per fault of the plan: what it did in this run and the
-// real event it stands for; and the workload's steps, which are a user's.
-func whyReal(p *plan.Plan, steps []trace.Step) []string {
+// real event it stands for; one per fault of a System (systemFaults: the
+// fault's step name to its system's), which the author's model of that
+// system makes; and the workload's steps, which are a user's.
+func whyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) []string {
 	var out []string
 	for _, f := range p.Faults {
 		at := manifest(f, steps)
 		out = append(out, fmt.Sprintf("`%s`: %s. On a real cluster: %s.", f.String(), whatHappened(f, steps, at), realEvent(f)))
 	}
-	if len(p.Steps) > 0 {
-		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", len(p.Steps), plural(len(p.Steps))))
+	workload := 0
+	for _, s := range p.Steps {
+		if sys, ok := systemFaults[s.Action]; ok {
+			out = append(out, fmt.Sprintf("`%s`: a fault of the system %s outside the cluster (Options.Systems), as the test's model of it makes it.", s.String(), sys))
+			continue
+		}
+		workload++
 	}
-	if len(p.Faults) == 0 {
+	if workload > 0 {
+		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", workload, plural(workload)))
+	}
+	if len(p.Faults) == 0 && workload == len(p.Steps) {
 		out = append(out, "No fault: the violation happens in a fault-free run, under the plan's schedule alone (a race the operator loses in some interleavings).")
 	}
 	return out
@@ -312,6 +322,9 @@ type report struct {
 	r         *result
 	violated  []check.Verdict
 	operators []string
+	// systemFaults are the step names of Options.Systems' faults, to their
+	// system's name.
+	systemFaults map[string]string
 }
 
 func (rep *report) story() *story.Story {
@@ -389,7 +402,7 @@ func (rep *report) markdown(svg, html string) string {
 		fmt.Fprintf(&b, "- **%s** (judged at %v of virtual time): %s\n", v.Property, v.At, strings.ReplaceAll(v.Detail, "\n", "\n  "))
 	}
 	b.WriteString("\n## Why a real cluster can do this\n\n")
-	for _, l := range whyReal(rep.p, rep.r.steps) {
+	for _, l := range whyReal(rep.p, rep.r.steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	if len(rep.violated) > 0 {

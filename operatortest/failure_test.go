@@ -89,7 +89,7 @@ func TestEachFaultSaysWhatARealClusterDidThere(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		got := whyReal(p, nil)
+		got := whyReal(p, nil, nil)
 		if len(got) != 1 || strings.Contains(got[0], "a fault of a real cluster") || !strings.Contains(got[0], "On a real cluster: ") {
 			t.Errorf("%s: %q", text, got)
 		}

@@ -374,12 +374,12 @@ func (w *world) failure(t *testing.T, p *plan.Plan, path string) (*failure, erro
 func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *failure {
 	vs := r.violated()
 	var err error
-	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: w.operatorProcesses()}
+	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: w.operatorProcesses(), systemFaults: systemFaultNames(w.o.Systems)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
 	b.WriteString("\nwhy a real cluster can do this:\n")
-	for _, l := range whyReal(p, r.steps) {
+	for _, l := range whyReal(p, r.steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
 	if steps := faultPath(p, r.steps, vs[0], rep.operators, 12); len(steps) > 0 {

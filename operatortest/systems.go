@@ -58,6 +58,8 @@ type SystemEnv struct {
 	// Rand draws from the plan's seed (a stream of the system's own): the
 	// same plan draws the same values.
 	Rand *rand.Rand
+
+	c *cluster.Cluster // the run's: Healed, RefuseNext (serverfaults.go)
 }
 
 // Systems are a run's instances of Options.Systems, by name.
@@ -138,7 +140,7 @@ func (w *world) withSystems(o cluster.Options) cluster.Options {
 		s := Systems{}
 		for _, sys := range w.o.Systems {
 			st := c.Stream("operatortest/system/" + sys.Name)
-			inst, err := sys.New(SystemEnv{Client: c.Admin(), Clock: c.Clock, Rand: rand.New(rand.NewPCG(st.Uint64(), st.Uint64()))})
+			inst, err := sys.New(SystemEnv{c: c, Client: c.Admin(), Clock: c.Clock, Rand: rand.New(rand.NewPCG(st.Uint64(), st.Uint64()))})
 			if err != nil {
 				return fmt.Errorf("Systems: %s: New: %w", sys.Name, err)
 			}

@@ -30,7 +30,8 @@
 // Entries are registered here by hand; a scenario package that is not listed in
 // All is not in the catalogue. Two engines remain until every entry is ported
 // to operatortest: none of All is yet (the canary's port, canary.OnOperatortest,
-// waits for cheaper shrinking on operatortest).
+// waits for cheaper shrinking on operatortest; kopf.OnOperatortest holds
+// kopf/alternating-422, poison-event and no-event-after-failure).
 package scenarios
 
 import (
@@ -63,7 +64,7 @@ func All() []*catalogue.Entry {
 // catalogue does not list yet, each with the ID of the entry it replaces:
 // `ctrlsim run --operatortest` runs them in its place.
 func OnOperatortest() []*catalogue.Entry {
-	return []*catalogue.Entry{canary.OnOperatortest()}
+	return append([]*catalogue.Entry{canary.OnOperatortest()}, kopf.OnOperatortest()...)
 }
 
 // Lookup returns the entry with this ID.

@@ -110,7 +110,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	indexed := fs.Int("shards-of-indexed-job", 0, "run shard JOB_COMPLETION_INDEX+1 of `N` (in a pod of an Indexed Job with N completions)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	markers := fs.Bool("json-markers", false, "print the JSON between marker lines, for ctrlsim merge to find in a log (implies --json)")
-	onOT := fs.Bool("operatortest", false, "run the entries ported to operatortest (issue 30; so far canary/stale-cache) through operatortest instead of the kernel's explorer")
+	onOT := fs.Bool("operatortest", false, "run the entries ported to operatortest (issue 30: scenarios.OnOperatortest) through operatortest instead of the kernel's explorer")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {

@@ -31,7 +31,7 @@ func Persistent422(v variant.Variant) operatortest.Options {
 		Scheme: sharedScheme(),
 		CRDs:   [][]byte{crdYAML},
 		Managers: []operatortest.Manager{{Name: Operator, Setup: func(mgr manager.Manager) error {
-			r := &kopfop.Reconciler{Client: mgr.GetClient(), Variant: v, Exit: exitOf(mgr),
+			r := &kopfop.Reconciler{Client: mgr.GetClient(), Variant: v, Exit: exitOf(mgr), Clock: clockOf(mgr),
 				Handlers: []kopfop.Handler{kopfop.ReportHandler(mgr.GetClient(), mgr.GetAPIReader())}}
 			return r.SetupWithManager(mgr)
 		}}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	kclock "k8s.io/utils/clock"
 	"net/http"
 	"reflect"
 	"sync/atomic"
@@ -222,6 +223,11 @@ func (m *Manager) GetLogger() logr.Logger { return m.p.baseLogger() }
 // that exits on an unrecoverable error: os.Exit itself would end the test
 // binary.
 func (m *Manager) Exit(code int) { m.p.Exit(code) }
+
+// Clock is the process's clock, the run's virtual one: for operator code
+// that takes a clock (a throttle, a batch window) in place of the wall
+// clock.
+func (m *Manager) Clock() kclock.WithTicker { return m.p.Clock() }
 
 // GetControllerOptions are the manager's controller defaults (Options.Controller
 // when the process has Options). Name validation is
