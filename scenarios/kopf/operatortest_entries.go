@@ -325,6 +325,7 @@ func (e *editor) stream(name string, period, until, now time.Duration) {
 // --operatortest`): alternating-422, poison-event and no-event-after-failure.
 func OnOperatortest() []*catalogue.Entry {
 	tests := map[string]func(variant.Variant) operatortest.Options{
+		"kopf/persistent-422":         Persistent422,
 		"kopf/alternating-422":        Alternating422,
 		"kopf/poison-event":           PoisonEvent,
 		"kopf/no-event-after-failure": NoEventAfterFailure,

@@ -71,10 +71,10 @@ func TestNoEventAfterFailureHoldsForTheRobustOperatorOnOperatortest(t *testing.T
 	operatortest.Run(t, o)
 }
 
-// OnOperatortest replaces exactly the three kernel entries it ports, each
+// OnOperatortest replaces exactly the four kernel entries it ports, each
 // with its kernel entry's expectations and an operatortest Test, and no
 // kernel world left to run by mistake.
-func TestOnOperatortestReplacesTheThreeKernelEntries(t *testing.T) {
+func TestOnOperatortestReplacesTheFourKernelEntries(t *testing.T) {
 	var ids []string
 	kernel := map[string]bool{}
 	for _, e := range Entries() {
@@ -86,7 +86,7 @@ func TestOnOperatortestReplacesTheThreeKernelEntries(t *testing.T) {
 			t.Errorf("%s: want a kernel entry's ID and Expect with Test set and no World or Properties", e.ID)
 		}
 	}
-	if got, want := strings.Join(ids, " "), "kopf/alternating-422 kopf/poison-event kopf/no-event-after-failure"; got != want {
+	if got, want := strings.Join(ids, " "), "kopf/persistent-422 kopf/alternating-422 kopf/poison-event kopf/no-event-after-failure"; got != want {
 		t.Errorf("OnOperatortest: %s, want %s", got, want)
 	}
 }
