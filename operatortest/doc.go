@@ -351,7 +351,16 @@
 // patterns: a crash right after a process's k-th write (intermediate state),
 // a watch held across a write the operator should see before it acts
 // (unobserved state), and a restart onto an apiserver up to half the fault
-// phase behind, whose lists show the past (stale state).
+// phase behind, whose lists show the past (stale state). A stale restart is
+// aimed as sharply: at one of the changes the apiserver committed in the
+// reference run to a kind the world collects (its watch log, deletions and
+// status writes included), its lagging watch cache at the resourceVersion
+// just before or just after that change (rev=), the restart after it; and
+// scoped to that change's kind (kind=: one watch cache behind, the others
+// fresh, as kube-apiserver's per-resource watch caches can be) or to every
+// kind. A bug that needs the restarted operator to see one object just
+// before one write is then one draw among the run's writes, not a window of
+// milliseconds in a phase of a minute (examples/staleview).
 //
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.

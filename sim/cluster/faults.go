@@ -16,10 +16,10 @@ type faults struct {
 	c      *Cluster
 	plan   []plan.Fault
 	healed bool
-	holds  map[holdKey]int          // active holds (a count: windows may overlap)
-	remove []func()                 // removers of API faults in force
-	stale  map[string]time.Duration // processes restarted by a stale fault, not yet started again: the age
-	blind  map[int]bool             // the blind faults (by index in plan) whose stale start has happened
+	holds  map[holdKey]int       // active holds (a count: windows may overlap)
+	remove []func()              // removers of API faults in force
+	stale  map[string]plan.Fault // processes restarted by a stale fault, not yet started again: the fault
+	blind  map[int]bool          // the blind faults (by index in plan) whose stale start has happened
 }
 
 type holdKey struct {
@@ -28,7 +28,7 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}, blind: map[int]bool{}}
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]plan.Fault{}, blind: map[int]bool{}}
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -105,23 +105,36 @@ func (f *faults) Workers(process, controller string) int {
 // from its start, it is the fault's age behind, for that long. A plan healed
 // in between gives none.
 //
-// A blind fault with an age gives its process's first start at or after its
-// at the same lagging apiserver, whatever the heal (it replays another run's
-// stale restart, without the crash).
+// A fault with rev= puts the lagging watch cache at that resourceVersion; one
+// with kind= lags that kind's watch cache only. A blind fault with an age
+// gives its process's first start at or after its at the same lagging
+// apiserver, whatever the heal (it replays another run's stale restart,
+// without the crash).
 func (f *faults) Stale(process string) (informer.Stale, bool) {
 	now := f.c.Clock.Now()
 	for i, x := range f.plan {
 		if x.Kind == plan.Blind && x.Process == process && x.Age > 0 && !f.blind[i] && now.Sub(f.c.start) >= x.At {
 			f.blind[i] = true
-			return informer.Stale{Age: x.Age, Until: now.Add(x.Age)}, true
+			return staleView(x, now), true
 		}
 	}
-	age, ok := f.stale[process]
+	x, ok := f.stale[process]
 	if !ok || f.healed {
 		return informer.Stale{}, false
 	}
 	delete(f.stale, process)
-	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
+	return staleView(x, now), true
+}
+
+// staleView is the view of a stale (or blind) fault's restart at now.
+func staleView(x plan.Fault, now time.Time) informer.Stale {
+	st := informer.Stale{Age: x.Age, Until: now.Add(x.Age), RV: x.Rev}
+	if x.Resource != "" && x.Resource != "*" {
+		kind := x.Resource
+		st.Kinds = func(gvk schema.GroupVersionKind) bool { return kindMatches(kind, gvk) }
+		st.Scope = kind
+	}
+	return st
 }
 
 // SeesOwnWrites reports whether process's informers show it its own writes at
@@ -204,10 +217,10 @@ func (f *faults) schedule() {
 				})
 			}
 		case plan.Stale:
-			name, age, at := x.Process, x.Age, x.At
+			name, age, at, fault := x.Process, x.Age, x.At, x
 			c.Clock.AfterFunc(at, func() {
 				if p := c.Process(name); p != nil && p.Running() && !f.healed {
-					f.stale[name] = age
+					f.stale[name] = fault
 					p.Crash("planned restart onto an apiserver " + age.String() + " behind at " + at.String())
 				}
 			})

@@ -76,3 +76,56 @@ func TestAStaleInformerListsThePastAndCatchesUpAtUntil(t *testing.T) {
 		t.Fatalf("the value the stale cache shows over time:\n got %v\nwant %v", seen, want)
 	}
 }
+
+// A stale cache aimed at a resourceVersion (rev=) lists the state just after
+// the write that made it, even when the next write committed at the same
+// instant, and gets every later event when the lagging watch cache has
+// caught up (Until). Scoped to one kind (kind=), it leaves the informers of
+// the other kinds fresh: one resource's watch cache lags, the others do not.
+func TestAStaleCacheAtAResourceVersionOfOneKindLeavesTheOtherKindsFresh(t *testing.T) {
+	clk := clock.New(clock.Epoch)
+	srv := apiserver.New(apiserver.Options{Scheme: apiservertest.Scheme(), Clock: clk})
+	srv.CreateDefaultNamespaces()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "x"}, Data: map[string]string{"v": "1"}}
+	if err := srv.Create(apiserver.Admin, cm); err != nil {
+		t.Fatal(err)
+	}
+	rv := srv.ResourceVersion() // the state just after v=1
+	cm.Data["v"] = "2"          // at the same instant
+	if err := srv.Update(apiserver.Admin, cm, ""); err != nil {
+		t.Fatal(err)
+	}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "s"}}
+	if err := srv.Create(apiserver.Admin, sec); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(time.Second)
+
+	configMaps := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	c := informer.NewCache(srv.Watcher(), clk, apiservertest.Scheme(), nil,
+		informer.WithStale(informer.Stale{Age: 5 * time.Second, Until: clk.Now().Add(5 * time.Second), RV: rv,
+			Kinds: func(gvk schema.GroupVersionKind) bool { return gvk == configMaps }, Scope: "/v1/ConfigMap"}))
+	cms := c.Informer(configMaps)
+	secrets := c.Informer(schema.GroupVersionKind{Version: "v1", Kind: "Secret"})
+	value := func() string {
+		o, ok, _ := cms.Indexer().GetByKey("default/x")
+		if !ok {
+			return "none"
+		}
+		return o.(*corev1.ConfigMap).Data["v"]
+	}
+	if got := value(); got != "1" {
+		t.Errorf("the ConfigMap at resourceVersion %d: v=%s, want 1 (the write just after it shares its instant)", rv, got)
+	}
+	if _, ok, _ := secrets.Indexer().GetByKey("default/s"); !ok {
+		t.Errorf("the Secret, created after resourceVersion %d, is missing: the Secrets' informer should be fresh", rv)
+	}
+	clk.Step(4*time.Second + 999*time.Millisecond)
+	if got := value(); got != "1" {
+		t.Errorf("before the watch cache has caught up: v=%s, want 1", got)
+	}
+	clk.Step(time.Millisecond)
+	if got := value(); got != "2" {
+		t.Errorf("once the watch cache has caught up: v=%s, want 2", got)
+	}
+}
