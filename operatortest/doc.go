@@ -411,7 +411,7 @@
 // "differs with the randomness alone" and names them. Most plans never need
 // that run (it costs one run where a difference was found).
 //
-// # Adding your own: domain steps, properties, workload control
+// # Adding your own: domain steps, systems, properties, workload and fault control
 //
 // What an operator's domain needs beyond the seed objects, an author adds
 // in Options (steps.go), as the catalogue's entries do:
@@ -443,6 +443,13 @@
 //     domain's steps: Steps: []StepKind{} with Domain), so that no author
 //     has to switch the whole workload off (NoWorkload). NoWorkload leaves
 //     the domain steps drawn.
+//   - The fault profile (Options.Faults, faults.go): the classes drawn,
+//     the operator processes they fall on, the kinds whose caches lag or
+//     are held (no lag of every kind at once then), and API faults of the
+//     author's own among the templates (a 422 on one field of a PATCH, as a
+//     too-large annotation gets), so that an exploration spends its plans
+//     where a bug can be. A name the world does not have is refused with
+//     one line; a plan's text replays as written whatever the profile.
 //
 // Outside a go test binary (a command such as ctrlsim run), Outside runs
 // Explore or Replay as a test of the program; Replay runs one plan judged
@@ -458,10 +465,9 @@
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a
 //     system the heal has come, so a fault meant to last until the heal
-//     is the system's to bound (fail the next N attempts, say). The fault
-//     classes, processes and kinds the plans draw are operatortest's for
-//     every test: an entry cannot yet narrow its fault profile (only lag,
-//     say) or add a fault of its own on an API call (a 422 on one field).
+//     is the system's to bound (fail the next N attempts, say). A fault
+//     profile narrows by process and kind, not by controller or by one
+//     object's events (Sieve's one paused object).
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose

@@ -272,6 +272,10 @@ type Options struct {
 	// An exec into a container without a handler fails with an error naming
 	// the pod, the container and the command.
 	Exec map[string]ExecHandler
+	// Faults narrows the faults plans draw to the test's fault profile
+	// (classes, processes, kinds, the author's own API faults; faults.go).
+	// The zero Faults draws them all.
+	Faults Faults
 }
 
 // effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
@@ -605,6 +609,9 @@ func newWorld(o Options) (*world, error) {
 		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
 	}
 	w.space.Workload = wl
+	if err := w.narrow(o.Faults); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 

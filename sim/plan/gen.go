@@ -52,6 +52,8 @@ type Space struct {
 	// Classes restricts the fault classes drawn; nil means every class the space
 	// has material for.
 	Classes []FaultKind
+	// KindsOnly keeps lag faults to Kinds: none is drawn for every kind ("*").
+	KindsOnly bool
 	// Pods, if set, draws workload faults on pods (NotReady, CrashLoop,
 	// PodFail) on the first Pods pods the kubelet model binds; 0: none drawn.
 	Pods int
@@ -75,6 +77,15 @@ func (sp Space) withDefaults() Space {
 		sp.Horizon = 5 * time.Minute
 	}
 	return sp
+}
+
+// lagKinds are the kinds a lag fault may name: every kind ("*") first, then
+// each of Kinds.
+func lagKinds(sp Space) []string {
+	if sp.KindsOnly {
+		return sp.Kinds
+	}
+	return append([]string{"*"}, sp.Kinds...)
 }
 
 func (sp Space) allows(k FaultKind) bool {
@@ -155,7 +166,7 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				lo := dur("lag-min", sp.MaxLag)
 				return Fault{Kind: Lag,
 					Process:  rapid.SampledFrom(sp.Processes).Draw(t, "lag-process"),
-					Resource: rapid.SampledFrom(append([]string{"*"}, sp.Kinds...)).Draw(t, "lag-kind"),
+					Resource: rapid.SampledFrom(lagKinds(sp)).Draw(t, "lag-kind"),
 					// max is at least 1ms: a lag fault with max 0 adds nothing.
 					Min: lo, Max: lo + time.Millisecond + dur("lag-spread", sp.MaxLag)}
 			})

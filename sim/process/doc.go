@@ -76,7 +76,9 @@
 //     later or deferred call reaches the apiserver), the cache and queues are
 //     dropped, and the process restarts after the kubelet's CrashLoopBackOff delay
 //     (10s doubling to 5m, reset after 10m of running) with an empty cache that
-//     relists, running Setup again.
+//     relists, running Setup again. Operator code that exits on an
+//     unrecoverable error calls the manager's Exit (Manager.Exit; os.Exit
+//     would end the test binary).
 //   - StopCleanly stops a process as a graceful shutdown does (stop.go): between
 //     reconciles, at once when no worker is reconciling, else when one ends its
 //     reconcile (or is about to begin one) while no other is in one; it does not

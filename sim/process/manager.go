@@ -217,6 +217,12 @@ func (m *Manager) GetWebhookServer() webhook.Server {
 // GetLogger is the process's logger: lines go into the trace.
 func (m *Manager) GetLogger() logr.Logger { return m.p.baseLogger() }
 
+// Exit ends the manager's process as os.Exit(code) ends a real operator's
+// pod (Process.Exit: it restarts as a crashed one does). For operator code
+// that exits on an unrecoverable error: os.Exit itself would end the test
+// binary.
+func (m *Manager) Exit(code int) { m.p.Exit(code) }
+
 // GetControllerOptions are the manager's controller defaults (Options.Controller
 // when the process has Options). Name validation is
 // off: the registry of names is global to the test binary, and a restarted
