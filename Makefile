@@ -41,7 +41,7 @@ lint: ## the project's rules (determinism, layering, doc.go) and go vet
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 ./internal/lint/
 
-bench: envtest-assets ## ctrlsim bench into reports/bench.md, then the Go benchmarks of the kernel on one core
+bench: envtest-assets ## ctrlsim bench into reports/bench.md (operatortest figures on every core included), then the Go benchmarks of the kernel on one core
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" $(GO) run ./cmd/ctrlsim bench --report reports/bench.md
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 3 ./sim/apiserver/ ./sim/cluster/ ./sim/queue/ ./sim/scheduler/ ./sim/patch/ ./internal/promobench/
 

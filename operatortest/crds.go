@@ -46,37 +46,24 @@ type pendingSeeds struct {
 	objs     []client.Object
 	watched  bool
 	retrying bool
-	// after are what waits for a pending seed's creation, by its user key
-	// (the workload's steps on it: waitForSeed).
-	after map[string][]func()
+	// created are called with a seed's key (userKey) once it is created:
+	// the user's steps on it wait until then (workload.go).
+	created []func(key string)
 }
 
-// waitForSeed reports whether the seed object of the user key key is still
-// pending (no CRD serves its kind yet); then then runs right after it has
-// been created. A user cannot change or delete an object before it exists:
-// the workload's steps on such a seed wait for its creation, as the steps
-// on one object wait for a create being retried (workload.go), whichever
-// instant the kind is served at in a schedule.
-func waitForSeed(c *cluster.Cluster, key string, then func()) bool {
-	v, ok := seedsPending.Load(c)
-	if !ok {
-		return false
-	}
-	p := v.(*pendingSeeds)
-	for _, obj := range p.objs {
-		if p.keyOf(obj) == key {
-			if p.after == nil {
-				p.after = map[string][]func(){}
-			}
-			p.after[key] = append(p.after[key], then)
+// holds reports whether the seed object of key is still pending.
+func (p *pendingSeeds) holds(key string) bool {
+	for _, o := range p.objs {
+		if seedKey(p.c, o) == key {
 			return true
 		}
 	}
 	return false
 }
 
-func (p *pendingSeeds) keyOf(obj client.Object) string {
-	gvk, err := apiutil.GVKForObject(obj, p.c.Server.Scheme())
+// seedKey is the user's key (userKey) of a seed object.
+func seedKey(c *cluster.Cluster, obj client.Object) string {
+	gvk, err := apiutil.GVKForObject(obj, c.Server.Scheme())
 	if err != nil {
 		return ""
 	}
@@ -143,11 +130,8 @@ func (p *pendingSeeds) createServed() {
 			p.retry()
 			continue
 		}
-		key := p.keyOf(obj)
-		after := p.after[key]
-		delete(p.after, key)
-		for _, f := range after {
-			f()
+		for _, f := range p.created {
+			f(seedKey(p.c, obj))
 		}
 	}
 	p.objs = left

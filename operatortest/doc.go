@@ -57,7 +57,22 @@
 // Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
 // -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
 // Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
-// the n files prints the unsharded exploration's result (see shard.go). A saved plan is
+// the n files prints the unsharded exploration's result (see shard.go).
+// Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
+// default GOMAXPROCS, 1 for the test's own process) workers judge the places
+// of the plan sequence, handed out lowest first: the test's process and
+// worker processes re-running the test binary on the test (-test.run=<its
+// name>, CTRLSIM_WORKER set); the parent takes the
+// lowest failing place once every place before it is judged, and shrinks it
+// itself, recalling the workers' verdicts: the first failing plan, the
+// minimal plan and the trace hashes are those of a run with one worker (see
+// parallel.go; every worker draws from the pass's generator, the reference
+// run's targets and writes included, so a place's plan is the same in any
+// process). A worker that dies fails the exploration with one line; so
+// does one that cannot reach it (a test -test.run cannot select again) when
+// Workers or -ctrlsim.workers asked for workers, while by default such a test
+// is explored in its own process alone (a log line says why), as is every
+// exploration run by Outside (no test binary to re-run). A saved plan is
 // replayed first on every later run until it holds. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).
@@ -140,9 +155,16 @@
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
 // reference, data): the suffix is the apiserver's draw, but which object a
 // reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (generated.go);
+// before the live one races with the user's steps (generated.go); a name a
+// built-in controller made from a hash of what the object holds (a
+// ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
+// becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"):
+// which templates were written, and so how many such objects a set keeps,
+// races with the user's edits, which template the current one holds does
+// not;
 // resourceVersions, generations and
-// observedGenerations are dropped; times (RFC 3339, and Go's time.Time form,
+// observedGenerations are dropped, and so are the apps controllers' counts of
+// templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
 // also inside longer strings) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
@@ -254,7 +276,18 @@
 // endpointslice controllers (models/kube) run in every world as
 // kube-controller-manager, and the kubelet model as process kubelet
 // (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
-// complete, Services get EndpointSlices.
+// complete, Services get EndpointSlices. A controller that none of its
+// watched kinds' objects ever reaches reconciles nothing, so a run starts
+// only those of the kinds its world may hold (builtins.go): the workload
+// models whose watched kinds, the kubelet when Pods, and the collector's
+// controller of a kind when objects of it (or ownerReferences naming it) may
+// appear; the namespace controller always. The kinds held at first are the
+// CRDs', the seed objects', the script's and those a probe made (the
+// fault-free run of the seed objects alone, once per world, with every
+// controller); a run in which another such kind appears is run again with
+// its controllers, so each run is the run with every controller that acts in
+// it, a function of its plan alone (only the idle controllers' start-up
+// lines and the picks among their starting workers are missing).
 // NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
 // pods that are not ready, crash-loop or fail, and a lost node, until the
 // heal (a real fault stops: the pod becomes ready, the container runs again
@@ -294,7 +327,10 @@
 // ranging over a Go map, an unseeded random value), a log line, or a step
 // of the world's own (a determinism bug of ctrlsim). Run and Explore log the
 // plans run, the effective seed (0 is 1), the wall time to the first
-// violation and the time shrinking took (Result has them too).
+// violation and the time shrinking took (Result has them too). A plan
+// judged again in one exploration (rapid's shrinker draws one plan from
+// many byte strings) is recalled, not run again: a run is a function of its
+// plan; the replays above always run.
 //
 // # A known bug, and keeping going
 //
@@ -595,6 +631,22 @@
 //     or its view behind (a stale restart, a hold or lag of its watches);
 //     references are cached by seed and workload (64 at most), the
 //     downtime's by its windows too (a shrink's replays reuse it).
+//   - Worker processes (Options.Workers) re-run the test from its start and
+//     explore at its first exploration (Run or Explore) only: a test's later
+//     explorations run in its own process (with a log line; an explicit
+//     Options.Workers above 1 there is an error), so give each exploration
+//     its own subtest to use every core, and let nothing before it depend on
+//     what an earlier subtest or test did (the worker's -test.run skips
+//     them: it never reaches its exploration, which then fails loudly
+//     when workers were asked for and runs in the test's process by
+//     default, after the worker's start was spent). A worker
+//     costs a process start, the test's body up to the exploration and the
+//     preflight run: an exploration of a few fast plans is slower with
+//     workers than without. With a shard, a draw rapid rejects at a place
+//     of another shard is not seen by the workers (they do not draw those
+//     places); one rejected in their share makes the exploration run in the
+//     test's process. A worker left behind by a parent that died exits at
+//     its next verdict (its pipe is gone), not at once.
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
 //     once when it has caught up; a real watch cache catches up gradually.
 //   - Replicas elect their leader with client-go's algorithm run by the
@@ -607,17 +659,23 @@
 //     custom resource's reconcile) merges what differs only in the objects.
 //     It is not sharded. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
+//   - A run with fewer built-in controllers than every one (builtins.go)
+//     draws its schedule among fewer starting workers: its trace differs
+//     from the all-controller run's of the same plan (its verdicts need
+//     not: the idle controllers never act). A kind that appears only in
+//     some plans costs those plans a second run.
 //   - The garbage collector and namespace controller know only the CRDs',
 //     the seed objects' and common children's kinds (ConfigMap, Secret,
 //     Service, ServiceAccount, Deployment, StatefulSet, Job), and Pods,
 //     ReplicaSets, EndpointSlices, ControllerRevisions and
 //     PersistentVolumeClaims when the workload models run.
 //     A kind that only a CRD created during the run serves (no Go type, no
-//     manifest in Options.CRDs) is neither judged by the generic oracles nor
-//     collected (the ConfigMap of such a seed the workload deleted stays, and
-//     no-orphans fires: examples/crdinstall sets NoWorkload for it). The
-//     workload's steps on such a seed wait for its creation, as a user's on
-//     an object wait for its create.
+//     manifest in Options.CRDs) is collected from the collector's first
+//     discovery sync after its CRD is Established (every 30 s from the
+//     start of kube-controller-manager, as upstream's GarbageCollector.Sync;
+//     models/kube), so a dependent of a deleted owner of that kind waits
+//     for that sync as on a real cluster; such a kind is not judged by the
+//     generic oracles, nor deleted by the namespace controller.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

@@ -40,7 +40,9 @@ import (
 //     ("nightly-*deleted"); every occurrence of the full name
 //     (status.jobName, a label, an ownerReference, a child's own generated
 //     prefix) is replaced by that name (generated.go). The apiserver draws
-//     the suffix; which object a reference names is deterministic.
+//     the suffix; which object a reference names is deterministic. A name
+//     made from a hash of what the object holds (a ReplicaSet's, a
+//     ControllerRevision's) is named by what it holds ("web-*[1a2b3c4d]").
 //   - scheduling: a pod created with no node is bound by the scheduler,
 //     which picks among the nodes that fit; its spec.nodeName and its node's
 //     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
@@ -55,7 +57,11 @@ import (
 //     collisionCount of apps' Deployments, StatefulSets and DaemonSets: it
 //     counts the hash names (a ReplicaSet's "<deployment>-<hash>") found
 //     still held by an object the garbage collector had yet to delete, and
-//     those names are named as generated names are (generated.go).
+//     those names are named as generated names are (generated.go). So is a
+//     Deployment's revision annotation (and a DaemonSet's template
+//     generation): it counts the templates rolled out, the generation of
+//     the template, and an operator that saw one of the user's intermediate
+//     specs rolled out one more.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
 //     time.Time String form becomes "<time>": the virtual clock's instants
 //     differ between schedules by the API's latency.

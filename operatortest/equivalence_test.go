@@ -635,3 +635,72 @@ func TestAReplicaSetNamedByAHashIsNamedByItsDeployment(t *testing.T) {
 		t.Errorf("the hash is left in: %s %s", r1, d1)
 	}
 }
+
+// A StatefulSet's ControllerRevision is named by a hash of the template it
+// holds: how many revisions a run keeps races with the user's edits (an
+// operator that saw an intermediate version wrote one template more, and
+// the set keeps its revision), the revision that holds the current template
+// does not. A set whose status names the revision of its 8.0 template is
+// the same state whether a 7.2 revision was made between 7.4 and 8.0 or not
+// (the statefulset pattern's false alarm: "sessions-*3" against
+// "sessions-*2"); a status that names another template's revision is not.
+func TestAnObjectNamedByAHashIsNamedByWhatItHolds(t *testing.T) {
+	setGVK := appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	revision := func(hash, version string, n int64) *appsv1.ControllerRevision {
+		return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: "sessions-" + hash, UID: types.UID("uid-" + hash),
+			Labels:          map[string]string{"controller.kubernetes.io/hash": hash},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "sessions", UID: "uid-set"}}},
+			Data:     runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"spec":{"containers":[{"image":"valkey/valkey:` + version + `","name":"cache"}]}}}}`)},
+			Revision: n}
+	}
+	// run makes the revisions of the given versions, in order, and a set
+	// whose status names the revision of the last one, or of current.
+	run := func(current string, versions ...string) string {
+		set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: "sessions", UID: "uid-set"}}
+		log := []apiserver.Event{added(t, set)}
+		for i, v := range versions {
+			r := revision(fmt.Sprintf("h%d%s", i, strings.ReplaceAll(v, ".", "")), v, int64(i+1))
+			log = append(log, added(t, r))
+			if v == current {
+				set.Status.CurrentRevision, set.Status.UpdateRevision = r.Name, r.Name
+			}
+		}
+		return canonicalText(t, log...)(setGVK, set)
+	}
+	direct, through := run("8.0", "7.4", "8.0"), run("8.0", "7.4", "7.2", "8.0")
+	if direct != through {
+		t.Errorf("the set whose status names its 8.0 revision differs with the revisions kept before it:\n%s\n%s", direct, through)
+	}
+	if strings.Contains(direct, "h1") || !strings.Contains(direct, `"currentRevision":"sessions-*[`) {
+		t.Errorf("the revision is not named by what it holds: %s", direct)
+	}
+	if older := run("7.4", "7.4", "8.0"); older == direct {
+		t.Errorf("a status naming the 7.4 revision compares equal to one naming the 8.0 revision: %s", older)
+	}
+}
+
+// A Deployment's revision annotation counts the templates the deployment
+// controller rolled out, as a generation counts writes: an operator that saw
+// an intermediate config of the user's and wrote its checksum rolled out one
+// template more, and the Deployment that ends with the same template is the
+// same state with revision 2 or 3 (the config-checksum pattern's false
+// interleavings-agree); its other annotations and its template still count.
+func TestADeploymentsRevisionCountsItsRolloutsAndIsNotCompared(t *testing.T) {
+	depGVK := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	deployment := func(revision, checksum string) string {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "shop", UID: "uid-d",
+			Annotations: map[string]string{"deployment.kubernetes.io/revision": revision, "team": "web"}}}
+		d.Spec.Template.Annotations = map[string]string{"checksum/config": checksum}
+		return canonicalText(t, added(t, d))(depGVK, d)
+	}
+	two, three := deployment("2", "d0aa5182"), deployment("3", "d0aa5182")
+	if two != three {
+		t.Errorf("the same Deployment after 2 and after 3 rollouts differs:\n%s\n%s", two, three)
+	}
+	if !strings.Contains(two, `"team":"web"`) {
+		t.Errorf("the Deployment's other annotations are dropped too: %s", two)
+	}
+	if other := deployment("2", "1efcb351"); other == two {
+		t.Errorf("a Deployment with another template compares equal: %s", other)
+	}
+}

@@ -2,12 +2,18 @@ package operatortest
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 )
@@ -51,27 +57,47 @@ type madeObj struct {
 	gone                 bool
 	order                int // place in the log's creations
 	// hash: for a name a built-in controller made from a hash of what it
-	// holds (hashNamed), the hash, which its labels and selectors carry too.
-	hash string
+	// holds (hashNamed), the hash, which its labels and selectors carry too,
+	// and content, a digest of what it holds.
+	hash, content string
 }
 
 // hashLabels are the labels in which kube-controller-manager's controllers
-// carry the hash they name an object by: a Deployment's ReplicaSets
-// ("<deployment>-<pod-template-hash>") and a StatefulSet's or DaemonSet's
-// ControllerRevisions ("<set>-<hash>"). The hash covers the template and a
-// collision count, which counts the names an earlier object of the same
-// template still held: how many that was races with the garbage collector,
-// so the name is a draw as a generated suffix is, and is named as one.
-var hashLabels = []string{"pod-template-hash", "controller.kubernetes.io/hash"}
+// carry the hash they name an object by, with the field the hash covers: a
+// Deployment's ReplicaSets ("<deployment>-<pod-template-hash>", a hash of
+// spec.template) and a StatefulSet's or DaemonSet's ControllerRevisions
+// ("<set>-<hash>", a hash of data). The hash also covers a collision
+// count, which counts the names an earlier object of the same template
+// still held: how many that was races with the garbage collector, so the
+// hash is a draw as a generated suffix is. What the object holds is not: it
+// is named by it (its content, below), not by the hash.
+var hashLabels = []struct{ label, covers string }{
+	{"pod-template-hash", "spec.template"},
+	{"controller.kubernetes.io/hash", "data"},
+}
 
-// hashNamed is the prefix and hash of an object named by such a hash.
-func hashNamed(name string, labels map[string]string) (prefix, hash string) {
+// hashNamed is the prefix and hash of an object named by such a hash, and a
+// digest of what the hash covers (the hash itself cut out of it: a
+// ReplicaSet's template carries its own pod-template-hash label).
+func hashNamed(o client.Object) (prefix, hash, content string) {
 	for _, k := range hashLabels {
-		if h := labels[k]; h != "" && strings.HasSuffix(name, "-"+h) {
-			return strings.TrimSuffix(name, h), h
+		h := o.GetLabels()[k.label]
+		if h == "" || !strings.HasSuffix(o.GetName(), "-"+h) {
+			continue
 		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return "", "", ""
+		}
+		covered, _, _ := unstructured.NestedFieldNoCopy(u, strings.Split(k.covers, ".")...)
+		b, err := json.Marshal(covered) // map keys sorted: the same content, the same text
+		if err != nil {
+			return "", "", ""
+		}
+		sum := sha256.Sum256([]byte(strings.ReplaceAll(string(b), h, "")))
+		return strings.TrimSuffix(o.GetName(), h), h, hex.EncodeToString(sum[:4])
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // generated reports whether the object's name was drawn from its
@@ -97,7 +123,7 @@ func madeIn(log []apiserver.Event) []*madeObj {
 			}
 			m = &madeObj{uid: uid, kind: ev.GVK.Kind, ns: o.GetNamespace(), name: o.GetName(), gen: o.GetGenerateName(), order: len(out)}
 			if m.gen == "" {
-				m.gen, m.hash = hashNamed(m.name, o.GetLabels())
+				m.gen, m.hash, m.content = hashNamed(o)
 			}
 			byUID[uid] = m
 			out = append(out, m)
@@ -206,10 +232,27 @@ func generatedNames(made []*madeObj) (map[types.UID]string, [][2]string) {
 					live = append(live, m)
 				}
 			}
+			// A live object named by a hash is named by what it holds
+			// ("web-*[1a2b3c4d]"), and then by its owners and its place among
+			// the live ones that hold the same: which templates a set's
+			// controller made, and so how many objects of the prefix are
+			// kept as its history, races with the user's edits (an operator
+			// that saw an intermediate spec wrote one template more), while
+			// the object that holds the current template does not.
 			slices.SortStableFunc(live, func(a, b *madeObj) int {
-				return cmp.Or(strings.Compare(ownerKey(a), ownerKey(b)), a.order-b.order)
+				return cmp.Or(strings.Compare(a.content, b.content), strings.Compare(ownerKey(a), ownerKey(b)), a.order-b.order)
 			})
 			for i, m := range live {
+				if m.hash != "" {
+					same := 0
+					for _, e := range live[:i] {
+						if e.content == m.content {
+							same++
+						}
+					}
+					names[m.uid] = prefix + "*[" + m.content + "]" + place(same)
+					continue
+				}
 				names[m.uid] = prefix + "*" + place(i)
 			}
 			for i, m := range gone {

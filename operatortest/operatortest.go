@@ -213,6 +213,11 @@ type Options struct {
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
 	Shard Shard
+	// Workers is how many workers explore the plans in parallel: the test's
+	// process and Workers-1 worker processes re-running the test binary
+	// (parallel.go; -ctrlsim.workers overrides it). 0 is GOMAXPROCS, 1 the
+	// test's process alone. The results are the same whatever the number.
+	Workers int
 	// Disable turns verdicts off by name: the generic oracles and the
 	// kernel's hot-loop, livelock and reconcile-panic (Oracles lists them),
 	// and the test's own Properties. An unknown name is an error. A run that
@@ -428,10 +433,14 @@ func indent(s string) string {
 
 // world is the cluster of one test: what each plan's run is built from.
 type world struct {
-	refs  map[string]*refRun // fault-free runs by seed and workload (reference.go)
-	o     Options
-	crds  []apiserver.CRD
-	kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
+	refs map[string]*refRun // fault-free runs by seed and workload (reference.go)
+	held kindSet            // the kinds a run's built-in controllers start for at first (builtins.go)
+	// recalled are the plans judged, by text (runRecalled).
+	recalled           map[string]*result
+	violationsRecalled int
+	o                  Options
+	crds               []apiserver.CRD
+	kinds              []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// collected are the kinds the garbage collector and the namespace
 	// controller know: kinds, common children and the workload models' kinds.
 	collected []schema.GroupVersionKind
@@ -615,15 +624,16 @@ func newWorld(o Options) (*world, error) {
 	return w, nil
 }
 
-// options are the cluster options of a run of p; the managers' Setup
-// failures are recorded in setups.
-func (w *world) options(p *plan.Plan, setups *setupFailures) cluster.Options {
+// options are the cluster options of a run of p with the built-in
+// controllers of the kinds held (builtins.go); the managers' Setup failures
+// are recorded in setups.
+func (w *world) options(p *plan.Plan, setups *setupFailures, held kindSet) cluster.Options {
 	o := w.o
 	var procs []process.Spec
 	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
-		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: w.setupKubeControllerManager})
+		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: func(p *process.Process) error { return w.setupKubeControllerManager(p, held) }})
 	}
-	if !o.NoWorkloadModels {
+	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.holds) {
 		env := randomSeed(p.Seed) // the environment's draws (random.go)
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
 	}
@@ -644,10 +654,14 @@ var workloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Gro
 	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, {Group: "apps", Version: "v1", Kind: "ControllerRevision"},
 	{Version: "v1", Kind: "PersistentVolumeClaim"}}
 
-func (w *world) setupKubeControllerManager(p *process.Process) error {
+func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) error {
 	mgr := p.Manager()
 	if !w.o.NoWorkloadModels {
-		if err := kubeworld.SetupControllers(p); err != nil {
+		holds := held.holds
+		if held == nil {
+			holds = nil
+		}
+		if err := kubeworld.SetupControllersFor(p, holds); err != nil {
 			return err
 		}
 	}
@@ -665,7 +679,9 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 		if err != nil {
 			continue
 		}
-		collected = append(collected, obj.(client.Object))
+		if held.holds(gvk.GroupKind()) {
+			collected = append(collected, obj.(client.Object))
+		}
 		if scoped, _ := p.Manager().GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); scoped != nil && scoped.Scope.Name() == "namespace" {
 			content = append(content, list.(client.ObjectList))
 		}
@@ -684,7 +700,10 @@ func (w *world) setupKubeControllerManager(p *process.Process) error {
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected}
+	// Sync: the kinds of CRDs installed at run time are collected too, from the
+	// collector's next discovery sync on, as kube-controller-manager's are.
+	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
+		Sync: kube.GCSyncPeriod, Clock: p.Clock()}
 	return gc.SetupWithManager(mgr)
 }
 
@@ -811,6 +830,42 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 	return r, nil
 }
 
+// maxRecalledViolations bounds the violating runs recalled (runRecalled):
+// a shrink returns to a few.
+const maxRecalledViolations = 32
+
+// holdingRun is what runRecalled keeps of a run that violated nothing.
+var holdingRun = &result{}
+
+// runRecalled is run, recalled when this world has judged p before. A run is
+// a function of its plan, so a plan judged again (rapid's shrinker draws the
+// same plan from many byte strings: shrinking twowrites' crash tried 299
+// candidates, 28 distinct) need not run again. It keeps a marker for each
+// plan that held and the whole result of up to maxRecalledViolations
+// violating ones (the first ones; later ones run again). Replays that check
+// a plan's determinism (a saved or minimal plan) use run, never this.
+func (w *world) runRecalled(t *testing.T, p *plan.Plan) (*result, error) {
+	key := p.String()
+	if r, ok := w.recalled[key]; ok {
+		return r, nil
+	}
+	r, err := w.run(t, p)
+	if err != nil {
+		return nil, err
+	}
+	if w.recalled == nil {
+		w.recalled = map[string]*result{}
+	}
+	switch {
+	case len(r.violated()) == 0:
+		w.recalled[key] = holdingRun
+	case w.violationsRecalled < maxRecalledViolations:
+		w.violationsRecalled++
+		w.recalled[key] = r
+	}
+	return r, nil
+}
+
 // scriptSteps are the author's scripted steps of a workload: the workload
 // less what the generator drew.
 func scriptSteps(steps []plan.Step) []plan.Step {
@@ -843,13 +898,31 @@ func errorWithoutWorkload(got, quiet *snapshot) string {
 // oracles that need no reference) and returns its snapshot. startAfter
 // delays the start of the operator's processes (the late reference).
 func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration) (*snapshot, *result, error) {
+	held, err := w.startingKinds(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	for {
+		snap, r, seen, err := w.runHeld(t, p, refs, startAfter, held)
+		more := w.missing(held, seen)
+		if len(more) == 0 {
+			return snap, r, err
+		}
+		held = held.with(more...) // run again with their controllers (builtins.go)
+	}
+}
+
+// runHeld is runOnce with the built-in controllers of the kinds held (nil:
+// all); seen are the kinds the run's objects had or named as owners.
+func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (*snapshot, *result, kindSet, error) {
 	var snap *snapshot
 	var r *result
+	var seen kindSet
 	var runErr error
 	setups := &setupFailures{}
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
-		opts := w.options(p, setups)
+		opts := w.options(p, setups, held)
 		opts.Wall = wall
 		for i := range opts.Processes {
 			if w.operators[opts.Processes[i].Name] {
@@ -868,6 +941,7 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 			props = append(props, userProperty{up, c})
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
+		seen = seenKinds(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
 			return
@@ -881,5 +955,5 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 		snap = w.snapshotOf(c.Observed())
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now())}
 	})
-	return snap, r, runErr
+	return snap, r, seen, runErr
 }

@@ -475,12 +475,34 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 		// garbage collector, as the hash names do.
 		delete(st, "collisionCount")
 	}
+	if md, ok := m["metadata"].(map[string]any); ok && gvk.Group == "apps" {
+		// A Deployment's revision (and a DaemonSet's template generation)
+		// counts the templates its controller rolled out: the generation of
+		// the template, which counts the template writes before it, and an
+		// operator that saw an intermediate spec of the user's wrote one
+		// more (the config-checksum pattern's false interleavings-agree, 2
+		// against 3).
+		if an, ok := md["annotations"].(map[string]any); ok {
+			for _, k := range templateCounters {
+				delete(an, k)
+			}
+			if len(an) == 0 {
+				delete(md, "annotations")
+			}
+		}
+	}
 	s.canon.binding(gvk, o, m)
 	s.canon.value(m)
 	s.w.nondet.mask(gvk.Kind, m)
 	sortLists(m, s.w.shapes.of(gvk), "")
 	return m
 }
+
+// templateCounters are the annotations in which kube-controller-manager's
+// apps controllers count the templates of what they manage
+// (deployment.kubernetes.io/revision, on a Deployment and its ReplicaSets;
+// a DaemonSet's deprecated.daemonset.template.generation).
+var templateCounters = []string{"deployment.kubernetes.io/revision", "deprecated.daemonset.template.generation"}
 
 // dropKeys deletes the keys from every map in v, at any depth.
 func dropKeys(v any, keys ...string) {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -19,10 +20,14 @@ import (
 // prints goes nowhere but into the error: Outside returns nil when f passed,
 // and an error holding the test's output when it failed (t.Fatal, t.Error,
 // a panic). Runs are sequential (one at a time, as explorations are:
-// sim/explore's Known gaps).
+// sim/explore's Known gaps), and an exploration in f runs in this process
+// alone: worker processes re-run a test binary's test by name, and this
+// program is not one (an explicit Options.Workers above 1 is an error).
 func Outside(name string, f func(t *testing.T)) error {
 	outsideMu.Lock()
 	defer outsideMu.Unlock()
+	outside.Store(true)
+	defer outside.Store(false)
 	out, err := os.CreateTemp("", "operatortest-outside-")
 	if err != nil {
 		return err
@@ -49,6 +54,10 @@ func Outside(name string, f func(t *testing.T)) error {
 }
 
 var outsideMu sync.Mutex
+
+// outside is set while Outside runs a test: an exploration then runs in
+// this process (every exploration of the process meanwhile, a test's too).
+var outside atomic.Bool
 
 // corpusEntry is testing's fuzzing corpus entry (testing/internal/testdeps
 // has the same): Outside runs no fuzz target.

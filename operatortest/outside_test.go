@@ -24,3 +24,19 @@ func TestOutsideRunsExploreAndReturnsAFailureAsAnError(t *testing.T) {
 		t.Fatalf("a failing test: error %v, want its name and output", err)
 	}
 }
+
+// Outside explores in its own process: worker processes re-run a test
+// binary's test by name, and a program running Outside is not one. An
+// explicit Options.Workers above 1 there is an error, never ignored.
+func TestOutsideRefusesExplicitWorkers(t *testing.T) {
+	err := Outside("catalogue/workers", func(t *testing.T) {
+		o := domainOptions()
+		o.Workers = 2
+		if _, err := Explore(t, o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "Options.Workers is 2 in catalogue/workers, run by Outside") {
+		t.Fatalf("Outside with Options.Workers 2: error %v, want it refused", err)
+	}
+}

@@ -39,6 +39,10 @@ func Run(t *testing.T, o Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
+	call := nextExploration(t)
+	if j, n := workerRole(t, call); j > 0 {
+		w.work(t, j, n) // a worker process: it exits
+	}
 	rep := &reporter{t: t, w: w}
 	if *flagPlan != "" {
 		p, err := readPlan(*flagPlan)
@@ -63,7 +67,7 @@ func Run(t *testing.T, o Options) {
 		rep.finish(0)
 		return
 	}
-	res, err := w.explore(t, known)
+	res, err := w.explore(t, known, call)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -149,10 +153,14 @@ func Explore(t *testing.T, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	call := nextExploration(t)
+	if j, n := workerRole(t, call); j > 0 {
+		w.work(t, j, n) // a worker process: it exits
+	}
 	if *flagPlan != "" {
 		return w.replayFile(t, *flagPlan)
 	}
-	return w.explore(t, nil)
+	return w.explore(t, nil, call)
 }
 
 // replayFile runs the plan in path as an exploration of one plan.
@@ -196,16 +204,38 @@ const maxFindings = 16
 
 // explore searches for violations whose signatures are not in known (with
 // KeepGoing: one pass per new signature, each over the same sequence of
-// plans, the plans already judged recalled rather than run again).
-func (w *world) explore(t *testing.T, known map[string]bool) (Result, error) {
+// plans, the plans already judged recalled rather than run again). With
+// several workers (parallel.go), worker processes judge the places first and
+// every pass recalls their verdicts; call is the test's count of
+// explorations, this one included.
+func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, error) {
 	start := time.Now()
 	if err := w.preflight(t); err != nil {
 		return Result{}, err
 	}
-	sp := w.space
-	sp.Targets = w.targets(t)
-	sp.Writes = w.writes(t)
-	gen := plan.Generator(sp)
+	n, note, err := w.workers(t, call)
+	if err != nil {
+		return Result{}, err
+	}
+	if note != "" {
+		t.Log(note)
+	}
+	var pre *verdicts
+	if n > 1 {
+		pre, err = w.parallel(t, n)
+		switch {
+		case errors.Is(err, errInvalidDraw):
+			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
+		case errors.Is(err, errUnreached) && w.o.Workers == 0 && *flagWorkers == 0:
+			// Every core by default, where the test can be re-run by
+			// name; where it cannot, this process explores alone.
+			t.Logf("operatortest: exploring %s in this process: %v", t.Name(), err)
+			pre = nil
+		case err != nil:
+			return Result{}, err
+		}
+	}
+	gen := w.generator(t)
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
@@ -213,9 +243,12 @@ func (w *world) explore(t *testing.T, known map[string]bool) (Result, error) {
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
 	var out Result
 	for {
-		f, ran, err := w.pass(t, gen, seen, judged)
+		f, ran, err := w.pass(t, gen, seen, judged, pre)
 		if err != nil {
 			return Result{}, err
+		}
+		if f != nil && pre != nil && len(out.Findings) == 0 {
+			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
 		if len(out.Findings) == 0 || w.o.KeepGoing {
 			out.Checks = ran
@@ -238,6 +271,18 @@ func (w *world) explore(t *testing.T, known map[string]bool) (Result, error) {
 	return out, nil
 }
 
+// generator draws the explorer's sequence of plans: the world's Space with
+// the reference run's targets and writes. The sequential pass and every
+// worker (parallel.go) draw from it, so that a place's plan, and so its
+// verdict, is the same whichever process judges it: a place is a function of
+// the plan index alone.
+func (w *world) generator(t *testing.T) *rapid.Generator[*plan.Plan] {
+	sp := w.space
+	sp.Targets = w.targets(t)
+	sp.Writes = w.writes(t)
+	return plan.Generator(sp)
+}
+
 // preflight runs the world once with no workload and no fault: a manager
 // that cannot start fails here, whatever the oracles (no silent pass).
 func (w *world) preflight(t *testing.T) error {
@@ -248,14 +293,31 @@ func (w *world) preflight(t *testing.T) error {
 // pass is one exploration of the sequence of plans until a violation with a
 // signature not in seen (without KeepGoing: any violation), which it
 // shrinks; it returns it (nil if none) and how many plans it ran before.
-func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string) (*Finding, int, error) {
+// Places whose verdicts the workers gave (pre) are recalled, not drawn: a
+// place that held, or (KeepGoing) whose signatures are all seen.
+func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
-	place, first, ran, shrinking := 0, 0, 0, 0
+	first, ran, shrinking := 0, 0, 0
 	target := ""
 	var last *result
 	var lastVs []check.Verdict
-	res := explore.Run(gen, w.o.Checks, w.o.Seed, func(p *plan.Plan) error {
+	var places explore.Places
+	if pre != nil {
+		places.Skip = func(k int) bool {
+			if !w.o.Shard.owns(k) {
+				return true
+			}
+			if pre.judged[k] {
+				if sigs, ok := pre.sigs[k]; ok && (sigs == nil || w.o.KeepGoing && pick(sigs, seen, "") == "") {
+					ran++
+					return true
+				}
+			}
+			return false
+		}
+	}
+	res := explore.RunPlaces(gen, w.o.Checks, w.o.Seed, places, func(place int, p *plan.Plan) error {
 		if first != 0 {
 			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
 				return nil // the budget is spent: rapid keeps the smallest plan so far
@@ -263,7 +325,6 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		}
 		if first == 0 {
 			// Drawing the sequence: run only this shard's plans.
-			place++
 			if !w.o.Shard.owns(place) {
 				return nil
 			}
@@ -276,7 +337,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 				return nil // judged before: nothing new, nor the signature being shrunk
 			}
 		}
-		r, err := w.run(t, p)
+		r, err := w.runRecalled(t, p) // a plan drawn again is recalled (shrinking)
 		if err != nil {
 			return &worldError{err}
 		}

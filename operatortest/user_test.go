@@ -9,7 +9,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -105,7 +109,7 @@ func endState(t *testing.T, w *world, p *plan.Plan, key client.ObjectKey, obj cl
 	t.Helper()
 	found := false
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		opts := w.options(p, &setupFailures{})
+		opts := w.options(p, &setupFailures{}, nil) // every built-in controller
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
 		if err != nil {
@@ -432,3 +436,67 @@ func TestTheScriptSurvivesShrinking(t *testing.T) {
 		t.Errorf("the minimal plan keeps faults:\n%s", res.Minimal)
 	}
 }
+
+// A step on a seed object whose kind no CRD serves yet (the operator
+// installs its CRD at run time) waits for the object's creation, which comes
+// when the kind is served, and runs right after it: the user applied the
+// object before they deleted it, as an applier that retries an unserved kind
+// does. Run at once, the deletion met no object, and the object was created
+// after it, in one schedule and not the other.
+func TestAStepOnASeedObjectWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
+	s := runtimeScheme(t)
+	gadget := &unstructured.Unstructured{}
+	gadget.SetGroupVersionKind(schema.GroupVersionKind{Group: "late.example.com", Version: "v1", Kind: "Gadget"})
+	gadget.SetNamespace("team")
+	gadget.SetName("mine")
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gadgets.late.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "late.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Singular: "gadget", Kind: "Gadget", ListKind: "GadgetList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}}}}},
+	}
+	o := Options{
+		Scheme: s,
+		Managers: []Manager{{Name: "installer", Setup: func(mgr manager.Manager) error {
+			return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+				select { // the CRD comes 2s after the start (virtual time)
+				case <-time.After(2 * time.Second):
+				case <-ctx.Done():
+					return nil
+				}
+				if err := mgr.GetClient().Create(ctx, crd.DeepCopy()); err != nil {
+					return err
+				}
+				<-ctx.Done()
+				return nil
+			}))
+		}}},
+		Objects: []client.Object{gadget},
+	}
+	key := client.ObjectKeyFromObject(gadget)
+	violated, actions, exists := runPlan(t, o, "seed 1\nat 500ms delete object=0\n", key, gadget.DeepCopy())
+	if len(violated) != 0 {
+		t.Errorf("violated %v", violated)
+	}
+	if exists {
+		t.Errorf("the Gadget is there at the end: the deletion did not wait for its creation; the workload's lines:\n%s", lines(actions))
+	}
+	if len(actions) == 0 || !strings.HasPrefix(actions[0].Result, "pending: waits for the create of Gadget.late.example.com team/mine") {
+		t.Errorf("the deletion at 500ms does not say it waits for the creation; the workload's lines:\n%s", lines(actions))
+	}
+}
+
+func runtimeScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -430,15 +430,22 @@ type retry struct{ why string }
 func (r *retry) Error() string { return r.why }
 
 // run runs a step on the object key now, or queues it behind the step on key
-// that is being retried. Its error is the step's timeline line.
+// that is being retried, or behind the creation of a seed object whose kind
+// is not served yet (the user applied it and it waits for its CRD, as an
+// applier retries it: crds.go). Its error is the step's timeline line.
 func (u *user) run(key, action string, try func() error) error {
+	if v, ok := seedsPending.Load(u.c); ok && u.busy[key] == nil && v.(*pendingSeeds).holds(key) {
+		p := v.(*pendingSeeds)
+		u.busy[key] = &waitingForStep{action: "create"}
+		p.created = append(p.created, func(created string) {
+			if created == key {
+				u.release(key)
+			}
+		})
+	}
 	if q, ok := u.busy[key]; ok {
 		q.behind = append(q.behind, userStep{action, try})
 		return &cluster.Pending{Reason: fmt.Sprintf("waits for the %s of %s, which is being retried; runs right after it", q.action, key)}
-	}
-	if waitForSeed(u.c, key, func() { u.release(key) }) {
-		u.busy[key] = &waitingForStep{action: "create", behind: []userStep{{action, try}}}
-		return &cluster.Pending{Reason: fmt.Sprintf("waits for the create of %s, whose kind no CRD serves yet; runs right after it", key)}
 	}
 	err, _ := u.attempt(key, userStep{action, try}, 0)
 	return err

@@ -22,6 +22,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	noEnvtest := fs.Bool("no-envtest", false, "skip speedup_vs_envtest (it waits over four minutes on the wall clock)")
+	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./internal/bench with every core, several minutes)")
 	report := fs.String("report", "", "also write the figures as markdown to this file (make bench: reports/bench.md)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
@@ -35,13 +36,22 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *noEnvtest {
 		envtest = nil
 	}
+	machine := machineName()
 	f, err := bench.Run(scenarios.All(), envtest, progress)
+	if err == nil {
+		if *noOperatortest {
+			f.OperatortestNote = "not measured (--no-operatortest)"
+		} else {
+			f.Operatortest, f.OperatortestNote = bench.MeasureOperatortest(progress)
+		}
+	}
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
 		return err
 	}
+	f.Machine = machine
 	if *report != "" {
 		if err := os.WriteFile(*report, markdown(f), 0o644); err != nil {
 			return usagef("cannot write report: %v", err)
@@ -101,6 +111,30 @@ func envtestComparisons(progress func(string)) ([]bench.EnvtestComparison, strin
 	return out, ""
 }
 
+// machineName is the machine's CPU model, its CPUs and its load average
+// (over 1, 5 and 15 minutes) now: the figures are wall time on it.
+func machineName() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	out := fmt.Sprintf("%s, %s/%s, %d CPUs", model, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			out += fmt.Sprintf(", load average %s %s %s at the start", f[0], f[1], f[2])
+		}
+	}
+	if h, err := os.Hostname(); err == nil {
+		out = "host " + h + ": " + out
+	}
+	return out
+}
+
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
@@ -110,8 +144,12 @@ func median(xs []float64) float64 {
 func markdown(f *bench.Figures) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# ctrlsim bench\n\n")
-	fmt.Fprintf(&b, "Measured by `ctrlsim bench` (`make bench`) on %s/%s, %d CPUs, GOMAXPROCS=%d, %s, %s.\n",
-		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), f.GOMAXPROCS, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	machine := f.Machine
+	if machine == "" {
+		machine = fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	}
+	fmt.Fprintf(&b, "Measured by `ctrlsim bench` (`make bench`) on %s; GOMAXPROCS=%d but for the operatortest figures (every core); %s, %s.\n",
+		machine, f.GOMAXPROCS, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(&b, "Each rate is the median of 5 rounds of 200 ms; ratios compare peers measured in the same run, interleaved.\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "| figure\t value\t goal\t how\t")
@@ -143,10 +181,34 @@ func markdown(f *bench.Figures) []byte {
 			fmt.Fprintf(&b, "| %s | %s | %.3f (%d) | %.5f (%d) | %.0fx |\n", c.Name, c.Timing, c.EnvtestSeconds, c.EnvtestRounds, c.SimulatorSeconds, c.SimulatorRounds, c.Speedup)
 		}
 	}
+	b.WriteString(operatortestMarkdown(f))
 	fmt.Fprintf(&b, "\n## Time to catch each buggy variant\n\nMedian over explorer seeds 1-5, at most 1000 plans each: the wall time to the first violating plan, and with shrinking it to a minimal plan.\n\n")
 	fmt.Fprintf(&b, "| entry | median checks | median seconds to catch | median seconds with shrinking | caught from every seed |\n|---|---|---|---|---|\n")
 	for _, c := range f.Catches {
 		fmt.Fprintf(&b, "| %s | %.0f | %.3f | %.2f | %v |\n", c.Entry, c.MedianChecks, c.MedianSeconds, c.MedianSecondsWithShrink, c.CaughtFromAll)
 	}
 	return []byte(strings.ReplaceAll(b.String(), " |\n", " |\n"))
+}
+
+// operatortestMarkdown is the operatortest section of the report.
+func operatortestMarkdown(f *bench.Figures) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## operatortest\n\n")
+	o := f.Operatortest
+	if o == nil {
+		fmt.Fprintf(&b, "%s.\n", f.OperatortestNote)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "operatortest's own cost, measured by internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included.\n\n", o.Workers)
+	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup |\n|---|---|---|---|---|\n", o.Workers)
+	for _, t := range o.Throughput {
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore)
+	}
+	fmt.Fprintf(&b, "\nEach example's bug (its buggy twin), explorer seeds 1-%d, at most 1000 plans: medians of the plans to the first failing plan, and of the wall seconds to it and to the minimal plan (the whole exploration), with 1 worker and with %d.\n\n", 5, o.Workers)
+	fmt.Fprintf(&b, "| bug | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | caught from every seed |\n|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
+	for _, c := range o.Bugs {
+		fmt.Fprintf(&b, "| %s | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %v |\n", c.Bug, c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan, c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.CaughtFromAll)
+	}
+	b.WriteString("\nNo same-run ratio against envtest for these workloads: envtest is compared on internal/promobench's scripted promotion above, not on an operatortest plan.\n")
+	return b.String()
 }

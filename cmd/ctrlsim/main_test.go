@@ -223,3 +223,24 @@ func TestBenchReportShowsTheEnvtestComparisons(t *testing.T) {
 		t.Errorf("a run without assets does not say so:\n%s", md)
 	}
 }
+
+// reports/bench.md shows operatortest's figures (plans per second with one
+// worker and with every core, each bug's times) on the machine it names,
+// and says why when they were not measured.
+func TestBenchReportShowsOperatortestOnANamedMachine(t *testing.T) {
+	f := &bench.Figures{Machine: "host h: AMD EPYC, linux/amd64, 2 CPUs", Operatortest: &bench.Operatortest{Workers: 2,
+		Throughput: []bench.Throughput{{Operator: "twowrites (correct)", Plans: 300, OneCore: 80, AllCores: 150}},
+		Bugs: []bench.BugCatch{{Bug: "twowrites", Seeds: 5, CaughtFromAll: true, MedianPlans: 12,
+			OneWorker: bench.Times{ToFirstFailure: 0.5, ToMinimalPlan: 1.25}, AllWorkers: bench.Times{ToFirstFailure: 0.75, ToMinimalPlan: 1.5}}}}}
+	md := string(markdown(f))
+	for _, want := range []string{"on host h: AMD EPYC, linux/amd64, 2 CPUs;", "## operatortest", "| twowrites (correct) | 300 | 80.0 | 150.0 | 1.88x |",
+		"| twowrites | 12 | 0.50 s | 1.25 s | 0.75 s | 1.50 s | true |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	md = string(markdown(&bench.Figures{OperatortestNote: "not measured (--no-operatortest)"}))
+	if !strings.Contains(md, "## operatortest\n\nnot measured (--no-operatortest).") {
+		t.Errorf("a run without operatortest figures does not say so:\n%s", md)
+	}
+}

@@ -4,9 +4,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/ctrlsim/ctrlsim/examples/patterns/checksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
@@ -17,6 +19,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 )
@@ -24,7 +27,8 @@ import (
 var addToSchemes = []func(*runtime.Scheme) error{
 	jobchild.AddToScheme, generatename.AddToScheme, ownedchildren.AddToScheme, dependency.AddToScheme,
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
-	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme,
+	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
+	checksum.AddToScheme,
 }
 
 // operator is the Options of a one-manager operator: its CRD, its Setup and
@@ -164,6 +168,29 @@ var patterns = []pattern{
 			return operator(mapports.CRD, "mapports", func(mgr manager.Manager) error {
 				return (&mapports.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &mapports.Frontend{ObjectMeta: meta("web", "front"), Spec: mapports.FrontendSpec{Ports: map[string]int32{"http": 80, "https": 443, "metrics": 9090}}})
+		},
+	},
+	{
+		name: "statefulset",
+		does: "a Cache runs as a StatefulSet behind a headless Service, both owned, and mirrors the ready pods in status",
+		bug:  "does not watch the StatefulSets it owns: the status keeps the ready pods of its last reason to look",
+		options: func(buggy bool) operatortest.Options {
+			return operator(statefulset.CRD, "statefulset", func(mgr manager.Manager) error {
+				return (&statefulset.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &statefulset.Cache{ObjectMeta: meta("data", "sessions"), Spec: statefulset.CacheSpec{Replicas: 3, Version: "7.4"}})
+		},
+	},
+	{
+		name: "config-checksum",
+		does: "a WebApp's config becomes a ConfigMap, and its checksum an annotation of a Deployment's pod template, so that pods roll on a config change",
+		bug:  "hashes the config in Go's map order: a new template, and a rollout, at every reconcile",
+		options: func(buggy bool) operatortest.Options {
+			return operator(checksum.CRD, "checksum", func(mgr manager.Manager) error {
+				return (&checksum.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &checksum.WebApp{ObjectMeta: meta("web", "shop"), Spec: checksum.WebAppSpec{
+				Config:   map[string]string{"greeting": "hello", "port": "8080", "theme": "dark"},
+				Replicas: ptr.To(int32(2)),
+			}})
 		},
 	},
 }

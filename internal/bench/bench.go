@@ -1,13 +1,23 @@
 // Package bench measures ctrlsim: the apiserver model's throughput against
 // controller-runtime's fake client in the same run, reconciles per second,
-// virtual seconds per wall second under long backoffs, and the checks and time
-// it takes to catch each buggy variant of the catalogue.
+// virtual seconds per wall second under long backoffs, the checks and time
+// it takes to catch each buggy variant of the catalogue, and operatortest's
+// own cost (operatortest.go): plans per second on one core and on every core
+// (worker processes), and the time to the first failing plan and to the
+// minimal plan of example bugs (twowrites, patterns), median over 5 seeds.
 //
 // # Known gaps
 //
 //   - Figures are wall-clock measurements on a shared machine: each is the median
 //     of several rounds, and ratios are taken between peers measured in the same
 //     run, but absolute numbers move with the machine's load.
+//   - The operatortest figures run `go test ./internal/bench` from the
+//     current directory (the module's root: make bench): without the go
+//     command they are reported as not measured. They are wall time with
+//     every core, so they move with the machine's load more than the others.
+//   - No same-run ratio against envtest for operatortest's own workloads:
+//     the envtest comparison is internal/promobench's scripted promotion,
+//     not an operatortest plan run on envtest.
 //   - speedup_vs_envtest needs the envtest assets (make envtest-assets) and is
 //     reported as absent without them. Its workload and how it is timed are
 //     internal/promobench's.
@@ -81,6 +91,13 @@ type Figures struct {
 	Catches                []Catch             `json:"catches"`
 	MedianSecondsToCatch   float64             `json:"median_seconds_to_catch"`
 	GOMAXPROCS             int                 `json:"gomaxprocs"`
+	// Machine names the machine: its CPU model, CPUs and load when the
+	// bench started (set by the caller).
+	Machine string `json:"machine,omitempty"`
+	// Operatortest is operatortest's own cost (operatortest.go), measured
+	// in a test binary with every core; OperatortestNote says why not.
+	Operatortest     *Operatortest `json:"operatortest,omitempty"`
+	OperatortestNote string        `json:"operatortest_note,omitempty"`
 }
 
 func median(xs []float64) float64 {

@@ -318,7 +318,7 @@ func (n *normaliser) object(o client.Object) any {
 	if md == nil {
 		return m
 	}
-	delete(md, "managedFields") // server-side apply bookkeeping; not modelled (doc.go)
+	delete(md, "managedFields") // compared by TestServerSideApplyMatchesKubeAPIServer only (doc.go)
 	for _, f := range []string{"creationTimestamp", "deletionTimestamp"} {
 		if v, ok := md[f]; ok && v != nil {
 			md[f] = "<time>"

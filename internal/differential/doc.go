@@ -123,7 +123,9 @@
 //
 // # Known gaps
 //
-//   - managedFields are dropped before comparing (the model does not track them).
+//   - The generated sequences drop managedFields before comparing (each side's
+//     managers are its client's User-Agent and its times its clock's);
+//     TestServerSideApplyMatchesKubeAPIServer compares them, times apart.
 //   - Only namespaced lists in the run's namespaces (and namespace lists filtered to
 //     the run) are compared: the shared envtest holds every earlier run's objects.
 //   - The resourceVersion of a list is not compared: the real one counts the
@@ -131,7 +133,8 @@
 //   - Deployments are written with every default already set (DeploymentSpec), so
 //     defaulting, which the model does not do, is compared only by focused tests.
 //   - No watch but TestWatchOfAFinalizedObject's (the events of finalized and
-//     deleted objects), no server-side apply, no dry run, no cluster-scoped RBAC
+//     deleted objects), server-side apply only in apply_test.go (its own
+//     sequence, not generated), no dry run, no cluster-scoped RBAC
 //     objects, no deletecollection; Roles and RoleBindings are written by the admin
 //     only, so RBAC escalation checks are not exercised.
 //   - envtest runs no controllers: no namespace controller, no garbage collector.

@@ -91,8 +91,12 @@
 //
 // # Known gaps
 //
-//   - No discovery: the namespace controller deletes the kinds in Content and
-//     the collector watches the kinds in Kinds, nothing else. Owners may be of
+//   - Discovery is partial: the namespace controller deletes the kinds in
+//     Content and the collector watches the kinds in Kinds, and, with Sync
+//     set, each kind an Established CustomResourceDefinition serves, from
+//     the first sync instant after it is (gcdiscovery.go); a kind whose CRD
+//     is deleted keeps its monitor, and aggregated APIs are not discovered.
+//     Owners may be of
 //     any served kind: one the scheme lacks (a custom resource with no Go
 //     type) is read as metadata, as upstream reads every owner, and such a
 //     kind can be collected as a metav1.PartialObjectMetadata of its kind

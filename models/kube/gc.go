@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -57,6 +59,18 @@ type GarbageCollector struct {
 	// served kind (those the scheme lacks are read as metadata, as upstream
 	// reads every owner); dependents are found only among Kinds.
 	Kinds []client.Object
+	// Sync, when positive, is the period of the discovery sync
+	// (GCSyncPeriod, kube-controller-manager's): a kind that an Established
+	// CustomResourceDefinition serves and Kinds lacks is collected too from
+	// the first sync instant (the collector's start plus a multiple of Sync)
+	// after it is served, as upstream's GarbageCollector.Sync starts a
+	// monitor for each resource discovery newly lists (gcdiscovery.go).
+	// Zero: Kinds only.
+	Sync time.Duration
+	// Clock is the process's clock; needed with Sync.
+	Clock clock.PassiveClock
+
+	disc *discovery
 }
 
 // Controllers describes the controllers SetupWithManager registers: one per
@@ -100,6 +114,12 @@ func (gc *GarbageCollector) SetupWithManager(mgr ctrl.Manager) error {
 	cs, err := gc.Controllers()
 	if err != nil {
 		return err
+	}
+	if gc.Sync > 0 {
+		if gc.Clock == nil {
+			return fmt.Errorf("garbage collector: Sync %v needs a Clock", gc.Sync)
+		}
+		return gc.setupWithSync(mgr, cs)
 	}
 	return setup(mgr, cs)
 }
@@ -396,27 +416,11 @@ func (r *gcReconciler) hasDependents(ctx context.Context, item client.Object) bo
 func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object, kinds []schema.GroupVersionKind) ([]client.Object, error) {
 	var out []client.Object
 	for _, k := range kinds {
-		var list client.ObjectList
-		lgvk := k.GroupVersion().WithKind(k.Kind + "List")
-		l, err := gc.Client.Scheme().New(lgvk)
-		switch {
-		case runtime.IsNotRegisteredError(err): // a kind with no Go type: its metadata
-			ml := &metav1.PartialObjectMetadataList{}
-			ml.SetGroupVersionKind(lgvk)
-			list = ml
-		case err != nil:
-			return nil, err
-		default:
-			list = l.(client.ObjectList)
-		}
 		var opts []client.ListOption
 		if owner.GetNamespace() != "" {
 			opts = append(opts, client.InNamespace(owner.GetNamespace()))
 		}
-		if err := gc.Graph.List(ctx, list, opts...); err != nil {
-			return nil, err
-		}
-		items, err := extract(list)
+		items, err := gc.list(ctx, k, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -431,6 +435,28 @@ func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object,
 		}
 	}
 	return out, nil
+}
+
+// list lists the objects of kind k from the graph: typed, or as metadata for
+// a kind with no Go type.
+func (gc *GarbageCollector) list(ctx context.Context, k schema.GroupVersionKind, opts ...client.ListOption) ([]client.Object, error) {
+	var list client.ObjectList
+	lgvk := k.GroupVersion().WithKind(k.Kind + "List")
+	l, err := gc.Client.Scheme().New(lgvk)
+	switch {
+	case runtime.IsNotRegisteredError(err): // a kind with no Go type: its metadata
+		ml := &metav1.PartialObjectMetadataList{}
+		ml.SetGroupVersionKind(lgvk)
+		list = ml
+	case err != nil:
+		return nil, err
+	default:
+		list = l.(client.ObjectList)
+	}
+	if err := gc.Graph.List(ctx, list, opts...); err != nil {
+		return nil, err
+	}
+	return extract(list)
 }
 
 // newObjectOf is an object to read an owner of kind gvk into: typed when the

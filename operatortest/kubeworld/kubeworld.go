@@ -1,6 +1,8 @@
 // Package kubeworld wires the workload models of models/kube into a simulated
 // world: the replicaset, deployment, job, statefulset and endpointslice controllers in the
-// kube-controller-manager process (SetupControllers), and the kubelet model as
+// kube-controller-manager process (SetupControllers, or SetupControllersFor
+// only the models whose watched kinds, Models' Triggers, a world may hold),
+// and the kubelet model as
 // a process of its own (Kubelet), driven by the plan's seed and its workload
 // faults (notready, crashloop, podfail, nodelost), which end with the fault
 // phase (the cluster's Heal), as a real fault stops: a never-ready pod becomes
@@ -31,11 +33,13 @@
 package kubeworld
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/models/kube"
@@ -54,21 +58,70 @@ var DefaultNodes = []string{"node-1", "node-2"}
 // endpointslice controllers on p's manager, with p's clock and event
 // recorders named as upstream's (replicaset-controller, ...).
 func SetupControllers(p *process.Process) error {
-	mgr := p.Manager()
-	c := mgr.GetClient()
-	if err := (&kube.ReplicaSetController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("replicaset-controller")}).SetupWithManager(mgr); err != nil {
-		return err
+	return SetupControllersFor(p, nil)
+}
+
+// Model is one workload model of kube-controller-manager: its name and the
+// kinds its controllers watch (Triggers), whose objects are all that can make
+// it act.
+type Model struct {
+	Name     string
+	Triggers []schema.GroupKind
+	setup    func(p *process.Process) error
+}
+
+var (
+	podKind         = schema.GroupKind{Kind: "Pod"}
+	replicaSetKind  = schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}
+	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	jobKind         = schema.GroupKind{Group: "batch", Kind: "Job"}
+	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
+	serviceKind     = schema.GroupKind{Kind: "Service"}
+	sliceKind       = schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
+)
+
+// KubeletTriggers are the kinds the kubelet model watches.
+var KubeletTriggers = []schema.GroupKind{podKind}
+
+// Models are the workload models SetupControllers registers, in its order,
+// each with the kinds its controllers watch (TestModelTriggersAreTheKindsTheirControllersWatch
+// pins them to the models' Controllers).
+func Models() []Model {
+	return []Model{
+		{Name: "replicaset", Triggers: []schema.GroupKind{replicaSetKind, podKind}, setup: func(p *process.Process) error {
+			return (&kube.ReplicaSetController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("replicaset-controller")}).SetupWithManager(p.Manager())
+		}},
+		{Name: "deployment", Triggers: []schema.GroupKind{deploymentKind, replicaSetKind, podKind}, setup: func(p *process.Process) error {
+			return (&kube.DeploymentController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(p.Manager())
+		}},
+		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, setup: func(p *process.Process) error {
+			return (&kube.JobController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(p.Manager())
+		}},
+		{Name: "statefulset", Triggers: []schema.GroupKind{statefulSetKind, podKind}, setup: func(p *process.Process) error {
+			mgr := p.Manager()
+			return (&kube.StatefulSetController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("statefulset-controller")}).SetupWithManager(mgr)
+		}},
+		{Name: "endpointslice", Triggers: []schema.GroupKind{serviceKind, podKind, sliceKind}, setup: func(p *process.Process) error {
+			return (&kube.EndpointSliceController{Client: p.Manager().GetClient(), Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(p.Manager())
+		}},
 	}
-	if err := (&kube.DeploymentController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(mgr); err != nil {
-		return err
+}
+
+// SetupControllersFor registers, of SetupControllers' models, those with a
+// kind that holds says the world may hold (nil: every model). A model none of
+// whose watched kinds ever has an object never reconciles: leaving it out
+// changes nothing but the start-up (operatortest starts only what a world
+// needs).
+func SetupControllersFor(p *process.Process, holds func(schema.GroupKind) bool) error {
+	for _, m := range Models() {
+		if holds != nil && !slices.ContainsFunc(m.Triggers, holds) {
+			continue
+		}
+		if err := m.setup(p); err != nil {
+			return err
+		}
 	}
-	if err := (&kube.JobController{Client: c, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := (&kube.StatefulSetController{Client: c, APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("statefulset-controller")}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	return (&kube.EndpointSliceController{Client: c, Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(mgr)
+	return nil
 }
 
 // Delays bound the kubelet's draws.

@@ -23,7 +23,7 @@
 //     in the object (times_test.go). So a read, a write's response and a watch
 //     event carry what a real server returns, and a write whose only change is
 //     below that precision writes nothing, as a real server (comparing serialized
-//     bytes) writes nothing. Client-supplied managedFields are not stored.
+//     bytes) writes nothing.
 //
 //   - generation follows each kind's strategy: none (ConfigMap, Secret, RBAC,
 //     Namespace), spec changes (Pod, ReplicaSet, Job, ...), spec and annotation
@@ -100,6 +100,36 @@
 //   - Patches: JSON merge, strategic merge (built-in kinds only; 415 for custom
 //     resources, as a real server answers), JSON patch (package patch). A
 //     resourceVersion in the patch is a precondition.
+//
+//   - Server-side apply and managedFields (fieldmanager.go, apply.go) run
+//     kube-apiserver's field manager (k8s.io/apimachinery's managedfields
+//     over structured-merge-diff), built per kind and subresource as a
+//     request scope builds it: NewDefaultFieldManager for built-in kinds
+//     (types from client-go's structured-merge-diff schema of k8s.io/api),
+//     NewDefaultCRDFieldManager for custom resources (types from the CRD's
+//     schema through apiextensions' builder.BuildOpenAPIV3, as the CRD
+//     handler does), with the strategies' reset fields (kube-apiserver's
+//     GetResetFields for the hosted kinds; status for a main resource and
+//     metadata and spec for a custom resource's status otherwise). Every
+//     create, update and non-apply patch records its field manager's
+//     Update entry (FieldManager.UpdateNoErrors), the manager being the
+//     request's fieldManager or the User-Agent's prefix (User.Agent, a
+//     process's name; managerOrUserAgent); client-supplied managedFields are
+//     taken as the field manager takes them (an empty list resets them). A
+//     PATCH of type application/apply-patch+yaml (PatchWith; kubeclient's
+//     Patch with client.Apply, Apply and SubResource(...).Apply) requires a
+//     fieldManager (422), merges the applied configuration by field
+//     ownership: a field another manager owns with another value is a 409
+//     "Apply failed with N conflict(s): conflict with \"m\" ...: .path"
+//     unless Force, and a field its manager applied before and no longer
+//     applies is removed unless another manager owns it; a missing object is
+//     created from it (not through status: 404), one whose configuration has a
+//     uid is a 409 "uid mismatch". An identical apply writes nothing. The
+//     managedFields times are the virtual clock's (the field manager stamps
+//     the wall clock's; the stamped entries are re-timed and sorted again by
+//     upstream's order). Checked against kube-apiserver by internal/differential
+//     TestServerSideApplyMatchesKubeAPIServer (managers, operations, versions,
+//     subresources and field sets, conflict messages; times apart).
 //
 //   - List: label selectors, metadata.name/metadata.namespace field selectors
 //     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),
@@ -234,7 +264,13 @@
 //     (admission_webhook.go). Their warnings are the request's (Warn,
 //     TakeWarnings: deduplicated, as k8s.io/apiserver's warning recorder
 //     does, without its 4 KiB truncation); kubeclient hands them to its
-//     WarningHandler.
+//     WarningHandler. Other tasks write while a webhook call waits: an
+//     update, patch or delete whose stored object changed meanwhile runs
+//     again on the object as it is now, webhooks and all, as etcd's
+//     compare-and-swap makes GuaranteedUpdate retry (an update naming the
+//     old resourceVersion then gets the Conflict; a patch is applied again;
+//     admission_wait.go), so a write that waited never overwrites one made
+//     during its wait.
 //
 //   - Request order as in the real handler chain: authorization before routing
 //     (an unserved subresource is 403 to the unauthorized, 404 to others), the
@@ -326,9 +362,19 @@
 //     matchPolicy Equivalent (rules match the request's own version), no
 //     matchConditions; validating webhooks run one after another and the
 //     first denial wins (kube-apiserver runs them in parallel).
-//   - Server-side apply, managedFields, dry run, watch bookmarks, resourceVersion
-//     semantics of Get/List (resourceVersionMatch), deletecollection across all
-//     namespaces, and subresources other than status and namespaces/finalize are not
+//   - Server-side apply: application/apply-patch+cbor is refused (415, as with
+//     the CBOR feature gate off); fieldValidation is not applied to apply
+//     bodies (no strict-decoding warnings or 400); a mutating webhook's
+//     changes are not attributed; managedFields of another version of a
+//     multi-version CRD are converted by relabelling (the None strategy's
+//     conversion, also for a webhook strategy); built-in kinds outside the
+//     hosted list reset status/spec by the generic rule above rather than
+//     their own strategy's; namespaces/finalize keeps the stored
+//     managedFields. The managedFields times are in whole seconds of the
+//     virtual clock.
+//   - Dry run, watch bookmarks, resourceVersion semantics of Get/List
+//     (resourceVersionMatch), deletecollection across all namespaces, and
+//     subresources other than status and namespaces/finalize are not
 //     modelled.
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and

@@ -67,6 +67,11 @@ type Kind struct {
 	// versions links the versions of a CRD with several (versions.go); nil
 	// for a kind served in one version.
 	versions *crdVersions
+	// crd is the CRD that installed a custom kind (its schema builds the
+	// field manager's types).
+	crd CRD
+	// fm are the kind's field managers (fieldmanager.go), built on first use.
+	fm kindFieldManagers
 }
 
 // storageKey is the object's etcd key, as storage errors name it: built-in
@@ -273,6 +278,7 @@ func customKind(crd CRD, t reflect.Type) *Kind {
 		Generation: GenerationContent,
 		Custom:     true,
 		goType:     t,
+		crd:        crd,
 	}
 }
 

@@ -21,6 +21,11 @@ type Request struct {
 	Subresource string
 	Namespace   string
 	Name        string // "" for create, list and deletecollection
+
+	// manager is the write's field manager (managerOrUserAgent); applied is
+	// true when a server-side apply has already set the managedFields.
+	manager string
+	applied bool
 }
 
 func (r Request) attributes() rbac.Attributes {

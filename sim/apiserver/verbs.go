@@ -203,12 +203,30 @@ func objectFields(k *Kind, o client.Object) fields.Set {
 	return set
 }
 
+// WriteOptions are the options of a write request that the model honours:
+// the fieldManager of metav1.CreateOptions, UpdateOptions and PatchOptions
+// ("" means the User-Agent's, User.Agent), and PatchOptions.Force (server-side
+// apply only).
+type WriteOptions struct {
+	FieldManager string
+	Force        *bool
+}
+
 // Create stores a new object and copies the stored object back into obj.
 func (s *Server) Create(u User, obj client.Object) error {
+	return s.CreateWith(u, obj, WriteOptions{})
+}
+
+// CreateWith is Create with the request's options.
+func (s *Server) CreateWith(u User, obj client.Object, o WriteOptions) error {
 	r, err := s.request(u, "create", "", obj, obj.GetNamespace(), "")
 	if err != nil {
 		return err
 	}
+	if err := validateManager(o, "CreateOptions"); err != nil {
+		return err
+	}
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
 	if err := s.admit(r); err != nil {
 		return err
 	}
@@ -255,6 +273,11 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		serializeTimes(reflect.ValueOf(obj)) // the body reaches a real server serialized
 	}
 	defaultBuiltin(r.Kind, obj) // decoded with the v1 defaults
+	if !r.applied {
+		// The create handler's FieldManager.UpdateNoErrors, before admission.
+		obj = s.trackUpdate(r.Kind, "", nil, obj, r.manager)
+	}
+	managed := obj.GetManagedFields()
 	if obj, err = s.mutate(r, OpCreate, obj, nil); err != nil {
 		return nil, err
 	}
@@ -265,7 +288,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	obj.SetUID(types.UID(s.newUID()))
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
-	obj.SetManagedFields(nil)
+	obj.SetManagedFields(managed)
 	generated := false
 	if obj.GetName() == "" && obj.GetGenerateName() != "" {
 		obj.SetName(s.generateName(obj.GetGenerateName()))
@@ -339,7 +362,16 @@ func (s *Server) store1(k *Kind, typ watch.EventType, obj client.Object) (client
 // Update replaces an object (subresource "") or one of its subresources ("status";
 // "finalize" for namespaces) and copies the result into obj.
 func (s *Server) Update(u User, obj client.Object, subresource string) error {
+	return s.UpdateWith(u, obj, subresource, WriteOptions{})
+}
+
+// UpdateWith is Update with the request's options.
+func (s *Server) UpdateWith(u User, obj client.Object, subresource string, o WriteOptions) error {
+	if err := validateManager(o, "UpdateOptions"); err != nil {
+		return err
+	}
 	r, existing, err := s.target(u, "update", subresource, obj)
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
 	if apierrors.IsNotFound(err) && subresource == "" && r.Kind != nil && r.Kind.CreateOnUpdate {
 		return s.createOnUpdate(r, obj)
 	}
@@ -351,7 +383,7 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 		return err
 	}
 	in.SetNamespace(r.Namespace)
-	out, err := s.update(r, in, existing, true)
+	out, err := s.updateAdmitted(r, in, existing, true, nil)
 	if err != nil {
 		return err
 	}
@@ -455,6 +487,12 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		serializeTimes(reflect.ValueOf(in))
 		defaultBuiltin(k, in) // decoded with the v1 defaults
 	}
+	if !r.applied {
+		// The update handler's first transformer (and each non-apply
+		// patcher's last step): FieldManager.UpdateNoErrors.
+		in = s.trackUpdate(k, r.Subresource, existing, in, r.manager)
+	}
+	managed := in.GetManagedFields()
 	in, err := s.mutate(r, OpUpdate, in, existing)
 	if err != nil {
 		return nil, err
@@ -507,7 +545,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	if existing.GetDeletionGracePeriodSeconds() != nil && obj.GetDeletionGracePeriodSeconds() == nil {
 		obj.SetDeletionGracePeriodSeconds(existing.GetDeletionGracePeriodSeconds())
 	}
-	obj.SetManagedFields(existing.GetManagedFields())
+	// The strategies keep the managedFields the field manager computed
+	// (a status strategy that keeps the stored metadata keeps these).
+	obj.SetManagedFields(managed)
 	c := diff(obj, existing)
 	if r.Subresource == "" {
 		bumpGeneration(k, obj, existing, c)
@@ -535,6 +575,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 	}
 	if err := s.validate(r, OpUpdate, r.Name, obj, existing); err != nil {
 		return nil, err
+	}
+	if s.movedDuringAdmission(r, existing) {
+		return nil, errMovedDuringAdmission // (admission_wait.go)
 	}
 	if shouldDeleteDuringUpdate(obj, existing) {
 		// Store.Update gives up the write (errEmptiedFinalizers) and deletes the stored
@@ -589,20 +632,39 @@ func parseRV(s string) (uint64, error) {
 
 // Patch applies a patch to an object (or its status) and copies the result into obj.
 func (s *Server) Patch(u User, obj client.Object, pt types.PatchType, data []byte, subresource string) error {
+	return s.PatchWith(u, obj, pt, data, subresource, WriteOptions{})
+}
+
+// PatchWith is Patch with the request's options. A patch of type
+// application/apply-patch+yaml is server-side apply (apply.go).
+func (s *Server) PatchWith(u User, obj client.Object, pt types.PatchType, data []byte, subresource string, o WriteOptions) error {
 	r, existing, err := s.target(u, "patch", subresource, obj, func(r Request) error {
 		return patch.CheckType(pt, r.Kind.Strategic) // the handler checks the media type before reading the object
 	})
+	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
+	if isApply(pt) {
+		return s.apply(r, obj, existing, err, data, o)
+	}
 	if err != nil {
 		return err
 	}
 	patched, err := patch.Apply(existing, pt, data, patch.Options{
 		Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
+		PatchOptions: metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force},
 	})
 	if err != nil {
 		return err
 	}
 	// patch.Apply has rejected a changed name or namespace (400), as the real handler does.
-	out, err := s.update(r, patched.(client.Object), existing, false)
+	out, err := s.updateAdmitted(r, patched.(client.Object), existing, false, func(existing client.Object) (client.Object, error) {
+		again, err := patch.Apply(existing, pt, data, patch.Options{
+			Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return again.(client.Object), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -650,6 +712,9 @@ func (s *Server) delete(r Request, opts *client.DeleteOptions) error {
 		}
 	} else if err := s.validate(r, OpDelete, r.Name, nil, existing); err != nil {
 		return err
+	}
+	if s.movedDuringAdmission(r, existing) {
+		return s.delete(r, opts) // validated again on the object as it is now (admission_wait.go)
 	}
 	if k.GVK.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
 		return s.deleteNamespace(r, existing.(*corev1.Namespace), opts)

@@ -3,7 +3,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -243,7 +243,9 @@ crash process=a call=7
 		if i == 0 && fmt.Sprint(got.informers) != "[ConfigMap/unstructured Widget/unstructured]" {
 			t.Errorf("the unstructured run's informers: %v", got.informers)
 		}
-		if !reflect.DeepEqual(want.widgets, got.widgets) || !reflect.DeepEqual(want.configMaps, got.configMaps) {
+		// Semantic: a time read back through the typed path is in Local, the
+		// unstructured one's in UTC (managedFields' times): equal instants.
+		if !equality.Semantic.DeepEqual(want.widgets, got.widgets) || !equality.Semantic.DeepEqual(want.configMaps, got.configMaps) {
 			t.Errorf("plan %d: the clusters end apart:\n typed %+v\n%+v\n unstructured %+v\n%+v", i, want.widgets, want.configMaps, got.widgets, got.configMaps)
 		}
 	}

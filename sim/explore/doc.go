@@ -1,7 +1,11 @@
 // Package explore searches plans for a property violation with rapid and shrinks
 // what it finds, without failing the calling test: for a buggy controller a caught
 // violation is the expected result. Run reports whether the property was caught,
-// after how many plans, and the minimal failing plan.
+// after how many plans, and the minimal failing plan. RunPlaces explores some
+// places of the sequence only (Places.Skip): rapid seeds each check from the
+// seed and its index, so a place's plan does not depend on the places
+// skipped before it (a parallel exploration's workers; see Places.Invalid for
+// the exception).
 //
 // # Known gaps
 //

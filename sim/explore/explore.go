@@ -40,6 +40,29 @@ type Result struct {
 // Seed 0 is seed 1: rapid would take 0 as "draw a random seed", and an
 // exploration must be the same in every run.
 func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p *plan.Plan) error) Result {
+	return RunPlaces(gen, checks, seed, Places{}, func(_ int, p *plan.Plan) error { return prop(p) })
+}
+
+// Places lets a caller explore some places of the sequence only (a worker
+// of a parallel exploration, a parent recalling verdicts its workers gave).
+type Places struct {
+	// Skip, if set, is asked for each place (from 1) of the sequence before
+	// its plan is drawn: a skipped place is neither drawn nor checked (it
+	// holds). Rapid seeds each check's draws from the seed and the check's
+	// index only, so skipping a place does not change the plans of the
+	// others, as long as every place draws a valid plan (see Invalid).
+	// Skip is not asked while shrinking.
+	Skip func(place int) bool
+	// Invalid, if set, is told of a place whose draw rapid rejected (a
+	// filter that found no value): rapid then draws one more check at the
+	// end, so the places after it are not the places a run skipping it
+	// would number (a caller skipping places must then draw them all).
+	Invalid func(place int)
+}
+
+// RunPlaces is Run with places: prop gets the plan's place in the sequence
+// (from 1; while shrinking, the failing place).
+func RunPlaces(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, pl Places, prop func(place int, p *plan.Plan) error) Result {
 	if seed == 0 {
 		seed = 1
 	}
@@ -59,11 +82,34 @@ func Run(gen *rapid.Generator[*plan.Plan], checks int, seed uint64, prop func(p 
 	defer restore()
 
 	var res Result
-	calls := 0
+	calls, place, drawn := 0, 0, false
 	rapid.Check(&recorder{}, func(t *rapid.T) {
+		if !res.Caught {
+			place++
+			if pl.Skip != nil && pl.Skip(place) {
+				calls++
+				return
+			}
+		}
+		drawn = false
+		if pl.Invalid != nil && !res.Caught {
+			defer func() {
+				if drawn {
+					return
+				}
+				if r := recover(); r != nil {
+					if fmt.Sprintf("%T", r) == "rapid.invalidData" {
+						pl.Invalid(place)
+						place-- // rapid does not count it: the next check is this place again
+					}
+					panic(r)
+				}
+			}()
+		}
 		p := gen.Draw(t, "plan")
+		drawn = true
 		calls++
-		if err := prop(p); err != nil {
+		if err := prop(place, p); err != nil {
 			if !res.Caught {
 				res.Caught = true
 				res.ChecksToFirstFailure = calls

@@ -2,6 +2,7 @@ package kubeclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,13 +10,16 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/forms"
 )
 
 // Call describes one client call, as hooks see it.
@@ -57,6 +61,10 @@ type Options struct {
 	// Uncached names the kinds read from the server even with a Cache
 	// (controller-runtime's client.CacheOptions.DisableFor).
 	Uncached func(gvk schema.GroupVersionKind) bool
+	// FieldOwner is the field manager of writes that name none
+	// (controller-runtime's client.Options.FieldOwner, client.WithFieldOwner);
+	// "" leaves them to the server, which takes the User-Agent's.
+	FieldOwner string
 }
 
 // Client is a controller-runtime client.Client acting as one identity: reads from
@@ -71,6 +79,7 @@ type Client struct {
 	uncachedUnstructured bool
 	uncached             func(gvk schema.GroupVersionKind) bool // Options.Uncached
 	warnings             rest.WarningHandlerWithContext         // Options.WarningHandler
+	fieldOwner           string                                 // Options.FieldOwner
 }
 
 // mapperCache holds the REST mapper of the served kinds, rebuilt only when the
@@ -92,19 +101,19 @@ var _ client.Client = (*Client)(nil)
 // New returns a client for user.
 func New(server *apiserver.Server, user apiserver.User, opts Options) *Client {
 	return &Client{server: server, user: user, cache: opts.Cache, hooks: opts.Hooks, mapper: &mapperCache{},
-		uncachedUnstructured: opts.UncachedUnstructured, uncached: opts.Uncached, warnings: opts.WarningHandler}
+		uncachedUnstructured: opts.UncachedUnstructured, uncached: opts.Uncached, warnings: opts.WarningHandler, fieldOwner: opts.FieldOwner}
 }
 
 // APIReader returns a reader that always reads from the server, like
 // mgr.GetAPIReader(). It shares the client's identity and hooks.
 func (c *Client) APIReader() client.Reader {
-	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings}
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings, fieldOwner: c.fieldOwner}
 }
 
 // Uncached returns a client like this one (identity, hooks) that reads from the
 // server: what a client built on the process's REST config is (package restapi).
 func (c *Client) Uncached() *Client {
-	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings}
+	return &Client{server: c.server, user: c.user, hooks: c.hooks, mapper: c.mapper, warnings: c.warnings, fieldOwner: c.fieldOwner}
 }
 
 // User is the identity the client acts as.
@@ -274,7 +283,7 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 		if err := c.preflight(obj, "create", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.Create(c.user, obj)
+		return c.server.CreateWith(c.user, obj, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
 	})
 }
 
@@ -293,7 +302,7 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.Update(c.user, obj, "")
+		return c.server.UpdateWith(c.user, obj, "", apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
 	})
 }
 
@@ -334,7 +343,7 @@ func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patc
 		if err != nil {
 			return err
 		}
-		return c.server.Patch(c.user, obj, p.Type(), data, sub)
+		return c.server.PatchWith(c.user, obj, p.Type(), data, sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), Force: o.Force})
 	})
 }
 
@@ -382,9 +391,57 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 	})
 }
 
-// Apply is server-side apply, which the model does not serve.
+// owner is the field manager of a write: the call's, or the client's default.
+func (c *Client) owner(m string) string {
+	if m == "" {
+		return c.fieldOwner
+	}
+	return m
+}
+
+// Apply is server-side apply of an apply configuration, as
+// controller-runtime's client sends it: the configuration's JSON as a PATCH of
+// type application/apply-patch+yaml to the object it names, with the
+// options' fieldManager and force; the answer is decoded into obj.
 func (c *Client) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-	return errServerSideApply()
+	o := (&client.ApplyOptions{}).ApplyOptions(opts)
+	return c.apply(ctx, obj, obj, "", o)
+}
+
+// apply applies body (the configuration sent) and decodes the answer into
+// obj (the caller's configuration).
+func (c *Client) apply(ctx context.Context, obj, body runtime.ApplyConfiguration, sub string, o *client.ApplyOptions) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	var u unstructured.Unstructured
+	if err := json.Unmarshal(data, &u.Object); err != nil {
+		return err
+	}
+	gvk := u.GroupVersionKind()
+	if gvk.Kind == "" || gvk.Version == "" {
+		return fmt.Errorf("failed to create apply request: apiVersion and kind are required, got %q %q", u.GetAPIVersion(), u.GetKind())
+	}
+	if u.GetName() == "" {
+		return fmt.Errorf("failed to create apply request: metadata.name must be set")
+	}
+	target, err := forms.NewNative(c.Scheme(), gvk)
+	if err != nil {
+		return err
+	}
+	target.GetObjectKind().SetGroupVersionKind(gvk)
+	target.SetNamespace(u.GetNamespace())
+	target.SetName(u.GetName())
+	po := &client.PatchOptions{DryRun: o.DryRun, Force: o.Force, FieldManager: o.FieldManager}
+	if err := c.patch(ctx, target, target, client.RawPatch(types.ApplyYAMLPatchType, data), sub, po); err != nil {
+		return err
+	}
+	out, err := json.Marshal(target)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(out, obj)
 }
 
 // Status is the status subresource.
@@ -461,7 +518,7 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.Update(c.user, obj, s.sub)
+		return c.server.UpdateWith(c.user, obj, s.sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
 	})
 }
 
@@ -477,13 +534,12 @@ func (s *subResourceClient) Patch(ctx context.Context, obj client.Object, p clie
 }
 
 func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
-	return errServerSideApply()
-}
-
-func errServerSideApply() error {
-	err := apierrors.NewGenericServerResponse(415, "patch", schema.GroupResource{}, "", "", 0, false)
-	err.ErrStatus.Message = "server-side apply is not supported by the ctrlsim apiserver model"
-	return err
+	o := (&client.SubResourceApplyOptions{}).ApplyOpts(opts)
+	body := obj
+	if o.SubResourceBody != nil {
+		body = o.SubResourceBody
+	}
+	return s.c.apply(ctx, obj, body, s.sub, &o.ApplyOptions)
 }
 
 func dryRunUnsupported(dryRun []string) error {

@@ -63,7 +63,11 @@
 //
 // # Known gaps
 //
-//   - Server-side apply (Apply) fails with 415; dry-run requests fail with 400.
+//   - Dry-run requests fail with 400. Apply and SubResource(...).Apply send the
+//     apply configuration's JSON as an apply patch to the object it names and
+//     decode the answer into it, as controller-runtime's typed client does;
+//     an apply configuration without apiVersion, kind or name fails before the
+//     call with the client's own message, not controller-runtime's.
 //   - Subresources: only update and patch of "status" (every kind with a status
 //     subresource) and "finalize" (namespaces). Get/Create of subresources (scale,
 //     eviction, token) are not served.
@@ -76,8 +80,9 @@
 //     client reads them from the server (Options.UncachedUnstructured does that; a
 //     process's client sets it when its manager.Options say so). Options.Uncached
 //     names kinds read from the server, as client.CacheOptions.DisableFor does.
-//   - Field owners, field validation directives and warnings are accepted and
-//     ignored.
+//   - Field validation directives are accepted and ignored. Field owners
+//     (client.FieldOwner, Options.FieldOwner as client.WithFieldOwner sets it)
+//     and ForceOwnership reach the server.
 //   - The REST mapper is built from the kinds the server serves when it is asked
 //     for; it is not a discovery client and has no caching or invalidation of its own.
 package kubeclient

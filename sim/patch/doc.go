@@ -82,9 +82,10 @@
 //
 // # Known gaps
 //
-//   - Server-side apply is not modelled: application/apply-patch+yaml fails with 415 UnsupportedMediaType,
-//     as on a real apiserver that does not serve apply, with a message saying the ctrlsim apiserver model
-//     does not support it. No patch writes managedFields.
+//   - Server-side apply is not computed here: Apply refuses application/apply-patch+yaml with 415
+//     UnsupportedMediaType and a message naming the model. The apiserver model serves apply itself
+//     (sim/apiserver apply.go, with the field manager) and records every patch's managedFields there;
+//     it uses CheckNamespaceAndName and ServerError from here.
 //   - A JSON or merge patch that sets apiVersion or kind to other values fails with 422 Invalid. The real
 //     apiserver converts the object when the new apiVersion is another served version of the same kind,
 //     and fails (also 422) otherwise. A patch that removes them is treated as leaving them unchanged; what

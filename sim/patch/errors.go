@@ -128,3 +128,8 @@ func CheckType(pt types.PatchType, strategic bool) error {
 	}
 	return nil
 }
+
+// ServerError is what the real apiserver answers for err (a status error as
+// it is; any other a 500 with reason Unknown and the error's text). The
+// apiserver model's server-side apply sends the field manager's errors so.
+func ServerError(err error) error { return serverError(err) }

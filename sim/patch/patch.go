@@ -205,6 +205,12 @@ func mustBeTyped(obj runtime.Object) {
 	}
 }
 
+// CheckNamespaceAndName is checkNamespaceAndName, for the apiserver model's
+// server-side apply, whose result the handler checks as any patch's.
+func CheckNamespaceAndName(obj runtime.Object, requestNamespace, name string) error {
+	return checkNamespaceAndName(obj, requestNamespace, name)
+}
+
 // checkNamespaceAndName is the tail of patcher.applyPatch: rest.EnsureObjectNamespaceMatchesRequestNamespace
 // (k8s.io/apiserver@v0.37.2/pkg/registry/rest/meta.go) then checkName (handlers/rest.go). A patch may leave
 // metadata.namespace empty (it is set back), may not move a namespaced object to another namespace, and

@@ -73,7 +73,6 @@ func CheckOptions(o manager.Options) error {
 		refuse(ptr.Deref(cc.EnableReadYourWritesConsistency, false), "Client.Cache.EnableReadYourWritesConsistency", "not modelled")
 	}
 	refuse(o.Client.DryRun != nil && *o.Client.DryRun, "Client.DryRun", "dry run is not modelled")
-	refuse(o.Client.FieldOwner != "", "Client.FieldOwner", "managedFields are not modelled")
 	refuse(o.Client.FieldValidation != "", "Client.FieldValidation", "not modelled")
 	if len(bad) == 0 {
 		return nil
@@ -241,5 +240,6 @@ func (p *Process) applyOptions(cacheOpts *[]informer.Option, clientOpts *kubecli
 	// controller-runtime's client reads Unstructured objects live unless
 	// Client.Cache.Unstructured is set.
 	clientOpts.UncachedUnstructured = o.Client.Cache == nil || !o.Client.Cache.Unstructured
+	clientOpts.FieldOwner = o.Client.FieldOwner
 	return co, nil
 }

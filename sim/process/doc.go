@@ -157,27 +157,49 @@
 //     other than status, namespaces/finalize, pods/exec and pods/attach
 //     (pods/portforward among them). Exec and attach reach the world's
 //     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
-//     SPDY executor only (restapi's Known gaps).
+//     SPDY and WebSocket (v5) executors; port-forward is refused with one
+//     line saying why (restapi's Known gaps).
 //     ctrl.GetConfig and GetConfigOrDie, called inside a process in a
 //     world's bubble, are served as mgr.GetConfig() is, as that process's
 //     own calls (kubeconfig.go; restapi's Known gaps say what is not).
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
-//   - Admission webhooks (webhooks.go): a handler runs inside the request
-//     that calls it, on the calling task: a handler that waits (time.Sleep, a
-//     poll) makes the caller wait, in virtual time, inside a testing/synctest
-//     bubble (sim/scheduler wait.go); one that took longer than
-//     timeoutSeconds fails the call as kube-apiserver's client gives up
-//     (`Post "<url>": context deadline exceeded`, then failurePolicy:
-//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism and
-//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism in
-//     package wallclock). But
-//     the caller waits for the whole handler, not only until the deadline,
-//     and the handler's request context has no deadline (a poll on it runs
-//     to its own end); a handler that waits while the caller is the kernel
-//     (a workload step, outside a task) moves the bubble's clock ahead
-//     (wallclock reports it). A handler's own API calls are refused
-//     (errWebhookCall). A webhook served by a process that is
+//   - Admission webhooks (webhooks.go): called from a task (a reconcile's
+//     write), a handler runs as a task of the serving process
+//     (<process>/webhook#N), as kube-apiserver's call is a request to another
+//     pod: the caller waits in virtual time until the handler answers or
+//     timeoutSeconds pass, whichever comes first, and other tasks run
+//     meanwhile. At the deadline the write fails as kube-apiserver's client
+//     gives up (`Post "<url>": context deadline exceeded`, then
+//     failurePolicy), the handler's request context is cancelled
+//     (context.Canceled: net/http cancels it when the client goes away; it
+//     has no Deadline, as controller-runtime's server does not read the
+//     URL's ?timeout=), and the handler runs on to its end, its answer
+//     discarded and traced as such. A crash of the serving process during
+//     the call kills the handler and ends the call at once (`Post "<url>":
+//     EOF`), as does a handler's panic. In package wallclock:
+//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism,
+//     TestTheCallerWaitsForAWebhookOnlyUntilItsDeadlineDeterminism,
+//     TestAWebhookHandlersContextEndsAtTheDeadlineDeterminism,
+//     TestAWebhookWhoseProcessCrashesMidCallFailsTheWriteAtTheCrashDeterminism,
+//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism; a
+//     write whose admission waited is run again if the stored object changed
+//     meanwhile (apiserver's admission_wait.go:
+//     TestAWriteWhoseWebhookWaitedDoesNotOverwriteWritesMadeMeanwhileDeterminism).
+//     But a handler called while the caller is the kernel (a workload step,
+//     a seed write, outside a task) runs inline, on the kernel: its context
+//     never ends, the kernel waits for the whole handler (a deadline it
+//     outlasted still fails the write afterwards), and a handler that waits
+//     there moves the bubble's clock ahead (wallclock reports it). Calling a
+//     webhook takes no virtual time of its own (no network latency), and
+//     the handler task is a new task the plan's picker chooses among, so a
+//     world with webhooks interleaves differently from before (same plan,
+//     same trace still). A handler running as a task makes its own API
+//     calls as its process's (traced, yield points, latency, faults, crash
+//     points: a validator that lists to check uniqueness works,
+//     TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism); one run
+//     inline (for a kernel caller, and every conversion webhook) has its
+//     calls refused (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -156,8 +157,9 @@ type Webhooks struct {
 	derive  bool
 	procs   []*Process      // in world order
 	derived map[string]bool // paths already configured by derivation
-	serving *Process        // the process whose handler runs now
+	serving *Process        // the process whose handler runs inline now (a kernel caller)
 	uids    int
+	calls   int // handler tasks made, for their names
 }
 
 // NewWebhooks returns the webhook admission of a world with configs; derive
@@ -172,8 +174,10 @@ func (w *Webhooks) sortConfigs() {
 	slices.SortStableFunc(w.configs, func(a, b WebhookConfig) int { return strings.Compare(a.Configuration, b.Configuration) })
 }
 
-// Serving reports whether a webhook handler is running now (its own API
-// calls are refused: see the package's known gaps).
+// Serving reports whether a webhook handler runs inline now, on its caller
+// (an admission webhook's kernel caller: serveInline; a conversion
+// webhook): its own API calls are refused. A handler running as a task (serveAsTask)
+// makes its calls as any task of its process does.
 func (w *Webhooks) Serving() bool { return w != nil && w.serving != nil }
 
 func (w *Webhooks) add(p *Process) { w.procs = append(w.procs, p) }
@@ -390,20 +394,17 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 	}
 	req := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	env := p.env
-	start := env.Clock.Now()
-	w.serving = p
-	func() {
-		defer func() { w.serving = nil }()
-		h.ServeHTTP(rec, req)
-	}()
-	// A handler that waited (time.Sleep, a poll) blocked the calling task
-	// outside the scheduler, in virtual time (sim/scheduler wait.go): rejoin
-	// before the server's state is touched again (a task killed meanwhile
-	// unwinds here).
-	env.Scheduler.Current()
-	if took := env.Clock.Now().Sub(start); took > time.Duration(c.TimeoutSeconds)*time.Second {
+	timeout := time.Duration(c.TimeoutSeconds) * time.Second
+	var rec *httptest.ResponseRecorder
+	if p.env.Scheduler.Current() == nil {
+		rec = w.serveInline(p, h, req, timeout)
+	} else {
+		rec, err = w.serveAsTask(p, c, what, h, req, timeout)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("Post %q: %w", target, err))
+	}
+	if rec == nil {
 		// kube-apiserver's client gave up at timeoutSeconds.
 		return fail(fmt.Errorf("Post %q: %w", target, context.DeadlineExceeded))
 	}
@@ -431,6 +432,90 @@ func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj cl
 		w.record(p, c, what, "allowed")
 	}
 	return resp, nil
+}
+
+// serveInline runs the handler on the calling goroutine: the caller is the
+// kernel (a workload step, a seed write), which cannot wait for a task. A
+// handler that waits then moves the bubble's clock ahead of virtual time
+// (wallclock reports it). It returns nil when the handler took longer than
+// timeout (the client gave up; the handler's context had no end).
+func (w *Webhooks) serveInline(p *Process, h http.Handler, req *http.Request, timeout time.Duration) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	start := p.env.Clock.Now()
+	w.serving = p
+	func() {
+		defer func() { w.serving = nil }()
+		h.ServeHTTP(rec, req)
+	}()
+	if p.env.Clock.Now().Sub(start) > timeout {
+		return nil
+	}
+	return rec
+}
+
+// errConnectionLost is what kube-apiserver's client reads when the serving
+// process dies (or its handler panics: net/http's server recovers the panic
+// and closes the connection) before the answer: the connection ends.
+var errConnectionLost = io.EOF
+
+// serveAsTask runs the handler as a task of the serving process, as
+// kube-apiserver's call is a request to another pod: the calling task waits
+// in virtual time until the handler answers or the timeout passes, whichever
+// comes first, and other tasks run meanwhile. At the timeout the client gives
+// up: the handler's request context is cancelled (net/http cancels a
+// request's context when its client goes away; controller-runtime's webhook
+// server does not read the ?timeout= of the URL, so the context has no
+// deadline of its own), and the handler runs on as its task until it ends
+// (its answer is discarded, and traced as such). A handler whose process
+// crashes meanwhile is killed with it, and the caller reads the connection's
+// end (EOF) at once; so does one that panics. It returns the answer, nil at
+// the timeout, or the connection's error.
+func (w *Webhooks) serveAsTask(p *Process, c WebhookConfig, what string, h http.Handler, req *http.Request, timeout time.Duration) (*httptest.ResponseRecorder, error) {
+	s, clk := p.env.Scheduler, p.env.Clock
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // the client gives up (or its own caller went away)
+	deadline := clk.Now().Add(timeout)
+	rec := httptest.NewRecorder()
+	var answered, lost, gaveUp bool
+	w.calls++
+	task := s.Go(p.spec.Name, fmt.Sprintf("%s/webhook#%d", p.spec.Name, w.calls), func() {
+		defer func() {
+			r := recover()
+			if scheduler.IsKilled(r) {
+				panic(r)
+			}
+			// A handler that waited outside the scheduler (time.Sleep, a
+			// poll) rejoins before touching the kernel's state.
+			s.Current()
+			if r != nil {
+				lost = true
+			} else {
+				answered = true
+			}
+			if gaveUp {
+				w.record(p, c, what, "answered after the caller gave up at its deadline (discarded)")
+			}
+		}()
+		h.ServeHTTP(rec, req.WithContext(ctx))
+	})
+	expired := false
+	timer := clk.AfterFunc(timeout, func() { expired = true })
+	defer timer.Stop()
+	// Warnings of this request's earlier webhooks are its own: requests that
+	// other tasks make meanwhile take theirs, not these.
+	saved := w.server.TakeWarnings()
+	s.WaitUntil(func() bool { return answered || lost || expired || task.Killed() })
+	for _, text := range saved {
+		w.server.Warn(text)
+	}
+	switch {
+	case answered && !clk.Now().After(deadline):
+		return rec, nil
+	case lost || task.Killed():
+		return nil, errConnectionLost
+	}
+	gaveUp = true
+	return nil, nil
 }
 
 // patchPaths are a JSON patch's operations ("add /spec/x"), sorted: the
@@ -588,8 +673,10 @@ func (s *webhookServer) handler(path string) http.Handler {
 	return h
 }
 
-// errWebhookCall refuses an API call made while a webhook handler runs.
-var errWebhookCall = errors.New("ctrlsim: a webhook handler's own API calls are not modelled (known gap of package process)")
+// errWebhookCall refuses an API call made by a webhook handler that runs
+// inline, on its caller: an admission webhook called by a kernel write (a
+// workload step, a seed write), or a conversion webhook.
+var errWebhookCall = errors.New("ctrlsim: the API calls of a webhook handler run inline (an admission webhook called by a kernel write, or a conversion webhook) are not modelled (known gap of package process)")
 
 // WebhookUnavailable reports whether err is a write refused because a
 // webhook could not be called under failurePolicy Fail (its process is

@@ -40,8 +40,9 @@
 //   - pods/exec and pods/attach (exec.go): the config's WrapTransport, which
 //     client-go applies to the upgrading round trippers it builds from a
 //     config, answers the SPDY executor of tools/remotecommand
-//     (NewSPDYExecutor, and NewFallbackExecutor after its WebSocket attempt)
-//     in process: the operator's code calls remotecommand unchanged. The
+//     (NewSPDYExecutor) and its WebSocket executor (NewWebSocketExecutor,
+//     protocol v5, and so NewFallbackExecutor, which tries it first) in
+//     process: the operator's code calls remotecommand unchanged. The
 //     upgrade is one call of the process (create on pods/exec or
 //     pods/attach: trace step create/exec, yield, latency, crash points,
 //     RBAC, injected faults); in it the apiserver model admits the request
@@ -64,6 +65,16 @@
 //     testing/synctest bubble they are durably blocked on channels of the
 //     bubble, never on the wall clock). An ambiguous fault on pods/exec runs
 //     the command and answers the client a 504 timeout on the error stream.
+//     Over WebSocket (wsconn.go) the same call admits the request; the
+//     round tripper's Conn is then a gorilla client connection dialled over
+//     an in-memory wsConn, which answers the handshake and plays the
+//     kubelet's v5 side: stdin (channel 0) until the client's CLOSE signal,
+//     stdout (1), stderr (2), the Status (3), then a close frame; pings get
+//     pongs. A refusal is client-go's error for a bad handshake, an
+//     UpgradeFailureError carrying the Status (StatusError) or the kubelet's
+//     text, on which the fallback executor tries SPDY
+//     (TestTheWebSocketExecutorRunsTheHandler,
+//     TestAWebSocketExecIsRefusedAsTheKubeletRefusesIt).
 //     Outcomes are a function of the plan: same plan, same output.
 //
 // # Known gaps
@@ -74,13 +85,19 @@
 //     sync. Use the manager's cache (mgr.GetCache(), the client) for events.
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
-//     refused with a 405 that names them. Port-forwarding listens on a
-//     local socket of the operator's process, which has no in-process seam.
-//   - Exec and attach: only client-go's SPDY executor is served. The
-//     WebSocket executor (NewWebSocketExecutor, protocol v5) gets an
-//     UpgradeFailureError naming the gap, on which kubectl's
-//     NewFallbackExecutor falls back to SPDY as it does against a server
-//     without WebSocket streaming. The seam sets the unexported connection
+//     refused with a 405 that names them. Port-forwarding is refused so
+//     whichever dialer reaches it (client-go's SPDY dialer, or kubectl's
+//     WebSocket tunnel through NewFallbackDialer, which falls back to SPDY
+//     on the WebSocket refusal below), before any socket is opened, with
+//     one line naming it and why: client-go's PortForwarder listens on a
+//     real local socket (net.Listen) and the operator then dials it, I/O
+//     that is outside the scheduler and the synctest bubble (not durably
+//     blocking), so it cannot run in-process deterministically
+//     (TestPortForwardIsRefusedNamingItAndWhy).
+//   - Exec and attach: client-go's SPDY executor and its WebSocket executor
+//     with protocol v5 are served; a WebSocket executor asking only older
+//     protocols (NewWebSocketExecutorForProtocols with v4 and below) gets an
+//     UpgradeFailureError naming the gap. The SPDY seam sets the unexported connection
 //     field of client-go's SPDY round tripper (k8s.io/streaming's
 //     SpdyRoundTripper.conn), pinned by
 //     TestTheSPDYRoundTripperKeepsItsConnField. A command runs at once (no

@@ -91,9 +91,7 @@ func (u *upgrader) RoundTrip(req *http.Request) (*http.Response, error) {
 	case *spdycompat.SpdyRoundTripper:
 		return u.t.serveSPDY(rt, req)
 	case *websocket.RoundTripper:
-		// The FallbackExecutor (kubectl's) then falls back to SPDY, as it does
-		// against a server without WebSocket streaming.
-		return nil, &httpstream.UpgradeFailureError{Cause: fmt.Errorf("ctrlsim: process %s: WebSocket streaming (%s %s) is not served by the apiserver model (known gap of package restapi; the SPDY executor is)", u.t.name, req.Method, req.URL.Path)}
+		return u.t.serveWebSocket(rt, req) // (wsconn.go)
 	}
 	return nil, fmt.Errorf("ctrlsim: process %s: a %T built from the REST config is not served by the apiserver model (known gap of package restapi): %s %s", u.t.name, u.rt, req.Method, req.URL.Path)
 }
@@ -117,16 +115,55 @@ func parseConnect(path string) (connectTarget, bool) {
 }
 
 // serveSPDY serves one SPDY upgrade request of the executor whose upgrading
-// round tripper is rt: one call of the process (trace, yield, latency,
-// crash, RBAC on create pods/<sub>, faults), in which the apiserver admits the
-// request, the kubelet finds the container running and the handler runs the
-// command (at once, or once stdin is read). The answer is a 101 whose
-// connection is in memory: the executor's SPDY client speaks to execConn,
-// which plays the kubelet's side of the stream protocol.
+// round tripper is rt: one call of the process (connect), and a 101 answer
+// whose connection is in memory: the executor's SPDY client speaks to
+// execConn, which plays the kubelet's side of the stream protocol.
 func (t *Transport) serveSPDY(rt *spdycompat.SpdyRoundTripper, req *http.Request) (*http.Response, error) {
-	tg, ok := parseConnect(req.URL.Path)
-	if !ok || req.Method != http.MethodPost {
+	if req.Method != http.MethodPost {
 		return errorAnswer(req, notFound())
+	}
+	c, answer, err := t.connect(req)
+	if err != nil || answer != nil {
+		return answer, err
+	}
+	conn := newExecConn(c.opts, c.run)
+	conn.result, conn.timeout = c.result, c.timeout
+	if err := setUpgradedConn(rt, conn); err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set("Connection", "Upgrade")
+	h.Set("Upgrade", spdycompat.HeaderSpdy31)
+	h.Set(httpstream.HeaderProtocolVersion, streamProtocolV4)
+	return &http.Response{
+		Status: "101 Switching Protocols", StatusCode: http.StatusSwitchingProtocols,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: http.NoBody, Request: req,
+	}, nil
+}
+
+// connected is an admitted exec or attach: the streams asked for, the
+// command (run already when the request has no stdin), and the timeout an
+// ambiguous fault answers on the error stream.
+type connected struct {
+	opts    streamOptions
+	run     func(stdin []byte) ExecResult
+	result  *ExecResult
+	timeout error
+}
+
+// connect is one connect request (exec, attach, portforward), whichever the
+// streaming protocol: one call of the process (trace, yield, latency,
+// crash, RBAC on create pods/<sub>, faults), in which the apiserver admits
+// the request, the kubelet finds the container running and the handler runs
+// the command (at once, or once stdin is read). It returns the admitted
+// request, or the answer that refuses it (an API error's Status, or the
+// kubelet's plain text), or the transport's error (the process died).
+func (t *Transport) connect(req *http.Request) (*connected, *http.Response, error) {
+	tg, ok := parseConnect(req.URL.Path)
+	if !ok {
+		a, err := errorAnswer(req, notFound())
+		return nil, a, err
 	}
 	q := req.URL.Query()
 	opts := streamOptions{
@@ -135,11 +172,15 @@ func (t *Transport) serveSPDY(rt *spdycompat.SpdyRoundTripper, req *http.Request
 	command := q["command"]
 	call := kubeclient.Call{Verb: "create", Subresource: tg.sub, Namespace: tg.namespace, Name: tg.name,
 		Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: tg.namespace, Name: tg.name}}}
-	var conn *execConn
+	var out *connected
 	var answer error // an error the kubelet answers the upgrade with (plain text)
 	err := t.c.Do(call, func() error {
 		if tg.sub == "portforward" {
-			return t.notServed("port-forward (pods/portforward)")
+			// client-go's PortForwarder listens on a real local socket
+			// (net.Listen) and copies between its connections and the
+			// streams: a socket's I/O is outside the scheduler and the
+			// bubble, so no part of it can be served deterministically.
+			return t.notServed("port-forward (pods/portforward: client-go's PortForwarder serves it on a real local socket, which cannot run in-process deterministically)")
 		}
 		pod, container, done, err := t.server.Connect(t.c.User(), tg.sub, tg.namespace, tg.name, first(q, "container"))
 		if err != nil {
@@ -167,38 +208,28 @@ func (t *Transport) serveSPDY(rt *spdycompat.SpdyRoundTripper, req *http.Request
 		}
 		er := ExecRequest{Pod: pod, Container: container, Command: command, Subresource: tg.sub}
 		ctx := req.Context()
-		conn = newExecConn(opts, func(stdin []byte) ExecResult {
+		out = &connected{opts: opts, run: func(stdin []byte) ExecResult {
 			er.Stdin = stdin
 			return handler(ctx, er)
-		})
-		conn.timeout = done()
+		}, timeout: done()}
 		if !opts.stdin {
-			conn.runNow()
+			r := out.run(nil)
+			out.result = &r
 		}
 		return nil
 	})
 	if err != nil {
 		var st apierrors.APIStatus
 		if !errors.As(err, &st) && !apierrors.IsMethodNotSupported(err) {
-			return nil, err // the process died during the call
+			return nil, nil, err // the process died during the call
 		}
-		return errorAnswer(req, err)
+		a, err := errorAnswer(req, err)
+		return nil, a, err
 	}
 	if answer != nil {
-		return textAnswer(req, http.StatusInternalServerError, answer.Error()), nil
+		return nil, textAnswer(req, http.StatusInternalServerError, answer.Error()), nil
 	}
-	if err := setUpgradedConn(rt, conn); err != nil {
-		return nil, err
-	}
-	h := http.Header{}
-	h.Set("Connection", "Upgrade")
-	h.Set("Upgrade", spdycompat.HeaderSpdy31)
-	h.Set(httpstream.HeaderProtocolVersion, streamProtocolV4)
-	return &http.Response{
-		Status: "101 Switching Protocols", StatusCode: http.StatusSwitchingProtocols,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Body: http.NoBody, Request: req,
-	}, nil
+	return out, nil, nil
 }
 
 // streamProtocolV4 is the remotecommand protocol the kubelet's SPDY server

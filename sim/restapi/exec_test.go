@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,11 +14,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	spdycompat "k8s.io/apimachinery/pkg/util/httpstream/spdy"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/client-go/transport/spdy"
 	"k8s.io/client-go/util/exec"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
@@ -267,31 +272,101 @@ func TestExecFaultsFailOrTimeOut(t *testing.T) {
 	})
 }
 
-func TestWebSocketExecutorIsRefusedAndTheFallbackExecutorUsesSPDY(t *testing.T) {
+// wsExecIn runs command as execIn does, through client-go's WebSocket
+// executor (protocol v5), or with fallback through kubectl's
+// NewFallbackExecutor (WebSocket first, then SPDY on an upgrade failure).
+func wsExecIn(w *world, cs *kubernetes.Clientset, fallback bool, container string, stdin string, command ...string) (stdout, stderr string, err error) {
+	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("db-0").SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: command, Stdin: stdin != "", Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	var ex remotecommand.Executor
+	ex, err = remotecommand.NewWebSocketExecutor(w.cfg, "GET", req.URL().String())
+	if err != nil {
+		return "", "", err
+	}
+	if fallback {
+		spdy, err := remotecommand.NewSPDYExecutor(w.cfg, "POST", req.URL())
+		if err != nil {
+			return "", "", err
+		}
+		if ex, err = remotecommand.NewFallbackExecutor(ex, spdy, func(err error) bool {
+			return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
+		}); err != nil {
+			return "", "", err
+		}
+	}
+	var out, errOut bytes.Buffer
+	opts := remotecommand.StreamOptions{Stdout: &out, Stderr: &errOut}
+	if stdin != "" {
+		opts.Stdin = strings.NewReader(stdin)
+	}
+	err = ex.StreamWithContext(context.Background(), opts)
+	return out.String(), errOut.String(), err
+}
+
+// client-go's WebSocket executor (remotecommand.NewWebSocketExecutor,
+// protocol v5) reaches the container's handler as the SPDY executor does:
+// stdout, stdin to its end, the exit code as exec.CodeExitError, each exec
+// one create pods/exec call of the process.
+func TestTheWebSocketExecutorRunsTheHandler(t *testing.T) {
 	inBubble(t, func(t *testing.T) {
 		state := map[string]string{}
 		w, cs := execWorld(t, apiserver.Admin, true, fakeCLI(state))
-		req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("db-0").SubResource("exec").
-			VersionedParams(&corev1.PodExecOptions{Container: "app", Command: []string{"set", "k", "ws"}, Stdout: true}, scheme.ParameterCodec)
-		ws, err := remotecommand.NewWebSocketExecutor(w.cfg, "GET", req.URL().String())
-		if err != nil {
-			t.Fatal(err)
+		out, errOut, err := wsExecIn(w, cs, false, "app", "", "set", "k", "ws")
+		if err != nil || out != "ok\n" || errOut != "" || state["default/db-0/app"] != "ws" {
+			t.Fatalf("set over WebSocket: stdout %q stderr %q err %v state %v", out, errOut, err, state)
 		}
-		err = ws.StreamWithContext(context.Background(), remotecommand.StreamOptions{Stdout: &bytes.Buffer{}})
-		if err == nil || !strings.Contains(err.Error(), "WebSocket streaming") {
-			t.Fatalf("the WebSocket executor: %v, want the known gap named", err)
+		if _, _, err = wsExecIn(w, cs, false, "app", "line 1\nline 2\n", "load", "x"); err != nil || state["default/db-0/app"] != "line 1\nline 2\n" {
+			t.Fatalf("stdin over WebSocket: %v, state %q", err, state["default/db-0/app"])
 		}
-		spdy, err := remotecommand.NewSPDYExecutor(w.cfg, "POST", req.URL())
-		if err != nil {
-			t.Fatal(err)
+		big := strings.Repeat("0123456789abcdef", 5000) // 80 KB: fragmented frames
+		if _, _, err = wsExecIn(w, cs, false, "app", big, "load", "x"); err != nil || state["default/db-0/app"] != big {
+			t.Fatalf("80 KB of stdin over WebSocket: %v, got %d bytes", err, len(state["default/db-0/app"]))
 		}
-		fb, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool { return strings.Contains(err.Error(), "unable to upgrade streaming request") })
-		if err != nil {
-			t.Fatal(err)
+		out, errOut, err = wsExecIn(w, cs, false, "app", "", "fail")
+		var code exec.CodeExitError
+		if !errors.As(err, &code) || code.Code != 3 || errOut != "boom\n" || out != "" {
+			t.Fatalf("a failing command over WebSocket: %v (%T) stdout %q stderr %q, want exit code 3 and its stderr", err, err, out, errOut)
 		}
-		var out bytes.Buffer
-		if err := fb.StreamWithContext(context.Background(), remotecommand.StreamOptions{Stdout: &out}); err != nil || out.String() != "ok\n" || state["default/db-0/app"] != "ws" {
-			t.Fatalf("the fallback executor: %v %q %v", err, out.String(), state)
+		n := 0
+		for _, c := range w.calls {
+			if c.Verb == "create" && c.Subresource == "exec" && c.Name == "db-0" {
+				n++
+			}
+		}
+		if n != 4 {
+			t.Errorf("%d create pods/exec calls, want one per exec (4)", n)
+		}
+	})
+}
+
+// A refused WebSocket exec fails as client-go's WebSocket round tripper
+// fails a bad handshake: an UpgradeFailureError carrying the apiserver's
+// Status or the kubelet's text; kubectl's fallback executor then tries SPDY,
+// which gets the same answer. An exec the WebSocket executor serves is not
+// tried again over SPDY.
+func TestAWebSocketExecIsRefusedAsTheKubeletRefusesIt(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		w, cs := execWorld(t, apiserver.Admin, false, fakeCLI(map[string]string{}))
+		_, _, err := wsExecIn(w, cs, false, "app", "", "get", "x")
+		if !streamhttp.IsUpgradeFailure(err) || !strings.Contains(err.Error(), `container not found ("app")`) {
+			t.Fatalf("a WebSocket exec into a container not running: %v, want an upgrade failure with the kubelet's text", err)
+		}
+		_, _, err = wsExecIn(w, cs, true, "app", "", "get", "x")
+		if err == nil || !strings.Contains(err.Error(), `container not found ("app")`) {
+			t.Fatalf("the fallback executor: %v, want SPDY's answer, the same", err)
+		}
+		w2, cs2 := execWorld(t, apiserver.Admin, true, fakeCLI(map[string]string{}))
+		if out, _, err := wsExecIn(w2, cs2, true, "app", "", "set", "k", "v"); err != nil || out != "ok\n" {
+			t.Fatalf("the fallback executor on a running container: %q %v", out, err)
+		}
+		n := 0
+		for _, c := range w2.calls {
+			if c.Subresource == "exec" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d exec calls through the fallback executor, want 1 (WebSocket served it)", n)
 		}
 	})
 }
@@ -312,4 +387,43 @@ func TestTheSPDYRoundTripperKeepsItsConnField(t *testing.T) {
 	if !f.IsValid() || f.Type().String() != "net.Conn" {
 		t.Fatalf("k8s.io/streaming's SpdyRoundTripper has no conn net.Conn field")
 	}
+}
+
+// Port-forwarding is refused with one line that names it and why: client-go's
+// PortForwarder forwards from a real local socket. Both of client-go's
+// dialers (SPDY, and the WebSocket tunnel kubectl tries first, through the
+// fallback dialer) reach the refusal at the upgrade, before any socket is
+// opened.
+func TestPortForwardIsRefusedNamingItAndWhy(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		w, cs := execWorld(t, apiserver.Admin, true, fakeCLI(map[string]string{}))
+		req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("db-0").SubResource("portforward")
+		rt, upgrader, err := spdy.RoundTripperFor(w.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spdyDialer := spdy.NewDialer(upgrader, &http.Client{Transport: rt}, http.MethodPost, req.URL())
+		wsDialer, err := portforward.NewSPDYOverWebsocketDialer(req.URL(), w.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fallback := portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
+			// client-go's WebSocket round tripper fails with k8s.io/streaming's type.
+			return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
+		})
+		for name, d := range map[string]httpstream.Dialer{"spdy": spdyDialer, "fallback": fallback} {
+			var out, errOut bytes.Buffer
+			pf, err := portforward.New(d, []string{"0:5432"}, make(chan struct{}), make(chan struct{}), &out, &errOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = pf.ForwardPorts()
+			if err == nil || !strings.Contains(err.Error(), "port-forward (pods/portforward") || !strings.Contains(err.Error(), "real local socket") {
+				t.Errorf("%s: ForwardPorts: %v, want one error naming port-forward and why", name, err)
+			}
+			if strings.Contains(out.String(), "Forwarding from") {
+				t.Errorf("%s: a local port was opened: %s", name, out.String())
+			}
+		}
+	})
 }

@@ -30,17 +30,26 @@ type streamOptions struct {
 // the client's writes (framing by spdystream's own Framer), and reads block
 // on a channel until that side has written.
 type execConn struct {
+	kubeletSide
+	feed    bytes.Buffer // whole frames, for the framer
+	framer  *spdy.Framer
+	streams map[string]spdy.StreamId // by stream type
+}
+
+// kubeletSide is what an in-memory connection to the kubelet (execConn over
+// SPDY, wsConn over WebSocket) holds beside its protocol: the command and
+// its outcome, the bytes each side wrote, and the two ends' state. It has
+// no goroutine: the kubelet's side runs inside the client's writes, and a
+// Read blocks on ready until that side has written.
+type kubeletSide struct {
 	opts    streamOptions
 	run     func(stdin []byte) ExecResult
 	result  *ExecResult
 	timeout error // an ambiguous fault: the command ran, the client sees this
 
 	mu       sync.Mutex
-	in       []byte       // bytes written by the client, not yet a whole frame
-	feed     bytes.Buffer // whole frames, for the framer
+	in       []byte       // bytes written by the client, not yet handled
 	out      bytes.Buffer // what the client reads
-	framer   *spdy.Framer
-	streams  map[string]spdy.StreamId // by stream type
 	stdin    bytes.Buffer
 	stdinEOF bool
 	finished bool // the command ran and its output is written
@@ -49,10 +58,41 @@ type execConn struct {
 	ready    chan struct{}
 }
 
+func newKubeletSide(opts streamOptions, run func(stdin []byte) ExecResult) kubeletSide {
+	return kubeletSide{opts: opts, run: run, ready: make(chan struct{}, 1)}
+}
+
+// finish runs the command on the stdin read (once: an ambiguous fault's
+// command has run already) and gives what the kubelet writes back: stdout
+// and stderr (one stream with a TTY) and the Status as JSON (the fault's,
+// for an ambiguous one).
+func (c *kubeletSide) finish() (stdout, stderr, status []byte) {
+	if c.result == nil {
+		r := c.run(bytes.Clone(c.stdin.Bytes()))
+		c.result = &r
+	}
+	r := c.result
+	stdout, stderr = r.Stdout, r.Stderr
+	if c.opts.tty {
+		stdout, stderr = append(bytes.Clone(stdout), stderr...), nil
+	}
+	st := execStatus(*r)
+	if c.timeout != nil {
+		if s, ok := c.timeout.(apierrors.APIStatus); ok {
+			st = s.Status()
+		}
+	}
+	status, err := json.Marshal(st)
+	if err != nil {
+		panic(err)
+	}
+	return stdout, stderr, status
+}
+
 var _ net.Conn = (*execConn)(nil)
 
 func newExecConn(opts streamOptions, run func(stdin []byte) ExecResult) *execConn {
-	c := &execConn{opts: opts, run: run, streams: map[string]spdy.StreamId{}, ready: make(chan struct{}, 1)}
+	c := &execConn{kubeletSide: newKubeletSide(opts, run), streams: map[string]spdy.StreamId{}}
 	f, err := spdy.NewFramer(&c.out, &c.feed)
 	if err != nil {
 		panic(err) // only zlib's dictionary set-up, which cannot fail
@@ -61,14 +101,7 @@ func newExecConn(opts streamOptions, run func(stdin []byte) ExecResult) *execCon
 	return c
 }
 
-// runNow runs the command before the stream starts (a request without stdin:
-// inside the process's call).
-func (c *execConn) runNow() {
-	r := c.run(nil)
-	c.result = &r
-}
-
-func (c *execConn) signal() {
+func (c *kubeletSide) signal() {
 	select {
 	case c.ready <- struct{}{}:
 	default:
@@ -77,7 +110,7 @@ func (c *execConn) signal() {
 
 // Read returns what the kubelet's side wrote, blocking until there is some or
 // that side is closed.
-func (c *execConn) Read(p []byte) (int, error) {
+func (c *kubeletSide) Read(p []byte) (int, error) {
 	for {
 		c.mu.Lock()
 		if c.out.Len() > 0 {
@@ -179,28 +212,10 @@ func (c *execConn) maybeFinish() {
 		return
 	}
 	c.finished = true
-	if c.result == nil {
-		r := c.run(bytes.Clone(c.stdin.Bytes()))
-		c.result = &r
-	}
-	r := c.result
-	stdout, stderr := r.Stdout, r.Stderr
-	if c.opts.tty {
-		stdout, stderr = append(bytes.Clone(stdout), stderr...), nil
-	}
+	stdout, stderr, status := c.finish()
 	c.data(corev1.StreamTypeStdout, stdout)
 	c.data(corev1.StreamTypeStderr, stderr)
-	st := execStatus(*r)
-	if c.timeout != nil {
-		if s, ok := c.timeout.(apierrors.APIStatus); ok {
-			st = s.Status()
-		}
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		panic(err)
-	}
-	c.data(corev1.StreamTypeError, b)
+	c.data(corev1.StreamTypeError, status)
 	c.data(corev1.StreamTypeStdin, nil)
 	c.data(corev1.StreamTypeResize, nil)
 	c.eof = true
@@ -220,7 +235,7 @@ func (c *execConn) data(typ string, b []byte) {
 	c.write(&spdy.DataFrame{StreamId: id, Data: b, Flags: spdy.DataFlagFin})
 }
 
-func (c *execConn) Close() error {
+func (c *kubeletSide) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
@@ -228,14 +243,14 @@ func (c *execConn) Close() error {
 	return nil
 }
 
-// execAddr is the address of both ends of an execConn.
+// execAddr is the address of both ends of a connection to the kubelet.
 type execAddr struct{}
 
 func (execAddr) Network() string { return "ctrlsim" }
 func (execAddr) String() string  { return "kubelet.ctrlsim.invalid" }
 
-func (c *execConn) LocalAddr() net.Addr                { return execAddr{} }
-func (c *execConn) RemoteAddr() net.Addr               { return execAddr{} }
-func (c *execConn) SetDeadline(t time.Time) error      { return nil }
-func (c *execConn) SetReadDeadline(t time.Time) error  { return nil }
-func (c *execConn) SetWriteDeadline(t time.Time) error { return nil }
+func (c *kubeletSide) LocalAddr() net.Addr                { return execAddr{} }
+func (c *kubeletSide) RemoteAddr() net.Addr               { return execAddr{} }
+func (c *kubeletSide) SetDeadline(t time.Time) error      { return nil }
+func (c *kubeletSide) SetReadDeadline(t time.Time) error  { return nil }
+func (c *kubeletSide) SetWriteDeadline(t time.Time) error { return nil }

@@ -254,7 +254,11 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := t.c.Create(ctx, obj, dryRun(q)...); err != nil {
+		copts := dryRun(q)
+		if m := q.Get("fieldManager"); m != "" {
+			copts = append(copts, client.FieldOwner(m))
+		}
+		if err := t.c.Create(ctx, obj, copts...); err != nil {
 			return 0, nil, err
 		}
 		return http.StatusCreated, t.typed(obj, tg.kind.GVK), nil
@@ -267,17 +271,19 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 			return 0, nil, err
 		}
 		var opts []client.UpdateOption
+		var sopts []client.SubResourceUpdateOption
 		if len(q["dryRun"]) > 0 {
 			opts = append(opts, client.DryRunAll)
+			sopts = append(sopts, client.DryRunAll)
+		}
+		if m := q.Get("fieldManager"); m != "" {
+			opts = append(opts, client.FieldOwner(m))
+			sopts = append(sopts, client.FieldOwner(m))
 		}
 		switch tg.sub {
 		case "":
 			err = t.c.Update(ctx, obj, opts...)
 		case "status", "finalize":
-			var sopts []client.SubResourceUpdateOption
-			if len(opts) > 0 {
-				sopts = append(sopts, client.DryRunAll)
-			}
 			err = t.c.SubResource(tg.sub).Update(ctx, obj, sopts...)
 		default:
 			return 0, nil, t.notServed(fmt.Sprintf("update of %s/%s", tg.kind.GroupResource(), tg.sub))
@@ -298,19 +304,29 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		obj.SetName(tg.name)
 		mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		p := client.RawPatch(types.PatchType(mt), body)
+		var opts []client.PatchOption
+		var sopts []client.SubResourcePatchOption
+		if len(q["dryRun"]) > 0 {
+			opts = append(opts, client.DryRunAll)
+			sopts = append(sopts, client.DryRunAll)
+		}
+		if m := q.Get("fieldManager"); m != "" {
+			opts = append(opts, client.FieldOwner(m))
+			sopts = append(sopts, client.FieldOwner(m))
+		}
+		if f := q.Get("force"); f != "" {
+			force, perr := strconv.ParseBool(f)
+			if perr != nil {
+				return 0, nil, apierrors.NewBadRequest(fmt.Sprintf("invalid force %q: %v", f, perr))
+			}
+			opts = append(opts, &client.PatchOptions{Force: &force})
+			sopts = append(sopts, &client.SubResourcePatchOptions{PatchOptions: client.PatchOptions{Force: &force}})
+		}
 		switch tg.sub {
 		case "":
-			var opts []client.PatchOption
-			if len(q["dryRun"]) > 0 {
-				opts = append(opts, client.DryRunAll)
-			}
 			err = t.c.Patch(ctx, obj, p, opts...)
 		case "status":
-			var opts []client.SubResourcePatchOption
-			if len(q["dryRun"]) > 0 {
-				opts = append(opts, client.DryRunAll)
-			}
-			err = t.c.SubResource(tg.sub).Patch(ctx, obj, p, opts...)
+			err = t.c.SubResource(tg.sub).Patch(ctx, obj, p, sopts...)
 		default:
 			return 0, nil, t.notServed(fmt.Sprintf("patch of %s/%s", tg.kind.GroupResource(), tg.sub))
 		}

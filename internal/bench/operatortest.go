@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Operatortest is what operatortest itself costs (issue 31): plans per
+// second exploring a correct operator with one worker and with every core,
+// and for each example bug the time to its first failing plan and to its
+// minimal plan (median over explorer seeds), with one worker and with
+// every core. It is measured by TestOperatortestFigures in a test binary
+// (operatortest needs a *testing.T, and its workers re-run that binary).
+type Operatortest struct {
+	// Workers is the number of worker processes "all cores" means:
+	// GOMAXPROCS of the test binary (the number of CPUs).
+	Workers    int          `json:"workers"`
+	Throughput []Throughput `json:"throughput"`
+	Bugs       []BugCatch   `json:"bugs"`
+}
+
+// Throughput is one correct operator explored over Plans plans.
+type Throughput struct {
+	Operator string  `json:"operator"`
+	Plans    int     `json:"plans"`
+	OneCore  float64 `json:"plans_per_sec_one_worker"`
+	AllCores float64 `json:"plans_per_sec_all_workers"`
+}
+
+// BugCatch is one example bug caught from seeds 1..Seeds, with one worker and
+// with every core: the medians of the plans to the first failure, of the
+// wall seconds to it, and of the wall seconds to the minimal plan (the whole
+// exploration: workers, shrinking).
+type BugCatch struct {
+	Bug           string  `json:"bug"`
+	Seeds         int     `json:"seeds"`
+	CaughtFromAll bool    `json:"caught_from_all_seeds"`
+	MedianPlans   float64 `json:"median_plans"`
+	OneWorker     Times   `json:"one_worker"`
+	AllWorkers    Times   `json:"all_workers"`
+}
+
+// Times are medians over seeds, in wall seconds.
+type Times struct {
+	ToFirstFailure float64 `json:"to_first_failure"`
+	ToMinimalPlan  float64 `json:"to_minimal_plan"`
+}
+
+// OperatortestEnv names the file TestOperatortestFigures writes its figures
+// to; without it the test skips.
+const OperatortestEnv = "CTRLSIM_BENCH_OPERATORTEST"
+
+// MeasureOperatortest runs TestOperatortestFigures of this package with the go
+// command (from the module's root, the current directory) and returns its
+// figures, or a note saying why they were not measured.
+func MeasureOperatortest(progress func(string)) (*Operatortest, string) {
+	dir, err := os.MkdirTemp("", "ctrlsim-bench-")
+	if err != nil {
+		return nil, "not measured: " + err.Error()
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "operatortest.json")
+	progress("operatortest (go test ./internal/bench -run TestOperatortestFigures)")
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=60m", "-run=^TestOperatortestFigures$", "./internal/bench/")
+	cmd.Env = append(os.Environ(), OperatortestEnv+"="+out)
+	log, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Sprintf("not measured: go test ./internal/bench -run TestOperatortestFigures: %v: %s", err, lastLines(string(log), 3))
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, "not measured: the test wrote no figures: " + err.Error()
+	}
+	var f Operatortest
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, "not measured: " + err.Error()
+	}
+	return &f, ""
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}

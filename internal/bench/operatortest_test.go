@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
+	"github.com/ctrlsim/ctrlsim/examples/twowrites"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+// benchOperator is an example operator as its own test gives it to
+// operatortest (examples/twowrites, examples/patterns), correct or buggy.
+type benchOperator struct {
+	name    string
+	plans   int // the budget of the throughput figure
+	options func(buggy bool) operatortest.Options
+}
+
+var patternsScheme = func() *kruntime.Scheme {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, conditions.AddToScheme, ownedchildren.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}()
+
+var benchOperators = []benchOperator{
+	{name: "twowrites", plans: 300, options: func(buggy bool) operatortest.Options {
+		return operatortest.Options{
+			Scheme: clientgoscheme.Scheme,
+			Managers: []operatortest.Manager{{Name: "twowrites", Setup: func(mgr manager.Manager) error {
+				return (&twowrites.Reconciler{Client: mgr.GetClient(), Fixed: !buggy}).SetupWithManager(mgr)
+			}}},
+			Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
+				Labels: map[string]string{twowrites.AppLabel: "yes"}}}},
+		}
+	}},
+	{name: "patterns/conditions", plans: 100, options: func(buggy bool) operatortest.Options {
+		return operatortest.Options{
+			Scheme: patternsScheme, CRDs: [][]byte{conditions.CRD},
+			Managers: []operatortest.Manager{{Name: "conditions", Setup: func(mgr manager.Manager) error {
+				return (&conditions.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}}},
+			Objects: []client.Object{&conditions.Page{ObjectMeta: metav1.ObjectMeta{Namespace: "site", Name: "home"}, Spec: conditions.PageSpec{Body: "<h1>Welcome</h1>"}}},
+		}
+	}},
+	{name: "patterns/owned-children", options: func(buggy bool) operatortest.Options {
+		return operatortest.Options{
+			Scheme: patternsScheme, CRDs: [][]byte{ownedchildren.CRD},
+			Managers: []operatortest.Manager{{Name: "ownedchildren", Setup: func(mgr manager.Manager) error {
+				return (&ownedchildren.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}}},
+			Objects: []client.Object{&ownedchildren.Website{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "shop"}, Spec: ownedchildren.WebsiteSpec{Title: "Shop", Port: 8080}}},
+		}
+	}},
+}
+
+const benchSeeds = 5
+
+// TestOperatortestFigures measures operatortest for MeasureOperatortest
+// (ctrlsim bench): each exploration in a subtest of its own, as worker
+// processes re-run the test up to its exploration; the figures are written
+// once every subtest has run.
+func TestOperatortestFigures(t *testing.T) {
+	out := os.Getenv(OperatortestEnv)
+	if out == "" {
+		t.Skip("run by ctrlsim bench (" + OperatortestEnv + "=FILE)")
+	}
+	all := runtime.GOMAXPROCS(0)
+	figures := Operatortest{Workers: all}
+	explore := func(t *testing.T, name string, o operatortest.Options) operatortest.Result {
+		var res operatortest.Result
+		t.Run(name, func(t *testing.T) {
+			var err error
+			if res, err = operatortest.Explore(t, o); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return res
+	}
+	for _, op := range benchOperators {
+		if op.plans == 0 {
+			continue
+		}
+		t.Run("throughput/"+op.name, func(t *testing.T) {
+			tp := Throughput{Operator: op.name + " (correct)", Plans: op.plans}
+			for _, n := range []int{1, all} {
+				o := op.options(false)
+				o.Checks, o.Workers = op.plans, n
+				res := explore(t, fmt.Sprintf("workers=%d", n), o)
+				if res.Caught || res.Checks != op.plans {
+					t.Errorf("%s with %d workers: caught %v after %d plans, want %d plans holding", op.name, n, res.Caught, res.Checks, op.plans)
+				}
+				rate := float64(res.Checks) / res.Elapsed.Seconds()
+				if n == 1 {
+					tp.OneCore = rate
+				} else {
+					tp.AllCores = rate
+				}
+			}
+			figures.Throughput = append(figures.Throughput, tp)
+		})
+	}
+	for _, op := range benchOperators {
+		t.Run("bug/"+op.name, func(t *testing.T) {
+			bc := BugCatch{Bug: op.name, Seeds: benchSeeds, CaughtFromAll: true}
+			var plans, first1, min1, firstN, minN []float64
+			for seed := uint64(1); seed <= benchSeeds; seed++ {
+				for _, n := range []int{1, all} {
+					o := op.options(true)
+					o.Checks, o.Seed, o.Workers = 1000, seed, n
+					res := explore(t, fmt.Sprintf("seed=%d/workers=%d", seed, n), o)
+					if !res.Caught {
+						bc.CaughtFromAll = false
+						continue
+					}
+					if n == 1 {
+						plans = append(plans, float64(res.FirstFailure))
+						first1, min1 = append(first1, res.TimeToFirstFailure.Seconds()), append(min1, res.Elapsed.Seconds())
+					} else {
+						firstN, minN = append(firstN, res.TimeToFirstFailure.Seconds()), append(minN, res.Elapsed.Seconds())
+					}
+				}
+			}
+			bc.MedianPlans = median(plans)
+			bc.OneWorker = Times{ToFirstFailure: median(first1), ToMinimalPlan: median(min1)}
+			bc.AllWorkers = Times{ToFirstFailure: median(firstN), ToMinimalPlan: median(minN)}
+			figures.Bugs = append(figures.Bugs, bc)
+		})
+	}
+	if t.Failed() {
+		return
+	}
+	b, err := json.MarshalIndent(figures, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", b)
+}

@@ -1,0 +1,223 @@
+package operatortest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+)
+
+// started are the controllers (process/controller) that logged their start.
+func started(steps []trace.Step) []string {
+	var out []string
+	for _, s := range steps {
+		if s.Op == "log" && s.Controller != "" && strings.Contains(s.Result, "Starting Controller") {
+			out = append(out, s.Process+"/"+s.Controller)
+		}
+	}
+	return out
+}
+
+func ranProcess(steps []trace.Step, name string) bool {
+	return slices.ContainsFunc(steps, func(s trace.Step) bool { return s.Process == name })
+}
+
+// A world whose objects are ConfigMaps (the operator's finalizer on them)
+// starts the collector's controller of ConfigMaps and the namespace
+// controller, and no workload model, no kubelet and no collector of a kind
+// no object has: they would never reconcile anything.
+func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
+	w, err := newWorld(finalizerOptions().withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 3\nat 1s delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := w.runOnce(t, p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := started(r.steps)
+	for _, want := range []string{KubeControllerManager + "/namespace", KubeControllerManager + "/garbagecollector-configmap", "op/configmap"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s did not start; started: %v", want, got)
+		}
+	}
+	for _, c := range got {
+		for _, idle := range []string{"/job", "/replicaset", "/deployment", "/statefulset", "/endpointslice", "/garbagecollector-secret", "/garbagecollector-pod"} {
+			if strings.HasSuffix(c, idle) {
+				t.Errorf("%s started in a world with no object of its kinds", c)
+			}
+		}
+	}
+	if ranProcess(r.steps, "kubelet") {
+		t.Errorf("the kubelet ran in a world that can hold no pod")
+	}
+	// The same plan run with every built-in controller reaches the same end.
+	all, _, _, err := w.runHeld(t, p, nil, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _, err := w.runOnce(t, p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := w.disagreement(all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
+		t.Errorf("leaving out the idle controllers changed the end state: %s", d)
+	}
+}
+
+// jobOnDeletion creates a Job in the namespace of a ConfigMap it watches
+// once that ConfigMap is gone: no run of the seed objects alone makes one.
+type jobOnDeletion struct{ client.Client }
+
+func (r *jobOnDeletion) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var cm corev1.ConfigMap
+	err := r.Get(ctx, req.NamespacedName, &cm)
+	if !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, err
+	}
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, Name: req.Name + "-cleanup"},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "cleanup", Image: "busybox"}},
+		}}},
+	}
+	if err := r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
+// A run in which an object of a kind the world did not hold at first
+// appears (the operator makes a Job only once the user deletes its
+// ConfigMap) is run again with that kind's controllers: the Job controller
+// runs its pod and the kubelet completes it, as in a cluster where they
+// always run; and the run is the same whenever it is asked for.
+func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
+	o := Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&jobOnDeletion{Client: mgr.GetClient()})
+		}}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
+	}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 5\nat 1s delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r, err := w.runOnce(t, p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.held.holds(schema.GroupKind{Group: "batch", Kind: "Job"}) {
+		t.Fatalf("the world held Jobs at first (%v): the test shows nothing", w.held)
+	}
+	if got := started(r.steps); !slices.Contains(got, KubeControllerManager+"/job") || !slices.Contains(got, KubeControllerManager+"/garbagecollector-job") {
+		t.Errorf("the Job's controllers did not run; started: %v", got)
+	}
+	if !ranProcess(r.steps, "kubelet") {
+		t.Errorf("the kubelet did not run the Job's pod")
+	}
+	var job batchv1.Job
+	found := false
+	for _, e := range r.log {
+		if j, ok := e.Object.(*batchv1.Job); ok && j.Name == "app-cleanup" {
+			job, found = *j, true
+		}
+	}
+	if !found || job.Status.Succeeded != 1 {
+		t.Errorf("the Job did not complete (found %v, status %+v)", found, job.Status)
+	}
+	_, again, err := w.runOnce(t, p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.hash != r.hash {
+		t.Errorf("two runs of one plan: hashes %s and %s", r.hash, again.hash)
+	}
+	fresh, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, third, err := fresh.runOnce(t, p, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.hash != r.hash {
+		t.Errorf("the plan in a fresh world: hash %s, want %s", third.hash, r.hash)
+	}
+}
+
+// A plan judged again in one world (rapid's shrinker draws one plan from
+// many byte strings) is recalled, not run again: the same result for a
+// violation, the holding marker for a plan that held; a replay (run) still
+// runs it.
+func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
+	o := bugOptions(&knownBugs{}, true)
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := plan.Parse("seed 7\nlag process=op kind=* min=0s max=20ms\ncrash process=op at=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := w.runRecalled(t, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r1.violated()) == 0 {
+		t.Fatalf("the panicking plan violated nothing: the test shows nothing")
+	}
+	r2, err := w.runRecalled(t, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2 != r1 {
+		t.Errorf("a violating plan judged again was run again")
+	}
+	r3, err := w.run(t, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r3 == r1 || r3.hash != r1.hash {
+		t.Errorf("a replay was recalled (same result: %v) or differs (hash %s, want %s)", r3 == r1, r3.hash, r1.hash)
+	}
+	fine := bugOptions(&knownBugs{}, false)
+	w, err = newWorld(fine.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := plan.Parse("seed 7\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.runRecalled(t, good); err != nil || len(r.violated()) > 0 {
+		t.Fatalf("the fault-free plan of a correct operator: %v, %v", err, r.violated())
+	}
+	if r, err := w.runRecalled(t, good); err != nil || r != holdingRun {
+		t.Errorf("a plan that held, judged again, was run again (%v)", err)
+	}
+}

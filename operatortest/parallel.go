@@ -1,0 +1,532 @@
+package operatortest
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Parallel exploration (issue 31). A plan's run seeds process-global
+// randomness (wallclock.SeedRandom: crypto/rand, math/rand, util/rand, uuid),
+// so two plans cannot run in one process at once. As Go's fuzzing does, the
+// test binary re-executes itself: with Options.Workers n, the test's process
+// is one worker and n-1 processes are the others, each running the same test
+// (-test.run=<its name>) with CTRLSIM_WORKER set, so that the test's first
+// exploration in the worker process becomes a worker. The parent hands the
+// places of the sequence (those this shard owns) out one at a time, the
+// lowest not yet handed out to whichever worker asks (a worker that starts
+// late judges fewer), over the worker's stdin; each worker judges its places
+// in order and streams each verdict back on a pipe (fd 3). A worker does not
+// draw the plans of the places it is not given: rapid seeds each check from
+// the explorer's seed and the check's index only (a place whose draw rapid
+// rejects renumbers the places after it: then every place is drawn in the
+// test's process, with a log line).
+//
+// The parent collects the verdicts: the first failing plan is the lowest
+// place that violates (or that the world cannot run), once every place
+// before it has been judged (no place after a known failure is handed out);
+// the worker processes are then stopped. It then runs the
+// sequential pass itself, recalling the workers' verdicts rather than running
+// the plans again (they are functions of their plans): the same place fails
+// first, is shrunk by the same runs, and gives the same minimal plan and
+// trace hash as a run with one worker. With KeepGoing the workers judge the
+// whole budget and every pass recalls their verdicts: a place whose
+// signatures are all seen is skipped.
+
+var flagWorkers = flag.Int("ctrlsim.workers", 0, "operatortest: worker processes exploring plans in parallel (0: Options.Workers, default GOMAXPROCS; 1: in the test's process)")
+
+const (
+	// workerEnv marks a worker process: "j/n <test name>".
+	workerEnv = "CTRLSIM_WORKER"
+	// workerFD is the worker's end of the pipe its verdicts go to.
+	workerFD = 3
+)
+
+// workerMsg is one line a worker sends: first a hello naming the exploration
+// it runs, then one verdict per place it judged, then done.
+type workerMsg struct {
+	Hello *workerHello `json:"hello,omitempty"`
+	// Place is a judged place (from 1): Sigs the signatures of what its plan
+	// violates (none: it held), Err a world that could not run it, Invalid a
+	// draw rapid rejected. Each verdict asks for the next place.
+	Place   int      `json:"place,omitempty"`
+	Sigs    []string `json:"sigs,omitempty"`
+	Err     string   `json:"err,omitempty"`
+	Invalid bool     `json:"invalid,omitempty"`
+	Done    bool     `json:"done,omitempty"`
+}
+
+// workerHello is what identifies an exploration: a worker whose test explores
+// another one (its options depend on something the parent does not pass)
+// fails the parent's test.
+type workerHello struct {
+	Test      string `json:"test"`
+	Seed      uint64 `json:"seed"`
+	Checks    int    `json:"checks"`
+	Shard     string `json:"shard"`
+	KeepGoing bool   `json:"keepgoing"`
+}
+
+func (w *world) hello(t *testing.T) workerHello {
+	return workerHello{Test: t.Name(), Seed: w.o.effectiveSeed(), Checks: w.o.Checks, Shard: w.o.Shard.String(), KeepGoing: w.o.KeepGoing}
+}
+
+// explorations counts the explorations each test has started: only a test's
+// first one can be re-run by worker processes (they run the test from its
+// start and explore at its first exploration).
+var explorations = struct {
+	sync.Mutex
+	n map[*testing.T]int
+}{n: map[*testing.T]int{}}
+
+func nextExploration(t *testing.T) int {
+	explorations.Lock()
+	defer explorations.Unlock()
+	explorations.n[t]++
+	return explorations.n[t]
+}
+
+// workerRole is this process's role for t's exploration: j of n when it is
+// the worker process the parent started for t (j from 2: the parent is
+// worker 1), else 0.
+func workerRole(t *testing.T, call int) (j, n int) {
+	v, ok := os.LookupEnv(workerEnv)
+	if !ok || call != 1 {
+		return 0, 0
+	}
+	role, test, _ := strings.Cut(v, " ")
+	if test != t.Name() {
+		return 0, 0
+	}
+	if _, err := fmt.Sscanf(role, "%d/%d", &j, &n); err != nil || j < 1 || j > n {
+		return 0, 0
+	}
+	return j, n
+}
+
+// workers is how many workers explore t's plans, this process included (1:
+// this process alone) and, when fewer than asked, why (logged).
+func (w *world) workers(t *testing.T, call int) (int, string, error) {
+	n, explicit := w.o.Workers, w.o.Workers > 0
+	if *flagWorkers > 0 {
+		n = *flagWorkers
+	}
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case n <= 1:
+		return 1, "", nil
+	case os.Getenv(workerEnv) != "":
+		return 1, "", nil // a worker's other explorations run in it
+	case *flagPlan != "":
+		return 1, "", nil
+	case outside.Load() && explicit:
+		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run by Outside: worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.o.Workers, t.Name())
+	case outside.Load():
+		return 1, "", nil // no test binary to re-run: this process alone, as asked by default
+	case call > 1 && explicit:
+		return 0, "", fmt.Errorf("Options.Workers is %d on exploration %d of %s: worker processes re-run the test from its start and explore at its first exploration only; give each exploration its own subtest (t.Run)", w.o.Workers, call, t.Name())
+	case call > 1:
+		return 1, fmt.Sprintf("operatortest: exploration %d of %s runs in this process (worker processes explore a test's first exploration only; give each its own subtest to use every core)", call, t.Name()), nil
+	}
+	return n, "", nil
+}
+
+// places hands out the places of an exploration and gathers their verdicts.
+type places struct {
+	mu       sync.Mutex
+	checks   int
+	owns     func(k int) bool
+	keep     bool // KeepGoing: every place is judged
+	next     int  // the lowest place not handed out yet
+	v        *verdicts
+	prefix   int   // every owned place up to it is judged
+	failure  error // a worker that failed the exploration
+	invalid  bool  // a draw rapid rejected: the places must all be drawn in one process
+	finished chan struct{}
+	closed   bool
+}
+
+// give is the next place for a worker (0: none left).
+func (ps *places) give() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return 0
+	}
+	for ps.next <= ps.checks && !ps.owns(ps.next) {
+		ps.next++
+	}
+	if ps.next > ps.checks || ps.v.stop > 0 && ps.next > ps.v.stop {
+		return 0
+	}
+	ps.next++
+	return ps.next - 1
+}
+
+// judged records place k's verdict (err: the world could not run it).
+func (ps *places) judged(k int, sigs []string, err string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	v := ps.v
+	v.judged[k] = true
+	switch {
+	case err != "":
+		if v.stop == 0 || k < v.stop {
+			v.stop = k // the pass runs it again and meets the error itself
+		}
+	default:
+		v.sigs[k] = sigs
+		if len(sigs) > 0 && !ps.keep && (v.stop == 0 || k < v.stop) {
+			v.stop = k
+		}
+	}
+	ps.settleLocked()
+}
+
+// settleLocked advances the judged prefix and closes the exploration when it
+// is decided: every place judged, or (without KeepGoing) every place up to
+// the first stopping one.
+func (ps *places) settleLocked() {
+	v := ps.v
+	for ps.prefix < ps.checks && (v.judged[ps.prefix+1] || !ps.owns(ps.prefix+1)) {
+		ps.prefix++
+	}
+	if ps.prefix == ps.checks || !ps.keep && v.stop > 0 && ps.prefix >= v.stop {
+		ps.closeLocked()
+	}
+}
+
+// fail ends the exploration with err (the first one wins).
+func (ps *places) fail(err error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.failure == nil && !ps.closed {
+		ps.failure = err
+	}
+	ps.closeLocked()
+}
+
+func (ps *places) closeLocked() {
+	if !ps.closed {
+		ps.closed = true
+		close(ps.finished)
+	}
+}
+
+func (ps *places) count() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.v.judged)
+}
+
+// judge explores the places get hands out, in order, and reports each
+// verdict to put; invalid is told of a draw rapid rejected.
+func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err string), invalid func(k int)) {
+	next, over := 0, false
+	explore.RunPlaces(w.generator(t), w.o.Checks, w.o.Seed, explore.Places{
+		Skip: func(k int) bool {
+			if !over && next < k {
+				if next = get(); next == 0 {
+					over = true
+				}
+			}
+			return over || k != next
+		},
+		Invalid: func(k int) {
+			invalid(k)
+			over = true
+		},
+	}, func(k int, p *plan.Plan) error {
+		if judging != nil {
+			judging(k)
+		}
+		r, err := w.runRecalled(t, p) // the pass recalls what this process judged
+		switch {
+		case err != nil:
+			put(k, nil, err.Error())
+		case len(r.violated()) == 0:
+			put(k, nil, "")
+		default:
+			put(k, w.signatures(r.violated()), "")
+		}
+		return nil
+	})
+}
+
+// judging, if set, is called as a worker (this process or a worker
+// process) starts to judge a place: a test's hook.
+var judging func(place int)
+
+// work is a worker process's exploration: it judges the places the parent
+// hands it (one number a line on stdin, 0: none left), sends each verdict,
+// and exits (the rest of the test is the parent's).
+func (w *world) work(t *testing.T, j, n int) {
+	out := os.NewFile(workerFD, "ctrlsim-worker")
+	enc := json.NewEncoder(out)
+	send := func(m workerMsg) {
+		if err := enc.Encode(m); err != nil {
+			fmt.Fprintf(os.Stderr, "operatortest: worker %d/%d: the parent is gone: %v\n", j, n, err)
+			os.Exit(3)
+		}
+	}
+	h := w.hello(t)
+	send(workerMsg{Hello: &h})
+	in := bufio.NewScanner(os.Stdin)
+	get := func() int {
+		k := 0
+		if in.Scan() {
+			fmt.Sscanf(in.Text(), "%d", &k)
+		}
+		return k
+	}
+	if err := w.preflight(t); err != nil {
+		if k := get(); k > 0 {
+			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
+		}
+	} else {
+		w.judge(t, get, func(k int, sigs []string, err string) { send(workerMsg{Place: k, Sigs: sigs, Err: err}) },
+			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
+	}
+	send(workerMsg{Done: true})
+	out.Close()
+	os.Exit(0)
+}
+
+// verdicts are what the workers judged: each place's signatures (nil: it
+// held). Stop is the first place that stops a pass without KeepGoing (a
+// violation or a world that cannot run it; 0: none), Decided when that was
+// known (every place before it judged).
+type verdicts struct {
+	sigs    map[int][]string
+	judged  map[int]bool // sigs' places and those the world could not run
+	stop    int
+	decided time.Duration
+}
+
+// workerArgs are the worker's command line: the test, once, and the flags the
+// parent was given (but those of output files and of the test's selection).
+func workerArgs(test string) []string {
+	args := []string{"-test.run=" + RunPattern(test), "-test.count=1", "-test.timeout=0"}
+	flag.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "test.short" || f.Name == "test.v" && f.Value.String() != "false":
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		case strings.HasPrefix(f.Name, "test."):
+		case f.Name == "ctrlsim.json" || f.Name == "ctrlsim.workers" || f.Name == "ctrlsim.plan":
+		default:
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
+// tail keeps the last bytes a worker wrote (its stdout and stderr), for the
+// line that says why it died.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tail) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 4096 {
+		b.buf = b.buf[len(b.buf)-4096:]
+	}
+	return len(p), nil
+}
+
+func (b *tail) lastLine() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(b.buf)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- { // a test's failure first (file.go:line: ...)
+		if l := strings.TrimSpace(lines[i]); strings.Contains(l, ".go:") {
+			return l
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && l != "FAIL" && !strings.HasPrefix(l, "exit status") {
+			return l
+		}
+	}
+	return "(no output)"
+}
+
+// errUnreached: a worker never reached the exploration, or reached another
+// one (its error says how): the test cannot be explored by worker processes.
+var errUnreached = errors.New("a worker never reached the exploration")
+
+// unreachedError is a worker's errUnreached, in words.
+type unreachedError struct{ msg string }
+
+func (e unreachedError) Error() string      { return e.msg }
+func (unreachedError) Is(target error) bool { return target == errUnreached }
+
+// errInvalidDraw: a worker met a draw rapid rejected; the places after it
+// are numbered differently than a worker skipping it would number them.
+var errInvalidDraw = errors.New("invalid draw")
+
+// parallel explores t's plans with n workers (this process and n-1 worker
+// processes) and returns their verdicts up to the first place that stops a
+// sequential pass (all of them with KeepGoing).
+func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
+	start := time.Now()
+	test := t.Name()
+	want := w.hello(t)
+	ps := &places{checks: w.o.Checks, owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
+		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+	ps.mu.Lock()
+	ps.settleLocked() // a shard may own no place
+	ps.mu.Unlock()
+	owned := 0
+	for k := 1; k <= w.o.Checks; k++ {
+		if w.o.Shard.owns(k) {
+			owned++
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot re-run the test binary as workers: %v", err)
+	}
+	var procs []*exec.Cmd
+	var greeted []chan struct{} // closed at a worker's hello, or at its end
+	var unreached []error       // workers that never reached the exploration
+	var unreachedMu sync.Mutex
+	var ends sync.WaitGroup
+	for j := 2; j <= n; j++ {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			ps.fail(err)
+			break
+		}
+		cmd := exec.Command(self, workerArgs(test)...)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%d %s", workerEnv, j, n, test))
+		out := &tail{}
+		cmd.Stdout, cmd.Stderr = out, out
+		cmd.ExtraFiles = []*os.File{wr} // fd 3 (workerFD)
+		stdin, err := cmd.StdinPipe()
+		if err == nil {
+			err = cmd.Start()
+		}
+		wr.Close()
+		if err != nil {
+			r.Close()
+			ps.fail(fmt.Errorf("cannot start worker %d/%d (%s): %v", j, n, self, err))
+			break
+		}
+		procs = append(procs, cmd)
+		greet := make(chan struct{})
+		greeted = append(greeted, greet)
+		ends.Add(1)
+		go func(j int) { // reads the worker's verdicts and hands it places
+			defer ends.Done()
+			hello, done := false, false
+			greetOnce := sync.OnceFunc(func() { close(greet) })
+			defer greetOnce()
+			give := func() {
+				fmt.Fprintf(stdin, "%d\n", ps.give())
+			}
+			sc := bufio.NewScanner(r)
+			sc.Buffer(make([]byte, 1<<16), 1<<24)
+			for sc.Scan() {
+				var m workerMsg
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					continue
+				}
+				switch {
+				case m.Hello != nil:
+					if *m.Hello != want {
+						ps.fail(unreachedError{fmt.Sprintf("worker %d/%d explored another exploration than %s's (%+v, want %+v): the test's options depend on something its worker processes do not share; set Options.Workers or -ctrlsim.workers to 1", j, n, test, *m.Hello, want)})
+					}
+					hello = true
+					greetOnce()
+					give()
+				case m.Done:
+					done = true
+				case m.Invalid:
+					ps.mu.Lock()
+					ps.invalid = true
+					ps.mu.Unlock()
+					ps.fail(errInvalidDraw)
+				default:
+					ps.judged(m.Place, m.Sigs, m.Err)
+					give()
+				}
+			}
+			r.Close()
+			stdin.Close()
+			exit := cmd.Wait()
+			switch {
+			case !hello:
+				unreachedMu.Lock()
+				unreached = append(unreached, unreachedError{fmt.Sprintf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again, an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
+					j, n, test, self, RunPattern(test), exit, out.lastLine())})
+				unreachedMu.Unlock()
+				ps.fail(errUnreached)
+			case !done:
+				ps.fail(fmt.Errorf("worker %d/%d of %s died before its last verdict (%v): %s", j, n, test, exit, out.lastLine()))
+			}
+		}(j)
+	}
+	progress := make(chan struct{})
+	go func() { // streams progress while the workers run
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-progress:
+				return
+			case <-tick.C:
+				k := ps.count()
+				t.Logf("operatortest: %d workers: %d of %d plans judged (%.0f plans/s)", n, k, owned, float64(k)/time.Since(start).Seconds())
+			}
+		}
+	}()
+	// This process is worker 1.
+	w.judge(t, ps.give, ps.judged, func(int) {
+		ps.mu.Lock()
+		ps.invalid = true
+		ps.mu.Unlock()
+		ps.fail(errInvalidDraw)
+	})
+	<-ps.finished
+	ps.mu.Lock()
+	ps.v.decided = time.Since(start)
+	failure, invalid := ps.failure, ps.invalid
+	ps.mu.Unlock()
+	for i, cmd := range procs {
+		// Decided: the rest is not needed, once the worker has shown it
+		// reaches the exploration (else the test cannot use workers: it
+		// fails, though this process judged every place itself).
+		<-greeted[i]
+		_ = cmd.Process.Kill()
+	}
+	ends.Wait()
+	close(progress)
+	if len(unreached) > 0 {
+		return nil, unreached[0]
+	}
+	switch {
+	case invalid:
+		return nil, errInvalidDraw
+	case failure != nil:
+		return nil, failure
+	}
+	return ps.v, nil
+}
