@@ -102,19 +102,26 @@ func (f *faults) Workers(process, controller string) int {
 }
 
 // Stale is the lagging apiserver of a process that a stale fault restarted:
-// from its start, it is the fault's age behind, for that long. A plan healed
-// in between gives none.
+// from its start, it is the fault's age behind, for that long or until the
+// heal, whichever comes first (heal catches it up). A plan healed in between
+// gives none.
 //
 // A fault with rev= puts the lagging watch cache at that resourceVersion; one
 // with kind= lags that kind's watch cache only. A blind fault with an age
 // gives its process's first start at or after its at the same lagging
-// apiserver, whatever the heal (it replays another run's stale restart,
-// without the crash).
+// apiserver (it replays another run's stale restart, without the crash),
+// until the heal as well: a reference runs its fault phase as long as the
+// faulted run's, so its heal ends the replay where the faulted run's heal
+// ended the view it replays; a start after the heal is fresh.
 func (f *faults) Stale(process string) (informer.Stale, bool) {
 	now := f.c.Clock.Now()
 	for i, x := range f.plan {
 		if x.Kind == plan.Blind && x.Process == process && x.Age > 0 && !f.blind[i] && now.Sub(f.c.start) >= x.At {
 			f.blind[i] = true
+			if f.healed {
+				// The stale view it replays ended at the heal (heal).
+				return informer.Stale{}, false
+			}
 			return staleView(x, now), true
 		}
 	}
@@ -311,6 +318,13 @@ func (f *faults) heal() {
 			if inf.Held() {
 				inf.Release()
 			}
+		}
+	}
+	// A stale view still in force catches up: its lagging watch cache
+	// delivers what it kept back, as one that has caught up would.
+	for _, p := range f.c.procs {
+		if p.Running() && p.GetCache().CatchUp() {
+			f.c.record(trace.Step{Process: p.Name(), Op: "catch-up", Result: "its stale view caught up at the heal"})
 		}
 	}
 }

@@ -97,3 +97,35 @@ func (s *Stale) due(at time.Time) time.Time {
 	}
 	return d
 }
+
+// CatchUp ends the cache's staleness now, as a lagging watch cache that has
+// caught up: each stale informer applies every event it has queued (in order,
+// now, unless a hold still holds it), later events reach it without the
+// stale delay, and informers started from now on list fresh. It reports
+// whether a stale view was in force (false: nothing to catch up). The
+// cluster's heal calls it: the heal ends every fault.
+func (c *Cache) CatchUp() bool {
+	if c.stale == nil || !c.timers.Now().Before(c.stale.Until) {
+		return false
+	}
+	c.stale.Until = c.timers.Now()
+	for _, i := range c.Informers() {
+		if i.stale == c.stale {
+			i.catchUp()
+		}
+	}
+	return true
+}
+
+// catchUp applies what a stale informer has queued, as release does.
+func (i *Informer) catchUp() {
+	if i.stopped || i.held {
+		return
+	}
+	if n := len(i.queue); n > 0 {
+		i.applyThrough(i.queue[n-1].ev.ResourceVersion)
+	}
+	if now := i.timers.Now(); len(i.queue) == 0 && i.lastDue.After(now) {
+		i.lastDue = now
+	}
+}
