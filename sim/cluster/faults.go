@@ -161,13 +161,19 @@ func (f *faults) Jitter(process string) float64 {
 	return f.c.Stream("leader-election/" + process).Float64()
 }
 
-// stalled reports whether some watch of the cluster is held now.
+// stalled reports whether some watch of the cluster is held now, or behind:
+// a running process's stale view (a lagging watch cache) still in force.
 func (f *faults) stalled() bool {
 	if f.healed {
 		return false
 	}
 	for _, n := range f.holds { // lint:order-independent any of them
 		if n > 0 {
+			return true
+		}
+	}
+	for _, p := range f.c.procs {
+		if p.Running() && p.GetCache().Behind() {
 			return true
 		}
 	}

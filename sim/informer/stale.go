@@ -98,6 +98,12 @@ func (s *Stale) due(at time.Time) time.Time {
 	return d
 }
 
+// Behind reports whether the cache's stale view is in force now (its lagging
+// watch cache has not caught up yet).
+func (c *Cache) Behind() bool {
+	return c.stale != nil && c.timers.Now().Before(c.stale.Until)
+}
+
 // CatchUp ends the cache's staleness now, as a lagging watch cache that has
 // caught up: each stale informer applies every event it has queued (in order,
 // now, unless a hold still holds it), later events reach it without the
@@ -105,7 +111,7 @@ func (s *Stale) due(at time.Time) time.Time {
 // whether a stale view was in force (false: nothing to catch up). The
 // cluster's heal calls it: the heal ends every fault.
 func (c *Cache) CatchUp() bool {
-	if c.stale == nil || !c.timers.Now().Before(c.stale.Until) {
+	if !c.Behind() {
 		return false
 	}
 	c.stale.Until = c.timers.Now()
