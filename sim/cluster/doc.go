@@ -42,6 +42,16 @@
 // reconciles (process.StopCleanly), and starts it again at until, whatever the
 // heal: a downtime replayed from another run, with no crash in it.
 //
+// A stale fault (plan.Stale) crashes its process, whose next incarnation
+// lists and watches through a lagging watch cache (informer.Stale: Age
+// behind, or at rev=; of every kind, or of kind= alone). The heal ends it as
+// it ends every fault: a stale view still in force catches up then
+// (informer.Cache.CatchUp: its held-back events arrive at once; the trace
+// says "catch-up"). A blind fault's stale start (a reference replaying
+// another run's stale restart) ends at the heal too, and one that would
+// start after the heal is fresh: a reference's fault phase is as long as the
+// faulted run's, so the replay ends where the view it replays ended.
+//
 // # Hot loops
 //
 // A loop of API calls spends virtual time, so a hot loop is judged by its rate:
