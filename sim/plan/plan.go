@@ -100,7 +100,8 @@ const (
 	// restart, when the cache has caught up. With Resource ("group/version/Kind";
 	// "" or "*": every kind), only that kind's watch cache lags: the process's
 	// other informers are fresh (kube-apiserver keeps a watch cache per
-	// resource).
+	// resource). The heal ends it, as every fault: a view still behind then
+	// catches up at once.
 	Stale FaultKind = "stale"
 	// Stop: Process stops cleanly at From, as a graceful shutdown between
 	// reconciles (none is cut: it stops once none is in flight), and starts
@@ -113,7 +114,8 @@ const (
 	// it has the response (every queued event of that object, then), whatever
 	// else holds or delays them, in every incarnation; and, with Age, its
 	// first start at or after At lists and watches through an apiserver Age
-	// behind, as a stale restart's does (without the crash). It is no fault
+	// behind, as a stale restart's does (without the crash), until the heal
+	// at the latest (a start after the heal is fresh). It is no fault
 	// the generator draws: operatortest replays a faulted run's blind time so
 	// (its stale, held and lagging views, behind the world's writes but never
 	// behind the operator's own), for the fault-free run of the same blind
