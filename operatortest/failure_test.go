@@ -104,7 +104,7 @@ func TestAStaleRestartOfOneKindSaysWhichWatchCacheLagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := whyReal(p, nil)
+	got := whyReal(p, nil, nil)
 	if want := "a pod restarted onto a kube-apiserver whose watch cache of Pod lagged behind etcd while its other watch caches were current"; !strings.Contains(got[0], want) {
 		t.Errorf("the scoped stale fault: %q, want it to say %q", got[0], want)
 	}
