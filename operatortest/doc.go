@@ -165,7 +165,8 @@
 // resourceVersions, generations and
 // observedGenerations are dropped, and so are the apps controllers' counts of
 // templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
-// also inside longer strings) are masked; the node the scheduler bound a pod
+// also inside longer strings, and in an error at rest's text Unix seconds of an
+// instant of the run) are masked; the node the scheduler bound a pod
 // to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
 // named by the pod it was first given to ("<ip:Pod shop/cache-0>"), wherever
@@ -592,8 +593,8 @@
 //     order (their content is not compared to order them), so two made
 //     concurrently may swap numbers between runs. A resourceVersion copied
 //     into a field not named resourceVersion, or a time in a form other than
-//     RFC 3339 or Go's time.Time String (unix seconds), is compared as a
-//     value. A field learned as nondeterministic for an object is free
+//     RFC 3339 or Go's time.Time String (unix seconds outside the text of
+//     an error at rest), is compared as a value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
 //   - Frozen outputs (converges and interleavings-agree, frozen.go) are the writes made inside a
 //     controller's reconciles of the failing object; what a Runnable or

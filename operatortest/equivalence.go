@@ -21,6 +21,7 @@ import (
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
 // Equivalence: what two runs of one workload may legitimately differ in, from
@@ -64,7 +65,11 @@ import (
 //     specs rolled out one more.
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
 //     time.Time String form becomes "<time>": the virtual clock's instants
-//     differ between schedules by the API's latency.
+//     differ between schedules by the API's latency. In the text of an
+//     error at rest, so does a number that is the Unix time in seconds of
+//     an instant of the run (an attempt named by when it was made, as the
+//     kubebuilder tutorial's CronJob names a Job): which attempt was the
+//     last differs between schedules (unixInstants).
 //   - lists compare as the schema says: a list of x-kubernetes-list-type map
 //     (sorted by its x-kubernetes-list-map-keys) or set (sorted by value) has
 //     no order; built-in kinds' list types come from client-go's
@@ -237,6 +242,29 @@ func (c *canon) text(s string) string {
 		s = rfc3339Time.ReplaceAllString(s, "<time>")
 	}
 	return s
+}
+
+// unixNumber is a run of digits as long as a Unix time in seconds of this
+// century.
+var unixNumber = regexp.MustCompile(`\b\d{9,10}\b`)
+
+// unixInstants masks, in an error's text, every number that is the Unix time
+// in seconds of an instant of the run (from its start to its end) as
+// "<time>": an attempt named by when it was made (the kubebuilder
+// tutorial's CronJob names a scheduled run's Job "<cronjob>-<unix time>")
+// is made at another instant under another schedule, as every time in the
+// text is (canon.text masks them in their RFC 3339 and Go forms). Object
+// names in the end state are not masked: two objects named by their times
+// are two objects.
+func unixInstants(s string, r *check.Run) string {
+	from, to := r.Start.Unix(), r.Start.Add(r.End).Unix()
+	return unixNumber.ReplaceAllStringFunc(s, func(n string) string {
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || v < from || v > to {
+			return n
+		}
+		return "<time>"
+	})
 }
 
 // value canonicalises a decoded JSON value in place (map keys too) and

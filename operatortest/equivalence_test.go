@@ -314,6 +314,41 @@ func TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation(t *testing.T) {
 	}
 }
 
+// needsBackendNamedByTime fails as needsBackend does, naming the attempt by
+// the Unix time it was made at, as the kubebuilder tutorial's CronJob names a
+// scheduled run's Job ("<cronjob>-<unix time>").
+func needsBackendNamedByTime(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	if err := needsBackend(ctx, c, app); err != nil {
+		return fmt.Errorf("creating %s-%d: %w", app.Name, time.Now().Unix(), err)
+	}
+	return nil
+}
+
+// An error at rest that names the instant of its attempt, in Unix seconds,
+// is the same error as the fault-free run's whenever the attempt was made:
+// when the last attempt falls differs between schedules (a crash restarts
+// the back-off), as every instant of the virtual clock does. A twin that
+// fails differently is still caught (TestEachGenericOracleCatchesItsViolationOnly).
+func TestAnErrorAtRestThatNamesTheTimeOfItsAttemptIsTheFaultFreeRunsError(t *testing.T) {
+	o := appOptions(needsBackendNamedByTime)
+	o.Managers[0].Setup = func(mgr manager.Manager) error {
+		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
+		})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
+			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackendNamedByTime})
+	}
+	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
+	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\ncrash process=op at=5s\n")
+	v := all[NoErrorAtRest]
+	if !v.Holds {
+		t.Fatalf("no-error-at-rest violated: %s", v.Detail)
+	}
+	if !strings.Contains(v.Detail, "as in the fault-free run of the same workload") || !strings.Contains(v.Detail, `ConfigMap "backend" not found`) {
+		t.Errorf("no-error-at-rest does not say which error it forgave and why: %q", v.Detail)
+	}
+}
+
 // ownerDeletedUnderAStall is the workload's deletion of the app while the
 // operator's watch of ConfigMaps is stalled for 18 s: the operator keeps
 // re-creating the child (its cache still has the app) and the garbage

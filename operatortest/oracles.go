@@ -148,7 +148,7 @@ func errorsAtRest(r *check.Run, c *canon) []atRest {
 	var out []atRest
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: c.text(s.Result)})
+			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: unixInstants(c.text(s.Result), r)})
 		}
 	}
 	return out
