@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -110,6 +111,28 @@ type Targets struct {
 	// aims its lagging watch cache at one (the state just before or just
 	// after it, by resourceVersion) and may scope the lag to its kind.
 	Writes []Write
+	// Watched are, for each process, the kinds its informers cached in the
+	// fault-free run ("group/version/Kind"): a stale restart of a process
+	// scoped to one kind, or aimed at a write, draws among these (a lag of
+	// a kind the process never caches changes nothing it sees). A process
+	// not listed draws among every kind.
+	Watched map[string][]string
+}
+
+// watchedOf keeps the kinds of all that proc watches (all when nothing is
+// known of it).
+func (tg Targets) watchedOf(proc string, all []string) []string {
+	w, ok := tg.Watched[proc]
+	if !ok {
+		return all
+	}
+	var out []string
+	for _, k := range all {
+		if slices.Contains(w, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Write is one committed write of a fault-free run.
@@ -142,8 +165,9 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 		procs, kinds := len(sp.Processes) > 0, len(sp.Kinds) > 0
 		var targets []time.Duration
 		var writes []Write
+		var tg Targets
 		if sp.Targets != nil {
-			tg := sp.Targets(p)
+			tg = sp.Targets(p)
 			targets, writes = tg.Instants, tg.Writes
 		}
 		var intermediate map[string][]int // the Writes: crashes after them leave intermediate states
@@ -217,7 +241,17 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 		}
 		if class(Stale, procs && sp.MaxStale > 0) {
 			f := Fault{Kind: Stale, Process: rapid.SampledFrom(sp.Processes).Draw(t, "stale-process")}
-			if len(writes) > 0 && rapid.Bool().Draw(t, "stale-at-a-write") {
+			// What the process caches: a write of another kind, or a lag
+			// scoped to one, is not seen by it.
+			var seen []Write
+			for _, w := range writes {
+				if w.Kind == "" || len(tg.watchedOf(f.Process, []string{w.Kind})) > 0 {
+					seen = append(seen, w)
+				}
+			}
+			kinds := tg.watchedOf(f.Process, sp.Kinds)
+			if len(seen) > 0 && rapid.Bool().Draw(t, "stale-at-a-write") {
+				writes := seen
 				// Aimed: the lagging watch cache is at the state just before or
 				// just after a write of the reference run (by resourceVersion:
 				// exact, and the same in this run as long as nothing before the
@@ -249,8 +283,8 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				}
 			} else {
 				f.At = when("stale-at", time.Millisecond)
-				if len(sp.Kinds) > 0 && !rapid.Bool().Draw(t, "stale-every-kind") {
-					f.Resource = rapid.SampledFrom(sp.Kinds).Draw(t, "stale-kind")
+				if len(kinds) > 0 && !rapid.Bool().Draw(t, "stale-every-kind") {
+					f.Resource = rapid.SampledFrom(kinds).Draw(t, "stale-kind")
 				}
 			}
 			f.Age = time.Millisecond + dur("stale-age", sp.MaxStale)

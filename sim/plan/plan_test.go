@@ -294,6 +294,41 @@ func TestAStaleRestartAimsItsViewJustBeforeOrAfterAWrite(t *testing.T) {
 	}
 }
 
+// A stale restart of a process whose cached kinds the reference run showed
+// lags only what it caches: aimed at a write of a kind it caches, scoped to
+// a kind it caches (a lag of another kind changes nothing it sees); a
+// process nothing is known of draws among every kind and write.
+func TestAStaleRestartLagsOnlyTheKindsItsProcessCaches(t *testing.T) {
+	writes := []plan.Write{{At: 3 * time.Second, RV: 17, Kind: "test.ctrlsim.dev/v1/Widget"}, {At: 9 * time.Second, RV: 30, Kind: "/v1/Pod"}}
+	sp := plan.Space{Processes: []string{"op", "other"}, Kinds: []string{"test.ctrlsim.dev/v1/Widget", "/v1/Pod", "/v1/ServiceAccount"},
+		MaxStale: time.Minute, Horizon: 30 * time.Second, Classes: []plan.FaultKind{plan.Stale},
+		Targets: func(*plan.Plan) plan.Targets {
+			return plan.Targets{Instants: []time.Duration{3 * time.Second, 9 * time.Second}, Writes: writes,
+				Watched: map[string][]string{"op": {"test.ctrlsim.dev/v1/Widget"}}}
+		}}
+	scoped := map[string]map[string]bool{"op": {}, "other": {}}
+	gen := plan.Generator(sp)
+	for i := range 400 { // fixed seeds, whatever -rapid.checks says
+		for _, f := range gen.Example(i).Faults {
+			if f.Kind != plan.Stale {
+				continue
+			}
+			if f.Process == "op" && (f.Rev == 30 || f.Rev == 29) {
+				t.Fatalf("a stale restart of op aimed at a Pod write, a kind op does not cache: %s", f)
+			}
+			if f.Resource != "" {
+				scoped[f.Process][f.Resource] = true
+			}
+		}
+	}
+	if want := map[string]bool{"test.ctrlsim.dev/v1/Widget": true}; !reflect.DeepEqual(scoped["op"], want) {
+		t.Errorf("op's stale restarts were scoped to %v, want only the kind it caches %v", scoped["op"], want)
+	}
+	if len(scoped["other"]) != 3 {
+		t.Errorf("other (nothing known of its caches) was scoped to %v, want each of the 3 kinds in 400 plans", scoped["other"])
+	}
+}
+
 // A stale fault's kind scope and resourceVersion round-trip through the text
 // form; a plan written before them (no kind=, no rev=) reads back as a lag of
 // every kind, Age behind, as it always meant; a malformed kind is refused.
