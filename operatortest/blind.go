@@ -1,6 +1,8 @@
 package operatortest
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,11 +77,28 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 	timed := clockDriven(r)
 	var out []plan.Fault
 	blind := map[string]bool{}
+	// Each stale restart step is its process's next stale fault, in time
+	// order: the blind start replays its view (age, kind=, rev=).
+	stales := map[string][]plan.Fault{}
+	for _, f := range p.Faults {
+		if f.Kind == plan.Stale {
+			stales[f.Process] = append(stales[f.Process], f)
+		}
+	}
+	for _, fs := range stales { // lint:order-independent sorts each list
+		slices.SortStableFunc(fs, func(a, b plan.Fault) int { return cmp.Compare(a.At, b.At) })
+	}
 	for _, s := range r.steps {
 		if s.Op != "stale" || !w.operators[s.Process] || !timed[s.Process] {
 			continue
 		}
-		if age, ok := staleAge(s.Result); ok {
+		fs := stales[s.Process]
+		if len(fs) > 0 {
+			x := fs[0]
+			stales[s.Process] = fs[1:]
+			out = append(out, plan.Fault{Kind: plan.Blind, Process: s.Process, At: s.At, Age: x.Age, Resource: x.Resource, Rev: x.Rev})
+			blind[s.Process] = true
+		} else if age, ok := staleAge(s.Result); ok {
 			out = append(out, plan.Fault{Kind: plan.Blind, Process: s.Process, At: s.At, Age: age})
 			blind[s.Process] = true
 		}

@@ -245,7 +245,8 @@
 //     whose user made those changes later (skips a run it does not see, runs
 //     one by the version it sees). The reference keeps the faulted run's
 //     views behind the world's writes (the same stale start, without the
-//     crash; the same holds and lags) but never behind the operator's own
+//     crash, caught up at the heal as the faulted run's was; the same holds
+//     and lags) but never behind the operator's own
 //     writes, every incarnation's, which it shows the process at once
 //     (plan.Blind): a view behind the operator's own writes is stale data,
 //     which a correct operator does not trust (the canary's child made twice
@@ -408,7 +409,16 @@
 // patterns: a crash right after a process's k-th write (intermediate state),
 // a watch held across a write the operator should see before it acts
 // (unobserved state), and a restart onto an apiserver up to half the fault
-// phase behind, whose lists show the past (stale state).
+// phase behind, whose lists show the past (stale state). A stale restart is
+// aimed as sharply: at one of the changes the apiserver committed in the
+// reference run to a kind the world collects (its watch log, deletions and
+// status writes included), its lagging watch cache at the resourceVersion
+// just before or just after that change (rev=), the restart after it; and
+// scoped to that change's kind (kind=: one watch cache behind, the others
+// fresh, as kube-apiserver's per-resource watch caches can be) or to every
+// kind. A bug that needs the restarted operator to see one object just
+// before one write is then one draw among the run's writes, not a window of
+// milliseconds in a phase of a minute (examples/staleview).
 //
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.
@@ -632,9 +642,9 @@
 //   - The collector's rule applies to the watch log's owners: a dependent
 //     whose owner is of a kind the log never shows (made before the run) is
 //     taken as created for a gone owner. A stall storm is recognised by
-//     holds only: a long informer lag (up to the generator's MaxLag) or a
-//     stale restart drives the same storm for a few seconds, below the
-//     hot-loop bound's ten.
+//     holds and stale restarts (until the view catches up: at its end or the
+//     heal) only: a long informer lag (up to the generator's MaxLag) drives
+//     the same storm for a few seconds, below the hot-loop bound's ten.
 //   - no-orphans judges the judged kinds that the collector collects (the
 //     CRDs', the seed objects', common children's and, with the workload
 //     models, theirs): a child of another kind (a Role, an Ingress) is
@@ -667,7 +677,9 @@
 //     test's process. A worker left behind by a parent that died exits at
 //     its next verdict (its pipe is gone), not at once.
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
-//     once when it has caught up; a real watch cache catches up gradually.
+//     once when it has caught up (at the heal at the latest: the heal ends
+//     every fault, and the view's held-back events arrive then); a real
+//     watch cache catches up gradually.
 //   - Replicas elect their leader with client-go's algorithm run by the
 //     simulator (sim/process elect.go), not with client-go's LeaderElector
 //     itself; its Known gaps apply. A Lease's renewals are not targets

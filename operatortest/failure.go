@@ -201,6 +201,9 @@ func realEvent(f plan.Fault) string {
 		}
 		return "a pod killed in the middle of a reconcile (OOM, eviction, a node drain, a rolling update of the operator's Deployment)"
 	case plan.Stale:
+		if f.Resource != "" && f.Resource != "*" {
+			return "a pod restarted onto a kube-apiserver whose watch cache of " + kindOnly(f.Resource) + " lagged behind etcd while its other watch caches were current (kube-apiserver keeps one watch cache per resource; client-go lists with resourceVersion 0, which the watch cache serves as it is)"
+		}
 		return "a pod restarted onto a kube-apiserver replica or watch cache that lags behind etcd: client-go lists with resourceVersion 0, which the watch cache serves as it is"
 	case plan.Hold:
 		return "an informer behind a slow or overloaded apiserver, or a pod partitioned from it: its watch delivers nothing, then the reflector catches up"
@@ -224,6 +227,19 @@ func realEvent(f plan.Fault) string {
 		return "a node that stops reporting (kubelet down, network partition): its pods are marked not ready, then evicted"
 	}
 	return "a fault of a real cluster"
+}
+
+// kindOnly is the Kind of a "group/version/Kind" name, with its group if it
+// has one: "Pod", "Widget (example.com)".
+func kindOnly(gvk string) string {
+	parts := strings.Split(gvk, "/")
+	if len(parts) != 3 {
+		return gvk
+	}
+	if parts[0] == "" {
+		return parts[2]
+	}
+	return parts[2] + " (" + parts[0] + ")"
 }
 
 // whyReal is one line per fault of the plan: what it did in this run and the

@@ -80,7 +80,8 @@ func TestTheTimelineFoldsTheBuiltinProcesses(t *testing.T) {
 func TestEachFaultSaysWhatARealClusterDidThere(t *testing.T) {
 	for _, text := range []string{
 		"crash process=op write=1", "crash process=op call=3", "crash process=op at=1s",
-		"stale process=op at=1s age=2s", "hold process=op kind=/v1/Secret from=1s until=2s",
+		"stale process=op at=1s age=2s", "stale process=op kind=/v1/Pod at=1s age=2s rev=9",
+		"hold process=op kind=/v1/Secret from=1s until=2s",
 		"lag process=op kind=* min=0s max=5ms", "api verb=update code=500 from=1s until=2s",
 		"latency process=op min=1ms max=2ms", "workers controller=configmap n=2",
 		"notready pod=1", "crashloop pod=1", "podfail pod=1", "nodelost node=node-1 at=1s",
@@ -93,6 +94,22 @@ func TestEachFaultSaysWhatARealClusterDidThere(t *testing.T) {
 		if len(got) != 1 || strings.Contains(got[0], "a fault of a real cluster") || !strings.Contains(got[0], "On a real cluster: ") {
 			t.Errorf("%s: %q", text, got)
 		}
+	}
+}
+
+// A stale restart scoped to one kind says which kind's watch cache lagged
+// while the others were current; one of every kind says what it always did.
+func TestAStaleRestartOfOneKindSaysWhichWatchCacheLagged(t *testing.T) {
+	p, err := plan.Parse("seed 1\nstale process=op kind=/v1/Pod at=1s age=2s rev=9\nstale process=op at=3s age=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := whyReal(p, nil, nil)
+	if want := "a pod restarted onto a kube-apiserver whose watch cache of Pod lagged behind etcd while its other watch caches were current"; !strings.Contains(got[0], want) {
+		t.Errorf("the scoped stale fault: %q, want it to say %q", got[0], want)
+	}
+	if strings.Contains(got[1], "watch cache of") {
+		t.Errorf("the stale fault of every kind names a kind: %q", got[1])
 	}
 }
 

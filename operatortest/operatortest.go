@@ -749,6 +749,9 @@ type result struct {
 	hash     string
 	log      []apiserver.Event // every committed version: the story reads objects from it
 	start    time.Time         // the run's epoch
+	// watched are the kinds each process's informers cached at the end
+	// ("group/version/Kind"), for a reference run's Targets.
+	watched map[string][]string
 	// partial: judging stopped once the run was decided to violate
 	// (judgeRun): verdicts holds every violation no later step revises, not
 	// every verdict.
@@ -975,7 +978,8 @@ func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 			return
 		}
 		snap = w.snapshotOf(c.Observed())
-		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now())}
+		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now()),
+			watched: watchedKinds(c)}
 	})
 	return snap, r, seen, runErr
 }

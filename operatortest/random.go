@@ -99,7 +99,7 @@ func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*r
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, draws: true, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase)}
+	r := &refRun{seed: seed, draws: true, snap: snap, targets: w.targetsOf(res)}
 	w.keep(key, r)
 	return r, nil
 }

@@ -2,11 +2,13 @@ package operatortest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -30,7 +32,7 @@ type refRun struct {
 	// operator's randomness from another seed (random.go).
 	draws   bool
 	snap    *snapshot
-	targets []time.Duration
+	targets plan.Targets
 	writes  map[string][]int // each process's writes that another of its reconcile follows (the Space's Writes)
 }
 
@@ -60,7 +62,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: targetsOf(res.steps, w.o.FaultPhase), writes: writesOf(res.steps, w.o.FaultPhase)}
+	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res), writes: writesOf(res.steps, w.o.FaultPhase)}
 	w.keep(key, r)
 	return r, nil
 }
@@ -82,16 +84,22 @@ func (w *world) keep(key string, r *refRun) {
 	}
 }
 
-// targetsOf are the instants of the fault phase at which some process wrote,
-// or an operator read live: where a crash, a hold or a stale restart makes a
-// difference (Sieve's intermediate, unobserved and stale states).
-func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
-	var out []time.Duration
-	for _, s := range steps {
-		if s.At > faultPhase {
+// targetsOf are the instants of the fault phase at which some process wrote
+// (a subresource too: a status update is a write), or an operator read live:
+// where a crash, a hold or a stale restart makes a difference (Sieve's
+// intermediate, unobserved and stale states); and the changes of the fault
+// phase the apiserver committed to kinds the world collects (the
+// operator's, its children's, the workload models'), each with its
+// resourceVersion and kind, taken from the watch log (so deletions count):
+// a stale restart aims its lagging watch cache just before or after one.
+func (w *world) targetsOf(res *result) plan.Targets {
+	var out plan.Targets
+	for _, s := range res.steps {
+		if s.At > w.o.FaultPhase {
 			break
 		}
-		switch s.Op {
+		op, _, _ := strings.Cut(s.Op, "/")
+		switch op {
 		case "create", "update", "patch", "delete", "deletecollection":
 		case "get", "list":
 			if s.Process == "admin" {
@@ -103,8 +111,18 @@ func targetsOf(steps []trace.Step, faultPhase time.Duration) []time.Duration {
 		if strings.HasPrefix(s.Object, "Lease ") {
 			continue // leader election's renewals, every RetryPeriod: not the operator's work
 		}
-		if n := len(out); n == 0 || out[n-1] != s.At {
-			out = append(out, s.At)
+		if n := len(out.Instants); n == 0 || out.Instants[n-1] != s.At {
+			out.Instants = append(out.Instants, s.At)
+		}
+	}
+	out.Watched = res.watched
+	for _, ev := range res.log {
+		at := ev.At.Sub(res.start)
+		if at > w.o.FaultPhase {
+			break
+		}
+		if slices.Contains(w.collected, ev.GVK) {
+			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind})
 		}
 	}
 	return out
@@ -159,12 +177,12 @@ func (w *world) writes(t *testing.T) func(p *plan.Plan) map[string][]int {
 	}
 }
 
-// targets is the Space's Targets: the reference run's instants.
-func (w *world) targets(t *testing.T) func(p *plan.Plan) []time.Duration {
-	return func(p *plan.Plan) []time.Duration {
+// targets is the Space's Targets: the reference run's instants and writes.
+func (w *world) targets(t *testing.T) func(p *plan.Plan) plan.Targets {
+	return func(p *plan.Plan) plan.Targets {
 		r, err := w.reference(t, p.Seed, p.Steps)
 		if err != nil {
-			return nil // the run of the plan itself reports the error
+			return plan.Targets{} // the run of the plan itself reports the error
 		}
 		return r.targets
 	}
@@ -291,4 +309,25 @@ func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]stri
 		}
 	}
 	return ""
+}
+
+// watchedKinds are the kinds each process's informers cache, as its
+// cache holds them at the end of a run ("group/version/Kind"): in a
+// fault-free run, every informer the process ever started.
+func watchedKinds(c *cluster.Cluster) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range c.Processes() {
+		kinds := []string{}
+		if p.GetCache() == nil {
+			continue // never started: nothing is known of what it caches
+		}
+		for _, inf := range p.GetCache().Informers() {
+			gvk := inf.GVK()
+			if k := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind; !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+		out[p.Name()] = kinds
+	}
+	return out
 }

@@ -30,7 +30,7 @@ func TestTheOperatorUnderOperatorTest(t *testing.T) {
 }
 
 // The same options on the tutorial-design variant: operatortest's own plans
-// find one of its findings within a few plans: the Forbid overlap (README.md,
+// find one of its findings within 100 plans: the Forbid overlap (README.md,
 // finding 1) or, with the generated workload, a scheduled time run again for
 // a CronJob the user deleted that the restarted variant's stale cache still
 // shows (finding 3). Explore
@@ -38,10 +38,16 @@ func TestTheOperatorUnderOperatorTest(t *testing.T) {
 // replay it first on every later run.
 func TestTheTutorialDesignUnderOperatorTest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("12-20 s of exploring and shrinking: not under -short")
+		t.Skip("20-40 s of exploring and shrinking: not under -short")
 	}
 	o := operatorOptions(t, cronjob.TutorialDesign)
 	o.ShrinkRuns = 15
+	// Stale restarts are drawn aimed at the fault-free run's writes half of
+	// the time (issue 31), so uniform ones, which find these findings, come
+	// half as often: the first finding came after 40, 58, 48 and 56 plans
+	// on explorer seeds 1, 2, 3 and 5, and none in 100 on seed 4 (with
+	// uniform ages only, seed 1 found one after 7). The budget is 100 plans.
+	o.Checks = 100
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +57,15 @@ func TestTheTutorialDesignUnderOperatorTest(t *testing.T) {
 	}
 	t.Logf("found after %d plans (%s to find, %s to shrink):\n%s\n%s", res.FirstFailure, res.TimeToFirstFailure.Round(time.Millisecond),
 		res.ShrinkTime.Round(time.Millisecond), res.Minimal, res.Violations[0].Detail)
-	if p := res.Violations[0].Property; p != "forbid-no-overlap" && p != "once-per-schedule" {
-		t.Errorf("found %v first, want one of the variant's findings (forbid-no-overlap, once-per-schedule); the plan:\n%s", res.Violations, res.Minimal)
+	// The plan that shows a finding also fails the generic oracles (a Job
+	// too many changes the end state): one of its violations must be a
+	// finding of the variant.
+	found := false
+	for _, v := range res.Violations {
+		found = found || v.Property == "forbid-no-overlap" || v.Property == "once-per-schedule"
+	}
+	if !found {
+		t.Errorf("found %v, want one of the variant's findings (forbid-no-overlap, once-per-schedule) among them; the plan:\n%s", res.Violations, res.Minimal)
 	}
 }
 

@@ -125,3 +125,29 @@ func TestWithTwoReplicas(t *testing.T) {
 		t.Errorf("the buggy operator's minimal plan violates the fixed one too (a false alarm, not the bug): %v", fixed.Violations)
 	}
 }
+
+// A restart onto a ConfigMap watch cache stalled before the app's deletion
+// (its Secrets' cache fresh) makes the fixed operator re-create the Secrets of
+// an app that is gone, and the garbage collector delete them, as fast as the
+// API serves them, for as long as the stale view lasts: what a real cluster
+// does with correct code while one watch cache lags. The heal ends the stale
+// view (its ConfigMap cache catches up: the deletion arrives), the storm
+// stops, and nothing is violated: the storm is a note, not a hot loop.
+func TestAStormAStaleOwnerCacheDrivesEndsAtTheHealAndIsNoViolation(t *testing.T) {
+	const text = "seed 0\nat 0s delete object=0\nstale process=twowrites kind=/v1/ConfigMap at=1ms age=30.001s rev=6\n"
+	file := filepath.Join(t.TempDir(), "stale.plan")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	res, err := operatortest.Explore(t, options(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Errorf("the fixed operator under %q: violated %v, want nothing (the storm is the stale view's, over at the heal)", text, res.Violations)
+	}
+}

@@ -141,6 +141,11 @@
 //     carrying the last stored state with the deletion's resourceVersion. When an
 //     update or patch removes the last finalizer, that state is the one before it
 //     (finalizers and all): the update is not written, the stored object is deleted.
+//     The log is kept whole, so a lagging watch cache can be served from it
+//     (past.go): Watcher.ListAsOf is a kind's state as of a time,
+//     Watcher.ListAtRV as of a resourceVersion (the state just before the next
+//     write, exact where two writes share an instant), EventsAfter the changes
+//     since.
 //
 //   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
 //     name, a 403/409/422/429/500/503/504 before the request takes effect, or an

@@ -24,11 +24,28 @@ import (
 // committed at or before it), in etcd key order, and the resourceVersion of
 // that snapshot (the newest committed at or before at, of any kind).
 func (w Watcher) ListAsOf(gvk schema.GroupVersionKind, at time.Time) ([]client.Object, uint64) {
+	return w.listPast(gvk, func(ev Event) bool { return ev.At.After(at) })
+}
+
+// ListAtRV returns every object of kind gvk as it was at resourceVersion rv
+// (the changes committed with a resourceVersion up to rv: the state just
+// after the write that made rv, just before the one that made rv+1), in etcd
+// key order, and the resourceVersion of that snapshot: the newest committed
+// up to rv (a watch cache is never ahead of etcd). Unlike a time, a resourceVersion tells apart
+// two writes committed at the same instant.
+func (w Watcher) ListAtRV(gvk schema.GroupVersionKind, rv uint64) ([]client.Object, uint64) {
+	return w.listPast(gvk, func(ev Event) bool { return ev.ResourceVersion > rv })
+}
+
+// listPast folds the watch log up to the first event for which beyond holds
+// (the log is in commit order: resourceVersions rise and commit times never
+// go back).
+func (w Watcher) listPast(gvk schema.GroupVersionKind, beyond func(Event) bool) ([]client.Object, uint64) {
 	state := map[objectKey]client.Object{}
 	var rv uint64
 	for _, ev := range w.s.log {
-		if ev.At.After(at) {
-			break // the log is in commit order, and commit times never go back
+		if beyond(ev) {
+			break
 		}
 		rv = ev.ResourceVersion
 		if ev.GVK != gvk {

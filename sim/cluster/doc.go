@@ -42,13 +42,24 @@
 // reconciles (process.StopCleanly), and starts it again at until, whatever the
 // heal: a downtime replayed from another run, with no crash in it.
 //
+// A stale fault (plan.Stale) crashes its process, whose next incarnation
+// lists and watches through a lagging watch cache (informer.Stale: Age
+// behind, or at rev=; of every kind, or of kind= alone). The heal ends it as
+// it ends every fault: a stale view still in force catches up then
+// (informer.Cache.CatchUp: its held-back events arrive at once; the trace
+// says "catch-up"). A blind fault's stale start (a reference replaying
+// another run's stale restart) ends at the heal too, and one that would
+// start after the heal is fresh: a reference's fault phase is as long as the
+// faulted run's, so the replay ends where the view it replays ended.
+//
 // # Hot loops
 //
 // A loop of API calls spends virtual time, so a hot loop is judged by its rate:
 // a controller that reconciles one object, or a writer that writes one object,
 // at least HotLoopRate (20) times in each virtual second for HotLoopSeconds (10)
 // seconds in a row, in seconds in which the workload did not write that object
-// and no watch of the cluster was stalled (a hold), stops the run with a HotLoop naming the writer, the object and its last trace
+// and no watch of the cluster was stalled (a hold, or a stale restart's lagging
+// watch cache not yet caught up), stops the run with a HotLoop naming the writer, the object and its last trace
 // lines (RunPhases reports it as the property "hot-loop"). A storm in seconds
 // with a stalled watch (a controller re-creating what the collector deletes,
 // its cache behind an owner's deletion, as a real informer's stalled watch
@@ -75,8 +86,8 @@
 //     than that (a status write every 100 ms for ever) is not. A loop that
 //     starts while a watch is stalled is reported only HotLoopSeconds after
 //     the stall ends (at the heal at the latest): a heal budget shorter than
-//     that misses it. Informer lag and stale restarts do not count as
-//     stalls.
+//     that misses it. Informer lag does not count as a stall (a stale
+//     restart's view does, until it catches up: at its end or the heal).
 //   - No built-in models (namespace controller, garbage collector): worlds that
 //     need them run models/kube's controllers in a process of their own
 //     (SetupWithManager on its manager).

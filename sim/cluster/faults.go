@@ -16,10 +16,10 @@ type faults struct {
 	c      *Cluster
 	plan   []plan.Fault
 	healed bool
-	holds  map[holdKey]int          // active holds (a count: windows may overlap)
-	remove []func()                 // removers of API faults in force
-	stale  map[string]time.Duration // processes restarted by a stale fault, not yet started again: the age
-	blind  map[int]bool             // the blind faults (by index in plan) whose stale start has happened
+	holds  map[holdKey]int       // active holds (a count: windows may overlap)
+	remove []func()              // removers of API faults in force
+	stale  map[string]plan.Fault // processes restarted by a stale fault, not yet started again: the fault
+	blind  map[int]bool          // the blind faults (by index in plan) whose stale start has happened
 }
 
 type holdKey struct {
@@ -28,7 +28,7 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]time.Duration{}, blind: map[int]bool{}}
+	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]plan.Fault{}, blind: map[int]bool{}}
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -102,26 +102,46 @@ func (f *faults) Workers(process, controller string) int {
 }
 
 // Stale is the lagging apiserver of a process that a stale fault restarted:
-// from its start, it is the fault's age behind, for that long. A plan healed
-// in between gives none.
+// from its start, it is the fault's age behind, for that long or until the
+// heal, whichever comes first (heal catches it up). A plan healed in between
+// gives none.
 //
-// A blind fault with an age gives its process's first start at or after its
-// at the same lagging apiserver, whatever the heal (it replays another run's
-// stale restart, without the crash).
+// A fault with rev= puts the lagging watch cache at that resourceVersion; one
+// with kind= lags that kind's watch cache only. A blind fault with an age
+// gives its process's first start at or after its at the same lagging
+// apiserver (it replays another run's stale restart, without the crash),
+// until the heal as well: a reference runs its fault phase as long as the
+// faulted run's, so its heal ends the replay where the faulted run's heal
+// ended the view it replays; a start after the heal is fresh.
 func (f *faults) Stale(process string) (informer.Stale, bool) {
 	now := f.c.Clock.Now()
 	for i, x := range f.plan {
 		if x.Kind == plan.Blind && x.Process == process && x.Age > 0 && !f.blind[i] && now.Sub(f.c.start) >= x.At {
 			f.blind[i] = true
-			return informer.Stale{Age: x.Age, Until: now.Add(x.Age)}, true
+			if f.healed {
+				// The stale view it replays ended at the heal (heal).
+				return informer.Stale{}, false
+			}
+			return staleView(x, now), true
 		}
 	}
-	age, ok := f.stale[process]
+	x, ok := f.stale[process]
 	if !ok || f.healed {
 		return informer.Stale{}, false
 	}
 	delete(f.stale, process)
-	return informer.Stale{Age: age, Until: f.c.Clock.Now().Add(age)}, true
+	return staleView(x, now), true
+}
+
+// staleView is the view of a stale (or blind) fault's restart at now.
+func staleView(x plan.Fault, now time.Time) informer.Stale {
+	st := informer.Stale{Age: x.Age, Until: now.Add(x.Age), RV: x.Rev}
+	if x.Resource != "" && x.Resource != "*" {
+		kind := x.Resource
+		st.Kinds = func(gvk schema.GroupVersionKind) bool { return kindMatches(kind, gvk) }
+		st.Scope = kind
+	}
+	return st
 }
 
 // SeesOwnWrites reports whether process's informers show it its own writes at
@@ -141,13 +161,19 @@ func (f *faults) Jitter(process string) float64 {
 	return f.c.Stream("leader-election/" + process).Float64()
 }
 
-// stalled reports whether some watch of the cluster is held now.
+// stalled reports whether some watch of the cluster is held now, or behind:
+// a running process's stale view (a lagging watch cache) still in force.
 func (f *faults) stalled() bool {
 	if f.healed {
 		return false
 	}
 	for _, n := range f.holds { // lint:order-independent any of them
 		if n > 0 {
+			return true
+		}
+	}
+	for _, p := range f.c.procs {
+		if p.Running() && p.GetCache().Behind() {
 			return true
 		}
 	}
@@ -204,10 +230,10 @@ func (f *faults) schedule() {
 				})
 			}
 		case plan.Stale:
-			name, age, at := x.Process, x.Age, x.At
+			name, age, at, fault := x.Process, x.Age, x.At, x
 			c.Clock.AfterFunc(at, func() {
 				if p := c.Process(name); p != nil && p.Running() && !f.healed {
-					f.stale[name] = age
+					f.stale[name] = fault
 					p.Crash("planned restart onto an apiserver " + age.String() + " behind at " + at.String())
 				}
 			})
@@ -298,6 +324,13 @@ func (f *faults) heal() {
 			if inf.Held() {
 				inf.Release()
 			}
+		}
+	}
+	// A stale view still in force catches up: its lagging watch cache
+	// delivers what it kept back, as one that has caught up would.
+	for _, p := range f.c.procs {
+		if p.Running() && p.GetCache().CatchUp() {
+			f.c.record(trace.Step{Process: p.Name(), Op: "catch-up", Result: "its stale view caught up at the heal"})
 		}
 	}
 }

@@ -290,3 +290,60 @@ func TestAStaleFaultRestartsItsProcessOntoThePast(t *testing.T) {
 		t.Fatal("at 30s b's cache still lacks the ConfigMap created at 10s (due 20s after its commit)")
 	}
 }
+
+// The heal ends every fault: a stale view still running at the heal is caught
+// up by it, as a lagging watch cache that has caught up would be. b restarts
+// at 22s onto an apiserver 20s behind (until 42s): the ConfigMap created at
+// 10s would reach it at 30s, but the heal at 24s delivers it then, and says
+// so in the trace. It holds for a stale restart of every kind and for one of
+// a single kind (kind=) alike.
+func TestAStaleViewRunningAtTheHealIsCaughtUpByIt(t *testing.T) {
+	for _, fault := range []string{
+		"stale process=b at=12s age=20s",
+		"stale process=b kind=/v1/ConfigMap at=12s age=20s",
+	} {
+		t.Run(fault, func(t *testing.T) {
+			c := runFaults(t, "seed 1\n"+fault+"\n", 24*time.Second)
+			if cached(t, c, "b") {
+				t.Fatal("at 24s, before the heal, b already has the ConfigMap created at 10s (due 20s after its commit)")
+			}
+			c.Heal()
+			if !cached(t, c, "b") {
+				t.Fatal("right after the heal at 24s, b's stale cache still lacks the ConfigMap created at 10s: the heal did not end the stale view")
+			}
+			up := stepsOf(c, func(s trace.Step) bool { return s.Op == "catch-up" })
+			if len(up) != 1 || up[0].Process != "b" || up[0].At != 24*time.Second {
+				t.Fatalf("catch-up steps %v, want b's at 24s", up)
+			}
+		})
+	}
+}
+
+// A blind fault's stale start (a reference's replay of a faulted run's stale
+// restart) ends at the heal too, as the view it replays did; a start after
+// the heal is fresh. b is stopped at 12s and starts again at 22s, onto an
+// apiserver 20s behind until 42s; the heal at 24s catches it up. In a second
+// run, b starts again only after the heal: no stale view at all.
+func TestABlindStaleStartEndsAtTheHeal(t *testing.T) {
+	c := runFaults(t, "seed 1\nstop process=b from=12s until=22s\nblind process=b at=22s age=20s\n", 24*time.Second)
+	if stale := stepsOf(c, func(s trace.Step) bool { return s.Op == "stale" }); len(stale) != 1 || stale[0].Process != "b" {
+		t.Fatalf("stale steps %v, want b's start at 22s onto the lagging apiserver", stale)
+	}
+	if cached(t, c, "b") {
+		t.Fatal("at 24s, before the heal, b's blind stale start already shows the ConfigMap created at 10s")
+	}
+	c.Heal()
+	if !cached(t, c, "b") {
+		t.Fatal("right after the heal, b's blind stale start still lacks the ConfigMap created at 10s")
+	}
+
+	c = runFaults(t, "seed 1\nstop process=b from=12s until=22s\nblind process=b at=22s age=20s\n", 21*time.Second)
+	c.Heal()
+	c.RunFor(2 * time.Second)
+	if stale := stepsOf(c, func(s trace.Step) bool { return s.Op == "stale" }); len(stale) != 0 {
+		t.Fatalf("stale steps %v after a heal at 21s, want none: the view a blind start replays ends at the heal", stale)
+	}
+	if !cached(t, c, "b") {
+		t.Fatal("b, started after the heal, lacks the ConfigMap created at 10s")
+	}
+}

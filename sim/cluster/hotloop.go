@@ -14,7 +14,8 @@ import (
 // which the workload wrote the object does not count: a storm the workload drives
 // (a user editing an object ten times a second) is the controller keeping up, not
 // a loop that sustains itself. Nor does a second in which a watch of the cluster
-// is stalled (a hold): a controller whose cache lacks a deletion re-creates a
+// is stalled (a hold) or behind (a stale view: a process restarted onto a
+// lagging watch cache, until it catches up): a controller whose cache lacks a deletion re-creates a
 // dependent that the garbage collector deletes again, as fast as the API serves
 // them, until the watch delivers the deletion; a real cluster does the same with
 // correct code. Such a storm is a note (StallStorms), and a hot loop only if it

@@ -158,7 +158,9 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	}
 	c.filters[gvk] = filter
 	i := newInformer(gvk, f, c.scheme, src, c.timers, lag)
-	i.stale = c.stale
+	if c.stale != nil && c.stale.covers(gvk) {
+		i.stale = c.stale
+	}
 	if c.own != nil {
 		i.ownWrites = func() []Write { return *c.own }
 	}

@@ -24,7 +24,10 @@
 //   - A Cache made WithStale (the plan's stale fault) starts its informers from a
 //     lagging apiserver: each lists the state as it was Stale.Age earlier
 //     (PastSource.ListAsOf) and receives the events since, each Age after its
-//     commit, until Stale.Until, when the lagging apiserver has caught up.
+//     commit, until Stale.Until, when the lagging apiserver has caught up. With
+//     Stale.RV they list the state at that resourceVersion (PastSource.ListAtRV)
+//     and get every later event at Stale.Until; with Stale.Kinds only the
+//     informers of those kinds are behind (one watch cache lagging).
 //   - A handler added to a synced informer first receives OnAdd(obj, true) for each cached
 //     object, as client-go does for a handler joining a started informer.
 //   - Cache implements client.Reader and client.FieldIndexer with the semantics of

@@ -205,6 +205,12 @@ func (s filteredPastSource) ListAsOf(gvk schema.GroupVersionKind, at time.Time) 
 	return s.keep(objs), rv
 }
 
+// ListAtRV implements PastSource.
+func (s filteredPastSource) ListAtRV(gvk schema.GroupVersionKind, rv uint64) ([]client.Object, uint64) {
+	objs, got := s.past.ListAtRV(gvk, rv)
+	return s.keep(objs), got
+}
+
 // EventsAfter implements PastSource.
 func (s filteredPastSource) EventsAfter(gvk schema.GroupVersionKind, rv uint64) []apiserver.Event {
 	var out []apiserver.Event

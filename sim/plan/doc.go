@@ -11,6 +11,7 @@
 //	lag process=manager kind=/v1/Namespace min=0s max=2s
 //	crash process=manager call=17
 //	stale process=manager at=40s age=30s
+//	stale process=manager kind=example.com/v1/Widget at=40s age=5s rev=118
 //	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
 //
 // A step whose line starts with "script" is one the test's author wrote (a
@@ -25,6 +26,21 @@
 // [from, until). lag and latency add to the world's default timing (package
 // cluster), so a drawn lag or latency always has max > 0: the generator never
 // draws a fault with no effect.
+//
+// A stale restart (stale process=NAME at=T age=A) crashes the process at T;
+// its next incarnation lists and watches through an apiserver A behind. With
+// rev=R its lagging watch cache is at resourceVersion R instead (the state
+// just after the write that made R, just before R+1: exact where writes
+// share an instant, and the same in the faulted run as in the fault-free one
+// up to the first fault), and every later change reaches it A after the
+// restart. With kind=group/version/Kind only that kind's watch cache lags and
+// the process's other informers are fresh (kube-apiserver keeps one watch
+// cache per resource); without it, or with kind=*, every kind lags, as plans
+// written before kind= and rev= existed meant. Given Targets with the
+// reference run's writes, the generator aims a stale restart at one: rev= just
+// before or just after it, the restart after it, scoped to its kind unless
+// drawn for every kind (a scoped fault is the smaller one: shrinking tries it
+// first).
 //
 // A stop (stop process=NAME from=T until=T2) is no fault a generator draws:
 // the process stops cleanly at from (a graceful shutdown between reconciles)
@@ -60,4 +76,12 @@
 //     relist) and no clock skew between processes yet.
 //   - Durations print with Go's time.Duration format (1m30s); the parser accepts any
 //     Go duration.
+//   - A stale fault's rev= is a resourceVersion of the run it replays: it means
+//     the same state in a faulted run only up to the first fault that changes
+//     what is written (a fault before the restart may shift the numbers). A
+//     rev= beyond the newest write lists the present. A stale fault scopes to
+//     one kind or every kind, not to a set of kinds or to one object.
+//   - A stale restart with rev= delivers every later change at once when its
+//     watch cache catches up (Age after the restart); one without replays them
+//     at their original pace, Age late.
 package plan

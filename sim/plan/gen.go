@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -33,10 +34,11 @@ type Space struct {
 	// Targets, if set, gives the instants of interest of the fault-free run of
 	// a plan's seed and workload (its writes, say; it gets the plan with those
 	// drawn and no faults yet): timed faults are then drawn either anywhere
-	// or aimed at one of them (a hold starting just before it, a crash or a
-	// stale restart just after it), so that few plans reach the windows that
-	// matter (Sieve's targeting of the reference run's reads and writes).
-	Targets func(p *Plan) []time.Duration
+	// or aimed at one of them (a hold starting just before it, a crash just
+	// after it, a stale restart after it onto a watch cache just before or
+	// just after it), so that few plans reach the windows that matter
+	// (Sieve's targeting of the reference run's reads and writes).
+	Targets func(p *Plan) Targets
 	// Writes, if set, gives for each process the writes of the fault-free
 	// run of a plan's seed and workload (their k, counted as a crash after
 	// the k-th write counts them) that another write of the same reconcile
@@ -99,6 +101,47 @@ func (sp Space) allows(k FaultKind) bool {
 	return false
 }
 
+// Targets are what a Space's Targets gives: the instants of interest of a
+// fault-free run, and its writes.
+type Targets struct {
+	// Instants are the instants at which something of interest happened
+	// (writes, live reads), in time order: timed faults aim at them.
+	Instants []time.Duration
+	// Writes are its committed writes, in commit order: a stale restart
+	// aims its lagging watch cache at one (the state just before or just
+	// after it, by resourceVersion) and may scope the lag to its kind.
+	Writes []Write
+	// Watched are, for each process, the kinds its informers cached in the
+	// fault-free run ("group/version/Kind"): a stale restart of a process
+	// scoped to one kind, or aimed at a write, draws among these (a lag of
+	// a kind the process never caches changes nothing it sees). A process
+	// not listed draws among every kind.
+	Watched map[string][]string
+}
+
+// watchedOf keeps the kinds of all that proc watches (all when nothing is
+// known of it).
+func (tg Targets) watchedOf(proc string, all []string) []string {
+	w, ok := tg.Watched[proc]
+	if !ok {
+		return all
+	}
+	var out []string
+	for _, k := range all {
+		if slices.Contains(w, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Write is one committed write of a fault-free run.
+type Write struct {
+	At   time.Duration // when it committed
+	RV   uint64        // the resourceVersion it made
+	Kind string        // "group/version/Kind"; "": a stale fault aimed at it lags every kind
+}
+
 // Generator draws plans from sp. It is swarm testing: it first draws which fault
 // classes this plan uses, then the faults of those classes, so that plans differ
 // in their mix and shrink towards fewer classes and fewer faults.
@@ -121,12 +164,15 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 		}
 		procs, kinds := len(sp.Processes) > 0, len(sp.Kinds) > 0
 		var targets []time.Duration
+		var writes []Write
+		var tg Targets
 		if sp.Targets != nil {
-			targets = sp.Targets(p)
+			tg = sp.Targets(p)
+			targets, writes = tg.Instants, tg.Writes
 		}
-		var writes map[string][]int
+		var intermediate map[string][]int // the Writes: crashes after them leave intermediate states
 		if sp.Writes != nil {
-			writes = sp.Writes(p)
+			intermediate = sp.Writes(p)
 		}
 		// when draws a fault's time: anywhere in the horizon, or (with targets)
 		// offset from one of them. Without targets it draws as it always has.
@@ -167,7 +213,7 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				f := Fault{Kind: Crash, Process: rapid.SampledFrom(sp.Processes).Draw(t, "crash-process")}
 				switch {
 				case sp.MaxWrite > 0 && rapid.Bool().Draw(t, "crash-after-write"):
-					if ks := writes[f.Process]; len(ks) > 0 && rapid.Bool().Draw(t, "crash-write-targeted") {
+					if ks := intermediate[f.Process]; len(ks) > 0 && rapid.Bool().Draw(t, "crash-write-targeted") {
 						f.Write = rapid.SampledFrom(ks).Draw(t, "crash-write-target")
 					} else {
 						f.Write = rapid.IntRange(1, sp.MaxWrite).Draw(t, "crash-write")
@@ -194,10 +240,55 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				Min:     lo, Max: lo + time.Millisecond + dur("latency-spread", sp.MaxLag/10)}) // never a no-op
 		}
 		if class(Stale, procs && sp.MaxStale > 0) {
-			p.Faults = append(p.Faults, Fault{Kind: Stale,
-				Process: rapid.SampledFrom(sp.Processes).Draw(t, "stale-process"),
-				At:      when("stale-at", time.Millisecond),
-				Age:     time.Millisecond + dur("stale-age", sp.MaxStale)})
+			f := Fault{Kind: Stale, Process: rapid.SampledFrom(sp.Processes).Draw(t, "stale-process")}
+			// What the process caches: a write of another kind, or a lag
+			// scoped to one, is not seen by it.
+			var seen []Write
+			for _, w := range writes {
+				if w.Kind == "" || len(tg.watchedOf(f.Process, []string{w.Kind})) > 0 {
+					seen = append(seen, w)
+				}
+			}
+			kinds := tg.watchedOf(f.Process, sp.Kinds)
+			if len(seen) > 0 && rapid.Bool().Draw(t, "stale-at-a-write") {
+				writes := seen
+				// Aimed: the lagging watch cache is at the state just before or
+				// just after a write of the reference run (by resourceVersion:
+				// exact, and the same in this run as long as nothing before the
+				// restart differs), and the restart comes after that write, at a
+				// later instant of interest or anywhere later (Sieve's stale
+				// state: the view paused before or after a chosen event).
+				w := rapid.SampledFrom(writes).Draw(t, "stale-write")
+				f.Rev = w.RV - 1
+				if rapid.Bool().Draw(t, "stale-after-the-write") || f.Rev == 0 {
+					f.Rev = w.RV
+				}
+				// Scoped to the write's kind unless drawn otherwise: the lag of
+				// one watch cache is the smaller fault (it shrinks towards it).
+				if w.Kind == "" || rapid.Bool().Draw(t, "stale-every-kind") {
+					f.Resource = ""
+				} else {
+					f.Resource = w.Kind
+				}
+				var later []time.Duration
+				for _, at := range targets {
+					if at >= w.At {
+						later = append(later, at)
+					}
+				}
+				if len(later) > 0 && rapid.Bool().Draw(t, "stale-at-targeted") {
+					f.At = rapid.SampledFrom(later).Draw(t, "stale-at-target") + time.Millisecond
+				} else {
+					f.At = w.At + time.Millisecond + dur("stale-at", max(sp.Horizon-w.At, 0))
+				}
+			} else {
+				f.At = when("stale-at", time.Millisecond)
+				if len(kinds) > 0 && !rapid.Bool().Draw(t, "stale-every-kind") {
+					f.Resource = rapid.SampledFrom(kinds).Draw(t, "stale-kind")
+				}
+			}
+			f.Age = time.Millisecond + dur("stale-age", sp.MaxStale)
+			p.Faults = append(p.Faults, f)
 		}
 		if class(Workers, len(sp.Controllers) > 0) {
 			c := rapid.SampledFrom(sp.Controllers).Draw(t, "workers-controller")

@@ -93,7 +93,15 @@ const (
 	// reflector lists with resourceVersion 0): its informers list the state as
 	// it was Age earlier and get each event Age after its commit, until the
 	// lagging apiserver has caught up, Age after the restart (Sieve's
-	// stale-state pattern, "time travel").
+	// stale-state pattern, "time travel"). With Rev, the lagging apiserver's
+	// watch cache is at that resourceVersion instead of Age behind: the
+	// informers list the state just after the write that made Rev (exact
+	// where writes share an instant) and get every later event Age after the
+	// restart, when the cache has caught up. With Resource ("group/version/Kind";
+	// "" or "*": every kind), only that kind's watch cache lags: the process's
+	// other informers are fresh (kube-apiserver keeps a watch cache per
+	// resource). The heal ends it, as every fault: a view still behind then
+	// catches up at once.
 	Stale FaultKind = "stale"
 	// Stop: Process stops cleanly at From, as a graceful shutdown between
 	// reconciles (none is cut: it stops once none is in flight), and starts
@@ -106,7 +114,8 @@ const (
 	// it has the response (every queued event of that object, then), whatever
 	// else holds or delays them, in every incarnation; and, with Age, its
 	// first start at or after At lists and watches through an apiserver Age
-	// behind, as a stale restart's does (without the crash). It is no fault
+	// behind, as a stale restart's does (without the crash), until the heal
+	// at the latest (a start after the heal is fresh). It is no fault
 	// the generator draws: operatortest replays a faulted run's blind time so
 	// (its stale, held and lagging views, behind the world's writes but never
 	// behind the operator's own), for the fault-free run of the same blind
@@ -142,7 +151,7 @@ type Fault struct {
 	Kind       FaultKind
 	Process    string
 	Controller string
-	Resource   string // Lag, Hold: the kind, as "group/version/Kind" or "*"
+	Resource   string // Lag, Hold, Stale: the kind, as "group/version/Kind" or "*" ("" for a stale fault: every kind)
 	Min, Max   time.Duration
 	From       time.Duration
 	Until      time.Duration
@@ -150,7 +159,8 @@ type Fault struct {
 	Write      int
 	At         time.Duration
 	N          int
-	Age        time.Duration // Stale: how far behind the apiserver is
+	Age        time.Duration // Stale: how far behind the apiserver is (with Rev: how long)
+	Rev        uint64        // Stale: the resourceVersion the lagging watch cache is at (0: Age behind)
 	API        apiserver.Fault
 	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
 	Node       string // NodeLost
@@ -220,6 +230,9 @@ func (f Fault) String() string {
 	case Blind:
 		dur("at", f.At)
 		dur("age", f.Age)
+		if f.Rev != 0 {
+			add("rev", strconv.FormatUint(f.Rev, 10))
+		}
 	case Crash:
 		num("call", f.Call)
 		num("write", f.Write)
@@ -229,6 +242,9 @@ func (f Fault) String() string {
 	case Stale:
 		dur("at", f.At)
 		dur("age", f.Age)
+		if f.Rev != 0 {
+			add("rev", strconv.FormatUint(f.Rev, 10))
+		}
 	case NotReady, CrashLoop, PodFail:
 		num("pod", f.Pod)
 	case NodeLost:
@@ -401,9 +417,9 @@ var faultKeys = map[FaultKind][]string{
 	Crash:   {"process", "call", "write", "at"},
 	Latency: {"process", "min", "max"},
 	Workers: {"process", "controller", "n"},
-	Stale:   {"process", "at", "age"},
+	Stale:   {"process", "at", "age", "kind", "rev"},
 	Stop:    {"process", "from", "until"},
-	Blind:   {"process", "at", "age"},
+	Blind:   {"process", "at", "age", "kind", "rev"},
 	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
@@ -455,6 +471,11 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 			dur(&f.At)
 		case "age":
 			dur(&f.Age)
+		case "rev":
+			f.Rev, err = strconv.ParseUint(v, 10, 64)
+			if err == nil && f.Rev == 0 {
+				err = fmt.Errorf("want a resourceVersion above 0")
+			}
 		case "call":
 			num(&f.Call)
 		case "write":
@@ -536,6 +557,9 @@ func (f Fault) validate() error {
 	case Stale:
 		if f.Process == "" || f.At <= 0 || f.Age <= 0 {
 			return fmt.Errorf("stale: give process=NAME, at=DURATION and age=DURATION, both above 0")
+		}
+		if f.Resource != "" && f.Resource != "*" && strings.Count(f.Resource, "/") != 2 {
+			return fmt.Errorf("stale: kind must be group/version/Kind (/v1/Pod for a core kind) or *, got %q", f.Resource)
 		}
 	case NotReady, CrashLoop, PodFail:
 		if f.Pod < 1 || f.Pod > MaxCount {

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,10 +19,14 @@ var space = plan.Space{
 	Controllers: []string{"manager/widget"},
 	MaxWrite:    5,                // crash-after-write faults round-trip too
 	MaxStale:    30 * time.Second, // and stale restarts
-	// and faults aimed at a reference run's instants (0s: a hold aimed there starts at 1ms)
-	Targets: func(*plan.Plan) []time.Duration { return []time.Duration{0, 5 * time.Second, 2 * time.Minute} },
-	Pods:    4, // and workload faults
-	Nodes:   []string{"node-1", "node-2"},
+	// and faults aimed at a reference run's instants (0s: a hold aimed there
+	// starts at 1ms) and stale restarts at its writes (rev=, kind=)
+	Targets: func(*plan.Plan) plan.Targets {
+		return plan.Targets{Instants: []time.Duration{0, 5 * time.Second, 2 * time.Minute},
+			Writes: []plan.Write{{At: 5 * time.Second, RV: 1, Kind: "/v1/Namespace"}, {At: 5 * time.Second, RV: 40, Kind: "test.ctrlsim.dev/v1/Widget"}, {At: 2 * time.Minute, RV: 41}}}
+	},
+	Pods:  4, // and workload faults
+	Nodes: []string{"node-1", "node-2"},
 	APIFaults: []apiserver.Fault{
 		{Verb: "patch", Resource: "widgets", Code: 422, Field: "status.progress", Message: "field is \"immutable\" = yes"},
 		{Verb: "create", Ambiguous: true, Count: 1},
@@ -223,24 +228,135 @@ func TestGeneratedFaultsAlwaysHaveAnEffect(t *testing.T) {
 func TestTimedFaultsAimAtTheTargets(t *testing.T) {
 	sp := plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap"}, MaxStale: time.Minute,
 		Classes: []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash},
-		Targets: func(*plan.Plan) []time.Duration { return []time.Duration{7 * time.Second} }}
+		Targets: func(*plan.Plan) plan.Targets { return plan.Targets{Instants: []time.Duration{7 * time.Second}} }}
 	aimed := map[plan.FaultKind]int{}
-	rapid.Check(t, func(t *rapid.T) {
-		for _, f := range plan.Generator(sp).Draw(t, "plan").Faults {
+	gen := plan.Generator(sp)
+	for i := range 400 { // 400 plans of fixed seeds, whatever -rapid.checks (-short) says
+		for _, f := range gen.Example(i).Faults {
 			switch {
 			case f.Kind == plan.Stale && f.At == 7*time.Second+time.Millisecond,
 				f.Kind == plan.Crash && f.At == 7*time.Second+time.Millisecond,
 				f.Kind == plan.Hold && f.From == 7*time.Second-time.Millisecond:
 				aimed[f.Kind]++
 			}
-			if f.Kind == plan.Stale && (f.At <= 0 || f.Age <= 0) {
-				t.Fatalf("a stale fault with no effect: %s", f)
+			if f.Kind == plan.Stale && (f.At <= 0 || f.Age <= 0 || f.Rev != 0) {
+				t.Fatalf("a stale fault with no effect, or aimed at a write there is none of: %s", f)
 			}
 		}
-	})
+	}
 	for _, k := range []plan.FaultKind{plan.Stale, plan.Hold, plan.Crash} {
 		if aimed[k] == 0 {
-			t.Errorf("no %s fault was aimed at the target in 100 plans", k)
+			t.Errorf("no %s fault was aimed at the target in 400 plans", k)
+		}
+	}
+}
+
+// With the reference run's writes, a stale restart's lagging watch cache is
+// drawn at the state just before or just after one of them (by
+// resourceVersion), the restart after it, and the lag scoped to the write's
+// kind or to every kind; each of the four shows up.
+func TestAStaleRestartAimsItsViewJustBeforeOrAfterAWrite(t *testing.T) {
+	writes := []plan.Write{{At: 3 * time.Second, RV: 17, Kind: "test.ctrlsim.dev/v1/Widget"}, {At: 9 * time.Second, RV: 30, Kind: "/v1/Pod"}}
+	sp := plan.Space{Processes: []string{"op"}, Kinds: []string{"/v1/ConfigMap"}, MaxStale: time.Minute, Horizon: 30 * time.Second,
+		Classes: []plan.FaultKind{plan.Stale},
+		Targets: func(*plan.Plan) plan.Targets {
+			return plan.Targets{Instants: []time.Duration{3 * time.Second, 9 * time.Second}, Writes: writes}
+		}}
+	seen := map[string]bool{}
+	gen := plan.Generator(sp)
+	for i := range 400 { // 400 plans of fixed seeds, whatever -rapid.checks (-short) says
+		for _, f := range gen.Example(i).Faults {
+			if f.Kind != plan.Stale || f.Rev == 0 {
+				continue
+			}
+			var w *plan.Write
+			for i := range writes {
+				if f.Rev == writes[i].RV || f.Rev == writes[i].RV-1 {
+					w = &writes[i]
+				}
+			}
+			if w == nil {
+				t.Fatalf("a stale fault aimed at no write: %s", f)
+			}
+			if f.At <= w.At {
+				t.Fatalf("a stale restart at or before the write it aims at (%v): %s", w.At, f)
+			}
+			if f.Resource != "" && f.Resource != w.Kind {
+				t.Fatalf("a stale fault scoped to %q, not the kind of the write it aims at (%s): %s", f.Resource, w.Kind, f)
+			}
+			seen[fmt.Sprintf("after=%v scoped=%v", f.Rev == w.RV, f.Resource != "")] = true
+		}
+	}
+	for _, want := range []string{"after=false scoped=false", "after=false scoped=true", "after=true scoped=false", "after=true scoped=true"} {
+		if !seen[want] {
+			t.Errorf("no stale restart drawn with %s in 400 plans (drew %v)", want, seen)
+		}
+	}
+}
+
+// A stale restart of a process whose cached kinds the reference run showed
+// lags only what it caches: aimed at a write of a kind it caches, scoped to
+// a kind it caches (a lag of another kind changes nothing it sees); a
+// process nothing is known of draws among every kind and write.
+func TestAStaleRestartLagsOnlyTheKindsItsProcessCaches(t *testing.T) {
+	writes := []plan.Write{{At: 3 * time.Second, RV: 17, Kind: "test.ctrlsim.dev/v1/Widget"}, {At: 9 * time.Second, RV: 30, Kind: "/v1/Pod"}}
+	sp := plan.Space{Processes: []string{"op", "other"}, Kinds: []string{"test.ctrlsim.dev/v1/Widget", "/v1/Pod", "/v1/ServiceAccount"},
+		MaxStale: time.Minute, Horizon: 30 * time.Second, Classes: []plan.FaultKind{plan.Stale},
+		Targets: func(*plan.Plan) plan.Targets {
+			return plan.Targets{Instants: []time.Duration{3 * time.Second, 9 * time.Second}, Writes: writes,
+				Watched: map[string][]string{"op": {"test.ctrlsim.dev/v1/Widget"}}}
+		}}
+	scoped := map[string]map[string]bool{"op": {}, "other": {}}
+	gen := plan.Generator(sp)
+	for i := range 400 { // fixed seeds, whatever -rapid.checks says
+		for _, f := range gen.Example(i).Faults {
+			if f.Kind != plan.Stale {
+				continue
+			}
+			if f.Process == "op" && (f.Rev == 30 || f.Rev == 29) {
+				t.Fatalf("a stale restart of op aimed at a Pod write, a kind op does not cache: %s", f)
+			}
+			if f.Resource != "" {
+				scoped[f.Process][f.Resource] = true
+			}
+		}
+	}
+	if want := map[string]bool{"test.ctrlsim.dev/v1/Widget": true}; !reflect.DeepEqual(scoped["op"], want) {
+		t.Errorf("op's stale restarts were scoped to %v, want only the kind it caches %v", scoped["op"], want)
+	}
+	if len(scoped["other"]) != 3 {
+		t.Errorf("other (nothing known of its caches) was scoped to %v, want each of the 3 kinds in 400 plans", scoped["other"])
+	}
+}
+
+// A stale fault's kind scope and resourceVersion round-trip through the text
+// form; a plan written before them (no kind=, no rev=) reads back as a lag of
+// every kind, Age behind, as it always meant; a malformed kind is refused.
+func TestStaleKindAndRevParseAndOldPlansKeepTheirMeaning(t *testing.T) {
+	p, err := plan.Parse("seed 3\nstale process=op at=40s age=30s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := p.Faults[0]; f.Resource != "" || f.Rev != 0 || f.At != 40*time.Second || f.Age != 30*time.Second {
+		t.Errorf("an old stale line read as %+v", f)
+	}
+	if got := p.String(); got != "seed 3\nstale process=op at=40s age=30s\n" {
+		t.Errorf("an old stale line prints back as %q", got)
+	}
+	text := "seed 3\nstale process=op kind=/v1/Pod at=40s age=30s rev=57\n"
+	p, err = plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := p.Faults[0]; f.Resource != "/v1/Pod" || f.Rev != 57 {
+		t.Errorf("a scoped stale line read as %+v", f)
+	}
+	if got := p.String(); got != text {
+		t.Errorf("a scoped stale line prints back as %q, want %q", got, text)
+	}
+	for _, bad := range []string{"stale process=op kind=Pod at=1s age=1s", "stale process=op at=1s age=1s rev=0", "stale process=op at=1s age=1s rev=x"} {
+		if _, err := plan.Parse("seed 1\n" + bad + "\n"); err == nil {
+			t.Errorf("%q parsed", bad)
 		}
 	}
 }

@@ -292,8 +292,7 @@ func (p *Process) start() {
 	}
 	p.record(trace.Step{Op: op, Result: "incarnation " + strconv.Itoa(p.incarnation)})
 	if isStale {
-		p.record(trace.Step{Op: "stale", Result: fmt.Sprintf("its informers list and watch through an apiserver %s behind until %s",
-			stale.Age, stale.Until.Sub(p.env.Start))})
+		p.record(trace.Step{Op: "stale", Result: stale.Describe(stale.Until.Sub(p.env.Start))})
 	}
 	p.started = true // Setup may crash the process (a crash planned at one of its calls)
 	incarnation := p.incarnation

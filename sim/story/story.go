@@ -479,8 +479,15 @@ func (s *Story) faultSpans() {
 			// The crash is in the trace; the span shows how far behind the
 			// apiserver it restarts onto is (the trace's "stale" step says
 			// exactly when the lag starts and ends).
+			label := "restart onto an apiserver " + f.Age.String() + " behind"
+			if f.Rev > 0 {
+				label = fmt.Sprintf("restart onto an apiserver at resourceVersion %d", f.Rev)
+			}
+			if f.Resource != "" && f.Resource != "*" {
+				label += " (" + f.Resource + " only)"
+			}
 			onProcess(f.Process, Span{From: f.At, To: f.At + f.Age, Kind: SpanFault, Color: colorFault, Step: -1,
-				Label: "restart onto an apiserver " + f.Age.String() + " behind"})
+				Label: label})
 		}
 	}
 }
