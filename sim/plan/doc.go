@@ -40,7 +40,10 @@
 // reference run's writes, the generator aims a stale restart at one: rev= just
 // before or just after it, the restart after it, scoped to its kind unless
 // drawn for every kind (a scoped fault is the smaller one: shrinking tries it
-// first).
+// first). With Targets.Watched (the kinds each process's informers cached in
+// the reference run), a stale restart of a process is aimed only at writes of
+// kinds it caches and scoped only to one of them: a lag of another kind
+// changes nothing it sees.
 //
 // A stop (stop process=NAME from=T until=T2) is no fault a generator draws:
 // the process stops cleanly at from (a graceful shutdown between reconciles)
