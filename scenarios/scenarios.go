@@ -20,21 +20,20 @@
 // operatortest test instead: its package's Test(variant) returns the
 // operatortest.Options of the reference controller's variant (managers,
 // seed objects, domain steps, properties as operatortest.Property), and
-// its Entry sets Test in place of World, Space and Properties; `ctrlsim
-// run`, `catalogue` and `replay` run it through operatortest
-// (scenarios/catalogue's operatortest.go). The entries not yet ported keep
-// the shape above and the kernel's own explorer.
+// its Entry sets Test in place of World, Space and Properties. Listed in
+// OnOperatortest, it takes its kernel entry's place in All: `ctrlsim run`,
+// `catalogue` and `replay` run it through operatortest (scenarios/catalogue's
+// operatortest.go), and `--kernel` runs the kernel's original beside it. The
+// entries not yet ported keep the shape above and the kernel's own explorer.
 //
 // # Known gaps
 //
 // Entries are registered here by hand; a scenario package that is not listed in
-// All is not in the catalogue. Two engines remain until every entry is ported
-// to operatortest: none of All is yet. OnOperatortest holds the canary's and
-// kopf's four entries (15 of 15 outcomes as expected through `ctrlsim run
-// --operatortest`); the catalogue keeps the kernel's until their pages,
-// whose stories quote kernel traces, are rewritten from operatortest runs,
-// and the command's tests, which use the canary's kernel entry for sharding
-// and pod logs, move too.
+// Kernel is not in the catalogue. Two engines remain until every entry is
+// ported to operatortest: All runs the ports of OnOperatortest (the canary's
+// and kopf's four entries, 15 of 56 outcomes) and the kernel's entries for
+// the rest. The fuzz targets fuzz kernel entries (their plans are the
+// kernel's generator's).
 package scenarios
 
 import (
@@ -51,8 +50,28 @@ import (
 	"github.com/ctrlsim/ctrlsim/scenarios/reposync"
 )
 
-// All returns the catalogue entries in catalogue order.
+// All returns the catalogue entries in catalogue order: each entry's port
+// to operatortest (OnOperatortest) where it has one, the kernel's entry
+// otherwise.
 func All() []*catalogue.Entry {
+	ports := OnOperatortest()
+	var all []*catalogue.Entry
+	for _, e := range Kernel() {
+		for _, p := range ports {
+			if p.ID == e.ID {
+				e = p
+			}
+		}
+		all = append(all, e)
+	}
+	return all
+}
+
+// Kernel returns the catalogue entries as the kernel's explorer runs them,
+// the engine the catalogue is leaving (issue 30): `ctrlsim run --kernel`
+// and `replay --kernel` run a ported entry's kernel original beside its port,
+// and the fuzz targets fuzz them.
+func Kernel() []*catalogue.Entry {
 	var all []*catalogue.Entry
 	all = append(all, canary.Entries()...)
 	all = append(all, bundledeployment.Entries()...)
@@ -63,11 +82,21 @@ func All() []*catalogue.Entry {
 	return all
 }
 
-// OnOperatortest are the entries ported to operatortest (issue 30) that the
-// catalogue does not list yet, each with the ID of the entry it replaces:
-// `ctrlsim run --operatortest` runs them in its place.
+// OnOperatortest are the entries ported to operatortest (issue 30), each
+// with the ID of the kernel entry it replaces in All.
 func OnOperatortest() []*catalogue.Entry {
 	return append([]*catalogue.Entry{canary.OnOperatortest()}, kopf.OnOperatortest()...)
+}
+
+// KernelOf returns the kernel's entry with this ID (an entry of All that is
+// a port has one too).
+func KernelOf(id string) (*catalogue.Entry, error) {
+	for _, e := range Kernel() {
+		if e.ID == id {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown entry %q", id)
 }
 
 // Lookup returns the entry with this ID.

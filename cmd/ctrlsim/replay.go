@@ -20,7 +20,7 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	text := fs.String("plan-text", "", "the plan's text")
 	timeline := fs.Bool("timeline", false, "print the timeline")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
-	onOT := fs.Bool("operatortest", false, "replay on the entry's port to operatortest (ctrlsim run --operatortest)")
+	kernel := fs.Bool("kernel", false, "replay on the kernel's entry of an entry ported to operatortest (ctrlsim run --kernel)")
 	htmlOut := fs.String("html", "", "also write the run inspector, one self-contained HTML page, to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
@@ -32,15 +32,9 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if *onOT {
-		ported := false
-		for _, p := range scenarios.OnOperatortest() {
-			if p.ID == e.ID {
-				e, ported = p, true
-			}
-		}
-		if !ported {
-			return usagef("entry %s has no port to operatortest", e.ID)
+	if *kernel {
+		if e, err = scenarios.KernelOf(e.ID); err != nil {
+			return usagef("%v", err)
 		}
 	}
 	vr, err := variant.Parse(*v)

@@ -48,7 +48,8 @@
 //
 // Alternating422, PoisonEvent and NoEventAfterFailure are the other three
 // entries written so (operatortest_entries.go), and OnOperatortest gives
-// them, with Persistent422, to `ctrlsim run --operatortest` in place of their kernel entries.
+// them, with Persistent422, to the catalogue (scenarios.All) in place of
+// their kernel entries.
 // The faults the plan's API faults cannot express are systems outside the
 // cluster (operatortest.System): Webhook, a flaky admission webhook whose
 // fault alternate-422 refuses every other PATCH of x through
@@ -95,10 +96,10 @@
 //     writes do; a failed write stops them silently.
 //   - A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
 //     the patch model, so the specs with grow run for seconds, not minutes.
-//   - The catalogue (scenarios.All) still lists the kernel's four entries;
-//     OnOperatortest gives all four to `ctrlsim run --operatortest` in their
-//     place (on seed 1 with the catalogue's 200 plans: 12 of 12 outcomes as
-//     expected, 51 s for the four against 26 s on the kernel, one run each). Persistent422's
+//   - The catalogue (scenarios.All) runs the four on operatortest (on seed 1
+//     with the catalogue's 200 plans: 12 of 12 outcomes as expected, 51 s for
+//     the four against 26 s on the kernel's entries, which `ctrlsim run
+//     --kernel` still runs, one run each). Persistent422's
 //     shrink now takes 2.6-4.4 s (issue 31's shrink work); its test still
 //     bounds it (ShrinkRuns 100), those of the other three to 50 runs.
 //   - On operatortest, poison still fails the operator's reads through a

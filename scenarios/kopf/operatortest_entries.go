@@ -321,8 +321,8 @@ func (e *editor) stream(name string, period, until, now time.Duration) {
 }
 
 // OnOperatortest are the kopf entries written as operatortest tests, each in
-// place of the catalogue's kernel entry of its ID (`ctrlsim run
-// --operatortest`): alternating-422, poison-event and no-event-after-failure.
+// place of the catalogue's kernel entry of its ID (scenarios.All):
+// persistent-422, alternating-422, poison-event and no-event-after-failure.
 func OnOperatortest() []*catalogue.Entry {
 	tests := map[string]func(variant.Variant) operatortest.Options{
 		"kopf/persistent-422":         Persistent422,
