@@ -24,7 +24,7 @@ func TestReportsHavePicturesAndInspectors(t *testing.T) {
 		entries = append(entries, e)
 	}
 	dir := t.TempDir()
-	results, err := catalogue.WriteReports(dir, entries, catalogue.ReportOptions{Checks: 10, Seed: 1}, nil)
+	results, err := catalogue.WriteReports(dir, entries, catalogue.ReportOptions{Checks: 30, Seed: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
