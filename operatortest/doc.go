@@ -202,7 +202,13 @@
 //     owner that was itself created for a gone owner and not yet collected
 //     counts as gone: the collector takes the whole subtree (a StatefulSet
 //     made for a deleted custom resource, and the Pod the statefulset
-//     controller made for it).
+//     controller made for it). A live dependent re-owned to a gone owner
+//     before the grace ended is doomed the same way: a restart onto a
+//     watch cache that still shows the owner the user deleted and
+//     re-created writes the old uid into the new owner's child
+//     (controllerutil.SetControllerReference tells owners apart by kind
+//     and name), and the collector deletes it; its lifetime counts only
+//     if it is never collected or is re-owned to a present owner first.
 //   - A storm of reconciles or writes in seconds during which a watch of the
 //     cluster is stalled (a hold) is a note, not a hot loop (the kernel's
 //     hot-loop verdict holds and says its count): a controller's cache that

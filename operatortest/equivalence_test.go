@@ -22,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -737,5 +738,37 @@ func TestADeploymentsRevisionCountsItsRolloutsAndIsNotCompared(t *testing.T) {
 	}
 	if other := deployment("2", "1efcb351"); other == two {
 		t.Errorf("a Deployment with another template compares equal: %s", other)
+	}
+}
+
+// ownedChild keeps the app's Secret with controllerutil.CreateOrUpdate and
+// SetControllerReference, as kubebuilder's operators keep their children.
+func ownedChild(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}
+	_, err := controllerutil.CreateOrUpdate(ctx, c, s, func() error {
+		s.StringData = map[string]string{"app": app.Name}
+		return controllerutil.SetControllerReference(app, s, c.Scheme())
+	})
+	return err
+}
+
+// A restart onto a watch cache that still shows the app the user deleted
+// and re-created: the reconcile reads the old app and writes its uid into
+// the live app's child (SetControllerReference tells owners apart by kind
+// and name), the garbage collector deletes the child, whose owner is gone,
+// and the reconciles re-create it until the cache catches up. A real
+// cluster does this to every operator that owns its children; the
+// lifetimes the collector ends are its rule at work, not churn.
+func TestAChildReownedToADeletedOwnerByAStaleViewAndCollectedIsNotChurn(t *testing.T) {
+	// rev=6 is the first app's: the restarted operator's ConfigMaps lag
+	// there, its Secrets are fresh.
+	all := judgeAll(t, appOptions(ownedChild), "seed 1\nat 0s delete object=0\nat 31ms recreate object=0\nstale process=op kind=/v1/ConfigMap at=3s age=84ms rev=6\n")
+	for name, v := range all {
+		if !v.Holds {
+			t.Errorf("%s violated: %s", name, v.Detail)
+		}
+	}
+	if d := all[UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") {
+		t.Errorf("no stale view of the first app re-owned its child: %q", d)
 	}
 }

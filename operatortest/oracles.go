@@ -284,8 +284,21 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 		gvk schema.GroupVersionKind
 		key string
 	}
-	forGone := map[types.UID]pending{} // created for gone owners, not yet deleted
+	forGone := map[types.UID]pending{} // created for (or re-owned to) gone owners, not yet deleted
 	var forGoneOrder []types.UID
+	counted := map[types.UID]bool{} // live objects whose creation counts
+	// doomed reports whether an object with these owner references is one
+	// the collector deletes: it has owners and none is present (an owner
+	// that was itself made for a gone owner is doomed too: the collector
+	// takes the whole subtree, a StatefulSet made for a deleted custom
+	// resource, then its Pod), written before the heal's grace ended.
+	doomed := func(refs []metav1.OwnerReference, at time.Duration) bool {
+		return len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+graceOf(r.Plan)) &&
+			!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool {
+				_, doomed := forGone[ref.UID]
+				return owners[ref.UID] == present && !doomed
+			})
+	}
 	count := func(gvk schema.GroupVersionKind, key string) *createsDeletes {
 		m := s.changes[gvk]
 		if m == nil {
@@ -315,26 +328,40 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 			if o.GetDeletionTimestamp() != nil {
 				owners[uid] = deleting
 			}
-			at := ev.At.Sub(r.Start)
-			if refs := o.GetOwnerReferences(); len(refs) > 0 && (r.HealAt == 0 || at <= r.HealAt+graceOf(r.Plan)) &&
-				!slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool {
-					// An owner that was itself made for a gone owner is doomed
-					// too: the collector takes the whole subtree (a StatefulSet
-					// made for a deleted custom resource, then its Pod).
-					_, doomed := forGone[ref.UID]
-					return owners[ref.UID] == present && !doomed
-				}) {
+			if doomed(o.GetOwnerReferences(), ev.At.Sub(r.Start)) {
 				forGone[uid] = pending{gvk, key}
 				forGoneOrder = append(forGoneOrder, uid)
 				continue
 			}
 			count(gvk, key).creates++
+			counted[uid] = true
 		case watch.Modified:
 			if o.GetDeletionTimestamp() != nil {
 				owners[uid] = deleting
 			}
+			// A dependent re-owned to a gone owner is doomed as one made for
+			// it: a reconcile that reads a deleted owner from a stale cache
+			// sets the owner reference of the live owner's child of the same
+			// name to the old uid (controllerutil.SetControllerReference
+			// tells owners apart by kind and name), and the collector
+			// deletes the child. Its lifetime is the collector's rule at
+			// work, not counted unless it is never collected; one re-owned to
+			// a present owner before that counts again.
+			_, isForGone := forGone[uid]
+			switch d := doomed(o.GetOwnerReferences(), ev.At.Sub(r.Start)); {
+			case d && counted[uid]:
+				count(gvk, key).creates--
+				delete(counted, uid)
+				forGone[uid] = pending{gvk, key}
+				forGoneOrder = append(forGoneOrder, uid)
+			case !d && isForGone && len(o.GetOwnerReferences()) > 0:
+				delete(forGone, uid)
+				count(gvk, key).creates++
+				counted[uid] = true
+			}
 		case watch.Deleted:
 			delete(owners, uid)
+			delete(counted, uid)
 			if _, ok := forGone[uid]; ok {
 				delete(forGone, uid)
 				s.collected = append(s.collected, key)
@@ -350,6 +377,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 	for _, uid := range forGoneOrder {
 		if p, ok := forGone[uid]; ok {
 			count(p.gvk, p.key).creates++
+			delete(forGone, uid) // listed again if re-owned twice
 		}
 	}
 	for _, gvk := range s.kinds {
