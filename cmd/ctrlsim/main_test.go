@@ -244,3 +244,21 @@ func TestBenchReportShowsOperatortestOnANamedMachine(t *testing.T) {
 		t.Errorf("a run without operatortest figures does not say so:\n%s", md)
 	}
 }
+
+// reports/bench.md shows a same-run ratio against envtest on the same
+// operator and workload, or why there is none.
+func TestBenchReportShowsOperatortestAgainstEnvtestOnTheSameOperator(t *testing.T) {
+	f := &bench.Figures{Operatortest: &bench.Operatortest{Workers: 2,
+		Envtest: &bench.EnvtestRatio{Operator: "twowrites (fixed)", Rounds: 5, Envtest: 0.24, Operatortest: 0.02, Ratio: 12}}}
+	md := string(markdown(f))
+	for _, want := range []string{"### Against envtest, the same operator and workload", "5 rounds on each side",
+		"| twowrites (fixed) | 0.240 | 0.0200 | 12x |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	md = string(markdown(&bench.Figures{Operatortest: &bench.Operatortest{Workers: 2, EnvtestNote: "not measured: envtest assets missing"}}))
+	if !strings.Contains(md, "### Against envtest, the same operator and workload\n\nnot measured: envtest assets missing.") {
+		t.Errorf("a run without the envtest ratio does not say so:\n%s", md)
+	}
+}

@@ -21,6 +21,10 @@ type Operatortest struct {
 	Workers    int          `json:"workers"`
 	Throughput []Throughput `json:"throughput"`
 	Bugs       []BugCatch   `json:"bugs"`
+	// Envtest is the same-run ratio against envtest on one operator and
+	// workload; EnvtestNote says why it is nil.
+	Envtest     *EnvtestRatio `json:"envtest,omitempty"`
+	EnvtestNote string        `json:"envtest_note,omitempty"`
 }
 
 // Throughput is one correct operator explored over Plans plans.
@@ -88,4 +92,16 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " / ")
+}
+
+// EnvtestRatio is the same operator and workload timed on envtest and on
+// operatortest in one run (the no-wait ratio: neither side waits for
+// anything but the operator and the API server): medians of Rounds rounds
+// each, interleaved, in wall seconds.
+type EnvtestRatio struct {
+	Operator     string  `json:"operator"`
+	Rounds       int     `json:"rounds"`
+	Envtest      float64 `json:"envtest_seconds"`
+	Operatortest float64 `json:"operatortest_seconds"`
+	Ratio        float64 `json:"ratio"`
 }
