@@ -8,8 +8,10 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -125,7 +127,7 @@ func (p *pendingSeeds) createServed() {
 			continue
 		}
 		// Its result is in the trace (an admin call), as a workload step's.
-		if err := p.c.Admin().Create(context.Background(), obj.DeepCopyObject().(client.Object)); unconverted(err) {
+		if err := createSeed(context.Background(), p.c, obj); unconverted(err) {
 			left = append(left, obj)
 			p.retry()
 			continue
@@ -159,3 +161,39 @@ func unconverted(err error) bool {
 // unserved reports whether err is the refusal of a create whose kind no CRD
 // serves yet.
 func unserved(err error) bool { return meta.IsNoMatchError(err) }
+
+// createSeed creates a seed object as cluster admin and, when its kind's
+// status subresource dropped the status it was given, writes that status
+// (Options.Objects).
+func createSeed(ctx context.Context, c *cluster.Cluster, obj client.Object) error {
+	created := obj.DeepCopyObject().(client.Object)
+	if err := c.Admin().Create(ctx, created); err != nil {
+		return err
+	}
+	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil || len(asMap(want["status"])) == 0 {
+		return err
+	}
+	got, err := runtime.DefaultUnstructuredConverter.ToUnstructured(created)
+	if err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(got["status"], want["status"]) {
+		return nil
+	}
+	got["status"] = want["status"]
+	if u, ok := created.(*unstructured.Unstructured); ok {
+		u.Object = got
+	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructured(got, created); err != nil {
+		return err
+	}
+	if err := c.Admin().Status().Update(ctx, created); err != nil {
+		return fmt.Errorf("writing the status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+	}
+	return nil
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

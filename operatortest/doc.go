@@ -484,7 +484,8 @@
 //     by the generator beside the steps over the seed objects, written in
 //     the plan's text (`at 12s publish version=1.2`), shrunk and replayed as
 //     any step. Params lists each parameter's values (Draw draws ones that
-//     depend on each other); Within and Max bound its time and count; Do
+//     depend on each other); Within, Min and Max bound its time and count
+//     (Min 1: in every plan, as the version a pipeline promotes); Do
 //     runs it as the workload's user (the admin client, the run's virtual
 //     time). A key a plan gives that the step does not declare is refused
 //     before the run; a step named as one of the workload's own, unnamed or
@@ -503,7 +504,13 @@
 //     faults at the heal (SystemEnv.Healed; serverfaults.go, whose doc
 //     shows how an author writes one; scenarios/kopf's Webhook and Wire
 //     are written so). A failure's explanation names a system's fault as
-//     that system's.
+//     that system's. What a system does goes into the run's trace as steps
+//     of its own process (SystemEnv.Trace: a promotion taken, a release
+//     written), shown in every timeline and pointed at by a picture when a
+//     violation names its object.
+//   - Seed objects keep their status (Options.Objects): a status that a
+//     status subresource drops from the create is written after it, as the
+//     controller owning it had written it before the test began.
 //   - Domain properties (Options.Properties): a Check over the run's
 //     History (end state, trace, watch log); FromCheck adapts a property of
 //     the kernel (sim/check: at-most-once, terminates, Eventually).

@@ -341,7 +341,13 @@ type report struct {
 	// systemFaults are the step names of Options.Systems' faults, to their
 	// system's name.
 	systemFaults map[string]string
+	// systems are Options.Systems' names: their steps (SystemEnv.Trace) are
+	// the world's, shown in the timeline as the operator's are.
+	systems []string
 }
+
+// shown are the processes whose every step a folded timeline keeps.
+func (rep *report) shown() []string { return append(slices.Clone(rep.operators), rep.systems...) }
 
 func (rep *report) story() *story.Story {
 	return story.Build(story.Input{
@@ -455,7 +461,7 @@ func (rep *report) markdown(svg, html string) string {
 		b.WriteString("```\n")
 	}
 	b.WriteString("\n## The timeline\n\n```\n")
-	for _, l := range foldTimeline(rep.r.steps, rep.operators, false) {
+	for _, l := range foldTimeline(rep.r.steps, rep.shown(), false) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("```\n")

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
 		return nil, err
 	}
 	ops := w.operatorProcesses()
-	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Timeline: foldTimeline(r.steps, ops, fullTimeline()),
+	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Timeline: foldTimeline(r.steps, append(slices.Clone(ops), systemNames(w.o.Systems)...), fullTimeline()),
 		rep: &report{test: t.Name(), p: p, r: r, violated: r.violated(), operators: ops}}
 	if n := len(r.steps); n > 0 {
 		out.Virtual = r.steps[n-1].At

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,8 +61,11 @@ type DomainStep struct {
 	// Within bounds the step's time, drawn in [0, Within] in whole
 	// milliseconds (0: the fault phase).
 	Within time.Duration
-	// Max is the most steps of this name a plan draws (0: MaxSteps).
-	Max int
+	// Max is the most steps of this name a plan draws (0: MaxSteps); Min
+	// the fewest (0 by default): Min 1 puts the step in every plan drawn
+	// (what every run of the world starts from: a version published), at a
+	// drawn time. A plan's text replays as written either way.
+	Min, Max int
 	// Do runs the step at its time.
 	Do func(ctx context.Context, env StepEnv, args Args) error
 }
@@ -114,8 +118,10 @@ func validateDomain(steps []DomainStep) error {
 			return fmt.Errorf("Domain[%d] (%s): Do is nil: the step would do nothing", i, d.Name)
 		case d.Draw != nil && len(d.Params) > 0:
 			return fmt.Errorf("Domain[%d] (%s): give Params or Draw, not both", i, d.Name)
-		case d.Within < 0 || d.Max < 0:
-			return fmt.Errorf("Domain[%d] (%s): Within and Max must be 0 (the default) or more", i, d.Name)
+		case d.Within < 0 || d.Max < 0 || d.Min < 0:
+			return fmt.Errorf("Domain[%d] (%s): Within, Min and Max must be 0 (the default) or more", i, d.Name)
+		case d.Min > cmp.Or(d.Max, MaxSteps):
+			return fmt.Errorf("Domain[%d] (%s): Min %d is more than Max %d", i, d.Name, d.Min, cmp.Or(d.Max, MaxSteps))
 		}
 		for _, p := range d.Params {
 			if p.Key == "" || len(p.Values) == 0 {
@@ -140,7 +146,7 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 			if max == 0 {
 				max = MaxSteps
 			}
-			n := rapid.IntRange(0, max).Draw(t, d.Name+"-count")
+			n := rapid.IntRange(d.Min, max).Draw(t, d.Name+"-count")
 			for range n {
 				at := time.Duration(rapid.Int64Range(0, int64(within/time.Millisecond)).Draw(t, d.Name+"-at")) * time.Millisecond
 				var args Args

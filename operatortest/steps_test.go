@@ -150,6 +150,7 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 		{DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) Args { return nil }}, "Params or Draw"},
 		{DomainStep{Name: "publish", Do: do, Params: []Param{{Key: "name"}}}, "at least one value"},
 		{DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
+		{DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
 	} {
 		o := domainOptions()
 		o.Workload.Domain = []DomainStep{tc.step}
@@ -161,6 +162,35 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 	o.Workload.Domain = []DomainStep{publish, publish}
 	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Errorf("two steps named publish: error %v", err)
+	}
+}
+
+// A domain step with Min 1 is in every plan drawn, at a drawn time: what
+// every run of the world starts from.
+func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
+	o := domainOptions()
+	every := publish
+	every.Min, every.Max = 1, 1
+	o.Workload.Domain = []DomainStep{every}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, times := plan.Generator(w.space), map[time.Duration]bool{}
+	for seed := range 40 {
+		n := 0
+		for _, s := range gen.Example(seed).Steps {
+			if s.Action == "publish" {
+				n++
+				times[s.At] = true
+			}
+		}
+		if n != 1 {
+			t.Fatalf("plan %d has %d publish steps, want 1", seed, n)
+		}
+	}
+	if len(times) < 5 {
+		t.Errorf("publish at %d distinct times in 40 plans: its time is not drawn", len(times))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // System is a model of something outside the cluster that the operator
@@ -59,7 +60,17 @@ type SystemEnv struct {
 	// same plan draws the same values.
 	Rand *rand.Rand
 
-	c *cluster.Cluster // the run's: Healed, RefuseNext (serverfaults.go)
+	c    *cluster.Cluster // the run's: Healed, RefuseNext (serverfaults.go)
+	name string           // the system's Name
+}
+
+// Trace records what the system did in the run's trace, as a step of the
+// process named after the system (a promotion the target took, a release
+// the store wrote): timelines, failure reports and pictures show it, and a
+// violation whose text names object points at the steps on it ("1st
+// promote ...", "2nd promote ..."). Result is "ok" or what went wrong.
+func (env SystemEnv) Trace(op, object, result string) {
+	env.c.Trace.Add(trace.Step{At: env.c.Now(), Process: env.name, Op: op, Object: object, Result: result})
 }
 
 // Systems are a run's instances of Options.Systems, by name.
@@ -140,7 +151,7 @@ func (w *world) withSystems(o cluster.Options) cluster.Options {
 		s := Systems{}
 		for _, sys := range w.o.Systems {
 			st := c.Stream("operatortest/system/" + sys.Name)
-			inst, err := sys.New(SystemEnv{c: c, Client: c.Admin(), Clock: c.Clock, Rand: rand.New(rand.NewPCG(st.Uint64(), st.Uint64()))})
+			inst, err := sys.New(SystemEnv{c: c, name: sys.Name, Client: c.Admin(), Clock: c.Clock, Rand: rand.New(rand.NewPCG(st.Uint64(), st.Uint64()))})
 			if err != nil {
 				return fmt.Errorf("Systems: %s: New: %w", sys.Name, err)
 			}
@@ -173,3 +184,12 @@ func setupWithSystems(f func(manager.Manager, Systems) error) func(p *process.Pr
 }
 
 func durationOf(ns int64) time.Duration { return time.Duration(ns) }
+
+// systemNames are the systems' names (their processes in the trace).
+func systemNames(systems []System) []string {
+	var out []string
+	for _, s := range systems {
+		out = append(out, s.Name)
+	}
+	return out
+}
