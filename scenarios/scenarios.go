@@ -31,7 +31,7 @@
 // Entries are registered here by hand; a scenario package that is not listed in
 // Kernel is not in the catalogue. Two engines remain until every entry is
 // ported to operatortest: All runs the ports of OnOperatortest (the canary's
-// and kopf's four entries, 15 of 56 outcomes) and the kernel's entries for
+// kopf's four and the pipeline's four entries, 27 of 56 outcomes) and the kernel's entries for
 // the rest. The fuzz targets fuzz kernel entries (their plans are the
 // kernel's generator's).
 package scenarios
@@ -85,7 +85,10 @@ func Kernel() []*catalogue.Entry {
 // OnOperatortest are the entries ported to operatortest (issue 30), each
 // with the ID of the kernel entry it replaces in All.
 func OnOperatortest() []*catalogue.Entry {
-	return append([]*catalogue.Entry{canary.OnOperatortest()}, kopf.OnOperatortest()...)
+	ports := []*catalogue.Entry{canary.OnOperatortest()}
+	ports = append(ports, kopf.OnOperatortest()...)
+	ports = append(ports, pipeline.OnOperatortest()...)
+	return ports
 }
 
 // KernelOf returns the kernel's entry with this ID (an entry of All that is

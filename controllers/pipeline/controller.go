@@ -153,6 +153,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	for _, env := range pipeline.Spec.Environments[1:] {
 		envStatus := pipeline.Status.Environments[env.Name]
 		if checkAllTargetsRunRevision(envStatus, latest) && checkAllTargetsAreReady(envStatus) {
+			if r.Variant == variant.Robust {
+				if err := r.recordDone(ctx, &pipeline, env, latest); err != nil {
+					return ctrl.Result{}, err
+				}
+			}
 			continue
 		}
 		switch {

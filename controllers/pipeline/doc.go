@@ -33,6 +33,9 @@
 //     promote). A claim whose outcome was never written (a crash after Promote) is
 //     settled after InDoubtAfter by asking the Promoter whether it took effect
 //     (Prober); a Promoter without Prober leaves it in doubt, never promoted again.
+//     An environment that already runs the revision gets the promotion recorded
+//     from its claim, the claim settled if in doubt (recordDone): the end state
+//     of a run without the crash.
 //
 // Time comes from the injected Clock (status times, claim backoff). App events
 // reach the controller through Watches(HelmRelease, RequestsForApp), which maps an

@@ -116,13 +116,48 @@ func (r *Reconciler) promoteOnce(ctx context.Context, p *Pipeline, env Environme
 	if !done {
 		return r.retry(ctx, p, env, &claim, key)
 	}
-	claim.Status.Phase, claim.Status.Message = ClaimSucceeded, "settled: the promotion had taken effect"
-	claim.Status.Attempts = max(claim.Status.Attempts, 1)
-	if err := r.Status().Update(ctx, &claim); err != nil {
+	if err := r.settle(ctx, &claim, since); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	setPromotionStatus(p, env.Name, revision, true, since)
 	return ctrl.Result{}, nil
+}
+
+// settle writes a claim in doubt as succeeded, its attempt made at since:
+// the state an attempt whose outcome was written leaves (the same phase,
+// count and time), so that a crash between a promotion and its record ends
+// where a run without one does.
+func (r *Reconciler) settle(ctx context.Context, claim *PromotionClaim, since time.Time) error {
+	claim.Status.Phase, claim.Status.Message = ClaimSucceeded, ""
+	claim.Status.Attempts = max(claim.Status.Attempts, 1)
+	claim.Status.LastAttemptedTime = metav1.NewTime(since)
+	return r.Status().Update(ctx, claim)
+}
+
+// recordDone records, for an environment whose targets already run
+// revision, the promotion its claim made when the pipeline's status lacks
+// it: the process crashed between the promotion and its record, and the
+// promotion took effect meanwhile (the environment runs it). A claim still
+// in doubt is settled.
+func (r *Reconciler) recordDone(ctx context.Context, p *Pipeline, env Environment, revision string) error {
+	if st := p.Status.Environments[env.Name]; st == nil || (st.Promotion != nil && st.Promotion.Revision == revision) {
+		return nil
+	}
+	var claim PromotionClaim
+	if err := r.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: ClaimName(p.Name, env.Name, revision)}, &claim); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	since := claim.Status.LastAttemptedTime.Time
+	if since.IsZero() {
+		since = claim.CreationTimestamp.Time
+	}
+	if claim.Status.Phase != ClaimSucceeded {
+		if err := r.settle(ctx, &claim, since); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	setPromotionStatus(p, env.Name, revision, true, since)
+	return nil
 }
 
 // retry claims the next attempt with a conditional write, then makes it.

@@ -28,8 +28,23 @@
 // between Promote and the record; robust promotes exactly once in all of these and
 // retries failures.
 //
+// OnOperatortest is the four entries written with the public operatortest API
+// (operatortest.go), which the catalogue runs in place of Entries(): the
+// promotion system is an operatortest.System (named "promotion", tracing its
+// attempts and effects through SystemEnv.Trace, so that Properties judge the
+// run unchanged), publish and app-event are domain steps (publish in every
+// plan: DomainStep.Min), promotion-fails is the promotion system's own
+// fault, the apps are seed objects with their Ready status, and the generic
+// oracles judge beside Properties. The robust claim's status.attempts is
+// declared nondeterministic (a crash in doubt makes an attempt more).
+//
 // # Known gaps
 //
+//   - The ports run a plan in about 50-70 ms of wall time (the kernel's
+//     explorer: about 7 ms): the fault-free reference runs the generic
+//     oracles compare with, and a 30 min heal budget.
+//   - create-pipeline, app-ready and edit-pipeline are actions of the
+//     kernel's world only; no entry draws them.
 //   - Every environment has one local target; there are no remote clusters.
 //   - Flux is not modelled: publishing and a promotion's effect write the
 //     HelmRelease spec and then its status in one instant (helm-controller's

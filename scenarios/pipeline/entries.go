@@ -118,7 +118,7 @@ func Entries() []*catalogue.Entry {
 			"This entry is the self-status race alone: informer lag and holds on the controller's caches, no app events, no crashes.",
 		space([]plan.FaultKind{plan.Lag, plan.Hold, plan.Latency}, nil), expect(c, h, h))
 	selfStatus.Why = selfStatusWhy
-	return []*catalogue.Entry{
+	entries := []*catalogue.Entry{
 		selfStatus,
 		entry("pipeline/app-event-race",
 			"The same promotion race, triggered not by the controller's own status write but by an event of the application (helm-controller reconciling the app "+
@@ -137,4 +137,26 @@ func Entries() []*catalogue.Entry {
 				"The robust controller's claim survives the crash; a claim left in doubt is settled by asking the promotion system whether the promotion happened.",
 			space([]plan.FaultKind{plan.Crash, plan.Lag}, nil), expect(c, c, h)),
 	}
+	crash := entries[3]
+	crash.Why = crashAfterPromoteWhy
+	return entries
 }
+
+// crashAfterPromoteWhy explains the robust controller's change when the entry
+// moved to operatortest (issue 30).
+const crashAfterPromoteWhy = "On operatortest the generic oracle converges compares the end state with the fault-free run's, which the kernel's entry did not, " +
+	"and it caught the robust controller (plan 131 of seed 1): a crash 5 ms in, after the staging claim and the Promote call but before the claim's outcome, " +
+	"left the claim in doubt; the promotion took effect two minutes later, the controller went on to prod, and staging's promotion was never recorded in the " +
+	"Pipeline's status:\n\n" +
+	"```\n" +
+	"3.74598ms  pipeline-controller/pipeline#1 r1 create     PromotionClaim default/podinfo-staging-cac93af962 wrote rv=18 -> ok\n" +
+	"  4.0472ms  promotion                    promote    default/podinfo/staging@v2 -> ok\n" +
+	"       5ms  pipeline-controller          crash       -> planned crash at 5ms\n" +
+	"2m0.0040472s  promotion                    promotion-applied default/podinfo/staging@v2 -> ok\n" +
+	"converges: Pipeline default/podinfo differs between the fault-free run of the same workload and this run at " +
+	"status.environments.staging.promotion.lastAttemptedTime: \"<time>\" there, nothing here\n" +
+	"```\n\n" +
+	"A correct controller ends where a run without the crash ends. The robust controller now records, for an environment that already runs the " +
+	"revision, the promotion its claim made, and settles a claim left in doubt as an attempt whose outcome was written does (controllers/pipeline " +
+	"recordDone and settle). Replay: `go run ./cmd/ctrlsim replay --entry pipeline/crash-after-promote --variant robust --timeline --plan-text " +
+	"$'seed 0\\nat 0s publish version=v2\\ncrash process=pipeline-controller at=5ms\\n'`."
