@@ -508,6 +508,13 @@
 //     of its own process (SystemEnv.Trace: a promotion taken, a release
 //     written), shown in every timeline and pointed at by a picture when a
 //     violation names its object.
+//   - History objects (Options.History, history.go): objects of a kind and
+//     labels that record what happened rather than what the operator
+//     maintains (Helm's release revisions, Secrets labelled owner=helm): a
+//     crash or another schedule makes one more, or marks one failed, so
+//     converges, interleavings-agree and update-summaries leave them out and
+//     the test's own properties judge them (scenarios/clusterextension's
+//     release-settles). Declared by the author, as Nondeterministic is.
 //   - Seed objects keep their status (Options.Objects): a status that a
 //     status subresource drops from the create is written after it, as the
 //     controller owning it had written it before the test began.

@@ -250,6 +250,14 @@ type Options struct {
 	// schedules show (see NondeterministicField); an unknown kind or an
 	// empty path is an error.
 	Nondeterministic []NondeterministicField
+	// History names objects that record what happened rather than what the
+	// operator maintains (history.go): a Helm release's revision records,
+	// an audit trail. How many there are and what the superseded ones say
+	// depend on the schedule and on every crash (an interrupted upgrade
+	// leaves a revision marked failed and one more after it), so the
+	// comparing oracles leave them out and the test's own properties judge
+	// them. Like Nondeterministic, a last resort an author declares.
+	History []HistoryObjects
 	// NoWorkload keeps the seed objects as they are: no mutations, deletions
 	// or re-creations are drawn (Workload's script still runs). Workload
 	// shapes what is drawn instead: rarely should a test need NoWorkload.
@@ -451,6 +459,7 @@ type world struct {
 	operators map[string]bool // the operator's processes
 	shapes    *shapes
 	nondet    nondeterministic
+	history   []HistoryObjects
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
@@ -556,6 +565,21 @@ func newWorld(o Options) (*world, error) {
 		return nil, err
 	}
 	w.nondet = nd
+	if w.history, err = historyOf(o.History, func(kind string) bool {
+		for _, c := range w.crds {
+			if c.GVK.Kind == kind {
+				return true
+			}
+		}
+		for gvk := range o.Scheme.AllKnownTypes() { // lint:order-independent any of them
+			if gvk.Kind == kind {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		return nil, err
+	}
 	w.operators = map[string]bool{}
 	wl, scripted, err := w.workload()
 	if err != nil {

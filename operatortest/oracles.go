@@ -322,6 +322,15 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 		byRV[ev.ResourceVersion] = gvk
 		uid := o.GetUID()
 		key := s.key(gvk, o)
+		if w.isHistory(gvk, o) { // a record of what happened, not compared (history.go)
+			switch ev.Type {
+			case watch.Added:
+				owners[uid] = present
+			case watch.Deleted:
+				delete(owners, uid)
+			}
+			continue
+		}
 		switch ev.Type {
 		case watch.Added:
 			owners[uid] = present
@@ -381,7 +390,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 		}
 	}
 	for _, gvk := range s.kinds {
-		s.raw[gvk] = r.Objects(gvk)
+		s.raw[gvk] = w.withoutHistory(gvk, r.Objects(gvk))
 	}
 	// The kinds the operator's processes touched: a write names its kind by
 	// the resourceVersion it wrote, a read by its kind's name.

@@ -30,9 +30,9 @@
 //
 // Entries are registered here by hand; a scenario package that is not listed in
 // Kernel is not in the catalogue. Two engines remain until every entry is
-// ported to operatortest: All runs the ports of OnOperatortest (the canary's
-// kopf's four and the pipeline's four entries, 27 of 56 outcomes) and the kernel's entries for
-// the rest. The fuzz targets fuzz kernel entries (their plans are the
+// ported to operatortest: All runs the ports of OnOperatortest (the canary's,
+// kopf's four, the pipeline's four and helm's three entries, 36 of 56
+// outcomes) and the kernel's entries for the rest. The fuzz targets fuzz kernel entries (their plans are the
 // kernel's generator's).
 package scenarios
 
@@ -88,6 +88,7 @@ func OnOperatortest() []*catalogue.Entry {
 	ports := []*catalogue.Entry{canary.OnOperatortest()}
 	ports = append(ports, kopf.OnOperatortest()...)
 	ports = append(ports, pipeline.OnOperatortest()...)
+	ports = append(ports, clusterextension.OnOperatortest()...)
 	return ports
 }
 

@@ -47,7 +47,23 @@
 //     revision to become deployed is at B, unless the version range then in force
 //     no longer admits B.
 //
+// OnOperatortest is the three entries written with the public operatortest API
+// (operatortest.go), which the catalogue runs in place of Entries(): the catalog
+// is an operatortest.System (publish bumps the ClusterCatalog), request-version
+// and publish are domain steps in every plan (DomainStep.Min), the RBAC, the
+// ClusterCatalog and the ClusterExtension are seed objects with their status,
+// and with 1.0.0 preinstalled so are the release record and the bundle's
+// objects (models/helm's Install on a recording client). Helm's release records
+// are declared History: release-settles and no-version-skip judge them, the
+// generic oracles judge the rest. Crashes are drawn as operatortest draws them
+// (at the fault-free run's calls and writes, and at times), not bounded by
+// installMaxCall and upgradeMaxCall.
+//
 // # Known gaps
+//
+//   - In the ports, request-version is drawn in [0, 20 s] and publish in
+//     [0, 40 s] independently (the kernel's entry publishes 1-20 s after the
+//     request): a plan may publish 3.0.0 before asking for the newest.
 //
 //   - One operator replica, no leader election, no human helm CLI: weakness 4 of
 //     the fix (a live writer's pending record deleted) and CP-R (a pending
