@@ -64,7 +64,6 @@
 //   - In the ports, request-version is drawn in [0, 20 s] and publish in
 //     [0, 40 s] independently (the kernel's entry publishes 1-20 s after the
 //     request): a plan may publish 3.0.0 before asking for the newest.
-//
 //   - One operator replica, no leader election, no human helm CLI: weakness 4 of
 //     the fix (a live writer's pending record deleted) and CP-R (a pending
 //     rollback) have no spec yet.
