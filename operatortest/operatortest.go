@@ -269,6 +269,12 @@ type Options struct {
 	// NoBuiltinControllers leaves the namespace controller and the garbage
 	// collector out of the world (they run by default, as in a real cluster).
 	NoBuiltinControllers bool
+	// NamespaceTermination is how long a deleted Namespace stays Terminating
+	// at least, empty or not: what its content's finalizers and the
+	// discovery of every API group take on a real cluster (seconds, a
+	// minute for a namespace with slow finalizers). 0: it goes as soon as
+	// it is empty.
+	NamespaceTermination time.Duration
 	// NoWorkloadModels leaves the workload models out of the world: the
 	// replicaset, deployment and job controllers (in kube-controller-manager)
 	// and the kubelet (process kubelet), which run by default so that
@@ -724,7 +730,8 @@ func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) err
 			collected = append(collected, m)
 		}
 	}
-	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content}
+	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content,
+		MinTerminating: w.o.NamespaceTermination}
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -51,6 +51,7 @@ func (o Options) validate() error {
 	}{
 		{"Checks", int64(o.Checks)}, {"ShrinkRuns", int64(o.ShrinkRuns)},
 		{"FaultPhase", int64(o.FaultPhase)}, {"HealBudget", int64(o.HealBudget)}, {"Workers", int64(o.Workers)},
+		{"NamespaceTermination", int64(o.NamespaceTermination)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("Options.%s is negative (%d), want 0 (the default) or more", f.name, f.v)

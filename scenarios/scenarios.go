@@ -89,6 +89,7 @@ func OnOperatortest() []*catalogue.Entry {
 	ports = append(ports, kopf.OnOperatortest()...)
 	ports = append(ports, pipeline.OnOperatortest()...)
 	ports = append(ports, clusterextension.OnOperatortest()...)
+	ports = append(ports, bundledeployment.OnOperatortest()...)
 	return ports
 }
 

@@ -1,0 +1,198 @@
+package bundledeployment
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kclock "k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/yaml"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// The bd/ entries as operatortest tests of the BundleDeployment
+// controller's variants (issue 30): World written with the public API. The
+// namespace controller is operatortest's own (kube-controller-manager), a
+// deleted Namespace terminating at least Options.Termination
+// (operatortest.Options.NamespaceTermination); the bundles come from the
+// reconciler's Storage as in World; upgrading example and creating the
+// BundleDeployment healthy are domain steps.
+
+// TerminatingCleanup is bd/terminating-cleanup: example's install fails for
+// good, faults of the rukpak process (lag, holds, latency, workers) over 1 min.
+func TerminatingCleanup(v variant.Variant) operatortest.Options {
+	return bdOptions(v, Options{}, time.Minute)
+}
+
+// SlowCleanup is bd/slow-cleanup: the same with namespaces that take 45 s
+// to terminate, over 2 min.
+func SlowCleanup(v variant.Variant) operatortest.Options {
+	return bdOptions(v, Options{Termination: SlowTermination}, 2*time.Minute)
+}
+
+// RollbackLeavesTerminating is bd/rollback-leaves-terminating: example
+// installed at v1, upgraded to v2 within 10 s, over 30 s.
+func RollbackLeavesTerminating(v variant.Variant) operatortest.Options {
+	o := bdOptions(v, Options{Bundle: V1}, 30*time.Second)
+	o.Workload.Domain = append(o.Workload.Domain, operatortest.DomainStep{
+		Name:   "upgrade",
+		Params: []operatortest.Param{{Key: "bd", Values: []string{Example}}, {Key: "bundle", Values: []string{V2}}},
+		Within: 10 * time.Second, Min: 1, Max: 1,
+		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+			var bd bdc.BundleDeployment
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: a.Get("bd")}, &bd); err != nil {
+				return err
+			}
+			patch := client.MergeFrom(bd.DeepCopy())
+			bd.Spec.Template.Spec.Source.Image = &bdc.ImageSource{Ref: a.Get("bundle")}
+			return env.Client.Patch(ctx, &bd, patch)
+		},
+	})
+	return o
+}
+
+// BlockedWorkers is bd/blocked-workers: FixedWorkers-1 failing
+// BundleDeployments beside example, namespaces terminating in 20 s, and
+// healthy (bundle v1) created within 25 s, which must be installed within 5 s.
+func BlockedWorkers(v variant.Variant) operatortest.Options {
+	o := bdOptions(v, Options{Failing: bdc.FixedWorkers - 1, Termination: 20 * time.Second}, 30*time.Second)
+	o.Faults = operatortest.Faults{
+		Classes:   []plan.FaultKind{plan.Lag, plan.Workers},
+		Processes: []string{Rukpak},
+		Kinds:     []schema.GroupVersionKind{bdc.BundleDeploymentGVK},
+		MaxLag:    time.Second,
+	}
+	o.Workload.Domain = append(o.Workload.Domain, operatortest.DomainStep{
+		Name:   "create-bundledeployment",
+		Params: []operatortest.Param{{Key: "name", Values: []string{Healthy}}, {Key: "bundle", Values: []string{V1}}},
+		Within: 25 * time.Second, Min: 1, Max: 1,
+		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+			return env.Client.Create(ctx, NewBundleDeployment(a.Get("name"), a.Get("bundle")))
+		},
+	})
+	o.Properties = fromChecks(FairnessProperties())
+	return o
+}
+
+// bdOptions are the options every bd/ entry shares, in the world of cfg.
+func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operatortest.Options {
+	cfg.Variant = v
+	cfg = cfg.withDefaults()
+	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ReleaseNamespace}}}
+	var applied []client.Object // a user's, at the start: the broken bundles
+	if cfg.Bundle == Broken {
+		applied = append(applied, NewBundleDeployment(Example, cfg.Bundle))
+	} else {
+		objs = append(objs, NewBundleDeployment(Example, cfg.Bundle))
+	}
+	for i := range cfg.Failing {
+		applied = append(applied, NewBundleDeployment(fmt.Sprintf("failing-%d", i), Broken))
+	}
+	var domain []operatortest.DomainStep
+	if len(applied) > 0 {
+		// What fails for good is a user's doing, not the world's: the user
+		// applies the BundleDeployments of broken bundles as time starts
+		// (a seed object would say the test's world itself is broken).
+		domain = append(domain, operatortest.DomainStep{
+			Name: "apply-broken", Within: time.Millisecond, Min: 1, Max: 1,
+			Do: func(ctx context.Context, env operatortest.StepEnv, _ operatortest.Args) error {
+				for _, o := range applied {
+					if err := env.Client.Create(ctx, o.DeepCopyObject().(client.Object)); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		})
+	}
+	return operatortest.Options{
+		Scheme: sharedScheme(),
+		CRDs:   crdYAML(),
+		Managers: []operatortest.Manager{{Name: Rukpak, Setup: func(mgr manager.Manager) error {
+			r := &bdc.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: clockOf(mgr), Variant: v,
+				Storage: storage{}, ReleaseNamespace: ReleaseNamespace}
+			return r.SetupWithManager(mgr)
+		}}},
+		Objects:  objs,
+		Workload: operatortest.Workload{Steps: []operatortest.StepKind{}, Domain: domain},
+		Faults: operatortest.Faults{
+			Classes:   []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency, plan.Workers},
+			Processes: []string{Rukpak},
+			Kinds: []schema.GroupVersionKind{bdc.BundleDeploymentGVK, corev1.SchemeGroupVersion.WithKind("Namespace"),
+				corev1.SchemeGroupVersion.WithKind("ConfigMap"), appsv1.SchemeGroupVersion.WithKind("Deployment")},
+		},
+		Properties:           fromChecks(Properties()),
+		NamespaceTermination: cfg.Termination,
+		FaultPhase:           faultPhase,
+		HealBudget:           time.Minute,
+		NoWorkloadModels:     true,
+	}
+}
+
+func fromChecks(ps []check.Property) []operatortest.Property {
+	var out []operatortest.Property
+	for _, p := range ps {
+		out = append(out, operatortest.FromCheck(p))
+	}
+	return out
+}
+
+// clockOf is the manager's virtual clock (operatortest's managers have one).
+func clockOf(mgr manager.Manager) kclock.Clock {
+	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
+		if cc, ok := c.Clock().(kclock.Clock); ok {
+			return cc
+		}
+	}
+	return kclock.RealClock{}
+}
+
+// crdYAML is the BundleDeployment CRD as a manifest (envtest's, from the Go type).
+var crdYAML = sync.OnceValue(func() [][]byte {
+	var out [][]byte
+	for _, d := range envtestenv.Definitions(envtestenv.CRD{GVK: bdc.BundleDeploymentGVK, Plural: bdc.BundleDeploymentPlural,
+		Status: true, Type: &bdc.BundleDeployment{}}) {
+		d.APIVersion, d.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+		b, err := yaml.Marshal(d)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return out
+})
+
+// OnOperatortest are the bd/ entries as operatortest tests (Test in place of
+// World, Space and Properties): the port to the one engine, which the
+// catalogue runs in place of Entries().
+func OnOperatortest() []*catalogue.Entry {
+	tests := map[string]func(variant.Variant) operatortest.Options{
+		"bd/terminating-cleanup":         TerminatingCleanup,
+		"bd/slow-cleanup":                SlowCleanup,
+		"bd/rollback-leaves-terminating": RollbackLeavesTerminating,
+		"bd/blocked-workers":             BlockedWorkers,
+	}
+	var out []*catalogue.Entry
+	for _, e := range Entries() {
+		p := *e
+		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
+		p.Test = tests[e.ID]
+		out = append(out, &p)
+	}
+	return out
+}
