@@ -552,6 +552,13 @@
 //     is the system's to bound (fail the next N attempts, say). A fault
 //     profile narrows by process and kind, not by controller or by one
 //     object's events (Sieve's one paused object).
+//   - An operator that retries a failing operation forever by undoing it
+//     each time (rukpak's BundleDeployment: install, fail, uninstall, wait
+//     for the namespace to terminate, again) is judged as if its cycle
+//     were state: terminates sees the namespace of the cycle's current
+//     turn deleting at the end, and update-summaries counts the cycle's
+//     lifetimes against the fault-free run's, whose number depends on the
+//     schedule. Seen porting scenarios/bundledeployment (not yet ported).
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose

@@ -171,10 +171,10 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 	}
 }
 
-// replayCE replays plan text on helm/interrupted-upgrade (the clusterextension
-// world, whose publish action takes version=).
+// replayCE replays plan text on helm/interrupted-upgrade-new-version (the
+// clusterextension world with a publish step, which takes version=).
 func replayCE(text string) []string {
-	return []string{"replay", "--entry", "helm/interrupted-upgrade", "--variant", "fixed", "--plan-text", text}
+	return []string{"replay", "--entry", "helm/interrupted-upgrade-new-version", "--variant", "fixed", "--plan-text", text}
 }
 
 // short keeps long generated arguments out of failure messages.
