@@ -99,3 +99,37 @@ func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
 		t.Errorf("update-summaries: %+v, want it to hold and note the collected child", v)
 	}
 }
+
+// An object the operator makes and unmakes over and over with no fault (a
+// retry cycle: install, fail, uninstall, wait) may turn once more or less
+// under a fault: the cycle's pace, not churn. An object the fault-free run
+// unmade once only is not a cycle: one lifetime more is still churn, and so
+// is a cycle that ends otherwise (made here, gone there).
+func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	cycle := func(turns int, endMade bool) []logChange {
+		var out []logChange
+		for i := range turns {
+			at := time.Duration(i) * 10 * time.Second
+			out = append(out, logChange{at, watch.Added, "install", ""}, logChange{at + 5*time.Second, watch.Deleted, "install", ""})
+		}
+		if endMade {
+			out = append(out, logChange{time.Duration(turns) * 10 * time.Second, watch.Added, "install", ""})
+		}
+		return out
+	}
+	refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, cycle(4, false)...)}}
+	v := w.updateSummaries(refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
+	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/install (created 5 times, deleted 5 times; created 4 times, deleted 4 times in the fault-free run)") {
+		t.Errorf("a cycle of 5 turns against 4: %+v, want no violation and a note naming it", v)
+	}
+	for name, c := range map[string]struct{ ref, got []logChange }{
+		"one lifetime ended without faults": {cycle(1, true), cycle(2, true)},
+		"a cycle that ends made":            {cycle(4, false), cycle(4, true)},
+	} {
+		refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, c.ref...)}}
+		if v := w.updateSummaries(refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
+			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
+		}
+	}
+}

@@ -143,7 +143,14 @@
 //     object (a dependency the user deleted: the operator fails and retries
 //     with back-off until the user fixes it, by design). The results of an
 //     incarnation that crashed since are forgotten (its queue died with it).
-//   - terminates and no-orphans judge the end state alone.
+//   - terminates: nothing still deleting at the end, unless its deletion
+//     has lasted no longer than a fault-free run of the same workload took
+//     to delete the same object (the end fell mid-deletion of a retry
+//     cycle; terminates.go). One a fault-free run never finished deleting
+//     counts. no-orphans judges the end state alone.
+//   - update-summaries also forgives the pace of a cycle: an object the
+//     fault-free run made and unmade twice or more, ending made or gone as
+//     there, made and unmade a different number of times (churn.go).
 //
 // Equivalence (equivalence.go) comes from what a real cluster makes
 // nondeterministic, wherever it appears: a uid becomes a token named by its
@@ -554,11 +561,13 @@
 //     object's events (Sieve's one paused object).
 //   - An operator that retries a failing operation forever by undoing it
 //     each time (rukpak's BundleDeployment: install, fail, uninstall, wait
-//     for the namespace to terminate, again) is judged as if its cycle
-//     were state: terminates sees the namespace of the cycle's current
-//     turn deleting at the end, and update-summaries counts the cycle's
-//     lifetimes against the fault-free run's, whose number depends on the
-//     schedule. Seen porting scenarios/bundledeployment (not yet ported).
+//     for the namespace to terminate, again) is judged by its cycle's
+//     pace against the fault-free run's: update-summaries forgives an
+//     object the fault-free run made and unmade twice or more (churn.go's
+//     cycling), terminates a deletion no older than the fault-free run's
+//     deletions of the object took (terminates.go). A cycle that turns
+//     once per run, or whose deletions a fault makes slower, is still
+//     judged as churn or as stuck.
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose

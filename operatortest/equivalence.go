@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -63,6 +64,10 @@ import (
 //     generation): it counts the templates rolled out, the generation of
 //     the template, and an operator that saw one of the user's intermediate
 //     specs rolled out one more.
+//   - encoded content: a string that holds a JSON object or array, or the
+//     standard base64 of one (a Secret's data, a Helm release record), is
+//     compared by its decoded content, canonicalised as the rest is (a time
+//     or a uid inside it is masked).
 //   - times: a string that is, or contains, an RFC 3339 time or Go's
 //     time.Time String form becomes "<time>": the virtual clock's instants
 //     differ between schedules by the API's latency. In the text of an
@@ -236,12 +241,50 @@ var (
 // text canonicalises a string: uids and generated names as tokens, times
 // masked.
 func (c *canon) text(s string) string {
+	if d, ok := c.encoded(s); ok {
+		return d
+	}
 	s = c.repl.Replace(s)
 	if strings.Contains(s, ":") {
 		s = goTime.ReplaceAllString(s, "<time>")
 		s = rfc3339Time.ReplaceAllString(s, "<time>")
 	}
 	return s
+}
+
+// base64Text is what standard base64 looks like.
+var base64Text = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+
+// encoded canonicalises a string that holds JSON: a JSON object or array
+// (an annotation holding an applied configuration), or the standard base64
+// of one (a Secret's data: a Helm release record, a token), as the
+// canonical JSON of its content ("<base64 ...>" for the second), so that
+// what is nondeterministic inside (a time, a uid) is masked as it is
+// anywhere else. Anything else is not encoded JSON.
+func (c *canon) encoded(s string) (string, bool) {
+	if len(s) < 8 {
+		return "", false
+	}
+	raw, wrap := []byte(s), "%s"
+	if s[0] != '{' && s[0] != '[' {
+		if len(s)%4 != 0 || !base64Text.MatchString(s) {
+			return "", false
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil || len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+			return "", false
+		}
+		raw, wrap = b, "<base64 %s>"
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false
+	}
+	out, err := json.Marshal(c.value(v))
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf(wrap, out), true
 }
 
 // unixNumber is a run of digits as long as a Unix time in seconds of this

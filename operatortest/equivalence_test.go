@@ -772,3 +772,24 @@ func TestAChildReownedToADeletedOwnerByAStaleViewAndCollectedIsNotChurn(t *testi
 		t.Errorf("no stale view of the first app re-owned its child: %q", d)
 	}
 }
+
+// Encoded content is compared by what it holds: a Secret whose data is the
+// base64 of a JSON record (a Helm release's) that differs only in the time
+// it was written is the same state; one that differs in anything else is
+// not. So is an annotation that holds JSON.
+func TestEncodedContentIsComparedByWhatItHolds(t *testing.T) {
+	gvk := corev1.SchemeGroupVersion.WithKind("Secret")
+	record := func(at, status string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sh.helm.release.v1.op.v1",
+			Annotations: map[string]string{"applied": `{"at":"` + at + `","status":"` + status + `"}`}},
+			Data: map[string][]byte{"release": []byte(`{"info":{"first_deployed":"` + at + `","status":"` + status + `"}}`)}}
+	}
+	normalize := canonicalText(t)
+	a := normalize(gvk, record("2000-01-01T00:00:00.011587Z", "deployed"))
+	if b := normalize(gvk, record("2000-01-01T00:00:00.015796266Z", "deployed")); a != b {
+		t.Errorf("records written at other times differ:\n%s\n%s", a, b)
+	}
+	if c := normalize(gvk, record("2000-01-01T00:00:00.011587Z", "failed")); c == a {
+		t.Errorf("a record of another status compares equal: %s", c)
+	}
+}

@@ -1,0 +1,62 @@
+package operatortest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+)
+
+// terminates: nothing is stuck deleting at the end of the heal budget (a
+// finalizer never removed, a namespace Terminating for good), judged
+// against the fault-free runs of the same workload. An object still
+// deleting at the end is in progress, not stuck, when its deletion has
+// lasted no longer than a fault-free run took to delete the same object
+// (one stuck there too never finished deleting: it counts): an operator that
+// retries a failing install by uninstalling and waiting for its namespace
+// to terminate has a namespace Terminating at every turn of its cycle, and
+// where the run's end falls in the cycle is the schedule's doing.
+func (w *world) terminates(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
+	v := check.Terminates{}.Check(r)
+	if v.Holds || len(refs) == 0 {
+		return v
+	}
+	var stuck, inProgress []string
+	for _, gvk := range r.Kinds {
+		for _, o := range r.Objects(gvk) {
+			ts := o.GetDeletionTimestamp()
+			if ts == nil {
+				continue
+			}
+			key := got.key(gvk, o)
+			// The timestamp has whole seconds: the deletion began up to a
+			// second after it.
+			age := r.Start.Add(r.End).Sub(ts.Time)
+			line := fmt.Sprintf("%s (finalizers %v, deleting for %s)", key, o.GetFinalizers(), age.Round(time.Millisecond))
+			if slices.ContainsFunc(refs, func(ref *refRun) bool {
+				took, ok := ref.snap.deleteTook[key]
+				return ok && age <= took+time.Second
+			}) {
+				inProgress = append(inProgress, line)
+				continue
+			}
+			stuck = append(stuck, line)
+		}
+	}
+	slices.Sort(stuck)
+	slices.Sort(inProgress)
+	if len(stuck) > 0 {
+		return check.Verdict{Property: Terminates, At: r.End, Detail: "still deleting at the end of the heal budget: " + strings.Join(stuck, "; ")}
+	}
+	return check.Verdict{Property: Terminates, Holds: true, Detail: fmt.Sprintf("%d object%s still deleting at the end, for no longer than a fault-free run of the same workload took to delete %s: %s",
+		len(inProgress), plural(len(inProgress)), pronoun(len(inProgress)), strings.Join(inProgress, "; "))}
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
