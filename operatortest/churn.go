@@ -69,14 +69,13 @@ func graceOf(p *plan.Plan) time.Duration {
 	return g
 }
 
-// cycling reports whether got's changes g of an object, against the most of
+// cycling reports whether an object's changes, against the most of
 // any fault-free run, are a cycle's: the fault-free run already made and
 // unmade the object over and over (two lifetimes ended, or more: an
 // operator that retries a failing install by uninstalling and waiting, as
-// rukpak does), and this run ends with it as that run does (made or not).
-// How many turns a cycle takes in the judged window depends on the
-// schedule, as a backoff's timing does; a cycle the faults make faster is a
-// hot loop (the hot-loop verdict), not a count.
-func cycling(g, most createsDeletes) bool {
-	return most.deletes >= 2 && g.creates-g.deletes == most.creates-most.deletes
-}
+// rukpak does). How many turns a cycle takes in the judged window, and
+// whether the end falls in a turn's made or unmade half, depend on the
+// schedule, as a backoff's timing does: the end state is converges' to
+// judge, and a cycle the faults make faster is a hot loop (the hot-loop
+// verdict), not a count.
+func cycling(most createsDeletes) bool { return most.deletes >= 2 }

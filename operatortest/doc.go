@@ -149,8 +149,9 @@
 //     cycle; terminates.go). One a fault-free run never finished deleting
 //     counts. no-orphans judges the end state alone.
 //   - update-summaries also forgives the pace of a cycle: an object the
-//     fault-free run made and unmade twice or more, ending made or gone as
-//     there, made and unmade a different number of times (churn.go).
+//     fault-free run made and unmade twice or more, made and unmade a
+//     different number of times (churn.go); whether it ends made is the
+//     end state's, converges' to judge.
 //
 // Equivalence (equivalence.go) comes from what a real cluster makes
 // nondeterministic, wherever it appears: a uid becomes a token named by its

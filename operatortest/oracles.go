@@ -785,7 +785,7 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 					racedKeys = append(racedKeys, k)
 					continue
 				}
-				if cycling(g, most) {
+				if cycling(most) {
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					continue
 				}
