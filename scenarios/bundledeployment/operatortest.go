@@ -136,7 +136,10 @@ func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operato
 			Kinds: []schema.GroupVersionKind{bdc.BundleDeploymentGVK, corev1.SchemeGroupVersion.WithKind("Namespace"),
 				corev1.SchemeGroupVersion.WithKind("ConfigMap"), appsv1.SchemeGroupVersion.WithKind("Deployment")},
 		},
-		Properties:           fromChecks(Properties()),
+		Properties: fromChecks(Properties()),
+		// The plain provisioner keeps its releases as Helm does: a Secret per
+		// revision, labelled owner=helm, one more at every retry.
+		History:              []operatortest.HistoryObjects{{Kind: "Secret", Labels: map[string]string{"owner": "helm"}}},
 		NamespaceTermination: cfg.Termination,
 		FaultPhase:           faultPhase,
 		HealBudget:           time.Minute,
