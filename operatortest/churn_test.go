@@ -136,3 +136,39 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 		}
 	}
 }
+
+// errorRun is a run whose controller c's reconciles of /example end in
+// results, in order.
+func errorRun(w *world, results ...string) (*check.Run, *snapshot) {
+	r := &check.Run{Start: time.Unix(0, 0), End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
+	for i, res := range results {
+		r.Steps = append(r.Steps, trace.Step{At: time.Duration(i+1) * time.Second, Process: "op", Controller: "c", Reconcile: i + 1, Op: "result", Object: "/example", Result: res})
+	}
+	return r, w.snapshotOf(r)
+}
+
+// An operator that retries a failing operation cycles through its errors:
+// the cause, then "still cleaning up the last attempt". A run that ends on
+// another error of the cycle than the fault-free run, which fails for good
+// too and met that error on the way, ends where the schedule put it. An
+// error the fault-free run never met is a violation, and so is one it met
+// but recovered from.
+func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	const cause, cleanup = "error: the bundle is invalid", "error: waiting for the cleanup of a previous attempt"
+	_, ref := errorRun(w, cause, cleanup, cause)
+	refs := []*refRun{{seed: 1, snap: ref}}
+	r, got := errorRun(w, cause, cleanup)
+	if v := noErrorAtRest(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "also met") {
+		t.Errorf("the cycle's other error: %+v, want no violation and a note", v)
+	}
+	r, got = errorRun(w, cause, "error: something else")
+	if v := noErrorAtRest(refs, got, r); v.Holds {
+		t.Errorf("an error the fault-free run never met: %+v, want a violation", v)
+	}
+	_, recovered := errorRun(w, cause, cleanup, "ok")
+	r, got = errorRun(w, cause, cleanup)
+	if v := noErrorAtRest([]*refRun{{seed: 1, snap: recovered}}, got, r); v.Holds {
+		t.Errorf("an error the fault-free run recovered from: %+v, want a violation", v)
+	}
+}

@@ -141,7 +141,10 @@
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
-//     with back-off until the user fixes it, by design). The results of an
+//     with back-off until the user fixes it, by design), or ends failing on
+//     it too and met that error on the way (an operator retrying a failing
+//     operation cycles through its errors: the cause, then "still cleaning
+//     up the last attempt"). The results of an
 //     incarnation that crashed since are forgotten (its queue died with it).
 //   - terminates: nothing still deleting at the end, unless its deletion
 //     has lasted no longer than a fault-free run of the same workload took

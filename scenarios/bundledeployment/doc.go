@@ -32,17 +32,16 @@
 // broken), upgrade and create-bundledeployment are domain steps,
 // operatortest's namespace controller keeps a deleted Namespace Terminating
 // T_term (Options.NamespaceTermination), and the release Secrets are
-// declared History. It is not in the catalogue yet (scenarios.OnOperatortest
-// does not list it): `ctrlsim run` of it gives 10 of 11 outcomes as expected,
-// and bd/rollback-leaves-terminating's robust variant is caught by
-// no-error-at-rest after 102 plans (seed 1), not yet judged: after
-// `hold process=rukpak kind=/v1/Namespace from=1ms until=30.002s` its last
-// reconcile (31.2 s) ends "waiting for the cleanup of a previous attempt:
-// Namespace "example-extra" is being deleted", the namespace goes at 38 s,
-// and no reconcile follows before the end (1m30s), where the fault-free run
-// ends on the root cause. Either the robust controller misses the
-// namespace's deletion after a held watch, or the simulator's release of a
-// held watch loses it.
+// declared History. The catalogue runs it in place of Entries(). Porting it
+// made the generic oracles judge a controller that retries a failing install
+// by undoing it (operatortest's doc: terminates, update-summaries' cycle
+// pace, no-error-at-rest's errors of a failing cycle): after `hold
+// process=rukpak kind=/v1/Namespace from=1ms until=30.002s` on
+// rollback-leaves-terminating, the robust controller's last reconcile ended
+// "waiting for the cleanup of a previous attempt: Namespace "example-extra"
+// is being deleted" (it ignores its own cleanup's events and retries with
+// back-off, which had grown past the rest of the run), where the fault-free
+// run ended on the root cause: both are errors of the same failing cycle.
 //
 // # Known gaps
 //
