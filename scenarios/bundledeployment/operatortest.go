@@ -142,8 +142,11 @@ func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operato
 		History:              []operatortest.HistoryObjects{{Kind: "Secret", Labels: map[string]string{"owner": "helm"}}},
 		NamespaceTermination: cfg.Termination,
 		FaultPhase:           faultPhase,
-		HealBudget:           time.Minute,
-		NoWorkloadModels:     true,
+		// Every variant but robust retries for good; a longer heal budget
+		// only adds turns of its cycle (and the fixed variant's inspector
+		// page of rollback-leaves-terminating passed 2 MiB at a minute).
+		HealBudget:       30 * time.Second,
+		NoWorkloadModels: true,
 	}
 }
 
