@@ -24,6 +24,14 @@ import (
 // or later, live or deleted (nightly-*2, nightly-*deleted2: one more object of
 // a prefix than the fault-free runs made is a count the race does not
 // explain; a duplicate Job has run).
+//
+// The race has a third side: the user deletes an object the operator made
+// (revokes a RoleBinding it keeps) while the owner's deletion is on its way,
+// and an operator reading a lagging cache makes it once more before it sees
+// the owner go, then unmakes it. One lifetime more than the fault-free runs
+// made, ended at or after the user's first deletion (a workload step's, a
+// domain step's or a script's), is that race too: the fault-free count plus
+// one each way.
 
 // ordinal matches a canonical generated name past the first of its prefix,
 // live or deleted (generated.go).
@@ -33,15 +41,17 @@ var ordinal = regexp.MustCompile(`\*(deleted)?\d+$`)
 // any fault-free run, are one lifetime of the race with the user's deletion
 // (userDeleted: when the workload first deleted an object; -1: never).
 func raced(k string, g, most createsDeletes, userDeleted time.Duration) bool {
-	return most.creates == 0 && most.deletes == 0 && g.creates == 1 && g.deletes == 1 &&
+	return g.creates == most.creates+1 && g.deletes == most.deletes+1 &&
 		userDeleted >= 0 && g.deleted >= userDeleted && !ordinal.MatchString(k)
 }
 
 // firstUserDeletion is the instant of the workload's first deletion (a
-// delete, or a re-creation's delete) that landed, or -1.
+// delete, or a re-creation's delete, or a deletion the admin made: a domain
+// or scripted step's) that landed, or -1.
 func firstUserDeletion(steps []trace.Step) time.Duration {
 	for _, s := range steps {
-		if s.Op == "action" && s.Process == "" && (s.Object == actionDelete || s.Object == actionRecreate) && s.Result == "ok" {
+		if s.Op == "action" && s.Process == "" && (s.Object == actionDelete || s.Object == actionRecreate) && s.Result == "ok" ||
+			s.Process == "admin" && s.Op == "delete" && s.Result == "ok" {
 			return s.At
 		}
 	}
@@ -79,3 +89,16 @@ func graceOf(p *plan.Plan) time.Duration {
 // judge, and a cycle the faults make faster is a hot loop (the hot-loop
 // verdict), not a count.
 func cycling(most createsDeletes) bool { return most.deletes >= 2 }
+
+// finished reports whether got's changes g of an object, against the most
+// of any fault-free run, are one lifetime's end more and nothing else: one
+// Deleted event more, no creation more. A deletion a fault-free run began
+// and never saw end (a finalizer left on it: the bug that run shows, or
+// work still going at its end) that ends here, a child the faulted run's
+// cleanup got to and the fault-free run's, forbidden, did not: the object
+// ended here and lives on there. That is a difference of end states, which
+// converges and terminates judge, not a write repeated; churn is a
+// lifetime more.
+func finished(g, most createsDeletes) bool {
+	return g.creates <= most.creates && g.deletes == most.deletes+1
+}

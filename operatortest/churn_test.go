@@ -66,6 +66,17 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 	if v := w.updateSummaries([]*refRun{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime fewer than the fault-free run: %+v, want no violation", v)
 	}
+	// The third side: the fault-free run made the object and the user
+	// deleted it; the faulted operator, its cache behind, makes it once more
+	// and unmakes it once it sees the owner go.
+	made := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
+	remade := append(append(app, life("record-app", "", time.Millisecond, userDelete)...), life("record-app", "", 6*time.Millisecond, 7*time.Millisecond)...)
+	if v := w.updateSummaries([]*refRun{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
+		t.Errorf("one lifetime more than the fault-free run's, after the user's deletion: %+v, want no violation", v)
+	}
+	if v := w.updateSummaries([]*refRun{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
+		t.Errorf("two lifetimes more than the fault-free run's: update-summaries holds (%q), want churn", v.Detail)
+	}
 	for name, got := range map[string]*snapshot{
 		"two lifetimes": churnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
@@ -170,5 +181,43 @@ func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) 
 	r, got = errorRun(w, cause, cleanup)
 	if v := noErrorAtRest([]*refRun{{seed: 1, snap: recovered}}, got, r); v.Holds {
 		t.Errorf("an error the fault-free run recovered from: %+v, want a violation", v)
+	}
+}
+
+// A deletion a fault-free run began and never saw end (the finalizer
+// stayed: the bug the run shows, or work still going at the end) that ends
+// in the faulted run is the same lifetime's end, not churn: terminates and
+// converges judge end states. A lifetime more (deleted and made again) is.
+func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	start := time.Unix(0, 0)
+	run := func(deletionBegins, deleted bool) *snapshot {
+		r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
+		cm := func() *corev1.ConfigMap {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "app", Finalizers: []string{"example.com/cleanup"}}}
+		}
+		gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+		r.Log = append(r.Log, apiserver.Event{Type: watch.Added, GVK: gvk, Object: cm(), ResourceVersion: 1, At: start})
+		if deletionBegins {
+			o := cm()
+			o.DeletionTimestamp = &metav1.Time{Time: start.Add(5 * time.Millisecond)}
+			r.Log = append(r.Log, apiserver.Event{Type: watch.Modified, GVK: gvk, Object: o, ResourceVersion: 2, At: start.Add(5 * time.Millisecond)})
+			if deleted {
+				r.Log = append(r.Log, apiserver.Event{Type: watch.Deleted, GVK: gvk, Object: o, ResourceVersion: 3, At: start.Add(8 * time.Millisecond)})
+			}
+		} else if deleted {
+			r.Log = append(r.Log, apiserver.Event{Type: watch.Deleted, GVK: gvk, Object: cm(), ResourceVersion: 2, At: start.Add(8 * time.Millisecond)})
+		}
+		return w.snapshotOf(r)
+	}
+	stuck := []*refRun{{seed: 1, snap: run(true, false)}}
+	if v := w.updateSummaries(stuck, run(true, true), time.Minute); !v.Holds || !strings.Contains(v.Detail, "deleted once more") {
+		t.Errorf("a deletion the fault-free run left in progress, finished: %+v, want no violation and a note naming it", v)
+	}
+	again := run(true, true)
+	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	again.changes[gvk]["ConfigMap team/app"].creates++ // made once more after its deletion
+	if v := w.updateSummaries(stuck, again, time.Minute); v.Holds {
+		t.Errorf("deleted and made again: update-summaries holds (%q), want churn", v.Detail)
 	}
 }

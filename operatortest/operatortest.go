@@ -72,6 +72,16 @@ type Manager struct {
 	// NoLeaderElection runs several replicas without leader election: every
 	// replica runs every controller, as a manager with LeaderElection false.
 	NoLeaderElection bool
+	// Deployment makes the manager the pod of a Deployment that another of
+	// the test's managers creates (an operator that runs one worker per
+	// tenant, as config-sync's reconciler-manager runs an ns-reconciler per
+	// RepoSync): it starts once that Deployment exists, StartDelay later,
+	// and stops when the Deployment goes or starts being deleted. Nil: it
+	// runs from the start.
+	Deployment *types.NamespacedName
+	// StartDelay is the time from a start being due to the manager running
+	// (a pod's scheduling and container start). Default 0.
+	StartDelay time.Duration
 	// Options are the manager.Options the operator's main gives
 	// ctrl.NewManager: the cache's namespaces and selectors
 	// (Cache.DefaultNamespaces, Cache.ByObject), the kinds read live
@@ -142,6 +152,7 @@ func (m Manager) processes() []process.Spec {
 	}
 	setup := m.Setup
 	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le, Options: m.resolved,
+		BoundTo: m.Deployment, StartDelay: m.StartDelay,
 		Setup: func(p *process.Process) error { return setup(p.Manager()) }}
 	if m.SetupWithSystems != nil {
 		spec.Setup = setupWithSystems(m.SetupWithSystems) // systems.go
@@ -597,7 +608,10 @@ func newWorld(o Options) (*world, error) {
 			w.kinds = append(w.kinds, gvk)
 		}
 	}
-	names := map[string]bool{KubeControllerManager: true, kubeworld.KubeletProcess: true}
+	// The built-in processes' names are taken while they run (a test with
+	// NoBuiltinControllers and NoWorkloadModels may run its own
+	// kube-controller-manager).
+	names := map[string]bool{KubeControllerManager: !o.NoBuiltinControllers || !o.NoWorkloadModels, kubeworld.KubeletProcess: !o.NoWorkloadModels}
 	w.o.Managers = slices.Clone(o.Managers)
 	for i := range w.o.Managers {
 		if err := w.o.Managers[i].resolve(); err != nil {
@@ -611,7 +625,7 @@ func newWorld(o Options) (*world, error) {
 		}
 		for _, spec := range m.processes() {
 			if names[spec.Name] {
-				return nil, fmt.Errorf("Managers: process name %q is taken (names must be unique, and not %q or %q)", spec.Name, KubeControllerManager, kubeworld.KubeletProcess)
+				return nil, fmt.Errorf("Managers: process name %q is taken (names must be unique, and not %q or %q while they run: NoBuiltinControllers, NoWorkloadModels)", spec.Name, KubeControllerManager, kubeworld.KubeletProcess)
 			}
 			names[spec.Name] = true
 			w.operators[spec.Name] = true

@@ -43,6 +43,12 @@ func (o Options) validate() error {
 			return fmt.Errorf("Options.Managers[%d] (%s): set Setup or SetupWithSystems, not both", i, m.Name)
 		case m.Replicas < 0:
 			return fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d: want Replicas of 0 or more", i, m.Name, m.Replicas)
+		case m.StartDelay < 0:
+			return fmt.Errorf("Options.Managers[%d] (%s): StartDelay is %s: want 0 (the default) or more", i, m.Name, m.StartDelay)
+		case m.Deployment != nil && (m.Deployment.Namespace == "" || m.Deployment.Name == ""):
+			return fmt.Errorf("Options.Managers[%d] (%s): Deployment %q needs a namespace and a name", i, m.Name, m.Deployment.String())
+		case m.Deployment != nil && m.Replicas > 1:
+			return fmt.Errorf("Options.Managers[%d] (%s): Deployment with Replicas %d: a Deployment's manager runs as one pod", i, m.Name, m.Replicas)
 		}
 	}
 	for _, f := range []struct {

@@ -775,7 +775,7 @@ func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).tex
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled []string
+	var racedKeys, cycled, finishedKeys []string
 	snaps := []*snapshot{got}
 	for _, r := range refs {
 		snaps = append(snaps, r.snap)
@@ -804,6 +804,10 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 				}
 			}
 			if g.creates > most.creates || g.deletes > most.deletes {
+				if finished(g, most) {
+					finishedKeys = append(finishedKeys, k)
+					continue
+				}
 				if raced(k, g, most, got.userDeleted) {
 					racedKeys = append(racedKeys, k)
 					continue
@@ -821,7 +825,10 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 		notes = append(notes, fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, plural(n), got.collected[0]))
 	}
 	if n := len(racedKeys); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once in this run and never in a fault-free run, deleted after the workload's deletion (the operator's first write raced it; not counted: %s)", n, plural(n), strings.Join(racedKeys, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion (the operator's write raced it; not counted: %s)", n, plural(n), strings.Join(racedKeys, ", ")))
+	}
+	if n := len(finishedKeys); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, plural(n), strings.Join(finishedKeys, ", ")))
 	}
 	if n := len(cycled); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, plural(n), strings.Join(cycled, ", ")))

@@ -61,6 +61,11 @@ type DomainStep struct {
 	// Within bounds the step's time, drawn in [0, Within] in whole
 	// milliseconds (0: the fault phase).
 	Within time.Duration
+	// After names an earlier domain step: this one is drawn in [t, t +
+	// Within] of the first step of that name (t its time), and not at all
+	// in a plan that draws none (a user who deletes a RepoSync and revokes
+	// its RoleBinding a moment later). A plan's text replays as written.
+	After string
 	// Max is the most steps of this name a plan draws (0: MaxSteps); Min
 	// the fewest (0 by default): Min 1 puts the step in every plan drawn
 	// (what every run of the world starts from: a version published), at a
@@ -122,6 +127,10 @@ func validateDomain(steps []DomainStep) error {
 			return fmt.Errorf("Domain[%d] (%s): Within, Min and Max must be 0 (the default) or more", i, d.Name)
 		case d.Min > cmp.Or(d.Max, MaxSteps):
 			return fmt.Errorf("Domain[%d] (%s): Min %d is more than Max %d", i, d.Name, d.Min, cmp.Or(d.Max, MaxSteps))
+		case d.After != "" && !seen[d.After]:
+			return fmt.Errorf("Domain[%d] (%s): After %q names no earlier domain step", i, d.Name, d.After)
+		case d.After != "" && d.Within == 0:
+			return fmt.Errorf("Domain[%d] (%s): After %q needs a Within (how long after it)", i, d.Name, d.After)
 		}
 		for _, p := range d.Params {
 			if p.Key == "" || len(p.Values) == 0 {
@@ -141,14 +150,25 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 	}
 	return rapid.Custom(func(t *rapid.T) []plan.Step {
 		var out []plan.Step
+		first := map[string]time.Duration{} // each name's first step's time
 		for _, d := range steps {
 			within, max := cmpOr(d.Within, w.o.FaultPhase), d.Max
 			if max == 0 {
 				max = MaxSteps
 			}
+			base, ok := time.Duration(0), true
+			if d.After != "" {
+				base, ok = first[d.After]
+			}
+			if !ok {
+				continue // After's step is not in this plan
+			}
 			n := rapid.IntRange(d.Min, max).Draw(t, d.Name+"-count")
 			for range n {
-				at := time.Duration(rapid.Int64Range(0, int64(within/time.Millisecond)).Draw(t, d.Name+"-at")) * time.Millisecond
+				at := base + time.Duration(rapid.Int64Range(0, int64(within/time.Millisecond)).Draw(t, d.Name+"-at"))*time.Millisecond
+				if f, seen := first[d.Name]; !seen || at < f {
+					first[d.Name] = at
+				}
 				var args Args
 				if d.Draw != nil {
 					args = d.Draw(t)

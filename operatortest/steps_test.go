@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,7 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 		{DomainStep{Name: "publish", Do: do, Params: []Param{{Key: "name"}}}, "at least one value"},
 		{DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
 		{DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
+		{DomainStep{Name: "publish", Do: do, After: "create", Within: time.Second}, `After "create" names no earlier domain step`},
 	} {
 		o := domainOptions()
 		o.Workload.Domain = []DomainStep{tc.step}
@@ -191,6 +193,48 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	}
 	if len(times) < 5 {
 		t.Errorf("publish at %d distinct times in 40 plans: its time is not drawn", len(times))
+	}
+}
+
+// A domain step After another is drawn within its Within of the first step
+// of that name, and not in a plan that draws none: a user's second step a
+// moment after the first.
+func TestADomainStepAfterAnotherIsDrawnWithinItsWindow(t *testing.T) {
+	o := domainOptions()
+	revoke := publish
+	revoke.Name, revoke.After, revoke.Within, revoke.Min, revoke.Max = "revoke", "publish", 300*time.Millisecond, 1, 1
+	o.Workload.Domain = []DomainStep{publish, revoke}
+	w, err := newWorld(o.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := plan.Generator(w.space)
+	with, without := 0, 0
+	for seed := range 60 {
+		var first, at []time.Duration
+		for _, s := range gen.Example(seed).Steps {
+			switch s.Action {
+			case "publish":
+				first = append(first, s.At)
+			case "revoke":
+				at = append(at, s.At)
+			}
+		}
+		if len(first) == 0 {
+			without++
+			if len(at) > 0 {
+				t.Fatalf("plan %d draws revoke with no publish step to follow", seed)
+			}
+			continue
+		}
+		with++
+		earliest := slices.Min(first)
+		if len(at) != 1 || at[0] < earliest || at[0] > earliest+300*time.Millisecond {
+			t.Fatalf("plan %d: publish at %v, revoke at %v: want one revoke within 300ms after the first publish", seed, first, at)
+		}
+	}
+	if with == 0 || without == 0 {
+		t.Errorf("60 plans: %d with publish, %d without: want both", with, without)
 	}
 }
 

@@ -9,10 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/yaml"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -122,9 +120,9 @@ func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operato
 	}
 	return operatortest.Options{
 		Scheme: sharedScheme(),
-		CRDs:   crdYAML(),
+		CRDs:   crds(),
 		Managers: []operatortest.Manager{{Name: Rukpak, Setup: func(mgr manager.Manager) error {
-			r := &bdc.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: clockOf(mgr), Variant: v,
+			r := &bdc.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: catalogue.ClockOf(mgr), Variant: v,
 				Storage: storage{}, ReleaseNamespace: ReleaseNamespace}
 			return r.SetupWithManager(mgr)
 		}}},
@@ -158,31 +156,6 @@ func fromChecks(ps []check.Property) []operatortest.Property {
 	return out
 }
 
-// clockOf is the manager's virtual clock (operatortest's managers have one).
-func clockOf(mgr manager.Manager) kclock.Clock {
-	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
-		if cc, ok := c.Clock().(kclock.Clock); ok {
-			return cc
-		}
-	}
-	return kclock.RealClock{}
-}
-
-// crdYAML is the BundleDeployment CRD as a manifest (envtest's, from the Go type).
-var crdYAML = sync.OnceValue(func() [][]byte {
-	var out [][]byte
-	for _, d := range envtestenv.Definitions(envtestenv.CRD{GVK: bdc.BundleDeploymentGVK, Plural: bdc.BundleDeploymentPlural,
-		Status: true, Type: &bdc.BundleDeployment{}}) {
-		d.APIVersion, d.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
-		b, err := yaml.Marshal(d)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, b)
-	}
-	return out
-})
-
 // OnOperatortest are the bd/ entries as operatortest tests (Test in place of
 // World, Space and Properties): the port to the one engine, which the
 // catalogue runs in place of Entries().
@@ -193,12 +166,11 @@ func OnOperatortest() []*catalogue.Entry {
 		"bd/rollback-leaves-terminating": RollbackLeavesTerminating,
 		"bd/blocked-workers":             BlockedWorkers,
 	}
-	var out []*catalogue.Entry
-	for _, e := range Entries() {
-		p := *e
-		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
-		p.Test = tests[e.ID]
-		out = append(out, &p)
-	}
-	return out
+	return catalogue.Ported(Entries(), tests)
 }
+
+// crds are the CRDs of the world as manifests (envtest's, from the Go types).
+var crds = sync.OnceValue(func() [][]byte {
+	return catalogue.CRDManifests(envtestenv.CRD{GVK: bdc.BundleDeploymentGVK, Plural: bdc.BundleDeploymentPlural,
+		Status: true, Type: &bdc.BundleDeployment{}})
+})

@@ -14,12 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	kclock "k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/yaml"
 
 	ce "github.com/ctrlsim/ctrlsim/controllers/clusterextension"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -102,12 +100,12 @@ func helmOptions(v variant.Variant, cfg Options, faultPhase time.Duration, noSki
 	}
 	return operatortest.Options{
 		Scheme: sharedScheme(),
-		CRDs:   crdYAML(),
+		CRDs:   crds(),
 		Managers: []operatortest.Manager{{
 			Name:           ProcessName,
 			ServiceAccount: &types.NamespacedName{Namespace: SystemNamespace, Name: ServiceAccount},
 			SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
-				r := &ce.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: clockOf(mgr),
+				r := &ce.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: catalogue.ClockOf(mgr),
 					Catalog: s[CatalogSystem].(*catalogSystem).Catalog, Variant: v}
 				return r.SetupWithManager(mgr)
 			},
@@ -257,33 +255,6 @@ func installedBefore(version string) ([]client.Object, error) {
 	return out, nil
 }
 
-// clockOf is the manager's virtual clock (operatortest's managers have one).
-func clockOf(mgr manager.Manager) kclock.Clock {
-	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
-		if cc, ok := c.Clock().(kclock.Clock); ok {
-			return cc
-		}
-	}
-	return kclock.RealClock{}
-}
-
-// crdYAML is the CRDs of the world as manifests (envtest's, from the Go types).
-var crdYAML = sync.OnceValue(func() [][]byte {
-	var out [][]byte
-	for _, d := range envtestenv.Definitions(
-		envtestenv.CRD{GVK: ce.ClusterExtensionGVK, Plural: "clusterextensions", Status: true, Type: &ce.ClusterExtension{}},
-		envtestenv.CRD{GVK: ce.ClusterCatalogGVK, Plural: "clustercatalogs", Status: true, Type: &ce.ClusterCatalog{}},
-	) {
-		d.APIVersion, d.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
-		b, err := yaml.Marshal(d)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, b)
-	}
-	return out
-})
-
 // OnOperatortest are the helm/ entries as operatortest tests (Test in place
 // of World, Space and Properties): the port to the one engine, which the
 // catalogue runs in place of Entries().
@@ -293,12 +264,11 @@ func OnOperatortest() []*catalogue.Entry {
 		"helm/interrupted-upgrade":             InterruptedUpgrade,
 		"helm/interrupted-upgrade-new-version": InterruptedUpgradeNewVersion,
 	}
-	var out []*catalogue.Entry
-	for _, e := range Entries() {
-		p := *e
-		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
-		p.Test = tests[e.ID]
-		out = append(out, &p)
-	}
-	return out
+	return catalogue.Ported(Entries(), tests)
 }
+
+// crds are the CRDs of the world as manifests (envtest's, from the Go types).
+var crds = sync.OnceValue(func() [][]byte {
+	return catalogue.CRDManifests(envtestenv.CRD{GVK: ce.ClusterExtensionGVK, Plural: "clusterextensions", Status: true, Type: &ce.ClusterExtension{}},
+		envtestenv.CRD{GVK: ce.ClusterCatalogGVK, Plural: "clustercatalogs", Status: true, Type: &ce.ClusterCatalog{}})
+})

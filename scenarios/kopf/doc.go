@@ -59,7 +59,7 @@
 // (SystemEnv.Healed). Editor is the user behind edit-every (a stream of
 // edits of x on the run's clock, every 200 ms to 2 s for 1 to 40 s). The
 // operator is built on a client that asks Webhook and Wire
-// (Manager.SetupWithSystems) and on the run's virtual clock (clockOf: the
+// (Manager.SetupWithSystems) and on the run's virtual clock (catalogue.ClockOf: the
 // simulator's manager gives it; Persistent422 ran on the wall clock until
 // then). On seed 1 with 200 plans each gives its kernel entry's outcome per
 // variant (alternating-422: buggy and fixed caught at plan 2, robust holds;

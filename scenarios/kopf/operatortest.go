@@ -14,6 +14,7 @@ import (
 	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -31,7 +32,7 @@ func Persistent422(v variant.Variant) operatortest.Options {
 		Scheme: sharedScheme(),
 		CRDs:   [][]byte{crdYAML},
 		Managers: []operatortest.Manager{{Name: Operator, Setup: func(mgr manager.Manager) error {
-			r := &kopfop.Reconciler{Client: mgr.GetClient(), Variant: v, Exit: exitOf(mgr), Clock: clockOf(mgr),
+			r := &kopfop.Reconciler{Client: mgr.GetClient(), Variant: v, Exit: exitOf(mgr), Clock: catalogue.ClockOf(mgr),
 				Handlers: []kopfop.Handler{kopfop.ReportHandler(mgr.GetClient(), mgr.GetAPIReader())}}
 			return r.SetupWithManager(mgr)
 		}}},

@@ -124,7 +124,7 @@ func kopfOptions(v variant.Variant, h func(client.Client, client.Reader) kopfop.
 			c := &systemsClient{Client: mgr.GetClient()}
 			c.webhook, _ = s[Webhook].(*webhook)
 			c.wire, _ = s[Wire].(*wire)
-			r := &kopfop.Reconciler{Client: c, Variant: v, Exit: exitOf(mgr), Clock: clockOf(mgr),
+			r := &kopfop.Reconciler{Client: c, Variant: v, Exit: exitOf(mgr), Clock: catalogue.ClockOf(mgr),
 				Handlers: []kopfop.Handler{h(c, mgr.GetAPIReader())}}
 			return r.SetupWithManager(mgr)
 		}}},
@@ -135,17 +135,6 @@ func kopfOptions(v variant.Variant, h func(client.Client, client.Reader) kopfop.
 		// the run's history, not a state the operator converges to.
 		Nondeterministic: []operatortest.NondeterministicField{{Kind: "KopfExample", Path: "status.handlerRuns"}},
 	}
-}
-
-// clockOf is the run's virtual clock (kopf's throttling and batch window),
-// as the simulator's manager gives it.
-func clockOf(mgr manager.Manager) kclock.Clock {
-	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
-		if cc, ok := c.Clock().(kclock.Clock); ok {
-			return cc
-		}
-	}
-	return nil
 }
 
 func editStep(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
@@ -330,14 +319,5 @@ func OnOperatortest() []*catalogue.Entry {
 		"kopf/poison-event":           PoisonEvent,
 		"kopf/no-event-after-failure": NoEventAfterFailure,
 	}
-	var out []*catalogue.Entry
-	for _, k := range Entries() {
-		if test, ok := tests[k.ID]; ok {
-			e := *k
-			e.World, e.Space, e.FaultPhase, e.HealBudget, e.Properties = nil, plan.Space{}, 0, 0, nil
-			e.Test = test
-			out = append(out, &e)
-		}
-	}
-	return out
+	return catalogue.Ported(Entries(), tests)
 }

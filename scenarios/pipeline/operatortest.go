@@ -12,7 +12,6 @@ import (
 	kclock "k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/yaml"
 
 	pipelinectrl "github.com/ctrlsim/ctrlsim/controllers/pipeline"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -94,9 +93,9 @@ func pipelineOptions(v variant.Variant, classes []plan.FaultKind) operatortest.O
 	objects = append(objects, NewPipeline(PipelineName))
 	return operatortest.Options{
 		Scheme: sharedScheme(),
-		CRDs:   crdYAML(),
+		CRDs:   crds(),
 		Managers: []operatortest.Manager{{Name: ProcessName, SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
-			r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: s[PromotionProcess].(*promotion.System), Clock: clockOf(mgr), Variant: v}
+			r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: s[PromotionProcess].(*promotion.System), Clock: catalogue.ClockOf(mgr), Variant: v}
 			return r.SetupWithManager(mgr)
 		}}},
 		Objects: objects,
@@ -174,28 +173,6 @@ func touchAppAs(ctx context.Context, c client.Client, env string, now time.Durat
 	return c.Status().Update(ctx, &hr)
 }
 
-// clockOf is the manager's virtual clock (operatortest's managers have one).
-func clockOf(mgr manager.Manager) kclock.PassiveClock {
-	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
-		return c.Clock()
-	}
-	return kclock.RealClock{}
-}
-
-// crdYAML is the CRDs of the world as manifests (envtest's, from the Go types).
-var crdYAML = sync.OnceValue(func() [][]byte {
-	var out [][]byte
-	for _, d := range envtestenv.Definitions(envtestenv.PipelineCRDs()...) {
-		d.APIVersion, d.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
-		b, err := yaml.Marshal(d)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, b)
-	}
-	return out
-})
-
 // OnOperatortest are the pipeline entries as operatortest tests (Test in
 // place of World, Space and Properties): the port to the one engine, which
 // the catalogue runs in place of Entries().
@@ -206,12 +183,10 @@ func OnOperatortest() []*catalogue.Entry {
 		"pipeline/promotion-fails-once": PromotionFailsOnce,
 		"pipeline/crash-after-promote":  CrashAfterPromote,
 	}
-	var out []*catalogue.Entry
-	for _, e := range Entries() {
-		p := *e
-		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
-		p.Test = tests[e.ID]
-		out = append(out, &p)
-	}
-	return out
+	return catalogue.Ported(Entries(), tests)
 }
+
+// crds are the CRDs of the world as manifests (envtest's, from the Go types).
+var crds = sync.OnceValue(func() [][]byte {
+	return catalogue.CRDManifests(envtestenv.PipelineCRDs()...)
+})

@@ -32,13 +32,24 @@
 // ns-reconciler-<ns>, and kinds such as /v1/Namespace and
 // configsync.gke.io/v1beta1/RepoSync.
 //
+// The catalogue runs the entries as operatortest tests (operatortest.go:
+// NamespaceDeleted, NamespaceDeletedStaleCache, RoleBindingRevoked), the
+// same world written with the public API: the ns-reconciler is a manager
+// with a Deployment (operatortest.Manager.Deployment, StartDelay 2s) and
+// its own ServiceAccount; kube-controller-manager is a manager of the test
+// (NoBuiltinControllers) whose namespace controller takes its order and
+// pace from the System namespace-deletion, which the delete-namespace step
+// sets (first=, pace=) and the plan's seed draws otherwise; the RoleBinding
+// revoked is a domain step drawn within 3 s After the RepoSync's deletion;
+// the property deletion-completes is check.Terminates, absolute beside the
+// generic, differential terminates (the bug shows with no fault).
+//
 // # Known gaps
 //
 //   - No kube-scheduler or kubelet: the ns-reconciler starts 2s after its
 //     Deployment appears (process.Spec.StartDelay) and stops when it goes.
 //   - The namespace controller discovers only the kinds listed above.
-//   - Entries (reposync/namespace-deleted, reposync/namespace-deleted-stale-cache,
-//     reposync/rolebinding-revoked) judge terminates. Their plans draw no
+//   - The entries' plans draw no
 //     crashes: a crash planned at a client call that a process makes outside
 //     a reconcile (an event handler's cached List, in the kernel) leaves the
 //     process running on a stopped cache and never restarts it (a sim/process

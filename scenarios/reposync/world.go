@@ -263,7 +263,16 @@ var ctx = context.Background()
 // setup creates the namespaces, the RBAC config-sync's installation and the
 // user provide, and the RepoSyncs.
 func setup(c *cluster.Cluster, o Options) error {
-	a := c.Admin()
+	for _, obj := range setupObjects(o) {
+		if err := c.Admin().Create(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setupObjects are the objects setup creates, in order.
+func setupObjects(o Options) []client.Object {
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: reposync.ControllerNamespace}},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ReconcilerManager},
@@ -294,12 +303,7 @@ func setup(c *cluster.Cluster, o Options) error {
 				Spec: reposync.RepoSyncSpec{SourceType: "git", Git: &reposync.Git{Repo: "https://github.com/example/" + ns, Revision: "HEAD", Auth: "none"}},
 			})
 	}
-	for _, obj := range objs {
-		if err := a.Create(ctx, obj); err != nil {
-			return err
-		}
-	}
-	return nil
+	return objs
 }
 
 // actions are the workload steps of this world.

@@ -1,0 +1,100 @@
+package catalogue
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	kclock "k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// What every scenario package's port to operatortest shares: its entries
+// with their tests set (Ported), its CRDs as manifests (CRDManifests), the
+// run's virtual clock (ClockOf), and the test that each port keeps its
+// entries' expectations (TestPorts).
+
+// Ported returns entries with Test set from tests, by ID, in place of
+// World, Space and Properties: the entries as operatortest runs them. Every
+// test must name an entry, and every entry must have a test.
+func Ported(entries []*Entry, tests map[string]func(variant.Variant) operatortest.Options) []*Entry {
+	var out []*Entry
+	for _, e := range entries {
+		test, ok := tests[e.ID]
+		if !ok {
+			panic(fmt.Sprintf("catalogue: entry %s has no operatortest test", e.ID))
+		}
+		p := *e
+		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
+		p.Test = test
+		out = append(out, &p)
+	}
+	if len(out) != len(tests) {
+		panic(fmt.Sprintf("catalogue: %d tests for %d entries", len(tests), len(out)))
+	}
+	return out
+}
+
+// CRDManifests are the CustomResourceDefinitions of the Go types as
+// manifests (Options.CRDs), generated as envtest's are.
+func CRDManifests(crds ...envtestenv.CRD) [][]byte {
+	var out [][]byte
+	for _, d := range envtestenv.Definitions(crds...) {
+		d.APIVersion, d.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+		b, err := yaml.Marshal(d)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// ClockOf is the run's virtual clock, as operatortest's managers give it
+// (the real clock for a manager of another kind).
+func ClockOf(mgr manager.Manager) kclock.WithTicker {
+	if c, ok := mgr.(interface{ Clock() kclock.WithTicker }); ok {
+		return c.Clock()
+	}
+	return kclock.RealClock{}
+}
+
+// TestPorts is each port's test of its expectations on operatortest: a
+// variant expected caught is caught by the property caughtBy names for
+// "<entry>/<variant>" (within 200 plans, the catalogue's budget, seed 1),
+// and one expected to hold holds over 30 plans (200 in the catalogue) with
+// the generic oracles beside the entry's own.
+func TestPorts(t *testing.T, ports []*Entry, caughtBy map[string]string) {
+	t.Helper()
+	for _, e := range ports {
+		for _, v := range variant.All {
+			ex, ok := e.Expect[v]
+			if !ok {
+				continue
+			}
+			name := e.ID + "/" + string(v)
+			t.Run(name[strings.Index(name, "/")+1:], func(t *testing.T) {
+				o := e.Test(v)
+				o.Seed = 1
+				if ex == Caught {
+					o.Expect, o.Checks, o.ShrinkRuns = caughtBy[name], Checks, 30
+					if o.Expect == "" {
+						t.Fatalf("no property named for %s", name)
+					}
+				} else {
+					if testing.Short() {
+						t.Skip("explores 30 plans")
+					}
+					o.Checks = 30
+				}
+				operatortest.Run(t, o)
+			})
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package reposync
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/controllers/reposync"
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// The reposync/ entries as operatortest tests of config-sync's
+// reconciler-manager's variants (issue 30), World written with the public
+// API: the reconciler-manager as its ServiceAccount; the ns-reconciler as
+// the pod of the Deployment the manager keeps for it
+// (operatortest.Manager.Deployment, 2 s to start) and as its own
+// ServiceAccount; kube-controller-manager as a manager of the test (not
+// operatortest's built-in one: its namespace controller's deletion order and
+// pace are the plan's, set by the delete-namespace step through the
+// namespace-deletion System and otherwise drawn from the plan's seed, as
+// upstream's order comes from iterating a map).
+
+// Deletion is the System that holds kube-controller-manager's namespace
+// deletion order and pace in a run.
+const Deletion = "namespace-deletion"
+
+// PropDeletionCompletes is the entries' domain property: no object, the
+// namespace included, is still being deleted at the end of the heal budget
+// (check.Terminates). Unlike the generic terminates oracle it is absolute:
+// a correct reconciler-manager lets every deletion finish, in fault-free
+// runs too.
+const PropDeletionCompletes = "deletion-completes"
+
+// NamespaceDeleted is reposync/namespace-deleted: bookstore is deleted once,
+// within 20 s, with the namespace controller's order and pace drawn; faults
+// of every process (lags, holds, latency) on RepoSyncs, RoleBindings and
+// Deployments.
+func NamespaceDeleted(v variant.Variant) operatortest.Options {
+	o := reposyncOptions(v, deleteNamespaceStep())
+	o.Faults.Processes = []string{KubeControllerManager, ReconcilerManager, ReconcilerProcess(Namespace)}
+	o.Faults.Kinds = []schema.GroupVersionKind{reposync.RepoSyncGVK, rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), appsv1.SchemeGroupVersion.WithKind("Deployment")}
+	return o
+}
+
+// NamespaceDeletedStaleCache is reposync/namespace-deleted-stale-cache: the
+// same deletion, faults only of the reconciler-manager's Namespace cache
+// (lags and holds).
+func NamespaceDeletedStaleCache(v variant.Variant) operatortest.Options {
+	o := reposyncOptions(v, deleteNamespaceStep())
+	o.Faults.Classes = []plan.FaultKind{plan.Lag, plan.Hold}
+	o.Faults.Processes = []string{ReconcilerManager}
+	o.Faults.Kinds = []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Namespace")}
+	return o
+}
+
+// RoleBindingRevoked is reposync/rolebinding-revoked: the RepoSync is
+// deleted within 20 s and the shared RoleBinding revoked within 3 s after,
+// with the faults of NamespaceDeleted.
+func RoleBindingRevoked(v variant.Variant) operatortest.Options {
+	ns := []operatortest.Param{{Key: "ns", Values: []string{Namespace}}}
+	o := reposyncOptions(v,
+		operatortest.DomainStep{Name: "delete-reposync", Params: ns, Within: 20 * time.Second, Min: 1, Max: 1,
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				return env.Client.Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: a.Get("ns"), Name: reposync.RepoSyncName}})
+			}},
+		operatortest.DomainStep{Name: "revoke-rolebinding", Params: ns, After: "delete-reposync", Within: 3 * time.Second, Min: 1, Max: 1,
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				return env.Client.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: a.Get("ns"), Name: reposync.RepoSyncBaseRoleBindingName}})
+			}})
+	o.Faults.Processes = []string{KubeControllerManager, ReconcilerManager, ReconcilerProcess(Namespace)}
+	o.Faults.Kinds = []schema.GroupVersionKind{reposync.RepoSyncGVK, rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), appsv1.SchemeGroupVersion.WithKind("Deployment")}
+	return o
+}
+
+// deleteNamespaceStep deletes bookstore, once, within 20 s, with the
+// namespace controller's order (first=: the kinds it deletes first; none:
+// the seed's shuffle) and pace (its time per object) drawn.
+func deleteNamespaceStep() operatortest.DomainStep {
+	return operatortest.DomainStep{
+		Name: "delete-namespace", Within: 20 * time.Second, Min: 1, Max: 1,
+		Keys: []string{"ns", "first", "pace"},
+		Draw: func(t *rapid.T) operatortest.Args {
+			args := operatortest.Args{{Key: "ns", Value: Namespace}}
+			if first := rapid.SampledFrom(deletionOrders).Draw(t, "first"); first != "" {
+				args = append(args, plan.Arg{Key: "first", Value: first})
+			}
+			pace := time.Duration(rapid.IntRange(0, 10).Draw(t, "pace")) * 100 * time.Millisecond
+			return append(args, plan.Arg{Key: "pace", Value: pace.String()})
+		},
+		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+			d := env.System(Deletion).(*deletionSystem)
+			if f := a.Get("first"); f != "" {
+				d.first = strings.Split(f, ",")
+			}
+			if p := a.Get("pace"); p != "" {
+				pace, err := time.ParseDuration(p)
+				if err != nil || pace < 0 {
+					return fmt.Errorf("delete-namespace: pace: want a duration, got %q", p)
+				}
+				d.pace = &pace
+			}
+			return env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.Get("ns")}})
+		},
+	}
+}
+
+// deletionSystem is a run's namespace deletion: the order and pace a
+// delete-namespace step set, and the plan seed's draws for the rest (a
+// shuffle of each pass, up to 500 ms an object).
+type deletionSystem struct {
+	rand  *rand.Rand
+	first []string
+	pace  *time.Duration
+}
+
+func (d *deletionSystem) shuffle(n int, swap func(i, j int)) { d.rand.Shuffle(n, swap) }
+
+func (d *deletionSystem) order(objs []client.Object) {
+	if d.first != nil {
+		DeleteFirst(d.first...)(objs)
+	}
+}
+
+func (d *deletionSystem) delay(client.Object) time.Duration {
+	if d.pace != nil {
+		return *d.pace
+	}
+	return time.Duration(d.rand.Int64N(int64(500 * time.Millisecond)))
+}
+
+// reposyncOptions are the options every reposync/ entry shares, with the
+// entry's workload steps.
+func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operatortest.Options {
+	o := Options{Variant: v}.withDefaults()
+	sync := types.NamespacedName{Namespace: Namespace, Name: reposync.RepoSyncName}
+	key := reposync.ReconcilerKey(sync)
+	terminates := operatortest.FromCheck(check.Terminates{})
+	terminates.Name = PropDeletionCompletes
+	return operatortest.Options{
+		Scheme: sharedScheme(),
+		CRDs:   crds(),
+		Systems: []operatortest.System{{Name: Deletion, New: func(env operatortest.SystemEnv) (any, error) {
+			return &deletionSystem{rand: env.Rand}, nil
+		}}},
+		Managers: []operatortest.Manager{
+			{Name: KubeControllerManager, SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
+				d := s[Deletion].(*deletionSystem)
+				return SetupKubeControllerManager(mgr, catalogue.ClockOf(mgr), d.shuffle, d.order, d.delay)
+			}},
+			{Name: ReconcilerManager, ServiceAccount: &types.NamespacedName{Namespace: reposync.ControllerNamespace, Name: ReconcilerManager},
+				Setup: func(mgr manager.Manager) error {
+					return (&reposync.Manager{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: catalogue.ClockOf(mgr), Variant: v}).SetupWithManager(mgr)
+				}},
+			{Name: key.Name, ServiceAccount: &key, Deployment: &key, StartDelay: 2 * time.Second,
+				Setup: func(mgr manager.Manager) error {
+					clk := catalogue.ClockOf(mgr)
+					if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o)}).SetupWithManager(mgr); err != nil {
+						return err
+					}
+					return (&reposync.Syncer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o)}).SetupWithManager(mgr)
+				}},
+		},
+		Objects:  setupObjects(o), // config-sync's installation and the user's RBAC and RepoSync
+		Workload: operatortest.Workload{Steps: []operatortest.StepKind{}, Domain: steps},
+		Faults:   operatortest.Faults{Classes: []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency}, MaxLag: 3 * time.Second},
+		// kube-controller-manager is the test's own (its namespace
+		// controller's order and pace are the plan's).
+		NoBuiltinControllers: true,
+		NoWorkloadModels:     true,
+		Properties:           []operatortest.Property{terminates},
+		FaultPhase:           30 * time.Second,
+		HealBudget:           30 * time.Second,
+	}
+}
+
+// crds are the world's CRDs as manifests (envtest's, from the Go types).
+var crds = sync.OnceValue(func() [][]byte {
+	return catalogue.CRDManifests(envtestenv.CRD{GVK: reposync.RepoSyncGVK, Plural: reposync.RepoSyncPlural, Namespaced: true, Status: true, Type: &reposync.RepoSync{}})
+})
+
+// OnOperatortest are the reposync/ entries as operatortest tests: the port
+// to the one engine, which the catalogue runs in place of Entries().
+func OnOperatortest() []*catalogue.Entry {
+	return catalogue.Ported(Entries(), map[string]func(variant.Variant) operatortest.Options{
+		"reposync/namespace-deleted":             NamespaceDeleted,
+		"reposync/namespace-deleted-stale-cache": NamespaceDeletedStaleCache,
+		"reposync/rolebinding-revoked":           RoleBindingRevoked,
+	})
+}
