@@ -161,11 +161,12 @@ func start(v variant.Variant) *syncRun {
 	Expect(apierrors.IsForbidden(asUser.List(ctx, &reposync.RepoSyncList{}))).To(BeTrue(), "a cluster-wide list as the ns-reconciler")
 	nsr, err := env.StartManager(envtestenv.ManagerOptions{As: &user, Namespaces: []string{ns.Name}}, func(mgr ctrl.Manager) error {
 		s.nsReconciler = envtestenv.Record(mgr.GetClient())
-		f := &reposync.Finalizer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared()}
+		stop := &reposync.Stop{}
+		f := &reposync.Finalizer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared(), Stop: stop}
 		if err := f.SetupWithManager(mgr); err != nil {
 			return err
 		}
-		return (&reposync.Syncer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared()}).SetupWithManager(mgr)
+		return (&reposync.Syncer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared(), Stop: stop}).SetupWithManager(mgr)
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(nsr.Stop)

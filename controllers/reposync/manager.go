@@ -281,10 +281,17 @@ func (m *Manager) deleteManagedObjects(ctx context.Context, reconcilerRef, rsRef
 }
 
 // deleteSharedRoleBinding removes the ns-reconciler from the shared RoleBinding,
-// deleting the RoleBinding when no subject is left.
+// deleting the RoleBinding when no subject is left. Upstream reads it from the
+// cache; Robust reads it live: Robust puts a revoked RoleBinding back while
+// the ns-reconciler finalizes, and a cache behind that write would show the
+// RoleBinding gone and leave it in place for good.
 func (m *Manager) deleteSharedRoleBinding(ctx context.Context, reconcilerRef, rsRef types.NamespacedName) error {
 	rb := &rbacv1.RoleBinding{}
-	if err := m.Client.Get(ctx, types.NamespacedName{Namespace: rsRef.Namespace, Name: RepoSyncBaseRoleBindingName}, rb); err != nil {
+	var r client.Reader = m.Client
+	if m.Variant == variant.Robust {
+		r = m.reader()
+	}
+	if err := r.Get(ctx, types.NamespacedName{Namespace: rsRef.Namespace, Name: RepoSyncBaseRoleBindingName}, rb); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	var keep []rbacv1.Subject

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,7 +51,72 @@ type Finalizer struct {
 	// Sync is the RepoSync this reconciler serves.
 	Sync   types.NamespacedName
 	Source Source
+	// Stop is shared with the process's Syncer: Finalize stops it and waits
+	// for its apply to end before destroying (nil: no Syncer to stop).
+	Stop *Stop
 }
+
+// Stop is how an ns-reconciler's Finalizer stops its Syncer, as
+// config-sync's RepoSyncFinalizer.Finalize calls StopControllers and waits
+// on ControllersStopped before its Destroyer runs
+// (pkg/reconciler/finalizer/reposync_finalizer.go): once stopped the Syncer
+// applies nothing more, and the Finalizer waits while an apply it began is
+// still under way (else an object applied after its destroy passed would
+// outlive the RepoSync). One Stop per start of the process.
+type Stop struct {
+	mu            sync.Mutex
+	stopped, busy bool
+}
+
+// begin marks an apply under way; false once stopped.
+func (s *Stop) begin() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false
+	}
+	s.busy = true
+	return true
+}
+
+// applying reports whether the apply may go on (not stopped).
+func (s *Stop) applying() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.stopped
+}
+
+// end marks the apply over.
+func (s *Stop) end() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.busy = false
+}
+
+// stop stops the Syncer and reports whether it has stopped (no apply under
+// way).
+func (s *Stop) stop() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	return !s.busy
+}
+
+// stopWait is how long Finalize waits for the Syncer's apply to end before it
+// looks again.
+const stopWait = 100 * time.Millisecond
 
 // Predicates are the finalizer controller's: one event per resourceVersion, and
 // only this reconciler's RepoSync.
@@ -80,6 +146,9 @@ func (f *Finalizer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	}
 	if !rs.DeletionTimestamp.IsZero() {
 		if controllerutil.ContainsFinalizer(rs, ReconcilerFinalizer) {
+			if !f.Stop.stop() {
+				return reconcile.Result{RequeueAfter: stopWait}, nil // the Syncer's apply is still under way
+			}
 			if err := f.finalize(ctx, rs); err != nil {
 				return reconcile.Result{}, fmt.Errorf("finalizing: %w", err)
 			}
@@ -114,8 +183,8 @@ func (f *Finalizer) reconcileFinalizer(ctx context.Context, rs *RepoSync) error 
 	return nil // an invalid policy is a user error: retrying will not help
 }
 
-// finalize is RepoSyncFinalizer.Finalize. Stopping the parser and remediator is
-// the Syncer seeing the deletionTimestamp.
+// finalize is RepoSyncFinalizer.Finalize, once the Syncer has stopped
+// (Stop).
 func (f *Finalizer) finalize(ctx context.Context, rs *RepoSync) error {
 	now := metav1.NewTime(f.Clock.Now()).Rfc3339Copy()
 	if _, err := withRetry(ctx, f.Client, f.Clock, rs, updateStatus(f.Client), func() error {
@@ -193,12 +262,17 @@ func (f *Finalizer) destroy(ctx context.Context, namespace string) error {
 
 // Syncer stands for the ns-reconciler's parser and remediator: every
 // PollPeriod it creates the declared objects that are missing and records the
-// commit in the status. It stops once the RepoSync is deleting.
+// commit in the status. It stops once the RepoSync is deleting or the
+// Finalizer has stopped it (Stop), and no apply of its outlives Finalize's
+// destroy.
 type Syncer struct {
 	Client client.Client
 	Clock  clock.Clock
 	Sync   types.NamespacedName
 	Source Source
+	// Stop is shared with the process's Finalizer, which stops the Syncer
+	// before it destroys (nil: never stopped).
+	Stop *Stop
 }
 
 // Predicates filter the Syncer's watch to its RepoSync, one event per
@@ -221,11 +295,15 @@ func (s *Syncer) Reconcile(ctx context.Context, req reconcile.Request) (reconcil
 	if err := s.Client.Get(ctx, s.Sync, rs); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !rs.DeletionTimestamp.IsZero() {
+	if !rs.DeletionTimestamp.IsZero() || !s.Stop.begin() {
 		return reconcile.Result{}, nil
 	}
+	defer s.Stop.end()
 	manager := rs.Namespace + "_" + rs.Name
 	for _, o := range s.Source.Objects {
+		if !s.Stop.applying() {
+			return reconcile.Result{}, nil // the Finalizer stopped the apply
+		}
 		obj := o.DeepCopyObject().(client.Object)
 		obj.SetNamespace(rs.Namespace)
 		existing := o.DeepCopyObject().(client.Object)

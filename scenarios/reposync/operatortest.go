@@ -171,11 +171,11 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 				}},
 			{Name: key.Name, ServiceAccount: &key, Deployment: &key, StartDelay: 2 * time.Second,
 				Setup: func(mgr manager.Manager) error {
-					clk := catalogue.ClockOf(mgr)
-					if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o)}).SetupWithManager(mgr); err != nil {
+					clk, stop := catalogue.ClockOf(mgr), &reposync.Stop{}
+					if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr); err != nil {
 						return err
 					}
-					return (&reposync.Syncer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o)}).SetupWithManager(mgr)
+					return (&reposync.Syncer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr)
 				}},
 		},
 		Objects:  setupObjects(o), // config-sync's installation and the user's RBAC and RepoSync

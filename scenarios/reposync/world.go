@@ -153,11 +153,11 @@ func World(o Options) cluster.Options {
 		procs = append(procs, process.Spec{
 			Name: key.Name, ServiceAccount: &key, BoundTo: &key, StartDelay: 2 * time.Second,
 			Setup: func(p *process.Process) error {
-				mgr := p.Manager()
-				if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)}).SetupWithManager(mgr); err != nil {
+				mgr, stop := p.Manager(), &reposync.Stop{}
+				if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr); err != nil {
 					return err
 				}
-				return (&reposync.Syncer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o)}).SetupWithManager(mgr)
+				return (&reposync.Syncer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr)
 			},
 		})
 	}
