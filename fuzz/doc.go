@@ -1,15 +1,18 @@
-// Package fuzz holds the `go test -fuzz` targets: one per catalogue entry still
-// on the kernel's own engine (fuzz
-// bytes decode into a plan of the entry's fault profile; the properties of the
-// variants expected to hold are checked) and one for the plan parser. `make test`
-// replays the seed corpus; `make fuzz` fuzzes each target for a bounded time.
+// Package fuzz holds the `go test -fuzz` targets: one per seed scenario, over
+// the catalogue entry's operatortest test (operatortest.FuzzTarget: fuzz
+// bytes decode into a plan of the entry's workload and fault profile; the
+// variants expected to hold are judged by the generic oracles and the
+// entry's properties), and one for the plan parser. `make test` replays the
+// seed corpus (operatortest.FuzzSeeds, long enough to draw a plan from);
+// `make fuzz` fuzzes each target for a bounded time.
 //
 // # Known gaps
 //
-//   - Entries whose every variant is expected to be caught have nothing to fuzz.
-//   - Entries ported to operatortest (catalogue.Entry.Test) have no
-//     target: their plans come from operatortest's generator, not from a
-//     plan.Space that fuzz bytes decode into (fuzzEntry refuses them).
+//   - Entries whose every variant is expected to be caught have nothing to
+//     fuzz (fuzzEntry refuses them).
 //   - Fuzzing explores plans, not the world: the initial objects of a scenario are
 //     fixed.
+//   - Until this change the seeds were 0 to 72 bytes long, and rapid skips
+//     an input that runs out before a plan is drawn: the seed corpus ran no
+//     plan.
 package fuzz

@@ -4,49 +4,44 @@ import (
 	"reflect"
 	"testing"
 
-	"pgregory.net/rapid"
-
+	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/scenarios"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// seedInputs are a few fuzz inputs every target starts from (rapid decodes any
-// bytes into a plan).
-var seedInputs = [][]byte{
-	{},
-	{0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0},
-	[]byte("ctrlsim: a deterministic simulation test harness for Kubernetes controllers"),
-	{255, 255, 255, 255, 255, 255, 255, 255, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0},
-}
-
-// fuzzEntry fuzzes the variants of an entry that are expected to hold.
+// fuzzEntry fuzzes the variants of an entry that are expected to hold, each
+// as its operatortest test (operatortest.FuzzTarget): an input decodes to a
+// plan of the entry's workload and fault profile, judged by the generic
+// oracles and the entry's properties. The seeds are operatortest's
+// (FuzzSeeds: inputs long enough to draw a plan from).
 func fuzzEntry(f *testing.F, id string) {
-	// The kernel's entry: a port's plans come from operatortest's generator,
-	// which fuzz bytes do not decode into.
-	e, err := scenarios.KernelOf(id)
+	e, err := scenarios.Lookup(id)
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, in := range seedInputs {
+	var targets []func(*testing.T, []byte)
+	for _, v := range e.Variants() {
+		if e.Expect[v] != catalogue.Holds {
+			continue
+		}
+		target, err := operatortest.FuzzTarget(e.Test(v))
+		if err != nil {
+			f.Fatalf("%s/%s: %v", id, v, err)
+		}
+		targets = append(targets, target)
+	}
+	if len(targets) == 0 {
+		f.Fatalf("%s: no variant is expected to hold: nothing to fuzz", id)
+	}
+	for _, in := range operatortest.FuzzSeeds() {
 		f.Add(in)
 	}
-	f.Fuzz(plan.Fuzz(e.Space, func(t *rapid.T, p *plan.Plan) {
-		for _, v := range e.Variants() {
-			if e.Expect[v] != catalogue.Holds {
-				continue
-			}
-			r, err := e.RunPlan(v, p)
-			if err != nil {
-				t.Fatalf("world error: %v\n%s", err, p)
-			}
-			bad := r.Violated()
-			r.Cluster.Close()
-			if len(bad) > 0 {
-				t.Fatalf("%s/%s: %v\nplan:\n%s%s", e.ID, v, bad, p, catalogue.SavePlan(e.ID, v, p))
-			}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, target := range targets {
+			target(t, data)
 		}
-	}))
+	})
 }
 
 func FuzzCanary(f *testing.F) { fuzzEntry(f, "canary/stale-cache") }

@@ -513,9 +513,10 @@
 //     the plan's text (`at 12s publish version=1.2`), shrunk and replayed as
 //     any step. Params lists each parameter's values (Draw draws ones that
 //     depend on each other); Within, Min and Max bound its time and count
-//     (Min 1: in every plan, as the version a pipeline promotes); After
-//     draws it within Within after another step (a RoleBinding revoked
-//     within 3 s of its RepoSync's deletion); Do
+//     (Min 1: in every plan, as the version a pipeline promotes; From:
+//     not before the world has started up); After draws it within Within
+//     after another step (a RoleBinding revoked within 3 s of its
+//     RepoSync's deletion); Do
 //     runs it as the workload's user (the admin client, the run's virtual
 //     time). A key a plan gives that the step does not declare is refused
 //     before the run; a step named as one of the workload's own, unnamed or

@@ -58,9 +58,11 @@ type DomainStep struct {
 	// whose step gives another key is refused, as a typo is).
 	Draw func(t *rapid.T) Args
 	Keys []string
-	// Within bounds the step's time, drawn in [0, Within] in whole
-	// milliseconds (0: the fault phase).
-	Within time.Duration
+	// Within bounds the step's time, drawn in [From, Within] in whole
+	// milliseconds (Within 0: the fault phase). From keeps it after the
+	// world's start-up (a user who deletes what the operator has had time
+	// to set up).
+	Within, From time.Duration
 	// After names an earlier domain step: this one is drawn in [t, t +
 	// Within] of the first step of that name (t its time), and not at all
 	// in a plan that draws none (a user who deletes a RepoSync and revokes
@@ -123,8 +125,10 @@ func validateDomain(steps []DomainStep) error {
 			return fmt.Errorf("Domain[%d] (%s): Do is nil: the step would do nothing", i, d.Name)
 		case d.Draw != nil && len(d.Params) > 0:
 			return fmt.Errorf("Domain[%d] (%s): give Params or Draw, not both", i, d.Name)
-		case d.Within < 0 || d.Max < 0 || d.Min < 0:
-			return fmt.Errorf("Domain[%d] (%s): Within, Min and Max must be 0 (the default) or more", i, d.Name)
+		case d.Within < 0 || d.From < 0 || d.Max < 0 || d.Min < 0:
+			return fmt.Errorf("Domain[%d] (%s): Within, From, Min and Max must be 0 (the default) or more", i, d.Name)
+		case d.From > 0 && d.Within > 0 && d.From > d.Within:
+			return fmt.Errorf("Domain[%d] (%s): From %s is after Within %s", i, d.Name, d.From, d.Within)
 		case d.Min > cmp.Or(d.Max, MaxSteps):
 			return fmt.Errorf("Domain[%d] (%s): Min %d is more than Max %d", i, d.Name, d.Min, cmp.Or(d.Max, MaxSteps))
 		case d.After != "" && !seen[d.After]:
@@ -165,7 +169,8 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 			}
 			n := rapid.IntRange(d.Min, max).Draw(t, d.Name+"-count")
 			for range n {
-				at := base + time.Duration(rapid.Int64Range(0, int64(within/time.Millisecond)).Draw(t, d.Name+"-at"))*time.Millisecond
+				from := min(d.From, within)
+				at := base + from + time.Duration(rapid.Int64Range(0, int64((within-from)/time.Millisecond)).Draw(t, d.Name+"-at"))*time.Millisecond
 				if f, seen := first[d.Name]; !seen || at < f {
 					first[d.Name] = at
 				}

@@ -151,6 +151,7 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 		{DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) Args { return nil }}, "Params or Draw"},
 		{DomainStep{Name: "publish", Do: do, Params: []Param{{Key: "name"}}}, "at least one value"},
 		{DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
+		{DomainStep{Name: "publish", Do: do, From: 3 * time.Second, Within: time.Second}, "From 3s is after Within 1s"},
 		{DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
 		{DomainStep{Name: "publish", Do: do, After: "create", Within: time.Second}, `After "create" names no earlier domain step`},
 	} {
@@ -193,6 +194,20 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	}
 	if len(times) < 5 {
 		t.Errorf("publish at %d distinct times in 40 plans: its time is not drawn", len(times))
+	}
+	// From keeps it after the start-up.
+	every.From, every.Within = 5*time.Second, 20*time.Second
+	o.Workload.Domain = []DomainStep{every}
+	if w, err = newWorld(o.withDefaults()); err != nil {
+		t.Fatal(err)
+	}
+	gen = plan.Generator(w.space)
+	for seed := range 40 {
+		for _, s := range gen.Example(seed).Steps {
+			if s.Action == "publish" && (s.At < 5*time.Second || s.At > 20*time.Second) {
+				t.Fatalf("plan %d: publish at %v, want it in [5s, 20s]", seed, s.At)
+			}
+		}
 	}
 }
 

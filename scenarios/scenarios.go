@@ -5,36 +5,38 @@
 //
 // Every scenario package has the same shape:
 //
-//   - world.go: Options (Variant and the world's knobs) and World(Options)
-//     cluster.Options, the world's constructor; Scheme() and the shared
-//     scheme its worlds use. Draws of the world's own take a stream of the
-//     plan's seed from the cluster (cluster.Cluster.Stream).
-//   - entries.go: Entries(), the catalogue entries.
-//   - properties.go: the properties, each a check.Property over the run.
+//   - operatortest.go: one func(variant.Variant) operatortest.Options per
+//     entry, the entry as a test of the reference controller's variant,
+//     and OnOperatortest, the entries with those tests set
+//     (catalogue.Ported).
+//   - entries.go: Entries(), the catalogue entries' text (ID, summary,
+//     expectations) and their kernel form (World, Space), leaving.
+//   - world.go: Options (Variant and the world's knobs), Scheme() and the
+//     shared scheme, and World(Options) cluster.Options, the kernel form.
+//   - properties.go: the properties, each a check.Property over the run
+//     (operatortest.FromCheck adapts them).
 //   - entries_test.go: TestEntries, which only calls catalogue.TestEntries,
 //     the one test of the catalogue's expectations.
 //
 // (The canary keeps all of it in canary.go.)
 //
-// An entry ported to the one engine (issue 30) is an
-// operatortest test instead: its package's Test(variant) returns the
-// operatortest.Options of the reference controller's variant (managers,
-// seed objects, domain steps, properties as operatortest.Property), and
-// its Entry sets Test in place of World, Space and Properties. Listed in
-// OnOperatortest, it takes its kernel entry's place in All: `ctrlsim run`,
-// `catalogue` and `replay` run it through operatortest (scenarios/catalogue's
-// operatortest.go), and `--kernel` runs the kernel's original beside it. The
-// entries not yet ported keep the shape above and the kernel's own explorer.
+// Every entry runs on the one engine, operatortest: its package's
+// OnOperatortest returns its entries with Test set (the operatortest.Options
+// of the reference controller's variant: managers, seed objects, domain
+// steps, systems, properties as operatortest.Property), in place of World,
+// Space and Properties (catalogue.Ported); `ctrlsim run`, `catalogue` and
+// `replay` and the fuzz targets run them through operatortest
+// (scenarios/catalogue's operatortest.go).
 //
 // # Known gaps
 //
 // Entries are registered here by hand; a scenario package that is not listed in
-// Kernel is not in the catalogue. Every entry of All is a port
-// (OnOperatortest: the canary's, kopf's four, the pipeline's four, helm's
-// three, bd's four and reposync's three, 56 of 56 outcomes), but the
-// kernel's entries remain beside them until the kernel engine leaves
-// scenarios/ (issue 30): `--kernel` runs them, and the fuzz targets fuzz
-// them (their plans are the kernel's generator's).
+// All is not in the catalogue. The kernel's form of each entry (Entries:
+// World, Space, Properties) and its explorer (catalogue.Entry.Explore and
+// RunPlan for an entry without Test) remain until issue 30 takes them out:
+// each package's TestEntries still explores them, and its world tests
+// (the ginkgo suites, the determinism checks, internal/promobench) run
+// World on the kernel.
 package scenarios
 
 import (
@@ -51,59 +53,16 @@ import (
 	"github.com/ctrlsim/ctrlsim/scenarios/reposync"
 )
 
-// All returns the catalogue entries in catalogue order: each entry's port
-// to operatortest (OnOperatortest) where it has one, the kernel's entry
-// otherwise.
+// All returns the catalogue entries in catalogue order, each an operatortest
+// test of its reference controller's variants (catalogue.Entry.Test).
 func All() []*catalogue.Entry {
-	ports := OnOperatortest()
-	var all []*catalogue.Entry
-	for _, e := range Kernel() {
-		for _, p := range ports {
-			if p.ID == e.ID {
-				e = p
-			}
-		}
-		all = append(all, e)
-	}
+	all := []*catalogue.Entry{canary.OnOperatortest()}
+	all = append(all, bundledeployment.OnOperatortest()...)
+	all = append(all, clusterextension.OnOperatortest()...)
+	all = append(all, kopf.OnOperatortest()...)
+	all = append(all, reposync.OnOperatortest()...)
+	all = append(all, pipeline.OnOperatortest()...)
 	return all
-}
-
-// Kernel returns the catalogue entries as the kernel's explorer runs them,
-// the engine the catalogue is leaving (issue 30): `ctrlsim run --kernel`
-// and `replay --kernel` run a ported entry's kernel original beside its port,
-// and the fuzz targets fuzz them.
-func Kernel() []*catalogue.Entry {
-	var all []*catalogue.Entry
-	all = append(all, canary.Entries()...)
-	all = append(all, bundledeployment.Entries()...)
-	all = append(all, clusterextension.Entries()...)
-	all = append(all, kopf.Entries()...)
-	all = append(all, reposync.Entries()...)
-	all = append(all, pipeline.Entries()...)
-	return all
-}
-
-// OnOperatortest are the entries ported to operatortest (issue 30), each
-// with the ID of the kernel entry it replaces in All.
-func OnOperatortest() []*catalogue.Entry {
-	ports := []*catalogue.Entry{canary.OnOperatortest()}
-	ports = append(ports, kopf.OnOperatortest()...)
-	ports = append(ports, pipeline.OnOperatortest()...)
-	ports = append(ports, clusterextension.OnOperatortest()...)
-	ports = append(ports, bundledeployment.OnOperatortest()...)
-	ports = append(ports, reposync.OnOperatortest()...)
-	return ports
-}
-
-// KernelOf returns the kernel's entry with this ID (an entry of All that is
-// a port has one too).
-func KernelOf(id string) (*catalogue.Entry, error) {
-	for _, e := range Kernel() {
-		if e.ID == id {
-			return e, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown entry %q", id)
 }
 
 // Lookup returns the entry with this ID.

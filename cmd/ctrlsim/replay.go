@@ -20,7 +20,6 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	text := fs.String("plan-text", "", "the plan's text")
 	timeline := fs.Bool("timeline", false, "print the timeline")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
-	kernel := fs.Bool("kernel", false, "replay on the kernel's entry of an entry ported to operatortest (ctrlsim run --kernel)")
 	htmlOut := fs.String("html", "", "also write the run inspector, one self-contained HTML page, to this file")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
@@ -31,11 +30,6 @@ func cmdReplay(args []string, stdout io.Writer) error {
 	e, err := scenarios.Lookup(*entry)
 	if err != nil {
 		return usagef("%v", err)
-	}
-	if *kernel {
-		if e, err = scenarios.KernelOf(e.ID); err != nil {
-			return usagef("%v", err)
-		}
 	}
 	vr, err := variant.Parse(*v)
 	if err != nil {

@@ -60,17 +60,10 @@ type job struct {
 // jobs lists the (entry, variant) pairs selected by the flags, in catalogue order,
 // and keeps those of shard i of n (1-based): pair k (0-based) is shard k%n+1's. It
 // also returns the number of pairs of all shards.
-func jobs(entry, v string, i, n int, kernel bool) ([]job, int, error) {
+func jobs(entry, v string, i, n int) ([]job, int, error) {
 	entries, err := scenarios.Match(entry)
 	if err != nil {
 		return nil, 0, usagef("%v", err)
-	}
-	if kernel {
-		for k, e := range entries {
-			if entries[k], err = scenarios.KernelOf(e.ID); err != nil {
-				return nil, 0, err
-			}
-		}
 	}
 	var want variant.Variant
 	if v != "" {
@@ -108,7 +101,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	indexed := fs.Int("shards-of-indexed-job", 0, "run shard JOB_COMPLETION_INDEX+1 of `N` (in a pod of an Indexed Job with N completions)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	markers := fs.Bool("json-markers", false, "print the JSON between marker lines, for ctrlsim merge to find in a log (implies --json)")
-	kernel := fs.Bool("kernel", false, "run the entries ported to operatortest (scenarios.OnOperatortest) on the kernel's explorer, as they ran before their port (issue 30)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the exploration to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile (pprof) of the exploration to this file")
 	if err := parse(fs, args, stdout); err != nil {
@@ -155,7 +147,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		n = *indexed
 	}
 	*jsonOut = *jsonOut || *markers
-	todo, all, err := jobs(*entry, *v, i, n, *kernel)
+	todo, all, err := jobs(*entry, *v, i, n)
 	if err != nil {
 		return err
 	}
@@ -168,9 +160,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		r := j.e.Explore(j.v, *checks, *seed, time.Now)
 		res := toJSON(r)
-		if *kernel && res.Replay != "" { // replayed on the same engine
-			res.Replay = strings.Replace(res.Replay, "ctrlsim replay ", "ctrlsim replay --kernel ", 1)
-		}
 		if r.Minimal != nil {
 			if res.TraceHash, err = traceHash(j.e, j.v, r.Minimal); err != nil {
 				return err

@@ -8,5 +8,6 @@ import (
 )
 
 // TestEntries checks the expectations of this package's catalogue entries
-// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
-func TestEntries(t *testing.T) { catalogue.TestEntries(t, bundledeployment.Entries()) }
+// on operatortest (catalogue.TestEntries: the catalogue's budget; skipped
+// under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, bundledeployment.OnOperatortest()) }

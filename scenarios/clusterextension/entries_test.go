@@ -173,5 +173,6 @@ func TestEntriesHoldWithoutFaults(t *testing.T) {
 }
 
 // TestEntries checks the expectations of this package's catalogue entries
-// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
-func TestEntries(t *testing.T) { catalogue.TestEntries(t, Entries()) }
+// on operatortest (catalogue.TestEntries: the catalogue's budget; skipped
+// under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, OnOperatortest()) }

@@ -98,8 +98,8 @@
 //     the patch model, so the specs with grow run for seconds, not minutes.
 //   - The catalogue (scenarios.All) runs the four on operatortest (on seed 1
 //     with the catalogue's 200 plans: 12 of 12 outcomes as expected, 51 s for
-//     the four against 26 s on the kernel's entries, which `ctrlsim run
-//     --kernel` still runs, one run each). Persistent422's
+//     the four against 26 s on the kernel's entries, measured when
+//     `ctrlsim run --kernel` still ran them, one run each). Persistent422's
 //     shrink now takes 2.6-4.4 s (issue 31's shrink work); its test still
 //     bounds it (ShrinkRuns 100), those of the other three to 50 runs.
 //   - On operatortest, poison still fails the operator's reads through a

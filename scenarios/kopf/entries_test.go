@@ -9,8 +9,9 @@ import (
 )
 
 // TestEntries checks the expectations of this package's catalogue entries
-// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
-func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.Entries()) }
+// on operatortest (catalogue.TestEntries: the catalogue's budget; skipped
+// under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.OnOperatortest()) }
 
 // TestBoundedFailureRate: under a flaky fault the failures of one object keep
 // to the envelope across the successes between them; a streak ends after the

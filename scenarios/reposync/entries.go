@@ -87,6 +87,9 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
 
+// port opens the Why of each entry: the entries run on operatortest.
+const port = "On operatortest (issue 30: the same world written with the public API, scenarios/reposync/operatortest.go) the outcomes are the kernel's. "
+
 func entry(id, summary, why string, sp plan.Space, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
 	return &catalogue.Entry{
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Why: why,
@@ -112,7 +115,12 @@ func Entries() []*catalogue.Entry {
 				"The fix (9e28c844b) has the manager read the RepoSync's Namespace from its cache and, when it is Terminating, remove the reconciler finalizer "+
 				"itself and tear the ns-reconciler down. The robust manager reads the Namespace live and also watches Namespaces. The namespace controller's "+
 				"deletion order and pace come from the plan's seed; faults are informer lag and holds (not of Namespaces), crashes and API latency.",
-			"", space(all, kinds, faults, deleteNamespace), expect(c, h, h)),
+			port+"The minimal plan, `at 7ms delete-namespace ns=bookstore first=RoleBinding pace=0s` (deleted before the ns-reconciler has started, "+
+				"the shared RoleBinding first), also violates interleavings-agree in the buggy variant: the fault-free run with seed 2048 finishes the "+
+				"deletion (its schedule lets the ns-reconciler finish before the RoleBinding goes), the one with seed 0 does not; the property that "+
+				"decides the outcome is deletion-completes (check.Terminates, absolute: the bug shows with no fault), and plans to catch went 1 -> 3 "+
+				"(operatortest's generator draws the deletion's time in milliseconds).",
+			space(all, kinds, faults, deleteNamespace), expect(c, h, h)),
 		entry("reposync/namespace-deleted-stale-cache",
 			"The same namespace deletion, with the reconciler-manager's Namespace cache stale. The fix reads the Namespace's phase from the informer cache "+
 				"and has no Namespace watch: when the deleting RepoSync is reconciled while the cache still shows the namespace Active, the manager waits and "+
@@ -120,20 +128,33 @@ func Entries() []*catalogue.Entry {
 				"A lag alone does not do it: the first cached Get of a Namespace starts the informer, which lists the namespace fresh (already Terminating). "+
 				"The cache must be warm and stale, as a hold of the manager's Namespace informer that starts before the deletion makes it. The robust manager "+
 				"reads the Namespace live and watches Namespaces.",
-			"", space([]string{ReconcilerManager}, []string{NamespaceKind}, []plan.FaultKind{plan.Lag, plan.Hold}, deleteNamespace), expect(c, c, h)),
+			port+"The fixed variant is caught after 41 plans (38 on the kernel) with `hold process=reconciler-manager kind=/v1/Namespace from=1ms "+
+				"until=5.046s`: the manager's Namespace cache is held from before the deletion at 7ms, it reads bookstore Active, waits with no "+
+				"requeue, and the RepoSync and the namespace stay Terminating (deletion-completes, terminates; converges, and no-error-at-rest for "+
+				"the ns-reconciler's forbidden status write).",
+			space([]string{ReconcilerManager}, []string{NamespaceKind}, []plan.FaultKind{plan.Lag, plan.Hold}, deleteNamespace), expect(c, c, h)),
 		entry("reposync/rolebinding-revoked",
 			"A weakness SEEDS.md lists for the fix (Seed 4 (f) 1): the RepoSync alone is deleted, its namespace stays Active, and the shared RoleBinding "+
 				"is revoked by hand while the ns-reconciler is finalizing. Its remaining writes are forbidden, and both the buggy and the fixed manager wait "+
 				"for the reconciler finalizer with no requeue (the fix acts only when the namespace is Terminating): the RepoSync hangs Terminating.\n\n"+
 				"The robust manager keeps the ns-reconciler's ServiceAccount, RoleBinding and Deployment in place while the reconciler finalizer is there and "+
 				"the namespace is Active, so it puts the revoked RoleBinding back and the ns-reconciler finishes its Foreground deletion.",
-			"Not in docs/design.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore`; "+
-				"in the fixed variant the ns-reconciler's first write of Finalize is forbidden and the manager, reading an Active namespace, waits:\n\n"+
-				"    5s  ns-reconciler-bookstore/Finalizer#1 r4 update/status RepoSync bookstore/repo-sync rv=25 -> Forbidden: ... cannot update resource \"reposyncs/status\" ...\n"+
-				"    5s  reconciler-manager/reposync#1 r10 cached-get Namespace bookstore rv=10 -> ok\n"+
-				"    5s  reconciler-manager/reposync#1 r10 result     bookstore/repo-sync -> ok\n\n"+
-				"and the RepoSync keeps both finalizers to the end of the heal budget. The robust manager reads the namespace live, finds it Active, and puts "+
-				"the RoleBinding back (`5s reconciler-manager/reposync#1 r10 create RoleBinding bookstore/configsync.gke.io:ns-reconciler wrote rv=27 -> ok`).",
+			"Not in docs/design.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore` "+
+				"(on operatortest, issue 30, as on the kernel; the RepoSync's deletion is drawn 5 to 20 s in, once the ns-reconciler has added its "+
+				"finalizer, and the revocation within 3 s After it); in the fixed variant the ns-reconciler's first write of Finalize is forbidden and "+
+				"the manager, reading an Active namespace, waits:\n\n"+
+				"    5.000351576s  reconciler-manager/reposync#1 r6 cached-get Namespace bookstore rv=10 -> ok\n"+
+				"    5.000351576s  reconciler-manager/reposync#1 r6 result     bookstore/repo-sync -> ok\n"+
+				"    5.00873726s   ns-reconciler-bookstore/Finalizer#1 r4 update/status RepoSync bookstore/repo-sync rv=23 -> Forbidden: ... cannot update resource \"reposyncs/status\" ...\n\n"+
+				"and the RepoSync keeps both finalizers to the end of the heal budget (deletion-completes, terminates). The robust manager reads the "+
+				"namespace live, finds it Active, and puts the RoleBinding back (`5.003178408s reconciler-manager/reposync#1 r6 create RoleBinding "+
+				"bookstore/configsync.gke.io:ns-reconciler wrote rv=25 -> ok`).\n\n"+
+				"The port's generic oracles found two flaws the kernel's terminates could not see, both fixed rather than expected: the ns-reconciler's "+
+				"Syncer applied declared-2 after the Finalizer's destroy had passed it (interleavings-agree, `at 2.012s` both steps: one fault-free "+
+				"schedule of two left it behind; config-sync's RepoSyncFinalizer stops the parser and remediator and waits for them before it "+
+				"destroys, and the model's Finalizer now does), and the robust manager, its RoleBinding cache lagging 2.138 s, read the RoleBinding "+
+				"it had put back as gone at teardown and left it after the RepoSync (converges; its teardown now reads it live). "+
+				"TestTheRobustVariantsFormerFailuresHold replays both.",
 			space(all, kinds, faults, revokeDuringDeletion), expect(c, c, h)),
 	}
 }

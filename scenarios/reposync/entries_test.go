@@ -19,8 +19,9 @@ import (
 )
 
 // TestEntries checks the expectations of this package's catalogue entries
-// (catalogue.TestEntries: the catalogue's budget; skipped under -short).
-func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.Entries()) }
+// on operatortest (catalogue.TestEntries: the catalogue's budget; skipped
+// under -short).
+func TestEntries(t *testing.T) { catalogue.TestEntries(t, scenario.OnOperatortest()) }
 
 // TestDeleteNamespaceOrderAndPace: a delete-namespace step's first= and pace=
 // set the namespace controller's order and pace (SEEDS.md Seed 4 (c): the race

@@ -72,12 +72,14 @@ func NamespaceDeletedStaleCache(v variant.Variant) operatortest.Options {
 }
 
 // RoleBindingRevoked is reposync/rolebinding-revoked: the RepoSync is
-// deleted within 20 s and the shared RoleBinding revoked within 3 s after,
+// deleted 5 to 20 s in (once the ns-reconciler, up 2 s after its Deployment,
+// has added its finalizer, as the kernel's entry drew it) and the shared
+// RoleBinding revoked within 3 s after,
 // with the faults of NamespaceDeleted.
 func RoleBindingRevoked(v variant.Variant) operatortest.Options {
 	ns := []operatortest.Param{{Key: "ns", Values: []string{Namespace}}}
 	o := reposyncOptions(v,
-		operatortest.DomainStep{Name: "delete-reposync", Params: ns, Within: 20 * time.Second, Min: 1, Max: 1,
+		operatortest.DomainStep{Name: "delete-reposync", Params: ns, From: 5 * time.Second, Within: 20 * time.Second, Min: 1, Max: 1,
 			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
 				return env.Client.Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: a.Get("ns"), Name: reposync.RepoSyncName}})
 			}},
