@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,7 @@ func Outside(name string, f func(t *testing.T)) error {
 	failed := true
 	stdout := os.Stdout
 	os.Stdout = out // testing prints to os.Stdout
+	defer withoutTestFiles()()
 	code := testing.MainStart(outsideDeps{}, []testing.InternalTest{{Name: name, F: func(t *testing.T) {
 		f(t)
 		failed = t.Failed()
@@ -54,6 +56,36 @@ func Outside(name string, f func(t *testing.T)) error {
 }
 
 var outsideMu sync.Mutex
+
+// testFiles are the flags of a test binary that name files its own M.Run
+// owns (cmd/go's test log, the profiles, the trace, the coverage profile):
+// M.Run opens each in its before and closes it in its after, and the file
+// is package state of testing, so a nested M.Run (Outside called within a
+// test binary: a command's code under test) would close the outer run's
+// file, and the outer run fails ("testing: can't write .../testlog.txt:
+// file already closed", exit 2) once its tests have passed.
+var testFiles = []string{"test.testlogfile", "test.cpuprofile", "test.memprofile", "test.blockprofile",
+	"test.mutexprofile", "test.trace", "test.coverprofile"}
+
+// withoutTestFiles clears testFiles' flags for a nested M.Run and returns
+// what puts them back.
+func withoutTestFiles() (restore func()) {
+	var undo []func()
+	for _, name := range testFiles {
+		f := flag.Lookup(name)
+		if f == nil || f.Value.String() == "" {
+			continue
+		}
+		was := f.Value.String()
+		_ = f.Value.Set("")
+		undo = append(undo, func() { _ = f.Value.Set(was) })
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}
 
 // outside is set while Outside runs a test: an exploration then runs in
 // this process (every exploration of the process meanwhile, a test's too).

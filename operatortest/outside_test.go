@@ -1,6 +1,8 @@
 package operatortest
 
 import (
+	"flag"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,32 @@ func TestOutsideRefusesExplicitWorkers(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "Options.Workers is 2 in catalogue/workers, run by Outside") {
 		t.Fatalf("Outside with Options.Workers 2: error %v, want it refused", err)
+	}
+}
+
+// A nested run owns none of the test binary's files: within Outside the
+// test log's flag is empty (else testing's nested M.Run would close the
+// outer run's log, and `go test` without -count=1 would fail after every
+// test passed), and it is back afterwards.
+func TestOutsideLeavesTheTestBinarysFilesToIt(t *testing.T) {
+	f := flag.Lookup("test.testlogfile")
+	if f == nil {
+		t.Skip("no test.testlogfile flag")
+	}
+	was := f.Value.String()
+	if was == "" {
+		_ = f.Value.Set(filepath.Join(t.TempDir(), "testlog.txt"))
+		defer f.Value.Set("")
+	}
+	want := f.Value.String()
+	var inside string
+	if err := Outside("Nested", func(*testing.T) { inside = f.Value.String() }); err != nil {
+		t.Fatal(err)
+	}
+	if inside != "" {
+		t.Errorf("within Outside the test log is %q, want none", inside)
+	}
+	if got := f.Value.String(); got != want {
+		t.Errorf("after Outside the test log is %q, want %q back", got, want)
 	}
 }
