@@ -10,9 +10,10 @@
 //     and OnOperatortest, the entries with those tests set
 //     (catalogue.Ported).
 //   - entries.go: Entries(), the catalogue entries' text (ID, summary,
-//     expectations) and their kernel form (World, Space), leaving.
+//     why, expectations).
 //   - world.go: Options (Variant and the world's knobs), Scheme() and the
-//     shared scheme, and World(Options) cluster.Options, the kernel form.
+//     shared scheme, and World(Options) cluster.Options, the world on the
+//     kernel, which the package's own tests run (Known gaps).
 //   - properties.go: the properties, each a check.Property over the run
 //     (operatortest.FromCheck adapts them).
 //   - entries_test.go: TestEntries, which only calls catalogue.TestEntries,
@@ -31,12 +32,13 @@
 // # Known gaps
 //
 // Entries are registered here by hand; a scenario package that is not listed in
-// All is not in the catalogue. The kernel's form of each entry (Entries:
-// World, Space, Properties) and its explorer (catalogue.Entry.Explore and
-// RunPlan for an entry without Test) remain until issue 30 takes them out:
-// each package's TestEntries still explores them, and its world tests
-// (the ginkgo suites, the determinism checks, internal/promobench) run
-// World on the kernel.
+// All is not in the catalogue. The kernel's worlds remain (each package's
+// World(Options) cluster.Options in world.go): its ginkgo suites, its
+// determinism checks, the helm crash-point table (clusterextension's
+// entries_test.go, pinned by the kernel's client call numbers) and
+// internal/promobench run plans on them through sim/cluster. Until those
+// are written against the ports (operatortest.Replay), scenarios/ still runs
+// plans in its tests (issue 30).
 package scenarios
 
 import (

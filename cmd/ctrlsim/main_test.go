@@ -44,7 +44,7 @@ func TestRunJSONHasTheContractFields(t *testing.T) {
 	}
 	results := generic["results"].([]any)
 	for _, field := range []string{"entry", "variant", "expect", "outcome", "checks", "checks_to_first_failure",
-		"violated", "minimal_plan", "replay", "trace_hash", "wall_ms", "api_ops", "reconciles", "virtual_seconds"} {
+		"violated", "minimal_plan", "replay", "trace_hash", "wall_ms"} {
 		if _, ok := results[0].(map[string]any)[field]; !ok {
 			t.Errorf("run --json result lacks %q", field)
 		}

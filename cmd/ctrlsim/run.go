@@ -32,11 +32,8 @@ type runResult struct {
 	Replay               string   `json:"replay"`
 	// TraceHash is the trace hash of a run of MinimalPlan (what `ctrlsim replay
 	// --json` prints for it); "" when nothing was caught.
-	TraceHash      string  `json:"trace_hash"`
-	WallMS         int64   `json:"wall_ms"`
-	APIOps         int     `json:"api_ops"`
-	Reconciles     int     `json:"reconciles"`
-	VirtualSeconds float64 `json:"virtual_seconds"`
+	TraceHash string `json:"trace_hash"`
+	WallMS    int64  `json:"wall_ms"`
 }
 
 // runOutput is the output of `run --json` (and of `merge --json`).
@@ -227,7 +224,7 @@ func toJSON(r catalogue.Result) runResult {
 	out := runResult{
 		Entry: r.Entry, Variant: string(r.Variant), Expect: string(r.Expect), Outcome: string(r.Outcome),
 		Checks: r.Checks, ChecksToFirstFailure: r.ChecksToFirstFailure, Violated: r.Violated,
-		WallMS: r.Wall.Milliseconds(), APIOps: r.APIOps, Reconciles: r.Reconciles, VirtualSeconds: r.Virtual.Seconds(),
+		WallMS: r.Wall.Milliseconds(),
 	}
 	if out.Violated == nil {
 		out.Violated = []string{}

@@ -3,13 +3,8 @@ package bundledeployment
 import (
 	"time"
 
-	"pgregory.net/rapid"
-
-	bdc "github.com/ctrlsim/ctrlsim/controllers/bundledeployment"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 const (
@@ -21,46 +16,9 @@ const (
 // SlowTermination is T_term of bd/slow-cleanup: longer than #596's 30 s wait.
 const SlowTermination = 45 * time.Second
 
-// space is the fault profile of every bd/ entry: the rukpak process's caches
-// lag or hold, its calls are slow, its controller runs more workers. Crashes
-// are left out (a crash inside helm leaves a pending-install record, seed 2's
-// bug, not this one), and so are API faults (an injected error is a different
-// root cause) and faults of kube-controller-manager (a held Namespace cache
-// stretches T_term, which is what bd/slow-cleanup sets on purpose).
-func space(horizon time.Duration, workload *rapid.Generator[[]plan.Step]) plan.Space {
-	return plan.Space{
-		Processes:   []string{Rukpak},
-		Kinds:       []string{BundleDeploymentKind, "/v1/Namespace", "/v1/ConfigMap", "apps/v1/Deployment"},
-		Controllers: []string{Rukpak + "/" + ControllerName},
-		Horizon:     horizon,
-		Classes:     []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency, plan.Workers},
-		Workload:    workload,
-	}
-}
-
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
-
-func world(o Options) func(variant.Variant) cluster.Options {
-	return func(v variant.Variant) cluster.Options {
-		o := o
-		o.Variant = v
-		return World(o)
-	}
-}
-
-// upgradeAt draws when example is upgraded from v1 to v2.
-var upgradeAt = rapid.Custom(func(t *rapid.T) []plan.Step {
-	at := time.Duration(rapid.IntRange(1, 10).Draw(t, "upgrade-at")) * time.Second
-	return []plan.Step{{At: at, Action: "upgrade"}}
-})
-
-// createHealthyAt draws when BundleDeployment healthy (bundle v1) is created.
-var createHealthyAt = rapid.Custom(func(t *rapid.T) []plan.Step {
-	at := time.Duration(rapid.IntRange(10, 25).Draw(t, "create-at")) * time.Second
-	return []plan.Step{{At: at, Action: "create-bundledeployment", Args: plan.Args{{Key: "name", Value: Healthy}}}}
-})
 
 // Entries are the bd/ entries of the catalogue.
 func Entries() []*catalogue.Entry {
@@ -75,10 +33,7 @@ func Entries() []*catalogue.Entry {
 				"and attempt 3 fails the same way without a write. Every backoff firing becomes a burst of three reconciles, and between bursts the status shows the transient error, not the cause.\n\n" +
 				"PR #596 waits (up to 30 s) for the uninstall to finish and runs NumCPU workers: each attempt starts from a clean slate and fails with the same message, so there is one reconcile per firing and the root cause stays visible. " +
 				"The robust controller does not block: a GenerationChangedPredicate on For, no attempt while an earlier cleanup is still deleting something the bundle needs, and transient errors never replace the root cause.",
-			Expect: expect(c, h, h), World: world(Options{}),
-			Space:      space(time.Minute, nil),
-			FaultPhase: time.Minute, HealBudget: time.Second,
-			Properties: Properties(),
+			Expect: expect(c, h, h),
 		},
 		{
 			ID: "bd/slow-cleanup", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -87,7 +42,7 @@ func Entries() []*catalogue.Entry {
 				"which differs from the last one, so the status write requeues at once and the next attempt meets the still-terminating namespace: " +
 				"the cascade of SEEDS.md (f)1 returns, and the status alternates between the wrapped cause and the transient error.\n\n" +
 				"The robust controller never waits inside a reconcile: it holds further attempts back until the namespace is gone and keeps the root cause in the status, however long the cleanup takes.",
-			Expect: expect(c, c, h), World: world(Options{Termination: SlowTermination}),
+			Expect: expect(c, c, h),
 			Why: "Fixed is caught by root-cause-visible alone. Its attempts block for the whole wait, so the requeue cascade is not a burst within 100ms " +
 				"and settled-backoff (which groups reconciles by time) sees one reconcile per burst; but every attempt still starts at once, the backoff never grows, " +
 				"and the status shows the transient error most of the time. Plan `seed 0`:\n\n" +
@@ -99,9 +54,6 @@ func Entries() []*catalogue.Entry {
 				"    46.129407075s  r3 reconcile /example\n\n" +
 				"root-cause-visible: root cause shown 35.8% of the time since 30.036921241s (times as API calls now take a few milliseconds; " +
 				"the earlier model, with calls in zero time and two workers per worker asked for, showed 17.8% since 30s).",
-			Space:      space(2*time.Minute, nil),
-			FaultPhase: 2 * time.Minute, HealBudget: time.Second,
-			Properties: Properties(),
 		},
 		{
 			ID: "bd/rollback-leaves-terminating", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -111,10 +63,7 @@ func Entries() []*catalogue.Entry {
 				"Worse, the objects the rollback deletes are watched (dependent watches exist since the first install) and their deletion events enqueue the BundleDeployment immediately.\n\n" +
 				"The robust controller waits for those deletions before the next attempt (without blocking a worker), ignores the events of its own cleanup (expectations), " +
 				"and keeps the root cause in the status.",
-			Expect: expect(c, c, h), World: world(Options{Bundle: V1}),
-			Space:      space(30*time.Second, upgradeAt),
-			FaultPhase: 30 * time.Second, HealBudget: time.Second,
-			Properties: Properties(),
+			Expect: expect(c, c, h),
 		},
 		{
 			ID: "bd/blocked-workers", Seed: seedName, SeedFile: seedFile, Upstream: upstream,
@@ -133,16 +82,6 @@ func Entries() []*catalogue.Entry {
 				"bounded-queue-wait: healthy was installed 10.12 s after its creation (want within 5 s). An earlier model needed a " +
 				"`workers ... n=2` fault as well, because it ran every controller with twice its workers (eight here): a harness bug, fixed; " +
 				"the controller now runs exactly the four workers PR #596 configures.",
-			World: world(Options{Failing: bdc.FixedWorkers - 1, Termination: 20 * time.Second}),
-			Space: plan.Space{
-				Processes: []string{Rukpak}, Kinds: []string{BundleDeploymentKind},
-				Controllers: []string{Rukpak + "/" + ControllerName},
-				Horizon:     30 * time.Second, MaxLag: time.Second,
-				Classes:  []plan.FaultKind{plan.Lag, plan.Workers},
-				Workload: createHealthyAt,
-			},
-			FaultPhase: 30 * time.Second, HealBudget: time.Second,
-			Properties: FairnessProperties(),
 		},
 	}
 }

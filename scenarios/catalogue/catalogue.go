@@ -1,11 +1,9 @@
 package catalogue
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,8 +12,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/explore"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -42,21 +38,11 @@ type Entry struct {
 	// Why explains the outcomes where they need it (e.g. where a faithful model contradicts docs/design.md).
 	Why string
 
-	// Test, when set, is the entry as an operatortest test of its reference
-	// controller's variant v (operatortest.go): it is explored and replayed
-	// through operatortest, and World, Space, FaultPhase, HealBudget and
-	// Properties are unused. Entries not yet ported keep those instead.
+	// Test is the entry as an operatortest test of its reference
+	// controller's variant v (operatortest.go): its world, workload, fault
+	// profile and properties. The entry is explored, replayed and paged
+	// through operatortest (Ported sets it).
 	Test func(v variant.Variant) operatortest.Options
-
-	// World builds the world for a variant.
-	World func(v variant.Variant) cluster.Options
-	// Space is the plan space of the entry's fault profile.
-	Space plan.Space
-	// FaultPhase and HealBudget are the lengths of the two phases of a run.
-	FaultPhase, HealBudget time.Duration
-	// Properties are judged over every run of this world (check.Run: its trace,
-	// watch log, final state and plan).
-	Properties []check.Property
 }
 
 // Variants returns the variants the entry has expectations for, in catalogue order.
@@ -73,60 +59,10 @@ func (e *Entry) Variants() []variant.Variant {
 // PropertyNames lists the names of the entry's properties.
 func (e *Entry) PropertyNames() []string {
 	var names []string
-	if e.onOperatortest() {
-		for _, p := range e.Test(variant.Buggy).Properties {
-			names = append(names, p.Name)
-		}
-		return names
-	}
-	for _, p := range e.Properties {
-		names = append(names, p.Name())
+	for _, p := range e.Test(variant.Buggy).Properties {
+		names = append(names, p.Name)
 	}
 	return names
-}
-
-// Run is the result of running one plan.
-type Run struct {
-	Cluster  *cluster.Cluster
-	Verdicts []check.Verdict
-	// Figures of the run.
-	APIOps, Reconciles int
-	Virtual            time.Duration
-}
-
-// Violated returns the violated verdicts.
-func (r *Run) Violated() []check.Verdict { return check.Violated(r.Verdicts) }
-
-// RunPlan runs p on the entry's world for v: the fault phase, heal, the heal
-// budget, then the properties. The caller must Close the returned cluster.
-func (e *Entry) RunPlan(v variant.Variant, p *plan.Plan) (*Run, error) {
-	if e.onOperatortest() {
-		return nil, errNotKernel(e.ID)
-	}
-	c, err := cluster.New(p, e.World(v))
-	if err != nil {
-		return nil, err
-	}
-	verdicts := c.RunPhases(cluster.Phases{Fault: e.FaultPhase, Heal: e.HealBudget}, e.Properties...)
-	r := &Run{Cluster: c, Verdicts: verdicts, Virtual: c.Now()}
-	for _, s := range c.Trace.Steps() {
-		switch {
-		case s.Op == "reconcile":
-			r.Reconciles++
-		case s.Process != "" && s.Process != "admin" && isCall(s.Op):
-			r.APIOps++
-		}
-	}
-	return r, nil
-}
-
-func isCall(op string) bool {
-	op = strings.TrimPrefix(op, "cached-")
-	switch strings.SplitN(op, "/", 2)[0] {
-	case "get", "list", "create", "update", "patch", "delete", "deletecollection":
-		return true
-	}
-	return false
 }
 
 // Violation is the error a failing run gives the explorer.
@@ -146,54 +82,17 @@ type Result struct {
 	// time until the first violating plan was found (0 when none was).
 	Wall        time.Duration
 	WallToCatch time.Duration
-	APIOps      int
-	Reconciles  int
-	Virtual     time.Duration
 }
 
 // AsExpected reports whether the outcome is the expected one.
 func (r Result) AsExpected() bool { return r.Outcome == r.Expect }
 
-// Explore runs up to checks plans of the entry's space for v from the explorer
-// seed, and shrinks the first violation. wallClock measures the exploration (the
-// harness's own time, outside any simulated world).
+// Explore runs up to checks plans of the entry's test for v from the explorer
+// seed, and shrinks the first violation (operatortest.Explore). wallClock
+// measures the exploration (the harness's own time, outside any simulated
+// world).
 func (e *Entry) Explore(v variant.Variant, checks int, seed uint64, wallClock func() time.Time) Result {
-	if e.onOperatortest() {
-		return e.exploreTest(v, checks, seed, wallClock)
-	}
-	res := Result{Entry: e.ID, Variant: v, Expect: e.Expect[v], Outcome: Holds}
-	start := wallClock()
-	out := explore.Run(plan.Generator(e.Space), checks, seed, func(p *plan.Plan) error {
-		r, err := e.RunPlan(v, p)
-		if err != nil {
-			return fmt.Errorf("world error: %w", err)
-		}
-		defer r.Cluster.Close()
-		res.APIOps += r.APIOps
-		res.Reconciles += r.Reconciles
-		res.Virtual += r.Virtual
-		if bad := r.Violated(); len(bad) > 0 {
-			if res.WallToCatch == 0 {
-				res.WallToCatch = wallClock().Sub(start)
-			}
-			return &Violation{Verdicts: bad}
-		}
-		return nil
-	})
-	res.Wall = wallClock().Sub(start)
-	res.Checks = out.Checks
-	if out.Caught {
-		res.Outcome = Caught
-		res.ChecksToFirstFailure = out.ChecksToFirstFailure
-		res.Minimal = out.Minimal
-		var viol *Violation
-		if errors.As(out.Err, &viol) {
-			res.Violated = viol.Properties()
-		} else {
-			res.Violated = []string{"error: " + out.Failure}
-		}
-	}
-	return res
+	return e.exploreTest(v, checks, seed, wallClock)
 }
 
 // FailureReport is what a test says about an unexpected result: for a caught one,

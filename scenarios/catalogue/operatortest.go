@@ -1,9 +1,6 @@
 package catalogue
 
 import (
-	"bytes"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,18 +12,13 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// An entry with Test set is an operatortest test of its reference
-// controller's variants: it is explored, replayed and paged through
-// operatortest's engine (reference runs, targeting, the generic oracles
-// beside its own properties, shrinking, replay), the one an operator author
-// uses. Its Expect, Summary and Why are read as for every entry: caught is
-// "operatortest finds a violating plan within the budget", holds "none".
-// The catalogue's budget (Checks, Seed) is the test's Options.Checks and
-// Options.Seed. World, Space, FaultPhase, HealBudget and Properties are
-// unused (the Options hold them); entries not yet written so keep them.
-
-// onOperatortest reports whether the entry runs on operatortest.
-func (e *Entry) onOperatortest() bool { return e.Test != nil }
+// An entry is an operatortest test of its reference controller's variants:
+// it is explored, replayed and paged through operatortest's engine
+// (reference runs, targeting, the generic oracles beside its own
+// properties, shrinking, replay), the one an operator author uses. Caught
+// is "operatortest finds a violating plan within the budget", holds
+// "none". The catalogue's budget (Checks, Seed) is the test's
+// Options.Checks and Options.Seed.
 
 // options are the entry's operatortest Options for v at the given budget.
 func (e *Entry) options(v variant.Variant, checks int, seed uint64) operatortest.Options {
@@ -112,33 +104,6 @@ func (r *Replayed) Close() {
 // Replay runs p on the entry's world for v, by the entry's engine, and
 // judges it. The caller must Close the result.
 func (e *Entry) Replay(v variant.Variant, p *plan.Plan) (*Replayed, error) {
-	if !e.onOperatortest() {
-		run, err := e.RunPlan(v, p)
-		if err != nil {
-			return nil, err
-		}
-		var tl bytes.Buffer
-		if err := run.Cluster.Trace.WriteTimeline(&tl); err != nil {
-			run.Cluster.Close()
-			return nil, err
-		}
-		return &Replayed{Verdicts: run.Verdicts, Hash: run.Cluster.Trace.Hash(), Steps: run.Cluster.Trace.Len(), Timeline: tl.String(),
-			story: func(base, title string) error {
-				st := run.Story(title, p)
-				var pic, page bytes.Buffer
-				if err := st.WriteSVG(&pic); err != nil {
-					return err
-				}
-				if err := st.WriteHTML(&page, run.LogLines()); err != nil {
-					return err
-				}
-				if err := os.WriteFile(base+".svg", pic.Bytes(), 0o644); err != nil {
-					return err
-				}
-				return os.WriteFile(base+".html", page.Bytes(), 0o644)
-			},
-			close: run.Cluster.Close}, nil
-	}
 	var r *operatortest.Replayed
 	var replayErr error
 	err := operatortest.Outside(testName(e.ID, v), func(t *testing.T) {
@@ -157,9 +122,4 @@ func (e *Entry) Replay(v variant.Variant, p *plan.Plan) (*Replayed, error) {
 // planBase is the path of a plan file without its extension.
 func planBase(dir, planFile string) string {
 	return filepath.Join(dir, strings.TrimSuffix(planFile, filepath.Ext(planFile)))
-}
-
-// errNotKernel is RunPlan's error for an entry on operatortest.
-func errNotKernel(id string) error {
-	return fmt.Errorf("entry %s runs on operatortest: replay it with Entry.Replay", id)
 }

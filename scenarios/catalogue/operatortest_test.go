@@ -24,7 +24,7 @@ func TestAnEntryWithTestIsExploredThroughOperatortest(t *testing.T) {
 
 // Replay of an entry with Test judges one plan as operatortest does (the
 // generic oracles beside the entry's own properties) and gives the same
-// trace hash every time; RunPlan, the kernel's path, refuses it.
+// trace hash every time.
 func TestAnEntryWithTestReplaysThroughOperatortest(t *testing.T) {
 	e := canary.OnOperatortest()
 	p, err := plan.Parse("seed 2\nat 1ms delete object=0\nat 1ms recreate object=0\ncrash process=op call=4\n")
@@ -52,8 +52,5 @@ func TestAnEntryWithTestReplaysThroughOperatortest(t *testing.T) {
 	}
 	if hashes[0] != hashes[1] {
 		t.Errorf("two replays of one plan: hashes %s and %s", hashes[0], hashes[1])
-	}
-	if _, err := e.RunPlan(variant.Buggy, p); err == nil || !strings.Contains(err.Error(), "operatortest") {
-		t.Errorf("RunPlan of an entry on operatortest: error %v", err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/operatortest"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // What every scenario package's port to operatortest shares: its entries
@@ -20,9 +19,9 @@ import (
 // run's virtual clock (ClockOf), and the test that each port keeps its
 // entries' expectations (TestPorts).
 
-// Ported returns entries with Test set from tests, by ID, in place of
-// World, Space and Properties: the entries as operatortest runs them. Every
-// test must name an entry, and every entry must have a test.
+// Ported returns entries with Test set from tests, by ID: the entries as
+// operatortest runs them. Every test must name an entry, and every entry
+// must have a test.
 func Ported(entries []*Entry, tests map[string]func(variant.Variant) operatortest.Options) []*Entry {
 	var out []*Entry
 	for _, e := range entries {
@@ -31,7 +30,6 @@ func Ported(entries []*Entry, tests map[string]func(variant.Variant) operatortes
 			panic(fmt.Sprintf("catalogue: entry %s has no operatortest test", e.ID))
 		}
 		p := *e
-		p.World, p.Space, p.FaultPhase, p.HealBudget, p.Properties = nil, plan.Space{}, 0, 0, nil
 		p.Test = test
 		out = append(out, &p)
 	}

@@ -34,7 +34,7 @@ func TestEntries(t *testing.T, entries []*Entry) {
 		for _, v := range e.Variants() {
 			t.Run(e.ID+"/"+string(v), func(t *testing.T) {
 				r := e.Explore(v, Checks, Seed, time.Now)
-				t.Logf("%s after %d checks (first failure at %d), %v wall, %d API ops", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall, r.APIOps)
+				t.Logf("%s after %d checks (first failure at %d), %v wall", r.Outcome, r.Checks, r.ChecksToFirstFailure, r.Wall)
 				if !r.AsExpected() {
 					t.Fatalf("outcome %s, expected %s: %s", r.Outcome, r.Expect, FailureReport(r))
 				}

@@ -57,7 +57,7 @@
 // are declared History: release-settles and no-version-skip judge them, the
 // generic oracles judge the rest. Crashes are drawn as operatortest draws them
 // (at the fault-free run's calls and writes, and at times), not bounded by
-// installMaxCall and upgradeMaxCall.
+// the kernel entries' call numbers (entries.go).
 //
 // # Known gaps
 //

@@ -1,15 +1,8 @@
 package clusterextension
 
 import (
-	"time"
-
-	"pgregory.net/rapid"
-
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 const (
@@ -40,32 +33,9 @@ const (
 // release unchanged (calls 2-8, no write); the upgrade asked for later starts at
 // call 9, creates record v2 pending-upgrade at 16, applies the objects at 17-23,
 // supersedes v1 at 24 and marks v2 deployed at 25. A crash at 17-25 leaves v2
-// pending-upgrade (CP-U1 at 17, CP-U2 at 18-24, CP-U3 at 25).
-const (
-	installMaxCall = 21
-	upgradeMaxCall = 27
-)
-
-func seconds(t *rapid.T, label string, lo, hi int) time.Duration {
-	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
-}
-
-// requestV2 asks for 2.0.0 during the fault phase, after the operator's first
-// reconcile (which keeps the call numbers above).
-var requestV2 = rapid.Custom(func(t *rapid.T) []plan.Step {
-	return []plan.Step{{At: seconds(t, "request-at", 1, 20), Action: "request-version", Args: plan.Args{{Key: "version", Value: "2.0.0"}}}}
-})
-
-// requestNewestThenPublish asks for the newest version (2.0.0 then), and 3.0.0
-// is published a little later: before or after the interrupted operator comes
-// back (CrashLoopBackOff 10s).
-var requestNewestThenPublish = rapid.Custom(func(t *rapid.T) []plan.Step {
-	at := seconds(t, "request-at", 1, 20)
-	return []plan.Step{
-		{At: at, Action: "request-version", Args: plan.Args{{Key: "version", Value: ">=1.0.0"}}},
-		{At: at + seconds(t, "publish-after", 1, 20), Action: "publish", Args: plan.Args{{Key: "version", Value: "3.0.0"}}},
-	}
-})
+// pending-upgrade (CP-U1 at 17, CP-U2 at 18-24, CP-U3 at 25). (The kernel's
+// entries drew crashes at calls up to 21 and 27; entries_test.go pins these
+// crash points on the kernel's World.)
 
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
@@ -81,44 +51,14 @@ const callOneWhy = "Crash points count the operator's client calls, and call 1 i
 	"every crash point one call earlier: call=15 here is call=14 there, the same write interrupted (`create Secret ...release.v1.op.v1` " +
 	"for the install, the pending-upgrade record for the upgrades). Outcomes and checks to find are unchanged."
 
-// entry is a seed 2 entry: crashes of the operator at client calls up to
-// maxCall (and at times) over a fault phase of horizon, in the world of cfg
-// (variant aside), under workload, judged by release-settles and, with noSkip,
-// no-version-skip.
-func entry(id, summary string, cfg Options, maxCall int, horizon time.Duration, workload *rapid.Generator[[]plan.Step], noSkip bool,
-	ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
-	props := []check.Property{ReleaseSettles(cfg.published)}
-	if noSkip {
-		props = append(props, NoVersionSkip())
-	}
-	return &catalogue.Entry{
-		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Expect: ex, Why: callOneWhy,
-		World: func(v variant.Variant) cluster.Options {
-			c := cfg
-			c.Variant = v
-			return World(c)
-		},
-		Space: plan.Space{
-			Processes:   []string{ProcessName},
-			Kinds:       []string{ClusterExtensionKind, SecretKind},
-			Controllers: []string{ProcessName + "/clusterextension"},
-			Horizon:     horizon,
-			MaxCall:     maxCall,
-			Classes:     []plan.FaultKind{plan.Crash},
-			Workload:    workload,
-		},
-		FaultPhase: horizon,
-		// Two crashes at most: the operator is back within 20s of the heal, and
-		// recovers in a few reconciles without backoff worth the name.
-		HealBudget: time.Minute,
-		Properties: props,
-	}
+// entry is a seed 2 entry (its test: operatortest.go).
+func entry(id, summary string, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
+	return &catalogue.Entry{ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Expect: ex, Why: callOneWhy}
 }
 
 // Entries are the seed 2 entries of the catalogue.
 func Entries() []*catalogue.Entry {
 	const c, h = catalogue.Caught, catalogue.Holds
-	preinstalled := Options{Installed: "1.0.0"}
 	return []*catalogue.Entry{
 		entry("helm/interrupted-install",
 			"operator-controller installs a ClusterExtension's bundle as a Helm release. Helm first records revision 1 as pending-install, "+
@@ -128,7 +68,7 @@ func Entries() []*catalogue.Entry {
 				"The fix (#1776, rebased as #1987) deletes a pending record and lets the next reconcile install again, adopting the objects the "+
 				"interrupted attempt created. The robust applier marks the record failed instead (as helm does for an in-process failure) and "+
 				"completes the release from that record's own manifest.",
-			Options{}, installMaxCall, 30*time.Second, nil, false, expect(c, h, h)),
+			expect(c, h, h)),
 		entry("helm/interrupted-upgrade",
 			"1.0.0 is installed and the user asks for 2.0.0. Helm records revision 2 as pending-upgrade, applies the objects one by one, "+
 				"supersedes revision 1 and marks revision 2 deployed. An operator crash anywhere in between (before any object changed, mid-update, "+
@@ -136,13 +76,13 @@ func Entries() []*catalogue.Entry {
 				"The fixed applier deletes the pending record and upgrades again, reusing revision 2; after a crash at the very end (CP-U3) no "+
 				"record is deployed for a moment, so it resolves as for a fresh install, which still lands on 2.0.0 here. The robust applier keeps "+
 				"the interrupted revision as failed and completes 2.0.0 from it.",
-			preinstalled, upgradeMaxCall, time.Minute, requestV2, false, expect(c, h, h)),
+			expect(c, h, h)),
 		entry("helm/interrupted-upgrade-new-version",
 			"The user asks for the newest version (2.0.0 at the time) and the upgrade from 1.0.0 is interrupted part-way; 3.0.0 is published "+
 				"before the operator is back. The buggy applier stays stuck on the pending record.\n\n"+
 				"The fix deletes the pending record, and the next reconcile resolves again from the newest deployed record, 1.0.0: it finds 3.0.0 "+
 				"and upgrades 1.0.0 to 3.0.0 over a cluster half at 2.0.0, so 2.0.0 (its migration) is never completed and its leftover objects "+
 				"are orphaned (SEEDS.md weakness 1). The robust applier first completes the in-flight 2.0.0 from its record, then upgrades to 3.0.0.",
-			preinstalled, upgradeMaxCall, time.Minute, requestNewestThenPublish, true, expect(c, c, h)),
+			expect(c, c, h)),
 	}
 }

@@ -1,51 +1,76 @@
-package clusterextension_test
+package clusterextension
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	. "github.com/ctrlsim/ctrlsim/scenarios/clusterextension"
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-func entryByID(t *testing.T, id string) *catalogue.Entry {
+// kernelEntry is a seed 2 entry in the kernel's form, which the crash-point
+// tests below pin by client call numbers (the catalogue runs the entries on
+// operatortest: operatortest.go): the world of cfg, a fault phase of
+// horizon, a heal budget of a minute, release-settles and, with noSkip,
+// no-version-skip.
+type kernelEntry struct {
+	cfg     Options
+	horizon time.Duration
+	noSkip  bool
+}
+
+var kernelEntries = map[string]kernelEntry{
+	"helm/interrupted-install":             {Options{}, 30 * time.Second, false},
+	"helm/interrupted-upgrade":             {Options{Installed: "1.0.0"}, time.Minute, false},
+	"helm/interrupted-upgrade-new-version": {Options{Installed: "1.0.0"}, time.Minute, true},
+}
+
+// runKernel runs p on the kernel's world of entry id for v and judges it.
+// The caller must Close the cluster.
+func runKernel(t *testing.T, id string, v variant.Variant, p *plan.Plan) (*cluster.Cluster, []check.Verdict) {
 	t.Helper()
-	for _, e := range Entries() {
-		if e.ID == id {
-			return e
-		}
+	k, ok := kernelEntries[id]
+	if !ok {
+		t.Fatalf("no entry %s", id)
 	}
-	t.Fatalf("no entry %s", id)
-	return nil
+	cfg := k.cfg
+	cfg.Variant = v
+	c, err := cluster.New(p, World(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := []check.Property{ReleaseSettles(cfg.published)}
+	if k.noSkip {
+		props = append(props, NoVersionSkip())
+	}
+	return c, c.RunPhases(cluster.Phases{Fault: k.horizon, Heal: time.Minute}, props...)
 }
 
 // runPlan runs a plan text on an entry's world and returns the verdicts by
 // property, and the "op object" of the operator's last call before its first
 // crash ("" if it never crashed).
-func runPlan(t *testing.T, e *catalogue.Entry, v variant.Variant, text string) (map[string]check.Verdict, string) {
+func runPlan(t *testing.T, id string, v variant.Variant, text string) (map[string]check.Verdict, string) {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.RunPlan(v, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Cluster.Close()
-	if f := r.Cluster.Findings(); len(f) > 0 {
+	c, verdicts := runKernel(t, id, v, p)
+	defer c.Close()
+	if f := c.Findings(); len(f) > 0 {
 		t.Fatalf("findings: %v", f)
 	}
 	out := map[string]check.Verdict{}
-	for _, x := range r.Verdicts {
+	for _, x := range verdicts {
 		out[x.Property] = x
 	}
 	last, prev := "", ""
-	for _, s := range r.Cluster.Trace.Steps() {
+	for _, s := range c.Trace.Steps() {
 		if s.Process != ProcessName {
 			continue
 		}
@@ -108,8 +133,7 @@ func TestPropertiesJudgeEachCrashPoint(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := entryByID(t, tc.entry)
-			verdicts, lands := runPlan(t, e, tc.v, tc.plan)
+			verdicts, lands := runPlan(t, tc.entry, tc.v, tc.plan)
 			if lands != tc.lands {
 				t.Errorf("the crash landed after %q, want after %q", lands, tc.lands)
 			}
@@ -151,7 +175,7 @@ func TestEntriesHoldWithoutFaults(t *testing.T) {
 	}
 	for _, e := range Entries() {
 		for _, v := range e.Variants() {
-			verdicts, _ := runPlan(t, e, v, plans[e.ID])
+			verdicts, _ := runPlan(t, e.ID, v, plans[e.ID])
 			for _, x := range verdicts {
 				if !x.Holds {
 					t.Errorf("%s %s: %s", e.ID, v, x)
@@ -160,12 +184,9 @@ func TestEntriesHoldWithoutFaults(t *testing.T) {
 		}
 	}
 	p, _ := plan.Parse("seed 1\n")
-	r, err := entryByID(t, "helm/interrupted-upgrade").RunPlan(variant.Buggy, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Cluster.Close()
-	for _, s := range r.Cluster.Trace.Steps() {
+	c, _ := runKernel(t, "helm/interrupted-upgrade", variant.Buggy, p)
+	defer c.Close()
+	for _, s := range c.Trace.Steps() {
 		if s.Process == ProcessName && (s.Op == "create" || s.Op == "update" || s.Op == "patch" || s.Op == "delete" || s.Op == "update/status") {
 			t.Errorf("the operator wrote to a preinstalled world: %s", s)
 		}

@@ -1,18 +1,10 @@
 package kopf
 
 import (
-	"strconv"
-	"time"
-
-	"pgregory.net/rapid"
-
 	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
-	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 const (
@@ -30,48 +22,12 @@ var patch422 = []apiserver.Fault{
 		Field: "metadata.annotations", Message: "Too long: must have at most 262144 bytes"},
 }
 
-func seconds(t *rapid.T, label string, lo, hi int) time.Duration {
-	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
-}
-
-func millis(t *rapid.T, label string, lo, hi int) time.Duration {
-	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
-}
-
-func args(kv ...string) plan.Args {
-	var out plan.Args
-	for i := 0; i+1 < len(kv); i += 2 {
-		out = append(out, plan.Arg{Key: kv[i], Value: kv[i+1]})
-	}
-	return out
-}
-
-// edits draws 0–3 spec edits of x or y in the first horizon seconds, and
-// possibly a stream of edits of one of them (every 200 ms to 2 s, for up to
-// horizon seconds): the workload's own events on top of those the handler
-// makes.
-func edits(t *rapid.T, horizon int) []plan.Step {
-	var out []plan.Step
-	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "edits"); i < n; i++ {
-		out = append(out, plan.Step{At: seconds(t, "edit-at", 0, horizon), Action: "edit",
-			Args: args("name", rapid.SampledFrom([]string{"x", "y"}).Draw(t, "edit-name"), "field", "e"+strconv.Itoa(i))})
-	}
-	if rapid.Bool().Draw(t, "edit-stream") {
-		from := seconds(t, "stream-at", 0, horizon)
-		out = append(out, plan.Step{At: from, Action: "edit-every", Args: args(
-			"name", rapid.SampledFrom([]string{"x", "y"}).Draw(t, "stream-name"),
-			"every", (millis(t, "stream-every", 200, 2000)).String(),
-			"until", (from + seconds(t, "stream-length", 1, horizon)).String())})
-	}
-	return out
-}
-
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
 }
 
 func base() catalogue.Entry {
-	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream, World: func(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }}
+	return catalogue.Entry{Seed: seedName, SeedFile: seedFile, Upstream: upstream}
 }
 
 // Entries are the Seed 3 entries of the catalogue.
@@ -89,14 +45,6 @@ func Entries() []*catalogue.Entry {
 		"bounded-retry-rate requires each streak of failed PATCHes of an object (a success or a restart ends it) to keep gaps of at least min(kopf's i-th " +
 		"delay, 5 ms·2^i). Faults: a 422 window on x's or every object's PATCH, informer lag, crashes; workload: edits of x and y."
 	persistent.Expect = expect(c, h, h)
-	persistent.Space = plan.Space{
-		Processes: []string{Operator}, Kinds: []string{Kind},
-		Horizon: 15 * time.Second, MaxLag: time.Second, APIFaults: patch422,
-		Classes:  []plan.FaultKind{plan.API, plan.Lag, plan.Crash},
-		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 15) }),
-	}
-	persistent.FaultPhase, persistent.HealBudget = 20*time.Second, time.Second
-	persistent.Properties = []check.Property{RetryRate{}}
 
 	alternating := base()
 	alternating.ID = "kopf/alternating-422"
@@ -114,22 +62,6 @@ func Entries() []*catalogue.Entry {
 		"    1.2187326s    kopf/kopfexample#1 r10  patch KopfExample default/x -> Invalid: ...\n\n" +
 		"and the tenth failure, at 10.82 s, comes 1.11 s after the ninth (9.71 s) where the envelope asks for 1.28 s. The buggy operator fails on every other edit " +
 		"from the start. The robust operator's gaps after its failures keep to 5 ms·2^i whatever succeeds in between."
-	alternating.Space = plan.Space{
-		Processes: []string{Operator}, Kinds: []string{Kind},
-		Horizon: time.Minute, MaxLag: time.Second,
-		Classes: []plan.FaultKind{plan.Lag, plan.Latency},
-		Workload: rapid.Custom(func(t *rapid.T) []plan.Step {
-			from := seconds(t, "alternate-at", 0, 20)
-			return []plan.Step{
-				{At: from, Action: "alternate-422", Args: args("name", "x")},
-				{At: from, Action: "edit-every", Args: args("name", "x",
-					"every", millis(t, "edit-every", 200, 2000).String(),
-					"until", (from + seconds(t, "edit-length", 1, 40)).String())},
-			}
-		}),
-	}
-	alternating.FaultPhase, alternating.HealBudget = time.Minute, time.Second
-	alternating.Properties = []check.Property{RetryRate{Quiet: kopfop.RobustResetAfter}}
 
 	poison := base()
 	poison.ID = "kopf/poison-event"
@@ -149,28 +81,9 @@ func Entries() []*catalogue.Entry {
 		"    30.2s  kopf  restart -> incarnation 3\n\n" +
 		"so y's edit at 0 s is still not handled 30 s later. The robust operator returns the read error to the controller, which retries x with its " +
 		"rate limiter and handles y in between."
-	poison.Space = plan.Space{
-		Processes: []string{Operator}, Kinds: []string{Kind}, Controllers: []string{Operator + "/kopfexample"},
-		Horizon: time.Minute, MaxLag: time.Second,
-		Classes: []plan.FaultKind{plan.Lag, plan.Latency, plan.Workers},
-		Workload: rapid.Custom(func(t *rapid.T) []plan.Step {
-			at := seconds(t, "poison-at", 0, 30)
-			steps := []plan.Step{
-				{At: at, Action: "poison", Args: args("name", "x")},
-				{At: at + seconds(t, "touch-after", 0, 10), Action: "touch", Args: args("name", "x")},
-			}
-			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "edits"); i < n; i++ {
-				steps = append(steps, plan.Step{At: seconds(t, "edit-at", 0, 60), Action: "edit", Args: args("name", "y", "field", "e"+strconv.Itoa(i))})
-			}
-			return steps
-		}),
-	}
-	poison.FaultPhase, poison.HealBudget = 2*time.Minute, time.Second
-	poison.Properties = []check.Property{Isolation{Healthy: []string{"y"}, Within: 30 * time.Second}}
 
 	quiet := base()
 	quiet.ID = "kopf/no-event-after-failure"
-	quiet.World = func(v variant.Variant) cluster.Options { return World(Options{Variant: v, Quiet: true}) }
 	quiet.Summary = "A weakness SEEDS.md lists for #510: there is no timer-driven retry. With a handler that writes nothing to the object, " +
 		"a failed PATCH is retried only when some event of the object comes; if none comes after the 422 ends, the object stays unhandled for good, " +
 		"and the buggy operator is no better. The robust operator retries on its own timer (its backoff), so the object is handled once the fault ends.\n\n" +
@@ -181,14 +94,6 @@ func Entries() []*catalogue.Entry {
 		"    101.9201ms    kopf/kopfexample#1 r1  patch KopfExample default/x rv=7 -> Invalid: ...\n" +
 		"    102.038118ms  kopf/kopfexample#1 r1  result default/x -> ok\n\n" +
 		"so x's diff base never holds its spec. The robust operator's failed reconcile returns `requeue after 5ms` and x is handled by that retry."
-	quiet.Space = plan.Space{
-		Processes: []string{Operator}, Kinds: []string{Kind},
-		Horizon: time.Minute, MaxLag: time.Second, APIFaults: patch422,
-		Classes:  []plan.FaultKind{plan.API, plan.Lag, plan.Latency},
-		Workload: rapid.Custom(func(t *rapid.T) []plan.Step { return edits(t, 60) }),
-	}
-	quiet.FaultPhase, quiet.HealBudget = time.Minute, 3*time.Minute
-	quiet.Properties = []check.Property{check.Converges{Desired: AllHandled, Window: time.Minute}}
 
 	return []*catalogue.Entry{&persistent, &alternating, &poison, &quiet}
 }

@@ -321,3 +321,19 @@ func OnOperatortest() []*catalogue.Entry {
 	}
 	return catalogue.Ported(Entries(), tests)
 }
+
+func seconds(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
+}
+
+func millis(t *rapid.T, label string, lo, hi int) time.Duration {
+	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
+}
+
+func args(kv ...string) plan.Args {
+	var out plan.Args
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, plan.Arg{Key: kv[i], Value: kv[i+1]})
+	}
+	return out
+}

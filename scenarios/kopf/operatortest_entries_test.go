@@ -1,7 +1,6 @@
 package kopf
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -69,24 +68,4 @@ func TestNoEventAfterFailureHoldsForTheRobustOperatorOnOperatortest(t *testing.T
 	o := NoEventAfterFailure(variant.Robust)
 	o.Checks = 30
 	operatortest.Run(t, o)
-}
-
-// OnOperatortest replaces exactly the four kernel entries it ports, each
-// with its kernel entry's expectations and an operatortest Test, and no
-// kernel world left to run by mistake.
-func TestOnOperatortestReplacesTheFourKernelEntries(t *testing.T) {
-	var ids []string
-	kernel := map[string]bool{}
-	for _, e := range Entries() {
-		kernel[e.ID] = true
-	}
-	for _, e := range OnOperatortest() {
-		ids = append(ids, e.ID)
-		if !kernel[e.ID] || e.Test == nil || e.World != nil || e.Properties != nil || len(e.Expect) != 3 {
-			t.Errorf("%s: want a kernel entry's ID and Expect with Test set and no World or Properties", e.ID)
-		}
-	}
-	if got, want := strings.Join(ids, " "), "kopf/persistent-422 kopf/alternating-422 kopf/poison-event kopf/no-event-after-failure"; got != want {
-		t.Errorf("OnOperatortest: %s, want %s", got, want)
-	}
 }

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
@@ -21,21 +20,4 @@ func TestThePortsKeepTheirExpectations(t *testing.T) {
 		"pipeline/crash-after-promote/fixed":  "at-most-once",
 	}
 	catalogue.TestPorts(t, OnOperatortest(), caughtBy)
-}
-
-// OnOperatortest replaces exactly the four kernel entries, each with its
-// kernel entry's expectations and an operatortest Test, and no kernel world
-// left to run by mistake.
-func TestOnOperatortestReplacesTheFourKernelEntries(t *testing.T) {
-	var ids []string
-	for i, e := range OnOperatortest() {
-		k := Entries()[i]
-		ids = append(ids, e.ID)
-		if e.ID != k.ID || e.Test == nil || e.World != nil || e.Properties != nil || len(e.Expect) != 3 || e.Summary != k.Summary {
-			t.Errorf("%s: want the kernel entry's ID, Summary and Expect with Test set and no World or Properties", e.ID)
-		}
-	}
-	if got, want := strings.Join(ids, " "), "pipeline/self-status-race pipeline/app-event-race pipeline/promotion-fails-once pipeline/crash-after-promote"; got != want {
-		t.Errorf("OnOperatortest: %s, want %s", got, want)
-	}
 }

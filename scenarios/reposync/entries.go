@@ -1,15 +1,9 @@
 package reposync
 
 import (
-	"time"
-
-	"pgregory.net/rapid"
-
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 const (
@@ -28,60 +22,10 @@ const (
 	DeploymentKind  = "apps/v1/Deployment"
 )
 
-// entryWorld is the world of the catalogue's entries: one RepoSync namespace
-// (bookstore) whose namespace controller draws its deletion order and pace
-// from the plan's seed.
-func entryWorld(v variant.Variant) cluster.Options { return World(Options{Variant: v}) }
-
-// at draws a time in whole seconds from [lo, hi].
-func at(t *rapid.T, label string, lo, hi int) time.Duration {
-	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
-}
-
-// deleteNamespace is the workload of the namespace entries: bookstore is
-// deleted once, at a drawn time (before the ns-reconciler has added its
-// finalizer, or after), with the namespace controller's order (which kinds it
-// deletes first; none: the plan's seed shuffles them) and pace (its time per
-// object) drawn too.
-var deleteNamespace = rapid.Custom(func(t *rapid.T) []plan.Step {
-	args := plan.Args{{Key: "ns", Value: Namespace}}
-	if first := rapid.SampledFrom(deletionOrders).Draw(t, "first"); first != "" {
-		args = append(args, plan.Arg{Key: "first", Value: first})
-	}
-	pace := time.Duration(rapid.IntRange(0, 10).Draw(t, "pace")) * 100 * time.Millisecond
-	args = append(args, plan.Arg{Key: "pace", Value: pace.String()})
-	return []plan.Step{{At: at(t, "delete-at", 0, 20), Action: "delete-namespace", Args: args}}
-})
-
 // deletionOrders are the namespace controller's orders a plan may draw: the
 // two objects that race first in either order, one of them first, or the
 // seed's shuffle.
 var deletionOrders = []string{"RoleBinding", "RepoSync", "RoleBinding,RepoSync", "RepoSync,RoleBinding", ""}
-
-// revokeDuringDeletion is the workload of reposync/rolebinding-revoked: the
-// RepoSync is deleted (its namespace stays Active), and the shared RoleBinding
-// is revoked by hand a drawn 0–3 s later (100 ms steps), while the
-// ns-reconciler may still be finalizing.
-var revokeDuringDeletion = rapid.Custom(func(t *rapid.T) []plan.Step {
-	del := at(t, "delete-at", 5, 20)
-	after := time.Duration(rapid.IntRange(0, 30).Draw(t, "revoke-after")) * 100 * time.Millisecond
-	ns := plan.Args{{Key: "ns", Value: Namespace}}
-	return []plan.Step{
-		{At: del, Action: "delete-reposync", Args: ns},
-		{At: del + after, Action: "revoke-rolebinding", Args: ns},
-	}
-})
-
-func space(procs, kinds []string, classes []plan.FaultKind, workload *rapid.Generator[[]plan.Step]) plan.Space {
-	return plan.Space{
-		Processes: procs,
-		Kinds:     kinds,
-		Horizon:   30 * time.Second,
-		MaxLag:    3 * time.Second,
-		Classes:   classes,
-		Workload:  workload,
-	}
-}
 
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}
@@ -90,21 +34,16 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 // port opens the Why of each entry: the entries run on operatortest.
 const port = "On operatortest (issue 30: the same world written with the public API, scenarios/reposync/operatortest.go) the outcomes are the kernel's. "
 
-func entry(id, summary, why string, sp plan.Space, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
+func entry(id, summary, why string, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
 	return &catalogue.Entry{
 		ID: id, Seed: seedName, SeedFile: seedFile, Upstream: upstream, Summary: summary, Why: why,
-		Expect: ex, World: entryWorld, Space: sp,
-		FaultPhase: 30 * time.Second, HealBudget: 30 * time.Second,
-		Properties: Properties(),
+		Expect: ex,
 	}
 }
 
 // Entries are the Seed 4 entries of the catalogue.
 func Entries() []*catalogue.Entry {
 	const c, h = catalogue.Caught, catalogue.Holds
-	all := []string{KubeControllerManager, ReconcilerManager, ReconcilerProcess(Namespace)}
-	kinds := []string{RepoSyncKind, RoleBindingKind, DeploymentKind}
-	faults := []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency}
 	return []*catalogue.Entry{
 		entry("reposync/namespace-deleted",
 			"A RepoSync with the Foreground deletion policy carries two finalizers: the ns-reconciler's (configsync.gke.io/reconciler), which it removes "+
@@ -120,7 +59,7 @@ func Entries() []*catalogue.Entry {
 				"deletion (its schedule lets the ns-reconciler finish before the RoleBinding goes), the one with seed 0 does not; the property that "+
 				"decides the outcome is deletion-completes (check.Terminates, absolute: the bug shows with no fault), and plans to catch went 1 -> 3 "+
 				"(operatortest's generator draws the deletion's time in milliseconds).",
-			space(all, kinds, faults, deleteNamespace), expect(c, h, h)),
+			expect(c, h, h)),
 		entry("reposync/namespace-deleted-stale-cache",
 			"The same namespace deletion, with the reconciler-manager's Namespace cache stale. The fix reads the Namespace's phase from the informer cache "+
 				"and has no Namespace watch: when the deleting RepoSync is reconciled while the cache still shows the namespace Active, the manager waits and "+
@@ -132,7 +71,7 @@ func Entries() []*catalogue.Entry {
 				"until=5.046s`: the manager's Namespace cache is held from before the deletion at 7ms, it reads bookstore Active, waits with no "+
 				"requeue, and the RepoSync and the namespace stay Terminating (deletion-completes, terminates; converges, and no-error-at-rest for "+
 				"the ns-reconciler's forbidden status write).",
-			space([]string{ReconcilerManager}, []string{NamespaceKind}, []plan.FaultKind{plan.Lag, plan.Hold}, deleteNamespace), expect(c, c, h)),
+			expect(c, c, h)),
 		entry("reposync/rolebinding-revoked",
 			"A weakness SEEDS.md lists for the fix (Seed 4 (f) 1): the RepoSync alone is deleted, its namespace stays Active, and the shared RoleBinding "+
 				"is revoked by hand while the ns-reconciler is finalizing. Its remaining writes are forbidden, and both the buggy and the fixed manager wait "+
@@ -155,6 +94,6 @@ func Entries() []*catalogue.Entry {
 				"destroys, and the model's Finalizer now does), and the robust manager, its RoleBinding cache lagging 2.138 s, read the RoleBinding "+
 				"it had put back as gone at teardown and left it after the RepoSync (converges; its teardown now reads it live). "+
 				"TestTheRobustVariantsFormerFailuresHold replays both.",
-			space(all, kinds, faults, revokeDuringDeletion), expect(c, c, h)),
+			expect(c, c, h)),
 	}
 }
