@@ -2,9 +2,7 @@ package reposync
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -108,16 +106,8 @@ func deleteNamespaceStep() operatortest.DomainStep {
 			return append(args, plan.Arg{Key: "pace", Value: pace.String()})
 		},
 		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
-			d := env.System(Deletion).(*deletionSystem)
-			if f := a.Get("first"); f != "" {
-				d.first = strings.Split(f, ",")
-			}
-			if p := a.Get("pace"); p != "" {
-				pace, err := time.ParseDuration(p)
-				if err != nil || pace < 0 {
-					return fmt.Errorf("delete-namespace: pace: want a duration, got %q", p)
-				}
-				d.pace = &pace
+			if err := env.System(Deletion).(*deletionSystem).set(a.Get("first"), a.Get("pace")); err != nil {
+				return err
 			}
 			return env.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: a.Get("ns")}})
 		},
@@ -125,26 +115,18 @@ func deleteNamespaceStep() operatortest.DomainStep {
 }
 
 // deletionSystem is a run's namespace deletion: the order and pace a
-// delete-namespace step set, and the plan seed's draws for the rest (a
-// shuffle of each pass, up to 500 ms an object).
+// delete-namespace step set (the kernel world's deletion), and the plan
+// seed's draws for the rest (a shuffle of each pass, up to 500 ms an
+// object).
 type deletionSystem struct {
-	rand  *rand.Rand
-	first []string
-	pace  *time.Duration
+	deletion
+	rand *rand.Rand
 }
 
 func (d *deletionSystem) shuffle(n int, swap func(i, j int)) { d.rand.Shuffle(n, swap) }
 
-func (d *deletionSystem) order(objs []client.Object) {
-	if d.first != nil {
-		DeleteFirst(d.first...)(objs)
-	}
-}
-
-func (d *deletionSystem) delay(client.Object) time.Duration {
-	if d.pace != nil {
-		return *d.pace
-	}
+// drawnDelay is the pace no step set: drawn from the plan's seed.
+func (d *deletionSystem) drawnDelay(client.Object) time.Duration {
 	return time.Duration(d.rand.Int64N(int64(500 * time.Millisecond)))
 }
 
@@ -165,7 +147,7 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 		Managers: []operatortest.Manager{
 			{Name: KubeControllerManager, SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
 				d := s[Deletion].(*deletionSystem)
-				return SetupKubeControllerManager(mgr, catalogue.ClockOf(mgr), d.shuffle, d.order, d.delay)
+				return SetupKubeControllerManager(mgr, catalogue.ClockOf(mgr), d.shuffle, d.order(nil), d.delay(d.drawnDelay))
 			}},
 			{Name: ReconcilerManager, ServiceAccount: &types.NamespacedName{Namespace: reposync.ControllerNamespace, Name: ReconcilerManager},
 				Setup: func(mgr manager.Manager) error {

@@ -209,19 +209,28 @@ func (d *deletion) actions() map[string]cluster.Action {
 		out[name] = a
 	}
 	out["delete-namespace"] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		if f := args.Get("first"); f != "" {
-			d.first = strings.Split(f, ",")
-		}
-		if p := args.Get("pace"); p != "" {
-			pace, err := time.ParseDuration(p)
-			if err != nil || pace < 0 {
-				return fmt.Errorf("delete-namespace: pace: want a duration, got %q", p)
-			}
-			d.pace = &pace
+		if err := d.set(args.Get("first"), args.Get("pace")); err != nil {
+			return err
 		}
 		return actions["delete-namespace"].Run(c, args)
 	}, "ns", "first", "pace")
 	return out
+}
+
+// set reads a delete-namespace step's first= and pace= (either may be "":
+// unset).
+func (d *deletion) set(first, pace string) error {
+	if first != "" {
+		d.first = strings.Split(first, ",")
+	}
+	if pace != "" {
+		p, err := time.ParseDuration(pace)
+		if err != nil || p < 0 {
+			return fmt.Errorf("delete-namespace: pace: want a duration, got %q", pace)
+		}
+		d.pace = &p
+	}
+	return nil
 }
 
 // DeleteFirst is a NamespaceOrder: objects of the named kinds first, in that
