@@ -484,6 +484,8 @@ type world struct {
 	// another seed (random.go).
 	otherDraws bool
 	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
+	// keepFinal: results keep their run's final state (Replay's Final).
+	keepFinal bool
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -804,6 +806,10 @@ type result struct {
 	// (judgeRun): verdicts holds every violation no later step revises, not
 	// every verdict.
 	partial bool
+	// final is the run's final state and history, kept only for Replay
+	// (world.keepFinal): a cluster per result would hold every explored
+	// world in memory.
+	final *History
 }
 
 func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
@@ -1028,6 +1034,9 @@ func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 		snap = w.snapshotOf(c.Observed())
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now()),
 			watched: watchedKinds(c)}
+		if w.keepFinal {
+			r.final = &History{c: c, run: c.Observed()}
+		}
 	})
 	return snap, r, seen, runErr
 }

@@ -26,7 +26,12 @@ type Replayed struct {
 	// built-in processes' start-up and their steps on objects the operator
 	// never touched folded into one line each.
 	Timeline []string
-	rep      *report
+	// Final is the run's final state (read as cluster admin) and what
+	// happened, as a Property sees them: for a test that asserts more of one
+	// plan's run than a property says (every state in between is in
+	// Final.Run().Log).
+	Final *History
+	rep   *report
 }
 
 // Violated are the verdicts that do not hold.
@@ -41,12 +46,13 @@ func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.keepFinal = true
 	r, err := w.run(t, p)
 	if err != nil {
 		return nil, err
 	}
 	ops := w.operatorProcesses()
-	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Timeline: foldTimeline(r.steps, append(slices.Clone(ops), systemNames(w.o.Systems)...), fullTimeline()),
+	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Final: r.final, Timeline: foldTimeline(r.steps, append(slices.Clone(ops), systemNames(w.o.Systems)...), fullTimeline()),
 		rep: &report{test: t.Name(), p: p, r: r, violated: r.violated(), operators: ops}}
 	if n := len(r.steps); n > 0 {
 		out.Virtual = r.steps[n-1].At
