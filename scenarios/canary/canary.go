@@ -14,7 +14,6 @@
 package canary
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -31,29 +30,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/process"
 )
-
-// Options shape the canary's world.
-type Options struct {
-	Variant variant.Variant // of the canary controller
-}
-
-// World runs the canary controller of o.Variant in process "op", with one parent.
-func World(o Options) cluster.Options {
-	return cluster.Options{
-		Scheme: scheme(),
-		Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
-			mgr := p.Manager()
-			return (&canary.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Variant: o.Variant}).SetupWithManager(mgr)
-		}}},
-		Setup: func(c *cluster.Cluster) error {
-			return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-				Namespace: "default", Name: "app", Labels: map[string]string{canary.ParentLabel: "yes"}}})
-		},
-	}
-}
 
 // OneChild is the canary's property: the parent never has two children.
 var OneChild = check.Eventually{Property: "at-most-once", Desired: func(r *check.Run) error {
