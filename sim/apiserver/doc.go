@@ -129,7 +129,15 @@
 //     the wall clock's; the stamped entries are re-timed and sorted again by
 //     upstream's order). Checked against kube-apiserver by internal/differential
 //     TestServerSideApplyMatchesKubeAPIServer (managers, operations, versions,
-//     subresources and field sets, conflict messages; times apart).
+//     subresources and field sets, conflict messages; times apart). A
+//     create of a built-in kind is remembered per scheme (fieldmemo.go): the
+//     same request bytes by the same manager in a later run get the
+//     managedFields the field manager gave them, re-timed (the field
+//     manager's Update of a create is a function of those; a create whose
+//     output differs from its request in more than managedFields is never
+//     remembered), as every run re-creates the default namespaces, the
+//     seeds and mostly the same children
+//     (TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne).
 //
 //   - List: label selectors, metadata.name/metadata.namespace field selectors
 //     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),

@@ -39,6 +39,8 @@ type kindFieldManagers struct {
 	main   *managedfields.FieldManager
 	status *managedfields.FieldManager
 	err    error
+	// creates remembers the field manager's creates (fieldmemo.go).
+	creates createMemo
 }
 
 // fieldManager is the field manager of k's requests on subresource ("" or
@@ -285,7 +287,24 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 		liveObj = n.(client.Object)
 	}
 	liveObj = withKind(k, liveObj)
-	out := fm.UpdateNoErrors(liveObj, withKind(k, obj), manager).(client.Object)
+	in := withKind(k, obj)
+	memo := live == nil && !k.Custom
+	var key string
+	if memo {
+		key, memo = createKey(subresource, manager, in)
+	}
+	if memo {
+		if mf, ok := k.fm.creates.get(key); ok {
+			in.SetManagedFields(mf)
+			s.virtualTimes(liveObj, in)
+			return asStored(k, in)
+		}
+	}
+	asked := slices.Clone(in.GetManagedFields())
+	out := fm.UpdateNoErrors(liveObj, in, manager).(client.Object)
+	if memo {
+		k.fm.creates.put(key, asked, out)
+	}
 	s.virtualTimes(liveObj, out)
 	return asStored(k, out)
 }

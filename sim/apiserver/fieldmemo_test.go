@@ -1,0 +1,83 @@
+package apiserver_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+)
+
+// labelled is a ConfigMap with more than data: labels, an annotation, a
+// finalizer, an owner, binary data.
+func labelled() *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", Labels: map[string]string{"app": "web"},
+			Annotations: map[string]string{"note": "n"}, Finalizers: []string{"example.com/keep"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Secret", Name: "s", UID: "u-1"}}},
+		Data: map[string]string{"a": "1", "b": "2"}, BinaryData: map[string][]byte{"bin": {1}},
+	}
+}
+
+// createAt creates obj as manager on a new server of scheme at virtual
+// instant at and returns what the server stored.
+func createAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager string, obj *corev1.ConfigMap) *corev1.ConfigMap {
+	t.Helper()
+	c := clock.New(clock.Epoch)
+	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: c})
+	s.CreateDefaultNamespaces()
+	c.Step(at)
+	if err := s.CreateWith(admin, obj, apiserver.WriteOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// The field manager's record of a create is the same whether a server of
+// the scheme made the same create before (the create's managedFields
+// remembered) or not (a scheme no server used: computed): the same entries,
+// each timed by its own server's clock; and a create of other content or by
+// another manager is not given a remembered record.
+func TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne(t *testing.T) {
+	fresh := func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	shared := fresh()
+	first := createAt(t, shared, time.Second, "op", labelled())
+	again := createAt(t, shared, 7*time.Second, "op", labelled())
+	computed := createAt(t, fresh(), 7*time.Second, "op", labelled())
+	if len(computed.ManagedFields) == 0 {
+		t.Fatal("the computed create records no managedFields")
+	}
+	if !equality.Semantic.DeepEqual(again.ManagedFields, computed.ManagedFields) {
+		t.Errorf("remembered create:\n%+v\ncomputed:\n%+v", again.ManagedFields, computed.ManagedFields)
+	}
+	if got, want := first.ManagedFields[0].Time.Time, clock.Epoch.Add(time.Second); !got.Equal(want) {
+		t.Errorf("the first create's entry is timed %v, want its server's %v", got, want)
+	}
+	if got, want := again.ManagedFields[0].Time.Time, clock.Epoch.Add(7*time.Second); !got.Equal(want) {
+		t.Errorf("the remembered create's entry is timed %v, want its own server's %v", got, want)
+	}
+
+	other := labelled()
+	other.Data["c"] = "3"
+	gotOther := createAt(t, shared, time.Second, "op", other)
+	wantOther := createAt(t, fresh(), time.Second, "op", func() *corev1.ConfigMap { o := labelled(); o.Data["c"] = "3"; return o }())
+	if !equality.Semantic.DeepEqual(gotOther.ManagedFields, wantOther.ManagedFields) {
+		t.Errorf("a create with one more key is recorded as\n%+v\nwant\n%+v", gotOther.ManagedFields, wantOther.ManagedFields)
+	}
+	byOther := createAt(t, shared, time.Second, "another", labelled())
+	if byOther.ManagedFields[0].Manager != "another" {
+		t.Errorf("a create by another manager is recorded as %q's", byOther.ManagedFields[0].Manager)
+	}
+}
