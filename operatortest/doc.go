@@ -566,11 +566,13 @@
 //     where a bug can be. A name the world does not have is refused with
 //     one line; a plan's text replays as written whatever the profile.
 //
-// Outside a go test binary (a command such as ctrlsim run), Outside runs
-// Explore or Replay as a test of the program; Replay runs one plan judged
-// as Run judges it and returns its verdicts, trace hash, timeline and story
-// (the catalogue's pages and `ctrlsim replay` for the entries that run on
-// operatortest, scenarios/catalogue's Entry.Test).
+// Replay runs one plan judged as Run judges it and returns its verdicts,
+// trace hash, timeline, story and final state (Replayed.Final, a History:
+// the objects at the end and every committed version before): the
+// catalogue's pages, `ctrlsim replay`, and a test that pins what one plan
+// does in more detail than a property (the scenario packages' specs of
+// their seeds). Outside a go test binary (a command such as ctrlsim run),
+// Outside runs Explore or Replay as a test of the program.
 //
 // # Known gaps
 //
