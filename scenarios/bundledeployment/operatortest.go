@@ -47,20 +47,7 @@ func SlowCleanup(v variant.Variant) operatortest.Options {
 // installed at v1, upgraded to v2 within 10 s, over 30 s.
 func RollbackLeavesTerminating(v variant.Variant) operatortest.Options {
 	o := bdOptions(v, Options{Bundle: V1}, 30*time.Second)
-	o.Workload.Domain = append(o.Workload.Domain, operatortest.DomainStep{
-		Name:   "upgrade",
-		Params: []operatortest.Param{{Key: "bd", Values: []string{Example}}, {Key: "bundle", Values: []string{V2}}},
-		Within: 10 * time.Second, Min: 1, Max: 1,
-		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
-			var bd bdc.BundleDeployment
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: a.Get("bd")}, &bd); err != nil {
-				return err
-			}
-			patch := client.MergeFrom(bd.DeepCopy())
-			bd.Spec.Template.Spec.Source.Image = &bdc.ImageSource{Ref: a.Get("bundle")}
-			return env.Client.Patch(ctx, &bd, patch)
-		},
-	})
+	o.Workload.Domain = append(o.Workload.Domain, upgradeStep)
 	return o
 }
 
@@ -75,15 +62,51 @@ func BlockedWorkers(v variant.Variant) operatortest.Options {
 		Kinds:     []schema.GroupVersionKind{bdc.BundleDeploymentGVK},
 		MaxLag:    time.Second,
 	}
-	o.Workload.Domain = append(o.Workload.Domain, operatortest.DomainStep{
-		Name:   "create-bundledeployment",
-		Params: []operatortest.Param{{Key: "name", Values: []string{Healthy}}, {Key: "bundle", Values: []string{V1}}},
-		Within: 25 * time.Second, Min: 1, Max: 1,
-		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
-			return env.Client.Create(ctx, NewBundleDeployment(a.Get("name"), a.Get("bundle")))
-		},
-	})
+	o.Workload.Domain = append(o.Workload.Domain, createStep)
 	o.Properties = fromChecks(FairnessProperties())
+	return o
+}
+
+// upgradeStep moves BundleDeployment bd to bundle (example to v2 in the
+// entries), drawn within 10 s. Example: at 5s upgrade bd=example bundle=v2
+var upgradeStep = operatortest.DomainStep{
+	Name:   "upgrade",
+	Params: []operatortest.Param{{Key: "bd", Values: []string{Example}}, {Key: "bundle", Values: []string{V2}}},
+	Within: 10 * time.Second, Min: 1, Max: 1,
+	Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+		var bd bdc.BundleDeployment
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: a.Get("bd")}, &bd); err != nil {
+			return err
+		}
+		patch := client.MergeFrom(bd.DeepCopy())
+		bd.Spec.Template.Spec.Source.Image = &bdc.ImageSource{Ref: a.Get("bundle")}
+		return env.Client.Patch(ctx, &bd, patch)
+	},
+}
+
+// createStep creates BundleDeployment name of bundle (healthy, v1 in the
+// entries), drawn within 25 s. Example: at 20s create-bundledeployment
+// name=healthy bundle=v1
+var createStep = operatortest.DomainStep{
+	Name:   "create-bundledeployment",
+	Params: []operatortest.Param{{Key: "name", Values: []string{Healthy}}, {Key: "bundle", Values: []string{V1}}},
+	Within: 25 * time.Second, Min: 1, Max: 1,
+	Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+		return env.Client.Create(ctx, NewBundleDeployment(a.Get("name"), a.Get("bundle")))
+	},
+}
+
+// Test is the world of cfg as an operatortest test over faultPhase, every
+// domain step of the world declared (apply-broken when cfg has broken
+// bundles, upgrade, create-bundledeployment): the world the package's specs
+// replay their plans on (operatortest.Replay), as the entries' tests are
+// built.
+func Test(cfg Options, faultPhase time.Duration) operatortest.Options {
+	o := bdOptions(cfg.Variant, cfg, faultPhase)
+	up, create := upgradeStep, createStep
+	up.Params = []operatortest.Param{{Key: "bd", Values: []string{Example}}, {Key: "bundle", Values: []string{V1, V2, Broken}}}
+	create.Params = []operatortest.Param{{Key: "name", Values: []string{Healthy}}, {Key: "bundle", Values: []string{V1, Broken}}}
+	o.Workload.Domain = append(o.Workload.Domain, up, create)
 	return o
 }
 
