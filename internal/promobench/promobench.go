@@ -16,13 +16,17 @@
 //
 //   - One workload only. Each envtest round starts its own etcd and
 //     kube-apiserver; their start-up and the server's one-time warm-up of custom
-//     resources are not counted. Building the simulated cluster is counted.
+//     resources are not counted. Building the simulated cluster is counted,
+//     and so is the simulator's run to its end after the effect (Replay
+//     runs a plan to the end; envtest stops at the effect).
 //   - Under Catalogue timing one envtest round takes over four minutes.
 package promobench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,8 +38,8 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/models/promotion"
+	"github.com/ctrlsim/ctrlsim/operatortest"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/pipeline"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -158,44 +162,46 @@ func warmUp(ctx context.Context, c client.Client) error {
 }
 
 // PromotionOnSimulator runs the same scripted promotion on the simulator and
-// returns its wall time: scenarios/pipeline's world with the fixed variant and
-// timing t, v2 published in dev at 1s of virtual time, run until the promotion of
-// v2 to prod has taken effect. Building
-// the cluster (its setup writes the same objects) is counted.
+// returns its wall time: scenarios/pipeline's world (pipeline.Test) with the
+// fixed variant and timing t, v2 published in dev at 1s of virtual time,
+// replayed by operatortest.Replay (in a test of its own, operatortest.Outside)
+// with no oracle judging it, over 10 minutes of virtual time plus two
+// promotions; it fails unless the promotion of v2 to prod took effect. The
+// time is Replay's: building the world (its setup writes the same objects),
+// the run, and the virtual time after the promotion in which nothing is due
+// (the run does not stop at the effect, as the envtest side does).
 func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	p, err := plan.Parse("seed 1\nat 1s publish version=v2\n")
 	if err != nil {
 		return 0, err
 	}
-	// The world's scheme is built once per process (by World), as the envtest
-	// side's is, before the clock starts.
-	system := &promotion.System{}
-	world := scenario.World(scenario.Options{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
-		PromoteCallTime: t.CallTime, Promotion: system})
-	start := time.Now()
-	c, err := cluster.New(p, world)
-	if err != nil {
+	limit := 10*time.Minute + 2*(t.CallTime+t.Lag)
+	o := scenario.Test(scenario.Options{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
+		PromoteCallTime: t.CallTime}, limit)
+	o.HealBudget = time.Millisecond
+	o.Disable = operatortest.Oracles()
+	var took time.Duration
+	var runErr error
+	err = operatortest.Outside("PromotionOnSimulator", func(tt *testing.T) {
+		start := time.Now()
+		r, err := operatortest.Replay(tt, o, p)
+		took = time.Since(start)
+		if err != nil {
+			runErr = err
+			return
+		}
+		for _, s := range r.Steps {
+			if s.Process == scenario.PromotionProcess && s.Op == scenario.OpApplied && s.Object == prod.String() {
+				if s.Result != "ok" {
+					runErr = fmt.Errorf("applying the promotion to prod: %s", s.Result)
+				}
+				return
+			}
+		}
+		runErr = fmt.Errorf("v2 did not reach prod within %s of virtual time", limit)
+	})
+	if err = cmp.Or(err, runErr); err != nil {
 		return 0, err
 	}
-	defer c.Close()
-	// The run ends when the effect on prod is applied, as on envtest.
-	var done bool
-	var applyErr error
-	traced := system.OnApply
-	system.OnApply = func(e promotion.Effect) {
-		traced(e)
-		if e.Key == prod && !done {
-			done, applyErr = true, e.ApplyErr
-			c.Sched.Stop()
-		}
-	}
-	limit := 10*time.Minute + 2*(t.CallTime+t.Lag)
-	c.RunUntil(limit)
-	if done {
-		if applyErr != nil {
-			return 0, fmt.Errorf("applying the promotion to prod: %w", applyErr)
-		}
-		return time.Since(start), nil
-	}
-	return 0, fmt.Errorf("v2 did not reach prod within %s of virtual time", limit)
+	return took, nil
 }

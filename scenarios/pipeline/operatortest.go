@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,14 +45,7 @@ func SelfStatusRace(v variant.Variant) operatortest.Options {
 // same revision) within the first minute.
 func AppEventRace(v variant.Variant) operatortest.Options {
 	o := SelfStatusRace(v)
-	o.Workload.Domain = append(o.Workload.Domain, operatortest.DomainStep{
-		Name:   "app-event",
-		Params: []operatortest.Param{{Key: "env", Values: Environments}},
-		Within: time.Minute, Min: 1, Max: 3,
-		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
-			return touchAppAs(ctx, env.Client, a.Get("env"), env.Now)
-		},
-	})
+	o.Workload.Domain = append(o.Workload.Domain, appEventStep)
 	return o
 }
 
@@ -60,19 +54,7 @@ func AppEventRace(v variant.Variant) operatortest.Options {
 // attempt to promote v2 into staging or prod fails with no effect.
 func PromotionFailsOnce(v variant.Variant) operatortest.Options {
 	o := SelfStatusRace(v)
-	o.Systems[0].Faults = []operatortest.DomainStep{{
-		Name: "promotion-fails",
-		Params: []operatortest.Param{
-			{Key: "env", Values: Environments[1:]}, {Key: "version", Values: []string{"v2"}}, {Key: "count", Values: []string{"1"}},
-		},
-		Within: time.Millisecond, Min: 1, Max: 1,
-		Do: func(_ context.Context, env operatortest.StepEnv, a operatortest.Args) error {
-			env.System(PromotionProcess).(*promotion.System).FailNext(promotion.Key{
-				Pipeline:    types.NamespacedName{Namespace: Namespace, Name: PipelineName},
-				Environment: a.Get("env"), Version: a.Get("version")}, 1)
-			return nil
-		},
-	}}
+	o.Systems[0].Faults = []operatortest.DomainStep{promotionFailsStep}
 	return o
 }
 
@@ -82,10 +64,61 @@ func CrashAfterPromote(v variant.Variant) operatortest.Options {
 	return pipelineOptions(v, []plan.FaultKind{plan.Crash, plan.Lag})
 }
 
+// appEventStep is helm-controller reconciling env's app again at the same
+// revision (1-3 within the first minute). Example: at 11s app-event env=dev
+var appEventStep = operatortest.DomainStep{
+	Name:   "app-event",
+	Params: []operatortest.Param{{Key: "env", Values: Environments}},
+	Within: time.Minute, Min: 1, Max: 3,
+	Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+		return touchAppAs(ctx, env.Client, a.Get("env"), env.Now)
+	},
+}
+
+// promotionFailsStep is the promotion target's fault: its next count
+// attempts to promote version into env fail with no effect. Example: at 0s
+// promotion-fails env=staging version=v2 count=1
+var promotionFailsStep = operatortest.DomainStep{
+	Name: "promotion-fails",
+	Params: []operatortest.Param{
+		{Key: "env", Values: Environments[1:]}, {Key: "version", Values: []string{"v2"}}, {Key: "count", Values: []string{"1"}},
+	},
+	Within: time.Millisecond, Min: 1, Max: 1,
+	Do: func(_ context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+		n, err := strconv.Atoi(a.Get("count"))
+		if err != nil {
+			return err
+		}
+		env.System(PromotionProcess).(*promotion.System).FailNext(promotion.Key{
+			Pipeline:    types.NamespacedName{Namespace: Namespace, Name: PipelineName},
+			Environment: a.Get("env"), Version: a.Get("version")}, n)
+		return nil
+	},
+}
+
+// Test is the world of cfg as an operatortest test over faultPhase, with
+// every step of the world declared (publish, app-event, promotion-fails)
+// and no fault class drawn: the world the package's specs replay their
+// plans on (operatortest.Replay) and internal/promobench times, as the
+// entries' tests are built.
+func Test(cfg Options, faultPhase time.Duration) operatortest.Options {
+	o := world(cfg, nil)
+	o.Workload.Domain = append(o.Workload.Domain, appEventStep)
+	o.Systems[0].Faults = []operatortest.DomainStep{promotionFailsStep}
+	o.FaultPhase = faultPhase
+	return o
+}
+
 // pipelineOptions are the options every pipeline entry shares: the CRDs, the
 // apps at FirstVersion and the pipeline, v's controller talking to the
 // promotion target, the publish step and the fault classes given.
 func pipelineOptions(v variant.Variant, classes []plan.FaultKind) operatortest.Options {
+	return world(Options{Variant: v}, classes)
+}
+
+// world is pipelineOptions for the world of cfg.
+func world(cfg Options, classes []plan.FaultKind) operatortest.Options {
+	v := cfg.Variant
 	objects := []client.Object{}
 	for _, env := range Environments {
 		objects = append(objects, readyApp(env, FirstVersion))
@@ -95,11 +128,12 @@ func pipelineOptions(v variant.Variant, classes []plan.FaultKind) operatortest.O
 		Scheme: sharedScheme(),
 		CRDs:   crds(),
 		Managers: []operatortest.Manager{{Name: ProcessName, SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
-			r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: s[PromotionProcess].(*promotion.System), Clock: catalogue.ClockOf(mgr), Variant: v}
+			r := &pipelinectrl.Reconciler{Client: mgr.GetClient(), Promoter: s[PromotionProcess].(*promotion.System), Clock: catalogue.ClockOf(mgr),
+				Variant: v, PreRecord: cfg.PreRecord}
 			return r.SetupWithManager(mgr)
 		}}},
 		Objects: objects,
-		Systems: []operatortest.System{promotionSystem()},
+		Systems: []operatortest.System{promotionSystem(cfg)},
 		Workload: operatortest.Workload{
 			Steps: []operatortest.StepKind{},
 			Domain: []operatortest.DomainStep{{
@@ -127,14 +161,24 @@ func pipelineOptions(v variant.Variant, classes []plan.FaultKind) operatortest.O
 	}
 }
 
-// promotionSystem is the promotion target: a Promote call takes 2 s, and its
-// effect (the environment's apps run the version, ApplyPromotion) lands
-// promotion.DefaultLag later; every attempt and effect is traced.
-func promotionSystem() operatortest.System {
+// promotionSystem is the promotion target: a Promote call takes
+// cfg.PromoteCallTime (default 2 s), and its effect (the environment's apps
+// run the version, ApplyPromotion) lands cfg's promotion lag later (default
+// promotion.DefaultLag, drawn between min and max from the Rand
+// of the system); every attempt and effect is traced.
+func promotionSystem(cfg Options) operatortest.System {
+	call := cfg.PromoteCallTime
+	if call == 0 {
+		call = 2 * time.Second
+	}
 	return operatortest.System{
 		Name: PromotionProcess,
 		New: func(env operatortest.SystemEnv) (any, error) {
-			s := &promotion.System{Client: env.Client, Clock: env.Clock.(kclock.WithDelayedExecution), CallTime: 2 * time.Second, Apply: ApplyPromotion}
+			s := &promotion.System{Client: env.Client, Clock: env.Clock.(kclock.WithDelayedExecution), CallTime: call, Apply: ApplyPromotion}
+			if cfg.PromotionLagMin != 0 || cfg.PromotionLagMax != 0 {
+				lo, hi := cfg.PromotionLagMin, max(cfg.PromotionLagMin, cfg.PromotionLagMax)
+				s.Lag = func(promotion.Key, int) time.Duration { return lo + time.Duration(env.Rand.Int64N(int64(hi-lo)+1)) }
+			}
 			s.OnAttempt = func(a promotion.Attempt) { env.Trace(OpPromote, a.Key.String(), resultOf(a.Err)) }
 			s.OnApply = func(e promotion.Effect) { env.Trace(OpApplied, e.Key.String(), resultOf(e.ApplyErr)) }
 			return s, nil
