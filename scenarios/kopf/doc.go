@@ -3,15 +3,17 @@
 // controllers/kopf in process "kopf" with two KopfExamples, x and y, in
 // namespace default, and states in ginkgo specs what each variant does.
 //
-// World builds the world (Options.Variant picks the operator; Options.Quiet
-// swaps the handler that writes the object's status for one that writes
-// nothing). The fault of the seed
-// is a plan line, e.g.
+// Test builds the world as an operatortest test (operatortest_entries.go;
+// Options.Variant picks the operator; Options.Quiet swaps the handler that
+// writes the object's status for one that writes nothing), with every step
+// of the world declared; the specs (kopf_test.go) replay their plans on it
+// with operatortest.Replay and read the trace and the final state. The
+// fault of the seed is a plan line, e.g.
 //
 //	lag process=kopf kind=kopf.dev/v1/KopfExample min=100ms max=300ms
 //	api verb=patch resource=kopfexamples name=x code=422 field=metadata.annotations message="Too long: must have at most 262144 bytes"
 //
-// and the workload actions (listed on World) add edits, touches, a spec too
+// and the steps (listed on Test) add edits, touches, a spec too
 // large for kopf's diff-base annotation (a real 422 from the apiserver model's
 // metadata validation, no injected fault), a 422 on every other PATCH
 // (alternate-422) and an unreadable watch event (poison).
@@ -34,9 +36,7 @@
 // both live in memory, restarts are themselves spaced by CrashLoopBackOff, and
 // an envelope carried across restarts would catch every variant alike.
 //
-// Persistent422 is kopf/persistent-422 written as an operatortest test (the
-// port to the one engine, issue 30; the catalogue still runs the kernel's
-// entry): the operator through its SetupWithManager with crd.yaml, spec edits
+// Persistent422 is kopf/persistent-422 written as an operatortest test: the operator through its SetupWithManager with crd.yaml, spec edits
 // as a domain step, the entry's fault profile (operatortest.Faults: the 422
 // templates, lag of KopfExamples, crashes) and RetryRate through
 // operatortest.FromCheck beside the generic oracles. It finds the buggy kopf
@@ -48,8 +48,7 @@
 //
 // Alternating422, PoisonEvent and NoEventAfterFailure are the other three
 // entries written so (operatortest_entries.go), and OnOperatortest gives
-// them, with Persistent422, to the catalogue (scenarios.All) in place of
-// their kernel entries.
+// them, with Persistent422, to the catalogue (scenarios.All).
 // The faults the plan's API faults cannot express are systems outside the
 // cluster (operatortest.System): Webhook, a flaky admission webhook whose
 // fault alternate-422 refuses every other PATCH of x through
@@ -87,25 +86,23 @@
 // # Known gaps
 //
 //   - alternate-422 and poison act through the operator's client: alternate-422
-//     installs a one-request 422 in the apiserver model before every other PATCH
-//     of the object (so the trace shows the server's answer), and poison fails the
-//     operator's cached read of the object (no server fault can make an informer
-//     hand an undecodable object to a reconciler). Both end when the cluster
-//     heals.
-//   - edit-every and touch-every run as kernel timers, as the admin client's other
-//     writes do; a failed write stops them silently.
+//     refuses every other PATCH of the object with a one-request 422 of the
+//     apiserver model (so the trace shows the server's answer), and poison fails the
+//     operator's reads of the object (no server fault can make an informer
+//     hand an undecodable object to a reconciler, Wire). Both end when the
+//     cluster heals.
 //   - A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
 //     the patch model, so the specs with grow run for seconds, not minutes.
 //   - The catalogue (scenarios.All) runs the four on operatortest (on seed 1
 //     with the catalogue's 200 plans: 12 of 12 outcomes as expected, 51 s for
 //     the four against 26 s on the kernel's entries, measured when
-//     `ctrlsim run --kernel` still ran them, one run each). Persistent422's
+//     `ctrlsim run --kernel` still ran them, one run each; the kernel's world
+//     is gone). Persistent422's
 //     shrink now takes 2.6-4.4 s (issue 31's shrink work); its test still
 //     bounds it (ShrinkRuns 100), those of the other three to 50 runs.
-//   - On operatortest, poison still fails the operator's reads through a
-//     wrapper of its client (Wire), and edit-every's stream is a system's
-//     timer, not a workload step: a failed edit stops it silently, as the
-//     kernel's does.
+//   - edit-every's stream is a system's timer, not a workload step: a
+//     failed edit stops it silently. There is no touch-every (the kernel's
+//     world had it; no spec or entry used it).
 //   - The entries' plans draw no grow action (a 300 KB object makes a run cost
 //     tens of milliseconds of wall time per PATCH) and no aggregate load: N
 //     failing objects each keep to their own envelope, and nothing bounds their

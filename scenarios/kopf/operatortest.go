@@ -22,8 +22,7 @@ import (
 var crdYAML []byte
 
 // Persistent422 is the kopf/persistent-422 entry written as an operatortest
-// test of v's operator (issue 30's port to the one engine; the catalogue
-// still runs the kernel's entry): KopfExamples x and y, spec edits of
+// test of v's operator: KopfExamples x and y, spec edits of
 // either as a domain step, and the entry's fault profile (a 422 window on
 // x's or every KopfExample's PATCH, informer lag of KopfExamples, crashes),
 // judged by bounded-retry-rate beside the generic oracles.

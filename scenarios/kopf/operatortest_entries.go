@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -111,6 +112,53 @@ func NoEventAfterFailure(v variant.Variant) operatortest.Options {
 	o.Properties = []operatortest.Property{operatortest.FromCheck(check.Converges{Desired: AllHandled, Window: time.Minute})}
 	o.FaultPhase, o.HealBudget = time.Minute, 3*time.Minute
 	return o
+}
+
+// Test is the world of o as an operatortest test over faultPhase: o's
+// variant, QuietHandler when o.Quiet, x and y, the systems Webhook, Wire
+// and Editor, and every step of the world declared, no fault class drawn
+// (a plan's faults are its text's): the world the package's specs replay
+// their plans on (operatortest.Replay). Steps:
+//
+//	at 1s edit name=x field=b            change spec.field (an update cause)
+//	at 1s touch name=x                   a status write by someone else: an event, no change kopf diffs
+//	at 1s grow name=x bytes=300000       a spec so large that kopf's diff-base annotation passes 256 KiB
+//	at 1s edit-every name=x every=500ms for=2m   the editor's stream of edits
+//	at 1s alternate-422 name=x           the webhook refuses every other PATCH of x
+//	at 1s poison name=x                  the operator cannot decode x's watch events
+//
+// The streams and the systems' faults end at the heal.
+func Test(o Options, faultPhase time.Duration) operatortest.Options {
+	h := kopfop.ReportHandler
+	if o.Quiet {
+		h = func(client.Client, client.Reader) kopfop.Handler { return kopfop.QuietHandler() }
+	}
+	opts := kopfOptions(o.Variant, h)
+	opts.Systems = []operatortest.System{webhookSystem(), wireSystem(), editorSystem()}
+	opts.Workload = operatortest.Workload{Steps: []operatortest.StepKind{}, Domain: []operatortest.DomainStep{
+		{Name: "edit", Keys: []string{"name", "field"}, Draw: func(*rapid.T) operatortest.Args { return args("name", "x", "field", "b") }, Do: editStep},
+		{Name: "touch", Keys: []string{"name"}, Draw: func(*rapid.T) operatortest.Args { return args("name", "x") },
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				return touchAs(ctx, env.Client, a.Get("name"))
+			}},
+		{Name: "grow", Keys: []string{"name", "bytes"}, Draw: func(*rapid.T) operatortest.Args { return args("name", "x", "bytes", "300000") },
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				n, err := strconv.Atoi(a.Get("bytes"))
+				if err != nil {
+					return fmt.Errorf("grow: bytes: %w", err)
+				}
+				var k kopfop.KopfExample
+				if err := env.Client.Get(ctx, types.NamespacedName{Namespace: Namespace, Name: a.Get("name")}, &k); err != nil {
+					return err
+				}
+				k.Spec.Items = []string{strings.Repeat("x", n)}
+				return env.Client.Update(ctx, &k)
+			}},
+		editEvery(),
+	}}
+	opts.Faults = operatortest.Faults{Classes: []plan.FaultKind{}}
+	opts.FaultPhase = faultPhase
+	return opts
 }
 
 // kopfOptions are the Options every kopf entry shares: the CRD, x and y, and
