@@ -1,48 +1,43 @@
 // Package reposync binds Seed 4 (config-sync #1191) into a simulated cluster
 // and holds its specs.
 //
-// The world (World) has three kinds of processes:
-//   - kube-controller-manager, as cluster admin: models/kube's namespace
-//     controller (over ConfigMaps, Secrets, ServiceAccounts, Roles,
-//     RoleBindings, Deployments and RepoSyncs) and garbage collector;
+// The world (Test, operatortest.go, written with the public operatortest
+// API) has three kinds of processes:
+//   - kube-controller-manager, a manager of the test (not operatortest's
+//     built-in one: NoBuiltinControllers), as cluster admin: models/kube's
+//     namespace controller (over ConfigMaps, Secrets, ServiceAccounts,
+//     Roles, RoleBindings, Deployments and RepoSyncs) and garbage collector;
 //   - reconciler-manager, as ServiceAccount config-management-system/reconciler-manager
 //     with cluster-wide rights: controllers/reposync.Manager in the chosen
 //     variant;
-//   - one ns-reconciler per RepoSync namespace, bound to its Deployment
-//     config-management-system/ns-reconciler-<ns> (it runs only while the
-//     manager keeps that Deployment) and running as the ServiceAccount of the
-//     same name, whose rights come from the shared RoleBinding in <ns>
-//     (RepoSyncs) and from a user RoleBinding, ns-reconciler-configmaps
-//     (the declared ConfigMaps).
+//   - one ns-reconciler per RepoSync namespace, the pod of its Deployment
+//     config-management-system/ns-reconciler-<ns> (operatortest.Manager.Deployment,
+//     StartDelay 2s: it runs only while the manager keeps that Deployment)
+//     and running as the ServiceAccount of the same name, whose rights come
+//     from the shared RoleBinding in <ns> (RepoSyncs) and from a user
+//     RoleBinding, ns-reconciler-configmaps (the declared ConfigMaps).
 //
 // Each namespace starts with a RepoSync "repo-sync" with the Foreground
 // deletion policy. The namespace controller's deletion order and pace come
-// from the plan's seed (stream "models/kube/namespace") unless Options fix
-// them (DeleteFirst, FixedDelay) or a delete-namespace step sets them (first=,
-// pace=).
-//
-// Actions:
+// from the System namespace-deletion: a delete-namespace step sets them
+// (first=, pace=), the plan's seed draws them otherwise. Steps:
 //
 //	at 30s delete-namespace ns=bookstore [first=RoleBinding,RepoSync] [pace=300ms]
 //	at 30s delete-reposync ns=bookstore
 //	at 30s revoke-rolebinding ns=bookstore [name=<RoleBinding>]   (default: the shared one)
-//	at 30s delete-reconciler ns=bookstore                         (the ns-reconciler Deployment)
 //
 // Faults name the processes kube-controller-manager, reconciler-manager and
 // ns-reconciler-<ns>, and kinds such as /v1/Namespace and
 // configsync.gke.io/v1beta1/RepoSync.
 //
-// The catalogue runs the entries as operatortest tests (operatortest.go:
-// NamespaceDeleted, NamespaceDeletedStaleCache, RoleBindingRevoked), the
-// same world written with the public API: the ns-reconciler is a manager
-// with a Deployment (operatortest.Manager.Deployment, StartDelay 2s) and
-// its own ServiceAccount; kube-controller-manager is a manager of the test
-// (NoBuiltinControllers) whose namespace controller takes its order and
-// pace from the System namespace-deletion, which the delete-namespace step
-// sets (first=, pace=) and the plan's seed draws otherwise; the RoleBinding
-// revoked is a domain step drawn within 3 s After the RepoSync's deletion;
-// the property deletion-completes is check.Terminates, absolute beside the
-// generic, differential terminates (the bug shows with no fault).
+// The catalogue runs the entries (Entries, their text) as the tests
+// NamespaceDeleted, NamespaceDeletedStaleCache and RoleBindingRevoked: the
+// RoleBinding revoked is a domain step drawn within 3 s After the
+// RepoSync's deletion; the property deletion-completes is check.Terminates,
+// absolute beside the generic, differential terminates (the bug shows with
+// no fault). The specs (reposync_test.go) replay their plans on Test with
+// operatortest.Replay and read the trace and the final state; the models'
+// own specs are models/kube's controllers_test.go.
 //
 // # Known gaps
 //
@@ -51,7 +46,7 @@
 //   - The namespace controller discovers only the kinds listed above.
 //   - The entries' plans draw no
 //     crashes: a crash planned at a client call that a process makes outside
-//     a reconcile (an event handler's cached List, in the kernel) leaves the
+//     a reconcile (an event handler's cached List) leaves the
 //     process running on a stopped cache and never restarts it (a sim/process
 //     gap), which would make every variant hang.
 //   - A warm but stale Namespace cache in the reconciler-manager comes only

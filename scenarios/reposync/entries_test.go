@@ -11,12 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
+
+// apiLatency bounds what API calls add to a step's time (a few
+// milliseconds a call, a handful of calls before the step).
+const apiLatency = 50 * time.Millisecond
 
 // TestEntries checks the expectations of this package's catalogue entries
 // on operatortest (catalogue.TestEntries: the catalogue's budget; skipped
@@ -41,20 +45,20 @@ func TestDeleteNamespaceOrderAndPace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := cluster.New(p, scenario.World(scenario.Options{Variant: variant.Buggy}))
+		o := scenario.Test(scenario.Options{Variant: variant.Buggy}, 2*time.Minute, time.Millisecond)
+		o.Disable = operatortest.Oracles()
+		c, err := operatortest.Replay(t, o, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.RunFor(2 * time.Minute)
 		var deletes []trace.Step // the namespace controller's first pass
-		for _, s := range c.Trace.Steps() {
+		for _, s := range c.Steps {
 			if s.Process == scenario.KubeControllerManager && s.Op == "delete" &&
 				(len(deletes) == 0 || s.Controller == deletes[0].Controller && s.Reconcile == deletes[0].Reconcile) {
 				deletes = append(deletes, s)
 			}
 		}
-		err = c.Get(types.NamespacedName{Name: "bookstore"}, &corev1.Namespace{})
-		c.Close()
+		err = c.Final.Get(types.NamespacedName{Name: "bookstore"}, &corev1.Namespace{})
 		if gone := apierrors.IsNotFound(err); gone != tc.terminates {
 			t.Errorf("buggy with %s: namespace gone %v, want %v", args, gone, tc.terminates)
 		}

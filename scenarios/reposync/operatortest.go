@@ -115,7 +115,7 @@ func deleteNamespaceStep() operatortest.DomainStep {
 }
 
 // deletionSystem is a run's namespace deletion: the order and pace a
-// delete-namespace step set (the kernel world's deletion), and the plan
+// delete-namespace step set (deletion), and the plan
 // seed's draws for the rest (a shuffle of each pass, up to 500 ms an
 // object).
 type deletionSystem struct {
@@ -130,12 +130,48 @@ func (d *deletionSystem) drawnDelay(client.Object) time.Duration {
 	return time.Duration(d.rand.Int64N(int64(500 * time.Millisecond)))
 }
 
+// Test is the world of o as an operatortest test with a fault phase and a
+// heal budget, every step of the world declared and no fault class drawn (a
+// plan's faults are its text's): the world the package's specs replay their
+// plans on (operatortest.Replay). Steps:
+//
+//	at 30s delete-namespace ns=bookstore [first=RoleBinding,RepoSync] [pace=1s]
+//	at 30s delete-reposync ns=bookstore
+//	at 30s revoke-rolebinding ns=bookstore [name=configsync.gke.io:ns-reconciler]
+//
+// first= lists the kinds the namespace controller deletes first, in that
+// order, pace= its time per object; unset, the plan's seed draws them.
+func Test(o Options, faultPhase, heal time.Duration) operatortest.Options {
+	nsOf := func(*rapid.T) operatortest.Args { return operatortest.Args{{Key: "ns", Value: Namespace}} }
+	opts := world(o, deleteNamespaceStep(),
+		operatortest.DomainStep{Name: "delete-reposync", Keys: []string{"ns"}, Draw: nsOf,
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				return env.Client.Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: a.Get("ns"), Name: reposync.RepoSyncName}})
+			}},
+		operatortest.DomainStep{Name: "revoke-rolebinding", Keys: []string{"ns", "name"}, Draw: nsOf,
+			Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
+				name := a.Get("name")
+				if name == "" {
+					name = reposync.RepoSyncBaseRoleBindingName
+				}
+				return env.Client.Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: a.Get("ns"), Name: name}})
+			}})
+	opts.Faults = operatortest.Faults{Classes: []plan.FaultKind{}}
+	opts.FaultPhase, opts.HealBudget = faultPhase, heal
+	return opts
+}
+
 // reposyncOptions are the options every reposync/ entry shares, with the
 // entry's workload steps.
 func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operatortest.Options {
-	o := Options{Variant: v}.withDefaults()
-	sync := types.NamespacedName{Namespace: Namespace, Name: reposync.RepoSyncName}
-	key := reposync.ReconcilerKey(sync)
+	return world(Options{Variant: v}, steps...)
+}
+
+// world is the world of o (one ns-reconciler per namespace) with the
+// workload steps given.
+func world(o Options, steps ...operatortest.DomainStep) operatortest.Options {
+	o = o.withDefaults()
+	v := o.Variant
 	terminates := operatortest.FromCheck(check.Terminates{})
 	terminates.Name = PropDeletionCompletes
 	return operatortest.Options{
@@ -144,7 +180,7 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 		Systems: []operatortest.System{{Name: Deletion, New: func(env operatortest.SystemEnv) (any, error) {
 			return &deletionSystem{rand: env.Rand}, nil
 		}}},
-		Managers: []operatortest.Manager{
+		Managers: append([]operatortest.Manager{
 			{Name: KubeControllerManager, SetupWithSystems: func(mgr manager.Manager, s operatortest.Systems) error {
 				d := s[Deletion].(*deletionSystem)
 				return SetupKubeControllerManager(mgr, catalogue.ClockOf(mgr), d.shuffle, d.order(nil), d.delay(d.drawnDelay))
@@ -153,15 +189,7 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 				Setup: func(mgr manager.Manager) error {
 					return (&reposync.Manager{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: catalogue.ClockOf(mgr), Variant: v}).SetupWithManager(mgr)
 				}},
-			{Name: key.Name, ServiceAccount: &key, Deployment: &key, StartDelay: 2 * time.Second,
-				Setup: func(mgr manager.Manager) error {
-					clk, stop := catalogue.ClockOf(mgr), &reposync.Stop{}
-					if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr); err != nil {
-						return err
-					}
-					return (&reposync.Syncer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr)
-				}},
-		},
+		}, nsReconcilers(o)...),
 		Objects:  setupObjects(o), // config-sync's installation and the user's RBAC and RepoSync
 		Workload: operatortest.Workload{Steps: []operatortest.StepKind{}, Domain: steps},
 		Faults:   operatortest.Faults{Classes: []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency}, MaxLag: 3 * time.Second},
@@ -173,6 +201,26 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 		FaultPhase:           30 * time.Second,
 		HealBudget:           30 * time.Second,
 	}
+}
+
+// nsReconcilers are the ns-reconciler of each namespace of o: the pod of
+// the Deployment the reconciler-manager keeps for it (up 2 s after it), as
+// its ServiceAccount.
+func nsReconcilers(o Options) []operatortest.Manager {
+	var out []operatortest.Manager
+	for _, ns := range o.Namespaces {
+		sync := types.NamespacedName{Namespace: ns, Name: reposync.RepoSyncName}
+		key := reposync.ReconcilerKey(sync)
+		out = append(out, operatortest.Manager{Name: key.Name, ServiceAccount: &key, Deployment: &key, StartDelay: 2 * time.Second,
+			Setup: func(mgr manager.Manager) error {
+				clk, stop := catalogue.ClockOf(mgr), &reposync.Stop{}
+				if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr); err != nil {
+					return err
+				}
+				return (&reposync.Syncer{Client: mgr.GetClient(), Clock: clk, Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr)
+			}})
+	}
+	return out
 }
 
 // crds are the world's CRDs as manifests (envtest's, from the Go types).

@@ -13,7 +13,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -22,41 +21,27 @@ const bookstore = "bookstore"
 var nsReconciler = scenario.ReconcilerProcess(bookstore)
 
 // rbFirst: the namespace controller deletes the RoleBindings, then the
-// RepoSync, then the rest, one object a second.
-var rbFirst = scenario.Options{
-	NamespaceOrder: scenario.DeleteFirst("RoleBinding", "RepoSync"),
-	DeleteDelay:    scenario.FixedDelay(time.Second),
-}
+// RepoSync, then the rest, one object a second (the delete-namespace
+// step's first= and pace=).
+const rbFirst = " first=RoleBinding,RepoSync pace=1s"
 
-func with(o scenario.Options, v variant.Variant) scenario.Options {
-	o.Variant = v
-	return o
-}
-
-// terminates runs c through the fault phase and a heal phase and reports
-// whether the namespace is gone.
-func terminates(c *cluster.Cluster, faults, heal time.Duration) bool {
-	GinkgoHelper()
-	c.RunFor(faults)
-	c.Heal()
-	c.RunFor(heal)
-	return namespaceGone(c, bookstore)
-}
+// opts are the world's options for variant v.
+func opts(v variant.Variant) scenario.Options { return scenario.Options{Variant: v} }
 
 var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace deletion (config-sync #1191, 9e28c844b)", func() {
-	const deleteNamespace = "seed 1\nat 30s delete-namespace ns=bookstore\n"
+	const deleteNamespace = "seed 1\nat 30s delete-namespace ns=bookstore" + rbFirst + "\n"
 
 	Context("when the namespace controller deletes the shared RoleBinding before the RepoSync", func() {
 		It("buggy: every write of the ns-reconciler's Finalize is forbidden, the manager waits without requeue, and the RepoSync and the namespace hang Terminating forever", func() {
-			c := start(deleteNamespace, with(rbFirst, variant.Buggy))
-			Expect(terminates(c, 2*time.Minute, 30*time.Minute)).To(BeFalse(), timeline(c))
+			c := run(deleteNamespace, opts(variant.Buggy), 2*time.Minute, 30*time.Minute)
+			Expect(namespaceGone(c, bookstore)).To(BeFalse(), timeline(c))
 
 			rs := repoSync(c, bookstore)
 			Expect(rs).NotTo(BeNil())
 			Expect(rs.DeletionTimestamp).NotTo(BeNil())
 			Expect(rs.Finalizers).To(ConsistOf(reposync.ReconcilerManagerFinalizer, reposync.ReconcilerFinalizer))
 			ns := &corev1.Namespace{}
-			Expect(c.Get(types.NamespacedName{Name: bookstore}, ns)).To(Succeed())
+			Expect(c.Final.Get(types.NamespacedName{Name: bookstore}, ns)).To(Succeed())
 			Expect(ns.Status.Phase).To(Equal(corev1.NamespaceTerminating))
 			Expect(ns.Status.Conditions).To(ContainElement(And(
 				HaveField("Type", corev1.NamespaceFinalizersRemaining),
@@ -65,7 +50,7 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 			denied := steps(c, nsReconciler, forbidden)
 			Expect(len(denied)).To(BeNumerically(">=", 10), "the ns-reconciler retries its forbidden writes with backoff for ever")
 			Expect(denied[0].Op).To(Equal("update/status"), "the first write of Finalize sets ReconcilerFinalizing")
-			Expect(c.Process(nsReconciler).Running()).To(BeTrue(), "nobody tears the ns-reconciler down")
+			Expect(running(c, nsReconciler)).To(BeTrue(), "nobody tears the ns-reconciler down")
 			waits := steps(c, scenario.ReconcilerManager, func(s trace.Step) bool {
 				return s.Op == "delete" && s.Object == "Deployment config-management-system/"+nsReconciler
 			})
@@ -74,36 +59,30 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 
 		for _, v := range []variant.Variant{variant.Fixed, variant.Robust} {
 			It(string(v)+": the manager sees the namespace Terminating, removes the reconciler finalizer, tears the ns-reconciler down, and the namespace terminates", func() {
-				c := start(deleteNamespace, with(rbFirst, v))
-				removedBy := finalizerRemover(c, bookstore)
-				c.RunFor(time.Minute)
+				c := runFor(deleteNamespace, opts(v), time.Minute)
 				Expect(namespaceGone(c, bookstore)).To(BeTrue(), timeline(c))
-				Expect(removedBy()).To(Equal(scenario.ReconcilerManager))
-				Expect(c.Process(nsReconciler).Running()).To(BeFalse())
+				Expect(finalizerRemover(c, bookstore)).To(Equal(scenario.ReconcilerManager))
+				Expect(running(c, nsReconciler)).To(BeFalse())
 				Expect(len(steps(c, nsReconciler, forbidden))).To(BeNumerically("<=", 3), "teardown stops the 403 loop (I3)")
 			})
 		}
 	})
 
 	Context("when the RepoSync goes first and its RoleBinding a second later", func() {
-		o := scenario.Options{NamespaceOrder: scenario.DeleteFirst("RepoSync"), DeleteDelay: scenario.FixedDelay(time.Second)}
+		const rsFirst = "seed 1\nat 30s delete-namespace ns=bookstore first=RepoSync pace=1s\n"
 
 		It("buggy: the ns-reconciler wins the race: it destroys its objects, removes its own finalizer, and the namespace terminates", func() {
-			c := start(deleteNamespace, with(o, variant.Buggy))
-			removedBy := finalizerRemover(c, bookstore)
-			c.RunFor(time.Minute)
+			c := runFor(rsFirst, opts(variant.Buggy), time.Minute)
 			Expect(namespaceGone(c, bookstore)).To(BeTrue(), timeline(c))
-			Expect(removedBy()).To(Equal(nsReconciler))
+			Expect(finalizerRemover(c, bookstore)).To(Equal(nsReconciler))
 			Expect(steps(c, nsReconciler, forbidden)).To(BeEmpty())
 		})
 
 		for _, v := range []variant.Variant{variant.Fixed, variant.Robust} {
 			It(string(v)+": the manager removes the reconciler finalizer as soon as it sees the deleting RepoSync (the side effect the commit message names), and the namespace terminates", func() {
-				c := start(deleteNamespace, with(o, v))
-				removedBy := finalizerRemover(c, bookstore)
-				c.RunFor(time.Minute)
+				c := runFor(rsFirst, opts(v), time.Minute)
 				Expect(namespaceGone(c, bookstore)).To(BeTrue(), timeline(c))
-				Expect(removedBy()).To(Equal(scenario.ReconcilerManager))
+				Expect(finalizerRemover(c, bookstore)).To(Equal(scenario.ReconcilerManager))
 			})
 		}
 	})
@@ -112,13 +91,14 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 		// alpha's deletion makes the manager read (and so start) its Namespace
 		// informer; bookstore's Terminating then reaches it a minute late.
 		const lagging = "seed 1\nlag process=reconciler-manager kind=/v1/Namespace min=1m max=1m\n" +
-			"at 30s delete-namespace ns=alpha\nat 3m delete-namespace ns=bookstore\n"
-		o := rbFirst
-		o.Namespaces = []string{"alpha", bookstore}
+			"at 30s delete-namespace ns=alpha" + rbFirst + "\nat 3m delete-namespace ns=bookstore" + rbFirst + "\n"
+		o := func(v variant.Variant) scenario.Options {
+			return scenario.Options{Variant: v, Namespaces: []string{"alpha", bookstore}}
+		}
 
 		It("fixed: reads bookstore as Active, waits, and nothing requeues the RepoSync once the cache catches up: stuck forever", func() {
-			c := start(lagging, with(o, variant.Fixed))
-			Expect(terminates(c, 10*time.Minute, 30*time.Minute)).To(BeFalse(), timeline(c))
+			c := run(lagging, o(variant.Fixed), 10*time.Minute, 30*time.Minute)
+			Expect(namespaceGone(c, bookstore)).To(BeFalse(), timeline(c))
 			Expect(namespaceGone(c, "alpha")).To(BeTrue(), "alpha went: the manager's first Namespace read started the informer with a fresh list")
 			rs := repoSync(c, bookstore)
 			Expect(rs).NotTo(BeNil())
@@ -132,16 +112,14 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 		})
 
 		It("robust: reads the namespace live and terminates both", func() {
-			c := start(lagging, with(o, variant.Robust))
-			c.RunFor(5 * time.Minute)
+			c := runFor(lagging, o(variant.Robust), 5*time.Minute)
 			Expect(namespaceGone(c, "alpha")).To(BeTrue(), timeline(c))
 			Expect(namespaceGone(c, bookstore)).To(BeTrue(), timeline(c))
 		})
 
 		It("fixed, with a cold cache: the first cached Get of a Namespace starts the informer and lists it fresh, so the lag alone does not hurt", func() {
-			cold := "seed 1\nlag process=reconciler-manager kind=/v1/Namespace min=1m max=1m\nat 30s delete-namespace ns=bookstore\n"
-			c := start(cold, with(rbFirst, variant.Fixed))
-			c.RunFor(time.Minute)
+			cold := "seed 1\nlag process=reconciler-manager kind=/v1/Namespace min=1m max=1m\nat 30s delete-namespace ns=bookstore" + rbFirst + "\n"
+			c := runFor(cold, opts(variant.Fixed), time.Minute)
 			Expect(namespaceGone(c, bookstore)).To(BeTrue(), timeline(c))
 		})
 	})
@@ -153,8 +131,7 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 
 		for _, v := range []variant.Variant{variant.Buggy, variant.Fixed} {
 			It(string(v)+": the ns-reconciler's remaining writes are forbidden and the manager waits: the RepoSync hangs Terminating forever", func() {
-				c := start(revoke, scenario.Options{Variant: v})
-				c.RunFor(30 * time.Minute)
+				c := runFor(revoke, opts(v), 30*time.Minute)
 				rs := repoSync(c, bookstore)
 				Expect(rs).NotTo(BeNil(), timeline(c))
 				Expect(controllerutil.ContainsFinalizer(rs, reposync.ReconcilerFinalizer)).To(BeTrue())
@@ -163,13 +140,11 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 		}
 
 		It("robust: the manager puts the RoleBinding back while the reconciler finalizer is there; the ns-reconciler finishes its Foreground deletion and the RepoSync goes after its objects (I2)", func() {
-			c := start(revoke, scenario.Options{Variant: variant.Robust})
-			removedBy := finalizerRemover(c, bookstore)
-			c.RunFor(2 * time.Minute)
+			c := runFor(revoke, opts(variant.Robust), 2*time.Minute)
 			Expect(repoSync(c, bookstore)).To(BeNil(), timeline(c))
-			Expect(removedBy()).To(Equal(nsReconciler))
+			Expect(finalizerRemover(c, bookstore)).To(Equal(nsReconciler))
 			var cms corev1.ConfigMapList
-			Expect(c.List(&cms)).To(Succeed())
+			Expect(c.Final.List(&cms)).To(Succeed())
 			for _, cm := range cms.Items {
 				Expect(cm.Namespace + "/" + cm.Name).NotTo(HavePrefix(bookstore + "/declared-"))
 			}
@@ -181,8 +156,8 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 		for _, v := range variant.All {
 			gone := 0
 			for seed := 1; seed <= 20; seed++ {
-				c := start(fmt.Sprintf("seed %d\nat 30s delete-namespace ns=bookstore\n", seed), scenario.Options{Variant: v})
-				if terminates(c, time.Minute, 4*time.Minute) {
+				c := run(fmt.Sprintf("seed %d\nat 30s delete-namespace ns=bookstore\n", seed), opts(v), time.Minute, 4*time.Minute)
+				if namespaceGone(c, bookstore) {
 					gone++
 				}
 			}
@@ -200,9 +175,8 @@ var _ = Describe("Seed 4 (003): config-sync RepoSync finalizer vs namespace dele
 		for _, v := range variant.All {
 			var traces []string
 			for range 2 {
-				c := start(p, scenario.Options{Variant: v})
-				c.RunFor(3 * time.Minute)
-				traces = append(traces, c.Trace.Hash())
+				c := runFor(p, opts(v), 3*time.Minute)
+				traces = append(traces, c.Hash)
 			}
 			Expect(traces[0]).To(Equal(traces[1]), string(v))
 		}

@@ -1,9 +1,7 @@
 package reposync
 
 import (
-	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -23,10 +21,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
-	"github.com/ctrlsim/ctrlsim/sim/apiserver"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
 // Process names.
@@ -54,12 +48,6 @@ type Options struct {
 	// Latency is how long the ns-reconciler takes per object it applies or
 	// destroys. Default 200ms.
 	Latency time.Duration
-	// NamespaceOrder arranges each pass of the namespace controller's
-	// deletions; nil shuffles them with the plan's seed.
-	NamespaceOrder func([]client.Object)
-	// DeleteDelay is the namespace controller's time per deleted object; nil
-	// draws it from [0, 500ms] with the plan's seed.
-	DeleteDelay func(client.Object) time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -84,9 +72,6 @@ func Scheme() *runtime.Scheme { return catalogue.NewScheme(reposync.AddToScheme)
 // sharedScheme is one Scheme for every world: a scheme is only read once
 // built, and building client-go's costs more than a short run of a world.
 var sharedScheme = sync.OnceValue(Scheme)
-
-// RepoSyncCRD installs RepoSync.
-var RepoSyncCRD = apiserver.CRD{GVK: reposync.RepoSyncGVK, Plural: reposync.RepoSyncPlural, Namespaced: true, Status: true}
 
 // content is what the namespace controller deletes (its discovery).
 func content() []client.ObjectList {
@@ -113,70 +98,10 @@ func source(o Options) reposync.Source {
 	return s
 }
 
-// World is the world: kube-controller-manager (namespace controller and
-// garbage collector, as cluster admin), the reconciler-manager (as its
-// ServiceAccount, with cluster-wide rights), and one ns-reconciler per
-// namespace, bound to its Deployment and running as its ServiceAccount. The
-// namespace controller's order and pace, unless Options fix them, come from the
-// cluster's stream "models/kube/namespace" of the plan's seed.
-func World(o Options) cluster.Options {
-	o = o.withDefaults()
-	var nsRand *rand.Rand // seeded in Setup, before the namespace controller runs
-	order, delay := o.NamespaceOrder, o.DeleteDelay
-	if delay == nil {
-		delay = func(client.Object) time.Duration { return time.Duration(nsRand.Int64N(int64(500 * time.Millisecond))) }
-	}
-	var shuffle func(int, func(int, int))
-	if order == nil {
-		shuffle = func(n int, swap func(i, j int)) { nsRand.Shuffle(n, swap) }
-	}
-	// A delete-namespace step may set the order (first=) and pace (pace=) of
-	// the namespace controller's deletions from then on.
-	var planned deletion
-	order, delay = planned.order(order), planned.delay(delay)
-	procs := []process.Spec{
-		{Name: KubeControllerManager, Setup: func(p *process.Process) error {
-			return SetupKubeControllerManager(p.Manager(), p.Clock(), shuffle, order, delay)
-		}},
-		{
-			Name:           ReconcilerManager,
-			ServiceAccount: &types.NamespacedName{Namespace: reposync.ControllerNamespace, Name: ReconcilerManager},
-			Setup: func(p *process.Process) error {
-				mgr := p.Manager()
-				return (&reposync.Manager{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Variant: o.Variant}).SetupWithManager(mgr)
-			},
-		},
-	}
-	for _, ns := range o.Namespaces {
-		sync := types.NamespacedName{Namespace: ns, Name: reposync.RepoSyncName}
-		key := reposync.ReconcilerKey(sync)
-		procs = append(procs, process.Spec{
-			Name: key.Name, ServiceAccount: &key, BoundTo: &key, StartDelay: 2 * time.Second,
-			Setup: func(p *process.Process) error {
-				mgr, stop := p.Manager(), &reposync.Stop{}
-				if err := (&reposync.Finalizer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr); err != nil {
-					return err
-				}
-				return (&reposync.Syncer{Client: mgr.GetClient(), Clock: p.Clock(), Sync: sync, Source: source(o), Stop: stop}).SetupWithManager(mgr)
-			},
-		})
-	}
-	return cluster.Options{
-		Scheme:    sharedScheme(),
-		CRDs:      []apiserver.CRD{RepoSyncCRD},
-		Processes: procs,
-		Setup: func(c *cluster.Cluster) error {
-			nsRand = rand.New(c.Stream("models/kube/namespace"))
-			return setup(c, o)
-		},
-		Actions: planned.actions(),
-	}
-}
-
 // deletion is how the namespace controller deletes content as a plan's
 // delete-namespace step sets it: first= lists kinds it deletes first, in that
-// order (DeleteFirst, after the pass's shuffle), pace= its time per object
-// (FixedDelay). Unset, the world's Options or the plan's seed decide.
+// order (DeleteFirst, after the pass's shuffle), pace= its time per object.
+// Unset, the plan's seed decides (deletionSystem).
 type deletion struct {
 	first []string
 	pace  *time.Duration
@@ -201,22 +126,6 @@ func (d *deletion) delay(base func(client.Object) time.Duration) func(client.Obj
 	}
 }
 
-// actions are the world's actions, with delete-namespace reading first= and
-// pace=.
-func (d *deletion) actions() map[string]cluster.Action {
-	out := map[string]cluster.Action{}
-	for name, a := range actions { // lint:order-independent copying a map
-		out[name] = a
-	}
-	out["delete-namespace"] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		if err := d.set(args.Get("first"), args.Get("pace")); err != nil {
-			return err
-		}
-		return actions["delete-namespace"].Run(c, args)
-	}, "ns", "first", "pace")
-	return out
-}
-
 // set reads a delete-namespace step's first= and pace= (either may be "":
 // unset).
 func (d *deletion) set(first, pace string) error {
@@ -233,7 +142,7 @@ func (d *deletion) set(first, pace string) error {
 	return nil
 }
 
-// DeleteFirst is a NamespaceOrder: objects of the named kinds first, in that
+// DeleteFirst is a namespace controller Order: objects of the named kinds first, in that
 // order, then the rest in list order.
 func DeleteFirst(kinds ...string) func([]client.Object) {
 	rank := func(o client.Object) int {
@@ -245,11 +154,6 @@ func DeleteFirst(kinds ...string) func([]client.Object) {
 	return func(objs []client.Object) {
 		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
 	}
-}
-
-// FixedDelay is a DeleteDelay of d per object.
-func FixedDelay(d time.Duration) func(client.Object) time.Duration {
-	return func(client.Object) time.Duration { return d }
 }
 
 // SetupKubeControllerManager is kube-controller-manager's main in this world:
@@ -267,20 +171,8 @@ func SetupKubeControllerManager(mgr manager.Manager, clk clock.WithTicker, shuff
 	return gc.SetupWithManager(mgr)
 }
 
-var ctx = context.Background()
-
-// setup creates the namespaces, the RBAC config-sync's installation and the
-// user provide, and the RepoSyncs.
-func setup(c *cluster.Cluster, o Options) error {
-	for _, obj := range setupObjects(o) {
-		if err := c.Admin().Create(ctx, obj); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// setupObjects are the objects setup creates, in order.
+// setupObjects are the world's objects: config-sync's installation, and the
+// namespaces, RBAC and RepoSyncs of the user, in order.
 func setupObjects(o Options) []client.Object {
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: reposync.ControllerNamespace}},
@@ -313,30 +205,4 @@ func setupObjects(o Options) []client.Object {
 			})
 	}
 	return objs
-}
-
-// actions are the workload steps of this world.
-//
-//	at 1m delete-namespace ns=bookstore [first=RoleBinding,RepoSync] [pace=300ms]
-//	at 1m delete-reposync ns=bookstore
-//	at 1m revoke-rolebinding ns=bookstore name=configsync.gke.io:ns-reconciler
-//	at 1m delete-reconciler ns=bookstore
-var actions = map[string]cluster.Action{
-	"delete-namespace": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		return c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: args.Get("ns")}})
-	}, "ns"),
-	"delete-reposync": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		return c.Admin().Delete(ctx, &reposync.RepoSync{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: reposync.RepoSyncName}})
-	}, "ns"),
-	"revoke-rolebinding": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		name := args.Get("name")
-		if name == "" {
-			name = reposync.RepoSyncBaseRoleBindingName
-		}
-		return c.Admin().Delete(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: args.Get("ns"), Name: name}})
-	}, "ns", "name"),
-	"delete-reconciler": cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
-		key := reposync.ReconcilerKey(types.NamespacedName{Namespace: args.Get("ns"), Name: reposync.RepoSyncName})
-		return c.Admin().Delete(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
-	}, "ns"),
 }

@@ -1,6 +1,12 @@
-package reposync_test
+package kube_test
 
 import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,20 +20,77 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/models/kube"
-	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
+// The namespace controller and the garbage collector of models/kube on a
+// bare cluster (kube-controller-manager alone), as specs on the kernel:
+// the models' own tests, moved here from scenarios/reposync (the seed whose
+// race they serve) when that package stopped running plans of its own.
+
+func TestNamespaceControllerAndGarbageCollector(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "models/kube: the namespace controller and the garbage collector")
+}
+
+var ctx = context.Background()
+
+// kcm is the process that runs the models.
+const kcm = "kube-controller-manager"
+
+// deleteFirst is a namespace controller Order: objects of the named kinds
+// first, in that order, then the rest in list order.
+func deleteFirst(kinds ...string) func([]client.Object) {
+	rank := func(o client.Object) int {
+		if i := slices.Index(kinds, o.GetObjectKind().GroupVersionKind().Kind); i >= 0 {
+			return i
+		}
+		return len(kinds)
+	}
+	return func(objs []client.Object) {
+		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
+	}
+}
+
+// steps returns the steps of process that match.
+func steps(c *cluster.Cluster, process string, match func(trace.Step) bool) []trace.Step {
+	var out []trace.Step
+	for _, s := range c.Trace.Steps() {
+		if s.Process == process && match(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// namespaceGone reports whether namespace ns no longer exists.
+func namespaceGone(c *cluster.Cluster, ns string) bool {
+	GinkgoHelper()
+	err := c.Get(types.NamespacedName{Name: ns}, &corev1.Namespace{})
+	if apierrors.IsNotFound(err) {
+		return true
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return false
+}
+
+// timeline is the run's timeline, attached to a failing spec.
+func timeline(c *cluster.Cluster) string {
+	var b strings.Builder
+	_ = c.Trace.WriteTimeline(&b)
+	return b.String()
+}
+
 // kubeWorld runs kube-controller-manager alone: the namespace controller and
 // the garbage collector over ConfigMaps and Secrets.
 func kubeWorld(tune func(*kube.NamespaceController)) *cluster.Cluster {
 	GinkgoHelper()
 	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{
-		Scheme: scenario.Scheme(),
-		Processes: []process.Spec{{Name: scenario.KubeControllerManager, Setup: func(p *process.Process) error {
+		Scheme: clientgoscheme.Scheme,
+		Processes: []process.Spec{{Name: kcm, Setup: func(p *process.Process) error {
 			mgr := p.Manager()
 			nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(),
 				Content: []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}}}
@@ -90,7 +153,7 @@ func about(d time.Duration) gomegatypes.GomegaMatcher {
 
 func reconcilesOf(c *cluster.Cluster, controller string) []time.Duration {
 	var out []time.Duration
-	for _, s := range steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Op == "reconcile" && s.Controller == controller }) {
+	for _, s := range steps(c, kcm, func(s trace.Step) bool { return s.Op == "reconcile" && s.Controller == controller }) {
 		out = append(out, s.At)
 	}
 	return out
@@ -108,7 +171,7 @@ var _ = Describe("models/kube: the namespace controller (pkg/controller/namespac
 		c.RunFor(2 * time.Second)
 		Expect(namespaceGone(c, "team")).To(BeTrue(), timeline(c))
 		Expect(reconcilesOf(c, "namespace")[0]).To(about(15 * time.Second))
-		Expect(steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Op == "update/finalize" && s.Result == "ok" })).To(HaveLen(1))
+		Expect(steps(c, kcm, func(s trace.Step) bool { return s.Op == "update/finalize" && s.Result == "ok" })).To(HaveLen(1))
 	})
 
 	It("waits for content with finalizers: conditions with upstream's messages, polls every 8s (estimate 15s/2+1), and the namespace goes once the finalizer does", func() {
@@ -148,14 +211,14 @@ var _ = Describe("models/kube: the namespace controller (pkg/controller/namespac
 
 	It("deletes in the order and at the pace it is given", func() {
 		c := kubeWorld(func(nc *kube.NamespaceController) {
-			nc.Order = scenario.DeleteFirst("Secret")
-			nc.Delay = scenario.FixedDelay(time.Second)
+			nc.Order = deleteFirst("Secret")
+			nc.Delay = func(client.Object) time.Duration { return time.Second }
 		})
 		create(c, cm("a"))
 		create(c, secret("s"))
 		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
 		c.RunFor(time.Minute)
-		deletes := steps(c, scenario.KubeControllerManager, func(s trace.Step) bool { return s.Controller == "namespace" && s.Op == "delete" })
+		deletes := steps(c, kcm, func(s trace.Step) bool { return s.Controller == "namespace" && s.Op == "delete" })
 		Expect(deletes).To(HaveLen(2))
 		Expect(deletes[0]).To(And(HaveField("Object", "Secret team/s"), HaveField("At", about(6*time.Second))))
 		Expect(deletes[1]).To(And(HaveField("Object", "ConfigMap team/a"), HaveField("At", about(7*time.Second))))
