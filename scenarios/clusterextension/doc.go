@@ -1,7 +1,8 @@
 // Package clusterextension is the simulator world of seed 2 (operator-controller
 // #1776/#1987, interrupted helm releases) and its specs.
 //
-// The world: a process "operator-controller" running the reference
+// The world (Test, operatortest.go, written with the public operatortest
+// API): a process "operator-controller" running the reference
 // ClusterExtension controller (controllers/clusterextension) as the
 // ServiceAccount olmv1-system/operator-controller, bound to a ClusterRole that
 // grants its own kinds (clusterextensions, their status, clustercatalogs), Secrets
@@ -10,25 +11,26 @@
 // the ClusterExtension op, asking for package op at version 1.0.0; and a catalog
 // (models/catalog) holding 1.0.0 and 2.0.0 (Bundle describes their content).
 //
-// Actions:
+// Steps:
 //
 //	at 30s request-version version=>=1.0.0   set spec.source.catalog.version
 //	at 35s publish version=3.0.0             publish a bundle and bump the ClusterCatalog
 //
-// Observer records, from the API server's watch log, the bundle version of every
-// revision that becomes deployed and every successive status.install, for the
-// specs; the properties read the same history from the run's watch log.
+// Observe reads, from a run's log of committed changes, the bundle version of
+// every revision that becomes deployed and every successive status.install,
+// for the specs; the properties read the same history from the log.
 //
 // Options.Installed starts the world with a version already installed, as an
 // earlier incarnation of the operator left it (record v1 deployed, its objects,
 // the finalizer and status.install), so that a run's first helm operation is an
 // upgrade.
 //
-// The specs (clusterextension_test.go) run hand-written plans that crash the
-// operator at the client call of each crash point of SEEDS.md seed 2 and check
-// each variant's documented outcome in the records, the objects and the trace.
-// The call numbers are those of this world (listed in the specs); each spec
-// first checks that its crash lands right after the intended call.
+// The specs (clusterextension_test.go) replay hand-written plans on Test
+// (operatortest.Replay) that crash the operator at the client call of each
+// crash point of SEEDS.md seed 2 and check each variant's documented outcome
+// in the records, the objects and the trace. The call numbers are those of
+// this world (listed in the specs); each spec first checks that its crash
+// lands right after the intended call.
 //
 // # Catalogue entries
 //
@@ -47,8 +49,8 @@
 //     revision to become deployed is at B, unless the version range then in force
 //     no longer admits B.
 //
-// OnOperatortest is the three entries written with the public operatortest API
-// (operatortest.go), which the catalogue runs in place of Entries(): the catalog
+// OnOperatortest gives the three entries their tests (operatortest.go),
+// which the catalogue runs: the catalog
 // is an operatortest.System (publish bumps the ClusterCatalog), request-version
 // and publish are domain steps in every plan (DomainStep.Min), the RBAC, the
 // ClusterCatalog and the ClusterExtension are seed objects with their status,
@@ -57,11 +59,12 @@
 // are declared History: release-settles and no-version-skip judge them, the
 // generic oracles judge the rest. Crashes are drawn as operatortest draws them
 // (at the fault-free run's calls and writes, and at times), not bounded by
-// the kernel entries' call numbers (entries.go).
+// the kernel entries' call numbers (entries.go; the kernel's world is
+// gone, entries_test.go pins the crash points on the tests).
 //
 // # Known gaps
 //
-//   - In the ports, request-version is drawn in [0, 20 s] and publish in
+//   - In the entries' tests, request-version is drawn in [0, 20 s] and publish in
 //     [0, 40 s] independently (the kernel's entry publishes 1-20 s after the
 //     request): a plan may publish 3.0.0 before asking for the newest.
 //   - One operator replica, no leader election, no human helm CLI: weakness 4 of

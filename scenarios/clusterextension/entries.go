@@ -35,7 +35,7 @@ const (
 // supersedes v1 at 24 and marks v2 deployed at 25. A crash at 17-25 leaves v2
 // pending-upgrade (CP-U1 at 17, CP-U2 at 18-24, CP-U3 at 25). (The kernel's
 // entries drew crashes at calls up to 21 and 27; entries_test.go pins these
-// crash points on the kernel's World.)
+// crash points on the entries' tests, where they land at the same calls.)
 
 func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogue.Outcome {
 	return map[variant.Variant]catalogue.Outcome{variant.Buggy: buggy, variant.Fixed: fixed, variant.Robust: robust}

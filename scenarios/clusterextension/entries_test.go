@@ -2,53 +2,44 @@ package clusterextension
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// kernelEntry is a seed 2 entry in the kernel's form, which the crash-point
-// tests below pin by client call numbers (the catalogue runs the entries on
-// operatortest: operatortest.go): the world of cfg, a fault phase of
-// horizon, a heal budget of a minute, release-settles and, with noSkip,
-// no-version-skip.
-type kernelEntry struct {
-	cfg     Options
-	horizon time.Duration
-	noSkip  bool
+// tests are the helm/ entries' tests (operatortest.go), by ID.
+var tests = map[string]func(variant.Variant) operatortest.Options{
+	"helm/interrupted-install":             InterruptedInstall,
+	"helm/interrupted-upgrade":             InterruptedUpgrade,
+	"helm/interrupted-upgrade-new-version": InterruptedUpgradeNewVersion,
 }
 
-var kernelEntries = map[string]kernelEntry{
-	"helm/interrupted-install":             {Options{}, 30 * time.Second, false},
-	"helm/interrupted-upgrade":             {Options{Installed: "1.0.0"}, time.Minute, false},
-	"helm/interrupted-upgrade-new-version": {Options{Installed: "1.0.0"}, time.Minute, true},
-}
-
-// runKernel runs p on the kernel's world of entry id for v and judges it.
-// The caller must Close the cluster.
-func runKernel(t *testing.T, id string, v variant.Variant, p *plan.Plan) (*cluster.Cluster, []check.Verdict) {
+// replayEntry replays p on the test of entry id for v, judged by the
+// entry's properties and the kernel's verdicts (the generic oracles left
+// out: the cases pin release-settles and no-version-skip).
+func replayEntry(t *testing.T, id string, v variant.Variant, p *plan.Plan) *operatortest.Replayed {
 	t.Helper()
-	k, ok := kernelEntries[id]
+	test, ok := tests[id]
 	if !ok {
 		t.Fatalf("no entry %s", id)
 	}
-	cfg := k.cfg
-	cfg.Variant = v
-	c, err := cluster.New(p, World(cfg))
+	o := test(v)
+	for _, name := range operatortest.Oracles() {
+		if !slices.Contains(operatortest.KernelVerdicts, name) {
+			o.Disable = append(o.Disable, name)
+		}
+	}
+	r, err := operatortest.Replay(t, o, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := []check.Property{ReleaseSettles(cfg.published)}
-	if k.noSkip {
-		props = append(props, NoVersionSkip())
-	}
-	return c, c.RunPhases(cluster.Phases{Fault: k.horizon, Heal: time.Minute}, props...)
+	return r
 }
 
 // runPlan runs a plan text on an entry's world and returns the verdicts by
@@ -60,17 +51,16 @@ func runPlan(t *testing.T, id string, v variant.Variant, text string) (map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, verdicts := runKernel(t, id, v, p)
-	defer c.Close()
-	if f := c.Findings(); len(f) > 0 {
-		t.Fatalf("findings: %v", f)
-	}
+	r := replayEntry(t, id, v, p)
 	out := map[string]check.Verdict{}
-	for _, x := range verdicts {
+	for _, x := range r.Verdicts {
+		if slices.Contains(operatortest.KernelVerdicts, x.Property) && !x.Holds {
+			t.Fatalf("the kernel's verdict: %s", x)
+		}
 		out[x.Property] = x
 	}
 	last, prev := "", ""
-	for _, s := range c.Trace.Steps() {
+	for _, s := range r.Steps {
 		if s.Process != ProcessName {
 			continue
 		}
@@ -184,9 +174,8 @@ func TestEntriesHoldWithoutFaults(t *testing.T) {
 		}
 	}
 	p, _ := plan.Parse("seed 1\n")
-	c, _ := runKernel(t, "helm/interrupted-upgrade", variant.Buggy, p)
-	defer c.Close()
-	for _, s := range c.Trace.Steps() {
+	r := replayEntry(t, "helm/interrupted-upgrade", variant.Buggy, p)
+	for _, s := range r.Steps {
 		if s.Process == ProcessName && (s.Op == "create" || s.Op == "update" || s.Op == "patch" || s.Op == "delete" || s.Op == "update/status") {
 			t.Errorf("the operator wrote to a preinstalled world: %s", s)
 		}

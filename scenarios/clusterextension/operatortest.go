@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -30,7 +31,7 @@ import (
 )
 
 // The helm/ entries as operatortest tests of the ClusterExtension
-// controller's variants (issue 30): World written with the public API. The
+// controller's variants, written with the public API. The
 // catalog is an outside system (CatalogSystem, models/catalog: publish adds a
 // bundle and bumps the ClusterCatalog, as catalogd's unpack would); asking
 // for a version and publishing one are domain steps; the RBAC, the
@@ -63,15 +64,41 @@ func InterruptedUpgrade(v variant.Variant) operatortest.Options {
 // by no-version-skip too.
 func InterruptedUpgradeNewVersion(v variant.Variant) operatortest.Options {
 	o := helmOptions(v, Options{Installed: "1.0.0"}, time.Minute, true)
-	o.Workload.Domain = []operatortest.DomainStep{requestVersionStep(">=1.0.0"), {
+	o.Workload.Domain = []operatortest.DomainStep{requestVersionStep(">=1.0.0"), publishStep()}
+	return o
+}
+
+// Test is the world of cfg as an operatortest test with a fault phase and a
+// heal budget, judged by release-settles and no-version-skip, every step of
+// the world declared with any version and no fault class drawn (a plan's
+// crashes are its text's): the world the package's specs replay their plans
+// on (operatortest.Replay). Steps:
+//
+//	at 30s request-version version=2.0.0    the ClusterExtension's spec.source.catalog.version
+//	at 35s publish version=3.0.0            catalogd serves a new bundle (1.0.0, 2.0.0 or 3.0.0)
+func Test(cfg Options, faultPhase, heal time.Duration) operatortest.Options {
+	o := helmOptions(cfg.Variant, cfg, faultPhase, true)
+	request, publish := requestVersionStep(""), publishStep()
+	request.Params, request.Keys, request.Draw = nil, []string{"version"}, func(*rapid.T) operatortest.Args { return versionArg("2.0.0") }
+	publish.Params, publish.Keys, publish.Draw = nil, []string{"version"}, func(*rapid.T) operatortest.Args { return versionArg("3.0.0") }
+	o.Workload.Domain = []operatortest.DomainStep{request, publish}
+	o.Faults = operatortest.Faults{Classes: []plan.FaultKind{}}
+	o.HealBudget = heal
+	return o
+}
+
+func versionArg(v string) operatortest.Args { return operatortest.Args{{Key: "version", Value: v}} }
+
+// publishStep publishes 3.0.0 within 40 s (the catalog system's publish).
+func publishStep() operatortest.DomainStep {
+	return operatortest.DomainStep{
 		Name:   "publish",
 		Params: []operatortest.Param{{Key: "version", Values: []string{"3.0.0"}}},
 		Within: 40 * time.Second, Min: 1, Max: 1,
 		Do: func(ctx context.Context, env operatortest.StepEnv, a operatortest.Args) error {
 			return env.System(CatalogSystem).(*catalogSystem).publish(ctx, a.Get("version"))
 		},
-	}}
-	return o
+	}
 }
 
 func requestVersionStep(version string) operatortest.DomainStep {
@@ -255,9 +282,8 @@ func installedBefore(version string) ([]client.Object, error) {
 	return out, nil
 }
 
-// OnOperatortest are the helm/ entries as operatortest tests (Test in place
-// of World, Space and Properties): the port to the one engine, which the
-// catalogue runs in place of Entries().
+// OnOperatortest are the helm/ entries (Entries, their text) with their
+// tests: what the catalogue runs.
 func OnOperatortest() []*catalogue.Entry {
 	tests := map[string]func(variant.Variant) operatortest.Options{
 		"helm/interrupted-install":             InterruptedInstall,
