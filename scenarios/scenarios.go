@@ -5,40 +5,35 @@
 //
 // Every scenario package has the same shape:
 //
-//   - operatortest.go: one func(variant.Variant) operatortest.Options per
-//     entry, the entry as a test of the reference controller's variant,
-//     and OnOperatortest, the entries with those tests set
-//     (catalogue.Ported).
+//   - operatortest.go: the world written with the public operatortest API:
+//     one func(variant.Variant) operatortest.Options per entry, the entry
+//     as a test of the reference controller's variant; Test, the world
+//     with every step declared, on which the package's specs replay their
+//     plans (operatortest.Replay); and OnOperatortest, the entries with
+//     their tests set (catalogue.Ported).
 //   - entries.go: Entries(), the catalogue entries' text (ID, summary,
 //     why, expectations).
-//   - world.go: Options (Variant and the world's knobs), Scheme() and the
-//     shared scheme, and World(Options) cluster.Options, the world on the
-//     kernel, which the package's own tests run (Known gaps).
+//   - model.go: Options (Variant and the world's knobs), Scheme() and the
+//     shared scheme, and the world's data and helpers (bundles, records,
+//     objects).
 //   - properties.go: the properties, each a check.Property over the run
 //     (operatortest.FromCheck adapts them).
 //   - entries_test.go: TestEntries, which only calls catalogue.TestEntries,
-//     the one test of the catalogue's expectations.
+//     the one test of the catalogue's expectations; and the package's specs
+//     (ginkgo), each a plan replayed on Test and what its trace and final
+//     state must show.
 //
 // (The canary keeps all of it in canary.go.)
 //
-// Every entry runs on the one engine, operatortest: its package's
-// OnOperatortest returns its entries with Test set (the operatortest.Options
-// of the reference controller's variant: managers, seed objects, domain
-// steps, systems, properties as operatortest.Property), in place of World,
-// Space and Properties (catalogue.Ported); `ctrlsim run`, `catalogue` and
-// `replay` and the fuzz targets run them through operatortest
-// (scenarios/catalogue's operatortest.go).
+// Every entry runs on the one engine, operatortest: `ctrlsim run`,
+// `catalogue` and `replay`, the fuzz targets and the specs run them through
+// operatortest (scenarios/catalogue's operatortest.go); no scenario package
+// builds a kernel world of its own (sim/cluster).
 //
 // # Known gaps
 //
 // Entries are registered here by hand; a scenario package that is not listed in
-// All is not in the catalogue. The kernel's worlds remain (each package's
-// World(Options) cluster.Options in world.go): its ginkgo suites, its
-// determinism checks, the helm crash-point table (clusterextension's
-// entries_test.go, pinned by the kernel's client call numbers) and
-// internal/promobench run plans on them through sim/cluster. Until those
-// are written against the ports (operatortest.Replay), scenarios/ still runs
-// plans in its tests (issue 30).
+// All is not in the catalogue.
 package scenarios
 
 import (

@@ -24,11 +24,11 @@ import (
 )
 
 // The bd/ entries as operatortest tests of the BundleDeployment
-// controller's variants (issue 30): World written with the public API. The
+// controller's variants, written with the public API. The
 // namespace controller is operatortest's own (kube-controller-manager), a
 // deleted Namespace terminating at least Options.Termination
 // (operatortest.Options.NamespaceTermination); the bundles come from the
-// reconciler's Storage as in World; upgrading example and creating the
+// reconciler's Storage; upgrading example and creating the
 // BundleDeployment healthy are domain steps.
 
 // TerminatingCleanup is bd/terminating-cleanup: example's install fails for
@@ -179,9 +179,8 @@ func fromChecks(ps []check.Property) []operatortest.Property {
 	return out
 }
 
-// OnOperatortest are the bd/ entries as operatortest tests (Test in place of
-// World, Space and Properties): the port to the one engine, which the
-// catalogue runs in place of Entries().
+// OnOperatortest are the bd/ entries (Entries, their text) with their
+// tests: what the catalogue runs.
 func OnOperatortest() []*catalogue.Entry {
 	tests := map[string]func(variant.Variant) operatortest.Options{
 		"bd/terminating-cleanup":         TerminatingCleanup,

@@ -24,7 +24,7 @@ import (
 )
 
 // The pipeline entries as operatortest tests of the pipeline controller's
-// variants (issue 30): the world of World written with the public API. The
+// variants, written with the public API. The
 // promotion target is an outside system (the System named
 // PromotionProcess, models/promotion, whose attempts and effects are traced
 // as "promote" and "promotion-applied" steps, so that Properties judge them
@@ -217,9 +217,8 @@ func touchAppAs(ctx context.Context, c client.Client, env string, now time.Durat
 	return c.Status().Update(ctx, &hr)
 }
 
-// OnOperatortest are the pipeline entries as operatortest tests (Test in
-// place of World, Space and Properties): the port to the one engine, which
-// the catalogue runs in place of Entries().
+// OnOperatortest are the pipeline entries (Entries, their text) with their
+// tests: what the catalogue runs.
 func OnOperatortest() []*catalogue.Entry {
 	tests := map[string]func(variant.Variant) operatortest.Options{
 		"pipeline/self-status-race":     SelfStatusRace,

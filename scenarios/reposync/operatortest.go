@@ -26,8 +26,7 @@ import (
 )
 
 // The reposync/ entries as operatortest tests of config-sync's
-// reconciler-manager's variants (issue 30), World written with the public
-// API: the reconciler-manager as its ServiceAccount; the ns-reconciler as
+// reconciler-manager's variants, written with the public API: the reconciler-manager as its ServiceAccount; the ns-reconciler as
 // the pod of the Deployment the manager keeps for it
 // (operatortest.Manager.Deployment, 2 s to start) and as its own
 // ServiceAccount; kube-controller-manager as a manager of the test (not
@@ -228,8 +227,8 @@ var crds = sync.OnceValue(func() [][]byte {
 	return catalogue.CRDManifests(envtestenv.CRD{GVK: reposync.RepoSyncGVK, Plural: reposync.RepoSyncPlural, Namespaced: true, Status: true, Type: &reposync.RepoSync{}})
 })
 
-// OnOperatortest are the reposync/ entries as operatortest tests: the port
-// to the one engine, which the catalogue runs in place of Entries().
+// OnOperatortest are the reposync/ entries (Entries, their text) with their
+// tests: what the catalogue runs.
 func OnOperatortest() []*catalogue.Entry {
 	return catalogue.Ported(Entries(), map[string]func(variant.Variant) operatortest.Options{
 		"reposync/namespace-deleted":             NamespaceDeleted,
