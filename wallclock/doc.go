@@ -31,10 +31,11 @@
 // # Known gaps
 //
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
-//     not a test (ctrlsim run) gets one from operatortest.Outside; the
-//     catalogue's entries still on the kernel's own path run outside a
-//     bubble, where the wall clock is the machine's (and a controller that
-//     stores it fails the determinism check, as it should).
+//     not a test (ctrlsim run) gets one from operatortest.Outside. A
+//     kernel world built without a Wall (sim/cluster's and the models' own
+//     tests) runs outside a bubble,
+//     where the wall clock is the machine's (and a controller that stores
+//     it fails the determinism check, as it should).
 //   - In a program that is not a test binary, testing/cryptotest refuses to
 //     run: SeedRandom seeds crypto/rand.Reader instead (Read, Text, Int and
 //     Prime follow it), and the implicit draws of crypto/... (key
