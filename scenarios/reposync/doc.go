@@ -36,8 +36,9 @@
 // RepoSync's deletion; the property deletion-completes is check.Terminates,
 // absolute beside the generic, differential terminates (the bug shows with
 // no fault). The specs (reposync_test.go) replay their plans on Test with
-// operatortest.Replay and read the trace and the final state; the models'
-// own specs are models/kube's controllers_test.go.
+// operatortest.Replay and read the trace and the final state; the namespace
+// controller's and garbage collector's own specs are operatortest/kubeworld's
+// namespace_gc_test.go.
 //
 // # Known gaps
 //

@@ -1,7 +1,6 @@
-package kube_test
+package kubeworld_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -28,15 +27,13 @@ import (
 
 // The namespace controller and the garbage collector of models/kube on a
 // bare cluster (kube-controller-manager alone), as specs on the kernel:
-// the models' own tests, moved here from scenarios/reposync (the seed whose
-// race they serve) when that package stopped running plans of its own.
+// the models' own specs (they were scenarios/reposync's, the seed whose race
+// they serve, until that package stopped running plans of its own).
 
 func TestNamespaceControllerAndGarbageCollector(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "models/kube: the namespace controller and the garbage collector")
 }
-
-var ctx = context.Background()
 
 // kcm is the process that runs the models.
 const kcm = "kube-controller-manager"
@@ -119,7 +116,7 @@ func create(c *cluster.Cluster, obj client.Object) client.Object {
 	return obj
 }
 
-func exists(c *cluster.Cluster, obj client.Object) bool {
+func present(c *cluster.Cluster, obj client.Object) bool {
 	GinkgoHelper()
 	err := c.Get(client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
@@ -233,7 +230,7 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		c.RunFor(time.Second)
 		Expect(c.Admin().Delete(ctx, owner)).To(Succeed())
 		c.RunFor(time.Second)
-		Expect(exists(c, dep)).To(BeFalse(), timeline(c))
+		Expect(present(c, dep)).To(BeFalse(), timeline(c))
 	})
 
 	It("deletes a dependent created with an owner that does not exist (uid mismatch)", func() {
@@ -243,8 +240,8 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		ref.UID = "not-the-owner"
 		dep := create(c, secret("dep", ref))
 		c.RunFor(time.Second)
-		Expect(exists(c, dep)).To(BeFalse())
-		Expect(exists(c, owner)).To(BeTrue())
+		Expect(present(c, dep)).To(BeFalse())
+		Expect(present(c, owner)).To(BeTrue())
 	})
 
 	It("keeps a dependent with a solid owner and removes only its dangling reference", func() {
@@ -254,7 +251,7 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		c.RunFor(time.Second)
 		Expect(c.Admin().Delete(ctx, a)).To(Succeed())
 		c.RunFor(time.Second)
-		Expect(exists(c, dep)).To(BeTrue())
+		Expect(present(c, dep)).To(BeTrue())
 		Expect(dep.GetOwnerReferences()).To(ConsistOf(HaveField("Name", "b")))
 	})
 
@@ -266,15 +263,15 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		c.RunFor(time.Second)
 		Expect(c.Admin().Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
 		c.RunFor(time.Minute)
-		Expect(exists(c, owner)).To(BeTrue(), "the dependent's finalizer holds it, and it blocks the owner")
+		Expect(present(c, owner)).To(BeTrue(), "the dependent's finalizer holds it, and it blocks the owner")
 		Expect(owner.GetFinalizers()).To(ConsistOf(metav1.FinalizerDeleteDependents))
-		Expect(exists(c, dep)).To(BeTrue())
+		Expect(present(c, dep)).To(BeTrue())
 		Expect(dep.GetDeletionTimestamp()).NotTo(BeNil(), "the collector deleted the dependent")
 
 		dep.SetFinalizers(nil)
 		Expect(c.Admin().Update(ctx, dep)).To(Succeed())
 		c.RunFor(time.Second)
-		Expect(exists(c, owner)).To(BeFalse(), timeline(c))
+		Expect(present(c, owner)).To(BeFalse(), timeline(c))
 	})
 
 	It("orphan: removes the owner's reference from its dependents, then the orphan finalizer", func() {
@@ -284,8 +281,8 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		c.RunFor(time.Second)
 		Expect(c.Admin().Delete(ctx, owner, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
 		c.RunFor(time.Second)
-		Expect(exists(c, owner)).To(BeFalse(), timeline(c))
-		Expect(exists(c, dep)).To(BeTrue())
+		Expect(present(c, owner)).To(BeFalse(), timeline(c))
+		Expect(present(c, dep)).To(BeTrue())
 		Expect(dep.GetOwnerReferences()).To(BeEmpty())
 	})
 })
