@@ -138,6 +138,10 @@
 //     remembered), as every run re-creates the default namespaces, the
 //     seeds and mostly the same children
 //     (TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne).
+//     What kube-apiserver builds once per CRD (the structural schema, the
+//     validators, the CEL programs, the field manager's type converter) is
+//     built once per CRD content for every server of the process
+//     (schemacache.go; TestEveryServerOfACRDValidatesWithItsOwnSchema).
 //
 //   - List: label selectors, metadata.name/metadata.namespace field selectors
 //     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),

@@ -99,11 +99,13 @@ func (s *Server) typeConverter(k *Kind) (managedfields.TypeConverter, error) {
 			return managedfields.NewDeducedTypeConverter(), nil
 		}
 		def := crdDefinitionOf(k.crd)
-		spec, err := builder.BuildOpenAPIV3(def, k.GVK.Version, builder.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("building the OpenAPI models of %s: %w", k.GVK, err)
-		}
-		return managedfields.NewTypeConverter(spec.Components.Schemas, def.Spec.PreserveUnknownFields)
+		return cachedTypeConverter(def, k.GVK.Version, func() (managedfields.TypeConverter, error) {
+			spec, err := builder.BuildOpenAPIV3(def, k.GVK.Version, builder.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("building the OpenAPI models of %s: %w", k.GVK, err)
+			}
+			return managedfields.NewTypeConverter(spec.Components.Schemas, def.Spec.PreserveUnknownFields)
+		})
 	}
 	tc := applyconfigurations.NewTypeConverter(s.kinds.scheme)
 	probe, err := s.kinds.scheme.New(k.GVK)

@@ -169,7 +169,7 @@ func (s *Server) newCustomKind(crd CRD) *Kind {
 	}
 	k := customKind(crd, t)
 	if crd.Schema != nil {
-		sc, err := newCRSchema(crd.GVK, crd.Schema)
+		sc, err := cachedCRSchema(crd.GVK, crd.Schema)
 		if err != nil {
 			panic(fmt.Sprintf("apiserver.InstallCRD: %v", err))
 		}
