@@ -99,7 +99,7 @@ func (s *Server) typeConverter(k *Kind) (managedfields.TypeConverter, error) {
 			return managedfields.NewDeducedTypeConverter(), nil
 		}
 		def := crdDefinitionOf(k.crd)
-		return cachedTypeConverter(def, k.GVK.Version, func() (managedfields.TypeConverter, error) {
+		return cachedTypeConverter(k.crd, def, k.GVK.Version, func() (managedfields.TypeConverter, error) {
 			spec, err := builder.BuildOpenAPIV3(def, k.GVK.Version, builder.Options{})
 			if err != nil {
 				return nil, fmt.Errorf("building the OpenAPI models of %s: %w", k.GVK, err)

@@ -20,55 +20,89 @@ import (
 // converter is built from); the values are read-only after they are built,
 // as the apiserver's are.
 
-// schemaCache remembers built values by key, starting over when full (a
-// hit or a miss gives the same value: forgetting changes only the cost).
-type schemaCache[V any] struct {
-	mu sync.Mutex
-	m  map[string]V
+// schemaCache remembers built values by content, and by the pointer the
+// content came in (a test's CRDs are parsed once and installed by every
+// run: the pointer spares encoding a large schema at every install), starting
+// over when full (a hit or a miss gives the same value: forgetting changes
+// only the cost). A pointer in the map keeps its object alive, so no other
+// content can come at its address; the CRDs given to servers are not
+// changed after (Options.CRDs).
+type schemaCache[P comparable, V any] struct {
+	mu        sync.Mutex
+	byContent map[string]V
+	byPointer map[P]V
 }
 
 const maxSchemaCache = 256
 
-func (c *schemaCache[V]) get(key string, build func() (V, error)) (V, error) {
+func (c *schemaCache[P, V]) get(ptr P, content func() (string, bool), build func() (V, error)) (V, error) {
 	c.mu.Lock()
-	v, ok := c.m[key]
+	v, ok := c.byPointer[ptr]
 	c.mu.Unlock()
 	if ok {
 		return v, nil
 	}
-	v, err := build()
-	if err != nil {
-		return v, err // not remembered: a wrong schema is refused each time
+	key, keyed := content()
+	if keyed {
+		c.mu.Lock()
+		v, ok = c.byContent[key]
+		c.mu.Unlock()
+	}
+	if !ok {
+		var err error
+		if v, err = build(); err != nil {
+			return v, err // not remembered: a wrong schema is refused each time
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxSchemaCache {
-		c.m = map[string]V{}
+	if c.byPointer == nil || len(c.byPointer) >= maxSchemaCache || len(c.byContent) >= maxSchemaCache {
+		c.byPointer, c.byContent = map[P]V{}, map[string]V{}
 	}
-	c.m[key] = v
+	c.byPointer[ptr] = v
+	if keyed {
+		c.byContent[key] = v
+	}
 	return v, nil
 }
 
+// jsonKey is a content key of v's JSON, prefixed.
+func jsonKey(prefix string, v any) func() (string, bool) {
+	return func() (string, bool) {
+		b, err := json.Marshal(v)
+		return prefix + "\x00" + string(b), err == nil
+	}
+}
+
+// crdPointers is what a CRD's type converter is built from, by identity.
+type crdPointers struct {
+	schema     *apiextensionsv1.JSONSchemaProps
+	definition *apiextensionsv1.CustomResourceDefinition
+	gvk        schema.GroupVersionKind
+	plural     string
+	namespaced bool
+	status     bool
+	version    string // the served version converted
+}
+
+type schemaPointer struct {
+	props *apiextensionsv1.JSONSchemaProps
+	gvk   schema.GroupVersionKind
+}
+
 var (
-	crSchemas      schemaCache[*crSchema]
-	typeConverters schemaCache[managedfields.TypeConverter]
+	crSchemas      schemaCache[schemaPointer, *crSchema]
+	typeConverters schemaCache[crdPointers, managedfields.TypeConverter]
 )
 
 // cachedCRSchema is newCRSchema(gvk, props), built once per content.
 func cachedCRSchema(gvk schema.GroupVersionKind, props *apiextensionsv1.JSONSchemaProps) (*crSchema, error) {
-	b, err := json.Marshal(props)
-	if err != nil {
-		return newCRSchema(gvk, props)
-	}
-	return crSchemas.get(gvk.String()+"\x00"+string(b), func() (*crSchema, error) { return newCRSchema(gvk, props) })
+	return crSchemas.get(schemaPointer{props, gvk}, jsonKey(gvk.String(), props), func() (*crSchema, error) { return newCRSchema(gvk, props) })
 }
 
-// cachedTypeConverter is build(), the type converter of the CRD definition
+// cachedTypeConverter is build(), the type converter of crd's definition
 // def at version, built once per content.
-func cachedTypeConverter(def *apiextensionsv1.CustomResourceDefinition, version string, build func() (managedfields.TypeConverter, error)) (managedfields.TypeConverter, error) {
-	b, err := json.Marshal(def)
-	if err != nil {
-		return build()
-	}
-	return typeConverters.get(version+"\x00"+string(b), build)
+func cachedTypeConverter(crd CRD, def *apiextensionsv1.CustomResourceDefinition, version string, build func() (managedfields.TypeConverter, error)) (managedfields.TypeConverter, error) {
+	ptr := crdPointers{crd.Schema, crd.Definition, crd.GVK, crd.Plural, crd.Namespaced, crd.Status, version}
+	return typeConverters.get(ptr, jsonKey(version, def), build)
 }

@@ -59,12 +59,14 @@ func createGadget(t *testing.T, crd apiserver.CRD, name string, n int) error {
 // same CRD refuses what the first refused, and a server of the same kind
 // with another schema judges by its own.
 func TestEveryServerOfACRDValidatesWithItsOwnSchema(t *testing.T) {
-	for i, want := range []bool{true, true} {
-		err := createGadget(t, gadgetCRD(5), "long", 8)
+	same := gadgetCRD(5) // installed by two servers: one schema pointer
+	for i, crd := range []apiserver.CRD{gadgetCRD(5), gadgetCRD(5), same, same} {
+		want := true
+		err := createGadget(t, crd, "long", 8)
 		if got := apierrors.IsInvalid(err); got != want {
 			t.Fatalf("server %d of maxLength 5: an 8-character name refused %v (%v), want %v", i+1, got, err, want)
 		}
-		if err := createGadget(t, gadgetCRD(5), "short", 3); err != nil {
+		if err := createGadget(t, crd, "short", 3); err != nil {
 			t.Fatalf("server %d of maxLength 5: a 3-character name refused: %v", i+1, err)
 		}
 	}
