@@ -175,7 +175,7 @@ func markdown(f *bench.Figures) []byte {
 	if len(f.Envtest) > 0 {
 		fmt.Fprintf(&b, "\n## Envtest against the simulator\n\n")
 		fmt.Fprintf(&b, "The scripted workload of internal/promobench: scenarios/pipeline's world (namespaces dev, staging and prod with the HelmRelease podinfo at v1, the Pipeline podinfo) written by the admin, the fixed pipeline controller started (on envtest in a real manager with its SetupWithManager), v2 published in dev, until the promotion of v2 to prod has taken effect. ")
-		fmt.Fprintf(&b, "Envtest waits for the promotion system on the wall clock, the simulator on its virtual clock. Envtest's start-up is not counted; building the simulated cluster is. Each side's time is the median of its rounds.\n\n")
+		fmt.Fprintf(&b, "Envtest waits for the promotion system on the wall clock, the simulator on its virtual clock. Envtest's start-up is not counted; on the simulator the time is operatortest.Replay's with no oracle (pipeline.Test): building the world from its manifests and the run to its end (it does not stop at the effect, as the envtest side does). Each side's time is the median of its rounds.\n\n")
 		fmt.Fprintf(&b, "| workload | timing | envtest seconds (rounds) | simulator seconds (rounds) | speedup |\n|---|---|---|---|---|\n")
 		for _, c := range f.Envtest {
 			fmt.Fprintf(&b, "| %s | %s | %.3f (%d) | %.5f (%d) | %.0fx |\n", c.Name, c.Timing, c.EnvtestSeconds, c.EnvtestRounds, c.SimulatorSeconds, c.SimulatorRounds, c.Speedup)
