@@ -74,7 +74,7 @@ type NamespaceController struct {
 	Shuffle func(n int, swap func(i, j int))
 	// Order, if set, arranges the objects of one pass, all kinds together,
 	// after Shuffle; it decides, say, whether a RoleBinding goes before the
-	// custom resource whose finalizer needs it.
+	// custom resource whose finalizer needs it (DeleteFirst).
 	Order func(objs []client.Object)
 	// Delay, if set, is the time spent before deleting obj: the share of a
 	// DeleteCollection or of discovery and listing that precedes it.
@@ -606,4 +606,18 @@ func setup(mgr ctrl.Manager, cs []Controller) error {
 		}
 	}
 	return nil
+}
+
+// DeleteFirst is an Order: objects of the named kinds first, in that order,
+// then the rest in list order.
+func DeleteFirst(kinds ...string) func([]client.Object) {
+	rank := func(o client.Object) int {
+		if i := slices.Index(kinds, o.GetObjectKind().GroupVersionKind().Kind); i >= 0 {
+			return i
+		}
+		return len(kinds)
+	}
+	return func(objs []client.Object) {
+		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
+	}
 }

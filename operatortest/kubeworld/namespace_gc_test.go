@@ -1,12 +1,12 @@
 package kubeworld_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"time"
+
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -37,20 +37,6 @@ func TestNamespaceControllerAndGarbageCollector(t *testing.T) {
 
 // kcm is the process that runs the models.
 const kcm = "kube-controller-manager"
-
-// deleteFirst is a namespace controller Order: objects of the named kinds
-// first, in that order, then the rest in list order.
-func deleteFirst(kinds ...string) func([]client.Object) {
-	rank := func(o client.Object) int {
-		if i := slices.Index(kinds, o.GetObjectKind().GroupVersionKind().Kind); i >= 0 {
-			return i
-		}
-		return len(kinds)
-	}
-	return func(objs []client.Object) {
-		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
-	}
-}
 
 // steps returns the steps of process that match.
 func steps(c *cluster.Cluster, process string, match func(trace.Step) bool) []trace.Step {
@@ -208,7 +194,7 @@ var _ = Describe("models/kube: the namespace controller (pkg/controller/namespac
 
 	It("deletes in the order and at the pace it is given", func() {
 		c := kubeWorld(func(nc *kube.NamespaceController) {
-			nc.Order = deleteFirst("Secret")
+			nc.Order = kube.DeleteFirst("Secret")
 			nc.Delay = func(client.Object) time.Duration { return time.Second }
 		})
 		create(c, cm("a"))

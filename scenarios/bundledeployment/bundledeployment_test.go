@@ -1,7 +1,6 @@
 package bundledeployment_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	. "github.com/ctrlsim/ctrlsim/scenarios/bundledeployment"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -47,11 +47,7 @@ func replay(o Options, planText string, d time.Duration) *operatortest.Replayed 
 	Expect(err).NotTo(HaveOccurred())
 	opts := Test(o, d)
 	opts.HealBudget = time.Millisecond // the run is the plan's d, as the specs time it
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			opts.Disable = append(opts.Disable, name)
-		}
-	}
+	opts = catalogue.ForSpecs(opts)
 	r, err := operatortest.Replay(suiteT, opts, p)
 	Expect(err).NotTo(HaveOccurred())
 	return r

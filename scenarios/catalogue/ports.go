@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +17,23 @@ import (
 
 // What every scenario package's port to operatortest shares: its entries
 // with their tests set (Ported), its CRDs as manifests (CRDManifests), the
-// run's virtual clock (ClockOf), and the test that each port keeps its
-// entries' expectations (TestPorts).
+// run's virtual clock (ClockOf), the test that each port keeps its
+// entries' expectations (TestPorts), and the options its specs replay
+// plans with (ForSpecs).
+
+// ForSpecs is o for a spec that replays one plan and asserts what its
+// trace and final state show (operatortest.Replay): the generic oracles
+// off (their fault-free reference runs are not what the spec judges), the
+// kernel's verdicts (hot loop, livelock, panic) and o's properties still
+// judged.
+func ForSpecs(o operatortest.Options) operatortest.Options {
+	for _, name := range operatortest.Oracles() {
+		if !slices.Contains(operatortest.KernelVerdicts, name) {
+			o.Disable = append(o.Disable, name)
+		}
+	}
+	return o
+}
 
 // Ported returns entries with Test set from tests, by ID: the entries as
 // operatortest runs them. Every test must name an entry, and every entry

@@ -1,7 +1,6 @@
 package clusterextension_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/helm"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	. "github.com/ctrlsim/ctrlsim/scenarios/clusterextension"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -53,11 +53,7 @@ func replay(cfg Options, planText string) *operatortest.Replayed {
 	p, err := plan.Parse(planText)
 	Expect(err).NotTo(HaveOccurred())
 	o := Test(cfg, horizon/2, horizon/2)
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			o.Disable = append(o.Disable, name)
-		}
-	}
+	o = catalogue.ForSpecs(o)
 	r, err := operatortest.Replay(suiteT, o, p)
 	Expect(err).NotTo(HaveOccurred())
 	return r

@@ -30,11 +30,7 @@ func replayEntry(t *testing.T, id string, v variant.Variant, p *plan.Plan) *oper
 		t.Fatalf("no entry %s", id)
 	}
 	o := test(v)
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			o.Disable = append(o.Disable, name)
-		}
-	}
+	o = catalogue.ForSpecs(o)
 	r, err := operatortest.Replay(t, o, p)
 	if err != nil {
 		t.Fatal(err)

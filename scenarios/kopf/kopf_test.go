@@ -2,7 +2,6 @@ package kopf_test
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	kopfop "github.com/ctrlsim/ctrlsim/controllers/kopf"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/kopf"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -43,11 +43,7 @@ func runHealing(text string, v variant.Variant, o scenario.Options, d, heal time
 	o.Variant = v
 	opts := scenario.Test(o, d)
 	opts.HealBudget = heal
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			opts.Disable = append(opts.Disable, name)
-		}
-	}
+	opts = catalogue.ForSpecs(opts)
 	r, err := operatortest.Replay(suiteT, opts, p)
 	Expect(err).NotTo(HaveOccurred())
 	return r

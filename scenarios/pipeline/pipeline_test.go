@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/models/promotion"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/scenarios/pipeline"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -61,11 +61,7 @@ func replay(cfg pipeline.Options, planText string, d time.Duration) *operatortes
 	Expect(err).NotTo(HaveOccurred())
 	o := pipeline.Test(cfg, d)
 	o.HealBudget = time.Millisecond // the run is the plan's d, as the specs time it
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			o.Disable = append(o.Disable, name)
-		}
-	}
+	o = catalogue.ForSpecs(o)
 	r, err := operatortest.Replay(suiteT, o, p)
 	Expect(err).NotTo(HaveOccurred())
 	return r

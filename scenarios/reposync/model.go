@@ -2,7 +2,6 @@ package reposync
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +99,7 @@ func source(o Options) reposync.Source {
 
 // deletion is how the namespace controller deletes content as a plan's
 // delete-namespace step sets it: first= lists kinds it deletes first, in that
-// order (DeleteFirst, after the pass's shuffle), pace= its time per object.
+// order (kube.DeleteFirst, after the pass's shuffle), pace= its time per object.
 // Unset, the plan's seed decides (deletionSystem).
 type deletion struct {
 	first []string
@@ -110,7 +109,7 @@ type deletion struct {
 func (d *deletion) order(base func([]client.Object)) func([]client.Object) {
 	return func(objs []client.Object) {
 		if d.first != nil {
-			DeleteFirst(d.first...)(objs)
+			kube.DeleteFirst(d.first...)(objs)
 		} else if base != nil {
 			base(objs)
 		}
@@ -140,20 +139,6 @@ func (d *deletion) set(first, pace string) error {
 		d.pace = &p
 	}
 	return nil
-}
-
-// DeleteFirst is a namespace controller Order: objects of the named kinds first, in that
-// order, then the rest in list order.
-func DeleteFirst(kinds ...string) func([]client.Object) {
-	rank := func(o client.Object) int {
-		if i := slices.Index(kinds, o.GetObjectKind().GroupVersionKind().Kind); i >= 0 {
-			return i
-		}
-		return len(kinds)
-	}
-	return func(objs []client.Object) {
-		slices.SortStableFunc(objs, func(a, b client.Object) int { return rank(a) - rank(b) })
-	}
 }
 
 // SetupKubeControllerManager is kube-controller-manager's main in this world:

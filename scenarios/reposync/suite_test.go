@@ -2,7 +2,6 @@ package reposync_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/reposync"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -43,11 +43,7 @@ func run(planText string, o scenario.Options, faults, heal time.Duration) *opera
 	p, err := plan.Parse(planText)
 	Expect(err).NotTo(HaveOccurred())
 	opts := scenario.Test(o, faults, heal)
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
-			opts.Disable = append(opts.Disable, name)
-		}
-	}
+	opts = catalogue.ForSpecs(opts)
 	r, err := operatortest.Replay(suiteT, opts, p)
 	Expect(err).NotTo(HaveOccurred())
 	for _, v := range r.Violated() {
