@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/ctrlsim/ctrlsim/controllers/reposync"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
@@ -113,6 +115,46 @@ type syncRun struct {
 	reconciler types.NamespacedName // the ns-reconciler's Deployment and ServiceAccount
 	// nsReconciler records the ns-reconciler's writes.
 	nsReconciler *envtestenv.Recorder
+	// recorded is nsReconciler, for the manager's goroutines (holdRemoval).
+	recorded atomic.Pointer[envtestenv.Recorder]
+}
+
+// forbiddenWrites are the ns-reconciler's writes of its RepoSync that the API
+// server forbade.
+func (s *syncRun) forbiddenWrites() []envtestenv.Call {
+	r := s.recorded.Load()
+	if r == nil {
+		return nil
+	}
+	var out []envtestenv.Call
+	for _, c := range r.Calls() {
+		if c.Object == s.key.String() && apierrors.IsForbidden(c.Err) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// holdRemoval is the reconciler-manager's client with its removal of the
+// reconciler finalizer held until the ns-reconciler has met a forbidden write
+// (at most 10 s): the seed's interleaving, in which the ns-reconciler's
+// Finalize runs after the RoleBinding went and before the manager takes its
+// finalizer away. On a real cluster the manager can win that race (CI,
+// 2026-11-25: the robust manager, reading the Namespace live, removed the
+// finalizer before the ns-reconciler's first write, and the spec saw no
+// forbidden write); the simulator reaches both orders by its interleavings.
+type holdRemoval struct {
+	client.Client
+	s *syncRun
+}
+
+func (h holdRemoval) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if rs, ok := obj.(*reposync.RepoSync); ok && rs.DeletionTimestamp != nil && !controllerutil.ContainsFinalizer(rs, reposync.ReconcilerFinalizer) {
+		for deadline := time.Now().Add(10 * time.Second); len(h.s.forbiddenWrites()) == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return h.Client.Update(ctx, obj, opts...)
 }
 
 // declared are the ConfigMaps the repository declares.
@@ -127,8 +169,10 @@ func declared() reposync.Source {
 // start creates the namespace, the user's RoleBinding and a RepoSync with
 // Foreground deletion, runs the reconciler-manager of variant v, and, once the
 // manager has created its Deployment and the shared RoleBinding is in force,
-// the ns-reconciler (the simulator binds it to its Deployment).
-func start(v variant.Variant) *syncRun {
+// the ns-reconciler (the simulator binds it to its Deployment). With hold, the
+// manager's removal of the reconciler finalizer waits for the ns-reconciler's
+// first forbidden write (holdRemoval).
+func start(v variant.Variant, hold bool) *syncRun {
 	GinkgoHelper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bookstore-"}}
 	Expect(env.Admin.Create(ctx, ns)).To(Succeed())
@@ -144,7 +188,11 @@ func start(v variant.Variant) *syncRun {
 	})).To(Succeed())
 
 	mgr, err := env.StartManager(envtestenv.ManagerOptions{As: &managerUser}, func(mgr ctrl.Manager) error {
-		return (&reposync.Manager{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: clock.RealClock{}, Variant: v}).SetupWithManager(mgr)
+		var c client.Client = mgr.GetClient()
+		if hold {
+			c = holdRemoval{Client: c, s: s}
+		}
+		return (&reposync.Manager{Client: c, APIReader: mgr.GetAPIReader(), Clock: clock.RealClock{}, Variant: v}).SetupWithManager(mgr)
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(mgr.Stop)
@@ -161,6 +209,7 @@ func start(v variant.Variant) *syncRun {
 	Expect(apierrors.IsForbidden(asUser.List(ctx, &reposync.RepoSyncList{}))).To(BeTrue(), "a cluster-wide list as the ns-reconciler")
 	nsr, err := env.StartManager(envtestenv.ManagerOptions{As: &user, Namespaces: []string{ns.Name}}, func(mgr ctrl.Manager) error {
 		s.nsReconciler = envtestenv.Record(mgr.GetClient())
+		s.recorded.Store(s.nsReconciler)
 		stop := &reposync.Stop{}
 		f := &reposync.Finalizer{Client: s.nsReconciler, Clock: clock.RealClock{}, Sync: s.key, Source: declared(), Stop: stop}
 		if err := f.SetupWithManager(mgr); err != nil {
@@ -200,7 +249,7 @@ func gone(obj client.Object) func() bool {
 
 var _ = DescribeTable("deleting a RepoSync: the ns-reconciler destroys what it applied, then the reconciler-manager tears the ns-reconciler down",
 	func(v variant.Variant) {
-		s := start(v)
+		s := start(v, false)
 		DeferCleanup(func() { Expect(envtestenv.DeleteNamespace(ctx, env.Admin, s.ns, 30*time.Second)).To(Succeed()) })
 		s.synced()
 		Expect(env.Admin.Get(ctx, types.NamespacedName{Namespace: s.ns, Name: reposync.RepoSyncBaseRoleBindingName}, &rbacv1.RoleBinding{})).
@@ -250,16 +299,11 @@ var _ = DescribeTable("deleting a RepoSync: the ns-reconciler destroys what it a
 var _ = DescribeTable("deleting the RepoSync's namespace, RoleBindings first: every write of the ns-reconciler's Finalize is forbidden, "+
 	"and the reconciler-manager removes the reconciler finalizer itself so that the namespace finishes terminating",
 	func(v variant.Variant) {
-		s := start(v)
+		s := start(v, true)
 		s.synced()
 		Expect(envtestenv.DeleteNamespace(ctx, env.Admin, s.ns, 30*time.Second)).To(Succeed())
 
-		var forbidden []envtestenv.Call
-		for _, c := range s.nsReconciler.Calls() {
-			if c.Object == s.key.String() && apierrors.IsForbidden(c.Err) {
-				forbidden = append(forbidden, c)
-			}
-		}
+		forbidden := s.forbiddenWrites()
 		Expect(forbidden).NotTo(BeEmpty(), "the ns-reconciler's writes of its RepoSync after the shared RoleBinding went")
 		Expect(forbidden[0].Err.Error()).To(MatchRegexp(`User "system:serviceaccount:%s:%s" cannot (update|patch) resource "reposyncs(/status)?" `+
 			`in API group "configsync.gke.io" in the namespace "%s"`, reposync.ControllerNamespace, s.reconciler.Name, s.ns))
