@@ -220,9 +220,11 @@ type Options struct {
 	// -ctrlsim.seed override them.
 	Checks int
 	Seed   uint64
-	// ShrinkRuns bounds the runs spent shrinking a violation (0: shrinking
-	// runs to its end). A bound keeps long runs' explorations short and is
-	// deterministic: the minimal plan depends on the seed and the bound only.
+	// ShrinkRuns bounds the candidates the shrinker tries on a violation,
+	// a recalled one included (0: shrinking runs to its end; Result's
+	// ShrinkCandidates and ShrinkRuns say what a shrink tried and ran). A
+	// bound keeps long runs' explorations short and is deterministic: the
+	// minimal plan depends on the seed and the bound only.
 	ShrinkRuns int
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
@@ -467,9 +469,12 @@ type world struct {
 	// recalled are the plans judged, by text (runRecalled).
 	recalled           map[string]*result
 	violationsRecalled int
-	o                  Options
-	crds               []apiserver.CRD
-	kinds              []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
+	// runs counts the runs this process has simulated: plans, references
+	// and the runs that judge a plan again (a shrink's cost: Finding).
+	runs  int
+	o     Options
+	crds  []apiserver.CRD
+	kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// collected are the kinds the garbage collector and the namespace
 	// controller know: kinds, common children and the workload models' kinds.
 	collected []schema.GroupVersionKind
@@ -999,6 +1004,7 @@ func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 	var seen kindSet
 	var runErr error
 	setups := &setupFailures{}
+	w.runs++
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
 		opts := w.options(p, setups, held)

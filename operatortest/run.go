@@ -91,8 +91,9 @@ func Run(t *testing.T, o Options) {
 		if err := os.WriteFile(path, []byte(planHeader(t.Name(), path)+f.Minimal.String()), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s; the minimal plan is saved as %s",
-			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond), path)
+		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s",
+			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			f.ShrinkCandidates, f.ShrinkRuns, path)
 		rep.replay(f, path)
 	}
 	if o.KeepGoing {
@@ -122,6 +123,8 @@ type Result struct {
 	// violating plan, ShrinkTime the time its shrinking took, Elapsed the
 	// whole exploration's.
 	TimeToFirstFailure, ShrinkTime, Elapsed time.Duration
+	// ShrinkCandidates and ShrinkRuns are the first finding's (Finding).
+	ShrinkCandidates, ShrinkRuns int
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): one without KeepGoing, each signature once with it.
 	Findings []Finding
@@ -140,7 +143,11 @@ type Finding struct {
 	// start of its pass), ShrinkTime the time its shrinking took.
 	FirstFailure           int
 	TimeToFind, ShrinkTime time.Duration
-	steps                  []trace.Step
+	// ShrinkCandidates are the plans the shrinker tried, ShrinkRuns the
+	// runs it cost (candidates not recalled, their reference runs and the
+	// runs that judged them again): where a shrink's time went.
+	ShrinkCandidates, ShrinkRuns int
+	steps                        []trace.Step
 }
 
 // Explore explores as Run does and returns what it found, without saving,
@@ -267,6 +274,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		f := out.Findings[0]
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
 		out.TimeToFirstFailure, out.ShrinkTime = f.TimeToFind, f.ShrinkTime
+		out.ShrinkCandidates, out.ShrinkRuns = f.ShrinkCandidates, f.ShrinkRuns
 	}
 	return out, nil
 }
@@ -298,7 +306,7 @@ func (w *world) preflight(t *testing.T) error {
 func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
-	first, ran, shrinking := 0, 0, 0
+	first, ran, shrinking, runsAtFind := 0, 0, 0, 0
 	target := ""
 	var last *result
 	var lastVs []check.Verdict
@@ -357,7 +365,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 			target = sig
 		}
 		if first == 0 {
-			first, found = place, time.Now() // shrinking follows: every run counts from here
+			first, found, runsAtFind = place, time.Now(), w.runs // shrinking follows: every run counts from here
 		}
 		last, lastVs = r, vs
 		if w.o.KeepGoing {
@@ -388,8 +396,12 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 	if sig == "" {
 		sig = w.signatures(lastVs)[0]
 	}
+	if w.o.ShrinkRuns > 0 {
+		shrinking = min(shrinking, w.o.ShrinkRuns) // the ones past the budget were not tried
+	}
 	return &Finding{Signature: sig, Minimal: res.Minimal, Violations: lastVs, Hash: last.hash, steps: last.steps,
-		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found)}, ran, nil
+		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
+		ShrinkCandidates: shrinking, ShrinkRuns: w.runs - runsAtFind}, ran, nil
 }
 
 // pick is the signature of sigs to report: target if it is among them (a

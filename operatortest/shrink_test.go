@@ -39,8 +39,13 @@ func TestShrinkingWithRecallAndDecidedJudgingGivesTheColdShrinksMinimalPlan(t *t
 				t.Errorf("trace hash with savings %s, cold %s", warm.Hash, cold.Hash)
 			case !slices.Equal(propertiesOf(warm), propertiesOf(cold)):
 				t.Errorf("violated with savings %q, cold %q", propertiesOf(warm), propertiesOf(cold))
+			case warm.ShrinkCandidates != cold.ShrinkCandidates:
+				t.Errorf("the shrinker tried %d candidates with savings, %d cold: the savings changed what it tried", warm.ShrinkCandidates, cold.ShrinkCandidates)
+			case warm.ShrinkRuns >= cold.ShrinkRuns || cold.ShrinkRuns < cold.ShrinkCandidates:
+				t.Errorf("the shrink ran %d runs with savings, %d cold (%d candidates): want fewer with savings, and cold at least one a candidate", warm.ShrinkRuns, cold.ShrinkRuns, cold.ShrinkCandidates)
 			}
-			t.Logf("minimal plan (shrunk in %s with savings, %s cold):\n%sviolates %q", warm.ShrinkTime, cold.ShrinkTime, warm.Minimal, propertiesOf(warm))
+			t.Logf("minimal plan (shrunk in %s and %d runs of %d candidates with savings, %s and %d runs cold):\n%sviolates %q",
+				warm.ShrinkTime, warm.ShrinkRuns, warm.ShrinkCandidates, cold.ShrinkTime, cold.ShrinkRuns, warm.Minimal, propertiesOf(warm))
 		})
 	}
 }

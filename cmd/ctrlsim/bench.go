@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -204,10 +205,12 @@ func operatortestMarkdown(f *bench.Figures) string {
 	for _, t := range o.Throughput {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore)
 	}
-	fmt.Fprintf(&b, "\nEach example's bug (its buggy twin), explorer seeds 1-%d, at most 1000 plans: medians of the plans to the first failing plan, and of the wall seconds to it and to the minimal plan (the whole exploration), with 1 worker and with %d.\n\n", 5, o.Workers)
-	fmt.Fprintf(&b, "| bug | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | caught from every seed |\n|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
+	fmt.Fprintf(&b, "\nEach example's bug (its buggy twin), explorer seeds 1-%d, at most the plans the row names: medians of the plans to the first failing plan, and of the wall seconds to it and to the minimal plan (the whole exploration), with 1 worker and with %d. "+
+		"Shrinking runs in the test's process whatever the workers; with 1 worker, the medians of its time over the time to find, of the candidates rapid's shrinker tried and of the runs they cost (a candidate drawn before is recalled; a new one runs with the fault-free references of its seed and workload, recalled too, and the runs that judge it again).\n\n", 5, o.Workers)
+	fmt.Fprintf(&b, "| bug | max plans | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | shrink / find | shrink candidates | shrink runs | caught from every seed |\n|---|---|---|---|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
 	for _, c := range o.Bugs {
-		fmt.Fprintf(&b, "| %s | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %v |\n", c.Bug, c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan, c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.CaughtFromAll)
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
+			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll)
 	}
 	b.WriteString("\n### Against envtest, the same operator and workload\n\n")
 	if e := o.Envtest; e != nil {

@@ -3,8 +3,11 @@
 // virtual seconds per wall second under long backoffs, the checks and time
 // it takes to catch each buggy variant of the catalogue, and operatortest's
 // own cost (operatortest.go): plans per second on one core and on every core
-// (worker processes), and the time to the first failing plan and to the
-// minimal plan of example bugs (twowrites, patterns), median over 5 seeds.
+// (worker processes), the time to the first failing plan and to the
+// minimal plan of example bugs (twowrites, patterns, the CronJob example),
+// median over 5 seeds, with what the shrink cost (its candidates and runs),
+// and a same-run ratio against envtest on one operator and workload
+// (envtest_operator_test.go).
 //
 // # Known gaps
 //
@@ -15,9 +18,9 @@
 //     current directory (the module's root: make bench): without the go
 //     command they are reported as not measured. They are wall time with
 //     every core, so they move with the machine's load more than the others.
-//   - No same-run ratio against envtest for operatortest's own workloads:
-//     the envtest comparison is internal/promobench's scripted promotion,
-//     not an operatortest plan run on envtest.
+//   - The same-run ratio against envtest on operatortest's own workload is
+//     one operator (twowrites) to one state: envtest has no faults to
+//     inject, so it times the fault-free run only.
 //   - speedup_vs_envtest needs the envtest assets (make envtest-assets) and is
 //     reported as absent without them. Its workload and how it is timed are
 //     internal/promobench's.

@@ -35,17 +35,24 @@ type Throughput struct {
 	AllCores float64 `json:"plans_per_sec_all_workers"`
 }
 
-// BugCatch is one example bug caught from seeds 1..Seeds, with one worker and
-// with every core: the medians of the plans to the first failure, of the
-// wall seconds to it, and of the wall seconds to the minimal plan (the whole
-// exploration: workers, shrinking).
+// BugCatch is one example bug caught from seeds 1..Seeds, at most MaxPlans
+// plans each, with one worker and with every core: the medians of the plans
+// to the first failure, of the wall seconds to it, and of the wall seconds
+// to the minimal plan (the whole exploration: workers, shrinking); and,
+// with one worker, what the shrink cost: the medians of its time over the
+// time to find, of the candidates the shrinker tried and of the runs they
+// cost (operatortest.Result's ShrinkCandidates and ShrinkRuns).
 type BugCatch struct {
-	Bug           string  `json:"bug"`
-	Seeds         int     `json:"seeds"`
-	CaughtFromAll bool    `json:"caught_from_all_seeds"`
-	MedianPlans   float64 `json:"median_plans"`
-	OneWorker     Times   `json:"one_worker"`
-	AllWorkers    Times   `json:"all_workers"`
+	Bug              string  `json:"bug"`
+	Seeds            int     `json:"seeds"`
+	MaxPlans         int     `json:"max_plans"`
+	CaughtFromAll    bool    `json:"caught_from_all_seeds"`
+	MedianPlans      float64 `json:"median_plans"`
+	OneWorker        Times   `json:"one_worker"`
+	AllWorkers       Times   `json:"all_workers"`
+	ShrinkOverFind   float64 `json:"shrink_over_find"`
+	ShrinkCandidates float64 `json:"shrink_candidates"`
+	ShrinkRuns       float64 `json:"shrink_runs"`
 }
 
 // Times are medians over seeds, in wall seconds.
