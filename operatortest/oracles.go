@@ -461,6 +461,9 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 // key names an object as the oracles compare it: kind, namespace and
 // canonical name (a generated name by its prefix and place).
 func (s *snapshot) key(gvk schema.GroupVersionKind, o client.Object) string {
+	if o.GetNamespace() == "" {
+		return gvk.Kind + " " + s.canon.name(o) // cluster-scoped: no "/" (kubectl's form)
+	}
 	return gvk.Kind + " " + o.GetNamespace() + "/" + s.canon.name(o)
 }
 

@@ -61,11 +61,11 @@ func TestADeletionInProgressIsNotStuck(t *testing.T) {
 	_, ref := deletionRun(w, 4, 8*time.Second, 2*time.Minute, -1)
 	refs := []*refRun{{seed: 1, snap: ref}}
 	r, got := deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-6*time.Second)
-	if v := w.terminates(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace /work") {
+	if v := w.terminates(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 6 s where the fault-free deletions took 8 s: %+v, want it to hold with a note", v)
 	}
 	r, got = deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-40*time.Second)
-	if v := w.terminates(refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace /work") {
+	if v := w.terminates(refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 40 s where the fault-free deletions took 8 s: %+v, want stuck", v)
 	}
 	_, never := deletionRun(w, 0, 0, 2*time.Minute, 30*time.Second)
