@@ -67,7 +67,8 @@ func outputsOf(steps []trace.Step, c *canon) map[string][]string {
 				continue // the reconciled object itself (its status says the error)
 			}
 			key := s.Controller + " " + c.text(obj)
-			if written := c.text(kind + " " + name); !slices.Contains(out[key], written) {
+			// Named as snapshot.key names it: a cluster-scoped object without the "/".
+			if written := c.text(kind + " " + strings.TrimPrefix(name, "/")); !slices.Contains(out[key], written) {
 				out[key] = append(out[key], written)
 			}
 		}

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // publishes is an operator whose app (ConfigMap team/app) names a dependency
@@ -107,5 +110,33 @@ func TestTheOutputOfAReconcileFailingByDesignIsNotAnInterleavingsDisagreement(t 
 	}
 	if v := judgeAll(t, publishOptions(true), editRacingTheDeletion)[InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
 		t.Errorf("the operator that gives up with no error: interleavings-agree %+v, want ConfigMap team/app-out reported", v)
+	}
+}
+
+// A failing reconcile's outputs are named as the snapshot names the objects
+// converges compares, a cluster-scoped one without a slash: a Namespace the
+// reconcile of a cluster-scoped object wrote is left out of the comparison
+// as a namespaced ConfigMap is (bd's controller creates its bundle's
+// Namespace; a key with a slash would match no object and judge it).
+func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.T) {
+	step := func(op, object string) trace.Step {
+		return trace.Step{Process: "op", Controller: "bundle", Worker: 1, Op: op, Object: object}
+	}
+	steps := []trace.Step{
+		step("reconcile", "/example"),
+		step("create", "Namespace example"),
+		step("create", "ConfigMap example/config"),
+		step("update/status", "Bundle example"),
+		step("result", "/example"),
+	}
+	got := outputsOf(steps, newCanon(nil))
+	want := []string{"Namespace example", "ConfigMap example/config"}
+	if out := got["bundle /example"]; !slices.Equal(out, want) {
+		t.Errorf("outputs %q, want %q (all: %v)", out, want, got)
+	}
+	s := &snapshot{canon: newCanon(nil)}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "example"}}
+	if k := s.key(corev1.SchemeGroupVersion.WithKind("Namespace"), ns); k != want[0] {
+		t.Errorf("the snapshot names the Namespace %q, the outputs %q", k, want[0])
 	}
 }
