@@ -230,11 +230,12 @@ func TestBenchReportShowsTheEnvtestComparisons(t *testing.T) {
 func TestBenchReportShowsOperatortestOnANamedMachine(t *testing.T) {
 	f := &bench.Figures{Machine: "host h: AMD EPYC, linux/amd64, 2 CPUs", Operatortest: &bench.Operatortest{Workers: 2,
 		Throughput: []bench.Throughput{{Operator: "twowrites (correct)", Plans: 300, OneCore: 80, AllCores: 150}},
-		Bugs: []bench.BugCatch{{Bug: "twowrites", Seeds: 5, CaughtFromAll: true, MedianPlans: 12,
-			OneWorker: bench.Times{ToFirstFailure: 0.5, ToMinimalPlan: 1.25}, AllWorkers: bench.Times{ToFirstFailure: 0.75, ToMinimalPlan: 1.5}}}}}
+		Bugs: []bench.BugCatch{{Bug: "twowrites", Seeds: 5, MaxPlans: 300, CaughtFromAll: true, MedianPlans: 12,
+			OneWorker: bench.Times{ToFirstFailure: 0.5, ToMinimalPlan: 1.25}, AllWorkers: bench.Times{ToFirstFailure: 0.75, ToMinimalPlan: 1.5},
+			ShrinkOverFind: 1.5, ShrinkCandidates: 61, ShrinkRuns: 18}}}}
 	md := string(markdown(f))
 	for _, want := range []string{"on host h: AMD EPYC, linux/amd64, 2 CPUs;", "## operatortest", "| twowrites (correct) | 300 | 80.0 | 150.0 | 1.88x |",
-		"| twowrites | 12 | 0.50 s | 1.25 s | 0.75 s | 1.50 s | true |"} {
+		"| twowrites | 300 | 12 | 0.50 s | 1.25 s | 0.75 s | 1.50 s | 1.5 | 61 | 18 | true |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
