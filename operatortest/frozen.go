@@ -67,8 +67,8 @@ func outputsOf(steps []trace.Step, c *canon) map[string][]string {
 				continue // the reconciled object itself (its status says the error)
 			}
 			key := s.Controller + " " + c.text(obj)
-			// Named as snapshot.key names it: a cluster-scoped object without the "/".
-			if written := c.text(kind + " " + strings.TrimPrefix(name, "/")); !slices.Contains(out[key], written) {
+			ns, n, _ := strings.Cut(name, "/")
+			if written := c.text(objectKey(kind, ns, n)); !slices.Contains(out[key], written) { // as snapshot.key names it
 				out[key] = append(out[key], written)
 			}
 		}

@@ -461,10 +461,16 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 // key names an object as the oracles compare it: kind, namespace and
 // canonical name (a generated name by its prefix and place).
 func (s *snapshot) key(gvk schema.GroupVersionKind, o client.Object) string {
-	if o.GetNamespace() == "" {
-		return gvk.Kind + " " + s.canon.name(o) // cluster-scoped: no "/" (kubectl's form)
+	return objectKey(gvk.Kind, o.GetNamespace(), s.canon.name(o))
+}
+
+// objectKey names an object as kubectl does: "Kind namespace/name", or
+// "Kind name" for a cluster-scoped one.
+func objectKey(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + " " + name
 	}
-	return gvk.Kind + " " + o.GetNamespace() + "/" + s.canon.name(o)
+	return kind + " " + namespace + "/" + name
 }
 
 // machinery are kinds the manager itself writes for the operator, not its

@@ -522,11 +522,7 @@ func transient(err error) error {
 }
 
 func objectName(obj client.Object) string {
-	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if obj.GetNamespace() == "" {
-		return kind + " " + obj.GetName()
-	}
-	return kind + " " + obj.GetNamespace() + "/" + obj.GetName()
+	return objectKey(obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
 }
 
 // userKey identifies an object for the user's order of steps: its group,
