@@ -60,14 +60,14 @@ func outputsOf(steps []trace.Step, c *canon) map[string][]string {
 				continue
 			}
 			kind, name, _ := strings.Cut(s.Object, " ")
-			if !strings.Contains(name, "/") {
-				name = "/" + name // cluster-scoped
+			ns, n, ok := strings.Cut(name, "/")
+			if !ok {
+				ns, n = "", name // cluster-scoped
 			}
-			if name == obj && (strings.EqualFold(kind, s.Controller) || strings.HasSuffix(s.Op, "/status")) {
-				continue // the reconciled object itself (its status says the error)
+			if ns+"/"+n == obj && (strings.EqualFold(kind, s.Controller) || strings.HasSuffix(s.Op, "/status")) {
+				continue // the reconciled object itself (its status says the error; a request names it "ns/name")
 			}
 			key := s.Controller + " " + c.text(obj)
-			ns, n, _ := strings.Cut(name, "/")
 			if written := c.text(objectKey(kind, ns, n)); !slices.Contains(out[key], written) { // as snapshot.key names it
 				out[key] = append(out[key], written)
 			}
