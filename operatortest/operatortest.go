@@ -471,7 +471,9 @@ type world struct {
 	violationsRecalled int
 	// runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
-	runs  int
+	runs int
+	// phase is what the runs are for now (profile.go's LabelPhase).
+	phase string
 	o     Options
 	crds  []apiserver.CRD
 	kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
@@ -997,8 +999,14 @@ func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 }
 
 // runHeld is runOnce with the built-in controllers of the kinds held (nil:
-// all); seen are the kinds the run's objects had or named as owners.
-func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (*snapshot, *result, kindSet, error) {
+// all); seen are the kinds the run's objects had or named as owners. The
+// run's goroutines carry its profile labels (profile.go).
+func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (snap *snapshot, r *result, seen kindSet, err error) {
+	w.labelled(refs != nil, func() { snap, r, seen, err = w.runUnlabelled(t, p, refs, startAfter, held) })
+	return snap, r, seen, err
+}
+
+func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (*snapshot, *result, kindSet, error) {
 	var snap *snapshot
 	var r *result
 	var seen kindSet

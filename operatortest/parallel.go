@@ -254,6 +254,7 @@ func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []strin
 		if judging != nil {
 			judging(k)
 		}
+		w.phase = phaseFind
 		r, err := w.runRecalled(t, p) // the pass recalls what this process judged
 		switch {
 		case err != nil:

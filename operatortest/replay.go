@@ -47,6 +47,7 @@ func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
 		return nil, err
 	}
 	w.keepFinal = true
+	w.phase = phaseReplay
 	r, err := w.run(t, p)
 	if err != nil {
 		return nil, err

@@ -177,7 +177,9 @@ func (w *world) replayFile(t *testing.T, path string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	w.phase = phaseReplay
 	r, err := w.run(t, p)
+	w.phase = ""
 	if err != nil {
 		return Result{}, err
 	}
@@ -325,8 +327,11 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 			return false
 		}
 	}
+	defer func() { w.phase = "" }()
 	res := explore.RunPlaces(gen, w.o.Checks, w.o.Seed, places, func(place int, p *plan.Plan) error {
+		w.phase = phaseFind
 		if first != 0 {
+			w.phase = phaseShrink
 			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
 				return nil // the budget is spent: rapid keeps the smallest plan so far
 			}
@@ -385,6 +390,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		// The minimal plan's whole verdicts, for its report: the same run
 		// (its trace hash), judged to the end.
 		var err error
+		w.phase = phaseShrink
 		if last, err = w.run(t, res.Minimal); err != nil {
 			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}

@@ -212,6 +212,8 @@ func operatortestMarkdown(f *bench.Figures) string {
 		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
 			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll)
 	}
+	b.WriteString(targetsMarkdown(o))
+	b.WriteString(profilesMarkdown(o))
 	b.WriteString("\n### Against envtest, the same operator and workload\n\n")
 	if e := o.Envtest; e != nil {
 		fmt.Fprintf(&b, "The %s operator serving its seed ConfigMap until both its Secrets exist, %d rounds on each side, interleaved in one run (medians, wall seconds). "+
@@ -221,6 +223,87 @@ func operatortestMarkdown(f *bench.Figures) string {
 		fmt.Fprintf(&b, "| %s | %.3f | %.4f | %.0fx |\n", e.Operator, e.Envtest, e.Operatortest, e.Ratio)
 	} else {
 		fmt.Fprintf(&b, "%s.\n", o.EnvtestNote)
+	}
+	return b.String()
+}
+
+// targetsMarkdown sets the figures above beside issue 31's targets.
+func targetsMarkdown(o *bench.Operatortest) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Against the targets\n\n")
+	fmt.Fprintf(&b, "Issue 31's targets, on this machine's %d cores, medians over the seeds: each example bug caught and shrunk in under %d s (the faster of 1 and %d workers), its shrink at most %dx the time to find it, a small correct operator explored at 500 plans a second or more with every core, a CronJob-sized one at 20 or more. Where a target is missed, the profiles below say where the time goes.\n\n",
+		o.Workers, bench.GoalSecondsToMinimal, o.Workers, bench.GoalShrinkOverFind)
+	fmt.Fprintf(&b, "| target | goal | reached | met |\n|---|---|---|---|\n")
+	met := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "no"
+	}
+	for _, t := range o.Throughput {
+		if t.Goal > 0 {
+			fmt.Fprintf(&b, "| %s explored, plans/s on %d workers | >= %.0f | %.1f | %s |\n", t.Operator, o.Workers, t.Goal, t.AllCores, met(t.AllCores >= t.Goal))
+		}
+	}
+	for _, c := range o.Bugs {
+		best := min(c.OneWorker.ToMinimalPlan, c.AllWorkers.ToMinimalPlan)
+		fmt.Fprintf(&b, "| %s bug caught and shrunk | < %d s | %.2f s | %s |\n", c.Bug, bench.GoalSecondsToMinimal, best, met(c.CaughtFromAll && best < bench.GoalSecondsToMinimal))
+		fmt.Fprintf(&b, "| %s bug's shrink / find | <= %d | %.1f | %s |\n", c.Bug, bench.GoalShrinkOverFind, c.ShrinkOverFind, met(c.ShrinkOverFind <= bench.GoalShrinkOverFind))
+	}
+	return b.String()
+}
+
+// profilesMarkdown shows where the CPU time of the profiled explorations
+// went, by phase and part (internal/bench/profile.go).
+func profilesMarkdown(o *bench.Operatortest) string {
+	if len(o.Profiles) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Where the CPU time goes\n\n")
+	fmt.Fprintf(&b, "CPU profiles (runtime/pprof) of two of the explorations above, in the test's process. Each run operatortest simulates labels its goroutines with what it was for (operatortest.LabelPhase: find, shrink, preflight; `go tool pprof -tagfocus ctrlsim.phase=shrink` shows one); a sample counts for the part of the simulation named by the innermost frame of its stack that has one (internal/bench/profile.go: the runtime's allocation and copying count for their caller, an API call inside a reconcile for the API server). The collector's background work carries no label: it is counted between runs, with the exploration's own work. CPU seconds, and the share of the exploration's.\n")
+	for _, p := range o.Profiles {
+		fmt.Fprintf(&b, "\n%s: %.1f CPU seconds.\n\n", p.Exploration, p.Seconds)
+		fmt.Fprintf(&b, "| part |")
+		for _, ph := range p.Phases {
+			fmt.Fprintf(&b, " %s |", ph.Name)
+		}
+		fmt.Fprintf(&b, " all |\n|---|%s---|\n", strings.Repeat("---|", len(p.Phases)))
+		total := map[string]float64{}
+		for _, ph := range p.Phases {
+			for _, s := range ph.Parts {
+				total[s.Part] += s.Seconds
+			}
+		}
+		names := bench.PartNames()
+		sort.SliceStable(names, func(i, j int) bool { return total[names[i]] > total[names[j]] })
+		share := func(secs float64) string {
+			if secs == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f s (%.0f%%)", secs, 100*secs/p.Seconds)
+		}
+		for _, name := range names {
+			if total[name] == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s |", name)
+			for _, ph := range p.Phases {
+				var secs float64
+				for _, s := range ph.Parts {
+					if s.Part == name {
+						secs = s.Seconds
+					}
+				}
+				fmt.Fprintf(&b, " %s |", share(secs))
+			}
+			fmt.Fprintf(&b, " %s |\n", share(total[name]))
+		}
+		fmt.Fprintf(&b, "| all |")
+		for _, ph := range p.Phases {
+			fmt.Fprintf(&b, " %s |", share(ph.Seconds))
+		}
+		fmt.Fprintf(&b, " %s |\n", share(p.Seconds))
 	}
 	return b.String()
 }

@@ -263,3 +263,33 @@ func TestBenchReportShowsOperatortestAgainstEnvtestOnTheSameOperator(t *testing.
 		t.Errorf("a run without the envtest ratio does not say so:\n%s", md)
 	}
 }
+
+// reports/bench.md sets operatortest's figures beside issue 31's targets,
+// met or not, and shows where the profiled explorations' CPU time went, by
+// phase and part.
+func TestBenchReportShowsTheTargetsAndWhereTheTimeGoes(t *testing.T) {
+	f := &bench.Figures{Operatortest: &bench.Operatortest{Workers: 2,
+		Throughput: []bench.Throughput{{Operator: "twowrites (correct)", Plans: 300, OneCore: 80, AllCores: 150, Goal: 500},
+			{Operator: "cronjob (correct)", Plans: 30, OneCore: 10, AllCores: 21, Goal: 20}},
+		Bugs: []bench.BugCatch{{Bug: "cronjob", Seeds: 5, MaxPlans: 300, CaughtFromAll: true, MedianPlans: 58,
+			OneWorker: bench.Times{ToFirstFailure: 13, ToMinimalPlan: 47}, AllWorkers: bench.Times{ToFirstFailure: 8, ToMinimalPlan: 44},
+			ShrinkOverFind: 1.8}},
+		Profiles: []bench.Profile{{Exploration: "cronjob bug, explorer seed 1, 1 worker", Seconds: 10, Phases: []bench.Phase{
+			{Name: "shrink", Seconds: 6, Parts: []bench.Share{{Part: bench.PartScheduler, Seconds: 4}, {Part: bench.PartOther, Seconds: 2}}},
+			{Name: "find", Seconds: 4, Parts: []bench.Share{{Part: bench.PartScheduler, Seconds: 1}, {Part: bench.PartGC, Seconds: 3}}}}}}}}
+	md := string(markdown(f))
+	for _, want := range []string{"### Against the targets",
+		"| twowrites (correct) explored, plans/s on 2 workers | >= 500 | 150.0 | no |",
+		"| cronjob (correct) explored, plans/s on 2 workers | >= 20 | 21.0 | yes |",
+		"| cronjob bug caught and shrunk | < 10 s | 44.00 s | no |",
+		"| cronjob bug's shrink / find | <= 2 | 1.8 | yes |",
+		"### Where the CPU time goes", "cronjob bug, explorer seed 1, 1 worker: 10.0 CPU seconds.",
+		"| part | shrink | find | all |",
+		"| " + bench.PartScheduler + " | 4.00 s (40%) | 1.00 s (10%) | 5.00 s (50%) |",
+		"| " + bench.PartGC + " | - | 3.00 s (30%) | 3.00 s (30%) |",
+		"| all | 6.00 s (60%) | 4.00 s (40%) | 10.00 s (100%) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -25,6 +25,10 @@ type Operatortest struct {
 	// workload; EnvtestNote says why it is nil.
 	Envtest     *EnvtestRatio `json:"envtest,omitempty"`
 	EnvtestNote string        `json:"envtest_note,omitempty"`
+	// Profiles are where the CPU time of two of the explorations above
+	// went (profile.go): the small correct operator's throughput with one
+	// worker and the CronJob bug's first seed with one worker.
+	Profiles []Profile `json:"profiles,omitempty"`
 }
 
 // Throughput is one correct operator explored over Plans plans.
@@ -33,7 +37,18 @@ type Throughput struct {
 	Plans    int     `json:"plans"`
 	OneCore  float64 `json:"plans_per_sec_one_worker"`
 	AllCores float64 `json:"plans_per_sec_all_workers"`
+	// Goal is issue 31's target for AllCores: 500 plans a second for a
+	// small operator, 20 for a CronJob-sized one.
+	Goal float64 `json:"goal_plans_per_sec_all_workers"`
 }
+
+// The targets of issue 31 for each example bug, medians over the seeds:
+// caught and shrunk within GoalSecondsToMinimal on the machine (its every
+// core), the shrink taking at most GoalShrinkOverFind times the search.
+const (
+	GoalSecondsToMinimal = 10
+	GoalShrinkOverFind   = 2
+)
 
 // BugCatch is one example bug caught from seeds 1..Seeds, at most MaxPlans
 // plans each, with one worker and with every core: the medians of the plans

@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +29,8 @@ import (
 // operatortest (examples/twowrites, examples/patterns), correct or buggy.
 type benchOperator struct {
 	name    string
-	plans   int // the budget of the throughput figure
+	plans   int     // the budget of the throughput figure
+	goal    float64 // plans a second on every core (Throughput.Goal)
 	options func(buggy bool) operatortest.Options
 	// bugPlans is the budget of each seed's search for the buggy twin's
 	// bug (0: 1000).
@@ -45,7 +48,7 @@ var patternsScheme = func() *kruntime.Scheme {
 }()
 
 var benchOperators = []benchOperator{
-	{name: "twowrites", plans: 300, options: func(buggy bool) operatortest.Options {
+	{name: "twowrites", plans: 300, goal: 500, options: func(buggy bool) operatortest.Options {
 		return operatortest.Options{
 			Scheme: clientgoscheme.Scheme,
 			Managers: []operatortest.Manager{{Name: "twowrites", Setup: func(mgr manager.Manager) error {
@@ -55,7 +58,7 @@ var benchOperators = []benchOperator{
 				Labels: map[string]string{twowrites.AppLabel: "yes"}}}},
 		}
 	}},
-	{name: "patterns/conditions", plans: 100, options: func(buggy bool) operatortest.Options {
+	{name: "patterns/conditions", plans: 100, goal: 500, options: func(buggy bool) operatortest.Options {
 		return operatortest.Options{
 			Scheme: patternsScheme, CRDs: [][]byte{conditions.CRD},
 			Managers: []operatortest.Manager{{Name: "conditions", Setup: func(mgr manager.Manager) error {
@@ -76,7 +79,7 @@ var benchOperators = []benchOperator{
 	// The tutorial design's bug is found after 40-60 plans on most seeds
 	// (examples/cronjob: TestTheTutorialDesignUnderOperatorTest), a plan
 	// costs about 0.1 s: 300 plans bound a seed that misses to half a minute.
-	{name: "cronjob", plans: 30, bugPlans: 300, options: cronjobOptions},
+	{name: "cronjob", plans: 30, goal: 20, bugPlans: 300, options: cronjobOptions},
 }
 
 // cronjobOptions are examples/cronjob's operator as its own test gives it
@@ -107,6 +110,13 @@ func cronjobOptions(buggy bool) operatortest.Options {
 
 const benchSeeds = 5
 
+// The explorations profiled (Operatortest.Profiles): a small correct
+// operator's throughput, and the bug whose shrink costs most.
+const (
+	profiledThroughput = "twowrites"
+	profiledBug        = "cronjob"
+)
+
 // TestOperatortestFigures measures operatortest for MeasureOperatortest
 // (ctrlsim bench): each exploration in a subtest of its own, as worker
 // processes re-run the test up to its exploration; the figures are written
@@ -128,16 +138,37 @@ func TestOperatortestFigures(t *testing.T) {
 		})
 		return res
 	}
+	// profiled is explore under a CPU profile, broken down (profile.go):
+	// in this process, so with one worker only.
+	profiled := func(t *testing.T, name, what string, o operatortest.Options) operatortest.Result {
+		var buf bytes.Buffer
+		if err := pprof.StartCPUProfile(&buf); err != nil {
+			t.Fatalf("profiling %s: %v", what, err)
+		}
+		res := explore(t, name, o)
+		pprof.StopCPUProfile()
+		p, err := Breakdown(what, &buf)
+		if err != nil {
+			t.Fatalf("profiling %s: %v", what, err)
+		}
+		figures.Profiles = append(figures.Profiles, *p)
+		return res
+	}
 	for _, op := range benchOperators {
 		if op.plans == 0 {
 			continue
 		}
 		t.Run("throughput/"+op.name, func(t *testing.T) {
-			tp := Throughput{Operator: op.name + " (correct)", Plans: op.plans}
+			tp := Throughput{Operator: op.name + " (correct)", Plans: op.plans, Goal: op.goal}
 			for _, n := range []int{1, all} {
 				o := op.options(false)
 				o.Checks, o.Workers = op.plans, n
-				res := explore(t, fmt.Sprintf("workers=%d", n), o)
+				var res operatortest.Result
+				if n == 1 && op.name == profiledThroughput {
+					res = profiled(t, "workers=1", fmt.Sprintf("%s (correct), %d plans, 1 worker", op.name, op.plans), o)
+				} else {
+					res = explore(t, fmt.Sprintf("workers=%d", n), o)
+				}
 				if res.Caught || res.Checks != op.plans {
 					t.Errorf("%s with %d workers: caught %v after %d plans, want %d plans holding", op.name, n, res.Caught, res.Checks, op.plans)
 				}
@@ -159,7 +190,12 @@ func TestOperatortestFigures(t *testing.T) {
 				for _, n := range []int{1, all} {
 					o := op.options(true)
 					o.Checks, o.Seed, o.Workers = bc.MaxPlans, seed, n
-					res := explore(t, fmt.Sprintf("seed=%d/workers=%d", seed, n), o)
+					var res operatortest.Result
+					if n == 1 && seed == 1 && op.name == profiledBug {
+						res = profiled(t, "seed=1/workers=1", fmt.Sprintf("%s bug, explorer seed 1, 1 worker", op.name), o)
+					} else {
+						res = explore(t, fmt.Sprintf("seed=%d/workers=%d", seed, n), o)
+					}
 					if !res.Caught {
 						bc.CaughtFromAll = false
 						continue
