@@ -458,6 +458,15 @@
 // Each plan runs in a testing/synctest bubble (package wallclock): the
 // operator's time.Now, metav1.Now and timers follow the virtual clock.
 //
+// # Profiling a test
+//
+// Every run labels its goroutines for CPU profiles (profile.go):
+// LabelPhase says what it was for (find, shrink, replay, preflight) and
+// LabelRun whether it is the plan or one of its fault-free references, so
+// that `go test -cpuprofile cpu.prof` and `go tool pprof -tagfocus
+// ctrlsim.phase=shrink cpu.prof` show where an exploration spent its time.
+// The collector's background work carries no label.
+//
 // # The workload
 //
 // A plan's workload is the author's script (Options.Workload.Script: Create,

@@ -304,6 +304,13 @@ func profilesMarkdown(o *bench.Operatortest) string {
 			fmt.Fprintf(&b, " %s |", share(ph.Seconds))
 		}
 		fmt.Fprintf(&b, " %s |\n", share(p.Seconds))
+		var largest []string
+		for _, name := range names[:min(3, len(names))] {
+			if total[name] > 0 {
+				largest = append(largest, fmt.Sprintf("%s (%.0f%%)", name, 100*total[name]/p.Seconds))
+			}
+		}
+		fmt.Fprintf(&b, "\nLargest parts: %s.\n", strings.Join(largest, "; "))
 	}
 	return b.String()
 }

@@ -287,7 +287,8 @@ func TestBenchReportShowsTheTargetsAndWhereTheTimeGoes(t *testing.T) {
 		"| part | shrink | find | all |",
 		"| " + bench.PartScheduler + " | 4.00 s (40%) | 1.00 s (10%) | 5.00 s (50%) |",
 		"| " + bench.PartGC + " | - | 3.00 s (30%) | 3.00 s (30%) |",
-		"| all | 6.00 s (60%) | 4.00 s (40%) | 10.00 s (100%) |"} {
+		"| all | 6.00 s (60%) | 4.00 s (40%) | 10.00 s (100%) |",
+		"Largest parts: " + bench.PartScheduler + " (50%); " + bench.PartGC + " (30%); " + bench.PartOther + " (20%)."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
