@@ -29,7 +29,8 @@ import (
 // what a real cluster makes nondeterministic, wherever it appears.
 //
 //   - uids: each object's uid is named by the object it belongs to,
-//     "<uid:Kind namespace/name>" (" incarnation 1" added for an object
+//     "<uid:Kind namespace/name>" ("<uid:Kind name>" for a cluster-scoped
+//     one; " incarnation 1" added for an object
 //     deleted and re-created since: the last incarnation is the plain name),
 //     and every occurrence of it, anywhere (an ownerReference, a Job's
 //     selector and its template's controller-uid labels, an annotation, a
@@ -101,7 +102,7 @@ type canon struct {
 
 func newCanon(log []apiserver.Event) *canon {
 	c := &canon{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
-	incarnations := map[string][]types.UID{} // "Kind ns/name" (canonical) -> its uids in order
+	incarnations := map[string][]types.UID{} // "Kind ns/name" or "Kind name" (canonical: objectKey) -> its uids in order
 	var keys []string
 	var uidPairs [][2]string
 	made := madeIn(log)
@@ -112,7 +113,7 @@ func newCanon(log []apiserver.Event) *canon {
 			name = g
 		}
 		c.names[m.uid] = name
-		k := m.kind + " " + m.ns + "/" + name
+		k := objectKey(m.kind, m.ns, name)
 		if _, ok := incarnations[k]; !ok {
 			keys = append(keys, k)
 		}

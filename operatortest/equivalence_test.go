@@ -68,6 +68,13 @@ func TestUIDsAreEqualWhereverTheyAppear(t *testing.T) {
 	} else if strings.Contains(x, "uid-") || !strings.Contains(x, "<uid:Job shop/nightly>") {
 		t.Errorf("the uid is not named by its object: %s", x)
 	}
+	// A cluster-scoped owner is named as kubectl names it, without a slash.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", UID: "uid-3"}}
+	owned := jobOf("nightly", "", "uid-1")
+	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "uid-3"}}
+	if x := canonicalText(t, added(t, ns), added(t, owned))(jobGVK, owned); !strings.Contains(x, "<uid:Namespace shop>") {
+		t.Errorf("a cluster-scoped owner's uid is not named \"<uid:Namespace shop>\": %s", x)
+	}
 	wrong := jobOf("nightly", "", "uid-2")
 	wrong.Spec.Selector.MatchLabels["batch.kubernetes.io/controller-uid"] = "uid-1" // the ConfigMap's
 	if x, y := inA(jobGVK, a), inB(jobGVK, wrong); x == y {
