@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -150,5 +151,47 @@ func TestSeveralCausesComeInFieldOrder(t *testing.T) {
 		if err := s.Create(apiserver.Admin, schemaWidget("w", apiservertest.WidgetSpec{Size: -1, Color: "purple"})); err == nil || err.Error() != want {
 			t.Fatalf("got %v\nwant %s", err, want)
 		}
+	}
+}
+
+// KindsKey names the kinds a server serves: two servers of the same CRDs
+// share it, a CRD installed or deleted changes it (a client's REST mapper is
+// found by it, and must map what the server serves then).
+func TestTheKindsKeyFollowsTheServedKinds(t *testing.T) {
+	crds, err := apiserver.CRDsFromYAML([]byte(apiservertest.WidgetManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme := apiservertest.Scheme()
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil { // CRDs are served: one can be deleted
+		t.Fatal(err)
+	}
+	server := func(crds []apiserver.CRD) *apiserver.Server {
+		return apiserver.New(apiserver.Options{Scheme: scheme, Clock: clock.New(clock.Epoch), CRDs: crds})
+	}
+	bare := server(nil)
+	without := bare.KindsKey()
+	a, b := server(crds), server(crds)
+	if a.KindsKey() != b.KindsKey() || a.KindsKey() == without || !strings.Contains(a.KindsKey(), "test.ctrlsim.dev/v1/Widget/widgets/n\n") {
+		t.Fatalf("two servers of the Widget CRD: keys equal %v, equal to the bare server's %v; key ends %q",
+			a.KindsKey() == b.KindsKey(), a.KindsKey() == without, a.KindsKey()[max(0, len(a.KindsKey())-80):])
+	}
+	bare.InstallCRD(crds[0])
+	if bare.KindsKey() != a.KindsKey() {
+		t.Errorf("a server that installed the Widget CRD later has another key than one that served it from the start")
+	}
+	created := server(nil)
+	def := crds[0].Definition.DeepCopy()
+	if err := created.Create(apiserver.Admin, def); err != nil {
+		t.Fatal(err)
+	}
+	if created.KindsKey() != a.KindsKey() {
+		t.Errorf("a server whose Widget CRD was created through the API has another key than one that served it from the start")
+	}
+	if err := created.Delete(apiserver.Admin, def, nil); err != nil {
+		t.Fatal(err)
+	}
+	if created.KindsKey() != without {
+		t.Errorf("after the Widget CRD's deletion the key still differs from a server without it")
 	}
 }

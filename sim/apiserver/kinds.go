@@ -288,6 +288,33 @@ type kindTable struct {
 	byGVK  map[schema.GroupVersionKind]*Kind
 	byType map[reflect.Type]*Kind // pointer types of objects, and of their lists
 	order  []*Kind                // registration order, for deterministic iteration
+	// key is KindsKey's text of order, made at its first use after a change
+	// ("" then: an empty table's text is empty too, and cheap); keyOnce
+	// guards it for a shared table (the built-ins', which never change).
+	key     string
+	keyOnce sync.Once
+}
+
+// text is the table's part of KindsKey.
+func (t *kindTable) text() string {
+	if t.key == "" && len(t.order) > 0 {
+		var b strings.Builder
+		for _, k := range t.order {
+			b.WriteString(k.GVK.Group)
+			b.WriteByte('/')
+			b.WriteString(k.GVK.Version)
+			b.WriteByte('/')
+			b.WriteString(k.GVK.Kind)
+			b.WriteByte('/')
+			b.WriteString(k.Resource)
+			if k.Namespaced {
+				b.WriteString("/n")
+			}
+			b.WriteByte('\n')
+		}
+		t.key = b.String()
+	}
+	return t.key
 }
 
 func newKindTable() *kindTable {
@@ -295,6 +322,7 @@ func newKindTable() *kindTable {
 }
 
 func (t *kindTable) add(scheme *runtime.Scheme, k *Kind) {
+	t.key = ""
 	if _, dup := t.byGVK[k.GVK]; !dup {
 		t.order = append(t.order, k)
 	}
@@ -372,6 +400,7 @@ func (ks *kinds) remove(k *Kind) {
 		return
 	}
 	delete(t.byGVK, k.GVK)
+	t.key = ""
 	for i, x := range t.order {
 		if x == k {
 			t.order = append(t.order[:i:i], t.order[i+1:]...)
@@ -401,6 +430,15 @@ func (ks *kinds) byType(t reflect.Type) (*Kind, bool) {
 	}
 	k, ok := ks.base.byType[t]
 	return k, ok
+}
+
+// key is a text that identifies order: the same for two servers that serve
+// the same kinds (group, version, kind, resource and scope), in the same
+// order. The built-ins' part is made once per shared table, the CRDs' once
+// per change.
+func (ks *kinds) key() string {
+	ks.base.keyOnce.Do(func() { ks.base.text() })
+	return ks.base.key + ks.own.text()
 }
 
 // order is every served kind: built-ins in GVK order, then CRDs as installed.

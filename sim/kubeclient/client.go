@@ -549,10 +549,12 @@ func dryRunUnsupported(dryRun []string) error {
 	return nil
 }
 
-// mappers are the REST mappers built so far, by the served kinds (kindsKey): a
-// mapper is read-only once built, and every world of an exploration serves the
-// same kinds, so building one per client was a twentieth of the allocations of
-// exploring the catalogue. Bounded: past maxMappers kind sets it builds afresh.
+// mappers are the REST mappers built so far, by the served kinds (the
+// server's KindsKey): a mapper is read-only once built, and every world of an
+// exploration serves the same kinds, so building one per client was a
+// twentieth of the allocations of exploring the catalogue (and spelling out
+// the key each time a tenth of a small operator's). Bounded: past maxMappers
+// kind sets it builds afresh.
 var mappers = struct {
 	sync.Mutex
 	m map[string]meta.RESTMapper
@@ -562,7 +564,7 @@ const maxMappers = 256
 
 // restMapper maps every kind the server serves, with its scope.
 func restMapper(s *apiserver.Server) meta.RESTMapper {
-	key := kindsKey(s.Kinds())
+	key := s.KindsKey()
 	mappers.Lock()
 	defer mappers.Unlock()
 	if m, ok := mappers.m[key]; ok {
@@ -573,25 +575,6 @@ func restMapper(s *apiserver.Server) meta.RESTMapper {
 		mappers.m[key] = m
 	}
 	return m
-}
-
-// kindsKey identifies a list of served kinds: everything a mapper is built from.
-func kindsKey(kinds []*apiserver.Kind) string {
-	var b strings.Builder
-	for _, k := range kinds {
-		b.WriteString(k.GVK.Group)
-		b.WriteByte('/')
-		b.WriteString(k.GVK.Version)
-		b.WriteByte('/')
-		b.WriteString(k.GVK.Kind)
-		b.WriteByte('/')
-		b.WriteString(k.Resource)
-		if k.Namespaced {
-			b.WriteString("/n")
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // newRESTMapper maps kinds with their scopes.

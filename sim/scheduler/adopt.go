@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Goroutines that code under test starts itself.
@@ -251,18 +252,25 @@ func (s *Scheduler) closeUser() {
 	}
 }
 
+// stackBufs are creation's buffers: a goroutine's stack text, a few
+// kilobytes, read once for every goroutine the scheduler meets.
+var stackBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
 // creation is where the calling goroutine was created (function, file and
 // line: the same in every run) and its parent's goroutine id, from the
 // "created by F in goroutine N" lines at the end of its stack.
 func creation() (site string, parent uint64) {
-	buf := make([]byte, 16<<10)
+	bp := stackBufs.Get().(*[]byte)
+	defer stackBufs.Put(bp)
+	buf := *bp
 	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) || len(buf) >= 1<<20 {
+		n := runtime.Stack(buf[:cap(buf)], false)
+		if n < cap(buf) || cap(buf) >= 1<<20 {
 			buf = buf[:n]
 			break
 		}
-		buf = make([]byte, 2*len(buf))
+		buf = make([]byte, 2*cap(buf))
+		*bp = buf
 	}
 	i := bytes.LastIndex(buf, []byte("\ncreated by "))
 	if i < 0 {
