@@ -367,7 +367,10 @@
 // of the world's own (a determinism bug of ctrlsim). Run and Explore log the
 // plans run, the effective seed (0 is 1), the wall time to the first
 // violation and the time shrinking took, with the candidates the shrinker
-// tried and the runs they cost (Result has them too). A plan
+// tried and the runs they cost (Result has them too); meanwhile, every 5 s
+// of wall clock, how far the search or the shrink has got (plans judged;
+// candidates tried, their runs and the smallest failing plan so far), so
+// that a long exploration is never silent under go test -v. A plan
 // judged again in one exploration (rapid's shrinker draws one plan from
 // many byte strings) is recalled, not run again: a run is a function of its
 // plan; the replays above always run. Shrinking keeps the last 256

@@ -328,6 +328,8 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		}
 	}
 	defer func() { w.phase = "" }()
+	lastLog := start
+	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
 	res := explore.RunPlaces(gen, w.o.Checks, w.o.Seed, places, func(place int, p *plan.Plan) error {
 		w.phase = phaseFind
 		if first != 0 {
@@ -342,6 +344,17 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 				return nil
 			}
 			ran++
+		}
+		if time.Since(lastLog) >= progressEvery {
+			lastLog = time.Now()
+			if first == 0 {
+				logProgress(t, "operatortest: %d of %d plans judged in %s (%.0f plans/s)", ran-1, w.o.Checks, time.Since(start).Round(time.Millisecond),
+					float64(ran-1)/time.Since(start).Seconds())
+			} else {
+				logProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
+					first, shrinking-1, w.runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), plural(len(smallest.Steps)),
+					len(smallest.Faults), plural(len(smallest.Faults)))
+			}
 		}
 		key := ""
 		if w.o.KeepGoing {
@@ -372,7 +385,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		if first == 0 {
 			first, found, runsAtFind = place, time.Now(), w.runs // shrinking follows: every run counts from here
 		}
-		last, lastVs = r, vs
+		last, lastVs, smallest = r, vs, p
 		if w.o.KeepGoing {
 			// One text per signature: rapid shrinks within it.
 			return errors.New("violation " + target)
@@ -409,6 +422,15 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
 		ShrinkCandidates: shrinking, ShrinkRuns: w.runs - runsAtFind}, ran, nil
 }
+
+// progressEvery is how often (wall clock) an exploration in this process
+// says how far it has got, searching or shrinking: a long one (a CronJob-
+// sized operator shrinks for tens of seconds) is never silent for longer.
+// logProgress says it (a test's hook).
+var (
+	progressEvery = 5 * time.Second
+	logProgress   = func(t *testing.T, format string, args ...any) { t.Helper(); t.Logf(format, args...) }
+)
 
 // pick is the signature of sigs to report: target if it is among them (a
 // plan being shrunk), else, with no target, the first one not seen.
