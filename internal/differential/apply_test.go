@@ -3,6 +3,8 @@ package differential
 import (
 	"context"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,6 +57,15 @@ func applyResult(o client.Object, content any, err error) applyOutcome {
 		}
 		out.Managed = append(out.Managed, ae)
 	}
+	// kube-apiserver orders the entries by operation, then by the second
+	// each was written in, then by manager and subresource: on envtest two
+	// applies a moment apart can fall in two wall-clock seconds, in the
+	// model's one virtual second. Compared in the order they would have
+	// were their seconds the same (seen: bob before alice on envtest).
+	slices.SortStableFunc(out.Managed, func(a, b applyEntry) int {
+		key := func(e applyEntry) string { return e.Operation + "\x00" + e.Manager + "\x00" + e.Subresource }
+		return strings.Compare(key(a), key(b))
+	})
 	return out
 }
 
