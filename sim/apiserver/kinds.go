@@ -289,10 +289,9 @@ type kindTable struct {
 	byType map[reflect.Type]*Kind // pointer types of objects, and of their lists
 	order  []*Kind                // registration order, for deterministic iteration
 	// key is KindsKey's text of order, made at its first use after a change
-	// ("" then: an empty table's text is empty too, and cheap); keyOnce
-	// guards it for a shared table (the built-ins', which never change).
-	key     string
-	keyOnce sync.Once
+	// ("" then: an empty table's text is empty too, and cheap); a shared
+	// table (the built-ins') has it made before it is shared.
+	key string
 }
 
 // text is the table's part of KindsKey.
@@ -371,6 +370,7 @@ func builtinTable(scheme *runtime.Scheme) *kindTable {
 			t.add(scheme, k)
 		}
 	}
+	t.text() // before it is shared: never written again
 	builtinTables.m[key] = t
 	return t
 }
@@ -436,10 +436,7 @@ func (ks *kinds) byType(t reflect.Type) (*Kind, bool) {
 // the same kinds (group, version, kind, resource and scope), in the same
 // order. The built-ins' part is made once per shared table, the CRDs' once
 // per change.
-func (ks *kinds) key() string {
-	ks.base.keyOnce.Do(func() { ks.base.text() })
-	return ks.base.key + ks.own.text()
-}
+func (ks *kinds) key() string { return ks.base.key + ks.own.text() }
 
 // order is every served kind: built-ins in GVK order, then CRDs as installed.
 func (ks *kinds) order() []*Kind {
