@@ -72,7 +72,10 @@
 // does one that cannot reach it (a test -test.run cannot select again) when
 // Workers or -ctrlsim.workers asked for workers, while by default such a test
 // is explored in its own process alone (a log line says why), as is every
-// exploration run by Outside (no test binary to re-run). A saved plan is
+// exploration run by Outside (no test binary to re-run). While it simulates
+// (Run, Explore, Replay, a fuzz input) the process runs on one P and at
+// GOGC=400, put back after, unless the environment sets them (cores.go).
+// A saved plan is
 // replayed first on every later run until it holds. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +26,8 @@ import (
 // exploration in the worker process becomes a worker. The parent hands the
 // places of the sequence (those this shard owns) out one at a time, the
 // lowest not yet handed out to whichever worker asks (a worker that starts
-// late judges fewer), over the worker's stdin; each worker judges its places
+// late judges fewer; a worker process holds workerWindow places ahead), over
+// the worker's stdin; each worker judges its places
 // in order and streams each verdict back on a pipe (fd 3). A worker does not
 // draw the plans of the places it is not given: rapid seeds each check from
 // the explorer's seed and the check's index only (a place whose draw rapid
@@ -48,6 +48,13 @@ import (
 var flagWorkers = flag.Int("ctrlsim.workers", 0, "operatortest: worker processes exploring plans in parallel (0: Options.Workers, default GOMAXPROCS; 1: in the test's process)")
 
 const (
+	// workerWindow is how many places a worker holds: handed out at its
+	// hello, one more at each verdict. This process simulates on one P
+	// (cores.go), so the goroutine that reads a worker's pipe waits for the
+	// runtime's network poller, which a busy P leaves to sysmon's 10 ms
+	// round: a worker given one place at a time waited that long between
+	// plans of a few milliseconds.
+	workerWindow = 4
 	// workerEnv marks a worker process: "j/n <test name>".
 	workerEnv = "CTRLSIM_WORKER"
 	// workerFD is the worker's end of the pipe its verdicts go to.
@@ -60,7 +67,7 @@ type workerMsg struct {
 	Hello *workerHello `json:"hello,omitempty"`
 	// Place is a judged place (from 1): Sigs the signatures of what its plan
 	// violates (none: it held), Err a world that could not run it, Invalid a
-	// draw rapid rejected. Each verdict asks for the next place.
+	// draw rapid rejected. Each verdict asks for another place.
 	Place   int      `json:"place,omitempty"`
 	Sigs    []string `json:"sigs,omitempty"`
 	Err     string   `json:"err,omitempty"`
@@ -124,7 +131,7 @@ func (w *world) workers(t *testing.T, call int) (int, string, error) {
 		n = *flagWorkers
 	}
 	if n == 0 {
-		n = runtime.GOMAXPROCS(0)
+		n = testCores()
 	}
 	switch {
 	case n <= 1:
@@ -457,7 +464,9 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 					}
 					hello = true
 					greetOnce()
-					give()
+					for range workerWindow {
+						give()
+					}
 				case m.Done:
 					done = true
 				case m.Invalid:

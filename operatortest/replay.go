@@ -42,6 +42,7 @@ func (r *Replayed) Violated() []check.Verdict { return check.Violated(r.Verdicts
 // `ctrlsim replay` shows. An error is a world that cannot run (bad Options,
 // a plan that names an unknown step or key), not a violation.
 func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
+	defer simulating()()
 	w, err := newWorld(o.withDefaults())
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ import (
 // it.
 func Run(t *testing.T, o Options) {
 	t.Helper()
+	defer simulating()()
 	o, err := o.withDefaults().withFlags()
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
@@ -155,6 +156,7 @@ type Finding struct {
 // An error is a world that cannot run (the test's setup, bad Options), not a
 // finding. With -ctrlsim.plan=FILE it runs that plan only.
 func Explore(t *testing.T, o Options) (Result, error) {
+	defer simulating()()
 	o = o.withDefaults()
 	w, err := newWorld(o)
 	if err != nil {

@@ -1,0 +1,63 @@
+package operatortest
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"testing"
+)
+
+// A world runs one task at a time: while a test simulates, its process runs
+// on one P (no thread woken at every hand-off between tasks to find nothing
+// to do) with the collector at GOGC=400, and both are put back after. Two
+// simulations at once (parallel tests) get a P each, never more than the
+// test had.
+func TestATestSimulatesOnOneCoreAndGetsItsSettingsBack(t *testing.T) {
+	if os.Getenv("GOMAXPROCS") != "" || os.Getenv("GOGC") != "" {
+		t.Skip("GOMAXPROCS or GOGC is set in the environment: left alone")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+
+	var during []int
+	o := bugOptions(&knownBugs{twoWrites: true}, false)
+	o.Checks, o.Workers = 3, 1
+	o.Properties = append(o.Properties, Property{Name: "cores", Check: func(*History) error {
+		if p := runtime.GOMAXPROCS(0); !slices.Contains(during, p) {
+			during = append(during, p)
+		}
+		return nil
+	}})
+	if _, err := Explore(t, o); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(during, []int{1}) {
+		t.Errorf("GOMAXPROCS while exploring: %v, want 1", during)
+	}
+	if p, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(100); p != 2 || gc != 100 {
+		t.Errorf("after exploring: GOMAXPROCS %d and GOGC %d, want the test's 2 and 100", p, gc)
+	}
+
+	first := simulating()
+	if p, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(simulatingGOGC); p != 1 || gc != simulatingGOGC {
+		t.Errorf("one simulation: GOMAXPROCS %d and GOGC %d, want 1 and %d", p, gc, simulatingGOGC)
+	}
+	if n := testCores(); n != 2 {
+		t.Errorf("the test's cores (the default workers) while simulating: %d, want 2", n)
+	}
+	second, third := simulating(), simulating()
+	if p := runtime.GOMAXPROCS(0); p != 2 {
+		t.Errorf("three simulations on a test of 2 cores: GOMAXPROCS %d, want 2", p)
+	}
+	third()
+	third() // a second call changes nothing
+	second()
+	if p := runtime.GOMAXPROCS(0); p != 1 {
+		t.Errorf("one simulation left: GOMAXPROCS %d, want 1", p)
+	}
+	first()
+	if p, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(100); p != 2 || gc != 100 {
+		t.Errorf("after the last: GOMAXPROCS %d and GOGC %d, want the test's 2 and 100", p, gc)
+	}
+}
