@@ -611,22 +611,28 @@
 //     judged as churn or as stuck.
 //   - Shrinking is rapid's, one candidate at a time in the test's process,
 //     and can cost several times the search: on the CronJob example's
-//     tutorial design (explorer seed 1, 2026-11-25) the first failure came
-//     after 40 plans in 10 s and the shrink took 51 s, 7,024 candidates of
-//     which 403 were new plans (536 runs with their references); its last
-//     shrink came at the 281st new plan, and a final round that shrinks
-//     nothing ran the other 122. A stale fault names a resourceVersion
+//     tutorial design (explorer seed 1, 2026-11-25, one P at GOGC=400:
+//     cores.go) the first failure came after 40 plans in 5.5 s and the
+//     shrink took 29 s, 7,024 candidates of which 403 were new plans (536
+//     runs with their references), each held candidate run to the end of
+//     its 7 virtual minutes (about 40 ms: a CronJob world is never at
+//     rest, its schedule always has a timer); its last shrink came at the
+//     281st new plan, and a final round that shrinks nothing ran the other
+//     122. Lowering the seed costs reference runs (125 of the 536): a new
+//     seed is a new fault-free run. A stale fault names a resourceVersion
 //     (rev=), so removing a workload step that comes before it renumbers
 //     the writes and the step stays until the rev is lowered too.
-//     ShrinkRuns bounds it. Where a run's time goes (reports/bench.md,
+//     ShrinkRuns bounds it. With worker processes the other cores idle
+//     while the parent shrinks. Where a run's time goes (reports/bench.md,
 //     "Where the CPU time goes", from these profile labels): on the CronJob
 //     example, kube-apiserver's field manager on the Job controller's and
-//     the kubelet model's status writes about a fifth of the CPU, the API
-//     server's storage and validation a sixth, the collector a quarter; on
-//     a small operator, the scheduler's goroutine switches a quarter, the
-//     collector a fifth and starting the managers a tenth. No part is large
-//     enough that removing it alone reaches issue 31's targets (500 plans a
-//     second for a small operator, a CronJob bug shrunk in under 10 s).
+//     the kubelet model's status writes over a quarter of the CPU, the API
+//     server's storage and validation a fifth (both upstream code, hosted),
+//     the informers an eighth; on a small operator, the scheduler's
+//     goroutine switches a quarter, the API server a fifth, starting the
+//     managers a twelfth. No part is large enough that removing it alone
+//     reaches issue 31's targets (500 plans a second for a small operator,
+//     a CronJob bug shrunk in under 10 s).
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose

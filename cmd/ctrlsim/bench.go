@@ -200,7 +200,7 @@ func operatortestMarkdown(f *bench.Figures) string {
 		fmt.Fprintf(&b, "%s.\n", f.OperatortestNote)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "operatortest's own cost, measured by internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included.\n\n", o.Workers)
+	fmt.Fprintf(&b, "operatortest's own cost, measured by internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included. Each process simulates on one P at GOGC=400, as every operatortest test does unless its environment sets GOMAXPROCS or GOGC (operatortest/cores.go).\n\n", o.Workers)
 	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup |\n|---|---|---|---|---|\n", o.Workers)
 	for _, t := range o.Throughput {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore)
