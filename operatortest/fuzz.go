@@ -43,9 +43,10 @@ func FuzzTarget(o Options) (func(t *testing.T, data []byte), error) {
 		if p == nil {
 			t.Skip("the input is too short to draw a plan from")
 		}
-		done := simulating()
-		r, err := w.run(t, p)
-		done()
+		r, err := func() (*result, error) {
+			defer simulating()()
+			return w.run(t, p)
+		}()
 		if err != nil {
 			t.Fatalf("the world cannot run the plan: %v\n%s", err, p)
 		}
