@@ -22,6 +22,19 @@
 # etcd is go.etcd.io/etcd/server/v3 (its main package is the etcd binary) at the version that
 # k8s.io/kubernetes's go.mod requires, i.e. the etcd that release is tested against.
 # A stamp file records the versions; a second run with the same versions does nothing.
+#
+# Before building, it tries the ecosystem's own download, the envtest release that
+# setup-envtest fetches (controller-tools' envtest-releases.yaml; $ENVTEST_INDEX_URL overrides
+# it, ENVTEST_DOWNLOAD=0 skips it): the newest v1.<minor>.x kube-apiserver and etcd for this
+# platform, checked against the index's sha512. It has no kube-controller-manager, which is
+# then built alone at that release. Where the index is not reachable (a network that reaches
+# only the Go module proxy) the attempt fails within seconds and everything is built.
+# The cheap part builds first: etcd (minutes) before kube-apiserver and kube-controller-manager
+# (most of the time), and a built etcd is kept ($dir/etcd.version) for a rerun after a failure.
+#
+# The build is immune to the user's Go environment: GOWORK=off (a go.work in a parent directory
+# or $GOWORK would put the throwaway modules in workspace mode, where -mod=mod is refused),
+# GOFLAGS is the script's own, GOOS/GOARCH are the host's, GOTOOLCHAIN=local.
 set -euo pipefail
 
 die() { echo "envtest-assets: $*" >&2; exit 1; }
@@ -29,8 +42,11 @@ say() { echo "envtest-assets: $*" >&2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 base="${HOME}/.cache/ctrlsim/envtest"
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=local GOWORK=off GOFLAGS="-mod=mod -buildvcs=false"
 go=${GO:-go}
+GOOS=$(GOOS= GOARCH= "$go" env GOHOSTOS) && GOARCH=$(GOOS= GOARCH= "$go" env GOHOSTARCH) ||
+	die "'$go env GOHOSTOS' failed: is Go installed?"
+export GOOS GOARCH
 
 client_go=$(awk '$1 == "k8s.io/client-go" { print $2; exit }' "$repo/go.mod")
 [[ $client_go =~ ^v0\.([0-9]+)\.([0-9]+)$ ]] || die "cannot read the k8s.io/client-go version from $repo/go.mod (got '${client_go}')"
@@ -85,11 +101,53 @@ if dir=$(current_dir); then
 	say "$dir has kube-apiserver and etcd ($(head -n1 "$dir/stamp")) but no kube-controller-manager: building it alone"
 fi
 
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctrlsim-envtest.XXXXXX")
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# download_release: the envtest release setup-envtest would fetch, kube-apiserver and etcd
+# into $dir with a stamp naming no kube-controller-manager (built next, at that release).
+# Any failure (no curl, the index unreachable within seconds, no v1.<minor>.x for this
+# platform, a bad checksum) says one line and returns 1: the build from the proxy follows.
+download_release() {
+	local index_url=${ENVTEST_INDEX_URL:-https://raw.githubusercontent.com/kubernetes-sigs/controller-tools/HEAD/envtest-releases.yaml}
+	local index v name url hash etcd_version d
+	[[ ${ENVTEST_DOWNLOAD:-1} != 0 ]] || return 1
+	command -v curl >/dev/null || { say "no curl: building instead of downloading"; return 1; }
+	if ! index=$(curl -fsSL --connect-timeout 5 --max-time 30 "$index_url" 2>&1); then
+		say "the envtest releases' index does not download (${index##*$'\n'}): building from the Go module proxy"
+		return 1
+	fi
+	v=$(awk -v re="^v1[.]${minor}[.][0-9]+:\$" '/^  v/ && $1 ~ re { sub(":", "", $1); print $1 }' <<<"$index" | sort -V -r | head -n1)
+	[[ -n $v ]] || { say "the envtest releases' index has no v1.${minor}.x: building from the Go module proxy"; return 1; }
+	name="envtest-$v-$GOOS-$GOARCH.tar.gz"
+	hash=$(awk -v n="$name:" '$1 == n { f = 1; next } f && $1 == "hash:" { print $2; exit }' <<<"$index")
+	url=$(awk -v n="$name:" '$1 == n { f = 1; next } f && $1 == "selfLink:" { print $2; exit }' <<<"$index")
+	[[ -n $hash && -n $url ]] || { say "the envtest releases' index has no $name: building from the Go module proxy"; return 1; }
+	say "downloading $url"
+	if ! curl -fsSL --connect-timeout 5 --max-time 900 -o "$tmp/envtest.tar.gz" "$url" ||
+		! echo "$hash  $tmp/envtest.tar.gz" | sha512sum -c --status - 2>/dev/null ||
+		! mkdir -p "$tmp/envtest" || ! tar -xzf "$tmp/envtest.tar.gz" -C "$tmp/envtest"; then
+		say "$url did not download, check against its sha512 or unpack: building from the Go module proxy"
+		return 1
+	fi
+	d=$(dirname "$(find "$tmp/envtest" -type f -name kube-apiserver | head -n1)")
+	[[ -x $d/kube-apiserver && -x $d/etcd ]] || { say "$name has no kube-apiserver and etcd: building from the Go module proxy"; return 1; }
+	etcd_version=$("$d/etcd" --version 2>/dev/null | awk '$1 == "etcd" && $2 == "Version:" { print "v" $3; exit }')
+	dir=${ENVTEST_ASSETS:-$base/$v}
+	mkdir -p "$dir" || die "cannot create $dir"
+	dir=$(cd "$dir" && pwd)
+	mv "$d/kube-apiserver" "$d/etcd" "$dir/"
+	echo "$stamp_key kubernetes=$v etcd=${etcd_version:-unknown} downloaded=$url" >"$dir/stamp"
+	say "downloaded kube-apiserver $v and etcd ${etcd_version:-(version unknown)} into $dir"
+	only_kcm=$v
+}
+if [[ -z $only_kcm ]]; then
+	download_release || true
+fi
+
 # The proxy's version list can lag behind (it listed no v1.37.x here while v1.37.1 downloads),
 # so try the listed releases of this minor and v1.<minor>.0 ... v1.<minor>.<client-go patch>,
 # newest first, and take the first whose module zip downloads (v1.37.2 answered 403).
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ctrlsim-envtest.XXXXXX")
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 if [[ -n $only_kcm ]]; then
@@ -120,7 +178,6 @@ if [[ -z $only_kcm ]]; then
 	dir=$(cd "$dir" && pwd)
 fi
 
-export GOFLAGS="-mod=mod -buildvcs=false"
 godirectives=$(grep -E '^(go|godebug) ' "$kmod")
 
 # build_in <module dir> <ldflags> <binary>=<package>...: one throwaway module per dependency
@@ -150,6 +207,21 @@ build_in() {
 	done
 	say "built ${pkgs[*]} in $((SECONDS - start))s"
 }
+
+# etcd first: the cheap part (minutes, against most of an hour for kube-apiserver), so that a
+# broken environment shows at once; a built etcd is kept for a rerun ($dir/etcd.version).
+if [[ -z $only_kcm ]]; then
+	if [[ -x $dir/etcd && $(cat "$dir/etcd.version" 2>/dev/null) == "$etcd $go_version" ]]; then
+		say "etcd $etcd is already built in $dir"
+	else
+		mkdir -p "$tmp/etcd"
+		printf 'module ctrlsim.local/envtest-assets/etcd\n\n%s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
+			"$(grep -E '^go ' "$kmod")" "$etcd" >"$tmp/etcd/go.mod"
+		say "etcd: go.etcd.io/etcd/server/v3 $etcd (the version k8s.io/kubernetes $k8s requires)"
+		build_in "$tmp/etcd" "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd" etcd=go.etcd.io/etcd/server/v3
+		echo "$etcd $go_version" >"$dir/etcd.version"
+	fi
+fi
 
 # kube-apiserver and kube-controller-manager
 mkdir -p "$tmp/kube-apiserver"
@@ -187,12 +259,6 @@ say "kube-apiserver and kube-controller-manager: k8s.io/kubernetes $k8s with sta
 build_in "$tmp/kube-apiserver" "$ldflags" kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
 	kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
 
-# etcd
-mkdir -p "$tmp/etcd"
-printf 'module ctrlsim.local/envtest-assets/etcd\n\n%s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
-	"$(grep -E '^go ' "$kmod")" "$etcd" >"$tmp/etcd/go.mod"
-say "etcd: go.etcd.io/etcd/server/v3 $etcd (the version k8s.io/kubernetes $k8s requires)"
-build_in "$tmp/etcd" "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd" etcd=go.etcd.io/etcd/server/v3
 
 echo "$stamp_key kubernetes=$k8s etcd=$etcd built-with=$go_version kube-controller-manager=$k8s" >"$dir/stamp"
 echo "envtest-assets: built kube-apiserver and kube-controller-manager $k8s and etcd $etcd into $dir (KUBEBUILDER_ASSETS=$dir)"
