@@ -836,7 +836,7 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 // marks the result partial.
 func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (*result, error) {
 	var refs []*refRun
-	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) {
+	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) || w.on(WritesAtRest) {
 		var err error
 		if refs, err = w.references(t, p); err != nil {
 			return nil, err

@@ -67,7 +67,7 @@ const (
 
 // oracleNames are the generic oracles' names, as Options.Disable takes them
 // (the kernel's verdicts are named in KernelVerdicts).
-var oracleNames = []string{Converges, UpdateSummaries, InterleavingsAgree, Terminates, NoOrphans, NoErrorAtRest}
+var oracleNames = []string{Converges, UpdateSummaries, InterleavingsAgree, Terminates, NoOrphans, NoErrorAtRest, WritesAtRest}
 
 // judgedBy is a generic oracle judged by a function of the run.
 type judgedBy struct {
@@ -109,6 +109,9 @@ func (w *world) oracles(refs []*refRun) []check.Property {
 	}
 	if w.on(NoErrorAtRest) {
 		out = append(out, judgedBy{NoErrorAtRest, func(r *check.Run) check.Verdict { return noErrorAtRest(refs, got(r), r) }})
+	}
+	if w.on(WritesAtRest) {
+		out = append(out, judgedBy{WritesAtRest, func(r *check.Run) check.Verdict { return w.judgeWritesAtRest(refs, got(r)) }})
 	}
 	return out
 }
@@ -265,6 +268,8 @@ type snapshot struct {
 	// deleteTook is, per object, the longest its deletion took, from its
 	// deletionTimestamp's event to its Deleted event (terminates.go).
 	deleteTook map[string]time.Duration
+	// rest are the operator's writes after the heal (atrest.go).
+	rest *restWrites
 }
 
 // kindState is the canonical end state of one kind.
@@ -455,6 +460,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 	s.errorsMet = errorsMet(r, s.canon)
 	s.outputs = outputsOf(r.Steps, s.canon)
 	s.userDeleted = firstUserDeletion(r.Steps)
+	s.rest = s.writesAtRest(r)
 	return s
 }
 
