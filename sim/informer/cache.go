@@ -30,20 +30,21 @@ import (
 // unstructured and metadata). It serves the reads of the process's default client and
 // its field indexes.
 type Cache struct {
-	held      func(gvk schema.GroupVersionKind) bool // WithHeld
-	stale     *Stale                                 // WithStale
-	own       *[]Write                               // WithOwnWrites: the process's writes, every incarnation's
-	src       Source
-	timers    Timers
-	scheme    *runtime.Scheme
-	lag       func(gvk schema.GroupVersionKind) Lag
-	mapper    meta.RESTMapper
-	informers map[informerKey]*Informer
-	kins      map[schema.GroupVersionKind]*kin
-	scopes    map[schema.GroupVersionKind]meta.RESTScopeName
-	stopped   bool
-	filter    func(gvk schema.GroupVersionKind, namespaced bool) *Filter // WithFilter
-	filters   map[schema.GroupVersionKind]*Filter                        // the filter of each kind's informers
+	held       func(gvk schema.GroupVersionKind) bool // WithHeld
+	stale      *Stale                                 // WithStale
+	own        *[]Write                               // WithOwnWrites: the process's writes, every incarnation's
+	unobserved []*Unobserved                          // WithUnobserved
+	src        Source
+	timers     Timers
+	scheme     *runtime.Scheme
+	lag        func(gvk schema.GroupVersionKind) Lag
+	mapper     meta.RESTMapper
+	informers  map[informerKey]*Informer
+	kins       map[schema.GroupVersionKind]*kin
+	scopes     map[schema.GroupVersionKind]meta.RESTScopeName
+	stopped    bool
+	filter     func(gvk schema.GroupVersionKind, namespaced bool) *Filter // WithFilter
+	filters    map[schema.GroupVersionKind]*Filter                        // the filter of each kind's informers
 }
 
 // informerKey names one informer of a cache: a kind in one form.
@@ -163,6 +164,11 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	}
 	if c.own != nil {
 		i.ownWrites = func() []Write { return *c.own }
+	}
+	for _, u := range c.unobserved {
+		if u.GVK == gvk {
+			i.unobserved = append(i.unobserved, &unobservedView{u: u})
+		}
 	}
 	c.informers[key] = i
 	k := c.kins[gvk]

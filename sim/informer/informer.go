@@ -71,6 +71,9 @@ type Informer struct {
 	// ownWrites are the process's own writes (a cache made WithOwnWrites); nil:
 	// none are shown ahead.
 	ownWrites func() []Write
+	// unobserved are the windows of the plan's unobserved faults on objects
+	// of this kind (a cache made WithUnobserved).
+	unobserved []*unobservedView
 }
 
 // delivery is one received event waiting to be applied.
@@ -108,7 +111,7 @@ func newInformer(gvk schema.GroupVersionKind, form forms.Form, scheme *runtime.S
 // start lists (synchronously) and then watches from the list's resourceVersion.
 func (i *Informer) start() {
 	objs, rv, since := i.list()
-	i.replace(objs, rv)
+	i.replace(i.hideUnobserved(objs), rv)
 	i.synced = true
 	for _, ev := range since {
 		i.receive(ev)
@@ -260,7 +263,7 @@ func (i *Informer) Relist() {
 	if i.batch != nil && i.batch.ev.ResourceVersion <= rv {
 		i.batch = nil
 	}
-	i.replace(objs, rv)
+	i.replace(i.hideUnobserved(objs), rv)
 }
 
 // replace installs a list as the store's content and calls the handlers.
@@ -326,7 +329,7 @@ func (i *Informer) stop() {
 
 // receive is the watch callback: it runs when the apiserver commits the change.
 func (i *Informer) receive(ev apiserver.Event) {
-	if i.stopped || ev.ResourceVersion <= i.lastRV {
+	if i.stopped || ev.ResourceVersion <= i.lastRV || i.withhold(ev) {
 		return
 	}
 	d := &delivery{ev: ev}

@@ -121,6 +121,22 @@ const (
 	// behind the operator's own), for the fault-free run of the same blind
 	// time.
 	Blind FaultKind = "blind"
+	// Unobserved: Process never sees some changes of one object: its
+	// informers of Resource ("group/version/Kind") withhold the events of
+	// Object ("namespace/name", "name" when cluster-scoped) from the change
+	// that made resourceVersion FromRev (0: from its creation, every change)
+	// until the change that makes UntilRev (0: until its deletion), and lists
+	// made meanwhile (the initial list of a process that starts, a relist)
+	// show the object as it was before FromRev (from its creation: not at
+	// all). The window ends at the until change, at the object's deletion,
+	// or at the heal, as every fault: the process then catches up as a
+	// watch does, with the newest state (the until change, the deletion
+	// with the object's last state, or at the heal its state then). Like a
+	// stale fault's rev=, FromRev and UntilRev are resourceVersions of the
+	// reference run: exact, and the same in the faulted run up to the first
+	// fault that changes what is written (Sieve's unobserved-state pattern:
+	// the controller's view paused over a chosen change of one object).
+	Unobserved FaultKind = "unobserved"
 
 	// Workload faults, which the kubelet model (models/kube) meets. Pod counts
 	// the pods the kubelet binds, from 1, in the order it binds them. They
@@ -164,6 +180,12 @@ type Fault struct {
 	API        apiserver.Fault
 	Pod        int    // NotReady, CrashLoop, PodFail: the pod, counted from 1
 	Node       string // NodeLost
+	// Unobserved: the object ("namespace/name"; "name" when cluster-scoped),
+	// the resourceVersion of the first change withheld (0: its creation) and
+	// of the change that ends the window (0: its deletion or the heal).
+	Object   string
+	FromRev  uint64
+	UntilRev uint64
 }
 
 // String is the plan's text form: one line per seed, step and fault; Parse reads it
@@ -245,6 +267,11 @@ func (f Fault) String() string {
 		if f.Rev != 0 {
 			add("rev", strconv.FormatUint(f.Rev, 10))
 		}
+	case Unobserved:
+		add("object", f.Object)
+		// Both always: from=0 reads "from its creation", until=0 "until
+		// its deletion or the heal".
+		kv = append(kv, "from="+strconv.FormatUint(f.FromRev, 10), "until="+strconv.FormatUint(f.UntilRev, 10))
 	case NotReady, CrashLoop, PodFail:
 		num("pod", f.Pod)
 	case NodeLost:
@@ -420,7 +447,9 @@ var faultKeys = map[FaultKind][]string{
 	Stale:   {"process", "at", "age", "kind", "rev"},
 	Stop:    {"process", "from", "until"},
 	Blind:   {"process", "at", "age", "kind", "rev"},
-	API:     {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
+	// from= and until= of an unobserved fault are resourceVersions, not times.
+	Unobserved: {"process", "kind", "object", "from", "until"},
+	API:        {"process", "verb", "resource", "subresource", "namespace", "name", "code", "ambiguous", "field", "message", "count", "from", "until"},
 	// Workload faults.
 	NotReady:  {"pod"},
 	CrashLoop: {"pod"},
@@ -431,7 +460,7 @@ var faultKeys = map[FaultKind][]string{
 func parseFault(kind FaultKind, words []string) (Fault, error) {
 	allowed, ok := faultKeys[kind]
 	if !ok {
-		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, blind, notready, crashloop, podfail or nodelost)", kind)
+		return Fault{}, fmt.Errorf("unknown line kind %q (want seed, at, script at, lag, hold, crash, api, latency, workers, stale, stop, blind, unobserved, notready, crashloop, podfail or nodelost)", kind)
 	}
 	f := Fault{Kind: kind}
 	for _, w := range words {
@@ -464,9 +493,23 @@ func parseFault(kind FaultKind, words []string) (Fault, error) {
 		case "max":
 			dur(&f.Max)
 		case "from":
+			if kind == Unobserved {
+				if f.FromRev, err = strconv.ParseUint(v, 10, 64); err != nil {
+					err = fmt.Errorf("want a resourceVersion (0: from its creation)")
+				}
+				break
+			}
 			dur(&f.From)
 		case "until":
+			if kind == Unobserved {
+				if f.UntilRev, err = strconv.ParseUint(v, 10, 64); err != nil {
+					err = fmt.Errorf("want a resourceVersion (0: until its deletion or the heal)")
+				}
+				break
+			}
 			dur(&f.Until)
+		case "object":
+			f.Object = v
 		case "at":
 			dur(&f.At)
 		case "age":
@@ -560,6 +603,16 @@ func (f Fault) validate() error {
 		}
 		if f.Resource != "" && f.Resource != "*" && strings.Count(f.Resource, "/") != 2 {
 			return fmt.Errorf("stale: kind must be group/version/Kind (/v1/Pod for a core kind) or *, got %q", f.Resource)
+		}
+	case Unobserved:
+		if f.Process == "" || f.Object == "" || strings.Count(f.Resource, "/") != 2 {
+			return fmt.Errorf("unobserved: give process=NAME, kind=group/version/Kind (/v1/Pod for a core kind) and object=NAMESPACE/NAME (NAME when cluster-scoped)")
+		}
+		if strings.Count(f.Object, "/") > 1 || strings.HasPrefix(f.Object, "/") || strings.HasSuffix(f.Object, "/") {
+			return fmt.Errorf("unobserved: object must be namespace/name, or name when cluster-scoped, got %q", f.Object)
+		}
+		if f.UntilRev != 0 && f.UntilRev <= f.FromRev {
+			return fmt.Errorf("unobserved: until=%d must be after from=%d (or 0: its deletion or the heal)", f.UntilRev, f.FromRev)
 		}
 	case NotReady, CrashLoop, PodFail:
 		if f.Pod < 1 || f.Pod > MaxCount {
