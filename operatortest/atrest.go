@@ -253,12 +253,16 @@ func joinPath(path, k string) string {
 }
 
 // flips names what a write that set the object back changed: each path
-// with its value before and after ("status.conditions[0].status: True ->
-// False").
+// with the two values it moves between, in either direction
+// (`status.conditions[0].status between "False" and "True"`).
 func flips(before, now any) []string {
 	var out []string
 	for _, p := range changedPaths(before, now, "", nil) {
-		out = append(out, fmt.Sprintf("%s: %s -> %s", p, valueAt(before, p), valueAt(now, p)))
+		a, b := valueAt(before, p), valueAt(now, p)
+		if b < a {
+			a, b = b, a
+		}
+		out = append(out, fmt.Sprintf("%s between %s and %s", p, a, b))
 	}
 	return out
 }

@@ -104,7 +104,7 @@ func TestWritesAtRestThatStoreNothingNewAreCaught(t *testing.T) {
 			return func(i int, _ time.Duration) map[string]string {
 				return map[string]string{"state": []string{"ready", "probing"}[i%2]}
 			}
-		}, []string{"set it back to what it was two changes before", `data.state: "probing" -> "ready"`}},
+		}, []string{"set it back to what it was two changes before", `data.state between "probing" and "ready"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rr := newRestRun(0)

@@ -86,7 +86,8 @@
 // verdicts and the test's own properties too; Oracles lists the names, and
 // an unknown name is an error): converges,
 // update-summaries, interleavings-agree, terminates, no-orphans,
-// no-error-at-rest; and the kernel's hot-loop, livelock and reconcile-panic.
+// no-error-at-rest, writes-at-rest; and the kernel's hot-loop, livelock and
+// reconcile-panic.
 // A correct operator passes them with default options: a finding counts only
 // if a real cluster could produce it and a correct operator would not.
 //
@@ -167,6 +168,35 @@
 //     fault-free run made and unmade twice or more, made and unmade a
 //     different number of times (churn.go); whether it ends made is the
 //     end state's, converges' to judge.
+//   - writes-at-rest (Kamera's no-op and liveness class; atrest.go): at
+//     rest a correct operator writes nothing it would not write on a real
+//     cluster at rest. Rest is the second half of the heal budget, counted
+//     from the later of the heal and the last start of an operator's
+//     process (the workload and every fault are over, caches have caught
+//     up, a restarted incarnation has made its first pass, the fault
+//     phase's back-offs have run out). A write at rest is idle when it
+//     stores nothing new: it changes nothing stored (kube-apiserver, and
+//     the model, answer such an update with the stored object, its
+//     resourceVersion unchanged, and no event), or it changes only times
+//     (a lastSyncTime refreshed by every reconcile: the API conventions keep
+//     heartbeats out of status, and a condition's lastTransitionTime moves
+//     with a transition only), or it sets the object back to its state two
+//     changes before, times aside (a condition flipping between two values,
+//     a field two writers fight over). Three idle writes at rest by one
+//     controller to one object violate, in the faulted run or in a
+//     fault-free reference (there a bug with no fault): the reconcile that
+//     a correct operator's last write wakes may write once more unchanged,
+//     and rest begins long after the last change; three are a cadence.
+//     A time-driven operator (a schedule, a RequeueAfter poll) writes at
+//     rest at its own pace, and its writes change what it manages (the next
+//     run, its list of active runs): they are judged against the fault-free
+//     runs' over the same window only: at least three more and twice as
+//     many as every reference violate (the faults left it writing; a fault
+//     moves the phase of a cadence, one write in or out of the window, not
+//     its pace). The manager's Leases and Events are not judged. Below
+//     three idle writes in half the heal budget (a heartbeat slower than
+//     HealBudget/6, 20 s by default) nothing is seen; the kernel's hot-loop
+//     judges the fast storms.
 //
 // Equivalence (equivalence.go) comes from what a real cluster makes
 // nondeterministic, wherever it appears: a uid becomes a token named by its
@@ -813,4 +843,13 @@
 //     lacks it. A scheme shared with code that reads it concurrently while the
 //     first Run starts (another test's client, in parallel) races with that
 //     registration: register apiextensionsv1 yourself to avoid it.
+//   - writes-at-rest (atrest.go) counts what each write stored, not why: a
+//     write at rest that stores something new every time (a counter of
+//     polls, a message with the poll's number) is not idle, and is caught
+//     only when the fault-free runs do not make it too. A heartbeat slower
+//     than one write in HealBudget/6 is not seen (a longer HealBudget
+//     widens rest). Times are told by their text (RFC 3339, Go's form), as
+//     equivalence.go masks them: one in Unix seconds is a change. A no-op
+//     write is told by its resourceVersion: the first write that names a
+//     resourceVersion is taken for the one that committed it.
 package operatortest

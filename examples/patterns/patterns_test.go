@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -28,7 +29,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	jobchild.AddToScheme, generatename.AddToScheme, ownedchildren.AddToScheme, dependency.AddToScheme,
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
-	checksum.AddToScheme,
+	checksum.AddToScheme, probe.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -207,4 +208,32 @@ var patterns = []pattern{
 			}})
 		},
 	},
+	{
+		name: "probe-heartbeat",
+		does: "a Probe polls a ConfigMap's key every 5 s (RequeueAfter) and writes its Ready condition and observedGeneration only when they change",
+		bug:  "refreshes status.lastProbeTime at every poll: a status write every 5 s at rest",
+		options: func(buggy bool) operatortest.Options {
+			return probeOptions(&probe.Reconciler{Buggy: buggy})
+		},
+	},
+	{
+		name: "probe-flip",
+		does: "the same Probe, its correct operator run again beside its second twin",
+		bug:  "reports Ready=False (Probing) before each check and its result after: a condition that flips at every poll",
+		options: func(buggy bool) operatortest.Options {
+			return probeOptions(&probe.Reconciler{Flips: buggy})
+		},
+	},
+}
+
+// probeOptions are the probe pattern's Options, its reconciler r (or a
+// twin).
+func probeOptions(r *probe.Reconciler) operatortest.Options {
+	return operator(probe.CRD, "probe", func(mgr manager.Manager) error {
+		rc := *r
+		rc.Client = mgr.GetClient()
+		return rc.SetupWithManager(mgr)
+	},
+		&probe.Probe{ObjectMeta: meta("checks", "settings"), Spec: probe.ProbeSpec{ConfigMap: "settings", Key: "mode"}},
+		&corev1.ConfigMap{ObjectMeta: meta("checks", "settings"), Data: map[string]string{"mode": "on"}})
 }
