@@ -469,6 +469,9 @@ type world struct {
 	// recalled are the plans judged, by text (runRecalled).
 	recalled           map[string]*result
 	violationsRecalled int
+	// randomChecks is the random plans' budget once the sweep has taken its
+	// places (0: the whole of Checks; sweep.go).
+	randomChecks int
 	// runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
 	runs int
@@ -660,6 +663,12 @@ func newWorld(o Options) (*world, error) {
 	// stale states); timed faults aim at the reference run's reads and writes
 	// (explore sets Targets).
 	w.space.MaxStale = o.FaultPhase / 2
+	// A stale restart is drawn to land before the heal: the first
+	// CrashLoopBackOff (10s) and the slowest manager's start delay.
+	w.space.RestartDelay = 10 * time.Second
+	for _, m := range w.o.Managers {
+		w.space.RestartDelay = max(w.space.RestartDelay, 10*time.Second+m.StartDelay)
+	}
 	if !o.NoWorkloadModels {
 		for _, k := range workloadKinds {
 			if !slices.Contains(w.collected, k) {

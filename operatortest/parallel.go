@@ -397,13 +397,13 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 	start := time.Now()
 	test := t.Name()
 	want := w.hello(t)
-	ps := &places{checks: w.o.Checks, owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
+	ps := &places{checks: w.randomBudget(), owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
 		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()
 	owned := 0
-	for k := 1; k <= w.o.Checks; k++ {
+	for k := 1; k <= w.randomBudget(); k++ {
 		if w.o.Shard.owns(k) {
 			owned++
 		}

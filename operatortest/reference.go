@@ -7,6 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -116,16 +121,65 @@ func (w *world) targetsOf(res *result) plan.Targets {
 		}
 	}
 	out.Watched = res.watched
+	out.Written = map[string]int{}
+	by := map[uint64]string{} // the process whose request made each resourceVersion
+	for _, s := range res.steps {
+		if s.At > w.o.FaultPhase {
+			break
+		}
+		verb, _, _ := strings.Cut(s.Op, "/")
+		switch verb {
+		case "create", "update", "patch", "delete", "deletecollection":
+		default:
+			continue
+		}
+		if s.Process == "" {
+			continue
+		}
+		out.Written[s.Process]++ // counted as writesOf and a crash after a write count them
+		if s.RVWritten > 0 {
+			by[s.RVWritten] = s.Process
+		}
+	}
+	prev := map[types.UID]client.Object{} // each object's previous version, for what a change did
 	for _, ev := range res.log {
 		at := ev.At.Sub(res.start)
 		if at > w.o.FaultPhase {
 			break
 		}
+		before := prev[ev.Object.GetUID()]
+		prev[ev.Object.GetUID()] = ev.Object
 		if slices.Contains(w.collected, ev.GVK) {
-			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind})
+			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind,
+				Object: writeObject(ev.Object), Process: by[ev.ResourceVersion], Change: changeOf(ev, before)})
 		}
 	}
 	return out
+}
+
+// writeObject names an object as a plan's write does: "namespace/name", or
+// "name" when cluster-scoped.
+func writeObject(o client.Object) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}
+
+// changeOf is what ev did to its object, whose previous version (nil: none
+// in the log) was before.
+func changeOf(ev apiserver.Event, before client.Object) plan.Change {
+	switch {
+	case ev.Type == watch.Added:
+		return plan.Created
+	case ev.Type == watch.Deleted:
+		return plan.Deleted
+	case ev.Object.GetDeletionTimestamp() != nil && (before == nil || before.GetDeletionTimestamp() == nil):
+		return plan.Deleting
+	case before != nil && ev.Object.GetGeneration() != 0 && ev.Object.GetGeneration() == before.GetGeneration():
+		return plan.Status
+	}
+	return plan.Updated
 }
 
 // writesOf are, for each process, its writes in the fault phase that

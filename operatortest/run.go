@@ -78,8 +78,8 @@ func Run(t *testing.T, o Options) {
 		}
 	}
 	if len(res.Findings) == 0 {
-		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation", res.Checks, o.effectiveSeed(),
-			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0])
+		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.effectiveSeed(),
+			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(coverageLine(res.Targeted)))
 	}
 	for _, f := range res.Findings {
 		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
@@ -92,8 +92,8 @@ func Run(t *testing.T, o Options) {
 		if err := os.WriteFile(path, []byte(planHeader(t.Name(), path)+f.Minimal.String()), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s",
-			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+		t.Logf("operatortest: %s: violated after %d plans (seed %d%s), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s",
+			f.Signature, f.FirstFailure, o.effectiveSeed(), clause(coverageLine(res.Targeted)), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
 			f.ShrinkCandidates, f.ShrinkRuns, path)
 		rep.replay(f, path)
 	}
@@ -126,6 +126,10 @@ type Result struct {
 	TimeToFirstFailure, ShrinkTime, Elapsed time.Duration
 	// ShrinkCandidates and ShrinkRuns are the first finding's (Finding).
 	ShrinkCandidates, ShrinkRuns int
+	// Targeted says how many of the targeted plans of each class the
+	// exploration ran before its random ones, of how many its workload gave
+	// (sweep.go): "stale pairs 48 of 212".
+	Targeted []Coverage
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): one without KeepGoing, each signature once with it.
 	Findings []Finding
@@ -224,6 +228,25 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 	if err := w.preflight(t); err != nil {
 		return Result{}, err
 	}
+	seen := map[string]bool{}
+	for sig := range known { // lint:order-independent a set
+		seen[sig] = true
+	}
+	// Systematic before random (sweep.go): the targeted plans first.
+	var out Result
+	swept, offset, cov, err := w.sweep(t, seen)
+	if err != nil {
+		return Result{}, err
+	}
+	out.Targeted, out.Findings = cov, swept
+	w.randomChecks = w.o.Checks - offset
+	if len(swept) > 0 && !w.o.KeepGoing || len(swept) >= maxFindings || w.randomChecks <= 0 {
+		out.Checks = offset
+		if len(swept) > 0 && !w.o.KeepGoing {
+			out.Checks = swept[0].FirstFailure
+		}
+		return w.finishExploration(out, start), nil
+	}
 	n, note, err := w.workers(t, call)
 	if err != nil {
 		return Result{}, err
@@ -247,22 +270,20 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		}
 	}
 	gen := w.generator(t)
-	seen := map[string]bool{}
-	for sig := range known { // lint:order-independent a set
-		seen[sig] = true
-	}
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
-	var out Result
 	for {
 		f, ran, err := w.pass(t, gen, seen, judged, pre)
 		if err != nil {
 			return Result{}, err
 		}
+		if f != nil {
+			f.FirstFailure += offset // the targeted plans came first
+		}
 		if f != nil && pre != nil && len(out.Findings) == 0 {
 			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
 		if len(out.Findings) == 0 || w.o.KeepGoing {
-			out.Checks = ran
+			out.Checks = offset + ran
 		}
 		if f == nil {
 			break
@@ -273,6 +294,11 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 			break
 		}
 	}
+	return w.finishExploration(out, start), nil
+}
+
+// finishExploration fills in out's summary of its first finding.
+func (w *world) finishExploration(out Result, start time.Time) Result {
 	out.Elapsed = time.Since(start)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
@@ -280,7 +306,17 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		out.TimeToFirstFailure, out.ShrinkTime = f.TimeToFind, f.ShrinkTime
 		out.ShrinkCandidates, out.ShrinkRuns = f.ShrinkCandidates, f.ShrinkRuns
 	}
-	return out, nil
+	return out
+}
+
+// randomBudget is how many random plans a pass explores: the budget less
+// the places the sweep took (all of it in a worker process, which judges
+// the places its parent gives it).
+func (w *world) randomBudget() int {
+	if w.randomChecks > 0 {
+		return w.randomChecks
+	}
+	return w.o.Checks
 }
 
 // generator draws the explorer's sequence of plans: the world's Space with
@@ -296,10 +332,13 @@ func (w *world) generator(t *testing.T) *rapid.Generator[*plan.Plan] {
 }
 
 // preflight runs the world once with no workload and no fault: a manager
-// that cannot start fails here, whatever the oracles (no silent pass).
+// that cannot start fails here, whatever the oracles (no silent pass); so
+// does a scripted step on an object that never exists.
 func (w *world) preflight(t *testing.T) error {
-	_, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0)
-	return err
+	if _, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0); err != nil {
+		return err
+	}
+	return w.checkScriptTargets(t) // validate.go
 }
 
 // pass is one exploration of the sequence of plans until a violation with a
@@ -332,7 +371,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 	defer func() { w.phase = "" }()
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
-	res := explore.RunPlaces(gen, w.o.Checks, w.o.Seed, places, func(place int, p *plan.Plan) error {
+	res := explore.RunPlaces(gen, w.randomBudget(), w.o.Seed, places, func(place int, p *plan.Plan) error {
 		w.phase = phaseFind
 		if first != 0 {
 			w.phase = phaseShrink
@@ -350,7 +389,7 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		if time.Since(lastLog) >= progressEvery {
 			lastLog = time.Now()
 			if first == 0 {
-				logProgress(t, "operatortest: %d of %d plans judged in %s (%.0f plans/s)", ran-1, w.o.Checks, time.Since(start).Round(time.Millisecond),
+				logProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, w.randomBudget(), time.Since(start).Round(time.Millisecond),
 					float64(ran-1)/time.Since(start).Seconds())
 			} else {
 				logProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,6 +21,14 @@ type faults struct {
 	remove []func()              // removers of API faults in force
 	stale  map[string]plan.Fault // processes restarted by a stale fault, not yet started again: the fault
 	blind  map[int]bool          // the blind faults (by index in plan) whose stale start has happened
+	// unobserved are the windows of the plan's unobserved faults, in plan
+	// order, each tracking its object from the cluster's creation on.
+	unobserved []unobservedWindow
+}
+
+type unobservedWindow struct {
+	process string
+	u       *informer.Unobserved
 }
 
 type holdKey struct {
@@ -28,7 +37,43 @@ type holdKey struct {
 }
 
 func newFaults(c *Cluster, p *plan.Plan) *faults {
-	return &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]plan.Fault{}, blind: map[int]bool{}}
+	f := &faults{c: c, plan: p.Faults, holds: map[holdKey]int{}, stale: map[string]plan.Fault{}, blind: map[int]bool{}}
+	for _, x := range p.Faults {
+		if x.Kind == plan.Unobserved {
+			f.unobserved = append(f.unobserved, f.track(x))
+		}
+	}
+	return f
+}
+
+// track makes the window of x, an unobserved fault, follow its object from
+// now on: before any process starts, so that it sees each change before
+// the process's informers do (informer.Unobserved). Its opening and its end
+// are in the trace.
+func (f *faults) track(x plan.Fault) unobservedWindow {
+	group, rest, _ := strings.Cut(x.Resource, "/")
+	version, kind, _ := strings.Cut(rest, "/")
+	gvk := schema.GroupVersionKind{Group: group, Version: version, Kind: kind}
+	u := &informer.Unobserved{GVK: gvk, Key: x.Object, From: x.FromRev, Until: x.UntilRev}
+	object := kind + " " + x.Object
+	u.Notify = func(what string) {
+		f.c.record(trace.Step{Process: x.Process, Op: "unobserved", Object: object, Result: what})
+	}
+	u.Track(f.c.Server.Watcher())
+	return unobservedWindow{x.Process, u}
+}
+
+// Unobserved are the windows of process's unobserved faults: every
+// incarnation's informers get the same (a restart inside one lists without
+// the object's hidden state). After the heal there are none in force.
+func (f *faults) Unobserved(process string) []*informer.Unobserved {
+	var out []*informer.Unobserved
+	for _, w := range f.unobserved {
+		if w.process == process && !w.u.Ended() {
+			out = append(out, w.u)
+		}
+	}
+	return out
 }
 
 func kindMatches(pattern string, gvk schema.GroupVersionKind) bool {
@@ -174,6 +219,13 @@ func (f *faults) stalled() bool {
 	}
 	for _, p := range f.c.procs {
 		if p.Running() && p.GetCache().Behind() {
+			return true
+		}
+	}
+	// An object unobserved: a controller that misses its own child re-creates
+	// it, as fast as the API answers AlreadyExists, until it sees it.
+	for _, w := range f.unobserved {
+		if w.u.Open() {
 			return true
 		}
 	}
@@ -331,6 +383,18 @@ func (f *faults) heal() {
 	for _, p := range f.c.procs {
 		if p.Running() && p.GetCache().CatchUp() {
 			f.c.record(trace.Step{Process: p.Name(), Op: "catch-up", Result: "its stale view caught up at the heal"})
+		}
+	}
+	// An unobserved object's window still open ends: the informers that
+	// withheld its changes apply its newest state, as a watch that resumes.
+	for _, w := range f.unobserved {
+		if w.u.End() {
+			f.c.record(trace.Step{Process: w.process, Op: "unobserved", Object: w.u.GVK.Kind + " " + w.u.Key, Result: "the window ends at the heal"})
+		}
+	}
+	for _, p := range f.c.procs {
+		if p.Running() && p.GetCache().CatchUpUnobserved() {
+			f.c.record(trace.Step{Process: p.Name(), Op: "catch-up", Result: "its informers got the newest state of the objects they did not observe, at the heal"})
 		}
 	}
 }

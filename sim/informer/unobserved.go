@@ -40,9 +40,14 @@ type Unobserved struct {
 	From  uint64
 	Until uint64
 
-	before client.Object // the object as it was just before From (nil: absent)
-	endRV  uint64        // the change that ended the window (deletion or Until); 0: none yet
-	ended  bool          // End ended it
+	// Notify, if set, is told when the window opens (the first change
+	// withheld) and when it ends, in a sentence for a trace.
+	Notify func(what string)
+
+	before  client.Object // the object as it was just before From (nil: absent)
+	started bool          // a change in the window has committed
+	endRV   uint64        // the change that ended the window (deletion or Until); 0: none yet
+	ended   bool          // End ended it
 }
 
 // Track makes u observe every change of its kind from now on (subscribing
@@ -52,8 +57,12 @@ type Unobserved struct {
 func (u *Unobserved) Track(src Source) (stop func()) {
 	objs, _ := src.List(u.GVK)
 	for _, o := range objs {
-		if storeKey(o) == u.Key && rvOf(o) < u.From {
-			u.before = o
+		if storeKey(o) == u.Key {
+			if rvOf(o) < u.From {
+				u.before = o
+			} else {
+				u.open(rvOf(o))
+			}
 		}
 	}
 	return src.Watch(u.GVK, u.Observe)
@@ -74,13 +83,42 @@ func (u *Unobserved) Observe(ev apiserver.Event) {
 	}
 	if ev.Type == watch.Deleted || (u.Until > 0 && ev.ResourceVersion >= u.Until) {
 		u.endRV = ev.ResourceVersion
+		what := "its deletion"
+		if ev.Type != watch.Deleted {
+			what = "its change to resourceVersion " + strconv.FormatUint(ev.ResourceVersion, 10)
+		}
+		u.notify("the window ends at " + what + ": the process's informers get it")
+		return
+	}
+	u.open(ev.ResourceVersion)
+}
+
+func (u *Unobserved) open(rv uint64) {
+	if u.started {
+		return
+	}
+	u.started = true
+	u.notify("its changes from resourceVersion " + strconv.FormatUint(rv, 10) + " are withheld from the process's informers")
+}
+
+func (u *Unobserved) notify(what string) {
+	if u.Notify != nil {
+		u.Notify(what)
 	}
 }
 
 // End ends the window now (the heal): from now on nothing is withheld or
 // hidden. The informers that withheld something catch up on
-// Cache.CatchUpUnobserved.
-func (u *Unobserved) End() { u.ended = true }
+// Cache.CatchUpUnobserved. It reports whether the window was open.
+func (u *Unobserved) End() bool {
+	open := u.Open()
+	u.ended = true
+	return open
+}
+
+// Open reports whether the window is open now: a change of the object in
+// it has committed, and it has not ended.
+func (u *Unobserved) Open() bool { return u.started && !u.Ended() }
 
 // Ended reports whether the window is over (by its until change, the
 // object's deletion, or End).

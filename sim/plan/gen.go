@@ -31,6 +31,13 @@ type Space struct {
 	// MaxStale, if set, draws Stale faults (a restart onto an apiserver up to
 	// MaxStale behind). 0: not drawn.
 	MaxStale time.Duration
+	// RestartDelay is how long a crashed process stays down before its
+	// first restart (the kubelet's first CrashLoopBackOff, 10s by default;
+	// a process's StartDelay adds to it). A stale restart is drawn only
+	// where its restart lands before the end of the horizon (the heal,
+	// which ends every fault: a view that starts after it is fresh, and
+	// the plan would test nothing).
+	RestartDelay time.Duration
 	// Targets, if set, gives the instants of interest of the fault-free run of
 	// a plan's seed and workload (its writes, say; it gets the plan with those
 	// drawn and no faults yet): timed faults are then drawn either anywhere
@@ -77,6 +84,9 @@ func (sp Space) withDefaults() Space {
 	if sp.Horizon == 0 {
 		sp.Horizon = 5 * time.Minute
 	}
+	if sp.RestartDelay == 0 {
+		sp.RestartDelay = 10 * time.Second
+	}
 	return sp
 }
 
@@ -117,6 +127,10 @@ type Targets struct {
 	// a kind the process never caches changes nothing it sees). A process
 	// not listed draws among every kind.
 	Watched map[string][]string
+	// Written is, for each process, how many writes it made in the fault
+	// phase (counted as a crash after the k-th write counts them): a
+	// systematic sweep crashes it after each (Sweep).
+	Written map[string]int
 }
 
 // watchedOf keeps the kinds of all that proc watches (all when nothing is
@@ -140,6 +154,40 @@ type Write struct {
 	At   time.Duration // when it committed
 	RV   uint64        // the resourceVersion it made
 	Kind string        // "group/version/Kind"; "": a stale fault aimed at it lags every kind
+	// Object is the object it changed ("namespace/name", "name" when
+	// cluster-scoped); Process the process whose request made it ("": the
+	// workload's user, a model, or unknown); Change what it did to it.
+	Object  string
+	Process string
+	Change  Change
+}
+
+// Change is what a write did to its object, as its watch event and the
+// object's previous version tell.
+type Change int
+
+// The changes a write can make; the order is a sweep's order of interest for
+// a stale view's frozen point (Sweep): an object starting to be deleted first.
+const (
+	Updated  Change = iota // a change of spec (its generation moved) or of a kind without generations
+	Deleting               // its deletionTimestamp set: a deletion that finalizers hold
+	Deleted                // gone from the store
+	Status                 // its status or metadata, its generation unchanged
+	Created                // created
+)
+
+func (c Change) String() string {
+	switch c {
+	case Deleting:
+		return "deleting"
+	case Deleted:
+		return "deleted"
+	case Status:
+		return "status"
+	case Created:
+		return "created"
+	}
+	return "updated"
 }
 
 // Generator draws plans from sp. It is swarm testing: it first draws which fault
@@ -243,9 +291,12 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			f := Fault{Kind: Stale, Process: rapid.SampledFrom(sp.Processes).Draw(t, "stale-process")}
 			// What the process caches: a write of another kind, or a lag
 			// scoped to one, is not seen by it.
+			// A restart must land before the heal: a crash at last is down
+			// for RestartDelay, then its new incarnation lists.
+			last := sp.Horizon - sp.RestartDelay - time.Millisecond
 			var seen []Write
 			for _, w := range writes {
-				if w.Kind == "" || len(tg.watchedOf(f.Process, []string{w.Kind})) > 0 {
+				if w.At+time.Millisecond <= last && (w.Kind == "" || len(tg.watchedOf(f.Process, []string{w.Kind})) > 0) {
 					seen = append(seen, w)
 				}
 			}
@@ -272,17 +323,17 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				}
 				var later []time.Duration
 				for _, at := range targets {
-					if at >= w.At {
+					if at >= w.At && at+time.Millisecond <= last {
 						later = append(later, at)
 					}
 				}
 				if len(later) > 0 && rapid.Bool().Draw(t, "stale-at-targeted") {
 					f.At = rapid.SampledFrom(later).Draw(t, "stale-at-target") + time.Millisecond
 				} else {
-					f.At = w.At + time.Millisecond + dur("stale-at", max(sp.Horizon-w.At, 0))
+					f.At = w.At + time.Millisecond + dur("stale-at", max(last-w.At-time.Millisecond, 0))
 				}
 			} else {
-				f.At = when("stale-at", time.Millisecond)
+				f.At = min(when("stale-at", time.Millisecond), max(last, time.Millisecond))
 				if len(kinds) > 0 && !rapid.Bool().Draw(t, "stale-every-kind") {
 					f.Resource = rapid.SampledFrom(kinds).Draw(t, "stale-kind")
 				}

@@ -53,6 +53,10 @@ type Injector interface {
 	// SeesOwnWrites reports whether process's informers show it each of its
 	// own writes at once, in every incarnation (the plan's blind fault).
 	SeesOwnWrites(process string) bool
+	// Unobserved are the windows in which process's informers withhold one
+	// object's changes (the plan's unobserved faults): every incarnation
+	// gets the same, so a restart inside a window lists without them.
+	Unobserved(process string) []*informer.Unobserved
 	// Jitter is the next draw in [0, 1) of process's leader-election retry
 	// jitter (client-go draws it from the global math/rand).
 	Jitter(process string) float64
@@ -271,6 +275,9 @@ func (p *Process) start() {
 	}
 	if p.env.Faults.SeesOwnWrites(name) {
 		opts = append(opts, informer.WithOwnWrites(&p.ownWrites))
+	}
+	if us := p.env.Faults.Unobserved(name); len(us) > 0 {
+		opts = append(opts, informer.WithUnobserved(us))
 	}
 	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
 	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{

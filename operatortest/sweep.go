@@ -1,0 +1,161 @@
+package operatortest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// The sweep: systematic before random. Before rapid draws its random plans,
+// an exploration runs the targeted plans of one workload, the test's script
+// alone (the seed objects and the author's steps, none drawn) on the
+// schedule of the explorer's seed: plan.Sweep enumerates them from that
+// workload's fault-free run (a crash after each write, a stale restart for
+// each pair of changes, a hold across each change), the classes
+// interleaved. They take at most half the budget (Checks); the random plans
+// the rest. Every targeted plan shares the one fault-free run of its
+// workload (its references are recalled), so a sweep costs about one run a
+// plan. A targeted plan is the workload plus one fault: it is not shrunk
+// (there is nothing to take away but its fault); Result.Targeted says how
+// many of each class ran, of how many.
+
+// Coverage is how many of one class of targeted plans an exploration ran.
+type Coverage struct {
+	Class string // "crashes after a write", "stale pairs", ... (plan.SweepClass)
+	Ran   int    // how many of them were judged
+	Of    int    // how many the workload's fault-free run gave
+}
+
+func (c Coverage) String() string { return fmt.Sprintf("%s %d of %d", c.Class, c.Ran, c.Of) }
+
+// coverageLine is cs as one clause of a log line ("targeted plans: crashes
+// after a write 31 of 31, stale pairs 48 of 212"); "" when there is none.
+func coverageLine(cs []Coverage) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return "targeted plans: " + strings.Join(parts, ", ")
+}
+
+// clause is s as a clause after a comma ("", when s is).
+func clause(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+// sweepShare is the share of the budget the sweep may take: the random
+// plans keep the rest (a bug that needs a drawn workload or a lag is found
+// by them).
+const sweepShare = 2
+
+// sweepBase is the workload the sweep targets: the script alone, on the
+// explorer seed's schedule.
+func (w *world) sweepBase() (*plan.Plan, error) {
+	script, _, err := w.o.Workload.steps(w.o.Scheme, w.o.FaultPhase+w.o.HealBudget)
+	if err != nil {
+		return nil, err
+	}
+	return &plan.Plan{Seed: w.o.effectiveSeed() % 4096, Steps: script}, nil
+}
+
+// targetedPlans are the sweep's plans, at most budget, and what each class
+// has of them.
+func (w *world) targetedPlans(t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
+	base, err := w.sweepBase()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ref, err := w.reference(t, base.Seed, base.Steps)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sp := w.space
+	all := plan.Sweep(sp, ref.targets, ref.writes)
+	var cov []Coverage
+	for _, c := range plan.SweepClasses {
+		n := 0
+		for _, tp := range all {
+			if tp.Class == c {
+				n++
+			}
+		}
+		if n > 0 {
+			cov = append(cov, Coverage{Class: string(c), Of: n})
+		}
+	}
+	if len(all) > budget {
+		all = all[:budget]
+	}
+	plans := make([]*plan.Plan, len(all))
+	classes := make([]plan.SweepClass, len(all))
+	for i, tp := range all {
+		plans[i] = &plan.Plan{Seed: base.Seed, Steps: base.Steps, Faults: tp.Faults}
+		classes[i] = tp.Class
+	}
+	return plans, classes, cov, nil
+}
+
+// sweep runs the targeted plans (the ones this shard owns) until one
+// violates a property whose signature is not in seen (with KeepGoing: every
+// one, each new signature a finding). It returns the findings, how many
+// places the sweep took (its plans, whichever shard ran them: the random
+// plans are numbered after them) and its coverage.
+func (w *world) sweep(t *testing.T, seen map[string]bool) ([]Finding, int, []Coverage, error) {
+	start := time.Now()
+	plans, classes, cov, err := w.targetedPlans(t, w.o.Checks/sweepShare)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
+	}
+	at := map[string]int{}
+	for i, c := range cov {
+		at[c.Class] = i
+	}
+	defer func() { w.phase = "" }()
+	var found []Finding
+	lastLog := start
+	for i, p := range plans {
+		place := i + 1
+		if !w.o.Shard.owns(place) {
+			continue
+		}
+		cov[at[string(classes[i])]].Ran++
+		if time.Since(lastLog) >= progressEvery {
+			lastLog = time.Now()
+			logProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), coverageLine(cov))
+		}
+		w.phase = phaseFind
+		r, err := w.runRecalled(t, p)
+		if err != nil {
+			var we *worldError
+			if errors.As(err, &we) {
+				err = we.err
+			}
+			return nil, 0, nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+		}
+		vs := r.violated()
+		if len(vs) == 0 {
+			continue
+		}
+		sig := pick(w.signatures(vs), seen, "")
+		if sig == "" {
+			continue // a known violation
+		}
+		seen[sig] = true
+		found = append(found, Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.hash, steps: r.steps,
+			FirstFailure: place, TimeToFind: time.Since(start)})
+		if !w.o.KeepGoing || len(found) >= maxFindings {
+			return found, len(plans), cov, nil
+		}
+	}
+	return found, len(plans), cov, nil
+}

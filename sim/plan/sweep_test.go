@@ -1,0 +1,110 @@
+package plan
+
+import (
+	"testing"
+	"time"
+)
+
+// A reference run: the user deletes a Cluster at 5s (its deletionTimestamp,
+// then its removal), the operator deletes the Cluster's PVC at 5.1s, the user
+// creates the Cluster again at 20s and the operator its new PVC at 20.1s.
+func recreateTargets() Targets {
+	const cluster, pvc = "db.example/v1/Cluster", "/v1/PersistentVolumeClaim"
+	return Targets{
+		Writes: []Write{
+			{At: 1 * time.Second, RV: 10, Kind: cluster, Object: "ns/a", Change: Created},
+			{At: 1100 * time.Millisecond, RV: 11, Kind: pvc, Object: "ns/a-data", Process: "op", Change: Created},
+			{At: 5 * time.Second, RV: 20, Kind: cluster, Object: "ns/a", Change: Deleting},
+			{At: 5100 * time.Millisecond, RV: 21, Kind: pvc, Object: "ns/a-data", Process: "op", Change: Deleted},
+			{At: 5200 * time.Millisecond, RV: 22, Kind: cluster, Object: "ns/a", Change: Deleted},
+			{At: 20 * time.Second, RV: 30, Kind: cluster, Object: "ns/a", Change: Created},
+			{At: 20100 * time.Millisecond, RV: 31, Kind: pvc, Object: "ns/a-data", Process: "op", Change: Created},
+			{At: 55 * time.Second, RV: 40, Kind: pvc, Object: "ns/b-data", Process: "op", Change: Created},
+		},
+		Watched: map[string][]string{"op": {cluster, pvc}},
+		Written: map[string]int{"op": 4},
+	}
+}
+
+func recreateSpace() Space {
+	return Space{Processes: []string{"op"}, Kinds: []string{"db.example/v1/Cluster", "/v1/PersistentVolumeClaim"},
+		Horizon: time.Minute, MaxStale: 30 * time.Second, MaxWrite: 10}
+}
+
+// The first stale pair is the study's: the view of Clusters frozen just after
+// the old Cluster started being deleted, the restart right after the new
+// Cluster's PVC was created.
+func TestTheSweepAimsAStaleViewAtTwoChanges(t *testing.T) {
+	var stale []Fault
+	for _, tp := range Sweep(recreateSpace(), recreateTargets(), nil) {
+		if tp.Class == SweepStale {
+			stale = append(stale, tp.Faults[0])
+		}
+	}
+	if len(stale) == 0 {
+		t.Fatal("no stale pair")
+	}
+	first := stale[0]
+	if first.Rev != 20 || first.Resource != "db.example/v1/Cluster" || first.At != 20*time.Second+time.Millisecond {
+		t.Errorf("the first stale pair is %s, want the view of Clusters frozen at rev 20 (the deletion starting), restarting 1ms after the first creation after it", first)
+	}
+	// The restart after the PVC created at 55s would come after the heal
+	// (55s + 10s of CrashLoopBackOff > 1m): never drawn.
+	for _, f := range stale {
+		if f.At+10*time.Second >= time.Minute {
+			t.Errorf("%s restarts after the heal", f)
+		}
+	}
+	// Every pair is there with its frozen point before and after, scoped to
+	// A's kind and to every kind, each once.
+	seen := map[Fault]bool{}
+	for _, f := range stale {
+		if seen[f] {
+			t.Errorf("%s twice", f)
+		}
+		seen[f] = true
+	}
+	if !seen[Fault{Kind: Stale, Process: "op", At: 20*time.Second + time.Millisecond, Age: 30 * time.Second, Rev: 19}] {
+		t.Errorf("no pair with the frozen point just before A, for every kind")
+	}
+}
+
+// Crashes come after each write, the intermediate ones first; the classes
+// are interleaved so that a small budget covers each.
+func TestTheSweepCrashesAfterEachWriteAndInterleavesTheClasses(t *testing.T) {
+	all := Sweep(recreateSpace(), recreateTargets(), map[string][]int{"op": {3}})
+	var crashes []int
+	for _, tp := range all {
+		if tp.Class == SweepCrashes {
+			crashes = append(crashes, tp.Faults[0].Write)
+		}
+	}
+	if want := []int{3, 1, 2, 4}; len(crashes) != len(want) || crashes[0] != 3 || crashes[3] != 4 {
+		t.Errorf("crashes after writes %v, want %v", crashes, want)
+	}
+	if len(all) < 3 || all[0].Class != SweepCrashes || all[1].Class != SweepStale || all[2].Class != SweepHolds {
+		t.Errorf("the sweep begins %v, want one of each class in turn", all[:min(3, len(all))])
+	}
+	// A hold starts just before a change and lasts until the heal, a
+	// creation first.
+	for _, tp := range all {
+		if tp.Class == SweepHolds {
+			f := tp.Faults[0]
+			if f.From != 1*time.Second-time.Millisecond || f.Until != time.Minute {
+				t.Errorf("the first hold is %s, want from 999ms (the first creation) to the heal", f)
+			}
+			break
+		}
+	}
+}
+
+// A profile without stale restarts gets no stale pair.
+func TestTheSweepFollowsTheClasses(t *testing.T) {
+	sp := recreateSpace()
+	sp.Classes = []FaultKind{Crash}
+	for _, tp := range Sweep(sp, recreateTargets(), nil) {
+		if tp.Class != SweepCrashes {
+			t.Fatalf("a %s plan with only crashes allowed", tp.Class)
+		}
+	}
+}
