@@ -8,6 +8,7 @@
 //	ctrlsim catalogue [--check]
 //	ctrlsim bench [--json] [--report FILE] [--no-envtest]
 //	ctrlsim report [--out FILE] PLAN
+//	ctrlsim scaffold [--dir DIR] [--out FILE] [--name TestX] [--manager-per-controller] [--force]
 //
 // Bad input (an unknown entry or variant, a malformed plan, an unreadable file, a
 // bad flag) exits 2 with one line naming the problem.
@@ -53,6 +54,7 @@ commands:
   catalogue  regenerate reports/ (--check: exit 1 and show the diff when it is stale)
   bench      throughput and time-to-find figures
   report     the markdown report of an operator test's saved plan (testdata/ctrlsim/<test>.plan), for an issue
+  scaffold   write an operatortest test for a kubebuilder project (its scheme, CRDs, main.go's controllers, samples)
 
 run 'ctrlsim <command> -h' for its flags`
 
@@ -92,11 +94,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(args[1:], stdout)
 	case "report":
 		err = cmdReport(args[1:], stdout, stderr)
+	case "scaffold":
+		err = cmdScaffold(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, merge, replay, catalogue, bench or report)\n", args[0])
+		fmt.Fprintf(stderr, "ctrlsim: unknown command %q (want list, run, merge, replay, catalogue, bench, report or scaffold)\n", args[0])
 		return 2
 	}
 	var ue *usageError
