@@ -17,7 +17,9 @@
 // another; once the view catches up the operator makes an empty claim
 // again.) The correct operator deletes only the claims labelled with the
 // deleted Cluster's uid (an owner reference's uid serves as well), and
-// deletes with a uid precondition. This is pravega/zookeeper-operator's
+// deletes with a uid precondition. Both make a claim only for the Cluster
+// that is there live (the uid a claim carries must not be a cached
+// Cluster's that is gone). This is pravega/zookeeper-operator's
 // issue 312, found by Sieve (OSDI'22): its finalizer listed the cluster's
 // PVCs by name and namespace only.
 //
@@ -30,8 +32,8 @@
 //
 // The test (recreate_test.go) runs the workload as a script (created at 0 s,
 // deleted at 5 s, created again at 10 s). Its hand plan `stale process=op
-// kind=recreate.ctrlsim.dev/v1/Cluster at=10.005s age=20s rev=9` (rev 9: the
-// deletionTimestamp's write in the fault-free run of seed 1; 10.005 s: just
+// kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=9` (rev 9: the
+// deletionTimestamp's write in the fault-free run of seed 1; 10.007 s: just
 // after the new claim, rv 14; the restart comes after the 10 s crash
 // back-off) is caught on the buggy operator and holds on the correct one.
 // TestTheSearchFindsTheDataLoss explores with default Options from explorer

@@ -95,6 +95,8 @@ func (in *ClusterList) DeepCopyObject() runtime.Object {
 // Cluster.
 type Reconciler struct {
 	client.Client
+	// APIReader reads live (the manager's GetAPIReader).
+	APIReader client.Reader
 	// Buggy deletes every volume claim labelled with the deleted Cluster's
 	// name, the new Cluster's of that name included.
 	Buggy bool
@@ -159,6 +161,13 @@ func (r *Reconciler) ensureData(ctx context.Context, c *Cluster) error {
 	err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: "data-" + c.Name}, &pvc)
 	if err == nil || !apierrors.IsNotFound(err) {
 		return err
+	}
+	// The claim carries the Cluster's uid: confirm live that the cached
+	// Cluster is the one there is (a cache behind a re-creation shows the
+	// old one, whose uid would outlive it on the new Cluster's data).
+	var live Cluster
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(c), &live); err != nil || live.UID != c.UID {
+		return client.IgnoreNotFound(err)
 	}
 	pvc = corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: "data-" + c.Name,

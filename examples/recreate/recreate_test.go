@@ -78,7 +78,7 @@ func options(buggy bool) operatortest.Options {
 		Scheme: scheme,
 		CRDs:   [][]byte{recreate.CRD},
 		Managers: []operatortest.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return (&recreate.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			return (&recreate.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 		}}},
 		Workload: operatortest.Workload{Script: []operatortest.Step{
 			operatortest.Create(0, cluster()),
@@ -136,7 +136,7 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 // (rv 7) and its claim data-main made (rv 8); the user's deletion at 5 s
 // sets its deletionTimestamp (rv 9), the operator deletes the claim and
 // removes the finalizer; the Cluster made again at 10 s gets its finalizer
-// and a new claim data-main (rv 14, at 10.0045 s). Both operators hold.
+// and a new claim data-main (rv 14, at 10.0062 s). Both operators hold.
 func TestTheFaultFreeRunHolds(t *testing.T) {
 	for _, buggy := range []bool{true, false} {
 		if v, r := replay(t, buggy, ""); len(v) != 0 {
@@ -145,7 +145,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 	}
 }
 
-// staleAtTheDeletion restarts the operator (at 10.005 s, just after the new
+// staleAtTheDeletion restarts the operator (at 10.007 s, just after the new
 // claim was made; up again after the 10 s crash back-off) onto a watch
 // cache of Clusters frozen at the old Cluster's deletionTimestamp (rev 9),
 // its claims' cache fresh: it sees the old Cluster being deleted, lists
@@ -156,7 +156,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 // deletion, is forgiven by update-summaries as a race with the user). The
 // correct operator deletes only claims labelled with the deleted Cluster's
 // uid.
-const staleAtTheDeletion = "stale process=op kind=recreate.ctrlsim.dev/v1/Cluster at=10.005s age=20s rev=9\n"
+const staleAtTheDeletion = "stale process=op kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=9\n"
 
 func TestARestartOntoTheOldClustersDeletionDeletesTheNewClustersData(t *testing.T) {
 	if v, r := replay(t, true, staleAtTheDeletion); !slices.Contains(v, LiveDataIsNeverDeleted.Name) {
