@@ -33,7 +33,10 @@ import (
 // status, and a condition's lastTransitionTime moves only with a
 // transition), or it sets the object back to what it was two changes
 // before, times aside (a condition that flips between two values, a field
-// two writers fight over). Two rules, each a clear count:
+// two writers fight over). An idle write that follows a change of another
+// object, by another writer, since the controller's last write to this one
+// answers that change (provoked), and is not counted. Two rules, each a
+// clear count:
 //
 //   - idle: restIdleWrites or more idle writes at rest by one controller to
 //     one object violate, in the faulted run or in a fault-free reference
@@ -80,6 +83,9 @@ type restWrite struct {
 	at     time.Duration
 	kind   restKind
 	fields []string // what it changed (idle ones: the times, or the flip)
+	// provoked: another object changed (by another writer) since the
+	// writer's last write to this one (provoked).
+	provoked bool
 }
 
 // restWriter is one controller's writes to one object after the heal.
@@ -128,11 +134,27 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 		contents[i] = c
 		return c
 	}
+	// Who committed each resourceVersion: the first write that names it.
+	committedBy := map[uint64]string{}
+	for _, st := range r.Steps {
+		if storedWrite(st) {
+			if _, ok := committedBy[st.RVWritten]; !ok {
+				committedBy[st.RVWritten] = writerOf(st)
+			}
+		}
+	}
+	// The changes after the heal, for provoked.
+	var changes []restChangeOf
+	for _, ev := range r.Log {
+		if at := ev.At.Sub(r.Start); at >= r.HealAt && !slices.Contains(machinery, ev.GVK) {
+			changes = append(changes, restChangeOf{at, ev.Object.GetUID(), committedBy[ev.ResourceVersion]})
+		}
+	}
 	claimed := map[uint64]bool{} // resourceVersions a write committed
 	writers := map[[2]string]*restWriter{}
+	last := map[[2]string]time.Duration{} // each writer's last write to the object
 	for _, st := range r.Steps {
-		op, _, _ := strings.Cut(st.Op, "/")
-		if st.RVWritten == 0 || st.Result != "ok" || (op != "create" && op != "update" && op != "patch") {
+		if !storedWrite(st) {
 			continue
 		}
 		i, ok := byRV[st.RVWritten]
@@ -166,6 +188,12 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 			}
 		}
 		key := [2]string{writerOf(st), s.key(ev.GVK, ev.Object)}
+		since, ok := last[key]
+		if !ok {
+			since = r.HealAt
+		}
+		last[key] = st.At
+		rw.provoked = provoked(changes, since, st.At, uid, key[0])
 		wr := writers[key]
 		if wr == nil {
 			wr = &restWriter{by: key[0], object: key[1]}
@@ -175,6 +203,40 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 		wr.writes = append(wr.writes, rw)
 	}
 	return out
+}
+
+// storedWrite is a write that stored (or would have stored) an object:
+// create, update or patch, of the object or a subresource, that succeeded.
+func storedWrite(st trace.Step) bool {
+	op, _, _ := strings.Cut(st.Op, "/")
+	return st.RVWritten != 0 && st.Result == "ok" && (op == "create" || op == "update" || op == "patch")
+}
+
+// restChangeOf is a change after the heal: when, of what, by whom ("":
+// a write the trace does not show).
+type restChangeOf struct {
+	at     time.Duration
+	uid    types.UID
+	writer string
+}
+
+// provoked reports whether another object changed, by another writer than
+// by, after since and up to at: a write then answers a change (the
+// kubebuilder CronJob tutorial writes its status, unchanged, at every event
+// of its Jobs), and is not one the operator's clock alone made.
+func provoked(changes []restChangeOf, since, at time.Duration, uid types.UID, by string) bool {
+	i, _ := slices.BinarySearchFunc(changes, since, func(c restChangeOf, t time.Duration) int {
+		if c.at <= t {
+			return -1
+		}
+		return 1
+	})
+	for ; i < len(changes) && changes[i].at <= at; i++ {
+		if c := changes[i]; c.uid != uid && c.writer != by {
+			return true
+		}
+	}
+	return false
 }
 
 // writerOf names a step's writer: its controller, or its process outside
@@ -318,6 +380,9 @@ func (rw *restWrites) idle() (string, time.Duration) {
 		var fields []string
 		var kth time.Duration
 		for _, w := range ws {
+			if w.provoked {
+				continue
+			}
 			switch w.kind {
 			case restNoop:
 				noop++

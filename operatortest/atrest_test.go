@@ -27,6 +27,10 @@ type restRun struct {
 	rv      uint64
 	current *corev1.ConfigMap
 	gvk     schema.GroupVersionKind // of the events: a ConfigMap's
+	// otherMade: team/other exists (other); appRV is team/app's
+	// resourceVersion.
+	otherMade bool
+	appRV     uint64
 }
 
 func newRestRun(started time.Duration) *restRun {
@@ -47,9 +51,10 @@ func (rr *restRun) commit(at time.Duration, typ watch.EventType, process, contro
 		st.Op = "create"
 	}
 	if data == nil && typ != watch.Added {
-		st.RVSeen, st.RVCurrent, st.RVWritten = rr.rv, rr.rv, rr.rv
+		st.RVSeen, st.RVCurrent, st.RVWritten = rr.appRV, rr.appRV, rr.appRV
 	} else {
 		rr.rv++
+		rr.appRV = rr.rv
 		o := rr.current.DeepCopy()
 		o.Data = data
 		o.ResourceVersion = ""
@@ -78,6 +83,18 @@ func (rr *restRun) every(from, to, step time.Duration, data func(i int, at time.
 }
 
 func (rr *restRun) snap(w *world) *snapshot { return w.snapshotOf(rr.r) }
+
+// other changes another object, ConfigMap team/other, by process at at.
+func (rr *restRun) other(at time.Duration, process string, data map[string]string) {
+	rr.rv++
+	o := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "other", UID: "u2"}, Data: data}
+	typ := watch.Modified
+	if !rr.otherMade {
+		typ, rr.otherMade = watch.Added, true
+	}
+	rr.r.Log = append(rr.r.Log, apiserver.Event{Type: typ, GVK: configMapGVK, Object: o, ResourceVersion: rr.rv, At: rr.start.Add(at)})
+	rr.r.Steps = append(rr.r.Steps, trace.Step{At: at, Process: process, Op: "update", Object: "ConfigMap team/other", Result: "ok", RVWritten: rr.rv})
+}
 
 func heartbeat(rr *restRun) func(int, time.Duration) map[string]string {
 	return func(_ int, at time.Duration) map[string]string {
@@ -149,6 +166,18 @@ func TestWritesAtRestThatAreWorkHold(t *testing.T) {
 	if v := w.judgeWritesAtRest(ref, scheduled.snap(w)); !v.Holds {
 		t.Errorf("a schedule's writes, as in the fault-free run: %s", v.Detail)
 	}
+	// An unchanged status written at each event of another object (the
+	// kubebuilder CronJob tutorial's at each change of its Jobs) answers a
+	// change: not the operator's clock alone.
+	answers := newRestRun(0)
+	answers.commit(65*time.Second, watch.Modified, "op", "app", map[string]string{"mode": "on"})
+	for at := 70 * time.Second; at < 3*time.Minute; at += 5 * time.Second {
+		answers.other(at-time.Second, "kube-controller-manager", map[string]string{"at": at.String()})
+		answers.commit(at, watch.Modified, "op", "app", nil)
+	}
+	if v := w.judgeWritesAtRest(nil, answers.snap(w)); !v.Holds {
+		t.Errorf("unchanged writes that answer another object's changes: %s", v.Detail)
+	}
 	// The Lease of leader election is the manager's, renewed for ever.
 	lease := newRestRun(0)
 	lease.gvk = schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
@@ -199,5 +228,20 @@ func TestWritesAtRestAreComparedWithTheFaultFreeRun(t *testing.T) {
 	if v.Holds || !strings.Contains(v.Detail, "in the fault-free run of the same workload (seed 7), app wrote ConfigMap team/app") ||
 		!strings.Contains(v.Detail, "(a bug with no fault)") {
 		t.Errorf("the fault-free run idles at rest: %+v", v)
+	}
+}
+
+// Two writers that fight over one object's field, each at its own poll,
+// flip it: the other's change of the same object provokes nothing.
+func TestAFieldTwoWritersFightOverIsCaught(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	rr := newRestRun(0)
+	for at := 70 * time.Second; at < 3*time.Minute; at += 5 * time.Second {
+		rr.commit(at, watch.Modified, "other-operator", "", map[string]string{"owner": "them"})
+		rr.commit(at+time.Second, watch.Modified, "op", "app", map[string]string{"owner": "us"})
+	}
+	v := w.judgeWritesAtRest(nil, rr.snap(w))
+	if v.Holds || !strings.Contains(v.Detail, `data.owner between "them" and "us"`) {
+		t.Errorf("a fight: %+v", v)
 	}
 }

@@ -182,11 +182,15 @@
 //     heartbeats out of status, and a condition's lastTransitionTime moves
 //     with a transition only), or it sets the object back to its state two
 //     changes before, times aside (a condition flipping between two values,
-//     a field two writers fight over). Three idle writes at rest by one
-//     controller to one object violate, in the faulted run or in a
-//     fault-free reference (there a bug with no fault): the reconcile that
-//     a correct operator's last write wakes may write once more unchanged,
-//     and rest begins long after the last change; three are a cadence.
+//     a field two writers fight over). It counts when the operator's clock
+//     alone made it: no other object changed, by another writer, since the
+//     controller's last write to this one (an unchanged status written at
+//     each change of the Jobs a CronJob owns, as the kubebuilder tutorial
+//     does, answers a change). Three idle writes at rest by one controller
+//     to one object violate, in the faulted run or in a fault-free
+//     reference (there a bug with no fault): the reconcile that a correct
+//     operator's last write wakes may write once more unchanged, and rest
+//     begins long after the last change; three are a cadence.
 //     A time-driven operator (a schedule, a RequeueAfter poll) writes at
 //     rest at its own pace, and its writes change what it manages (the next
 //     run, its list of active runs): they are judged against the fault-free
@@ -843,7 +847,10 @@
 //     lacks it. A scheme shared with code that reads it concurrently while the
 //     first Run starts (another test's client, in parallel) races with that
 //     registration: register apiextensionsv1 yourself to avoid it.
-//   - writes-at-rest (atrest.go) counts what each write stored, not why: a
+//   - writes-at-rest (atrest.go): an idle write that follows another
+//     object's change is taken for an answer to it, so a heartbeat in a
+//     world where something else changes between two beats (a schedule's
+//     Jobs running) is not seen. It counts what each write stored, not why: a
 //     write at rest that stores something new every time (a counter of
 //     polls, a message with the poll's number) is not idle, and is caught
 //     only when the fault-free runs do not make it too. A heartbeat slower
