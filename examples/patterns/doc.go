@@ -30,11 +30,15 @@
 //   - Each operator shows one pattern at its smallest: real operators mix
 //     them, and a false alarm that needs two patterns at once is not sought.
 //   - The twins are caught by the generic oracles alone; a bug that only a
-//     domain property sees is not part of the suite. Two twins' bugs also
+//     domain property sees is not part of the suite. Four twins' bugs also
 //     show without faults (schedule's generateName runs are created twice
 //     when a reconcile reads its own status write late; password's rewrite
-//     loop is a hot loop in every run): they are caught where the runs
-//     differ (interleavings-agree, converges) or by the kernel's hot-loop.
+//     loop is a hot loop in every run; probe's heartbeat and flipping
+//     condition are written at rest in every run): they are caught where
+//     the runs differ (interleavings-agree, converges), by the kernel's
+//     hot-loop, or by writes-at-rest in the fault-free run itself. The
+//     probe pattern is listed twice (probe-heartbeat, probe-flip), once
+//     per twin, so its correct operator is explored twice.
 //   - An exploration stops at its first violation, so a correct operator's
 //     false alarms are counted as 0 or 1 (the first), not all of them.
 //   - The twin's minimal plan is replayed on the correct operator through
