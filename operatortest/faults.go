@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -22,7 +23,7 @@ import (
 // a plan replays as written whatever the profile.
 type Faults struct {
 	// Classes are the fault classes drawn (plan.Lag, plan.Hold, plan.Crash,
-	// plan.API, plan.Latency, plan.Workers, plan.Stale; the kubelet's
+	// plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved; the kubelet's
 	// plan.NotReady, plan.CrashLoop, plan.PodFail and plan.NodeLost with
 	// WorkloadFaults). Nil: every class.
 	Classes []plan.FaultKind
@@ -32,6 +33,13 @@ type Faults struct {
 	// Kinds are the kinds whose caches may lag or be held (then no lag is
 	// drawn for every kind at once). Nil: every kind the world collects.
 	Kinds []schema.GroupVersionKind
+	// Objects are the objects whose changes aimed faults aim at (a stale
+	// view frozen at one of their changes, one of them unobserved by a
+	// process): the reference run's changes of other objects are not
+	// targets. A cluster-scoped object has no Namespace; a name matches
+	// every kind's object of that name (Kinds narrows the kinds). Nil:
+	// every object.
+	Objects []types.NamespacedName
 	// API are templates of API faults drawn beside the world's own (each in
 	// a window the plan draws): Agent, Verb, Resource, Subresource,
 	// Namespace, Name, Code (and Field and Message for a 422), Ambiguous and
@@ -43,7 +51,7 @@ type Faults struct {
 
 // drawnClasses are the classes a generator draws; Stop (and any class a
 // reference run replays) is the harness's, not a test's to ask for.
-var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale,
+var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved,
 	plan.NotReady, plan.CrashLoop, plan.PodFail, plan.NodeLost}
 
 // narrow applies the profile f to w's plan space, or says in one line what
@@ -76,6 +84,11 @@ func (w *world) narrow(f Faults) error {
 		}
 		w.space.Kinds, w.space.KindsOnly = kinds, true
 	}
+	for i, o := range f.Objects {
+		if o.Name == "" || strings.Contains(o.Name, "/") || strings.Contains(o.Namespace, "/") {
+			return fmt.Errorf("Options.Faults.Objects[%d] (%q): want a Name (and the Namespace of a namespaced object), without slashes", i, o.String())
+		}
+	}
 	for i, a := range f.API {
 		if a.Code == 0 && !a.Ambiguous {
 			return fmt.Errorf("Options.Faults.API[%d] (%s): Code is 0: want the HTTP status it fails with (403, 409, 422, 429, 500, 503 or 504)", i, a)
@@ -89,6 +102,57 @@ func (w *world) narrow(f Faults) error {
 		w.space.MaxLag = f.MaxLag
 	}
 	return nil
+}
+
+// aimedAt reports whether the reference run's changes of object (as
+// plan.Write names it: "namespace/name", or "name" when cluster-scoped) are
+// targets of aimed faults: Options.Faults.Objects names it, or names none.
+func (w *world) aimedAt(object string) bool {
+	objs := w.o.Faults.Objects
+	if objs == nil {
+		return true
+	}
+	for _, o := range objs {
+		if (o.Namespace == "" && o.Name == object) || o.Namespace+"/"+o.Name == object {
+			return true
+		}
+	}
+	return false
+}
+
+// checkObjects checks Options.Faults.Objects against res, a reference run,
+// when the workload is the author's script alone (every plan's workload is
+// then the same): it says in one line which named objects the run never
+// changed, and which it changed (nil: each named one is there, none is
+// named, or the workload draws steps, which may change it in another plan).
+// A name the script's run never touches is a typing error: aimed faults
+// would fall on nothing.
+func (w *world) checkObjects(res *result) error {
+	wl := w.o.Workload
+	if len(w.o.Faults.Objects) == 0 || wl.Steps == nil || len(wl.Steps) > 0 || len(wl.Domain) > 0 {
+		return nil
+	}
+	var all []string
+	for _, ev := range res.log {
+		if k := writeObject(ev.Object); slices.Contains(w.collected, ev.GVK) && !slices.Contains(all, k) {
+			all = append(all, k)
+		}
+	}
+	var missing []string
+	for _, o := range w.o.Faults.Objects {
+		key := o.Name
+		if o.Namespace != "" {
+			key = o.Namespace + "/" + o.Name
+		}
+		if !slices.Contains(all, key) {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(all)
+	return fmt.Errorf("Options.Faults.Objects: %s is changed by no write of the script's fault-free run (its objects: %s)", strings.Join(missing, ", "), strings.Join(all, ", "))
 }
 
 func joinKinds(ks []plan.FaultKind) string {

@@ -67,6 +67,9 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if err != nil {
 		return nil, err
 	}
+	if err := w.checkObjects(res); err != nil { // faults.go
+		return nil, err
+	}
 	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res), writes: writesOf(res.steps, w.o.FaultPhase)}
 	w.keep(key, r)
 	return r, nil
@@ -149,7 +152,7 @@ func (w *world) targetsOf(res *result) plan.Targets {
 		}
 		before := prev[ev.Object.GetUID()]
 		prev[ev.Object.GetUID()] = ev.Object
-		if slices.Contains(w.collected, ev.GVK) {
+		if slices.Contains(w.collected, ev.GVK) && w.aimedAt(writeObject(ev.Object)) { // Options.Faults.Objects (faults.go)
 			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind,
 				Object: writeObject(ev.Object), Process: by[ev.ResourceVersion], Change: changeOf(ev, before)})
 		}
