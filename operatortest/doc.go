@@ -670,7 +670,12 @@
 //   - Outside reaches testing through testing.MainStart with a minimal
 //     testDeps (no profiling, fuzzing or coverage) and swaps os.Stdout for
 //     the test's output while it runs: one at a time, in a program whose
-//     own output does not go through os.Stdout meanwhile.
+//     own output does not go through os.Stdout meanwhile. Within a test
+//     binary (a command's code under test) the nested run inherits none of
+//     the binary's selection (-test.run, -skip, -count, -cpu, -list,
+//     -shuffle, -bench, -fuzz) or files: it runs its one test once. testing
+//     rebuilds its -test.cpu list in every run, so after Outside that
+//     binary's benchmarks run at the GOMAXPROCS of the moment, not its list.
 //   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held

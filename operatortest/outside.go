@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,15 +36,21 @@ func Outside(name string, f func(t *testing.T)) error {
 	}
 	defer os.Remove(out.Name())
 	defer out.Close()
-	failed := true
-	stdout := os.Stdout
-	os.Stdout = out // testing prints to os.Stdout
-	defer withoutTestFiles()()
+	failed, ran := true, 0
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout = out // testing prints to os.Stdout (and, under -test.v=test2json, sets os.Stderr to it)
+	defer nestedFlags()()
 	code := testing.MainStart(outsideDeps{}, []testing.InternalTest{{Name: name, F: func(t *testing.T) {
+		ran++
 		f(t)
 		failed = t.Failed()
 	}}}, nil, nil, nil).Run()
-	os.Stdout = stdout
+	os.Stdout, os.Stderr = stdout, stderr
+	if ran != 1 && code == 0 {
+		// nestedFlags runs the one test once; a flag of testing it does
+		// not know (a newer Go's) could still select otherwise.
+		return fmt.Errorf("%s failed: testing ran it %d times, not once", name, ran)
+	}
 	if !failed && code == 0 {
 		return nil
 	}
@@ -57,27 +64,42 @@ func Outside(name string, f func(t *testing.T)) error {
 
 var outsideMu sync.Mutex
 
-// testFiles are the flags of a test binary that name files its own M.Run
-// owns (cmd/go's test log, the profiles, the trace, the coverage profile):
-// M.Run opens each in its before and closes it in its after, and the file
-// is package state of testing, so a nested M.Run (Outside called within a
-// test binary: a command's code under test) would close the outer run's
-// file, and the outer run fails ("testing: can't write .../testlog.txt:
-// file already closed", exit 2) once its tests have passed.
-var testFiles = []string{"test.testlogfile", "test.cpuprofile", "test.memprofile", "test.blockprofile",
-	"test.mutexprofile", "test.trace", "test.coverprofile"}
+// nestedFlag is a flag of a test binary that testing's M.Run reads from
+// package state, with the value a nested M.Run (Outside called within a
+// test binary: a command's code under test) must see instead.
+type nestedFlag struct{ name, value string }
 
-// withoutTestFiles clears testFiles' flags for a nested M.Run and returns
-// what puts them back.
-func withoutTestFiles() (restore func()) {
+// nestedValues are the flags of the test binary that a nested M.Run must not
+// inherit. The selection (-test.run, -test.skip, -test.list, -test.count,
+// -test.cpu, -test.shuffle, -test.bench, -test.fuzz) chose the outer tests:
+// the nested run runs exactly the one test Outside made, once (inherited,
+// `go test -skip X` skipped it and Outside failed with "no tests to run").
+// The files (cmd/go's test log, the profiles, the trace, the coverage
+// profile) are the outer run's: M.Run opens each in its before and closes
+// it in its after, and the file is package state of testing, so a nested
+// M.Run would close the outer run's file, and the outer run fails
+// ("testing: can't write .../testlog.txt: file already closed", exit 2)
+// once its tests have passed. (testing rebuilds its list of -test.cpu
+// values in every M.Run: after Outside, the outer binary's benchmarks run
+// at the GOMAXPROCS of that moment, not at its -test.cpu list.)
+var nestedValues = []nestedFlag{
+	{"test.run", ""}, {"test.skip", ""}, {"test.list", ""}, {"test.count", "1"}, {"test.cpu", ""},
+	{"test.shuffle", "off"}, {"test.bench", ""}, {"test.fuzz", ""},
+	{"test.testlogfile", ""}, {"test.cpuprofile", ""}, {"test.memprofile", ""}, {"test.blockprofile", ""},
+	{"test.mutexprofile", ""}, {"test.trace", ""}, {"test.coverprofile", ""},
+}
+
+// nestedFlags sets nestedValues' flags for a nested M.Run and returns what puts
+// the test binary's values back.
+func nestedFlags() (restore func()) {
 	var undo []func()
-	for _, name := range testFiles {
-		f := flag.Lookup(name)
-		if f == nil || f.Value.String() == "" {
+	for _, n := range nestedValues {
+		f := flag.Lookup(n.name)
+		if f == nil || f.Value.String() == n.value {
 			continue
 		}
 		was := f.Value.String()
-		_ = f.Value.Set("")
+		_ = f.Value.Set(n.value)
 		undo = append(undo, func() { _ = f.Value.Set(was) })
 	}
 	return func() {
@@ -103,20 +125,23 @@ type corpusEntry = struct {
 }
 
 // outsideDeps is the least that testing.MainStart needs to run tests in a
-// program that is not a test binary: names match (Outside runs one test),
-// and there is no profiling, test log, fuzzing or coverage.
+// program that is not a test binary: names match as a test binary's do
+// (regular expressions; nestedFlags leaves no pattern to match, so the one
+// test runs), and there is no profiling, test log, fuzzing or coverage.
 type outsideDeps struct{}
 
 var errOutside = errors.New("not supported outside a test binary")
 
-func (outsideDeps) ImportPath() string                        { return "" }
-func (outsideDeps) ModulePath() string                        { return "" }
-func (outsideDeps) MatchString(pat, str string) (bool, error) { return true, nil }
-func (outsideDeps) SetPanicOnExit0(bool)                      {}
-func (outsideDeps) StartCPUProfile(io.Writer) error           { return errOutside }
-func (outsideDeps) StopCPUProfile()                           {}
-func (outsideDeps) StartTestLog(io.Writer)                    {}
-func (outsideDeps) StopTestLog() error                        { return nil }
+func (outsideDeps) ImportPath() string { return "" }
+func (outsideDeps) ModulePath() string { return "" }
+func (outsideDeps) MatchString(pat, str string) (bool, error) {
+	return regexp.MatchString(pat, str)
+}
+func (outsideDeps) SetPanicOnExit0(bool)            {}
+func (outsideDeps) StartCPUProfile(io.Writer) error { return errOutside }
+func (outsideDeps) StopCPUProfile()                 {}
+func (outsideDeps) StartTestLog(io.Writer)          {}
+func (outsideDeps) StopTestLog() error              { return nil }
 func (outsideDeps) WriteProfileTo(string, io.Writer, int) error {
 	return errOutside
 }

@@ -69,3 +69,38 @@ func TestOutsideLeavesTheTestBinarysFilesToIt(t *testing.T) {
 		t.Errorf("after Outside the test log is %q, want %q back", got, want)
 	}
 }
+
+// A nested run runs exactly the test Outside made, once, whatever selected
+// the outer tests: `go test -skip X` (make check's CHECK_SKIP) once skipped
+// it ("testing: warning: no tests to run"), and -count, -run or -list would
+// run it twice, not at all, or list it. The selection is back afterwards.
+func TestOutsideRunsItsTestOnceWhateverSelectedTheOuterTests(t *testing.T) {
+	set := map[string]string{"test.run": "^TestSomethingElse$", "test.skip": "Nested|Other", "test.count": "2",
+		"test.list": ".", "test.shuffle": "7"}
+	want := map[string]string{}
+	for name, v := range set {
+		f := flag.Lookup(name)
+		if f == nil {
+			t.Fatalf("no flag %s in a test binary", name)
+		}
+		want[name] = f.Value.String()
+		if err := f.Value.Set(v); err != nil {
+			t.Fatal(err)
+		}
+		defer f.Value.Set(want[name])
+		want[name] = v
+	}
+	runs := 0
+	err := Outside("Nested", func(*testing.T) { runs++ })
+	if err != nil || runs != 1 {
+		t.Errorf("Outside under -run, -skip, -count, -list, -shuffle: error %v, ran %d times; want nil, once", err, runs)
+	}
+	for name, v := range want {
+		if got := flag.Lookup(name).Value.String(); got != v {
+			t.Errorf("after Outside -%s is %q, want %q back", name, got, v)
+		}
+	}
+	if err := Outside("Nested", func(t *testing.T) { t.Error("it ran and failed") }); err == nil || !strings.Contains(err.Error(), "it ran and failed") {
+		t.Errorf("a failing nested test under the same flags: error %v, want its failure", err)
+	}
+}
