@@ -341,6 +341,15 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			f.Age = time.Millisecond + dur("stale-age", sp.MaxStale)
 			p.Faults = append(p.Faults, f)
 		}
+		// Unobserved windows are enumerated by Sweep; the random plans draw
+		// them only where the profile asks for the class, so that adding it
+		// left every other profile's random sequence as it was.
+		if procs && slices.Contains(sp.Classes, Unobserved) && rapid.Bool().Draw(t, "use-unobserved") {
+			proc := rapid.SampledFrom(sp.Processes).Draw(t, "unobserved-process")
+			if f := drawUnobserved(t, sp, tg, proc); f.Kind != "" {
+				p.Faults = append(p.Faults, f)
+			}
+		}
 		if class(Workers, len(sp.Controllers) > 0) {
 			c := rapid.SampledFrom(sp.Controllers).Draw(t, "workers-controller")
 			proc, ctrl := splitController(c)

@@ -60,6 +60,8 @@ type Targeted struct {
 //   - a hold of a kind the process caches, from just before each change of
 //     that kind until the heal (creations first, then deletions, then the
 //     rest);
+//   - the unobserved windows of each object the process caches
+//     (UnobservedWindows).
 //
 // The classes are interleaved, one plan of each in turn, so that a budget
 // smaller than the sweep covers the most interesting plans of every class;
@@ -75,6 +77,16 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	}
 	if sp.allows(Hold) {
 		lists[SweepHolds] = sweepHolds(sp, tg)
+	}
+	if sp.allows(Unobserved) {
+		for _, proc := range sp.Processes {
+			for _, f := range UnobservedWindows(tg, proc) {
+				if sp.KindsOnly && !slices.Contains(sp.Kinds, f.Resource) {
+					continue
+				}
+				lists[SweepUnobserved] = append(lists[SweepUnobserved], Targeted{Class: SweepUnobserved, Faults: []Fault{f}})
+			}
+		}
 	}
 	var out []Targeted
 	for i := 0; ; i++ {
