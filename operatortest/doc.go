@@ -470,7 +470,34 @@
 //
 // # Sieve's three patterns, aimed
 //
-// Each plan's seed and workload first run without faults (the reference run,
+// Systematic before random (sweep.go): an exploration first runs the
+// targeted plans of one workload, the test's script alone on the schedule of
+// the explorer's seed, enumerated from that workload's fault-free run
+// (plan.Sweep), one fault each, the four classes interleaved so that a
+// budget smaller than the sweep covers each class's most interesting plans:
+// a crash right after each write of each operator process (the reference
+// run's intermediate states first); a stale restart for each pair of
+// changes A then B of kinds the process caches (its watch cache of A's kind
+// frozen just after A, then just before it, then every kind's; the crash
+// 1 ms after B, so that the new incarnation, up the CrashLoopBackOff later
+// and before the heal, lists A's past while B is done; A a deletion
+// starting, a deletion, a status write, a spec change, a creation, in that
+// order; B a creation or deletion, a creation first: the object re-created,
+// the member scaled back up); a hold of a kind from just before each of its
+// changes until the heal; and every unobserved window (one object's changes
+// withheld from the process, its lists included, from its creation or one
+// change until its next: plan.UnobservedWindows). The sweep takes at most
+// half of Checks (the random plans the rest, numbered after it); every
+// targeted plan shares its workload's references, so a sweep costs about
+// one run a plan. A targeted plan is not shrunk: it is the workload and one
+// fault. Result.Targeted, and the pass and failure lines, say how many of
+// each class ran of how many ("targeted plans: crashes after a write 4 of
+// 4, stale pairs 32 of 32, holds across a change 3 of 3"). A stale restart
+// is drawn, targeted or at random, only where its new incarnation starts
+// before the heal (which ends every fault: a view that starts after it is
+// fresh and the plan would test nothing).
+//
+// Then the random plans. Each plan's seed and workload first run without faults (the reference run,
 // kept for converges and update-summaries). Its writes, and its operators'
 // live reads, in the fault phase are the targets: a drawn crash at a time or a
 // stale restart lands either anywhere or 1 ms after a target, and a hold (a
