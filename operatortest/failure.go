@@ -126,6 +126,10 @@ func manifest(f plan.Fault, steps []trace.Step) int {
 			if s.Process == f.Process && s.Op == "stale" {
 				return i
 			}
+		case plan.Unobserved:
+			if s.Process == f.Process && s.Op == "unobserved" {
+				return i // its window opens
+			}
 		case plan.Hold:
 			if s.Process == f.Process && s.Op == "hold" && (f.Resource == "*" || strings.HasSuffix(f.Resource, "/"+strings.TrimPrefix(s.Object, "*"))) {
 				return i
@@ -163,6 +167,8 @@ func whatHappened(f plan.Fault, steps []trace.Step, at int) string {
 		return fmt.Sprintf("%s restarted at %v, and %s", f.Process, s.At, s.Result)
 	case plan.Hold:
 		return fmt.Sprintf("%s's watch of %s delivered nothing from %v to %v, then caught up", f.Process, f.Resource, f.From, f.Until)
+	case plan.Unobserved:
+		return fmt.Sprintf("from %v %s", s.At, unobservedSummary(f))
 	case plan.API:
 		return fmt.Sprintf("from %v the apiserver answered %s", s.At, strings.TrimPrefix(s.Result, "api "))
 	}
@@ -187,8 +193,22 @@ func faultSummary(f plan.Fault) string {
 		return fmt.Sprintf("node %s stopped reporting at %v", f.Node, f.At)
 	case plan.Stop:
 		return fmt.Sprintf("%s stopped cleanly at %v (between reconciles) and started again at %v", f.Process, f.From, f.Until)
+	case plan.Unobserved:
+		return unobservedSummary(f) + " (no change of it fell in the window)"
 	}
 	return f.String()
+}
+
+// unobservedSummary says what an unobserved fault kept from its process.
+func unobservedSummary(f plan.Fault) string {
+	from, until := "from its creation", "until its deletion or the heal"
+	if f.FromRev != 0 {
+		from = fmt.Sprintf("from its change to resourceVersion %d", f.FromRev)
+	}
+	if f.UntilRev != 0 {
+		until = fmt.Sprintf("until its change to resourceVersion %d (or its deletion, or the heal)", f.UntilRev)
+	}
+	return fmt.Sprintf("%s never saw %s %s %s %s: its informers got none of those changes, and its lists showed the state before them", f.Process, kindOnly(f.Resource), f.Object, from, until)
 }
 
 // realEvent is the real cluster's event a fault stands for: why a finding
@@ -207,6 +227,8 @@ func realEvent(f plan.Fault) string {
 		return "a pod restarted onto a kube-apiserver replica or watch cache that lags behind etcd: client-go lists with resourceVersion 0, which the watch cache serves as it is"
 	case plan.Hold:
 		return "an informer behind a slow or overloaded apiserver, or a pod partitioned from it: its watch delivers nothing, then the reflector catches up"
+	case plan.Unobserved:
+		return "an informer that misses some states of one object: its watch broke while the object changed, and the relist that followed was served by a watch cache behind them (client-go lists with resourceVersion 0), so the controller never sees the object's creation or its intermediate states and first sees it at a later change, as a watch that resumes delivers only the newest state"
 	case plan.Lag:
 		return "informer lag: every controller's cache sees a change some time after it was committed"
 	case plan.API:

@@ -69,4 +69,11 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 	if len(said) != 3 || !strings.HasPrefix(said[0], "its changes from resourceVersion") || said[1] != "the window ends at the heal" {
 		t.Fatalf("the run's trace says of the window %q; want it opened at the Secret's creation and ended at the heal", said)
 	}
+	// A failure under it would say what it did and what it stands for.
+	why := strings.Join(whyReal(p, r.steps, nil), "\n")
+	for _, want := range []string{"op never saw Secret team/app-child from its creation until its deletion or the heal", "its watch broke while the object changed"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("a failure's account of the faults:\n%s\nsays nothing of %q", why, want)
+		}
+	}
 }
