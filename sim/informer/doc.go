@@ -28,6 +28,17 @@
 //     Stale.RV they list the state at that resourceVersion (PastSource.ListAtRV)
 //     and get every later event at Stale.Until; with Stale.Kinds only the
 //     informers of those kinds are behind (one watch cache lagging).
+//   - A Cache made WithUnobserved (the plan's unobserved fault) keeps one object's
+//     changes from its informers of the object's kind (unobserved.go): the events of
+//     the object in the window (from the change that makes Unobserved.From, 0: its
+//     creation, until the change that makes Until, its deletion, or End) are never
+//     queued, and each list made meanwhile (the initial list, a Relist, a stale
+//     view's list of the past) shows the object as it was before the window (From
+//     0: not at all). The change that ends the window is delivered as any event (an
+//     add of the newest state if the store lacks the object, a delete with its last
+//     state); End (the heal) and CatchUpUnobserved apply the newest state withheld.
+//     The Unobserved tracks the object through its own watch, subscribed before the
+//     process starts, so every incarnation of the process sees the same window.
 //   - A handler added to a synced informer first receives OnAdd(obj, true) for each cached
 //     object, as client-go does for a handler joining a started informer.
 //   - Cache implements client.Reader and client.FieldIndexer with the semantics of
@@ -73,6 +84,23 @@
 //   - No watch bookmarks, no "too old resourceVersion" expiry, no watch-list streaming,
 //     no list paging: the initial list and relists are one synchronous snapshot.
 //     LastSyncResourceVersion is that of the newest event applied, not received.
+//   - An unobserved window is the process's, not one controller's: controller-runtime's
+//     controllers of one manager share its informers (one store per kind and form) and
+//     read the object from that shared store, so a controller-scoped form could only
+//     withhold the handler calls one controller registered (source.Kind's handler on
+//     the shared informer), while its Get and List still show the object the other
+//     controllers' events keep current: a missed notification, not an unobserved
+//     state, and not a state a real manager's controller can be in (Sieve pauses the
+//     informers of the controller's process too). Per-controller caches
+//     (source.Kind over a cache of the controller's own) are not modelled, and which
+//     handler is which controller's is known to package process, not here.
+//   - An unobserved window's deletion reaches the informer as a delete even if it
+//     never had the object (From 0), as client-go's processDeltas calls OnDelete for
+//     a Deleted event whatever the store holds. With a label or field selector
+//     (WithFilter), a window ended by a change the filter drops leaves the withheld
+//     state undelivered until the object's next change or the heal. A window's
+//     end at the heal applies the newest withheld state at once, with the object's
+//     queued events before it (a lag after the heal is not drawn for it).
 //   - Events delayed by lag sit between the apiserver and the cache; a Relist drops them
 //     as events of the broken watch (client-go would still process those already in its
 //     FIFO before the Replace).

@@ -1,7 +1,8 @@
 // Package plan is the data a run is a function of: a seed, a workload of timed
 // actions, and faults (informer lag and holds, crashes at a client call, right
 // after a write or at a time, restarts onto an apiserver that is behind (stale),
-// API errors and ambiguous writes, API latency, worker counts). Plans have a stable
+// one object's changes unobserved by one process, API errors and ambiguous
+// writes, API latency, worker counts). Plans have a stable
 // text form (String) that Parse reads back to the same plan, so a failure can be
 // stored, read by a person and replayed.
 //
@@ -12,6 +13,7 @@
 //	crash process=manager call=17
 //	stale process=manager at=40s age=30s
 //	stale process=manager kind=example.com/v1/Widget at=40s age=5s rev=118
+//	unobserved process=manager kind=example.com/v1/Widget object=default/w from=0 until=131
 //	api verb=patch resource=kopfexamples code=422 from=0s until=1m0s
 //
 // A step whose line starts with "script" is one the test's author wrote (a
@@ -44,6 +46,23 @@
 // the reference run), a stale restart of a process is aimed only at writes of
 // kinds it caches and scoped only to one of them: a lag of another kind
 // changes nothing it sees.
+//
+// An unobserved fault (unobserved process=NAME kind=group/version/Kind
+// object=NAMESPACE/NAME from=R until=R2) keeps one object's changes from one
+// process: its informers of that kind get none of the object's events from
+// the change that made resourceVersion R (from=0: from its creation) until
+// the change that makes R2 (until=0: until its deletion), and every list
+// made meanwhile (a process's initial list at a start or restart, a relist)
+// shows the object as it was before the window (from=0: not at all), so a
+// process can be made never to see an object's creation and first updates.
+// The window ends at the until change, at the object's deletion or at the
+// heal: the process then catches up as a watch does, with the newest state
+// (the deletion with the object's last state; at the heal its state then).
+// Its from= and until= are resourceVersions of the reference run, exact as a
+// stale fault's rev= is. UnobservedWindows lists the systematic windows of a
+// process over a reference run's Targets (one per change of each object it
+// caches, until the next; creations first); the generator draws one aimed
+// at those changes (drawUnobserved).
 //
 // A stop (stop process=NAME from=T until=T2) is no fault a generator draws:
 // the process stops cleanly at from (a graceful shutdown between reconciles)
@@ -84,6 +103,12 @@
 //     what is written (a fault before the restart may shift the numbers). A
 //     rev= beyond the newest write lists the present. A stale fault scopes to
 //     one kind or every kind, not to a set of kinds or to one object.
+//   - An unobserved fault's from= and until= are resourceVersions of the run
+//     it was aimed at, with the same caveat as rev=; an until= that no
+//     change of the object makes in the faulted run ends the window at the
+//     object's first change after it, its deletion or the heal. It names one
+//     object and one process, not one controller (package informer's Known
+//     gaps say why).
 //   - A stale restart with rev= delivers every later change at once when its
 //     watch cache catches up (Age after the restart); one without replays them
 //     at their original pace, Age late.
