@@ -659,8 +659,11 @@
 //     drawn ones. A system's faults are events (steps): nothing tells a
 //     system the heal has come, so a fault meant to last until the heal
 //     is the system's to bound (fail the next N attempts, say). A fault
-//     profile narrows by process and kind, not by controller or by one
-//     object's events (Sieve's one paused object).
+//     profile narrows by process, kind and object (Faults.Objects: the
+//     objects whose changes aimed faults aim at), not by controller: the
+//     controllers of one manager share its informers (package informer's
+//     Known gaps), so an unobserved object is one process's, as Sieve's
+//     paused controller is its process's.
 //   - An operator that retries a failing operation forever by undoing it
 //     each time (rukpak's BundleDeployment: install, fail, uninstall, wait
 //     for the namespace to terminate, again) is judged by its cycle's
