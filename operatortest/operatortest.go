@@ -363,19 +363,6 @@ type worldError struct{ err error }
 
 func (e *worldError) Error() string { return e.err.Error() }
 
-func readPlan(path string) (*plan.Plan, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := plan.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("plan %s: %w", path, err)
-	}
-	return p, nil
-}
-
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
@@ -687,6 +674,9 @@ func newWorld(o Options) (*world, error) {
 	if err := w.narrow(o.Faults); err != nil {
 		return nil, err
 	}
+	if err := w.validateWorld(); err != nil { // validate.go
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -706,7 +696,7 @@ func (w *world) options(p *plan.Plan, setups *setupFailures, held kindSet) clust
 	for _, m := range o.Managers {
 		specs := m.processes()
 		for i := range specs {
-			specs[i].Setup = setups.wrap(m.Name, specs[i].Name, specs[i].Setup)
+			specs[i].Setup = setups.wrap(m.Name, specs[i].Name, setups.bounded(m.Name, specs[i].Name, specs[i].Setup))
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
@@ -1015,13 +1005,10 @@ func (w *world) runHeld(t *testing.T, p *plan.Plan, refs []*refRun, startAfter t
 	return snap, r, seen, err
 }
 
-func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (*snapshot, *result, kindSet, error) {
-	var snap *snapshot
-	var r *result
-	var seen kindSet
-	var runErr error
+func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration, held kindSet) (snap *snapshot, r *result, seen kindSet, runErr error) {
 	setups := &setupFailures{}
 	w.runs++
+	defer setups.survive(&runErr) // a Setup that never returns (validate_setup.go)
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
 		opts := w.options(p, setups, held)

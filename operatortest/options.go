@@ -77,6 +77,9 @@ func (o Options) validate() error {
 			return fmt.Errorf("Options.Expect: %q is also in Options.Disable: it could never be violated", o.Expect)
 		}
 	}
+	if err := o.validateOwn(); err != nil { // validate.go
+		return err
+	}
 	if o.KeepGoing && o.Shard.Count > 1 {
 		return fmt.Errorf("Options.KeepGoing with Options.Shard %s: keeping going is not sharded (run it unsharded)", o.Shard)
 	}

@@ -46,7 +46,7 @@ func Run(t *testing.T, o Options) {
 	}
 	rep := &reporter{t: t, w: w}
 	if *flagPlan != "" {
-		p, err := readPlan(*flagPlan)
+		p, err := w.readPlanFile(t.Name(), *flagPlan) // validate.go
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
@@ -56,7 +56,7 @@ func Run(t *testing.T, o Options) {
 	}
 	known := map[string]bool{}
 	for _, path := range savedPlans(t.Name()) {
-		p, err := readPlan(path)
+		p, err := w.readPlanFile(t.Name(), path)
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
@@ -179,7 +179,7 @@ func Explore(t *testing.T, o Options) (Result, error) {
 // replayFile runs the plan in path as an exploration of one plan.
 func (w *world) replayFile(t *testing.T, path string) (Result, error) {
 	start := time.Now()
-	p, err := readPlan(path)
+	p, err := w.readPlanFile(t.Name(), path)
 	if err != nil {
 		return Result{}, err
 	}
@@ -335,8 +335,10 @@ func (w *world) generator(t *testing.T) *rapid.Generator[*plan.Plan] {
 // that cannot start fails here, whatever the oracles (no silent pass); so
 // does a scripted step on an object that never exists.
 func (w *world) preflight(t *testing.T) error {
-	_, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0)
-	return err
+	if _, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0); err != nil {
+		return err
+	}
+	return w.checkScriptTargets(t) // validate.go
 }
 
 // pass is one exploration of the sequence of plans until a violation with a

@@ -22,6 +22,7 @@ import (
 // setupFailures records the Setup failures of one run.
 type setupFailures struct {
 	byProcess map[string]setupFailure
+	blocked   blockedSetup // a Setup that did not return (validate_setup.go)
 }
 
 type setupFailure struct {

@@ -32,7 +32,7 @@ import (
 // BundleDeployment healthy are domain steps.
 
 // TerminatingCleanup is bd/terminating-cleanup: example's install fails for
-// good, faults of the rukpak process (lag, holds, latency, workers) over 1 min.
+// good, faults of the rukpak process (lag, holds, latency) over 1 min.
 func TerminatingCleanup(v variant.Variant) operatortest.Options {
 	return bdOptions(v, Options{}, time.Minute)
 }
@@ -57,7 +57,8 @@ func RollbackLeavesTerminating(v variant.Variant) operatortest.Options {
 func BlockedWorkers(v variant.Variant) operatortest.Options {
 	o := bdOptions(v, Options{Failing: bdc.FixedWorkers - 1, Termination: 20 * time.Second}, 30*time.Second)
 	o.Faults = operatortest.Faults{
-		Classes:   []plan.FaultKind{plan.Lag, plan.Workers},
+		Classes: []plan.FaultKind{plan.Lag}, // no workers fault: operatortest draws none
+
 		Processes: []string{Rukpak},
 		Kinds:     []schema.GroupVersionKind{bdc.BundleDeploymentGVK},
 		MaxLag:    time.Second,
@@ -152,7 +153,9 @@ func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operato
 		Objects:  objs,
 		Workload: operatortest.Workload{Steps: []operatortest.StepKind{}, Domain: domain},
 		Faults: operatortest.Faults{
-			Classes:   []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency, plan.Workers},
+			// No plan.Workers: operatortest draws no workers fault (it was
+			// never drawn here; Options.Faults refuses a class it cannot draw).
+			Classes:   []plan.FaultKind{plan.Lag, plan.Hold, plan.Latency},
 			Processes: []string{Rukpak},
 			Kinds: []schema.GroupVersionKind{bdc.BundleDeploymentGVK, corev1.SchemeGroupVersion.WithKind("Namespace"),
 				corev1.SchemeGroupVersion.WithKind("ConfigMap"), appsv1.SchemeGroupVersion.WithKind("Deployment")},
