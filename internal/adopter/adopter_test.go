@@ -1,0 +1,204 @@
+package adopter
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// operatorModule is the operator's module path (testdata/operator imports it).
+const operatorModule = "github.com/example/site-operator"
+
+func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests an operator module that depends on this checkout (go mod tidy may download): make test runs it")
+	}
+	checkout, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(checkout, "go.mod")); err != nil {
+		t.Fatalf("no checkout at %s: %v", checkout, err)
+	}
+	dir := t.TempDir()
+	copyTree(t, "testdata/operator", dir)
+	gomod := "module " + operatorModule + "\n\ngo 1.26.0\n\n" +
+		"require github.com/ctrlsim/ctrlsim v0.0.0\n\n" +
+		"tool github.com/ctrlsim/ctrlsim/cmd/ctrlsim\n\n" +
+		"// go get github.com/ctrlsim/ctrlsim@<version> once it is published.\n" +
+		"replace github.com/ctrlsim/ctrlsim => " + checkout + "\n"
+	write(t, filepath.Join(dir, "go.mod"), gomod)
+	sum, err := os.ReadFile(filepath.Join(checkout, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "go.sum"), string(sum))
+
+	gocmd := func(args ...string) (string, error) {
+		t.Helper()
+		start := time.Now()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = adopterEnv()
+		out, err := cmd.CombinedOutput()
+		t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
+		return string(out), err
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, err := gocmd(args...)
+		if err != nil {
+			t.Fatalf("go %s in the operator's module: %v\n%s", strings.Join(args, " "), err, tail(out, 60))
+		}
+		return out
+	}
+
+	must("mod", "tidy")
+	tidied, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(tidied), "=>"); n != 1 {
+		t.Errorf("the operator's go.mod has %d replace directives after go mod tidy, want 1 (ctrlsim's):\n%s", n, tidied)
+	}
+	// The operator builds with ctrlsim's versions, at the same versions
+	// ctrlsim resolves.
+	versions := must("list", "-m", "sigs.k8s.io/controller-runtime", "k8s.io/api", "k8s.io/client-go", "k8s.io/component-helpers", "k8s.io/kubernetes")
+	for _, want := range []string{"sigs.k8s.io/controller-runtime v0.25.2", "k8s.io/api v0.37.2", "k8s.io/client-go v0.37.2", "k8s.io/component-helpers v0.37.2", "k8s.io/kubernetes v1.37.2"} {
+		if !strings.Contains(versions, want+"\n") {
+			t.Errorf("go list -m in the operator's module lacks %q:\n%s", want, versions)
+		}
+	}
+
+	scaffolded := filepath.Join(dir, "internal", "controller", "ctrlsim_test.go")
+	out := must("tool", "ctrlsim", "scaffold")
+	if !strings.Contains(out, "wrote internal/controller/ctrlsim_test.go (1 controllers and webhooks in 1 Manager(s), 2 scheme packages, 1 CRD files, 1 sample files)") {
+		t.Errorf("ctrlsim scaffold printed %q", out)
+	}
+	src, err := os.ReadFile(scaffolded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"package controller_test", "utilruntime.Must(webv1.AddToScheme(scheme))",
+		"(&controller.SiteReconciler{", `"../../config/samples/web_v1_site.yaml"`, `"../../config/crd/bases/*.yaml"`} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the scaffolded test lacks %q:\n%s", want, src)
+		}
+	}
+	if out, err := gocmd("tool", "ctrlsim", "scaffold"); err == nil || !strings.Contains(out, "exists (--force overwrites it)") {
+		t.Errorf("ctrlsim scaffold over an existing test: %v, %q; want a refusal", err, out)
+	}
+
+	must("vet", "./...")
+	out, err = gocmd("test", "-count=1", "-v", "./...")
+	if err != nil {
+		t.Fatalf("go test ./... in the operator's module: %v\n%s", err, tail(out, 120))
+	}
+	for _, want := range []string{
+		"--- PASS: TestControllers",                   // the ginkgo suite
+		"Ran 1 of 1 Specs",                            // ... and its spec ran
+		"--- PASS: TestSiteHoldsUnderFaults",          // the correct operator holds
+		"--- PASS: TestSiteTrustingItsConfigIsCaught", // the planted bug is caught (Expect)
+		"--- PASS: TestOperatorUnderFaults",           // the scaffolded test, as written
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test ./... in the operator's module lacks %q:\n%s", want, tail(out, 120))
+		}
+	}
+	// The correct operator explored its whole budget, with no violation.
+	if !regexp.MustCompile(`operatortest: 30 plans explored \(seed \d+\) in \S+, no violation`).MatchString(section(out, "TestSiteHoldsUnderFaults")) {
+		t.Errorf("TestSiteHoldsUnderFaults did not say it ran its 30 plans:\n%s", tail(section(out, "TestSiteHoldsUnderFaults"), 40))
+	}
+	// The buggy one was caught by converges, its minimal plan saved.
+	caught := section(out, "TestSiteTrustingItsConfigIsCaught")
+	if !regexp.MustCompile(`operatortest: converges[^:]*: violated after \d+ plans`).MatchString(caught) {
+		t.Errorf("TestSiteTrustingItsConfigIsCaught does not name converges:\n%s", tail(caught, 60))
+	}
+	plan := filepath.Join(dir, "internal", "controller", "testdata", "ctrlsim", "TestSiteTrustingItsConfigIsCaught.plan")
+	if _, err := os.Stat(plan); err != nil {
+		t.Errorf("the caught bug's plan was not saved: %v", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "--- SKIP") {
+			t.Errorf("a test of the operator's module skipped: %s", line)
+		}
+		if strings.Contains(l, "plans explored") || strings.Contains(l, ": violated after ") || strings.HasPrefix(l, "--- PASS") || strings.HasPrefix(l, "ok ") {
+			t.Logf("the operator's module: %s", l)
+		}
+	}
+}
+
+// adopterEnv is the environment with GOWORK=off and GOFLAGS overridden: a
+// go.work in a parent directory, or a user's -mod flag, must not change what
+// the operator's module resolves. (An empty GOFLAGS would fall back to the
+// go env file's, so it is set to a default instead.) GOCACHE and GOMODCACHE
+// stay the environment's. CTRLSIM_ variables of this process are not passed
+// on.
+func adopterEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GOWORK" || k == "GOFLAGS" || strings.HasPrefix(k, "CTRLSIM_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GOWORK=off", "GOFLAGS=-buildvcs=auto")
+}
+
+// section is go test -v's output from test's RUN line to the next RUN of
+// another top-level test.
+func section(out, test string) string {
+	i := strings.Index(out, "=== RUN   "+test+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+len("=== RUN   "+test+"\n"):]
+	if j := strings.Index(rest, "\n=== RUN   Test"); j >= 0 && !strings.HasPrefix(rest[j+len("\n=== RUN   "):], test+"/") {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > lines {
+		l = append([]string{"..."}, l[len(l)-lines:]...)
+	}
+	return strings.Join(l, "\n")
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), bytes.Clone(b), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
