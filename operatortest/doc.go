@@ -11,10 +11,15 @@
 // cluster and the steps from it to the violation, a replay command and the
 // timeline (the controllers' log lines and Events included; the built-in
 // processes' start-up and their steps on objects the operator never touched
-// folded, -ctrlsim.timeline=full keeps them). Beside the plan it writes the
-// run's picture (.svg), inspector (.html) and a markdown report for an
-// upstream issue (.md): failure.go; `ctrlsim report PLAN` replays a saved plan
-// and prints that report.
+// folded, -ctrlsim.timeline=full keeps them). Commit the saved plan: it is
+// the test's regression input, as go fuzzing keeps its corpus in testdata.
+// The run's picture (.svg), inspector (.html) and a markdown report for an
+// upstream issue (.md) go to the artifacts directory, under the package's
+// path in its module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, which
+// the Makefile sets for every test's artifacts, else a fresh temporary
+// directory the failure names): failure.go; a replay with -ctrlsim.plan
+// writes them again, and `ctrlsim report PLAN` replays a saved plan and
+// prints that report.
 //
 // A kubebuilder project's test, complete (api/v1 holds the CronJob types,
 // internal/controller the reconciler, config/crd/bases the CRD YAML):
@@ -388,7 +393,18 @@
 // HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup
 // (or with a Deployment and several Replicas, or a negative StartDelay),
 // KeepGoing with a Shard: each fails the test with one line naming the
-// field. A manager whose Setup returns an error or panics in a run with no
+// field (Explore returns it as an error). So does what the world can never
+// do (validate.go): a fault class in Faults.Classes it has no material for
+// (stale with no process, the kubelet's faults without WorkloadFaults, api
+// with no template, workers), an API fault template whose verb, resource or
+// process matches no request, a scripted patch or delete of an object that
+// is no seed, not scripted and absent from the fault-free run of the
+// script, a Shard out of range, a Property with a nil Check or named like
+// an oracle, and a plan file (-ctrlsim.plan, or a saved one) whose step
+// names a seed object the test lacks or whose first comment names another
+// test. A manager's Setup that does not return within a minute of the
+// bubble's (virtual) time fails the test naming the manager
+// (validate_setup.go). A manager whose Setup returns an error or panics in a run with no
 // fault (a reference run, or the preflight run each exploration starts
 // with, whatever the oracles) fails the test with the manager's name and
 // the error, or the panic and its stack; the panic is recovered, the test
@@ -654,6 +670,17 @@
 //
 // # Known gaps
 //
+//   - A Setup that spins without blocking, or blocks while a goroutine of
+//     the bubble keeps a timer for ever, is not bounded (the bubble's time
+//     does not move, or it never deadlocks): go test's -timeout ends it.
+//     After a blocked Setup the world's goroutines stay blocked, and what
+//     the bubble's cleanups would restore (KUBECONFIG, http.DefaultTransport
+//     routed to the simulated cluster: wallclock) stays set for the rest of
+//     the test binary. An API fault template's resource is checked against
+//     the scheme's kinds and the CRDs given: a kind whose CRD the operator
+//     installs at run time, with no Go type, is refused. Workers faults
+//     are never drawn (no controller is offered to the generator; a
+//     plan's text can name one): plan.Workers in Faults.Classes is refused.
 //   - Domain steps are the author's: the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a

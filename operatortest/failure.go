@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -18,9 +20,16 @@ import (
 
 // The failure an operator author reads: the timeline led by the operator's
 // own processes (the built-in ones folded), the story of the run drawn as a
-// labelled SVG and a self-contained HTML inspector beside the saved plan,
-// what each fault of the plan stands for on a real cluster, and a markdown
-// report that reads on its own (for an upstream issue).
+// labelled SVG and a self-contained HTML inspector, what each fault of the
+// plan stands for on a real cluster, and a markdown report that reads on its
+// own (for an upstream issue). The plan is saved under testdata/ctrlsim, to
+// commit (a regression test, as go fuzzing keeps its corpus there); the
+// story files go to the artifacts directory (-ctrlsim.artifacts, else
+// $CTRLSIM_ARTIFACTS, else a fresh temporary directory the failure names),
+// under the package's directory in its module: they are what a run made,
+// not inputs.
+
+var flagArtifacts = flag.String("ctrlsim.artifacts", "", "operatortest: the directory a failure writes its story to (.svg, .html, .md), under the package's path in its module; default $CTRLSIM_ARTIFACTS, else a fresh temporary directory (the failure names it). The plan stays in testdata/ctrlsim")
 
 var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
 
@@ -340,12 +349,78 @@ func faultPath(p *plan.Plan, steps []trace.Step, v check.Verdict, operators []st
 	return out
 }
 
-// artifacts are the files a failure writes beside its saved plan.
+// artifacts are the files a failure writes for its saved plan.
 type artifacts struct {
 	SVG, HTML, Markdown string
 }
 
-// artifactPaths are the story, inspector and report paths of a plan file.
+// tempArtifacts is the fresh temporary directory of this process's story
+// files when neither the flag nor the environment names one.
+var tempArtifacts struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// artifactsDir is the directory story files go to: -ctrlsim.artifacts,
+// $CTRLSIM_ARTIFACTS (the Makefile's ARTIFACTS: where tests keep
+// artifacts), else a fresh temporary directory, made once per process.
+func artifactsDir() (string, error) {
+	if dir := cmp.Or(*flagArtifacts, os.Getenv("CTRLSIM_ARTIFACTS")); dir != "" {
+		return dir, nil
+	}
+	tempArtifacts.once.Do(func() { tempArtifacts.dir, tempArtifacts.err = os.MkdirTemp("", "ctrlsim-artifacts-") })
+	return tempArtifacts.dir, tempArtifacts.err
+}
+
+// StoryFiles are the paths of the picture (.svg), the inspector (.html) and
+// the markdown report (.md) a failure of a test of the package in pkgDir
+// writes for its plan planPath, under the artifacts directory dir:
+// dir/<the package's path in its module>/<the plan's name>.svg, and so on.
+// `ctrlsim report` reads the report there.
+func StoryFiles(dir, pkgDir, planPath string) (svg, html, md string) {
+	base := filepath.Join(dir, packagePath(pkgDir), strings.TrimSuffix(filepath.Base(planPath), ".plan"))
+	return base + ".svg", base + ".html", base + ".md"
+}
+
+// packagePath is pkgDir's path from its module's root (the directory of the
+// nearest go.mod above it: examples/twowrites), the module directory's name
+// for the root package, or pkgDir's name outside any module.
+func packagePath(pkgDir string) string {
+	abs, err := filepath.Abs(pkgDir)
+	if err != nil {
+		return filepath.Base(pkgDir)
+	}
+	for root := abs; ; root = filepath.Dir(root) {
+		if exists(filepath.Join(root, "go.mod")) {
+			if rel, err := filepath.Rel(root, abs); err == nil && rel != "." {
+				return rel
+			}
+			return filepath.Base(root)
+		}
+		if filepath.Dir(root) == root {
+			return filepath.Base(abs)
+		}
+	}
+}
+
+// storyPaths are the story files of a failure of this test binary's
+// package (its working directory) for the plan at planPath, their
+// directory made.
+func storyPaths(planPath string) (artifacts, error) {
+	dir, err := artifactsDir()
+	if err != nil {
+		return artifacts{}, fmt.Errorf("the artifacts directory: %w", err)
+	}
+	svg, html, md := StoryFiles(dir, ".", planPath)
+	if err := os.MkdirAll(filepath.Dir(svg), 0o755); err != nil {
+		return artifacts{}, err
+	}
+	return artifacts{SVG: svg, HTML: html, Markdown: md}, nil
+}
+
+// artifactPaths are the story, inspector and report paths beside a plan
+// file (Replayed.WriteStory's: the catalogue's pages keep them there).
 func artifactPaths(planPath string) artifacts {
 	base := strings.TrimSuffix(planPath, ".plan")
 	return artifacts{SVG: base + ".svg", HTML: base + ".html", Markdown: base + ".md"}
@@ -402,10 +477,13 @@ func (rep *report) operatorLogs() []story.LogLine {
 // allLogs are every process's log lines, for the inspector.
 func (rep *report) allLogs() []story.LogLine { return rep.logLines(func(string) bool { return true }) }
 
-// write writes the picture, the inspector and the markdown report beside the
-// plan file.
+// write writes the picture, the inspector and the markdown report in the
+// artifacts directory (storyPaths).
 func (rep *report) write() (artifacts, error) {
-	a := artifactPaths(rep.planPath)
+	a, err := storyPaths(rep.planPath)
+	if err != nil {
+		return a, err
+	}
 	st := rep.story()
 	if err := writeFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
 		return a, err

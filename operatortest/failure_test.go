@@ -132,10 +132,21 @@ func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.C
 	return nil
 }
 
-// failingRun is the report of the crash between the two creates, written
-// under dir.
+// failingRun is the report of the crash between the two creates, its plan
+// path under dir and its story in dir as the artifacts directory
+// (-ctrlsim.artifacts).
 func failingRun(t *testing.T, dir string) *failure {
 	t.Helper()
+	return failingRunIn(t, dir, dir)
+}
+
+// failingRunIn is failingRun with -ctrlsim.artifacts set to artifacts ("":
+// the flag not given).
+func failingRunIn(t *testing.T, dir, artifacts string) *failure {
+	t.Helper()
+	old := *flagArtifacts
+	*flagArtifacts = artifacts
+	t.Cleanup(func() { *flagArtifacts = old })
 	w, err := newWorld(appOptions(firstWriteStandsForBoth).withDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -154,17 +165,26 @@ func failingRun(t *testing.T, dir string) *failure {
 	return f
 }
 
-// A failure writes its story beside the plan, a picture with the operator's
-// lanes first and an inspector, and a markdown report that reads on its own:
-// the violation, why a real cluster can do it, the steps from the fault to
-// it, the plan and its replay command, and no path of this machine.
-func TestAFailureWritesItsStoryBesideThePlan(t *testing.T) {
+// A failure writes its story to the artifacts directory, under the
+// package's path (the plan alone stays in testdata/ctrlsim), a picture with
+// the operator's lanes first and an inspector, and a markdown report that
+// reads on its own: the violation, why a real cluster can do it, the steps
+// from the fault to it, the plan and its replay command, and no path of
+// this machine.
+func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	dir := t.TempDir()
 	f := failingRun(t, dir)
+	story := filepath.Join(dir, "operatortest")
 	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
-		"from the fault to the violation:", "kube-controller-manager: ", "start-up lines", "the story: " + f.files.SVG} {
+		"from the fault to the violation:", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
+		"the story is in the artifacts directory " + story, "commit the plan " + filepath.Join(dir, "TestX.plan") + ", not the story"} {
 		if !strings.Contains(f.text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, f.text)
+		}
+	}
+	for _, ext := range []string{".svg", ".html", ".md"} {
+		if exists(filepath.Join(dir, "TestX"+ext)) {
+			t.Errorf("the story's %s is beside the plan", ext)
 		}
 	}
 	if strings.Contains(f.text, "Starting workers worker count=10") {
@@ -185,7 +205,7 @@ func TestAFailureWritesItsStoryBesideThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# TestAFailureWritesItsStoryBesideThePlan: converges violated", "## Why a real cluster can do this",
+	for _, want := range []string{"# TestAFailureWritesItsStoryToTheArtifactsDirectory: converges violated", "## Why a real cluster can do this",
 		"## From the fault to the violation", "crash process=op write=1", "-ctrlsim.plan=TestX.plan", "![the run", "(TestX.svg)",
 		"## The operator's log lines", "Starting Controller"} {
 		if !strings.Contains(string(md), want) {
@@ -203,5 +223,47 @@ func TestAFailureWritesItsStoryBesideThePlan(t *testing.T) {
 	}
 	if string(md2) != string(md) {
 		t.Errorf("two runs of one plan wrote two reports")
+	}
+}
+
+// Where the story goes: -ctrlsim.artifacts, else $CTRLSIM_ARTIFACTS (the
+// Makefile's ARTIFACTS, shared with the browser tests' screenshots), else a
+// fresh temporary directory, which the failure names; each under the
+// package's path in its module.
+func TestTheStoryGoesWhereTheFlagOrTheEnvironmentSays(t *testing.T) {
+	env := t.TempDir()
+	t.Setenv("CTRLSIM_ARTIFACTS", env)
+	f := failingRunIn(t, t.TempDir(), "")
+	if want := filepath.Join(env, "operatortest", "TestX.md"); f.files.Markdown != want || !exists(want) {
+		t.Errorf("with CTRLSIM_ARTIFACTS the report is at %s, want %s", f.files.Markdown, want)
+	}
+	t.Setenv("CTRLSIM_ARTIFACTS", "")
+	f = failingRunIn(t, t.TempDir(), "")
+	dir := filepath.Dir(filepath.Dir(f.files.Markdown))
+	if !strings.HasPrefix(filepath.Base(dir), "ctrlsim-artifacts-") || filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !exists(f.files.Markdown) {
+		t.Errorf("by default the report is at %s, want a fresh ctrlsim-artifacts-* directory under %s", f.files.Markdown, os.TempDir())
+	}
+	if !strings.Contains(f.text, "the story is in the artifacts directory "+filepath.Join(dir, "operatortest")) {
+		t.Errorf("the failure does not name the temporary directory %s:\n%s", dir, f.text)
+	}
+	os.RemoveAll(dir)
+}
+
+// A package's path in its module names its story's directory.
+func TestTheStoryDirectoryIsThePackagesPathInItsModule(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "internal", "controller")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg, html, md := StoryFiles("/art", pkg, "testdata/ctrlsim/TestCronJob.plan")
+	if svg != "/art/internal/controller/TestCronJob.svg" || html != "/art/internal/controller/TestCronJob.html" || md != "/art/internal/controller/TestCronJob.md" {
+		t.Errorf("StoryFiles: %s %s %s", svg, html, md)
+	}
+	if svg, _, _ := StoryFiles("/art", root, "TestX.plan"); svg != filepath.Join("/art", filepath.Base(root), "TestX.svg") {
+		t.Errorf("the module's root package: %s", svg)
 	}
 }

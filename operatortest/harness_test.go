@@ -417,7 +417,7 @@ func runChild(t *testing.T, child string, args ...string) (string, bool, string)
 	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + child + "$", "-test.v", "-test.count=1", "-test.timeout=4m"}, args...)...)
-	cmd.Env = append(os.Environ(), childEnv+"="+child)
+	cmd.Env = append(os.Environ(), childEnv+"="+child, "CTRLSIM_ARTIFACTS="+filepath.Join(dir, "artifacts")) // the story files, with the child's directory
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError

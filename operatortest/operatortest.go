@@ -408,11 +408,13 @@ func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *f
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
 	fmt.Fprintf(&b, "replay: %s\n", replayCommand(t.Name(), path))
 	f := &failure{}
-	if f.files, err = rep.write(); err != nil {
-		fmt.Fprintf(&b, "(the story could not be written beside the plan: %v)\n", err)
+	if f.files, err = rep.write(); err != nil { // failure.go: the artifacts directory
+		fmt.Fprintf(&b, "(the story could not be written: %v)\n", err)
 	} else {
 		fmt.Fprintf(&b, "the story: %s (picture), %s (inspector), %s (a report for an issue; also: ctrlsim report %s)\n",
 			f.files.SVG, f.files.HTML, f.files.Markdown, path)
+		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
+			filepath.Dir(f.files.SVG), path)
 	}
 	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.hash, strings.Join(rep.operators, ", "))
 	for _, l := range foldTimeline(r.steps, rep.shown(), fullTimeline()) {

@@ -17,9 +17,11 @@ import (
 // cmdReport writes the markdown report of an operator test's saved plan
 // (testdata/ctrlsim/<test>.plan, as operatortest.Run saves it): it replays
 // the plan with go test in the test's package directory, which writes the
-// story (.svg), the inspector (.html) and the report (.md) beside the plan,
-// and copies the report to --out (stdout by default). The plan file's first
-// comment names the test.
+// story (.svg), the inspector (.html) and the report (.md) to the artifacts
+// directory ($CTRLSIM_ARTIFACTS, else a fresh temporary directory; under
+// the package's path in its module: operatortest.StoryFiles), and copies
+// the report to --out (stdout by default). The plan file's first comment
+// names the test.
 //
 //	ctrlsim report [--out FILE] testdata/ctrlsim/TestX.plan
 func cmdReport(args []string, stdout, stderr io.Writer) error {
@@ -42,9 +44,18 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	// <package>/testdata/ctrlsim/<test>.plan
 	dir := filepath.Dir(filepath.Dir(filepath.Dir(planPath)))
-	md := strings.TrimSuffix(planPath, ".plan") + ".md"
+	artifacts := os.Getenv("CTRLSIM_ARTIFACTS")
+	if artifacts == "" {
+		if artifacts, err = os.MkdirTemp("", "ctrlsim-artifacts-"); err != nil {
+			return err
+		}
+	}
+	if artifacts, err = filepath.Abs(artifacts); err != nil {
+		return usagef("%v", err)
+	}
+	svg, html, md := operatortest.StoryFiles(artifacts, dir, planPath)
 	_ = os.Remove(md) // a report left from an earlier run must not pass for this one
-	cmd := exec.Command(*goCmd, "test", "-count=1", "-v", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath)
+	cmd := exec.Command(*goCmd, "test", "-count=1", "-v", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath, "-ctrlsim.artifacts="+artifacts)
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -64,14 +75,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out == "" {
+		fmt.Fprintf(stderr, "ctrlsim report: the story: %s, %s\n", svg, html)
 		_, err = stdout.Write(b)
 		return err
 	}
 	if err := os.WriteFile(*out, b, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ctrlsim report: wrote %s (the story: %s, %s)\n", *out,
-		strings.TrimSuffix(planPath, ".plan")+".svg", strings.TrimSuffix(planPath, ".plan")+".html")
+	fmt.Fprintf(stderr, "ctrlsim report: wrote %s (the story: %s, %s)\n", *out, svg, html)
 	return nil
 }
 

@@ -46,7 +46,8 @@ func TestReportSaysWhenTheReplayRanNothing(t *testing.T) {
 // ctrlsim report of a saved plan of examples/twowrites' buggy operator
 // replays it with go test and prints the markdown report, which reads on its
 // own: the violation, why it is real, the plan, the replay command; the
-// picture and the inspector are beside the plan.
+// picture and the inspector are in the artifacts directory
+// ($CTRLSIM_ARTIFACTS), under examples/twowrites, and not beside the plan.
 func TestReportWritesTheMarkdownOfASavedPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs examples/twowrites' test binary")
@@ -66,6 +67,8 @@ func TestReportWritesTheMarkdownOfASavedPlan(t *testing.T) {
 		os.Remove(dir) // only when empty
 		os.Remove(filepath.Dir(dir))
 	})
+	artifacts := t.TempDir()
+	t.Setenv("CTRLSIM_ARTIFACTS", artifacts)
 	plan := "# operatortest test: TestTheBuggyOperator\nseed 0\ncrash process=twowrites write=1\n"
 	if err := os.WriteFile(base+".plan", []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
@@ -92,9 +95,12 @@ func TestReportWritesTheMarkdownOfASavedPlan(t *testing.T) {
 	if strings.Contains(out, dir) {
 		t.Errorf("the report names a path of this machine (%s)", dir)
 	}
-	for _, ext := range []string{".svg", ".html"} {
-		if _, err := os.Stat(base + ext); err != nil {
-			t.Errorf("the story is not beside the plan: %v", err)
+	for _, ext := range []string{".svg", ".html", ".md"} {
+		if _, err := os.Stat(filepath.Join(artifacts, "examples", "twowrites", "report-test"+ext)); err != nil {
+			t.Errorf("the story is not in the artifacts directory: %v", err)
+		}
+		if _, err := os.Stat(base + ext); err == nil {
+			t.Errorf("the story's %s is beside the plan", ext)
 		}
 	}
 }
