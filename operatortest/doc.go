@@ -404,12 +404,13 @@
 // names a seed object the test lacks or whose first comment names another
 // test. A manager's Setup that does not return within a minute of the
 // bubble's (virtual) time fails the test naming the manager
-// (validate_setup.go). A manager whose Setup returns an error or panics in a run with no
-// fault (a reference run, or the preflight run each exploration starts
-// with, whatever the oracles) fails the test with the manager's name and
-// the error, or the panic and its stack; the panic is recovered, the test
-// binary survives. Under faults the same failure is what a pod does (its
-// main exits, it restarts after its back-off), and the run goes on.
+// (validate_setup.go). A manager whose Setup returns an error or panics in
+// a run with no fault (a reference run, or the preflight run each
+// exploration starts with, whatever the oracles) fails the test with the
+// manager's name and the error, or the panic and its stack; the panic is
+// recovered, the test binary survives. Under faults the same failure is
+// what a pod does (its main exits, it restarts after its back-off), and the
+// run goes on.
 //
 // Every violation found while exploring is replayed from its minimal plan
 // before it is reported: a replay that holds, or that gives another trace
