@@ -148,14 +148,33 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	progress := !*jsonOut && isTerminal(stderr)
+	// Progress goes to stderr: on a terminal one line rewritten in place (not
+	// under --json); elsewhere (a CI log, a pod's log) a line as each pair
+	// starts and ends, so a long exploration is never silent there.
+	tty := isTerminal(stderr)
+	progress := !*jsonOut && tty
+	if !tty {
+		fmt.Fprintf(stderr, "ctrlsim run: exploring %d (entry, variant) pairs, up to %d plans each (seed %d)\n", len(todo), *checks, *seed)
+	}
+	start := time.Now()
 	var results []runResult
 	sum := runSummary{}
 	for k, j := range todo {
 		if progress {
 			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s %s ...", k+1, len(todo), j.e.ID, j.v)
 		}
+		if !tty {
+			fmt.Fprintf(stderr, "ctrlsim run: [%d/%d] %s %s ...\n", k+1, len(todo), j.e.ID, j.v)
+		}
 		r := j.e.Explore(j.v, *checks, *seed, time.Now)
+		if !tty {
+			plans := "plans"
+			if r.Checks == 1 {
+				plans = "plan"
+			}
+			fmt.Fprintf(stderr, "ctrlsim run: [%d/%d] %s %s: %s (expected %s), %d %s, %.1fs; %s so far\n", k+1, len(todo),
+				j.e.ID, j.v, r.Outcome, r.Expect, r.Checks, plans, r.Wall.Seconds(), time.Since(start).Round(time.Second))
+		}
 		res := toJSON(r)
 		if r.Minimal != nil {
 			if res.TraceHash, err = traceHash(j.e, j.v, r.Minimal); err != nil {
