@@ -135,6 +135,9 @@ require (
 
 // k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced by ./staging/... in its own
 // go.mod, which does not apply here): each is pinned to the release matching k8s.io/kubernetes.
+// These lines apply to ctrlsim's own build only; the require blocks above name released versions
+// of every module ctrlsim builds with, so a module that depends on ctrlsim needs no replace line
+// (internal/adopter checks it).
 replace (
 	k8s.io/api => k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2
