@@ -141,7 +141,7 @@ var readmeRules = []readmeRule{
 		why: "it explores the whole catalogue at its budget (minutes): make test runs it as its last step"},
 	{match: regexp.MustCompile(`^ctrlsim report PKG/testdata/ctrlsim/TestX\.plan$`), covered: "TestReportWritesTheMarkdownOfASavedPlan",
 		why: "PKG and TestX stand for an operator test's saved plan: that test reports one of examples/twowrites"},
-	{match: regexp.MustCompile(`^go (get|mod|work) `),
+	{match: regexp.MustCompile(`^go (get|mod|work|tool) `),
 		why: "it is run in an operator's own module, not here: the adopter test (internal/adopter, in make test) builds such a module"},
 	{match: regexp.MustCompile(`^CTRLSIM_CANARY=1 go test \./examples/canary -run TestAtMostOneChild$`), dir: "repo", slow: true, exit: 1,
 		want: []string{"child Secrets, want at most 1"}},
