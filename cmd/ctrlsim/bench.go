@@ -201,16 +201,16 @@ func operatortestMarkdown(f *bench.Figures) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "operatortest's own cost, measured by internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included. Each process simulates on one P at GOGC=400, as every operatortest test does unless its environment sets GOMAXPROCS or GOGC (operatortest/cores.go).\n\n", o.Workers)
-	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup |\n|---|---|---|---|---|\n", o.Workers)
+	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup | targeted plans run (the sweep, before the random plans) |\n|---|---|---|---|---|---|\n", o.Workers)
 	for _, t := range o.Throughput {
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore)
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx | %s |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore, cmp.Or(t.Targeted, "-"))
 	}
 	fmt.Fprintf(&b, "\nEach example's bug (its buggy twin), explorer seeds 1-%d, at most the plans the row names: medians of the plans to the first failing plan, and of the wall seconds to it and to the minimal plan (the whole exploration), with 1 worker and with %d. "+
 		"Shrinking runs in the test's process whatever the workers; with 1 worker, the medians of its time over the time to find, of the candidates rapid's shrinker tried and of the runs they cost (a candidate drawn before is recalled; a new one runs with the fault-free references of its seed and workload, recalled too, and the runs that judge it again).\n\n", 5, o.Workers)
-	fmt.Fprintf(&b, "| bug | max plans | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | shrink / find | shrink candidates | shrink runs | caught from every seed |\n|---|---|---|---|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
+	fmt.Fprintf(&b, "| bug | max plans | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | shrink / find | shrink candidates | shrink runs | caught from every seed | targeted plans run, seed 1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
 	for _, c := range o.Bugs {
-		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
-			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll)
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v | %s |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
+			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll, cmp.Or(c.Targeted, "-"))
 	}
 	b.WriteString(targetsMarkdown(o))
 	b.WriteString(profilesMarkdown(o))

@@ -40,6 +40,10 @@ type Throughput struct {
 	// Goal is issue 31's target for AllCores: 500 plans a second for a
 	// small operator, 20 for a CronJob-sized one.
 	Goal float64 `json:"goal_plans_per_sec_all_workers"`
+	// Targeted is what the sweep covered in the 1-worker run ("crashes
+	// after a write 4 of 4, stale pairs 32 of 32"; operatortest.Result's
+	// Targeted).
+	Targeted string `json:"targeted"`
 }
 
 // The targets of issue 31 for each example bug, medians over the seeds:
@@ -68,6 +72,9 @@ type BugCatch struct {
 	ShrinkOverFind   float64 `json:"shrink_over_find"`
 	ShrinkCandidates float64 `json:"shrink_candidates"`
 	ShrinkRuns       float64 `json:"shrink_runs"`
+	// Targeted is what the sweep covered on seed 1 with one worker until
+	// the bug was found (operatortest.Result's Targeted).
+	Targeted string `json:"targeted"`
 }
 
 // Times are medians over seeds, in wall seconds.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/cronjob"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
+	"github.com/ctrlsim/ctrlsim/examples/staleview"
 	"github.com/ctrlsim/ctrlsim/examples/twowrites"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -40,6 +42,16 @@ type benchOperator struct {
 var patternsScheme = func() *kruntime.Scheme {
 	s := kruntime.NewScheme()
 	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, conditions.AddToScheme, ownedchildren.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}()
+
+var staleviewScheme = func() *kruntime.Scheme {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, staleview.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
@@ -74,6 +86,18 @@ var benchOperators = []benchOperator{
 				return (&ownedchildren.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}}},
 			Objects: []client.Object{&ownedchildren.Website{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "shop"}, Spec: ownedchildren.WebsiteSpec{Title: "Shop", Port: 8080}}},
+		}
+	}},
+	// A restart onto a watch cache of Migrations frozen in the past while
+	// Pods are fresh runs a migration twice: the sweep's stale pairs.
+	{name: "staleview", bugPlans: 100, options: func(buggy bool) operatortest.Options {
+		return operatortest.Options{
+			Scheme: staleviewScheme, CRDs: [][]byte{staleview.CRD},
+			Managers: []operatortest.Manager{{Name: "migrator", Setup: func(mgr manager.Manager) error {
+				return (&staleview.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}}},
+			Objects: []client.Object{&staleview.Migration{ObjectMeta: metav1.ObjectMeta{Namespace: "db", Name: "add-index"},
+				Spec: staleview.MigrationSpec{Image: "migrate:1.0"}}},
 		}
 	}},
 	// The tutorial design's bug is found after 40-60 plans on most seeds
@@ -174,7 +198,7 @@ func TestOperatortestFigures(t *testing.T) {
 				}
 				rate := float64(res.Checks) / res.Elapsed.Seconds()
 				if n == 1 {
-					tp.OneCore = rate
+					tp.OneCore, tp.Targeted = rate, TargetedLine(res.Targeted)
 				} else {
 					tp.AllCores = rate
 				}
@@ -199,6 +223,9 @@ func TestOperatortestFigures(t *testing.T) {
 					if !res.Caught {
 						bc.CaughtFromAll = false
 						continue
+					}
+					if n == 1 && seed == 1 {
+						bc.Targeted = TargetedLine(res.Targeted)
 					}
 					if n == 1 {
 						plans = append(plans, float64(res.FirstFailure))
@@ -231,4 +258,17 @@ func TestOperatortestFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s", b)
+}
+
+// TargetedLine is cs as one line: "crashes after a write 4 of 4, stale
+// pairs 2 of 32" ("none" when the exploration had no targeted plan).
+func TargetedLine(cs []operatortest.Coverage) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
 }
