@@ -10,6 +10,8 @@ import (
 
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -63,5 +65,43 @@ func TestAnObjectUnobservedFromItsCreationReachesItsProcessOnlyAtTheHeal(t *test
 		if len(lines[i]) < len(want[i]) || lines[i][:len(want[i])] != want[i] {
 			t.Fatalf("the trace says\n%q\nwant lines starting\n%q", lines, want)
 		}
+	}
+}
+
+// A Widget unobserved by a from its creation: a's controller never
+// reconciles it during the fault phase, across a restart, while b's does at
+// once; after the heal a reconciles it. The same plan gives the same trace.
+func TestAnUnobservedObjectIsNeverReconciledByItsProcessUntilTheHeal(t *testing.T) {
+	const text = "seed 1\nunobserved process=a kind=test.ctrlsim.dev/v1/Widget object=default/w0 from=0 until=0\ncrash process=a at=5s\n"
+	run := func(c *cluster.Cluster) {
+		c.RunUntil(30 * time.Second)
+		c.Heal()
+		c.RunFor(5 * time.Second)
+	}
+	c, err := cluster.New(mustParse(t, text), twoProcesses())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	run(c)
+	first := func(p, object string) time.Duration {
+		for _, s := range c.Trace.Steps() {
+			if s.Process == p && s.Op == "reconcile" && s.Object == object {
+				return s.At
+			}
+		}
+		return -1
+	}
+	if at := first("b", "default/w0"); at < 0 || at > time.Second {
+		t.Errorf("b first reconciled w0 at %v, want at the start", at)
+	}
+	if at := first("a", "default/w1"); at < 0 || at > time.Second {
+		t.Errorf("a first reconciled w1 at %v, want at the start: only w0 is unobserved", at)
+	}
+	if at := first("a", "default/w0"); at < 30*time.Second {
+		t.Errorf("a first reconciled w0 at %v, want after the heal at 30s", at)
+	}
+	if err := cluster.CheckDeterminism(mustParse(t, text), twoProcesses, run); err != nil {
+		t.Error(err)
 	}
 }
