@@ -11,8 +11,10 @@
 // beyond spec.members; a scale-up makes the new members' claims, then
 // records them.
 //
-// The user scales three members down to two and up to three again: member
-// 2's claim is deleted and made again. A restarted operator whose watch
+// The user scales three members down to two and, 15 s later, up to three
+// again: member 2's claim is deleted and made again. (So far apart, no
+// informer lag bridges the two: the buggy operator's cache must be frozen
+// at the scale-down by a restart onto a lagging watch cache.) A restarted operator whose watch
 // cache of Ensembles is behind, at the status write that recorded the
 // scale-down (two members in spec and status), while its cache of claims is
 // fresh sees member 2's new claim beyond two members, and the buggy twin
@@ -30,10 +32,10 @@
 // made 3 times and deleted twice, against 2 and 1 in the fault-free run).
 //
 // The test (scaledown_test.go) runs the workload as a script (three members
-// at 0 s, two at 5 s, three at 10 s). Its hand plan `stale process=op
-// kind=scaledown.ctrlsim.dev/v1/Ensemble at=10.006s age=20s rev=12` (rev 12:
+// at 0 s, two at 5 s, three at 20 s). Its hand plan `stale process=op
+// kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=12` (rev 12:
 // the status write of the scale-down in the fault-free run of seed 1;
-// 10.006 s: just after member 2's new claim, rv 15; the restart comes after
+// 20.006 s: just after member 2's new claim, rv 15; the restart comes after
 // the 10 s crash back-off) is caught on the buggy operator and holds on the
 // correct one. TestTheSearchFindsTheDataLoss explores with default Options
 // from explorer seeds 1-5 (not with -short); the correct operator holds the

@@ -39,10 +39,11 @@ func ensemble() *scaledown.Ensemble {
 }
 
 // The user's script: the Ensemble created with three members, scaled down
-// to two at 5 s and up to three again at 10 s.
+// to two at 5 s and up to three again at 20 s (15 s apart: no informer lag
+// of 5 s at most bridges them).
 const (
 	downAt = 5 * time.Second
-	upAt   = 10 * time.Second
+	upAt   = 20 * time.Second
 	down   = `{"spec":{"members":2}}`
 	up     = `{"spec":{"members":3}}`
 )
@@ -142,8 +143,8 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 // The fault-free run (seed 1): the three members' claims are made and
 // recorded (status rv 10); the scale-down at 5 s (rv 11) is recorded in
 // status (rv 12, at 5.0017 s) and member 2's claim deleted (rv 13); the
-// scale-up at 10 s (rv 14) makes member 2's claim again (rv 15, at
-// 10.0022 s) and records it (rv 16). Both operators hold.
+// scale-up at 20 s (rv 14) makes member 2's claim again (rv 15, at
+// 20.0022 s) and records it (rv 16). Both operators hold.
 func TestTheFaultFreeRunHolds(t *testing.T) {
 	for _, buggy := range []bool{true, false} {
 		if v, r := replay(t, buggy, ""); len(v) != 0 {
@@ -152,7 +153,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 	}
 }
 
-// staleAtTheScaleDown restarts the operator (at 10.006 s, after member 2's
+// staleAtTheScaleDown restarts the operator (at 20.006 s, after member 2's
 // claim was made again; up after the 10 s crash back-off) onto a watch
 // cache of Ensembles frozen at the status write that recorded the
 // scale-down (rev 12: two members in spec and status), its claims' cache
@@ -160,7 +161,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 // the author's property and by update-summaries (the claim made 3 times
 // and deleted twice, against 2 and 1). The correct operator confirms the
 // scale-down live before it deletes.
-const staleAtTheScaleDown = "stale process=op kind=scaledown.ctrlsim.dev/v1/Ensemble at=10.006s age=20s rev=12\n"
+const staleAtTheScaleDown = "stale process=op kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=12\n"
 
 func TestARestartOntoTheScaleDownDeletesALiveMembersData(t *testing.T) {
 	v, r := replay(t, true, staleAtTheScaleDown)
