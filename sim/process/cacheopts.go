@@ -20,8 +20,9 @@ import (
 // CheckOptions reports the manager.Options a simulated process cannot honour,
 // in one error naming each, or nil. Honoured: Cache.DefaultNamespaces,
 // Cache.ByObject (Namespaces, Label, Field, Transform), Cache.Default{Label,
-// Field}Selector and DefaultTransform, Client.Cache.DisableFor and
-// Unstructured, Controller (the controllers' defaults), the leader election
+// Field}Selector and DefaultTransform, Client.Cache.DisableFor,
+// Unstructured and EnableReadYourWritesConsistency (controller-runtime's own
+// client then: ryw.go), Controller (the controllers' defaults), the leader election
 // fields (see LeaderElectionFrom), WebhookServer. Accepted with no effect, as
 // they change nothing a controller can observe here: Scheme (the world's scheme
 // types every process), Logger (lines go to the trace), Metrics, health probes,
@@ -70,7 +71,6 @@ func CheckOptions(o manager.Options) error {
 	}
 	if cc := o.Client.Cache; cc != nil {
 		refuse(cc.Reader != nil, "Client.Cache.Reader", "the process's cache is the reader")
-		refuse(ptr.Deref(cc.EnableReadYourWritesConsistency, false), "Client.Cache.EnableReadYourWritesConsistency", "not modelled")
 	}
 	refuse(o.Client.DryRun != nil && *o.Client.DryRun, "Client.DryRun", "dry run is not modelled")
 	refuse(o.Client.FieldValidation != "", "Client.FieldValidation", "not modelled")

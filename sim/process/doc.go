@@ -57,6 +57,19 @@
 //     the cache" error; Client.Cache.DisableFor kinds are read live;
 //     Controller gives the controllers' defaults; WebhookServer receives the
 //     webhooks. CheckOptions refuses by name what is not honoured.
+//   - With Client.Cache.EnableReadYourWritesConsistency (ryw.go) the
+//     manager's client is controller-runtime's own client.New, as its
+//     manager builds it: its consistent client (write barriers, the
+//     resourceVersion of each write's answer, a consistency handler on the
+//     process's informer of the kind and form) over the cache-backed client,
+//     on the incarnation's REST transport (package restapi: every request
+//     one call of the process), the process's cache as Cache.Reader (its
+//     reads through the same hooks) and informers, and its mapper. A read
+//     after the process's own write waits, blocked on controller-runtime's
+//     channel outside the scheduler, until the informer has delivered the
+//     write's event (its lag, in virtual time: TestReadYourWritesWaitsForTheCacheInVirtualTime);
+//     internal/differential TestReadYourWritesMatchesControllerRuntimeOnKubeAPIServer
+//     runs the same probe on envtest.
 //   - Webhooks registered on the manager's webhook server (builder's
 //     ctrl.NewWebhookManagedBy, or Register) are called by the apiserver
 //     model's webhook admission through the registered handler's ServeHTTP
@@ -231,6 +244,31 @@
 //     names are refused. A field selector naming a field the kind does not
 //     support fails the process's start (kube-apiserver answers the
 //     informer's list with a 400 and the cache never syncs).
+//   - Read-your-writes consistency (ryw.go) hosts client.New whole: its
+//     consistent client, write barrier and consistency handler are
+//     unexported or in internal packages, and the client it wraps must have
+//     an unexported delete method, so only client.New reaches them. Its
+//     writes and live reads therefore go over the REST transport
+//     (JSON-encoded, through restapi) where the process's client without
+//     the option calls the apiserver model directly; restapi's gaps apply
+//     to them. One matters to the wait: restapi answers a delete with a
+//     Success Status even when finalizers keep the object (kube-apiserver
+//     answers the object, with its resourceVersion), so after a Delete of
+//     an object that stays, a read of it waits until the object leaves the
+//     cache (the finalizers removed) where controller-runtime on
+//     kube-apiserver waits only for the cache to see the deletionTimestamp.
+//     The wait needs a testing/synctest bubble (package wallclock;
+//     operatortest runs every plan in one): outside one the process fails
+//     its start with an error naming the option. A read waits for ever
+//     when the write's event never reaches the informer (a kind's
+//     informer filtered by a selector the written object does not match,
+//     and no later event of the kind), as it would with
+//     controller-runtime until the reconcile's context ends. The
+//     consistency handlers' goroutines (controller-runtime's: one per
+//     event) run outside the scheduler; they only publish a
+//     resourceVersion and close a channel, and a task they wake rejoins at
+//     its next call after the kernel's settle, so the outcome does not
+//     depend on when they run (TestReadYourWritesDeterminism).
 //   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
 //     does: the action and the related object are dropped.
 //   - Outside a testing/synctest bubble (package wallclock), controller-runtime's

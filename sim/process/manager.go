@@ -59,6 +59,9 @@ type Manager struct {
 	elected chan struct{}
 	// rest serves GetConfig and GetHTTPClient (restconfig.go).
 	rest *restapi.Transport
+	// client is GetClient's when it is not the process's own: controller-runtime's
+	// client.New with read-your-writes consistency (ryw.go).
+	client client.Client
 }
 
 var _ manager.Manager = (*Manager)(nil)
@@ -259,7 +262,12 @@ func (m *Manager) GetCache() cache.Cache { return m.cache }
 func (m *Manager) GetScheme() *runtime.Scheme { return m.p.GetScheme() }
 
 // GetClient is the process's client: cached reads, writes to the apiserver.
-func (m *Manager) GetClient() client.Client { return m.p.client }
+func (m *Manager) GetClient() client.Client {
+	if m.client != nil {
+		return m.client
+	}
+	return m.p.client
+}
 
 // GetFieldIndexer indexes the process's cache.
 func (m *Manager) GetFieldIndexer() client.FieldIndexer { return m.cache }

@@ -188,7 +188,12 @@ func (p *Process) Controllers() []string {
 func (p *Process) Manager() *Manager { return p.mgr }
 
 // GetClient is the process's client: cached reads, direct writes (mgr.GetClient()).
-func (p *Process) GetClient() client.Client { return p.client }
+func (p *Process) GetClient() client.Client {
+	if p.mgr != nil {
+		return p.mgr.GetClient()
+	}
+	return p.client
+}
 
 // GetAPIReader reads from the apiserver directly (mgr.GetAPIReader()).
 func (p *Process) GetAPIReader() client.Reader { return p.client.APIReader() }
@@ -304,6 +309,9 @@ func (p *Process) start() {
 	p.started = true // Setup may crash the process (a crash planned at one of its calls)
 	incarnation := p.incarnation
 	p.mgr.options = co
+	if optsErr == nil && readYourWrites(p.spec.Options) {
+		p.mgr.client, optsErr = p.mgr.consistentClient(*p.spec.Options) // ryw.go
+	}
 	if optsErr != nil {
 		p.record(trace.Step{Op: "setup", Result: "error: " + optsErr.Error()})
 		p.terminate("setup failed: "+optsErr.Error(), true)

@@ -73,6 +73,11 @@ var ErrNoSettle = errors.New("a task that may block outside the scheduler (a man
 // the bubble is durably blocked (synctest.Wait); GoOutside needs it.
 func (s *Scheduler) SetSettle(settle func()) { s.settle = settle }
 
+// InBubble reports whether the scheduler runs in a testing/synctest bubble
+// (SetSettle): whether its tasks may block outside it (on a channel, a
+// timer) and rejoin when woken.
+func (s *Scheduler) InBubble() bool { return s.settle != nil }
+
 // SetWall makes sleep the clock's follower: it sleeps d in the bubble, or
 // less if wake is ready first, and returns how long it slept. While a task is
 // blocked outside, the follower passes a wake channel that a task rejoining
