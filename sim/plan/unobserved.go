@@ -58,13 +58,18 @@ func (o objectWrites) window(proc string, i, j int) Fault {
 // changes that is not a deletion until its next change (until=0 when that is
 // its deletion, or there is none: then the deletion or the heal ends it), so
 // that proc never sees the state that change made (Sieve's unobserved
-// state, one per change). The order finds bugs early: the windows from a
-// creation first (a controller that never sees an object's creation or
-// first state: from=0 for an object's first creation), then those from a
-// deletion starting (a deletionTimestamp set: a finalizer's work unseen),
-// then the rest, each group in commit order.
+// state, one per change); and from each creation until each later change of
+// that lifetime, so that proc never sees the object's creation and first
+// updates and first sees it in a later state (a Pod first seen finished).
+// The order finds bugs early: the windows from a creation until the next
+// change first (a controller that never sees an object's creation: from=0
+// for an object's first creation), then from a creation over its whole
+// lifetime (until its deletion or the heal), then from a creation until
+// each later change (the nearest first), then from a deletion starting (a
+// deletionTimestamp set: a finalizer's work unseen), then the rest; each
+// group in commit order.
 func UnobservedWindows(tg Targets, proc string) []Fault {
-	var created, deleting, rest []Fault
+	var created, lifetime, spans, deleting, rest []Fault
 	for _, o := range watchedObjects(tg, proc, nil) {
 		for i, w := range o.writes {
 			f := o.window(proc, i, i+1)
@@ -73,6 +78,19 @@ func UnobservedWindows(tg Targets, proc string) []Fault {
 				continue
 			case Created:
 				created = append(created, f)
+				end := len(o.writes) // its deletion, or none
+				for k := i + 1; k < len(o.writes); k++ {
+					if o.writes[k].Change == Deleted {
+						end = k
+						break
+					}
+				}
+				for j := i + 2; j < end; j++ {
+					spans = append(spans, o.window(proc, i, j))
+				}
+				if i+1 < end {
+					lifetime = append(lifetime, o.window(proc, i, end))
+				}
 			case Deleting:
 				deleting = append(deleting, f)
 			default:
@@ -80,9 +98,13 @@ func UnobservedWindows(tg Targets, proc string) []Fault {
 			}
 		}
 	}
-	// Within each group, commit order (the objects were walked in turn).
-	out := append(sortByFrom(created, tg), sortByFrom(deleting, tg)...)
-	return append(out, sortByFrom(rest, tg)...)
+	// Within each group, commit order (the objects were walked in turn);
+	// spans of one creation stay nearest first (a stable sort).
+	var out []Fault
+	for _, g := range [][]Fault{created, lifetime, spans, deleting, rest} {
+		out = append(out, sortByFrom(g, tg)...)
+	}
+	return out
 }
 
 // sortByFrom orders windows by the resourceVersion of their first withheld

@@ -9,9 +9,11 @@ import (
 
 // The systematic windows of the re-create run (recreateTargets): one per
 // change that is not a deletion, each until the object's next change (0:
-// its deletion, or none: the heal); the windows from a creation first, in
-// commit order (from=0 for an object's first creation), then the one from
-// the Cluster's deletion starting.
+// its deletion, or none: the heal), and from each creation until each later
+// change of its lifetime; the windows from a creation until the next change
+// first, in commit order (from=0 for an object's first creation), then the
+// Cluster's first lifetime unseen, then the window from its deletion
+// starting.
 func TestUnobservedWindowsStartWithTheCreations(t *testing.T) {
 	var got []string
 	for _, f := range UnobservedWindows(recreateTargets(), "op") {
@@ -23,6 +25,8 @@ func TestUnobservedWindowsStartWithTheCreations(t *testing.T) {
 		"unobserved process=op kind=db.example/v1/Cluster object=ns/a from=30 until=0",
 		"unobserved process=op kind=/v1/PersistentVolumeClaim object=ns/a-data from=31 until=0",
 		"unobserved process=op kind=/v1/PersistentVolumeClaim object=ns/b-data from=0 until=0",
+		// The Cluster's first lifetime unseen until its deletion.
+		"unobserved process=op kind=db.example/v1/Cluster object=ns/a from=0 until=0",
 		"unobserved process=op kind=db.example/v1/Cluster object=ns/a from=20 until=0",
 	}
 	if !slices.Equal(got, want) {
@@ -37,8 +41,8 @@ func TestUnobservedWindowsStartWithTheCreations(t *testing.T) {
 	// never saw cache anything has none (Watched lists it with no kind).
 	tg := recreateTargets()
 	tg.Watched = map[string][]string{"op": {"db.example/v1/Cluster"}, "other": nil}
-	if n := len(UnobservedWindows(tg, "op")); n != 3 {
-		t.Errorf("%d windows of a process that caches Clusters only, want 3", n)
+	if n := len(UnobservedWindows(tg, "op")); n != 4 {
+		t.Errorf("%d windows of a process that caches Clusters only, want 4", n)
 	}
 	if ws := UnobservedWindows(tg, "other"); len(ws) != 0 {
 		t.Errorf("windows of a process that caches nothing: %v", ws)
@@ -86,4 +90,34 @@ func TestADrawnUnobservedFaultStaysInsideOneLifetimeOfAnObject(t *testing.T) {
 			t.Fatalf("with no writes a fault was drawn: %s", f)
 		}
 	})
+}
+
+// A Pod created, then scheduled, started and finished: the windows from its
+// creation hide it until each later state (the nearest first), after the
+// one until its next change and the one over its whole life; then one from
+// each later change until the next.
+func TestUnobservedWindowsHideACreationUntilEachLaterState(t *testing.T) {
+	const pod = "/v1/Pod"
+	tg := Targets{Writes: []Write{
+		{RV: 10, Kind: pod, Object: "ops/p", Change: Created},
+		{RV: 11, Kind: pod, Object: "ops/p", Change: Status},
+		{RV: 12, Kind: pod, Object: "ops/p", Change: Status},
+		{RV: 15, Kind: pod, Object: "ops/p", Change: Status},
+	}}
+	var got []string
+	for _, f := range UnobservedWindows(tg, "op") {
+		got = append(got, f.String())
+	}
+	want := []string{
+		"unobserved process=op kind=/v1/Pod object=ops/p from=0 until=11",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=0 until=0",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=0 until=12",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=0 until=15",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=11 until=12",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=12 until=15",
+		"unobserved process=op kind=/v1/Pod object=ops/p from=15 until=0",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("windows\n%q\nwant\n%q", got, want)
+	}
 }
