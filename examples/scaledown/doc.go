@@ -21,7 +21,10 @@
 // (Buggy) deletes the live member's data. (Once the view catches up it
 // makes an empty claim again.) The correct operator confirms live (the
 // manager's APIReader) that the member is gone, in spec and in status,
-// before it deletes a claim, and deletes with a uid precondition. This is
+// before it deletes a claim, and deletes with a uid precondition. Both
+// make a claim only for a member the live Ensemble has (a cache from
+// before a scale-down would make one for a member already gone, to delete
+// it once it catches up). This is
 // pravega/zookeeper-operator's issue 314, found by Sieve (OSDI'22): the
 // restarted controller read the stale scaled-down ZookeeperCluster and
 // deleted the PVC of a member scaled up again.

@@ -183,6 +183,12 @@ func (r *Reconciler) ensureClaim(ctx context.Context, e *Ensemble, i int) error 
 	if err == nil || !apierrors.IsNotFound(err) {
 		return err
 	}
+	// Confirm live that the member is wanted: a cache from before a
+	// scale-down would make a claim for a member already gone.
+	var live Ensemble
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(e), &live); err != nil || i >= live.Spec.Members {
+		return client.IgnoreNotFound(err)
+	}
 	pvc = corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: e.Namespace, Name: ClaimName(e.Name, i),
 			Labels: map[string]string{EnsembleLabel: e.Name, OrdinalLabel: strconv.Itoa(i)}},

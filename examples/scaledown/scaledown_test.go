@@ -144,7 +144,7 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 // recorded (status rv 10); the scale-down at 5 s (rv 11) is recorded in
 // status (rv 12, at 5.0017 s) and member 2's claim deleted (rv 13); the
 // scale-up at 20 s (rv 14) makes member 2's claim again (rv 15, at
-// 20.0022 s) and records it (rv 16). Both operators hold.
+// 20.0043 s) and records it (rv 16). Both operators hold.
 func TestTheFaultFreeRunHolds(t *testing.T) {
 	for _, buggy := range []bool{true, false} {
 		if v, r := replay(t, buggy, ""); len(v) != 0 {
