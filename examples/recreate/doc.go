@@ -6,7 +6,8 @@
 // A Cluster keeps its data in the PersistentVolumeClaim data-<name>,
 // labelled with the Cluster's name and uid and owned by nothing (as a
 // StatefulSet's claims are not). The operator's finalizer deletes the
-// Cluster's claims, found by label, when it sees the Cluster being deleted.
+// Cluster's claims, found by label (listed live, so that none made a
+// moment ago is missed), when it sees the Cluster being deleted.
 //
 // The user deletes the Cluster and creates it again with the same name; the
 // new Cluster gets a new claim data-<name>. A restarted operator whose watch

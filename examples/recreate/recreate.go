@@ -126,8 +126,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if !controllerutil.ContainsFinalizer(&c, Finalizer) {
 			return ctrl.Result{}, nil
 		}
+		// Listed live: a claim made a moment ago may not be in the cache
+		// yet (examples/orphanchild's bug).
 		var claims corev1.PersistentVolumeClaimList
-		if err := r.List(ctx, &claims, client.InNamespace(c.Namespace), client.MatchingLabels{ClusterLabel: c.Name}); err != nil {
+		if err := r.APIReader.List(ctx, &claims, client.InNamespace(c.Namespace), client.MatchingLabels{ClusterLabel: c.Name}); err != nil {
 			return ctrl.Result{}, err
 		}
 		for i := range claims.Items {

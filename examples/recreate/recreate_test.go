@@ -136,7 +136,7 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 // (rv 7) and its claim data-main made (rv 8); the user's deletion at 5 s
 // sets its deletionTimestamp (rv 9), the operator deletes the claim and
 // removes the finalizer; the Cluster made again at 10 s gets its finalizer
-// and a new claim data-main (rv 14, at 10.0062 s). Both operators hold.
+// and a new claim data-main (rv 14, at 10.0066 s). Both operators hold.
 func TestTheFaultFreeRunHolds(t *testing.T) {
 	for _, buggy := range []bool{true, false} {
 		if v, r := replay(t, buggy, ""); len(v) != 0 {
