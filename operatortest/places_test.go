@@ -9,6 +9,7 @@ import "testing"
 // Checked in this process (judge is what a worker process runs), over a
 // sequence whose first violation the crash-write targeting draws.
 func TestAWorkerJudgesEachPlaceAsTheSequentialPassDoes(t *testing.T) {
+	defer randomPassOnly()()
 	o := appOptions(trustsItsMark) // shard_test.go: a restart between two writes
 	o.Checks, o.Seed, o.Workers = 30, 3, 1
 	seq, err := Explore(t, o)

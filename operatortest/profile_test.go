@@ -40,6 +40,7 @@ func labelsHere(t *testing.T) string {
 // split an exploration's time: the plans of the search and their fault-free
 // references, the shrinker's candidates, a replay.
 func TestEveryRunIsLabelledWithItsPhaseInCPUProfiles(t *testing.T) {
+	defer randomPassOnly()()
 	var seen []string
 	o := bugOptions(&knownBugs{twoWrites: true}, false)
 	o.Checks = 40

@@ -10,6 +10,7 @@ import (
 // plans it has judged, and once a plan fails, how far shrinking has got (the
 // candidates tried, the runs they cost, the smallest failing plan so far).
 func TestAnExplorationSaysHowFarItHasGotSearchingAndShrinking(t *testing.T) {
+	defer randomPassOnly()()
 	var lines []string
 	every, log := progressEvery, logProgress
 	progressEvery, logProgress = 0, func(_ *testing.T, format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
@@ -32,7 +33,7 @@ func TestAnExplorationSaysHowFarItHasGotSearchingAndShrinking(t *testing.T) {
 			t.Errorf("an unexpected progress line: %s", l)
 		}
 	}
-	if len(searching) != res.FirstFailure || !strings.HasPrefix(searching[0], "operatortest: 0 of 40 plans judged") {
+	if len(searching) != res.FirstFailure || !strings.HasPrefix(searching[0], "operatortest: 0 of 40 random plans judged") {
 		t.Errorf("%d search lines before the failure at plan %d, want one a plan from \"0 of 40\": %q", len(searching), res.FirstFailure, searching)
 	}
 	if len(shrinking) != res.ShrinkCandidates {

@@ -234,14 +234,14 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 	}
 	// Systematic before random (sweep.go): the targeted plans first.
 	var out Result
-	swept, offset, cov, err := w.sweep(t, seen)
+	swept, offset, sweptHere, cov, err := w.sweep(t, seen)
 	if err != nil {
 		return Result{}, err
 	}
 	out.Targeted, out.Findings = cov, swept
 	w.randomChecks = w.o.Checks - offset
 	if len(swept) > 0 && !w.o.KeepGoing || len(swept) >= maxFindings || w.randomChecks <= 0 {
-		out.Checks = offset
+		out.Checks = sweptHere
 		if len(swept) > 0 && !w.o.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
@@ -283,7 +283,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
 		if len(out.Findings) == 0 || w.o.KeepGoing {
-			out.Checks = offset + ran
+			out.Checks = sweptHere + ran // this shard's plans
 		}
 		if f == nil {
 			break

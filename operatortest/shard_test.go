@@ -33,6 +33,11 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 		do   behaviour
 	}{{"a bug", trustsItsMark}, {"no bug", child()}} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "a bug" {
+				// A bug the random plans find after a few (the sweep
+				// would find it at its first plan).
+				defer randomPassOnly()()
+			}
 			o := appOptions(tc.do)
 			o.Checks, o.Seed = 60, 3
 			whole, err := Explore(t, o)

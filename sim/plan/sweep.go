@@ -61,11 +61,10 @@ type Targeted struct {
 //     that kind until the heal (creations first, then deletions, then the
 //     rest);
 //   - the unobserved windows of each object the process caches
-//     (UnobservedWindows: from each change until the next), then the long
-//     ones (longWindows: from an object's creation until each later change
-//     but the next, and until its deletion or the heal), so that an object
-//     whose creation and first updates were never seen, and that is first
-//     seen in a later state, is one plan.
+//     (UnobservedWindows: from each change until the next, and from its
+//     creation until each later change and over its whole life), so that
+//     an object whose creation and first updates were never seen, and that
+//     is first seen in a later state, is one plan.
 //
 // The classes are interleaved, one plan of each in turn, so that a budget
 // smaller than the sweep covers the most interesting plans of every class;
@@ -85,7 +84,7 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	if sp.allows(Unobserved) {
 		for _, proc := range sp.Processes {
 			seen := map[Fault]bool{}
-			for _, f := range append(UnobservedWindows(tg, proc), longWindows(tg, proc)...) {
+			for _, f := range UnobservedWindows(tg, proc) {
 				if seen[f] || sp.KindsOnly && !slices.Contains(sp.Kinds, f.Resource) {
 					continue
 				}
@@ -264,33 +263,4 @@ func sweepHolds(sp Space, tg Targets) []Targeted {
 		out[i] = Targeted{Class: SweepHolds, Faults: []Fault{h.f}}
 	}
 	return out
-}
-
-// longWindows are the unobserved windows of proc from an object's creation
-// until each of its later changes but the next (UnobservedWindows has that
-// one), shortest first, and until its deletion or the heal: the controller
-// first sees the object in that later state, as a watch that catches up
-// delivers the newest state only.
-func longWindows(tg Targets, proc string) []Fault {
-	var out []Fault
-	for j := 2; ; j++ {
-		more := false
-		for _, o := range watchedObjects(tg, proc, nil) {
-			if len(o.writes) == 0 || o.writes[0].Change != Created || j > len(o.writes) {
-				continue
-			}
-			more = true
-			if j == len(o.writes) && o.writes[j-1].Change != Deleted && j-1 >= 1 {
-				// until=0 past the last change: every change hidden until the heal.
-				out = append(out, o.window(proc, 0, j))
-				continue
-			}
-			if j < len(o.writes) {
-				out = append(out, o.window(proc, 0, j))
-			}
-		}
-		if !more {
-			return out
-		}
-	}
 }
