@@ -69,8 +69,8 @@ import (
 // blindOf are the views of r, a faulted run of p, that were behind the
 // world's writes, as the faults of the fault-free run of the same blind
 // time: for each stale restart of an operator process (its "stale" step), a
-// blind fault that starts it onto the same lagging apiserver; the holds and
-// lags of its watches as they were; and a blind fault for each such process,
+// blind fault that starts it onto the same lagging apiserver; the holds,
+// lags and unobserved windows of its watches as they were; and a blind fault for each such process,
 // so that it sees its own writes at once; of its time-driven processes
 // only (clockDriven).
 func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
@@ -105,7 +105,7 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 	}
 	var views []plan.Fault
 	for _, f := range p.Faults {
-		if (f.Kind == plan.Hold || f.Kind == plan.Lag) && w.operators[f.Process] && timed[f.Process] {
+		if (f.Kind == plan.Hold || f.Kind == plan.Lag || f.Kind == plan.Unobserved) && w.operators[f.Process] && timed[f.Process] {
 			views = append(views, f)
 			if !blind[f.Process] {
 				blind[f.Process] = true
