@@ -35,8 +35,9 @@ import (
 // before, times aside (a condition that flips between two values, a field
 // two writers fight over). An idle write that follows a change of another
 // object, by another writer, since the controller's last write to this one
-// answers that change (provoked), and is not counted. Two rules, each a
-// clear count:
+// answers that change (provoked), and is not counted; nor is a write of a
+// reconcile that ended in an error (a controller still failing is not at
+// rest: no-error-at-rest judges it). Two rules, each a clear count:
 //
 //   - idle: restIdleWrites or more idle writes at rest by one controller to
 //     one object violate, in the faulted run or in a fault-free reference
@@ -134,9 +135,22 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 		contents[i] = c
 		return c
 	}
-	// Who committed each resourceVersion: the first write that names it.
+	// Who committed each resourceVersion: the first write that names it;
+	// and the reconciles that ended in an error.
 	committedBy := map[uint64]string{}
+	type reconcileOf struct {
+		process, controller string
+		incarnation, n      int
+	}
+	failed := map[reconcileOf]bool{}
+	incarnation := map[string]int{} // a restart numbers its reconciles from 1 again
 	for _, st := range r.Steps {
+		if st.Op == "start" || st.Op == "restart" {
+			incarnation[st.Process]++
+		}
+		if st.Op == "result" && st.Reconcile > 0 && strings.HasPrefix(st.Result, "error:") {
+			failed[reconcileOf{st.Process, st.Controller, incarnation[st.Process], st.Reconcile}] = true
+		}
 		if storedWrite(st) {
 			if _, ok := committedBy[st.RVWritten]; !ok {
 				committedBy[st.RVWritten] = writerOf(st)
@@ -153,7 +167,11 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 	claimed := map[uint64]bool{} // resourceVersions a write committed
 	writers := map[[2]string]*restWriter{}
 	last := map[[2]string]time.Duration{} // each writer's last write to the object
+	clear(incarnation)
 	for _, st := range r.Steps {
+		if st.Op == "start" || st.Op == "restart" {
+			incarnation[st.Process]++
+		}
 		if !storedWrite(st) {
 			continue
 		}
@@ -161,6 +179,11 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 		noop := claimed[st.RVWritten] || (st.RVCurrent != 0 && st.RVCurrent == st.RVWritten)
 		claimed[st.RVWritten] = true
 		if !ok || !w.operators[st.Process] || st.At < r.HealAt {
+			continue
+		}
+		if st.Reconcile > 0 && failed[reconcileOf{st.Process, st.Controller, incarnation[st.Process], st.Reconcile}] {
+			// A controller still failing is not at rest: its retries, and
+			// what they write, are no-error-at-rest's to judge.
 			continue
 		}
 		ev := r.Log[i]

@@ -245,3 +245,26 @@ func TestAFieldTwoWritersFightOverIsCaught(t *testing.T) {
 		t.Errorf("a fight: %+v", v)
 	}
 }
+
+// A controller still failing is not at rest: what its retries write is
+// no-error-at-rest's to judge.
+func TestWritesOfFailingReconcilesAreNotJudgedAtRest(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	rr := newRestRun(0)
+	rr.every(70*time.Second, 3*time.Minute-time.Second, 5*time.Second, heartbeat(rr))
+	var steps []trace.Step
+	n := 0
+	for _, st := range rr.r.Steps {
+		if st.Process == "op" && st.Op == "update" {
+			n++
+			st.Reconcile = n
+			steps = append(steps, st, trace.Step{At: st.At, Process: "op", Controller: "app", Reconcile: n, Op: "result", Result: "error: still failing"})
+			continue
+		}
+		steps = append(steps, st)
+	}
+	rr.r.Steps = steps
+	if v := w.judgeWritesAtRest(nil, rr.snap(w)); !v.Holds {
+		t.Errorf("the writes of failing reconciles: %s", v.Detail)
+	}
+}

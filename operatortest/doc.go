@@ -191,7 +191,10 @@
 //     alone made it: no other object changed, by another writer, since the
 //     controller's last write to this one (an unchanged status written at
 //     each change of the Jobs a CronJob owns, as the kubebuilder tutorial
-//     does, answers a change). Three idle writes at rest by one controller
+//     does, answers a change); nor does a write of a reconcile that ended
+//     in an error (a controller still failing is not at rest:
+//     no-error-at-rest judges it; the rukpak cycle of Known gaps writes its
+//     two alternating errors at every retry). Three idle writes at rest by one controller
 //     to one object violate, in the faulted run or in a fault-free
 //     reference (there a bug with no fault): the reconcile that a correct
 //     operator's last write wakes may write once more unchanged, and rest
