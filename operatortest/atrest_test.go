@@ -217,6 +217,12 @@ func TestWritesAtRestAreComparedWithTheFaultFreeRun(t *testing.T) {
 	if v.Holds || !strings.Contains(v.Detail, "the fault-free runs of the same workload at most 0 times over the same window: the faults left it writing") {
 		t.Errorf("writing at rest where the fault-free run is quiet: %+v", v)
 	}
+	// Work a fault delayed into the window, done in its first half (rest is
+	// 2m-3m): it stopped, no cadence.
+	late := newRestRun(0).every(121*time.Second, 130*time.Second, time.Second, work)
+	if v := w.judgeWritesAtRest(refs, late.snap(w)); !v.Holds {
+		t.Errorf("work finished in the window's first half: %s", v.Detail)
+	}
 	// One write more than the fault-free run: the phase of a cadence.
 	shifted := newRestRun(0).every(65*time.Second, 3*time.Minute, 10*time.Second, work)
 	if v := w.judgeWritesAtRest([]*refRun{{seed: 1, snap: busy.snap(w)}}, shifted.snap(w)); !v.Holds {
