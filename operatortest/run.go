@@ -92,9 +92,9 @@ func Run(t *testing.T, o Options) {
 		if err := os.WriteFile(path, []byte(planHeader(t.Name(), path)+f.Minimal.String()), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		t.Logf("operatortest: %s: violated after %d plans (seed %d%s), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s",
-			f.Signature, f.FirstFailure, o.effectiveSeed(), clause(coverageLine(res.Targeted)), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-			f.ShrinkCandidates, f.ShrinkRuns, path)
+		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
+			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			f.ShrinkCandidates, f.ShrinkRuns, path, clause(coverageLine(res.Targeted)))
 		rep.replay(f, path)
 	}
 	if o.KeepGoing {
