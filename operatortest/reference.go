@@ -130,13 +130,7 @@ func (w *world) targetsOf(res *result) plan.Targets {
 		if s.At > w.o.FaultPhase {
 			break
 		}
-		verb, _, _ := strings.Cut(s.Op, "/")
-		switch verb {
-		case "create", "update", "patch", "delete", "deletecollection":
-		default:
-			continue
-		}
-		if s.Process == "" {
+		if !processWrite(s) {
 			continue
 		}
 		out.Written[s.Process]++ // counted as writesOf and a crash after a write count them
@@ -185,6 +179,18 @@ func changeOf(ev apiserver.Event, before client.Object) plan.Change {
 	return plan.Updated
 }
 
+// processWrite reports whether s is a write request of a process (create,
+// update, patch, delete, deletecollection, a subresource's too): what a
+// crash after the k-th write counts.
+func processWrite(s trace.Step) bool {
+	verb, _, _ := strings.Cut(s.Op, "/")
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return s.Process != ""
+	}
+	return false
+}
+
 // writesOf are, for each process, its writes in the fault phase that
 // another write of the same reconcile follows, by their k (counted over the
 // whole run, as a crash after the k-th write counts them, every call but a
@@ -201,13 +207,7 @@ func writesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 		if s.At > faultPhase {
 			break
 		}
-		verb, _, _ := strings.Cut(s.Op, "/")
-		switch verb {
-		case "create", "update", "patch", "delete", "deletecollection":
-		default:
-			continue
-		}
-		if s.Process == "" {
+		if !processWrite(s) {
 			continue
 		}
 		count[s.Process]++
