@@ -176,6 +176,19 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object, subresource string) er
 			return err
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
+		if subresource == "" && k.Status {
+			// customResourceStrategy.PrepareForUpdate runs after the body is
+			// decoded (pruned and defaulted) and before validation: the main
+			// resource's status is the stored one, value for value, so a
+			// status the schema would refuse today (a typed zero status,
+			// {"conditions": null} pruned to a missing required list) is
+			// ratcheted as unchanged, never the request's to answer for.
+			if st, ok := o["status"]; ok {
+				u["status"] = runtime.DeepCopyJSONValue(st)
+			} else {
+				delete(u, "status")
+			}
+		}
 		correlated := celcommon.NewCorrelatedObject(u, o, &model.Structural{Structural: c.structural})
 		if subresource == "status" && k.Status && c.statusValidator != nil {
 			errs = apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), u["status"], o["status"], c.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))

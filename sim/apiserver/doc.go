@@ -34,7 +34,15 @@
 //     and validated, as customResourceStrategy.PrepareForCreate drops it: a
 //     typed zero status with non-omitempty fields, {"conditions": null}, is
 //     not refused; TestCreateDropsStatusBeforeValidating, and
-//     internal/differential TestCreateDropsStatusAsKubeAPIServerDoes); Update keeps the stored status;
+//     internal/differential TestCreateDropsStatusAsKubeAPIServerDoes); Update
+//     (and Patch) of the main resource keeps the stored status, taken before
+//     the body is validated, as customResourceStrategy.PrepareForUpdate does
+//     after decoding: a custom resource's stored status, value for value, is
+//     ratcheted as unchanged, so an operator's Update of its whole typed
+//     object with a zero status that its CRD requires ({"conditions": null},
+//     status.conditions required) is accepted
+//     (TestUpdateValidatesTheStoredStatusNotTheRequests, and the same
+//     differential test);
 //     Update/Patch of "status" keeps the stored spec, and the stored metadata as
 //     the kind's status strategy does (Kind.StatusMeta): custom resources keep all
 //     of it, most built-in kinds none (labels, annotations, finalizers and

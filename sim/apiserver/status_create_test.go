@@ -1,9 +1,11 @@
 package apiserver_test
 
 import (
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -53,5 +55,68 @@ func TestCreateDropsStatusBeforeValidating(t *testing.T) {
 	neg := &apiservertest.Sprocket{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "neg"}, Spec: apiservertest.SprocketSpec{Teeth: -1}}
 	if err := s.Create(apiserver.Admin, neg); err == nil {
 		t.Errorf("create with spec.teeth -1 was accepted")
+	}
+}
+
+// An update of the main resource of a kind with a status subresource takes
+// the stored status before the body is validated
+// (customResourceStrategy.PrepareForUpdate): an operator's first write, an
+// Update of its whole typed custom resource read back with a zero status
+// ({"conditions": null}: status.conditions, a required list, missing once
+// the null is pruned), is accepted, and whatever status it carries is not
+// stored. The status subresource still validates the status it writes.
+func TestUpdateValidatesTheStoredStatusNotTheRequests(t *testing.T) {
+	s := schemaServer(t, apiservertest.SprocketManifest)
+	sp := &apiservertest.Sprocket{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "op"}, Spec: apiservertest.SprocketSpec{Teeth: 3}}
+	if err := s.Create(apiserver.Admin, sp); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	got := &apiservertest.Sprocket{}
+	if err := s.Get(apiserver.Admin, client.ObjectKeyFromObject(sp), got); err != nil {
+		t.Fatal(err)
+	}
+	got.Finalizers = []string{"test.ctrlsim.dev/cleanup"}
+	if err := s.Update(apiserver.Admin, got, ""); err != nil {
+		t.Fatalf("update adding a finalizer, zero status: %v", err)
+	}
+	got.Spec.Teeth = 5
+	got.Status.Worn = true
+	if err := s.Update(apiserver.Admin, got, ""); err != nil {
+		t.Fatalf("update of the spec, status changed in the body: %v", err)
+	}
+	if got.Spec.Teeth != 5 || got.Status.Worn || got.Generation != 2 {
+		t.Errorf("after the update: teeth %d, worn %v, generation %d; want 5, false (the stored status), 2", got.Spec.Teeth, got.Status.Worn, got.Generation)
+	}
+	// A merge patch of the main resource that sets status: the status is the stored one.
+	if err := s.Patch(apiserver.Admin, got, types.MergePatchType, []byte(`{"spec":{"teeth":6},"status":{"worn":true,"conditions":null}}`), ""); err != nil {
+		t.Fatalf("merge patch of the main resource: %v", err)
+	}
+	if got.Spec.Teeth != 6 || got.Status.Worn {
+		t.Errorf("after the patch: teeth %d, worn %v; want 6, false", got.Spec.Teeth, got.Status.Worn)
+	}
+
+	// The status subresource validates what it writes: a zero status is refused.
+	err := s.Update(apiserver.Admin, got, "status")
+	if want := `Sprocket.test.ctrlsim.dev "op" is invalid: status.conditions: Required value`; err == nil || err.Error() != want {
+		t.Errorf("status write of a zero status: %v, want %s", err, want)
+	}
+	got.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Up", Message: "m", LastTransitionTime: metav1.Unix(1, 0)}}
+	if err := s.Update(apiserver.Admin, got, "status"); err != nil {
+		t.Fatalf("valid status write: %v", err)
+	}
+	// Then an update of the main resource whose body drops the conditions
+	// keeps them.
+	got.Status.Conditions = nil
+	got.Spec.Teeth = 7
+	if err := s.Update(apiserver.Admin, got, ""); err != nil {
+		t.Fatalf("update with the conditions dropped from the body: %v", err)
+	}
+	if len(got.Status.Conditions) != 1 || got.Spec.Teeth != 7 {
+		t.Errorf("after the update: conditions %v, teeth %d; want the stored Ready condition, 7", got.Status.Conditions, got.Spec.Teeth)
+	}
+	// The spec is still validated.
+	got.Spec.Teeth = -1
+	if err := s.Update(apiserver.Admin, got, ""); err == nil || !strings.Contains(err.Error(), "spec.teeth") {
+		t.Errorf("update with spec.teeth -1: %v, want refused for spec.teeth", err)
 	}
 }

@@ -11,9 +11,10 @@ var SprocketGVK = GroupVersion.WithKind("Sprocket")
 // Sprocket is a custom resource whose status has a field without omitempty,
 // as kubebuilder projects often write (`Conditions []metav1.Condition
 // json:"conditions"`): its zero status serializes as {"conditions": null},
-// which its schema (an array) refuses. kube-apiserver drops .status from a
-// create before validating, so a create of a Sprocket with a zero status is
-// accepted.
+// which its schema (a required array) refuses. kube-apiserver drops .status
+// from a create and replaces it with the stored one on an update of the main
+// resource, before validating, so a create or an update of a Sprocket with a
+// zero status is accepted.
 type Sprocket struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -80,7 +81,14 @@ func (l *SprocketList) DeepCopyObject() runtime.Object {
 
 // SprocketManifest is Sprocket's CustomResourceDefinition as controller-gen
 // writes it for the types above: status.conditions an array, status.worn a
-// boolean, both required by nothing.
+// boolean, both required (fields without omitempty or +optional are). A
+// typed zero status, {"conditions": null, "worn": false}, reaches the schema
+// without its conditions (a null of a non-nullable field is pruned when the
+// body is decoded): status.conditions is missing. kube-apiserver never
+// validates it: a create drops .status and an update of the main resource
+// takes the stored one (customResourceStrategy.PrepareForCreate and
+// PrepareForUpdate), so an operator's Update of its whole Sprocket is
+// accepted; a status write of a zero status is refused.
 const SprocketManifest = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -117,6 +125,7 @@ spec:
                 minimum: 0
           status:
             type: object
+            required: [conditions, worn]
             properties:
               worn:
                 type: boolean
