@@ -1,7 +1,9 @@
 package operatortest
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -286,6 +288,42 @@ func (c *canon) encoded(s string) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf(wrap, out), true
+}
+
+// uidText is what a uid looks like (RFC 4122's form, as the apiserver
+// draws them).
+var uidText = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// digestOf is the digest of content that a name or a label was derived from
+// (a ControllerRevision's data, a ReplicaSet's template, which its hash
+// name digests), after the equivalence: a value derived from content is as
+// nondeterministic as what it digests, so it is compared by what it
+// digests, canonical, not by its own text. The content is canonicalised as
+// any string of an object is (times masked, also inside encoded JSON: a
+// restart time stamped into a pod template, as kubectl rollout restart
+// does, is the clock's, and the hash over it differs between two
+// schedules), with every uid masked as "<uid>" (the run's names are not
+// decided yet when the content is read; a uid is the apiserver's draw) and
+// cut, the hash the object is named by cut out of it (a ReplicaSet's
+// template carries its own pod-template-hash label). ok is false when the
+// content cannot be encoded.
+func digestOf(content any, cut string) (digest string, ok bool) {
+	b, err := json.Marshal(content)
+	if err != nil {
+		return "", false
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil { // a copy: content is the object's own
+		return "", false
+	}
+	timeless := &canon{repl: strings.NewReplacer()}
+	text := encode(timeless.value(v)) // map keys sorted: the same content, the same text
+	if cut != "" {
+		text = strings.ReplaceAll(text, cut, "")
+	}
+	text = uidText.ReplaceAllString(text, "<uid>")
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:4]), true
 }
 
 // unixNumber is a run of digits as long as a Unix time in seconds of this

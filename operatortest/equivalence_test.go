@@ -800,3 +800,55 @@ func TestEncodedContentIsComparedByWhatItHolds(t *testing.T) {
 		t.Errorf("a record of another status compares equal: %s", c)
 	}
 }
+
+// A name derived from content is as nondeterministic as the content: a pod
+// template stamped with a restart time (kubectl rollout restart's
+// restartedAt) is hashed, time and all, into its ControllerRevision's name
+// and its pods' controller-revision-hash label, so two schedules that
+// stamped the same template at two instants name the revision differently
+// ("events-6f7d" and "events-9a1c"). The revision is named by what it
+// digests, the time masked as it is in the template itself; the number of
+// restarts stamped before the current one races with the user's edits
+// (each stamp is a revision of the same canonical content), so the newest
+// of the same content is the one named first. A template that differs
+// beyond the time is another revision still.
+func TestANameDerivedFromATimeStampedTemplateIsNamedByWhatItDigests(t *testing.T) {
+	setGVK := appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	revision := func(hash, image, at string, n int64) *appsv1.ControllerRevision {
+		return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "queue", Name: "events-" + hash, UID: types.UID("uid-" + hash),
+			Labels:          map[string]string{"controller.kubernetes.io/hash": hash},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "events", UID: "uid-set"}}},
+			Data: runtime.RawExtension{Raw: []byte(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"` + at +
+				`"}},"spec":{"containers":[{"image":"` + image + `","name":"broker"}]}}}}`)},
+			Revision: n}
+	}
+	// run makes a revision per stamp (hash, image, time) in order, and a
+	// set whose status and pod label name the last one.
+	type stamp struct{ hash, image, at string }
+	run := func(stamps ...stamp) string {
+		set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "queue", Name: "events", UID: "uid-set"}}
+		log := []apiserver.Event{added(t, set)}
+		for i, s := range stamps {
+			r := revision(s.hash, s.image, s.at, int64(i+1))
+			log = append(log, added(t, r))
+			set.Status.CurrentRevision, set.Status.UpdateRevision = r.Name, r.Name
+		}
+		set.Spec.Template.Labels = map[string]string{"controller-revision-hash": set.Status.UpdateRevision}
+		return canonicalText(t, log...)(setGVK, set)
+	}
+	one := run(stamp{"6f7d", "rabbitmq:4.1", "2026-11-25T10:00:01Z"})
+	other := run(stamp{"9a1c", "rabbitmq:4.1", "2026-11-25T10:00:03Z"})
+	if one != other {
+		t.Errorf("one template stamped at two instants names its revision differently:\n%s\n%s", one, other)
+	}
+	if strings.Contains(one, "6f7d") || !strings.Contains(one, `"currentRevision":"events-*[`) {
+		t.Errorf("the revision is not named by what it digests: %s", one)
+	}
+	twice := run(stamp{"11aa", "rabbitmq:4.1", "2026-11-25T10:00:01Z"}, stamp{"22bb", "rabbitmq:4.1", "2026-11-25T10:00:09Z"})
+	if twice != one {
+		t.Errorf("a set restarted once more names its current revision differently:\n%s\n%s", twice, one)
+	}
+	if image := run(stamp{"33cc", "rabbitmq:4.2", "2026-11-25T10:00:01Z"}); image == one {
+		t.Errorf("a revision of another image is named as the first: %s", image)
+	}
+}

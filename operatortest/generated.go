@@ -2,9 +2,6 @@ package operatortest
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,8 +74,9 @@ var hashLabels = []struct{ label, covers string }{
 }
 
 // hashNamed is the prefix and hash of an object named by such a hash, and a
-// digest of what the hash covers (the hash itself cut out of it: a
-// ReplicaSet's template carries its own pod-template-hash label).
+// digest of what the hash covers, canonical (digestOf: the hash itself cut
+// out of it, a ReplicaSet's template carries its own pod-template-hash
+// label; a restart time in it masked).
 func hashNamed(o client.Object) (prefix, hash, content string) {
 	for _, k := range hashLabels {
 		h := o.GetLabels()[k.label]
@@ -90,12 +88,11 @@ func hashNamed(o client.Object) (prefix, hash, content string) {
 			return "", "", ""
 		}
 		covered, _, _ := unstructured.NestedFieldNoCopy(u, strings.Split(k.covers, ".")...)
-		b, err := json.Marshal(covered) // map keys sorted: the same content, the same text
-		if err != nil {
+		digest, ok := digestOf(covered, h)
+		if !ok {
 			return "", "", ""
 		}
-		sum := sha256.Sum256([]byte(strings.ReplaceAll(string(b), h, "")))
-		return strings.TrimSuffix(o.GetName(), h), h, hex.EncodeToString(sum[:4])
+		return strings.TrimSuffix(o.GetName(), h), h, digest
 	}
 	return "", "", ""
 }
@@ -239,8 +236,17 @@ func generatedNames(made []*madeObj) (map[types.UID]string, [][2]string) {
 			// kept as its history, races with the user's edits (an operator
 			// that saw an intermediate spec wrote one template more), while
 			// the object that holds the current template does not.
+			// Among those that hold the same, the newest is named first: a
+			// reference at rest names the newest (a set's current
+			// revision), and how many of the same content came before it
+			// (a restart stamped twice, its time masked) races with the
+			// user's edits as the other templates do.
 			slices.SortStableFunc(live, func(a, b *madeObj) int {
-				return cmp.Or(strings.Compare(a.content, b.content), strings.Compare(ownerKey(a), ownerKey(b)), a.order-b.order)
+				byOrder := a.order - b.order
+				if a.hash != "" && b.hash != "" && a.content == b.content {
+					byOrder = b.order - a.order
+				}
+				return cmp.Or(strings.Compare(a.content, b.content), strings.Compare(ownerKey(a), ownerKey(b)), byOrder)
 			})
 			for i, m := range live {
 				if m.hash != "" {

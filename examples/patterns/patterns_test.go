@@ -19,6 +19,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -29,7 +30,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	jobchild.AddToScheme, generatename.AddToScheme, ownedchildren.AddToScheme, dependency.AddToScheme,
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
-	checksum.AddToScheme, probe.AddToScheme,
+	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -222,6 +223,16 @@ var patterns = []pattern{
 		bug:  "reports Ready=False (Probing) before each check and its result after: a condition that flips at every poll",
 		options: func(buggy bool) operatortest.Options {
 			return probeOptions(&probe.Reconciler{Flips: buggy})
+		},
+	},
+	{
+		name: "restart-stamp",
+		does: "a Broker's config becomes a ConfigMap mounted by a StatefulSet, whose pod template is stamped with the time of its start and of each config change (restartedAt) to restart the pods",
+		bug:  "stamps a new restart time at every reconcile: the pods roll for ever",
+		options: func(buggy bool) operatortest.Options {
+			return operator(restartstamp.CRD, "restartstamp", func(mgr manager.Manager) error {
+				return (&restartstamp.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &restartstamp.Broker{ObjectMeta: meta("queue", "events"), Spec: restartstamp.BrokerSpec{Config: "listeners.tcp.default = 5672", Replicas: 2}})
 		},
 	},
 }
