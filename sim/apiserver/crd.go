@@ -33,8 +33,11 @@ import (
 // one or more YAML documents, as kubebuilder's config/crd/bases holds them) and
 // returns the CRD of each one's storage version, with its OpenAPI schema: the
 // apiserver model then prunes, defaults and validates that kind's objects as
-// kube-apiserver does. A manifest whose schema is not structural is refused with
-// apiextensions' own messages.
+// kube-apiserver does. Each manifest is checked as kube-apiserver checks the
+// create of a CustomResourceDefinition (CRDFromDefinition): one it would
+// refuse (a schema that is not structural, an unknown type, an
+// x-kubernetes-validations rule that does not compile, ...) is refused here,
+// with its 422's message, which names the CRD.
 func CRDsFromYAML(data []byte) ([]CRD, error) {
 	var out []CRD
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
@@ -54,7 +57,7 @@ func CRDsFromYAML(data []byte) ([]CRD, error) {
 		}
 		crd, err := CRDFromDefinition(&def)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("CRD manifest document %d: %w", n, err)
 		}
 		out = append(out, crd)
 	}
@@ -62,8 +65,24 @@ func CRDsFromYAML(data []byte) ([]CRD, error) {
 
 // CRDFromDefinition is the CRD of def's storage version, with def as its
 // Definition: installed, it serves each of def's served versions
-// (versions.go). Every version's schema must be structural.
+// (versions.go). def is checked as kube-apiserver checks a
+// CustomResourceDefinition's create (validateCRDCreate: apiextensions'
+// ValidateCustomResourceDefinition on def defaulted and prepared): a def it
+// would refuse is refused with the same 422 (*errors.StatusError, Invalid).
 func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
+	prepared := def.DeepCopy()
+	prepareCRDWrite(prepared, nil)
+	if err := validateCRDWrite(prepared, nil, ""); err != nil {
+		return CRD{}, err
+	}
+	return crdFromDefinition(def)
+}
+
+// crdFromDefinition is CRDFromDefinition of a def already validated (a
+// CustomResourceDefinition object the server admitted: its update is
+// validated against the stored one, which may allow what a create would not).
+// Every version's schema must be structural.
+func crdFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 	var out *CRD
 	for i := range def.Spec.Versions {
 		v := &def.Spec.Versions[i]

@@ -126,12 +126,13 @@ func TestFieldsTheSchemaDoesNotKnowArePruned(t *testing.T) {
 	}
 }
 
-// A manifest whose schema is not structural is refused with apiextensions' own
-// message; a manifest of something else is refused.
+// A manifest whose schema is not structural is refused with kube-apiserver's
+// message for the CRD's create; a manifest of something else is refused.
 func TestCRDManifestsAreChecked(t *testing.T) {
 	bad := strings.Replace(apiservertest.WidgetManifest, "              size:\n                type: integer\n", "              size:\n", 1)
-	if _, err := apiserver.CRDsFromYAML([]byte(bad)); err == nil || !strings.Contains(err.Error(), "not structural") || !strings.Contains(err.Error(), "properties[size].type: Required value") {
-		t.Errorf("a schema without a type: %v", err)
+	want := `CRD manifest document 1: CustomResourceDefinition.apiextensions.k8s.io "widgets.test.ctrlsim.dev" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields`
+	if _, err := apiserver.CRDsFromYAML([]byte(bad)); err == nil || err.Error() != want {
+		t.Errorf("a schema without a type: %v\nwant %s", err, want)
 	}
 	if _, err := apiserver.CRDsFromYAML([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")); err == nil {
 		t.Error("a ConfigMap was read as a CRD")

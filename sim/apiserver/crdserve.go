@@ -92,20 +92,48 @@ func (s *Server) crdWrite(k *Kind, subresource string, obj, old client.Object) e
 	if !ok || !isCRDKind(k) {
 		return nil
 	}
+	var was *apiextensionsv1.CustomResourceDefinition
+	if old != nil {
+		was = old.(*apiextensionsv1.CustomResourceDefinition)
+	}
 	if subresource == "" {
-		apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
-		if old == nil {
-			crd.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
-		}
-		for _, v := range crd.Spec.Versions {
-			if v.Storage {
-				if !isStoredVersion(crd, v.Name) {
-					crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
-				}
-				break
+		prepareCRDWrite(crd, was)
+	}
+	if err := validateCRDWrite(crd, was, subresource); err != nil {
+		return err
+	}
+	if _, err := crdFromDefinition(crd); err != nil {
+		// Valid for kube-apiserver, but not servable by this model.
+		return apierrors.NewInternalError(fmt.Errorf("ctrlsim: the apiserver model cannot serve %s: %w", crd.Name, err))
+	}
+	return nil
+}
+
+// prepareCRDWrite is the CRD registry strategy's PrepareForCreate (old nil)
+// or PrepareForUpdate of the main resource, with the v1 defaults the decoder
+// applies first: the status reset on create, the storage version added to
+// status.storedVersions.
+func prepareCRDWrite(crd, old *apiextensionsv1.CustomResourceDefinition) {
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
+	if old == nil {
+		crd.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			if !isStoredVersion(crd, v.Name) {
+				crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
 			}
+			break
 		}
 	}
+}
+
+// validateCRDWrite is the CRD registry strategy's Validate (old nil),
+// ValidateUpdate or the status strategy's ValidateUpdate: apiextensions' own
+// validation (pkg/apis/apiextensions/validation: names, versions, the
+// schemas' types and structure, the x-kubernetes-validations rules compiled
+// and their cost estimated, ...), refused with the registry's 422.
+func validateCRDWrite(crd, old *apiextensionsv1.CustomResourceDefinition, subresource string) error {
 	in, err := internalCRD(crd)
 	if err != nil {
 		return apierrors.NewInternalError(err)
@@ -115,7 +143,7 @@ func (s *Server) crdWrite(k *Kind, subresource string, obj, old client.Object) e
 	case old == nil:
 		errs = crdvalidation.ValidateCustomResourceDefinition(context.Background(), in)
 	default:
-		was, err := internalCRD(old.(*apiextensionsv1.CustomResourceDefinition))
+		was, err := internalCRD(old)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
@@ -126,11 +154,7 @@ func (s *Server) crdWrite(k *Kind, subresource string, obj, old client.Object) e
 		}
 	}
 	if len(errs) > 0 {
-		return invalid(k, obj.GetName(), errs)
-	}
-	if _, err := CRDFromDefinition(crd); err != nil {
-		// Valid for kube-apiserver, but not servable by this model.
-		return apierrors.NewInternalError(fmt.Errorf("ctrlsim: the apiserver model cannot serve %s: %w", crd.Name, err))
+		return apierrors.NewInvalid(crdGroupKind, crd.Name, errs)
 	}
 	return nil
 }
@@ -252,7 +276,7 @@ func (s *Server) establish(name, uid string) {
 
 // install serves the kind of crd's storage version.
 func (s *Server) install(st *crdState, crd *apiextensionsv1.CustomResourceDefinition) {
-	def, err := CRDFromDefinition(crd)
+	def, err := crdFromDefinition(crd)
 	if err != nil {
 		panic(fmt.Sprintf("apiserver: CRD %s was admitted but cannot be served: %v", crd.Name, err)) // crdWrite refused it
 	}
