@@ -184,8 +184,7 @@
 //     RuntimeClass).
 //
 //   - Custom resources with a schema (a CRD's openAPIV3Schema: CRD.Schema, or a
-//     manifest read by CRDsFromYAML, which refuses a non-structural schema with
-//     apiextensions' messages): every create, update, patch and status write is
+//     manifest read by CRDsFromYAML): every create, update, patch and status write is
 //     pruned, defaulted and validated with k8s.io/apiextensions-apiserver's own
 //     structural pruning, structural defaulting, OpenAPI schema validator (with
 //     CRDValidationRatcheting on update), embedded-object and list-type checks, on
@@ -197,6 +196,23 @@
 //     a blocking error came first, as customResourceStrategy does
 //     (TestCELRulesAreEvaluated; the refusals checked byte for byte against
 //     kube-apiserver by internal/differential TestCELValidationMatchesKubeAPIServer).
+//
+//   - A CRD is checked as kube-apiserver checks it, with apiextensions' own
+//     validation (pkg/apis/apiextensions/validation
+//     ValidateCustomResourceDefinition, on the CRD with its v1 defaults and
+//     the registry's PrepareForCreate; ValidateCustomResourceDefinitionUpdate
+//     and the status one for updates), before its kind is served: a
+//     CustomResourceDefinition object created or updated through the API
+//     (crdserve.go), and a manifest or definition given to a world
+//     (CRDsFromYAML, CRDFromDefinition: checked as a create). One that
+//     kube-apiserver refuses (a schema that is not structural, an unknown
+//     type, an x-kubernetes-validations rule or messageExpression that does
+//     not compile or is not a bool, oldSelf where no old value correlates,
+//     ...) is refused with its 422, which names the CRD (CRDsFromYAML adds
+//     the document's place), not at the first object of its kind
+//     (TestACRDManifestKubeAPIServerRefusesIsRefused; checked against
+//     kube-apiserver by internal/differential
+//     TestInvalidCRDsAreRefusedAsKubeAPIServerRefusesThem).
 //
 //   - Custom resources with no Go type (a CRD manifest only: InstallCRD of a GVK
 //     the scheme does not know; Kind.Unstructured) are stored and served as
@@ -351,7 +367,11 @@
 //     stored objects instead of keeping them in the old one), and
 //     CRDs given in Options.CRDs (InstallCRD) are served but are not
 //     CustomResourceDefinition objects (a client lists none for them). The
-//     printer columns are stored but not served (no Table output).
+//     printer columns are stored but not served (no Table output). A bare
+//     CRD (InstallCRD or Options.CRDs of a CRD without a Definition: its
+//     GVK, names and Schema only) is not checked as a CustomResourceDefinition
+//     (there is none to check): only its schema's structure, and a schema
+//     error shows at the first object of its kind.
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
 //     follows Go map iteration and varies from request to request. CEL rules
