@@ -34,6 +34,13 @@
 // each side waits until the state a step names holds (the model on its virtual
 // clock, envtest on the wall clock, polling dry-run creates until a new schema is
 // served), then both are read and compared; condition times are zeroed.
+// crdvalidation_test.go creates CRDs kube-apiserver refuses (unknown types, CEL
+// rules that do not compile), updates a CRD to them and gives them to the model
+// as manifests, and compares each 422 (TestInvalidCRDsAreRefusedAsKubeAPIServerRefusesThem).
+// status_create_test.go writes a typed custom resource whose status fields have
+// no omitempty and are required by its CRD: create, update and patch of the
+// main resource (the request's status dropped or replaced by the stored one
+// before validation) and status writes (TestCreateDropsStatusAsKubeAPIServerDoes).
 // webhook_test.go serves a CustomDefaulter and CustomValidator from the test binary
 // to an envtest of its own (WebhookInstallOptions) and to the model's process, and
 // compares each write's outcome and warnings (TestAdmissionWebhooksMatchKubeAPIServer);
