@@ -367,11 +367,13 @@
 //     stored objects instead of keeping them in the old one), and
 //     CRDs given in Options.CRDs (InstallCRD) are served but are not
 //     CustomResourceDefinition objects (a client lists none for them). The
-//     printer columns are stored but not served (no Table output). A bare
-//     CRD (InstallCRD or Options.CRDs of a CRD without a Definition: its
-//     GVK, names and Schema only) is not checked as a CustomResourceDefinition
-//     (there is none to check): only its schema's structure, and a schema
-//     error shows at the first object of its kind.
+//     printer columns are stored but not served (no Table output). A CRD
+//     value given to Options.CRDs or InstallCRD is not checked again (every
+//     run's server installs the same CRDs): one built by CRDsFromYAML or
+//     CRDFromDefinition was checked there; one written by hand (a bare CRD,
+//     GVK, names and Schema without a Definition, or a Definition set
+//     directly) only for its schema's structure, and a schema error shows at
+//     the first object of its kind.
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
 //     follows Go map iteration and varies from request to request. CEL rules
