@@ -195,6 +195,9 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object, subresource string) er
 			return err
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
+		// The stored object as the handler reads it: its storage decoder
+		// applies the schema's defaults (unstructuredDefaulter).
+		structuraldefaulting.Default(o, c.structural)
 		if subresource == "" && k.Status {
 			// customResourceStrategy.PrepareForUpdate runs after the body is
 			// decoded (pruned and defaulted) and before validation: the main

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -118,5 +119,45 @@ func TestUpdateValidatesTheStoredStatusNotTheRequests(t *testing.T) {
 	got.Spec.Teeth = -1
 	if err := s.Update(apiserver.Admin, got, ""); err == nil || !strings.Contains(err.Error(), "spec.teeth") {
 		t.Errorf("update with spec.teeth -1: %v, want refused for spec.teeth", err)
+	}
+}
+
+// The stored status an update of the main resource keeps is the stored
+// object as kube-apiserver reads it, defaulted with the schema it serves
+// now: a status default added to the CRD after the status was written is
+// in what the update stores.
+func TestUpdateKeepsTheStoredStatusDefaulted(t *testing.T) {
+	s := crdObjectServer(t)
+	s.CreateDefaultNamespaces()
+	def := crdObject(t, apiservertest.WidgetManifest)
+	if err := s.Create(apiserver.Admin, def); err != nil {
+		t.Fatal(err)
+	}
+	w := schemaWidget("w", apiservertest.WidgetSpec{Size: 1})
+	if err := s.Create(apiserver.Admin, w); err != nil {
+		t.Fatal(err)
+	}
+	w.Status.Phase = "Ready"
+	if err := s.Update(apiserver.Admin, w, "status"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Get(apiserver.Admin, client.ObjectKeyFromObject(def), def); err != nil {
+		t.Fatal(err)
+	}
+	status := def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"]
+	og := status.Properties["observedGeneration"]
+	og.Default = &apiextensionsv1.JSON{Raw: []byte("7")}
+	status.Properties["observedGeneration"] = og
+	def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"] = status
+	if err := s.Update(apiserver.Admin, def, ""); err != nil {
+		t.Fatal(err)
+	}
+	w.Spec.Size = 2
+	w.Status = apiservertest.WidgetStatus{}
+	if err := s.Update(apiserver.Admin, w, ""); err != nil {
+		t.Fatal(err)
+	}
+	if w.Status.Phase != "Ready" || w.Status.ObservedGeneration != 7 {
+		t.Errorf("status after the update %+v, want the stored Ready with the new default 7", w.Status)
 	}
 }
