@@ -380,8 +380,10 @@
 //     run with the runtime cost budget but no per-request deadline; a status
 //     write checks them over the whole object, as upstream's status strategy
 //     does, but the differential suite compares main-resource writes only.
-//     Defaults are applied on write, not on read of objects stored before a
-//     default was added; no x-kubernetes-preserve-unknown-fields warnings,
+//     Defaults are applied on write (and to the stored object an update is
+//     validated against and keeps the status of, as the handler's storage
+//     decoder reads it), not on a read of objects stored before a default was
+//     added; no x-kubernetes-preserve-unknown-fields warnings,
 //     no scale subresource.
 //   - Several versions: a CRD given as a bare CRD (InstallCRD without a
 //     Definition) serves one version. Objects are stored converted and
