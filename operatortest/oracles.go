@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -151,10 +154,96 @@ func errorsAtRest(r *check.Run, c *canon) []atRest {
 	var out []atRest
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: unixInstants(c.text(s.Result), r)})
+			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: errorCause(unixInstants(c.text(s.Result), r))})
 		}
 	}
 	return out
+}
+
+// invalidObject finds, in an error's text, a refusal by the apiserver's (or
+// a webhook's) validation: apierrors.NewInvalid's "<Kind>.<group> "<name>"
+// is invalid: <causes>".
+var invalidObject = regexp.MustCompile(`(\S+) "([^"]*)" is invalid: `)
+
+// causeHead finds each cause of a refusal: field.Error's "<field path>:
+// <type>", its types as apimachinery's field package writes them.
+var causeHead = func() *regexp.Regexp {
+	var types []string
+	for _, t := range []field.ErrorType{field.ErrorTypeNotFound, field.ErrorTypeRequired, field.ErrorTypeDuplicate, field.ErrorTypeInvalid,
+		field.ErrorTypeNotSupported, field.ErrorTypeForbidden, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTooFew,
+		field.ErrorTypeInternal, field.ErrorTypeTypeInvalid, field.ErrorTypeTooShort} {
+		if q := regexp.QuoteMeta(t.String()); !slices.Contains(types, q) {
+			types = append(types, q)
+		}
+	}
+	return regexp.MustCompile(`(?:^|\[|, )([^\s:\[,][^\s:]*): (` + strings.Join(types, "|") + `)`)
+}()
+
+// errorCause is an error at rest as the oracles compare it: by its cause,
+// not its text. A refusal by validation (kube-apiserver's, or a webhook's
+// that answers with field errors) is the object refused and the set of its
+// causes, each a field path, the type of the error and the value refused
+// (its detail, which rule the value breaks, aside): "<invalid
+// StatefulSet.apps clicks: spec.podManagementPolicy Invalid value
+// "Sequential">". kube-apiserver validates a create by the object's own
+// rules and an update by those and the transition's (an immutable field
+// changed), so one invalid value of the user's, met by a create in one run
+// and by an update in another, gives two texts and one cause; which of the
+// two an operator meets races with the user's edit. What the operator
+// wraps around the refusal ("creating the StatefulSet: ") says which call
+// it made, and goes with it. A differing cause (another field, another
+// value, another object) is another error. Any other error is its text.
+func errorCause(text string) string {
+	loc := invalidObject.FindAllStringSubmatchIndex(text, -1)
+	if loc == nil {
+		return text
+	}
+	var out []string
+	for i, m := range loc {
+		end := len(text)
+		if i+1 < len(loc) {
+			end = loc[i+1][0]
+		}
+		body := text[m[1]:end]
+		var causes []string
+		heads := causeHead.FindAllStringSubmatchIndex(body, -1)
+		for _, h := range heads {
+			c := body[h[2]:h[3]] + " " + body[h[4]:h[5]]
+			if v := refusedValue(body[h[1]:]); v != "" {
+				c += " " + v
+			}
+			causes = appendNew(causes, c)
+		}
+		if len(causes) == 0 {
+			return text // not a refusal with causes this reads
+		}
+		slices.Sort(causes)
+		out = append(out, "<invalid "+text[m[2]:m[3]]+" "+text[m[4]:m[5]]+": "+strings.Join(causes, ", ")+">")
+	}
+	slices.Sort(out)
+	return strings.Join(slices.Compact(out), " ")
+}
+
+// refusedValue reads the value a field error names, from the text after its
+// type (": "<value>...): a Go-quoted string or a JSON value, as field.Error
+// writes them; "" when there is none.
+func refusedValue(rest string) string {
+	rest, ok := strings.CutPrefix(rest, ": ")
+	if !ok || rest == "" {
+		return ""
+	}
+	if rest[0] == '"' {
+		if q, err := strconv.QuotedPrefix(rest); err == nil {
+			return q
+		}
+		return ""
+	}
+	var v json.RawMessage
+	d := json.NewDecoder(strings.NewReader(rest))
+	if err := d.Decode(&v); err == nil {
+		return string(v)
+	}
+	return ""
 }
 
 // errorsMet are the errors every reconcile of a run ended in, by controller
@@ -164,7 +253,7 @@ func errorsMet(r *check.Run, c *canon) map[string][]string {
 	for _, s := range r.Steps {
 		if s.Op == "result" && strings.HasPrefix(s.Result, "error:") {
 			k := s.Controller + " " + c.text(s.Object)
-			out[k] = appendNew(out[k], unixInstants(c.text(s.Result), r))
+			out[k] = appendNew(out[k], errorCause(unixInstants(c.text(s.Result), r)))
 		}
 	}
 	return out
@@ -790,7 +879,8 @@ func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).tex
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled, finishedKeys []string
+	var racedKeys, cycled, finishedKeys, keptKeys []string
+	fr := frozen(refs, got)
 	snaps := []*snapshot{got}
 	for _, r := range refs {
 		snaps = append(snaps, r.snap)
@@ -827,6 +917,16 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 					racedKeys = append(racedKeys, k)
 					continue
 				}
+				if _, ok := fr[k]; ok && g.creates == most.creates+1 && g.deletes == most.deletes {
+					// A frozen output (frozen.go) made once more and kept:
+					// the operator got that far before the user's value
+					// that it now fails on landed, and a failing reconcile
+					// keeps what the last one that got through made; a
+					// fault-free run that met the value first never made
+					// it. Made twice, or unmade, still counts.
+					keptKeys = append(keptKeys, k)
+					continue
+				}
 				if cycling(most) {
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					continue
@@ -844,6 +944,9 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 	}
 	if n := len(finishedKeys); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, plural(n), strings.Join(finishedKeys, ", ")))
+	}
+	if n := len(keptKeys); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d object%s made once more in this run than in a fault-free run and kept, the output of a reconcile that now fails on the user's value as the fault-free run's does (the operator got further before the value landed; not counted: %s)", n, plural(n), strings.Join(keptKeys, ", ")))
 	}
 	if n := len(cycled); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, plural(n), strings.Join(cycled, ", ")))

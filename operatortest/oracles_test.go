@@ -290,3 +290,38 @@ func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVe
 	s := &snapshot{w: w, canon: newCanon(log)}
 	return func(gvk schema.GroupVersionKind, o client.Object) string { return encode(s.normalize(gvk, o)) }
 }
+
+// An error at rest is compared by its cause: the object refused and the
+// field paths, types and values of its causes. One invalid value of the
+// user's met by a create (the object's own rules) and by an update (those
+// and the transition's: the field is immutable) is one error, whatever the
+// operator wraps around it; another value, another field or another object
+// is another error, and an error that is no refusal is its text.
+func TestAnErrorAtRestIsComparedByItsCause(t *testing.T) {
+	create := `error: creating the StatefulSet: StatefulSet.apps "clicks" is invalid: spec.podManagementPolicy: Invalid value: "y0p": must be 'OrderedReady' or 'Parallel'`
+	update := `error: StatefulSet.apps "clicks" is invalid: [spec.podManagementPolicy: Invalid value: "y0p": field is immutable, spec.podManagementPolicy: Invalid value: "y0p": must be 'OrderedReady' or 'Parallel']`
+	if a, b := errorCause(create), errorCause(update); a != b {
+		t.Errorf("one invalid value met by a create and an update gives two causes:\n%s\n%s", a, b)
+	}
+	want := `<invalid StatefulSet.apps clicks: spec.podManagementPolicy Invalid value "y0p">`
+	if got := errorCause(update); got != want {
+		t.Errorf("errorCause(update) = %s, want %s", got, want)
+	}
+	for _, other := range []string{
+		strings.ReplaceAll(update, `"y0p"`, `"zz"`),                      // another value
+		strings.ReplaceAll(update, "podManagementPolicy", "serviceName"), // another field
+		strings.ReplaceAll(update, `"clicks"`, `"views"`),                // another object
+		`error: StatefulSet.apps "clicks" is invalid: [spec.podManagementPolicy: Invalid value: "y0p": field is immutable, spec.replicas: Invalid value: -1: must be greater than or equal to 0]`, // a cause more
+		`error: statefulsets.apps "clicks" not found`,
+	} {
+		if errorCause(other) == errorCause(create) {
+			t.Errorf("a differing cause compares equal: %s", other)
+		}
+	}
+	if got := errorCause(`error: statefulsets.apps "clicks" not found`); got != `error: statefulsets.apps "clicks" not found` {
+		t.Errorf("an error that is no refusal is not its text: %s", got)
+	}
+	if a, b := errorCause(`Invalid: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: must be even`), errorCause(`error: admission webhook "vwidget.kb.io" denied the request: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: too large`); a != b {
+		t.Errorf("one value refused on one field by two rules gives two causes:\n%s\n%s", a, b)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/override"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
@@ -31,6 +32,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
+	override.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -233,6 +235,16 @@ var patterns = []pattern{
 			return operator(restartstamp.CRD, "restartstamp", func(mgr manager.Manager) error {
 				return (&restartstamp.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &restartstamp.Broker{ObjectMeta: meta("queue", "events"), Spec: restartstamp.BrokerSpec{Config: "listeners.tcp.default = 5672", Replicas: 2}})
+		},
+	},
+	{
+		name: "invalid-override",
+		does: "a Stream's podManagementPolicy override is passed to its StatefulSet as it is; the user sets a value the CRD accepts and the StatefulSet's validation refuses (the drawn workload's strings), met by a create or an update",
+		bug:  "records the observed generation before it writes the StatefulSet, and skips the StatefulSet of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(override.CRD, "override", func(mgr manager.Manager) error {
+				return (&override.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &override.Stream{ObjectMeta: meta("flow", "clicks"), Spec: override.StreamSpec{Replicas: 2}})
 		},
 	},
 }
