@@ -148,9 +148,11 @@ type gcReconciler struct {
 // this kind.
 func (r *gcReconciler) related(ctx context.Context, obj client.Object) []reconcile.Request {
 	var out []reconcile.Request
+	queued := map[reconcile.Request]bool{} // an owner of thousands of dependents: no quadratic dedupe
 	add := func(ns, name string) {
 		req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
-		if !slices.Contains(out, req) {
+		if !queued[req] {
+			queued[req] = true
 			out = append(out, req)
 		}
 	}
@@ -168,13 +170,10 @@ func (r *gcReconciler) related(ctx context.Context, obj client.Object) []reconci
 			add("", ref.Name)
 		}
 	}
-	deps, err := r.gc.dependents(ctx, obj, []schema.GroupVersionKind{r.gvk})
-	if err != nil {
-		return out
-	}
-	for _, d := range deps {
+	// The dependents' names only, read in the graph without a copy.
+	_ = r.gc.eachDependent(ctx, obj, []schema.GroupVersionKind{r.gvk}, func(_ schema.GroupVersionKind, d client.Object) {
 		add(d.GetNamespace(), d.GetName())
-	}
+	})
 	return out
 }
 
@@ -415,26 +414,38 @@ func (r *gcReconciler) hasDependents(ctx context.Context, item client.Object) bo
 // in owner's namespace, or anywhere for a cluster-scoped owner.
 func (gc *GarbageCollector) dependents(ctx context.Context, owner client.Object, kinds []schema.GroupVersionKind) ([]client.Object, error) {
 	var out []client.Object
+	err := gc.eachDependent(ctx, owner, kinds, func(k schema.GroupVersionKind, o client.Object) {
+		d := o.DeepCopyObject().(client.Object)
+		d.GetObjectKind().SetGroupVersionKind(k)
+		out = append(out, d)
+	})
+	return out, err
+}
+
+// eachDependent calls f with each dependent of owner among kinds, as the
+// graph holds it: f must not keep or change it.
+func (gc *GarbageCollector) eachDependent(ctx context.Context, owner client.Object, kinds []schema.GroupVersionKind, f func(schema.GroupVersionKind, client.Object)) error {
 	for _, k := range kinds {
-		var opts []client.ListOption
+		// The graph's own objects, read in place (an event lists every
+		// object of the kind): f copies what it keeps.
+		opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 		if owner.GetNamespace() != "" {
 			opts = append(opts, client.InNamespace(owner.GetNamespace()))
 		}
 		items, err := gc.list(ctx, k, opts...)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range items {
 			for _, ref := range o.GetOwnerReferences() {
 				if ref.UID == owner.GetUID() {
-					o.GetObjectKind().SetGroupVersionKind(k)
-					out = append(out, o)
+					f(k, o)
 					break
 				}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // list lists the objects of kind k from the graph: typed, or as metadata for
