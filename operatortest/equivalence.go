@@ -78,6 +78,21 @@ import (
 //     an instant of the run (an attempt named by when it was made, as the
 //     kubebuilder tutorial's CronJob names a Job): which attempt was the
 //     last differs between schedules (unixInstants).
+//   - refusals: the text of a validation's refusal (apierrors.NewInvalid's
+//     "<Kind>.<group> "<name>" is invalid: <causes>", kube-apiserver's or
+//     a webhook's), wherever it appears (an error at rest, a condition's
+//     message that carries it), is compared by its cause: the object and
+//     its causes' field paths, types and values (errorCause, oracles.go).
+//     kube-apiserver validates a create by the object's rules and an
+//     update by those and the transition's, so which of the two an
+//     operator met the user's value on, a race with the user's edit,
+//     changes the text and not the cause.
+//   - derived values: a name made from a digest of content (a
+//     ControllerRevision's, a ReplicaSet's) is named by a digest of that
+//     content after this equivalence (digestOf: a restart time stamped
+//     into a pod template masked), so that the revision's name, its pods'
+//     controller-revision-hash label and the set's currentRevision agree
+//     between two schedules that stamped one template at two instants.
 //   - lists compare as the schema says: a list of x-kubernetes-list-type map
 //     (sorted by its x-kubernetes-list-map-keys) or set (sorted by value) has
 //     no order; built-in kinds' list types come from client-go's
@@ -251,6 +266,11 @@ func (c *canon) text(s string) string {
 	if strings.Contains(s, ":") {
 		s = goTime.ReplaceAllString(s, "<time>")
 		s = rfc3339Time.ReplaceAllString(s, "<time>")
+	}
+	if strings.Contains(s, " is invalid: ") {
+		// A validation's refusal is its cause wherever it appears (a
+		// Ready condition's message that carries the error): errorCause.
+		s = errorCause(s)
 	}
 	return s
 }

@@ -852,3 +852,22 @@ func TestANameDerivedFromATimeStampedTemplateIsNamedByWhatItDigests(t *testing.T
 		t.Errorf("a revision of another image is named as the first: %s", image)
 	}
 }
+
+// A refusal's text is compared by its cause wherever it appears: a Ready
+// condition whose message carries the error of the create in one run and of
+// the update in another (the same invalid value of the user's) is one
+// state; a message naming another value is another.
+func TestARefusalCarriedInAMessageIsComparedByItsCause(t *testing.T) {
+	c := newCanon(nil)
+	create := `StatefulSet.apps "carts" is invalid: spec.podManagementPolicy: Invalid value: "s": must be 'OrderedReady' or 'Parallel'`
+	update := `StatefulSet.apps "carts" is invalid: [spec.podManagementPolicy: Invalid value: "s": field is immutable, spec.podManagementPolicy: Invalid value: "s": must be 'OrderedReady' or 'Parallel']`
+	if a, b := c.text(create), c.text(update); a != b {
+		t.Errorf("one refusal met by a create and an update reads as two:\n%s\n%s", a, b)
+	}
+	if c.text(strings.ReplaceAll(update, `"s"`, `"t"`)) == c.text(create) {
+		t.Errorf("a refusal of another value reads as the same")
+	}
+	if got := c.text("bound to Secret carts-binding"); got != "bound to Secret carts-binding" {
+		t.Errorf("a message with no refusal is changed: %s", got)
+	}
+}

@@ -105,6 +105,194 @@ func frozen(refs []*refRun, got *snapshot) map[string]string {
 	return out
 }
 
+// The object's own status is frozen the same way in part. A reconcile that
+// returns nil records in its object's status what it has made (a binding to
+// the Secret it made, a Ready condition that is True); one that fails
+// records at most why (a Ready condition that is False, with the error).
+// When the user's own value makes every reconcile fail from some instant on
+// (a value the CRD's schema accepts and a child's validation refuses), how
+// far the operator had got before the value landed, whether one reconcile
+// got through and recorded what it made, is decided by how the user's edit
+// raced the operator's first complete reconcile: on a real cluster a
+// kubectl edit made a moment after the kubectl apply lands before or after
+// the operator's first pass, and an operator slowed by anything (a restart,
+// a lagging watch, a slow apiserver) ends where a slowed one ends, failing
+// on the value with no record. So in a run whose last reconcile of an
+// object ends in the error (by its cause) a fault-free run's also ends in,
+// the object's status fields that only that controller's reconciles that
+// returned nil wrote, in either run, and no failing one, are not compared
+// by converges; what the failing reconciles write (the error condition) is,
+// and so is every field of a run that does not end failing.
+
+// statusWrites are what a controller's status writes to the object it
+// reconciles changed: the object's key, and the leaf paths of its status
+// changed by the reconciles that returned with no error and by those that
+// failed.
+type statusWrites struct {
+	object     string
+	ok, failed map[string]bool
+}
+
+// statusWritesOf reads a run's statusWrites, per controller and object (the
+// atRest key). A reconcile a crash cut is neither: its end is not known.
+func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
+	type worker struct {
+		process, controller string
+		n                   int
+	}
+	byRV := map[uint64]int{}   // resourceVersion -> its event in the log
+	before := map[int]int{}    // an event -> the one before it of the same object (-1: none)
+	lastOf := map[string]int{} // uid -> its last event so far
+	for i, ev := range r.Log {
+		uid := string(ev.Object.GetUID())
+		if j, ok := lastOf[uid]; ok {
+			before[i] = j
+		} else {
+			before[i] = -1
+		}
+		lastOf[uid] = i
+		if ev.ResourceVersion != 0 {
+			byRV[ev.ResourceVersion] = i
+		}
+	}
+	status := func(i int) map[string]string {
+		out := map[string]string{}
+		if i < 0 {
+			return out
+		}
+		ev := r.Log[i]
+		for p, v := range flatten(s.w.shapes.of(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
+			if p == "status" || strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "status[") {
+				out[p] = v
+			}
+		}
+		return out
+	}
+	current := map[worker]string{}   // the object each worker is reconciling
+	pending := map[worker][]uint64{} // the resourceVersions its status writes made
+	out := map[string]*statusWrites{}
+	for _, st := range r.Steps {
+		w := worker{st.Process, st.Controller, st.Worker}
+		switch {
+		case st.Op == "crash":
+			for k := range current { // lint:order-independent deletes only
+				if k.process == st.Process {
+					delete(current, k)
+					delete(pending, k)
+				}
+			}
+		case st.Op == "reconcile":
+			current[w] = st.Object
+			delete(pending, w)
+		case st.Op == "result":
+			obj, ok := current[w]
+			delete(current, w)
+			rvs := pending[w]
+			delete(pending, w)
+			if !ok || len(rvs) == 0 {
+				continue
+			}
+			key := st.Controller + " " + s.canon.text(obj)
+			sw := out[key]
+			if sw == nil {
+				sw = &statusWrites{ok: map[string]bool{}, failed: map[string]bool{}}
+				out[key] = sw
+			}
+			into := sw.ok
+			if strings.HasPrefix(st.Result, "error:") || strings.HasPrefix(st.Result, "terminal error:") {
+				into = sw.failed
+			}
+			for _, rv := range rvs {
+				i, ok := byRV[rv]
+				if !ok {
+					continue
+				}
+				sw.object = s.key(r.Log[i].GVK, r.Log[i].Object)
+				now, was := status(i), status(before[i])
+				for p, v := range now { // lint:order-independent a set is filled
+					if was[p] != v {
+						into[p] = true
+					}
+				}
+				for p := range was { // lint:order-independent a set is filled
+					if _, ok := now[p]; !ok {
+						into[p] = true
+					}
+				}
+			}
+		case story.IsWrite(st.Op) && strings.HasSuffix(st.Op, "/status") && st.Controller != "" && st.Worker > 0 && st.RVWritten != 0:
+			obj, ok := current[w]
+			_, name, _ := strings.Cut(st.Object, " ")
+			if ok && name == obj {
+				pending[w] = append(pending[w], st.RVWritten)
+			}
+		}
+	}
+	return out
+}
+
+// frozenStatus are, per object key, the status fields converges does not
+// compare in got: those only the successful reconciles of its controller
+// wrote, in got or in a fault-free run, when both end failing on it in one
+// error. A field's parents are listed too (an emptied status is "{}").
+func frozenStatus(refs []*refRun, got *snapshot) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, e := range got.atRest {
+		runs := []*snapshot{got}
+		for _, r := range refs {
+			for _, re := range r.snap.atRest {
+				if re.key == e.key && re.err == e.err {
+					runs = append(runs, r.snap)
+					break
+				}
+			}
+		}
+		if len(runs) == 1 {
+			continue
+		}
+		ok, failed := map[string]bool{}, map[string]bool{}
+		object := ""
+		for _, s := range runs {
+			sw := s.statusWrites[e.key]
+			if sw == nil {
+				continue
+			}
+			if sw.object != "" {
+				object = sw.object
+			}
+			for p := range sw.ok { // lint:order-independent a set is filled
+				ok[p] = true
+			}
+			for p := range sw.failed { // lint:order-independent a set is filled
+				failed[p] = true
+			}
+		}
+		for p := range ok { // lint:order-independent a set is filled
+			if failed[p] || object == "" {
+				continue
+			}
+			if out[object] == nil {
+				out[object] = map[string]bool{}
+			}
+			for q := p; q != ""; q = parentPath(q) {
+				out[object][q] = true
+			}
+		}
+	}
+	return out
+}
+
+// parentPath is a leaf path's parent ("status.binding" of
+// "status.binding.name", "status.conditions" of a list item's field's
+// list), "" at the root.
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
 // frozenNote is converges' note on what it did not compare.
 func frozenNote(skipped []string) check.Verdict {
 	v := check.Verdict{Property: Converges, Holds: true}

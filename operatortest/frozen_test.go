@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -17,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -138,5 +141,73 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "example"}}
 	if k := s.key(corev1.SchemeGroupVersion.WithKind("Namespace"), ns); k != want[0] {
 		t.Errorf("the snapshot names the Namespace %q, the outputs %q", k, want[0])
+	}
+}
+
+// The object's own status is frozen in part while its reconcile fails by
+// design: what only a reconcile that returned nil wrote (a binding, here
+// the Pod's message) is not compared in a run whose last reconcile ends in
+// the error a fault-free run's also ends in, since how far the operator
+// got before the user's value landed raced the user; what the failing
+// reconciles write (the reason) is compared, and nothing is frozen when the
+// errors differ or the faulted run does not fail.
+func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *testing.T) {
+	w, err := newWorld(appOptions(child()).withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(rv uint64, message, reason string) apiserver.Event {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"},
+			Status: corev1.PodStatus{Message: message, Reason: reason}}
+		ev := added(t, p)
+		if rv > 1 {
+			ev.Type = watch.Modified
+		}
+		ev.ResourceVersion = rv
+		return ev
+	}
+	step := func(op, object string, rv uint64, result string) trace.Step {
+		return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
+	}
+	const boom = "error: Pod \"web\" is invalid: spec.x: Invalid value: \"s\": must be y"
+	// completed: a reconcile got through and recorded the message, then
+	// the user's value made the next one fail and record its reason.
+	completed := &check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "bound", ""), pod(3, "bound", "Failed")},
+		Steps: []trace.Step{
+			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"), step("result", "shop/web", 0, "ok"),
+			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 3, "ok"), step("result", "shop/web", 0, boom),
+		},
+	}
+	// slowed: the operator never got through one before the value landed.
+	slowed := &check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "", "Failed")},
+		Steps: []trace.Step{
+			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"), step("result", "shop/web", 0, boom),
+		},
+	}
+	snap := func(r *check.Run) *snapshot {
+		s := &snapshot{w: w, canon: newCanon(r.Log)}
+		s.atRest = errorsAtRest(r, s.canon)
+		s.statusWrites = statusWritesOf(r, s)
+		return s
+	}
+	ref, got := snap(completed), snap(slowed)
+	fs := frozenStatus([]*refRun{{snap: ref}}, got)["Pod shop/web"]
+	if !fs["status.message"] || !fs["status"] {
+		t.Errorf("the message only a complete reconcile wrote is compared: %v", fs)
+	}
+	if fs["status.reason"] {
+		t.Errorf("the reason the failing reconciles write is not compared: %v", fs)
+	}
+	other := snap(&check.Run{Log: slowed.Log, Steps: []trace.Step{
+		step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"),
+		step("result", "shop/web", 0, `error: Pod "web" is invalid: spec.z: Invalid value: "s": must be y`),
+	}})
+	if fs := frozenStatus([]*refRun{{snap: ref}}, other); len(fs) != 0 {
+		t.Errorf("a run failing on another cause has its status frozen: %v", fs)
+	}
+	if fs := frozenStatus([]*refRun{{snap: got}}, ref); len(fs["Pod shop/web"]) == 0 {
+		t.Errorf("the rule does not hold both ways: %v", fs)
 	}
 }

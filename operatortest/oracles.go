@@ -349,6 +349,9 @@ type snapshot struct {
 	// (frozen.go).
 	atRest  []atRest
 	outputs map[string][]string
+	// statusWrites are what each controller's status writes to the object
+	// it reconciles changed, by how the reconcile ended (frozen.go).
+	statusWrites map[string]*statusWrites
 	// errorsMet are the errors of every reconcile (errorsMet).
 	errorsMet map[string][]string
 	// userDeleted is when the workload first deleted an object (-1: never).
@@ -548,6 +551,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 	s.atRest = errorsAtRest(r, s.canon)
 	s.errorsMet = errorsMet(r, s.canon)
 	s.outputs = outputsOf(r.Steps, s.canon)
+	s.statusWrites = statusWritesOf(r, s)
 	s.userDeleted = firstUserDeletion(r.Steps)
 	s.rest = s.writesAtRest(r)
 	return s
@@ -735,6 +739,7 @@ func refNames(refs []*refRun) []named {
 func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
 	rs := refNames(refs)
 	fr := frozen(refs, got)
+	fs := frozenStatus(refs, got)
 	var skipped []string
 	snaps := []*snapshot{got}
 	for _, r := range rs {
@@ -776,6 +781,9 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 			}
 			sh := w.shapes.of(gvk)
 			free := learned(sh, gvk, k, schedules)
+			for p := range fs[k] { // lint:order-independent a set is filled
+				free[p] = true
+			}
 			var first string
 			for _, r := range have {
 				d := fieldDiff(sh, k, g.value[k], r, free)

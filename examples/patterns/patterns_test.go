@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/ctrlsim/ctrlsim/examples/patterns/binding"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/checksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
@@ -32,7 +33,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
-	override.AddToScheme,
+	override.AddToScheme, binding.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -245,6 +246,16 @@ var patterns = []pattern{
 			return operator(override.CRD, "override", func(mgr manager.Manager) error {
 				return (&override.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &override.Stream{ObjectMeta: meta("flow", "clicks"), Spec: override.StreamSpec{Replicas: 2}})
+		},
+	},
+	{
+		name: "complete-binding",
+		does: "a Store's Secret and StatefulSet (the user's podManagementPolicy override passed as it is) are made, then the binding to the Secret recorded in status; a reconcile the StatefulSet's validation refuses records nothing",
+		bug:  "records the binding only in the reconcile that created the Secret: a crash or a failed write after it, and the binding never comes",
+		options: func(buggy bool) operatortest.Options {
+			return operator(binding.CRD, "binding", func(mgr manager.Manager) error {
+				return (&binding.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &binding.Store{ObjectMeta: meta("data", "carts"), Spec: binding.StoreSpec{Replicas: 2}})
 		},
 	},
 }
