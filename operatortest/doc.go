@@ -130,7 +130,27 @@
 //     gives up on the same dependency with no error claims its outputs
 //     converged, and is judged on them (frozen.go). interleavings-agree
 //     does not compare them either between two fault-free runs that both
-//     end in that error.
+//     end in that error. The reconciled object's own status is frozen in
+//     part by the same rule: a reconcile that returns nil records in
+//     status what it has made (a binding to the Secret it made, a Ready
+//     condition that is True), one that fails records at most why. When
+//     the user's own value (one the CRD accepts and a child's validation
+//     refuses) makes every reconcile fail from some instant on, whether
+//     one reconcile got through and recorded what it made before the
+//     value landed is decided by how the user's edit raced the operator's
+//     first complete reconcile: on a real cluster a kubectl edit made a
+//     moment after the kubectl apply reaches the operator before or after
+//     its first pass, and an operator slowed by anything (a restart, a
+//     lagging watch, a slow apiserver) ends where this one ends, failing
+//     on the value with no record. So in a run that ends failing on an
+//     object in the error (by its cause) a fault-free run also ends in,
+//     the object's status fields that only the controller's reconciles
+//     that returned nil wrote (in either run; a field a failing reconcile
+//     writes, the error's condition, is compared) are not compared by
+//     converges; and update-summaries does not count a frozen output made
+//     once more and kept (the operator made the child before the value
+//     landed, the fault-free run met the value first), while one made
+//     twice or unmade still counts.
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree and
 //     the faulted run ends as one of them, the report names the other as the
@@ -164,6 +184,20 @@
 //     operation cycles through its errors: the cause, then "still cleaning
 //     up the last attempt"). The results of an
 //     incarnation that crashed since are forgotten (its queue died with it).
+//     Errors are compared by their cause, not their text: a validation's
+//     refusal (kube-apiserver's, or a webhook's that answers with field
+//     errors: "<Kind>.<group> "<name>" is invalid: <causes>") is the object
+//     refused and its causes' field paths, types and values, what the
+//     operator wrapped around it aside. kube-apiserver validates a create
+//     by the object's own rules and an update by those and the
+//     transition's (an immutable field changed), so the same invalid value
+//     of the user's met by a create in one run (its operator slowed past
+//     the edit) and by an update in another (its operator made the child
+//     first) is one error with two texts. A differing cause (another
+//     field, another value, a cause more, another object) is another
+//     error; an error that is no such refusal is its text. The rule is
+//     the equivalence's (below): a refusal carried into a status
+//     condition's message is compared by its cause too.
 //   - terminates: nothing still deleting at the end, unless its deletion
 //     has lasted no longer than a fault-free run of the same workload took
 //     to delete the same object (the end fell mid-deletion of a retry
@@ -226,7 +260,23 @@
 // becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"):
 // which templates were written, and so how many such objects a set keeps,
 // races with the user's edits, which template the current one holds does
-// not;
+// not. A value derived from content is as nondeterministic as that
+// content, so it is compared by what it digests after this same
+// equivalence: a pod template stamped with a restart time (kubectl rollout
+// restart's restartedAt, an operator's restart on a config change) is
+// hashed, time and all, into its ControllerRevision's name, its pods'
+// controller-revision-hash label and its set's currentRevision, and the
+// digest that names them is taken with the time masked (and uids), so two
+// schedules that stamped one template at two instants name the revision
+// alike; of several live objects of one content (a restart stamped twice)
+// the newest is named first, as the one a reference at rest names. This
+// holds for the names the built-in controllers derive (their hash labels
+// say what the hash covers); a checksum an operator computes itself over
+// content with a time in it is opaque: converges learns it where the two
+// fault-free runs differ, and interleavings-agree reports it (Known gaps).
+// A validation's refusal is compared by its cause wherever its text
+// appears (an error at rest, a condition's message; see
+// no-error-at-rest);
 // resourceVersions, generations and
 // observedGenerations are dropped, and so are the apps controllers' counts of
 // templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
@@ -797,6 +847,26 @@
 //     RFC 3339 or Go's time.Time String (unix seconds outside the text of
 //     an error at rest), is compared as a value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
+//   - A checksum or hash an operator computes itself (an annotation of a
+//     pod template over a ConfigMap's content) is opaque: when that
+//     content holds a time or a uid, the checksum differs between two
+//     schedules, and only converges learns it (where the two fault-free
+//     runs differ); interleavings-agree reports it. The digest of the
+//     built-in controllers' hash names masks times and uids, not the
+//     run's generated names inside the content.
+//   - Errors are compared by their cause only when they are a
+//     validation's refusal with field causes (apierrors.NewInvalid's
+//     text): a refusal with none (kube-apiserver's IP allocator's
+//     "Internal error occurred: failed to parse service IP", met on a
+//     Service's create before validation, where an update meets the
+//     validation's field error) is its text, and the two still differ.
+//     A cause's detail (which rule the value broke) is not compared.
+//   - The status fields frozen while a reconcile fails by design are read
+//     from the status writes made inside the controller's reconciles of
+//     the object (each write's content against the object's previous
+//     version in the watch log), and only converges uses them:
+//     interleavings-agree compares the two fault-free runs' statuses in
+//     full.
 //   - Frozen outputs (converges and interleavings-agree, frozen.go) are the writes made inside a
 //     controller's reconciles of the failing object; what a Runnable or
 //     another controller derived from it is compared as usual. The object

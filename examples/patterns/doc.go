@@ -30,15 +30,25 @@
 //   - Each operator shows one pattern at its smallest: real operators mix
 //     them, and a false alarm that needs two patterns at once is not sought.
 //   - The twins are caught by the generic oracles alone; a bug that only a
-//     domain property sees is not part of the suite. Four twins' bugs also
+//     domain property sees is not part of the suite. Five twins' bugs also
 //     show without faults (schedule's generateName runs are created twice
 //     when a reconcile reads its own status write late; password's rewrite
 //     loop is a hot loop in every run; probe's heartbeat and flipping
-//     condition are written at rest in every run): they are caught where
+//     condition are written at rest in every run; restart-stamp's new
+//     restart time at every reconcile rolls the StatefulSet at rest): they are caught where
 //     the runs differ (interleavings-agree, converges), by the kernel's
 //     hot-loop, or by writes-at-rest in the fault-free run itself. The
 //     probe pattern is listed twice (probe-heartbeat, probe-flip), once
 //     per twin, so its correct operator is explored twice.
+//   - The three patterns of issue 45 (restart-stamp, invalid-override,
+//     complete-binding) stand for a large operator's traps one at a time:
+//     a pod template stamped with a restart time, a user's value the CRD
+//     accepts and a child's validation refuses (drawn by the workload: any
+//     short string but OrderedReady and Parallel; a scripted edit is part
+//     of the world the test sets up, whose errors at rest are the
+//     operator's), and a binding recorded only by a complete reconcile.
+//     A Service's clusterIP refused by the IP allocator before validation
+//     is not among them.
 //   - An exploration stops at its first violation, so a correct operator's
 //     false alarms are counted as 0 or 1 (the first), not all of them.
 //   - The twin's minimal plan is replayed on the correct operator through
