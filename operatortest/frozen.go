@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -277,6 +278,31 @@ func frozenStatus(refs []*refRun, got *snapshot) map[string]map[string]bool {
 			for q := p; q != ""; q = parentPath(q) {
 				out[object][q] = true
 			}
+		}
+	}
+	return out
+}
+
+// withFrozenStatus is free (object key -> leaf paths not compared) with
+// frozenStatus(refs, got) added, for interleavings-agree: between two
+// fault-free runs that both end failing on the user's value, whether one
+// got through a reconcile before the value landed is the race with the
+// user too. free itself is left as it is.
+func withFrozenStatus(free map[string]map[string]bool, refs []*refRun, got *snapshot) map[string]map[string]bool {
+	fs := frozenStatus(refs, got)
+	if len(fs) == 0 {
+		return free
+	}
+	out := map[string]map[string]bool{}
+	for k, paths := range free { // lint:order-independent a map is copied
+		out[k] = maps.Clone(paths)
+	}
+	for k, paths := range fs { // lint:order-independent a map is filled
+		if out[k] == nil {
+			out[k] = map[string]bool{}
+		}
+		for p := range paths { // lint:order-independent a set is filled
+			out[k][p] = true
 		}
 	}
 	return out

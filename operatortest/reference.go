@@ -323,6 +323,7 @@ func (w *world) agree(refs []*refRun, got *snapshot, free map[string]map[string]
 	// The outputs of a reconcile that fails by design in both schedules
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := frozen([]*refRun{b}, a.snap)
+	free = withFrozenStatus(free, []*refRun{b}, a.snap)
 	d := w.disagreement(a.snap, b.snap, an, bn, fr, free)
 	if d == "" {
 		return check.Verdict{Property: InterleavingsAgree, Holds: true, Detail: note}
