@@ -147,7 +147,8 @@
 //     the object's status fields that only the controller's reconciles
 //     that returned nil wrote (in either run; a field a failing reconcile
 //     writes, the error's condition, is compared) are not compared by
-//     converges; and update-summaries does not count a frozen output made
+//     converges, nor by interleavings-agree between two fault-free runs
+//     that both end so; and update-summaries does not count a frozen output made
 //     once more and kept (the operator made the child before the value
 //     landed, the fault-free run met the value first), while one made
 //     twice or unmade still counts.
@@ -864,9 +865,8 @@
 //   - The status fields frozen while a reconcile fails by design are read
 //     from the status writes made inside the controller's reconciles of
 //     the object (each write's content against the object's previous
-//     version in the watch log), and only converges uses them:
-//     interleavings-agree compares the two fault-free runs' statuses in
-//     full.
+//     version in the watch log): a field the operator writes in a
+//     separate write made outside a reconcile (a Runnable's) is not read.
 //   - Frozen outputs (converges and interleavings-agree, frozen.go) are the writes made inside a
 //     controller's reconciles of the failing object; what a Runnable or
 //     another controller derived from it is compared as usual. The object
