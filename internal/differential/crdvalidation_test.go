@@ -76,14 +76,16 @@ func crdCaseDefinition(i int, edit func(*apiextensionsv1.JSONSchemaProps)) *apie
 // reason and causes (errOutcome).
 type crdWriteOutcome struct {
 	Accepted bool
-	outcome
+	Err      string
+	Causes   []string
 }
 
 func crdWrite(err error) crdWriteOutcome {
 	if err == nil {
 		return crdWriteOutcome{Accepted: true}
 	}
-	return crdWriteOutcome{outcome: errOutcome(err)}
+	o := errOutcome(err)
+	return crdWriteOutcome{Err: o.Err, Causes: o.Causes}
 }
 
 // runCRDCases creates each case's CRD, then updates a valid CRD to each
