@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -323,5 +325,38 @@ func TestAnErrorAtRestIsComparedByItsCause(t *testing.T) {
 	}
 	if a, b := errorCause(`Invalid: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: must be even`), errorCause(`error: admission webhook "vwidget.kb.io" denied the request: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: too large`); a != b {
 		t.Errorf("one value refused on one field by two rules gives two causes:\n%s\n%s", a, b)
+	}
+}
+
+// A frozen output made once more and kept is how far the operator got
+// before the user's value landed: the fault-free run met the value first
+// and never made it, and both end failing on it in one error. It is noted,
+// not counted; made twice, made where the errors differ, or made by an
+// operator that does not end failing, it still counts.
+func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
+	w := testWorld(t, appOptions(child()))
+	app := logChange{0, watch.Added, "app", ""}
+	made := logChange{time.Millisecond, watch.Added, "app-out", ""}
+	const key = "configmap team/app"
+	failing := func(s *snapshot, err string) *snapshot {
+		s.atRest = []atRest{{key: key, err: err}}
+		s.outputs = map[string][]string{key: {"ConfigMap team/app-out"}}
+		return s
+	}
+	const refused = `<invalid ConfigMap team/app-out: data Invalid value "s">`
+	refs := []*refRun{{seed: 1, snap: failing(churnRun(t, w, 0, app), refused)}}
+	v := w.updateSummaries(refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
+	if !v.Holds || !strings.Contains(v.Detail, "kept") {
+		t.Errorf("a frozen output made once more and kept: %+v, want a note", v)
+	}
+	for name, got := range map[string]*snapshot{
+		"made twice": failing(churnRun(t, w, 0, app, made, logChange{2 * time.Millisecond, watch.Deleted, "app-out", ""},
+			logChange{3 * time.Millisecond, watch.Added, "app-out", ""}), refused),
+		"another error": failing(churnRun(t, w, 0, app, made), `<invalid ConfigMap team/app-out: data Invalid value "t">`),
+		"not failing":   churnRun(t, w, 0, app, made),
+	} {
+		if v := w.updateSummaries(refs, got, time.Minute); v.Holds {
+			t.Errorf("%s: update-summaries holds: %s", name, v.Detail)
+		}
 	}
 }
