@@ -66,9 +66,10 @@ func CRDsFromYAML(data []byte) ([]CRD, error) {
 // CRDFromDefinition is the CRD of def's storage version, with def as its
 // Definition: installed, it serves each of def's served versions
 // (versions.go). def is checked as kube-apiserver checks a
-// CustomResourceDefinition's create (validateCRDCreate: apiextensions'
-// ValidateCustomResourceDefinition on def defaulted and prepared): a def it
-// would refuse is refused with the same 422 (*errors.StatusError, Invalid).
+// CustomResourceDefinition's create (validateCRDWrite: apiextensions'
+// ValidateCustomResourceDefinition on a copy of def defaulted and prepared
+// by prepareCRDWrite): a def it would refuse is refused with the same 422
+// (*errors.StatusError, reason Invalid).
 func CRDFromDefinition(def *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 	prepared := def.DeepCopy()
 	prepareCRDWrite(prepared, nil)
