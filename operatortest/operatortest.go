@@ -461,6 +461,11 @@ type world struct {
 	// randomChecks is the random plans' budget once the sweep has taken its
 	// places (0: the whole of Checks; sweep.go).
 	randomChecks int
+	// judgeCut is the note of a run cut at its work bound while the plan
+	// being judged ran, or a reference it was judged against (cut.go);
+	// cuts the places of the exploration whose plans were cut.
+	judgeCut string
+	cuts     map[int]string
 	// runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
 	runs int
@@ -835,7 +840,13 @@ func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
 // judgeRun is run; with decide, it stops judging once the run violates a
 // property whose verdict no later step revises (shrink.go: decided), and
 // marks the result partial.
-func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (*result, error) {
+func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (r *result, err error) {
+	w.judgeCut = ""
+	defer func() {
+		if r != nil && w.judgeCut != "" { // cut.go
+			r.verdicts, r.partial = w.o.enabled(cutVerdicts(r.verdicts, w.judgeCut)), false
+		}
+	}()
 	var refs []*refRun
 	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) || w.on(WritesAtRest) {
 		var err error
@@ -846,6 +857,9 @@ func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (*result, erro
 	snap, r, err := w.runOnce(t, p, refs, 0)
 	if err != nil {
 		return nil, err
+	}
+	if w.judgeCut != "" {
+		return r, nil // not judged (cut.go)
 	}
 	if decide && !coldShrink && w.decided(r.verdicts) {
 		r.verdicts, r.partial = w.o.enabled(r.verdicts), true
@@ -1043,6 +1057,7 @@ func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, refs []*refRun, startA
 			runErr = err
 			return
 		}
+		w.noteCut(cutNote(verdicts)) // cut.go
 		snap = w.snapshotOf(c.Observed())
 		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now()),
 			watched: watchedKinds(c)}

@@ -72,6 +72,7 @@ type workerMsg struct {
 	Sigs    []string `json:"sigs,omitempty"`
 	Err     string   `json:"err,omitempty"`
 	Invalid bool     `json:"invalid,omitempty"`
+	Cut     string   `json:"cut,omitempty"` // the place's plan was cut at the work bound (cut.go)
 	Done    bool     `json:"done,omitempty"`
 }
 
@@ -185,11 +186,14 @@ func (ps *places) give() int {
 }
 
 // judged records place k's verdict (err: the world could not run it).
-func (ps *places) judged(k int, sigs []string, err string) {
+func (ps *places) judged(k int, sigs []string, err, cut string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	v := ps.v
 	v.judged[k] = true
+	if cut != "" {
+		v.cuts[k] = cut
+	}
 	switch {
 	case err != "":
 		if v.stop == 0 || k < v.stop {
@@ -242,7 +246,7 @@ func (ps *places) count() int {
 
 // judge explores the places get hands out, in order, and reports each
 // verdict to put; invalid is told of a draw rapid rejected.
-func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err string), invalid func(k int)) {
+func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err, cut string), invalid func(k int)) {
 	next, over := 0, false
 	explore.RunPlaces(w.generator(t), w.o.Checks, w.o.Seed, explore.Places{
 		Skip: func(k int) bool {
@@ -265,11 +269,11 @@ func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []strin
 		r, err := w.runRecalled(t, p) // the pass recalls what this process judged
 		switch {
 		case err != nil:
-			put(k, nil, err.Error())
+			put(k, nil, err.Error(), "")
 		case len(r.violated()) == 0:
-			put(k, nil, "")
+			put(k, nil, "", cutNote(r.verdicts))
 		default:
-			put(k, w.signatures(r.violated()), "")
+			put(k, w.signatures(r.violated()), "", cutNote(r.verdicts))
 		}
 		return nil
 	})
@@ -306,7 +310,7 @@ func (w *world) work(t *testing.T, j, n int) {
 			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
 		}
 	} else {
-		w.judge(t, get, func(k int, sigs []string, err string) { send(workerMsg{Place: k, Sigs: sigs, Err: err}) },
+		w.judge(t, get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
 			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
 	}
 	send(workerMsg{Done: true})
@@ -320,7 +324,8 @@ func (w *world) work(t *testing.T, j, n int) {
 // known (every place before it judged).
 type verdicts struct {
 	sigs    map[int][]string
-	judged  map[int]bool // sigs' places and those the world could not run
+	cuts    map[int]string // the places whose plans were cut (cut.go)
+	judged  map[int]bool   // sigs' places and those the world could not run
 	stop    int
 	decided time.Duration
 }
@@ -398,7 +403,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 	test := t.Name()
 	want := w.hello(t)
 	ps := &places{checks: w.randomBudget(), owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
-		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}, cuts: map[int]string{}}}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()
@@ -475,7 +480,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 					ps.mu.Unlock()
 					ps.fail(errInvalidDraw)
 				default:
-					ps.judged(m.Place, m.Sigs, m.Err)
+					ps.judged(m.Place, m.Sigs, m.Err, m.Cut)
 					give()
 				}
 			}

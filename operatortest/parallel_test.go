@@ -222,18 +222,18 @@ func TestPlacesAreHandedOutInOrderAndDecidedAtTheFirstFailure(t *testing.T) {
 	if !slices.Equal(got, []int{2, 5, 8, 11}) {
 		t.Fatalf("handed out %v, want shard 2/3's places 2, 5, 8, 11", got)
 	}
-	ps.judged(8, []string{"converges"}, "")
+	ps.judged(8, []string{"converges"}, "", "")
 	if k := ps.give(); k != 0 {
 		t.Errorf("handed out place %d after a failure at 8", k)
 	}
-	ps.judged(5, nil, "")
-	ps.judged(11, nil, "")
+	ps.judged(5, nil, "", "")
+	ps.judged(11, nil, "", "")
 	select {
 	case <-ps.finished:
 		t.Fatal("decided before place 2 was judged")
 	default:
 	}
-	ps.judged(2, nil, "")
+	ps.judged(2, nil, "", "")
 	select {
 	case <-ps.finished:
 	default:

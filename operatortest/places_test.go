@@ -33,7 +33,7 @@ func TestAWorkerJudgesEachPlaceAsTheSequentialPassDoes(t *testing.T) {
 			return 0
 		}
 		return next
-	}, func(k int, s []string, err string) {
+	}, func(k int, s []string, err, _ string) {
 		if err != "" {
 			t.Fatalf("place %d: the world could not run it: %s", k, err)
 		}

@@ -35,7 +35,10 @@ type refRun struct {
 	downtime bool
 	// draws: the fault-free run of the plan's seed and workload with the
 	// operator's randomness from another seed (random.go).
-	draws   bool
+	draws bool
+	// cut: the run was cut at its work bound (its note; cut.go): a plan
+	// judged against it is not judged.
+	cut     string
 	snap    *snapshot
 	targets plan.Targets
 	writes  map[string][]int // each process's writes that another of its reconcile follows (the Space's Writes)
@@ -61,11 +64,18 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
 	if r, ok := w.refs[key]; ok && !coldShrink {
+		w.noteCut(r.cut)
 		return r, nil
 	}
 	snap, res, err := w.runOnce(t, p, nil, startAfter)
 	if err != nil {
 		return nil, err
+	}
+	if note := cutNote(res.verdicts); note != "" {
+		// Recalled, it still says so (cut.go).
+		r := &refRun{seed: seed, snap: snap, cut: note}
+		w.keep(key, r)
+		return r, nil
 	}
 	if err := w.checkObjects(res); err != nil { // faults.go
 		return nil, err

@@ -77,9 +77,13 @@ func Run(t *testing.T, o Options) {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
+	if len(res.Findings) == 0 && res.Checks > 0 && res.Cut == res.Checks {
+		// No silent pass: nothing was judged (cut.go).
+		t.Fatalf("operatortest: every one of the %d plans explored (seed %d) was cut at the work bound, none judged: %s", res.Checks, o.effectiveSeed(), res.CutNote)
+	}
 	if len(res.Findings) == 0 {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.effectiveSeed(),
-			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(coverageLine(res.Targeted)))
+			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(coverageLine(res.Targeted))+clause(cutLine(res)))
 	}
 	for _, f := range res.Findings {
 		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
@@ -94,7 +98,7 @@ func Run(t *testing.T, o Options) {
 		}
 		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
 			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-			f.ShrinkCandidates, f.ShrinkRuns, path, clause(coverageLine(res.Targeted)))
+			f.ShrinkCandidates, f.ShrinkRuns, path, clause(coverageLine(res.Targeted))+clause(cutLine(res)))
 		rep.replay(f, path)
 	}
 	if o.KeepGoing {
@@ -130,6 +134,10 @@ type Result struct {
 	// exploration ran before its random ones, of how many its workload gave
 	// (sweep.go): "stale pairs 48 of 212".
 	Targeted []Coverage
+	// Cut is how many of the plans explored were cut at the work bound and
+	// not judged (cut.go), CutNote the first one's place and why.
+	Cut     int
+	CutNote string
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): one without KeepGoing, each signature once with it.
 	Findings []Finding
@@ -268,6 +276,11 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		case err != nil:
 			return Result{}, err
 		}
+		if pre != nil {
+			for k, note := range pre.cuts { // lint:order-independent a set of places
+				w.countCut(offset+k, note)
+			}
+		}
 	}
 	gen := w.generator(t)
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
@@ -300,6 +313,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 // finishExploration fills in out's summary of its first finding.
 func (w *world) finishExploration(out Result, start time.Time) Result {
 	out.Elapsed = time.Since(start)
+	w.cutSummary(&out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
@@ -409,6 +423,9 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		r, err := w.runRecalledAs(t, p, first != 0 && !w.o.KeepGoing)
 		if err != nil {
 			return &worldError{err}
+		}
+		if first == 0 {
+			w.countCut(w.o.Checks-w.randomBudget()+place, cutNote(r.verdicts)) // cut.go; the sweep's places come first
 		}
 		vs := r.violated()
 		if len(vs) == 0 {

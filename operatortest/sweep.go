@@ -151,6 +151,7 @@ func (w *world) sweep(t *testing.T, seen map[string]bool) (found []Finding, plac
 			}
 			return nil, 0, 0, nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
+		w.countCut(place, cutNote(r.verdicts)) // cut.go
 		vs := r.violated()
 		if len(vs) == 0 {
 			continue

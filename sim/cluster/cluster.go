@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -86,7 +87,28 @@ type Options struct {
 	// given the container's files (ContainerFiles). Nil: an exec fails with
 	// an error naming the pod, container and command.
 	Exec restapi.ExecHandlers
+	// MaxSteps and MaxObjects bound the run's work: the task steps it may
+	// take in all (scheduler.MaxSteps), and the objects the apiserver may
+	// hold at once; past either the run is cut (Cut). 0: DefaultMaxSteps,
+	// DefaultMaxObjects; negative: no bound.
+	MaxSteps, MaxObjects int
 }
+
+// The work bounds of a run. A run of the largest worlds here takes under
+// four thousand task steps (a catalogue entry: 3,665 at most; a seven-minute
+// CronJob world: 830) and holds tens of objects. A storm of reconciles or
+// writes at the rate of API latency, which a stalled watch may drive for the
+// whole fault phase with correct code (a child re-created and collected
+// again for 18 s: 34,000 steps; a loop that outlasts a 30 s stall by the
+// hot-loop bound's 10 s: 49,000), costs a few seconds; one that creates an
+// object each time (a child of generated name its cache never shows) makes
+// every later step dearer, each list and each event longer: unbounded, one
+// such run took 198,000 steps, 22,000 writes and four minutes. The bounds
+// keep any run to seconds (phases.go).
+const (
+	DefaultMaxSteps   = 200_000
+	DefaultMaxObjects = 2_000
+)
 
 // Wall is the wall clock a world's virtual clock drives (see Options.Wall).
 type Wall struct {
@@ -148,7 +170,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		Clock: clk,
 		Server: apiserver.New(apiserver.Options{Scheme: opts.Scheme, Clock: clk, CRDs: opts.CRDs, Rand: nameDraws,
 			Later: func(d time.Duration, f func()) { clk.AfterFunc(d, f) }, Delays: src.Stream("apiserver/crd")}),
-		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall),
+		Sched:   newScheduler(clk, src.Stream("scheduler"), opts.Wall, opts.MaxSteps),
 		Trace:   trace.New(),
 		plan:    p,
 		rng:     src,
@@ -156,6 +178,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		actions: opts.Actions,
 	}
 	c.faults = newFaults(c, p)
+	c.boundObjects(opts.MaxObjects)
 	timing := DefaultTiming
 	if opts.Timing != nil {
 		timing = *opts.Timing
@@ -376,6 +399,38 @@ func (c *Cluster) Heal() {
 // spins without calling the API at all.
 func (c *Cluster) Livelock() *scheduler.Livelock { return c.Sched.Livelock() }
 
+// Cut returns the work bound that stopped the run (Options.MaxSteps,
+// MaxObjects), or nil.
+func (c *Cluster) Cut() *scheduler.Cut { return c.Sched.Cut() }
+
+// boundObjects cuts the run once the apiserver holds more than max objects
+// (0: DefaultMaxObjects; negative: no bound), counted from its log of
+// commits after every task step.
+func (c *Cluster) boundObjects(max int) {
+	if max == 0 {
+		max = DefaultMaxObjects
+	}
+	if max < 0 {
+		return
+	}
+	read, live := 0, 0
+	c.Sched.OnStep = func(*scheduler.Task) {
+		log := c.Server.Log()
+		for _, e := range log[read:] {
+			switch e.Type {
+			case watch.Added:
+				live++
+			case watch.Deleted:
+				live--
+			}
+		}
+		read = len(log)
+		if live > max {
+			c.Sched.CutNow(fmt.Sprintf("more than %d objects", max))
+		}
+	}
+}
+
 // Healed reports whether Heal was called.
 func (c *Cluster) Healed() bool { return c.faults.healed }
 
@@ -449,8 +504,14 @@ func (c *Cluster) Judge(props ...check.Property) []check.Verdict {
 	return out
 }
 
-func newScheduler(clk *clock.Clock, pick scheduler.Picker, w *Wall) *scheduler.Scheduler {
+func newScheduler(clk *clock.Clock, pick scheduler.Picker, w *Wall, maxSteps int) *scheduler.Scheduler {
 	s := scheduler.New(clk, pick)
+	switch {
+	case maxSteps == 0:
+		s.MaxSteps = DefaultMaxSteps
+	case maxSteps > 0:
+		s.MaxSteps = uint64(maxSteps)
+	}
 	if w != nil {
 		s.SetWall(w.Sleep)
 		if w.Settle != nil {

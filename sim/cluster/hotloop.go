@@ -120,14 +120,8 @@ func (h *hotLoops) observe(s *trace.Step) *HotLoop {
 	if h.found != nil || s.Process == "" {
 		return nil
 	}
-	var kind string
-	op, _, _ := strings.Cut(strings.TrimPrefix(s.Op, "cached-"), "/")
-	switch op {
-	case "reconcile":
-		kind = "reconciles"
-	case "create", "update", "patch", "delete", "deletecollection":
-		kind = "writes"
-	default:
+	kind := stormKind(s)
+	if kind == "" {
 		return nil
 	}
 	sec := int64(s.At / time.Second)

@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // Phases are the two phases of a run: safety under faults, then heal and
@@ -30,18 +33,33 @@ const (
 	LivelockProperty = "livelock"
 	// ReconcilePanicProperty: a reconcile panicked (Findings).
 	ReconcilePanicProperty = "reconcile-panic"
+	// WorkBoundProperty: the run was cut at its work bound (Options.MaxSteps,
+	// Cut). Always a note, never a violation: the world never reached the end
+	// of its heal, so nothing is judged, and a storm a stalled watch drives is
+	// what a real cluster does with correct code too (hotloop.go). The
+	// harness says the run was cut, so that a plan that tested nothing is not
+	// taken for one that held.
+	WorkBoundProperty = "work-bound"
 )
 
 // RunPhases runs the fault phase, heals, runs AtHeal and the heal budget, then
 // judges props and adds the kernel's own verdicts, each violated when it
-// happened: a hot loop, a livelock, a reconcile panic.
+// happened: a hot loop, a livelock, a reconcile panic. A run cut at its work
+// bound (Cut) is not judged: its verdicts are the kernel's, the cut's note
+// among them.
 func (c *Cluster) RunPhases(ph Phases, props ...check.Property) []check.Verdict {
 	c.RunFor(ph.Fault)
+	if c.Cut() != nil {
+		return c.KernelVerdicts()
+	}
 	c.Heal()
 	if ph.AtHeal != nil {
 		ph.AtHeal(c)
 	}
 	c.RunFor(ph.Heal)
+	if c.Cut() != nil {
+		return c.KernelVerdicts()
+	}
 	return append(c.Judge(props...), c.KernelVerdicts()...)
 }
 
@@ -68,5 +86,66 @@ func (c *Cluster) KernelVerdicts() []check.Verdict {
 	for _, f := range c.Findings() {
 		out = append(out, check.Verdict{Property: ReconcilePanicProperty, At: f.At, Detail: f.String(), Where: f.Location})
 	}
+	if cut := c.Cut(); cut != nil {
+		out = append(out, check.Verdict{Property: WorkBoundProperty, Holds: true, At: cut.At.Sub(c.start), Detail: c.cutNote(cut)})
+	}
 	return out
+}
+
+// cutNote says where a cut run's work went: the busiest writer or
+// reconciler of one object over the last steps of the trace.
+func (c *Cluster) cutNote(cut *scheduler.Cut) string {
+	steps := c.Trace.Steps()
+	window := steps[max(0, len(steps)-stormWindow):]
+	type key struct{ by, kind, object string }
+	counts := map[key]int{}
+	var top key
+	for _, s := range window {
+		kind := stormKind(&s)
+		if kind == "" || s.Process == "" || s.Process == "admin" {
+			continue
+		}
+		k := key{by(&s), kind, s.Object}
+		counts[k]++
+		if counts[k] > counts[top] || counts[k] == counts[top] && top.by == "" {
+			top = k
+		}
+	}
+	at := cut.At.Sub(c.start)
+	bound := fmt.Sprintf("%d task steps", cut.Steps)
+	if cut.Why != "" {
+		bound = fmt.Sprintf("%s, after %d task steps", cut.Why, cut.Steps)
+	}
+	note := fmt.Sprintf("the run was cut at its work bound, %s, at %s of virtual time; not judged", bound, at)
+	if top.by == "" {
+		return note
+	}
+	stalled := ""
+	if c.faults.stalled() {
+		stalled = ", while a watch was stalled"
+	}
+	first := window[0].At
+	for _, s := range window {
+		if stormKind(&s) != "" {
+			first = s.At
+			break
+		}
+	}
+	return fmt.Sprintf("%s: a storm: %s made %d %s of %s in its last %s%s", note, top.by, counts[top], top.kind, top.object, (at - first).Round(time.Millisecond), stalled)
+}
+
+// stormWindow is how many of a cut run's last trace steps its note reads.
+const stormWindow = 2000
+
+// stormKind is "reconciles" or "writes" for the steps a storm is made of,
+// "" for the others (as the hot-loop bound counts them).
+func stormKind(s *trace.Step) string {
+	op, _, _ := strings.Cut(strings.TrimPrefix(s.Op, "cached-"), "/")
+	switch op {
+	case "reconcile":
+		return "reconciles"
+	case "create", "update", "patch", "delete", "deletecollection":
+		return "writes"
+	}
+	return ""
 }

@@ -109,3 +109,59 @@ func TestAPanicVerdictNamesTheCodeThatPanicked(t *testing.T) {
 		t.Errorf("panic locations %q, want the panicker's Reconcile in phases_test.go, the same twice", wheres)
 	}
 }
+
+// A run has a bound on its work (Options.MaxSteps): a storm that a stalled
+// watch excuses from the hot-loop bound (a note, not a violation) is cut
+// there, and a cut run is not judged: its verdicts are the kernel's, with a
+// note naming the storm.
+func TestARunCutAtItsWorkBoundIsNotJudgedAndNamesTheStorm(t *testing.T) {
+	storm := &statusWriter{forever: true}
+	opts := statusWorld(storm, 1)
+	opts.MaxSteps = 3000
+	c, err := cluster.New(mustParse(t, "seed 1\nhold process=op kind=/v1/Secret from=0s until=20s\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := c.RunPhases(cluster.Phases{Fault: 20 * time.Second, Heal: 40 * time.Second}, check.Quiescent{Window: 10 * time.Second})
+	end := c.Now()
+	c.Close()
+	if c.Cut() == nil || c.Sched.Steps() != 3000 || end >= 20*time.Second {
+		t.Fatalf("cut %+v after %d steps at %v: want the run cut at 3000 steps within the fault phase", c.Cut(), c.Sched.Steps(), end)
+	}
+	if len(vs) != 1 || vs[0].Property != cluster.WorkBoundProperty || !vs[0].Holds {
+		t.Fatalf("verdicts %+v: want only the work bound's note (the property is not judged)", vs)
+	}
+	for _, want := range []string{"cut at its work bound, 3000 task steps", "a storm: op/", "of Widget default/w0", "while a watch was stalled", "not judged"} {
+		if !strings.Contains(vs[0].Detail, want) {
+			t.Errorf("the note %q does not say %q", vs[0].Detail, want)
+		}
+	}
+
+	// The objects a world may hold are bounded too: a run whose apiserver
+	// holds more is cut at once, its note naming the bound.
+	opts = statusWorld(&statusWriter{}, 10)
+	opts.MaxObjects = 5
+	c, err = cluster.New(&plan.Plan{Seed: 1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs = c.RunPhases(cluster.Phases{Fault: 20 * time.Second, Heal: 40 * time.Second}, check.Quiescent{Window: 10 * time.Second})
+	c.Close()
+	if len(vs) != 1 || vs[0].Property != cluster.WorkBoundProperty || !strings.Contains(vs[0].Detail, "cut at its work bound, more than 5 objects, after 1 task steps") {
+		t.Errorf("ten Widgets in a world of at most five objects: %+v", vs)
+	}
+
+	// Without the bound the same storm runs to the end of the fault
+	// phase: a note of the hot-loop bound, not a violation.
+	opts = statusWorld(&statusWriter{forever: true}, 1)
+	opts.MaxSteps = -1
+	c, err = cluster.New(mustParse(t, "seed 1\nhold process=op kind=/v1/Secret from=0s until=20s\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(20 * time.Second)
+	if c.Cut() != nil || c.Sched.Steps() <= 3000 || len(c.StallStorms()) == 0 {
+		t.Errorf("unbounded: cut %+v, %d steps, stall storms %v: want a stall storm of more than 3000 steps", c.Cut(), c.Sched.Steps(), c.StallStorms())
+	}
+	c.Close()
+}

@@ -96,20 +96,24 @@ type Scheduler struct {
 	// MaxStepsPerInstant bounds the task steps at one virtual instant; past it the
 	// run is livelocked (see Livelock). Default 200,000.
 	MaxStepsPerInstant int
-	instant            time.Time
-	atInstant          int
-	livelock           *Livelock
-	dying              []*Task // killed while blocked outside, rejoined: they unwind next (wait.go)
-	stop               bool
-	adopting           *adoption // a Host waiting for its goroutines
-	settle             func()    // synctest.Wait, in a bubble (outside.go)
-	wallSleep          func(d time.Duration, wake <-chan struct{}) time.Duration
-	inClock            bool // RunUntil is moving the clock: the follower may stop short (outside.go)
-	out                outsideState
-	running            atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
-	runningG           atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
-	hostG              atomic.Uintptr // Host's start goroutine while Host waits for it (host.go)
-	goNames            map[string]int // goroutines adopted per group, for their names (adopt.go)
+	// MaxSteps bounds the task steps of the whole run; past it the run is cut
+	// (see Cut). 0: no bound.
+	MaxSteps  uint64
+	cut       *Cut
+	instant   time.Time
+	atInstant int
+	livelock  *Livelock
+	dying     []*Task // killed while blocked outside, rejoined: they unwind next (wait.go)
+	stop      bool
+	adopting  *adoption // a Host waiting for its goroutines
+	settle    func()    // synctest.Wait, in a bubble (outside.go)
+	wallSleep func(d time.Duration, wake <-chan struct{}) time.Duration
+	inClock   bool // RunUntil is moving the clock: the follower may stop short (outside.go)
+	out       outsideState
+	running   atomic.Uint64  // the goroutine that runs now, kernel's or task's (caller.go)
+	runningG  atomic.Uintptr // its runtime g (getg): the fast test of checkCaller
+	hostG     atomic.Uintptr // Host's start goroutine while Host waits for it (host.go)
+	goNames   map[string]int // goroutines adopted per group, for their names (adopt.go)
 }
 
 // Livelock is a run that stopped because tasks kept running without virtual time
@@ -396,14 +400,40 @@ func (s *Scheduler) runnableTasks(buf []*Task) []*Task {
 // Livelock returns the livelock that stopped the run, or nil.
 func (s *Scheduler) Livelock() *Livelock { return s.livelock }
 
+// Cut is a run stopped at its work bound (MaxSteps): tasks kept running while
+// virtual time advanced, more work than the run is allowed. Unlike a livelock
+// it is not a fault of the code under test by itself (a storm driven by a
+// stalled watch makes as much work, and a real cluster would do it too); it
+// bounds what one run may cost, and the harness says the run was cut rather
+// than judging a world that never reached its end.
+type Cut struct {
+	At    time.Time
+	Steps uint64
+	// Why is the bound it passed: "" for MaxSteps, else what CutNow was told.
+	Why string
+}
+
+// Cut returns the work bound that stopped the run, or nil.
+func (s *Scheduler) Cut() *Cut { return s.cut }
+
+// CutNow cuts the run at another bound of its work (why says which): it stops
+// before its next step, as at MaxSteps, and does not run again. A harness
+// calls it from OnStep or a callback.
+func (s *Scheduler) CutNow(why string) {
+	if s.cut == nil {
+		s.cut = &Cut{At: s.clock.Now(), Steps: s.steps, Why: why}
+	}
+	s.stop = true
+}
+
 // RunUntil runs tasks and fires timers until virtual time reaches until with no
 // task runnable, then sets the clock to until. It must be called from the kernel.
-// A livelocked run does not run again.
+// A livelocked or cut run does not run again.
 func (s *Scheduler) RunUntil(until time.Time) {
 	if s.current != nil {
 		panic("ctrlsim: RunUntil inside a task")
 	}
-	if s.livelock != nil {
+	if s.livelock != nil || s.cut != nil {
 		return
 	}
 	s.running.Store(goid()) // whichever goroutine runs the kernel (caller.go)
@@ -416,6 +446,9 @@ func (s *Scheduler) RunUntil(until time.Time) {
 	for {
 		if s.stop {
 			s.stop = false
+			return
+		}
+		if s.cut != nil {
 			return
 		}
 		s.endDying()
@@ -432,6 +465,10 @@ func (s *Scheduler) RunUntil(until time.Time) {
 					continue
 				}
 				t.cond = nil
+			}
+			if s.MaxSteps > 0 && s.steps >= s.MaxSteps {
+				s.cut = &Cut{At: s.clock.Now(), Steps: s.steps}
+				return
 			}
 			s.steps++
 			if now := s.clock.Now(); now.Equal(s.instant) {

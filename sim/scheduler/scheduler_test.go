@@ -261,6 +261,46 @@ func TestHotLoopIsALivelock(t *testing.T) {
 	s.Close()
 }
 
+// A storm that lets time advance is no livelock, but a run has a bound on its
+// work: past MaxSteps task steps it is cut where it is, and does not run again.
+func TestARunIsCutAtItsWorkBound(t *testing.T) {
+	s, c := newSched(0)
+	s.MaxSteps = 500
+	ran := 0
+	s.Go("p", "storm", func() {
+		for {
+			ran++
+			c.Sleep(time.Millisecond)
+		}
+	})
+	s.RunFor(time.Hour)
+	cut := s.Cut()
+	if cut == nil || cut.Steps != 500 || s.Steps() != 500 || s.Livelock() != nil {
+		t.Fatalf("cut = %+v after %d steps (livelock %v)", cut, s.Steps(), s.Livelock())
+	}
+	if ran != 500 || !cut.At.Equal(c.Now()) || !c.Now().Before(clock.Epoch.Add(time.Hour)) {
+		t.Errorf("the run stops at its 500th step where it is: %d steps ran, cut at %v, clock %v", ran, cut.At, c.Now())
+	}
+	s.RunFor(time.Hour) // a cut run does not run again
+	if s.Steps() != 500 {
+		t.Errorf("a cut run ran again: %d steps", s.Steps())
+	}
+	s.Close()
+
+	s, _ = newSched(0)
+	s.MaxSteps = 500
+	s.Go("p", "calm", func() {
+		for range 499 {
+			s.Yield()
+		}
+	})
+	s.RunFor(time.Hour)
+	if s.Cut() != nil {
+		t.Errorf("a run within its bound was cut: %+v", s.Cut())
+	}
+	s.Close()
+}
+
 // BenchmarkHandoffPeers measures the two ways DESIGN.md allows to pass control
 // between the kernel and a task, side by side: a round trip over channels (what
 // this scheduler does) and an iter.Pull coroutine switch.
