@@ -125,12 +125,13 @@ func TestAPageCreatedWhileTheCacheLagsIsLeakedByTheBuggyFinalizer(t *testing.T) 
 
 // The search with default Options (every fault class, the script as the
 // workload) finds the leak within the default budget of 100 plans, from
-// each of explorer seeds 1-5; issue 41's baseline (the figures are logged).
+// each of explorer seeds 1-10 (issue 41: the sweep's hold across the deletion finds
+// it at plan 7 from every seed; the figures are logged).
 func TestTheSearchFindsTheLeak(t *testing.T) {
 	if testing.Short() {
-		t.Skip("five explorations; not with -short")
+		t.Skip("ten explorations; not with -short")
 	}
-	for seed := uint64(1); seed <= 5; seed++ {
+	for seed := uint64(1); seed <= 10; seed++ {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			o := options(true)
 			o.Seed, o.Checks, o.Expect, o.ShrinkRuns = seed, 100, operatortest.Converges, 50
