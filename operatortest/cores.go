@@ -20,10 +20,14 @@ import (
 // processes (parallel.go), each with its own P.
 //
 // So while a test simulates (Run, Explore, Replay, a fuzz input), this
-// process runs with one P per simulation in progress (two parallel tests
-// exploring: two, never more than the test had) and GOGC=400; both are put
-// back when the last one ends. A GOMAXPROCS or GOGC set in the environment
-// is left alone (that is how to measure or test at another setting).
+// process runs on one P and with GOGC=400; both are put back when the last
+// simulation ends. Two simulations at once (parallel tests) share the P: a P
+// each would let a goroutine that code under test starts take a goroutine id
+// out of its creation order, and the scheduler numbers such goroutines by
+// their ids (wallclock's oneproc.go, which pins every run's bubble to one P
+// whatever the environment says). A GOGC set in the environment is left
+// alone, and a GOMAXPROCS between runs (that is how to measure at another
+// setting).
 
 // simulatingGOGC is the garbage collector's percentage while simulating.
 const simulatingGOGC = 400
@@ -72,10 +76,10 @@ func simulating() (done func()) {
 	})
 }
 
-// fitProcs gives each simulation in progress a P, up to the test's.
+// fitProcs gives the simulations in progress one P.
 func (c *coreShare) fitProcs() {
 	if c.setProcs {
-		runtime.GOMAXPROCS(min(c.active, c.procs))
+		runtime.GOMAXPROCS(1)
 	}
 }
 

@@ -11,10 +11,11 @@ import (
 )
 
 // Run runs f in a testing/synctest bubble, with a Wall for the world f builds
-// (cluster.Options.Wall). When the bubble's clock leaves the virtual clock (code
+// (cluster.Options.Wall), the process on one P while it runs (oneproc.go). When the bubble's clock leaves the virtual clock (code
 // under test waited on a real timer), the test gets an error naming both times.
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
+	defer onOneP()() // oneproc.go
 	synctest.Test(t, func(t *testing.T) {
 		serveKubeconfig(t) // kubeconfig.go
 		var expected time.Time

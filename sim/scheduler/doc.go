@@ -67,8 +67,12 @@
 //     reading an outside system), and stops for good at its first call.
 //   - Goroutines created at one site by one task are ordered by goroutine id,
 //     which follows creation order unless the Go runtime moved the creating
-//     goroutine to another thread between the go statements (never with
-//     GOMAXPROCS=1).
+//     goroutine to another P between the go statements (ids come in batches
+//     per P; never with GOMAXPROCS=1). wallclock.Run, the bubble every
+//     operatortest run and catalogue run uses, pins the process to one P for
+//     that reason (seen at GOMAXPROCS=4: about one run in 500 numbered a
+//     Runnable's three pollers out of order); a bubble of one's own with
+//     SetSettle at a higher GOMAXPROCS may still meet it.
 //   - Outside a bubble goroutines are not adopted: their calls into the
 //     simulator run alongside the running task (process.Manager refuses
 //     Runnables there; a reconcile that starts a goroutine is not checked).
