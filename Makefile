@@ -37,7 +37,7 @@ test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and t
 	$(GO) mod download
 	$(GO) vet $(PKGS)
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
-		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -timeout 60m $(PKGS)
+		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -timeout 25m $(PKGS)
 	$(GO) test -count=1 -race -run 'Determinism|Kill|Outside|Runnable' ./sim/scheduler/ ./sim/cluster/ ./wallclock/
 	$(GO) run ./cmd/ctrlsim catalogue --check
 
