@@ -70,6 +70,10 @@ func newManager(p *Process, c *procCache) *Manager {
 	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
 	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { m.join(); p.env.Scheduler.Current() })
 	m.rest.SetExec(p.env.Exec)
+	if p.env.Scheduler.InBubble() {
+		feeds := &watchFeeds{m: m}
+		m.rest.SetFeeds(feeds.feed, settleBubble) // watches over the REST config (watchfeed.go)
+	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	if p.spec.LeaderElection == nil {
 		m.leading = true

@@ -45,6 +45,8 @@ type Transport struct {
 	enter  func() // before anything else: the scheduler's check of the caller
 	codecs *serializer.CodecFactory
 	exec   ExecHandlers // SetExec (exec.go)
+	feeds  Feeds        // SetFeeds (watch.go)
+	settle func()
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -94,6 +96,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	code, out, err := t.serve(req, body)
+	if r, ok := out.(*http.Response); ok && err == nil {
+		return r, nil // a watch's stream (watch.go)
+	}
 	return respond(req, code, out, err)
 }
 
@@ -230,9 +235,16 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 	switch req.Method {
 	case http.MethodGet:
 		if q.Get("watch") == "true" || q.Get("watch") == "1" {
-			return 0, nil, t.notServed(fmt.Sprintf("watch of %s", tg.kind.GroupResource()))
+			resp, err := t.watch(req, tg, q)
+			if err != nil {
+				return 0, nil, err
+			}
+			return http.StatusOK, resp, nil
 		}
 		if tg.name == "" {
+			if t.feeds != nil && t.settle != nil && first(q, "resourceVersion") == "0" {
+				return t.cachedList(ctx, tg, q) // a reflector's list (watch.go)
+			}
 			return t.list(ctx, tg, q)
 		}
 		if tg.sub != "" && tg.sub != "status" {

@@ -1,0 +1,327 @@
+package restapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/sim/forms"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
+)
+
+// Watches over the REST config.
+//
+// A reflector (client-go's, under a SharedInformerFactory, a dynamic or a
+// metadata informer factory) lists and watches through the transport. The
+// apiserver it reaches is the process's own view of the cluster: its watch
+// cache of the kind (Feed, given by package process from the process's
+// informer of the kind), which applies each change after the plan's lag,
+// holds it while a hold lasts and relists when the plan says. So a
+// reflector's list at resourceVersion 0, its watch-list (sendInitialEvents)
+// and its watch see what the process's controller-runtime cache would see,
+// in the same order and at the same instants.
+//
+// Every event written to a watch stream wakes goroutines the simulator does
+// not run (the stream's reader, the reflector, the informer's FIFO, its
+// processor's listeners, the operator's handlers): settle (the bubble's
+// synctest.Wait) lets them run until each has blocked or called into the
+// simulator, before the kernel goes on. Watches are served in a
+// testing/synctest bubble only.
+
+// WatchEvent is one change as a process's watch cache applied it: its type
+// (Added, Modified, Deleted), the object (shared: never changed) and the
+// resourceVersion the cache had reached with it.
+type WatchEvent struct {
+	Type   watch.EventType
+	Object client.Object
+	RV     uint64
+}
+
+// Feed is a process's watch cache of one kind.
+type Feed interface {
+	// Snapshot is the cached objects, in namespace/name order (shared:
+	// never changed), and the resourceVersion the cache has reached.
+	Snapshot() ([]client.Object, uint64)
+	// Since is the events applied after resourceVersion rv, in order; false
+	// if rv is older than the oldest event the feed kept (a watch from it is
+	// answered 410 Expired, as an expired watch cache window is).
+	Since(rv uint64) ([]WatchEvent, bool)
+	// Subscribe calls fn with every later event, as it is applied; stop ends
+	// the subscription.
+	Subscribe(fn func(WatchEvent)) (stop func())
+}
+
+// Feeds gives the process's feed of a kind (its informer, created on first
+// use).
+type Feeds func(gvk schema.GroupVersionKind) (Feed, error)
+
+// SetFeeds makes the transport serve watches and resourceVersion=0 lists
+// from feeds; settle runs after every event written to a watch stream (see
+// above). Without feeds (or settle) watches are refused.
+func (t *Transport) SetFeeds(feeds Feeds, settle func()) { t.feeds, t.settle = feeds, settle }
+
+// initialEventsEnd is the annotation of the bookmark that ends a
+// watch-list's initial events (metav1.InitialEventsAnnotationKey).
+const initialEventsEnd = metav1.InitialEventsAnnotationKey
+
+// watchFilter is what a watch or list request selects.
+type watchFilter struct {
+	namespace string
+	label     labels.Selector
+	field     fields.Selector
+}
+
+func (t *Transport) filterOf(tg target, q map[string][]string) (watchFilter, error) {
+	f := watchFilter{namespace: tg.namespace}
+	o := &client.ListOptions{}
+	if err := selectors(o, first(q, "labelSelector"), first(q, "fieldSelector")); err != nil {
+		return f, err
+	}
+	f.label, f.field = o.LabelSelector, o.FieldSelector
+	if tg.name != "" { // a watch of one object: /namespaces/ns/kind/name?watch=true
+		sel := fields.OneTermEqualSelector("metadata.name", tg.name)
+		if f.field != nil {
+			sel = fields.AndSelectors(f.field, sel)
+		}
+		f.field = sel
+	}
+	if f.field != nil {
+		for _, r := range f.field.Requirements() {
+			if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+				return f, apierrors.NewBadRequest(fmt.Sprintf("ctrlsim: process %s: field selector %q over a REST watch or a resourceVersion=0 list: only metadata.name and metadata.namespace are served (known gap of package restapi)", t.name, f.field))
+			}
+		}
+	}
+	return f, nil
+}
+
+func (f watchFilter) matches(obj client.Object) bool {
+	if f.namespace != "" && obj.GetNamespace() != f.namespace {
+		return false
+	}
+	if f.label != nil && !f.label.Matches(labels.Set(obj.GetLabels())) {
+		return false
+	}
+	if f.field != nil && !f.field.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
+		return false
+	}
+	return true
+}
+
+// cachedList serves a list at resourceVersion 0 from the feed (a reflector's
+// list: kube-apiserver answers it from its watch cache).
+func (t *Transport) cachedList(ctx context.Context, tg target, q map[string][]string) (int, any, error) {
+	list, err := forms.NewNativeList(t.server.Scheme(), tg.kind.GVK)
+	if err != nil {
+		return 0, nil, err
+	}
+	call := kubeclient.Call{Verb: "list", Object: list, Namespace: tg.namespace}
+	err = t.c.Do(call, func() error {
+		filter, err := t.filterOf(tg, q)
+		if err != nil {
+			return err
+		}
+		feed, err := t.feeds(tg.kind.GVK)
+		if err != nil {
+			return err
+		}
+		objs, rv := feed.Snapshot()
+		var items []runtime.Object
+		for _, o := range objs {
+			if filter.matches(o) {
+				items = append(items, o.DeepCopyObject())
+			}
+		}
+		if err := meta.SetList(list, items); err != nil {
+			return err
+		}
+		list.SetResourceVersion(strconv.FormatUint(rv, 10))
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if _, ok := list.(runtime.Unstructured); !ok {
+		list.GetObjectKind().SetGroupVersionKind(tg.kind.GVK.GroupVersion().WithKind(tg.kind.GVK.Kind + "List"))
+	}
+	return http.StatusOK, list, nil
+}
+
+// watch serves a watch: one call of the process (its trace step, latency,
+// faults, crash points), answered with a stream of the feed's events.
+func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (*http.Response, error) {
+	if t.feeds == nil || t.settle == nil {
+		err := t.notServed(fmt.Sprintf("watch of %s", tg.kind.GroupResource()))
+		err.(*apierrors.StatusError).ErrStatus.Message += ": watches are served in a testing/synctest bubble only (run the world with package wallclock; operatortest does)"
+		return nil, err
+	}
+	obj, err := t.newObject(tg)
+	if err != nil {
+		return nil, err
+	}
+	var st *stream
+	call := kubeclient.Call{Verb: "watch", Object: obj, Namespace: tg.namespace, Name: tg.name}
+	err = t.c.Do(call, func() error {
+		filter, err := t.filterOf(tg, q)
+		if err != nil {
+			return err
+		}
+		feed, err := t.feeds(tg.kind.GVK)
+		if err != nil {
+			return err
+		}
+		st = newStream(t, tg)
+		switch rvText := first(q, "resourceVersion"); {
+		case first(q, "sendInitialEvents") == "true":
+			// watch-list: the cached objects as Added events, then the
+			// bookmark that ends them.
+			objs, rv := feed.Snapshot()
+			for _, o := range objs {
+				if filter.matches(o) {
+					st.write(watch.Added, o)
+				}
+			}
+			bm, err := t.newObject(tg)
+			if err != nil {
+				return err
+			}
+			bm.SetResourceVersion(strconv.FormatUint(rv, 10))
+			bm.SetAnnotations(map[string]string{initialEventsEnd: "true"})
+			st.write(watch.Bookmark, bm)
+		case rvText == "" || rvText == "0":
+			// from now on
+		default:
+			rv, err := strconv.ParseUint(rvText, 10, 64)
+			if err != nil {
+				return apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", rvText))
+			}
+			evs, ok := feed.Since(rv)
+			if !ok {
+				return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rv))
+			}
+			for _, ev := range evs {
+				if filter.matches(ev.Object) {
+					st.write(ev.Type, ev.Object)
+				}
+			}
+		}
+		st.stop = feed.Subscribe(func(ev WatchEvent) {
+			if !filter.matches(ev.Object) || !st.write(ev.Type, ev.Object) {
+				return
+			}
+			t.settle()
+		})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/json"}, "Transfer-Encoding": []string{"chunked"}},
+		Body:          st,
+		ContentLength: -1,
+		Request:       req,
+	}, nil
+}
+
+// stream is a watch response's body: JSON watch events (metav1.WatchEvent,
+// one per line) written by the kernel as the feed applies them, read by the
+// client's decoder. A read with nothing to read blocks on a channel of the
+// bubble (durably: the bubble settles around it).
+type stream struct {
+	t      *Transport
+	tg     target
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	closed bool
+	ready  chan struct{} // capacity 1: something was written, or the stream closed
+	stop   func()
+}
+
+func newStream(t *Transport, tg target) *stream {
+	return &stream{t: t, tg: tg, ready: make(chan struct{}, 1)}
+}
+
+// write appends one event; false if the client has closed the stream.
+func (s *stream) write(typ watch.EventType, obj client.Object) bool {
+	out := obj
+	if _, ok := obj.(runtime.Unstructured); !ok {
+		out = obj.DeepCopyObject().(client.Object)
+		out.GetObjectKind().SetGroupVersionKind(s.tg.kind.GVK)
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", s.tg.kind.GroupResource(), err))
+	}
+	frame, err := json.Marshal(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: raw}})
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", s.tg.kind.GroupResource(), err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.buf.Write(frame)
+	s.buf.WriteByte('\n')
+	s.signal()
+	return true
+}
+
+func (s *stream) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Read returns what was written, or blocks until something is; io.EOF once
+// the client closed the stream.
+func (s *stream) Read(p []byte) (int, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return 0, io.EOF
+		}
+		if s.buf.Len() > 0 {
+			n, _ := s.buf.Read(p)
+			s.mu.Unlock()
+			return n, nil
+		}
+		s.mu.Unlock()
+		<-s.ready
+	}
+}
+
+// Close ends the watch (the client's Stop): the subscription ends and a
+// blocked Read returns.
+func (s *stream) Close() error {
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	stop := s.stop
+	s.signal()
+	s.mu.Unlock()
+	if !already && stop != nil {
+		stop()
+	}
+	return nil
+}
