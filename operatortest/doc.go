@@ -966,8 +966,12 @@
 //     plans of one bug whose reports name different kinds count as two
 //     violations, and one report naming no kind (no-error-at-rest of a
 //     custom resource's reconcile) merges what differs only in the objects.
-//     It is not sharded. Expect judges a violating plan as a whole: a plan
-//     that violates the expected property and another passes.
+//     It is not sharded. Its distinct violations are shrunk one after
+//     another in the test's process (the workers judge the places first, then
+//     idle): a run's work is bounded (cut.go), so no candidate takes minutes,
+//     but sixteen findings shrink sixteen times in a row. Expect judges a
+//     violating plan as a whole: a plan that violates the expected property
+//     and another passes.
 //   - A run with fewer built-in controllers than every one (builtins.go)
 //     draws its schedule among fewer starting workers: its trace differs
 //     from the all-controller run's of the same plan (its verdicts need
