@@ -481,19 +481,19 @@ func panicLocation() string {
 // virtualRateLimiter returns rl with client-go's token bucket limiters, which
 // read the wall clock, replaced by the same buckets on the virtual clock, also
 // inside client-go's MaxOf limiter (whose list of limiters is unexported).
-func virtualRateLimiter(rl workqueue.TypedRateLimiter[reconcile.Request], clk clock.PassiveClock) (workqueue.TypedRateLimiter[reconcile.Request], error) {
+func virtualRateLimiter[T comparable](rl workqueue.TypedRateLimiter[T], clk clock.PassiveClock) (workqueue.TypedRateLimiter[T], error) {
 	switch l := rl.(type) {
 	case nil:
 		return nil, nil
-	case *workqueue.TypedBucketRateLimiter[reconcile.Request]:
-		return &queue.BucketRateLimiter[reconcile.Request]{Limiter: l.Limiter, Clock: clk}, nil
-	case *workqueue.TypedMaxOfRateLimiter[reconcile.Request]:
+	case *workqueue.TypedBucketRateLimiter[T]:
+		return &queue.BucketRateLimiter[T]{Limiter: l.Limiter, Clock: clk}, nil
+	case *workqueue.TypedMaxOfRateLimiter[T]:
 		f := reflect.ValueOf(l).Elem().FieldByName("limiters")
-		if !f.IsValid() || f.Type() != reflect.TypeFor[[]workqueue.TypedRateLimiter[reconcile.Request]]() {
+		if !f.IsValid() || f.Type() != reflect.TypeFor[[]workqueue.TypedRateLimiter[T]]() {
 			return nil, fmt.Errorf("client-go's MaxOfRateLimiter has no field limiters (see sim/process/host.go)")
 		}
-		inner := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().([]workqueue.TypedRateLimiter[reconcile.Request])
-		out := make([]workqueue.TypedRateLimiter[reconcile.Request], len(inner))
+		inner := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().([]workqueue.TypedRateLimiter[T])
+		out := make([]workqueue.TypedRateLimiter[T], len(inner))
 		for i, x := range inner {
 			v, err := virtualRateLimiter(x, clk)
 			if err != nil {

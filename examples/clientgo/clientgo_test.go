@@ -1,0 +1,134 @@
+package clientgo_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/examples/clientgo"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+// options are the whole of what the operator's test gives: its scheme, its
+// start (what its main does with a clientset and an informer factory) and a
+// seed object.
+func options(buggy bool) operatortest.Options {
+	return operatortest.Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []operatortest.Manager{{Name: "mirror", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+			q, err := operatortest.ClientGoQueue[cache.ObjectName](cg, nil)
+			if err != nil {
+				return err
+			}
+			f := cg.InformerFactory
+			c, err := clientgo.NewController(cg.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, buggy)
+			if err != nil {
+				return err
+			}
+			f.Start(ctx.Done())
+			return c.Run(ctx, 2)
+		})}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
+			Labels: map[string]string{clientgo.MirrorLabel: "yes"}}}},
+	}
+}
+
+// The buggy controller is caught, and the correct one holds on the buggy
+// one's minimal plan: the catch is the bug's, not a false alarm.
+func TestTheBuggyControllerIsCaughtAndItsTwinHoldsOnItsPlan(t *testing.T) {
+	res, err := operatortest.Explore(t, options(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || len(res.Violations) == 0 {
+		t.Fatalf("the buggy controller was not caught: %+v", res)
+	}
+	t.Logf("caught after %d plans by %s: %s", res.Checks, res.Violations[0].Property, res.Minimal)
+	file := filepath.Join(t.TempDir(), "buggy.plan")
+	if err := os.WriteFile(file, []byte(res.Minimal.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	fixed, err := operatortest.Explore(t, options(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Caught {
+		t.Errorf("the buggy controller's minimal plan violates the correct one too: %v", fixed.Violations)
+	}
+}
+
+// The correct controller holds over 100 plans.
+func TestTheCorrectControllerHolds(t *testing.T) {
+	o := options(false)
+	o.Checks = 100
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught || res.Checks != 100 {
+		t.Errorf("the correct controller: %+v, want 100 plans and no violation", res)
+	}
+}
+
+// explorePlan runs one plan (as -ctrlsim.plan does) on the controller.
+func explorePlan(t *testing.T, text string, buggy bool) operatortest.Result {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "hold.plan")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	res, err := operatortest.Explore(t, options(buggy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The bug in one fault both controllers meet: the process's Secret watch
+// held across its own create. The buggy controller's next sync (its own
+// annotation's event) finds no Secret in the lister and makes a second
+// one, which the fault-free run never has (converges); the correct one's
+// create fails with AlreadyExists and its retry finds the Secret once the
+// hold ends.
+func TestASecretWatchHeldAcrossTheCreateDuplicatesOnlyTheBuggyMirror(t *testing.T) {
+	const text = "seed 1\nhold process=mirror kind=/v1/Secret from=1ms until=10s\n"
+	res := explorePlan(t, text, true)
+	if !res.Caught || len(res.Violations) == 0 || res.Violations[0].Property != operatortest.Converges {
+		t.Errorf("the buggy controller under %q: %+v, want converges violated", text, res)
+	}
+	if res := explorePlan(t, text, false); res.Caught {
+		t.Errorf("the correct controller under %q: violated %v, want nothing", text, res.Violations)
+	}
+}
+
+// Same plan, same trace: a plan with a crash mid-run (the informers', the
+// reflectors' and the workers' goroutines frozen and started again), lag
+// and a hold gives one trace hash run after run.
+func TestTheClientGoOperatorIsDeterministic(t *testing.T) {
+	const text = "seed 7\nlag process=mirror kind=* min=1ms max=40ms\nhold process=mirror kind=/v1/ConfigMap from=3ms until=2s\ncrash process=mirror at=20ms\n"
+	for _, buggy := range []bool{false, true} {
+		var hashes []string
+		for range 3 {
+			hashes = append(hashes, explorePlan(t, text, buggy).Hash)
+		}
+		if hashes[0] == "" || hashes[0] != hashes[1] || hashes[1] != hashes[2] {
+			t.Errorf("buggy=%v: three runs of one plan: trace hashes %q", buggy, hashes)
+		}
+	}
+}

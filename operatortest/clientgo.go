@@ -1,0 +1,125 @@
+package operatortest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// ClientGo is what an operator built on client-go (informers.NewSharedInformerFactory,
+// listers, a workqueue, workers under wait.Until, as kube-controller-manager's
+// controllers and k8s.io/sample-controller are) is given by ClientGoSetup at
+// each start of its process: what its main builds from a kubeconfig.
+type ClientGo struct {
+	// Config is the process's REST config (mgr.GetConfig()): every request
+	// is a call of the process (trace, latency, faults, crash points).
+	Config *rest.Config
+	// Clientset and Dynamic are clients on Config.
+	Clientset kubernetes.Interface
+	Dynamic   dynamic.Interface
+	// InformerFactory and DynamicInformerFactory are client-go's own
+	// factories (no resync) on those clients, one per informer type or
+	// resource, started in the order the operator asked for them
+	// (clientgo_factory.go says why). Their reflectors list and watch the
+	// process's own informers of each kind (the plan's lag, holds, relists
+	// and stale restarts; package restapi's watch.go), and their goroutines
+	// run in the world's bubble. Start them (factory.Start) from Start, as a
+	// main does.
+	InformerFactory        informers.SharedInformerFactory
+	DynamicInformerFactory dynamicinformer.DynamicSharedInformerFactory
+	// Manager is the process's manager, for ClientGoQueue.
+	Manager manager.Manager
+}
+
+// ClientGoSetup is the Setup of an operator built on client-go:
+//
+//	Managers: []operatortest.Manager{{Name: "op", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+//		c := NewController(cg.Clientset, cg.InformerFactory.Core().V1().ConfigMaps(), ..., queue)
+//		cg.InformerFactory.Start(ctx.Done())
+//		return c.Run(ctx, 2)
+//	})}},
+//
+// At each start of the process it builds the clients and factories on the
+// incarnation's REST config and runs start(ctx, cg) as a Runnable of the
+// process (a task; it may block, on ctx or a WaitForCacheSync, in virtual
+// time). The goroutines start starts (the factories', workers under
+// wait.Until, an event broadcaster's) become tasks of the process at their
+// first call into the simulator (a request, a ClientGoQueue call), run when
+// the plan picks them and are frozen with a crash; the restarted process
+// runs start again on an empty cache. ctx ends when the incarnation does (a
+// crash, a stop) or the world closes, so that the informers' goroutines
+// return instead of staying blocked; what they do then never reaches the
+// simulator (a dead incarnation's calls are frozen, as with SIGKILL).
+func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr manager.Manager) error {
+	return func(mgr manager.Manager) error {
+		errorHandlersOnce.Do(dropErrorBackoff)
+		cfg := mgr.GetConfig()
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("client-go operator: clientset: %w", err)
+		}
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("client-go operator: dynamic client: %w", err)
+		}
+		cg := ClientGo{
+			Config: cfg, Clientset: cs, Dynamic: dyn, Manager: mgr,
+			InformerFactory:        newOrderedFactory(cs, adopter(mgr)),
+			DynamicInformerFactory: newOrderedDynamicFactory(dyn, adopter(mgr)),
+		}
+		incarnation, err := process.IncarnationContext(mgr)
+		if err != nil {
+			return err
+		}
+		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(incarnation, cancel)()
+			return start(ctx, cg)
+		}))
+	}
+}
+
+var errorHandlersOnce sync.Once
+
+// dropErrorBackoff replaces utilruntime.ErrorHandlers (what
+// utilruntime.HandleError and HandleErrorWithContext call: sample-controller's
+// workers and client-go's reflectors) by their logging handler alone. The
+// other, a rudimentary backoff that sleeps until 1 ms has passed since the
+// last error, is one variable for the whole test binary, set from the wall
+// clock when the binary starts and read from each world's bubble clock: its
+// sleeps depend on the worlds run before (the first sleeps for years of
+// bubble time), so the same plan would not give the same trace. The line
+// logged is the same (a process's line in its timeline, logger
+// UnhandledError).
+func dropErrorBackoff() {
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
+		func(ctx context.Context, err error, msg string, keysAndValues ...any) {
+			logger := klog.LoggerWithName(klog.FromContext(ctx).WithCallDepth(3), "UnhandledError")
+			logger.Error(err, msg, keysAndValues...)
+		},
+	}
+}
+
+// ClientGoQueue is the workqueue a client-go operator builds with
+// workqueue.NewTypedRateLimitingQueue(rl), as the simulator's model of it
+// (package queue) on virtual time, in cg's process: a worker's Get waits in
+// the scheduler, and the goroutines that call it are tasks of the process
+// (process.NewClientGoQueue). rl nil is client-go's
+// DefaultTypedControllerRateLimiter.
+func ClientGoQueue[T comparable](cg ClientGo, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
+	return process.NewClientGoQueue(cg.Manager, rl)
+}

@@ -1,0 +1,239 @@
+package operatortest
+
+import (
+	"context"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	admissionregistration "k8s.io/client-go/informers/admissionregistration"
+	apiserverinternal "k8s.io/client-go/informers/apiserverinternal"
+	apps "k8s.io/client-go/informers/apps"
+	autoscaling "k8s.io/client-go/informers/autoscaling"
+	batch "k8s.io/client-go/informers/batch"
+	certificates "k8s.io/client-go/informers/certificates"
+	coordination "k8s.io/client-go/informers/coordination"
+	core "k8s.io/client-go/informers/core"
+	discovery "k8s.io/client-go/informers/discovery"
+	events "k8s.io/client-go/informers/events"
+	extensions "k8s.io/client-go/informers/extensions"
+	flowcontrol "k8s.io/client-go/informers/flowcontrol"
+	"k8s.io/client-go/informers/internalinterfaces"
+	lifecycle "k8s.io/client-go/informers/lifecycle"
+	networking "k8s.io/client-go/informers/networking"
+	node "k8s.io/client-go/informers/node"
+	policy "k8s.io/client-go/informers/policy"
+	rbac "k8s.io/client-go/informers/rbac"
+	resource "k8s.io/client-go/informers/resource"
+	scheduling "k8s.io/client-go/informers/scheduling"
+	storage "k8s.io/client-go/informers/storage"
+	storagemigration "k8s.io/client-go/informers/storagemigration"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// Informer factories that start their informers in a deterministic order.
+//
+// client-go's factories start their informers by ranging over a map, each
+// in a goroutine that starts the informer's reflector; the reflectors become
+// tasks of the process at their first request, numbered by their goroutine
+// ids, which then follow the map's order and the runtime's. The factories
+// ClientGo gives are client-go's own, one per informer type (or resource),
+// started in the order the operator asked for them: each informer's
+// goroutines are started, and reach the simulator, before the next one's
+// (process.AdoptStarted), so the same plan numbers and runs them the same
+// way every time.
+
+// orderedFactory is informers.SharedInformerFactory over one client-go
+// factory per informer type.
+type orderedFactory struct {
+	client kubernetes.Interface
+	adopt  func()
+	mu     sync.Mutex
+	subs   []informers.SharedInformerFactory
+	byType map[reflect.Type]informers.SharedInformerFactory
+}
+
+var _ informers.SharedInformerFactory = (*orderedFactory)(nil)
+
+func newOrderedFactory(client kubernetes.Interface, adopt func()) *orderedFactory {
+	return &orderedFactory{client: client, adopt: adopt, byType: map[reflect.Type]informers.SharedInformerFactory{}}
+}
+
+// InformerFor is the informer of obj's type: made by its own factory.
+func (f *orderedFactory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
+	t := reflect.TypeOf(obj)
+	f.mu.Lock()
+	sub := f.byType[t]
+	if sub == nil {
+		sub = informers.NewSharedInformerFactory(f.client, 0)
+		f.byType[t] = sub
+		f.subs = append(f.subs, sub)
+	}
+	f.mu.Unlock()
+	return sub.InformerFor(obj, newFunc)
+}
+
+// InformerName is nil: no informer metrics (as a factory made without
+// WithInformerName).
+func (f *orderedFactory) InformerName() *cache.InformerName { return nil }
+
+// ForResource is the generic informer of a resource, from a factory of its
+// own.
+func (f *orderedFactory) ForResource(gvr schema.GroupVersionResource) (informers.GenericInformer, error) {
+	sub := informers.NewSharedInformerFactory(f.client, 0)
+	gi, err := sub.ForResource(gvr)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.subs = append(f.subs, sub)
+	f.mu.Unlock()
+	return gi, nil
+}
+
+func (f *orderedFactory) factories() []informers.SharedInformerFactory {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]informers.SharedInformerFactory(nil), f.subs...)
+}
+
+// Start starts each factory's informers in the order they were asked for,
+// one after the other's goroutines have reached the simulator.
+func (f *orderedFactory) Start(stopCh <-chan struct{}) {
+	for _, sub := range f.factories() {
+		sub.Start(stopCh)
+		f.adopt()
+	}
+}
+
+func (f *orderedFactory) StartWithContext(ctx context.Context) {
+	for _, sub := range f.factories() {
+		sub.StartWithContext(ctx)
+		f.adopt()
+	}
+}
+
+func (f *orderedFactory) Shutdown() {
+	for _, sub := range f.factories() {
+		sub.Shutdown()
+	}
+}
+
+func (f *orderedFactory) WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]bool {
+	return f.WaitForCacheSyncWithContext(wait.ContextForChannel(stopCh)).Synced
+}
+
+func (f *orderedFactory) WaitForCacheSyncWithContext(ctx context.Context) cache.SyncResult {
+	res := cache.SyncResult{Synced: map[reflect.Type]bool{}}
+	for _, sub := range f.factories() {
+		r := sub.WaitForCacheSyncWithContext(ctx)
+		for t, ok := range r.Synced { // lint:order-independent a copy into a map
+			res.Synced[t] = ok
+		}
+		if r.Err != nil && res.Err == nil {
+			res.Err = r.Err
+		}
+	}
+	return res
+}
+
+func (f *orderedFactory) Admissionregistration() admissionregistration.Interface {
+	return admissionregistration.New(f, "", nil)
+}
+func (f *orderedFactory) Internal() apiserverinternal.Interface {
+	return apiserverinternal.New(f, "", nil)
+}
+func (f *orderedFactory) Apps() apps.Interface                 { return apps.New(f, "", nil) }
+func (f *orderedFactory) Autoscaling() autoscaling.Interface   { return autoscaling.New(f, "", nil) }
+func (f *orderedFactory) Batch() batch.Interface               { return batch.New(f, "", nil) }
+func (f *orderedFactory) Certificates() certificates.Interface { return certificates.New(f, "", nil) }
+func (f *orderedFactory) Coordination() coordination.Interface { return coordination.New(f, "", nil) }
+func (f *orderedFactory) Core() core.Interface                 { return core.New(f, "", nil) }
+func (f *orderedFactory) Discovery() discovery.Interface       { return discovery.New(f, "", nil) }
+func (f *orderedFactory) Events() events.Interface             { return events.New(f, "", nil) }
+func (f *orderedFactory) Extensions() extensions.Interface     { return extensions.New(f, "", nil) }
+func (f *orderedFactory) Flowcontrol() flowcontrol.Interface   { return flowcontrol.New(f, "", nil) }
+func (f *orderedFactory) Lifecycle() lifecycle.Interface       { return lifecycle.New(f, "", nil) }
+func (f *orderedFactory) Networking() networking.Interface     { return networking.New(f, "", nil) }
+func (f *orderedFactory) Node() node.Interface                 { return node.New(f, "", nil) }
+func (f *orderedFactory) Policy() policy.Interface             { return policy.New(f, "", nil) }
+func (f *orderedFactory) Rbac() rbac.Interface                 { return rbac.New(f, "", nil) }
+func (f *orderedFactory) Resource() resource.Interface         { return resource.New(f, "", nil) }
+func (f *orderedFactory) Scheduling() scheduling.Interface     { return scheduling.New(f, "", nil) }
+func (f *orderedFactory) Storage() storage.Interface           { return storage.New(f, "", nil) }
+func (f *orderedFactory) Storagemigration() storagemigration.Interface {
+	return storagemigration.New(f, "", nil)
+}
+
+// orderedDynamicFactory is dynamicinformer.DynamicSharedInformerFactory
+// over one client-go dynamic factory per resource.
+type orderedDynamicFactory struct {
+	client dynamic.Interface
+	adopt  func()
+	mu     sync.Mutex
+	subs   []dynamicinformer.DynamicSharedInformerFactory
+	byGVR  map[schema.GroupVersionResource]dynamicinformer.DynamicSharedInformerFactory
+}
+
+var _ dynamicinformer.DynamicSharedInformerFactory = (*orderedDynamicFactory)(nil)
+
+func newOrderedDynamicFactory(client dynamic.Interface, adopt func()) *orderedDynamicFactory {
+	return &orderedDynamicFactory{client: client, adopt: adopt, byGVR: map[schema.GroupVersionResource]dynamicinformer.DynamicSharedInformerFactory{}}
+}
+
+func (f *orderedDynamicFactory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
+	f.mu.Lock()
+	sub := f.byGVR[gvr]
+	if sub == nil {
+		sub = dynamicinformer.NewDynamicSharedInformerFactory(f.client, 0)
+		f.byGVR[gvr] = sub
+		f.subs = append(f.subs, sub)
+	}
+	f.mu.Unlock()
+	return sub.ForResource(gvr)
+}
+
+func (f *orderedDynamicFactory) factories() []dynamicinformer.DynamicSharedInformerFactory {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]dynamicinformer.DynamicSharedInformerFactory(nil), f.subs...)
+}
+
+func (f *orderedDynamicFactory) Start(stopCh <-chan struct{}) {
+	for _, sub := range f.factories() {
+		sub.Start(stopCh)
+		f.adopt()
+	}
+}
+
+func (f *orderedDynamicFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
+	out := map[schema.GroupVersionResource]bool{}
+	for _, sub := range f.factories() {
+		for gvr, ok := range sub.WaitForCacheSync(stopCh) { // lint:order-independent a copy into a map
+			out[gvr] = ok
+		}
+	}
+	return out
+}
+
+func (f *orderedDynamicFactory) Shutdown() {
+	for _, sub := range f.factories() {
+		sub.Shutdown()
+	}
+}
+
+// adopter is the hook the ordered factories call after starting one
+// factory's informers: the goroutines they started reach the simulator and
+// become tasks of the process before the next ones start.
+func adopter(mgr manager.Manager) func() {
+	return func() { process.AdoptStarted(mgr) }
+}

@@ -1,0 +1,101 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/queue"
+)
+
+// NewClientGoQueue is the workqueue of a client-go operator (one that builds
+// its own workqueue.NewTypedRateLimitingQueue beside a SharedInformerFactory)
+// in the incarnation of mgr: the simulator's model of client-go's
+// rate-limiting queue (package queue's Classic) on virtual time, its
+// limiter's token buckets on the virtual clock, with rl (nil: client-go's
+// DefaultTypedControllerRateLimiter). Every call joins the process: the
+// goroutine that calls it (the informer's handler goroutine on Add, a
+// worker under wait.Until on Get) becomes a task of the process at its
+// first call, runs when the plan picks it, and is frozen with a crash; a
+// Get with nothing ready waits in the scheduler. mgr must be a process's
+// Manager.
+func NewClientGoQueue[T comparable](mgr manager.Manager, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
+	m, ok := mgr.(*Manager)
+	if !ok {
+		return nil, fmt.Errorf("ctrlsim: NewClientGoQueue needs the manager of a simulated process, not a %T", mgr)
+	}
+	if rl == nil {
+		rl = workqueue.DefaultTypedControllerRateLimiter[T]()
+	}
+	vrl, err := virtualRateLimiter(rl, m.p.env.Clock)
+	if err != nil {
+		return nil, fmt.Errorf("ctrlsim: process %s: %w", m.p.spec.Name, err)
+	}
+	q := queue.New(queue.KindClassic, m.p.env.Clock, vrl)
+	q.SetWaiter(m.p.env.Scheduler.WaitUntil)
+	return &clientGoQueue[T]{q: q, m: m}, nil
+}
+
+// IncarnationContext is the context of mgr's incarnation, the one
+// controller-runtime's sources get from the simulator: cancelled when the
+// incarnation ends (a crash, a stop), so that what a client-go operator
+// starts on it (its informers' goroutines, WaitForCacheSync) returns then
+// instead of staying blocked for the rest of the run. Their calls into the
+// simulator after that are refused (frozen, as a killed process's). mgr
+// must be a process's Manager.
+func IncarnationContext(mgr manager.Manager) (context.Context, error) {
+	m, ok := mgr.(*Manager)
+	if !ok {
+		return nil, fmt.Errorf("ctrlsim: IncarnationContext needs the manager of a simulated process, not a %T", mgr)
+	}
+	return m.ctx, nil
+}
+
+// AdoptStarted lets the goroutines the calling task of mgr's process has
+// just started (an informer factory's Start) reach their first call into
+// the simulator and become tasks of the process, before the caller goes on:
+// the caller yields, and the kernel settles the bubble and adopts them. Code
+// that starts goroutines one group after another calls it after each, so
+// that each group is numbered and run after the previous one, whatever the
+// goroutine ids. Outside a task of the process it does nothing.
+func AdoptStarted(mgr manager.Manager) {
+	m, ok := mgr.(*Manager)
+	if !ok || !m.p.env.Scheduler.InBubble() {
+		return
+	}
+	m.join()
+	if m.p.env.Scheduler.Current() == nil {
+		return
+	}
+	m.p.env.Scheduler.Yield()
+}
+
+// clientGoQueue is the queue of NewClientGoQueue: each call joins the
+// incarnation first (scheduler.Join), as its client's calls do.
+type clientGoQueue[T comparable] struct {
+	q queue.Queue[T]
+	m *Manager
+}
+
+var _ workqueue.TypedRateLimitingInterface[string] = (*clientGoQueue[string])(nil)
+
+func (c *clientGoQueue[T]) Add(item T)                       { c.m.join(); c.q.Add(item) }
+func (c *clientGoQueue[T]) Len() int                         { c.m.join(); return c.q.Len() }
+func (c *clientGoQueue[T]) Done(item T)                      { c.m.join(); c.q.Done(item) }
+func (c *clientGoQueue[T]) ShutDown()                        { c.m.join(); c.q.ShutDown() }
+func (c *clientGoQueue[T]) ShutDownWithDrain()               { c.m.join(); c.q.ShutDownWithDrain() }
+func (c *clientGoQueue[T]) ShuttingDown() bool               { c.m.join(); return c.q.ShuttingDown() }
+func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) { c.m.join(); c.q.AddAfter(item, d) }
+func (c *clientGoQueue[T]) AddRateLimited(item T)            { c.m.join(); c.q.AddRateLimited(item) }
+func (c *clientGoQueue[T]) Forget(item T)                    { c.m.join(); c.q.Forget(item) }
+func (c *clientGoQueue[T]) NumRequeues(item T) int           { c.m.join(); return c.q.NumRequeues(item) }
+
+// Get waits in the scheduler until an item is ready; a worker killed while it
+// waits is frozen there (the scheduler unwinds it when the world closes).
+func (c *clientGoQueue[T]) Get() (T, bool) {
+	c.m.join()
+	return c.q.Get()
+}
