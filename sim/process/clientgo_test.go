@@ -8,7 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -159,5 +162,70 @@ func TestAHoldHoldsAClientGoInformer(t *testing.T) {
 	}
 	if len(seen.handled) != 2 || seen.handled[1] != "1" {
 		t.Errorf("handler saw %q, want the initial 0 then the update 1", seen.handled)
+	}
+}
+
+// A dynamic informer factory on the same config syncs and sees the
+// process's update too (unstructured objects decoded from the same watch
+// stream), after the lag.
+func TestADynamicInformerFactorySeesTheProcesssWatch(t *testing.T) {
+	var got []string
+	inBubble(t, func(t *testing.T, wall *cluster.Wall) {
+		p, err := plan.Parse(lagPlan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := cluster.Options{Scheme: apiservertest.Scheme(), Wall: wall,
+			Setup: func(c *cluster.Cluster) error {
+				return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}, Data: map[string]string{"n": "0"}})
+			},
+			Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+				mgr := p.Manager()
+				dyn, err := dynamic.NewForConfig(mgr.GetConfig())
+				if err != nil {
+					return err
+				}
+				cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+				if err != nil {
+					return err
+				}
+				return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+					f := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+					gi := f.ForResource(corev1.SchemeGroupVersion.WithResource("configmaps"))
+					if _, err := gi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+						AddFunc: func(obj any) {
+							n, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "data", "n")
+							got = append(got, "add "+n)
+						},
+						UpdateFunc: func(_, obj any) {
+							n, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "data", "n")
+							got = append(got, "update "+n)
+						},
+					}); err != nil {
+						return err
+					}
+					f.Start(ctx.Done())
+					f.WaitForCacheSync(ctx.Done())
+					cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "cm", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					cm.Data["n"] = "1"
+					if _, err := cs.CoreV1().ConfigMaps("default").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+					<-ctx.Done()
+					return nil
+				}))
+			}}}}
+		c, err := cluster.New(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(5 * time.Second)
+		c.Close()
+	})
+	if len(got) != 2 || got[0] != "add 0" || got[1] != "update 1" {
+		t.Errorf("dynamic informer saw %q, want the initial add of 0 then the update to 1", got)
 	}
 }
