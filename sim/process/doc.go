@@ -165,10 +165,10 @@
 //     (package restapi, restconfig.go): clientsets, the dynamic client,
 //     discovery and a discovery-based RESTMapper work, each API request one
 //     call of the incarnation's client (trace, yield, latency, crash points,
-//     identity, faults); discovery documents are read without a call. Watches over REST (informer factories on a
-//     clientset) are refused with an error naming them; so are subresources
-//     other than status, namespaces/finalize, pods/exec and pods/attach
-//     (pods/portforward among them). Exec and attach reach the world's
+//     identity, faults); discovery documents are read without a call.
+//     Subresources other than status, namespaces/finalize, pods/exec and
+//     pods/attach are refused with an error naming them (pods/portforward
+//     among them). Exec and attach reach the world's
 //     handlers (Env.Exec: operatortest.Options.Exec) through client-go's
 //     SPDY and WebSocket (v5) executors; port-forward is refused with one
 //     line saying why (restapi's Known gaps).
@@ -177,6 +177,47 @@
 //     own calls (kubeconfig.go; restapi's Known gaps say what is not).
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
+//   - Operators built on client-go (watchfeed.go, clientgoqueue.go;
+//     operatortest.ClientGoSetup): watches and resourceVersion=0 lists over
+//     the REST config, in a testing/synctest bubble, are served from the
+//     incarnation's own informer of the kind (native form), so client-go's
+//     reflectors, SharedInformerFactory, dynamic informer factory, listers
+//     and indexers run unmodified on the plan's lag, holds, relists and
+//     stale restarts (sim/process TestAClientGoInformerFactorySeesTheProcesssLaggingWatch,
+//     TestAHoldHoldsAClientGoInformer,
+//     TestADynamicInformerFactorySeesTheProcesssWatch; examples/clientgo).
+//     After each event written to a watch stream the kernel settles the
+//     bubble (synctest.Wait): the goroutines it wakes (the stream's reader,
+//     the reflector, the FIFO, the processor's listeners, the operator's
+//     handlers) run until they block or call in, before anything else runs.
+//     Their goroutines become tasks of the process at their first call in
+//     (a request; a NewClientGoQueue call), are frozen with a crash, and
+//     ClientGoSetup ends the start function's context with the incarnation
+//     (IncarnationContext) so that the rest return. But: a goroutine that
+//     never calls in (the FIFO's loop, the listeners until their handler
+//     calls the queue, the stream's reader) is not a task: it runs as Go
+//     schedules it, which is deterministic only because every event is
+//     settled alone. client-go's own factories start their informers in
+//     map order (the reflectors' task numbers then follow it):
+//     ClientGoSetup's factories start one informer type at a time, each one's
+//     goroutines adopted before the next (AdoptStarted); a factory the
+//     operator builds itself with informers.NewSharedInformerFactory has
+//     no such order (one informer type is safe). A real client-go
+//     workqueue (workqueue.NewTypedRateLimitingQueue) runs on the bubble's
+//     clock outside the scheduler: use NewClientGoQueue
+//     (operatortest.ClientGoQueue), the model on virtual time. Metadata
+//     informers (metadatainformer, the metadata client's
+//     PartialObjectMetadata answers) are not served; the watch ignores
+//     timeoutSeconds (a watch never ends; a relist of the process's
+//     informer reaches it as that relist's events, not as a 410), field selectors other than metadata.name and metadata.namespace
+//     (400), and RBAC (a watch or a resourceVersion=0 list is not checked
+//     against the process's roles); an object that stops matching a
+//     watch's label selector sends no DELETED. Events (an event
+//     broadcaster on the clientset) are written as the process's create
+//     calls, not checked by a test here. ClientGoSetup drops
+//     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
+//     variable shared by every world, which made a plan's trace depend on
+//     the worlds run before it).
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another

@@ -37,6 +37,22 @@
 //     same *errors.StatusError; a delete answers a Success Status. An error
 //     the server did not answer (the process died during the call) is the
 //     transport's error.
+//   - Watches (?watch=true) and lists at resourceVersion 0 (watch.go) are
+//     served from the process's watch cache of the kind (Feed: package
+//     process's feed of its own informer, so the plan's lag, holds and
+//     relists), as kube-apiserver serves them from its watch cache: the list
+//     is the cached objects at the cache's resourceVersion; a watch-list
+//     (sendInitialEvents) is the cached objects as ADDED events, then the
+//     bookmark with the k8s.io/initial-events-end annotation; a watch from a
+//     resourceVersion replays the events applied after it, 410 Expired when
+//     it is older than the feed. Each is one call of the process (verbs
+//     list, watch). The answer is a stream of JSON watch events that the
+//     kernel writes as the feed applies them, each followed by settle, so
+//     that client-go's reflector, shared informer factory, dynamic informer
+//     factory, listers and indexers run unmodified on it
+//     (TestAWatchStreamsTheFeedFromItsResourceVersion,
+//     TestAWatchListSendsTheCacheThenItsBookmark,
+//     TestAListAtResourceVersionZeroIsTheProcesssWatchCache).
 //   - pods/exec and pods/attach (exec.go): the config's WrapTransport, which
 //     client-go applies to the upgrading round trippers it builds from a
 //     config, answers the SPDY executor of tools/remotecommand
@@ -79,10 +95,16 @@
 //
 // # Known gaps
 //
-//   - Watches (?watch=true) are refused with a 405 whose message names the
-//     resource ("watch of configmaps over the REST config is not served"):
-//     informer factories built on a clientset (and dynamic informers) never
-//     sync. Use the manager's cache (mgr.GetCache(), the client) for events.
+//   - Watches are served in a testing/synctest bubble only (package process
+//     gives the feeds and the settle there); outside one they are refused
+//     with a 405 whose message names the resource and says why. A watch
+//     ignores timeoutSeconds (it ends only when the client stops it), serves
+//     field selectors on metadata.name and metadata.namespace only (other
+//     fields: 400), sends no DELETED when an object stops matching a label
+//     selector, is not checked against RBAC (nor is a resourceVersion=0
+//     list), and answers the
+//     metadata client in full objects (its PartialObjectMetadata answers
+//     are not served: metadata informers do not work).
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
 //     refused with a 405 that names them. Port-forwarding is refused so
