@@ -117,18 +117,23 @@ func TestASecretWatchHeldAcrossTheCreateDuplicatesOnlyTheBuggyMirror(t *testing.
 	}
 }
 
-// Same plan, same trace: a plan with a crash mid-run (the informers', the
-// reflectors' and the workers' goroutines frozen and started again), lag
-// and a hold gives one trace hash run after run.
+// Same plan, same trace: plans with a crash mid-run (the informers', the
+// reflectors' and the workers' goroutines frozen and started again), lag, a
+// hold, a stale restart and the workload's deletion and re-creation give one
+// trace hash run after run.
 func TestTheClientGoOperatorIsDeterministic(t *testing.T) {
-	const text = "seed 7\nlag process=mirror kind=* min=1ms max=40ms\nhold process=mirror kind=/v1/ConfigMap from=3ms until=2s\ncrash process=mirror at=20ms\n"
-	for _, buggy := range []bool{false, true} {
-		var hashes []string
-		for range 3 {
-			hashes = append(hashes, explorePlan(t, text, buggy).Hash)
-		}
-		if hashes[0] == "" || hashes[0] != hashes[1] || hashes[1] != hashes[2] {
-			t.Errorf("buggy=%v: three runs of one plan: trace hashes %q", buggy, hashes)
+	for _, text := range []string{
+		"seed 7\nlag process=mirror kind=* min=1ms max=40ms\nhold process=mirror kind=/v1/ConfigMap from=3ms until=2s\ncrash process=mirror at=20ms\n",
+		"seed 11\nat 1.03s delete object=0\nat 3s recreate object=0\ncrash process=mirror write=1\nstale process=mirror kind=/v1/Secret at=5s age=3s\n",
+	} {
+		for _, buggy := range []bool{false, true} {
+			var hashes []string
+			for range 3 {
+				hashes = append(hashes, explorePlan(t, text, buggy).Hash)
+			}
+			if hashes[0] == "" || hashes[0] != hashes[1] || hashes[1] != hashes[2] {
+				t.Errorf("buggy=%v, plan %q: three runs: trace hashes %q", buggy, text, hashes)
+			}
 		}
 	}
 }
