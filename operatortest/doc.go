@@ -516,7 +516,11 @@
 // saved as testdata/ctrlsim/<test>.<property-kinds>.<hash>.plan, replayed and
 // reported. A pass over the budget looks for one new signature (plans
 // already judged are recalled, not run again); the search ends when a pass
-// finds none, or at 16 distinct violations. Saved plans of every signature
+// finds none, or at 16 distinct violations. With worker processes, the
+// workers judge every place first, and the distinct violations they saw are
+// shrunk in parallel, each in a process of its own, to the minimal plans the
+// passes would give (shrinkjobs.go); a run's work is bounded (cut.go), so no
+// candidate takes minutes. Saved plans of every signature
 // are replayed first and their signatures count as known.
 //
 // # Properties
@@ -966,12 +970,12 @@
 //     plans of one bug whose reports name different kinds count as two
 //     violations, and one report naming no kind (no-error-at-rest of a
 //     custom resource's reconcile) merges what differs only in the objects.
-//     It is not sharded. Its distinct violations are shrunk one after
-//     another in the test's process (the workers judge the places first, then
-//     idle): a run's work is bounded (cut.go), so no candidate takes minutes,
-//     but sixteen findings shrink sixteen times in a row. Expect judges a
-//     violating plan as a whole: a plan that violates the expected property
-//     and another passes.
+//     It is not sharded. Without worker processes its distinct violations
+//     are shrunk one after another; with them, those the random plans show
+//     are shrunk in processes of their own, as many at once as there are
+//     workers (shrinkjobs.go), but the sweep's are judged in the test's
+//     process first. Expect judges a violating plan as a whole: a plan that
+//     violates the expected property and another passes.
 //   - A run with fewer built-in controllers than every one (builtins.go)
 //     draws its schedule among fewer starting workers: its trace differs
 //     from the all-controller run's of the same plan (its verdicts need

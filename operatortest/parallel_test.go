@@ -89,14 +89,22 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 }
 
 // KeepGoing over workers finds the same distinct violations, each at the
-// same place with the same minimal plan, as in one process.
+// same place with the same minimal plan, as in one process: the workers
+// judge every place, then each distinct violation is shrunk in a process of
+// its own (shrinkjobs.go), not one after another here.
 func TestParallelKeepGoingGivesTheSequentialFindings(t *testing.T) {
+	defer randomPassOnly()() // the random pass's findings: the sweep's are found here
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
 	o := bugOptions(&knownBugs{twoWrites: true}, true)
 	o.KeepGoing, o.Checks = true, 40
-	seq, par := exploreWith(t, o, 1), exploreWith(t, o, 2) // the worker process explores in par's subtest
+	seq := exploreWith(t, o, 1)
+	before := shrunkInParallel
+	par := exploreWith(t, o, 2) // the worker process explores in par's subtest
+	if n := shrunkInParallel - before; n != len(par.Findings) {
+		t.Errorf("with 2 workers %d of the %d findings were shrunk in processes of their own, want every one", n, len(par.Findings))
+	}
 	if len(seq.Findings) < 2 {
 		t.Fatalf("sequential KeepGoing found %d distinct violations, want the panic and the copy bug", len(seq.Findings))
 	}

@@ -44,6 +44,9 @@ func Run(t *testing.T, o Options) {
 	if j, n := workerRole(t, call); j > 0 {
 		w.work(t, j, n) // a worker process: it exits
 	}
+	if job := shrinkRole(t, call); job != nil {
+		w.shrinkAlone(t, *job) // a shrinking process (shrinkjobs.go): it exits
+	}
 	rep := &reporter{t: t, w: w}
 	if *flagPlan != "" {
 		p, err := w.readPlanFile(t.Name(), *flagPlan) // validate.go
@@ -178,6 +181,9 @@ func Explore(t *testing.T, o Options) (Result, error) {
 	if j, n := workerRole(t, call); j > 0 {
 		w.work(t, j, n) // a worker process: it exits
 	}
+	if job := shrinkRole(t, call); job != nil {
+		w.shrinkAlone(t, *job) // a shrinking process (shrinkjobs.go): it exits
+	}
 	if *flagPlan != "" {
 		return w.replayFile(t, *flagPlan)
 	}
@@ -279,6 +285,24 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		if pre != nil {
 			for k, note := range pre.cuts { // lint:order-independent a set of places
 				w.countCut(offset+k, note)
+			}
+		}
+		if w.o.KeepGoing && pre != nil {
+			// The distinct violations the workers saw, each shrunk in a
+			// process of its own (shrinkjobs.go).
+			if jobs := w.shrinkJobs(t, pre, seen, maxFindings-len(out.Findings)); len(jobs) > 1 {
+				fs, err := w.shrinkInParallel(t, jobs, n)
+				if err != nil {
+					t.Logf("operatortest: shrinking the distinct violations in parallel failed; shrinking them here one after another: %v", err)
+				}
+				for i, f := range fs {
+					f.FirstFailure += offset
+					if i == 0 && len(out.Findings) == 0 {
+						f.TimeToFind += pre.decided
+					}
+					out.Findings = append(out.Findings, f)
+					seen[f.Signature] = true
+				}
 			}
 		}
 	}

@@ -1,0 +1,225 @@
+package operatortest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Distinct findings shrink in parallel. With KeepGoing and worker processes,
+// the workers judge every place of the random pass first (parallel.go): the
+// distinct signatures, and the first place that shows each, are then known.
+// Shrinking one is what a sequential pass does once it reaches that place:
+// with the signatures found at earlier places seen, the place's plan is
+// judged, its first signature not seen is the target, and rapid shrinks
+// within it. So each is shrunk in a process of its own (the test binary run
+// again up to its exploration, as a worker is), as many at once as there are
+// workers, and this process takes each minimal plan and judges it again for
+// its report. The findings are the sequential ones (the same places, minimal
+// plans and trace hashes: TestParallelKeepGoingGivesTheSequentialFindings);
+// where anything stops a job (a place the world could not run, a process that
+// died) the sequential passes do the work instead, and say so.
+
+// shrinkEnv marks a shrinking process: its job as JSON.
+const shrinkEnv = "CTRLSIM_SHRINK_JOB"
+
+// shrunkInParallel counts the findings shrunk in processes of their own (a
+// test's witness).
+var shrunkInParallel int
+
+// shrinkJob is one distinct signature to shrink: the first place that shows
+// it, and the signatures found before it (at earlier places, or earlier in
+// that place's list).
+type shrinkJob struct {
+	Test   string   `json:"test"`
+	Place  int      `json:"place"`
+	Target string   `json:"target"`
+	Seen   []string `json:"seen"`
+}
+
+// shrunk is what a shrinking process sends back.
+type shrunk struct {
+	Minimal    string        `json:"minimal"`
+	Signature  string        `json:"signature"`
+	Place      int           `json:"place"`
+	TimeToFind time.Duration `json:"timeToFind"`
+	ShrinkTime time.Duration `json:"shrinkTime"`
+	Candidates int           `json:"candidates"`
+	Runs       int           `json:"runs"`
+	Err        string        `json:"err,omitempty"`
+}
+
+// shrinkJobs are the distinct signatures the workers' verdicts show that
+// seen lacks, in the order the sequential passes would find them, at most
+// limit; nil when a place could not be judged (the sequential pass meets it
+// and says so).
+func (w *world) shrinkJobs(t *testing.T, pre *verdicts, seen map[string]bool, limit int) []shrinkJob {
+	found := map[string]bool{}
+	for sig := range seen { // lint:order-independent a set
+		found[sig] = true
+	}
+	var jobs []shrinkJob
+	for k := 1; k <= w.randomBudget() && len(jobs) < limit; k++ {
+		if !pre.judged[k] {
+			return nil
+		}
+		sigs, ok := pre.sigs[k]
+		if !ok {
+			return nil // the world could not run it
+		}
+		for _, sig := range sigs {
+			if found[sig] || len(jobs) == limit {
+				continue
+			}
+			before := make([]string, 0, len(found))
+			for s := range found { // lint:order-independent sorted below
+				before = append(before, s)
+			}
+			slices.Sort(before)
+			jobs = append(jobs, shrinkJob{Test: t.Name(), Place: k, Target: sig, Seen: before})
+			found[sig] = true
+		}
+	}
+	return jobs
+}
+
+// shrinkInParallel runs jobs in up to n processes at once and returns their
+// findings in the jobs' order (places of the random pass).
+func (w *world) shrinkInParallel(t *testing.T, jobs []shrinkJob, n int) ([]Finding, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	results := make([]shrunk, len(jobs))
+	errs := make([]error, len(jobs))
+	slots := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, job := range jobs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			results[i], errs[i] = runShrinkJob(self, job)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	t.Logf("operatortest: %d distinct violations shrunk in %d processes at once in %s", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
+	shrunkInParallel += len(jobs)
+	var out []Finding
+	for i, s := range results {
+		p, err := plan.Parse(s.Minimal)
+		if err != nil {
+			return nil, fmt.Errorf("the minimal plan of %s from its shrinking process: %v", jobs[i].Target, err)
+		}
+		// Its whole verdicts and trace, for the report: the same run.
+		r, err := w.run(t, p)
+		if err != nil {
+			return nil, err
+		}
+		vs := r.violated()
+		if pick(w.signatures(vs), nil, s.Signature) == "" {
+			return nil, fmt.Errorf("the minimal plan of %s, judged again here, does not show it: a run that is not a function of its plan\n%s", s.Signature, p)
+		}
+		out = append(out, Finding{Signature: s.Signature, Minimal: p, Violations: vs, Hash: r.hash, steps: r.steps,
+			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs})
+	}
+	return out, nil
+}
+
+// runShrinkJob runs one job in a process of its own and reads its result.
+func runShrinkJob(self string, job shrinkJob) (shrunk, error) {
+	b, err := json.Marshal(job)
+	if err != nil {
+		return shrunk{}, err
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return shrunk{}, err
+	}
+	defer r.Close()
+	cmd := exec.Command(self, workerArgs(job.Test)...)
+	cmd.Env = append(os.Environ(), shrinkEnv+"="+string(b))
+	out := &tail{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{wr} // fd 3 (workerFD)
+	if err := cmd.Start(); err != nil {
+		wr.Close()
+		return shrunk{}, fmt.Errorf("cannot start the process shrinking %s: %v", job.Target, err)
+	}
+	wr.Close()
+	data, _ := io.ReadAll(r)
+	exit := cmd.Wait()
+	var s shrunk
+	switch {
+	case json.Unmarshal(data, &s) != nil:
+		return shrunk{}, fmt.Errorf("the process shrinking %s ended without its result (%v): %s", job.Target, exit, out.lastLine())
+	case s.Err != "":
+		return shrunk{}, fmt.Errorf("the process shrinking %s: %s", job.Target, s.Err)
+	}
+	return s, nil
+}
+
+// shrinkRole is this process's shrinking job, if it is one and t runs its
+// exploration.
+func shrinkRole(t *testing.T, call int) *shrinkJob {
+	v, ok := os.LookupEnv(shrinkEnv)
+	if !ok || call != 1 {
+		return nil
+	}
+	var job shrinkJob
+	if json.Unmarshal([]byte(v), &job) != nil || job.Test != t.Name() {
+		return nil
+	}
+	return &job
+}
+
+// shrinkAlone does job in this process (a shrinking process), sends its
+// result and exits.
+func (w *world) shrinkAlone(t *testing.T, job shrinkJob) {
+	res := w.shrinkOne(t, job)
+	out := os.NewFile(workerFD, "ctrlsim-shrink")
+	if err := json.NewEncoder(out).Encode(res); err != nil {
+		fmt.Fprintf(os.Stderr, "operatortest: the process shrinking %s: the parent is gone: %v\n", job.Target, err)
+		os.Exit(3)
+	}
+	out.Close()
+	os.Exit(0)
+}
+
+// shrinkOne is the sequential pass that reaches job's place, with the
+// places before it taken as judged and holding.
+func (w *world) shrinkOne(t *testing.T, job shrinkJob) shrunk {
+	if err := w.preflight(t); err != nil {
+		return shrunk{Err: "preflight: " + err.Error()}
+	}
+	seen := map[string]bool{}
+	for _, s := range job.Seen {
+		seen[s] = true
+	}
+	pre := &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}
+	for k := 1; k < job.Place; k++ {
+		pre.judged[k], pre.sigs[k] = true, nil
+	}
+	f, _, err := w.pass(t, w.generator(t), seen, map[string][]string{}, pre)
+	switch {
+	case err != nil:
+		return shrunk{Err: err.Error()}
+	case f == nil || f.Signature != job.Target || f.FirstFailure != job.Place:
+		return shrunk{Err: fmt.Sprintf("place %d did not show %s first (found %v)", job.Place, job.Target, f)}
+	}
+	return shrunk{Minimal: f.Minimal.String(), Signature: f.Signature, Place: f.FirstFailure, TimeToFind: f.TimeToFind,
+		ShrinkTime: f.ShrinkTime, Candidates: f.ShrinkCandidates, Runs: f.ShrinkRuns}
+}
