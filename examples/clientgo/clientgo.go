@@ -15,8 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 )
@@ -39,6 +42,7 @@ type Controller struct {
 	secrets    corelisters.SecretLister
 	synced     []cache.InformerSynced
 	queue      workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	recorder   record.EventRecorder
 	// Buggy names each Secret with generateName and finds it again through
 	// the Secret lister by its owner label: right after its own create, the
 	// lister does not have the Secret yet (the watch has not delivered it),
@@ -53,9 +57,12 @@ type Controller struct {
 // NewController wires the controller to its informers, as sample-controller's
 // NewController does: a handler on ConfigMaps enqueues them, one on Secrets
 // enqueues the ConfigMap that owns each.
-func NewController(client kubernetes.Interface, configMaps coreinformers.ConfigMapInformer, secrets coreinformers.SecretInformer,
+func NewController(ctx context.Context, client kubernetes.Interface, configMaps coreinformers.ConfigMapInformer, secrets coreinformers.SecretInformer,
 	queue workqueue.TypedRateLimitingInterface[cache.ObjectName], buggy bool) (*Controller, error) {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	c := &Controller{
+		recorder:   broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "mirror"}),
 		client:     client,
 		configMaps: configMaps.Lister(),
 		secrets:    secrets.Lister(),
@@ -172,6 +179,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) error {
 		if err != nil {
 			return err
 		}
+		c.recorder.Eventf(cm, corev1.EventTypeNormal, "Mirrored", "Secret %s created", secret.Name)
 	case !metav1.IsControlledBy(secret, cm):
 		return fmt.Errorf("Secret %s/%s exists and is not controlled by ConfigMap %s", secret.Namespace, secret.Name, cm.Name)
 	case !maps.EqualFunc(secret.Data, data, func(a, b []byte) bool { return string(a) == string(b) }):

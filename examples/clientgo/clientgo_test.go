@@ -3,6 +3,7 @@ package clientgo_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,7 +30,7 @@ func options(buggy bool) operatortest.Options {
 				return err
 			}
 			f := cg.InformerFactory
-			c, err := clientgo.NewController(cg.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, buggy)
+			c, err := clientgo.NewController(ctx, cg.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, buggy)
 			if err != nil {
 				return err
 			}
@@ -135,5 +136,39 @@ func TestTheClientGoOperatorIsDeterministic(t *testing.T) {
 				t.Errorf("buggy=%v, plan %q: three runs: trace hashes %q", buggy, text, hashes)
 			}
 		}
+	}
+}
+
+// The controller's event broadcaster (record.NewBroadcaster, its goroutines
+// and its sink on the clientset) writes the Event of each create as the
+// process's call: in a fault-free run the ConfigMap has its Mirrored Event.
+func TestTheEventBroadcasterWritesTheEvent(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "none.plan")
+	if err := os.WriteFile(file, []byte("seed 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	o := options(false)
+	o.Properties = []operatortest.Property{{Name: "mirrored-event", Check: func(h *operatortest.History) error {
+		var events corev1.EventList
+		if err := h.List(&events); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == "Mirrored" && e.InvolvedObject.Name == "web" && e.Source.Component == "mirror" && e.Message == "Secret web-mirror created" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no Mirrored Event for ConfigMap web among %d Events", len(events.Items))
+	}}}
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Errorf("fault-free run: %v", res.Violations)
 	}
 }

@@ -1,8 +1,9 @@
 // Package clientgo is the smallest operator in the style of
 // k8s.io/sample-controller, built on client-go alone (no controller-runtime):
 // a SharedInformerFactory's ConfigMap and Secret informers and listers,
-// event handlers that enqueue keys, a rate-limiting workqueue and workers
-// under wait.UntilWithContext. For each ConfigMap labelled
+// event handlers that enqueue keys, a rate-limiting workqueue, workers
+// under wait.UntilWithContext and an event broadcaster recording to the
+// clientset (an Event on the ConfigMap for each Secret created). For each ConfigMap labelled
 // mirror.ctrlsim.dev/enabled it keeps a Secret with the same data, owned by
 // the ConfigMap, and records the Secret's name in the ConfigMap's
 // mirror.ctrlsim.dev/secret annotation (as sample-controller writes its
@@ -27,6 +28,8 @@
 //
 // # Known gaps
 //
-//   - A teaching example: no Events (an event broadcaster), no status
-//     subresource, no finalizer.
+//   - A teaching example: no status subresource, no finalizer. Its queue
+//     is operatortest.ClientGoQueue where its main would build
+//     workqueue.NewTypedRateLimitingQueue (sim/process's Known gaps say
+//     why).
 package clientgo

@@ -212,9 +212,11 @@
 //     informer reaches it as that relist's events, not as a 410), field selectors other than metadata.name and metadata.namespace
 //     (400), and RBAC (a watch or a resourceVersion=0 list is not checked
 //     against the process's roles); an object that stops matching a
-//     watch's label selector sends no DELETED. Events (an event
-//     broadcaster on the clientset) are written as the process's create
-//     calls, not checked by a test here. ClientGoSetup drops
+//     watch's label selector sends no DELETED. Events of an event
+//     broadcaster on the clientset are the process's create calls, written
+//     by the broadcaster's goroutines (examples/clientgo
+//     TestTheEventBroadcasterWritesTheEvent); its correlator's spam filter
+//     and aggregation run on the bubble's clock. ClientGoSetup drops
 //     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
 //     variable shared by every world, which made a plan's trace depend on
 //     the worlds run before it).
