@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -27,19 +29,21 @@ type ClientGo struct {
 	// Config is the process's REST config (mgr.GetConfig()): every request
 	// is a call of the process (trace, latency, faults, crash points).
 	Config *rest.Config
-	// Clientset and Dynamic are clients on Config.
+	// Clientset, Dynamic and Metadata are clients on Config.
 	Clientset kubernetes.Interface
 	Dynamic   dynamic.Interface
-	// InformerFactory and DynamicInformerFactory are client-go's own
-	// factories (no resync) on those clients, one per informer type or
+	Metadata  metadata.Interface
+	// InformerFactory, DynamicInformerFactory and MetadataInformerFactory
+	// are client-go's own factories (no resync) on those clients, one per informer type or
 	// resource, started in the order the operator asked for them
 	// (clientgo_factory.go says why). Their reflectors list and watch the
 	// process's own informers of each kind (the plan's lag, holds, relists
 	// and stale restarts; package restapi's watch.go), and their goroutines
 	// run in the world's bubble. Start them (factory.Start) from Start, as a
 	// main does.
-	InformerFactory        informers.SharedInformerFactory
-	DynamicInformerFactory dynamicinformer.DynamicSharedInformerFactory
+	InformerFactory         informers.SharedInformerFactory
+	DynamicInformerFactory  dynamicinformer.DynamicSharedInformerFactory
+	MetadataInformerFactory metadatainformer.SharedInformerFactory
 	// Manager is the process's manager, for ClientGoQueue.
 	Manager manager.Manager
 }
@@ -75,10 +79,15 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 		if err != nil {
 			return fmt.Errorf("client-go operator: dynamic client: %w", err)
 		}
+		md, err := metadata.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("client-go operator: metadata client: %w", err)
+		}
 		cg := ClientGo{
-			Config: cfg, Clientset: cs, Dynamic: dyn, Manager: mgr,
-			InformerFactory:        newOrderedFactory(cs, adopter(mgr)),
-			DynamicInformerFactory: newOrderedDynamicFactory(dyn, adopter(mgr)),
+			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr,
+			MetadataInformerFactory: newOrderedMetadataFactory(md, adopter(mgr)),
+			InformerFactory:         newOrderedFactory(cs, adopter(mgr)),
+			DynamicInformerFactory:  newOrderedDynamicFactory(dyn, adopter(mgr)),
 		}
 		incarnation, err := process.IncarnationContext(mgr)
 		if err != nil {

@@ -34,6 +34,8 @@ import (
 	storage "k8s.io/client-go/informers/storage"
 	storagemigration "k8s.io/client-go/informers/storagemigration"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -174,27 +176,46 @@ func (f *orderedFactory) Storagemigration() storagemigration.Interface {
 	return storagemigration.New(f, "", nil)
 }
 
-// orderedDynamicFactory is dynamicinformer.DynamicSharedInformerFactory
-// over one client-go dynamic factory per resource.
-type orderedDynamicFactory struct {
-	client dynamic.Interface
+// gvrFactory is what client-go's dynamic and metadata informer factories
+// have in common.
+type gvrFactory interface {
+	Start(stopCh <-chan struct{})
+	ForResource(gvr schema.GroupVersionResource) informers.GenericInformer
+	WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool
+	Shutdown()
+}
+
+// orderedGVRFactory is dynamicinformer.DynamicSharedInformerFactory, or
+// metadatainformer.SharedInformerFactory, over one client-go factory per
+// resource (newSub makes one).
+type orderedGVRFactory struct {
+	newSub func() gvrFactory
 	adopt  func()
 	mu     sync.Mutex
-	subs   []dynamicinformer.DynamicSharedInformerFactory
-	byGVR  map[schema.GroupVersionResource]dynamicinformer.DynamicSharedInformerFactory
+	subs   []gvrFactory
+	byGVR  map[schema.GroupVersionResource]gvrFactory
 }
 
-var _ dynamicinformer.DynamicSharedInformerFactory = (*orderedDynamicFactory)(nil)
+var (
+	_ dynamicinformer.DynamicSharedInformerFactory = (*orderedGVRFactory)(nil)
+	_ metadatainformer.SharedInformerFactory       = (*orderedGVRFactory)(nil)
+)
 
-func newOrderedDynamicFactory(client dynamic.Interface, adopt func()) *orderedDynamicFactory {
-	return &orderedDynamicFactory{client: client, adopt: adopt, byGVR: map[schema.GroupVersionResource]dynamicinformer.DynamicSharedInformerFactory{}}
+func newOrderedDynamicFactory(client dynamic.Interface, adopt func()) *orderedGVRFactory {
+	return &orderedGVRFactory{adopt: adopt, byGVR: map[schema.GroupVersionResource]gvrFactory{},
+		newSub: func() gvrFactory { return dynamicinformer.NewDynamicSharedInformerFactory(client, 0) }}
 }
 
-func (f *orderedDynamicFactory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
+func newOrderedMetadataFactory(client metadata.Interface, adopt func()) *orderedGVRFactory {
+	return &orderedGVRFactory{adopt: adopt, byGVR: map[schema.GroupVersionResource]gvrFactory{},
+		newSub: func() gvrFactory { return metadatainformer.NewSharedInformerFactory(client, 0) }}
+}
+
+func (f *orderedGVRFactory) ForResource(gvr schema.GroupVersionResource) informers.GenericInformer {
 	f.mu.Lock()
 	sub := f.byGVR[gvr]
 	if sub == nil {
-		sub = dynamicinformer.NewDynamicSharedInformerFactory(f.client, 0)
+		sub = f.newSub()
 		f.byGVR[gvr] = sub
 		f.subs = append(f.subs, sub)
 	}
@@ -202,20 +223,20 @@ func (f *orderedDynamicFactory) ForResource(gvr schema.GroupVersionResource) inf
 	return sub.ForResource(gvr)
 }
 
-func (f *orderedDynamicFactory) factories() []dynamicinformer.DynamicSharedInformerFactory {
+func (f *orderedGVRFactory) factories() []gvrFactory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]dynamicinformer.DynamicSharedInformerFactory(nil), f.subs...)
+	return append([]gvrFactory(nil), f.subs...)
 }
 
-func (f *orderedDynamicFactory) Start(stopCh <-chan struct{}) {
+func (f *orderedGVRFactory) Start(stopCh <-chan struct{}) {
 	for _, sub := range f.factories() {
 		sub.Start(stopCh)
 		f.adopt()
 	}
 }
 
-func (f *orderedDynamicFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
+func (f *orderedGVRFactory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
 	out := map[schema.GroupVersionResource]bool{}
 	for _, sub := range f.factories() {
 		for gvr, ok := range sub.WaitForCacheSync(stopCh) { // lint:order-independent a copy into a map
@@ -225,7 +246,7 @@ func (f *orderedDynamicFactory) WaitForCacheSync(stopCh <-chan struct{}) map[sch
 	return out
 }
 
-func (f *orderedDynamicFactory) Shutdown() {
+func (f *orderedGVRFactory) Shutdown() {
 	for _, sub := range f.factories() {
 		sub.Shutdown()
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -227,5 +229,63 @@ func TestADynamicInformerFactorySeesTheProcesssWatch(t *testing.T) {
 	})
 	if len(got) != 2 || got[0] != "add 0" || got[1] != "update 1" {
 		t.Errorf("dynamic informer saw %q, want the initial add of 0 then the update to 1", got)
+	}
+}
+
+// A metadata informer factory on the same config syncs and sees the
+// process's update as PartialObjectMetadata (the label it set).
+func TestAMetadataInformerFactorySeesTheProcesssWatch(t *testing.T) {
+	var got []string
+	inBubble(t, func(t *testing.T, wall *cluster.Wall) {
+		p, err := plan.Parse(lagPlan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := cluster.Options{Scheme: apiservertest.Scheme(), Wall: wall,
+			Setup: func(c *cluster.Cluster) error {
+				return c.Admin().Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm", Labels: map[string]string{"n": "0"}}})
+			},
+			Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+				mgr := p.Manager()
+				md, err := metadata.NewForConfig(mgr.GetConfig())
+				if err != nil {
+					return err
+				}
+				cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+				if err != nil {
+					return err
+				}
+				return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+					f := metadatainformer.NewSharedInformerFactory(md, 0)
+					gi := f.ForResource(corev1.SchemeGroupVersion.WithResource("configmaps"))
+					if _, err := gi.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+						AddFunc:    func(obj any) { got = append(got, "add "+obj.(*metav1.PartialObjectMetadata).Labels["n"]) },
+						UpdateFunc: func(_, obj any) { got = append(got, "update "+obj.(*metav1.PartialObjectMetadata).Labels["n"]) },
+					}); err != nil {
+						return err
+					}
+					f.Start(ctx.Done())
+					f.WaitForCacheSync(ctx.Done())
+					cm, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "cm", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					cm.Labels["n"] = "1"
+					if _, err := cs.CoreV1().ConfigMaps("default").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+					<-ctx.Done()
+					return nil
+				}))
+			}}}}
+		c, err := cluster.New(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(5 * time.Second)
+		c.Close()
+	})
+	if len(got) != 2 || got[0] != "add 0" || got[1] != "update 1" {
+		t.Errorf("metadata informer saw %q, want the initial add of 0 then the update to 1", got)
 	}
 }

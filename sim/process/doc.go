@@ -181,11 +181,14 @@
 //     operatortest.ClientGoSetup): watches and resourceVersion=0 lists over
 //     the REST config, in a testing/synctest bubble, are served from the
 //     incarnation's own informer of the kind (native form), so client-go's
-//     reflectors, SharedInformerFactory, dynamic informer factory, listers
-//     and indexers run unmodified on the plan's lag, holds, relists and
-//     stale restarts (sim/process TestAClientGoInformerFactorySeesTheProcesssLaggingWatch,
+//     reflectors, SharedInformerFactory, dynamic and metadata informer
+//     factories, listers and indexers run unmodified on the plan's lag,
+//     holds, relists and stale restarts (sim/process
+//     TestAClientGoInformerFactorySeesTheProcesssLaggingWatch,
 //     TestAHoldHoldsAClientGoInformer,
-//     TestADynamicInformerFactorySeesTheProcesssWatch; examples/clientgo).
+//     TestADynamicInformerFactorySeesTheProcesssWatch,
+//     TestAMetadataInformerFactorySeesTheProcesssWatch; operatortest
+//     TestClientGoSetupGivesTheThreeFactories; examples/clientgo).
 //     After each event written to a watch stream the kernel settles the
 //     bubble (synctest.Wait): the goroutines it wakes (the stream's reader,
 //     the reflector, the FIFO, the processor's listeners, the operator's
@@ -205,9 +208,7 @@
 //     no such order (one informer type is safe). A real client-go
 //     workqueue (workqueue.NewTypedRateLimitingQueue) runs on the bubble's
 //     clock outside the scheduler: use NewClientGoQueue
-//     (operatortest.ClientGoQueue), the model on virtual time. Metadata
-//     informers (metadatainformer, the metadata client's
-//     PartialObjectMetadata answers) are not served; the watch ignores
+//     (operatortest.ClientGoQueue), the model on virtual time. The watch ignores
 //     timeoutSeconds (a watch never ends; a relist of the process's
 //     informer reaches it as that relist's events, not as a 410), field selectors other than metadata.name and metadata.namespace
 //     (400), and RBAC (a watch or a resourceVersion=0 list is not checked

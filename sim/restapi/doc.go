@@ -48,8 +48,10 @@
 //     it is older than the feed. Each is one call of the process (verbs
 //     list, watch). The answer is a stream of JSON watch events that the
 //     kernel writes as the feed applies them, each followed by settle, so
-//     that client-go's reflector, shared informer factory, dynamic informer
-//     factory, listers and indexers run unmodified on it
+//     that client-go's reflector, shared informer factory, dynamic and
+//     metadata informer factories (PartialObjectMetadata events and lists
+//     for the metadata client's Accept), listers and indexers run
+//     unmodified on it
 //     (TestAWatchStreamsTheFeedFromItsResourceVersion,
 //     TestAWatchListSendsTheCacheThenItsBookmark,
 //     TestAListAtResourceVersionZeroIsTheProcesssWatchCache).
@@ -101,10 +103,10 @@
 //     ignores timeoutSeconds (it ends only when the client stops it), serves
 //     field selectors on metadata.name and metadata.namespace only (other
 //     fields: 400), sends no DELETED when an object stops matching a label
-//     selector, is not checked against RBAC (nor is a resourceVersion=0
-//     list), and answers the
-//     metadata client in full objects (its PartialObjectMetadata answers
-//     are not served: metadata informers do not work).
+//     selector, and is not checked against RBAC (nor is a resourceVersion=0
+//     list). The metadata client's Accept (as=PartialObjectMetadata) is
+//     honoured by watches and resourceVersion=0 lists only; its other
+//     requests are answered with whole objects (its fallback decodes them).
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
 //     refused with a 405 that names them. Port-forwarding is refused so

@@ -243,7 +243,7 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		}
 		if tg.name == "" {
 			if t.feeds != nil && t.settle != nil && first(q, "resourceVersion") == "0" {
-				return t.cachedList(ctx, tg, q) // a reflector's list (watch.go)
+				return t.cachedList(tg, q, req.Header.Get("Accept")) // a reflector's list (watch.go)
 			}
 			return t.list(ctx, tg, q)
 		}

@@ -2,12 +2,12 @@ package restapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -125,10 +125,14 @@ func (f watchFilter) matches(obj client.Object) bool {
 
 // cachedList serves a list at resourceVersion 0 from the feed (a reflector's
 // list: kube-apiserver answers it from its watch cache).
-func (t *Transport) cachedList(ctx context.Context, tg target, q map[string][]string) (int, any, error) {
+func (t *Transport) cachedList(tg target, q map[string][]string, accept string) (int, any, error) {
 	list, err := forms.NewNativeList(t.server.Scheme(), tg.kind.GVK)
 	if err != nil {
 		return 0, nil, err
+	}
+	var partial *metav1.PartialObjectMetadataList // the metadata client's answer
+	if asMetadata(accept) {
+		partial = &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}}
 	}
 	call := kubeclient.Call{Verb: "list", Object: list, Namespace: tg.namespace}
 	err = t.c.Do(call, func() error {
@@ -143,9 +147,16 @@ func (t *Transport) cachedList(ctx context.Context, tg target, q map[string][]st
 		objs, rv := feed.Snapshot()
 		var items []runtime.Object
 		for _, o := range objs {
-			if filter.matches(o) {
-				items = append(items, o.DeepCopyObject())
+			if !filter.matches(o) {
+				continue
 			}
+			items = append(items, o.DeepCopyObject())
+			if partial != nil {
+				partial.Items = append(partial.Items, *metadataOf(o))
+			}
+		}
+		if partial != nil {
+			partial.ResourceVersion = strconv.FormatUint(rv, 10)
 		}
 		if err := meta.SetList(list, items); err != nil {
 			return err
@@ -156,10 +167,25 @@ func (t *Transport) cachedList(ctx context.Context, tg target, q map[string][]st
 	if err != nil {
 		return 0, nil, err
 	}
+	if partial != nil {
+		return http.StatusOK, partial, nil
+	}
 	if _, ok := list.(runtime.Unstructured); !ok {
 		list.GetObjectKind().SetGroupVersionKind(tg.kind.GVK.GroupVersion().WithKind(tg.kind.GVK.Kind + "List"))
 	}
 	return http.StatusOK, list, nil
+}
+
+// asMetadata reports whether a request's Accept header asks for
+// PartialObjectMetadata (the metadata client's, and so metadata informers').
+func asMetadata(accept string) bool { return strings.Contains(accept, "as=PartialObjectMetadata") }
+
+// metadataOf is obj as the metadata client gets it.
+func metadataOf(obj client.Object) *metav1.PartialObjectMetadata {
+	p := meta.AsPartialObjectMetadata(obj)
+	p = p.DeepCopy()
+	p.TypeMeta = metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadata"}
+	return p
 }
 
 // watch serves a watch: one call of the process (its trace step, latency,
@@ -185,7 +211,7 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 		if err != nil {
 			return err
 		}
-		st = newStream(t, tg)
+		st = newStream(t, tg, asMetadata(req.Header.Get("Accept")))
 		switch rvText := first(q, "resourceVersion"); {
 		case first(q, "sendInitialEvents") == "true":
 			// watch-list: the cached objects as Added events, then the
@@ -248,6 +274,7 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 type stream struct {
 	t      *Transport
 	tg     target
+	meta   bool // PartialObjectMetadata events (the metadata client's watch)
 	mu     sync.Mutex
 	buf    bytes.Buffer
 	closed bool
@@ -255,16 +282,19 @@ type stream struct {
 	stop   func()
 }
 
-func newStream(t *Transport, tg target) *stream {
-	return &stream{t: t, tg: tg, ready: make(chan struct{}, 1)}
+func newStream(t *Transport, tg target, asMeta bool) *stream {
+	return &stream{t: t, tg: tg, meta: asMeta, ready: make(chan struct{}, 1)}
 }
 
 // write appends one event; false if the client has closed the stream.
 func (s *stream) write(typ watch.EventType, obj client.Object) bool {
-	out := obj
-	if _, ok := obj.(runtime.Unstructured); !ok {
-		out = obj.DeepCopyObject().(client.Object)
-		out.GetObjectKind().SetGroupVersionKind(s.tg.kind.GVK)
+	var out runtime.Object = obj
+	if s.meta {
+		out = metadataOf(obj)
+	} else if _, ok := obj.(runtime.Unstructured); !ok {
+		c := obj.DeepCopyObject()
+		c.GetObjectKind().SetGroupVersionKind(s.tg.kind.GVK)
+		out = c
 	}
 	raw, err := json.Marshal(out)
 	if err != nil {

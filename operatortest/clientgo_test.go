@@ -1,0 +1,75 @@
+package operatortest_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/operatortest"
+)
+
+// ClientGoSetup gives a start function the typed, dynamic and metadata
+// informer factories on the process's REST config: each syncs, and its
+// lister has the seed ConfigMap, in every start of the process.
+func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "crash.plan")
+	if err := os.WriteFile(file, []byte("seed 1\ncrash process=cg at=50ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := flag.Set("ctrlsim.plan", file); err != nil {
+		t.Fatal(err)
+	}
+	defer flag.Set("ctrlsim.plan", "")
+	var seen [][]string
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	o := operatortest.Options{
+		Scheme:  clientgoscheme.Scheme,
+		Workers: 1,
+		Managers: []operatortest.Manager{{Name: "cg", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+			typed := cg.InformerFactory.Core().V1().ConfigMaps().Lister()
+			dyn := cg.DynamicInformerFactory.ForResource(gvr).Lister()
+			md := cg.MetadataInformerFactory.ForResource(gvr).Lister()
+			cg.InformerFactory.Start(ctx.Done())
+			cg.DynamicInformerFactory.Start(ctx.Done())
+			cg.MetadataInformerFactory.Start(ctx.Done())
+			cg.InformerFactory.WaitForCacheSync(ctx.Done())
+			cg.DynamicInformerFactory.WaitForCacheSync(ctx.Done())
+			cg.MetadataInformerFactory.WaitForCacheSync(ctx.Done())
+			var names []string
+			if cms, err := typed.ConfigMaps("shop").List(labels.Everything()); err == nil && len(cms) == 1 {
+				names = append(names, "typed "+cms[0].Name)
+			}
+			if objs, err := dyn.ByNamespace("shop").List(labels.Everything()); err == nil && len(objs) == 1 {
+				names = append(names, "dynamic "+objs[0].(metav1.Object).GetName())
+			}
+			if objs, err := md.ByNamespace("shop").List(labels.Everything()); err == nil && len(objs) == 1 {
+				names = append(names, "metadata "+objs[0].(*metav1.PartialObjectMetadata).Name)
+			}
+			seen = append(seen, names)
+			<-ctx.Done()
+			return nil
+		})}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}},
+	}
+	if _, err := operatortest.Explore(t, o); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"typed web", "dynamic web", "metadata web"}
+	if len(seen) == 0 {
+		t.Fatal("the start function never ran")
+	}
+	for i, names := range seen {
+		if !slices.Equal(names, want) {
+			t.Errorf("start %d saw %q, want %q", i+1, names, want)
+		}
+	}
+}
