@@ -7,11 +7,15 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/operatortest"
@@ -19,7 +23,9 @@ import (
 
 // ClientGoSetup gives a start function the typed, dynamic and metadata
 // informer factories on the process's REST config: each syncs, and its
-// lister has the seed ConfigMap, in every start of the process.
+// lister has the seed ConfigMap, in every start of the process (a crash
+// restarts it); so does an informer of the operator's own (InformerFor)
+// through its indexer.
 func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "crash.plan")
 	if err := os.WriteFile(file, []byte("seed 1\ncrash process=cg at=50ms\n"), 0o644); err != nil {
@@ -35,6 +41,13 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 		Scheme:  clientgoscheme.Scheme,
 		Workers: 1,
 		Managers: []operatortest.Manager{{Name: "cg", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+			// InformerFor with the operator's own informer (an indexer of its own),
+			// first: the typed accessor then shares it, as in client-go.
+			byApp := cg.InformerFactory.InformerFor(&corev1.ConfigMap{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+				return coreinformers.NewConfigMapInformer(c, "", resync, cache.Indexers{"app": func(obj any) ([]string, error) {
+					return []string{obj.(*corev1.ConfigMap).Labels["app"]}, nil
+				}})
+			}).GetIndexer()
 			typed := cg.InformerFactory.Core().V1().ConfigMaps().Lister()
 			dyn := cg.DynamicInformerFactory.ForResource(gvr).Lister()
 			md := cg.MetadataInformerFactory.ForResource(gvr).Lister()
@@ -54,16 +67,19 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 			if objs, err := md.ByNamespace("shop").List(labels.Everything()); err == nil && len(objs) == 1 {
 				names = append(names, "metadata "+objs[0].(*metav1.PartialObjectMetadata).Name)
 			}
+			if objs, err := byApp.ByIndex("app", "shop"); err == nil && len(objs) == 1 {
+				names = append(names, "indexed "+objs[0].(*corev1.ConfigMap).Name)
+			}
 			seen = append(seen, names)
 			<-ctx.Done()
 			return nil
 		})}},
-		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}},
+		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"app": "shop"}}}},
 	}
 	if _, err := operatortest.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"typed web", "dynamic web", "metadata web"}
+	want := []string{"typed web", "dynamic web", "metadata web", "indexed web"}
 	if len(seen) == 0 {
 		t.Fatal("the start function never ran")
 	}
