@@ -9,8 +9,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
 
-// A run is cut at its work bound (cluster.DefaultMaxSteps task steps): no
-// plan or shrink candidate may cost minutes. A storm of reconciles or writes
+// A run is cut at its work bound (sim/cluster's DefaultMaxSteps task steps,
+// DefaultMaxWrites writes, DefaultMaxObjects objects): no plan or shrink
+// candidate may cost minutes. A storm of reconciles or writes
 // that a stalled watch drives (a controller that re-creates, at the rate of
 // API latency, what its cache does not show) can go on for the whole fault
 // phase; with correct code too (sim/cluster's hotloop.go), so a cut is never

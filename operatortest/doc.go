@@ -97,8 +97,8 @@
 // if a real cluster could produce it and a correct operator would not.
 //
 // A run that does more work than a run may (sim/cluster's work bound: 200,000
-// task steps, or 2,000 objects in the apiserver; a storm a stalled watch
-// drives) is cut and not judged, nor is a plan judged against a fault-free
+// task steps, 20,000 writes, or 2,000 objects in the apiserver; a storm a
+// stalled watch drives) is cut and not judged, nor is a plan judged against a fault-free
 // run that was: the plan tested nothing and held nothing (cut.go). Result.Cut
 // counts such plans and the pass and failure lines say how many there were
 // and why the first was cut; an exploration whose every plan was cut fails.

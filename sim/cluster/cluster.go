@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,26 +88,30 @@ type Options struct {
 	// given the container's files (ContainerFiles). Nil: an exec fails with
 	// an error naming the pod, container and command.
 	Exec restapi.ExecHandlers
-	// MaxSteps and MaxObjects bound the run's work: the task steps it may
-	// take in all (scheduler.MaxSteps), and the objects the apiserver may
-	// hold at once; past either the run is cut (Cut). 0: DefaultMaxSteps,
+	// MaxSteps, MaxWrites and MaxObjects bound the run's work: the task
+	// steps it may take in all (scheduler.MaxSteps), the writes the apiserver
+	// may commit, and the objects it may hold at once; past any of them the
+	// run is cut (Cut). 0: DefaultMaxSteps, DefaultMaxWrites,
 	// DefaultMaxObjects; negative: no bound.
-	MaxSteps, MaxObjects int
+	MaxSteps, MaxWrites, MaxObjects int
 }
 
 // The work bounds of a run. A run of the largest worlds here takes under
-// four thousand task steps (a catalogue entry: 3,665 at most; a seven-minute
-// CronJob world: 830) and holds tens of objects. A storm of reconciles or
-// writes at the rate of API latency, which a stalled watch may drive for the
-// whole fault phase with correct code (a child re-created and collected
-// again for 18 s: 34,000 steps; a loop that outlasts a 30 s stall by the
-// hot-loop bound's 10 s: 49,000), costs a few seconds; one that creates an
+// four thousand task steps and commits under 2,300 writes (a catalogue entry:
+// 3,665 steps at most; a seven-minute CronJob world: 830) and holds tens of
+// objects. A storm of reconciles or writes at the rate of API latency, which
+// a stalled watch may drive for the whole fault phase with correct code (a
+// child re-created and collected again for 18 s: 34,000 steps, 4,100 writes;
+// a loop that outlasts a 30 s stall by the hot-loop bound's 10 s: 49,000
+// steps, 14,100 writes), costs a few seconds; writes are the dear steps (the
+// field manager, validation, storage, every watch), and one that creates an
 // object each time (a child of generated name its cache never shows) makes
 // every later step dearer, each list and each event longer: unbounded, one
 // such run took 198,000 steps, 22,000 writes and four minutes. The bounds
 // keep any run to seconds (phases.go).
 const (
 	DefaultMaxSteps   = 200_000
+	DefaultMaxWrites  = 20_000
 	DefaultMaxObjects = 2_000
 )
 
@@ -178,7 +183,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		actions: opts.Actions,
 	}
 	c.faults = newFaults(c, p)
-	c.boundObjects(opts.MaxObjects)
+	c.boundLog(opts.MaxWrites, opts.MaxObjects)
 	timing := DefaultTiming
 	if opts.Timing != nil {
 		timing = *opts.Timing
@@ -403,16 +408,13 @@ func (c *Cluster) Livelock() *scheduler.Livelock { return c.Sched.Livelock() }
 // MaxObjects), or nil.
 func (c *Cluster) Cut() *scheduler.Cut { return c.Sched.Cut() }
 
-// boundObjects cuts the run once the apiserver holds more than max objects
-// (0: DefaultMaxObjects; negative: no bound), counted from its log of
-// commits after every task step.
-func (c *Cluster) boundObjects(max int) {
-	if max == 0 {
-		max = DefaultMaxObjects
-	}
-	if max < 0 {
-		return
-	}
+// boundLog cuts the run once the apiserver has committed more than
+// maxWrites writes or holds more than maxObjects objects (0: the default;
+// negative: no bound), counted from its log of commits after every task
+// step.
+func (c *Cluster) boundLog(maxWrites, maxObjects int) {
+	maxWrites = cmp.Or(maxWrites, DefaultMaxWrites)
+	maxObjects = cmp.Or(maxObjects, DefaultMaxObjects)
 	read, live := 0, 0
 	c.Sched.OnStep = func(*scheduler.Task) {
 		log := c.Server.Log()
@@ -425,8 +427,11 @@ func (c *Cluster) boundObjects(max int) {
 			}
 		}
 		read = len(log)
-		if live > max {
-			c.Sched.CutNow(fmt.Sprintf("more than %d objects", max))
+		switch {
+		case maxWrites > 0 && len(log) > maxWrites:
+			c.Sched.CutNow(fmt.Sprintf("more than %d writes", maxWrites))
+		case maxObjects > 0 && live > maxObjects:
+			c.Sched.CutNow(fmt.Sprintf("more than %d objects", maxObjects))
 		}
 	}
 }

@@ -72,7 +72,8 @@
 // # The work bound
 //
 // No run may cost minutes: past Options.MaxSteps task steps
-// (DefaultMaxSteps, 200,000) or with more than Options.MaxObjects objects in
+// (DefaultMaxSteps, 200,000), Options.MaxWrites writes committed
+// (DefaultMaxWrites, 20,000) or with more than Options.MaxObjects objects in
 // the apiserver (DefaultMaxObjects, 2,000) the run is cut where it is (Cut),
 // is not judged, and its verdicts are the kernel's with a note, the property
 // "work-bound", naming the storm (the busiest writer or reconciler of one

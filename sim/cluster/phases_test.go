@@ -151,6 +151,20 @@ func TestARunCutAtItsWorkBoundIsNotJudgedAndNamesTheStorm(t *testing.T) {
 		t.Errorf("ten Widgets in a world of at most five objects: %+v", vs)
 	}
 
+	// And the writes it may commit: the storm's status writes are cut past
+	// them.
+	opts = statusWorld(&statusWriter{forever: true}, 1)
+	opts.MaxWrites = 500
+	c, err = cluster.New(mustParse(t, "seed 1\nhold process=op kind=/v1/Secret from=0s until=20s\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs = c.RunPhases(cluster.Phases{Fault: 20 * time.Second, Heal: 40 * time.Second})
+	c.Close()
+	if len(vs) != 1 || vs[0].Property != cluster.WorkBoundProperty || !strings.Contains(vs[0].Detail, "cut at its work bound, more than 500 writes") || len(c.Server.Log()) != 501 {
+		t.Errorf("a storm of status writes in a world of at most 500 writes: %+v after %d writes", vs, len(c.Server.Log()))
+	}
+
 	// Without the bound the same storm runs to the end of the fault
 	// phase: a note of the hot-loop bound, not a violation.
 	opts = statusWorld(&statusWriter{forever: true}, 1)
