@@ -663,6 +663,23 @@
 // "differs with the randomness alone" and names them. Most plans never need
 // that run (it costs one run where a difference was found).
 //
+// # An operator built on client-go
+//
+// A controller written with client-go alone (informer factories, listers, a
+// workqueue, workers under wait.Until, an event broadcaster), not with
+// controller-runtime, is a Manager whose Setup is ClientGoSetup(start): start
+// gets the incarnation's clientset, dynamic and metadata clients and their
+// informer factories (clientgo.go), its queue from ClientGoQueue (the
+// simulator's client-go queue on virtual time), and runs as the process's
+// Runnable; client-go's own reflectors watch over the process's REST config,
+// fed from its informers (their lag, holds and stale restarts included), and
+// every goroutine it starts is a task of the process. examples/clientgo is
+// one, a bug of that style caught and its correct twin holding. An operator
+// that builds its own factory or its own workqueue instead is not
+// deterministic (the factory starts its informers in map order) or is slow
+// (a real workqueue waits on the wall clock: about 5 s a plan):
+// sim/process's Known gaps.
+//
 // # Adding your own: domain steps, systems, properties, workload and fault control
 //
 // What an operator's domain needs beyond the seed objects, an author adds
