@@ -423,7 +423,6 @@ func (s *Scheduler) CutNow(why string) {
 	if s.cut == nil {
 		s.cut = &Cut{At: s.clock.Now(), Steps: s.steps, Why: why}
 	}
-	s.stop = true
 }
 
 // RunUntil runs tasks and fires timers until virtual time reaches until with no
