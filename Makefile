@@ -47,7 +47,7 @@ lint: ## the project's rules (determinism, layering, doc.go) and go vet
 
 bench: envtest-assets ## ctrlsim bench into reports/bench.md (operatortest figures on every core included), then the Go benchmarks of the kernel on one core
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" $(GO) run ./cmd/ctrlsim bench --report reports/bench.md
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 3 ./sim/apiserver/ ./sim/cluster/ ./sim/queue/ ./sim/scheduler/ ./sim/patch/ ./internal/promobench/
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 3 ./sim/apiserver/ ./sim/cluster/ ./sim/queue/ ./sim/scheduler/ ./sim/patch/ ./cmd/ctrlsim/internal/promobench/
 
 FUZZTIME ?= 60s
 fuzz: ## fuzz every target for FUZZTIME each (default 60s); failures land in fuzz/testdata

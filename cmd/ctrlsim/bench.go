@@ -13,9 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctrlsim/ctrlsim/internal/bench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/bench"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
-	"github.com/ctrlsim/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
 	"github.com/ctrlsim/ctrlsim/scenarios"
 )
 
@@ -23,7 +23,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	noEnvtest := fs.Bool("no-envtest", false, "skip speedup_vs_envtest (it waits over four minutes on the wall clock)")
-	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./internal/bench with every core, several minutes)")
+	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./cmd/ctrlsim/internal/bench with every core, several minutes)")
 	report := fs.String("report", "", "also write the figures as markdown to this file (make bench: reports/bench.md)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
@@ -67,7 +67,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// envtestComparisons times the scripted promotion of internal/promobench on
+// envtestComparisons times the scripted promotion of cmd/ctrlsim/internal/promobench on
 // envtest and on the simulator: under the catalogue's timing (one envtest round:
 // it waits over four minutes) and with no waiting (three envtest rounds). The
 // simulator side is the median of simRounds runs after one warm-up run.
@@ -175,7 +175,7 @@ func markdown(f *bench.Figures) []byte {
 	tw.Flush()
 	if len(f.Envtest) > 0 {
 		fmt.Fprintf(&b, "\n## Envtest against the simulator\n\n")
-		fmt.Fprintf(&b, "The scripted workload of internal/promobench: scenarios/pipeline's world (namespaces dev, staging and prod with the HelmRelease podinfo at v1, the Pipeline podinfo) written by the admin, the fixed pipeline controller started (on envtest in a real manager with its SetupWithManager), v2 published in dev, until the promotion of v2 to prod has taken effect. ")
+		fmt.Fprintf(&b, "The scripted workload of cmd/ctrlsim/internal/promobench: scenarios/pipeline's world (namespaces dev, staging and prod with the HelmRelease podinfo at v1, the Pipeline podinfo) written by the admin, the fixed pipeline controller started (on envtest in a real manager with its SetupWithManager), v2 published in dev, until the promotion of v2 to prod has taken effect. ")
 		fmt.Fprintf(&b, "Envtest waits for the promotion system on the wall clock, the simulator on its virtual clock. Envtest's start-up is not counted; on the simulator the time is operatortest.Replay's with no oracle (pipeline.Test): building the world from its manifests and the run to its end (it does not stop at the effect, as the envtest side does). Each side's time is the median of its rounds.\n\n")
 		fmt.Fprintf(&b, "| workload | timing | envtest seconds (rounds) | simulator seconds (rounds) | speedup |\n|---|---|---|---|---|\n")
 		for _, c := range f.Envtest {
@@ -200,7 +200,7 @@ func operatortestMarkdown(f *bench.Figures) string {
 		fmt.Fprintf(&b, "%s.\n", f.OperatortestNote)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "operatortest's own cost, measured by internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included. Each process simulates on one P at GOGC=400, as every operatortest test does unless its environment sets GOMAXPROCS or GOGC (operatortest/cores.go).\n\n", o.Workers)
+	fmt.Fprintf(&b, "operatortest's own cost, measured by cmd/ctrlsim/internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included. Each process simulates on one P at GOGC=400, as every operatortest test does unless its environment sets GOMAXPROCS or GOGC (operatortest/cores.go).\n\n", o.Workers)
 	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup | targeted plans run (the sweep, before the random plans) |\n|---|---|---|---|---|---|\n", o.Workers)
 	for _, t := range o.Throughput {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2fx | %s |\n", t.Operator, t.Plans, t.OneCore, t.AllCores, t.AllCores/t.OneCore, cmp.Or(t.Targeted, "-"))
@@ -254,14 +254,14 @@ func targetsMarkdown(o *bench.Operatortest) string {
 }
 
 // profilesMarkdown shows where the CPU time of the profiled explorations
-// went, by phase and part (internal/bench/profile.go).
+// went, by phase and part (cmd/ctrlsim/internal/bench/profile.go).
 func profilesMarkdown(o *bench.Operatortest) string {
 	if len(o.Profiles) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Where the CPU time goes\n\n")
-	fmt.Fprintf(&b, "CPU profiles (runtime/pprof) of two of the explorations above, in the test's process. Each run operatortest simulates labels its goroutines with what it was for (operatortest.LabelPhase: find, shrink, preflight; `go tool pprof -tagfocus ctrlsim.phase=shrink` shows one); a sample counts for the part of the simulation named by the innermost frame of its stack that has one (internal/bench/profile.go: the runtime's allocation and copying count for their caller, an API call inside a reconcile for the API server). The runtime's work on its own stacks carries no label (the collector's background work, part of each goroutine switch): it is counted between runs, with the exploration's own work. CPU seconds, and the share of the exploration's.\n")
+	fmt.Fprintf(&b, "CPU profiles (runtime/pprof) of two of the explorations above, in the test's process. Each run operatortest simulates labels its goroutines with what it was for (operatortest.LabelPhase: find, shrink, preflight; `go tool pprof -tagfocus ctrlsim.phase=shrink` shows one); a sample counts for the part of the simulation named by the innermost frame of its stack that has one (cmd/ctrlsim/internal/bench/profile.go: the runtime's allocation and copying count for their caller, an API call inside a reconcile for the API server). The runtime's work on its own stacks carries no label (the collector's background work, part of each goroutine switch): it is counted between runs, with the exploration's own work. CPU seconds, and the share of the exploration's.\n")
 	for _, p := range o.Profiles {
 		fmt.Fprintf(&b, "\n%s: %.1f CPU seconds.\n\n", p.Exploration, p.Seconds)
 		fmt.Fprintf(&b, "| part |")

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctrlsim/ctrlsim/internal/bench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/bench"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 

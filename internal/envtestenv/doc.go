@@ -22,7 +22,7 @@
 //     server's answer (the simulator's trace, for a real server).
 //   - Promotions is models/promotion's System made safe for a real manager's
 //     goroutines (one lock around every call and every applied effect).
-//   - internal/promobench uses all of these to time one scripted pipeline
+//   - cmd/ctrlsim/internal/promobench uses all of these to time one scripted pipeline
 //     promotion on envtest and on the simulator, for `ctrlsim bench`'s
 //     speedup_vs_envtest.
 //

@@ -24,7 +24,9 @@
 //   - layering (docs/design.md "Layers"), for test and non-test files alike:
 //     sim/ imports no project package outside sim/; models/ imports none of
 //     sim/, controllers/, scenarios/, cmd/, fuzz/; controllers/ none of sim/,
-//     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/.
+//     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/; internal/,
+//     operatortest/ and wallclock/ none of scenarios/, examples/, cmd/, fuzz/
+//     (operatortest's test files may drive example operators).
 //   - map-order: in non-test files under sim/, a `for ... range` over a map
 //     (or over maps.Keys, maps.Values or maps.All) needs the comment
 //     `// lint:order-independent <reason>` on the line before it or at the

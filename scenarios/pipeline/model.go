@@ -93,7 +93,7 @@ func SetAppVersion(ctx context.Context, c client.Client, env, version string) er
 
 // ApplyPromotion is the effect of a promotion: the environment's targets run the
 // version (the pull request is merged and Flux applies it). The simulated
-// promotion system applies it in this world, and internal/promobench's on envtest.
+// promotion system applies it in this world, and cmd/ctrlsim/internal/promobench's on envtest.
 func ApplyPromotion(ctx context.Context, c client.Client, k promotion.Key) error {
 	var p pipelinectrl.Pipeline
 	if err := c.Get(ctx, k.Pipeline, &p); err != nil {

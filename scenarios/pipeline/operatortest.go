@@ -99,7 +99,7 @@ var promotionFailsStep = operatortest.DomainStep{
 // Test is the world of cfg as an operatortest test over faultPhase, with
 // every step of the world declared (publish, app-event, promotion-fails)
 // and no fault class drawn: the world the package's specs replay their
-// plans on (operatortest.Replay) and internal/promobench times, as the
+// plans on (operatortest.Replay) and cmd/ctrlsim/internal/promobench times, as the
 // entries' tests are built.
 func Test(cfg Options, faultPhase time.Duration) operatortest.Options {
 	o := world(cfg, nil)

@@ -3,7 +3,7 @@ package promobench_test
 import (
 	"testing"
 
-	"github.com/ctrlsim/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
 )
 
 // BenchmarkPromotionOnSimulator is the simulator side of speedup_vs_envtest.

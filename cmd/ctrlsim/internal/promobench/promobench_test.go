@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
-	"github.com/ctrlsim/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
 )
 
 // The scripted promotion reaches prod on both sides, envtest waits for the
