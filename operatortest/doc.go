@@ -2,7 +2,7 @@
 // go test call: its own SetupWithManager functions, its CRD manifests and a few
 // seed objects are all it asks for. It explores plans of a workload (the seed
 // objects mutated, deleted and re-created, with mutations drawn from the CRDs'
-// schemas, valid and invalid: workload.go, schemadraw.go) and of faults (informer lag and stalled watches,
+// schemas, valid and invalid: workload.go, package schemadraw) and of faults (informer lag and stalled watches,
 // crashes at any client call or right after a write, restarts onto a lagging
 // apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
@@ -822,7 +822,7 @@
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
 //     fault shapes every step and has no step of its own to start from.
-//   - The drawn workload (workload.go, schemadraw.go) changes the seed
+//   - The drawn workload (workload.go; the values: package schemadraw) changes the seed
 //     objects only, at most MaxSteps steps a plan (the script adds its own):
 //     under spec of a seed custom resource, it sets a field (scalars; nested
 //     objects, lists and maps as a whole), appends, replaces or removes a list item, or sets or removes a

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/internal/outside"
 	"github.com/ctrlsim/ctrlsim/sim/explore"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -141,9 +142,9 @@ func (w *world) workers(t *testing.T, call int) (int, string, error) {
 		return 1, "", nil // a worker's other explorations run in it
 	case *flagPlan != "":
 		return 1, "", nil
-	case outside.Load() && explicit:
-		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run by Outside: worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.o.Workers, t.Name())
-	case outside.Load():
+	case outside.Running() && explicit:
+		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run outside a test binary (internal/outside): worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.o.Workers, t.Name())
+	case outside.Running():
 		return 1, "", nil // no test binary to re-run: this process alone, as asked by default
 	case call > 1 && explicit:
 		return 0, "", fmt.Errorf("Options.Workers is %d on exploration %d of %s: worker processes re-run the test from its start and explore at its first exploration only; give each exploration its own subtest (t.Run)", w.o.Workers, call, t.Name())

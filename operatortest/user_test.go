@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -315,10 +317,10 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 		allows func(s plan.Step) bool
 	}{
 		{"valid mutations of the gadget", Workload{Objects: []client.Object{gadget()}, Steps: []StepKind{Mutations}}, func(s plan.Step) bool {
-			return s.Action == actionMutate && s.Args.Get("object") == "0" && s.Args.Get("expect") != expectInvalid
+			return s.Action == actionMutate && s.Args.Get("object") == "0" && s.Args.Get("expect") != schemadraw.ExpectInvalid
 		}},
 		{"invalid mutations only", Workload{Steps: []StepKind{InvalidMutations}}, func(s plan.Step) bool {
-			return s.Action == actionMutate && s.Args.Get("expect") == expectInvalid
+			return s.Action == actionMutate && s.Args.Get("expect") == schemadraw.ExpectInvalid
 		}},
 		{"deletions of the ConfigMap", Workload{Objects: []client.Object{cm}, Steps: []StepKind{Deletions}}, func(s plan.Step) bool {
 			return s.Action == actionDelete && s.Args.Get("object") == "1"

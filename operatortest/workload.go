@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
+
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -95,27 +97,27 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 	var out []target
 	var walk func(path []string, p *apiextensionsv1.JSONSchemaProps, cur any, present, unsure bool)
 	walk = func(path []string, p *apiextensionsv1.JSONSchemaProps, cur any, present, unsure bool) {
-		if !drawable(p) {
+		if !schemadraw.Drawable(p) {
 			return
 		}
-		under := unsure || unmodelled(p) // for what lies inside p
+		under := unsure || schemadraw.Unmodelled(p) // for what lies inside p
 		switch {
 		case p.Type == "object" && !p.XIntOrString:
 			if len(path) > 1 || !present {
 				out = append(out, target{path: path, prop: p, kind: setValue, cur: cur, unsure: unsure})
 			}
 			m, isMap := cur.(map[string]any)
-			if !isMap || len(path) >= maxDepth {
+			if !isMap || len(path) >= schemadraw.MaxDepth {
 				return
 			}
-			if mapValues(p) != nil {
+			if schemadraw.MapValues(p) != nil {
 				out = append(out, target{path: path, prop: p, kind: setKey, cur: cur, unsure: under})
 				if len(m) > 0 {
 					out = append(out, target{path: path, prop: p, kind: removeKey, cur: cur, unsure: under})
 				}
 				return
 			}
-			for _, n := range sortedProps(p) {
+			for _, n := range schemadraw.SortedProps(p) {
 				child := p.Properties[n]
 				v, has := m[n]
 				// A field the seed lacks adds a property: maxProperties may refuse it.
@@ -133,7 +135,7 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 		}
 	}
 	cur, present := seed["spec"]
-	walk([]string{"spec"}, &spec, cur, present && cur != nil, unmodelled(s))
+	walk([]string{"spec"}, &spec, cur, present && cur != nil, schemadraw.Unmodelled(s))
 	return out
 }
 
@@ -143,7 +145,7 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 	field := strings.Join(tg.path, ".")
 	p := tg.prop
-	var d drawn
+	var d schemadraw.Drawn
 	op := opSet
 	list, _ := tg.cur.([]any)
 	m, _ := tg.cur.(map[string]any)
@@ -162,9 +164,9 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 	}
 	switch tg.kind {
 	case setValue:
-		d = drawValue(t, p, invalid, 0)
+		d = schemadraw.DrawValue(t, p, invalid, 0)
 	case appendItem, setItem:
-		d = drawValue(t, p.Items.Schema, invalid, 1)
+		d = schemadraw.DrawValue(t, p.Items.Schema, invalid, 1)
 		i := len(list) // the item changed
 		if tg.kind == appendItem {
 			op = opAppend
@@ -172,51 +174,51 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 			i = rapid.IntRange(0, len(list)-1).Draw(t, "item")
 			field += "." + strconv.Itoa(i)
 		}
-		if others := slices.Delete(slices.Clone(list), min(i, len(list)), min(i+1, len(list))); invalid && listType(p) == "set" && len(others) > 0 && rapid.Bool().Draw(t, "duplicate") {
-			d = drawn{v: rapid.SampledFrom(others).Draw(t, "duplicate-of"), invalid: true} // a duplicate in a set
+		if others := slices.Delete(slices.Clone(list), min(i, len(list)), min(i+1, len(list))); invalid && schemadraw.ListType(p) == "set" && len(others) > 0 && rapid.Bool().Draw(t, "duplicate") {
+			d = schemadraw.Drawn{V: rapid.SampledFrom(others).Draw(t, "duplicate-of"), Invalid: true} // a duplicate in a set
 		}
-		after := append(slices.Clone(list), d.v)
+		after := append(slices.Clone(list), d.V)
 		if tg.kind == setItem {
 			after = slices.Clone(list)
-			after[i] = d.v
+			after[i] = d.V
 		}
-		if !distinctItems(p, after) || (maxI >= 0 && int64(len(after)) > maxI) {
-			d.invalid = true // a duplicate in a set or map list, or one item too many
+		if !schemadraw.DistinctItems(p, after) || (maxI >= 0 && int64(len(after)) > maxI) {
+			d.Invalid = true // a duplicate in a set or map list, or one item too many
 		}
-		d.sure = d.sure && !unmodelled(p.Items.Schema)
+		d.Sure = d.Sure && !schemadraw.Unmodelled(p.Items.Schema)
 	case removeItem:
 		op = opRemove
 		field += "." + strconv.Itoa(rapid.IntRange(0, len(list)-1).Draw(t, "item"))
-		d = drawn{invalid: int64(len(list))-1 < minI, sure: true}
+		d = schemadraw.Drawn{Invalid: int64(len(list))-1 < minI, Sure: true}
 	case setKey:
 		keys := sortedKeys(m)
-		key := "k" + word(t, 4)
+		key := "k" + schemadraw.Word(t, 4)
 		if len(keys) > 0 && rapid.Bool().Draw(t, "existing-key") {
 			key = rapid.SampledFrom(keys).Draw(t, "key")
 		}
 		field += "." + key
-		d = drawValue(t, mapValues(p), invalid, 1)
+		d = schemadraw.DrawValue(t, schemadraw.MapValues(p), invalid, 1)
 		if _, has := m[key]; !has && maxP >= 0 && int64(len(m))+1 > maxP {
-			d.invalid = true
+			d.Invalid = true
 		}
 	case removeKey:
 		op = opRemove
 		field += "." + rapid.SampledFrom(sortedKeys(m)).Draw(t, "key")
-		d = drawn{invalid: int64(len(m))-1 < minP, sure: true}
+		d = schemadraw.Drawn{Invalid: int64(len(m))-1 < minP, Sure: true}
 	}
 	args := plan.Args{{Key: "field", Value: field}}
 	if op != opSet {
 		args = append(args, plan.Arg{Key: "op", Value: op})
 	}
 	if op != opRemove {
-		b, _ := json.Marshal(d.v)
+		b, _ := json.Marshal(d.V)
 		args = append(args, plan.Arg{Key: "value", Value: string(b)})
 	}
-	expect := expectInvalid
-	if !d.invalid {
-		expect = expectUnknown
-		if d.sure && !tg.unsure {
-			expect = expectValid
+	expect := schemadraw.ExpectInvalid
+	if !d.Invalid {
+		expect = schemadraw.ExpectUnknown
+		if d.Sure && !tg.unsure {
+			expect = schemadraw.ExpectValid
 		}
 	}
 	return append(args, plan.Arg{Key: "expect", Value: expect})
@@ -339,7 +341,7 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 					// A breakable place drawn invalid may still draw a valid
 					// value (a set's item that happens to be new): drawn again.
 					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.draw(t, true) }).
-						Filter(func(a plan.Args) bool { return a.Get("expect") == expectInvalid }).Draw(t, "invalid-mutation")...)
+						Filter(func(a plan.Args) bool { return a.Get("expect") == schemadraw.ExpectInvalid }).Draw(t, "invalid-mutation")...)
 					return s
 				}
 				s.Args = append(s.Args, tg.draw(t, invalid)...)
@@ -371,7 +373,7 @@ func breakable(tg target) bool {
 			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
 			return tg.draw(t, true)
 		}).Example(seed)
-		if args.Get("expect") == expectInvalid {
+		if args.Get("expect") == schemadraw.ExpectInvalid {
 			return true
 		}
 	}
@@ -587,7 +589,7 @@ func (w *world) actions() map[string]cluster.Action {
 			var v any
 			switch op {
 			case "", opSet, opAppend:
-				if v = jsonContent([]byte(args.Get("value"))); v == nil && strings.TrimSpace(args.Get("value")) != "null" {
+				if v = schemadraw.JSONContent([]byte(args.Get("value"))); v == nil && strings.TrimSpace(args.Get("value")) != "null" {
 					return fmt.Errorf("value=%q: not JSON", args.Get("value"))
 				}
 			case opRemove:

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
+
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -178,17 +180,17 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 				seen[name][label]++
 				err := apply(t, w, args)
 				switch label {
-				case expectValid:
+				case schemadraw.ExpectValid:
 					if err != nil {
 						t.Errorf("%s: labelled valid, refused: %v", plan.Step{Action: actionMutate, Args: args}, err)
 					}
-				case expectInvalid:
+				case schemadraw.ExpectInvalid:
 					if !apierrors.IsInvalid(err) {
 						t.Errorf("%s: labelled invalid, the API answered %v", plan.Step{Action: actionMutate, Args: args}, err)
 					} else {
 						refusals = append(refusals, err.Error())
 					}
-				case expectUnknown:
+				case schemadraw.ExpectUnknown:
 					if err != nil && !apierrors.IsInvalid(err) {
 						t.Errorf("%s: %v", plan.Step{Action: actionMutate, Args: args}, err)
 					}
@@ -209,18 +211,18 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		got := seen[n]
-		t.Logf("%-28s valid %2d  invalid %2d  unknown %2d", n, got[expectValid], got[expectInvalid], got[expectUnknown])
+		t.Logf("%-28s valid %2d  invalid %2d  unknown %2d", n, got[schemadraw.ExpectValid], got[schemadraw.ExpectInvalid], got[schemadraw.ExpectUnknown])
 		switch {
 		case strings.HasPrefix(n, "spec.guarded"):
-			if got[expectValid] > 0 || got[expectUnknown] == 0 {
+			if got[schemadraw.ExpectValid] > 0 || got[schemadraw.ExpectUnknown] == 0 {
 				t.Errorf("%s (under a CEL rule): %v, want valid draws labelled unknown, none valid", n, got)
 			}
 		case slices.Contains(onlyValid, n):
-			if got[expectValid] == 0 {
+			if got[schemadraw.ExpectValid] == 0 {
 				t.Errorf("%s: %v, want valid draws", n, got)
 			}
 		default:
-			if got[expectValid] == 0 || got[expectInvalid] == 0 {
+			if got[schemadraw.ExpectValid] == 0 || got[schemadraw.ExpectInvalid] == 0 {
 				t.Errorf("%s: %v, want both valid and invalid draws", n, got)
 			}
 		}
@@ -280,7 +282,7 @@ func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
 	refused := 0
 	for seed := 0; seed < 10; seed++ {
 		args := mutation(guarded, false, seed)
-		if args.Get("expect") != expectUnknown {
+		if args.Get("expect") != schemadraw.ExpectUnknown {
 			t.Errorf("%v: want expect=unknown", args)
 		}
 		if err := apply(t, w, args); err != nil {
@@ -508,7 +510,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 				op := args.Get("op")
 				var v any
 				if op != opRemove {
-					v = jsonContent([]byte(args.Get("value")))
+					v = schemadraw.JSONContent([]byte(args.Get("value")))
 				}
 				if err := change(g.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
 					t.Fatalf("%v: %v", args, err)
@@ -516,9 +518,9 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 				err := env.Admin.Update(ctx, g)
 				step := plan.Step{Action: actionMutate, Args: args}
 				switch label := args.Get("expect"); {
-				case label == expectValid && err != nil:
+				case label == schemadraw.ExpectValid && err != nil:
 					t.Errorf("%s: labelled valid, kube-apiserver refused it: %v", step, err)
-				case label == expectInvalid && !apierrors.IsInvalid(err):
+				case label == schemadraw.ExpectInvalid && !apierrors.IsInvalid(err):
 					t.Errorf("%s: labelled invalid, kube-apiserver answered %v", step, err)
 				default:
 					checked[label]++
@@ -527,7 +529,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 		}
 	}
 	t.Logf("checked against kube-apiserver: %v", checked)
-	if checked[expectValid] == 0 || checked[expectInvalid] == 0 {
+	if checked[schemadraw.ExpectValid] == 0 || checked[schemadraw.ExpectInvalid] == 0 {
 		t.Errorf("checked %v: want both labels", checked)
 	}
 }

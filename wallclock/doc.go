@@ -31,7 +31,7 @@
 // # Known gaps
 //
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
-//     not a test (ctrlsim run) gets one from operatortest.Outside. A
+//     not a test (ctrlsim run) gets one from internal/outside.Run. A
 //     kernel world built without a Wall (sim/cluster's and the models' own
 //     tests) runs outside a bubble,
 //     where the wall clock is the machine's (and a controller that stores

@@ -75,7 +75,7 @@ func SeedRandom(t *testing.T, seed uint64) (restart func()) {
 func setGlobalRandom(t *testing.T, seed uint64) (err error) {
 	if !testing.Testing() {
 		// A program that is not a test binary (ctrlsim run, through
-		// operatortest.Outside) cannot use cryptotest: crypto/rand's Reader
+		// internal/outside.Run) cannot use cryptotest: crypto/rand's Reader
 		// is seeded instead, which Read, Text, Int and Prime follow
 		// (implicit draws of crypto/... do not: Known gaps).
 		previous := cryptorand.Reader

@@ -4,7 +4,7 @@
 // (Entry.Test, set by Ported), explores an (entry, variant) and replays a
 // plan of it through operatortest (operatortest.go: Explore is
 // operatortest.Explore and Replay operatortest.Replay, run as a test of the
-// program by operatortest.Outside), writes reports/ (WriteReports: an index
+// program by internal/outside.Run), writes reports/ (WriteReports: an index
 // and one folder per entry), and holds the one test of the catalogue's
 // expectations (TestEntries, at the catalogue's budget: Checks plans from
 // explorer seed Seed) and each port's (TestPorts). It runs no plan itself.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
+	"github.com/ctrlsim/ctrlsim/internal/outside"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -31,13 +32,13 @@ func (e *Entry) options(v variant.Variant, checks int, seed uint64) operatortest
 func testName(id string, v variant.Variant) string { return id + "/" + string(v) }
 
 // exploreTest is Explore for an entry on operatortest: operatortest.Explore,
-// run as a test of this program (operatortest.Outside) when it is not one.
+// run as a test of this program (internal/outside) when it is not one.
 func (e *Entry) exploreTest(v variant.Variant, checks int, seed uint64, wallClock func() time.Time) Result {
 	res := Result{Entry: e.ID, Variant: v, Expect: e.Expect[v], Outcome: Holds}
 	start := wallClock()
 	var out operatortest.Result
 	var exploreErr error
-	err := operatortest.Outside(testName(e.ID, v), func(t *testing.T) {
+	err := outside.Run(testName(e.ID, v), func(t *testing.T) {
 		out, exploreErr = operatortest.Explore(t, e.options(v, checks, seed))
 	})
 	res.Wall = wallClock().Sub(start)
@@ -106,7 +107,7 @@ func (r *Replayed) Close() {
 func (e *Entry) Replay(v variant.Variant, p *plan.Plan) (*Replayed, error) {
 	var r *operatortest.Replayed
 	var replayErr error
-	err := operatortest.Outside(testName(e.ID, v), func(t *testing.T) {
+	err := outside.Run(testName(e.ID, v), func(t *testing.T) {
 		r, replayErr = operatortest.Replay(t, e.options(v, Checks, Seed), p)
 	})
 	if err = firstErr(replayErr, err); err != nil {

@@ -37,6 +37,7 @@ import (
 	pipelinectrl "github.com/ctrlsim/ctrlsim/controllers/pipeline"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
+	"github.com/ctrlsim/ctrlsim/internal/outside"
 	"github.com/ctrlsim/ctrlsim/models/promotion"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	scenario "github.com/ctrlsim/ctrlsim/scenarios/pipeline"
@@ -164,7 +165,7 @@ func warmUp(ctx context.Context, c client.Client) error {
 // PromotionOnSimulator runs the same scripted promotion on the simulator and
 // returns its wall time: scenarios/pipeline's world (pipeline.Test) with the
 // fixed variant and timing t, v2 published in dev at 1s of virtual time,
-// replayed by operatortest.Replay (in a test of its own, operatortest.Outside)
+// replayed by operatortest.Replay (in a test of its own, internal/outside.Run)
 // with no oracle judging it, over 10 minutes of virtual time plus two
 // promotions; it fails unless the promotion of v2 to prod took effect. The
 // time is Replay's: building the world (its setup writes the same objects),
@@ -182,7 +183,7 @@ func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	o.Disable = operatortest.Oracles()
 	var took time.Duration
 	var runErr error
-	err = operatortest.Outside("PromotionOnSimulator", func(tt *testing.T) {
+	err = outside.Run("PromotionOnSimulator", func(tt *testing.T) {
 		start := time.Now()
 		r, err := operatortest.Replay(tt, o, p)
 		took = time.Since(start)

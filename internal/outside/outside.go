@@ -1,4 +1,4 @@
-package operatortest
+package outside
 
 import (
 	"errors"
@@ -15,21 +15,21 @@ import (
 	"time"
 )
 
-// Outside runs f as a test named name in a program that is not a test (a
+// Run runs f as a test named name in a program that is not a test (a
 // command such as `ctrlsim run`), so that it can call Explore and Replay,
 // which run every plan in a testing/synctest bubble and need a *testing.T.
 // The program must have called testing.Init and flag.Parse. What the test
-// prints goes nowhere but into the error: Outside returns nil when f passed,
+// prints goes nowhere but into the error: Run returns nil when f passed,
 // and an error holding the test's output when it failed (t.Fatal, t.Error,
 // a panic). Runs are sequential (one at a time, as explorations are:
 // sim/explore's Known gaps), and an exploration in f runs in this process
 // alone: worker processes re-run a test binary's test by name, and this
 // program is not one (an explicit Options.Workers above 1 is an error).
-func Outside(name string, f func(t *testing.T)) error {
+func Run(name string, f func(t *testing.T)) error {
 	outsideMu.Lock()
 	defer outsideMu.Unlock()
-	outside.Store(true)
-	defer outside.Store(false)
+	running.Store(true)
+	defer running.Store(false)
 	out, err := os.CreateTemp("", "operatortest-outside-")
 	if err != nil {
 		return err
@@ -65,22 +65,22 @@ func Outside(name string, f func(t *testing.T)) error {
 var outsideMu sync.Mutex
 
 // nestedFlag is a flag of a test binary that testing's M.Run reads from
-// package state, with the value a nested M.Run (Outside called within a
+// package state, with the value a nested M.Run (Run called within a
 // test binary: a command's code under test) must see instead.
 type nestedFlag struct{ name, value string }
 
 // nestedValues are the flags of the test binary that a nested M.Run must not
 // inherit. The selection (-test.run, -test.skip, -test.list, -test.count,
 // -test.cpu, -test.shuffle, -test.bench, -test.fuzz) chose the outer tests:
-// the nested run runs exactly the one test Outside made, once (inherited,
-// `go test -skip X` skipped it and Outside failed with "no tests to run").
+// the nested run runs exactly the one test Run made, once (inherited,
+// `go test -skip X` skipped it and Run failed with "no tests to run").
 // The files (cmd/go's test log, the profiles, the trace, the coverage
 // profile) are the outer run's: M.Run opens each in its before and closes
 // it in its after, and the file is package state of testing, so a nested
 // M.Run would close the outer run's file, and the outer run fails
 // ("testing: can't write .../testlog.txt: file already closed", exit 2)
 // once its tests have passed. (testing rebuilds its list of -test.cpu
-// values in every M.Run: after Outside, the outer binary's benchmarks run
+// values in every M.Run: after Run, the outer binary's benchmarks run
 // at the GOMAXPROCS of that moment, not at its -test.cpu list.)
 var nestedValues = []nestedFlag{
 	{"test.run", ""}, {"test.skip", ""}, {"test.list", ""}, {"test.count", "1"}, {"test.cpu", ""},
@@ -109,12 +109,15 @@ func nestedFlags() (restore func()) {
 	}
 }
 
-// outside is set while Outside runs a test: an exploration then runs in
+// running is set while Run runs a test: an exploration then runs in
 // this process (every exploration of the process meanwhile, a test's too).
-var outside atomic.Bool
+var running atomic.Bool
+
+// Running reports whether Run is running a test in this process.
+func Running() bool { return running.Load() }
 
 // corpusEntry is testing's fuzzing corpus entry (testing/internal/testdeps
-// has the same): Outside runs no fuzz target.
+// has the same): Run runs no fuzz target.
 type corpusEntry = struct {
 	Parent     string
 	Path       string
@@ -130,7 +133,7 @@ type corpusEntry = struct {
 // test runs), and there is no profiling, test log, fuzzing or coverage.
 type outsideDeps struct{}
 
-var errOutside = errors.New("not supported outside a test binary")
+var errNotATest = errors.New("not supported outside a test binary")
 
 func (outsideDeps) ImportPath() string { return "" }
 func (outsideDeps) ModulePath() string { return "" }
@@ -138,17 +141,17 @@ func (outsideDeps) MatchString(pat, str string) (bool, error) {
 	return regexp.MatchString(pat, str)
 }
 func (outsideDeps) SetPanicOnExit0(bool)            {}
-func (outsideDeps) StartCPUProfile(io.Writer) error { return errOutside }
+func (outsideDeps) StartCPUProfile(io.Writer) error { return errNotATest }
 func (outsideDeps) StopCPUProfile()                 {}
 func (outsideDeps) StartTestLog(io.Writer)          {}
 func (outsideDeps) StopTestLog() error              { return nil }
 func (outsideDeps) WriteProfileTo(string, io.Writer, int) error {
-	return errOutside
+	return errNotATest
 }
 func (outsideDeps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
-	return errOutside
+	return errNotATest
 }
-func (outsideDeps) RunFuzzWorker(func(corpusEntry) error) error { return errOutside }
+func (outsideDeps) RunFuzzWorker(func(corpusEntry) error) error { return errNotATest }
 func (outsideDeps) ReadCorpus(string, []reflect.Type) ([]corpusEntry, error) {
 	return nil, nil
 }

@@ -1,4 +1,4 @@
-package operatortest
+package schemadraw
 
 import (
 	"encoding/base64"
@@ -19,44 +19,33 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Values drawn from a CRD's OpenAPI v3 schema, as the apiserver validates them
-// (k8s.io/apiextensions-apiserver pkg/apiserver/validation with kube-openapi's
-// validator and formats, schema/listtype for list types): a valid value is
-// within every constraint of its schema (type, enum, pattern, minLength,
-// maxLength, format, minimum, maximum and their exclusive forms, multipleOf,
-// required, minItems, maxItems, minProperties, maxProperties, list-type set);
-// an invalid one is outside at least one, so the API must refuse it with 422.
-// A valid draw is "sure" only when nothing the drawing does not model applies
-// to it: x-kubernetes-validations (CEL) rules, allOf/anyOf/oneOf/not, a format
-// without a generator here, a pattern no drawn string met.
-
 // The labels a mutation carries (its expect= argument): what the API answers
 // when the step is applied to the seed object as the test gave it.
 const (
-	expectValid   = "valid"   // accepted
-	expectInvalid = "invalid" // refused with 422
-	expectUnknown = "unknown" // valid by the drawing's reckoning, but a rule it does not model (CEL, anyOf, ...) decides
+	ExpectValid   = "valid"   // accepted
+	ExpectInvalid = "invalid" // refused with 422
+	ExpectUnknown = "unknown" // valid by the drawing's reckoning, but a rule it does not model (CEL, anyOf, ...) decides
 )
 
-// maxDepth bounds the nesting of drawn objects and arrays.
-const maxDepth = 4
+// MaxDepth bounds the nesting of drawn objects and arrays.
+const MaxDepth = 4
 
-// drawn is a value drawn from a schema.
-type drawn struct {
-	v       any  // as unstructured content holds it: int64, float64, string, bool, []any, map[string]any
-	invalid bool // outside the schema
-	sure    bool // when valid: nothing unmodelled applies
+// Drawn is a value drawn from a schema.
+type Drawn struct {
+	V       any  // as unstructured content holds it: int64, float64, string, bool, []any, map[string]any
+	Invalid bool // outside the schema
+	Sure    bool // when valid: nothing unmodelled applies
 }
 
-// unmodelled reports whether p itself carries a validation the drawing does
+// Unmodelled reports whether p itself carries a validation the drawing does
 // not model: its valid draws are not sure.
-func unmodelled(p *apiextensionsv1.JSONSchemaProps) bool {
+func Unmodelled(p *apiextensionsv1.JSONSchemaProps) bool {
 	return len(p.XValidations) > 0 || len(p.AllOf) > 0 || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || p.Not != nil
 }
 
-// drawable reports whether values can be drawn for p at all: embedded
+// Drawable reports whether values can be drawn for p at all: embedded
 // resources and fields that keep unknown fields are left alone.
-func drawable(p *apiextensionsv1.JSONSchemaProps) bool {
+func Drawable(p *apiextensionsv1.JSONSchemaProps) bool {
 	if p.XEmbeddedResource || (p.XPreserveUnknownFields != nil && *p.XPreserveUnknownFields) {
 		return false
 	}
@@ -64,39 +53,39 @@ func drawable(p *apiextensionsv1.JSONSchemaProps) bool {
 	case p.XIntOrString:
 		return true
 	case p.Type == "array":
-		return p.Items != nil && p.Items.Schema != nil && drawable(p.Items.Schema)
+		return p.Items != nil && p.Items.Schema != nil && Drawable(p.Items.Schema)
 	}
 	return p.Type == "string" || p.Type == "integer" || p.Type == "number" || p.Type == "boolean" || p.Type == "object"
 }
 
-// drawValue draws a value for p: invalid if asked and p has a constraint to
+// DrawValue draws a value for p: invalid if asked and p has a constraint to
 // break (else valid).
-func drawValue(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) drawn {
+func DrawValue(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) Drawn {
 	d := drawValue1(t, p, invalid, depth)
-	if !d.invalid && unmodelled(p) {
-		d.sure = false
+	if !d.Invalid && Unmodelled(p) {
+		d.Sure = false
 	}
 	return d
 }
 
-func drawValue1(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) drawn {
+func drawValue1(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) Drawn {
 	if len(p.Enum) > 0 {
 		return drawEnum(t, p, invalid)
 	}
 	switch {
 	case p.XIntOrString:
 		if invalid {
-			return drawn{v: true, invalid: true} // neither an integer nor a string
+			return Drawn{V: true, Invalid: true} // neither an integer nor a string
 		}
 		if rapid.Bool().Draw(t, "int-or-string") {
-			return drawn{v: rapid.Int64Range(0, 10).Draw(t, "int"), sure: true}
+			return Drawn{V: rapid.Int64Range(0, 10).Draw(t, "int"), Sure: true}
 		}
-		return drawn{v: fmt.Sprintf("%d%%", rapid.IntRange(0, 100).Draw(t, "percent")), sure: true}
+		return Drawn{V: fmt.Sprintf("%d%%", rapid.IntRange(0, 100).Draw(t, "percent")), Sure: true}
 	case p.Type == "boolean":
 		if invalid {
-			return drawn{v: "true", invalid: true} // a string, not a boolean
+			return Drawn{V: "true", Invalid: true} // a string, not a boolean
 		}
-		return drawn{v: rapid.Bool().Draw(t, "bool"), sure: true}
+		return Drawn{V: rapid.Bool().Draw(t, "bool"), Sure: true}
 	case p.Type == "integer":
 		return drawInteger(t, p, invalid)
 	case p.Type == "number":
@@ -108,17 +97,17 @@ func drawValue1(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 	case p.Type == "object":
 		return drawObject(t, p, invalid, depth)
 	}
-	return drawn{v: nil}
+	return Drawn{V: nil}
 }
 
 // drawEnum: a member, or (invalid) a value of the right type that is not one.
-func drawEnum(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) drawn {
+func drawEnum(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) Drawn {
 	members := make([]any, 0, len(p.Enum))
 	for _, e := range p.Enum {
-		members = append(members, jsonContent(e.Raw))
+		members = append(members, JSONContent(e.Raw))
 	}
 	if !invalid {
-		return drawn{v: rapid.SampledFrom(members).Draw(t, "enum"), sure: true}
+		return Drawn{V: rapid.SampledFrom(members).Draw(t, "enum"), Sure: true}
 	}
 	switch first := members[0].(type) {
 	case string:
@@ -126,15 +115,15 @@ func drawEnum(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) draw
 		for slices.Contains(members, any(v)) {
 			v = "not-" + v
 		}
-		return drawn{v: v, invalid: true}
+		return Drawn{V: v, Invalid: true}
 	case int64:
 		v := first
 		for slices.Contains(members, any(v)) {
 			v++
 		}
-		return drawn{v: v, invalid: true}
+		return Drawn{V: v, Invalid: true}
 	}
-	return drawn{v: rapid.SampledFrom(members).Draw(t, "enum"), sure: true}
+	return Drawn{V: rapid.SampledFrom(members).Draw(t, "enum"), Sure: true}
 }
 
 // intRange is the closed range of integers within p's bounds, and whether
@@ -172,7 +161,7 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func drawInteger(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) drawn {
+func drawInteger(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) Drawn {
 	lo, hi, hasLo, hasHi := intRange(p)
 	var m int64 // an integral multipleOf, or 0
 	sure := true
@@ -195,22 +184,22 @@ func drawInteger(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) d
 			bad = append(bad, floorDiv(lo, m)*m+m+1) // a multiple plus one
 		}
 		bad = append(bad, float64(lo)+0.5, fmt.Sprint(lo)) // not an integer; a string
-		return drawn{v: rapid.SampledFrom(bad).Draw(t, "invalid-int"), invalid: true}
+		return Drawn{V: rapid.SampledFrom(bad).Draw(t, "invalid-int"), Invalid: true}
 	}
 	if lo > hi {
-		return drawn{v: lo} // no integer within the bounds
+		return Drawn{V: lo} // no integer within the bounds
 	}
 	if m > 0 {
 		klo, khi := -floorDiv(-lo, m), floorDiv(hi, m)
 		if klo > khi {
-			return drawn{v: lo} // no multiple within the bounds
+			return Drawn{V: lo} // no multiple within the bounds
 		}
-		return drawn{v: rapid.Int64Range(klo, khi).Draw(t, "multiple") * m, sure: sure}
+		return Drawn{V: rapid.Int64Range(klo, khi).Draw(t, "multiple") * m, Sure: sure}
 	}
-	return drawn{v: rapid.Int64Range(lo, hi).Draw(t, "int"), sure: sure}
+	return Drawn{V: rapid.Int64Range(lo, hi).Draw(t, "int"), Sure: sure}
 }
 
-func drawNumber(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) drawn {
+func drawNumber(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) Drawn {
 	lo, hi := 0.0, 10.0
 	if p.Minimum != nil {
 		lo = *p.Minimum
@@ -244,7 +233,7 @@ func drawNumber(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) dr
 			bad = append(bad, math.Ceil(lo / *m)**m+0.5)
 		}
 		bad = append(bad, "1")
-		return drawn{v: rapid.SampledFrom(bad).Draw(t, "invalid-number"), invalid: true}
+		return Drawn{V: rapid.SampledFrom(bad).Draw(t, "invalid-number"), Invalid: true}
 	}
 	// Halves within the bounds (exclusive ends left out), or multiples.
 	step := 0.5
@@ -252,7 +241,7 @@ func drawNumber(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) dr
 		step = *m
 	}
 	if step <= 0 || math.IsInf(lo, 0) || math.IsInf(hi, 0) || (hi-lo)/step > 1<<40 {
-		return drawn{v: lo}
+		return Drawn{V: lo}
 	}
 	klo, khi := int64(math.Ceil(lo/step)), int64(math.Floor(hi/step))
 	if p.ExclusiveMinimum && float64(klo)*step <= lo {
@@ -262,11 +251,11 @@ func drawNumber(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) dr
 		khi--
 	}
 	if klo > khi {
-		return drawn{v: lo}
+		return Drawn{V: lo}
 	}
 	v := float64(rapid.Int64Range(klo, khi).Draw(t, "halves")) * step
 	// A fractional multipleOf meets float rounding in the validator's division.
-	return drawn{v: v, sure: p.MultipleOf == nil || step == math.Trunc(step)}
+	return Drawn{V: v, Sure: p.MultipleOf == nil || step == math.Trunc(step)}
 }
 
 // stringFormat draws valid strings of one format and gives an invalid one,
@@ -276,8 +265,8 @@ type stringFormat struct {
 	invalid string
 }
 
-// word is a small label-like word, from 1 to n characters.
-func word(t *rapid.T, n int) string {
+// Word is a small label-like word, from 1 to n characters.
+func Word(t *rapid.T, n int) string {
 	return rapid.StringMatching(fmt.Sprintf(`[a-z][a-z0-9]{0,%d}`, max(n-1, 0))).Draw(t, "word")
 }
 
@@ -306,13 +295,13 @@ var formats = map[string]stringFormat{
 	"mac": {func(t *rapid.T) string {
 		return fmt.Sprintf("02:00:00:00:%02x:%02x", rapid.IntRange(0, 255).Draw(t, "e"), rapid.IntRange(0, 255).Draw(t, "f"))
 	}, "02:00:00:00:00"},
-	"hostname":     {func(t *rapid.T) string { return word(t, 8) + ".example.com" }, "-bad-"},
-	"email":        {func(t *rapid.T) string { return word(t, 8) + "@example.com" }, "not-an-email"},
-	"uri":          {func(t *rapid.T) string { return "https://example.com/" + word(t, 8) }, "not a uri"},
-	"byte":         {func(t *rapid.T) string { return base64.StdEncoding.EncodeToString([]byte(word(t, 8))) }, "!!!"},
-	"k8sshortname": {func(t *rapid.T) string { return word(t, 8) }, "-Bad"},
-	"k8slongname":  {func(t *rapid.T) string { return word(t, 8) + "." + word(t, 8) }, "-Bad"},
-	"password":     {func(t *rapid.T) string { return word(t, 8) }, ""},
+	"hostname":     {func(t *rapid.T) string { return Word(t, 8) + ".example.com" }, "-bad-"},
+	"email":        {func(t *rapid.T) string { return Word(t, 8) + "@example.com" }, "not-an-email"},
+	"uri":          {func(t *rapid.T) string { return "https://example.com/" + Word(t, 8) }, "not a uri"},
+	"byte":         {func(t *rapid.T) string { return base64.StdEncoding.EncodeToString([]byte(Word(t, 8))) }, "!!!"},
+	"k8sshortname": {func(t *rapid.T) string { return Word(t, 8) }, "-Bad"},
+	"k8slongname":  {func(t *rapid.T) string { return Word(t, 8) + "." + Word(t, 8) }, "-Bad"},
+	"password":     {func(t *rapid.T) string { return Word(t, 8) }, ""},
 }
 
 // formatOf is p's format as the validator knows it, or "".
@@ -320,7 +309,7 @@ func formatOf(p *apiextensionsv1.JSONSchemaProps) string {
 	return strings.ReplaceAll(p.Format, "-", "")
 }
 
-func drawString(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) drawn {
+func drawString(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) Drawn {
 	minL, maxL := int64(0), int64(-1)
 	if p.MinLength != nil {
 		minL = *p.MinLength
@@ -368,7 +357,7 @@ func drawString(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) dr
 			bad = append(bad, f.invalid)
 		}
 		bad = append(bad, int64(7)) // a number, not a string
-		return drawn{v: rapid.SampledFrom(bad).Draw(t, "invalid-string"), invalid: true}
+		return Drawn{V: rapid.SampledFrom(bad).Draw(t, "invalid-string"), Invalid: true}
 	}
 	sure := !checked || hasFormat // a checked format without a generator here: unsure
 	var s string
@@ -392,10 +381,10 @@ func drawString(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool) dr
 			}
 		}
 		if ok(s) {
-			return drawn{v: s, sure: sure}
+			return Drawn{V: s, Sure: sure}
 		}
 	}
-	return drawn{v: s} // no drawn string met every constraint
+	return Drawn{V: s} // no drawn string met every constraint
 }
 
 // validatedFormat reports whether the apiserver checks strings of format f
@@ -484,15 +473,15 @@ func classRune(t *rapid.T, ranges []rune) rune {
 	return rune(rapid.IntRange(int(r[0]), int(r[1])).Draw(t, "rune"))
 }
 
-// listType is p's x-kubernetes-list-type ("atomic" when absent).
-func listType(p *apiextensionsv1.JSONSchemaProps) string {
+// ListType is p's x-kubernetes-list-type ("atomic" when absent).
+func ListType(p *apiextensionsv1.JSONSchemaProps) string {
 	if p.XListType == nil {
 		return "atomic"
 	}
 	return *p.XListType
 }
 
-func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) drawn {
+func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) Drawn {
 	items := p.Items.Schema
 	minI, maxI := int64(0), int64(-1)
 	if p.MinItems != nil {
@@ -505,9 +494,9 @@ func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, dep
 		out := make([]any, 0, n)
 		sure := true
 		for i := int64(0); i < n; i++ {
-			d := drawValue(t, items, false, depth+1)
-			sure = sure && d.sure
-			out = append(out, d.v)
+			d := DrawValue(t, items, false, depth+1)
+			sure = sure && d.Sure
+			out = append(out, d.V)
 		}
 		return out, sure
 	}
@@ -519,55 +508,55 @@ func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, dep
 		if minI > 0 {
 			bad = append(bad, "too-few")
 		}
-		if depth < maxDepth {
+		if depth < MaxDepth {
 			bad = append(bad, "bad-item")
 		}
 		bad = append(bad, "not-a-list")
 		switch rapid.SampledFrom(bad).Draw(t, "invalid-array") {
 		case "too-many":
 			v, _ := elems(maxI + 1)
-			return drawn{v: v, invalid: true}
+			return Drawn{V: v, Invalid: true}
 		case "too-few":
 			v, _ := elems(minI - 1)
-			return drawn{v: v, invalid: true}
+			return Drawn{V: v, Invalid: true}
 		case "bad-item":
 			n := rapid.Int64Range(max(minI, 1), max(minI, 1)+1).Draw(t, "length")
 			if maxI >= 0 {
 				n = min(n, max(maxI, 1))
 			}
 			v, _ := elems(n - 1)
-			bad := drawValue(t, items, true, depth+1)
-			if !bad.invalid {
-				return drawn{v: "not-a-list", invalid: true}
+			bad := DrawValue(t, items, true, depth+1)
+			if !bad.Invalid {
+				return Drawn{V: "not-a-list", Invalid: true}
 			}
-			return drawn{v: append(v, bad.v), invalid: true}
+			return Drawn{V: append(v, bad.V), Invalid: true}
 		}
-		return drawn{v: "not-a-list", invalid: true}
+		return Drawn{V: "not-a-list", Invalid: true}
 	}
 	hiN := minI + 2
 	if maxI >= 0 {
 		hiN = min(hiN, maxI)
 	}
-	if depth >= maxDepth {
+	if depth >= MaxDepth {
 		hiN = minI
 	}
 	if hiN < minI {
-		return drawn{v: []any{}} // no length within the bounds
+		return Drawn{V: []any{}} // no length within the bounds
 	}
 	v, sure := elems(rapid.Int64Range(minI, hiN).Draw(t, "length"))
-	if !distinctItems(p, v) {
+	if !DistinctItems(p, v) {
 		sure = false
 	}
-	return drawn{v: v, sure: sure && !unmodelled(items)}
+	return Drawn{V: v, Sure: sure && !Unmodelled(items)}
 }
 
-// distinctItems reports whether v keeps p's list type: no two equal items in
+// DistinctItems reports whether v keeps p's list type: no two equal items in
 // a set, no two items with the same keys in a map list.
-func distinctItems(p *apiextensionsv1.JSONSchemaProps, v []any) bool {
+func DistinctItems(p *apiextensionsv1.JSONSchemaProps, v []any) bool {
 	seen := map[string]bool{}
 	for _, e := range v {
 		var key any = e
-		switch listType(p) {
+		switch ListType(p) {
 		case "set":
 		case "map":
 			m, _ := e.(map[string]any)
@@ -588,16 +577,16 @@ func distinctItems(p *apiextensionsv1.JSONSchemaProps, v []any) bool {
 	return true
 }
 
-// mapValues is the schema of an object's values when it is a map
+// MapValues is the schema of an object's values when it is a map
 // (additionalProperties with a schema), or nil.
-func mapValues(p *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
+func MapValues(p *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
 	if p.Type != "object" || p.AdditionalProperties == nil || p.AdditionalProperties.Schema == nil || len(p.Properties) > 0 {
 		return nil
 	}
 	return p.AdditionalProperties.Schema
 }
 
-func sortedProps(p *apiextensionsv1.JSONSchemaProps) []string {
+func SortedProps(p *apiextensionsv1.JSONSchemaProps) []string {
 	names := make([]string, 0, len(p.Properties))
 	for n := range p.Properties { // lint:order-independent sorted below
 		names = append(names, n)
@@ -606,9 +595,9 @@ func sortedProps(p *apiextensionsv1.JSONSchemaProps) []string {
 	return names
 }
 
-func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) drawn {
-	if !drawable(p) {
-		return drawn{v: map[string]any{}}
+func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, depth int) Drawn {
+	if !Drawable(p) {
+		return Drawn{V: map[string]any{}}
 	}
 	minP, maxP := int64(0), int64(-1)
 	if p.MinProperties != nil {
@@ -619,12 +608,12 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 	}
 	m := map[string]any{}
 	sure := true
-	if vals := mapValues(p); vals != nil {
+	if vals := MapValues(p); vals != nil {
 		n := rapid.Int64Range(minP, minP+2).Draw(t, "keys")
 		if maxP >= 0 {
 			n = min(n, maxP)
 		}
-		if depth >= maxDepth {
+		if depth >= MaxDepth {
 			n = minP
 		}
 		if invalid {
@@ -633,33 +622,33 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 				n = maxP + 1
 			case bad == 1 && minP > 0:
 				n = minP - 1
-			case bad == 2 && depth < maxDepth:
-				d := drawValue(t, vals, true, depth+1)
-				if d.invalid {
-					m["bad"] = d.v
-					return drawn{v: m, invalid: true}
+			case bad == 2 && depth < MaxDepth:
+				d := DrawValue(t, vals, true, depth+1)
+				if d.Invalid {
+					m["bad"] = d.V
+					return Drawn{V: m, Invalid: true}
 				}
-				return drawn{v: "not-an-object", invalid: true}
+				return Drawn{V: "not-an-object", Invalid: true}
 			default:
-				return drawn{v: "not-an-object", invalid: true}
+				return Drawn{V: "not-an-object", Invalid: true}
 			}
 			for i := int64(0); i < n; i++ {
-				m[fmt.Sprintf("k%d", i)] = drawValue(t, vals, false, depth+1).v
+				m[fmt.Sprintf("k%d", i)] = DrawValue(t, vals, false, depth+1).V
 			}
-			return drawn{v: m, invalid: true}
+			return Drawn{V: m, Invalid: true}
 		}
 		for i := int64(0); i < n; i++ {
-			d := drawValue(t, vals, false, depth+1)
-			sure = sure && d.sure
-			m[fmt.Sprintf("k%d", i)] = d.v
+			d := DrawValue(t, vals, false, depth+1)
+			sure = sure && d.Sure
+			m[fmt.Sprintf("k%d", i)] = d.V
 		}
-		return drawn{v: m, sure: sure}
+		return Drawn{V: m, Sure: sure}
 	}
-	names := sortedProps(p)
+	names := SortedProps(p)
 	var drawableNames []string
 	for _, n := range names {
 		prop := p.Properties[n]
-		if drawable(&prop) {
+		if Drawable(&prop) {
 			drawableNames = append(drawableNames, n)
 		}
 	}
@@ -674,27 +663,27 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 		if len(required) > 0 {
 			bad = append(bad, "drop-required")
 		}
-		if len(drawableNames) > 0 && depth < maxDepth {
+		if len(drawableNames) > 0 && depth < MaxDepth {
 			bad = append(bad, "bad-property")
 		}
 		bad = append(bad, "not-an-object")
 		how := rapid.SampledFrom(bad).Draw(t, "invalid-object")
 		if how == "not-an-object" {
-			return drawn{v: "not-an-object", invalid: true}
+			return Drawn{V: "not-an-object", Invalid: true}
 		}
-		v := drawObject(t, p, false, depth).v.(map[string]any)
+		v := drawObject(t, p, false, depth).V.(map[string]any)
 		if how == "drop-required" {
 			delete(v, rapid.SampledFrom(required).Draw(t, "required"))
-			return drawn{v: v, invalid: true}
+			return Drawn{V: v, Invalid: true}
 		}
 		n := rapid.SampledFrom(drawableNames).Draw(t, "property")
 		prop := p.Properties[n]
-		d := drawValue(t, &prop, true, depth+1)
-		if !d.invalid {
-			return drawn{v: "not-an-object", invalid: true}
+		d := DrawValue(t, &prop, true, depth+1)
+		if !d.Invalid {
+			return Drawn{V: "not-an-object", Invalid: true}
 		}
-		v[n] = d.v
-		return drawn{v: v, invalid: true}
+		v[n] = d.V
+		return Drawn{V: v, Invalid: true}
 	}
 	for _, r := range p.Required {
 		if _, ok := p.Properties[r]; !ok {
@@ -704,28 +693,28 @@ func drawObject(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, de
 	for _, n := range names {
 		prop := p.Properties[n]
 		required := slices.Contains(p.Required, n)
-		if !drawable(&prop) {
+		if !Drawable(&prop) {
 			if required {
 				sure = false // a required field the drawing cannot fill
 			}
 			continue
 		}
-		if !required && (depth >= maxDepth || !rapid.Bool().Draw(t, "optional")) {
+		if !required && (depth >= MaxDepth || !rapid.Bool().Draw(t, "optional")) {
 			continue
 		}
-		d := drawValue(t, &prop, false, depth+1)
-		sure = sure && d.sure
-		m[n] = d.v
+		d := DrawValue(t, &prop, false, depth+1)
+		sure = sure && d.Sure
+		m[n] = d.V
 	}
 	if n := int64(len(m)); n < minP || (maxP >= 0 && n > maxP) {
 		sure = false
 	}
-	return drawn{v: m, sure: sure}
+	return Drawn{V: m, Sure: sure}
 }
 
-// jsonContent decodes JSON as unstructured content holds it: integers as
+// JSONContent decodes JSON as unstructured content holds it: integers as
 // int64, other numbers as float64.
-func jsonContent(raw []byte) any {
+func JSONContent(raw []byte) any {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	var v any
