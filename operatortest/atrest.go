@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -203,10 +205,10 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 			prev := seq[uid][p-1]
 			now, before := content(i), content(prev)
 			switch {
-			case encode(now) == encode(before):
+			case canon.Encode(now) == canon.Encode(before):
 				rw.kind = restTimes
 				rw.fields = changedPaths(s.rawContent(r.Log[prev]), s.rawContent(ev), "", nil)
-			case p >= 2 && encode(now) == encode(content(seq[uid][p-2])):
+			case p >= 2 && canon.Encode(now) == canon.Encode(content(seq[uid][p-2])):
 				rw.kind = restBack
 				rw.fields = flips(before, now)
 			default:
@@ -295,7 +297,7 @@ func (s *snapshot) rawContent(ev apiserver.Event) any {
 // restContent is rawContent with times masked (and uids and generated
 // names as tokens: equivalence.go).
 func (s *snapshot) restContent(ev apiserver.Event) any {
-	return s.canon.value(s.rawContent(ev))
+	return s.canon.Value(s.rawContent(ev))
 }
 
 // changedPaths appends the paths (status.lastSyncTime) at which a and b
@@ -327,7 +329,7 @@ func changedPaths(a, b any, path string, out []string) []string {
 		}
 		return out
 	}
-	if encode(a) != encode(b) {
+	if canon.Encode(a) != canon.Encode(b) {
 		out = append(out, path)
 	}
 	return out
@@ -385,7 +387,7 @@ func valueAt(v any, path string) string {
 			return "absent"
 		}
 	}
-	return encode(v)
+	return canon.Encode(v)
 }
 
 // at are a writer's writes from from on.

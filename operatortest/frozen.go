@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -35,7 +37,7 @@ import (
 // outputsOf are, per controller and object (the atRest key), the canonical
 // keys of the objects that controller's reconciles of that object wrote, in
 // order of first write, but the reconciled object itself.
-func outputsOf(steps []trace.Step, c *canon) map[string][]string {
+func outputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 	type worker struct {
 		process, controller string
 		n                   int
@@ -68,8 +70,8 @@ func outputsOf(steps []trace.Step, c *canon) map[string][]string {
 			if ns+"/"+n == obj && (strings.EqualFold(kind, s.Controller) || strings.HasSuffix(s.Op, "/status")) {
 				continue // the reconciled object itself (its status says the error; a request names it "ns/name")
 			}
-			key := s.Controller + " " + c.text(obj)
-			if written := c.text(objectKey(kind, ns, n)); !slices.Contains(out[key], written) { // as snapshot.key names it
+			key := s.Controller + " " + c.Text(obj)
+			if written := c.Text(canon.ObjectKey(kind, ns, n)); !slices.Contains(out[key], written) { // as snapshot.key names it
 				out[key] = append(out[key], written)
 			}
 		}
@@ -162,7 +164,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 			return out
 		}
 		ev := r.Log[i]
-		for p, v := range flatten(s.w.shapes.of(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
+		for p, v := range flatten(s.w.shapes.For(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
 			if p == "status" || strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "status[") {
 				out[p] = v
 			}
@@ -193,7 +195,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 			if !ok || len(rvs) == 0 {
 				continue
 			}
-			key := st.Controller + " " + s.canon.text(obj)
+			key := st.Controller + " " + s.canon.Text(obj)
 			sw := out[key]
 			if sw == nil {
 				sw = &statusWrites{ok: map[string]bool{}, failed: map[string]bool{}}

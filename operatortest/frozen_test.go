@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,12 +134,12 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 		step("update/status", "Bundle example"),
 		step("result", "/example"),
 	}
-	got := outputsOf(steps, newCanon(nil))
+	got := outputsOf(steps, canon.NewTokens(nil))
 	want := []string{"Namespace example", "ConfigMap example/config"}
 	if out := got["bundle /example"]; !slices.Equal(out, want) {
 		t.Errorf("outputs %q, want %q (all: %v)", out, want, got)
 	}
-	s := &snapshot{canon: newCanon(nil)}
+	s := &snapshot{canon: canon.NewTokens(nil)}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "example"}}
 	if k := s.key(corev1.SchemeGroupVersion.WithKind("Namespace"), ns); k != want[0] {
 		t.Errorf("the snapshot names the Namespace %q, the outputs %q", k, want[0])
@@ -187,7 +189,7 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 		},
 	}
 	snap := func(r *check.Run) *snapshot {
-		s := &snapshot{w: w, canon: newCanon(r.Log)}
+		s := &snapshot{w: w, canon: canon.NewTokens(r.Log)}
 		s.atRest = errorsAtRest(r, s.canon)
 		s.statusWrites = statusWritesOf(r, s)
 		return s

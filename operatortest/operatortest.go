@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -262,7 +264,7 @@ type Options struct {
 	// resourceVersions, unordered lists) nor the fault-free runs of two
 	// schedules show (see NondeterministicField); an unknown kind or an
 	// empty path is an error.
-	Nondeterministic []NondeterministicField
+	Nondeterministic []canon.NondeterministicField
 	// History names objects that record what happened rather than what the
 	// operator maintains (history.go): a Helm release's revision records,
 	// an audit trail. How many there are and what the superseded ones say
@@ -478,8 +480,8 @@ type world struct {
 	// controller know: kinds, common children and the workload models' kinds.
 	collected []schema.GroupVersionKind
 	operators map[string]bool // the operator's processes
-	shapes    *shapes
-	nondet    nondeterministic
+	shapes    *canon.Shapes
+	nondet    canon.Nondeterministic
 	history   []HistoryObjects
 	space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
@@ -570,8 +572,8 @@ func newWorld(o Options) (*world, error) {
 	for _, gvk := range commonChildren {
 		add(gvk)
 	}
-	w.shapes = newShapes(w.crds, o.Scheme)
-	nd, err := parsePaths(o.Nondeterministic, func(kind string) bool {
+	w.shapes = canon.NewShapes(w.crds, o.Scheme)
+	nd, err := canon.ParsePaths(o.Nondeterministic, func(kind string) bool {
 		for _, c := range w.crds {
 			if c.GVK.Kind == kind {
 				return true

@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -127,7 +126,7 @@ type atRest struct {
 	err  string // the error, canonical
 }
 
-func errorsAtRest(r *check.Run, c *canon) []atRest {
+func errorsAtRest(r *check.Run, c *canon.Tokens) []atRest {
 	type key struct{ process, controller, object string }
 	last := map[key]trace.Step{}
 	var order []key
@@ -154,106 +153,20 @@ func errorsAtRest(r *check.Run, c *canon) []atRest {
 	var out []atRest
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, atRest{key: k.controller + " " + c.text(k.object), step: s, err: errorCause(unixInstants(c.text(s.Result), r))})
+			out = append(out, atRest{key: k.controller + " " + c.Text(k.object), step: s, err: canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))})
 		}
 	}
 	return out
 }
 
-// invalidObject finds, in an error's text, a refusal by the apiserver's (or
-// a webhook's) validation: apierrors.NewInvalid's "<Kind>.<group> "<name>"
-// is invalid: <causes>".
-var invalidObject = regexp.MustCompile(`(\S+) "([^"]*)" is invalid: `)
-
-// causeHead finds each cause of a refusal: field.Error's "<field path>:
-// <type>", its types as apimachinery's field package writes them.
-var causeHead = func() *regexp.Regexp {
-	var types []string
-	for _, t := range []field.ErrorType{field.ErrorTypeNotFound, field.ErrorTypeRequired, field.ErrorTypeDuplicate, field.ErrorTypeInvalid,
-		field.ErrorTypeNotSupported, field.ErrorTypeForbidden, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTooFew,
-		field.ErrorTypeInternal, field.ErrorTypeTypeInvalid, field.ErrorTypeTooShort} {
-		if q := regexp.QuoteMeta(t.String()); !slices.Contains(types, q) {
-			types = append(types, q)
-		}
-	}
-	return regexp.MustCompile(`(?:^|\[|, )([^\s:\[,][^\s:]*): (` + strings.Join(types, "|") + `)`)
-}()
-
-// errorCause is an error at rest as the oracles compare it: by its cause,
-// not its text. A refusal by validation (kube-apiserver's, or a webhook's
-// that answers with field errors) is the object refused and the set of its
-// causes, each a field path, the type of the error and the value refused
-// (its detail, which rule the value breaks, aside): "<invalid
-// StatefulSet.apps clicks: spec.podManagementPolicy Invalid value
-// "Sequential">". kube-apiserver validates a create by the object's own
-// rules and an update by those and the transition's (an immutable field
-// changed), so one invalid value of the user's, met by a create in one run
-// and by an update in another, gives two texts and one cause; which of the
-// two an operator meets races with the user's edit. What the operator
-// wraps around the refusal ("creating the StatefulSet: ") says which call
-// it made, and goes with it. A differing cause (another field, another
-// value, another object) is another error. Any other error is its text.
-func errorCause(text string) string {
-	loc := invalidObject.FindAllStringSubmatchIndex(text, -1)
-	if loc == nil {
-		return text
-	}
-	var out []string
-	for i, m := range loc {
-		end := len(text)
-		if i+1 < len(loc) {
-			end = loc[i+1][0]
-		}
-		body := text[m[1]:end]
-		var causes []string
-		heads := causeHead.FindAllStringSubmatchIndex(body, -1)
-		for _, h := range heads {
-			c := body[h[2]:h[3]] + " " + body[h[4]:h[5]]
-			if v := refusedValue(body[h[1]:]); v != "" {
-				c += " " + v
-			}
-			causes = appendNew(causes, c)
-		}
-		if len(causes) == 0 {
-			return text // not a refusal with causes this reads
-		}
-		slices.Sort(causes)
-		out = append(out, "<invalid "+text[m[2]:m[3]]+" "+text[m[4]:m[5]]+": "+strings.Join(causes, ", ")+">")
-	}
-	slices.Sort(out)
-	return strings.Join(slices.Compact(out), " ")
-}
-
-// refusedValue reads the value a field error names, from the text after its
-// type (": "<value>...): a Go-quoted string or a JSON value, as field.Error
-// writes them; "" when there is none.
-func refusedValue(rest string) string {
-	rest, ok := strings.CutPrefix(rest, ": ")
-	if !ok || rest == "" {
-		return ""
-	}
-	if rest[0] == '"' {
-		if q, err := strconv.QuotedPrefix(rest); err == nil {
-			return q
-		}
-		return ""
-	}
-	var v json.RawMessage
-	d := json.NewDecoder(strings.NewReader(rest))
-	if err := d.Decode(&v); err == nil {
-		return string(v)
-	}
-	return ""
-}
-
 // errorsMet are the errors every reconcile of a run ended in, by controller
 // and object as errorsAtRest keys them, canonical.
-func errorsMet(r *check.Run, c *canon) map[string][]string {
+func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
 	out := map[string][]string{}
 	for _, s := range r.Steps {
 		if s.Op == "result" && strings.HasPrefix(s.Result, "error:") {
-			k := s.Controller + " " + c.text(s.Object)
-			out[k] = appendNew(out[k], errorCause(unixInstants(c.text(s.Result), r)))
+			k := s.Controller + " " + c.Text(s.Object)
+			out[k] = appendNew(out[k], canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r)))
 		}
 	}
 	return out
@@ -329,7 +242,7 @@ func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
 // rest.
 type snapshot struct {
 	w     *world
-	canon *canon
+	canon *canon.Tokens
 	// kinds are the kinds of the watch log, in order of first appearance;
 	// raw their objects at the end.
 	kinds []schema.GroupVersionKind
@@ -394,7 +307,7 @@ func plural(n int) string {
 const healGrace = time.Second
 
 func (w *world) snapshotOf(r *check.Run) *snapshot {
-	s := &snapshot{w: w, canon: newCanon(r.Log), raw: map[schema.GroupVersionKind][]client.Object{},
+	s := &snapshot{w: w, canon: canon.NewTokens(r.Log), raw: map[schema.GroupVersionKind][]client.Object{},
 		touched: map[schema.GroupVersionKind]bool{}, changes: map[schema.GroupVersionKind]map[string]*createsDeletes{},
 		state: map[schema.GroupVersionKind]*kindState{}}
 	byRV := map[uint64]schema.GroupVersionKind{}
@@ -560,16 +473,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 // key names an object as the oracles compare it: kind, namespace and
 // canonical name (a generated name by its prefix and place).
 func (s *snapshot) key(gvk schema.GroupVersionKind, o client.Object) string {
-	return objectKey(gvk.Kind, o.GetNamespace(), s.canon.name(o))
-}
-
-// objectKey names an object as kubectl does: "Kind namespace/name", or
-// "Kind name" for a cluster-scoped one.
-func objectKey(kind, namespace, name string) string {
-	if namespace == "" {
-		return kind + " " + name
-	}
-	return kind + " " + namespace + "/" + name
+	return canon.ObjectKey(gvk.Kind, o.GetNamespace(), s.canon.Name(o))
 }
 
 // machinery are kinds the manager itself writes for the operator, not its
@@ -622,7 +526,7 @@ func (s *snapshot) of(gvk schema.GroupVersionKind) *kindState {
 		v := s.normalize(gvk, o)
 		k.keys = append(k.keys, key)
 		k.value[key] = v
-		k.text[key] = encode(v)
+		k.text[key] = canon.Encode(v)
 	}
 	slices.Sort(k.keys)
 	s.state[gvk] = k
@@ -671,10 +575,10 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 			}
 		}
 	}
-	s.canon.binding(gvk, o, m)
-	s.canon.value(m)
-	s.w.nondet.mask(gvk.Kind, m)
-	sortLists(m, s.w.shapes.of(gvk), "")
+	s.canon.Binding(gvk, o, m)
+	s.canon.Value(m)
+	s.w.nondet.Mask(gvk.Kind, m)
+	canon.SortLists(m, s.w.shapes.For(gvk), "")
 	return m
 }
 
@@ -779,7 +683,7 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 			if slices.ContainsFunc(have, func(r named) bool { return r.snap.of(gvk).text[k] == gt }) {
 				continue
 			}
-			sh := w.shapes.of(gvk)
+			sh := w.shapes.For(gvk)
 			free := learned(sh, gvk, k, schedules)
 			for p := range fs[k] { // lint:order-independent a set is filled
 				free[p] = true
@@ -803,15 +707,15 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 	return frozenNote(skipped)
 }
 
-func flatten(sh shape, v any) map[string]string {
+func flatten(sh canon.Shape, v any) map[string]string {
 	out := map[string]string{}
-	leaves(v, "", sh, out)
+	canon.Leaves(v, "", sh, out)
 	return out
 }
 
 // learned are the leaf paths of object key in which the fault-free runs of
 // the schedules differ (a leaf one has and another lacks included).
-func learned(sh shape, gvk schema.GroupVersionKind, key string, schedules []named) map[string]bool {
+func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules []named) map[string]bool {
 	free := map[string]bool{}
 	if len(schedules) < 2 {
 		return free
@@ -834,7 +738,7 @@ func learned(sh shape, gvk schema.GroupVersionKind, key string, schedules []name
 
 // fieldDiff names the first field of got that differs from ref's object key
 // and is not free ("" when there is none).
-func fieldDiff(sh shape, key string, got any, ref named, free map[string]bool) string {
+func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]bool) string {
 	g := flatten(sh, got)
 	r := flatten(sh, ref.snap.of(gvkOfKey(ref.snap, key)).value[key])
 	var paths []string
@@ -858,7 +762,7 @@ func fieldDiff(sh shape, key string, got any, ref named, free map[string]bool) s
 			continue
 		}
 		return fmt.Sprintf("%s differs between %s and this run at %s: %s there, %s here:\n    %s: %s\n    this run: %s", key, ref.name, p,
-			show(rv, inr), show(gv, ing), ref.name, ref.snap.textOf(key), encode(got))
+			show(rv, inr), show(gv, ing), ref.name, ref.snap.textOf(key), canon.Encode(got))
 	}
 	return ""
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -289,8 +291,8 @@ func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVe
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &snapshot{w: w, canon: newCanon(log)}
-	return func(gvk schema.GroupVersionKind, o client.Object) string { return encode(s.normalize(gvk, o)) }
+	s := &snapshot{w: w, canon: canon.NewTokens(log)}
+	return func(gvk schema.GroupVersionKind, o client.Object) string { return canon.Encode(s.normalize(gvk, o)) }
 }
 
 // An error at rest is compared by its cause: the object refused and the
@@ -302,11 +304,11 @@ func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVe
 func TestAnErrorAtRestIsComparedByItsCause(t *testing.T) {
 	create := `error: creating the StatefulSet: StatefulSet.apps "clicks" is invalid: spec.podManagementPolicy: Invalid value: "y0p": must be 'OrderedReady' or 'Parallel'`
 	update := `error: StatefulSet.apps "clicks" is invalid: [spec.podManagementPolicy: Invalid value: "y0p": field is immutable, spec.podManagementPolicy: Invalid value: "y0p": must be 'OrderedReady' or 'Parallel']`
-	if a, b := errorCause(create), errorCause(update); a != b {
+	if a, b := canon.ErrorCause(create), canon.ErrorCause(update); a != b {
 		t.Errorf("one invalid value met by a create and an update gives two causes:\n%s\n%s", a, b)
 	}
 	want := `<invalid StatefulSet.apps clicks: spec.podManagementPolicy Invalid value "y0p">`
-	if got := errorCause(update); got != want {
+	if got := canon.ErrorCause(update); got != want {
 		t.Errorf("errorCause(update) = %s, want %s", got, want)
 	}
 	for _, other := range []string{
@@ -316,14 +318,14 @@ func TestAnErrorAtRestIsComparedByItsCause(t *testing.T) {
 		`error: StatefulSet.apps "clicks" is invalid: [spec.podManagementPolicy: Invalid value: "y0p": field is immutable, spec.replicas: Invalid value: -1: must be greater than or equal to 0]`, // a cause more
 		`error: statefulsets.apps "clicks" not found`,
 	} {
-		if errorCause(other) == errorCause(create) {
+		if canon.ErrorCause(other) == canon.ErrorCause(create) {
 			t.Errorf("a differing cause compares equal: %s", other)
 		}
 	}
-	if got := errorCause(`error: statefulsets.apps "clicks" not found`); got != `error: statefulsets.apps "clicks" not found` {
+	if got := canon.ErrorCause(`error: statefulsets.apps "clicks" not found`); got != `error: statefulsets.apps "clicks" not found` {
 		t.Errorf("an error that is no refusal is not its text: %s", got)
 	}
-	if a, b := errorCause(`Invalid: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: must be even`), errorCause(`error: admission webhook "vwidget.kb.io" denied the request: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: too large`); a != b {
+	if a, b := canon.ErrorCause(`Invalid: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: must be even`), canon.ErrorCause(`error: admission webhook "vwidget.kb.io" denied the request: Widget.example.com "a" is invalid: spec.size: Invalid value: 7: too large`); a != b {
 		t.Errorf("one value refused on one field by two rules gives two causes:\n%s\n%s", a, b)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -172,7 +174,7 @@ func (w *world) fieldsDiffering(x, y *snapshot) (map[string]map[string]bool, []s
 	var names []string
 	for _, gvk := range w.judged(x, y) {
 		xs, ys := x.of(gvk), y.of(gvk)
-		sh := w.shapes.of(gvk)
+		sh := w.shapes.For(gvk)
 		for _, k := range xs.keys {
 			yt, ok := ys.text[k]
 			if !ok || yt == xs.text[k] {
@@ -203,7 +205,7 @@ func (w *world) fieldsDiffering(x, y *snapshot) (map[string]map[string]bool, []s
 
 // agreeBut reports whether two canonical values of one object are equal but
 // in the leaf paths of free.
-func agreeBut(sh shape, x, y any, free map[string]bool) bool {
+func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 	if len(free) == 0 {
 		return false
 	}

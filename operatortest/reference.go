@@ -363,7 +363,7 @@ func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]stri
 			switch {
 			case !ok:
 				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn)
-			case yt != xs.text[k] && !agreeBut(w.shapes.of(gvk), xs.value[k], ys.value[k], free[k]):
+			case yt != xs.text[k] && !agreeBut(w.shapes.For(gvk), xs.value[k], ys.value[k], free[k]):
 				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.text[k], yn, yt)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -524,7 +526,7 @@ func transient(err error) error {
 }
 
 func objectName(obj client.Object) string {
-	return objectKey(obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
+	return canon.ObjectKey(obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
 }
 
 // userKey identifies an object for the user's order of steps: its group,

@@ -1,4 +1,4 @@
-package operatortest
+package canon
 
 import (
 	"cmp"
@@ -40,7 +40,7 @@ import (
 //
 // A prefix that holds another generated name (a Job's pods, "<job name>-")
 // is canonicalised first: the name it holds becomes that object's canonical
-// name, so that the pods of two Jobs are told apart by their Job. Names nest
+// Name, so that the pods of two Jobs are told apart by their Job. Names nest
 // by depth (a prefix holds only names made before it), so the names of a
 // depth are decided before the prefixes of the next.
 

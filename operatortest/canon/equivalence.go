@@ -1,4 +1,4 @@
-package operatortest
+package canon
 
 import (
 	"crypto/sha256"
@@ -27,89 +27,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
-// Equivalence: what two runs of one workload may legitimately differ in, from
-// what a real cluster makes nondeterministic, wherever it appears.
-//
-//   - uids: each object's uid is named by the object it belongs to,
-//     "<uid:Kind namespace/name>" ("<uid:Kind name>" for a cluster-scoped
-//     one; " incarnation 1" added for an object
-//     deleted and re-created since: the last incarnation is the plain name),
-//     and every occurrence of it, anywhere (an ownerReference, a Job's
-//     selector and its template's controller-uid labels, an annotation, a
-//     name built from it), is replaced by that token. The apiserver draws
-//     uids; which object has which uid counts the objects made before it.
-//   - generated names: an object made with generateName is named by the
-//     object it is, not by when it was made: its prefix and its place among
-//     the live objects of its kind, namespace and prefix, ordered by their
-//     owners ("nightly-*", "nightly-*2"), or among the deleted ones
-//     ("nightly-*deleted"); every occurrence of the full name
-//     (status.jobName, a label, an ownerReference, a child's own generated
-//     prefix) is replaced by that name (generated.go). The apiserver draws
-//     the suffix; which object a reference names is deterministic. A name
-//     made from a hash of what the object holds (a ReplicaSet's, a
-//     ControllerRevision's) is named by what it holds ("web-*[1a2b3c4d]").
-//   - scheduling: a pod created with no node is bound by the scheduler,
-//     which picks among the nodes that fit; its spec.nodeName and its node's
-//     addresses (status.hostIP, hostIPs) become "<node of Pod ns/name>".
-//   - pod addresses: an address a Pod's status carried (status.podIP,
-//     podIPs) is named by the pod it was first given to, "<ip:Pod ns/name>",
-//     wherever it appears (an EndpointSlice's endpoints, an annotation). The
-//     network plugin allocates them in the order pods start. So is a
-//     Service's cluster IP, "<ip:Service ns/name>": kube-apiserver draws it
-//     at random from the service CIDR.
-//   - resourceVersions, generations and observedGenerations are dropped: they
-//     count the writes before them. managedFields too. So is the
-//     collisionCount of apps' Deployments, StatefulSets and DaemonSets: it
-//     counts the hash names (a ReplicaSet's "<deployment>-<hash>") found
-//     still held by an object the garbage collector had yet to delete, and
-//     those names are named as generated names are (generated.go). So is a
-//     Deployment's revision annotation (and a DaemonSet's template
-//     generation): it counts the templates rolled out, the generation of
-//     the template, and an operator that saw one of the user's intermediate
-//     specs rolled out one more.
-//   - encoded content: a string that holds a JSON object or array, or the
-//     standard base64 of one (a Secret's data, a Helm release record), is
-//     compared by its decoded content, canonicalised as the rest is (a time
-//     or a uid inside it is masked).
-//   - times: a string that is, or contains, an RFC 3339 time or Go's
-//     time.Time String form becomes "<time>": the virtual clock's instants
-//     differ between schedules by the API's latency. In the text of an
-//     error at rest, so does a number that is the Unix time in seconds of
-//     an instant of the run (an attempt named by when it was made, as the
-//     kubebuilder tutorial's CronJob names a Job): which attempt was the
-//     last differs between schedules (unixInstants).
-//   - refusals: the text of a validation's refusal (apierrors.NewInvalid's
-//     "<Kind>.<group> "<name>" is invalid: <causes>", kube-apiserver's or
-//     a webhook's), wherever it appears (an error at rest, a condition's
-//     message that carries it), is compared by its cause: the object and
-//     its causes' field paths, types and values (errorCause, oracles.go).
-//     kube-apiserver validates a create by the object's rules and an
-//     update by those and the transition's, so which of the two an
-//     operator met the user's value on, a race with the user's edit,
-//     changes the text and not the cause.
-//   - derived values: a name made from a digest of content (a
-//     ControllerRevision's, a ReplicaSet's) is named by a digest of that
-//     content after this equivalence (digestOf: a restart time stamped
-//     into a pod template masked), so that the revision's name, its pods'
-//     controller-revision-hash label and the set's currentRevision agree
-//     between two schedules that stamped one template at two instants.
-//   - lists compare as the schema says: a list of x-kubernetes-list-type map
-//     (sorted by its x-kubernetes-list-map-keys) or set (sorted by value) has
-//     no order; built-in kinds' list types come from client-go's
-//     structured-merge-diff schema (applyconfigurations.NewTypeConverter),
-//     the same listType markers server-side apply merges by. A list named
-//     conditions whose items have distinct types is a map keyed by type (the
-//     API conventions' condition list), whatever the schema says.
-//
-// What remains is learned: a field that differs between the fault-free runs
-// of the same workload under two schedules is not held against a faulted run
-// (converges, oracles.go), as Sieve compares two reference runs. And
-// Options.Nondeterministic names a field the author knows is nondeterministic
-// in their domain, as a last resort.
-
-// canon is a run's canonicalisation: its uids and generated names, read from
+// Tokens is a run's canonicalisation: its uids and generated names, read from
 // the run's watch log, and the replacer that turns them into tokens.
-type canon struct {
+type Tokens struct {
 	names map[types.UID]string // uid -> the object's canonical name
 	repl  *strings.Replacer
 	// scheduled are the pods the cluster bound to a node (created with no
@@ -117,8 +37,8 @@ type canon struct {
 	scheduled map[types.UID]bool
 }
 
-func newCanon(log []apiserver.Event) *canon {
-	c := &canon{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
+func NewTokens(log []apiserver.Event) *Tokens {
+	c := &Tokens{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
 	incarnations := map[string][]types.UID{} // "Kind ns/name" or "Kind name" (canonical: objectKey) -> its uids in order
 	var keys []string
 	var uidPairs [][2]string
@@ -130,7 +50,7 @@ func newCanon(log []apiserver.Event) *canon {
 			name = g
 		}
 		c.names[m.uid] = name
-		k := objectKey(m.kind, m.ns, name)
+		k := ObjectKey(m.kind, m.ns, name)
 		if _, ok := incarnations[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -153,9 +73,9 @@ func newCanon(log []apiserver.Event) *canon {
 		var owner string
 		switch o := ev.Object.(type) {
 		case *corev1.Pod:
-			ips, owner = podIPs(o), "<ip:Pod "+o.Namespace+"/"+c.name(o)+">"
+			ips, owner = podIPs(o), "<ip:Pod "+o.Namespace+"/"+c.Name(o)+">"
 		case *corev1.Service:
-			ips, owner = serviceIPs(o), "<ip:Service "+o.Namespace+"/"+c.name(o)+">"
+			ips, owner = serviceIPs(o), "<ip:Service "+o.Namespace+"/"+c.Name(o)+">"
 		}
 		for _, ip := range ips {
 			if !seenIP[ip] {
@@ -188,17 +108,17 @@ func newCanon(log []apiserver.Event) *canon {
 	return c
 }
 
-// binding names the node the scheduler bound a pod to, in the pod's
+// Binding names the node the scheduler bound a pod to, in the pod's
 // decoded content m: spec.nodeName and the node's addresses in its status
 // (hostIP, hostIPs) become "<node of Pod ns/name>". The scheduler picks
 // among the nodes that fit (at random among equal scores), so which node a
 // pod runs on differs between two runs; a pod created with its node set
 // keeps it.
-func (c *canon) binding(gvk schema.GroupVersionKind, o client.Object, m map[string]any) {
+func (c *Tokens) Binding(gvk schema.GroupVersionKind, o client.Object, m map[string]any) {
 	if gvk.GroupKind() != (schema.GroupKind{Kind: "Pod"}) || !c.scheduled[o.GetUID()] {
 		return
 	}
-	tok := "<node of Pod " + o.GetNamespace() + "/" + c.name(o) + ">"
+	tok := "<node of Pod " + o.GetNamespace() + "/" + c.Name(o) + ">"
 	if spec, ok := m["spec"].(map[string]any); ok && spec["nodeName"] != nil {
 		spec["nodeName"] = tok
 	}
@@ -243,8 +163,8 @@ func podIPs(p *corev1.Pod) []string {
 	return out
 }
 
-// name is an object's canonical name.
-func (c *canon) name(o client.Object) string {
+// Name is an object's canonical name.
+func (c *Tokens) Name(o client.Object) string {
 	if n, ok := c.names[o.GetUID()]; ok {
 		return n
 	}
@@ -256,9 +176,9 @@ var (
 	goTime      = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)? [+-]\d{4} [A-Z]{2,5}`)
 )
 
-// text canonicalises a string: uids and generated names as tokens, times
+// Text canonicalises a string: uids and generated names as tokens, times
 // masked.
-func (c *canon) text(s string) string {
+func (c *Tokens) Text(s string) string {
 	if d, ok := c.encoded(s); ok {
 		return d
 	}
@@ -270,7 +190,7 @@ func (c *canon) text(s string) string {
 	if strings.Contains(s, " is invalid: ") {
 		// A validation's refusal is its cause wherever it appears (a
 		// Ready condition's message that carries the error): errorCause.
-		s = errorCause(s)
+		s = ErrorCause(s)
 	}
 	return s
 }
@@ -284,7 +204,7 @@ var base64Text = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
 // canonical JSON of its content ("<base64 ...>" for the second), so that
 // what is nondeterministic inside (a time, a uid) is masked as it is
 // anywhere else. Anything else is not encoded JSON.
-func (c *canon) encoded(s string) (string, bool) {
+func (c *Tokens) encoded(s string) (string, bool) {
 	if len(s) < 8 {
 		return "", false
 	}
@@ -303,7 +223,7 @@ func (c *canon) encoded(s string) (string, bool) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return "", false
 	}
-	out, err := json.Marshal(c.value(v))
+	out, err := json.Marshal(c.Value(v))
 	if err != nil {
 		return "", false
 	}
@@ -336,8 +256,8 @@ func digestOf(content any, cut string) (digest string, ok bool) {
 	if err := json.Unmarshal(b, &v); err != nil { // a copy: content is the object's own
 		return "", false
 	}
-	timeless := &canon{repl: strings.NewReplacer()}
-	text := encode(timeless.value(v)) // map keys sorted: the same content, the same text
+	timeless := &Tokens{repl: strings.NewReplacer()}
+	text := Encode(timeless.Value(v)) // map keys sorted: the same content, the same text
 	if cut != "" {
 		text = strings.ReplaceAll(text, cut, "")
 	}
@@ -350,7 +270,7 @@ func digestOf(content any, cut string) (digest string, ok bool) {
 // century.
 var unixNumber = regexp.MustCompile(`\b\d{9,10}\b`)
 
-// unixInstants masks, in an error's text, every number that is the Unix time
+// UnixInstants masks, in an error's text, every number that is the Unix time
 // in seconds of an instant of the run (from its start to its end) as
 // "<time>": an attempt named by when it was made (the kubebuilder
 // tutorial's CronJob names a scheduled run's Job "<cronjob>-<unix time>")
@@ -358,7 +278,7 @@ var unixNumber = regexp.MustCompile(`\b\d{9,10}\b`)
 // text is (canon.text masks them in their RFC 3339 and Go forms). Object
 // names in the end state are not masked: two objects named by their times
 // are two objects.
-func unixInstants(s string, r *check.Run) string {
+func UnixInstants(s string, r *check.Run) string {
 	from, to := r.Start.Unix(), r.Start.Add(r.End).Unix()
 	return unixNumber.ReplaceAllStringFunc(s, func(n string) string {
 		v, err := strconv.ParseInt(n, 10, 64)
@@ -369,17 +289,17 @@ func unixInstants(s string, r *check.Run) string {
 	})
 }
 
-// value canonicalises a decoded JSON value in place (map keys too) and
+// Value canonicalises a decoded JSON value in place (map keys too) and
 // returns it.
-func (c *canon) value(v any) any {
+func (c *Tokens) Value(v any) any {
 	switch x := v.(type) {
 	case string:
-		return c.text(x)
+		return c.Text(x)
 	case map[string]any:
 		var renamed [][2]string
 		for k, e := range x { // lint:order-independent each entry is changed alone; renames are applied sorted below
-			x[k] = c.value(e)
-			if ck := c.text(k); ck != k {
+			x[k] = c.Value(e)
+			if ck := c.Text(k); ck != k {
 				renamed = append(renamed, [2]string{k, ck})
 			}
 		}
@@ -391,18 +311,18 @@ func (c *canon) value(v any) any {
 		return x
 	case []any:
 		for i, e := range x {
-			x[i] = c.value(e)
+			x[i] = c.Value(e)
 		}
 		return x
 	}
 	return v
 }
 
-// shape is what a schema says of one node of an object: its fields, its
+// Shape is what a schema says of one node of an object: its fields, its
 // items or values, and what kind of list it is.
-type shape interface {
-	field(name string) shape
-	elem() shape
+type Shape interface {
+	field(name string) Shape
+	elem() Shape
 	// list is the list's type: "map" (with its keys), "set", or "" (atomic or
 	// unknown: order counts).
 	list() (kind string, keys []string)
@@ -413,14 +333,14 @@ type crdShape struct {
 	s *apiextensionsv1.JSONSchemaProps
 }
 
-func crdNode(s *apiextensionsv1.JSONSchemaProps) shape {
+func crdNode(s *apiextensionsv1.JSONSchemaProps) Shape {
 	if s == nil {
 		return nil
 	}
 	return crdShape{s}
 }
 
-func (c crdShape) field(name string) shape {
+func (c crdShape) field(name string) Shape {
 	if p, ok := c.s.Properties[name]; ok {
 		return crdNode(&p)
 	}
@@ -430,7 +350,7 @@ func (c crdShape) field(name string) shape {
 	return nil
 }
 
-func (c crdShape) elem() shape {
+func (c crdShape) elem() Shape {
 	if it := c.s.Items; it != nil {
 		return crdNode(it.Schema)
 	}
@@ -461,7 +381,7 @@ type smdShape struct {
 
 func (n smdShape) atom() (smdschema.Atom, bool) { return n.s.Resolve(n.tr) }
 
-func (n smdShape) field(name string) shape {
+func (n smdShape) field(name string) Shape {
 	a, ok := n.atom()
 	if !ok || a.Map == nil {
 		return nil
@@ -475,7 +395,7 @@ func (n smdShape) field(name string) shape {
 	return nil
 }
 
-func (n smdShape) elem() shape {
+func (n smdShape) elem() Shape {
 	a, ok := n.atom()
 	switch {
 	case !ok:
@@ -499,26 +419,26 @@ func (n smdShape) list() (string, []string) {
 	return "set", nil
 }
 
-// shapes finds the schema of each judged kind: a CRD's own, or client-go's
+// Shapes finds the schema of each judged kind: a CRD's own, or client-go's
 // for a built-in kind.
-type shapes struct {
+type Shapes struct {
 	crds   map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps
 	scheme *runtime.Scheme
 	mu     sync.Mutex
 	tc     managedfields.TypeConverter
-	known  map[schema.GroupVersionKind]shape
+	known  map[schema.GroupVersionKind]Shape
 }
 
-func newShapes(crds []apiserver.CRD, scheme *runtime.Scheme) *shapes {
-	s := &shapes{crds: map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps{}, scheme: scheme, known: map[schema.GroupVersionKind]shape{}}
+func NewShapes(crds []apiserver.CRD, scheme *runtime.Scheme) *Shapes {
+	s := &Shapes{crds: map[schema.GroupVersionKind]*apiextensionsv1.JSONSchemaProps{}, scheme: scheme, known: map[schema.GroupVersionKind]Shape{}}
 	for _, c := range crds {
 		s.crds[c.GVK] = c.Schema
 	}
 	return s
 }
 
-// of is the schema of gvk's objects (nil: none known, every list atomic).
-func (s *shapes) of(gvk schema.GroupVersionKind) shape {
+// For is the schema of gvk's objects (nil: none known, every list atomic).
+func (s *Shapes) For(gvk schema.GroupVersionKind) Shape {
 	if sch, ok := s.crds[gvk]; ok {
 		return crdNode(sch)
 	}
@@ -527,7 +447,7 @@ func (s *shapes) of(gvk schema.GroupVersionKind) shape {
 	if sh, ok := s.known[gvk]; ok {
 		return sh
 	}
-	var sh shape
+	var sh Shape
 	if obj, err := s.scheme.New(gvk); err == nil {
 		if s.tc == nil {
 			s.tc = applyconfigurations.NewTypeConverter(s.scheme)
@@ -541,25 +461,25 @@ func (s *shapes) of(gvk schema.GroupVersionKind) shape {
 	return sh
 }
 
-// sortLists orders, in place, every list of v that the schema says has no
+// SortLists orders, in place, every list of v that the schema says has no
 // order, after ordering their items' own lists.
-func sortLists(v any, sh shape, field string) {
+func SortLists(v any, sh Shape, field string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x { // lint:order-independent each value is sorted alone
-			var sub shape
+			var sub Shape
 			if sh != nil {
 				sub = sh.field(k)
 			}
-			sortLists(e, sub, k)
+			SortLists(e, sub, k)
 		}
 	case []any:
-		var item shape
+		var item Shape
 		if sh != nil {
 			item = sh.elem()
 		}
 		for _, e := range x {
-			sortLists(e, item, "")
+			SortLists(e, item, "")
 		}
 		kind, keys := "", []string(nil)
 		if sh != nil {
@@ -572,7 +492,7 @@ func sortLists(v any, sh shape, field string) {
 		case "map":
 			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(keyOf(a, keys), keyOf(b, keys)) })
 		case "set":
-			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(encode(a), encode(b)) })
+			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(Encode(a), Encode(b)) })
 		}
 	}
 }
@@ -599,14 +519,14 @@ func keyOf(item any, keys []string) string {
 	m, _ := item.(map[string]any)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, k+"="+encode(m[k]))
+		parts = append(parts, k+"="+Encode(m[k]))
 	}
 	return strings.Join(parts, ",")
 }
 
-// encode is v's JSON, map keys sorted, with <, > and & as themselves (the
+// Encode is v's JSON, map keys sorted, with <, > and & as themselves (the
 // tokens read as they are in reports).
-func encode(v any) string {
+func Encode(v any) string {
 	var b strings.Builder
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
@@ -614,11 +534,11 @@ func encode(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// nondeterministic is Options.Nondeterministic by kind: the dotted paths to
-// mask.
-type nondeterministic map[string][][]string
+// Nondeterministic is Options.Nondeterministic by kind: the dotted paths to
+// Mask.
+type Nondeterministic map[string][][]string
 
-func (n nondeterministic) mask(kind string, v any) {
+func (n Nondeterministic) Mask(kind string, v any) {
 	for _, path := range n[kind] {
 		maskPath(v, path)
 	}
@@ -648,16 +568,16 @@ func maskPath(v any, path []string) {
 	}
 }
 
-// leaves flattens a canonical value: path -> the JSON of each scalar (an empty
+// Leaves flattens a canonical value: path -> the JSON of each scalar (an empty
 // list or map is a leaf too). Items of a map list are named by their keys.
-func leaves(v any, path string, sh shape, out map[string]string) {
+func Leaves(v any, path string, sh Shape, out map[string]string) {
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 {
 			out[path] = "{}"
 		}
 		for k, e := range x { // lint:order-independent a map is filled
-			var sub shape
+			var sub Shape
 			if sh != nil {
 				sub = sh.field(k)
 			}
@@ -665,13 +585,13 @@ func leaves(v any, path string, sh shape, out map[string]string) {
 			if path != "" {
 				p = path + "." + k
 			}
-			leaves(e, p, sub, out)
+			Leaves(e, p, sub, out)
 		}
 	case []any:
 		if len(x) == 0 {
 			out[path] = "[]"
 		}
-		var item shape
+		var item Shape
 		kind, keys := "", []string(nil)
 		if sh != nil {
 			item = sh.elem()
@@ -686,18 +606,18 @@ func leaves(v any, path string, sh shape, out map[string]string) {
 			case "map":
 				idx = keyOf(e, keys)
 			case "set":
-				idx = encode(e)
+				idx = Encode(e)
 			}
-			leaves(e, path+"["+idx+"]", item, out)
+			Leaves(e, path+"["+idx+"]", item, out)
 		}
 	default:
-		out[path] = encode(x)
+		out[path] = Encode(x)
 	}
 }
 
-// parsePaths reads Options.Nondeterministic.
-func parsePaths(fields []NondeterministicField, known func(kind string) bool) (nondeterministic, error) {
-	out := nondeterministic{}
+// ParsePaths reads Options.Nondeterministic.
+func ParsePaths(fields []NondeterministicField, known func(kind string) bool) (Nondeterministic, error) {
+	out := Nondeterministic{}
 	for i, f := range fields {
 		if f.Kind == "" || f.Path == "" {
 			return nil, fmt.Errorf("Nondeterministic[%d]: needs a Kind and a Path", i)
@@ -716,7 +636,7 @@ func parsePaths(fields []NondeterministicField, known func(kind string) bool) (n
 
 // NondeterministicField names a field that legitimately differs between two
 // runs of one workload in the operator's domain, and that the fault-free runs
-// of two schedules did not show to differ (a counter of attempts that depends
+// For two schedules did not show to differ (a counter of attempts that depends
 // on how often a transient error struck): converges, update-summaries'
 // comparisons and interleavings-agree ignore its value (it must still exist
 // where the reference has it). A last resort: the oracles already ignore what
