@@ -105,7 +105,7 @@ func (w *world) startingKinds(t *testing.T) (kindSet, error) {
 	}
 	other := w.otherDraws // the probe draws as every run does by default, whichever run first needs it
 	w.otherDraws = false
-	_, _, seen, err := w.runHeld(t, &plan.Plan{Seed: 1}, nil, 0, nil)
+	_, seen, err := w.runHeld(t, &plan.Plan{Seed: 1}, runJudge{}, 0, nil)
 	w.otherDraws = other
 	if err != nil {
 		return nil, err

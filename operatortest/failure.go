@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -566,4 +567,91 @@ func (rep *report) markdown(svg, html string) string {
 	}
 	b.WriteString("```\n")
 	return b.String()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
+
+// failure is what a violating plan's report says and where its story went.
+type failure struct {
+	text  string
+	files artifacts
+}
+
+// failure runs p and, when it violates something, writes its story beside
+// path and returns the report; nil when p held.
+func (w *world) failure(t *testing.T, p *plan.Plan, path string) (*failure, error) {
+	r, err := w.run(t, p)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.violated()) == 0 {
+		return nil, nil
+	}
+	return w.failureOf(t, p, path, r), nil
+}
+
+// failureOf is the report of r, a violating run of p (saved at path), its
+// story written beside path.
+func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *failure {
+	vs := r.violated()
+	var err error
+	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: w.operatorProcesses(), systemFaults: systemFaultNames(w.o.Systems), systems: systemNames(w.o.Systems)}
+	var b strings.Builder
+	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
+	b.WriteString(verdictLines(vs))
+	b.WriteString("\nwhy a real cluster can do this:\n")
+	for _, l := range whyReal(p, r.steps, rep.systemFaults) {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if steps := faultPath(p, r.steps, vs[0], rep.operators, 12); len(steps) > 0 {
+		b.WriteString("\nfrom the fault to the violation:\n")
+		for _, l := range steps {
+			b.WriteString(l + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
+	fmt.Fprintf(&b, "replay: %s\n", replayCommand(t.Name(), path))
+	f := &failure{}
+	if f.files, err = rep.write(); err != nil { // failure.go: the artifacts directory
+		fmt.Fprintf(&b, "(the story could not be written: %v)\n", err)
+	} else {
+		fmt.Fprintf(&b, "the story: %s (picture), %s (inspector), %s (a report for an issue; also: ctrlsim report %s)\n",
+			f.files.SVG, f.files.HTML, f.files.Markdown, path)
+		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
+			filepath.Dir(f.files.SVG), path)
+	}
+	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.hash, strings.Join(rep.operators, ", "))
+	for _, l := range foldTimeline(r.steps, rep.shown(), fullTimeline()) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	f.text = b.String()
+	return f
+}
+
+// replayCommand is the go test command that replays a plan file of a test.
+func replayCommand(test, path string) string {
+	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", RunPattern(test), path)
+}
+
+// RunPattern is the -run pattern that selects exactly the test named test
+// (a subtest's name is matched level by level).
+func RunPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// planHeader is the comment a saved plan starts with: the test it belongs to
+// (ctrlsim report reads it) and how to replay it.
+func planHeader(test, path string) string {
+	return fmt.Sprintf("# operatortest test: %s\n# replay: %s\n", test, replayCommand(test, path))
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }

@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // KernelVerdicts are the names of the kernel's own verdicts, judged on every
@@ -109,4 +116,317 @@ func (o Options) enabled(vs []check.Verdict) []check.Verdict {
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(vs), func(v check.Verdict) bool { return slices.Contains(o.Disable, v.Property) })
+}
+
+// Manager is one operator process: Setup runs its SetupWithManager functions on
+// the process's manager at every start and restart, as its main does.
+type Manager struct {
+	// Name is the process's name in plans and timelines.
+	Name string
+	// ServiceAccount is the identity the process runs as (RBAC applies); nil
+	// runs it as cluster admin.
+	ServiceAccount *types.NamespacedName
+	// Setup calls the operator's SetupWithManager functions on mgr.
+	Setup func(mgr manager.Manager) error
+	// SetupWithSystems, instead of Setup, also gets the run's instances of
+	// Options.Systems (systems.go): the outside systems the operator talks
+	// to.
+	SetupWithSystems func(mgr manager.Manager, systems Systems) error
+	// Replicas runs the manager as that many pods: processes Name-0,
+	// Name-1, ... (0 or 1: one process named Name). Several replicas elect a
+	// leader, as managers with Options.LeaderElection do: only the leader runs
+	// the controllers that need leader election (all, by default), and a
+	// replica takes over once the leader's Lease has expired.
+	Replicas int
+	// LeaderElection configures the election: the Lease's namespace and name
+	// (LeaderElectionNamespace and LeaderElectionID) and its durations
+	// (controller-runtime's 15s, 10s and 2s by default). Nil with several
+	// replicas means the Lease Name in ServiceAccount's namespace ("default"
+	// without one). Set with one replica, that replica campaigns alone (its
+	// restarts then wait for its old Lease to expire, as a real pod's do).
+	LeaderElection *LeaderElection
+	// NoLeaderElection runs several replicas without leader election: every
+	// replica runs every controller, as a manager with LeaderElection false.
+	NoLeaderElection bool
+	// Deployment makes the manager the pod of a Deployment that another of
+	// the test's managers creates (an operator that runs one worker per
+	// tenant, as config-sync's reconciler-manager runs an ns-reconciler per
+	// RepoSync): it starts once that Deployment exists, StartDelay later,
+	// and stops when the Deployment goes or starts being deleted. Nil: it
+	// runs from the start.
+	Deployment *types.NamespacedName
+	// StartDelay is the time from a start being due to the manager running
+	// (a pod's scheduling and container start). Default 0.
+	StartDelay time.Duration
+	// Options are the manager.Options the operator's main gives
+	// ctrl.NewManager: the cache's namespaces and selectors
+	// (Cache.DefaultNamespaces, Cache.ByObject), the kinds read live
+	// (Client.Cache.DisableFor), controller defaults and leader election
+	// (LeaderElection, LeaderElectionID, LeaderElectionNamespace and the
+	// durations, unless the LeaderElection field above is set). Options the
+	// simulator cannot honour fail the test with one error naming them
+	// (process.CheckOptions). Nil: controller-runtime's defaults, except that
+	// the client reads Unstructured objects from the cache.
+	Options *manager.Options
+	// NewOptions builds the Options as main does (set Options or NewOptions);
+	// it is called once per test.
+	NewOptions func() (manager.Options, error)
+
+	resolved *manager.Options // Options, or what NewOptions returned
+}
+
+// resolve sets m.resolved from Options or NewOptions, checked.
+func (m *Manager) resolve() error {
+	if m.Options != nil && m.NewOptions != nil {
+		return fmt.Errorf("Managers: %s: set Options or NewOptions, not both", m.Name)
+	}
+	o := m.Options
+	if m.NewOptions != nil {
+		built, err := m.NewOptions()
+		if err != nil {
+			return fmt.Errorf("Managers: %s: NewOptions: %w", m.Name, err)
+		}
+		o = &built
+	}
+	if o == nil {
+		return nil
+	}
+	if err := process.CheckOptions(*o); err != nil {
+		return fmt.Errorf("Managers: %s: %w", m.Name, err)
+	}
+	m.resolved = o
+	if m.LeaderElection == nil && !m.NoLeaderElection {
+		ns := "default"
+		if m.ServiceAccount != nil {
+			ns = m.ServiceAccount.Namespace
+		}
+		le, err := process.LeaderElectionFrom(*o, ns)
+		if err != nil {
+			return fmt.Errorf("Managers: %s: %w", m.Name, err)
+		}
+		m.LeaderElection = le
+	}
+	return nil
+}
+
+// LeaderElection is the Lease a manager's replicas campaign for (see
+// Manager.LeaderElection).
+type LeaderElection = process.LeaderElection
+
+// processes are the manager's processes: its name and leader election for
+// each replica.
+func (m Manager) processes() []process.Spec {
+	le := m.LeaderElection
+	switch {
+	case m.NoLeaderElection:
+		le = nil
+	case le == nil && m.Replicas > 1:
+		le = &LeaderElection{Namespace: "default", Name: m.Name}
+		if m.ServiceAccount != nil {
+			le.Namespace = m.ServiceAccount.Namespace
+		}
+	}
+	setup := m.Setup
+	spec := process.Spec{Name: m.Name, ServiceAccount: m.ServiceAccount, LeaderElection: le, Options: m.resolved,
+		BoundTo: m.Deployment, StartDelay: m.StartDelay,
+		Setup: func(p *process.Process) error { return setup(p.Manager()) }}
+	if m.SetupWithSystems != nil {
+		spec.Setup = setupWithSystems(m.SetupWithSystems) // systems.go
+	}
+	if m.Replicas <= 1 {
+		return []process.Spec{spec}
+	}
+	out := make([]process.Spec, m.Replicas)
+	for i := range out {
+		out[i] = spec
+		out[i].Name = fmt.Sprintf("%s-%d", m.Name, i)
+	}
+	return out
+}
+
+// Property is a domain property: Check returns nil when it holds for the run,
+// else what it saw.
+type Property struct {
+	Name  string
+	Check func(h *History) error
+}
+
+// Options describe the operator under test. Scheme, CRDs (unless every kind is
+// built in), Managers and Objects are what a test gives; the rest has defaults.
+type Options struct {
+	// Scheme has every kind the operator uses, built-in and custom.
+	Scheme *runtime.Scheme
+	// CRDs are CustomResourceDefinition manifests, YAML as kubebuilder's
+	// config/crd/bases holds them (several documents per file allowed); the
+	// apiserver model validates, prunes and defaults custom resources with their
+	// schemas. CRDFiles are paths (or globs) read at Run.
+	CRDs     [][]byte
+	CRDFiles []string
+	// WebhookFiles are paths (or globs) of the operator's webhook
+	// configurations, YAML as kubebuilder's config/webhook/manifests.yaml
+	// holds them (MutatingWebhookConfiguration, ValidatingWebhookConfiguration).
+	// The apiserver model calls the webhooks the managers register (with
+	// ctrl.NewWebhookManagedBy) as they configure, from the start of time
+	// (Objects are created before it, not admitted). None: each webhook
+	// registered through the builder is configured as kubebuilder scaffolds
+	// it (CREATE and UPDATE of its kind, failurePolicy Fail).
+	WebhookFiles []string
+	// Managers are the operator's processes.
+	Managers []Manager
+	// Objects are created, as cluster admin, before time starts: the custom
+	// resources the operator reconciles and what they need (namespaces are
+	// created as needed). An object whose kind no CRD serves yet (one the
+	// operator installs at run time) is created, as an applier retrying it
+	// would, at the instant its kind is served; one written in a version a
+	// conversion webhook converts (a multi-version CRD's older version)
+	// while no process serves the webhook yet is created again every
+	// SeedRetry until it converts. A run that ends with one never created
+	// fails with an error naming it. An object's status is written too, as
+	// the controller that owns it had written it before the test began (a
+	// HelmRelease that Flux reported Ready): a kind with a status
+	// subresource drops it from the create, and a status write follows.
+	Objects []client.Object
+	// Properties are the test's own properties, judged after the generic ones.
+	Properties []Property
+	// FaultPhase (default 1m) is how long faults are drawn over; HealBudget
+	// (default 2m) how long the world then has to converge.
+	FaultPhase, HealBudget time.Duration
+	// Checks (default 100) and Seed are the explorer's budget and seed (0
+	// is 1: the same plans in every run); the flags -ctrlsim.checks and
+	// -ctrlsim.seed override them.
+	Checks int
+	Seed   uint64
+	// ShrinkRuns bounds the candidates the shrinker tries on a violation,
+	// a recalled one included (0: shrinking runs to its end; Result's
+	// ShrinkCandidates and ShrinkRuns say what a shrink tried and ran). A
+	// bound keeps long runs' explorations short and is deterministic: the
+	// minimal plan depends on the seed and the bound only.
+	ShrinkRuns int
+	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
+	// Shard explores them all.
+	Shard Shard
+	// Workers is how many workers explore the plans in parallel: the test's
+	// process and Workers-1 worker processes re-running the test binary
+	// (parallel.go; -ctrlsim.workers overrides it). 0 is GOMAXPROCS, 1 the
+	// test's process alone. The results are the same whatever the number.
+	Workers int
+	// Disable turns verdicts off by name: the generic oracles and the
+	// kernel's hot-loop, livelock and reconcile-panic (Oracles lists them),
+	// and the test's own Properties. An unknown name is an error. A run that
+	// a disabled hot-loop or livelock stopped is not judged at all (it never
+	// reached rest).
+	Disable []string
+	// KeepGoing (or -ctrlsim.keepgoing) explores past violations, as a fuzzer
+	// does past a crash: violations are told apart by their signature (the
+	// property, the kinds its report names, and for a panic the code
+	// location that panicked), each distinct one is shrunk to its own
+	// minimal plan, saved as testdata/ctrlsim/<test>.<signature>.plan and
+	// reported, and the exploration goes on over the same Checks plans
+	// until none shows a new signature. One known bug then no longer hides
+	// the others. Not with Shard.
+	KeepGoing bool
+	// Expect names a property the test expects to be violated (AnyProperty:
+	// any): the test of a known bug. Run then passes when a plan violates
+	// it, with the same report, saved plan and replay line in the log, and
+	// fails when the whole budget holds (the bug is no longer caught) or
+	// when another property is violated.
+	Expect string
+	// Nondeterministic names fields that legitimately differ between two runs
+	// of one workload in the operator's domain (a counter of attempts): the
+	// comparing oracles ignore their values. A last resort, for what neither
+	// the cluster's own nondeterminism (uids, generated names, times,
+	// resourceVersions, unordered lists) nor the fault-free runs of two
+	// schedules show (see NondeterministicField); an unknown kind or an
+	// empty path is an error.
+	Nondeterministic []canon.NondeterministicField
+	// History names objects that record what happened rather than what the
+	// operator maintains (history.go): a Helm release's revision records,
+	// an audit trail. How many there are and what the superseded ones say
+	// depend on the schedule and on every crash (an interrupted upgrade
+	// leaves a revision marked failed and one more after it), so the
+	// comparing oracles leave them out and the test's own properties judge
+	// them. Like Nondeterministic, a last resort an author declares.
+	History []HistoryObjects
+	// NoWorkload keeps the seed objects as they are: no mutations, deletions
+	// or re-creations are drawn (Workload's script still runs). Workload
+	// shapes what is drawn instead: rarely should a test need NoWorkload.
+	NoWorkload bool
+	// Workload shapes the workload: the seed objects and kinds of step it
+	// draws, and a script of the author's own steps at given times, run by
+	// the harness (see Workload).
+	Workload Workload
+	// NoBuiltinControllers leaves the namespace controller and the garbage
+	// collector out of the world (they run by default, as in a real cluster).
+	NoBuiltinControllers bool
+	// NamespaceTermination is how long a deleted Namespace stays Terminating
+	// at least, empty or not: what its content's finalizers and the
+	// discovery of every API group take on a real cluster (seconds, a
+	// minute for a namespace with slow finalizers). 0: it goes as soon as
+	// it is empty.
+	NamespaceTermination time.Duration
+	// NoWorkloadModels leaves the workload models out of the world: the
+	// replicaset, deployment and job controllers (in kube-controller-manager)
+	// and the kubelet (process kubelet), which run by default so that
+	// Deployments roll out and Jobs complete (operatortest/kubeworld).
+	NoWorkloadModels bool
+	// WorkloadFaults also draws the kubelet's faults: pods not ready,
+	// crash-looping or failing, and a node lost (sim/plan notready,
+	// crashloop, podfail, nodelost), until the fault phase ends (a failed
+	// pod stays failed). Off by default.
+	WorkloadFaults bool
+	// Systems are models of what the operator talks to outside the cluster,
+	// one instance per run, with faults of their own (systems.go).
+	Systems []System
+	// Exec runs the commands the operator execs in containers (exec.go), by
+	// container name or image (with or without its tag): the fakes of its
+	// operands' CLIs. With Exec, plans also draw exec failures and timeouts.
+	// An exec into a container without a handler fails with an error naming
+	// the pod, the container and the command.
+	Exec map[string]ExecHandler
+	// Faults narrows the faults plans draw to the test's fault profile
+	// (classes, processes, kinds, the author's own API faults; faults.go).
+	// The zero Faults draws them all.
+	Faults Faults
+}
+
+// effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
+func (o Options) effectiveSeed() uint64 {
+	if o.Seed == 0 {
+		return 1
+	}
+	return o.Seed
+}
+
+func (o Options) withDefaults() Options {
+	if o.FaultPhase == 0 {
+		o.FaultPhase = time.Minute
+	}
+	if o.HealBudget == 0 {
+		o.HealBudget = 2 * time.Minute
+	}
+	if o.Checks == 0 {
+		o.Checks = 100
+	}
+	if *flagChecks > 0 {
+		o.Checks = *flagChecks
+	}
+	if *flagSeed != 0 {
+		o.Seed = *flagSeed
+	}
+	if *flagKeep {
+		o.KeepGoing = true
+	}
+	return o
+}
+
+// withFlags applies -ctrlsim.shard.
+func (o Options) withFlags() (Options, error) {
+	if *flagShard != "" {
+		sh, err := ParseShard(*flagShard)
+		if err != nil {
+			return o, fmt.Errorf("-ctrlsim.shard: %v", err)
+		}
+		o.Shard = sh
+	}
+	return o, nil
 }
