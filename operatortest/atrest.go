@@ -60,12 +60,6 @@ import (
 //     clock's pace in both runs; a fault moves the phase of its cadence,
 //     putting one write more or less in the window, never a second cadence.
 const (
-	// WritesAtRest: the operator writes nothing at rest that it would not
-	// write on a real cluster at rest: no write that changes nothing, no
-	// timestamp refreshed on every reconcile, no field flipped back and
-	// forth, and no more writes than the fault-free run makes over the same
-	// window (atrest.go).
-	WritesAtRest = "writes-at-rest"
 	// restIdleWrites is the idle rule's count: the first idle write after a
 	// change can be an echo; three are a cadence.
 	restIdleWrites = 3

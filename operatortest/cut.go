@@ -22,24 +22,6 @@ import (
 // against was cut: there is nothing to compare it with. The kernel's own
 // violations up to the cut (a reconcile panic) still count.
 
-// cutNote is the note of a run cut at its work bound, "" if it was not.
-func cutNote(vs []check.Verdict) string {
-	for _, v := range vs {
-		if v.Property == cluster.WorkBoundProperty {
-			return v.Detail
-		}
-	}
-	return ""
-}
-
-// noteCut records that a run of the plan being judged, or a reference it
-// is judged against, was cut.
-func (w *world) noteCut(note string) {
-	if note != "" && w.judgeCut == "" {
-		w.judgeCut = note
-	}
-}
-
 // cutVerdicts are the verdicts of a plan that cannot be judged because a run
 // was cut: the kernel's violations of the plan's own run, and the cut's note.
 func cutVerdicts(own []check.Verdict, note string) []check.Verdict {

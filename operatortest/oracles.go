@@ -1,7 +1,6 @@
 package operatortest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,57 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
-
-// The generic oracles: on by default, judged on every run with no code of the
-// test's (Options.Disable turns one off by name). The kernel adds its own
-// verdicts to every run: hot-loop (a controller reconciling or writing one
-// object 20 times a second for 10 s: not quiescent), livelock and
-// reconcile-panic.
-const (
-	// Converges: the objects of the judged kinds at the end of a run are one
-	// of the end states of the fault-free runs of the same workload under two
-	// schedules (Sieve's end-state oracle), modulo what a real cluster makes
-	// nondeterministic (equivalence.go) and the fields those runs differ in.
-	Converges = "converges"
-	// Terminates: nothing is left deleting (a stuck finalizer, a namespace
-	// stuck Terminating) at the end of the heal budget.
-	Terminates = "terminates"
-	// NoOrphans: no object of the judged kinds that the collector collects
-	// has an ownerReference to an owner that is gone, once the garbage
-	// collector has had the heal budget.
-	NoOrphans = "no-orphans"
-	// NoErrorAtRest: no object's last reconcile of the run ended in an error
-	// that no fault-free run of the same workload also ends in: a controller
-	// still failing at the end of the heal budget is stuck, unless the
-	// workload left it so (a dependency the user deleted). A transient error
-	// that a retry got past is no violation, nor is one of an incarnation
-	// that crashed since (the next one starts afresh, and reconciles the
-	// object again if it still exists).
-	NoErrorAtRest = "no-error-at-rest"
-	// InterleavingsAgree: the fault-free runs of the workload under two
-	// schedules (the plan's seed and another) end in the same state, modulo
-	// what a real cluster makes nondeterministic (Kamera's check that
-	// converged states agree across interleavings). A violation names a race
-	// of the controllers with each other or with the workload, whatever the
-	// faults, and the suspect schedule when the faulted run ends as the other.
-	InterleavingsAgree = "interleavings-agree"
-	// UpdateSummaries: no object of the judged kinds was created or deleted
-	// more times than in every fault-free run of the same workload (Sieve's
-	// update summaries): a fault that makes an operator delete and re-create
-	// what it manages shows here even when the end state agrees. Fewer is no
-	// violation: a fault may delay an operator past the workload's deletion
-	// of what it would have made. A dependent created for an owner that was
-	// gone or being deleted and collected before the heal is the garbage
-	// collector's rule at work, noted and not counted.
-	UpdateSummaries = "update-summaries"
-)
-
-// oracleNames are the generic oracles' names, as Options.Disable takes them
-// (the kernel's verdicts are named in KernelVerdicts).
-var oracleNames = []string{Converges, UpdateSummaries, InterleavingsAgree, Terminates, NoOrphans, NoErrorAtRest, WritesAtRest}
 
 // judgedBy is a generic oracle judged by a function of the run.
 type judgedBy struct {
@@ -291,13 +239,6 @@ type createsDeletes struct {
 
 func (c createsDeletes) String() string {
 	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.creates, plural(c.creates), c.deletes, plural(c.deletes))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // healGrace is how long after the heal a dependent re-created for an owner
@@ -865,53 +806,4 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 	}
 	note := strings.Join(notes, "; ")
 	return check.Verdict{Property: UpdateSummaries, Holds: true, Detail: note}
-}
-
-// userProperty is a test's Property as a check.Property.
-type userProperty struct {
-	p Property
-	c *cluster.Cluster
-}
-
-func (u userProperty) Name() string { return u.p.Name }
-
-func (u userProperty) Check(r *check.Run) check.Verdict {
-	return propertyVerdict(u.p.Name, u.p.Check(&History{c: u.c, run: r}), r.End)
-}
-
-// History is what a Property judges: the final state (read as cluster admin)
-// and what happened.
-type History struct {
-	c   *cluster.Cluster
-	run *check.Run
-}
-
-// Get reads an object of the final state.
-func (h *History) Get(key client.ObjectKey, obj client.Object) error { return h.c.Get(key, obj) }
-
-// List lists objects of the final state.
-func (h *History) List(list client.ObjectList, opts ...client.ListOption) error {
-	return h.c.List(list, opts...)
-}
-
-// Steps is the trace of the run: every client call, reconcile, result, log
-// line, crash and restart, with its virtual time.
-func (h *History) Steps() []trace.Step { return h.run.Steps }
-
-// HealAt is when the fault phase ended; End is when the run ended.
-func (h *History) HealAt() time.Duration { return h.run.HealAt }
-
-// End is when the run ended.
-func (h *History) End() time.Duration { return h.run.End }
-
-// Run is the run as the kernel's properties see it (the apiserver's watch log
-// included: every committed change, in order).
-func (h *History) Run() *check.Run { return h.run }
-
-func createNamespace(ctx context.Context, c *cluster.Cluster, ns string) error {
-	err := c.Admin().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return nil
 }

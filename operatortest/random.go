@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
 // Randomness. Each run seeds the randomness that code in the process draws
@@ -46,46 +45,6 @@ import (
 // suffixes, the kubelet's durations) and the schedule's seed stay the plan's.
 // What it does not learn: a field that differs with the draws only in some
 // schedules (the other run is one more sample, not every draw).
-
-// randomSeed is the seed of a run's environment for a plan with this seed:
-// what the world outside the operator's schedule draws at random. That is
-// the randomness code in the process draws (above), the apiserver's
-// suffixes of generated names (cluster.Options.NamesSeed) and the kubelet's
-// durations of each pod: its binding, its start and how long its
-// containers run (kubeworld.Delays.Seed). A seed and its otherSeed share
-// it: interleavings-agree compares two interleavings of one workload in one
-// environment, not two environments (a Job that ran 7 s in one and 29 s in
-// the other ends differently whatever the operator does). What the seed
-// keeps for the schedule alone is the interleaving: which task runs next,
-// every API call's latency, every watch event's delivery, when a CRD is
-// Established, when a replica retries for its leader Lease. Other plans draw
-// other environments.
-func randomSeed(seed uint64) uint64 { return seed % 2048 }
-
-// drawSeed is the seed of the randomness the operator's processes draw in a
-// run of a plan with this seed: randomSeed, or, in the run with other draws,
-// a seed no plan's environment has (randomSeed is below 2048).
-func (w *world) drawSeed(seed uint64) uint64 {
-	if w.otherDraws {
-		return randomSeed(seed) + 4096
-	}
-	return randomSeed(seed)
-}
-
-// randomAtEveryStart makes every start of the operator's processes start the
-// run's randomness over.
-func (w *world) randomAtEveryStart(specs []process.Spec) []process.Spec {
-	for i := range specs {
-		setup := specs[i].Setup
-		specs[i].Setup = func(p *process.Process) error {
-			if w.restartRandom != nil {
-				w.restartRandom()
-			}
-			return setup(p)
-		}
-	}
-	return specs
-}
 
 // drawsReference runs (or recalls) the fault-free run of seed and steps with
 // the operator's randomness from another seed.

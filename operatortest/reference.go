@@ -13,7 +13,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -377,25 +376,4 @@ func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]stri
 		}
 	}
 	return ""
-}
-
-// watchedKinds are the kinds each process's informers cache, as its
-// cache holds them at the end of a run ("group/version/Kind"): in a
-// fault-free run, every informer the process ever started.
-func watchedKinds(c *cluster.Cluster) map[string][]string {
-	out := map[string][]string{}
-	for _, p := range c.Processes() {
-		kinds := []string{}
-		if p.GetCache() == nil {
-			continue // never started: nothing is known of what it caches
-		}
-		for _, inf := range p.GetCache().Informers() {
-			gvk := inf.GVK()
-			if k := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind; !slices.Contains(kinds, k) {
-				kinds = append(kinds, k)
-			}
-		}
-		out[p.Name()] = kinds
-	}
-	return out
 }

@@ -255,19 +255,6 @@ func nondeterminism(a, b []trace.Step, operators []string) string {
 	return "the kept steps agree (the hashes differ in what the steps do not keep)"
 }
 
-// ViolatedAt is an error a Property's Check returns to say when, in the
-// run's virtual time (History.Steps' At), it saw the violation: the report
-// then places it there rather than at the run's end.
-func ViolatedAt(at time.Duration, err error) error { return &violatedAt{at: at, err: err} }
-
-type violatedAt struct {
-	at  time.Duration
-	err error
-}
-
-func (v *violatedAt) Error() string { return v.err.Error() }
-func (v *violatedAt) Unwrap() error { return v.err }
-
 // propertyVerdict is the verdict of a test's property whose Check returned
 // err, in a run that ended at end.
 func propertyVerdict(name string, err error, end time.Duration) check.Verdict {

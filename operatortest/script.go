@@ -181,3 +181,10 @@ func nameArgs(gvk schema.GroupVersionKind, obj client.Object) plan.Args {
 	}
 	return append(args, plan.Arg{Key: "name", Value: obj.GetName()})
 }
+
+// The actions of the drawn workload's steps (workload.go).
+const (
+	actionMutate   = "mutate"
+	actionDelete   = "delete"
+	actionRecreate = "recreate"
+)

@@ -45,11 +45,6 @@ import (
 // otherwise. Whatever the API answers, a refused step is a line of the
 // timeline (an action's error), never a violation. Steps happen during the
 // fault phase; a workload shrinks to few steps.
-const (
-	actionMutate   = "mutate"
-	actionDelete   = "delete"
-	actionRecreate = "recreate"
-)
 
 // MaxSteps bounds the workload steps of a plan.
 const MaxSteps = 4
@@ -796,4 +791,81 @@ func index(l []any, key string) (int, error) {
 		return 0, fmt.Errorf("item %s: the list has %d", key, len(l))
 	}
 	return i, nil
+}
+
+// domainGenerator draws the domain steps of a plan (nil: there are none).
+func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
+	steps := domainSteps(w.o.Workload.Domain, w.o.Systems, int64(w.o.FaultPhase))
+	if len(steps) == 0 {
+		return nil
+	}
+	return rapid.Custom(func(t *rapid.T) []plan.Step {
+		var out []plan.Step
+		first := map[string]time.Duration{} // each name's first step's time
+		for _, d := range steps {
+			within, max := cmpOr(d.Within, w.o.FaultPhase), d.Max
+			if max == 0 {
+				max = MaxSteps
+			}
+			base, ok := time.Duration(0), true
+			if d.After != "" {
+				base, ok = first[d.After]
+			}
+			if !ok {
+				continue // After's step is not in this plan
+			}
+			n := rapid.IntRange(d.Min, max).Draw(t, d.Name+"-count")
+			for range n {
+				from := min(d.From, within)
+				at := base + from + time.Duration(rapid.Int64Range(0, int64((within-from)/time.Millisecond)).Draw(t, d.Name+"-at"))*time.Millisecond
+				if f, seen := first[d.Name]; !seen || at < f {
+					first[d.Name] = at
+				}
+				var args Args
+				if d.Draw != nil {
+					args = d.Draw(t)
+				} else {
+					for _, p := range d.Params {
+						if v := rapid.SampledFrom(p.Values).Draw(t, d.Name+"-"+p.Key); v != "" {
+							args = append(args, plan.Arg{Key: p.Key, Value: v})
+						}
+					}
+				}
+				out = append(out, plan.Step{At: at, Action: d.Name, Args: args})
+			}
+		}
+		return out
+	})
+}
+
+// domainActions interpret the domain steps, run by the workload's user
+// (userOf): the steps of one name in their order.
+func (w *world) domainActions(actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {
+	for _, d := range domainSteps(w.o.Workload.Domain, w.o.Systems, 0) {
+		actions[d.Name] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+			return userOf(c).run("domain "+d.Name, d.Name, func() error {
+				return d.Do(context.Background(), StepEnv{Client: c.Admin(), Now: c.Now(), clock: c.Clock}, args)
+			})
+		}, d.keys()...)
+	}
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// join draws the steps of both generators (either may be nil).
+func join(a, b *rapid.Generator[[]plan.Step]) *rapid.Generator[[]plan.Step] {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return rapid.Custom(func(t *rapid.T) []plan.Step {
+		return append(a.Draw(t, "seed-steps"), b.Draw(t, "domain-steps")...)
+	})
 }
