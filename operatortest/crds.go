@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -196,4 +197,14 @@ func createSeed(ctx context.Context, c *cluster.Cluster, obj client.Object) erro
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// userKey identifies an object for the user's order of steps: its group,
+// kind, namespace and name.
+func userKey(gvk schema.GroupVersionKind, namespace, name string) string {
+	gk := gvk.GroupKind().String()
+	if namespace == "" {
+		return gk + " " + name
+	}
+	return gk + " " + namespace + "/" + name
 }

@@ -430,3 +430,45 @@ func (o Options) withFlags() (Options, error) {
 	}
 	return o, nil
 }
+
+// validateOwn checks what Options say alone (validate calls it).
+func (o Options) validateOwn() error {
+	if sh := o.Shard; sh != (Shard{}) && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
+		return fmt.Errorf("Options.Shard is {Index: %d, Count: %d}: want 1 <= Index <= Count (the zero Shard explores every plan)", sh.Index, sh.Count)
+	}
+	taken := Oracles()
+	seen := map[string]bool{}
+	for i, p := range o.Properties {
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("Options.Properties[%d]: Name is empty", i)
+		case slices.Contains(taken, p.Name):
+			return fmt.Errorf("Options.Properties[%d] (%s): the name of a generic oracle or kernel verdict (%s): its violations would read as the oracle's, and Options.Disable or Expect would name both; give it a name of its own",
+				i, p.Name, strings.Join(taken, ", "))
+		case seen[p.Name]:
+			return fmt.Errorf("Options.Properties[%d] (%s): the name of an earlier property", i, p.Name)
+		case p.Check == nil:
+			return fmt.Errorf("Options.Properties[%d] (%s): Check is nil: nothing would be judged", i, p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return nil
+}
+
+// Shard is one shard of an exploration: Index from 1 to Count.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count || fmt.Sprintf("%d/%d", sh.Index, sh.Count) != s {
+		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 1 <= i <= n", s)
+	}
+	return sh, nil
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// owns reports whether the plan at place k (from 1) of the sequence is this
+// shard's; the zero Shard owns every plan.
+func (s Shard) owns(k int) bool { return s.Count <= 1 || (k-1)%s.Count == s.Index-1 }

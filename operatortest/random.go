@@ -51,7 +51,7 @@ import (
 func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "other draws\n" + p.String()
-	if r, ok := w.refs[key]; ok {
+	if r, ok := refsOf(w).m[key]; ok {
 		return r, nil
 	}
 	w.otherDraws = true
@@ -71,7 +71,7 @@ func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*r
 func (w *world) againReference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "same draws again\n" + p.String()
-	if r, ok := w.refs[key]; ok {
+	if r, ok := refsOf(w).m[key]; ok {
 		return r, nil
 	}
 	snap, _, err := w.runOnce(t, p, nil, 0)

@@ -138,10 +138,10 @@ func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T)
 		// The run with other draws, and the run with the same draws again
 		// (the same as the first: the operator is deterministic but for its
 		// draws), as randomDerived keeps them.
-		w.refs = map[string]*refRun{
+		w.refs = &refCache{m: map[string]*refRun{
 			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {seed: 8, draws: true, snap: snap(t, w, drawn)},
 			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {seed: 8, snap: snap(t, w, a)},
-		}
+		}}
 		ia, err := w.interleavingsAgreeOrRandom(t, p, refs, snap(t, w, got))
 		if err != nil {
 			t.Fatal(err)

@@ -23,6 +23,21 @@ import (
 // interleavings-agree compares the references of two seeds.
 
 // refRun is the fault-free run of one seed and workload.
+// refCache holds a world's fault-free runs by seed and workload, oldest
+// first in order (keep).
+type refCache struct {
+	m     map[string]*refRun
+	order []string
+}
+
+// refsOf is w's cache of fault-free runs.
+func refsOf(w *world) *refCache {
+	if w.refs == nil {
+		w.refs = &refCache{m: map[string]*refRun{}}
+	}
+	return w.refs.(*refCache)
+}
+
 type refRun struct {
 	seed uint64
 	late bool // the late reference (lateReference)
@@ -62,7 +77,7 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 	if startAfter > 0 {
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
-	if r, ok := w.refs[key]; ok && !coldShrink {
+	if r, ok := refsOf(w).m[key]; ok && !coldShrink {
 		w.noteCut(r.cut)
 		return r, nil
 	}
@@ -88,16 +103,14 @@ func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration
 // forgotten first (a reference is a function of its key: a forgotten one
 // runs again and gives the same run).
 func (w *world) keep(key string, r *refRun) {
-	if w.refs == nil {
-		w.refs = map[string]*refRun{}
+	c := refsOf(w)
+	if _, ok := c.m[key]; !ok {
+		c.order = append(c.order, key)
 	}
-	if _, ok := w.refs[key]; !ok {
-		w.refOrder = append(w.refOrder, key)
-	}
-	w.refs[key] = r
-	for len(w.refOrder) > maxRefs {
-		delete(w.refs, w.refOrder[0])
-		w.refOrder = w.refOrder[1:]
+	c.m[key] = r
+	for len(c.order) > maxRefs {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
 	}
 }
 

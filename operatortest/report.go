@@ -3,14 +3,12 @@ package operatortest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -253,20 +251,6 @@ func nondeterminism(a, b []trace.Step, operators []string) string {
 		return fmt.Sprintf("the runs differ in a step of the world's own or in its order (a determinism bug of ctrlsim, or the operator's behaviour differed before it without a trace), %s", where)
 	}
 	return "the kept steps agree (the hashes differ in what the steps do not keep)"
-}
-
-// propertyVerdict is the verdict of a test's property whose Check returned
-// err, in a run that ended at end.
-func propertyVerdict(name string, err error, end time.Duration) check.Verdict {
-	if err == nil {
-		return check.Verdict{Property: name, Holds: true}
-	}
-	at := end
-	var va *violatedAt
-	if errors.As(err, &va) {
-		at = va.at
-	}
-	return check.Verdict{Property: name, Detail: err.Error(), At: at}
 }
 
 func exists(path string) bool {

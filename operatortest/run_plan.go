@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -149,4 +150,18 @@ func (w *world) noteCut(note string) {
 	if note != "" && w.judgeCut == "" {
 		w.judgeCut = note
 	}
+}
+
+// propertyVerdict is the verdict of a test's property whose Check returned
+// err, in a run that ended at end.
+func propertyVerdict(name string, err error, end time.Duration) check.Verdict {
+	if err == nil {
+		return check.Verdict{Property: name, Holds: true}
+	}
+	at := end
+	var va *violatedAt
+	if errors.As(err, &va) {
+		at = va.at
+	}
+	return check.Verdict{Property: name, Detail: err.Error(), At: at}
 }

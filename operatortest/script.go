@@ -188,3 +188,6 @@ const (
 	actionDelete   = "delete"
 	actionRecreate = "recreate"
 )
+
+// MaxSteps bounds the workload steps of a plan.
+const MaxSteps = 4

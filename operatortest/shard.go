@@ -17,24 +17,6 @@ import (
 // violation with the lowest place is the unsharded run's first, its minimal
 // plan the same.
 
-// Shard is one shard of an exploration: Index from 1 to Count.
-type Shard struct{ Index, Count int }
-
-// ParseShard reads "i/n".
-func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count || fmt.Sprintf("%d/%d", sh.Index, sh.Count) != s {
-		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 1 <= i <= n", s)
-	}
-	return sh, nil
-}
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// owns reports whether the plan at place k (from 1) of the sequence is this
-// shard's; the zero Shard owns every plan.
-func (s Shard) owns(k int) bool { return s.Count <= 1 || (k-1)%s.Count == s.Index-1 }
-
 // ShardResult is what one shard (or a merge) found, as -ctrlsim.json writes it
 // and `ctrlsim merge` reads it.
 type ShardResult struct {

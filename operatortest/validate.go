@@ -39,30 +39,6 @@ import (
 //     first comment names a test, this test (readPlanFile);
 //   - a manager's Setup returns (validate_setup.go).
 
-// validateOwn checks what Options say alone (validate calls it).
-func (o Options) validateOwn() error {
-	if sh := o.Shard; sh != (Shard{}) && (sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count) {
-		return fmt.Errorf("Options.Shard is {Index: %d, Count: %d}: want 1 <= Index <= Count (the zero Shard explores every plan)", sh.Index, sh.Count)
-	}
-	taken := Oracles()
-	seen := map[string]bool{}
-	for i, p := range o.Properties {
-		switch {
-		case p.Name == "":
-			return fmt.Errorf("Options.Properties[%d]: Name is empty", i)
-		case slices.Contains(taken, p.Name):
-			return fmt.Errorf("Options.Properties[%d] (%s): the name of a generic oracle or kernel verdict (%s): its violations would read as the oracle's, and Options.Disable or Expect would name both; give it a name of its own",
-				i, p.Name, strings.Join(taken, ", "))
-		case seen[p.Name]:
-			return fmt.Errorf("Options.Properties[%d] (%s): the name of an earlier property", i, p.Name)
-		case p.Check == nil:
-			return fmt.Errorf("Options.Properties[%d] (%s): Check is nil: nothing would be judged", i, p.Name)
-		}
-		seen[p.Name] = true
-	}
-	return nil
-}
-
 // validateWorld checks the options against the world built from them: the
 // fault profile (narrowed into w.space) and the script.
 func (w *world) validateWorld() error {

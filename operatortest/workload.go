@@ -46,9 +46,6 @@ import (
 // timeline (an action's error), never a violation. Steps happen during the
 // fault phase; a workload shrinks to few steps.
 
-// MaxSteps bounds the workload steps of a plan.
-const MaxSteps = 4
-
 // The ways a mutation changes its field (op=; set when absent, as in plans
 // saved before op= existed).
 const (
@@ -522,16 +519,6 @@ func transient(err error) error {
 
 func objectName(obj client.Object) string {
 	return canon.ObjectKey(obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
-}
-
-// userKey identifies an object for the user's order of steps: its group,
-// kind, namespace and name.
-func userKey(gvk schema.GroupVersionKind, namespace, name string) string {
-	gk := gvk.GroupKind().String()
-	if namespace == "" {
-		return gk + " " + name
-	}
-	return gk + " " + namespace + "/" + name
 }
 
 // actions interpret the workload's steps: the drawn ones (mutate, delete and

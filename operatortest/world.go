@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"pgregory.net/rapid"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,9 +50,10 @@ func (e *worldError) Error() string { return e.err.Error() }
 
 // world is the cluster of one test: what each plan's run is built from.
 type world struct {
-	refs     map[string]*refRun // fault-free runs by seed and workload (reference.go)
-	refOrder []string           // refs' keys, oldest first (keep)
-	held     kindSet            // the kinds a run's built-in controllers start for at first (builtins.go)
+	// refs are the fault-free runs by seed and workload (reference.go's
+	// refCache, kept here for the world's life).
+	refs any
+	held kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
 	// recalled are the plans judged, by text (runRecalled).
 	recalled           map[string]*result
 	violationsRecalled int
@@ -87,6 +89,8 @@ type world struct {
 	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
 	// keepFinal: results keep their run's final state (Replay's Final).
 	keepFinal bool
+	// stepActions are the actions of the plan's steps (the workload's).
+	stepActions func() map[string]cluster.Action
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -98,7 +102,7 @@ var commonChildren = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"}, {Group: "batch", Version: "v1", Kind: "Job"},
 }
 
-func newWorld(o Options) (*world, error) {
+func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error)) (*world, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -201,7 +205,7 @@ func newWorld(o Options) (*world, error) {
 		return nil, err
 	}
 	w.operators = map[string]bool{}
-	wl, scripted, err := w.workload()
+	wl, scripted, err := workload(w)
 	if err != nil {
 		return nil, fmt.Errorf("Options.Workload: %w", err)
 	}
@@ -275,12 +279,6 @@ func newWorld(o Options) (*world, error) {
 		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
 	}
 	w.space.Workload = wl
-	if err := w.narrow(o.Faults); err != nil {
-		return nil, err
-	}
-	if err := w.validateWorld(); err != nil { // validate.go
-		return nil, err
-	}
 	return w, nil
 }
 
@@ -305,7 +303,7 @@ func (w *world) options(p *plan.Plan, setups *setupFailures, held kindSet) clust
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
 	names := randomSeed(p.Seed)
-	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.actions(), NamesSeed: &names, Exec: o.execHandlers()}) // systems.go
+	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.stepActions(), NamesSeed: &names, Exec: o.execHandlers()}) // systems.go
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and

@@ -1,0 +1,112 @@
+package operatortest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Faults is a test's fault profile: which faults its plans draw, and where.
+// The zero Faults draws every class the world has material for, over every
+// operator process and every kind the world collects; a profile narrows that
+// to the faults a bug needs (the informer of one kind of one process, say)
+// or adds API faults of the author's own (a 422 on one field of one PATCH,
+// as a too-large annotation gets), so that the plans an exploration spends
+// go where the bug can be. A plan's text still names its faults one by one:
+// a plan replays as written whatever the profile.
+type Faults struct {
+	// Classes are the fault classes drawn (plan.Lag, plan.Hold, plan.Crash,
+	// plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved; the kubelet's
+	// plan.NotReady, plan.CrashLoop, plan.PodFail and plan.NodeLost with
+	// WorkloadFaults). Nil: every class.
+	Classes []plan.FaultKind
+	// Processes are the operator processes faults fall on, by process name
+	// (a Manager's Name, or "<Name>-<i>" for its replicas). Nil: every one.
+	Processes []string
+	// Kinds are the kinds whose caches may lag or be held (then no lag is
+	// drawn for every kind at once). Nil: every kind the world collects.
+	Kinds []schema.GroupVersionKind
+	// Objects are the objects whose changes aimed faults aim at (a stale
+	// view frozen at one of their changes, one of them unobserved by a
+	// process): the reference run's changes of other objects are not
+	// targets. A cluster-scoped object has no Namespace; a name matches
+	// every kind's object of that name (Kinds narrows the kinds). Nil:
+	// every object.
+	Objects []types.NamespacedName
+	// API are templates of API faults drawn beside the world's own (each in
+	// a window the plan draws): Agent, Verb, Resource, Subresource,
+	// Namespace, Name, Code (and Field and Message for a 422), Ambiguous and
+	// Count as sim/apiserver.Fault says.
+	API []apiserver.Fault
+	// MaxLag bounds informer lag and API latency (0: 5s).
+	MaxLag time.Duration
+}
+
+// drawnClasses are the classes a generator draws; Stop (and any class a
+// reference run replays) is the harness's, not a test's to ask for.
+var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved,
+	plan.NotReady, plan.CrashLoop, plan.PodFail, plan.NodeLost}
+
+// narrow applies the profile f to w's plan space, or says in one line what
+// in it names nothing of the world.
+func (w *world) narrow(f Faults) error {
+	for _, c := range f.Classes {
+		if !slices.Contains(drawnClasses, c) {
+			return fmt.Errorf("Options.Faults.Classes: unknown fault class %q (valid: %s)", c, joinKinds(drawnClasses))
+		}
+	}
+	if f.Classes != nil {
+		w.space.Classes = slices.Clone(f.Classes)
+	}
+	if f.Processes != nil {
+		for _, p := range f.Processes {
+			if !slices.Contains(w.space.Processes, p) {
+				return fmt.Errorf("Options.Faults.Processes: %q is no operator process (the processes: %s)", p, strings.Join(w.space.Processes, ", "))
+			}
+		}
+		w.space.Processes = slices.Clone(f.Processes)
+	}
+	if f.Kinds != nil {
+		var kinds []string
+		for _, gvk := range f.Kinds {
+			k := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
+			if !slices.Contains(w.space.Kinds, k) {
+				return fmt.Errorf("Options.Faults.Kinds: %s is no kind of the world (its kinds: %s)", k, strings.Join(w.space.Kinds, ", "))
+			}
+			kinds = append(kinds, k)
+		}
+		w.space.Kinds, w.space.KindsOnly = kinds, true
+	}
+	for i, o := range f.Objects {
+		if o.Name == "" || strings.Contains(o.Name, "/") || strings.Contains(o.Namespace, "/") {
+			return fmt.Errorf("Options.Faults.Objects[%d] (%q): want a Name (and the Namespace of a namespaced object), without slashes", i, o.String())
+		}
+	}
+	for i, a := range f.API {
+		if a.Code == 0 && !a.Ambiguous {
+			return fmt.Errorf("Options.Faults.API[%d] (%s): Code is 0: want the HTTP status it fails with (403, 409, 422, 429, 500, 503 or 504)", i, a)
+		}
+	}
+	w.space.APIFaults = append(w.space.APIFaults, f.API...)
+	if f.MaxLag < 0 {
+		return fmt.Errorf("Options.Faults.MaxLag is negative (%s)", f.MaxLag)
+	}
+	if f.MaxLag > 0 {
+		w.space.MaxLag = f.MaxLag
+	}
+	return nil
+}
+
+func joinKinds(ks []plan.FaultKind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
