@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -110,11 +112,11 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 	}
 	settled := r.HealAt
 	for _, st := range r.Steps {
-		if w.operators[st.Process] && (st.Op == "start" || st.Op == "restart") {
+		if w.Operators[st.Process] && (st.Op == "start" || st.Op == "restart") {
 			settled = max(settled, st.At)
 		}
 	}
-	out.from = settled + w.o.HealBudget/2
+	out.from = settled + w.Opts.HealBudget/2
 	// The log by resourceVersion, and each object's changes in order.
 	byRV := map[uint64]int{}
 	seq := map[types.UID][]int{} // uid -> indexes of its events
@@ -177,7 +179,7 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 		i, ok := byRV[st.RVWritten]
 		noop := claimed[st.RVWritten] || (st.RVCurrent != 0 && st.RVCurrent == st.RVWritten)
 		claimed[st.RVWritten] = true
-		if !ok || !w.operators[st.Process] || st.At < r.HealAt {
+		if !ok || !w.Operators[st.Process] || st.At < r.HealAt {
 			continue
 		}
 		if st.Reconcile > 0 && failed[reconcileOf{st.Process, st.Controller, incarnation[st.Process], st.Reconcile}] {
@@ -186,7 +188,7 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 			continue
 		}
 		ev := r.Log[i]
-		if slices.Contains(machinery, ev.GVK) || w.isHistory(ev.GVK, ev.Object) {
+		if slices.Contains(machinery, ev.GVK) || w.IsHistory(ev.GVK, ev.Object) {
 			continue // the manager's Leases and Events; history records
 		}
 		rw := restWrite{at: st.At, kind: restChange}
@@ -449,17 +451,17 @@ func (rw *restWrites) idle() (string, time.Duration) {
 
 // writesAtRest judges got's writes at rest, and its fault-free references'
 // (refs: none for a reference run itself).
-func (w *world) judgeWritesAtRest(refs []*refRun, got *snapshot) check.Verdict {
-	v := check.Verdict{Property: WritesAtRest, Holds: true}
+func judgeWritesAtRest(w *world.World, refs []*refRun, got *snapshot) check.Verdict {
+	v := check.Verdict{Property: world.WritesAtRest, Holds: true}
 	if d, at := got.rest.idle(); d != "" {
-		return check.Verdict{Property: WritesAtRest, At: at, Detail: d}
+		return check.Verdict{Property: world.WritesAtRest, At: at, Detail: d}
 	}
 	for _, ref := range refs {
 		if ref.late || ref.downtime || ref.draws || ref.snap == nil {
 			continue
 		}
 		if d, at := ref.snap.rest.idle(); d != "" {
-			return check.Verdict{Property: WritesAtRest, At: at,
+			return check.Verdict{Property: world.WritesAtRest, At: at,
 				Detail: fmt.Sprintf("in the fault-free run of the same workload (seed %d), %s (a bug with no fault)", ref.seed, d)}
 		}
 	}
@@ -512,7 +514,7 @@ func (w *world) judgeWritesAtRest(refs []*refRun, got *snapshot) check.Verdict {
 		if len(fields) > 0 {
 			d += " (it changed " + strings.Join(fields, "; ") + ")"
 		}
-		return check.Verdict{Property: WritesAtRest, At: ws[most+restMoreWrites-1].at, Detail: d}
+		return check.Verdict{Property: world.WritesAtRest, At: ws[most+restMoreWrites-1].at, Detail: d}
 	}
 	return v
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -73,7 +75,7 @@ import (
 // lags and unobserved windows of its watches as they were; and a blind fault for each such process,
 // so that it sees its own writes at once; of its time-driven processes
 // only (clockDriven).
-func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
+func blindOf(w *world.World, p *plan.Plan, r *world.RunResult) []plan.Fault {
 	timed := clockDriven(r)
 	var out []plan.Fault
 	blind := map[string]bool{}
@@ -88,8 +90,8 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 	for _, fs := range stales { // lint:order-independent sorts each list
 		slices.SortStableFunc(fs, func(a, b plan.Fault) int { return cmp.Compare(a.At, b.At) })
 	}
-	for _, s := range r.steps {
-		if s.Op != "stale" || !w.operators[s.Process] || !timed[s.Process] {
+	for _, s := range r.Steps {
+		if s.Op != "stale" || !w.Operators[s.Process] || !timed[s.Process] {
 			continue
 		}
 		fs := stales[s.Process]
@@ -105,7 +107,7 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 	}
 	var views []plan.Fault
 	for _, f := range p.Faults {
-		if (f.Kind == plan.Hold || f.Kind == plan.Lag || f.Kind == plan.Unobserved) && w.operators[f.Process] && timed[f.Process] {
+		if (f.Kind == plan.Hold || f.Kind == plan.Lag || f.Kind == plan.Unobserved) && w.Operators[f.Process] && timed[f.Process] {
 			views = append(views, f)
 			if !blind[f.Process] {
 				blind[f.Process] = true
@@ -118,9 +120,9 @@ func (w *world) blindOf(p *plan.Plan, r *result) []plan.Fault {
 
 // clockDriven are the processes of r that act by the clock: one of their
 // reconciles returned "requeue after" a time.
-func clockDriven(r *result) map[string]bool {
+func clockDriven(r *world.RunResult) map[string]bool {
 	out := map[string]bool{}
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Op == "result" && strings.HasPrefix(s.Result, "requeue after ") {
 			out[s.Process] = true
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,12 +32,12 @@ import (
 func TestAMissedScheduledRunWhileBlindIsNotBlamed(t *testing.T) {
 	const stale = "seed 7\nstale process=ticker at=1s age=40s\n"
 	got := judgeAll(t, tickerOptions(false), stale)
-	for _, name := range []string{Converges, UpdateSummaries, InterleavingsAgree} {
+	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
 		}
 	}
-	if d := got[Converges].Detail; !strings.Contains(d, "blind time") {
+	if d := got[world.Converges].Detail; !strings.Contains(d, "blind time") {
 		t.Errorf("converges held without the fault-free run of the same blind time (%q): the run at 30s was not skipped, and this test shows nothing", d)
 	}
 }
@@ -51,12 +53,12 @@ func TestTheBlindReferenceKeepsTheViewsAndDropsTheRestOfTheFaults(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, f := range w.blindOf(p, r) {
+	for _, f := range blindOf(w, p, r) {
 		got = append(got, f.String())
 	}
 	want := []string{"blind process=ticker at=11s age=40s", "hold process=ticker kind=/v1/ConfigMap from=50s until=55s"}
@@ -81,12 +83,12 @@ func TestAScheduleRunByTheVersionTheOperatorSeesIsNotBlamed(t *testing.T) {
 		"lag process=schedule kind=apps/v1/StatefulSet min=3.512s max=3.534s\n" +
 		"stale process=schedule at=538ms age=30.001s\n"
 	got := judgeAll(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}), plan712)
-	for _, name := range []string{Converges, UpdateSummaries, InterleavingsAgree} {
+	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
 		}
 	}
-	if d := got[UpdateSummaries].Detail; !strings.Contains(d, "blind time") {
+	if d := got[world.UpdateSummaries].Detail; !strings.Contains(d, "blind time") {
 		t.Errorf("update-summaries held without the fault-free run of the same blind time (%q): the run of 30s was not made, and this test shows nothing", d)
 	}
 }
@@ -101,14 +103,14 @@ func TestAScheduleRunByTheVersionTheOperatorSeesIsNotBlamed(t *testing.T) {
 // correct operator (its runs named by their time) holds on the same plan.
 func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 	const stale = "seed 5\nstale process=schedule at=31s age=25s\n"
-	options := func(buggy bool) Options {
+	options := func(buggy bool) world.Options {
 		s := runtime.NewScheme()
 		_ = clientgoscheme.AddToScheme(s)
 		_ = schedule.AddToScheme(s)
-		return Options{
+		return world.Options{
 			Scheme: s,
 			CRDs:   [][]byte{schedule.CRD},
-			Managers: []Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
+			Managers: []world.Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
 				return (&schedule.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}}},
 			Objects: []client.Object{&schedule.Schedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "backup"},
@@ -120,21 +122,21 @@ func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.blindOf(p, r)) == 0 {
+	if len(blindOf(w, p, r)) == 0 {
 		t.Fatal("the stale restart hid nothing: the test does not reach the blind reference it is about")
 	}
 	caught := false
-	for _, v := range r.verdicts {
-		if (v.Property == UpdateSummaries || v.Property == Converges) && !v.Holds {
+	for _, v := range r.Verdicts {
+		if (v.Property == world.UpdateSummaries || v.Property == world.Converges) && !v.Holds {
 			caught = true
 		}
 	}
 	if !caught {
-		t.Errorf("the twin that runs again on a stale status is not caught: %v", r.verdicts)
+		t.Errorf("the twin that runs again on a stale status is not caught: %v", r.Verdicts)
 	}
 	for name, v := range judgeAll(t, options(false), stale) {
 		if !v.Holds {
@@ -184,8 +186,8 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 	mine.SetGroupVersionKind(crdinstall.GadgetGVK)
 	mine.SetNamespace(crdinstall.Namespace)
 	mine.SetName("mine")
-	o := Options{Scheme: s, Objects: []client.Object{mine},
-		Managers: []Manager{{Name: "platform", Setup: func(mgr manager.Manager) error {
+	o := world.Options{Scheme: s, Objects: []client.Object{mine},
+		Managers: []world.Manager{{Name: "platform", Setup: func(mgr manager.Manager) error {
 			return mgr.Add(&crdinstall.Installer{Mgr: mgr, Wait: true})
 		}}}}
 	w := testWorld(t, o)
@@ -193,12 +195,12 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var waited, created, deleted time.Duration = -1, -1, -1
-	for _, st := range r.steps {
+	for _, st := range r.Steps {
 		switch {
 		case st.Op == "action" && strings.Contains(st.Result, "waits for the create of"):
 			waited = st.At
@@ -223,11 +225,11 @@ func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.blindOf(p, r); len(got) != 0 {
+	if got := blindOf(w, p, r); len(got) != 0 {
 		t.Errorf("an event-driven operator's lagging watch was taken as blind time: %v", got)
 	}
 	w = testWorld(t, tickerOptions(false))
@@ -235,10 +237,10 @@ func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err = w.run(t, p); err != nil {
+	if r, err = run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.blindOf(p, r); len(got) != 2 {
+	if got := blindOf(w, p, r); len(got) != 2 {
 		t.Errorf("the ticker's hold is not blind time: %v", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,7 +44,7 @@ func ranProcess(steps []trace.Step, name string) bool {
 // controller, and no workload model, no kubelet and no collector of a kind
 // no object has: they would never reconcile anything.
 func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
-	w, err := newWorld(finalizerOptions().withDefaults())
+	w, err := newWorld(finalizerOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +52,12 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r, err := w.runOnce(t, p, nil, 0)
+	_, r, err := runOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := started(r.steps)
-	for _, want := range []string{KubeControllerManager + "/namespace", KubeControllerManager + "/garbagecollector-configmap", "op/configmap"} {
+	got := started(r.Steps)
+	for _, want := range []string{world.KubeControllerManager + "/namespace", world.KubeControllerManager + "/garbagecollector-configmap", "op/configmap"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s did not start; started: %v", want, got)
 		}
@@ -67,20 +69,20 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 			}
 		}
 	}
-	if ranProcess(r.steps, "kubelet") {
+	if ranProcess(r.Steps, "kubelet") {
 		t.Errorf("the kubelet ran in a world that can hold no pod")
 	}
 	// The same plan run with every built-in controller reaches the same end.
 	var all *snapshot
-	_, _, err = w.runHeld(t, p, runJudge{properties: func() []check.Property { return w.oracles(nil) }, observe: func(r *check.Run) { all = w.snapshotOf(r) }}, 0, nil)
+	_, _, err = w.RunHeld(t, p, world.Judging{Properties: func() []check.Property { return oracles(w, nil) }, Observe: func(r *check.Run) { all = snapshotOf(w, r) }}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, _, err := w.runOnce(t, p, nil, 0)
+	held, _, err := runOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := w.disagreement(all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
+	if d := disagreement(w, all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
 		t.Errorf("leaving out the idle controllers changed the end state: %s", d)
 	}
 }
@@ -114,14 +116,14 @@ func (r *jobOnDeletion) Reconcile(ctx context.Context, req reconcile.Request) (r
 // runs its pod and the kubelet completes it, as in a cluster where they
 // always run; and the run is the same whenever it is asked for.
 func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
-	o := Options{
+	o := world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&jobOnDeletion{Client: mgr.GetClient()})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,22 +131,22 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r, err := w.runOnce(t, p, nil, 0)
+	_, r, err := runOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.held.holds(schema.GroupKind{Group: "batch", Kind: "Job"}) {
-		t.Fatalf("the world held Jobs at first (%v): the test shows nothing", w.held)
+	if w.Held.Holds(schema.GroupKind{Group: "batch", Kind: "Job"}) {
+		t.Fatalf("the world held Jobs at first (%v): the test shows nothing", w.Held)
 	}
-	if got := started(r.steps); !slices.Contains(got, KubeControllerManager+"/job") || !slices.Contains(got, KubeControllerManager+"/garbagecollector-job") {
+	if got := started(r.Steps); !slices.Contains(got, world.KubeControllerManager+"/job") || !slices.Contains(got, world.KubeControllerManager+"/garbagecollector-job") {
 		t.Errorf("the Job's controllers did not run; started: %v", got)
 	}
-	if !ranProcess(r.steps, "kubelet") {
+	if !ranProcess(r.Steps, "kubelet") {
 		t.Errorf("the kubelet did not run the Job's pod")
 	}
 	var job batchv1.Job
 	found := false
-	for _, e := range r.log {
+	for _, e := range r.Log {
 		if j, ok := e.Object.(*batchv1.Job); ok && j.Name == "app-cleanup" {
 			job, found = *j, true
 		}
@@ -152,23 +154,23 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if !found || job.Status.Succeeded != 1 {
 		t.Errorf("the Job did not complete (found %v, status %+v)", found, job.Status)
 	}
-	_, again, err := w.runOnce(t, p, nil, 0)
+	_, again, err := runOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.hash != r.hash {
-		t.Errorf("two runs of one plan: hashes %s and %s", r.hash, again.hash)
+	if again.Hash != r.Hash {
+		t.Errorf("two runs of one plan: hashes %s and %s", r.Hash, again.Hash)
 	}
-	fresh, err := newWorld(o.withDefaults())
+	fresh, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, third, err := fresh.runOnce(t, p, nil, 0)
+	_, third, err := runOnce(fresh, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.hash != r.hash {
-		t.Errorf("the plan in a fresh world: hash %s, want %s", third.hash, r.hash)
+	if third.Hash != r.Hash {
+		t.Errorf("the plan in a fresh world: hash %s, want %s", third.Hash, r.Hash)
 	}
 }
 
@@ -178,7 +180,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 // runs it.
 func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	o := bugOptions(&knownBugs{}, true)
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,29 +188,29 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := w.runRecalled(t, bad)
+	r1, err := runRecalled(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r1.violated()) == 0 {
+	if len(r1.Violated()) == 0 {
 		t.Fatalf("the panicking plan violated nothing: the test shows nothing")
 	}
-	r2, err := w.runRecalled(t, bad)
+	r2, err := runRecalled(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r2 != r1 {
 		t.Errorf("a violating plan judged again was run again")
 	}
-	r3, err := w.run(t, bad)
+	r3, err := run(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r3 == r1 || r3.hash != r1.hash {
-		t.Errorf("a replay was recalled (same result: %v) or differs (hash %s, want %s)", r3 == r1, r3.hash, r1.hash)
+	if r3 == r1 || r3.Hash != r1.Hash {
+		t.Errorf("a replay was recalled (same result: %v) or differs (hash %s, want %s)", r3 == r1, r3.Hash, r1.Hash)
 	}
 	fine := bugOptions(&knownBugs{}, false)
-	w, err = newWorld(fine.withDefaults())
+	w, err = newWorld(fine.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +218,10 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := w.runRecalled(t, good); err != nil || len(r.violated()) > 0 {
-		t.Fatalf("the fault-free plan of a correct operator: %v, %v", err, r.violated())
+	if r, err := runRecalled(w, t, good); err != nil || len(r.Violated()) > 0 {
+		t.Fatalf("the fault-free plan of a correct operator: %v, %v", err, r.Violated())
 	}
-	if r, err := w.runRecalled(t, good); err != nil || r != holdingRun {
+	if r, err := runRecalled(w, t, good); err != nil || r != holdingRun {
 		t.Errorf("a plan that held, judged again, was run again (%v)", err)
 	}
 }

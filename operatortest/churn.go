@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -50,7 +52,7 @@ func raced(k string, g, most createsDeletes, userDeleted time.Duration) bool {
 // or scripted step's) that landed, or -1.
 func firstUserDeletion(steps []trace.Step) time.Duration {
 	for _, s := range steps {
-		if s.Op == "action" && s.Process == "" && (s.Object == actionDelete || s.Object == actionRecreate) && s.Result == "ok" ||
+		if s.Op == "action" && s.Process == "" && (s.Object == world.ActionDelete || s.Object == world.ActionRecreate) && s.Result == "ok" ||
 			s.Process == "admin" && s.Op == "delete" && s.Result == "ok" {
 			return s.At
 		}

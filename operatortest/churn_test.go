@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,7 +29,7 @@ type logChange struct {
 
 // churnRun is a run's snapshot from its changes, the workload's deletion of
 // the app at userDelete (none when 0).
-func churnRun(t *testing.T, w *world, userDelete time.Duration, changes ...logChange) *snapshot {
+func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ...logChange) *snapshot {
 	t.Helper()
 	start := time.Unix(0, 0)
 	r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
@@ -36,9 +38,9 @@ func churnRun(t *testing.T, w *world, userDelete time.Duration, changes ...logCh
 		r.Log = append(r.Log, apiserver.Event{Type: c.typ, GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Object: o, ResourceVersion: uint64(i + 1), At: start.Add(c.at)})
 	}
 	if userDelete > 0 {
-		r.Steps = append(r.Steps, trace.Step{At: userDelete, Op: "action", Object: actionDelete, Result: "ok"})
+		r.Steps = append(r.Steps, trace.Step{At: userDelete, Op: "action", Object: world.ActionDelete, Result: "ok"})
 	}
-	return w.snapshotOf(r)
+	return snapshotOf(w, r)
 }
 
 // Churn is counted both ways. The fault-free runs may lose the race between
@@ -57,13 +59,13 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 	life := func(name, gen string, made, unmade time.Duration) []logChange {
 		return []logChange{{made, watch.Added, name, gen}, {unmade, watch.Deleted, name, gen}}
 	}
-	v := w.updateSummaries(refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
+	v := updateSummaries(w, refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/record-app") {
 		t.Errorf("one lifetime the fault-free run lost the race for: %+v, want no violation and a note naming it", v)
 	}
 	// The reverse direction holds too: the faulted run lost the race.
 	won := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
-	if v := w.updateSummaries([]*refRun{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
+	if v := updateSummaries(w, []*refRun{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime fewer than the fault-free run: %+v, want no violation", v)
 	}
 	// The third side: the fault-free run made the object and the user
@@ -71,10 +73,10 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 	// and unmakes it once it sees the owner go.
 	made := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
 	remade := append(append(app, life("record-app", "", time.Millisecond, userDelete)...), life("record-app", "", 6*time.Millisecond, 7*time.Millisecond)...)
-	if v := w.updateSummaries([]*refRun{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
+	if v := updateSummaries(w, []*refRun{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime more than the fault-free run's, after the user's deletion: %+v, want no violation", v)
 	}
-	if v := w.updateSummaries([]*refRun{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
+	if v := updateSummaries(w, []*refRun{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
 		t.Errorf("two lifetimes more than the fault-free run's: update-summaries holds (%q), want churn", v.Detail)
 	}
 	for name, got := range map[string]*snapshot{
@@ -93,7 +95,7 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 		if name == "a second object of a generated prefix" {
 			refs = []*refRun{{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
 		}
-		if v := w.updateSummaries(refs, got, time.Minute); v.Holds {
+		if v := updateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
 		}
 	}
@@ -106,7 +108,7 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 // lag's doing, not churn.
 func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
 	all := judgeAll(t, appOptions(child()), "seed 0\nat 1m0s delete object=0\nlag process=op kind=* min=1.003s max=1.004s\n")
-	if v := all[UpdateSummaries]; !v.Holds || !strings.Contains(v.Detail, "then collected") {
+	if v := all[world.UpdateSummaries]; !v.Holds || !strings.Contains(v.Detail, "then collected") {
 		t.Errorf("update-summaries: %+v, want it to hold and note the collected child", v)
 	}
 }
@@ -130,11 +132,11 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 		return out
 	}
 	refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, cycle(4, false)...)}}
-	v := w.updateSummaries(refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
+	v := updateSummaries(w, refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/install (created 5 times, deleted 5 times; created 4 times, deleted 4 times in the fault-free run)") {
 		t.Errorf("a cycle of 5 turns against 4: %+v, want no violation and a note naming it", v)
 	}
-	if v := w.updateSummaries(refs, churnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
+	if v := updateSummaries(w, refs, churnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
 		t.Errorf("a cycle that ends in a turn's made half: %+v, want no violation", v)
 	}
 	for name, c := range map[string]struct{ ref, got []logChange }{
@@ -142,7 +144,7 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 		"no lifetime ended without faults":  {cycle(0, true), cycle(3, true)},
 	} {
 		refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, c.ref...)}}
-		if v := w.updateSummaries(refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
+		if v := updateSummaries(w, refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
 		}
 	}
@@ -150,12 +152,12 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 
 // errorRun is a run whose controller c's reconciles of /example end in
 // results, in order.
-func errorRun(w *world, results ...string) (*check.Run, *snapshot) {
+func errorRun(w *world.World, results ...string) (*check.Run, *snapshot) {
 	r := &check.Run{Start: time.Unix(0, 0), End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
 	for i, res := range results {
 		r.Steps = append(r.Steps, trace.Step{At: time.Duration(i+1) * time.Second, Process: "op", Controller: "c", Reconcile: i + 1, Op: "result", Object: "/example", Result: res})
 	}
-	return r, w.snapshotOf(r)
+	return r, snapshotOf(w, r)
 }
 
 // An operator that retries a failing operation cycles through its errors:
@@ -208,16 +210,16 @@ func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T)
 		} else if deleted {
 			r.Log = append(r.Log, apiserver.Event{Type: watch.Deleted, GVK: gvk, Object: cm(), ResourceVersion: 2, At: start.Add(8 * time.Millisecond)})
 		}
-		return w.snapshotOf(r)
+		return snapshotOf(w, r)
 	}
 	stuck := []*refRun{{seed: 1, snap: run(true, false)}}
-	if v := w.updateSummaries(stuck, run(true, true), time.Minute); !v.Holds || !strings.Contains(v.Detail, "deleted once more") {
+	if v := updateSummaries(w, stuck, run(true, true), time.Minute); !v.Holds || !strings.Contains(v.Detail, "deleted once more") {
 		t.Errorf("a deletion the fault-free run left in progress, finished: %+v, want no violation and a note naming it", v)
 	}
 	again := run(true, true)
 	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	again.changes[gvk]["ConfigMap team/app"].creates++ // made once more after its deletion
-	if v := w.updateSummaries(stuck, again, time.Minute); v.Holds {
+	if v := updateSummaries(w, stuck, again, time.Minute); v.Holds {
 		t.Errorf("deleted and made again: update-summaries holds (%q), want churn", v.Detail)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -37,10 +39,10 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 	defer flag.Set("ctrlsim.plan", "")
 	var seen [][]string
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
-	o := operatortest.Options{
+	o := world.Options{
 		Scheme:  clientgoscheme.Scheme,
 		Workers: 1,
-		Managers: []operatortest.Manager{{Name: "cg", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+		Managers: []world.Manager{{Name: "cg", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
 			// InformerFor with the operator's own informer (an indexer of its own),
 			// first: the typed accessor then shares it, as in client-go.
 			byApp := cg.InformerFactory.InformerFor(&corev1.ConfigMap{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // A world runs one task at a time: while a test simulates, its process runs
@@ -22,7 +24,7 @@ func TestATestSimulatesOnOneCoreAndGetsItsSettingsBack(t *testing.T) {
 	var during []int
 	o := bugOptions(&knownBugs{twoWrites: true}, false)
 	o.Checks, o.Workers = 3, 1
-	o.Properties = append(o.Properties, Property{Name: "cores", Check: func(*History) error {
+	o.Properties = append(o.Properties, world.Property{Name: "cores", Check: func(*world.History) error {
 		if p := runtime.GOMAXPROCS(0); !slices.Contains(during, p) {
 			during = append(during, p)
 		}
@@ -38,14 +40,14 @@ func TestATestSimulatesOnOneCoreAndGetsItsSettingsBack(t *testing.T) {
 		t.Errorf("after exploring: GOMAXPROCS %d and GOGC %d, want the test's 2 and 100", p, gc)
 	}
 
-	first := simulating()
-	if p, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(simulatingGOGC); p != 1 || gc != simulatingGOGC {
-		t.Errorf("one simulation: GOMAXPROCS %d and GOGC %d, want 1 and %d", p, gc, simulatingGOGC)
+	first := world.Simulating()
+	if p, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(world.SimulatingGOGC); p != 1 || gc != world.SimulatingGOGC {
+		t.Errorf("one simulation: GOMAXPROCS %d and GOGC %d, want 1 and %d", p, gc, world.SimulatingGOGC)
 	}
-	if n := testCores(); n != 2 {
+	if n := world.CoresOfTest(); n != 2 {
 		t.Errorf("the test's cores (the default workers) while simulating: %d, want 2", n)
 	}
-	second, third := simulating(), simulating()
+	second, third := world.Simulating(), world.Simulating()
 	if p := runtime.GOMAXPROCS(0); p != 1 {
 		t.Errorf("three simulations on a test of 2 cores: GOMAXPROCS %d, want 1", p)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -25,9 +27,9 @@ func TestASeedObjectOfAKindNeverServedFailsTheRun(t *testing.T) {
 	db.SetKind("Database")
 	db.SetNamespace("apps")
 	db.SetName("main")
-	_, err := operatortest.Explore(t, operatortest.Options{
+	_, err := operatortest.Explore(t, world.Options{
 		Scheme:   s,
-		Managers: []operatortest.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
+		Managers: []world.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
 		Objects:  []client.Object{db},
 		Checks:   1,
 	})
@@ -75,10 +77,10 @@ func TestACRDKubeAPIServerRefusesFailsTheRunNamingIt(t *testing.T) {
 		{"strng", `CRDs: CRD manifest document 1: CustomResourceDefinition.apiextensions.k8s.io "databases.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: "strng": supported values: "array", "boolean", "integer", "number", "object", "string"`},
 		{"integer", `CRDs: CRD manifest document 1: CustomResourceDefinition.apiextensions.k8s.io "databases.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.size \u003c= self.nosuch","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:18: undefined field 'nosuch'`},
 	} {
-		_, err := operatortest.Explore(t, operatortest.Options{
+		_, err := operatortest.Explore(t, world.Options{
 			Scheme:   s,
 			CRDs:     [][]byte{[]byte(strings.Replace(strngCRD, "RULE", tc.typ, 1))},
-			Managers: []operatortest.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
+			Managers: []world.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
 			Checks:   1,
 		})
 		if err == nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 )
@@ -27,7 +29,7 @@ import (
 func cutVerdicts(own []check.Verdict, note string) []check.Verdict {
 	var out []check.Verdict
 	for _, v := range own {
-		if !v.Holds && slices.Contains(KernelVerdicts, v.Property) {
+		if !v.Holds && slices.Contains(world.KernelVerdicts, v.Property) {
 			out = append(out, v)
 		}
 	}
@@ -36,27 +38,27 @@ func cutVerdicts(own []check.Verdict, note string) []check.Verdict {
 
 // countCut records that the plan at place was cut (the first note a place
 // gives is kept).
-func (w *world) countCut(place int, note string) {
+func countCut(w *world.World, place int, note string) {
 	if note == "" {
 		return
 	}
-	if w.cuts == nil {
-		w.cuts = map[int]string{}
+	if w.Cuts == nil {
+		w.Cuts = map[int]string{}
 	}
-	if _, ok := w.cuts[place]; !ok {
-		w.cuts[place] = note
+	if _, ok := w.Cuts[place]; !ok {
+		w.Cuts[place] = note
 	}
 }
 
 // cutSummary fills in out's count of cut plans and the first one's note.
-func (w *world) cutSummary(out *Result) {
+func cutSummary(w *world.World, out *Result) {
 	last := 0 // the last place explored (0: every one)
-	if out.Caught && !w.o.KeepGoing {
+	if out.Caught && !w.Opts.KeepGoing {
 		last = out.FirstFailure
 	}
 	first := 0
 	out.Cut = 0
-	for place := range w.cuts { // lint:order-independent a count and the least place
+	for place := range w.Cuts { // lint:order-independent a count and the least place
 		if last > 0 && place > last {
 			continue // judged by a worker past the pass's end
 		}
@@ -66,7 +68,7 @@ func (w *world) cutSummary(out *Result) {
 		}
 	}
 	if first > 0 {
-		out.CutNote = fmt.Sprintf("plan %d: %s", first, w.cuts[first])
+		out.CutNote = fmt.Sprintf("plan %d: %s", first, w.Cuts[first])
 	}
 }
 
@@ -76,5 +78,5 @@ func cutLine(r Result) string {
 	if r.Cut == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d plan%s cut at the work bound and not judged (%s)", r.Cut, plural(r.Cut), strings.TrimSpace(r.CutNote))
+	return fmt.Sprintf("%d plan%s cut at the work bound and not judged (%s)", r.Cut, world.Plural(r.Cut), strings.TrimSpace(r.CutNote))
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,13 +51,13 @@ func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := cutNote(r.verdicts)
-	if note == "" || len(r.violated()) > 0 {
-		t.Fatalf("verdicts %v: want the run cut at the work bound and no violation judged", r.verdicts)
+	note := world.CutNote(r.Verdicts)
+	if note == "" || len(r.Violated()) > 0 {
+		t.Fatalf("verdicts %v: want the run cut at the work bound and no violation judged", r.Verdicts)
 	}
 	for _, want := range []string{"cut at its work bound", "a storm: op/", "while a watch was stalled", "not judged"} {
 		if !strings.Contains(note, want) {
@@ -69,23 +71,23 @@ func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err = w.run(t, p); err != nil {
+	if r, err = run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
-	if note := cutNote(r.verdicts); note != "" || len(r.violated()) == 0 {
-		t.Errorf("a short hold: cut %q, violated %v: want it judged and caught", note, r.violated())
+	if note := world.CutNote(r.Verdicts); note != "" || len(r.Violated()) == 0 {
+		t.Errorf("a short hold: cut %q, violated %v: want it judged and caught", note, r.Violated())
 	}
 
-	w.countCut(3, "the first")
-	w.countCut(3, "again")
-	w.countCut(9, "the second")
+	countCut(w, 3, "the first")
+	countCut(w, 3, "again")
+	countCut(w, 9, "the second")
 	var res Result
-	w.cutSummary(&res)
+	cutSummary(w, &res)
 	if line := cutLine(res); res.Cut != 2 || line != "2 plans cut at the work bound and not judged (plan 3: the first)" {
 		t.Errorf("the exploration's count: %d, line %q", res.Cut, line)
 	}
 	res = Result{Caught: true, FirstFailure: 5}
-	w.cutSummary(&res)
+	cutSummary(w, &res)
 	if res.Cut != 1 {
 		t.Errorf("a place past the first failure was counted: %d cut", res.Cut)
 	}

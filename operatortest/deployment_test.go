@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,19 +27,19 @@ func TestAManagerOfADeploymentRunsWhileTheDeploymentExists(t *testing.T) {
 	o := appOptions(child())
 	o.Managers[0].Deployment = &types.NamespacedName{Namespace: "team", Name: "op-pod"}
 	o.Managers[0].StartDelay = 2 * time.Second
-	o.Workload = Workload{Steps: []StepKind{}, Script: []Step{Create(5*time.Second, pod), Delete(20*time.Second, pod)}}
-	w, err := newWorld(o.withDefaults())
+	o.Workload = world.Workload{Steps: []world.StepKind{}, Script: []world.Step{world.Create(5*time.Second, pod), world.Delete(20*time.Second, pod)}}
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := plan.Generator(w.space).Example(0)
+	p := plan.Generator(w.Space).Example(0)
 	p.Faults = nil // the script's steps alone
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var first, last time.Duration = -1, -1
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Process != "op" {
 			continue
 		}
@@ -59,17 +61,17 @@ func TestAManagerOfADeploymentRunsWhileTheDeploymentExists(t *testing.T) {
 
 // A bad Deployment or StartDelay is refused with one line naming it.
 func TestABadDeploymentManagerIsRefused(t *testing.T) {
-	for want, set := range map[string]func(m *Manager){
-		"StartDelay is -1s": func(m *Manager) { m.StartDelay = -time.Second },
-		"needs a namespace": func(m *Manager) { m.Deployment = &types.NamespacedName{Name: "op-pod"} },
-		"runs as one pod": func(m *Manager) {
+	for want, set := range map[string]func(m *world.Manager){
+		"StartDelay is -1s": func(m *world.Manager) { m.StartDelay = -time.Second },
+		"needs a namespace": func(m *world.Manager) { m.Deployment = &types.NamespacedName{Name: "op-pod"} },
+		"runs as one pod": func(m *world.Manager) {
 			m.Deployment = &types.NamespacedName{Namespace: "team", Name: "op-pod"}
 			m.Replicas = 2
 		},
 	} {
 		o := appOptions(child())
 		set(&o.Managers[0])
-		if err := o.validate(); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("error %v, want one line with %q", err, want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -58,7 +60,7 @@ import (
 //
 // With after, each window opens at the crash itself: the clean stop there
 // lets every cut reconcile finish (the stop after them, above).
-func (w *world) downtimeOf(steps []trace.Step, after bool) []plan.Fault {
+func downtimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
 	type worker struct {
 		process, controller string
 		n                   int
@@ -67,7 +69,7 @@ func (w *world) downtimeOf(steps []trace.Step, after bool) []plan.Fault {
 	open := map[string]int{}                  // process -> index in out of its open window
 	reconciling := map[worker]time.Duration{} // a reconcile in flight: when it began
 	for _, s := range steps {
-		if !w.operators[s.Process] {
+		if !w.Operators[s.Process] {
 			continue
 		}
 		k := worker{s.Process, s.Controller, s.Worker}
@@ -107,9 +109,9 @@ func (w *world) downtimeOf(steps []trace.Step, after bool) []plan.Fault {
 // down or blind); with after, each stop comes after the reconciles its crash
 // cut rather than before them (downtimeOf). All are cached as the other
 // references are, by their plans.
-func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant, after bool) (*refRun, error) {
-	stops := w.downtimeOf(r.steps, after)
-	blind := w.blindOf(p, r) // blind.go
+func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, instant, after bool) (*refRun, error) {
+	stops := downtimeOf(w, r.Steps, after)
+	blind := blindOf(w, p, r) // blind.go
 
 	if len(stops)+len(blind) == 0 {
 		return nil, nil
@@ -120,7 +122,7 @@ func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant
 		}
 		blind = nil
 	}
-	ref, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: append(stops, blind...)}, 0)
+	ref, err := referenceOf(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: append(stops, blind...)}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -138,16 +140,16 @@ func (w *world) downtimeReference(t *testing.T, p *plan.Plan, r *result, instant
 // that "starts clean" and re-creates what it made, which no downtime
 // excuses). It is run only then (most runs end as a schedule does) and only
 // when an operator's process was down or blind.
-func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs []*refRun, late *refRun, snap *snapshot) error {
+func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, refs []*refRun, late *refRun, snap *snapshot) error {
 	judge := func(v check.Verdict, extra *refRun) check.Verdict {
 		all := append(slices.Clip(refs), extra)
-		if v.Property == Converges {
+		if v.Property == world.Converges {
 			if late != nil {
 				all = append(all, late)
 			}
-			return w.converges(all, snap, v.At)
+			return converges(w, all, snap, v.At)
 		}
-		return w.updateSummaries(all, snap, v.At)
+		return updateSummaries(w, all, snap, v.At)
 	}
 	// [after] is the stop before the cut reconciles (false) or after them
 	// (true); each is run once, when first needed.
@@ -158,7 +160,7 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 			i = 1
 		}
 		if cache[i] == nil {
-			ref, err := w.downtimeReference(t, p, r, isInstant, after)
+			ref, err := downtimeReference(w, t, p, r, isInstant, after)
 			if err != nil || ref == nil {
 				return nil, err
 			}
@@ -166,8 +168,8 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 		}
 		return cache[i], nil
 	}
-	for i, v := range r.verdicts {
-		if v.Holds || (v.Property != Converges && v.Property != UpdateSummaries) {
+	for i, v := range r.Verdicts {
+		if v.Holds || (v.Property != world.Converges && v.Property != world.UpdateSummaries) {
 			continue
 		}
 		var excusedBy *refRun
@@ -190,7 +192,7 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 			return err
 		}
 		if judge(v, same).Holds {
-			r.verdicts[i].Detail += "\n  (the fault-free run of the same downtime and blind time ends so too, and so does the one of the same restarts with no time down or blind: the restart, not the downtime, makes the difference)"
+			r.Verdicts[i].Detail += "\n  (the fault-free run of the same downtime and blind time ends so too, and so does the one of the same restarts with no time down or blind: the restart, not the downtime, makes the difference)"
 			continue
 		}
 		nv := judge(v, excusedBy)
@@ -199,7 +201,7 @@ func (w *world) rejudgeWithDowntime(t *testing.T, p *plan.Plan, r *result, refs 
 			stop = "where this run had it down, after the reconciles the crash cut, whose first writes had landed"
 		}
 		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime and blind time (the operator stopped cleanly "+stop+", its view behind the world's writes as this run's was, never behind its own) ends so too")
-		r.verdicts[i] = nv
+		r.Verdicts[i] = nv
 	}
 	return nil
 }

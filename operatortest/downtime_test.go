@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,21 +30,21 @@ import (
 // suite (examples/patterns/schedule: a Job every 30 s, named by its
 // scheduled time; a run that cannot start within the starting deadline is
 // skipped by design), with spec as given.
-func scheduleOptions(spec schedule.ScheduleSpec) Options {
+func scheduleOptions(spec schedule.ScheduleSpec) world.Options {
 	return scheduleTwinOptions(spec, false)
 }
 
 // scheduleTwinOptions is scheduleOptions, or with buggy its twin's: each
 // run's Job made with generateName, so that a run made again after a restart
 // is a second Job.
-func scheduleTwinOptions(spec schedule.ScheduleSpec, buggy bool) Options {
+func scheduleTwinOptions(spec schedule.ScheduleSpec, buggy bool) world.Options {
 	s := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(s)
 	_ = schedule.AddToScheme(s)
-	return Options{
+	return world.Options{
 		Scheme: s,
 		CRDs:   [][]byte{schedule.CRD},
-		Managers: []Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
 			return (&schedule.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 		}}},
 		Objects: []client.Object{&schedule.Schedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "backup"}, Spec: spec}},
@@ -59,11 +61,11 @@ func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
 	w := testWorld(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}))
 	for _, seed := range []uint64{2003, 306, 4000} {
 		p := &plan.Plan{Seed: seed}
-		refs, err := w.references(t, p)
+		refs, err := references(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := w.interleavingsAgree(refs, refs[0].snap); !v.Holds {
+		if v := interleavingsAgree(w, refs, refs[0].snap); !v.Holds {
 			t.Errorf("seed %d: %s", seed, v.Detail)
 		}
 	}
@@ -126,10 +128,10 @@ func (r *tickerReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	return reconcile.Result{RequeueAfter: latest.Add(tickEvery).Sub(now)}, nil
 }
 
-func tickerOptions(twoWrites bool) Options {
-	return Options{
+func tickerOptions(twoWrites bool) world.Options {
+	return world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "ticker", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "ticker", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
 				Complete(&tickerReconciler{Client: mgr.GetClient(), twoWrites: twoWrites})
 		}}},
@@ -146,12 +148,12 @@ func TestAMissedScheduledRunUnderDowntimeIsNotBlamed(t *testing.T) {
 	// The crash at 28s keeps the operator down (CrashLoopBackOff 10s) past
 	// the run at 30s and its 5s deadline.
 	got := judgeAll(t, tickerOptions(false), "seed 7\ncrash process=ticker at=28s\n")
-	for _, name := range []string{Converges, UpdateSummaries, InterleavingsAgree} {
+	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
 		}
 	}
-	if d := got[Converges].Detail; !strings.Contains(d, "same downtime") {
+	if d := got[world.Converges].Detail; !strings.Contains(d, "same downtime") {
 		t.Errorf("converges held without the fault-free run of the same downtime (%q): the run at 30s was not skipped, and this test shows nothing", d)
 	}
 }
@@ -166,23 +168,23 @@ func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) 
 	// Write 1 is the first run's create (at 30s), write 2 its "done".
 	const between = "seed 7\ncrash process=ticker write=1\n"
 	twin := judgeAll(t, tickerOptions(true), between)
-	if twin[Converges].Holds || !strings.Contains(twin[Converges].Detail, "ticker-946684830") {
-		t.Errorf("the twin's run left starting is not caught by converges: %q", twin[Converges].Detail)
+	if twin[world.Converges].Holds || !strings.Contains(twin[world.Converges].Detail, "ticker-946684830") {
+		t.Errorf("the twin's run left starting is not caught by converges: %q", twin[world.Converges].Detail)
 	}
 	w := testWorld(t, tickerOptions(true))
 	p, err := plan.Parse(between)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	down, err := w.downtimeReference(t, p, r, false, false)
+	down, err := downtimeReference(w, t, p, r, false, false)
 	if err != nil || down == nil {
 		t.Fatalf("the crash gave no downtime to replay (%v): the test does not reach the reference it is about", err)
 	}
-	if v := w.converges([]*refRun{down}, down.snap, 0); !v.Holds {
+	if v := converges(w, []*refRun{down}, down.snap, 0); !v.Holds {
 		t.Fatalf("the reference of the same downtime is not a run of its own: %s", v.Detail)
 	}
 	for name, v := range judgeAll(t, tickerOptions(false), between) {
@@ -214,12 +216,12 @@ func TestAWriteThatLandedBeforeACrashIsJudgedAsTheStopAfterItsReconcile(t *testi
 		"stale process=schedule at=50.351256583s age=334ms\n"
 	spec := schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}
 	got := judgeAll(t, scheduleOptions(spec), found)
-	for _, name := range []string{Converges, UpdateSummaries} {
+	for _, name := range []string{world.Converges, world.UpdateSummaries} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("the correct operator: %s: %s", name, v.Detail)
 		}
 	}
-	if d := got[Converges].Detail; !strings.Contains(d, "after the reconciles the crash cut") {
+	if d := got[world.Converges].Detail; !strings.Contains(d, "after the reconciles the crash cut") {
 		t.Errorf("converges held without the stop after the cut reconcile (%q): the plan no longer reaches the rule, and this test shows nothing", d)
 	}
 
@@ -233,9 +235,9 @@ func TestAWriteThatLandedBeforeACrashIsJudgedAsTheStopAfterItsReconcile(t *testi
 		}
 	}
 	twin := judgeAll(t, scheduleTwinOptions(spec, true), within)
-	t.Logf("the twin: converges %q; update-summaries %q", twin[Converges].Detail, twin[UpdateSummaries].Detail)
-	if twin[Converges].Holds && twin[UpdateSummaries].Holds {
-		t.Errorf("the twin's second Job for the run of 30s is not caught: converges %q, update-summaries %q", twin[Converges].Detail, twin[UpdateSummaries].Detail)
+	t.Logf("the twin: converges %q; update-summaries %q", twin[world.Converges].Detail, twin[world.UpdateSummaries].Detail)
+	if twin[world.Converges].Holds && twin[world.UpdateSummaries].Holds {
+		t.Errorf("the twin's second Job for the run of 30s is not caught: converges %q, update-summaries %q", twin[world.Converges].Detail, twin[world.UpdateSummaries].Detail)
 	}
 }
 
@@ -248,11 +250,11 @@ func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stops := w.downtimeOf(r.steps, false)
+	stops := downtimeOf(w, r.Steps, false)
 	var text []string
 	for _, s := range stops {
 		text = append(text, s.String())
@@ -280,11 +282,11 @@ func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap, r, err := w.runOnce(t, p, nil, 0)
+		snap, r, err := runOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return snap.of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).text, r.steps
+		return snap.of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).text, r.Steps
 	}
 	const first = "ConfigMap ops/ticker-946684830" // the run at 30s
 	crashed, steps := run("seed 7\ncrash process=ticker write=1\n")
@@ -347,7 +349,7 @@ func TestARestartThatChangesTheEndStateIsNotExcusedAsDowntime(t *testing.T) {
 			}})
 	}
 	got := judgeAll(t, o, "seed 1\ncrash process=op at=5s\n")
-	if v := got[Converges]; v.Holds || !strings.Contains(v.Detail, "data.starts") || !strings.Contains(v.Detail, "the restart, not the downtime") {
+	if v := got[world.Converges]; v.Holds || !strings.Contains(v.Detail, "data.starts") || !strings.Contains(v.Detail, "the restart, not the downtime") {
 		t.Errorf("converges: holds %v: %s; want a violation at data.starts that the same downtime does not excuse", v.Holds, v.Detail)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -155,7 +157,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &snapshot{w: &world{shapes: canon.NewShapes(crds, runtime.NewScheme())}, canon: canon.NewTokens(nil)}
+	s := &snapshot{w: &world.World{Shapes: canon.NewShapes(crds, runtime.NewScheme())}, canon: canon.NewTokens(nil)}
 	gadget := func(tags, steps []any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget",
 			"metadata": map[string]any{"namespace": "shop", "name": "g"}, "spec": map[string]any{"tags": tags, "steps": steps}}}
@@ -172,7 +174,7 @@ spec:
 
 // snap is a run's snapshot made of its end-state objects (each also in its
 // watch log), for the comparing oracles' tests.
-func snap(t *testing.T, w *world, objs ...client.Object) *snapshot {
+func snap(t *testing.T, w *world.World, objs ...client.Object) *snapshot {
 	t.Helper()
 	var log []apiserver.Event
 	for _, o := range objs {
@@ -193,9 +195,9 @@ func app(data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "u"}, Data: data}
 }
 
-func testWorld(t *testing.T, o Options) *world {
+func testWorld(t *testing.T, o world.Options) *world.World {
 	t.Helper()
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,10 +212,10 @@ func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.
 	w := testWorld(t, appOptions(child()))
 	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"token": "a", "mode": "x"}))},
 		{seed: 2049, snap: snap(t, w, app(map[string]string{"token": "b", "mode": "x"}))}}
-	if v := w.converges(refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
+	if v := converges(w, refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("a token the fault-free runs disagree on is held against the faulted run: %s", v.Detail)
 	}
-	v := w.converges(refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
+	v := converges(w, refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
 	if v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app differs") || !strings.Contains(v.Detail, "at data.mode") {
 		t.Errorf("a field both fault-free runs agree on, changed by the faults: %+v", v)
 	}
@@ -221,7 +223,7 @@ func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.
 	extra := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra", UID: "e"}}
 	refs[1].snap = snap(t, w, app(map[string]string{"token": "b", "mode": "x"}), extra)
 	for _, got := range []*snapshot{snap(t, w, app(map[string]string{"mode": "x", "token": "z"})), snap(t, w, app(map[string]string{"mode": "x", "token": "z"}), extra)} {
-		if v := w.converges(refs, got, 0); !v.Holds {
+		if v := converges(w, refs, got, 0); !v.Holds {
 			t.Errorf("an object one fault-free run has and the other lacks is blamed on the faults: %s", v.Detail)
 		}
 	}
@@ -236,10 +238,10 @@ func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) 
 	wrong, right := app(map[string]string{"mode": "stale"}), app(map[string]string{"mode": "x"})
 	refs := []*refRun{{seed: 1, snap: snap(t, w, wrong)}, {seed: 2049, snap: snap(t, w, right)}}
 	got := snap(t, w, app(map[string]string{"mode": "x"}))
-	if v := w.converges(refs, got, 0); !v.Holds {
+	if v := converges(w, refs, got, 0); !v.Holds {
 		t.Errorf("converges blames the faulted run for a wrong fault-free run: %s", v.Detail)
 	}
-	v := w.interleavingsAgree(refs, got)
+	v := interleavingsAgree(w, refs, got)
 	if v.Holds || !strings.Contains(v.Detail, "the suspect is the fault-free run with seed 1") {
 		t.Errorf("interleavings-agree does not name the fault-free run with seed 1 as the suspect: %+v", v)
 	}
@@ -254,31 +256,31 @@ func TestANondeterministicFieldTheAuthorNamesIsIgnored(t *testing.T) {
 	w := testWorld(t, o)
 	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))},
 		{seed: 2049, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))}}
-	if v := w.converges(refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
+	if v := converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("the named field is held against the run: %s", v.Detail)
 	}
-	if v := w.converges(refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
+	if v := converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
 		t.Error("a field the author did not name is ignored too")
 	}
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "Gizmo", Path: "status.attempts"}}
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
 		t.Errorf("an unknown kind: %v, want an error naming Nondeterministic[0]", err)
 	}
 }
 
 // judgeAll runs one plan on o and returns every verdict, by property.
-func judgeAll(t *testing.T, o Options, text string) map[string]check.Verdict {
+func judgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdict {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := testWorld(t, o).run(t, p)
+	r, err := run(testWorld(t, o), t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]check.Verdict{}
-	for _, v := range r.verdicts {
+	for _, v := range r.Verdicts {
 		out[v.Property] = v
 	}
 	return out
@@ -319,7 +321,7 @@ func TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation(t *testing.T) {
 			t.Errorf("%s violated: %s", name, v.Detail)
 		}
 	}
-	if d := all[NoErrorAtRest].Detail; !strings.Contains(d, "as in the fault-free run of the same workload") || !strings.Contains(d, `ConfigMap "backend" not found`) {
+	if d := all[world.NoErrorAtRest].Detail; !strings.Contains(d, "as in the fault-free run of the same workload") || !strings.Contains(d, `ConfigMap "backend" not found`) {
 		t.Errorf("no-error-at-rest does not say which error it forgave and why: %q", d)
 	}
 }
@@ -350,7 +352,7 @@ func TestAnErrorAtRestThatNamesTheTimeOfItsAttemptIsTheFaultFreeRunsError(t *tes
 	}
 	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
 	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\ncrash process=op at=5s\n")
-	v := all[NoErrorAtRest]
+	v := all[world.NoErrorAtRest]
 	if !v.Holds {
 		t.Fatalf("no-error-at-rest violated: %s", v.Detail)
 	}
@@ -379,13 +381,13 @@ func TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn(t *testing.T) {
 			t.Errorf("%s violated: %s", name, v.Detail)
 		}
 	}
-	if d := all[UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") || !strings.Contains(d, "Secret team/app-child") {
+	if d := all[world.UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") || !strings.Contains(d, "Secret team/app-child") {
 		t.Errorf("update-summaries does not note the collected re-creations: %q", d)
 	}
 	if d := all[cluster.HotLoopProperty].Detail; !strings.Contains(d, "while a watch was stalled") {
 		t.Errorf("the storm is not noted with its count: %q", d)
 	}
-	t.Logf("notes:\n  %s\n  %s", all[UpdateSummaries].Detail, all[cluster.HotLoopProperty].Detail)
+	t.Logf("notes:\n  %s\n  %s", all[world.UpdateSummaries].Detail, all[cluster.HotLoopProperty].Detail)
 }
 
 // The twin: a storm that goes on once the stall has ended is a hot loop. The
@@ -424,7 +426,7 @@ func TestJudgedKindsAreTheKindsTheOperatorTouches(t *testing.T) {
 		return nil
 	}
 	got := judge(t, appOptions(claim), "seed 1\ncrash process=op call=3\n")
-	if !strings.Contains(got[Converges], "PersistentVolumeClaim team/app-data exists after the fault-free run") {
+	if !strings.Contains(got[world.Converges], "PersistentVolumeClaim team/app-data exists after the fault-free run") {
 		t.Errorf("converges does not judge the PersistentVolumeClaim the operator makes: %v", got)
 	}
 	if got := judge(t, appOptions(claim), "seed 1\n"); len(got) != 0 {
@@ -466,7 +468,7 @@ func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *test
 	})
 	twin.Objects = o.Objects
 	got := judge(t, twin, "seed 1\nat 30s delete object=1\ncrash process=op call=3\n")
-	if !strings.Contains(got[Converges], "Secret team/app-child exists after") {
+	if !strings.Contains(got[world.Converges], "Secret team/app-child exists after") {
 		t.Errorf("the twin is not caught by converges: %v", got)
 	}
 }
@@ -479,7 +481,7 @@ func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *test
 func TestAnErrorAtRestWithNoWorkloadIsNotForgiven(t *testing.T) {
 	o := appOptions(needsBackend)
 	all := judgeAll(t, o, "seed 1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
-	v := all[NoErrorAtRest]
+	v := all[world.NoErrorAtRest]
 	if v.Holds || !strings.Contains(v.Detail, "the fault-free run with no generated workload") {
 		t.Errorf("no-error-at-rest on an operator whose backend never existed: holds=%v %q", v.Holds, v.Detail)
 	}
@@ -777,7 +779,7 @@ func TestAChildReownedToADeletedOwnerByAStaleViewAndCollectedIsNotChurn(t *testi
 			t.Errorf("%s violated: %s", name, v.Detail)
 		}
 	}
-	if d := all[UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") {
+	if d := all[world.UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") {
 		t.Errorf("no stale view of the first app re-owned its child: %q", d)
 	}
 }

@@ -3,9 +3,9 @@ package operatortest_test
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/watch"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
-	"github.com/ctrlsim/ctrlsim/operatortest"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // A property that judges the watch log: History.Run().Log is every change
@@ -16,14 +16,14 @@ import (
 // it was: ViolatedAt places the violation at that instant of the run (its
 // offset from History.Run().Start), not at the run's end.
 func ExampleHistory_Run() {
-	neverDeleted := operatortest.Property{Name: "child-never-deleted", Check: func(h *operatortest.History) error {
+	neverDeleted := world.Property{Name: "child-never-deleted", Check: func(h *world.History) error {
 		run := h.Run()
 		for _, ev := range run.Log {
 			if ev.GVK.Kind != "Secret" || ev.Object.GetNamespace() != "team" || ev.Object.GetName() != "app-child" {
 				continue
 			}
 			if ev.Type == watch.Deleted {
-				return operatortest.ViolatedAt(ev.At.Sub(run.Start),
+				return world.ViolatedAt(ev.At.Sub(run.Start),
 					fmt.Errorf("Secret team/app-child deleted at resourceVersion %d", ev.ResourceVersion))
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/story"
@@ -41,10 +43,10 @@ func fullTimeline() bool {
 
 // operatorProcesses are the names of the test's own processes (every
 // replica), as they appear in the trace.
-func (w *world) operatorProcesses() []string {
+func operatorProcesses(w *world.World) []string {
 	var out []string
-	for _, m := range w.o.Managers {
-		for _, spec := range m.processes() {
+	for _, m := range w.Opts.Managers {
+		for _, spec := range m.Processes() {
 			out = append(out, spec.Name)
 		}
 	}
@@ -116,7 +118,7 @@ func foldTimeline(steps []trace.Step, operators []string, full bool) []string {
 	for _, p := range procs {
 		f := counts[p]
 		out = append(out, fmt.Sprintf("%10s  %s: %d start-up line%s, %d step%s on other objects (folded; -ctrlsim.timeline=full or CTRLSIM_TIMELINE=full shows them)",
-			"", p, f.startUp, plural(f.startUp), f.other, plural(f.other)))
+			"", p, f.startUp, world.Plural(f.startUp), f.other, world.Plural(f.other)))
 	}
 	return append(out, kept...)
 }
@@ -293,7 +295,7 @@ func whyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) [
 		workload++
 	}
 	if workload > 0 {
-		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", workload, plural(workload)))
+		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", workload, world.Plural(workload)))
 	}
 	if len(p.Faults) == 0 && workload == len(p.Steps) {
 		out = append(out, "No fault: the violation happens in a fault-free run, under the plan's schedule alone (a race the operator loses in some interleavings).")
@@ -345,7 +347,7 @@ func faultPath(p *plan.Plan, steps []trace.Step, v check.Verdict, operators []st
 		out = append(out, s.String())
 	}
 	if more > 0 {
-		out = append(out, fmt.Sprintf("%10s  ... %d more step%s (the whole timeline is in the inspector)", "", more, plural(more)))
+		out = append(out, fmt.Sprintf("%10s  ... %d more step%s (the whole timeline is in the inspector)", "", more, world.Plural(more)))
 	}
 	return out
 }
@@ -433,7 +435,7 @@ type report struct {
 	test      string
 	planPath  string
 	p         *plan.Plan
-	r         *result
+	r         *world.RunResult
 	violated  []check.Verdict
 	operators []string
 	// systemFaults are the step names of Options.Systems' faults, to their
@@ -450,11 +452,11 @@ func (rep *report) shown() []string { return append(slices.Clone(rep.operators),
 func (rep *report) story() *story.Story {
 	return story.Build(story.Input{
 		Title:    rep.test,
-		Steps:    rep.r.steps,
-		Log:      rep.r.log,
-		Start:    rep.r.start,
+		Steps:    rep.r.Steps,
+		Log:      rep.r.Log,
+		Start:    rep.r.Start,
 		Plan:     rep.p,
-		Verdicts: rep.r.verdicts,
+		Verdicts: rep.r.Verdicts,
 		Lead:     rep.operators,
 	})
 }
@@ -462,7 +464,7 @@ func (rep *report) story() *story.Story {
 // logLines are the lines logged by the processes keep accepts.
 func (rep *report) logLines(keep func(process string) bool) []story.LogLine {
 	var out []story.LogLine
-	for _, s := range rep.r.steps {
+	for _, s := range rep.r.Steps {
 		if s.Op == "log" && keep(s.Process) {
 			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
 		}
@@ -525,11 +527,11 @@ func (rep *report) markdown(svg, html string) string {
 		fmt.Fprintf(&b, "- **%s** (judged at %v of virtual time): %s\n", v.Property, v.At, strings.ReplaceAll(v.Detail, "\n", "\n  "))
 	}
 	b.WriteString("\n## Why a real cluster can do this\n\n")
-	for _, l := range whyReal(rep.p, rep.r.steps, rep.systemFaults) {
+	for _, l := range whyReal(rep.p, rep.r.Steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	if len(rep.violated) > 0 {
-		if path := faultPath(rep.p, rep.r.steps, rep.violated[0], rep.operators, 25); len(path) > 0 {
+		if path := faultPath(rep.p, rep.r.Steps, rep.violated[0], rep.operators, 25); len(path) > 0 {
 			b.WriteString("\n## From the fault to the violation\n\n```\n")
 			for _, l := range path {
 				b.WriteString(l + "\n")
@@ -542,7 +544,7 @@ func (rep *report) markdown(svg, html string) string {
 	b.WriteString("```\n\n")
 	name := filepath.Base(rep.planPath)
 	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, replayCommand(rep.test, name))
-	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.r.hash)
+	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.r.Hash)
 	b.WriteString("## The story\n\n")
 	fmt.Fprintf(&b, "![the run, lane by lane: the operator's first](%s)\n\n", svg)
 	fmt.Fprintf(&b, "The run inspector, a self-contained page with every step clickable: [%s](%s).\n\n", html, html)
@@ -562,7 +564,7 @@ func (rep *report) markdown(svg, html string) string {
 		b.WriteString("```\n")
 	}
 	b.WriteString("\n## The timeline\n\n```\n")
-	for _, l := range foldTimeline(rep.r.steps, rep.shown(), false) {
+	for _, l := range foldTimeline(rep.r.Steps, rep.shown(), false) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("```\n")
@@ -581,31 +583,31 @@ type failure struct {
 
 // failure runs p and, when it violates something, writes its story beside
 // path and returns the report; nil when p held.
-func (w *world) failure(t *testing.T, p *plan.Plan, path string) (*failure, error) {
-	r, err := w.run(t, p)
+func runFailure(w *world.World, t *testing.T, p *plan.Plan, path string) (*failure, error) {
+	r, err := run(w, t, p)
 	if err != nil {
 		return nil, err
 	}
-	if len(r.violated()) == 0 {
+	if len(r.Violated()) == 0 {
 		return nil, nil
 	}
-	return w.failureOf(t, p, path, r), nil
+	return failureOf(w, t, p, path, r), nil
 }
 
 // failureOf is the report of r, a violating run of p (saved at path), its
 // story written beside path.
-func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *failure {
-	vs := r.violated()
+func failureOf(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunResult) *failure {
+	vs := r.Violated()
 	var err error
-	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: w.operatorProcesses(), systemFaults: systemFaultNames(w.o.Systems), systems: systemNames(w.o.Systems)}
+	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: operatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
 	b.WriteString("\nwhy a real cluster can do this:\n")
-	for _, l := range whyReal(p, r.steps, rep.systemFaults) {
+	for _, l := range whyReal(p, r.Steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
-	if steps := faultPath(p, r.steps, vs[0], rep.operators, 12); len(steps) > 0 {
+	if steps := faultPath(p, r.Steps, vs[0], rep.operators, 12); len(steps) > 0 {
 		b.WriteString("\nfrom the fault to the violation:\n")
 		for _, l := range steps {
 			b.WriteString(l + "\n")
@@ -622,8 +624,8 @@ func (w *world) failureOf(t *testing.T, p *plan.Plan, path string, r *result) *f
 		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
 			filepath.Dir(f.files.SVG), path)
 	}
-	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.hash, strings.Join(rep.operators, ", "))
-	for _, l := range foldTimeline(r.steps, rep.shown(), fullTimeline()) {
+	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.Hash, strings.Join(rep.operators, ", "))
+	for _, l := range foldTimeline(r.Steps, rep.shown(), fullTimeline()) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}

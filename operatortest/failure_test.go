@@ -147,7 +147,7 @@ func failingRunIn(t *testing.T, dir, artifacts string) *failure {
 	old := *flagArtifacts
 	*flagArtifacts = artifacts
 	t.Cleanup(func() { *flagArtifacts = old })
-	w, err := newWorld(appOptions(firstWriteStandsForBoth).withDefaults())
+	w, err := newWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func failingRunIn(t *testing.T, dir, artifacts string) *failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := w.failure(t, p, filepath.Join(dir, "TestX.plan"))
+	f, err := runFailure(w, t, p, filepath.Join(dir, "TestX.plan"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // aimedAt reports whether the reference run's changes of object (as
 // plan.Write names it: "namespace/name", or "name" when cluster-scoped) are
 // targets of aimed faults: Options.Faults.Objects names it, or names none.
-func (w *world) aimedAt(object string) bool {
-	objs := w.o.Faults.Objects
+func aimedAt(w *world.World, object string) bool {
+	objs := w.Opts.Faults.Objects
 	if objs == nil {
 		return true
 	}
@@ -29,19 +31,19 @@ func (w *world) aimedAt(object string) bool {
 // named, or the workload draws steps, which may change it in another plan).
 // A name the script's run never touches is a typing error: aimed faults
 // would fall on nothing.
-func (w *world) checkObjects(res *result) error {
-	wl := w.o.Workload
-	if len(w.o.Faults.Objects) == 0 || wl.Steps == nil || len(wl.Steps) > 0 || len(wl.Domain) > 0 {
+func checkObjects(w *world.World, res *world.RunResult) error {
+	wl := w.Opts.Workload
+	if len(w.Opts.Faults.Objects) == 0 || wl.Steps == nil || len(wl.Steps) > 0 || len(wl.Domain) > 0 {
 		return nil
 	}
 	var all []string
-	for _, ev := range res.log {
-		if k := writeObject(ev.Object); slices.Contains(w.collected, ev.GVK) && !slices.Contains(all, k) {
+	for _, ev := range res.Log {
+		if k := writeObject(ev.Object); slices.Contains(w.Collected, ev.GVK) && !slices.Contains(all, k) {
 			all = append(all, k)
 		}
 	}
 	var missing []string
-	for _, o := range w.o.Faults.Objects {
+	for _, o := range w.Opts.Faults.Objects {
 		key := o.Name
 		if o.Namespace != "" {
 			key = o.Namespace + "/" + o.Name

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -18,12 +20,12 @@ import (
 func TestAFaultProfileNarrowsWhatPlansDraw(t *testing.T) {
 	patch422 := apiserver.Fault{Verb: "patch", Resource: "configmaps", Code: 422, Field: "metadata.annotations", Message: "Too long"}
 	o := appOptions(child())
-	o.Faults = Faults{
+	o.Faults = world.Faults{
 		Classes: []plan.FaultKind{plan.Lag, plan.API},
 		Kinds:   []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Secret")},
 		API:     []apiserver.Fault{patch422},
 	}
-	narrowed := drawnFaults(t, testWorld(t, o).space, 300)
+	narrowed := drawnFaults(t, testWorld(t, o).Space, 300)
 	for _, f := range narrowed {
 		switch {
 		case f.Kind != plan.Lag && f.Kind != plan.API:
@@ -39,7 +41,7 @@ func TestAFaultProfileNarrowsWhatPlansDraw(t *testing.T) {
 		t.Fatal("300 plans never drew a lag, a class the profile keeps")
 	}
 
-	all := drawnFaults(t, testWorld(t, appOptions(child())).space, 300)
+	all := drawnFaults(t, testWorld(t, appOptions(child())).Space, 300)
 	for _, k := range []plan.FaultKind{plan.Crash, plan.Hold, plan.Stale} {
 		if !slices.ContainsFunc(all, func(f plan.Fault) bool { return f.Kind == k }) {
 			t.Errorf("without a profile, 300 plans never drew a %s fault", k)
@@ -51,19 +53,19 @@ func TestAFaultProfileNarrowsWhatPlansDraw(t *testing.T) {
 // line naming it, as a typo in Disable is.
 func TestAFaultProfileNamingNothingOfTheWorldIsRefused(t *testing.T) {
 	for _, c := range []struct {
-		faults Faults
+		faults world.Faults
 		want   string
 	}{
-		{Faults{Classes: []plan.FaultKind{"lagg"}}, `unknown fault class "lagg"`},
-		{Faults{Classes: []plan.FaultKind{plan.Stop}}, `unknown fault class "stop"`},
-		{Faults{Processes: []string{"operator"}}, `"operator" is no operator process (the processes: op)`},
-		{Faults{Kinds: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod")}}, "/v1/Pod is no kind of the world"},
-		{Faults{API: []apiserver.Fault{{Verb: "patch"}}}, "Options.Faults.API[0] (verb=patch): Code is 0"},
+		{world.Faults{Classes: []plan.FaultKind{"lagg"}}, `unknown fault class "lagg"`},
+		{world.Faults{Classes: []plan.FaultKind{plan.Stop}}, `unknown fault class "stop"`},
+		{world.Faults{Processes: []string{"operator"}}, `"operator" is no operator process (the processes: op)`},
+		{world.Faults{Kinds: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod")}}, "/v1/Pod is no kind of the world"},
+		{world.Faults{API: []apiserver.Fault{{Verb: "patch"}}}, "Options.Faults.API[0] (verb=patch): Code is 0"},
 	} {
 		o := appOptions(child())
 		o.NoWorkloadModels = true // the world's kinds are then the app's own
 		o.Faults = c.faults
-		_, err := newWorld(o.withDefaults())
+		_, err := newWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Faults %+v: got error %v, want one line with %q", c.faults, err, c.want)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -164,7 +166,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 			return out
 		}
 		ev := r.Log[i]
-		for p, v := range flatten(s.w.shapes.For(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
+		for p, v := range flatten(s.w.Shapes.For(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
 			if p == "status" || strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "status[") {
 				out[p] = v
 			}
@@ -323,7 +325,7 @@ func parentPath(p string) string {
 
 // frozenNote is converges' note on what it did not compare.
 func frozenNote(skipped []string) check.Verdict {
-	v := check.Verdict{Property: Converges, Holds: true}
+	v := check.Verdict{Property: world.Converges, Holds: true}
 	if len(skipped) > 0 {
 		v.Detail = fmt.Sprintf("not compared, the output of a reconcile that fails by design and keeps what it last got through with: %s", strings.Join(skipped, "; "))
 	}

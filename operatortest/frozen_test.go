@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +52,7 @@ func publishes(giveUp bool) behaviour {
 	}
 }
 
-func publishOptions(giveUp bool) Options {
+func publishOptions(giveUp bool) world.Options {
 	o := appOptions(publishes(giveUp))
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
@@ -88,11 +90,11 @@ func TestTheOutputOfAReconcileFailingByDesignIsNotCompared(t *testing.T) {
 			t.Errorf("correct operator: %s violated: %s", name, v.Detail)
 		}
 	}
-	if d := all[Converges].Detail; !strings.Contains(d, "not compared") || !strings.Contains(d, "ConfigMap team/app-out") {
+	if d := all[world.Converges].Detail; !strings.Contains(d, "not compared") || !strings.Contains(d, "ConfigMap team/app-out") {
 		t.Errorf("converges does not say what it left uncompared and why: %q", d)
 	}
 	all = judgeAll(t, publishOptions(true), editThenDeleteTheDependency)
-	if v := all[Converges]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
+	if v := all[world.Converges]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
 		t.Errorf("the operator that gives up with no error: converges %+v, want the stale ConfigMap team/app-out reported", v)
 	}
 }
@@ -110,10 +112,10 @@ const editRacingTheDeletion = "seed 3\n" +
 // got through with is the race with the user, not a disagreement of
 // interleavings. The operator that gives up with no error is still judged.
 func TestTheOutputOfAReconcileFailingByDesignIsNotAnInterleavingsDisagreement(t *testing.T) {
-	if v := judgeAll(t, publishOptions(false), editRacingTheDeletion)[InterleavingsAgree]; !v.Holds {
+	if v := judgeAll(t, publishOptions(false), editRacingTheDeletion)[world.InterleavingsAgree]; !v.Holds {
 		t.Errorf("correct operator: interleavings-agree violated: %s", v.Detail)
 	}
-	if v := judgeAll(t, publishOptions(true), editRacingTheDeletion)[InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
+	if v := judgeAll(t, publishOptions(true), editRacingTheDeletion)[world.InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
 		t.Errorf("the operator that gives up with no error: interleavings-agree %+v, want ConfigMap team/app-out reported", v)
 	}
 }
@@ -154,7 +156,7 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 // reconciles write (the reason) is compared, and nothing is frozen when the
 // errors differ or the faulted run does not fail.
 func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *testing.T) {
-	w, err := newWorld(appOptions(child()).withDefaults())
+	w, err := newWorld(appOptions(child()).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"pgregory.net/rapid"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -28,29 +30,29 @@ import (
 //		}
 //		f.Fuzz(target)
 //	}
-func FuzzTarget(o Options) (func(t *testing.T, data []byte), error) {
-	if err := o.validate(); err != nil {
+func FuzzTarget(o world.Options) (func(t *testing.T, data []byte), error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		return nil, err
 	}
-	gen := plan.Generator(w.space)
+	gen := plan.Generator(w.Space)
 	return func(t *testing.T, data []byte) {
 		var p *plan.Plan
 		rapid.MakeFuzz(func(rt *rapid.T) { p = gen.Draw(rt, "plan") })(t, data)
 		if p == nil {
 			t.Skip("the input is too short to draw a plan from")
 		}
-		r, err := func() (*result, error) {
-			defer simulating()()
-			return w.run(t, p)
+		r, err := func() (*world.RunResult, error) {
+			defer world.Simulating()()
+			return run(w, t, p)
 		}()
 		if err != nil {
 			t.Fatalf("the world cannot run the plan: %v\n%s", err, p)
 		}
-		if bad := check.Violated(r.verdicts); len(bad) > 0 {
+		if bad := check.Violated(r.Verdicts); len(bad) > 0 {
 			var lines []string
 			for _, v := range bad {
 				lines = append(lines, v.Property+": "+v.Detail)

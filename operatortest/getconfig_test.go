@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,9 +51,9 @@ func (r *mirrorReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 // (a mirror is made), and with default Options (workload, faults, every
 // oracle) the correct operator passes.
 func TestAnOperatorBuildingItsClientsFromCtrlGetConfigIsTestedWhole(t *testing.T) {
-	o := Options{
+	o := world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "mirror", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "mirror", Setup: func(mgr manager.Manager) error {
 			cs, err := kubernetes.NewForConfig(ctrl.GetConfigOrDie())
 			if err != nil {
 				return err
@@ -64,8 +66,8 @@ func TestAnOperatorBuildingItsClientsFromCtrlGetConfigIsTestedWhole(t *testing.T
 	}
 	Run(t, o)
 	var mirrored bool
-	_, err := Explore(t, Options{Scheme: o.Scheme, Managers: o.Managers, Objects: o.Objects, Checks: 1, NoWorkload: true,
-		Properties: []Property{{Name: "mirrored", Check: func(h *History) error {
+	_, err := Explore(t, world.Options{Scheme: o.Scheme, Managers: o.Managers, Objects: o.Objects, Checks: 1, NoWorkload: true,
+		Properties: []world.Property{{Name: "mirrored", Check: func(h *world.History) error {
 			var m corev1.ConfigMap
 			mirrored = h.Get(client.ObjectKey{Namespace: "shop", Name: "web-mirror"}, &m) == nil && m.Data["k"] == "v"
 			return nil

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,7 +90,7 @@ func (r *knownBugs) Reconcile(ctx context.Context, req reconcile.Request) (recon
 }
 
 // copied: every "secret" ConfigMap's Secret holds its value.
-var copied = Property{Name: "copied", Check: func(h *History) error {
+var copied = world.Property{Name: "copied", Check: func(h *world.History) error {
 	var s corev1.Secret
 	if err := h.Get(client.ObjectKey{Namespace: "team", Name: "b-copy"}, &s); err != nil {
 		return err
@@ -101,7 +103,7 @@ var copied = Property{Name: "copied", Check: func(h *History) error {
 
 // bugOptions is an operator on two ConfigMaps: team/a (labelled panic when
 // withPanic) and team/b (labelled secret), judged by copied; short phases.
-func bugOptions(r *knownBugs, withPanic bool) Options {
+func bugOptions(r *knownBugs, withPanic bool) world.Options {
 	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}
 	if withPanic {
 		a.Labels = map[string]string{"panic": "yes"}
@@ -113,13 +115,13 @@ func bugOptions(r *knownBugs, withPanic bool) Options {
 		}
 	}
 	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b", Labels: map[string]string{"secret": "yes"}}, Data: data}
-	return Options{
+	return world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient(), wrongCopy: r.wrongCopy, twoWrites: r.twoWrites, shuffled: r.shuffled})
 		}}},
 		Objects:    []client.Object{a, b},
-		Properties: []Property{copied},
+		Properties: []world.Property{copied},
 		// These tests judge how the harness reports known bugs (violations
 		// of copied, panics), not the workload. copied presumes team/b
 		// exists: a drawn deletion of it violates copied on its own (seen:
@@ -138,17 +140,17 @@ func bugOptions(r *knownBugs, withPanic bool) Options {
 // Bad options are refused before anything runs, each with one line that
 // names the field (and for Disable, the valid names).
 func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
-	for want, edit := range map[string]func(o *Options){
-		`Options.Disable: unknown oracle "convergez" (valid: converges,`: func(o *Options) { o.Disable = []string{"convergez"} },
-		"Options.Checks is negative (-3)":                                func(o *Options) { o.Checks = -3 },
-		"Options.FaultPhase is negative":                                 func(o *Options) { o.FaultPhase = -time.Second },
-		"Options.HealBudget is negative":                                 func(o *Options) { o.HealBudget = -time.Second },
-		"Options.ShrinkRuns is negative":                                 func(o *Options) { o.ShrinkRuns = -1 },
-		"Options.Managers[0] (op): Replicas is -2":                       func(o *Options) { o.Managers[0].Replicas = -2 },
-		"Options.Managers[0] (op): Setup is nil":                         func(o *Options) { o.Managers[0].Setup = nil },
-		"Options.Managers[0].Name is empty":                              func(o *Options) { o.Managers[0].Name = "" },
-		`Options.Expect: unknown property "copid"`:                       func(o *Options) { o.Expect = "copid" },
-		"Options.KeepGoing with Options.Shard 1/2":                       func(o *Options) { o.KeepGoing, o.Shard = true, Shard{1, 2} },
+	for want, edit := range map[string]func(o *world.Options){
+		`Options.Disable: unknown oracle "convergez" (valid: converges,`: func(o *world.Options) { o.Disable = []string{"convergez"} },
+		"Options.Checks is negative (-3)":                                func(o *world.Options) { o.Checks = -3 },
+		"Options.FaultPhase is negative":                                 func(o *world.Options) { o.FaultPhase = -time.Second },
+		"Options.HealBudget is negative":                                 func(o *world.Options) { o.HealBudget = -time.Second },
+		"Options.ShrinkRuns is negative":                                 func(o *world.Options) { o.ShrinkRuns = -1 },
+		"Options.Managers[0] (op): Replicas is -2":                       func(o *world.Options) { o.Managers[0].Replicas = -2 },
+		"Options.Managers[0] (op): Setup is nil":                         func(o *world.Options) { o.Managers[0].Setup = nil },
+		"Options.Managers[0].Name is empty":                              func(o *world.Options) { o.Managers[0].Name = "" },
+		`Options.Expect: unknown property "copid"`:                       func(o *world.Options) { o.Expect = "copid" },
+		"Options.KeepGoing with Options.Shard 1/2":                       func(o *world.Options) { o.KeepGoing, o.Shard = true, world.Shard{Index: 1, Count: 2} },
 	} {
 		o := bugOptions(&knownBugs{}, false)
 		edit(&o)
@@ -159,8 +161,8 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 	}
 	// Every verdict's name is valid: the kernel's and the test's own too.
 	o := bugOptions(&knownBugs{}, false)
-	o.Disable = append(Oracles(), copied.Name)
-	if err := o.validate(); err != nil {
+	o.Disable = append(world.Oracles(), copied.Name)
+	if err := o.Validate(); err != nil {
 		t.Errorf("Disable of every verdict: %v", err)
 	}
 }
@@ -183,7 +185,7 @@ func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := bugOptions(&knownBugs{}, false)
 			o.Managers[0].Setup = tc.setup
-			o.Disable = Oracles()
+			o.Disable = world.Oracles()
 			_, err := Explore(t, o)
 			if err == nil {
 				t.Fatal("a manager that cannot start passed")
@@ -212,7 +214,7 @@ func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 	if v := res.Violations[slices.IndexFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty })]; !strings.Contains(v.Where, "knownBugs).Reconcile (harness_test.go:") {
 		t.Errorf("the panic's location is %q, want knownBugs.Reconcile in harness_test.go", v.Where)
 	}
-	o.Disable = []string{cluster.ReconcilePanicProperty, NoErrorAtRest}
+	o.Disable = []string{cluster.ReconcilePanicProperty, world.NoErrorAtRest}
 	res, err = Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +274,7 @@ func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
 // and addresses differ in every run: three fresh worlds, one hash.
 func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 	o := bugOptions(&knownBugs{}, true)
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,12 +285,12 @@ func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 	var hashes []string
 	var stacks []string
 	for range 3 {
-		r, err := w.run(t, p)
+		r, err := run(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hashes = append(hashes, r.hash)
-		for _, s := range r.steps {
+		hashes = append(hashes, r.Hash)
+		for _, s := range r.Steps {
 			if s.Op == "log" && strings.Contains(s.Result, "goroutine ") {
 				stacks = append(stacks, regexp.MustCompile(`goroutine [0-9]+`).FindString(s.Result))
 				break
@@ -309,23 +311,23 @@ func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 	o := bugOptions(&knownBugs{shuffled: true}, false)
 	o.Properties = nil
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &plan.Plan{Seed: 3}
-	a, err := w.run(t, p)
+	a, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := w.run(t, p)
+	b, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.hash == b.hash {
+	if a.Hash == b.Hash {
 		t.Fatal("two runs of a map-order operator agree: the test shows nothing")
 	}
-	got := nondeterminism(a.steps, b.steps, w.space.Processes)
+	got := nondeterminism(a.Steps, b.Steps, w.Space.Processes)
 	for _, want := range []string{"the operator itself is nondeterministic", "process op wrote different content to Secret team/b-copy", "first differing step"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diagnosis lacks %q:\n%s", want, got)
@@ -344,9 +346,9 @@ func TestAPropertySaysWhenItWasViolated(t *testing.T) {
 		}
 		return -1
 	}
-	o.Properties = []Property{{Name: "early", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "early", Check: func(h *world.History) error {
 		if at := firstCreate(h.Steps()); at >= 0 {
-			return ViolatedAt(at, errors.New("created"))
+			return world.ViolatedAt(at, errors.New("created"))
 		}
 		return nil
 	}}}
@@ -354,32 +356,32 @@ func TestAPropertySaysWhenItWasViolated(t *testing.T) {
 	if want := firstCreate(steps); got.Holds || got.At != want || want <= 0 || want >= o.FaultPhase {
 		t.Errorf("verdict %+v, want violated at the operator's first create (%v)", got, want)
 	}
-	o.Properties[0].Check = func(*History) error { return errors.New("at the end") }
+	o.Properties[0].Check = func(*world.History) error { return errors.New("at the end") }
 	if got, _ := judgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
 		t.Errorf("a plain error is placed at the run's end, got %v", got.At)
 	}
 }
 
-func judgeVerdict(t *testing.T, o Options, text, name string) (check.Verdict, []trace.Step) {
+func judgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdict, []trace.Step) {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range r.verdicts {
+	for _, v := range r.Verdicts {
 		if v.Property == name {
-			return v, r.steps
+			return v, r.Steps
 		}
 	}
-	t.Fatalf("no verdict %s in %+v", name, r.verdicts)
+	t.Fatalf("no verdict %s in %+v", name, r.Verdicts)
 	return check.Verdict{}, nil
 }
 

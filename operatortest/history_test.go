@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -17,7 +19,7 @@ import (
 // record=start, numbered), as Helm writes a revision per operation: a crash
 // makes one record more. With restartWipes, it also deletes its child at
 // every start (the churn update-summaries catches).
-func recordingOptions(restartWipes bool) Options {
+func recordingOptions(restartWipes bool) world.Options {
 	o := appOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		started := false // the process's memory: lost in a crash
@@ -43,7 +45,7 @@ func recordingOptions(restartWipes bool) Options {
 				return child()(ctx, c, app)
 			}})
 	}
-	o.History = []HistoryObjects{{Kind: "Secret", Labels: map[string]string{"record": "start"}}}
+	o.History = []world.HistoryObjects{{Kind: "Secret", Labels: map[string]string{"record": "start"}}}
 	return o
 }
 
@@ -57,7 +59,7 @@ func TestHistoryObjectsAreLeftOutOfTheComparingOracles(t *testing.T) {
 	}
 	undeclared := recordingOptions(false)
 	undeclared.History = nil
-	if got := judge(t, undeclared, crash); !strings.Contains(got[Converges], "app-start-b") {
+	if got := judge(t, undeclared, crash); !strings.Contains(got[world.Converges], "app-start-b") {
 		t.Fatalf("without History: violated %v, want converges naming the second record", got)
 	}
 }
@@ -66,7 +68,7 @@ func TestHistoryObjectsAreLeftOutOfTheComparingOracles(t *testing.T) {
 // still caught by update-summaries.
 func TestHistoryObjectsHideNoOtherChurn(t *testing.T) {
 	got := judge(t, recordingOptions(true), "seed 1\ncrash process=op at=5s\n")
-	if !strings.Contains(got[UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
+	if !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
 		t.Fatalf("violated %v, want update-summaries naming the child's churn", got)
 	}
 }
@@ -74,8 +76,8 @@ func TestHistoryObjectsHideNoOtherChurn(t *testing.T) {
 // A History kind the world does not know is refused with one line.
 func TestHistoryOfAnUnknownKindIsRefused(t *testing.T) {
 	o := recordingOptions(false)
-	o.History = []HistoryObjects{{Kind: "Scret"}}
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), `Options.History[0]: kind "Scret"`) || strings.Contains(err.Error(), "\n") {
+	o.History = []world.HistoryObjects{{Kind: "Scret"}}
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), `Options.History[0]: kind "Scret"`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v, want one line naming Options.History[0]", err)
 	}
 }

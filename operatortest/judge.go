@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -13,95 +15,95 @@ import (
 // run runs p in a testing/synctest bubble (so that the operator's wall-clock
 // reads follow virtual time), and the fault-free runs of its workload that the
 // differential oracles judge it against, and judges it.
-func (w *world) run(t *testing.T, p *plan.Plan) (*result, error) {
-	return w.judgeRun(t, p, false)
+func run(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
+	return judgeRun(w, t, p, false)
 }
 
 // judgeRun is run; with decide, it stops judging once the run violates a
 // property whose verdict no later step revises (shrink.go: decided), and
 // marks the result partial.
-func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (r *result, err error) {
-	w.judgeCut = ""
+func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world.RunResult, err error) {
+	w.JudgeCut = ""
 	defer func() {
-		if r != nil && w.judgeCut != "" { // cut.go
-			r.verdicts, r.partial = w.o.enabled(cutVerdicts(r.verdicts, w.judgeCut)), false
+		if r != nil && w.JudgeCut != "" { // cut.go
+			r.Verdicts, r.Partial = w.Opts.Enabled(cutVerdicts(r.Verdicts, w.JudgeCut)), false
 		}
 	}()
 	var refs []*refRun
-	if w.on(Converges) || w.on(UpdateSummaries) || w.on(InterleavingsAgree) || w.on(NoErrorAtRest) || w.on(WritesAtRest) {
+	if on(w, world.Converges) || on(w, world.UpdateSummaries) || on(w, world.InterleavingsAgree) || on(w, world.NoErrorAtRest) || on(w, world.WritesAtRest) {
 		var err error
-		if refs, err = w.references(t, p); err != nil {
+		if refs, err = references(w, t, p); err != nil {
 			return nil, err
 		}
 	}
-	snap, r, err := w.runOnce(t, p, refs, 0)
+	snap, r, err := runOnce(w, t, p, refs, 0)
 	if err != nil {
 		return nil, err
 	}
-	if w.judgeCut != "" {
+	if w.JudgeCut != "" {
 		return r, nil // not judged (cut.go)
 	}
-	if decide && !coldShrink && w.decided(r.verdicts) {
-		r.verdicts, r.partial = w.o.enabled(r.verdicts), true
+	if decide && !coldShrink && decided(w, r.Verdicts) {
+		r.Verdicts, r.Partial = w.Opts.Enabled(r.Verdicts), true
 		return r, nil
 	}
-	if w.on(InterleavingsAgree) {
-		v, err := w.interleavingsAgreeOrRandom(t, p, refs, snap)
+	if on(w, world.InterleavingsAgree) {
+		v, err := interleavingsAgreeOrRandom(w, t, p, refs, snap)
 		if err != nil {
 			return nil, err
 		}
-		r.verdicts = append(r.verdicts, v)
+		r.Verdicts = append(r.Verdicts, v)
 	}
 	var late *refRun
-	for i, v := range r.verdicts {
-		if v.Property != Converges || v.Holds {
+	for i, v := range r.Verdicts {
+		if v.Property != world.Converges || v.Holds {
 			continue
 		}
 		// Before blaming the faults, the fields that differ with the
 		// randomness alone (random.go).
-		if refs, r.verdicts[i], err = w.convergesWithDraws(t, p, refs, snap, v); err != nil {
+		if refs, r.Verdicts[i], err = convergesWithDraws(w, t, p, refs, snap, v); err != nil {
 			return nil, err
 		}
-		if r.verdicts[i].Holds {
+		if r.Verdicts[i].Holds {
 			continue
 		}
-		v = r.verdicts[i]
+		v = r.Verdicts[i]
 		// Before blaming the faults, the late operator's end state (run
 		// only when needed: most runs converge to a schedule's).
 		var err error
-		if late, err = w.lateReference(t, p); err != nil {
+		if late, err = lateReference(w, t, p); err != nil {
 			return nil, err
 		}
 		if late != nil {
-			r.verdicts[i] = w.converges(append(slices.Clip(refs), late), snap, v.At)
+			r.Verdicts[i] = converges(w, append(slices.Clip(refs), late), snap, v.At)
 		}
-		if !r.verdicts[i].Holds && late != nil { // late.go
-			if r.verdicts[i], err = w.convergesAfterEachStep(t, p, append(slices.Clip(refs), late), snap, r.verdicts[i]); err != nil {
+		if !r.Verdicts[i].Holds && late != nil { // late.go
+			if r.Verdicts[i], err = convergesAfterEachStep(w, t, p, append(slices.Clip(refs), late), snap, r.Verdicts[i]); err != nil {
 				return nil, err
 			}
 		}
 	}
 	// And the fault-free run of the same downtime (downtime.go), when an
 	// operator's process was down.
-	if err := w.rejudgeWithDowntime(t, p, r, refs, late, snap); err != nil {
+	if err := rejudgeWithDowntime(w, t, p, r, refs, late, snap); err != nil {
 		return nil, err
 	}
-	for i, v := range r.verdicts {
-		if v.Property != NoErrorAtRest || !v.Holds || v.Detail == "" {
+	for i, v := range r.Verdicts {
+		if v.Property != world.NoErrorAtRest || !v.Holds || v.Detail == "" {
 			continue
 		}
 		// An error at rest the fault-free run shares is forgiven as the
 		// workload's doing only if the workload did it: the fault-free run
 		// without the generated steps must not end in it too.
-		quiet, err := w.reference(t, p.Seed, scriptSteps(p.Steps))
+		quiet, err := reference(w, t, p.Seed, world.ScriptSteps(p.Steps))
 		if err != nil {
 			return nil, err
 		}
 		if d := errorWithoutWorkload(snap, quiet.snap); d != "" {
-			r.verdicts[i] = check.Verdict{Property: NoErrorAtRest, At: v.At, Detail: d}
+			r.Verdicts[i] = check.Verdict{Property: world.NoErrorAtRest, At: v.At, Detail: d}
 		}
 	}
-	r.verdicts = w.o.enabled(r.verdicts)
+	r.Verdicts = w.Opts.Enabled(r.Verdicts)
 	return r, nil
 }
 
@@ -110,7 +112,7 @@ func (w *world) judgeRun(t *testing.T, p *plan.Plan, decide bool) (r *result, er
 const maxRecalledViolations = 32
 
 // holdingRun is what runRecalled keeps of a run that violated nothing.
-var holdingRun = &result{}
+var holdingRun = &world.RunResult{}
 
 // runRecalled is run, recalled when this world has judged p before. A run is
 // a function of its plan, so a plan judged again (rapid's shrinker draws the
@@ -119,30 +121,30 @@ var holdingRun = &result{}
 // plan that held and the whole result of up to maxRecalledViolations
 // violating ones (the first ones; later ones run again). Replays that check
 // a plan's determinism (a saved or minimal plan) use run, never this.
-func (w *world) runRecalled(t *testing.T, p *plan.Plan) (*result, error) {
-	return w.runRecalledAs(t, p, false)
+func runRecalled(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
+	return runRecalledAs(w, t, p, false)
 }
 
 // runRecalledAs is runRecalled, the run judged with decide (judgeRun); a
 // partial result is recalled only for a caller that decides too.
-func (w *world) runRecalledAs(t *testing.T, p *plan.Plan, decide bool) (*result, error) {
+func runRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*world.RunResult, error) {
 	key := p.String()
-	if r, ok := w.recalled[key]; ok && !coldShrink && (decide || !r.partial) {
+	if r, ok := w.Recalled[key]; ok && !coldShrink && (decide || !r.Partial) {
 		return r, nil
 	}
-	r, err := w.judgeRun(t, p, decide)
+	r, err := judgeRun(w, t, p, decide)
 	if err != nil {
 		return nil, err
 	}
-	if w.recalled == nil {
-		w.recalled = map[string]*result{}
+	if w.Recalled == nil {
+		w.Recalled = map[string]*world.RunResult{}
 	}
 	switch {
-	case len(r.violated()) == 0:
-		w.recalled[key] = holdingRun
-	case w.violationsRecalled < maxRecalledViolations:
-		w.violationsRecalled++
-		w.recalled[key] = r
+	case len(r.Violated()) == 0:
+		w.Recalled[key] = holdingRun
+	case w.ViolationsRecalled < maxRecalledViolations:
+		w.ViolationsRecalled++
+		w.Recalled[key] = r
 	}
 	return r, nil
 }
@@ -166,12 +168,12 @@ func errorWithoutWorkload(got, quiet *snapshot) string {
 // runOnce runs p judged against refs (none: a reference run, judged by the
 // oracles that need no reference) and returns its snapshot. startAfter
 // delays the start of the operator's processes (the late reference).
-func (w *world) runOnce(t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration) (*snapshot, *result, error) {
+func runOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration) (*snapshot, *world.RunResult, error) {
 	var snap *snapshot
-	r, err := w.runPlan(t, p, runJudge{
-		properties: func() []check.Property { return w.oracles(refs) },
-		observe:    func(run *check.Run) { snap = w.snapshotOf(run) },
-		judged:     refs != nil,
+	r, err := w.RunPlan(t, p, world.Judging{
+		Properties: func() []check.Property { return oracles(w, refs) },
+		Observe:    func(run *check.Run) { snap = snapshotOf(w, run) },
+		Judged:     refs != nil,
 	}, startAfter)
 	return snap, r, err
 }

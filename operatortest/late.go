@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -25,7 +27,7 @@ import (
 // convergesAfterEachStep judges got again with the late references of p's
 // earlier steps added, one at a time, until converges holds or they are
 // exhausted; it returns the last verdict.
-func (w *world) convergesAfterEachStep(t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) (check.Verdict, error) {
+func convergesAfterEachStep(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) (check.Verdict, error) {
 	var times []time.Duration
 	for _, s := range p.Steps {
 		times = append(times, s.At)
@@ -37,7 +39,7 @@ func (w *world) convergesAfterEachStep(t *testing.T, p *plan.Plan, refs []*refRu
 	}
 	candidates := slices.Clip(refs)
 	for _, at := range times[:len(times)-1] {
-		r, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, at+time.Millisecond)
+		r, err := referenceOf(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, at+time.Millisecond)
 		if err != nil {
 			return v, err
 		}
@@ -45,7 +47,7 @@ func (w *world) convergesAfterEachStep(t *testing.T, p *plan.Plan, refs []*refRu
 		late.late = true
 		late.after = at
 		candidates = append(candidates, &late)
-		if v = w.converges(candidates, got, v.At); v.Holds {
+		if v = converges(w, candidates, got, v.At); v.Holds {
 			return v, nil
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,7 +46,7 @@ func TestAnOperatorDelayedPastSomeOfTheWorkloadEndsAsTheRunStartingAfterThem(t *
 	}
 	o.Objects = []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ledger"}}, item("apples", "3"), item("pears", "5"), item("plums", "7")}
 	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\nat 30s delete object=2\ncrash process=op at=1ms\n")
-	v := all[Converges]
+	v := all[world.Converges]
 	if !v.Holds {
 		t.Fatalf("converges: %s", v.Detail)
 	}

@@ -19,11 +19,11 @@ func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
 		return manager.Options{LeaderElection: true, LeaderElectionID: "op-lock", LeaseDuration: ptr.To(30 * time.Second),
 			Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{"default": {}}}}, nil
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := w.o.Managers[0].processes()[0]
+	spec := w.Opts.Managers[0].Processes()[0]
 	if spec.Options == nil || len(spec.Options.Cache.DefaultNamespaces) != 1 {
 		t.Errorf("process Options %+v, want the manager's", spec.Options)
 	}
@@ -33,11 +33,11 @@ func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
 
 	o = appOptions(child())
 	o.Managers[0].Options = &manager.Options{Cache: cache.Options{SyncPeriod: ptr.To(time.Hour)}}
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "Cache.SyncPeriod") {
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Cache.SyncPeriod") {
 		t.Errorf("refused option: %v", err)
 	}
 	o.Managers[0].NewOptions = func() (manager.Options, error) { return manager.Options{}, nil }
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "not both") {
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("Options and NewOptions: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -19,8 +21,8 @@ func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 		o := appOptions(child())
 		o.Objects = append(o.Objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "old"}})
 		o.NamespaceTermination = term
-		o.Workload.Steps = []StepKind{}
-		w, err := newWorld(o.withDefaults())
+		o.Workload.Steps = []world.StepKind{}
+		w, err := newWorld(o.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,13 +30,13 @@ func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := w.run(t, p)
+		r, err := run(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ev := range r.log {
+		for _, ev := range r.Log {
 			if ev.Type == watch.Deleted && ev.GVK.Kind == "Namespace" && ev.Object.GetName() == "old" {
-				return ev.At.Sub(r.start) - time.Second
+				return ev.At.Sub(r.Start) - time.Second
 			}
 		}
 		t.Fatalf("Namespace old never went (termination %s)", term)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -9,16 +10,18 @@ import (
 
 // newWorld is the world of o, its workload drawn (workload.go), its faults
 // narrowed (faults.go) and checked (validate.go).
-func newWorld(o Options) (*world, error) {
-	w, err := newWorldOf(o, func(w *world) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) { return w.workload() })
+func newWorld(o world.Options) (*world.World, error) {
+	w, err := world.New(o, func(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
+		return workload(w)
+	})
 	if err != nil {
 		return nil, err
 	}
-	w.stepActions = func() map[string]cluster.Action { return w.actions() }
-	if err := w.narrow(w.o.Faults); err != nil {
+	w.StepActions = func() map[string]cluster.Action { return actions(w) }
+	if err := w.Narrow(w.Opts.Faults); err != nil {
 		return nil, err
 	}
-	if err := w.validateWorld(); err != nil { // validate.go
+	if err := validateWorld(w); err != nil { // validate.go
 		return nil, err
 	}
 	return w, nil

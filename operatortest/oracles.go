@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,40 +30,40 @@ type judgedBy struct {
 func (j judgedBy) Name() string                     { return j.name }
 func (j judgedBy) Check(r *check.Run) check.Verdict { return j.judge(r) }
 
-func (w *world) on(name string) bool { return !slices.Contains(w.o.Disable, name) }
+func on(w *world.World, name string) bool { return !slices.Contains(w.Opts.Disable, name) }
 
 // oracles are the generic oracles of a run judged against refs, the
 // fault-free runs of the same workload (none: a reference run itself).
-func (w *world) oracles(refs []*refRun) []check.Property {
+func oracles(w *world.World, refs []*refRun) []check.Property {
 	var out []check.Property
 	// got is the run's end state, taken once for the oracles that compare it.
 	var snap *snapshot
 	var of *check.Run
 	got := func(r *check.Run) *snapshot {
 		if of != r {
-			snap, of = w.snapshotOf(r), r
+			snap, of = snapshotOf(w, r), r
 		}
 		return snap
 	}
-	if w.on(Converges) && len(refs) > 0 {
-		out = append(out, judgedBy{Converges, func(r *check.Run) check.Verdict { return w.converges(refs, got(r), r.End) }})
+	if on(w, world.Converges) && len(refs) > 0 {
+		out = append(out, judgedBy{world.Converges, func(r *check.Run) check.Verdict { return converges(w, refs, got(r), r.End) }})
 	}
-	if w.on(UpdateSummaries) && len(refs) > 0 {
-		out = append(out, judgedBy{UpdateSummaries, func(r *check.Run) check.Verdict { return w.updateSummaries(refs, got(r), r.End) }})
+	if on(w, world.UpdateSummaries) && len(refs) > 0 {
+		out = append(out, judgedBy{world.UpdateSummaries, func(r *check.Run) check.Verdict { return updateSummaries(w, refs, got(r), r.End) }})
 	}
-	if w.on(Terminates) {
-		out = append(out, judgedBy{Terminates, func(r *check.Run) check.Verdict { return w.terminates(refs, got(r), r) }})
+	if on(w, world.Terminates) {
+		out = append(out, judgedBy{world.Terminates, func(r *check.Run) check.Verdict { return terminates(w, refs, got(r), r) }})
 	}
-	if w.on(NoOrphans) && !w.o.NoBuiltinControllers {
-		out = append(out, check.Eventually{Property: NoOrphans, Desired: func(r *check.Run) error {
-			return orphans(r, w.collectedOf(got(r), refs))
+	if on(w, world.NoOrphans) && !w.Opts.NoBuiltinControllers {
+		out = append(out, check.Eventually{Property: world.NoOrphans, Desired: func(r *check.Run) error {
+			return orphans(r, collectedOf(w, got(r), refs))
 		}})
 	}
-	if w.on(NoErrorAtRest) {
-		out = append(out, judgedBy{NoErrorAtRest, func(r *check.Run) check.Verdict { return noErrorAtRest(refs, got(r), r) }})
+	if on(w, world.NoErrorAtRest) {
+		out = append(out, judgedBy{world.NoErrorAtRest, func(r *check.Run) check.Verdict { return noErrorAtRest(refs, got(r), r) }})
 	}
-	if w.on(WritesAtRest) {
-		out = append(out, judgedBy{WritesAtRest, func(r *check.Run) check.Verdict { return w.judgeWritesAtRest(refs, got(r)) }})
+	if on(w, world.WritesAtRest) {
+		out = append(out, judgedBy{world.WritesAtRest, func(r *check.Run) check.Verdict { return judgeWritesAtRest(w, refs, got(r)) }})
 	}
 	return out
 }
@@ -150,12 +152,12 @@ func noErrorAtRest(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
 			// on is the schedule's doing.
 			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, an error the fault-free run of the same workload, which ends failing on it too, also met", s.Process, s.Controller, s.Object, s.Result))
 		case also != "":
-			return check.Verdict{Property: NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
+			return check.Verdict{Property: world.NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
 		default:
-			return check.Verdict{Property: NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)}
+			return check.Verdict{Property: world.NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)}
 		}
 	}
-	return check.Verdict{Property: NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}
+	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}
 }
 
 func appendNew(list []string, s string) []string {
@@ -189,7 +191,7 @@ func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
 // deletes of each object, the kinds the operator touched and its errors at
 // rest.
 type snapshot struct {
-	w     *world
+	w     *world.World
 	canon *canon.Tokens
 	// kinds are the kinds of the watch log, in order of first appearance;
 	// raw their objects at the end.
@@ -238,7 +240,7 @@ type createsDeletes struct {
 }
 
 func (c createsDeletes) String() string {
-	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.creates, plural(c.creates), c.deletes, plural(c.deletes))
+	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.creates, world.Plural(c.creates), c.deletes, world.Plural(c.deletes))
 }
 
 // healGrace is how long after the heal a dependent re-created for an owner
@@ -247,7 +249,7 @@ func (c createsDeletes) String() string {
 // milliseconds once the faults are gone).
 const healGrace = time.Second
 
-func (w *world) snapshotOf(r *check.Run) *snapshot {
+func snapshotOf(w *world.World, r *check.Run) *snapshot {
 	s := &snapshot{w: w, canon: canon.NewTokens(r.Log), raw: map[schema.GroupVersionKind][]client.Object{},
 		touched: map[schema.GroupVersionKind]bool{}, changes: map[schema.GroupVersionKind]map[string]*createsDeletes{},
 		state: map[schema.GroupVersionKind]*kindState{}}
@@ -307,7 +309,7 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 			s.deleteTook[key] = max(s.deleteTook[key], ev.At.Sub(began))
 			delete(deletionBegan, uid)
 		}
-		if w.isHistory(gvk, o) { // a record of what happened, not compared (history.go)
+		if w.IsHistory(gvk, o) { // a record of what happened, not compared (history.go)
 			switch ev.Type {
 			case watch.Added:
 				owners[uid] = present
@@ -375,12 +377,12 @@ func (w *world) snapshotOf(r *check.Run) *snapshot {
 		}
 	}
 	for _, gvk := range s.kinds {
-		s.raw[gvk] = w.withoutHistory(gvk, r.Objects(gvk))
+		s.raw[gvk] = w.WithoutHistory(gvk, r.Objects(gvk))
 	}
 	// The kinds the operator's processes touched: a write names its kind by
 	// the resourceVersion it wrote, a read by its kind's name.
 	for _, st := range r.Steps {
-		if !w.operators[st.Process] {
+		if !w.Operators[st.Process] {
 			continue
 		}
 		op, _, _ := strings.Cut(strings.TrimPrefix(st.Op, "cached-"), "/")
@@ -426,8 +428,8 @@ var machinery = []schema.GroupVersionKind{{Group: "coordination.k8s.io", Version
 // judged are the kinds the differential oracles compare across snaps: the
 // CRDs' and the test's objects' kinds, and every kind an operator process
 // read or wrote in any of them.
-func (w *world) judged(snaps ...*snapshot) []schema.GroupVersionKind {
-	out := slices.Clone(w.kinds)
+func judged(w *world.World, snaps ...*snapshot) []schema.GroupVersionKind {
+	out := slices.Clone(w.Kinds)
 	var more []schema.GroupVersionKind
 	for _, s := range snaps {
 		for _, gvk := range s.kinds {
@@ -442,14 +444,14 @@ func (w *world) judged(snaps ...*snapshot) []schema.GroupVersionKind {
 
 // collectedOf are the judged kinds the garbage collector collects: those
 // no-orphans judges.
-func (w *world) collectedOf(got *snapshot, refs []*refRun) []schema.GroupVersionKind {
+func collectedOf(w *world.World, got *snapshot, refs []*refRun) []schema.GroupVersionKind {
 	snaps := []*snapshot{got}
 	for _, r := range refs {
 		snaps = append(snaps, r.snap)
 	}
 	var out []schema.GroupVersionKind
-	for _, gvk := range w.judged(snaps...) {
-		if slices.Contains(w.collected, gvk) {
+	for _, gvk := range judged(w, snaps...) {
+		if slices.Contains(w.Collected, gvk) {
 			out = append(out, gvk)
 		}
 	}
@@ -518,8 +520,8 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	}
 	s.canon.Binding(gvk, o, m)
 	s.canon.Value(m)
-	s.w.nondet.Mask(gvk.Kind, m)
-	canon.SortLists(m, s.w.shapes.For(gvk), "")
+	s.w.Nondet.Mask(gvk.Kind, m)
+	canon.SortLists(m, s.w.Shapes.For(gvk), "")
 	return m
 }
 
@@ -581,7 +583,7 @@ func refNames(refs []*refRun) []named {
 // nondeterministic and not held against got. The late reference (refs
 // marked late) is a candidate end state only, not a source of learned
 // fields.
-func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
 	rs := refNames(refs)
 	fr := frozen(refs, got)
 	fs := frozenStatus(refs, got)
@@ -590,7 +592,7 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 	for _, r := range rs {
 		snaps = append(snaps, r.snap)
 	}
-	for _, gvk := range w.judged(snaps...) {
+	for _, gvk := range judged(w, snaps...) {
 		g := got.of(gvk)
 		var keys []string
 		keys = append(keys, g.keys...)
@@ -615,16 +617,16 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 			gt, ok := g.text[k]
 			switch {
 			case !ok && len(have) == len(rs):
-				return check.Verdict{Property: Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run", k, have[0].name)}
+				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run", k, have[0].name)}
 			case !ok:
 				continue // a fault-free run lacks it too: its existence is not the faults' doing
 			case len(have) == 0:
-				return check.Verdict{Property: Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s", k, rs[0].name)}
+				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s", k, rs[0].name)}
 			}
 			if slices.ContainsFunc(have, func(r named) bool { return r.snap.of(gvk).text[k] == gt }) {
 				continue
 			}
-			sh := w.shapes.For(gvk)
+			sh := w.Shapes.For(gvk)
 			free := learned(sh, gvk, k, schedules)
 			for p := range fs[k] { // lint:order-independent a set is filled
 				free[p] = true
@@ -641,7 +643,7 @@ func (w *world) converges(refs []*refRun, got *snapshot, end time.Duration) chec
 				}
 			}
 			if first != "" {
-				return check.Verdict{Property: Converges, At: end, Detail: first}
+				return check.Verdict{Property: world.Converges, At: end, Detail: first}
 			}
 		}
 	}
@@ -731,14 +733,14 @@ func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).tex
 // from a cache behind the deletion re-creates it; the collector deletes a
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
-func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+func updateSummaries(w *world.World, refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
 	var racedKeys, cycled, finishedKeys, keptKeys []string
 	fr := frozen(refs, got)
 	snaps := []*snapshot{got}
 	for _, r := range refs {
 		snaps = append(snaps, r.snap)
 	}
-	for _, gvk := range w.judged(snaps...) {
+	for _, gvk := range judged(w, snaps...) {
 		var keys []string
 		for _, s := range snaps {
 			for k := range s.changes[gvk] { // lint:order-independent sorted below
@@ -784,26 +786,26 @@ func (w *world) updateSummaries(refs []*refRun, got *snapshot, end time.Duration
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					continue
 				}
-				return check.Verdict{Property: UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run", k, most, g)}
+				return check.Verdict{Property: world.UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run", k, most, g)}
 			}
 		}
 	}
 	var notes []string
 	if n := len(got.collected); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, plural(n), got.collected[0]))
+		notes = append(notes, fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, world.Plural(n), got.collected[0]))
 	}
 	if n := len(racedKeys); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion (the operator's write raced it; not counted: %s)", n, plural(n), strings.Join(racedKeys, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion (the operator's write raced it; not counted: %s)", n, world.Plural(n), strings.Join(racedKeys, ", ")))
 	}
 	if n := len(finishedKeys); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, plural(n), strings.Join(finishedKeys, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, world.Plural(n), strings.Join(finishedKeys, ", ")))
 	}
 	if n := len(keptKeys); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s made once more in this run than in a fault-free run and kept, the output of a reconcile that now fails on the user's value as the fault-free run's does (the operator got further before the value landed; not counted: %s)", n, plural(n), strings.Join(keptKeys, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s made once more in this run than in a fault-free run and kept, the output of a reconcile that now fails on the user's value as the fault-free run's does (the operator got further before the value landed; not counted: %s)", n, world.Plural(n), strings.Join(keptKeys, ", ")))
 	}
 	if n := len(cycled); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, plural(n), strings.Join(cycled, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, world.Plural(n), strings.Join(cycled, ", ")))
 	}
 	note := strings.Join(notes, "; ")
-	return check.Verdict{Property: UpdateSummaries, Holds: true, Detail: note}
+	return check.Verdict{Property: world.UpdateSummaries, Holds: true, Detail: note}
 }

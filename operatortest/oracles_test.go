@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -45,10 +47,10 @@ func (r *appReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 	return reconcile.Result{}, r.do(ctx, r.Client, &app)
 }
 
-func appOptions(do behaviour) Options {
-	return Options{
+func appOptions(do behaviour) world.Options {
+	return world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
 				Complete(&appReconciler{Client: mgr.GetClient(), do: do})
 		}}},
@@ -71,22 +73,22 @@ func child(finalizers ...string) behaviour {
 }
 
 // judge runs one plan on o and returns which properties it violated.
-func judge(t *testing.T, o Options, text string) map[string]string {
+func judge(t *testing.T, o world.Options, text string) map[string]string {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, v := range r.violated() {
+	for _, v := range r.Violated() {
 		out[v.Property] = v.Detail
 	}
 	return out
@@ -115,13 +117,13 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 				return err
 			}
 			return child()(ctx, c, app)
-		}, nil, "seed 1\ncrash process=op call=3\n", []string{Converges}}, // a child never created: the end state differs; update-summaries counts only churn added
+		}, nil, "seed 1\ncrash process=op call=3\n", []string{world.Converges}}, // a child never created: the end state differs; update-summaries counts only churn added
 		{"terminates: a finalizer nobody removes on an object its owner deleted", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 			if err := child("example.com/keep")(ctx, c, app); err != nil {
 				return err
 			}
 			return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
-		}, nil, "seed 1\n", []string{Terminates}},
+		}, nil, "seed 1\n", []string{world.Terminates}},
 		{"no-orphans: a dependent the collector cannot delete once its owner is gone", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "orphan", Finalizers: []string{"example.com/keep"},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "gone", UID: types.UID("no-such-uid")}}}}
@@ -129,7 +131,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 				return err
 			}
 			return nil
-		}, nil, "seed 1\n", []string{NoOrphans, Terminates}},
+		}, nil, "seed 1\n", []string{world.NoOrphans, world.Terminates}},
 		{"no-error-at-rest: a reconcile that fails for ever after a restart", nil, func() behaviour {
 			made := map[string]bool{} // the process's memory: lost in a crash
 			return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
@@ -146,7 +148,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 				}
 				return client.IgnoreAlreadyExists(err)
 			}
-		}, "seed 1\ncrash process=op at=1s\n", []string{NoErrorAtRest}},
+		}, "seed 1\ncrash process=op at=1s\n", []string{world.NoErrorAtRest}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := appOptions(tc.do)
@@ -173,7 +175,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 // the final state it reads.
 func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
 	o := appOptions(child())
-	o.Properties = []Property{{Name: "two-children", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "two-children", Check: func(h *world.History) error {
 		var list corev1.SecretList
 		if err := h.List(&list, client.InNamespace("team")); err != nil {
 			return err
@@ -194,7 +196,7 @@ func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
 // fault-free runs of two schedules can end differently, with no fault at all.
 // One worker, or a controller that does not race, agrees with itself.
 func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
-	racy := func(workers int) Options {
+	racy := func(workers int) world.Options {
 		o := appOptions(nil)
 		o.Managers[0].Setup = func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
@@ -211,9 +213,9 @@ func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
 		o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "other"}})
 		return o
 	}
-	caught := func(o Options) (int, string) {
+	caught := func(o world.Options) (int, string) {
 		for seed := 1; seed <= 30; seed++ {
-			if d := judge(t, o, "seed "+strconv.Itoa(seed)+"\n")[InterleavingsAgree]; d != "" {
+			if d := judge(t, o, "seed "+strconv.Itoa(seed)+"\n")[world.InterleavingsAgree]; d != "" {
 				return seed, d
 			}
 		}
@@ -251,8 +253,8 @@ func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
 			}})
 	}
 	got := judge(t, o, "seed 1\ncrash process=op at=5s\n")
-	if len(got) != 1 || !strings.Contains(got[UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
-		t.Fatalf("violated %v, want only %s naming the child's creates and deletes", got, UpdateSummaries)
+	if len(got) != 1 || !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
+		t.Fatalf("violated %v, want only %s naming the child's creates and deletes", got, world.UpdateSummaries)
 	}
 	if got := judge(t, o, "seed 1\n"); len(got) != 0 {
 		t.Fatalf("with no fault: violated %v, want none", got)
@@ -287,7 +289,7 @@ func TestConvergesIgnoresTheOrderOfConditions(t *testing.T) {
 // it, in a run whose watch log is log.
 func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVersionKind, o client.Object) string {
 	t.Helper()
-	w, err := newWorld(appOptions(child()).withDefaults())
+	w, err := newWorld(appOptions(child()).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +349,7 @@ func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
 	}
 	const refused = `<invalid ConfigMap team/app-out: data Invalid value "s">`
 	refs := []*refRun{{seed: 1, snap: failing(churnRun(t, w, 0, app), refused)}}
-	v := w.updateSummaries(refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
+	v := updateSummaries(w, refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "kept") {
 		t.Errorf("a frozen output made once more and kept: %+v, want a note", v)
 	}
@@ -357,7 +359,7 @@ func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
 		"another error": failing(churnRun(t, w, 0, app, made), `<invalid ConfigMap team/app-out: data Invalid value "t">`),
 		"not failing":   churnRun(t, w, 0, app, made),
 	} {
-		if v := w.updateSummaries(refs, got, time.Minute); v.Holds {
+		if v := updateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds: %s", name, v.Detail)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/internal/outside"
 	"github.com/ctrlsim/ctrlsim/sim/explore"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -88,8 +90,8 @@ type workerHello struct {
 	KeepGoing bool   `json:"keepgoing"`
 }
 
-func (w *world) hello(t *testing.T) workerHello {
-	return workerHello{Test: t.Name(), Seed: w.o.effectiveSeed(), Checks: w.o.Checks, Shard: w.o.Shard.String(), KeepGoing: w.o.KeepGoing}
+func hello(w *world.World, t *testing.T) workerHello {
+	return workerHello{Test: t.Name(), Seed: w.Opts.EffectiveSeed(), Checks: w.Opts.Checks, Shard: w.Opts.Shard.String(), KeepGoing: w.Opts.KeepGoing}
 }
 
 // explorations counts the explorations each test has started: only a test's
@@ -127,27 +129,27 @@ func workerRole(t *testing.T, call int) (j, n int) {
 
 // workers is how many workers explore t's plans, this process included (1:
 // this process alone) and, when fewer than asked, why (logged).
-func (w *world) workers(t *testing.T, call int) (int, string, error) {
-	n, explicit := w.o.Workers, w.o.Workers > 0
+func workers(w *world.World, t *testing.T, call int) (int, string, error) {
+	n, explicit := w.Opts.Workers, w.Opts.Workers > 0
 	if *flagWorkers > 0 {
 		n = *flagWorkers
 	}
 	if n == 0 {
-		n = testCores()
+		n = world.CoresOfTest()
 	}
 	switch {
 	case n <= 1:
 		return 1, "", nil
 	case os.Getenv(workerEnv) != "":
 		return 1, "", nil // a worker's other explorations run in it
-	case *flagPlan != "":
+	case *world.FlagPlan != "":
 		return 1, "", nil
 	case outside.Running() && explicit:
-		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run outside a test binary (internal/outside): worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.o.Workers, t.Name())
+		return 0, "", fmt.Errorf("Options.Workers is %d in %s, run outside a test binary (internal/outside): worker processes re-run a test binary's test by name, and this program is not one; leave Workers at 0 (this process alone)", w.Opts.Workers, t.Name())
 	case outside.Running():
 		return 1, "", nil // no test binary to re-run: this process alone, as asked by default
 	case call > 1 && explicit:
-		return 0, "", fmt.Errorf("Options.Workers is %d on exploration %d of %s: worker processes re-run the test from its start and explore at its first exploration only; give each exploration its own subtest (t.Run)", w.o.Workers, call, t.Name())
+		return 0, "", fmt.Errorf("Options.Workers is %d on exploration %d of %s: worker processes re-run the test from its start and explore at its first exploration only; give each exploration its own subtest (t.Run)", w.Opts.Workers, call, t.Name())
 	case call > 1:
 		return 1, fmt.Sprintf("operatortest: exploration %d of %s runs in this process (worker processes explore a test's first exploration only; give each its own subtest to use every core)", call, t.Name()), nil
 	}
@@ -247,9 +249,9 @@ func (ps *places) count() int {
 
 // judge explores the places get hands out, in order, and reports each
 // verdict to put; invalid is told of a draw rapid rejected.
-func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []string, err, cut string), invalid func(k int)) {
+func judgePlace(w *world.World, t *testing.T, get func() int, put func(k int, sigs []string, err, cut string), invalid func(k int)) {
 	next, over := 0, false
-	explore.RunPlaces(w.generator(t), w.o.Checks, w.o.Seed, explore.Places{
+	explore.RunPlaces(generator(w, t), w.Opts.Checks, w.Opts.Seed, explore.Places{
 		Skip: func(k int) bool {
 			if !over && next < k {
 				if next = get(); next == 0 {
@@ -266,15 +268,15 @@ func (w *world) judge(t *testing.T, get func() int, put func(k int, sigs []strin
 		if judging != nil {
 			judging(k)
 		}
-		w.phase = phaseFind
-		r, err := w.runRecalled(t, p) // the pass recalls what this process judged
+		w.Phase = world.PhaseFind
+		r, err := runRecalled(w, t, p) // the pass recalls what this process judged
 		switch {
 		case err != nil:
 			put(k, nil, err.Error(), "")
-		case len(r.violated()) == 0:
-			put(k, nil, "", cutNote(r.verdicts))
+		case len(r.Violated()) == 0:
+			put(k, nil, "", world.CutNote(r.Verdicts))
 		default:
-			put(k, w.signatures(r.violated()), "", cutNote(r.verdicts))
+			put(k, signatures(w, r.Violated()), "", world.CutNote(r.Verdicts))
 		}
 		return nil
 	})
@@ -287,7 +289,7 @@ var judging func(place int)
 // work is a worker process's exploration: it judges the places the parent
 // hands it (one number a line on stdin, 0: none left), sends each verdict,
 // and exits (the rest of the test is the parent's).
-func (w *world) work(t *testing.T, j, n int) {
+func work(w *world.World, t *testing.T, j, n int) {
 	out := os.NewFile(workerFD, "ctrlsim-worker")
 	enc := json.NewEncoder(out)
 	send := func(m workerMsg) {
@@ -296,7 +298,7 @@ func (w *world) work(t *testing.T, j, n int) {
 			os.Exit(3)
 		}
 	}
-	h := w.hello(t)
+	h := hello(w, t)
 	send(workerMsg{Hello: &h})
 	in := bufio.NewScanner(os.Stdin)
 	get := func() int {
@@ -306,12 +308,12 @@ func (w *world) work(t *testing.T, j, n int) {
 		}
 		return k
 	}
-	if err := w.preflight(t); err != nil {
+	if err := preflight(w, t); err != nil {
 		if k := get(); k > 0 {
 			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
 		}
 	} else {
-		w.judge(t, get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
+		judgePlace(w, t, get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
 			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
 	}
 	send(workerMsg{Done: true})
@@ -399,18 +401,18 @@ var errInvalidDraw = errors.New("invalid draw")
 // parallel explores t's plans with n workers (this process and n-1 worker
 // processes) and returns their verdicts up to the first place that stops a
 // sequential pass (all of them with KeepGoing).
-func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
+func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 	start := time.Now()
 	test := t.Name()
-	want := w.hello(t)
-	ps := &places{checks: w.randomBudget(), owns: w.o.Shard.owns, keep: w.o.KeepGoing, next: 1, finished: make(chan struct{}),
+	want := hello(w, t)
+	ps := &places{checks: randomBudget(w), owns: w.Opts.Shard.Owns, keep: w.Opts.KeepGoing, next: 1, finished: make(chan struct{}),
 		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}, cuts: map[int]string{}}}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()
 	owned := 0
-	for k := 1; k <= w.randomBudget(); k++ {
-		if w.o.Shard.owns(k) {
+	for k := 1; k <= randomBudget(w); k++ {
+		if w.Opts.Shard.Owns(k) {
 			owned++
 		}
 	}
@@ -515,7 +517,7 @@ func (w *world) parallel(t *testing.T, n int) (*verdicts, error) {
 		}
 	}()
 	// This process is worker 1.
-	w.judge(t, ps.give, ps.judged, func(int) {
+	judgePlace(w, t, ps.give, ps.judged, func(int) {
 		ps.mu.Lock()
 		ps.invalid = true
 		ps.mu.Unlock()

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // exploreWith explores o with n workers in a subtest of its own (worker
 // processes re-run a test up to its first exploration).
-func exploreWith(t *testing.T, o Options, n int) Result {
+func exploreWith(t *testing.T, o world.Options, n int) Result {
 	t.Helper()
 	var res Result
 	t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
@@ -221,8 +223,8 @@ func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
 // a known failure; the exploration is decided once every place before the
 // failure is judged, whatever order the verdicts come in.
 func TestPlacesAreHandedOutInOrderAndDecidedAtTheFirstFailure(t *testing.T) {
-	sh := Shard{Index: 2, Count: 3}
-	ps := &places{checks: 30, owns: sh.owns, next: 1, finished: make(chan struct{}), v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+	sh := world.Shard{Index: 2, Count: 3}
+	ps := &places{checks: 30, owns: sh.Owns, next: 1, finished: make(chan struct{}), v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
 	var got []int
 	for range 4 {
 		got = append(got, ps.give())

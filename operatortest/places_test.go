@@ -19,16 +19,16 @@ func TestAWorkerJudgesEachPlaceAsTheSequentialPassDoes(t *testing.T) {
 	if !seq.Caught || seq.FirstFailure < 2 {
 		t.Fatalf("want the sequential pass to catch the bug after a few plans (so that places before it hold): %+v", seq)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.preflight(t); err != nil {
+	if err := preflight(w, t); err != nil {
 		t.Fatal(err)
 	}
 	sigs := map[int][]string{}
 	next := 0
-	w.judge(t, func() int {
+	judgePlace(w, t, func() int {
 		if next++; next > o.Checks {
 			return 0
 		}

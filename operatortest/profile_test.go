@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/google/pprof/profile"
 )
 
@@ -26,7 +28,7 @@ func labelsHere(t *testing.T) string {
 		for _, loc := range s.Location {
 			for _, l := range loc.Line {
 				if strings.HasSuffix(l.Function.Name, "operatortest.labelsHere") {
-					return strings.Join(s.Label[LabelPhase], ",") + " " + strings.Join(s.Label[LabelRun], ",")
+					return strings.Join(s.Label[world.LabelPhase], ",") + " " + strings.Join(s.Label[world.LabelRun], ",")
 				}
 			}
 		}
@@ -44,7 +46,7 @@ func TestEveryRunIsLabelledWithItsPhaseInCPUProfiles(t *testing.T) {
 	var seen []string
 	o := bugOptions(&knownBugs{twoWrites: true}, false)
 	o.Checks = 40
-	o.Properties = append(o.Properties, Property{Name: "labelled", Check: func(*History) error {
+	o.Properties = append(o.Properties, world.Property{Name: "labelled", Check: func(*world.History) error {
 		if l := labelsHere(t); !slices.Contains(seen, l) {
 			seen = append(seen, l)
 		}

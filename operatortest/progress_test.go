@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // A long exploration is never silent: every progressEvery it says how many
@@ -39,8 +41,8 @@ func TestAnExplorationSaysHowFarItHasGotSearchingAndShrinking(t *testing.T) {
 	if len(shrinking) != res.ShrinkCandidates {
 		t.Errorf("%d shrink lines, want one a candidate (%d)", len(shrinking), res.ShrinkCandidates)
 	}
-	last := fmt.Sprintf("the smallest failing plan so far has %d step%s and %d fault%s", len(res.Minimal.Steps), plural(len(res.Minimal.Steps)),
-		len(res.Minimal.Faults), plural(len(res.Minimal.Faults)))
+	last := fmt.Sprintf("the smallest failing plan so far has %d step%s and %d fault%s", len(res.Minimal.Steps), world.Plural(len(res.Minimal.Steps)),
+		len(res.Minimal.Faults), world.Plural(len(res.Minimal.Faults)))
 	if n := len(shrinking); n == 0 || !strings.HasSuffix(shrinking[n-1], last) {
 		t.Errorf("the last shrink line does not name the minimal plan's size (%q): %q", last, shrinking)
 	}

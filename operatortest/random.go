@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -48,50 +50,50 @@ import (
 
 // drawsReference runs (or recalls) the fault-free run of seed and steps with
 // the operator's randomness from another seed.
-func (w *world) drawsReference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "other draws\n" + p.String()
 	if r, ok := refsOf(w).m[key]; ok {
 		return r, nil
 	}
-	w.otherDraws = true
-	snap, res, err := w.runOnce(t, p, nil, 0)
-	w.otherDraws = false
+	w.OtherDraws = true
+	snap, res, err := runOnce(w, t, p, nil, 0)
+	w.OtherDraws = false
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, draws: true, snap: snap, targets: w.targetsOf(res)}
-	w.keep(key, r)
+	r := &refRun{seed: seed, draws: true, snap: snap, targets: targetsOf(w, res)}
+	keep(w, key, r)
 	return r, nil
 }
 
 // againReference runs (or recalls) the fault-free run of seed and steps a
 // second time, with the same draws: where it differs from the first, the
 // operator is nondeterministic beyond its seeded randomness.
-func (w *world) againReference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "same draws again\n" + p.String()
 	if r, ok := refsOf(w).m[key]; ok {
 		return r, nil
 	}
-	snap, _, err := w.runOnce(t, p, nil, 0)
+	snap, _, err := runOnce(w, t, p, nil, 0)
 	if err != nil {
 		return nil, err
 	}
 	r := &refRun{seed: seed, snap: snap}
-	w.keep(key, r)
+	keep(w, key, r)
 	return r, nil
 }
 
 // randomDerived are the fields (object key -> leaf paths) in which ref, a
 // fault-free run of p's workload, differs from its run with other random
 // draws, and a note naming them for a report.
-func (w *world) randomDerived(t *testing.T, p *plan.Plan, ref *refRun) (map[string]map[string]bool, string, error) {
-	other, err := w.drawsReference(t, ref.seed, p.Steps)
+func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *refRun) (map[string]map[string]bool, string, error) {
+	other, err := drawsReference(w, t, ref.seed, p.Steps)
 	if err != nil {
 		return nil, "", err
 	}
-	free, names := w.fieldsDiffering(ref.snap, other.snap)
+	free, names := fieldsDiffering(w, ref.snap, other.snap)
 	if len(free) == 0 {
 		return nil, "", nil
 	}
@@ -99,11 +101,11 @@ func (w *world) randomDerived(t *testing.T, p *plan.Plan, ref *refRun) (map[stri
 	// seeded randomness's (a value in Go map order, say): the operator is
 	// nondeterministic there, which the replay of the violation then
 	// reports (no silent pass).
-	again, err := w.againReference(t, ref.seed, p.Steps)
+	again, err := againReference(w, t, ref.seed, p.Steps)
 	if err != nil {
 		return nil, "", err
 	}
-	unseeded, _ := w.fieldsDiffering(ref.snap, again.snap)
+	unseeded, _ := fieldsDiffering(w, ref.snap, again.snap)
 	names = slices.DeleteFunc(names, func(n string) bool {
 		for key, paths := range unseeded { // lint:order-independent a lookup
 			if rest, ok := strings.CutPrefix(n, key+" "); ok && paths[rest] {
@@ -128,12 +130,12 @@ func (w *world) randomDerived(t *testing.T, p *plan.Plan, ref *refRun) (map[stri
 
 // fieldsDiffering are the leaf paths of each object that x and y both have
 // and differ in, and their names ("Secret db/app-credentials data.password").
-func (w *world) fieldsDiffering(x, y *snapshot) (map[string]map[string]bool, []string) {
+func fieldsDiffering(w *world.World, x, y *snapshot) (map[string]map[string]bool, []string) {
 	out := map[string]map[string]bool{}
 	var names []string
-	for _, gvk := range w.judged(x, y) {
+	for _, gvk := range judged(w, x, y) {
 		xs, ys := x.of(gvk), y.of(gvk)
-		sh := w.shapes.For(gvk)
+		sh := w.Shapes.For(gvk)
 		for _, k := range xs.keys {
 			yt, ok := ys.text[k]
 			if !ok || yt == xs.text[k] {
@@ -188,18 +190,18 @@ func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 // nondeterministic (converges' learned fields), and it is one more candidate
 // end state. When that makes converges hold, the verdict's note names the
 // fields.
-func (w *world) convergesWithDraws(t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) ([]*refRun, check.Verdict, error) {
+func convergesWithDraws(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) ([]*refRun, check.Verdict, error) {
 	if slices.ContainsFunc(refs, func(r *refRun) bool { return r.draws }) {
-		return refs, w.converges(refs, got, v.At), nil
+		return refs, converges(w, refs, got, v.At), nil
 	}
-	other, err := w.drawsReference(t, refs[0].seed, p.Steps)
+	other, err := drawsReference(w, t, refs[0].seed, p.Steps)
 	if err != nil {
 		return refs, v, err
 	}
 	refs = append(slices.Clip(refs), other)
-	nv := w.converges(refs, got, v.At)
+	nv := converges(w, refs, got, v.At)
 	if nv.Holds {
-		if _, names := w.fieldsDiffering(refs[0].snap, other.snap); len(names) > 0 {
+		if _, names := fieldsDiffering(w, refs[0].snap, other.snap); len(names) > 0 {
 			note := fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", refs[0].seed, strings.Join(names, "; "))
 			nv.Detail = strings.TrimPrefix(nv.Detail+"; "+note, "; ")
 		}

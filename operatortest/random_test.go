@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,10 +44,10 @@ func (r *passwordReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	return reconcile.Result{}, client.IgnoreAlreadyExists(r.Create(ctx, s))
 }
 
-func passwordOptions() Options {
-	return Options{
+func passwordOptions() world.Options {
+	return world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
 				Complete(&passwordReconciler{Client: mgr.GetClient()})
 		}}},
@@ -58,7 +60,7 @@ func passwordOptions() Options {
 // (one trace hash, which covers what it wrote), and converges and
 // interleavings-agree, which compare it with its fault-free runs, hold.
 func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
-	w, err := newWorld(passwordOptions().withDefaults())
+	w, err := newWorld(passwordOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +78,16 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, a, err := w.runOnce(t, p, nil, 0)
+		_, a, err := runOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, b, err := w.runOnce(t, p, nil, 0)
+		_, b, err := runOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.hash != b.hash {
-			t.Errorf("%stwo runs, two trace hashes: %s and %s", text, a.hash, b.hash)
+		if a.Hash != b.Hash {
+			t.Errorf("%stwo runs, two trace hashes: %s and %s", text, a.Hash, b.Hash)
 		}
 		if v := judge(t, passwordOptions(), text); len(v) != 0 {
 			t.Errorf("%sviolated %v", text, v)
@@ -101,19 +103,19 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 func TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone(t *testing.T) {
 	w := testWorld(t, passwordOptions())
 	steps := []plan.Step{}
-	own, err := w.reference(t, 1, steps)
+	own, err := reference(w, t, 1, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := w.drawsReference(t, 1, steps)
+	other, err := drawsReference(w, t, 1, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, names := w.fieldsDiffering(own.snap, other.snap)
+	_, names := fieldsDiffering(w, own.snap, other.snap)
 	if len(names) != 1 || !strings.HasPrefix(names[0], "Secret team/app-password ") || !strings.Contains(names[0], "password") {
 		t.Errorf("the run with other draws differs in %v, want the Secret's password alone", names)
 	}
-	if again, err := w.drawsReference(t, 1, steps); err != nil || again != other {
+	if again, err := drawsReference(w, t, 1, steps); err != nil || again != other {
 		t.Errorf("the run with other draws is not kept with the references (%v)", err)
 	}
 }
@@ -131,23 +133,23 @@ func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T)
 	secret := func(user, pw string) *corev1.ConfigMap {
 		return app(map[string]string{"username": user, "password": pw})
 	}
-	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: actionRecreate}}}
+	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: world.ActionRecreate}}}
 	judge := func(a, b, drawn, got *corev1.ConfigMap) (check.Verdict, check.Verdict) {
 		w := testWorld(t, passwordOptions())
 		refs := []*refRun{{seed: 8, snap: snap(t, w, a)}, {seed: otherSeed(8), snap: snap(t, w, b)}}
 		// The run with other draws, and the run with the same draws again
 		// (the same as the first: the operator is deterministic but for its
 		// draws), as randomDerived keeps them.
-		w.refs = &refCache{m: map[string]*refRun{
+		w.Refs = &refCache{m: map[string]*refRun{
 			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {seed: 8, draws: true, snap: snap(t, w, drawn)},
 			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {seed: 8, snap: snap(t, w, a)},
 		}}
-		ia, err := w.interleavingsAgreeOrRandom(t, p, refs, snap(t, w, got))
+		ia, err := interleavingsAgreeOrRandom(w, t, p, refs, snap(t, w, got))
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := snap(t, w, got)
-		_, cv, err := w.convergesWithDraws(t, p, refs, g, w.converges(refs, g, 0))
+		_, cv, err := convergesWithDraws(w, t, p, refs, g, converges(w, refs, g, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,11 +33,11 @@ type refCache struct {
 }
 
 // refsOf is w's cache of fault-free runs.
-func refsOf(w *world) *refCache {
-	if w.refs == nil {
-		w.refs = &refCache{m: map[string]*refRun{}}
+func refsOf(w *world.World) *refCache {
+	if w.Refs == nil {
+		w.Refs = &refCache{m: map[string]*refRun{}}
 	}
-	return w.refs.(*refCache)
+	return w.Refs.(*refCache)
 }
 
 type refRun struct {
@@ -65,44 +67,44 @@ type refRun struct {
 const maxRefs = 256
 
 // reference runs (or recalls) the fault-free run of seed and steps.
-func (w *world) reference(t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
-	return w.referenceOf(t, &plan.Plan{Seed: seed, Steps: steps}, 0)
+func reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+	return referenceOf(w, t, &plan.Plan{Seed: seed, Steps: steps}, 0)
 }
 
 // referenceOf runs (or recalls) the run of p, a reference's plan, with the
 // operator's processes starting after startAfter.
-func (w *world) referenceOf(t *testing.T, p *plan.Plan, startAfter time.Duration) (*refRun, error) {
+func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Duration) (*refRun, error) {
 	seed := p.Seed
 	key := p.String()
 	if startAfter > 0 {
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
 	if r, ok := refsOf(w).m[key]; ok && !coldShrink {
-		w.noteCut(r.cut)
+		w.NoteCut(r.cut)
 		return r, nil
 	}
-	snap, res, err := w.runOnce(t, p, nil, startAfter)
+	snap, res, err := runOnce(w, t, p, nil, startAfter)
 	if err != nil {
 		return nil, err
 	}
-	if note := cutNote(res.verdicts); note != "" {
+	if note := world.CutNote(res.Verdicts); note != "" {
 		// Recalled, it still says so (cut.go).
 		r := &refRun{seed: seed, snap: snap, cut: note}
-		w.keep(key, r)
+		keep(w, key, r)
 		return r, nil
 	}
-	if err := w.checkObjects(res); err != nil { // faults.go
+	if err := checkObjects(w, res); err != nil { // faults.go
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: w.targetsOf(res), writes: writesOf(res.steps, w.o.FaultPhase)}
-	w.keep(key, r)
+	r := &refRun{seed: seed, snap: snap, targets: targetsOf(w, res), writes: writesOf(res.Steps, w.Opts.FaultPhase)}
+	keep(w, key, r)
 	return r, nil
 }
 
 // keep caches r, a reference run, under key: at most maxRefs, the oldest
 // forgotten first (a reference is a function of its key: a forgotten one
 // runs again and gives the same run).
-func (w *world) keep(key string, r *refRun) {
+func keep(w *world.World, key string, r *refRun) {
 	c := refsOf(w)
 	if _, ok := c.m[key]; !ok {
 		c.order = append(c.order, key)
@@ -122,10 +124,10 @@ func (w *world) keep(key string, r *refRun) {
 // operator's, its children's, the workload models'), each with its
 // resourceVersion and kind, taken from the watch log (so deletions count):
 // a stale restart aims its lagging watch cache just before or after one.
-func (w *world) targetsOf(res *result) plan.Targets {
+func targetsOf(w *world.World, res *world.RunResult) plan.Targets {
 	var out plan.Targets
-	for _, s := range res.steps {
-		if s.At > w.o.FaultPhase {
+	for _, s := range res.Steps {
+		if s.At > w.Opts.FaultPhase {
 			break
 		}
 		op, _, _ := strings.Cut(s.Op, "/")
@@ -145,11 +147,11 @@ func (w *world) targetsOf(res *result) plan.Targets {
 			out.Instants = append(out.Instants, s.At)
 		}
 	}
-	out.Watched = res.watched
+	out.Watched = res.Watched
 	out.Written = map[string]int{}
 	by := map[uint64]string{} // the process whose request made each resourceVersion
-	for _, s := range res.steps {
-		if s.At > w.o.FaultPhase {
+	for _, s := range res.Steps {
+		if s.At > w.Opts.FaultPhase {
 			break
 		}
 		if !processWrite(s) {
@@ -161,14 +163,14 @@ func (w *world) targetsOf(res *result) plan.Targets {
 		}
 	}
 	prev := map[types.UID]client.Object{} // each object's previous version, for what a change did
-	for _, ev := range res.log {
-		at := ev.At.Sub(res.start)
-		if at > w.o.FaultPhase {
+	for _, ev := range res.Log {
+		at := ev.At.Sub(res.Start)
+		if at > w.Opts.FaultPhase {
 			break
 		}
 		before := prev[ev.Object.GetUID()]
 		prev[ev.Object.GetUID()] = ev.Object
-		if slices.Contains(w.collected, ev.GVK) && w.aimedAt(writeObject(ev.Object)) { // Options.Faults.Objects (faults.go)
+		if slices.Contains(w.Collected, ev.GVK) && aimedAt(w, writeObject(ev.Object)) { // Options.Faults.Objects (faults.go)
 			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind,
 				Object: writeObject(ev.Object), Process: by[ev.ResourceVersion], Change: changeOf(ev, before)})
 		}
@@ -246,9 +248,9 @@ func writesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 }
 
 // writes is the Space's Writes: the reference run's writes per process.
-func (w *world) writes(t *testing.T) func(p *plan.Plan) map[string][]int {
+func writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
 	return func(p *plan.Plan) map[string][]int {
-		r, err := w.reference(t, p.Seed, p.Steps)
+		r, err := reference(w, t, p.Seed, p.Steps)
 		if err != nil {
 			return nil // the run of the plan itself reports the error
 		}
@@ -257,9 +259,9 @@ func (w *world) writes(t *testing.T) func(p *plan.Plan) map[string][]int {
 }
 
 // targets is the Space's Targets: the reference run's instants and writes.
-func (w *world) targets(t *testing.T) func(p *plan.Plan) plan.Targets {
+func targetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets {
 	return func(p *plan.Plan) plan.Targets {
-		r, err := w.reference(t, p.Seed, p.Steps)
+		r, err := reference(w, t, p.Seed, p.Steps)
 		if err != nil {
 			return plan.Targets{} // the run of the plan itself reports the error
 		}
@@ -273,10 +275,10 @@ func otherSeed(seed uint64) uint64 { return (seed + 2048) % 4096 }
 
 // references are the fault-free runs of p's workload that the differential
 // oracles judge it against: the plan's own schedule first, then another.
-func (w *world) references(t *testing.T, p *plan.Plan) ([]*refRun, error) {
+func references(w *world.World, t *testing.T, p *plan.Plan) ([]*refRun, error) {
 	var out []*refRun
 	for _, seed := range []uint64{p.Seed, otherSeed(p.Seed)} {
-		r, err := w.reference(t, seed, p.Steps)
+		r, err := reference(w, t, seed, p.Steps)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +296,7 @@ func (w *world) references(t *testing.T, p *plan.Plan) ([]*refRun, error) {
 // an object the workload deleted before it looked (a dependency's derived
 // ConfigMap, say). converges accepts it as one more end state; nil when the
 // workload has no step.
-func (w *world) lateReference(t *testing.T, p *plan.Plan) (*refRun, error) {
+func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*refRun, error) {
 	if len(p.Steps) == 0 {
 		return nil, nil
 	}
@@ -302,7 +304,7 @@ func (w *world) lateReference(t *testing.T, p *plan.Plan) (*refRun, error) {
 	for _, s := range p.Steps {
 		last = max(last, s.At)
 	}
-	r, err := w.referenceOf(t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, last+time.Millisecond)
+	r, err := referenceOf(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, last+time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
@@ -316,29 +318,29 @@ func (w *world) lateReference(t *testing.T, p *plan.Plan) (*refRun, error) {
 // nondeterministic: equivalence.go). When they do not, got (the faulted run)
 // tells which side is suspect: the schedule whose end state the faulted run
 // does not share is the odd one out.
-func (w *world) interleavingsAgree(refs []*refRun, got *snapshot) check.Verdict {
-	return w.agree(refs, got, nil, "")
+func interleavingsAgree(w *world.World, refs []*refRun, got *snapshot) check.Verdict {
+	return agree(w, refs, got, nil, "")
 }
 
 // interleavingsAgreeOrRandom is interleavingsAgree, and when the two
 // schedules disagree, again without the fields that differ with the
 // randomness alone (random.go): the run of the plan's seed with other random
 // draws is run only then.
-func (w *world) interleavingsAgreeOrRandom(t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot) (check.Verdict, error) {
-	v := w.interleavingsAgree(refs, got)
+func interleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot) (check.Verdict, error) {
+	v := interleavingsAgree(w, refs, got)
 	if v.Holds {
 		return v, nil
 	}
-	free, note, err := w.randomDerived(t, p, refs[0])
+	free, note, err := randomDerived(w, t, p, refs[0])
 	if err != nil || len(free) == 0 {
 		return v, err
 	}
-	return w.agree(refs, got, free, note), nil
+	return agree(w, refs, got, free, note), nil
 }
 
 // agree judges interleavings-agree, the fields of free (object key -> leaf
 // paths) not compared; note says what they are when that makes it hold.
-func (w *world) agree(refs []*refRun, got *snapshot, free map[string]map[string]bool, note string) check.Verdict {
+func agree(w *world.World, refs []*refRun, got *snapshot, free map[string]map[string]bool, note string) check.Verdict {
 	a, b := refs[0], refs[1]
 	an := fmt.Sprintf("the fault-free run with seed %d", a.seed)
 	bn := fmt.Sprintf("the fault-free run with seed %d", b.seed)
@@ -346,11 +348,11 @@ func (w *world) agree(refs []*refRun, got *snapshot, free map[string]map[string]
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := frozen([]*refRun{b}, a.snap)
 	free = withFrozenStatus(free, []*refRun{b}, a.snap)
-	d := w.disagreement(a.snap, b.snap, an, bn, fr, free)
+	d := disagreement(w, a.snap, b.snap, an, bn, fr, free)
 	if d == "" {
-		return check.Verdict{Property: InterleavingsAgree, Holds: true, Detail: note}
+		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
 	}
-	switch withA, withB := w.disagreement(a.snap, got, "", "", fr, free) == "", w.disagreement(b.snap, got, "", "", fr, free) == ""; {
+	switch withA, withB := disagreement(w, a.snap, got, "", "", fr, free) == "", disagreement(w, b.snap, got, "", "", fr, free) == ""; {
 	case withA && !withB:
 		d += fmt.Sprintf("\n  the faulted run ends as %s does: the suspect is %s (a race with no fault; converges does not blame the faults for it)", an, bn)
 	case withB && !withA:
@@ -358,14 +360,14 @@ func (w *world) agree(refs []*refRun, got *snapshot, free map[string]map[string]
 	default:
 		d += "\n  the faulted run ends as neither does: which schedule is wrong is not known (a race with no fault)"
 	}
-	return check.Verdict{Property: InterleavingsAgree, Detail: d}
+	return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
 }
 
 // disagreement names the first difference between two end states over the
 // judged kinds ("" when they agree), but in the objects of skip and the
 // fields of free.
-func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
-	for _, gvk := range w.judged(x, y) {
+func disagreement(w *world.World, x, y *snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
+	for _, gvk := range judged(w, x, y) {
 		xs, ys := x.of(gvk), y.of(gvk)
 		for _, k := range xs.keys {
 			if _, ok := skip[k]; ok {
@@ -375,7 +377,7 @@ func (w *world) disagreement(x, y *snapshot, xn, yn string, skip map[string]stri
 			switch {
 			case !ok:
 				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn)
-			case yt != xs.text[k] && !agreeBut(w.shapes.For(gvk), xs.value[k], ys.value[k], free[k]):
+			case yt != xs.text[k] && !agreeBut(w.Shapes.For(gvk), xs.value[k], ys.value[k], free[k]):
 				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.text[k], yn, yt)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -30,7 +32,7 @@ type Replayed struct {
 	// happened, as a Property sees them: for a test that asserts more of one
 	// plan's run than a property says (every state in between is in
 	// Final.Run().Log).
-	Final *History
+	Final *world.History
 	rep   *report
 }
 
@@ -41,23 +43,23 @@ func (r *Replayed) Violated() []check.Verdict { return check.Violated(r.Verdicts
 // exploring, saving or failing the test: the one plan a catalogue page or
 // `ctrlsim replay` shows. An error is a world that cannot run (bad Options,
 // a plan that names an unknown step or key), not a violation.
-func Replay(t *testing.T, o Options, p *plan.Plan) (*Replayed, error) {
-	defer simulating()()
-	w, err := newWorld(o.withDefaults())
+func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
+	defer world.Simulating()()
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		return nil, err
 	}
-	w.keepFinal = true
-	w.phase = phaseReplay
-	r, err := w.run(t, p)
+	w.KeepFinal = true
+	w.Phase = world.PhaseReplay
+	r, err := run(w, t, p)
 	if err != nil {
 		return nil, err
 	}
-	ops := w.operatorProcesses()
-	out := &Replayed{Verdicts: r.verdicts, Hash: r.hash, Steps: r.steps, Final: r.final, Timeline: foldTimeline(r.steps, append(slices.Clone(ops), systemNames(w.o.Systems)...), fullTimeline()),
-		rep: &report{test: t.Name(), p: p, r: r, violated: r.violated(), operators: ops}}
-	if n := len(r.steps); n > 0 {
-		out.Virtual = r.steps[n-1].At
+	ops := operatorProcesses(w)
+	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: foldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), fullTimeline()),
+		rep: &report{test: t.Name(), p: p, r: r, violated: r.Violated(), operators: ops}}
+	if n := len(r.Steps); n > 0 {
+		out.Virtual = r.Steps[n-1].At
 	}
 	return out, nil
 }

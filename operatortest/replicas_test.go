@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
@@ -13,20 +15,20 @@ import (
 func TestReplicasAreProcessesThatElectALeader(t *testing.T) {
 	o := appOptions(child())
 	o.Managers[0].Replicas = 3
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(w.space.Processes, " "); got != "op-0 op-1 op-2" {
+	if got := strings.Join(w.Space.Processes, " "); got != "op-0 op-1 op-2" {
 		t.Fatalf("processes %q, want op-0 op-1 op-2", got)
 	}
-	for _, spec := range o.Managers[0].processes() {
+	for _, spec := range o.Managers[0].Processes() {
 		if le := spec.LeaderElection; le == nil || le.Namespace != "default" || le.Name != "op" {
 			t.Fatalf("%s campaigns for %+v, want the Lease default/op", spec.Name, le)
 		}
 	}
 	o.Managers[0].NoLeaderElection = true
-	for _, spec := range o.Managers[0].processes() {
+	for _, spec := range o.Managers[0].Processes() {
 		if spec.LeaderElection != nil {
 			t.Fatalf("%s elects a leader with NoLeaderElection", spec.Name)
 		}
@@ -49,23 +51,23 @@ func TestAFailoverIsNoViolation(t *testing.T) {
 // Bad replica settings are refused with one line naming them.
 func TestBadReplicasAreRefused(t *testing.T) {
 	noLease := runtime.NewScheme()
-	cases := map[string]func(o *Options){
-		"Replicas of 0 or more": func(o *Options) { o.Managers[0].Replicas = -1 },
-		`process name "op-1" is taken`: func(o *Options) {
+	cases := map[string]func(o *world.Options){
+		"Replicas of 0 or more": func(o *world.Options) { o.Managers[0].Replicas = -1 },
+		`process name "op-1" is taken`: func(o *world.Options) {
 			o.Managers[0].Replicas = 2
-			o.Managers = append(o.Managers, Manager{Name: "op-1", Setup: func(manager.Manager) error { return nil }})
+			o.Managers = append(o.Managers, world.Manager{Name: "op-1", Setup: func(manager.Manager) error { return nil }})
 		},
-		"has no coordination.k8s.io/v1 Lease": func(o *Options) {
+		"has no coordination.k8s.io/v1 Lease": func(o *world.Options) {
 			o.Managers[0].Replicas = 2
 			o.Scheme = noLease
 			o.Objects = nil
 		},
-		"needs the Lease's Namespace and Name": func(o *Options) { o.Managers[0].LeaderElection = &LeaderElection{Name: "x"} },
+		"needs the Lease's Namespace and Name": func(o *world.Options) { o.Managers[0].LeaderElection = &world.LeaderElection{Name: "x"} },
 	}
 	for want, edit := range cases {
 		o := appOptions(child())
 		edit(&o)
-		_, err := newWorld(o.withDefaults())
+		_, err := newWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v", want, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -19,17 +21,17 @@ import (
 // Options.Expect expects it (then it is logged, and the test needs one).
 type reporter struct {
 	t        *testing.T
-	w        *world
+	w        *world.World
 	expected int // violations the test expected, reported
 }
 
 // isExpected reports whether vs include the property Options.Expect names.
-func (w *world) isExpected(vs []check.Verdict) bool {
-	if w.o.Expect == "" {
+func isExpected(w *world.World, vs []check.Verdict) bool {
+	if w.Opts.Expect == "" {
 		return false
 	}
 	for _, v := range vs {
-		if w.o.Expect == AnyProperty || v.Property == w.o.Expect {
+		if w.Opts.Expect == world.AnyProperty || v.Property == w.Opts.Expect {
 			return true
 		}
 	}
@@ -40,33 +42,33 @@ func (w *world) isExpected(vs []check.Verdict) bool {
 // returns the signatures of what it violates.
 func (rep *reporter) judge(p *plan.Plan, path string) []string {
 	rep.t.Helper()
-	r, err := rep.w.run(rep.t, p)
+	r, err := run(rep.w, rep.t, p)
 	if err != nil {
 		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}
-	vs := r.violated()
+	vs := r.Violated()
 	if len(vs) == 0 {
-		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.hash)
+		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.Hash)
 		return nil
 	}
 	rep.report(p, path, r, "")
-	return rep.w.signatures(vs)
+	return signatures(rep.w, vs)
 }
 
 // replay replays a finding's minimal plan, saved at path: a violation that its
 // plan does not reproduce bit for bit is a determinism bug, never a pass.
 func (rep *reporter) replay(f Finding, path string) {
 	rep.t.Helper()
-	r, err := rep.w.run(rep.t, f.Minimal)
+	r, err := run(rep.w, rep.t, f.Minimal)
 	if err != nil {
 		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}
 	note := ""
-	if r.hash != f.Hash {
-		d := nondeterminism(f.steps, r.steps, rep.w.space.Processes)
+	if r.Hash != f.Hash {
+		d := nondeterminism(f.steps, r.Steps, rep.w.Space.Processes)
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
-			path, f.Hash, r.hash, d)
-		if len(r.violated()) == 0 {
+			path, f.Hash, r.Hash, d)
+		if len(r.Violated()) == 0 {
 			rep.t.Errorf("%s\nThe replay violates nothing: the violation found while exploring (%s) does not reproduce from its plan.", msg, f.Signature)
 			return
 		}
@@ -77,18 +79,18 @@ func (rep *reporter) replay(f Finding, path string) {
 
 // report reports a violating run of p; note, if set, is a determinism
 // failure that fails the test even when the violation was expected.
-func (rep *reporter) report(p *plan.Plan, path string, r *result, note string) {
+func (rep *reporter) report(p *plan.Plan, path string, r *world.RunResult, note string) {
 	rep.t.Helper()
 	t := rep.t
-	text := rep.w.failureOf(t, p, path, r).text
+	text := failureOf(rep.w, t, p, path, r).text
 	switch {
 	case note != "":
 		t.Errorf("%s\n\n%s", note, text)
-	case rep.w.isExpected(r.violated()):
+	case isExpected(rep.w, r.Violated()):
 		rep.expected++
-		t.Logf("operatortest: as expected (Options.Expect %q):\n%s", rep.w.o.Expect, text)
-	case rep.w.o.Expect != "":
-		t.Errorf("%s\n(Options.Expect is %q: this violation is another one)", text, rep.w.o.Expect)
+		t.Logf("operatortest: as expected (Options.Expect %q):\n%s", rep.w.Opts.Expect, text)
+	case rep.w.Opts.Expect != "":
+		t.Errorf("%s\n(Options.Expect is %q: this violation is another one)", text, rep.w.Opts.Expect)
 	default:
 		t.Error(text)
 	}
@@ -128,13 +130,13 @@ func propertyNames(vs []check.Verdict) []string {
 // finish fails a test that expected a violation and saw none.
 func (rep *reporter) finish(plans int) {
 	rep.t.Helper()
-	if rep.w.o.Expect != "" && rep.expected == 0 {
-		what := "a violation of " + rep.w.o.Expect
-		if rep.w.o.Expect == AnyProperty {
+	if rep.w.Opts.Expect != "" && rep.expected == 0 {
+		what := "a violation of " + rep.w.Opts.Expect
+		if rep.w.Opts.Expect == world.AnyProperty {
 			what = "a violation"
 		}
 		rep.t.Errorf("operatortest: Options.Expect: %s was expected, and %d plans (seed %d) showed none: the known bug is no longer caught",
-			what, plans, rep.w.o.effectiveSeed())
+			what, plans, rep.w.Opts.EffectiveSeed())
 	}
 }
 
@@ -174,10 +176,10 @@ func globEscape(s string) string {
 // differs between occurrences of one bug (object names, times, goroutine ids).
 
 // signatures are the signatures of vs, in order, each once.
-func (w *world) signatures(vs []check.Verdict) []string {
+func signatures(w *world.World, vs []check.Verdict) []string {
 	var out []string
 	for _, v := range vs {
-		if s := w.signature(v); !slices.Contains(out, s) {
+		if s := signature(w, v); !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -185,9 +187,9 @@ func (w *world) signatures(vs []check.Verdict) []string {
 }
 
 // signature is v's: "<property> <kinds named>[ @ <where>]".
-func (w *world) signature(v check.Verdict) string {
+func signature(w *world.World, v check.Verdict) string {
 	s := v.Property
-	if kinds := w.kindsNamed(v.Detail); len(kinds) > 0 {
+	if kinds := kindsNamed(w, v.Detail); len(kinds) > 0 {
 		s += " " + strings.Join(kinds, ",")
 	}
 	if v.Where != "" {
@@ -198,15 +200,15 @@ func (w *world) signature(v check.Verdict) string {
 
 // kindsNamed are the kinds of the world (judged, collected, and the
 // cluster's own) that detail names as words, sorted.
-func (w *world) kindsNamed(detail string) []string {
+func kindsNamed(w *world.World, detail string) []string {
 	known := map[string]bool{"Namespace": true, "Lease": true, "Event": true}
-	for _, k := range w.kinds {
+	for _, k := range w.Kinds {
 		known[k.Kind] = true
 	}
-	for _, k := range w.collected { // common children: judged when the operator touches them
+	for _, k := range w.Collected { // common children: judged when the operator touches them
 		known[k.Kind] = true
 	}
-	for _, k := range workloadKinds {
+	for _, k := range world.WorkloadKinds {
 		known[k.Kind] = true
 	}
 	var out []string

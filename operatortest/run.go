@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"pgregory.net/rapid"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -29,10 +31,10 @@ import (
 // holds (then delete it). With -ctrlsim.plan=FILE, Run replays that plan only.
 // Options are validated first: a bad one fails the test with one line naming
 // it.
-func Run(t *testing.T, o Options) {
+func Run(t *testing.T, o world.Options) {
 	t.Helper()
-	defer simulating()()
-	o, err := o.withDefaults().withFlags()
+	defer world.Simulating()()
+	o, err := o.WithDefaults().WithFlags()
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -42,24 +44,24 @@ func Run(t *testing.T, o Options) {
 	}
 	call := nextExploration(t)
 	if j, n := workerRole(t, call); j > 0 {
-		w.work(t, j, n) // a worker process: it exits
+		work(w, t, j, n) // a worker process: it exits
 	}
 	if job := shrinkRole(t, call); job != nil {
-		w.shrinkAlone(t, *job) // a shrinking process (shrinkjobs.go): it exits
+		shrinkAlone(w, t, *job) // a shrinking process (shrinkjobs.go): it exits
 	}
 	rep := &reporter{t: t, w: w}
-	if *flagPlan != "" {
-		p, err := w.readPlanFile(t.Name(), *flagPlan) // validate.go
+	if *world.FlagPlan != "" {
+		p, err := readPlanFile(w, t.Name(), *world.FlagPlan) // validate.go
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		rep.judge(p, *flagPlan)
+		rep.judge(p, *world.FlagPlan)
 		rep.finish(1)
 		return
 	}
 	known := map[string]bool{}
 	for _, path := range savedPlans(t.Name()) {
-		p, err := w.readPlanFile(t.Name(), path)
+		p, err := readPlanFile(w, t.Name(), path)
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
@@ -71,21 +73,21 @@ func Run(t *testing.T, o Options) {
 		rep.finish(0)
 		return
 	}
-	res, err := w.explore(t, known, call)
+	res, err := exploreWorld(w, t, known, call)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
-	if *flagJSON != "" {
-		if err := writeShardResult(*flagJSON, res.shardResult(t.Name(), o)); err != nil {
+	if *world.FlagJSON != "" {
+		if err := writeShardResult(*world.FlagJSON, res.shardResult(t.Name(), o)); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
 	if len(res.Findings) == 0 && res.Checks > 0 && res.Cut == res.Checks {
 		// No silent pass: nothing was judged (cut.go).
-		t.Fatalf("operatortest: every one of the %d plans explored (seed %d) was cut at the work bound, none judged: %s", res.Checks, o.effectiveSeed(), res.CutNote)
+		t.Fatalf("operatortest: every one of the %d plans explored (seed %d) was cut at the work bound, none judged: %s", res.Checks, o.EffectiveSeed(), res.CutNote)
 	}
 	if len(res.Findings) == 0 {
-		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.effectiveSeed(),
+		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(coverageLine(res.Targeted))+clause(cutLine(res)))
 	}
 	for _, f := range res.Findings {
@@ -100,13 +102,13 @@ func Run(t *testing.T, o Options) {
 			t.Fatalf("operatortest: %v", err)
 		}
 		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
-			f.Signature, f.FirstFailure, o.effectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			f.Signature, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
 			f.ShrinkCandidates, f.ShrinkRuns, path, clause(coverageLine(res.Targeted))+clause(cutLine(res)))
 		rep.replay(f, path)
 	}
 	if o.KeepGoing {
 		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)", len(res.Findings)+len(known),
-			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.effectiveSeed())
+			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.EffectiveSeed())
 	}
 	rep.finish(res.Checks)
 }
@@ -170,42 +172,42 @@ type Finding struct {
 // replaying or failing the test (for measurements: checks to catch a bug).
 // An error is a world that cannot run (the test's setup, bad Options), not a
 // finding. With -ctrlsim.plan=FILE it runs that plan only.
-func Explore(t *testing.T, o Options) (Result, error) {
-	defer simulating()()
-	o = o.withDefaults()
+func Explore(t *testing.T, o world.Options) (Result, error) {
+	defer world.Simulating()()
+	o = o.WithDefaults()
 	w, err := newWorld(o)
 	if err != nil {
 		return Result{}, err
 	}
 	call := nextExploration(t)
 	if j, n := workerRole(t, call); j > 0 {
-		w.work(t, j, n) // a worker process: it exits
+		work(w, t, j, n) // a worker process: it exits
 	}
 	if job := shrinkRole(t, call); job != nil {
-		w.shrinkAlone(t, *job) // a shrinking process (shrinkjobs.go): it exits
+		shrinkAlone(w, t, *job) // a shrinking process (shrinkjobs.go): it exits
 	}
-	if *flagPlan != "" {
-		return w.replayFile(t, *flagPlan)
+	if *world.FlagPlan != "" {
+		return replayFile(w, t, *world.FlagPlan)
 	}
-	return w.explore(t, nil, call)
+	return exploreWorld(w, t, nil, call)
 }
 
 // replayFile runs the plan in path as an exploration of one plan.
-func (w *world) replayFile(t *testing.T, path string) (Result, error) {
+func replayFile(w *world.World, t *testing.T, path string) (Result, error) {
 	start := time.Now()
-	p, err := w.readPlanFile(t.Name(), path)
+	p, err := readPlanFile(w, t.Name(), path)
 	if err != nil {
 		return Result{}, err
 	}
-	w.phase = phaseReplay
-	r, err := w.run(t, p)
-	w.phase = ""
+	w.Phase = world.PhaseReplay
+	r, err := run(w, t, p)
+	w.Phase = ""
 	if err != nil {
 		return Result{}, err
 	}
-	out := Result{Checks: 1, Hash: r.hash, Elapsed: time.Since(start)}
-	if vs := r.violated(); len(vs) > 0 {
-		f := Finding{Signature: w.signatures(vs)[0], Minimal: p, Violations: vs, Hash: r.hash, FirstFailure: 1, TimeToFind: out.Elapsed, steps: r.steps}
+	out := Result{Checks: 1, Hash: r.Hash, Elapsed: time.Since(start)}
+	if vs := r.Violated(); len(vs) > 0 {
+		f := Finding{Signature: signatures(w, vs)[0], Minimal: p, Violations: vs, Hash: r.Hash, FirstFailure: 1, TimeToFind: out.Elapsed, steps: r.Steps}
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.TimeToFirstFailure = true, 1, p, vs, out.Elapsed
 		out.Findings = []Finding{f}
 	}
@@ -214,16 +216,16 @@ func (w *world) replayFile(t *testing.T, path string) (Result, error) {
 
 // ExploreShards explores each shard of n in turn, as n processes or CI jobs
 // would, and returns their results (for Merge).
-func ExploreShards(t *testing.T, o Options, n int) ([]ShardResult, error) {
+func ExploreShards(t *testing.T, o world.Options, n int) ([]ShardResult, error) {
 	var out []ShardResult
 	for i := 1; i <= n; i++ {
 		so := o
-		so.Shard = Shard{Index: i, Count: n}
+		so.Shard = world.Shard{Index: i, Count: n}
 		r, err := Explore(t, so)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r.shardResult(t.Name(), so.withDefaults()))
+		out = append(out, r.shardResult(t.Name(), so.WithDefaults()))
 	}
 	return out, nil
 }
@@ -237,9 +239,9 @@ const maxFindings = 16
 // several workers (parallel.go), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
-func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, error) {
+func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int) (Result, error) {
 	start := time.Now()
-	if err := w.preflight(t); err != nil {
+	if err := preflight(w, t); err != nil {
 		return Result{}, err
 	}
 	seen := map[string]bool{}
@@ -248,20 +250,20 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 	}
 	// Systematic before random (sweep.go): the targeted plans first.
 	var out Result
-	swept, offset, sweptHere, cov, err := w.sweep(t, seen)
+	swept, offset, sweptHere, cov, err := sweep(w, t, seen)
 	if err != nil {
 		return Result{}, err
 	}
 	out.Targeted, out.Findings = cov, swept
-	w.randomChecks = w.o.Checks - offset
-	if len(swept) > 0 && !w.o.KeepGoing || len(swept) >= maxFindings || w.randomChecks <= 0 {
+	w.RandomChecks = w.Opts.Checks - offset
+	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || w.RandomChecks <= 0 {
 		out.Checks = sweptHere
-		if len(swept) > 0 && !w.o.KeepGoing {
+		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
-		return w.finishExploration(out, start), nil
+		return finishExploration(w, out, start), nil
 	}
-	n, note, err := w.workers(t, call)
+	n, note, err := workers(w, t, call)
 	if err != nil {
 		return Result{}, err
 	}
@@ -270,11 +272,11 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 	}
 	var pre *verdicts
 	if n > 1 {
-		pre, err = w.parallel(t, n)
+		pre, err = parallel(w, t, n)
 		switch {
 		case errors.Is(err, errInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
-		case errors.Is(err, errUnreached) && w.o.Workers == 0 && *flagWorkers == 0:
+		case errors.Is(err, errUnreached) && w.Opts.Workers == 0 && *flagWorkers == 0:
 			// Every core by default, where the test can be re-run by
 			// name; where it cannot, this process explores alone.
 			t.Logf("operatortest: exploring %s in this process: %v", t.Name(), err)
@@ -284,14 +286,14 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		}
 		if pre != nil {
 			for k, note := range pre.cuts { // lint:order-independent a set of places
-				w.countCut(offset+k, note)
+				countCut(w, offset+k, note)
 			}
 		}
-		if w.o.KeepGoing && pre != nil {
+		if w.Opts.KeepGoing && pre != nil {
 			// The distinct violations the workers saw, each shrunk in a
 			// process of its own (shrinkjobs.go).
-			if jobs := w.shrinkJobs(t, pre, seen, maxFindings-len(out.Findings)); len(jobs) > 1 {
-				fs, err := w.shrinkInParallel(t, jobs, n)
+			if jobs := shrinkJobs(w, t, pre, seen, maxFindings-len(out.Findings)); len(jobs) > 1 {
+				fs, err := shrinkInParallel(w, t, jobs, n)
 				if err != nil {
 					t.Logf("operatortest: shrinking the distinct violations in parallel failed; shrinking them here one after another: %v", err)
 				}
@@ -306,10 +308,10 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 			}
 		}
 	}
-	gen := w.generator(t)
+	gen := generator(w, t)
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
 	for {
-		f, ran, err := w.pass(t, gen, seen, judged, pre)
+		f, ran, err := pass(w, t, gen, seen, judged, pre)
 		if err != nil {
 			return Result{}, err
 		}
@@ -319,7 +321,7 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		if f != nil && pre != nil && len(out.Findings) == 0 {
 			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
-		if len(out.Findings) == 0 || w.o.KeepGoing {
+		if len(out.Findings) == 0 || w.Opts.KeepGoing {
 			out.Checks = sweptHere + ran // this shard's plans
 		}
 		if f == nil {
@@ -327,17 +329,17 @@ func (w *world) explore(t *testing.T, known map[string]bool, call int) (Result, 
 		}
 		out.Findings = append(out.Findings, *f)
 		seen[f.Signature] = true
-		if !w.o.KeepGoing || len(out.Findings) >= maxFindings {
+		if !w.Opts.KeepGoing || len(out.Findings) >= maxFindings {
 			break
 		}
 	}
-	return w.finishExploration(out, start), nil
+	return finishExploration(w, out, start), nil
 }
 
 // finishExploration fills in out's summary of its first finding.
-func (w *world) finishExploration(out Result, start time.Time) Result {
+func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed = time.Since(start)
-	w.cutSummary(&out)
+	cutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
@@ -350,11 +352,11 @@ func (w *world) finishExploration(out Result, start time.Time) Result {
 // randomBudget is how many random plans a pass explores: the budget less
 // the places the sweep took (all of it in a worker process, which judges
 // the places its parent gives it).
-func (w *world) randomBudget() int {
-	if w.randomChecks > 0 {
-		return w.randomChecks
+func randomBudget(w *world.World) int {
+	if w.RandomChecks > 0 {
+		return w.RandomChecks
 	}
-	return w.o.Checks
+	return w.Opts.Checks
 }
 
 // generator draws the explorer's sequence of plans: the world's Space with
@@ -362,21 +364,21 @@ func (w *world) randomBudget() int {
 // worker (parallel.go) draw from it, so that a place's plan, and so its
 // verdict, is the same whichever process judges it: a place is a function of
 // the plan index alone.
-func (w *world) generator(t *testing.T) *rapid.Generator[*plan.Plan] {
-	sp := w.space
-	sp.Targets = w.targets(t)
-	sp.Writes = w.writes(t)
+func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
+	sp := w.Space
+	sp.Targets = targetsOfRun(w, t)
+	sp.Writes = writes(w, t)
 	return plan.Generator(sp)
 }
 
 // preflight runs the world once with no workload and no fault: a manager
 // that cannot start fails here, whatever the oracles (no silent pass); so
 // does a scripted step on an object that never exists.
-func (w *world) preflight(t *testing.T) error {
-	if _, _, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed()}, nil, 0); err != nil {
+func preflight(w *world.World, t *testing.T) error {
+	if _, _, err := runOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
 		return err
 	}
-	return w.checkScriptTargets(t) // validate.go
+	return checkScriptTargets(w, t) // validate.go
 }
 
 // pass is one exploration of the sequence of plans until a violation with a
@@ -384,21 +386,21 @@ func (w *world) preflight(t *testing.T) error {
 // shrinks; it returns it (nil if none) and how many plans it ran before.
 // Places whose verdicts the workers gave (pre) are recalled, not drawn: a
 // place that held, or (KeepGoing) whose signatures are all seen.
-func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *verdicts) (*Finding, int, error) {
+func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
 	first, ran, shrinking, runsAtFind := 0, 0, 0, 0
 	target := ""
-	var last *result
+	var last *world.RunResult
 	var lastVs []check.Verdict
 	var places explore.Places
 	if pre != nil {
 		places.Skip = func(k int) bool {
-			if !w.o.Shard.owns(k) {
+			if !w.Opts.Shard.Owns(k) {
 				return true
 			}
 			if pre.judged[k] {
-				if sigs, ok := pre.sigs[k]; ok && (sigs == nil || w.o.KeepGoing && pick(sigs, seen, "") == "") {
+				if sigs, ok := pre.sigs[k]; ok && (sigs == nil || w.Opts.KeepGoing && pick(sigs, seen, "") == "") {
 					ran++
 					return true
 				}
@@ -406,20 +408,20 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 			return false
 		}
 	}
-	defer func() { w.phase = "" }()
+	defer func() { w.Phase = "" }()
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
-	res := explore.RunPlaces(gen, w.randomBudget(), w.o.Seed, places, func(place int, p *plan.Plan) error {
-		w.phase = phaseFind
+	res := explore.RunPlaces(gen, randomBudget(w), w.Opts.Seed, places, func(place int, p *plan.Plan) error {
+		w.Phase = world.PhaseFind
 		if first != 0 {
-			w.phase = phaseShrink
-			if shrinking++; w.o.ShrinkRuns > 0 && shrinking > w.o.ShrinkRuns {
+			w.Phase = world.PhaseShrink
+			if shrinking++; w.Opts.ShrinkRuns > 0 && shrinking > w.Opts.ShrinkRuns {
 				return nil // the budget is spent: rapid keeps the smallest plan so far
 			}
 		}
 		if first == 0 {
 			// Drawing the sequence: run only this shard's plans.
-			if !w.o.Shard.owns(place) {
+			if !w.Opts.Shard.Owns(place) {
 				return nil
 			}
 			ran++
@@ -427,16 +429,16 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		if time.Since(lastLog) >= progressEvery {
 			lastLog = time.Now()
 			if first == 0 {
-				logProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, w.randomBudget(), time.Since(start).Round(time.Millisecond),
+				logProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, randomBudget(w), time.Since(start).Round(time.Millisecond),
 					float64(ran-1)/time.Since(start).Seconds())
 			} else {
 				logProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
-					first, shrinking-1, w.runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), plural(len(smallest.Steps)),
-					len(smallest.Faults), plural(len(smallest.Faults)))
+					first, shrinking-1, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), world.Plural(len(smallest.Steps)),
+					len(smallest.Faults), world.Plural(len(smallest.Faults)))
 			}
 		}
 		key := ""
-		if w.o.KeepGoing {
+		if w.Opts.KeepGoing {
 			key = p.String()
 			if sigs, ok := judged[key]; ok && pick(sigs, seen, target) == "" {
 				return nil // judged before: nothing new, nor the signature being shrunk
@@ -444,19 +446,19 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 		}
 		// A plan drawn again is recalled (shrinking); a candidate's judging
 		// stops once it is decided (shrink.go).
-		r, err := w.runRecalledAs(t, p, first != 0 && !w.o.KeepGoing)
+		r, err := runRecalledAs(w, t, p, first != 0 && !w.Opts.KeepGoing)
 		if err != nil {
-			return &worldError{err}
+			return &world.WorldError{Err: err}
 		}
 		if first == 0 {
-			w.countCut(w.o.Checks-w.randomBudget()+place, cutNote(r.verdicts)) // cut.go; the sweep's places come first
+			countCut(w, w.Opts.Checks-randomBudget(w)+place, world.CutNote(r.Verdicts)) // cut.go; the sweep's places come first
 		}
-		vs := r.violated()
+		vs := r.Violated()
 		if len(vs) == 0 {
 			return nil
 		}
-		if w.o.KeepGoing {
-			sigs := w.signatures(vs)
+		if w.Opts.KeepGoing {
+			sigs := signatures(w, vs)
 			judged[key] = sigs
 			sig := pick(sigs, seen, target)
 			if sig == "" {
@@ -465,44 +467,44 @@ func (w *world) pass(t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[st
 			target = sig
 		}
 		if first == 0 {
-			first, found, runsAtFind = place, time.Now(), w.runs // shrinking follows: every run counts from here
+			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
 		}
 		last, lastVs, smallest = r, vs, p
-		if w.o.KeepGoing {
+		if w.Opts.KeepGoing {
 			// One text per signature: rapid shrinks within it.
 			return errors.New("violation " + target)
 		}
 		return &check.Violation{Verdicts: vs}
 	})
-	var we *worldError
+	var we *world.WorldError
 	if errors.As(res.Err, &we) {
-		return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.err)
+		return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.Err)
 	}
 	if !res.Caught || last == nil {
 		return nil, ran, nil
 	}
-	if last.partial {
+	if last.Partial {
 		// The minimal plan's whole verdicts, for its report: the same run
 		// (its trace hash), judged to the end.
 		var err error
-		w.phase = phaseShrink
-		if last, err = w.run(t, res.Minimal); err != nil {
+		w.Phase = world.PhaseShrink
+		if last, err = run(w, t, res.Minimal); err != nil {
 			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		if lastVs = last.violated(); len(lastVs) == 0 {
+		if lastVs = last.Violated(); len(lastVs) == 0 {
 			return nil, ran, fmt.Errorf("the minimal plan violated a property while shrinking and none when judged to the end: a run that is not a function of its plan\n%s", res.Minimal)
 		}
 	}
 	sig := target
 	if sig == "" {
-		sig = w.signatures(lastVs)[0]
+		sig = signatures(w, lastVs)[0]
 	}
-	if w.o.ShrinkRuns > 0 {
-		shrinking = min(shrinking, w.o.ShrinkRuns) // the ones past the budget were not tried
+	if w.Opts.ShrinkRuns > 0 {
+		shrinking = min(shrinking, w.Opts.ShrinkRuns) // the ones past the budget were not tried
 	}
-	return &Finding{Signature: sig, Minimal: res.Minimal, Violations: lastVs, Hash: last.hash, steps: last.steps,
+	return &Finding{Signature: sig, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
-		ShrinkCandidates: shrinking, ShrinkRuns: w.runs - runsAtFind}, ran, nil
+		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind}, ran, nil
 }
 
 // progressEvery is how often (wall clock) an exploration in this process

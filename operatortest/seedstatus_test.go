@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,11 +29,11 @@ func TestASeedObjectKeepsItsStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Objects = []client.Object{g}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: w.setup})
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +47,8 @@ func TestASeedObjectKeepsItsStatus(t *testing.T) {
 		t.Errorf("the seed's status.phase is %q, want Ready", phase)
 	}
 	// Without a status, no status write: the seed is as created.
-	c2, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: func(c *cluster.Cluster) error {
-		return createSeed(context.Background(), c, widget())
+	c2, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: func(c *cluster.Cluster) error {
+		return world.CreateSeed(context.Background(), c, widget())
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,9 +73,9 @@ func stepsText(c *cluster.Cluster) string {
 func TestASystemTracesItsStepsIntoTheTimeline(t *testing.T) {
 	made := 0
 	o := ledgerOptions(&made)
-	o.Systems[0].New = func(env SystemEnv) (any, error) { return env, nil }
-	o.Workload.Domain = []DomainStep{{Name: "note", Do: func(_ context.Context, env StepEnv, _ Args) error {
-		env.System("ledger").(SystemEnv).Trace("record", "ledger/entry-1", "ok")
+	o.Systems[0].New = func(env world.SystemEnv) (any, error) { return env, nil }
+	o.Workload.Domain = []world.DomainStep{{Name: "note", Do: func(_ context.Context, env world.StepEnv, _ world.Args) error {
+		env.System("ledger").(world.SystemEnv).Trace("record", "ledger/entry-1", "ok")
 		return nil
 	}}}
 	o.Managers[0].SetupWithSystems = nil

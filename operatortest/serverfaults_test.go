@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +20,7 @@ import (
 // refuses every other create of a ConfigMap (the first included) until the
 // heal, and notes what each create got.
 type gate struct {
-	env  SystemEnv
+	env  world.SystemEnv
 	on   bool
 	seen int
 	got  []string
@@ -43,8 +45,8 @@ func (g *gate) before(name string) (after func()) {
 func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 	o := domainOptions()
 	o.FaultPhase = 3500 * time.Millisecond
-	o.Workload.Domain = []DomainStep{{Name: "make", Params: []Param{{Key: "name", Values: []string{"a"}}},
-		Do: func(ctx context.Context, env StepEnv, a Args) error {
+	o.Workload.Domain = []world.DomainStep{{Name: "make", Params: []world.Param{{Key: "name", Values: []string{"a"}}},
+		Do: func(ctx context.Context, env world.StepEnv, a world.Args) error {
 			g := env.System("gate").(*gate)
 			after := g.before(a.Get("name"))
 			err := env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: a.Get("name")}})
@@ -59,16 +61,16 @@ func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 			}
 			return nil
 		}}}
-	o.Systems = []System{{
+	o.Systems = []world.System{{
 		Name: "gate",
-		New:  func(env SystemEnv) (any, error) { return &gate{env: env}, nil },
-		Faults: []DomainStep{{Name: "flaky", Do: func(_ context.Context, env StepEnv, _ Args) error {
+		New:  func(env world.SystemEnv) (any, error) { return &gate{env: env}, nil },
+		Faults: []world.DomainStep{{Name: "flaky", Do: func(_ context.Context, env world.StepEnv, _ world.Args) error {
 			env.System("gate").(*gate).on = true
 			return nil
 		}}},
 	}}
 	var last string
-	o.Properties = []Property{{Name: "gate", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "gate", Check: func(h *world.History) error {
 		last = strings.Join(h.System("gate").(*gate).got, ", ")
 		return nil
 	}}}
@@ -76,11 +78,11 @@ func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.run(t, p); err != nil {
+	if _, err := run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
 	if want := "p invalid, q created, r invalid, s created"; last != want {
@@ -96,7 +98,7 @@ func TestAFailureExplainsASystemsFaultAsAFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(whyReal(p, nil, systemFaultNames([]System{{Name: "gate", Faults: []DomainStep{{Name: "flaky"}}}})), "\n")
+	got := strings.Join(whyReal(p, nil, world.SystemFaultNames([]world.System{{Name: "gate", Faults: []world.DomainStep{{Name: "flaky"}}}})), "\n")
 	if strings.Contains(got, "No fault") || !strings.Contains(got, "`at 1s flaky`: a fault of the system gate") ||
 		!strings.Contains(got, "The workload's 1 step ") {
 		t.Errorf("the explanation:\n%s\nwant flaky as gate's fault, make as the workload's one step, and no \"No fault\"", got)

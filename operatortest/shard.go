@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // Sharding an exploration (issue 17): shard i of n runs the plans whose place
@@ -40,7 +42,7 @@ type Document struct {
 	OperatorTest *ShardResult `json:"operatortest"`
 }
 
-func (r Result) shardResult(test string, o Options) ShardResult {
+func (r Result) shardResult(test string, o world.Options) ShardResult {
 	sr := ShardResult{Test: test, Seed: o.Seed, Checks: o.Checks, Caught: r.Caught, FirstFailure: r.FirstFailure, PlansRun: r.Checks}
 	if o.Shard.Count > 1 {
 		sr.Shard = o.Shard.String()
@@ -77,7 +79,7 @@ func Merge(shards []ShardResult) (ShardResult, error) {
 		if s.Test != first.Test || s.Seed != first.Seed || s.Checks != first.Checks {
 			return ShardResult{}, fmt.Errorf("shard %s is of another exploration (test %s, seed %d, checks %d; want %s, %d, %d)", s.Shard, s.Test, s.Seed, s.Checks, first.Test, first.Seed, first.Checks)
 		}
-		sh, err := ParseShard(s.Shard)
+		sh, err := world.ParseShard(s.Shard)
 		if err != nil {
 			return ShardResult{}, fmt.Errorf("test %s: %v", s.Test, err)
 		}

@@ -44,7 +44,7 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := whole.shardResult(t.Name(), o.withDefaults())
+			want := whole.shardResult(t.Name(), o.WithDefaults())
 			if tc.name == "a bug" && (!whole.Caught || whole.FirstFailure < 2) {
 				t.Fatalf("want a bug found after a few plans (so that shards split the work before it): %+v", want)
 			}

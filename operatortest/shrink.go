@@ -1,6 +1,9 @@
 package operatortest
 
-import "github.com/ctrlsim/ctrlsim/sim/check"
+import (
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+)
 
 // Shrinking: rapid's shrinker proposes candidates one at a time and keeps a
 // candidate that violates any property (without KeepGoing). What a
@@ -29,13 +32,13 @@ var coldShrink bool
 // plan's run (converges against the late, other-draws and downtime runs;
 // no-error-at-rest against the run with no generated workload;
 // interleavings-agree is judged after it).
-var revisable = map[string]bool{Converges: true, UpdateSummaries: true, NoErrorAtRest: true, InterleavingsAgree: true}
+var revisable = map[string]bool{world.Converges: true, world.UpdateSummaries: true, world.NoErrorAtRest: true, world.InterleavingsAgree: true}
 
 // decided reports whether vs, a run's verdicts before the judging that
 // revises some, already violate a property that is enabled and not
 // revisable: the run violates, whatever the rest of its judging says.
-func (w *world) decided(vs []check.Verdict) bool {
-	for _, v := range w.o.enabled(vs) {
+func decided(w *world.World, vs []check.Verdict) bool {
+	for _, v := range w.Opts.Enabled(vs) {
 		if !v.Holds && !revisable[v.Property] {
 			return true
 		}

@@ -3,11 +3,13 @@ package operatortest
 import (
 	"slices"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // shrinkBothWays explores o with the shrink's savings (shrink.go) and again
 // cold (every candidate and reference run, every run judged to the end).
-func shrinkBothWays(t *testing.T, o Options) (warm, cold Result) {
+func shrinkBothWays(t *testing.T, o world.Options) (warm, cold Result) {
 	t.Helper()
 	warm = exploreWith(t, o, 1)
 	coldShrink = true
@@ -24,10 +26,10 @@ func TestShrinkingWithRecallAndDecidedJudgingGivesTheColdShrinksMinimalPlan(t *t
 	defer randomPassOnly()()
 	for _, c := range []struct {
 		name string
-		o    func() Options
+		o    func() world.Options
 	}{
-		{"restart between two writes", func() Options { o := appOptions(trustsItsMark); o.Checks, o.Seed = 30, 3; return o }},
-		{"a panic and a copy bug", func() Options { o := bugOptions(&knownBugs{twoWrites: true}, true); o.Checks = 40; return o }},
+		{"restart between two writes", func() world.Options { o := appOptions(trustsItsMark); o.Checks, o.Seed = 30, 3; return o }},
+		{"a panic and a copy bug", func() world.Options { o := bugOptions(&knownBugs{twoWrites: true}, true); o.Checks = 40; return o }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			warm, cold := shrinkBothWays(t, c.o())

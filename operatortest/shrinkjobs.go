@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -62,13 +64,13 @@ type shrunk struct {
 // seen lacks, in the order the sequential passes would find them, at most
 // limit; nil when a place could not be judged (the sequential pass meets it
 // and says so).
-func (w *world) shrinkJobs(t *testing.T, pre *verdicts, seen map[string]bool, limit int) []shrinkJob {
+func shrinkJobs(w *world.World, t *testing.T, pre *verdicts, seen map[string]bool, limit int) []shrinkJob {
 	found := map[string]bool{}
 	for sig := range seen { // lint:order-independent a set
 		found[sig] = true
 	}
 	var jobs []shrinkJob
-	for k := 1; k <= w.randomBudget() && len(jobs) < limit; k++ {
+	for k := 1; k <= randomBudget(w) && len(jobs) < limit; k++ {
 		if !pre.judged[k] {
 			return nil
 		}
@@ -94,7 +96,7 @@ func (w *world) shrinkJobs(t *testing.T, pre *verdicts, seen map[string]bool, li
 
 // shrinkInParallel runs jobs in up to n processes at once and returns their
 // findings in the jobs' order (places of the random pass).
-func (w *world) shrinkInParallel(t *testing.T, jobs []shrinkJob, n int) ([]Finding, error) {
+func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]Finding, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -125,15 +127,15 @@ func (w *world) shrinkInParallel(t *testing.T, jobs []shrinkJob, n int) ([]Findi
 			return nil, fmt.Errorf("the minimal plan of %s from its shrinking process: %v", jobs[i].Target, err)
 		}
 		// Its whole verdicts and trace, for the report: the same run.
-		r, err := w.run(t, p)
+		r, err := run(w, t, p)
 		if err != nil {
 			return nil, err
 		}
-		vs := r.violated()
-		if pick(w.signatures(vs), nil, s.Signature) == "" {
+		vs := r.Violated()
+		if pick(signatures(w, vs), nil, s.Signature) == "" {
 			return nil, fmt.Errorf("the minimal plan of %s, judged again here, does not show it: a run that is not a function of its plan\n%s", s.Signature, p)
 		}
-		out = append(out, Finding{Signature: s.Signature, Minimal: p, Violations: vs, Hash: r.hash, steps: r.steps,
+		out = append(out, Finding{Signature: s.Signature, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs})
 	}
 	return out, nil
@@ -188,8 +190,8 @@ func shrinkRole(t *testing.T, call int) *shrinkJob {
 
 // shrinkAlone does job in this process (a shrinking process), sends its
 // result and exits.
-func (w *world) shrinkAlone(t *testing.T, job shrinkJob) {
-	res := w.shrinkOne(t, job)
+func shrinkAlone(w *world.World, t *testing.T, job shrinkJob) {
+	res := shrinkOne(w, t, job)
 	out := os.NewFile(workerFD, "ctrlsim-shrink")
 	if err := json.NewEncoder(out).Encode(res); err != nil {
 		fmt.Fprintf(os.Stderr, "operatortest: the process shrinking %s: the parent is gone: %v\n", job.Target, err)
@@ -201,8 +203,8 @@ func (w *world) shrinkAlone(t *testing.T, job shrinkJob) {
 
 // shrinkOne is the sequential pass that reaches job's place, with the
 // places before it taken as judged and holding.
-func (w *world) shrinkOne(t *testing.T, job shrinkJob) shrunk {
-	if err := w.preflight(t); err != nil {
+func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
+	if err := preflight(w, t); err != nil {
 		return shrunk{Err: "preflight: " + err.Error()}
 	}
 	seen := map[string]bool{}
@@ -213,7 +215,7 @@ func (w *world) shrinkOne(t *testing.T, job shrinkJob) shrunk {
 	for k := 1; k < job.Place; k++ {
 		pre.judged[k], pre.sigs[k] = true, nil
 	}
-	f, _, err := w.pass(t, w.generator(t), seen, map[string][]string{}, pre)
+	f, _, err := pass(w, t, generator(w, t), seen, map[string][]string{}, pre)
 	switch {
 	case err != nil:
 		return shrunk{Err: err.Error()}

@@ -21,15 +21,15 @@ func TestTheReferenceRunsCommittedChangesAreStaleTargets(t *testing.T) {
 		}
 		return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
 	}
-	w, err := newWorld(appOptions(createThenDelete).withDefaults())
+	w, err := newWorld(appOptions(createThenDelete).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res, err := w.runOnce(t, &plan.Plan{Seed: 1}, nil, 0)
+	_, res, err := runOnce(w, t, &plan.Plan{Seed: 1}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := w.targetsOf(res)
+	tg := targetsOf(w, res)
 	var secrets []plan.Write
 	for _, x := range tg.Writes {
 		if x.Kind == "/v1/Secret" {
@@ -42,8 +42,8 @@ func TestTheReferenceRunsCommittedChangesAreStaleTargets(t *testing.T) {
 	// Each is a change of the watch log, at its resourceVersion.
 	for _, x := range secrets {
 		found := false
-		for _, ev := range res.log {
-			found = found || (ev.ResourceVersion == x.RV && ev.GVK.Kind == "Secret" && ev.At.Sub(res.start) == x.At)
+		for _, ev := range res.Log {
+			found = found || (ev.ResourceVersion == x.RV && ev.GVK.Kind == "Secret" && ev.At.Sub(res.Start) == x.At)
 		}
 		if !found {
 			t.Errorf("target %+v is no change of the watch log", x)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,11 +24,11 @@ import (
 // publish is a domain step of the knownBugs operator's world: a user
 // publishes a "secret" ConfigMap named by its parameter (the operator copies
 // it into a Secret <name>-copy).
-var publish = DomainStep{
+var publish = world.DomainStep{
 	Name:   "publish",
-	Params: []Param{{Key: "name", Values: []string{"x", "y", "bad"}}},
+	Params: []world.Param{{Key: "name", Values: []string{"x", "y", "bad"}}},
 	Max:    2,
-	Do: func(ctx context.Context, env StepEnv, args Args) error {
+	Do: func(ctx context.Context, env world.StepEnv, args world.Args) error {
 		return env.Client.Create(ctx, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: args.Get("name"), Labels: map[string]string{"secret": "yes"}},
 			Data:       map[string]string{"value": "v"}})
@@ -35,22 +37,22 @@ var publish = DomainStep{
 
 // domainOptions: the knownBugs operator with publish as its only drawn
 // steps (no steps over the seed objects).
-func domainOptions() Options {
+func domainOptions() world.Options {
 	o := bugOptions(&knownBugs{}, false)
 	o.NoWorkload = false
 	o.Properties = nil
-	o.Workload = Workload{Steps: []StepKind{}, Domain: []DomainStep{publish}}
+	o.Workload = world.Workload{Steps: []world.StepKind{}, Domain: []world.DomainStep{publish}}
 	return o
 }
 
 // A domain step is drawn by the generator beside the others, named and with
 // its parameters in the plan's text, and only with the values it declares.
 func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
-	w, err := newWorld(domainOptions().withDefaults())
+	w, err := newWorld(domainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := plan.Generator(w.space)
+	gen := plan.Generator(w.Space)
 	drawn := 0
 	for seed := range 40 {
 		p := gen.Example(seed)
@@ -61,7 +63,7 @@ func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
 			if n := s.Args.Get("name"); n != "x" && n != "y" && n != "bad" || len(s.Args) != 1 {
 				t.Fatalf("plan %d: %v: want name= one of the declared values", seed, s.Args)
 			}
-			if s.At > w.o.FaultPhase {
+			if s.At > w.Opts.FaultPhase {
 				t.Fatalf("plan %d: step at %v, after the fault phase", seed, s.At)
 			}
 			drawn++
@@ -80,7 +82,7 @@ func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
 // records it.
 func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
 	o := domainOptions()
-	o.Properties = []Property{{Name: "copied-x", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "copied-x", Check: func(h *world.History) error {
 		var s corev1.Secret
 		return h.Get(client.ObjectKey{Namespace: "team", Name: "x-copy"}, &s)
 	}}}
@@ -100,7 +102,7 @@ func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
 // A plan whose domain step gives a key the step does not declare (a typo)
 // is refused before it runs, as the workload's own steps are.
 func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
-	w, err := newWorld(domainOptions().withDefaults())
+	w, err := newWorld(domainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.run(t, p); err == nil || !strings.Contains(err.Error(), "nme") {
+	if _, err := run(w, t, p); err == nil || !strings.Contains(err.Error(), "nme") {
 		t.Fatalf("run error %v, want one naming the key nme", err)
 	}
 }
@@ -118,7 +120,7 @@ func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
 func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
 	o := domainOptions()
 	o.Checks = 40
-	o.Properties = []Property{{Name: "no-bad-copy", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "no-bad-copy", Check: func(h *world.History) error {
 		var s corev1.Secret
 		if err := h.Get(client.ObjectKey{Namespace: "team", Name: "bad-copy"}, &s); apierrors.IsNotFound(err) {
 			return nil
@@ -142,28 +144,28 @@ func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
 func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 	do := publish.Do
 	for _, tc := range []struct {
-		step DomainStep
+		step world.DomainStep
 		want string
 	}{
-		{DomainStep{Do: do}, "Name is empty"},
-		{DomainStep{Name: "delete", Do: do}, "one of the workload's own steps"},
-		{DomainStep{Name: "publish"}, "Do is nil"},
-		{DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) Args { return nil }}, "Params or Draw"},
-		{DomainStep{Name: "publish", Do: do, Params: []Param{{Key: "name"}}}, "at least one value"},
-		{DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
-		{DomainStep{Name: "publish", Do: do, From: 3 * time.Second, Within: time.Second}, "From 3s is after Within 1s"},
-		{DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
-		{DomainStep{Name: "publish", Do: do, After: "create", Within: time.Second}, `After "create" names no earlier domain step`},
+		{world.DomainStep{Do: do}, "Name is empty"},
+		{world.DomainStep{Name: "delete", Do: do}, "one of the workload's own steps"},
+		{world.DomainStep{Name: "publish"}, "Do is nil"},
+		{world.DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) world.Args { return nil }}, "Params or Draw"},
+		{world.DomainStep{Name: "publish", Do: do, Params: []world.Param{{Key: "name"}}}, "at least one value"},
+		{world.DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
+		{world.DomainStep{Name: "publish", Do: do, From: 3 * time.Second, Within: time.Second}, "From 3s is after Within 1s"},
+		{world.DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
+		{world.DomainStep{Name: "publish", Do: do, After: "create", Within: time.Second}, `After "create" names no earlier domain step`},
 	} {
 		o := domainOptions()
-		o.Workload.Domain = []DomainStep{tc.step}
-		if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		o.Workload.Domain = []world.DomainStep{tc.step}
+		if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: error %v, want one line with %q", tc.step.Name, err, tc.want)
 		}
 	}
 	o := domainOptions()
-	o.Workload.Domain = []DomainStep{publish, publish}
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
+	o.Workload.Domain = []world.DomainStep{publish, publish}
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Errorf("two steps named publish: error %v", err)
 	}
 }
@@ -174,12 +176,12 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	o := domainOptions()
 	every := publish
 	every.Min, every.Max = 1, 1
-	o.Workload.Domain = []DomainStep{every}
-	w, err := newWorld(o.withDefaults())
+	o.Workload.Domain = []world.DomainStep{every}
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, times := plan.Generator(w.space), map[time.Duration]bool{}
+	gen, times := plan.Generator(w.Space), map[time.Duration]bool{}
 	for seed := range 40 {
 		n := 0
 		for _, s := range gen.Example(seed).Steps {
@@ -197,11 +199,11 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	}
 	// From keeps it after the start-up.
 	every.From, every.Within = 5*time.Second, 20*time.Second
-	o.Workload.Domain = []DomainStep{every}
-	if w, err = newWorld(o.withDefaults()); err != nil {
+	o.Workload.Domain = []world.DomainStep{every}
+	if w, err = newWorld(o.WithDefaults()); err != nil {
 		t.Fatal(err)
 	}
-	gen = plan.Generator(w.space)
+	gen = plan.Generator(w.Space)
 	for seed := range 40 {
 		for _, s := range gen.Example(seed).Steps {
 			if s.Action == "publish" && (s.At < 5*time.Second || s.At > 20*time.Second) {
@@ -218,12 +220,12 @@ func TestADomainStepAfterAnotherIsDrawnWithinItsWindow(t *testing.T) {
 	o := domainOptions()
 	revoke := publish
 	revoke.Name, revoke.After, revoke.Within, revoke.Min, revoke.Max = "revoke", "publish", 300*time.Millisecond, 1, 1
-	o.Workload.Domain = []DomainStep{publish, revoke}
-	w, err := newWorld(o.withDefaults())
+	o.Workload.Domain = []world.DomainStep{publish, revoke}
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := plan.Generator(w.space)
+	gen := plan.Generator(w.Space)
 	with, without := 0, 0
 	for seed := range 60 {
 		var first, at []time.Duration
@@ -263,7 +265,7 @@ func TestFromCheckJudgesAKernelPropertyOverTheHistory(t *testing.T) {
 		}
 		return nil
 	}}
-	o.Properties = []Property{FromCheck(twoCopies)}
+	o.Properties = []world.Property{world.FromCheck(twoCopies)}
 	if v, _ := judgeVerdict(t, o, "seed 1\nat 1s publish name=x\n", "at-most-two-copies"); !v.Holds {
 		t.Errorf("one published ConfigMap (and team/b): %s", v.Detail)
 	}

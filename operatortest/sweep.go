@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -60,26 +62,26 @@ const sweepShare = 2
 
 // sweepBase is the workload the sweep targets: the script alone, on the
 // explorer seed's schedule.
-func (w *world) sweepBase() (*plan.Plan, error) {
-	script, _, err := w.o.Workload.steps(w.o.Scheme, w.o.FaultPhase+w.o.HealBudget)
+func sweepBase(w *world.World) (*plan.Plan, error) {
+	script, _, err := w.Opts.Workload.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
 	if err != nil {
 		return nil, err
 	}
-	return &plan.Plan{Seed: w.o.effectiveSeed() % 4096, Steps: script}, nil
+	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: script}, nil
 }
 
 // targetedPlans are the sweep's plans, at most budget, and what each class
 // has of them.
-func (w *world) targetedPlans(t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
-	base, err := w.sweepBase()
+func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
+	base, err := sweepBase(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ref, err := w.reference(t, base.Seed, base.Steps)
+	ref, err := reference(w, t, base.Seed, base.Steps)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sp := w.space
+	sp := w.Space
 	all := plan.Sweep(sp, ref.targets, ref.writes)
 	var cov []Coverage
 	for _, c := range plan.SweepClasses {
@@ -116,12 +118,12 @@ var noSweep bool
 // places the sweep took (its plans, whichever shard ran them: the random
 // plans are numbered after them), how many of them this shard ran, and its
 // coverage.
-func (w *world) sweep(t *testing.T, seen map[string]bool) (found []Finding, places, ran int, cov []Coverage, err error) {
+func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding, places, ran int, cov []Coverage, err error) {
 	if noSweep {
 		return nil, 0, 0, nil, nil
 	}
 	start := time.Now()
-	plans, classes, cov, err := w.targetedPlans(t, w.o.Checks/sweepShare)
+	plans, classes, cov, err := targetedPlans(w, t, w.Opts.Checks/sweepShare)
 	if err != nil {
 		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
@@ -129,11 +131,11 @@ func (w *world) sweep(t *testing.T, seen map[string]bool) (found []Finding, plac
 	for i, c := range cov {
 		at[c.Class] = i
 	}
-	defer func() { w.phase = "" }()
+	defer func() { w.Phase = "" }()
 	lastLog := start
 	for i, p := range plans {
 		place := i + 1
-		if !w.o.Shard.owns(place) {
+		if !w.Opts.Shard.Owns(place) {
 			continue
 		}
 		cov[at[string(classes[i])]].Ran++
@@ -142,28 +144,28 @@ func (w *world) sweep(t *testing.T, seen map[string]bool) (found []Finding, plac
 			lastLog = time.Now()
 			logProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), coverageLine(cov))
 		}
-		w.phase = phaseFind
-		r, err := w.runRecalled(t, p)
+		w.Phase = world.PhaseFind
+		r, err := runRecalled(w, t, p)
 		if err != nil {
-			var we *worldError
+			var we *world.WorldError
 			if errors.As(err, &we) {
-				err = we.err
+				err = we.Err
 			}
 			return nil, 0, 0, nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		w.countCut(place, cutNote(r.verdicts)) // cut.go
-		vs := r.violated()
+		countCut(w, place, world.CutNote(r.Verdicts)) // cut.go
+		vs := r.Violated()
 		if len(vs) == 0 {
 			continue
 		}
-		sig := pick(w.signatures(vs), seen, "")
+		sig := pick(signatures(w, vs), seen, "")
 		if sig == "" {
 			continue // a known violation
 		}
 		seen[sig] = true
-		found = append(found, Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.hash, steps: r.steps,
+		found = append(found, Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)})
-		if !w.o.KeepGoing || len(found) >= maxFindings {
+		if !w.Opts.KeepGoing || len(found) >= maxFindings {
 			return found, len(plans), ran, cov, nil
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -25,21 +27,21 @@ type ledger struct {
 // ledgerOptions: the knownBugs operator, whose manager gets the run's
 // ledger at every start; a domain step "note" and the ledger's fault
 // "ledger-fails" act on it; made counts the instances New made.
-func ledgerOptions(made *int) Options {
+func ledgerOptions(made *int) world.Options {
 	o := domainOptions()
-	o.Workload.Domain = []DomainStep{{Name: "note", Do: func(_ context.Context, env StepEnv, _ Args) error {
+	o.Workload.Domain = []world.DomainStep{{Name: "note", Do: func(_ context.Context, env world.StepEnv, _ world.Args) error {
 		env.System("ledger").(*ledger).notes++
 		return nil
 	}}}
-	o.Systems = []System{{
+	o.Systems = []world.System{{
 		Name: "ledger",
-		New: func(SystemEnv) (any, error) {
+		New: func(world.SystemEnv) (any, error) {
 			*made++
 			return &ledger{made: *made}, nil
 		},
-		Faults: []DomainStep{{Name: "ledger-fails", Within: time.Hour, Do: func(context.Context, StepEnv, Args) error { return nil }}},
+		Faults: []world.DomainStep{{Name: "ledger-fails", Within: time.Hour, Do: func(context.Context, world.StepEnv, world.Args) error { return nil }}},
 	}}
-	o.Managers = []Manager{{Name: "op", SetupWithSystems: func(mgr manager.Manager, s Systems) error {
+	o.Managers = []world.Manager{{Name: "op", SetupWithSystems: func(mgr manager.Manager, s world.Systems) error {
 		s["ledger"].(*ledger).starts++
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient()})
 	}}}
@@ -53,7 +55,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 	made := 0
 	o := ledgerOptions(&made)
 	var seen []string
-	o.Properties = []Property{{Name: "ledger", Check: func(h *History) error {
+	o.Properties = []world.Property{{Name: "ledger", Check: func(h *world.History) error {
 		l := h.System("ledger").(*ledger)
 		seen = append(seen, fmt.Sprintf("instance %d: %d starts, %d notes", l.made, l.starts, l.notes))
 		return nil
@@ -62,11 +64,11 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.run(t, p); err != nil {
+	if _, err := run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
 	// The run judged last is the faulted one (its references ran first,
@@ -78,7 +80,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 	if made < 2 || len(seen) != made {
 		t.Errorf("%d instances for %d judged runs: want one a run", made, len(seen))
 	}
-	if n := len(systems.runs); n != 0 {
+	if n := len(world.ActiveSystems.Runs); n != 0 {
 		t.Errorf("%d runs' systems still held after their runs ended", n)
 	}
 }
@@ -87,17 +89,17 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 // long their Within.
 func TestASystemsFaultsAreDrawnWithinTheFaultPhase(t *testing.T) {
 	made := 0
-	w, err := newWorld(ledgerOptions(&made).withDefaults())
+	w, err := newWorld(ledgerOptions(&made).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, drawn := plan.Generator(w.space), 0
+	gen, drawn := plan.Generator(w.Space), 0
 	for seed := range 40 {
 		for _, s := range gen.Example(seed).Steps {
 			if s.Action == "ledger-fails" {
 				drawn++
-				if s.At > w.o.FaultPhase {
-					t.Fatalf("ledger-fails at %v, after the fault phase (%v)", s.At, w.o.FaultPhase)
+				if s.At > w.Opts.FaultPhase {
+					t.Fatalf("ledger-fails at %v, after the fault phase (%v)", s.At, w.Opts.FaultPhase)
 				}
 			}
 		}
@@ -111,18 +113,18 @@ func TestASystemsFaultsAreDrawnWithinTheFaultPhase(t *testing.T) {
 func TestBadSystemsEachGiveOneErrorNamingTheField(t *testing.T) {
 	made := 0
 	for _, tc := range []struct {
-		edit func(o *Options)
+		edit func(o *world.Options)
 		want string
 	}{
-		{func(o *Options) { o.Systems[0].Name = "" }, "Name is empty"},
-		{func(o *Options) { o.Systems[0].New = nil }, "New is nil"},
-		{func(o *Options) { o.Systems = append(o.Systems, o.Systems[0]) }, "taken"},
-		{func(o *Options) { o.Systems[0].Faults[0].Name = "note" }, "taken by an earlier domain step"},
-		{func(o *Options) { o.Managers[0].Setup = func(manager.Manager) error { return nil } }, "not both"},
+		{func(o *world.Options) { o.Systems[0].Name = "" }, "Name is empty"},
+		{func(o *world.Options) { o.Systems[0].New = nil }, "New is nil"},
+		{func(o *world.Options) { o.Systems = append(o.Systems, o.Systems[0]) }, "taken"},
+		{func(o *world.Options) { o.Systems[0].Faults[0].Name = "note" }, "taken by an earlier domain step"},
+		{func(o *world.Options) { o.Managers[0].Setup = func(manager.Manager) error { return nil } }, "not both"},
 	} {
 		o := ledgerOptions(&made)
 		tc.edit(&o)
-		_, err := newWorld(o.withDefaults())
+		_, err := newWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("error %v, want one line with %q", err, tc.want)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
@@ -18,7 +20,7 @@ import (
 // retries a failing install by uninstalling and waiting for its namespace
 // to terminate has a namespace Terminating at every turn of its cycle, and
 // where the run's end falls in the cycle is the schedule's doing.
-func (w *world) terminates(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
+func terminates(w *world.World, refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
 	v := check.Terminates{}.Check(r)
 	if v.Holds || len(refs) == 0 {
 		return v
@@ -48,10 +50,10 @@ func (w *world) terminates(refs []*refRun, got *snapshot, r *check.Run) check.Ve
 	slices.Sort(stuck)
 	slices.Sort(inProgress)
 	if len(stuck) > 0 {
-		return check.Verdict{Property: Terminates, At: r.End, Detail: "still deleting at the end of the heal budget: " + strings.Join(stuck, "; ")}
+		return check.Verdict{Property: world.Terminates, At: r.End, Detail: "still deleting at the end of the heal budget: " + strings.Join(stuck, "; ")}
 	}
-	return check.Verdict{Property: Terminates, Holds: true, Detail: fmt.Sprintf("%d object%s still deleting at the end, for no longer than a fault-free run of the same workload took to delete %s: %s",
-		len(inProgress), plural(len(inProgress)), pronoun(len(inProgress)), strings.Join(inProgress, "; "))}
+	return check.Verdict{Property: world.Terminates, Holds: true, Detail: fmt.Sprintf("%d object%s still deleting at the end, for no longer than a fault-free run of the same workload took to delete %s: %s",
+		len(inProgress), world.Plural(len(inProgress)), pronoun(len(inProgress)), strings.Join(inProgress, "; "))}
 }
 
 func pronoun(n int) string {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,7 +21,7 @@ import (
 // deletionRun is a run whose Namespace "work" is made and deleted in turns
 // (each deletion taking took), ending, at end, deleting since deletingSince
 // when deletingSince >= 0.
-func deletionRun(w *world, turns int, took, end, deletingSince time.Duration) (*check.Run, *snapshot) {
+func deletionRun(w *world.World, turns int, took, end, deletingSince time.Duration) (*check.Run, *snapshot) {
 	start := time.Unix(0, 0)
 	gvk := corev1.SchemeGroupVersion.WithKind("Namespace")
 	r := &check.Run{Start: start, End: end, HealAt: end / 2, Kinds: []schema.GroupVersionKind{gvk}}
@@ -48,7 +50,7 @@ func deletionRun(w *world, turns int, took, end, deletingSince time.Duration) (*
 		last = []client.Object{ns(turns, &deletingSince)}
 	}
 	r.Objects = func(schema.GroupVersionKind) []client.Object { return last }
-	return r, w.snapshotOf(r)
+	return r, snapshotOf(w, r)
 }
 
 // terminates judges a deletion still in progress at the end against the
@@ -61,16 +63,16 @@ func TestADeletionInProgressIsNotStuck(t *testing.T) {
 	_, ref := deletionRun(w, 4, 8*time.Second, 2*time.Minute, -1)
 	refs := []*refRun{{seed: 1, snap: ref}}
 	r, got := deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-6*time.Second)
-	if v := w.terminates(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
+	if v := terminates(w, refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 6 s where the fault-free deletions took 8 s: %+v, want it to hold with a note", v)
 	}
 	r, got = deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-40*time.Second)
-	if v := w.terminates(refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
+	if v := terminates(w, refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 40 s where the fault-free deletions took 8 s: %+v, want stuck", v)
 	}
 	_, never := deletionRun(w, 0, 0, 2*time.Minute, 30*time.Second)
 	r, got = deletionRun(w, 0, 0, 2*time.Minute, 2*time.Minute-time.Second)
-	if v := w.terminates([]*refRun{{seed: 1, snap: never}}, got, r); v.Holds {
+	if v := terminates(w, []*refRun{{seed: 1, snap: never}}, got, r); v.Holds {
 		t.Errorf("stuck in the fault-free run too: %+v, want stuck", v)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -14,10 +16,10 @@ import (
 // no name, is refused in one line.
 func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	o := appOptions(child())
-	o.Workload.Steps = []StepKind{} // the script alone (here none): each plan's workload is the same
+	o.Workload.Steps = []world.StepKind{} // the script alone (here none): each plan's workload is the same
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "app-child"}}
 	w := testWorld(t, o)
-	r, err := w.reference(t, 1, nil)
+	r, err := reference(w, t, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +36,12 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	}
 
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "nope"}}
-	_, err = testWorld(t, o).reference(t, 1, nil)
+	_, err = reference(testWorld(t, o), t, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects: team/nope is changed by no write of the script's fault-free run (its objects: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an object the run never changes: got %v, want one line naming it and the run's objects", err)
 	}
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "a/b"}}
-	if _, err := newWorld(o.withDefaults()); err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects[0]") {
+	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects[0]") {
 		t.Errorf("a name with a slash: got %v", err)
 	}
 }
@@ -53,15 +55,15 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := testWorld(t, appOptions(child())).run(t, p)
+	r, err := run(testWorld(t, appOptions(child())), t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := r.violated(); len(v) > 0 {
+	if v := r.Violated(); len(v) > 0 {
 		t.Fatalf("violated %v", v)
 	}
 	var said []string
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Op == "unobserved" || s.Op == "catch-up" {
 			said = append(said, s.Result)
 		}
@@ -70,7 +72,7 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 		t.Fatalf("the run's trace says of the window %q; want it opened at the Secret's creation and ended at the heal", said)
 	}
 	// A failure under it would say what it did and what it stands for.
-	why := strings.Join(whyReal(p, r.steps, nil), "\n")
+	why := strings.Join(whyReal(p, r.Steps, nil), "\n")
 	for _, want := range []string{"op never saw Secret team/app-child from its creation until its deletion or the heal", "its watch broke while the object changed"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("a failure's account of the faults:\n%s\nsays nothing of %q", why, want)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -61,12 +63,12 @@ func (r *finalizerReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	return reconcile.Result{}, nil
 }
 
-func finalizerOptions() Options { return finalizerOptionsCleaningUpIn(2 * time.Second) }
+func finalizerOptions() world.Options { return finalizerOptionsCleaningUpIn(2 * time.Second) }
 
-func finalizerOptionsCleaningUpIn(cleanup time.Duration) Options {
-	return Options{
+func finalizerOptionsCleaningUpIn(cleanup time.Duration) world.Options {
+	return world.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&finalizerReconciler{Client: mgr.GetClient(), cleanup: cleanup})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
@@ -75,26 +77,26 @@ func finalizerOptionsCleaningUpIn(cleanup time.Duration) Options {
 
 // runPlan runs the plan text in o's world: its violations (by property), its
 // action lines and the end state of one object.
-func runPlan(t *testing.T, o Options, text string, key client.ObjectKey, obj client.Object) (map[string]string, []trace.Step, bool) {
+func runPlan(t *testing.T, o world.Options, text string, key client.ObjectKey, obj client.Object) (map[string]string, []trace.Step, bool) {
 	t.Helper()
 	p, err := plan.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.run(t, p)
+	r, err := run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	violated := map[string]string{}
-	for _, v := range r.violated() {
+	for _, v := range r.Violated() {
 		violated[v.Property] = v.Detail
 	}
 	var actions []trace.Step
-	for _, s := range r.steps {
+	for _, s := range r.Steps {
 		if s.Op == "action" {
 			actions = append(actions, s)
 		}
@@ -107,18 +109,18 @@ func runPlan(t *testing.T, o Options, text string, key client.ObjectKey, obj cli
 }
 
 // endState runs p once more and reads key at the end.
-func endState(t *testing.T, w *world, p *plan.Plan, key client.ObjectKey, obj client.Object) bool {
+func endState(t *testing.T, w *world.World, p *plan.Plan, key client.ObjectKey, obj client.Object) bool {
 	t.Helper()
 	found := false
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
-		opts := w.options(p, &setupFailures{}, nil) // every built-in controller
+		opts := w.Options(p, &world.SetupFailures{}, nil) // every built-in controller
 		opts.Wall = wall
 		c, err := cluster.New(p, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget})
+		c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget})
 		found = c.Get(key, obj) == nil && obj.GetDeletionTimestamp() == nil
 	})
 	return found
@@ -151,9 +153,9 @@ func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T
 	var pending, landed bool
 	for _, s := range actions {
 		switch {
-		case s.Object == actionRecreate && strings.HasPrefix(s.Result, "pending: AlreadyExists: ConfigMap team/app is still being deleted (finalizers ["+cleanupFinalizer+"])"):
+		case s.Object == world.ActionRecreate && strings.HasPrefix(s.Result, "pending: AlreadyExists: ConfigMap team/app is still being deleted (finalizers ["+cleanupFinalizer+"])"):
 			pending = true
-		case s.Object == actionRecreate && s.Result == "ok" && pending:
+		case s.Object == world.ActionRecreate && s.Result == "ok" && pending:
 			landed = s.At > 3*time.Second // after the two seconds of cleanup
 		}
 	}
@@ -181,7 +183,7 @@ func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T
 		t.Errorf("the ConfigMap is there at the end: the deletion after the re-creation did not wait for it")
 	}
 	waited := slices.ContainsFunc(actions, func(s trace.Step) bool {
-		return s.Object == actionDelete && s.At == 2*time.Second && strings.HasPrefix(s.Result, "pending: waits for the recreate of ConfigMap team/app")
+		return s.Object == world.ActionDelete && s.At == 2*time.Second && strings.HasPrefix(s.Result, "pending: waits for the recreate of ConfigMap team/app")
 	})
 	if !waited {
 		t.Errorf("the deletion at 2s did not wait for the re-creation; the workload's lines:\n%s", lines(actions))
@@ -197,7 +199,7 @@ func TestARecreationIsGivenUpWhenTheHealBudgetEnds(t *testing.T) {
 	o.FaultPhase, o.HealBudget = 10*time.Second, 20*time.Second
 	_, actions, _ := runPlan(t, o, "seed 1\nat 1s delete object=0\nat 2s recreate object=0\n", client.ObjectKey{}, nil)
 	last := actions[len(actions)-1]
-	if last.Object != actionRecreate || !strings.HasPrefix(last.Result, "error: given up, the heal budget ends before the next try: AlreadyExists") {
+	if last.Object != world.ActionRecreate || !strings.HasPrefix(last.Result, "error: given up, the heal budget ends before the next try: AlreadyExists") {
 		t.Fatalf("the last line is not the re-creation given up; the workload's lines:\n%s", lines(actions))
 	}
 }
@@ -214,24 +216,24 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}},
 	}}
 	o := finalizerOptions()
-	o.Workload.Script = []Step{
-		Create(0, web),
-		Patch(2*time.Second, web, `{"spec":{"replicas":3}}`),
-		Patch(5*time.Second, web, `{"spec":{"replicas":2}}`),
-		Delete(10*time.Second, web),
-		Create(25*time.Second, web),
-		Patch(30*time.Second, web, `{"spec":{"replicas":2}}`),
+	o.Workload.Script = []world.Step{
+		world.Create(0, web),
+		world.Patch(2*time.Second, web, `{"spec":{"replicas":3}}`),
+		world.Patch(5*time.Second, web, `{"spec":{"replicas":2}}`),
+		world.Delete(10*time.Second, web),
+		world.Create(25*time.Second, web),
+		world.Patch(30*time.Second, web, `{"spec":{"replicas":2}}`),
 	}
-	w, err := newWorld(o.withDefaults())
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(w.kinds, appsv1.SchemeGroupVersion.WithKind("Deployment")) {
-		t.Errorf("the script's Deployment is not a judged kind: %v", w.kinds)
+	if !slices.Contains(w.Kinds, appsv1.SchemeGroupVersion.WithKind("Deployment")) {
+		t.Errorf("the script's Deployment is not a judged kind: %v", w.Kinds)
 	}
 	drew := false
 	for seed := range 20 {
-		p := plan.Generator(w.space).Example(seed)
+		p := plan.Generator(w.Space).Example(seed)
 		var script []string
 		for _, s := range p.Steps {
 			if s.Script {
@@ -255,7 +257,7 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 	}
 
 	text := "seed 1\n"
-	for _, s := range w.space.Workload.Example(0) {
+	for _, s := range w.Space.Workload.Example(0) {
 		if s.Script {
 			text += s.String() + "\n"
 		}
@@ -284,13 +286,13 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 func TestAScriptedStepRetriesTransientErrorsUntilItLands(t *testing.T) {
 	cfg := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}}
 	o := finalizerOptions()
-	o.Workload.Script = []Step{Create(time.Second, cfg), Patch(1500*time.Millisecond, cfg, `{"data":{"k":"v"}}`)}
-	w, err := newWorld(o.withDefaults())
+	o.Workload.Script = []world.Step{world.Create(time.Second, cfg), world.Patch(1500*time.Millisecond, cfg, `{"data":{"k":"v"}}`)}
+	w, err := newWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := "seed 1\n"
-	for _, s := range w.space.Workload.Example(0) {
+	for _, s := range w.Space.Workload.Example(0) {
 		if s.Script {
 			text += s.String() + "\n"
 		}
@@ -313,33 +315,33 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "other"}}
 	for _, tc := range []struct {
 		name   string
-		wl     Workload
+		wl     world.Workload
 		allows func(s plan.Step) bool
 	}{
-		{"valid mutations of the gadget", Workload{Objects: []client.Object{gadget()}, Steps: []StepKind{Mutations}}, func(s plan.Step) bool {
-			return s.Action == actionMutate && s.Args.Get("object") == "0" && s.Args.Get("expect") != schemadraw.ExpectInvalid
+		{"valid mutations of the gadget", world.Workload{Objects: []client.Object{gadget()}, Steps: []world.StepKind{world.Mutations}}, func(s plan.Step) bool {
+			return s.Action == world.ActionMutate && s.Args.Get("object") == "0" && s.Args.Get("expect") != schemadraw.ExpectInvalid
 		}},
-		{"invalid mutations only", Workload{Steps: []StepKind{InvalidMutations}}, func(s plan.Step) bool {
-			return s.Action == actionMutate && s.Args.Get("expect") == schemadraw.ExpectInvalid
+		{"invalid mutations only", world.Workload{Steps: []world.StepKind{world.InvalidMutations}}, func(s plan.Step) bool {
+			return s.Action == world.ActionMutate && s.Args.Get("expect") == schemadraw.ExpectInvalid
 		}},
-		{"deletions of the ConfigMap", Workload{Objects: []client.Object{cm}, Steps: []StepKind{Deletions}}, func(s plan.Step) bool {
-			return s.Action == actionDelete && s.Args.Get("object") == "1"
+		{"deletions of the ConfigMap", world.Workload{Objects: []client.Object{cm}, Steps: []world.StepKind{world.Deletions}}, func(s plan.Step) bool {
+			return s.Action == world.ActionDelete && s.Args.Get("object") == "1"
 		}},
-		{"the script alone", Workload{Steps: []StepKind{}, Script: []Step{Delete(time.Second, cm)}}, func(s plan.Step) bool {
-			return s.Script && s.Action == actionDelete
+		{"the script alone", world.Workload{Steps: []world.StepKind{}, Script: []world.Step{world.Delete(time.Second, cm)}}, func(s plan.Step) bool {
+			return s.Script && s.Action == world.ActionDelete
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := gadgetOptions()
 			o.Objects = append(o.Objects, cm)
 			o.Workload = tc.wl
-			w, err := newWorld(o.withDefaults())
+			w, err := newWorld(o.WithDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}
 			n := 0
 			for seed := range 60 {
-				for _, s := range w.space.Workload.Example(seed) {
+				for _, s := range w.Space.Workload.Example(seed) {
 					n++
 					if !tc.allows(s) {
 						t.Fatalf("plan %d drew %s", seed, s)
@@ -358,20 +360,20 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 func TestABadWorkloadIsRefused(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}}
 	for _, tc := range []struct {
-		wl   Workload
+		wl   world.Workload
 		want string
 	}{
-		{Workload{Steps: []StepKind{"mutations"}}, `Options.Workload: Steps: unknown kind "mutations"`},
-		{Workload{Objects: []client.Object{cm}}, "Options.Workload: Objects: *v1.ConfigMap default/cm is not one of Options.Objects"},
-		{Workload{Objects: []client.Object{finalizerOptions().Objects[0]}, Steps: []StepKind{Mutations}}, "no seed object can draw any of them"},
-		{Workload{Script: []Step{{}}}, "Script[0]: the zero Step"},
-		{Workload{Script: []Step{Create(time.Second, &corev1.ConfigMap{})}}, "Script[0] (create at 1s): the object needs a name"},
-		{Workload{Script: []Step{Delete(time.Hour, cm)}}, "Script[0] (delete at 1h0m0s): the time must be from 0 to the end of the heal budget (3m0s)"},
-		{Workload{Script: []Step{Patch(0, cm, `[{"op":"add"}]`)}}, "Script[0] (patch at 0s): the patch is not a JSON object"},
+		{world.Workload{Steps: []world.StepKind{"mutations"}}, `Options.Workload: Steps: unknown kind "mutations"`},
+		{world.Workload{Objects: []client.Object{cm}}, "Options.Workload: Objects: *v1.ConfigMap default/cm is not one of Options.Objects"},
+		{world.Workload{Objects: []client.Object{finalizerOptions().Objects[0]}, Steps: []world.StepKind{world.Mutations}}, "no seed object can draw any of them"},
+		{world.Workload{Script: []world.Step{{}}}, "Script[0]: the zero Step"},
+		{world.Workload{Script: []world.Step{world.Create(time.Second, &corev1.ConfigMap{})}}, "Script[0] (create at 1s): the object needs a name"},
+		{world.Workload{Script: []world.Step{world.Delete(time.Hour, cm)}}, "Script[0] (delete at 1h0m0s): the time must be from 0 to the end of the heal budget (3m0s)"},
+		{world.Workload{Script: []world.Step{world.Patch(0, cm, `[{"op":"add"}]`)}}, "Script[0] (patch at 0s): the patch is not a JSON object"},
 	} {
 		o := finalizerOptions()
 		o.Workload = tc.wl
-		_, err := newWorld(o.withDefaults())
+		_, err := newWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want an error with %q", tc.wl, err, tc.want)
 		}
@@ -414,8 +416,8 @@ func TestTheScriptSurvivesShrinking(t *testing.T) {
 		return nil
 	})
 	o.Objects = append(o.Objects, cfg)
-	o.Workload.Script = []Step{Create(time.Second, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra"}}),
-		Patch(5*time.Second, cfg, `{"data":{"mode":"boom"}}`)}
+	o.Workload.Script = []world.Step{world.Create(time.Second, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra"}}),
+		world.Patch(5*time.Second, cfg, `{"data":{"mode":"boom"}}`)}
 	o.Checks, o.Seed, o.ShrinkRuns = 20, 1, 40
 	res, err := Explore(t, o)
 	if err != nil {
@@ -459,9 +461,9 @@ func TestAStepOnASeedObjectWhoseKindIsNotServedYetWaitsForItsCreation(t *testing
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptrTo(true)}}}}},
 	}
-	o := Options{
+	o := world.Options{
 		Scheme: s,
-		Managers: []Manager{{Name: "installer", Setup: func(mgr manager.Manager) error {
+		Managers: []world.Manager{{Name: "installer", Setup: func(mgr manager.Manager) error {
 			return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 				select { // the CRD comes 2s after the start (virtual time)
 				case <-time.After(2 * time.Second):

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -41,14 +43,14 @@ import (
 
 // validateWorld checks the options against the world built from them: the
 // fault profile (narrowed into w.space) and the script.
-func (w *world) validateWorld() error {
-	for _, c := range w.o.Faults.Classes {
-		if why := classMaterial(w.space, c); why != "" {
+func validateWorld(w *world.World) error {
+	for _, c := range w.Opts.Faults.Classes {
+		if why := classMaterial(w.Space, c); why != "" {
 			return fmt.Errorf("Options.Faults.Classes: %q can never be drawn in this world: %s", c, why)
 		}
 	}
-	for i, f := range w.o.Faults.API {
-		if err := w.apiTemplate(f); err != nil {
+	for i, f := range w.Opts.Faults.API {
+		if err := apiTemplate(w, f); err != nil {
 			return fmt.Errorf("Options.Faults.API[%d] (%s): %w", i, f, err)
 		}
 	}
@@ -100,7 +102,7 @@ var requestVerbs = []string{"get", "list", "create", "update", "patch", "delete"
 
 // apiTemplate checks that each field of f that narrows it names something
 // a request of the world can carry.
-func (w *world) apiTemplate(f apiserver.Fault) error {
+func apiTemplate(w *world.World, f apiserver.Fault) error {
 	switch {
 	case f.Verb == "":
 	case f.Verb == "watch":
@@ -111,7 +113,7 @@ func (w *world) apiTemplate(f apiserver.Fault) error {
 		return fmt.Errorf("verb %q is no verb of a request (%s)", f.Verb, strings.Join(requestVerbs, ", "))
 	}
 	if f.Resource != "" {
-		served, byKind := w.resources()
+		served, byKind := resources(w)
 		if !served[f.Resource] {
 			hint := ""
 			if r, ok := byKind[strings.ToLower(f.Resource)]; ok {
@@ -121,7 +123,7 @@ func (w *world) apiTemplate(f apiserver.Fault) error {
 		}
 	}
 	if f.Agent != "" {
-		procs := w.requestAgents()
+		procs := requestAgents(w)
 		if !slices.Contains(procs, f.Agent) {
 			return fmt.Errorf("process %q is no process of the world (its processes: %s)", f.Agent, strings.Join(procs, ", "))
 		}
@@ -132,7 +134,7 @@ func (w *world) apiTemplate(f apiserver.Fault) error {
 // resources are the resources the world serves (the scheme's kinds and the
 // CRDs', plural and lower case), and each kind's resource by its lower-case
 // kind.
-func (w *world) resources() (served map[string]bool, byKind map[string]string) {
+func resources(w *world.World) (served map[string]bool, byKind map[string]string) {
 	served, byKind = map[string]bool{}, map[string]string{}
 	add := func(gvk schema.GroupVersionKind, plural string) {
 		if plural == "" {
@@ -142,12 +144,12 @@ func (w *world) resources() (served map[string]bool, byKind map[string]string) {
 		served[plural] = true
 		byKind[strings.ToLower(gvk.Kind)] = plural
 	}
-	for gvk := range w.o.Scheme.AllKnownTypes() { // lint:order-independent a set
+	for gvk := range w.Opts.Scheme.AllKnownTypes() { // lint:order-independent a set
 		if !strings.HasSuffix(gvk.Kind, "List") {
 			add(gvk, "")
 		}
 	}
-	for _, c := range w.crds {
+	for _, c := range w.CRDs {
 		add(c.GVK, c.Plural)
 	}
 	return served, byKind
@@ -155,12 +157,12 @@ func (w *world) resources() (served map[string]bool, byKind map[string]string) {
 
 // requestAgents are the processes whose requests an API fault's process=
 // can name: the operator's and the built-in ones that run.
-func (w *world) requestAgents() []string {
-	out := w.operatorProcesses()
-	if !w.o.NoBuiltinControllers || !w.o.NoWorkloadModels {
-		out = append(out, KubeControllerManager)
+func requestAgents(w *world.World) []string {
+	out := operatorProcesses(w)
+	if !w.Opts.NoBuiltinControllers || !w.Opts.NoWorkloadModels {
+		out = append(out, world.KubeControllerManager)
 	}
-	if !w.o.NoWorkloadModels {
+	if !w.Opts.NoWorkloadModels {
 		out = append(out, kubeworld.KubeletProcess)
 	}
 	return out
@@ -169,32 +171,32 @@ func (w *world) requestAgents() []string {
 // scriptTargets are the scripted patches and deletes whose object is
 // neither a seed object nor created by the script: an object of the
 // operator's, or none (checkScriptTargets runs the script to tell).
-func (w *world) scriptTargets() []int {
+func scriptTargets(w *world.World) []int {
 	type key struct{ group, kind, namespace, name string }
-	keyOf := func(s Step) (key, bool) {
-		if s.obj == nil {
+	keyOf := func(s world.Step) (key, bool) {
+		if s.Obj == nil {
 			return key{}, false
 		}
-		gvk, err := apiutil.GVKForObject(s.obj, w.o.Scheme)
+		gvk, err := apiutil.GVKForObject(s.Obj, w.Opts.Scheme)
 		if err != nil {
 			return key{}, false
 		}
-		return key{gvk.Group, gvk.Kind, s.obj.GetNamespace(), s.obj.GetName()}, true
+		return key{gvk.Group, gvk.Kind, s.Obj.GetNamespace(), s.Obj.GetName()}, true
 	}
 	made := map[key]bool{}
-	for _, obj := range w.o.Objects {
-		if k, ok := keyOf(Step{obj: obj}); ok {
+	for _, obj := range w.Opts.Objects {
+		if k, ok := keyOf(world.Step{Obj: obj}); ok {
 			made[k] = true
 		}
 	}
-	for _, s := range w.o.Workload.Script {
-		if k, ok := keyOf(s); ok && s.action == actionCreate {
+	for _, s := range w.Opts.Workload.Script {
+		if k, ok := keyOf(s); ok && s.Action == world.ActionCreate {
 			made[k] = true
 		}
 	}
 	var out []int
-	for i, s := range w.o.Workload.Script {
-		if k, ok := keyOf(s); ok && (s.action == actionPatch || s.action == actionDelete) && !made[k] {
+	for i, s := range w.Opts.Workload.Script {
+		if k, ok := keyOf(s); ok && (s.Action == world.ActionPatch || s.Action == world.ActionDelete) && !made[k] {
 			out = append(out, i)
 		}
 	}
@@ -205,27 +207,27 @@ func (w *world) scriptTargets() []int {
 // patch or delete names an object that is neither a seed nor scripted, and
 // refuses a step whose object the run never shows: it would meet NotFound
 // in every plan, a line of the timeline and no test at all.
-func (w *world) checkScriptTargets(t *testing.T) error {
-	steps := w.scriptTargets()
+func checkScriptTargets(w *world.World, t *testing.T) error {
+	steps := scriptTargets(w)
 	if len(steps) == 0 {
 		return nil
 	}
-	script, _, err := w.o.Workload.steps(w.o.Scheme, w.o.FaultPhase+w.o.HealBudget)
+	script, _, err := w.Opts.Workload.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
 	if err != nil {
 		return err
 	}
-	_, r, err := w.runOnce(t, &plan.Plan{Seed: w.o.effectiveSeed(), Steps: script}, nil, 0)
+	_, r, err := runOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed(), Steps: script}, nil, 0)
 	if err != nil {
 		return err
 	}
 	for _, i := range steps {
-		s := w.o.Workload.Script[i]
-		gvk, _ := apiutil.GVKForObject(s.obj, w.o.Scheme)
-		if !slices.ContainsFunc(r.log, func(e apiserver.Event) bool {
-			return e.GVK.GroupKind() == gvk.GroupKind() && e.Object.GetNamespace() == s.obj.GetNamespace() && e.Object.GetName() == s.obj.GetName()
+		s := w.Opts.Workload.Script[i]
+		gvk, _ := apiutil.GVKForObject(s.Obj, w.Opts.Scheme)
+		if !slices.ContainsFunc(r.Log, func(e apiserver.Event) bool {
+			return e.GVK.GroupKind() == gvk.GroupKind() && e.Object.GetNamespace() == s.Obj.GetNamespace() && e.Object.GetName() == s.Obj.GetName()
 		}) {
 			return fmt.Errorf("Options.Workload: Script[%d] (%s at %s): %s %s never exists: it is no seed object, the script creates no such object, and the fault-free run of the script never shows one",
-				i, s.action, s.at, gvk.Kind, nsName(s.obj.GetNamespace(), s.obj.GetName()))
+				i, s.Action, s.At, gvk.Kind, nsName(s.Obj.GetNamespace(), s.Obj.GetName()))
 		}
 	}
 	return nil
@@ -241,7 +243,7 @@ func nsName(namespace, name string) string {
 // readPlanFile reads a plan file to replay in test: one saved for another
 // test (its first comment names it) or one whose steps name seed objects
 // the test does not have is refused, naming the file.
-func (w *world) readPlanFile(test, path string) (*plan.Plan, error) {
+func readPlanFile(w *world.World, test, path string) (*plan.Plan, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -255,12 +257,12 @@ func (w *world) readPlanFile(test, path string) (*plan.Plan, error) {
 	}
 	for _, s := range p.Steps {
 		v := s.Args.Get("object")
-		if v == "" || !slices.Contains([]string{actionMutate, actionDelete, actionRecreate}, s.Action) {
+		if v == "" || !slices.Contains([]string{world.ActionMutate, world.ActionDelete, world.ActionRecreate}, s.Action) {
 			continue
 		}
-		if i, err := strconv.Atoi(v); err != nil || i < 0 || i >= len(w.o.Objects) {
+		if i, err := strconv.Atoi(v); err != nil || i < 0 || i >= len(w.Opts.Objects) {
 			has := "no seed object"
-			if n := len(w.o.Objects); n > 0 {
+			if n := len(w.Opts.Objects); n > 0 {
 				has = fmt.Sprintf("%d (object=0 to %d)", n, n-1)
 			}
 			return nil, fmt.Errorf("plan %s: step %q names seed object %s, and the test has %s", path, s.String(), v, has)

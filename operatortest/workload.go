@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
@@ -253,42 +255,42 @@ func seedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[stri
 // then those drawn over the seed objects; nil when a plan has no steps. It also
 // returns the kinds of the objects the script creates (judged and collected
 // as the seed objects' are).
-func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
-	wl := w.o.Workload
-	script, kinds, err := wl.steps(w.o.Scheme, w.o.FaultPhase+w.o.HealBudget)
+func workload(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
+	wl := w.Opts.Workload
+	script, kinds, err := wl.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, k := range wl.Steps {
-		if !slices.Contains(stepKinds, k) {
-			return nil, nil, fmt.Errorf("Steps: unknown kind %q (want %v)", k, stepKinds)
+		if !slices.Contains(world.StepKinds, k) {
+			return nil, nil, fmt.Errorf("Steps: unknown kind %q (want %v)", k, world.StepKinds)
 		}
 	}
-	if err := validateSystems(w.o.Systems, wl.Domain); err != nil { // systems.go
+	if err := world.ValidateSystems(w.Opts.Systems, wl.Domain); err != nil { // systems.go
 		return nil, nil, err
 	}
-	allow := func(k StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
-	touched := make([]bool, len(w.o.Objects))
+	allow := func(k world.StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
+	touched := make([]bool, len(w.Opts.Objects))
 	for i := range touched {
 		touched[i] = wl.Objects == nil
 	}
 	for _, obj := range wl.Objects {
-		i := w.seedIndex(obj)
+		i := seedIndex(w, obj)
 		if i < 0 {
 			return nil, nil, fmt.Errorf("Objects: %T %s is not one of Options.Objects (matched by kind, namespace and name)", obj, client.ObjectKeyFromObject(obj))
 		}
 		touched[i] = true
 	}
-	fields := make([][]target, len(w.o.Objects))
-	for i, obj := range w.o.Objects {
-		gvk, _ := apiutil.GVKForObject(obj, w.o.Scheme)
-		for _, c := range w.crds {
+	fields := make([][]target, len(w.Opts.Objects))
+	for i, obj := range w.Opts.Objects {
+		gvk, _ := apiutil.GVKForObject(obj, w.Opts.Scheme)
+		for _, c := range w.CRDs {
 			if c.GVK == gvk && c.Schema != nil {
 				fields[i] = targets(c.Schema, seedContent(obj, c.Schema))
 			}
 		}
 	}
-	if !allow(Mutations) && allow(InvalidMutations) {
+	if !allow(world.Mutations) && allow(world.InvalidMutations) {
 		// Invalid values only: the places that have a constraint to break.
 		for i := range fields {
 			fields[i] = slices.DeleteFunc(fields[i], func(tg target) bool { return !breakable(tg) })
@@ -297,41 +299,41 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 	// The actions each seed object may draw, in the weights of the full
 	// workload (three mutations to one deletion and one re-creation), and
 	// the objects that have any.
-	actions := make([][]string, len(w.o.Objects))
+	actions := make([][]string, len(w.Opts.Objects))
 	var drawable []int
-	for i := range w.o.Objects {
+	for i := range w.Opts.Objects {
 		if !touched[i] {
 			continue
 		}
-		if len(fields[i]) > 0 && (allow(Mutations) || allow(InvalidMutations)) {
-			actions[i] = append(actions[i], actionMutate, actionMutate, actionMutate)
+		if len(fields[i]) > 0 && (allow(world.Mutations) || allow(world.InvalidMutations)) {
+			actions[i] = append(actions[i], world.ActionMutate, world.ActionMutate, world.ActionMutate)
 		}
-		if allow(Deletions) {
-			actions[i] = append(actions[i], actionDelete)
+		if allow(world.Deletions) {
+			actions[i] = append(actions[i], world.ActionDelete)
 		}
-		if allow(Recreations) {
-			actions[i] = append(actions[i], actionRecreate)
+		if allow(world.Recreations) {
+			actions[i] = append(actions[i], world.ActionRecreate)
 		}
 		if len(actions[i]) > 0 {
 			drawable = append(drawable, i)
 		}
 	}
-	if len(drawable) == 0 && (wl.Objects != nil || len(wl.Steps) > 0) && !w.o.NoWorkload {
+	if len(drawable) == 0 && (wl.Objects != nil || len(wl.Steps) > 0) && !w.Opts.NoWorkload {
 		return nil, nil, fmt.Errorf("Steps %v over Objects: no seed object can draw any of them (a mutation needs a seed custom resource whose CRD has a schema under spec)", wl.Steps)
 	}
 	var drawn *rapid.Generator[[]plan.Step]
-	if len(drawable) > 0 && !w.o.NoWorkload {
+	if len(drawable) > 0 && !w.Opts.NoWorkload {
 		step := rapid.Custom(func(t *rapid.T) plan.Step {
 			i := drawable[rapid.IntRange(0, len(drawable)-1).Draw(t, "object")]
-			at := time.Duration(rapid.Int64Range(0, int64(w.o.FaultPhase/time.Millisecond)).Draw(t, "at")) * time.Millisecond
+			at := time.Duration(rapid.Int64Range(0, int64(w.Opts.FaultPhase/time.Millisecond)).Draw(t, "at")) * time.Millisecond
 			s := plan.Step{At: at, Action: rapid.SampledFrom(actions[i]).Draw(t, "action"), Args: plan.Args{{Key: "object", Value: strconv.Itoa(i)}}}
-			if s.Action == actionMutate {
+			if s.Action == world.ActionMutate {
 				tg := fields[i][rapid.IntRange(0, len(fields[i])-1).Draw(t, "field")]
 				invalid := rapid.IntRange(0, 3).Draw(t, "invalid") == 0
 				switch {
-				case !allow(InvalidMutations):
+				case !allow(world.InvalidMutations):
 					invalid = false
-				case !allow(Mutations):
+				case !allow(world.Mutations):
 					// A breakable place drawn invalid may still draw a valid
 					// value (a set's item that happens to be new): drawn again.
 					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.draw(t, true) }).
@@ -342,9 +344,9 @@ func (w *world) workload() (*rapid.Generator[[]plan.Step], []schema.GroupVersion
 			}
 			return s
 		})
-		drawn = rapid.SliceOfN(step, 0, MaxSteps)
+		drawn = rapid.SliceOfN(step, 0, world.MaxSteps)
 	}
-	drawn = join(drawn, w.domainGenerator()) // steps.go
+	drawn = join(drawn, domainGenerator(w)) // steps.go
 	if len(script) == 0 {
 		return drawn, kinds, nil
 	}
@@ -376,13 +378,13 @@ func breakable(tg target) bool {
 
 // seedIndex is the index of the seed object with obj's kind, namespace and
 // name, or -1.
-func (w *world) seedIndex(obj client.Object) int {
-	gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+func seedIndex(w *world.World, obj client.Object) int {
+	gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme)
 	if err != nil {
 		return -1
 	}
-	for i, o := range w.o.Objects {
-		if g, _ := apiutil.GVKForObject(o, w.o.Scheme); g == gvk && client.ObjectKeyFromObject(o) == client.ObjectKeyFromObject(obj) {
+	for i, o := range w.Opts.Objects {
+		if g, _ := apiutil.GVKForObject(o, w.Opts.Scheme); g == gvk && client.ObjectKeyFromObject(o) == client.ObjectKeyFromObject(obj) {
 			return i
 		}
 	}
@@ -430,10 +432,10 @@ func (r *retry) Error() string { return r.why }
 // is not served yet (the user applied it and it waits for its CRD, as an
 // applier retries it: crds.go). Its error is the step's timeline line.
 func (u *user) run(key, action string, try func() error) error {
-	if v, ok := seedsPending.Load(u.c); ok && u.busy[key] == nil && v.(*pendingSeeds).holds(key) {
-		p := v.(*pendingSeeds)
+	if v, ok := world.SeedsPending.Load(u.c); ok && u.busy[key] == nil && v.(*world.PendingSeeds).Holds(key) {
+		p := v.(*world.PendingSeeds)
 		u.busy[key] = &waitingForStep{action: "create"}
-		p.created = append(p.created, func(created string) {
+		p.Created = append(p.Created, func(created string) {
 			if created == key {
 				u.release(key)
 			}
@@ -525,25 +527,25 @@ func objectName(obj client.Object) string {
 // recreate a seed object by its index) and the scripted ones (create, patch,
 // delete an object named by kind=, namespace= and name=), all run by one
 // user.
-func (w *world) actions() map[string]cluster.Action {
+func actions(w *world.World) map[string]cluster.Action {
 	var u *user
 	userOf := func(c *cluster.Cluster) *user {
 		if u == nil || u.c != c {
-			u = &user{c: c, end: w.o.FaultPhase + w.o.HealBudget, busy: map[string]*waitingForStep{}}
+			u = &user{c: c, end: w.Opts.FaultPhase + w.Opts.HealBudget, busy: map[string]*waitingForStep{}}
 		}
 		return u
 	}
 	seed := func(args plan.Args) (client.Object, string, error) {
 		i, err := strconv.Atoi(args.Get("object"))
-		if err != nil || i < 0 || i >= len(w.o.Objects) {
-			return nil, "", fmt.Errorf("object=%q: want 0..%d, the index of a seed object", args.Get("object"), len(w.o.Objects)-1)
+		if err != nil || i < 0 || i >= len(w.Opts.Objects) {
+			return nil, "", fmt.Errorf("object=%q: want 0..%d, the index of a seed object", args.Get("object"), len(w.Opts.Objects)-1)
 		}
-		obj := w.o.Objects[i].DeepCopyObject().(client.Object)
-		gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+		obj := w.Opts.Objects[i].DeepCopyObject().(client.Object)
+		gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme)
 		if err != nil {
 			return nil, "", err
 		}
-		return obj, userKey(gvk, obj.GetNamespace(), obj.GetName()), nil
+		return obj, world.UserKey(gvk, obj.GetNamespace(), obj.GetName()), nil
 	}
 	named := func(args plan.Args) (*unstructured.Unstructured, string, error) {
 		parts := strings.Split(args.Get("kind"), "/")
@@ -555,7 +557,7 @@ func (w *world) actions() map[string]cluster.Action {
 		obj.SetGroupVersionKind(gvk)
 		obj.SetNamespace(args.Get("namespace"))
 		obj.SetName(args.Get("name"))
-		return obj, userKey(gvk, obj.GetNamespace(), obj.GetName()), nil
+		return obj, world.UserKey(gvk, obj.GetNamespace(), obj.GetName()), nil
 	}
 	actions := map[string]cluster.Action{
 		// Example: at 10s mutate object=0 field=spec.replicas value=3 expect=valid
@@ -564,7 +566,7 @@ func (w *world) actions() map[string]cluster.Action {
 		//
 		// expect= is the label of the drawing (what the API answers when the
 		// step meets the seed as the test gave it); the step does not read it.
-		actionMutate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+		world.ActionMutate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			obj, key, err := seed(args)
 			if err != nil {
 				return err
@@ -580,9 +582,9 @@ func (w *world) actions() map[string]cluster.Action {
 			default:
 				return fmt.Errorf("op=%q: want %s, %s or %s", op, opSet, opAppend, opRemove)
 			}
-			return userOf(c).run(key, actionMutate, func() error {
+			return userOf(c).run(key, world.ActionMutate, func() error {
 				u := &unstructured.Unstructured{}
-				gvk, err := apiutil.GVKForObject(obj, w.o.Scheme)
+				gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme)
 				if err != nil {
 					return err
 				}
@@ -598,13 +600,13 @@ func (w *world) actions() map[string]cluster.Action {
 		}, "object", "field", "op", "value", "expect"),
 		// Example: at 20s delete object=0 (a seed object)
 		// Example: script at 20s delete kind=apps/v1/Deployment namespace=default name=web
-		actionDelete: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+		world.ActionDelete: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			if args.Get("object") != "" {
 				obj, key, err := seed(args)
 				if err != nil {
 					return err
 				}
-				return userOf(c).run(key, actionDelete, func() error {
+				return userOf(c).run(key, world.ActionDelete, func() error {
 					return client.IgnoreNotFound(c.Admin().Delete(context.Background(), obj))
 				})
 			}
@@ -612,26 +614,26 @@ func (w *world) actions() map[string]cluster.Action {
 			if err != nil {
 				return err
 			}
-			return userOf(c).run(key, actionDelete, func() error {
+			return userOf(c).run(key, world.ActionDelete, func() error {
 				return transient(c.Admin().Delete(context.Background(), obj))
 			})
 		}, "object", "kind", "namespace", "name"),
 		// Example: at 30s recreate object=0
-		actionRecreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+		world.ActionRecreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			obj, key, err := seed(args)
 			if err != nil {
 				return err
 			}
-			if gvk, err := apiutil.GVKForObject(obj, w.o.Scheme); err == nil {
+			if gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme); err == nil {
 				obj.GetObjectKind().SetGroupVersionKind(gvk)
 			}
-			return userOf(c).run(key, actionRecreate, func() error {
+			return userOf(c).run(key, world.ActionRecreate, func() error {
 				// A seed that exists (it was not deleted) is there: done.
 				return createOrRetry(c, obj.DeepCopyObject().(client.Object), func(error) error { return nil })
 			})
 		}, "object"),
 		// Example: script at 0s create content={"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"}}
-		actionCreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+		world.ActionCreate: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			obj := &unstructured.Unstructured{}
 			if err := obj.UnmarshalJSON([]byte(args.Get("content"))); err != nil {
 				return fmt.Errorf("content=: %v", err)
@@ -639,8 +641,8 @@ func (w *world) actions() map[string]cluster.Action {
 			if obj.GetName() == "" {
 				return fmt.Errorf("content=: the object has no name")
 			}
-			key := userKey(obj.GroupVersionKind(), obj.GetNamespace(), obj.GetName())
-			return userOf(c).run(key, actionCreate, func() error {
+			key := world.UserKey(obj.GroupVersionKind(), obj.GetNamespace(), obj.GetName())
+			return userOf(c).run(key, world.ActionCreate, func() error {
 				if err := ensureNamespace(c, obj.GetNamespace()); err != nil {
 					return transient(err)
 				}
@@ -648,18 +650,18 @@ func (w *world) actions() map[string]cluster.Action {
 			})
 		}, "content"),
 		// Example: script at 5s patch kind=apps/v1/Deployment namespace=default name=web patch={"spec":{"replicas":3}}
-		actionPatch: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
+		world.ActionPatch: cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			obj, key, err := named(args)
 			if err != nil {
 				return err
 			}
 			patch := []byte(args.Get("patch"))
-			return userOf(c).run(key, actionPatch, func() error {
+			return userOf(c).run(key, world.ActionPatch, func() error {
 				return transient(c.Admin().Patch(context.Background(), obj.DeepCopy(), client.RawPatch(types.MergePatchType, patch)))
 			})
 		}, "kind", "namespace", "name", "patch"),
 	}
-	w.domainActions(actions, userOf) // steps.go
+	domainActions(w, actions, userOf) // steps.go
 	return actions
 }
 
@@ -781,8 +783,8 @@ func index(l []any, key string) (int, error) {
 }
 
 // domainGenerator draws the domain steps of a plan (nil: there are none).
-func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
-	steps := domainSteps(w.o.Workload.Domain, w.o.Systems, int64(w.o.FaultPhase))
+func domainGenerator(w *world.World) *rapid.Generator[[]plan.Step] {
+	steps := world.DomainSteps(w.Opts.Workload.Domain, w.Opts.Systems, int64(w.Opts.FaultPhase))
 	if len(steps) == 0 {
 		return nil
 	}
@@ -790,9 +792,9 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 		var out []plan.Step
 		first := map[string]time.Duration{} // each name's first step's time
 		for _, d := range steps {
-			within, max := cmpOr(d.Within, w.o.FaultPhase), d.Max
+			within, max := cmpOr(d.Within, w.Opts.FaultPhase), d.Max
 			if max == 0 {
-				max = MaxSteps
+				max = world.MaxSteps
 			}
 			base, ok := time.Duration(0), true
 			if d.After != "" {
@@ -808,7 +810,7 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 				if f, seen := first[d.Name]; !seen || at < f {
 					first[d.Name] = at
 				}
-				var args Args
+				var args world.Args
 				if d.Draw != nil {
 					args = d.Draw(t)
 				} else {
@@ -827,13 +829,13 @@ func (w *world) domainGenerator() *rapid.Generator[[]plan.Step] {
 
 // domainActions interpret the domain steps, run by the workload's user
 // (userOf): the steps of one name in their order.
-func (w *world) domainActions(actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {
-	for _, d := range domainSteps(w.o.Workload.Domain, w.o.Systems, 0) {
+func domainActions(w *world.World, actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {
+	for _, d := range world.DomainSteps(w.Opts.Workload.Domain, w.Opts.Systems, 0) {
 		actions[d.Name] = cluster.Act(func(c *cluster.Cluster, args plan.Args) error {
 			return userOf(c).run("domain "+d.Name, d.Name, func() error {
-				return d.Do(context.Background(), StepEnv{Client: c.Admin(), Now: c.Now(), clock: c.Clock}, args)
+				return d.Do(context.Background(), world.StepEnv{Client: c.Admin(), Now: c.Now(), Clock: c.Clock}, args)
 			})
-		}, d.keys()...)
+		}, d.ParamKeys()...)
 	}
 }
 

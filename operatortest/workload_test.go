@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
 
 	corev1 "k8s.io/api/core/v1"
@@ -124,11 +126,11 @@ func gadget() *unstructured.Unstructured {
 	return u
 }
 
-func gadgetOptions() Options {
-	return Options{
+func gadgetOptions() world.Options {
+	return world.Options{
 		Scheme:   clientgoscheme.Scheme,
 		CRDs:     [][]byte{[]byte(gadgetCRD)},
-		Managers: []Manager{{Name: "op", Setup: func(manager.Manager) error { return nil }}},
+		Managers: []world.Manager{{Name: "op", Setup: func(manager.Manager) error { return nil }}},
 		Objects:  []client.Object{gadget()},
 	}
 }
@@ -143,14 +145,14 @@ func mutation(tg target, invalid bool, seed int) plan.Args {
 
 // apply applies a mutation to the seed in a fresh world (its apiserver
 // model, nothing else) and returns the API's answer.
-func apply(t *testing.T, w *world, args plan.Args) error {
+func apply(t *testing.T, w *world.World, args plan.Args) error {
 	t.Helper()
-	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: w.setup, Actions: w.actions()})
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: actions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	return w.actions()[actionMutate].Run(c, append(plan.Args{{Key: "object", Value: "0"}}, args...))
+	return actions(w)[world.ActionMutate].Run(c, append(plan.Args{{Key: "object", Value: "0"}}, args...))
 }
 
 func describe(tg target) string {
@@ -163,11 +165,11 @@ func describe(tg target) string {
 // x-kubernetes-validations rule is never labelled valid (its valid draws are
 // "unknown": the rule decides).
 func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
-	w, err := newWorld(gadgetOptions().withDefaults())
+	w, err := newWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgs := targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema))
+	tgs := targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema))
 	seen := map[string]map[string]int{} // target -> label -> draws
 	var refusals []string
 	for _, tg := range tgs {
@@ -182,20 +184,20 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 				switch label {
 				case schemadraw.ExpectValid:
 					if err != nil {
-						t.Errorf("%s: labelled valid, refused: %v", plan.Step{Action: actionMutate, Args: args}, err)
+						t.Errorf("%s: labelled valid, refused: %v", plan.Step{Action: world.ActionMutate, Args: args}, err)
 					}
 				case schemadraw.ExpectInvalid:
 					if !apierrors.IsInvalid(err) {
-						t.Errorf("%s: labelled invalid, the API answered %v", plan.Step{Action: actionMutate, Args: args}, err)
+						t.Errorf("%s: labelled invalid, the API answered %v", plan.Step{Action: world.ActionMutate, Args: args}, err)
 					} else {
 						refusals = append(refusals, err.Error())
 					}
 				case schemadraw.ExpectUnknown:
 					if err != nil && !apierrors.IsInvalid(err) {
-						t.Errorf("%s: %v", plan.Step{Action: actionMutate, Args: args}, err)
+						t.Errorf("%s: %v", plan.Step{Action: world.ActionMutate, Args: args}, err)
 					}
 				default:
-					t.Fatalf("%s: no label", plan.Step{Action: actionMutate, Args: args})
+					t.Fatalf("%s: no label", plan.Step{Action: world.ActionMutate, Args: args})
 				}
 			}
 		}
@@ -269,12 +271,12 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 // valid: they are labelled unknown, and the apiserver model (which evaluates
 // the rule) refuses them with the rule's message.
 func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
-	w, err := newWorld(gadgetOptions().withDefaults())
+	w, err := newWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var guarded target
-	for _, tg := range targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema)) {
+	for _, tg := range targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema)) {
 		if strings.Join(tg.path, ".") == "spec.guarded" {
 			guarded = tg
 		}
@@ -300,14 +302,14 @@ func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
 // The same seed draws the same workload, and a workload's plan text parses
 // back to the same steps.
 func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
-	w, err := newWorld(gadgetOptions().withDefaults())
+	w, err := newWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := 0
 	for seed := 0; seed < 40; seed++ {
-		a := w.space.Workload.Example(seed)
-		b := w.space.Workload.Example(seed)
+		a := w.Space.Workload.Example(seed)
+		b := w.Space.Workload.Example(seed)
 		pa := &plan.Plan{Seed: uint64(seed), Steps: a}
 		if pa.String() != (&plan.Plan{Seed: uint64(seed), Steps: b}).String() {
 			t.Fatalf("seed %d drew two workloads:\n%s\n%s", seed, pa, &plan.Plan{Seed: uint64(seed), Steps: b})
@@ -332,7 +334,7 @@ func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
 // A plan saved before op= and expect= existed still runs: mutate with
 // object=, field= and value= sets the field.
 func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
-	w, err := newWorld(gadgetOptions().withDefaults())
+	w, err := newWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +342,7 @@ func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cluster.New(p, cluster.Options{Scheme: w.o.Scheme, CRDs: w.crds, Setup: w.setup, Actions: w.actions()})
+	c, err := cluster.New(p, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: actions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +414,7 @@ func (r *gadgetReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	return reconcile.Result{}, err
 }
 
-func gadgetController(panicOnThreeTags bool) Options {
+func gadgetController(panicOnThreeTags bool) world.Options {
 	o := gadgetOptions()
 	// Gadget has no Go type: the garbage collector reads such owners as
 	// metadata, as upstream reads every owner, and collects a deleted
@@ -421,8 +423,8 @@ func gadgetController(panicOnThreeTags bool) Options {
 	// collector deleted, as any operator owning children does (operatortest's
 	// Known gaps).
 	o.NoWorkloadModels = true
-	o.Disable = []string{UpdateSummaries}
-	o.Managers = []Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
+	o.Disable = []string{world.UpdateSummaries}
+	o.Managers = []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 		g := &unstructured.Unstructured{}
 		g.SetGroupVersionKind(gadget().GroupVersionKind())
 		return ctrl.NewControllerManagedBy(mgr).For(g).Owns(&corev1.ConfigMap{}).
@@ -490,14 +492,14 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	w, err := newWorld(gadgetOptions().withDefaults())
+	w, err := newWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	checked := map[string]int{}
 	n := 0
-	for _, tg := range targets(w.crds[0].Schema, seedContent(gadget(), w.crds[0].Schema)) {
+	for _, tg := range targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema)) {
 		for _, invalid := range []bool{false, true} {
 			for seed := 0; seed < 4; seed++ {
 				args := mutation(tg, invalid, seed)
@@ -516,7 +518,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 					t.Fatalf("%v: %v", args, err)
 				}
 				err := env.Admin.Update(ctx, g)
-				step := plan.Step{Action: actionMutate, Args: args}
+				step := plan.Step{Action: world.ActionMutate, Args: args}
 				switch label := args.Get("expect"); {
 				case label == schemadraw.ExpectValid && err != nil:
 					t.Errorf("%s: labelled valid, kube-apiserver refused it: %v", step, err)

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/bench"
-	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/scenarios"
 )
 
@@ -261,7 +261,7 @@ func profilesMarkdown(o *bench.Operatortest) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Where the CPU time goes\n\n")
-	fmt.Fprintf(&b, "CPU profiles (runtime/pprof) of two of the explorations above, in the test's process. Each run operatortest simulates labels its goroutines with what it was for (operatortest.LabelPhase: find, shrink, preflight; `go tool pprof -tagfocus ctrlsim.phase=shrink` shows one); a sample counts for the part of the simulation named by the innermost frame of its stack that has one (cmd/ctrlsim/internal/bench/profile.go: the runtime's allocation and copying count for their caller, an API call inside a reconcile for the API server). The runtime's work on its own stacks carries no label (the collector's background work, part of each goroutine switch): it is counted between runs, with the exploration's own work. CPU seconds, and the share of the exploration's.\n")
+	fmt.Fprintf(&b, "CPU profiles (runtime/pprof) of two of the explorations above, in the test's process. Each run operatortest simulates labels its goroutines with what it was for (world.LabelPhase: find, shrink, preflight; `go tool pprof -tagfocus ctrlsim.phase=shrink` shows one); a sample counts for the part of the simulation named by the innermost frame of its stack that has one (cmd/ctrlsim/internal/bench/profile.go: the runtime's allocation and copying count for their caller, an API call inside a reconcile for the API server). The runtime's work on its own stacks carries no label (the collector's background work, part of each goroutine switch): it is counted between runs, with the exploration's own work. CPU seconds, and the share of the exploration's.\n")
 	for _, p := range o.Profiles {
 		fmt.Fprintf(&b, "\n%s: %.1f CPU seconds.\n\n", p.Exploration, p.Seconds)
 		fmt.Fprintf(&b, "| part |")

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +38,7 @@ func run(o Options, planText string, d time.Duration) *operatortest.Replayed {
 	GinkgoHelper()
 	r := replay(o, planText, d)
 	for _, v := range r.Violated() {
-		Expect(operatortest.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
+		Expect(world.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
 	}
 	return r
 }

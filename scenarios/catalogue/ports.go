@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // What every scenario package's port to operatortest shares: its entries
@@ -27,8 +28,8 @@ import (
 // kernel's verdicts (hot loop, livelock, panic) and o's properties still
 // judged.
 func ForSpecs(o operatortest.Options) operatortest.Options {
-	for _, name := range operatortest.Oracles() {
-		if !slices.Contains(operatortest.KernelVerdicts, name) {
+	for _, name := range world.Oracles() {
+		if !slices.Contains(world.KernelVerdicts, name) {
 			o.Disable = append(o.Disable, name)
 		}
 	}

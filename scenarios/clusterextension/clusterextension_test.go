@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +43,7 @@ func run(cfg Options, planText string) (*operatortest.Replayed, *Observer) {
 	GinkgoHelper()
 	r := replay(cfg, planText)
 	for _, v := range r.Violated() {
-		Expect(operatortest.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
+		Expect(world.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
 	}
 	o, err := Observe(r.Final.Run())
 	Expect(err).NotTo(HaveOccurred())

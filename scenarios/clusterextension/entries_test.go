@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
@@ -50,7 +52,7 @@ func runPlan(t *testing.T, id string, v variant.Variant, text string) (map[strin
 	r := replayEntry(t, id, v, p)
 	out := map[string]check.Verdict{}
 	for _, x := range r.Verdicts {
-		if slices.Contains(operatortest.KernelVerdicts, x.Property) && !x.Holds {
+		if slices.Contains(world.KernelVerdicts, x.Property) && !x.Holds {
 			t.Fatalf("the kernel's verdict: %s", x)
 		}
 		out[x.Property] = x

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
@@ -50,7 +52,7 @@ func run(cfg pipeline.Options, planText string, d time.Duration) (ledger, *opera
 	GinkgoHelper()
 	r := replay(cfg, planText, d)
 	for _, v := range r.Violated() {
-		Expect(operatortest.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
+		Expect(world.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
 	}
 	return ledger{r}, r
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -46,7 +48,7 @@ func TestDeleteNamespaceOrderAndPace(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := scenario.Test(scenario.Options{Variant: variant.Buggy}, 2*time.Minute, time.Millisecond)
-		o.Disable = operatortest.Oracles()
+		o.Disable = world.Oracles()
 		c, err := operatortest.Replay(t, o, p)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +49,7 @@ func run(planText string, o scenario.Options, faults, heal time.Duration) *opera
 	r, err := operatortest.Replay(suiteT, opts, p)
 	Expect(err).NotTo(HaveOccurred())
 	for _, v := range r.Violated() {
-		Expect(operatortest.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
+		Expect(world.KernelVerdicts).NotTo(ContainElement(v.Property), v.String())
 	}
 	return r
 }

@@ -6,15 +6,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
-	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/google/pprof/profile"
 )
 
 // Profile is where the CPU time of one exploration went (issue 31 asks for
 // the profile that says why a target is missed): the CPU seconds sampled,
 // split by the phase operatortest labelled each run with (find, shrink, ...:
-// operatortest.LabelPhase) and, within each phase, by the part of the
+// world.LabelPhase) and, within each phase, by the part of the
 // simulation the code was doing (Parts).
 type Profile struct {
 	Exploration string  `json:"exploration"`
@@ -130,7 +130,7 @@ func Breakdown(name string, r io.Reader) (*Profile, error) {
 			}
 		}
 		phase := "between runs"
-		if v := s.Label[operatortest.LabelPhase]; len(v) > 0 {
+		if v := s.Label[world.LabelPhase]; len(v) > 0 {
 			phase = v[0]
 		}
 		if byPhase[phase] == nil {

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/google/pprof/profile"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
-	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/google/pprof/profile"
 )
 
 // A sample counts for the part of the innermost frame that has one: the
@@ -48,7 +48,7 @@ func TestABreakdownSplitsTheSamplesByPhaseThenPart(t *testing.T) {
 	sample := func(nanos int64, phase string, locs ...*profile.Location) *profile.Sample {
 		s := &profile.Sample{Location: locs, Value: []int64{1, nanos}}
 		if phase != "" {
-			s.Label = map[string][]string{operatortest.LabelPhase: {phase}, operatortest.LabelRun: {"plan"}}
+			s.Label = map[string][]string{world.LabelPhase: {phase}, world.LabelRun: {"plan"}}
 		}
 		return s
 	}

@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -180,7 +182,7 @@ func PromotionOnSimulator(t Timing) (time.Duration, error) {
 	o := scenario.Test(scenario.Options{Variant: variant.Fixed, PromotionLagMin: t.Lag, PromotionLagMax: t.Lag,
 		PromoteCallTime: t.CallTime}, limit)
 	o.HealBudget = time.Millisecond
-	o.Disable = operatortest.Oracles()
+	o.Disable = world.Oracles()
 	var took time.Duration
 	var runErr error
 	err = outside.Run("PromotionOnSimulator", func(tt *testing.T) {

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"context"
@@ -44,18 +44,18 @@ func ensureCRDScheme(s *runtime.Scheme) error {
 // they are created, as an applier retrying them would, at the instant their
 // kind is served (a CRD the operator creates at run time has become
 // established), in the order given.
-type pendingSeeds struct {
+type PendingSeeds struct {
 	c        *cluster.Cluster
 	objs     []client.Object
 	watched  bool
 	retrying bool
 	// created are called with a seed's key (userKey) once it is created:
 	// the user's steps on it wait until then (workload.go).
-	created []func(key string)
+	Created []func(key string)
 }
 
 // holds reports whether the seed object of key is still pending.
-func (p *pendingSeeds) holds(key string) bool {
+func (p *PendingSeeds) Holds(key string) bool {
 	for _, o := range p.objs {
 		if seedKey(p.c, o) == key {
 			return true
@@ -70,7 +70,7 @@ func seedKey(c *cluster.Cluster, obj client.Object) string {
 	if err != nil {
 		return ""
 	}
-	return userKey(gvk, obj.GetNamespace(), obj.GetName())
+	return UserKey(gvk, obj.GetNamespace(), obj.GetName())
 }
 
 // SeedRetry is how often a seed object whose conversion webhook failed (it
@@ -79,16 +79,16 @@ func seedKey(c *cluster.Cluster, obj client.Object) string {
 const SeedRetry = time.Second
 
 // seedsPending are the pending seeds of each running world's cluster.
-var seedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
+var SeedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
 
 // neverServed is the error of a run that ended with seed objects whose kind
 // was never served: the test gave objects that no run could create.
 func neverServed(c *cluster.Cluster) error {
-	v, ok := seedsPending.LoadAndDelete(c)
-	if !ok || len(v.(*pendingSeeds).objs) == 0 {
+	v, ok := SeedsPending.LoadAndDelete(c)
+	if !ok || len(v.(*PendingSeeds).objs) == 0 {
 		return nil
 	}
-	p := v.(*pendingSeeds)
+	p := v.(*PendingSeeds)
 	var names, unconverted []string
 	for _, o := range p.objs {
 		name := fmt.Sprintf("%s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o))
@@ -106,20 +106,20 @@ func neverServed(c *cluster.Cluster) error {
 	return fmt.Errorf("operatortest: Objects %v were never created: no CRD served their kind by the end of the run", names)
 }
 
-func (p *pendingSeeds) add(obj client.Object) {
+func (p *PendingSeeds) add(obj client.Object) {
 	p.objs = append(p.objs, obj)
 	if p.watched {
 		return
 	}
 	p.watched = true
-	seedsPending.Store(p.c, p)
+	SeedsPending.Store(p.c, p)
 	p.c.Server.Watcher().Watch(crdGVK, func(apiserver.Event) {
 		// After the write that installed the kind, at the same instant.
 		p.c.Clock.AfterFunc(0, p.createServed)
 	})
 }
 
-func (p *pendingSeeds) createServed() {
+func (p *PendingSeeds) createServed() {
 	var left []client.Object
 	for _, obj := range p.objs {
 		gvk, err := apiutil.GVKForObject(obj, p.c.Server.Scheme())
@@ -128,12 +128,12 @@ func (p *pendingSeeds) createServed() {
 			continue
 		}
 		// Its result is in the trace (an admin call), as a workload step's.
-		if err := createSeed(context.Background(), p.c, obj); unconverted(err) {
+		if err := CreateSeed(context.Background(), p.c, obj); unconverted(err) {
 			left = append(left, obj)
 			p.retry()
 			continue
 		}
-		for _, f := range p.created {
+		for _, f := range p.Created {
 			f(seedKey(p.c, obj))
 		}
 	}
@@ -141,7 +141,7 @@ func (p *pendingSeeds) createServed() {
 }
 
 // retry creates the pending seeds again after SeedRetry.
-func (p *pendingSeeds) retry() {
+func (p *PendingSeeds) retry() {
 	if p.retrying {
 		return
 	}
@@ -166,7 +166,7 @@ func unserved(err error) bool { return meta.IsNoMatchError(err) }
 // createSeed creates a seed object as cluster admin and, when its kind's
 // status subresource dropped the status it was given, writes that status
 // (Options.Objects).
-func createSeed(ctx context.Context, c *cluster.Cluster, obj client.Object) error {
+func CreateSeed(ctx context.Context, c *cluster.Cluster, obj client.Object) error {
 	created := obj.DeepCopyObject().(client.Object)
 	if err := c.Admin().Create(ctx, created); err != nil {
 		return err
@@ -201,7 +201,7 @@ func asMap(v any) map[string]any {
 
 // userKey identifies an object for the user's order of steps: its group,
 // kind, namespace and name.
-func userKey(gvk schema.GroupVersionKind, namespace, name string) string {
+func UserKey(gvk schema.GroupVersionKind, namespace, name string) string {
 	gk := gvk.GroupKind().String()
 	if namespace == "" {
 		return gk + " " + name

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // pod does, and the run goes on.
 
 // setupFailures records the Setup failures of one run.
-type setupFailures struct {
+type SetupFailures struct {
 	byProcess map[string]setupFailure
 	blocked   blockedSetup // a Setup that did not return (validate_setup.go)
 }
@@ -33,7 +33,7 @@ type setupFailure struct {
 
 // wrap is setup (of manager's process proc) with its panics recovered and
 // recorded.
-func (s *setupFailures) wrap(manager, proc string, setup func(*process.Process) error) func(*process.Process) error {
+func (s *SetupFailures) wrap(manager, proc string, setup func(*process.Process) error) func(*process.Process) error {
 	return func(p *process.Process) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -58,7 +58,7 @@ func (s *setupFailures) wrap(manager, proc string, setup func(*process.Process) 
 // err is the first failed start of a manager in steps (a Setup that returned
 // an error or panicked, or a controller it built that could not start), or
 // nil.
-func (s *setupFailures) err(steps []trace.Step, managers []Manager) error {
+func (s *SetupFailures) err(steps []trace.Step, managers []Manager) error {
 	for _, st := range steps {
 		if st.Op != "setup" || !strings.HasPrefix(st.Result, "error") {
 			continue
@@ -81,7 +81,7 @@ func (s *setupFailures) err(steps []trace.Step, managers []Manager) error {
 // managerOf is the manager that runs process proc.
 func managerOf(proc string, managers []Manager) string {
 	for _, m := range managers {
-		for _, spec := range m.processes() {
+		for _, spec := range m.Processes() {
 			if spec.Name == proc {
 				return m.Name
 			}

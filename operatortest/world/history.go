@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func historyOf(h []HistoryObjects, known func(kind string) bool) ([]HistoryObjec
 }
 
 // isHistory reports whether o, of kind gvk, is a history object of the test.
-func (w *world) isHistory(gvk schema.GroupVersionKind, o client.Object) bool {
+func (w *World) IsHistory(gvk schema.GroupVersionKind, o client.Object) bool {
 	for _, h := range w.history {
 		if h.Kind == gvk.Kind && labels.SelectorFromSet(h.Labels).Matches(labels.Set(o.GetLabels())) {
 			return true
@@ -42,13 +42,13 @@ func (w *world) isHistory(gvk schema.GroupVersionKind, o client.Object) bool {
 }
 
 // withoutHistory are objs without the history objects among them.
-func (w *world) withoutHistory(gvk schema.GroupVersionKind, objs []client.Object) []client.Object {
+func (w *World) WithoutHistory(gvk schema.GroupVersionKind, objs []client.Object) []client.Object {
 	if len(w.history) == 0 {
 		return objs
 	}
 	var out []client.Object
 	for _, o := range objs {
-		if !w.isHistory(gvk, o) {
+		if !w.IsHistory(gvk, o) {
 			out = append(out, o)
 		}
 	}

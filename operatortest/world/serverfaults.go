@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import "github.com/ctrlsim/ctrlsim/sim/apiserver"
 
@@ -56,7 +56,7 @@ func (env SystemEnv) RefuseNext(f apiserver.Fault) (remove func()) {
 
 // systemFaultNames are the step names of the systems' faults, to their
 // system's name: a failure's explanation tells them from the workload's.
-func systemFaultNames(systems []System) map[string]string {
+func SystemFaultNames(systems []System) map[string]string {
 	out := map[string]string{}
 	for _, s := range systems {
 		for _, f := range s.Faults {

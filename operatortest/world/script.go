@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"encoding/json"
@@ -67,86 +67,86 @@ const (
 	// Mutations set, append or removes a field under spec of a seed custom
 	// resource, with a value its CRD's schema allows (or one the drawing
 	// cannot decide: a CEL rule's, say).
-	Mutations StepKind = actionMutate
+	Mutations StepKind = ActionMutate
 	// InvalidMutations are mutations with a value outside the schema: the API must
 	// refuse it, and the operator must survive it.
 	InvalidMutations StepKind = "invalid"
 	// Deletions delete a seed object.
-	Deletions StepKind = actionDelete
+	Deletions StepKind = ActionDelete
 	// Recreations create a seed object again as the test gave it (when it was
 	// deleted: it is retried while the old one is still being deleted).
-	Recreations StepKind = actionRecreate
+	Recreations StepKind = ActionRecreate
 )
 
-var stepKinds = []StepKind{Mutations, InvalidMutations, Deletions, Recreations}
+var StepKinds = []StepKind{Mutations, InvalidMutations, Deletions, Recreations}
 
 // Step is one scripted step; Create, Patch and Delete make them.
 type Step struct {
-	at     time.Duration
-	action string // actionCreate, actionPatch or actionDelete
-	obj    client.Object
+	At     time.Duration
+	Action string // actionCreate, actionPatch or actionDelete
+	Obj    client.Object
 	patch  string
 }
 
 // The scripted actions (Create and a seed's re-creation differ: a scripted
 // create carries the object in the plan).
 const (
-	actionCreate = "create"
-	actionPatch  = "patch"
+	ActionCreate = "create"
+	ActionPatch  = "patch"
 )
 
 // Create creates obj at time at (from the start of the run), as cluster
 // admin; its namespace is created first if it does not exist. The object
 // needs a name (not only a generateName): later steps name it.
 func Create(at time.Duration, obj client.Object) Step {
-	return Step{at: at, action: actionCreate, obj: obj}
+	return Step{At: at, Action: ActionCreate, Obj: obj}
 }
 
 // Patch applies patch, a JSON merge patch (RFC 7386: {"spec":{"replicas":3}}),
 // to the object named by obj's kind, namespace and name, at time at.
 func Patch(at time.Duration, obj client.Object, patch string) Step {
-	return Step{at: at, action: actionPatch, obj: obj, patch: patch}
+	return Step{At: at, Action: ActionPatch, Obj: obj, patch: patch}
 }
 
 // Delete deletes the object named by obj's kind, namespace and name at time
 // at (with the default propagation: the garbage collector deletes its
 // dependents in the background).
 func Delete(at time.Duration, obj client.Object) Step {
-	return Step{at: at, action: actionDelete, obj: obj}
+	return Step{At: at, Action: ActionDelete, Obj: obj}
 }
 
 // steps are the script's plan steps: each names its object by kind,
 // namespace and name, and a create carries the object's JSON.
-func (wl Workload) steps(scheme *runtime.Scheme, end time.Duration) ([]plan.Step, []schema.GroupVersionKind, error) {
+func (wl Workload) PlanSteps(scheme *runtime.Scheme, end time.Duration) ([]plan.Step, []schema.GroupVersionKind, error) {
 	var out []plan.Step
 	var kinds []schema.GroupVersionKind
 	for i, s := range wl.Script {
 		fail := func(format string, args ...any) error {
-			return fmt.Errorf("Script[%d] (%s at %s): %s", i, s.action, s.at, fmt.Sprintf(format, args...))
+			return fmt.Errorf("Script[%d] (%s at %s): %s", i, s.Action, s.At, fmt.Sprintf(format, args...))
 		}
-		if s.action == "" {
+		if s.Action == "" {
 			return nil, nil, fmt.Errorf("Script[%d]: the zero Step; make steps with Create, Patch or Delete", i)
 		}
-		if s.obj == nil {
+		if s.Obj == nil {
 			return nil, nil, fail("no object")
 		}
-		if s.at < 0 || s.at >= end {
+		if s.At < 0 || s.At >= end {
 			return nil, nil, fail("the time must be from 0 to the end of the heal budget (%s)", end)
 		}
-		gvk, err := apiutil.GVKForObject(s.obj, scheme)
+		gvk, err := apiutil.GVKForObject(s.Obj, scheme)
 		if err != nil {
 			return nil, nil, fail("%v", err)
 		}
-		if s.obj.GetName() == "" {
+		if s.Obj.GetName() == "" {
 			return nil, nil, fail("the object needs a name (later steps name it)")
 		}
 		if !slices.Contains(kinds, gvk) {
 			kinds = append(kinds, gvk)
 		}
-		st := plan.Step{At: s.at, Action: s.action, Script: true}
-		switch s.action {
-		case actionCreate:
-			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.obj)
+		st := plan.Step{At: s.At, Action: s.Action, Script: true}
+		switch s.Action {
+		case ActionCreate:
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.Obj)
 			if err != nil {
 				return nil, nil, fail("%v", err)
 			}
@@ -160,14 +160,14 @@ func (wl Workload) steps(scheme *runtime.Scheme, end time.Duration) ([]plan.Step
 				return nil, nil, fail("%v", err)
 			}
 			st.Args = plan.Args{{Key: "content", Value: string(b)}}
-		case actionPatch:
+		case ActionPatch:
 			var m map[string]any
 			if err := json.Unmarshal([]byte(s.patch), &m); err != nil {
 				return nil, nil, fail("the patch is not a JSON object: %v", err)
 			}
-			st.Args = append(nameArgs(gvk, s.obj), plan.Arg{Key: "patch", Value: s.patch})
+			st.Args = append(nameArgs(gvk, s.Obj), plan.Arg{Key: "patch", Value: s.patch})
 		default:
-			st.Args = nameArgs(gvk, s.obj)
+			st.Args = nameArgs(gvk, s.Obj)
 		}
 		out = append(out, st)
 	}
@@ -184,9 +184,9 @@ func nameArgs(gvk schema.GroupVersionKind, obj client.Object) plan.Args {
 
 // The actions of the drawn workload's steps (workload.go).
 const (
-	actionMutate   = "mutate"
-	actionDelete   = "delete"
-	actionRecreate = "recreate"
+	ActionMutate   = "mutate"
+	ActionDelete   = "delete"
+	ActionRecreate = "recreate"
 )
 
 // MaxSteps bounds the workload steps of a plan.

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 // The generic oracles: on by default, judged on every run with no code of the
 // test's (Options.Disable turns one off by name). The kernel adds its own

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func createNamespace(ctx context.Context, c *cluster.Cluster, ns string) error {
 	return nil
 }
 
-func plural(n int) string {
+func Plural(n int) string {
 	if n == 1 {
 		return ""
 	}
@@ -112,8 +112,8 @@ func randomSeed(seed uint64) uint64 { return seed % 2048 }
 // drawSeed is the seed of the randomness the operator's processes draw in a
 // run of a plan with this seed: randomSeed, or, in the run with other draws,
 // a seed no plan's environment has (randomSeed is below 2048).
-func (w *world) drawSeed(seed uint64) uint64 {
-	if w.otherDraws {
+func (w *World) drawSeed(seed uint64) uint64 {
+	if w.OtherDraws {
 		return randomSeed(seed) + 4096
 	}
 	return randomSeed(seed)
@@ -121,7 +121,7 @@ func (w *world) drawSeed(seed uint64) uint64 {
 
 // randomAtEveryStart makes every start of the operator's processes start the
 // run's randomness over.
-func (w *world) randomAtEveryStart(specs []process.Spec) []process.Spec {
+func (w *World) randomAtEveryStart(specs []process.Spec) []process.Spec {
 	for i := range specs {
 		setup := specs[i].Setup
 		specs[i].Setup = func(p *process.Process) error {
@@ -135,7 +135,7 @@ func (w *world) randomAtEveryStart(specs []process.Spec) []process.Spec {
 }
 
 // cutNote is the note of a run cut at its work bound, "" if it was not.
-func cutNote(vs []check.Verdict) string {
+func CutNote(vs []check.Verdict) string {
 	for _, v := range vs {
 		if v.Property == cluster.WorkBoundProperty {
 			return v.Detail
@@ -146,9 +146,9 @@ func cutNote(vs []check.Verdict) string {
 
 // noteCut records that a run of the plan being judged, or a reference it
 // is judged against, was cut.
-func (w *world) noteCut(note string) {
-	if note != "" && w.judgeCut == "" {
-		w.judgeCut = note
+func (w *World) NoteCut(note string) {
+	if note != "" && w.JudgeCut == "" {
+		w.JudgeCut = note
 	}
 }
 

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ type blockedSetup struct {
 }
 
 // bounded is setup with a watchdog of setupBound (manager's process proc).
-func (s *setupFailures) bounded(manager, proc string, setup func(*process.Process) error) func(*process.Process) error {
+func (s *SetupFailures) bounded(manager, proc string, setup func(*process.Process) error) func(*process.Process) error {
 	return func(p *process.Process) error {
 		done := make(chan struct{})
 		go func() {
@@ -62,7 +62,7 @@ func (s *setupFailures) bounded(manager, proc string, setup func(*process.Proces
 }
 
 // blockedErr is the error of a Setup found blocked, or nil.
-func (s *setupFailures) blockedErr() error {
+func (s *SetupFailures) blockedErr() error {
 	s.blocked.mu.Lock()
 	defer s.blocked.mu.Unlock()
 	if s.blocked.manager == "" {
@@ -75,7 +75,7 @@ func (s *setupFailures) blockedErr() error {
 // survive, deferred by a run of the world in its bubble, sets *err when a
 // Setup was found blocked: the bubble's deadlock is then that run's end
 // (recovered), and the error names the manager.
-func (s *setupFailures) survive(err *error) {
+func (s *SetupFailures) survive(err *error) {
 	blocked := s.blockedErr()
 	if blocked == nil {
 		return

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -80,33 +80,33 @@ type Systems map[string]any
 // clock (what a process, a step and a property of one run share).
 type runSystems struct {
 	mu   sync.Mutex
-	runs map[kclock.PassiveClock]Systems
+	Runs map[kclock.PassiveClock]Systems
 }
 
 func (r *runSystems) of(clk kclock.PassiveClock) Systems {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.runs[clk]
+	return r.Runs[clk]
 }
 
 func (r *runSystems) set(clk kclock.PassiveClock, s Systems) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s == nil {
-		delete(r.runs, clk)
+		delete(r.Runs, clk)
 		return
 	}
-	if r.runs == nil {
-		r.runs = map[kclock.PassiveClock]Systems{}
+	if r.Runs == nil {
+		r.Runs = map[kclock.PassiveClock]Systems{}
 	}
-	r.runs[clk] = s
+	r.Runs[clk] = s
 }
 
 // validateSystems checks the systems and their faults (with the domain
 // steps: one namespace of step names).
-func validateSystems(systems []System, domain []DomainStep) error {
+func ValidateSystems(systems []System, domain []DomainStep) error {
 	seen := map[string]bool{}
-	steps := domainSteps(domain, systems, 0)
+	steps := DomainSteps(domain, systems, 0)
 	for i, s := range systems {
 		switch {
 		case s.Name == "":
@@ -123,7 +123,7 @@ func validateSystems(systems []System, domain []DomainStep) error {
 
 // domainSteps are the workload's domain steps and the systems' faults,
 // each fault within the fault phase (when faultPhase is set).
-func domainSteps(domain []DomainStep, systems []System, faultPhase int64) []DomainStep {
+func DomainSteps(domain []DomainStep, systems []System, faultPhase int64) []DomainStep {
 	out := append([]DomainStep(nil), domain...)
 	for _, s := range systems {
 		for _, f := range s.Faults {
@@ -138,18 +138,18 @@ func domainSteps(domain []DomainStep, systems []System, faultPhase int64) []Doma
 
 // systems are the instances of every run in progress, by its virtual clock
 // (what a process, a step and a property of one run share).
-var systems runSystems
+var ActiveSystems runSystems
 
 // withSystems makes the run's systems in the world's Setup, before time
 // starts (forgetSystems drops them when the run ends).
-func (w *world) withSystems(o cluster.Options) cluster.Options {
-	if len(w.o.Systems) == 0 {
+func (w *World) withSystems(o cluster.Options) cluster.Options {
+	if len(w.Opts.Systems) == 0 {
 		return o
 	}
 	setup := o.Setup
 	o.Setup = func(c *cluster.Cluster) error {
 		s := Systems{}
-		for _, sys := range w.o.Systems {
+		for _, sys := range w.Opts.Systems {
 			st := c.Stream("operatortest/system/" + sys.Name)
 			inst, err := sys.New(SystemEnv{c: c, name: sys.Name, Client: c.Admin(), Clock: c.Clock, Rand: rand.New(rand.NewPCG(st.Uint64(), st.Uint64()))})
 			if err != nil {
@@ -157,7 +157,7 @@ func (w *world) withSystems(o cluster.Options) cluster.Options {
 			}
 			s[sys.Name] = inst
 		}
-		systems.set(c.Clock, s)
+		ActiveSystems.set(c.Clock, s)
 		if setup == nil {
 			return nil
 		}
@@ -167,26 +167,26 @@ func (w *world) withSystems(o cluster.Options) cluster.Options {
 }
 
 // forgetSystems drops the run's systems (its cluster is closing).
-func forgetSystems(c *cluster.Cluster) { systems.set(c.Clock, nil) }
+func forgetSystems(c *cluster.Cluster) { ActiveSystems.set(c.Clock, nil) }
 
 // System is the run's instance of the system named name (nil when there is
 // none of that name).
-func (env StepEnv) System(name string) any { return systems.of(env.clock)[name] }
+func (env StepEnv) System(name string) any { return ActiveSystems.of(env.Clock)[name] }
 
 // System is the run's instance of the system named name (nil when there is
 // none of that name): a property reads the system's own record (a
 // promotion ledger, a release history).
-func (h *History) System(name string) any { return systems.of(h.c.Clock)[name] }
+func (h *History) System(name string) any { return ActiveSystems.of(h.c.Clock)[name] }
 
 // setupWithSystems is the process setup of a manager with SetupWithSystems.
 func setupWithSystems(f func(manager.Manager, Systems) error) func(p *process.Process) error {
-	return func(p *process.Process) error { return f(p.Manager(), systems.of(p.Clock())) }
+	return func(p *process.Process) error { return f(p.Manager(), ActiveSystems.of(p.Clock())) }
 }
 
 func durationOf(ns int64) time.Duration { return time.Duration(ns) }
 
 // systemNames are the systems' names (their processes in the trace).
-func systemNames(systems []System) []string {
+func SystemNames(systems []System) []string {
 	var out []string
 	for _, s := range systems {
 		out = append(out, s.Name)

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"cmp"
@@ -89,15 +89,15 @@ type StepEnv struct {
 	// Now is the run's virtual time since it started.
 	Now time.Duration
 
-	clock kclock.PassiveClock // the run's: its systems (System)
+	Clock kclock.PassiveClock // the run's: its systems (System)
 }
 
 // builtinActions are the workload's own action names, which a DomainStep
 // cannot take.
-var builtinActions = []string{actionMutate, actionDelete, actionRecreate, actionCreate, actionPatch}
+var builtinActions = []string{ActionMutate, ActionDelete, ActionRecreate, ActionCreate, ActionPatch}
 
 // keys are the parameter keys the step may give.
-func (d DomainStep) keys() []string {
+func (d DomainStep) ParamKeys() []string {
 	if d.Draw != nil {
 		return d.Keys
 	}

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"cmp"
@@ -34,9 +34,9 @@ import (
 var (
 	flagChecks = flag.Int("ctrlsim.checks", 0, "operatortest: plans to explore per test (0: the test's Options.Checks, default 100)")
 	flagSeed   = flag.Uint64("ctrlsim.seed", 0, "operatortest: the explorer's seed (0: the test's Options.Seed)")
-	flagPlan   = flag.String("ctrlsim.plan", "", "operatortest: replay this plan file instead of exploring")
+	FlagPlan   = flag.String("ctrlsim.plan", "", "operatortest: replay this plan file instead of exploring")
 	flagShard  = flag.String("ctrlsim.shard", "", "operatortest: explore shard i/n of the plans (merge the shards' -ctrlsim.json files with ctrlsim merge)")
-	flagJSON   = flag.String("ctrlsim.json", "", "operatortest: write what the exploration found to this file (JSON)")
+	FlagJSON   = flag.String("ctrlsim.json", "", "operatortest: write what the exploration found to this file (JSON)")
 	flagKeep   = flag.Bool("ctrlsim.keepgoing", false, "operatortest: keep exploring past violations, report each distinct one (Options.KeepGoing)")
 )
 
@@ -44,53 +44,53 @@ var (
 // garbage collector and the workload controllers.
 const KubeControllerManager = "kube-controller-manager"
 
-type worldError struct{ err error }
+type WorldError struct{ Err error }
 
-func (e *worldError) Error() string { return e.err.Error() }
+func (e *WorldError) Error() string { return e.Err.Error() }
 
 // world is the cluster of one test: what each plan's run is built from.
-type world struct {
+type World struct {
 	// refs are the fault-free runs by seed and workload (reference.go's
 	// refCache, kept here for the world's life).
-	refs any
-	held kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
+	Refs any
+	Held kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
 	// recalled are the plans judged, by text (runRecalled).
-	recalled           map[string]*result
-	violationsRecalled int
+	Recalled           map[string]*RunResult
+	ViolationsRecalled int
 	// randomChecks is the random plans' budget once the sweep has taken its
 	// places (0: the whole of Checks; sweep.go).
-	randomChecks int
+	RandomChecks int
 	// judgeCut is the note of a run cut at its work bound while the plan
 	// being judged ran, or a reference it was judged against (cut.go);
 	// cuts the places of the exploration whose plans were cut.
-	judgeCut string
-	cuts     map[int]string
+	JudgeCut string
+	Cuts     map[int]string
 	// runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
-	runs int
+	Runs int
 	// phase is what the runs are for now (profile.go's LabelPhase).
-	phase string
-	o     Options
-	crds  []apiserver.CRD
-	kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
+	Phase string
+	Opts  Options
+	CRDs  []apiserver.CRD
+	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// collected are the kinds the garbage collector and the namespace
 	// controller know: kinds, common children and the workload models' kinds.
-	collected []schema.GroupVersionKind
-	operators map[string]bool // the operator's processes
-	shapes    *canon.Shapes
-	nondet    canon.Nondeterministic
+	Collected []schema.GroupVersionKind
+	Operators map[string]bool // the operator's processes
+	Shapes    *canon.Shapes
+	Nondet    canon.Nondeterministic
 	history   []HistoryObjects
-	space     plan.Space
+	Space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
 	// otherDraws: the run being made draws the operator's randomness from
 	// another seed (random.go).
-	otherDraws bool
+	OtherDraws bool
 	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
 	// keepFinal: results keep their run's final state (Replay's Final).
-	keepFinal bool
+	KeepFinal bool
 	// stepActions are the actions of the plan's steps (the workload's).
-	stepActions func() map[string]cluster.Action
+	StepActions func() map[string]cluster.Action
 }
 
 // commonChildren are the built-in kinds operators most often create and own:
@@ -102,14 +102,14 @@ var commonChildren = []schema.GroupVersionKind{
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"}, {Group: "batch", Version: "v1", Kind: "Job"},
 }
 
-func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error)) (*world, error) {
-	if err := o.validate(); err != nil {
+func New(o Options, workload func(w *World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error)) (*World, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if err := ensureCRDScheme(o.Scheme); err != nil {
 		return nil, err
 	}
-	w := &world{o: o}
+	w := &World{Opts: o}
 	docs := o.CRDs
 	for _, pattern := range o.CRDFiles {
 		files, err := filepath.Glob(pattern)
@@ -146,7 +146,7 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 		if err != nil {
 			return nil, fmt.Errorf("CRDs: %w", err)
 		}
-		w.crds = append(w.crds, crds...)
+		w.CRDs = append(w.CRDs, crds...)
 	}
 	// One version per kind (a CRD's storage version, added first: upstream's
 	// collector monitors each resource once, in its preferred version).
@@ -154,10 +154,10 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 	add := func(gvk schema.GroupVersionKind) {
 		if !seen[gvk.GroupKind()] && o.Scheme.Recognizes(gvk) {
 			seen[gvk.GroupKind()] = true
-			w.collected = append(w.collected, gvk)
+			w.Collected = append(w.Collected, gvk)
 		}
 	}
-	for _, c := range w.crds {
+	for _, c := range w.CRDs {
 		add(c.GVK)
 	}
 	for _, obj := range o.Objects {
@@ -167,13 +167,13 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 		}
 		add(gvk)
 	}
-	w.kinds = slices.Clone(w.collected)
+	w.Kinds = slices.Clone(w.Collected)
 	for _, gvk := range commonChildren {
 		add(gvk)
 	}
-	w.shapes = canon.NewShapes(w.crds, o.Scheme)
+	w.Shapes = canon.NewShapes(w.CRDs, o.Scheme)
 	nd, err := canon.ParsePaths(o.Nondeterministic, func(kind string) bool {
-		for _, c := range w.crds {
+		for _, c := range w.CRDs {
 			if c.GVK.Kind == kind {
 				return true
 			}
@@ -188,9 +188,9 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 	if err != nil {
 		return nil, err
 	}
-	w.nondet = nd
+	w.Nondet = nd
 	if w.history, err = historyOf(o.History, func(kind string) bool {
-		for _, c := range w.crds {
+		for _, c := range w.CRDs {
 			if c.GVK.Kind == kind {
 				return true
 			}
@@ -204,39 +204,39 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 	}); err != nil {
 		return nil, err
 	}
-	w.operators = map[string]bool{}
+	w.Operators = map[string]bool{}
 	wl, scripted, err := workload(w)
 	if err != nil {
 		return nil, fmt.Errorf("Options.Workload: %w", err)
 	}
 	for _, gvk := range scripted { // judged and collected, as seed objects' kinds are
 		add(gvk)
-		if o.Scheme.Recognizes(gvk) && !slices.Contains(w.kinds, gvk) {
-			w.kinds = append(w.kinds, gvk)
+		if o.Scheme.Recognizes(gvk) && !slices.Contains(w.Kinds, gvk) {
+			w.Kinds = append(w.Kinds, gvk)
 		}
 	}
 	// The built-in processes' names are taken while they run (a test with
 	// NoBuiltinControllers and NoWorkloadModels may run its own
 	// kube-controller-manager).
 	names := map[string]bool{KubeControllerManager: !o.NoBuiltinControllers || !o.NoWorkloadModels, kubeworld.KubeletProcess: !o.NoWorkloadModels}
-	w.o.Managers = slices.Clone(o.Managers)
-	for i := range w.o.Managers {
-		if err := w.o.Managers[i].resolve(); err != nil {
+	w.Opts.Managers = slices.Clone(o.Managers)
+	for i := range w.Opts.Managers {
+		if err := w.Opts.Managers[i].resolve(); err != nil {
 			return nil, err
 		}
 	}
-	o.Managers = w.o.Managers
+	o.Managers = w.Opts.Managers
 	for _, m := range o.Managers {
 		if m.Name == "" || m.Setup == nil && m.SetupWithSystems == nil || m.Replicas < 0 {
 			return nil, fmt.Errorf("Managers: each needs a unique Name (not %q or %q), a Setup and Replicas of 0 or more", KubeControllerManager, kubeworld.KubeletProcess)
 		}
-		for _, spec := range m.processes() {
+		for _, spec := range m.Processes() {
 			if names[spec.Name] {
 				return nil, fmt.Errorf("Managers: process name %q is taken (names must be unique, and not %q or %q while they run: NoBuiltinControllers, NoWorkloadModels)", spec.Name, KubeControllerManager, kubeworld.KubeletProcess)
 			}
 			names[spec.Name] = true
-			w.operators[spec.Name] = true
-			w.space.Processes = append(w.space.Processes, spec.Name)
+			w.Operators[spec.Name] = true
+			w.Space.Processes = append(w.Space.Processes, spec.Name)
 			if le := spec.LeaderElection; le != nil {
 				if !o.Scheme.Recognizes(coordinationv1.SchemeGroupVersion.WithKind("Lease")) {
 					return nil, fmt.Errorf("Managers: %s elects a leader through a Lease, and Options.Scheme has no coordination.k8s.io/v1 Lease (add k8s.io/client-go/kubernetes/scheme)", m.Name)
@@ -247,75 +247,75 @@ func newWorldOf(o Options, workload func(w *world) (*rapid.Generator[[]plan.Step
 			}
 		}
 	}
-	for _, gvk := range w.collected {
-		w.space.Kinds = append(w.space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
+	for _, gvk := range w.Collected {
+		w.Space.Kinds = append(w.Space.Kinds, gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
 	}
-	w.space.Horizon = o.FaultPhase
+	w.Space.Horizon = o.FaultPhase
 	// Crashes right after each of the first writes (Sieve's intermediate
 	// states), besides crashes at client calls and times.
-	w.space.MaxWrite = 10
+	w.Space.MaxWrite = 10
 	// Restarts onto an apiserver up to half the fault phase behind (Sieve's
 	// stale states); timed faults aim at the reference run's reads and writes
 	// (explore sets Targets).
-	w.space.MaxStale = o.FaultPhase / 2
+	w.Space.MaxStale = o.FaultPhase / 2
 	// A stale restart is drawn to land before the heal: the first
 	// CrashLoopBackOff (10s) and the slowest manager's start delay.
-	w.space.RestartDelay = 10 * time.Second
-	for _, m := range w.o.Managers {
-		w.space.RestartDelay = max(w.space.RestartDelay, 10*time.Second+m.StartDelay)
+	w.Space.RestartDelay = 10 * time.Second
+	for _, m := range w.Opts.Managers {
+		w.Space.RestartDelay = max(w.Space.RestartDelay, 10*time.Second+m.StartDelay)
 	}
 	if !o.NoWorkloadModels {
-		for _, k := range workloadKinds {
-			if !slices.Contains(w.collected, k) {
-				w.collected = append(w.collected, k)
+		for _, k := range WorkloadKinds {
+			if !slices.Contains(w.Collected, k) {
+				w.Collected = append(w.Collected, k)
 			}
 		}
 	}
 	if o.WorkloadFaults && !o.NoWorkloadModels {
-		w.space.Pods = 10
-		w.space.Nodes = kubeworld.DefaultNodes
+		w.Space.Pods = 10
+		w.Space.Nodes = kubeworld.DefaultNodes
 	}
 	if len(o.Exec) > 0 {
-		w.space.APIFaults = append(w.space.APIFaults, execFaults...)
+		w.Space.APIFaults = append(w.Space.APIFaults, execFaults...)
 	}
-	w.space.Workload = wl
+	w.Space.Workload = wl
 	return w, nil
 }
 
 // options are the cluster options of a run of p with the built-in
 // controllers of the kinds held (builtins.go); the managers' Setup failures
 // are recorded in setups.
-func (w *world) options(p *plan.Plan, setups *setupFailures, held kindSet) cluster.Options {
-	o := w.o
+func (w *World) Options(p *plan.Plan, setups *SetupFailures, held kindSet) cluster.Options {
+	o := w.Opts
 	var procs []process.Spec
 	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
 		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: func(p *process.Process) error { return w.setupKubeControllerManager(p, held) }})
 	}
-	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.holds) {
+	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.Holds) {
 		env := randomSeed(p.Seed) // the environment's draws (random.go)
 		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
 	}
 	for _, m := range o.Managers {
-		specs := m.processes()
+		specs := m.Processes()
 		for i := range specs {
 			specs[i].Setup = setups.wrap(m.Name, specs[i].Name, setups.bounded(m.Name, specs[i].Name, specs[i].Setup))
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
 	names := randomSeed(p.Seed)
-	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.crds, Webhooks: w.webhooks, Processes: procs, Setup: w.setup, Actions: w.stepActions(), NamesSeed: &names, Exec: o.execHandlers()}) // systems.go
+	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.CRDs, Webhooks: w.webhooks, Processes: procs, Setup: w.Setup, Actions: w.StepActions(), NamesSeed: &names, Exec: o.ExecHandlers()}) // systems.go
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and
 // the namespace controller's (they are not judged).
-var workloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
+var WorkloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Group: "apps", Version: "v1", Kind: "ReplicaSet"},
 	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, {Group: "apps", Version: "v1", Kind: "ControllerRevision"},
 	{Version: "v1", Kind: "PersistentVolumeClaim"}}
 
-func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) error {
+func (w *World) setupKubeControllerManager(p *process.Process, held kindSet) error {
 	mgr := p.Manager()
-	if !w.o.NoWorkloadModels {
-		holds := held.holds
+	if !w.Opts.NoWorkloadModels {
+		holds := held.Holds
 		if held == nil {
 			holds = nil
 		}
@@ -323,29 +323,29 @@ func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) err
 			return err
 		}
 	}
-	if w.o.NoBuiltinControllers {
+	if w.Opts.NoBuiltinControllers {
 		return nil
 	}
 	var content []client.ObjectList
 	var collected []client.Object
-	for _, gvk := range w.collected {
-		obj, err := w.o.Scheme.New(gvk)
+	for _, gvk := range w.Collected {
+		obj, err := w.Opts.Scheme.New(gvk)
 		if err != nil {
 			continue
 		}
-		list, err := w.o.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		list, err := w.Opts.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err != nil {
 			continue
 		}
-		if held.holds(gvk.GroupKind()) {
+		if held.Holds(gvk.GroupKind()) {
 			collected = append(collected, obj.(client.Object))
 		}
 		if scoped, _ := p.Manager().GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); scoped != nil && scoped.Scope.Name() == "namespace" {
 			content = append(content, list.(client.ObjectList))
 		}
 	}
-	for _, c := range w.crds {
-		if !w.o.Scheme.Recognizes(c.GVK) {
+	for _, c := range w.CRDs {
+		if !w.Opts.Scheme.Recognizes(c.GVK) {
 			// A kind only its CRD defines: collected through its metadata, as
 			// upstream's collector watches every kind (not yet deleted by the
 			// namespace controller: models/kube's Known gaps).
@@ -355,7 +355,7 @@ func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) err
 		}
 	}
 	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content,
-		MinTerminating: w.o.NamespaceTermination}
+		MinTerminating: w.Opts.NamespaceTermination}
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -367,12 +367,12 @@ func (w *world) setupKubeControllerManager(p *process.Process, held kindSet) err
 }
 
 // setup creates the test's objects (and their namespaces) as cluster admin.
-func (w *world) setup(c *cluster.Cluster) error {
+func (w *World) Setup(c *cluster.Cluster) error {
 	ctx := context.Background()
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
-	pending := &pendingSeeds{c: c}
-	for _, m := range w.o.Managers {
-		for _, spec := range m.processes() {
+	pending := &PendingSeeds{c: c}
+	for _, m := range w.Opts.Managers {
+		for _, spec := range m.Processes() {
 			if le := spec.LeaderElection; le != nil && !made[le.Namespace] {
 				made[le.Namespace] = true
 				if err := createNamespace(ctx, c, le.Namespace); err != nil {
@@ -381,14 +381,14 @@ func (w *world) setup(c *cluster.Cluster) error {
 			}
 		}
 	}
-	for _, obj := range w.o.Objects {
+	for _, obj := range w.Opts.Objects {
 		if ns := obj.GetNamespace(); ns != "" && !made[ns] {
 			made[ns] = true
 			if err := createNamespace(ctx, c, ns); err != nil {
 				return err
 			}
 		}
-		if err := createSeed(ctx, c, obj); unserved(err) {
+		if err := CreateSeed(ctx, c, obj); unserved(err) {
 			pending.add(obj) // its CRD comes at run time (crds.go)
 		} else if unconverted(err) {
 			pending.add(obj) // its conversion webhook's process is not up yet (crds.go)
@@ -401,33 +401,33 @@ func (w *world) setup(c *cluster.Cluster) error {
 }
 
 // result is one judged run.
-type result struct {
-	verdicts []check.Verdict
-	steps    []trace.Step
-	hash     string
-	log      []apiserver.Event // every committed version: the story reads objects from it
-	start    time.Time         // the run's epoch
+type RunResult struct {
+	Verdicts []check.Verdict
+	Steps    []trace.Step
+	Hash     string
+	Log      []apiserver.Event // every committed version: the story reads objects from it
+	Start    time.Time         // the run's epoch
 	// watched are the kinds each process's informers cached at the end
 	// ("group/version/Kind"), for a reference run's Targets.
-	watched map[string][]string
+	Watched map[string][]string
 	// partial: judging stopped once the run was decided to violate
 	// (judgeRun): verdicts holds every violation no later step revises, not
 	// every verdict.
-	partial bool
+	Partial bool
 	// final is the run's final state and history, kept only for Replay
 	// (world.keepFinal): a cluster per result would hold every explored
 	// world in memory.
-	final *History
+	Final *History
 }
 
-func (r *result) violated() []check.Verdict { return check.Violated(r.verdicts) }
+func (r *RunResult) Violated() []check.Verdict { return check.Violated(r.Verdicts) }
 
 // faultFree reports whether p draws no fault: its runs are references.
 func faultFree(p *plan.Plan) bool { return len(p.Faults) == 0 }
 
 // scriptSteps are the author's scripted steps of a workload: the workload
 // less what the generator drew.
-func scriptSteps(steps []plan.Step) []plan.Step {
+func ScriptSteps(steps []plan.Step) []plan.Step {
 	var out []plan.Step
 	for _, s := range steps {
 		if s.Script {
@@ -439,26 +439,26 @@ func scriptSteps(steps []plan.Step) []plan.Step {
 
 // runJudge is what one run of a plan is judged by: the verdicts' part of a
 // run, which the world runs without knowing.
-type runJudge struct {
+type Judging struct {
 	// properties are the oracles, made afresh for each run (nil: none).
-	properties func() []check.Property
+	Properties func() []check.Property
 	// observe is given the run's end, inside its bubble, before the cluster
 	// closes (nil: nothing kept).
-	observe func(*check.Run)
+	Observe func(*check.Run)
 	// judged: a run judged against references (its profile label), not a
 	// reference.
-	judged bool
+	Judged bool
 }
 
 // runPlan runs p judged by j. startAfter delays the start of the operator's
 // processes (the late reference).
-func (w *world) runPlan(t *testing.T, p *plan.Plan, j runJudge, startAfter time.Duration) (*result, error) {
+func (w *World) RunPlan(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration) (*RunResult, error) {
 	held, err := w.startingKinds(t)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		r, seen, err := w.runHeld(t, p, j, startAfter, held)
+		r, seen, err := w.RunHeld(t, p, j, startAfter, held)
 		more := w.missing(held, seen)
 		if len(more) == 0 {
 			return r, err
@@ -470,21 +470,21 @@ func (w *world) runPlan(t *testing.T, p *plan.Plan, j runJudge, startAfter time.
 // runHeld is runPlan with the built-in controllers of the kinds held (nil:
 // all); seen are the kinds the run's objects had or named as owners. The
 // run's goroutines carry its profile labels (profile.go).
-func (w *world) runHeld(t *testing.T, p *plan.Plan, j runJudge, startAfter time.Duration, held kindSet) (r *result, seen kindSet, err error) {
-	w.labelled(j.judged, func() { r, seen, err = w.runUnlabelled(t, p, j, startAfter, held) })
+func (w *World) RunHeld(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held kindSet) (r *RunResult, seen kindSet, err error) {
+	w.labelled(j.Judged, func() { r, seen, err = w.runUnlabelled(t, p, j, startAfter, held) })
 	return r, seen, err
 }
 
-func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, j runJudge, startAfter time.Duration, held kindSet) (r *result, seen kindSet, runErr error) {
-	setups := &setupFailures{}
-	w.runs++
+func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held kindSet) (r *RunResult, seen kindSet, runErr error) {
+	setups := &SetupFailures{}
+	w.Runs++
 	defer setups.survive(&runErr) // a Setup that never returns (validate_setup.go)
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		w.restartRandom = wallclock.SeedRandom(t, w.drawSeed(p.Seed)) // random.go
-		opts := w.options(p, setups, held)
+		opts := w.Options(p, setups, held)
 		opts.Wall = wall
 		for i := range opts.Processes {
-			if w.operators[opts.Processes[i].Name] {
+			if w.Operators[opts.Processes[i].Name] {
 				opts.Processes[i].StartDelay += startAfter
 			}
 		}
@@ -496,32 +496,32 @@ func (w *world) runUnlabelled(t *testing.T, p *plan.Plan, j runJudge, startAfter
 		defer c.Close()
 		defer forgetSystems(c) // systems.go
 		var props []check.Property
-		if j.properties != nil {
-			props = j.properties()
+		if j.Properties != nil {
+			props = j.Properties()
 		}
-		for _, up := range w.o.Properties {
+		for _, up := range w.Opts.Properties {
 			props = append(props, userProperty{up, c})
 		}
-		verdicts := c.RunPhases(cluster.Phases{Fault: w.o.FaultPhase, Heal: w.o.HealBudget}, props...)
+		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget}, props...)
 		seen = seenKinds(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
 			return
 		}
-		if err := setups.err(c.Trace.Steps(), w.o.Managers); err != nil && faultFree(p) {
+		if err := setups.err(c.Trace.Steps(), w.Opts.Managers); err != nil && faultFree(p) {
 			// With no fault to blame, a manager that cannot start is the
 			// test's setup: nothing of the operator would be tested.
 			runErr = err
 			return
 		}
-		w.noteCut(cutNote(verdicts)) // cut.go
-		if j.observe != nil {
-			j.observe(c.Observed())
+		w.NoteCut(CutNote(verdicts)) // cut.go
+		if j.Observe != nil {
+			j.Observe(c.Observed())
 		}
-		r = &result{verdicts: verdicts, steps: c.Trace.Steps(), hash: c.Trace.Hash(), log: c.Server.Log(), start: c.Clock.Now().Add(-c.Now()),
-			watched: watchedKinds(c)}
-		if w.keepFinal {
-			r.final = &History{c: c, run: c.Observed()}
+		r = &RunResult{Verdicts: verdicts, Steps: c.Trace.Steps(), Hash: c.Trace.Hash(), Log: c.Server.Log(), Start: c.Clock.Now().Add(-c.Now()),
+			Watched: watchedKinds(c)}
+		if w.KeepFinal {
+			r.Final = &History{c: c, run: c.Observed()}
 		}
 	})
 	return r, seen, runErr

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"slices"
@@ -34,7 +34,7 @@ import (
 // kindSet is a set of kinds by group and kind; nil holds every kind.
 type kindSet []schema.GroupKind
 
-func (s kindSet) holds(gk schema.GroupKind) bool { return s == nil || slices.Contains(s, gk) }
+func (s kindSet) Holds(gk schema.GroupKind) bool { return s == nil || slices.Contains(s, gk) }
 
 func (s kindSet) with(gks ...schema.GroupKind) kindSet {
 	out := slices.Clone(s)
@@ -61,16 +61,16 @@ func seenKinds(log []apiserver.Event) kindSet {
 
 // triggers are the kinds that make some built-in controller of w act: the
 // workload models' and the kubelet's watched kinds, and the collected kinds.
-func (w *world) triggers() kindSet {
+func (w *World) triggers() kindSet {
 	out := kindSet{}
-	if !w.o.NoWorkloadModels {
+	if !w.Opts.NoWorkloadModels {
 		for _, m := range kubeworld.Models() {
 			out = out.with(m.Triggers...)
 		}
 		out = out.with(kubeworld.KubeletTriggers...)
 	}
-	if !w.o.NoBuiltinControllers {
-		for _, gvk := range w.collected {
+	if !w.Opts.NoBuiltinControllers {
+		for _, gvk := range w.Collected {
 			out = out.with(gvk.GroupKind())
 		}
 	}
@@ -79,11 +79,11 @@ func (w *world) triggers() kindSet {
 
 // missing are the kinds of seen that trigger a built-in controller the run
 // of held did not start.
-func (w *world) missing(held, seen kindSet) kindSet {
+func (w *World) missing(held, seen kindSet) kindSet {
 	var out kindSet
 	trig := w.triggers()
 	for _, gk := range seen {
-		if !held.holds(gk) && slices.Contains(trig, gk) {
+		if !held.Holds(gk) && slices.Contains(trig, gk) {
 			out = append(out, gk)
 		}
 	}
@@ -92,24 +92,24 @@ func (w *world) missing(held, seen kindSet) kindSet {
 
 // startingKinds are the kinds a run holds at first (see above): computed
 // once per world, with one probe run.
-func (w *world) startingKinds(t *testing.T) (kindSet, error) {
-	if w.held != nil {
-		return w.held, nil
+func (w *World) startingKinds(t *testing.T) (kindSet, error) {
+	if w.Held != nil {
+		return w.Held, nil
 	}
 	held := kindSet{}
-	for _, gvk := range w.kinds {
+	for _, gvk := range w.Kinds {
 		held = held.with(gvk.GroupKind())
 	}
-	for _, c := range w.crds {
+	for _, c := range w.CRDs {
 		held = held.with(c.GVK.GroupKind())
 	}
-	other := w.otherDraws // the probe draws as every run does by default, whichever run first needs it
-	w.otherDraws = false
-	_, seen, err := w.runHeld(t, &plan.Plan{Seed: 1}, runJudge{}, 0, nil)
-	w.otherDraws = other
+	other := w.OtherDraws // the probe draws as every run does by default, whichever run first needs it
+	w.OtherDraws = false
+	_, seen, err := w.RunHeld(t, &plan.Plan{Seed: 1}, Judging{}, 0, nil)
+	w.OtherDraws = other
 	if err != nil {
 		return nil, err
 	}
-	w.held = held.with(seen...)
-	return w.held, nil
+	w.Held = held.with(seen...)
+	return w.Held, nil
 }

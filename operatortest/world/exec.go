@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ var execFaults = []apiserver.Fault{
 // execHandlers finds a container's handler in Options.Exec: by the
 // container's name, else by its image, else by its image without tag or
 // digest.
-func (o Options) execHandlers() restapi.ExecHandlers {
+func (o Options) ExecHandlers() restapi.ExecHandlers {
 	if len(o.Exec) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -55,33 +55,33 @@ var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, p
 
 // narrow applies the profile f to w's plan space, or says in one line what
 // in it names nothing of the world.
-func (w *world) narrow(f Faults) error {
+func (w *World) Narrow(f Faults) error {
 	for _, c := range f.Classes {
 		if !slices.Contains(drawnClasses, c) {
 			return fmt.Errorf("Options.Faults.Classes: unknown fault class %q (valid: %s)", c, joinKinds(drawnClasses))
 		}
 	}
 	if f.Classes != nil {
-		w.space.Classes = slices.Clone(f.Classes)
+		w.Space.Classes = slices.Clone(f.Classes)
 	}
 	if f.Processes != nil {
 		for _, p := range f.Processes {
-			if !slices.Contains(w.space.Processes, p) {
-				return fmt.Errorf("Options.Faults.Processes: %q is no operator process (the processes: %s)", p, strings.Join(w.space.Processes, ", "))
+			if !slices.Contains(w.Space.Processes, p) {
+				return fmt.Errorf("Options.Faults.Processes: %q is no operator process (the processes: %s)", p, strings.Join(w.Space.Processes, ", "))
 			}
 		}
-		w.space.Processes = slices.Clone(f.Processes)
+		w.Space.Processes = slices.Clone(f.Processes)
 	}
 	if f.Kinds != nil {
 		var kinds []string
 		for _, gvk := range f.Kinds {
 			k := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
-			if !slices.Contains(w.space.Kinds, k) {
-				return fmt.Errorf("Options.Faults.Kinds: %s is no kind of the world (its kinds: %s)", k, strings.Join(w.space.Kinds, ", "))
+			if !slices.Contains(w.Space.Kinds, k) {
+				return fmt.Errorf("Options.Faults.Kinds: %s is no kind of the world (its kinds: %s)", k, strings.Join(w.Space.Kinds, ", "))
 			}
 			kinds = append(kinds, k)
 		}
-		w.space.Kinds, w.space.KindsOnly = kinds, true
+		w.Space.Kinds, w.Space.KindsOnly = kinds, true
 	}
 	for i, o := range f.Objects {
 		if o.Name == "" || strings.Contains(o.Name, "/") || strings.Contains(o.Namespace, "/") {
@@ -93,12 +93,12 @@ func (w *world) narrow(f Faults) error {
 			return fmt.Errorf("Options.Faults.API[%d] (%s): Code is 0: want the HTTP status it fails with (403, 409, 422, 429, 500, 503 or 504)", i, a)
 		}
 	}
-	w.space.APIFaults = append(w.space.APIFaults, f.API...)
+	w.Space.APIFaults = append(w.Space.APIFaults, f.API...)
 	if f.MaxLag < 0 {
 		return fmt.Errorf("Options.Faults.MaxLag is negative (%s)", f.MaxLag)
 	}
 	if f.MaxLag > 0 {
-		w.space.MaxLag = f.MaxLag
+		w.Space.MaxLag = f.MaxLag
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"cmp"
@@ -27,18 +27,18 @@ const (
 
 // The phases of LabelPhase.
 const (
-	phaseFind      = "find"
-	phaseShrink    = "shrink"
-	phaseReplay    = "replay"
+	PhaseFind      = "find"
+	PhaseShrink    = "shrink"
+	PhaseReplay    = "replay"
 	phasePreflight = "preflight"
 )
 
 // labelled runs f with the run's labels on this goroutine (and those it
 // starts), then restores the ones it had.
-func (w *world) labelled(judged bool, f func()) {
+func (w *World) labelled(judged bool, f func()) {
 	run := "reference"
 	if judged {
 		run = "plan"
 	}
-	pprof.Do(context.Background(), pprof.Labels(LabelPhase, cmp.Or(w.phase, phasePreflight), LabelRun, run), func(context.Context) { f() })
+	pprof.Do(context.Background(), pprof.Labels(LabelPhase, cmp.Or(w.Phase, phasePreflight), LabelRun, run), func(context.Context) { f() })
 }

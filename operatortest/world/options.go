@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func Oracles() []string { return append(slices.Clone(oracleNames), KernelVerdict
 // validate checks the options before anything runs: each bad one is an
 // error naming its field, on one line (no silent pass: an option the
 // harness would ignore or misread is refused, not guessed at).
-func (o Options) validate() error {
+func (o Options) Validate() error {
 	if o.Scheme == nil {
 		return fmt.Errorf("Options.Scheme is nil")
 	}
@@ -106,7 +106,7 @@ func (o Options) verdictNames() []string {
 // enabled drops the verdicts Options.Disable turns off. A run that a
 // disabled hot-loop or livelock stopped never reached the end of its heal
 // budget: none of its verdicts is judged (its end state is not at rest).
-func (o Options) enabled(vs []check.Verdict) []check.Verdict {
+func (o Options) Enabled(vs []check.Verdict) []check.Verdict {
 	if len(o.Disable) == 0 {
 		return vs
 	}
@@ -215,7 +215,7 @@ type LeaderElection = process.LeaderElection
 
 // processes are the manager's processes: its name and leader election for
 // each replica.
-func (m Manager) processes() []process.Spec {
+func (m Manager) Processes() []process.Spec {
 	le := m.LeaderElection
 	switch {
 	case m.NoLeaderElection:
@@ -390,14 +390,14 @@ type Options struct {
 }
 
 // effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
-func (o Options) effectiveSeed() uint64 {
+func (o Options) EffectiveSeed() uint64 {
 	if o.Seed == 0 {
 		return 1
 	}
 	return o.Seed
 }
 
-func (o Options) withDefaults() Options {
+func (o Options) WithDefaults() Options {
 	if o.FaultPhase == 0 {
 		o.FaultPhase = time.Minute
 	}
@@ -420,7 +420,7 @@ func (o Options) withDefaults() Options {
 }
 
 // withFlags applies -ctrlsim.shard.
-func (o Options) withFlags() (Options, error) {
+func (o Options) WithFlags() (Options, error) {
 	if *flagShard != "" {
 		sh, err := ParseShard(*flagShard)
 		if err != nil {
@@ -471,4 +471,4 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // owns reports whether the plan at place k (from 1) of the sequence is this
 // shard's; the zero Shard owns every plan.
-func (s Shard) owns(k int) bool { return s.Count <= 1 || (k-1)%s.Count == s.Index-1 }
+func (s Shard) Owns(k int) bool { return s.Count <= 1 || (k-1)%s.Count == s.Index-1 }

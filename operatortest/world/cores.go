@@ -1,4 +1,4 @@
-package operatortest
+package world
 
 import (
 	"os"
@@ -30,7 +30,7 @@ import (
 // setting).
 
 // simulatingGOGC is the garbage collector's percentage while simulating.
-const simulatingGOGC = 400
+const SimulatingGOGC = 400
 
 type coreShare struct {
 	sync.Mutex
@@ -45,7 +45,7 @@ var cores coreShare
 
 // simulating notes a simulation in progress until the function it returns
 // is called.
-func simulating() (done func()) {
+func Simulating() (done func()) {
 	c := &cores
 	c.Lock()
 	defer c.Unlock()
@@ -54,7 +54,7 @@ func simulating() (done func()) {
 		c.setProcs = os.Getenv("GOMAXPROCS") == ""
 		c.setGC = os.Getenv("GOGC") == ""
 		if c.setGC {
-			c.gcPercent = debug.SetGCPercent(simulatingGOGC)
+			c.gcPercent = debug.SetGCPercent(SimulatingGOGC)
 		}
 	}
 	c.active++
@@ -85,7 +85,7 @@ func (c *coreShare) fitProcs() {
 
 // testCores is the GOMAXPROCS the test runs with (not the one a simulation
 // in progress set): the default number of workers.
-func testCores() int {
+func CoresOfTest() int {
 	c := &cores
 	c.Lock()
 	defer c.Unlock()

@@ -1,0 +1,100 @@
+package operatortest
+
+import (
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+)
+
+// What a test says of its world, and what its steps and properties are
+// given. Each is package world's; `go doc github.com/ctrlsim/ctrlsim/operatortest/world`
+// documents their fields.
+type (
+	// Options says what to test: the operator, its world, its workload,
+	// the faults and the properties (world.Options).
+	Options = world.Options
+	// Manager is one operator process (world.Manager).
+	Manager = world.Manager
+	// Property is a check of the author's on a run's History (world.Property).
+	Property = world.Property
+	// History is a run as a Property reads it (world.History).
+	History = world.History
+	// HistoryObjects are objects that record history, not state (world.HistoryObjects).
+	HistoryObjects = world.HistoryObjects
+	// Workload is the author's script and the kinds of drawn step (world.Workload).
+	Workload = world.Workload
+	// Step is one step of the script: Create, Patch, Delete (world.Step).
+	Step = world.Step
+	// StepKind is a kind of drawn step: Mutations, InvalidMutations,
+	// Deletions, Recreations (world.StepKind).
+	StepKind = world.StepKind
+	// DomainStep is a step of the author's domain that a plan may draw (world.DomainStep).
+	DomainStep = world.DomainStep
+	// Param is a drawn parameter of a DomainStep (world.Param).
+	Param = world.Param
+	// Args are a step's arguments as a plan writes them (plan.Args).
+	Args = world.Args
+	// StepEnv is what a DomainStep runs with (world.StepEnv).
+	StepEnv = world.StepEnv
+	// System is a model of an outside system the operator talks to (world.System).
+	System = world.System
+	// SystemEnv is what a System's functions run with (world.SystemEnv).
+	SystemEnv = world.SystemEnv
+	// Systems are a run's systems by name (world.Systems).
+	Systems = world.Systems
+	// Faults narrows the faults a plan may draw (world.Faults).
+	Faults = world.Faults
+	// ExecHandler answers the operator's exec requests (world.ExecHandler).
+	ExecHandler = world.ExecHandler
+	// ExecRequest is an exec request of the operator's (world.ExecRequest).
+	ExecRequest = world.ExecRequest
+	// ExecResult is what an exec request returns (world.ExecResult).
+	ExecResult = world.ExecResult
+	// NondeterministicField names a field the author knows a real cluster
+	// makes nondeterministic (canon.NondeterministicField).
+	NondeterministicField = canon.NondeterministicField
+)
+
+// The generic oracles, by the names Options.Disable takes (world's doc says
+// what each judges).
+const (
+	Converges          = world.Converges
+	UpdateSummaries    = world.UpdateSummaries
+	InterleavingsAgree = world.InterleavingsAgree
+	Terminates         = world.Terminates
+	NoOrphans          = world.NoOrphans
+	NoErrorAtRest      = world.NoErrorAtRest
+	WritesAtRest       = world.WritesAtRest
+	// AnyProperty stands for every property where Options take a name.
+	AnyProperty = world.AnyProperty
+)
+
+// The kinds of drawn step (Workload.Steps).
+const (
+	Mutations        = world.Mutations
+	InvalidMutations = world.InvalidMutations
+	Deletions        = world.Deletions
+	Recreations      = world.Recreations
+)
+
+// Create is a script step creating obj at the instant at.
+func Create(at time.Duration, obj client.Object) Step { return world.Create(at, obj) }
+
+// Patch is a script step applying a JSON merge patch to obj at the instant at.
+func Patch(at time.Duration, obj client.Object, patch string) Step {
+	return world.Patch(at, obj, patch)
+}
+
+// Delete is a script step deleting obj at the instant at.
+func Delete(at time.Duration, obj client.Object) Step { return world.Delete(at, obj) }
+
+// FromCheck adapts a sim/check property to a Property.
+func FromCheck(p check.Property) Property { return world.FromCheck(p) }
+
+// ViolatedAt is an error a DomainStep returns for a violation it saw at the
+// instant at.
+func ViolatedAt(at time.Duration, err error) error { return world.ViolatedAt(at, err) }
