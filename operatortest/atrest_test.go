@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,7 +86,7 @@ func (rr *restRun) every(from, to, step time.Duration, data func(i int, at time.
 	return rr
 }
 
-func (rr *restRun) snap(w *world.World) *snapshot { return snapshotOf(w, rr.r) }
+func (rr *restRun) snap(w *world.World) *verdict.Snapshot { return verdict.SnapshotOf(w, rr.r) }
 
 // other changes another object, ConfigMap team/other, by process at at.
 func (rr *restRun) other(at time.Duration, process string, data map[string]string) {
@@ -129,7 +131,7 @@ func TestWritesAtRestThatStoreNothingNewAreCaught(t *testing.T) {
 			rr := newRestRun(0)
 			rr.commit(65*time.Second, watch.Modified, "op", "app", map[string]string{"mode": "on"})
 			rr.every(70*time.Second, 3*time.Minute-time.Second, 5*time.Second, c.data(rr))
-			v := judgeWritesAtRest(w, nil, rr.snap(w))
+			v := verdict.JudgeWritesAtRest(w, nil, rr.snap(w))
 			if v.Holds {
 				t.Fatalf("holds, want violated")
 			}
@@ -155,17 +157,17 @@ func TestWritesAtRestThatAreWorkHold(t *testing.T) {
 	settles.commit(71*time.Second, watch.Modified, "op", "app", nil)
 	settles.commit(150*time.Second, watch.Modified, "op", "app", nil) // one echo at rest
 	settles.commit(160*time.Second, watch.Modified, "op", "app", nil) // and one more: two, under the bound
-	if v := judgeWritesAtRest(w, nil, settles.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, settles.snap(w)); !v.Holds {
 		t.Errorf("two idle writes at rest: %s", v.Detail)
 	}
 	scheduled := newRestRun(0).every(0, 3*time.Minute, 10*time.Second, func(i int, _ time.Duration) map[string]string {
 		return map[string]string{"lastRun": string(rune('a' + i))} // each run a new value
 	})
-	if v := judgeWritesAtRest(w, nil, scheduled.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, scheduled.snap(w)); !v.Holds {
 		t.Errorf("a schedule's writes: %s", v.Detail)
 	}
-	ref := []*refRun{{seed: 1, snap: scheduled.snap(w)}}
-	if v := judgeWritesAtRest(w, ref, scheduled.snap(w)); !v.Holds {
+	ref := []*verdict.Reference{{Seed: 1, Snap: scheduled.snap(w)}}
+	if v := verdict.JudgeWritesAtRest(w, ref, scheduled.snap(w)); !v.Holds {
 		t.Errorf("a schedule's writes, as in the fault-free run: %s", v.Detail)
 	}
 	// An unchanged status written at each event of another object (the
@@ -177,14 +179,14 @@ func TestWritesAtRestThatAreWorkHold(t *testing.T) {
 		answers.other(at-time.Second, "kube-controller-manager", map[string]string{"at": at.String()})
 		answers.commit(at, watch.Modified, "op", "app", nil)
 	}
-	if v := judgeWritesAtRest(w, nil, answers.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, answers.snap(w)); !v.Holds {
 		t.Errorf("unchanged writes that answer another object's changes: %s", v.Detail)
 	}
 	// The Lease of leader election is the manager's, renewed for ever.
 	lease := newRestRun(0)
 	lease.gvk = schema.GroupVersionKind{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease"}
 	lease.every(70*time.Second, 3*time.Minute, 2*time.Second, heartbeat(lease))
-	if v := judgeWritesAtRest(w, nil, lease.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, lease.snap(w)); !v.Holds {
 		t.Errorf("a Lease's renewals: %s", v.Detail)
 	}
 }
@@ -196,11 +198,11 @@ func TestRestBeginsAfterTheLastStart(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
 	rr := newRestRun(150 * time.Second) // rest from 3m30s: after the end
 	rr.every(70*time.Second, 3*time.Minute, 5*time.Second, heartbeat(rr))
-	if v := judgeWritesAtRest(w, nil, rr.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, rr.snap(w)); !v.Holds {
 		t.Errorf("no rest, yet: %s", v.Detail)
 	}
-	if got := rr.snap(w).rest; got.from != 150*time.Second+time.Minute {
-		t.Errorf("rest from %v, want 3m30s", got.from)
+	if got := rr.snap(w).Rest; got.From != 150*time.Second+time.Minute {
+		t.Errorf("rest from %v, want 3m30s", got.From)
 	}
 }
 
@@ -214,25 +216,25 @@ func TestWritesAtRestAreComparedWithTheFaultFreeRun(t *testing.T) {
 	quiet := newRestRun(0)
 	quiet.commit(70*time.Second, watch.Modified, "op", "app", map[string]string{"n": "z"})
 	busy := newRestRun(0).every(70*time.Second, 3*time.Minute, 10*time.Second, work)
-	refs := []*refRun{{seed: 1, snap: quiet.snap(w)}}
-	v := judgeWritesAtRest(w, refs, busy.snap(w))
+	refs := []*verdict.Reference{{Seed: 1, Snap: quiet.snap(w)}}
+	v := verdict.JudgeWritesAtRest(w, refs, busy.snap(w))
 	if v.Holds || !strings.Contains(v.Detail, "the fault-free runs of the same workload at most 0 times over the same window: the faults left it writing") {
 		t.Errorf("writing at rest where the fault-free run is quiet: %+v", v)
 	}
 	// Work a fault delayed into the window, done in its first half (rest is
 	// 2m-3m): it stopped, no cadence.
 	late := newRestRun(0).every(121*time.Second, 130*time.Second, time.Second, work)
-	if v := judgeWritesAtRest(w, refs, late.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, refs, late.snap(w)); !v.Holds {
 		t.Errorf("work finished in the window's first half: %s", v.Detail)
 	}
 	// One write more than the fault-free run: the phase of a cadence.
 	shifted := newRestRun(0).every(65*time.Second, 3*time.Minute, 10*time.Second, work)
-	if v := judgeWritesAtRest(w, []*refRun{{seed: 1, snap: busy.snap(w)}}, shifted.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, []*verdict.Reference{{Seed: 1, Snap: busy.snap(w)}}, shifted.snap(w)); !v.Holds {
 		t.Errorf("a cadence shifted: %s", v.Detail)
 	}
 	idle := newRestRun(0)
 	idle.every(70*time.Second, 3*time.Minute, 5*time.Second, heartbeat(idle))
-	v = judgeWritesAtRest(w, []*refRun{{seed: 7, snap: idle.snap(w)}}, quiet.snap(w))
+	v = verdict.JudgeWritesAtRest(w, []*verdict.Reference{{Seed: 7, Snap: idle.snap(w)}}, quiet.snap(w))
 	if v.Holds || !strings.Contains(v.Detail, "in the fault-free run of the same workload (seed 7), app wrote ConfigMap team/app") ||
 		!strings.Contains(v.Detail, "(a bug with no fault)") {
 		t.Errorf("the fault-free run idles at rest: %+v", v)
@@ -248,7 +250,7 @@ func TestAFieldTwoWritersFightOverIsCaught(t *testing.T) {
 		rr.commit(at, watch.Modified, "other-operator", "", map[string]string{"owner": "them"})
 		rr.commit(at+time.Second, watch.Modified, "op", "app", map[string]string{"owner": "us"})
 	}
-	v := judgeWritesAtRest(w, nil, rr.snap(w))
+	v := verdict.JudgeWritesAtRest(w, nil, rr.snap(w))
 	if v.Holds || !strings.Contains(v.Detail, `data.owner between "them" and "us"`) {
 		t.Errorf("a fight: %+v", v)
 	}
@@ -272,7 +274,7 @@ func TestWritesOfFailingReconcilesAreNotJudgedAtRest(t *testing.T) {
 		steps = append(steps, st)
 	}
 	rr.r.Steps = steps
-	if v := judgeWritesAtRest(w, nil, rr.snap(w)); !v.Holds {
+	if v := verdict.JudgeWritesAtRest(w, nil, rr.snap(w)); !v.Holds {
 		t.Errorf("the writes of failing reconciles: %s", v.Detail)
 	}
 }

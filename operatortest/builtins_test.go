@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -73,8 +75,8 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 		t.Errorf("the kubelet ran in a world that can hold no pod")
 	}
 	// The same plan run with every built-in controller reaches the same end.
-	var all *snapshot
-	_, _, err = w.RunHeld(t, p, world.Judging{Properties: func() []check.Property { return oracles(w, nil) }, Observe: func(r *check.Run) { all = snapshotOf(w, r) }}, 0, nil)
+	var all *verdict.Snapshot
+	_, _, err = w.RunHeld(t, p, world.Judging{Properties: func() []check.Property { return verdict.Oracles(w, nil) }, Observe: func(r *check.Run) { all = verdict.SnapshotOf(w, r) }}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +31,7 @@ type logChange struct {
 
 // churnRun is a run's snapshot from its changes, the workload's deletion of
 // the app at userDelete (none when 0).
-func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ...logChange) *snapshot {
+func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ...logChange) *verdict.Snapshot {
 	t.Helper()
 	start := time.Unix(0, 0)
 	r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
@@ -40,7 +42,7 @@ func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ..
 	if userDelete > 0 {
 		r.Steps = append(r.Steps, trace.Step{At: userDelete, Op: "action", Object: world.ActionDelete, Result: "ok"})
 	}
-	return snapshotOf(w, r)
+	return verdict.SnapshotOf(w, r)
 }
 
 // Churn is counted both ways. The fault-free runs may lose the race between
@@ -54,32 +56,32 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
 	const userDelete = 5 * time.Millisecond
 	app := []logChange{{0, watch.Added, "app", ""}, {userDelete, watch.Deleted, "app", ""}}
-	ref := &refRun{seed: 1, snap: churnRun(t, w, userDelete, app...)}
-	refs := []*refRun{ref}
+	ref := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, app...)}
+	refs := []*verdict.Reference{ref}
 	life := func(name, gen string, made, unmade time.Duration) []logChange {
 		return []logChange{{made, watch.Added, name, gen}, {unmade, watch.Deleted, name, gen}}
 	}
-	v := updateSummaries(w, refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
+	v := verdict.UpdateSummaries(w, refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/record-app") {
 		t.Errorf("one lifetime the fault-free run lost the race for: %+v, want no violation and a note naming it", v)
 	}
 	// The reverse direction holds too: the faulted run lost the race.
-	won := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
-	if v := updateSummaries(w, []*refRun{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
+	won := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime fewer than the fault-free run: %+v, want no violation", v)
 	}
 	// The third side: the fault-free run made the object and the user
 	// deleted it; the faulted operator, its cache behind, makes it once more
 	// and unmakes it once it sees the owner go.
-	made := &refRun{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
+	made := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
 	remade := append(append(app, life("record-app", "", time.Millisecond, userDelete)...), life("record-app", "", 6*time.Millisecond, 7*time.Millisecond)...)
-	if v := updateSummaries(w, []*refRun{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime more than the fault-free run's, after the user's deletion: %+v, want no violation", v)
 	}
-	if v := updateSummaries(w, []*refRun{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
 		t.Errorf("two lifetimes more than the fault-free run's: update-summaries holds (%q), want churn", v.Detail)
 	}
-	for name, got := range map[string]*snapshot{
+	for name, got := range map[string]*verdict.Snapshot{
 		"two lifetimes": churnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
 		"no deletion by the user to race":    churnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
@@ -88,14 +90,14 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 			life("job-fghij", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),
 	} {
 		if name == "no deletion by the user to race" {
-			refs = []*refRun{{seed: 1, snap: churnRun(t, w, 0)}}
+			refs = []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0)}}
 		} else {
-			refs = []*refRun{ref}
+			refs = []*verdict.Reference{ref}
 		}
 		if name == "a second object of a generated prefix" {
-			refs = []*refRun{{seed: 1, snap: churnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
+			refs = []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
 		}
-		if v := updateSummaries(w, refs, got, time.Minute); v.Holds {
+		if v := verdict.UpdateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
 		}
 	}
@@ -131,20 +133,20 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 		}
 		return out
 	}
-	refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, cycle(4, false)...)}}
-	v := updateSummaries(w, refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
+	refs := []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0, cycle(4, false)...)}}
+	v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/install (created 5 times, deleted 5 times; created 4 times, deleted 4 times in the fault-free run)") {
 		t.Errorf("a cycle of 5 turns against 4: %+v, want no violation and a note naming it", v)
 	}
-	if v := updateSummaries(w, refs, churnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
+	if v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
 		t.Errorf("a cycle that ends in a turn's made half: %+v, want no violation", v)
 	}
 	for name, c := range map[string]struct{ ref, got []logChange }{
 		"one lifetime ended without faults": {cycle(1, true), cycle(2, true)},
 		"no lifetime ended without faults":  {cycle(0, true), cycle(3, true)},
 	} {
-		refs := []*refRun{{seed: 1, snap: churnRun(t, w, 0, c.ref...)}}
-		if v := updateSummaries(w, refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
+		refs := []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0, c.ref...)}}
+		if v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
 		}
 	}
@@ -152,12 +154,12 @@ func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
 
 // errorRun is a run whose controller c's reconciles of /example end in
 // results, in order.
-func errorRun(w *world.World, results ...string) (*check.Run, *snapshot) {
+func errorRun(w *world.World, results ...string) (*check.Run, *verdict.Snapshot) {
 	r := &check.Run{Start: time.Unix(0, 0), End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
 	for i, res := range results {
 		r.Steps = append(r.Steps, trace.Step{At: time.Duration(i+1) * time.Second, Process: "op", Controller: "c", Reconcile: i + 1, Op: "result", Object: "/example", Result: res})
 	}
-	return r, snapshotOf(w, r)
+	return r, verdict.SnapshotOf(w, r)
 }
 
 // An operator that retries a failing operation cycles through its errors:
@@ -170,18 +172,18 @@ func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) 
 	w := testWorld(t, appOptions(child()))
 	const cause, cleanup = "error: the bundle is invalid", "error: waiting for the cleanup of a previous attempt"
 	_, ref := errorRun(w, cause, cleanup, cause)
-	refs := []*refRun{{seed: 1, snap: ref}}
+	refs := []*verdict.Reference{{Seed: 1, Snap: ref}}
 	r, got := errorRun(w, cause, cleanup)
-	if v := noErrorAtRest(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "also met") {
+	if v := verdict.NoErrorAtRest(refs, got, r); !v.Holds || !strings.Contains(v.Detail, "also met") {
 		t.Errorf("the cycle's other error: %+v, want no violation and a note", v)
 	}
 	r, got = errorRun(w, cause, "error: something else")
-	if v := noErrorAtRest(refs, got, r); v.Holds {
+	if v := verdict.NoErrorAtRest(refs, got, r); v.Holds {
 		t.Errorf("an error the fault-free run never met: %+v, want a violation", v)
 	}
 	_, recovered := errorRun(w, cause, cleanup, "ok")
 	r, got = errorRun(w, cause, cleanup)
-	if v := noErrorAtRest([]*refRun{{seed: 1, snap: recovered}}, got, r); v.Holds {
+	if v := verdict.NoErrorAtRest([]*verdict.Reference{{Seed: 1, Snap: recovered}}, got, r); v.Holds {
 		t.Errorf("an error the fault-free run recovered from: %+v, want a violation", v)
 	}
 }
@@ -193,7 +195,7 @@ func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) 
 func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
 	start := time.Unix(0, 0)
-	run := func(deletionBegins, deleted bool) *snapshot {
+	run := func(deletionBegins, deleted bool) *verdict.Snapshot {
 		r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
 		cm := func() *corev1.ConfigMap {
 			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "app", Finalizers: []string{"example.com/cleanup"}}}
@@ -210,16 +212,16 @@ func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T)
 		} else if deleted {
 			r.Log = append(r.Log, apiserver.Event{Type: watch.Deleted, GVK: gvk, Object: cm(), ResourceVersion: 2, At: start.Add(8 * time.Millisecond)})
 		}
-		return snapshotOf(w, r)
+		return verdict.SnapshotOf(w, r)
 	}
-	stuck := []*refRun{{seed: 1, snap: run(true, false)}}
-	if v := updateSummaries(w, stuck, run(true, true), time.Minute); !v.Holds || !strings.Contains(v.Detail, "deleted once more") {
+	stuck := []*verdict.Reference{{Seed: 1, Snap: run(true, false)}}
+	if v := verdict.UpdateSummaries(w, stuck, run(true, true), time.Minute); !v.Holds || !strings.Contains(v.Detail, "deleted once more") {
 		t.Errorf("a deletion the fault-free run left in progress, finished: %+v, want no violation and a note naming it", v)
 	}
 	again := run(true, true)
 	gvk := corev1.SchemeGroupVersion.WithKind("ConfigMap")
-	again.changes[gvk]["ConfigMap team/app"].creates++ // made once more after its deletion
-	if v := updateSummaries(w, stuck, again, time.Minute); v.Holds {
+	again.Changes[gvk]["ConfigMap team/app"].Creates++ // made once more after its deletion
+	if v := verdict.UpdateSummaries(w, stuck, again, time.Minute); v.Holds {
 		t.Errorf("deleted and made again: update-summaries holds (%q), want churn", v.Detail)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -109,7 +111,7 @@ func downtimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
 // down or blind); with after, each stop comes after the reconciles its crash
 // cut rather than before them (downtimeOf). All are cached as the other
 // references are, by their plans.
-func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, instant, after bool) (*refRun, error) {
+func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, instant, after bool) (*verdict.Reference, error) {
 	stops := downtimeOf(w, r.Steps, after)
 	blind := blindOf(w, p, r) // blind.go
 
@@ -127,7 +129,7 @@ func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunR
 		return nil, err
 	}
 	d := *ref
-	d.downtime = true
+	d.Downtime = true
 	return &d, nil
 }
 
@@ -140,21 +142,21 @@ func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunR
 // that "starts clean" and re-creates what it made, which no downtime
 // excuses). It is run only then (most runs end as a schedule does) and only
 // when an operator's process was down or blind.
-func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, refs []*refRun, late *refRun, snap *snapshot) error {
-	judge := func(v check.Verdict, extra *refRun) check.Verdict {
+func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, refs []*verdict.Reference, late *verdict.Reference, snap *verdict.Snapshot) error {
+	judge := func(v check.Verdict, extra *verdict.Reference) check.Verdict {
 		all := append(slices.Clip(refs), extra)
 		if v.Property == world.Converges {
 			if late != nil {
 				all = append(all, late)
 			}
-			return converges(w, all, snap, v.At)
+			return verdict.Converges(w, all, snap, v.At)
 		}
-		return updateSummaries(w, all, snap, v.At)
+		return verdict.UpdateSummaries(w, all, snap, v.At)
 	}
 	// [after] is the stop before the cut reconciles (false) or after them
 	// (true); each is run once, when first needed.
-	var down, instant [2]*refRun
-	reference := func(cache *[2]*refRun, isInstant, after bool) (*refRun, error) {
+	var down, instant [2]*verdict.Reference
+	reference := func(cache *[2]*verdict.Reference, isInstant, after bool) (*verdict.Reference, error) {
 		i := 0
 		if after {
 			i = 1
@@ -172,7 +174,7 @@ func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.Ru
 		if v.Holds || (v.Property != world.Converges && v.Property != world.UpdateSummaries) {
 			continue
 		}
-		var excusedBy *refRun
+		var excusedBy *verdict.Reference
 		after := false
 		for _, a := range []bool{false, true} {
 			ref, err := reference(&down, false, a)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +67,7 @@ func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := interleavingsAgree(w, refs, refs[0].snap); !v.Holds {
+		if v := interleavingsAgree(w, refs, refs[0].Snap); !v.Holds {
 			t.Errorf("seed %d: %s", seed, v.Detail)
 		}
 	}
@@ -184,7 +186,7 @@ func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) 
 	if err != nil || down == nil {
 		t.Fatalf("the crash gave no downtime to replay (%v): the test does not reach the reference it is about", err)
 	}
-	if v := converges(w, []*refRun{down}, down.snap, 0); !v.Holds {
+	if v := verdict.Converges(w, []*verdict.Reference{down}, down.Snap, 0); !v.Holds {
 		t.Fatalf("the reference of the same downtime is not a run of its own: %s", v.Detail)
 	}
 	for name, v := range judgeAll(t, tickerOptions(false), between) {
@@ -286,7 +288,7 @@ func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return snap.of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).text, r.Steps
+		return snap.Of(corev1.SchemeGroupVersion.WithKind("ConfigMap")).Text, r.Steps
 	}
 	const first = "ConfigMap ops/ticker-946684830" // the run at 30s
 	crashed, steps := run("seed 7\ncrash process=ticker write=1\n")

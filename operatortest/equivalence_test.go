@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
@@ -157,36 +159,36 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &snapshot{w: &world.World{Shapes: canon.NewShapes(crds, runtime.NewScheme())}, canon: canon.NewTokens(nil)}
+	s := &verdict.Snapshot{World: &world.World{Shapes: canon.NewShapes(crds, runtime.NewScheme())}, Canon: canon.NewTokens(nil)}
 	gadget := func(tags, steps []any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget",
 			"metadata": map[string]any{"namespace": "shop", "name": "g"}, "spec": map[string]any{"tags": tags, "steps": steps}}}
 		return u
 	}
 	g := crds[0].GVK
-	if a, b := canon.Encode(s.normalize(g, gadget([]any{"a", "b"}, []any{"x"}))), canon.Encode(s.normalize(g, gadget([]any{"b", "a"}, []any{"x"}))); a != b {
+	if a, b := canon.Encode(s.Normalize(g, gadget([]any{"a", "b"}, []any{"x"}))), canon.Encode(s.Normalize(g, gadget([]any{"b", "a"}, []any{"x"}))); a != b {
 		t.Errorf("a list-type set in another order differs:\n%s\n%s", a, b)
 	}
-	if a, b := canon.Encode(s.normalize(g, gadget(nil, []any{"x", "y"}))), canon.Encode(s.normalize(g, gadget(nil, []any{"y", "x"}))); a == b {
+	if a, b := canon.Encode(s.Normalize(g, gadget(nil, []any{"x", "y"}))), canon.Encode(s.Normalize(g, gadget(nil, []any{"y", "x"}))); a == b {
 		t.Errorf("an atomic list in another order compares equal: %s", a)
 	}
 }
 
 // snap is a run's snapshot made of its end-state objects (each also in its
 // watch log), for the comparing oracles' tests.
-func snap(t *testing.T, w *world.World, objs ...client.Object) *snapshot {
+func snap(t *testing.T, w *world.World, objs ...client.Object) *verdict.Snapshot {
 	t.Helper()
 	var log []apiserver.Event
 	for _, o := range objs {
 		log = append(log, added(t, o))
 	}
-	s := &snapshot{w: w, canon: canon.NewTokens(log), raw: map[schema.GroupVersionKind][]client.Object{}, touched: map[schema.GroupVersionKind]bool{},
-		state: map[schema.GroupVersionKind]*kindState{}}
+	s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log), Raw: map[schema.GroupVersionKind][]client.Object{}, Touched: map[schema.GroupVersionKind]bool{},
+		State: map[schema.GroupVersionKind]*verdict.KindState{}}
 	for _, ev := range log {
-		if _, ok := s.raw[ev.GVK]; !ok {
-			s.kinds = append(s.kinds, ev.GVK)
+		if _, ok := s.Raw[ev.GVK]; !ok {
+			s.Kinds = append(s.Kinds, ev.GVK)
 		}
-		s.raw[ev.GVK] = append(s.raw[ev.GVK], ev.Object)
+		s.Raw[ev.GVK] = append(s.Raw[ev.GVK], ev.Object)
 	}
 	return s
 }
@@ -210,20 +212,20 @@ func testWorld(t *testing.T, o world.Options) *world.World {
 // a field they agree on is, and the report names it.
 func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
-	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"token": "a", "mode": "x"}))},
-		{seed: 2049, snap: snap(t, w, app(map[string]string{"token": "b", "mode": "x"}))}}
-	if v := converges(w, refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
+	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, app(map[string]string{"token": "a", "mode": "x"}))},
+		{Seed: 2049, Snap: snap(t, w, app(map[string]string{"token": "b", "mode": "x"}))}}
+	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("a token the fault-free runs disagree on is held against the faulted run: %s", v.Detail)
 	}
-	v := converges(w, refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
+	v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
 	if v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app differs") || !strings.Contains(v.Detail, "at data.mode") {
 		t.Errorf("a field both fault-free runs agree on, changed by the faults: %+v", v)
 	}
 	// An object only one fault-free run makes is no violation either way.
 	extra := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra", UID: "e"}}
-	refs[1].snap = snap(t, w, app(map[string]string{"token": "b", "mode": "x"}), extra)
-	for _, got := range []*snapshot{snap(t, w, app(map[string]string{"mode": "x", "token": "z"})), snap(t, w, app(map[string]string{"mode": "x", "token": "z"}), extra)} {
-		if v := converges(w, refs, got, 0); !v.Holds {
+	refs[1].Snap = snap(t, w, app(map[string]string{"token": "b", "mode": "x"}), extra)
+	for _, got := range []*verdict.Snapshot{snap(t, w, app(map[string]string{"mode": "x", "token": "z"})), snap(t, w, app(map[string]string{"mode": "x", "token": "z"}), extra)} {
+		if v := verdict.Converges(w, refs, got, 0); !v.Holds {
 			t.Errorf("an object one fault-free run has and the other lacks is blamed on the faults: %s", v.Detail)
 		}
 	}
@@ -236,9 +238,9 @@ func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.
 func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
 	wrong, right := app(map[string]string{"mode": "stale"}), app(map[string]string{"mode": "x"})
-	refs := []*refRun{{seed: 1, snap: snap(t, w, wrong)}, {seed: 2049, snap: snap(t, w, right)}}
+	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, wrong)}, {Seed: 2049, Snap: snap(t, w, right)}}
 	got := snap(t, w, app(map[string]string{"mode": "x"}))
-	if v := converges(w, refs, got, 0); !v.Holds {
+	if v := verdict.Converges(w, refs, got, 0); !v.Holds {
 		t.Errorf("converges blames the faulted run for a wrong fault-free run: %s", v.Detail)
 	}
 	v := interleavingsAgree(w, refs, got)
@@ -254,12 +256,12 @@ func TestANondeterministicFieldTheAuthorNamesIsIgnored(t *testing.T) {
 	o := appOptions(child())
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "ConfigMap", Path: "data.attempts"}}
 	w := testWorld(t, o)
-	refs := []*refRun{{seed: 1, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))},
-		{seed: 2049, snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))}}
-	if v := converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
+	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))},
+		{Seed: 2049, Snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))}}
+	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("the named field is held against the run: %s", v.Detail)
 	}
-	if v := converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
+	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
 		t.Error("a field the author did not name is ignored too")
 	}
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "Gizmo", Path: "status.attempts"}}
@@ -583,15 +585,15 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 			log = append(log, added(t, c))
 		}
 		w := testWorld(t, appOptions(child()))
-		s := &snapshot{w: w, canon: canon.NewTokens(log)}
+		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log)}
 		var texts, names []string
 		for _, c := range lives {
-			texts = append(texts, s.key(secretGVK, c)+" "+canon.Encode(s.normalize(secretGVK, c)))
+			texts = append(texts, s.Key(secretGVK, c)+" "+canon.Encode(s.Normalize(secretGVK, c)))
 		}
 		for _, c := range append(olds, lives...) {
-			names = append(names, s.canon.Name(c))
+			names = append(names, s.Canon.Name(c))
 		}
-		return canon.Encode(s.normalize(cmGVK, cur)), texts, names
+		return canon.Encode(s.Normalize(cmGVK, cur)), texts, names
 	}
 	o1, c1, n1 := run(1, "q86zx")
 	o2, c2, n2 := run(2, "x22j6")
@@ -618,8 +620,8 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 	old := owner("owner-1", "")
 	gone := childOf("gone1", old)
 	cur := owner("owner-2", "nightly-gone1")
-	s := &snapshot{w: testWorld(t, appOptions(child())), canon: canon.NewTokens([]apiserver.Event{added(t, old), added(t, gone), deletedEv(t, old), deletedEv(t, gone), added(t, cur), added(t, childOf("live1", cur))})}
-	if got := canon.Encode(s.normalize(cmGVK, cur)); got == o1 {
+	s := &verdict.Snapshot{World: testWorld(t, appOptions(child())), Canon: canon.NewTokens([]apiserver.Event{added(t, old), added(t, gone), deletedEv(t, old), deletedEv(t, gone), added(t, cur), added(t, childOf("live1", cur))})}
+	if got := canon.Encode(s.Normalize(cmGVK, cur)); got == o1 {
 		t.Errorf("a record of a deleted child compares equal to a record of the live one: %s", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
@@ -136,14 +138,14 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 		step("update/status", "Bundle example"),
 		step("result", "/example"),
 	}
-	got := outputsOf(steps, canon.NewTokens(nil))
+	got := verdict.OutputsOf(steps, canon.NewTokens(nil))
 	want := []string{"Namespace example", "ConfigMap example/config"}
 	if out := got["bundle /example"]; !slices.Equal(out, want) {
 		t.Errorf("outputs %q, want %q (all: %v)", out, want, got)
 	}
-	s := &snapshot{canon: canon.NewTokens(nil)}
+	s := &verdict.Snapshot{Canon: canon.NewTokens(nil)}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "example"}}
-	if k := s.key(corev1.SchemeGroupVersion.WithKind("Namespace"), ns); k != want[0] {
+	if k := s.Key(corev1.SchemeGroupVersion.WithKind("Namespace"), ns); k != want[0] {
 		t.Errorf("the snapshot names the Namespace %q, the outputs %q", k, want[0])
 	}
 }
@@ -190,14 +192,14 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"), step("result", "shop/web", 0, boom),
 		},
 	}
-	snap := func(r *check.Run) *snapshot {
-		s := &snapshot{w: w, canon: canon.NewTokens(r.Log)}
-		s.atRest = errorsAtRest(r, s.canon)
-		s.statusWrites = statusWritesOf(r, s)
+	snap := func(r *check.Run) *verdict.Snapshot {
+		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(r.Log)}
+		s.AtRest = verdict.ErrorsAtRest(r, s.Canon)
+		s.StatusWrites = verdict.StatusWritesOf(r, s)
 		return s
 	}
 	ref, got := snap(completed), snap(slowed)
-	fs := frozenStatus([]*refRun{{snap: ref}}, got)["Pod shop/web"]
+	fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: ref}}, got)["Pod shop/web"]
 	if !fs["status.message"] || !fs["status"] {
 		t.Errorf("the message only a complete reconcile wrote is compared: %v", fs)
 	}
@@ -208,10 +210,10 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 		step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"),
 		step("result", "shop/web", 0, `error: Pod "web" is invalid: spec.z: Invalid value: "s": must be y`),
 	}})
-	if fs := frozenStatus([]*refRun{{snap: ref}}, other); len(fs) != 0 {
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: ref}}, other); len(fs) != 0 {
 		t.Errorf("a run failing on another cause has its status frozen: %v", fs)
 	}
-	if fs := frozenStatus([]*refRun{{snap: got}}, ref); len(fs["Pod shop/web"]) == 0 {
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: got}}, ref); len(fs["Pod shop/web"]) == 0 {
 		t.Errorf("the rule does not hold both ways: %v", fs)
 	}
 }

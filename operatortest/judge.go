@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -29,8 +31,8 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 			r.Verdicts, r.Partial = w.Opts.Enabled(cutVerdicts(r.Verdicts, w.JudgeCut)), false
 		}
 	}()
-	var refs []*refRun
-	if on(w, world.Converges) || on(w, world.UpdateSummaries) || on(w, world.InterleavingsAgree) || on(w, world.NoErrorAtRest) || on(w, world.WritesAtRest) {
+	var refs []*verdict.Reference
+	if verdict.On(w, world.Converges) || verdict.On(w, world.UpdateSummaries) || verdict.On(w, world.InterleavingsAgree) || verdict.On(w, world.NoErrorAtRest) || verdict.On(w, world.WritesAtRest) {
 		var err error
 		if refs, err = references(w, t, p); err != nil {
 			return nil, err
@@ -47,14 +49,14 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		r.Verdicts, r.Partial = w.Opts.Enabled(r.Verdicts), true
 		return r, nil
 	}
-	if on(w, world.InterleavingsAgree) {
+	if verdict.On(w, world.InterleavingsAgree) {
 		v, err := interleavingsAgreeOrRandom(w, t, p, refs, snap)
 		if err != nil {
 			return nil, err
 		}
 		r.Verdicts = append(r.Verdicts, v)
 	}
-	var late *refRun
+	var late *verdict.Reference
 	for i, v := range r.Verdicts {
 		if v.Property != world.Converges || v.Holds {
 			continue
@@ -75,7 +77,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 			return nil, err
 		}
 		if late != nil {
-			r.Verdicts[i] = converges(w, append(slices.Clip(refs), late), snap, v.At)
+			r.Verdicts[i] = verdict.Converges(w, append(slices.Clip(refs), late), snap, v.At)
 		}
 		if !r.Verdicts[i].Holds && late != nil { // late.go
 			if r.Verdicts[i], err = convergesAfterEachStep(w, t, p, append(slices.Clip(refs), late), snap, r.Verdicts[i]); err != nil {
@@ -99,7 +101,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		if err != nil {
 			return nil, err
 		}
-		if d := errorWithoutWorkload(snap, quiet.snap); d != "" {
+		if d := errorWithoutWorkload(snap, quiet.Snap); d != "" {
 			r.Verdicts[i] = check.Verdict{Property: world.NoErrorAtRest, At: v.At, Detail: d}
 		}
 	}
@@ -153,11 +155,11 @@ func runRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*wo
 // fault-free run with no generated workload (quiet) also ends in: the world
 // as the test sets it up leaves the operator failing, whatever the workload
 // does, which is the operator's bug (or the test's), not a user's doing.
-func errorWithoutWorkload(got, quiet *snapshot) string {
-	for _, e := range got.atRest {
-		for _, q := range quiet.atRest {
-			if q.key == e.key && q.err == e.err {
-				s := e.step
+func errorWithoutWorkload(got, quiet *verdict.Snapshot) string {
+	for _, e := range got.AtRest {
+		for _, q := range quiet.AtRest {
+			if q.Key == e.Key && q.Err == e.Err {
+				s := e.Step
 				return fmt.Sprintf("%s/%s's last reconcile of %s, at %v, ended in %s, and so does the fault-free run with no generated workload: the operator fails on the world the test sets up, not on something a user did", s.Process, s.Controller, s.Object, s.At, s.Result)
 			}
 		}
@@ -168,11 +170,11 @@ func errorWithoutWorkload(got, quiet *snapshot) string {
 // runOnce runs p judged against refs (none: a reference run, judged by the
 // oracles that need no reference) and returns its snapshot. startAfter
 // delays the start of the operator's processes (the late reference).
-func runOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, startAfter time.Duration) (*snapshot, *world.RunResult, error) {
-	var snap *snapshot
+func runOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, startAfter time.Duration) (*verdict.Snapshot, *world.RunResult, error) {
+	var snap *verdict.Snapshot
 	r, err := w.RunPlan(t, p, world.Judging{
-		Properties: func() []check.Property { return oracles(w, refs) },
-		Observe:    func(run *check.Run) { snap = snapshotOf(w, run) },
+		Properties: func() []check.Property { return verdict.Oracles(w, refs) },
+		Observe:    func(run *check.Run) { snap = verdict.SnapshotOf(w, run) },
 		Judged:     refs != nil,
 	}, startAfter)
 	return snap, r, err

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -27,7 +29,7 @@ import (
 // convergesAfterEachStep judges got again with the late references of p's
 // earlier steps added, one at a time, until converges holds or they are
 // exhausted; it returns the last verdict.
-func convergesAfterEachStep(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) (check.Verdict, error) {
+func convergesAfterEachStep(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot, v check.Verdict) (check.Verdict, error) {
 	var times []time.Duration
 	for _, s := range p.Steps {
 		times = append(times, s.At)
@@ -44,10 +46,10 @@ func convergesAfterEachStep(w *world.World, t *testing.T, p *plan.Plan, refs []*
 			return v, err
 		}
 		late := *r
-		late.late = true
-		late.after = at
+		late.Late = true
+		late.After = at
 		candidates = append(candidates, &late)
-		if v = converges(w, candidates, got, v.At); v.Holds {
+		if v = verdict.Converges(w, candidates, got, v.At); v.Holds {
 			return v, nil
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
@@ -293,8 +295,8 @@ func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVe
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &snapshot{w: w, canon: canon.NewTokens(log)}
-	return func(gvk schema.GroupVersionKind, o client.Object) string { return canon.Encode(s.normalize(gvk, o)) }
+	s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log)}
+	return func(gvk schema.GroupVersionKind, o client.Object) string { return canon.Encode(s.Normalize(gvk, o)) }
 }
 
 // An error at rest is compared by its cause: the object refused and the
@@ -342,24 +344,24 @@ func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
 	app := logChange{0, watch.Added, "app", ""}
 	made := logChange{time.Millisecond, watch.Added, "app-out", ""}
 	const key = "configmap team/app"
-	failing := func(s *snapshot, err string) *snapshot {
-		s.atRest = []atRest{{key: key, err: err}}
-		s.outputs = map[string][]string{key: {"ConfigMap team/app-out"}}
+	failing := func(s *verdict.Snapshot, err string) *verdict.Snapshot {
+		s.AtRest = []verdict.AtRest{{Key: key, Err: err}}
+		s.Outputs = map[string][]string{key: {"ConfigMap team/app-out"}}
 		return s
 	}
 	const refused = `<invalid ConfigMap team/app-out: data Invalid value "s">`
-	refs := []*refRun{{seed: 1, snap: failing(churnRun(t, w, 0, app), refused)}}
-	v := updateSummaries(w, refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
+	refs := []*verdict.Reference{{Seed: 1, Snap: failing(churnRun(t, w, 0, app), refused)}}
+	v := verdict.UpdateSummaries(w, refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "kept") {
 		t.Errorf("a frozen output made once more and kept: %+v, want a note", v)
 	}
-	for name, got := range map[string]*snapshot{
+	for name, got := range map[string]*verdict.Snapshot{
 		"made twice": failing(churnRun(t, w, 0, app, made, logChange{2 * time.Millisecond, watch.Deleted, "app-out", ""},
 			logChange{3 * time.Millisecond, watch.Added, "app-out", ""}), refused),
 		"another error": failing(churnRun(t, w, 0, app, made), `<invalid ConfigMap team/app-out: data Invalid value "t">`),
 		"not failing":   churnRun(t, w, 0, app, made),
 	} {
-		if v := updateSummaries(w, refs, got, time.Minute); v.Holds {
+		if v := verdict.UpdateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds: %s", name, v.Detail)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
@@ -50,7 +52,7 @@ import (
 
 // drawsReference runs (or recalls) the fault-free run of seed and steps with
 // the operator's randomness from another seed.
-func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "other draws\n" + p.String()
 	if r, ok := refsOf(w).m[key]; ok {
@@ -62,7 +64,7 @@ func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, draws: true, snap: snap, targets: targetsOf(w, res)}
+	r := &verdict.Reference{Seed: seed, Draws: true, Snap: snap, Targets: targetsOf(w, res)}
 	keep(w, key, r)
 	return r, nil
 }
@@ -70,7 +72,7 @@ func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 // againReference runs (or recalls) the fault-free run of seed and steps a
 // second time, with the same draws: where it differs from the first, the
 // operator is nondeterministic beyond its seeded randomness.
-func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "same draws again\n" + p.String()
 	if r, ok := refsOf(w).m[key]; ok {
@@ -80,7 +82,7 @@ func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 	if err != nil {
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap}
+	r := &verdict.Reference{Seed: seed, Snap: snap}
 	keep(w, key, r)
 	return r, nil
 }
@@ -88,12 +90,12 @@ func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 // randomDerived are the fields (object key -> leaf paths) in which ref, a
 // fault-free run of p's workload, differs from its run with other random
 // draws, and a note naming them for a report.
-func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *refRun) (map[string]map[string]bool, string, error) {
-	other, err := drawsReference(w, t, ref.seed, p.Steps)
+func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *verdict.Reference) (map[string]map[string]bool, string, error) {
+	other, err := drawsReference(w, t, ref.Seed, p.Steps)
 	if err != nil {
 		return nil, "", err
 	}
-	free, names := fieldsDiffering(w, ref.snap, other.snap)
+	free, names := fieldsDiffering(w, ref.Snap, other.Snap)
 	if len(free) == 0 {
 		return nil, "", nil
 	}
@@ -101,11 +103,11 @@ func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *refRun) (map
 	// seeded randomness's (a value in Go map order, say): the operator is
 	// nondeterministic there, which the replay of the violation then
 	// reports (no silent pass).
-	again, err := againReference(w, t, ref.seed, p.Steps)
+	again, err := againReference(w, t, ref.Seed, p.Steps)
 	if err != nil {
 		return nil, "", err
 	}
-	unseeded, _ := fieldsDiffering(w, ref.snap, again.snap)
+	unseeded, _ := fieldsDiffering(w, ref.Snap, again.Snap)
 	names = slices.DeleteFunc(names, func(n string) bool {
 		for key, paths := range unseeded { // lint:order-independent a lookup
 			if rest, ok := strings.CutPrefix(n, key+" "); ok && paths[rest] {
@@ -125,23 +127,23 @@ func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *refRun) (map
 	if len(free) == 0 {
 		return nil, "", nil
 	}
-	return free, fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", ref.seed, strings.Join(names, "; ")), nil
+	return free, fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", ref.Seed, strings.Join(names, "; ")), nil
 }
 
 // fieldsDiffering are the leaf paths of each object that x and y both have
 // and differ in, and their names ("Secret db/app-credentials data.password").
-func fieldsDiffering(w *world.World, x, y *snapshot) (map[string]map[string]bool, []string) {
+func fieldsDiffering(w *world.World, x, y *verdict.Snapshot) (map[string]map[string]bool, []string) {
 	out := map[string]map[string]bool{}
 	var names []string
-	for _, gvk := range judged(w, x, y) {
-		xs, ys := x.of(gvk), y.of(gvk)
+	for _, gvk := range verdict.Judged(w, x, y) {
+		xs, ys := x.Of(gvk), y.Of(gvk)
 		sh := w.Shapes.For(gvk)
-		for _, k := range xs.keys {
-			yt, ok := ys.text[k]
-			if !ok || yt == xs.text[k] {
+		for _, k := range xs.Keys {
+			yt, ok := ys.Text[k]
+			if !ok || yt == xs.Text[k] {
 				continue
 			}
-			fx, fy := flatten(sh, xs.value[k]), flatten(sh, ys.value[k])
+			fx, fy := verdict.Flatten(sh, xs.Value[k]), verdict.Flatten(sh, ys.Value[k])
 			var paths []string
 			for p, v := range fx { // lint:order-independent sorted below
 				if ov, ok := fy[p]; !ok || ov != v {
@@ -170,7 +172,7 @@ func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 	if len(free) == 0 {
 		return false
 	}
-	fx, fy := flatten(sh, x), flatten(sh, y)
+	fx, fy := verdict.Flatten(sh, x), verdict.Flatten(sh, y)
 	for p, v := range fx { // lint:order-independent a check of each
 		if ov, ok := fy[p]; !free[p] && (!ok || ov != v) {
 			return false
@@ -190,19 +192,19 @@ func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 // nondeterministic (converges' learned fields), and it is one more candidate
 // end state. When that makes converges hold, the verdict's note names the
 // fields.
-func convergesWithDraws(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot, v check.Verdict) ([]*refRun, check.Verdict, error) {
-	if slices.ContainsFunc(refs, func(r *refRun) bool { return r.draws }) {
-		return refs, converges(w, refs, got, v.At), nil
+func convergesWithDraws(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot, v check.Verdict) ([]*verdict.Reference, check.Verdict, error) {
+	if slices.ContainsFunc(refs, func(r *verdict.Reference) bool { return r.Draws }) {
+		return refs, verdict.Converges(w, refs, got, v.At), nil
 	}
-	other, err := drawsReference(w, t, refs[0].seed, p.Steps)
+	other, err := drawsReference(w, t, refs[0].Seed, p.Steps)
 	if err != nil {
 		return refs, v, err
 	}
 	refs = append(slices.Clip(refs), other)
-	nv := converges(w, refs, got, v.At)
+	nv := verdict.Converges(w, refs, got, v.At)
 	if nv.Holds {
-		if _, names := fieldsDiffering(w, refs[0].snap, other.snap); len(names) > 0 {
-			note := fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", refs[0].seed, strings.Join(names, "; "))
+		if _, names := fieldsDiffering(w, refs[0].Snap, other.Snap); len(names) > 0 {
+			note := fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", refs[0].Seed, strings.Join(names, "; "))
 			nv.Detail = strings.TrimPrefix(nv.Detail+"; "+note, "; ")
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,7 +113,7 @@ func TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, names := fieldsDiffering(w, own.snap, other.snap)
+	_, names := fieldsDiffering(w, own.Snap, other.Snap)
 	if len(names) != 1 || !strings.HasPrefix(names[0], "Secret team/app-password ") || !strings.Contains(names[0], "password") {
 		t.Errorf("the run with other draws differs in %v, want the Secret's password alone", names)
 	}
@@ -136,20 +138,20 @@ func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T)
 	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: world.ActionRecreate}}}
 	judge := func(a, b, drawn, got *corev1.ConfigMap) (check.Verdict, check.Verdict) {
 		w := testWorld(t, passwordOptions())
-		refs := []*refRun{{seed: 8, snap: snap(t, w, a)}, {seed: otherSeed(8), snap: snap(t, w, b)}}
+		refs := []*verdict.Reference{{Seed: 8, Snap: snap(t, w, a)}, {Seed: otherSeed(8), Snap: snap(t, w, b)}}
 		// The run with other draws, and the run with the same draws again
 		// (the same as the first: the operator is deterministic but for its
 		// draws), as randomDerived keeps them.
-		w.Refs = &refCache{m: map[string]*refRun{
-			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {seed: 8, draws: true, snap: snap(t, w, drawn)},
-			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {seed: 8, snap: snap(t, w, a)},
+		w.Refs = &refCache{m: map[string]*verdict.Reference{
+			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {Seed: 8, Draws: true, Snap: snap(t, w, drawn)},
+			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {Seed: 8, Snap: snap(t, w, a)},
 		}}
 		ia, err := interleavingsAgreeOrRandom(w, t, p, refs, snap(t, w, got))
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := snap(t, w, got)
-		_, cv, err := convergesWithDraws(w, t, p, refs, g, converges(w, refs, g, 0))
+		_, cv, err := convergesWithDraws(w, t, p, refs, g, verdict.Converges(w, refs, g, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

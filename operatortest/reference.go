@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -28,36 +30,16 @@ import (
 // refCache holds a world's fault-free runs by seed and workload, oldest
 // first in order (keep).
 type refCache struct {
-	m     map[string]*refRun
+	m     map[string]*verdict.Reference
 	order []string
 }
 
 // refsOf is w's cache of fault-free runs.
 func refsOf(w *world.World) *refCache {
 	if w.Refs == nil {
-		w.Refs = &refCache{m: map[string]*refRun{}}
+		w.Refs = &refCache{m: map[string]*verdict.Reference{}}
 	}
 	return w.Refs.(*refCache)
-}
-
-type refRun struct {
-	seed uint64
-	late bool // the late reference (lateReference)
-	// after: a late reference's operator starts after this step's instant
-	// (late.go; 0: after the last).
-	after time.Duration
-	// downtime: the fault-free run of a faulted run's downtime
-	// (downtime.go); like the late one, a candidate end state only.
-	downtime bool
-	// draws: the fault-free run of the plan's seed and workload with the
-	// operator's randomness from another seed (random.go).
-	draws bool
-	// cut: the run was cut at its work bound (its note; cut.go): a plan
-	// judged against it is not judged.
-	cut     string
-	snap    *snapshot
-	targets plan.Targets
-	writes  map[string][]int // each process's writes that another of its reconcile follows (the Space's Writes)
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
@@ -67,20 +49,20 @@ type refRun struct {
 const maxRefs = 256
 
 // reference runs (or recalls) the fault-free run of seed and steps.
-func reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*refRun, error) {
+func reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	return referenceOf(w, t, &plan.Plan{Seed: seed, Steps: steps}, 0)
 }
 
 // referenceOf runs (or recalls) the run of p, a reference's plan, with the
 // operator's processes starting after startAfter.
-func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Duration) (*refRun, error) {
+func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Duration) (*verdict.Reference, error) {
 	seed := p.Seed
 	key := p.String()
 	if startAfter > 0 {
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
 	if r, ok := refsOf(w).m[key]; ok && !coldShrink {
-		w.NoteCut(r.cut)
+		w.NoteCut(r.Cut)
 		return r, nil
 	}
 	snap, res, err := runOnce(w, t, p, nil, startAfter)
@@ -89,14 +71,14 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 	}
 	if note := world.CutNote(res.Verdicts); note != "" {
 		// Recalled, it still says so (cut.go).
-		r := &refRun{seed: seed, snap: snap, cut: note}
+		r := &verdict.Reference{Seed: seed, Snap: snap, Cut: note}
 		keep(w, key, r)
 		return r, nil
 	}
 	if err := checkObjects(w, res); err != nil { // faults.go
 		return nil, err
 	}
-	r := &refRun{seed: seed, snap: snap, targets: targetsOf(w, res), writes: writesOf(res.Steps, w.Opts.FaultPhase)}
+	r := &verdict.Reference{Seed: seed, Snap: snap, Targets: targetsOf(w, res), Writes: writesOf(res.Steps, w.Opts.FaultPhase)}
 	keep(w, key, r)
 	return r, nil
 }
@@ -104,7 +86,7 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 // keep caches r, a reference run, under key: at most maxRefs, the oldest
 // forgotten first (a reference is a function of its key: a forgotten one
 // runs again and gives the same run).
-func keep(w *world.World, key string, r *refRun) {
+func keep(w *world.World, key string, r *verdict.Reference) {
 	c := refsOf(w)
 	if _, ok := c.m[key]; !ok {
 		c.order = append(c.order, key)
@@ -254,7 +236,7 @@ func writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
 		if err != nil {
 			return nil // the run of the plan itself reports the error
 		}
-		return r.writes
+		return r.Writes
 	}
 }
 
@@ -265,7 +247,7 @@ func targetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets 
 		if err != nil {
 			return plan.Targets{} // the run of the plan itself reports the error
 		}
-		return r.targets
+		return r.Targets
 	}
 }
 
@@ -275,8 +257,8 @@ func otherSeed(seed uint64) uint64 { return (seed + 2048) % 4096 }
 
 // references are the fault-free runs of p's workload that the differential
 // oracles judge it against: the plan's own schedule first, then another.
-func references(w *world.World, t *testing.T, p *plan.Plan) ([]*refRun, error) {
-	var out []*refRun
+func references(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Reference, error) {
+	var out []*verdict.Reference
 	for _, seed := range []uint64{p.Seed, otherSeed(p.Seed)} {
 		r, err := reference(w, t, seed, p.Steps)
 		if err != nil {
@@ -296,7 +278,7 @@ func references(w *world.World, t *testing.T, p *plan.Plan) ([]*refRun, error) {
 // an object the workload deleted before it looked (a dependency's derived
 // ConfigMap, say). converges accepts it as one more end state; nil when the
 // workload has no step.
-func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*refRun, error) {
+func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*verdict.Reference, error) {
 	if len(p.Steps) == 0 {
 		return nil, nil
 	}
@@ -309,7 +291,7 @@ func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*refRun, error) 
 		return nil, err
 	}
 	late := *r
-	late.late = true
+	late.Late = true
 	return &late, nil
 }
 
@@ -318,7 +300,7 @@ func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*refRun, error) 
 // nondeterministic: equivalence.go). When they do not, got (the faulted run)
 // tells which side is suspect: the schedule whose end state the faulted run
 // does not share is the odd one out.
-func interleavingsAgree(w *world.World, refs []*refRun, got *snapshot) check.Verdict {
+func interleavingsAgree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot) check.Verdict {
 	return agree(w, refs, got, nil, "")
 }
 
@@ -326,7 +308,7 @@ func interleavingsAgree(w *world.World, refs []*refRun, got *snapshot) check.Ver
 // schedules disagree, again without the fields that differ with the
 // randomness alone (random.go): the run of the plan's seed with other random
 // draws is run only then.
-func interleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs []*refRun, got *snapshot) (check.Verdict, error) {
+func interleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot) (check.Verdict, error) {
 	v := interleavingsAgree(w, refs, got)
 	if v.Holds {
 		return v, nil
@@ -340,19 +322,19 @@ func interleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs
 
 // agree judges interleavings-agree, the fields of free (object key -> leaf
 // paths) not compared; note says what they are when that makes it hold.
-func agree(w *world.World, refs []*refRun, got *snapshot, free map[string]map[string]bool, note string) check.Verdict {
+func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, free map[string]map[string]bool, note string) check.Verdict {
 	a, b := refs[0], refs[1]
-	an := fmt.Sprintf("the fault-free run with seed %d", a.seed)
-	bn := fmt.Sprintf("the fault-free run with seed %d", b.seed)
+	an := fmt.Sprintf("the fault-free run with seed %d", a.Seed)
+	bn := fmt.Sprintf("the fault-free run with seed %d", b.Seed)
 	// The outputs of a reconcile that fails by design in both schedules
 	// raced the user's steps (frozen.go): not compared here either.
-	fr := frozen([]*refRun{b}, a.snap)
-	free = withFrozenStatus(free, []*refRun{b}, a.snap)
-	d := disagreement(w, a.snap, b.snap, an, bn, fr, free)
+	fr := verdict.Frozen([]*verdict.Reference{b}, a.Snap)
+	free = verdict.WithFrozenStatus(free, []*verdict.Reference{b}, a.Snap)
+	d := disagreement(w, a.Snap, b.Snap, an, bn, fr, free)
 	if d == "" {
 		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
 	}
-	switch withA, withB := disagreement(w, a.snap, got, "", "", fr, free) == "", disagreement(w, b.snap, got, "", "", fr, free) == ""; {
+	switch withA, withB := disagreement(w, a.Snap, got, "", "", fr, free) == "", disagreement(w, b.Snap, got, "", "", fr, free) == ""; {
 	case withA && !withB:
 		d += fmt.Sprintf("\n  the faulted run ends as %s does: the suspect is %s (a race with no fault; converges does not blame the faults for it)", an, bn)
 	case withB && !withA:
@@ -366,26 +348,26 @@ func agree(w *world.World, refs []*refRun, got *snapshot, free map[string]map[st
 // disagreement names the first difference between two end states over the
 // judged kinds ("" when they agree), but in the objects of skip and the
 // fields of free.
-func disagreement(w *world.World, x, y *snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
-	for _, gvk := range judged(w, x, y) {
-		xs, ys := x.of(gvk), y.of(gvk)
-		for _, k := range xs.keys {
+func disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
+	for _, gvk := range verdict.Judged(w, x, y) {
+		xs, ys := x.Of(gvk), y.Of(gvk)
+		for _, k := range xs.Keys {
 			if _, ok := skip[k]; ok {
 				continue
 			}
-			yt, ok := ys.text[k]
+			yt, ok := ys.Text[k]
 			switch {
 			case !ok:
 				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn)
-			case yt != xs.text[k] && !agreeBut(w.Shapes.For(gvk), xs.value[k], ys.value[k], free[k]):
-				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.text[k], yn, yt)
+			case yt != xs.Text[k] && !agreeBut(w.Shapes.For(gvk), xs.Value[k], ys.Value[k], free[k]):
+				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.Text[k], yn, yt)
 			}
 		}
-		for _, k := range ys.keys {
+		for _, k := range ys.Keys {
 			if _, ok := skip[k]; ok {
 				continue
 			}
-			if _, ok := xs.text[k]; !ok {
+			if _, ok := xs.Text[k]; !ok {
 				return fmt.Sprintf("%s exists after %s, not after %s", k, yn, xn)
 			}
 		}

@@ -82,7 +82,7 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 		return nil, nil, nil, err
 	}
 	sp := w.Space
-	all := plan.Sweep(sp, ref.targets, ref.writes)
+	all := plan.Sweep(sp, ref.Targets, ref.Writes)
 	var cov []Coverage
 	for _, c := range plan.SweepClasses {
 		n := 0

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +23,7 @@ import (
 // deletionRun is a run whose Namespace "work" is made and deleted in turns
 // (each deletion taking took), ending, at end, deleting since deletingSince
 // when deletingSince >= 0.
-func deletionRun(w *world.World, turns int, took, end, deletingSince time.Duration) (*check.Run, *snapshot) {
+func deletionRun(w *world.World, turns int, took, end, deletingSince time.Duration) (*check.Run, *verdict.Snapshot) {
 	start := time.Unix(0, 0)
 	gvk := corev1.SchemeGroupVersion.WithKind("Namespace")
 	r := &check.Run{Start: start, End: end, HealAt: end / 2, Kinds: []schema.GroupVersionKind{gvk}}
@@ -50,7 +52,7 @@ func deletionRun(w *world.World, turns int, took, end, deletingSince time.Durati
 		last = []client.Object{ns(turns, &deletingSince)}
 	}
 	r.Objects = func(schema.GroupVersionKind) []client.Object { return last }
-	return r, snapshotOf(w, r)
+	return r, verdict.SnapshotOf(w, r)
 }
 
 // terminates judges a deletion still in progress at the end against the
@@ -61,18 +63,18 @@ func deletionRun(w *world.World, turns int, took, end, deletingSince time.Durati
 func TestADeletionInProgressIsNotStuck(t *testing.T) {
 	w := testWorld(t, appOptions(child()))
 	_, ref := deletionRun(w, 4, 8*time.Second, 2*time.Minute, -1)
-	refs := []*refRun{{seed: 1, snap: ref}}
+	refs := []*verdict.Reference{{Seed: 1, Snap: ref}}
 	r, got := deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-6*time.Second)
-	if v := terminates(w, refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
+	if v := verdict.Terminates(w, refs, got, r); !v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 6 s where the fault-free deletions took 8 s: %+v, want it to hold with a note", v)
 	}
 	r, got = deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-40*time.Second)
-	if v := terminates(w, refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
+	if v := verdict.Terminates(w, refs, got, r); v.Holds || !strings.Contains(v.Detail, "Namespace work (") {
 		t.Errorf("deleting for 40 s where the fault-free deletions took 8 s: %+v, want stuck", v)
 	}
 	_, never := deletionRun(w, 0, 0, 2*time.Minute, 30*time.Second)
 	r, got = deletionRun(w, 0, 0, 2*time.Minute, 2*time.Minute-time.Second)
-	if v := terminates(w, []*refRun{{seed: 1, snap: never}}, got, r); v.Holds {
+	if v := verdict.Terminates(w, []*verdict.Reference{{Seed: 1, Snap: never}}, got, r); v.Holds {
 		t.Errorf("stuck in the fault-free run too: %+v, want stuck", v)
 	}
 }

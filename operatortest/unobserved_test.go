@@ -23,15 +23,15 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.targets.Writes) == 0 {
+	if len(r.Targets.Writes) == 0 {
 		t.Fatal("no target: the operator's Secret team/app-child is created in the reference run")
 	}
-	for _, wr := range r.targets.Writes {
+	for _, wr := range r.Targets.Writes {
 		if wr.Object != "team/app-child" {
 			t.Errorf("a target of another object: %+v", wr)
 		}
 	}
-	if ws := plan.UnobservedWindows(r.targets, "op"); len(ws) == 0 || ws[0].String() != "unobserved process=op kind=/v1/Secret object=team/app-child from=0 until=0" {
+	if ws := plan.UnobservedWindows(r.Targets, "op"); len(ws) == 0 || ws[0].String() != "unobserved process=op kind=/v1/Secret object=team/app-child from=0 until=0" {
 		t.Errorf("the unobserved windows of op: %v, want the Secret's from its creation first", ws)
 	}
 

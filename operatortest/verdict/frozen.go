@@ -1,4 +1,4 @@
-package operatortest
+package verdict
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ import (
 // outputsOf are, per controller and object (the atRest key), the canonical
 // keys of the objects that controller's reconciles of that object wrote, in
 // order of first write, but the reconciled object itself.
-func outputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
+func OutputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 	type worker struct {
 		process, controller string
 		n                   int
@@ -84,17 +84,17 @@ func outputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 // frozen are the objects converges does not compare in got: the outputs of
 // each controller's reconciles of an object whose last reconcile ends, in
 // got and in a fault-free run, in the same error; each with why.
-func frozen(refs []*refRun, got *snapshot) map[string]string {
+func Frozen(refs []*Reference, got *Snapshot) map[string]string {
 	out := map[string]string{}
-	for _, e := range got.atRest {
+	for _, e := range got.AtRest {
 		var keys []string
-		keys = append(keys, got.outputs[e.key]...)
+		keys = append(keys, got.Outputs[e.Key]...)
 		shared := false
 		for _, r := range refs {
-			for _, re := range r.snap.atRest {
-				if re.key == e.key && re.err == e.err {
+			for _, re := range r.Snap.AtRest {
+				if re.Key == e.Key && re.Err == e.Err {
 					shared = true
-					keys = append(keys, r.snap.outputs[e.key]...)
+					keys = append(keys, r.Snap.Outputs[e.Key]...)
 				}
 			}
 		}
@@ -103,7 +103,7 @@ func frozen(refs []*refRun, got *snapshot) map[string]string {
 		}
 		for _, k := range keys {
 			if _, ok := out[k]; !ok {
-				out[k] = fmt.Sprintf("%s (written by %s's reconciles, whose last ends in %s, as in the fault-free run of the same workload)", k, e.key, e.step.Result)
+				out[k] = fmt.Sprintf("%s (written by %s's reconciles, whose last ends in %s, as in the fault-free run of the same workload)", k, e.Key, e.Step.Result)
 			}
 		}
 	}
@@ -140,7 +140,7 @@ type statusWrites struct {
 
 // statusWritesOf reads a run's statusWrites, per controller and object (the
 // atRest key). A reconcile a crash cut is neither: its end is not known.
-func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
+func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 	type worker struct {
 		process, controller string
 		n                   int
@@ -166,7 +166,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 			return out
 		}
 		ev := r.Log[i]
-		for p, v := range flatten(s.w.Shapes.For(ev.GVK), s.normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
+		for p, v := range Flatten(s.World.Shapes.For(ev.GVK), s.Normalize(ev.GVK, ev.Object)) { // lint:order-independent a map is filled
 			if p == "status" || strings.HasPrefix(p, "status.") || strings.HasPrefix(p, "status[") {
 				out[p] = v
 			}
@@ -197,7 +197,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 			if !ok || len(rvs) == 0 {
 				continue
 			}
-			key := st.Controller + " " + s.canon.Text(obj)
+			key := st.Controller + " " + s.Canon.Text(obj)
 			sw := out[key]
 			if sw == nil {
 				sw = &statusWrites{ok: map[string]bool{}, failed: map[string]bool{}}
@@ -212,7 +212,7 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 				if !ok {
 					continue
 				}
-				sw.object = s.key(r.Log[i].GVK, r.Log[i].Object)
+				sw.object = s.Key(r.Log[i].GVK, r.Log[i].Object)
 				now, was := status(i), status(before[i])
 				for p, v := range now { // lint:order-independent a set is filled
 					if was[p] != v {
@@ -240,14 +240,14 @@ func statusWritesOf(r *check.Run, s *snapshot) map[string]*statusWrites {
 // compare in got: those only the successful reconciles of its controller
 // wrote, in got or in a fault-free run, when both end failing on it in one
 // error. A field's parents are listed too (an emptied status is "{}").
-func frozenStatus(refs []*refRun, got *snapshot) map[string]map[string]bool {
+func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	for _, e := range got.atRest {
-		runs := []*snapshot{got}
+	for _, e := range got.AtRest {
+		runs := []*Snapshot{got}
 		for _, r := range refs {
-			for _, re := range r.snap.atRest {
-				if re.key == e.key && re.err == e.err {
-					runs = append(runs, r.snap)
+			for _, re := range r.Snap.AtRest {
+				if re.Key == e.Key && re.Err == e.Err {
+					runs = append(runs, r.Snap)
 					break
 				}
 			}
@@ -258,7 +258,7 @@ func frozenStatus(refs []*refRun, got *snapshot) map[string]map[string]bool {
 		ok, failed := map[string]bool{}, map[string]bool{}
 		object := ""
 		for _, s := range runs {
-			sw := s.statusWrites[e.key]
+			sw := s.StatusWrites[e.Key]
 			if sw == nil {
 				continue
 			}
@@ -292,8 +292,8 @@ func frozenStatus(refs []*refRun, got *snapshot) map[string]map[string]bool {
 // fault-free runs that both end failing on the user's value, whether one
 // got through a reconcile before the value landed is the race with the
 // user too. free itself is left as it is.
-func withFrozenStatus(free map[string]map[string]bool, refs []*refRun, got *snapshot) map[string]map[string]bool {
-	fs := frozenStatus(refs, got)
+func WithFrozenStatus(free map[string]map[string]bool, refs []*Reference, got *Snapshot) map[string]map[string]bool {
+	fs := FrozenStatus(refs, got)
 	if len(fs) == 0 {
 		return free
 	}

@@ -1,4 +1,4 @@
-package operatortest
+package verdict
 
 import (
 	"regexp"
@@ -43,7 +43,7 @@ var ordinal = regexp.MustCompile(`\*(deleted)?\d+$`)
 // any fault-free run, are one lifetime of the race with the user's deletion
 // (userDeleted: when the workload first deleted an object; -1: never).
 func raced(k string, g, most createsDeletes, userDeleted time.Duration) bool {
-	return g.creates == most.creates+1 && g.deletes == most.deletes+1 &&
+	return g.Creates == most.Creates+1 && g.deletes == most.deletes+1 &&
 		userDeleted >= 0 && g.deleted >= userDeleted && !ordinal.MatchString(k)
 }
 
@@ -102,5 +102,5 @@ func cycling(most createsDeletes) bool { return most.deletes >= 2 }
 // converges and terminates judge, not a write repeated; churn is a
 // lifetime more.
 func finished(g, most createsDeletes) bool {
-	return g.creates <= most.creates && g.deletes == most.deletes+1
+	return g.Creates <= most.Creates && g.deletes == most.deletes+1
 }

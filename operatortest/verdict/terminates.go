@@ -1,4 +1,4 @@
-package operatortest
+package verdict
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // retries a failing install by uninstalling and waiting for its namespace
 // to terminate has a namespace Terminating at every turn of its cycle, and
 // where the run's end falls in the cycle is the schedule's doing.
-func terminates(w *world.World, refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
+func Terminates(w *world.World, refs []*Reference, got *Snapshot, r *check.Run) check.Verdict {
 	v := check.Terminates{}.Check(r)
 	if v.Holds || len(refs) == 0 {
 		return v
@@ -32,13 +32,13 @@ func terminates(w *world.World, refs []*refRun, got *snapshot, r *check.Run) che
 			if ts == nil {
 				continue
 			}
-			key := got.key(gvk, o)
+			key := got.Key(gvk, o)
 			// The timestamp has whole seconds: the deletion began up to a
 			// second after it.
 			age := r.Start.Add(r.End).Sub(ts.Time)
 			line := fmt.Sprintf("%s (finalizers %v, deleting for %s)", key, o.GetFinalizers(), age.Round(time.Millisecond))
-			if slices.ContainsFunc(refs, func(ref *refRun) bool {
-				took, ok := ref.snap.deleteTook[key]
+			if slices.ContainsFunc(refs, func(ref *Reference) bool {
+				took, ok := ref.Snap.deleteTook[key]
 				return ok && age <= took+time.Second
 			}) {
 				inProgress = append(inProgress, line)

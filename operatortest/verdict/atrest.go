@@ -1,4 +1,4 @@
-package operatortest
+package verdict
 
 import (
 	"encoding/json"
@@ -99,14 +99,14 @@ type restWriter struct {
 // restWrites are a run's writes after the heal, by controller and object,
 // and where its rest begins.
 type restWrites struct {
-	from, end time.Duration // rest: from .. end (from > end: no rest)
+	From, end time.Duration // rest: from .. end (from > end: no rest)
 	writers   []*restWriter // in order of first write
 }
 
 // writesAtRest collects the operator's writes of r after its heal.
-func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
-	w := s.w
-	out := &restWrites{from: r.End + 1, end: r.End}
+func (s *Snapshot) writesAtRest(r *check.Run) *restWrites {
+	w := s.World
+	out := &restWrites{From: r.End + 1, end: r.End}
 	if r.HealAt == 0 {
 		return out // never healed: no rest
 	}
@@ -116,7 +116,7 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 			settled = max(settled, st.At)
 		}
 	}
-	out.from = settled + w.Opts.HealBudget/2
+	out.From = settled + w.Opts.HealBudget/2
 	// The log by resourceVersion, and each object's changes in order.
 	byRV := map[uint64]int{}
 	seq := map[types.UID][]int{} // uid -> indexes of its events
@@ -211,7 +211,7 @@ func (s *snapshot) writesAtRest(r *check.Run) *restWrites {
 				rw.fields = changedPaths(before, now, "", nil)
 			}
 		}
-		key := [2]string{writerOf(st), s.key(ev.GVK, ev.Object)}
+		key := [2]string{writerOf(st), s.Key(ev.GVK, ev.Object)}
 		since, ok := last[key]
 		if !ok {
 			since = r.HealAt
@@ -275,7 +275,7 @@ func writerOf(st trace.Step) string {
 // rawContent is an event's object as stored, but what every write moves
 // (resourceVersion, managedFields) and what counts spec writes
 // (generation).
-func (s *snapshot) rawContent(ev apiserver.Event) any {
+func (s *Snapshot) rawContent(ev apiserver.Event) any {
 	b, err := json.Marshal(ev.Object)
 	if err != nil {
 		return "unencodable"
@@ -292,8 +292,8 @@ func (s *snapshot) rawContent(ev apiserver.Event) any {
 
 // restContent is rawContent with times masked (and uids and generated
 // names as tokens: equivalence.go).
-func (s *snapshot) restContent(ev apiserver.Event) any {
-	return s.canon.Value(s.rawContent(ev))
+func (s *Snapshot) restContent(ev apiserver.Event) any {
+	return s.Canon.Value(s.rawContent(ev))
 }
 
 // changedPaths appends the paths (status.lastSyncTime) at which a and b
@@ -395,11 +395,11 @@ func (wr *restWriter) at(from time.Duration) []restWrite {
 // idle is the first writer of rw whose idle writes at rest reach
 // restIdleWrites, with what they were.
 func (rw *restWrites) idle() (string, time.Duration) {
-	if rw == nil || rw.from > rw.end {
+	if rw == nil || rw.From > rw.end {
 		return "", 0
 	}
 	for _, wr := range rw.writers {
-		ws := wr.at(rw.from)
+		ws := wr.at(rw.From)
 		var noop, times, back int
 		var fields []string
 		var kth time.Duration
@@ -440,7 +440,7 @@ func (rw *restWrites) idle() (string, time.Duration) {
 			what = append(what, fmt.Sprintf("%d that set it back to what it was two changes before", back))
 		}
 		d := fmt.Sprintf("%s wrote %s %d times at rest (the last %v of the heal budget, from %v to %v), %s",
-			wr.by, wr.object, len(ws), rw.end-rw.from, rw.from, rw.end, strings.Join(what, ", "))
+			wr.by, wr.object, len(ws), rw.end-rw.From, rw.From, rw.end, strings.Join(what, ", "))
 		if len(fields) > 0 {
 			d += " (" + strings.Join(fields, "; ") + ")"
 		}
@@ -451,42 +451,42 @@ func (rw *restWrites) idle() (string, time.Duration) {
 
 // writesAtRest judges got's writes at rest, and its fault-free references'
 // (refs: none for a reference run itself).
-func judgeWritesAtRest(w *world.World, refs []*refRun, got *snapshot) check.Verdict {
+func JudgeWritesAtRest(w *world.World, refs []*Reference, got *Snapshot) check.Verdict {
 	v := check.Verdict{Property: world.WritesAtRest, Holds: true}
-	if d, at := got.rest.idle(); d != "" {
+	if d, at := got.Rest.idle(); d != "" {
 		return check.Verdict{Property: world.WritesAtRest, At: at, Detail: d}
 	}
 	for _, ref := range refs {
-		if ref.late || ref.downtime || ref.draws || ref.snap == nil {
+		if ref.Late || ref.Downtime || ref.Draws || ref.Snap == nil {
 			continue
 		}
-		if d, at := ref.snap.rest.idle(); d != "" {
+		if d, at := ref.Snap.Rest.idle(); d != "" {
 			return check.Verdict{Property: world.WritesAtRest, At: at,
-				Detail: fmt.Sprintf("in the fault-free run of the same workload (seed %d), %s (a bug with no fault)", ref.seed, d)}
+				Detail: fmt.Sprintf("in the fault-free run of the same workload (seed %d), %s (a bug with no fault)", ref.Seed, d)}
 		}
 	}
-	rw := got.rest
-	if len(refs) == 0 || rw == nil || rw.from > rw.end {
+	rw := got.Rest
+	if len(refs) == 0 || rw == nil || rw.From > rw.end {
 		return v
 	}
 	for _, wr := range rw.writers {
-		from := rw.from
+		from := rw.From
 		most, compared := 0, 0
 		for _, ref := range refs {
-			if ref.snap == nil || ref.snap.rest == nil || ref.snap.rest.from > ref.snap.rest.end {
+			if ref.Snap == nil || ref.Snap.Rest == nil || ref.Snap.Rest.From > ref.Snap.Rest.end {
 				continue
 			}
 			compared++
-			from = max(from, ref.snap.rest.from)
+			from = max(from, ref.Snap.Rest.From)
 		}
 		if compared == 0 || from > rw.end {
 			continue
 		}
 		for _, ref := range refs {
-			if ref.snap == nil || ref.snap.rest == nil || ref.snap.rest.from > ref.snap.rest.end {
+			if ref.Snap == nil || ref.Snap.Rest == nil || ref.Snap.Rest.From > ref.Snap.Rest.end {
 				continue
 			}
-			for _, o := range ref.snap.rest.writers {
+			for _, o := range ref.Snap.Rest.writers {
 				if o.by == wr.by && o.object == wr.object {
 					most = max(most, len(o.at(from)))
 				}

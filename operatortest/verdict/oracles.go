@@ -1,4 +1,4 @@
-package operatortest
+package verdict
 
 import (
 	"encoding/json"
@@ -30,53 +30,53 @@ type judgedBy struct {
 func (j judgedBy) Name() string                     { return j.name }
 func (j judgedBy) Check(r *check.Run) check.Verdict { return j.judge(r) }
 
-func on(w *world.World, name string) bool { return !slices.Contains(w.Opts.Disable, name) }
+func On(w *world.World, name string) bool { return !slices.Contains(w.Opts.Disable, name) }
 
 // oracles are the generic oracles of a run judged against refs, the
 // fault-free runs of the same workload (none: a reference run itself).
-func oracles(w *world.World, refs []*refRun) []check.Property {
+func Oracles(w *world.World, refs []*Reference) []check.Property {
 	var out []check.Property
 	// got is the run's end state, taken once for the oracles that compare it.
-	var snap *snapshot
+	var snap *Snapshot
 	var of *check.Run
-	got := func(r *check.Run) *snapshot {
+	got := func(r *check.Run) *Snapshot {
 		if of != r {
-			snap, of = snapshotOf(w, r), r
+			snap, of = SnapshotOf(w, r), r
 		}
 		return snap
 	}
-	if on(w, world.Converges) && len(refs) > 0 {
-		out = append(out, judgedBy{world.Converges, func(r *check.Run) check.Verdict { return converges(w, refs, got(r), r.End) }})
+	if On(w, world.Converges) && len(refs) > 0 {
+		out = append(out, judgedBy{world.Converges, func(r *check.Run) check.Verdict { return Converges(w, refs, got(r), r.End) }})
 	}
-	if on(w, world.UpdateSummaries) && len(refs) > 0 {
-		out = append(out, judgedBy{world.UpdateSummaries, func(r *check.Run) check.Verdict { return updateSummaries(w, refs, got(r), r.End) }})
+	if On(w, world.UpdateSummaries) && len(refs) > 0 {
+		out = append(out, judgedBy{world.UpdateSummaries, func(r *check.Run) check.Verdict { return UpdateSummaries(w, refs, got(r), r.End) }})
 	}
-	if on(w, world.Terminates) {
-		out = append(out, judgedBy{world.Terminates, func(r *check.Run) check.Verdict { return terminates(w, refs, got(r), r) }})
+	if On(w, world.Terminates) {
+		out = append(out, judgedBy{world.Terminates, func(r *check.Run) check.Verdict { return Terminates(w, refs, got(r), r) }})
 	}
-	if on(w, world.NoOrphans) && !w.Opts.NoBuiltinControllers {
+	if On(w, world.NoOrphans) && !w.Opts.NoBuiltinControllers {
 		out = append(out, check.Eventually{Property: world.NoOrphans, Desired: func(r *check.Run) error {
 			return orphans(r, collectedOf(w, got(r), refs))
 		}})
 	}
-	if on(w, world.NoErrorAtRest) {
-		out = append(out, judgedBy{world.NoErrorAtRest, func(r *check.Run) check.Verdict { return noErrorAtRest(refs, got(r), r) }})
+	if On(w, world.NoErrorAtRest) {
+		out = append(out, judgedBy{world.NoErrorAtRest, func(r *check.Run) check.Verdict { return NoErrorAtRest(refs, got(r), r) }})
 	}
-	if on(w, world.WritesAtRest) {
-		out = append(out, judgedBy{world.WritesAtRest, func(r *check.Run) check.Verdict { return judgeWritesAtRest(w, refs, got(r)) }})
+	if On(w, world.WritesAtRest) {
+		out = append(out, judgedBy{world.WritesAtRest, func(r *check.Run) check.Verdict { return JudgeWritesAtRest(w, refs, got(r)) }})
 	}
 	return out
 }
 
 // atRest is a controller's last reconcile of an object, ended in an error
 // and not forgotten by a crash since.
-type atRest struct {
-	key  string // controller and object: which replica ran it does not matter
-	step trace.Step
-	err  string // the error, canonical
+type AtRest struct {
+	Key  string // controller and object: which replica ran it does not matter
+	Step trace.Step
+	Err  string // the error, canonical
 }
 
-func errorsAtRest(r *check.Run, c *canon.Tokens) []atRest {
+func ErrorsAtRest(r *check.Run, c *canon.Tokens) []AtRest {
 	type key struct{ process, controller, object string }
 	last := map[key]trace.Step{}
 	var order []key
@@ -100,10 +100,10 @@ func errorsAtRest(r *check.Run, c *canon.Tokens) []atRest {
 		}
 		last[k] = s
 	}
-	var out []atRest
+	var out []AtRest
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, atRest{key: k.controller + " " + c.Text(k.object), step: s, err: canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))})
+			out = append(out, AtRest{Key: k.controller + " " + c.Text(k.object), Step: s, Err: canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))})
 		}
 	}
 	return out
@@ -126,25 +126,25 @@ func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
 // unless a fault-free run of the same workload also ends in that error on
 // that object (the workload's doing: a dependency the user deleted, which
 // the operator reports by failing until the user fixes it).
-func noErrorAtRest(refs []*refRun, got *snapshot, r *check.Run) check.Verdict {
+func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict {
 	var shared []string
-	for _, e := range errorsAtRest(r, got.canon) {
+	for _, e := range ErrorsAtRest(r, got.Canon) {
 		var also string
 		for _, ref := range refs {
-			for _, re := range ref.snap.atRest {
-				if re.key == e.key {
-					also = re.err
+			for _, re := range ref.Snap.AtRest {
+				if re.Key == e.Key {
+					also = re.Err
 				}
 			}
-			if also == e.err {
+			if also == e.Err {
 				break
 			}
 		}
-		s := e.step
+		s := e.Step
 		switch {
-		case also == e.err:
+		case also == e.Err:
 			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, as in the fault-free run of the same workload", s.Process, s.Controller, s.Object, s.Result))
-		case also != "" && slices.ContainsFunc(refs, func(ref *refRun) bool { return slices.Contains(ref.snap.errorsMet[e.key], e.err) }):
+		case also != "" && slices.ContainsFunc(refs, func(ref *Reference) bool { return slices.Contains(ref.Snap.errorsMet[e.Key], e.Err) }):
 			// The fault-free run fails on this object for good too, and
 			// met this error on the way: an operator that retries a failing
 			// operation cycles through its errors (the cause, then "still
@@ -190,19 +190,19 @@ func orphans(r *check.Run, kinds []schema.GroupVersionKind) error {
 // every kind in its watch log, canonical (equivalence.go), the creates and
 // deletes of each object, the kinds the operator touched and its errors at
 // rest.
-type snapshot struct {
-	w     *world.World
-	canon *canon.Tokens
+type Snapshot struct {
+	World *world.World
+	Canon *canon.Tokens
 	// kinds are the kinds of the watch log, in order of first appearance;
 	// raw their objects at the end.
-	kinds []schema.GroupVersionKind
-	raw   map[schema.GroupVersionKind][]client.Object
+	Kinds []schema.GroupVersionKind
+	Raw   map[schema.GroupVersionKind][]client.Object
 	// touched are the kinds the operator's processes read or wrote.
-	touched map[schema.GroupVersionKind]bool
+	Touched map[schema.GroupVersionKind]bool
 	// changes counts, per object (Kind namespace/canonical name), the creates
 	// and deletes the apiserver committed (Sieve's update summaries), but
 	// those of collected.
-	changes map[schema.GroupVersionKind]map[string]*createsDeletes
+	Changes map[schema.GroupVersionKind]map[string]*createsDeletes
 	// collected counts, per object, the dependents created while each of
 	// their owners was gone or being deleted, and then deleted (by the
 	// garbage collector, as its rules say), before the heal's grace ended.
@@ -210,37 +210,37 @@ type snapshot struct {
 	// atRest are the run's errors at rest (kept for a reference run), and
 	// outputs what each controller's reconciles of an object wrote
 	// (frozen.go).
-	atRest  []atRest
-	outputs map[string][]string
+	AtRest  []AtRest
+	Outputs map[string][]string
 	// statusWrites are what each controller's status writes to the object
 	// it reconciles changed, by how the reconcile ended (frozen.go).
-	statusWrites map[string]*statusWrites
+	StatusWrites map[string]*statusWrites
 	// errorsMet are the errors of every reconcile (errorsMet).
 	errorsMet map[string][]string
 	// userDeleted is when the workload first deleted an object (-1: never).
 	userDeleted time.Duration
-	state       map[schema.GroupVersionKind]*kindState
+	State       map[schema.GroupVersionKind]*KindState
 	// deleteTook is, per object, the longest its deletion took, from its
 	// deletionTimestamp's event to its Deleted event (terminates.go).
 	deleteTook map[string]time.Duration
 	// rest are the operator's writes after the heal (atrest.go).
-	rest *restWrites
+	Rest *restWrites
 }
 
 // kindState is the canonical end state of one kind.
-type kindState struct {
-	keys  []string
-	text  map[string]string
-	value map[string]any
+type KindState struct {
+	Keys  []string
+	Text  map[string]string
+	Value map[string]any
 }
 
 type createsDeletes struct {
-	creates, deletes int
+	Creates, deletes int
 	deleted          time.Duration // the last delete's instant (churn.go)
 }
 
 func (c createsDeletes) String() string {
-	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.creates, world.Plural(c.creates), c.deletes, world.Plural(c.deletes))
+	return fmt.Sprintf("created %d time%s, deleted %d time%s", c.Creates, world.Plural(c.Creates), c.deletes, world.Plural(c.deletes))
 }
 
 // healGrace is how long after the heal a dependent re-created for an owner
@@ -249,10 +249,10 @@ func (c createsDeletes) String() string {
 // milliseconds once the faults are gone).
 const healGrace = time.Second
 
-func snapshotOf(w *world.World, r *check.Run) *snapshot {
-	s := &snapshot{w: w, canon: canon.NewTokens(r.Log), raw: map[schema.GroupVersionKind][]client.Object{},
-		touched: map[schema.GroupVersionKind]bool{}, changes: map[schema.GroupVersionKind]map[string]*createsDeletes{},
-		state: map[schema.GroupVersionKind]*kindState{}}
+func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
+	s := &Snapshot{World: w, Canon: canon.NewTokens(r.Log), Raw: map[schema.GroupVersionKind][]client.Object{},
+		Touched: map[schema.GroupVersionKind]bool{}, Changes: map[schema.GroupVersionKind]map[string]*createsDeletes{},
+		State: map[schema.GroupVersionKind]*KindState{}}
 	byRV := map[uint64]schema.GroupVersionKind{}
 	byKind := map[string][]schema.GroupVersionKind{}
 	// Owners as the collector sees them: present, or being deleted.
@@ -278,10 +278,10 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 			})
 	}
 	count := func(gvk schema.GroupVersionKind, key string) *createsDeletes {
-		m := s.changes[gvk]
+		m := s.Changes[gvk]
 		if m == nil {
 			m = map[string]*createsDeletes{}
-			s.changes[gvk] = m
+			s.Changes[gvk] = m
 		}
 		c := m[key]
 		if c == nil {
@@ -294,14 +294,14 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 	deletionBegan := map[types.UID]time.Time{}
 	for _, ev := range r.Log {
 		gvk, o := ev.GVK, ev.Object
-		if _, ok := s.raw[gvk]; !ok {
-			s.raw[gvk] = nil
-			s.kinds = append(s.kinds, gvk)
+		if _, ok := s.Raw[gvk]; !ok {
+			s.Raw[gvk] = nil
+			s.Kinds = append(s.Kinds, gvk)
 			byKind[gvk.Kind] = append(byKind[gvk.Kind], gvk)
 		}
 		byRV[ev.ResourceVersion] = gvk
 		uid := o.GetUID()
-		key := s.key(gvk, o)
+		key := s.Key(gvk, o)
 		if _, ok := deletionBegan[uid]; !ok && o.GetDeletionTimestamp() != nil && ev.Type != watch.Deleted {
 			deletionBegan[uid] = ev.At
 		}
@@ -329,7 +329,7 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 				forGoneOrder = append(forGoneOrder, uid)
 				continue
 			}
-			count(gvk, key).creates++
+			count(gvk, key).Creates++
 			counted[uid] = true
 		case watch.Modified:
 			if o.GetDeletionTimestamp() != nil {
@@ -346,13 +346,13 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 			_, isForGone := forGone[uid]
 			switch d := doomed(o.GetOwnerReferences(), ev.At.Sub(r.Start)); {
 			case d && counted[uid]:
-				count(gvk, key).creates--
+				count(gvk, key).Creates--
 				delete(counted, uid)
 				forGone[uid] = pending{gvk, key}
 				forGoneOrder = append(forGoneOrder, uid)
 			case !d && isForGone && len(o.GetOwnerReferences()) > 0:
 				delete(forGone, uid)
-				count(gvk, key).creates++
+				count(gvk, key).Creates++
 				counted[uid] = true
 			}
 		case watch.Deleted:
@@ -372,12 +372,12 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 	// no-orphans judges it).
 	for _, uid := range forGoneOrder {
 		if p, ok := forGone[uid]; ok {
-			count(p.gvk, p.key).creates++
+			count(p.gvk, p.key).Creates++
 			delete(forGone, uid) // listed again if re-owned twice
 		}
 	}
-	for _, gvk := range s.kinds {
-		s.raw[gvk] = w.WithoutHistory(gvk, r.Objects(gvk))
+	for _, gvk := range s.Kinds {
+		s.Raw[gvk] = w.WithoutHistory(gvk, r.Objects(gvk))
 	}
 	// The kinds the operator's processes touched: a write names its kind by
 	// the resourceVersion it wrote, a read by its kind's name.
@@ -392,7 +392,7 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 			continue
 		}
 		if gvk, ok := byRV[st.RVWritten]; ok && st.RVWritten != 0 {
-			s.touched[gvk] = true
+			s.Touched[gvk] = true
 			continue
 		}
 		kind, _, _ := strings.Cut(st.Object, " ")
@@ -401,22 +401,22 @@ func snapshotOf(w *world.World, r *check.Run) *snapshot {
 			gvks = byKind[strings.TrimSuffix(kind, "List")]
 		}
 		for _, gvk := range gvks {
-			s.touched[gvk] = true
+			s.Touched[gvk] = true
 		}
 	}
-	s.atRest = errorsAtRest(r, s.canon)
-	s.errorsMet = errorsMet(r, s.canon)
-	s.outputs = outputsOf(r.Steps, s.canon)
-	s.statusWrites = statusWritesOf(r, s)
+	s.AtRest = ErrorsAtRest(r, s.Canon)
+	s.errorsMet = errorsMet(r, s.Canon)
+	s.Outputs = OutputsOf(r.Steps, s.Canon)
+	s.StatusWrites = StatusWritesOf(r, s)
 	s.userDeleted = firstUserDeletion(r.Steps)
-	s.rest = s.writesAtRest(r)
+	s.Rest = s.writesAtRest(r)
 	return s
 }
 
 // key names an object as the oracles compare it: kind, namespace and
 // canonical name (a generated name by its prefix and place).
-func (s *snapshot) key(gvk schema.GroupVersionKind, o client.Object) string {
-	return canon.ObjectKey(gvk.Kind, o.GetNamespace(), s.canon.Name(o))
+func (s *Snapshot) Key(gvk schema.GroupVersionKind, o client.Object) string {
+	return canon.ObjectKey(gvk.Kind, o.GetNamespace(), s.Canon.Name(o))
 }
 
 // machinery are kinds the manager itself writes for the operator, not its
@@ -428,12 +428,12 @@ var machinery = []schema.GroupVersionKind{{Group: "coordination.k8s.io", Version
 // judged are the kinds the differential oracles compare across snaps: the
 // CRDs' and the test's objects' kinds, and every kind an operator process
 // read or wrote in any of them.
-func judged(w *world.World, snaps ...*snapshot) []schema.GroupVersionKind {
+func Judged(w *world.World, snaps ...*Snapshot) []schema.GroupVersionKind {
 	out := slices.Clone(w.Kinds)
 	var more []schema.GroupVersionKind
 	for _, s := range snaps {
-		for _, gvk := range s.kinds {
-			if s.touched[gvk] && !slices.Contains(out, gvk) && !slices.Contains(more, gvk) && !slices.Contains(machinery, gvk) {
+		for _, gvk := range s.Kinds {
+			if s.Touched[gvk] && !slices.Contains(out, gvk) && !slices.Contains(more, gvk) && !slices.Contains(machinery, gvk) {
 				more = append(more, gvk)
 			}
 		}
@@ -444,13 +444,13 @@ func judged(w *world.World, snaps ...*snapshot) []schema.GroupVersionKind {
 
 // collectedOf are the judged kinds the garbage collector collects: those
 // no-orphans judges.
-func collectedOf(w *world.World, got *snapshot, refs []*refRun) []schema.GroupVersionKind {
-	snaps := []*snapshot{got}
+func collectedOf(w *world.World, got *Snapshot, refs []*Reference) []schema.GroupVersionKind {
+	snaps := []*Snapshot{got}
 	for _, r := range refs {
-		snaps = append(snaps, r.snap)
+		snaps = append(snaps, r.Snap)
 	}
 	var out []schema.GroupVersionKind
-	for _, gvk := range judged(w, snaps...) {
+	for _, gvk := range Judged(w, snaps...) {
 		if slices.Contains(w.Collected, gvk) {
 			out = append(out, gvk)
 		}
@@ -459,26 +459,26 @@ func collectedOf(w *world.World, got *snapshot, refs []*refRun) []schema.GroupVe
 }
 
 // of is the canonical end state of gvk.
-func (s *snapshot) of(gvk schema.GroupVersionKind) *kindState {
-	if k, ok := s.state[gvk]; ok {
+func (s *Snapshot) Of(gvk schema.GroupVersionKind) *KindState {
+	if k, ok := s.State[gvk]; ok {
 		return k
 	}
-	k := &kindState{text: map[string]string{}, value: map[string]any{}}
-	for _, o := range s.raw[gvk] {
-		key := s.key(gvk, o)
-		v := s.normalize(gvk, o)
-		k.keys = append(k.keys, key)
-		k.value[key] = v
-		k.text[key] = canon.Encode(v)
+	k := &KindState{Text: map[string]string{}, Value: map[string]any{}}
+	for _, o := range s.Raw[gvk] {
+		key := s.Key(gvk, o)
+		v := s.Normalize(gvk, o)
+		k.Keys = append(k.Keys, key)
+		k.Value[key] = v
+		k.Text[key] = canon.Encode(v)
 	}
-	slices.Sort(k.keys)
-	s.state[gvk] = k
+	slices.Sort(k.Keys)
+	s.State[gvk] = k
 	return k
 }
 
 // normalize is an object's content with what legitimately differs between
 // two runs of one workload made equal (equivalence.go).
-func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
+func (s *Snapshot) Normalize(gvk schema.GroupVersionKind, o client.Object) any {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return "unencodable"
@@ -518,10 +518,10 @@ func (s *snapshot) normalize(gvk schema.GroupVersionKind, o client.Object) any {
 			}
 		}
 	}
-	s.canon.Binding(gvk, o, m)
-	s.canon.Value(m)
-	s.w.Nondet.Mask(gvk.Kind, m)
-	canon.SortLists(m, s.w.Shapes.For(gvk), "")
+	s.Canon.Binding(gvk, o, m)
+	s.Canon.Value(m)
+	s.World.Nondet.Mask(gvk.Kind, m)
+	canon.SortLists(m, s.World.Shapes.For(gvk), "")
 	return m
 }
 
@@ -551,27 +551,27 @@ func dropKeys(v any, keys ...string) {
 // named is a snapshot with the name a report gives its run.
 type named struct {
 	name string
-	snap *snapshot
+	snap *Snapshot
 	late bool
 }
 
-func refNames(refs []*refRun) []named {
+func refNames(refs []*Reference) []named {
 	var out []named
 	for i, r := range refs {
 		name := "the fault-free run of the same workload"
 		switch {
-		case r.late && r.after > 0:
-			name = fmt.Sprintf("the fault-free run of the same workload with the operator starting after the step at %v", r.after)
-		case r.late:
+		case r.Late && r.After > 0:
+			name = fmt.Sprintf("the fault-free run of the same workload with the operator starting after the step at %v", r.After)
+		case r.Late:
 			name = "the fault-free run of the same workload with the operator late (its watches deliver nothing until the workload's last step)"
-		case r.downtime:
+		case r.Downtime:
 			name = "the fault-free run of the same workload and the same downtime (the operator stopped cleanly where this run had it down)"
-		case r.draws:
+		case r.Draws:
 			name = "the fault-free run of the same workload with the operator's random draws from another seed"
 		case i > 0:
-			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.seed)
+			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.Seed)
 		}
-		out = append(out, named{name, r.snap, r.late || r.downtime})
+		out = append(out, named{name, r.Snap, r.Late || r.Downtime})
 	}
 	return out
 }
@@ -583,21 +583,21 @@ func refNames(refs []*refRun) []named {
 // nondeterministic and not held against got. The late reference (refs
 // marked late) is a candidate end state only, not a source of learned
 // fields.
-func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
 	rs := refNames(refs)
-	fr := frozen(refs, got)
-	fs := frozenStatus(refs, got)
+	fr := Frozen(refs, got)
+	fs := FrozenStatus(refs, got)
 	var skipped []string
-	snaps := []*snapshot{got}
+	snaps := []*Snapshot{got}
 	for _, r := range rs {
 		snaps = append(snaps, r.snap)
 	}
-	for _, gvk := range judged(w, snaps...) {
-		g := got.of(gvk)
+	for _, gvk := range Judged(w, snaps...) {
+		g := got.Of(gvk)
 		var keys []string
-		keys = append(keys, g.keys...)
+		keys = append(keys, g.Keys...)
 		for _, r := range rs {
-			keys = append(keys, r.snap.of(gvk).keys...)
+			keys = append(keys, r.snap.Of(gvk).Keys...)
 		}
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
@@ -607,14 +607,14 @@ func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration)
 			}
 			var have, schedules []named
 			for _, r := range rs {
-				if _, ok := r.snap.of(gvk).text[k]; ok {
+				if _, ok := r.snap.Of(gvk).Text[k]; ok {
 					have = append(have, r)
 					if !r.late {
 						schedules = append(schedules, r)
 					}
 				}
 			}
-			gt, ok := g.text[k]
+			gt, ok := g.Text[k]
 			switch {
 			case !ok && len(have) == len(rs):
 				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run", k, have[0].name)}
@@ -623,7 +623,7 @@ func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration)
 			case len(have) == 0:
 				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s", k, rs[0].name)}
 			}
-			if slices.ContainsFunc(have, func(r named) bool { return r.snap.of(gvk).text[k] == gt }) {
+			if slices.ContainsFunc(have, func(r named) bool { return r.snap.Of(gvk).Text[k] == gt }) {
 				continue
 			}
 			sh := w.Shapes.For(gvk)
@@ -633,7 +633,7 @@ func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration)
 			}
 			var first string
 			for _, r := range have {
-				d := fieldDiff(sh, k, g.value[k], r, free)
+				d := fieldDiff(sh, k, g.Value[k], r, free)
 				if d == "" {
 					first = ""
 					break
@@ -650,7 +650,7 @@ func converges(w *world.World, refs []*refRun, got *snapshot, end time.Duration)
 	return frozenNote(skipped)
 }
 
-func flatten(sh canon.Shape, v any) map[string]string {
+func Flatten(sh canon.Shape, v any) map[string]string {
 	out := map[string]string{}
 	canon.Leaves(v, "", sh, out)
 	return out
@@ -665,7 +665,7 @@ func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules 
 	}
 	flat := make([]map[string]string, len(schedules))
 	for i, r := range schedules {
-		flat[i] = flatten(sh, r.snap.of(gvk).value[key])
+		flat[i] = Flatten(sh, r.snap.Of(gvk).Value[key])
 	}
 	for _, f := range flat {
 		for p, v := range f { // lint:order-independent a set is filled
@@ -682,8 +682,8 @@ func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules 
 // fieldDiff names the first field of got that differs from ref's object key
 // and is not free ("" when there is none).
 func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]bool) string {
-	g := flatten(sh, got)
-	r := flatten(sh, ref.snap.of(gvkOfKey(ref.snap, key)).value[key])
+	g := Flatten(sh, got)
+	r := Flatten(sh, ref.snap.Of(gvkOfKey(ref.snap, key)).Value[key])
 	var paths []string
 	for p := range g { // lint:order-independent sorted below
 		paths = append(paths, p)
@@ -712,11 +712,11 @@ func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]b
 
 // gvkOfKey finds the kind of an object key in s (keys start with the kind's
 // name; kinds of one name in two groups are told apart by their objects).
-func gvkOfKey(s *snapshot, key string) schema.GroupVersionKind {
+func gvkOfKey(s *Snapshot, key string) schema.GroupVersionKind {
 	kind, _, _ := strings.Cut(key, " ")
-	for _, gvk := range s.kinds {
+	for _, gvk := range s.Kinds {
 		if gvk.Kind == kind {
-			if _, ok := s.of(gvk).text[key]; ok {
+			if _, ok := s.Of(gvk).Text[key]; ok {
 				return gvk
 			}
 		}
@@ -724,7 +724,7 @@ func gvkOfKey(s *snapshot, key string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{}
 }
 
-func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).text[key] }
+func (s *Snapshot) textOf(key string) string { return s.Of(gvkOfKey(s, key)).Text[key] }
 
 // updateSummaries: no object of the judged kinds created or deleted more
 // times than in every fault-free run of the same workload. A dependent
@@ -733,24 +733,24 @@ func (s *snapshot) textOf(key string) string { return s.of(gvkOfKey(s, key)).tex
 // from a cache behind the deletion re-creates it; the collector deletes a
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
-func updateSummaries(w *world.World, refs []*refRun, got *snapshot, end time.Duration) check.Verdict {
+func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
 	var racedKeys, cycled, finishedKeys, keptKeys []string
-	fr := frozen(refs, got)
-	snaps := []*snapshot{got}
+	fr := Frozen(refs, got)
+	snaps := []*Snapshot{got}
 	for _, r := range refs {
-		snaps = append(snaps, r.snap)
+		snaps = append(snaps, r.Snap)
 	}
-	for _, gvk := range judged(w, snaps...) {
+	for _, gvk := range Judged(w, snaps...) {
 		var keys []string
 		for _, s := range snaps {
-			for k := range s.changes[gvk] { // lint:order-independent sorted below
+			for k := range s.Changes[gvk] { // lint:order-independent sorted below
 				keys = append(keys, k)
 			}
 		}
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
 			var g createsDeletes
-			if c := got.changes[gvk][k]; c != nil {
+			if c := got.Changes[gvk][k]; c != nil {
 				g = *c
 			}
 			// Only churn the fault added counts: an operator that, delayed by
@@ -759,11 +759,11 @@ func updateSummaries(w *world.World, refs []*refRun, got *snapshot, end time.Dur
 			// which converges sees). The most of any reference is the bound.
 			var most createsDeletes
 			for _, r := range refs {
-				if c := r.snap.changes[gvk][k]; c != nil {
-					most.creates, most.deletes = max(most.creates, c.creates), max(most.deletes, c.deletes)
+				if c := r.Snap.Changes[gvk][k]; c != nil {
+					most.Creates, most.deletes = max(most.Creates, c.Creates), max(most.deletes, c.deletes)
 				}
 			}
-			if g.creates > most.creates || g.deletes > most.deletes {
+			if g.Creates > most.Creates || g.deletes > most.deletes {
 				if finished(g, most) {
 					finishedKeys = append(finishedKeys, k)
 					continue
@@ -772,7 +772,7 @@ func updateSummaries(w *world.World, refs []*refRun, got *snapshot, end time.Dur
 					racedKeys = append(racedKeys, k)
 					continue
 				}
-				if _, ok := fr[k]; ok && g.creates == most.creates+1 && g.deletes == most.deletes {
+				if _, ok := fr[k]; ok && g.Creates == most.Creates+1 && g.deletes == most.deletes {
 					// A frozen output (frozen.go) made once more and kept:
 					// the operator got that far before the user's value
 					// that it now fails on landed, and a failing reconcile
