@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,12 +55,12 @@ func TestTheBlindReferenceKeepsTheViewsAndDropsTheRestOfTheFaults(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, f := range blindOf(w, p, r) {
+	for _, f := range reference.BlindOf(w, p, r) {
 		got = append(got, f.String())
 	}
 	want := []string{"blind process=ticker at=11s age=40s", "hold process=ticker kind=/v1/ConfigMap from=50s until=55s"}
@@ -122,11 +124,11 @@ func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(blindOf(w, p, r)) == 0 {
+	if len(reference.BlindOf(w, p, r)) == 0 {
 		t.Fatal("the stale restart hid nothing: the test does not reach the blind reference it is about")
 	}
 	caught := false
@@ -168,7 +170,7 @@ func TestCrashesAfterAWriteAimAtTheReferenceRunsIntermediateStates(t *testing.T)
 		step(20, "op", 4, "update"),       // after the fault phase
 		step(21, "op", 4, "update"),
 	}
-	got := writesOf(steps, 10)
+	got := reference.WritesOf(steps, 10)
 	if want := []int{1, 5, 6}; !slices.Equal(got["op"], want) || len(got["admin"]) != 0 {
 		t.Errorf("the intermediate states: got %v, want op %v and none of admin", got, want)
 	}
@@ -195,7 +197,7 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +227,11 @@ func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := blindOf(w, p, r); len(got) != 0 {
+	if got := reference.BlindOf(w, p, r); len(got) != 0 {
 		t.Errorf("an event-driven operator's lagging watch was taken as blind time: %v", got)
 	}
 	w = testWorld(t, tickerOptions(false))
@@ -237,10 +239,10 @@ func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err = run(w, t, p); err != nil {
+	if r, err = reference.Run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
-	if got := blindOf(w, p, r); len(got) != 2 {
+	if got := reference.BlindOf(w, p, r); len(got) != 2 {
 		t.Errorf("the ticker's hold is not blind time: %v", got)
 	}
 }

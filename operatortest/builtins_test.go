@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -54,7 +56,7 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r, err := runOnce(w, t, p, nil, 0)
+	_, r, err := reference.RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +82,11 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, _, err := runOnce(w, t, p, nil, 0)
+	held, _, err := reference.RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := disagreement(w, all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
+	if d := reference.Disagreement(w, all, held, "with every controller", "with those of the kinds held", nil, nil); d != "" {
 		t.Errorf("leaving out the idle controllers changed the end state: %s", d)
 	}
 }
@@ -133,7 +135,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, r, err := runOnce(w, t, p, nil, 0)
+	_, r, err := reference.RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if !found || job.Status.Succeeded != 1 {
 		t.Errorf("the Job did not complete (found %v, status %+v)", found, job.Status)
 	}
-	_, again, err := runOnce(w, t, p, nil, 0)
+	_, again, err := reference.RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, third, err := runOnce(fresh, t, p, nil, 0)
+	_, third, err := reference.RunOnce(fresh, t, p, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,21 +192,21 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r1, err := runRecalled(w, t, bad)
+	r1, err := reference.RunRecalled(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r1.Violated()) == 0 {
 		t.Fatalf("the panicking plan violated nothing: the test shows nothing")
 	}
-	r2, err := runRecalled(w, t, bad)
+	r2, err := reference.RunRecalled(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r2 != r1 {
 		t.Errorf("a violating plan judged again was run again")
 	}
-	r3, err := run(w, t, bad)
+	r3, err := reference.Run(w, t, bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,10 +222,10 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := runRecalled(w, t, good); err != nil || len(r.Violated()) > 0 {
+	if r, err := reference.RunRecalled(w, t, good); err != nil || len(r.Violated()) > 0 {
 		t.Fatalf("the fault-free plan of a correct operator: %v, %v", err, r.Violated())
 	}
-	if r, err := runRecalled(w, t, good); err != nil || r != holdingRun {
+	if r, err := reference.RunRecalled(w, t, good); err != nil || r != reference.HoldingRun {
 		t.Errorf("a plan that held, judged again, was run again (%v)", err)
 	}
 }

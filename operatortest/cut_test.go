@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,7 +53,7 @@ func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err = run(w, t, p); err != nil {
+	if r, err = reference.Run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
 	if note := world.CutNote(r.Verdicts); note != "" || len(r.Violated()) == 0 {

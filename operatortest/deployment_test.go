@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -34,7 +36,7 @@ func TestAManagerOfADeploymentRunsWhileTheDeploymentExists(t *testing.T) {
 	}
 	p := plan.Generator(w.Space).Example(0)
 	p.Faults = nil // the script's steps alone
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -63,11 +65,11 @@ func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
 	w := testWorld(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}))
 	for _, seed := range []uint64{2003, 306, 4000} {
 		p := &plan.Plan{Seed: seed}
-		refs, err := references(w, t, p)
+		refs, err := reference.References(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := interleavingsAgree(w, refs, refs[0].Snap); !v.Holds {
+		if v := reference.InterleavingsAgree(w, refs, refs[0].Snap); !v.Holds {
 			t.Errorf("seed %d: %s", seed, v.Detail)
 		}
 	}
@@ -178,11 +180,11 @@ func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	down, err := downtimeReference(w, t, p, r, false, false)
+	down, err := reference.DowntimeReference(w, t, p, r, false, false)
 	if err != nil || down == nil {
 		t.Fatalf("the crash gave no downtime to replay (%v): the test does not reach the reference it is about", err)
 	}
@@ -252,11 +254,11 @@ func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stops := downtimeOf(w, r.Steps, false)
+	stops := reference.DowntimeOf(w, r.Steps, false)
 	var text []string
 	for _, s := range stops {
 		text = append(text, s.String())
@@ -284,7 +286,7 @@ func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap, r, err := runOnce(w, t, p, nil, 0)
+		snap, r, err := reference.RunOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -243,7 +245,7 @@ func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) 
 	if v := verdict.Converges(w, refs, got, 0); !v.Holds {
 		t.Errorf("converges blames the faulted run for a wrong fault-free run: %s", v.Detail)
 	}
-	v := interleavingsAgree(w, refs, got)
+	v := reference.InterleavingsAgree(w, refs, got)
 	if v.Holds || !strings.Contains(v.Detail, "the suspect is the fault-free run with seed 1") {
 		t.Errorf("interleavings-agree does not name the fault-free run with seed 1 as the suspect: %+v", v)
 	}
@@ -277,7 +279,7 @@ func judgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdi
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(testWorld(t, o), t, p)
+	r, err := reference.Run(testWorld(t, o), t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

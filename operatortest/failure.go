@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -584,7 +586,7 @@ type failure struct {
 // failure runs p and, when it violates something, writes its story beside
 // path and returns the report; nil when p held.
 func runFailure(w *world.World, t *testing.T, p *plan.Plan, path string) (*failure, error) {
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		return nil, err
 	}

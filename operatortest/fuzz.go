@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"pgregory.net/rapid"
@@ -47,7 +49,7 @@ func FuzzTarget(o world.Options) (func(t *testing.T, data []byte), error) {
 		}
 		r, err := func() (*world.RunResult, error) {
 			defer world.Simulating()()
-			return run(w, t, p)
+			return reference.Run(w, t, p)
 		}()
 		if err != nil {
 			t.Fatalf("the world cannot run the plan: %v\n%s", err, p)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -285,7 +287,7 @@ func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 	var hashes []string
 	var stacks []string
 	for range 3 {
-		r, err := run(w, t, p)
+		r, err := reference.Run(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,11 +318,11 @@ func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &plan.Plan{Seed: 3}
-	a, err := run(w, t, p)
+	a, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := run(w, t, p)
+	b, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +374,7 @@ func judgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdi
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

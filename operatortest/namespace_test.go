@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,7 +32,7 @@ func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := run(w, t, p)
+		r, err := reference.Run(w, t, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -85,7 +87,7 @@ func judge(t *testing.T, o world.Options, text string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/internal/outside"
@@ -269,7 +271,7 @@ func judgePlace(w *world.World, t *testing.T, get func() int, put func(k int, si
 			judging(k)
 		}
 		w.Phase = world.PhaseFind
-		r, err := runRecalled(w, t, p) // the pass recalls what this process judged
+		r, err := reference.RunRecalled(w, t, p) // the pass recalls what this process judged
 		switch {
 		case err != nil:
 			put(k, nil, err.Error(), "")

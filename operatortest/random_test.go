@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -80,11 +82,11 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, a, err := runOnce(w, t, p, nil, 0)
+		_, a, err := reference.RunOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, b, err := runOnce(w, t, p, nil, 0)
+		_, b, err := reference.RunOnce(w, t, p, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,19 +107,19 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 func TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone(t *testing.T) {
 	w := testWorld(t, passwordOptions())
 	steps := []plan.Step{}
-	own, err := reference(w, t, 1, steps)
+	own, err := reference.Reference(w, t, 1, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := drawsReference(w, t, 1, steps)
+	other, err := reference.DrawsReference(w, t, 1, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, names := fieldsDiffering(w, own.Snap, other.Snap)
+	_, names := reference.FieldsDiffering(w, own.Snap, other.Snap)
 	if len(names) != 1 || !strings.HasPrefix(names[0], "Secret team/app-password ") || !strings.Contains(names[0], "password") {
 		t.Errorf("the run with other draws differs in %v, want the Secret's password alone", names)
 	}
-	if again, err := drawsReference(w, t, 1, steps); err != nil || again != other {
+	if again, err := reference.DrawsReference(w, t, 1, steps); err != nil || again != other {
 		t.Errorf("the run with other draws is not kept with the references (%v)", err)
 	}
 }
@@ -138,20 +140,20 @@ func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T)
 	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: world.ActionRecreate}}}
 	judge := func(a, b, drawn, got *corev1.ConfigMap) (check.Verdict, check.Verdict) {
 		w := testWorld(t, passwordOptions())
-		refs := []*verdict.Reference{{Seed: 8, Snap: snap(t, w, a)}, {Seed: otherSeed(8), Snap: snap(t, w, b)}}
+		refs := []*verdict.Reference{{Seed: 8, Snap: snap(t, w, a)}, {Seed: reference.OtherSeed(8), Snap: snap(t, w, b)}}
 		// The run with other draws, and the run with the same draws again
 		// (the same as the first: the operator is deterministic but for its
 		// draws), as randomDerived keeps them.
-		w.Refs = &refCache{m: map[string]*verdict.Reference{
+		w.Refs = &reference.Cache{Runs: map[string]*verdict.Reference{
 			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {Seed: 8, Draws: true, Snap: snap(t, w, drawn)},
 			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {Seed: 8, Snap: snap(t, w, a)},
 		}}
-		ia, err := interleavingsAgreeOrRandom(w, t, p, refs, snap(t, w, got))
+		ia, err := reference.InterleavingsAgreeOrRandom(w, t, p, refs, snap(t, w, got))
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := snap(t, w, got)
-		_, cv, err := convergesWithDraws(w, t, p, refs, g, verdict.Converges(w, refs, g, 0))
+		_, cv, err := reference.ConvergesWithDraws(w, t, p, refs, g, verdict.Converges(w, refs, g, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

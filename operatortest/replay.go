@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -51,7 +53,7 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	}
 	w.KeepFinal = true
 	w.Phase = world.PhaseReplay
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -42,7 +44,7 @@ func isExpected(w *world.World, vs []check.Verdict) bool {
 // returns the signatures of what it violates.
 func (rep *reporter) judge(p *plan.Plan, path string) []string {
 	rep.t.Helper()
-	r, err := run(rep.w, rep.t, p)
+	r, err := reference.Run(rep.w, rep.t, p)
 	if err != nil {
 		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}
@@ -59,7 +61,7 @@ func (rep *reporter) judge(p *plan.Plan, path string) []string {
 // plan does not reproduce bit for bit is a determinism bug, never a pass.
 func (rep *reporter) replay(f Finding, path string) {
 	rep.t.Helper()
-	r, err := run(rep.w, rep.t, f.Minimal)
+	r, err := reference.Run(rep.w, rep.t, f.Minimal)
 	if err != nil {
 		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}

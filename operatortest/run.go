@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"pgregory.net/rapid"
@@ -200,7 +202,7 @@ func replayFile(w *world.World, t *testing.T, path string) (Result, error) {
 		return Result{}, err
 	}
 	w.Phase = world.PhaseReplay
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	w.Phase = ""
 	if err != nil {
 		return Result{}, err
@@ -366,8 +368,8 @@ func randomBudget(w *world.World) int {
 // the plan index alone.
 func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
 	sp := w.Space
-	sp.Targets = targetsOfRun(w, t)
-	sp.Writes = writes(w, t)
+	sp.Targets = reference.TargetsOfRun(w, t)
+	sp.Writes = reference.Writes(w, t)
 	return plan.Generator(sp)
 }
 
@@ -375,7 +377,7 @@ func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
 // that cannot start fails here, whatever the oracles (no silent pass); so
 // does a scripted step on an object that never exists.
 func preflight(w *world.World, t *testing.T) error {
-	if _, _, err := runOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
+	if _, _, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
 		return err
 	}
 	return checkScriptTargets(w, t) // validate.go
@@ -446,7 +448,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		// A plan drawn again is recalled (shrinking); a candidate's judging
 		// stops once it is decided (shrink.go).
-		r, err := runRecalledAs(w, t, p, first != 0 && !w.Opts.KeepGoing)
+		r, err := reference.RunRecalledAs(w, t, p, first != 0 && !w.Opts.KeepGoing)
 		if err != nil {
 			return &world.WorldError{Err: err}
 		}
@@ -488,7 +490,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		// (its trace hash), judged to the end.
 		var err error
 		w.Phase = world.PhaseShrink
-		if last, err = run(w, t, res.Minimal); err != nil {
+		if last, err = reference.Run(w, t, res.Minimal); err != nil {
 			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
 		if lastVs = last.Violated(); len(lastVs) == 0 {

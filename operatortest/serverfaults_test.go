@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,7 +84,7 @@ func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(w, t, p); err != nil {
+	if _, err := reference.Run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
 	if want := "p invalid, q created, r invalid, s created"; last != want {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
@@ -12,8 +14,8 @@ import (
 func shrinkBothWays(t *testing.T, o world.Options) (warm, cold Result) {
 	t.Helper()
 	warm = exploreWith(t, o, 1)
-	coldShrink = true
-	defer func() { coldShrink = false }()
+	reference.ColdShrink = true
+	defer func() { reference.ColdShrink = false }()
 	cold = exploreWith(t, o, 1)
 	return warm, cold
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -127,7 +129,7 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 			return nil, fmt.Errorf("the minimal plan of %s from its shrinking process: %v", jobs[i].Target, err)
 		}
 		// Its whole verdicts and trace, for the report: the same run.
-		r, err := run(w, t, p)
+		r, err := reference.Run(w, t, p)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,11 +27,11 @@ func TestTheReferenceRunsCommittedChangesAreStaleTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res, err := runOnce(w, t, &plan.Plan{Seed: 1}, nil, 0)
+	_, res, err := reference.RunOnce(w, t, &plan.Plan{Seed: 1}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := targetsOf(w, res)
+	tg := reference.TargetsOf(w, res)
 	var secrets []plan.Write
 	for _, x := range tg.Writes {
 		if x.Kind == "/v1/Secret" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,7 +112,7 @@ func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(w, t, p); err == nil || !strings.Contains(err.Error(), "nme") {
+	if _, err := reference.Run(w, t, p); err == nil || !strings.Contains(err.Error(), "nme") {
 		t.Fatalf("run error %v, want one naming the key nme", err)
 	}
 }

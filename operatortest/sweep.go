@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -77,7 +79,7 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ref, err := reference(w, t, base.Seed, base.Steps)
+	ref, err := reference.Reference(w, t, base.Seed, base.Steps)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -145,7 +147,7 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 			logProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), coverageLine(cov))
 		}
 		w.Phase = world.PhaseFind
-		r, err := runRecalled(w, t, p)
+		r, err := reference.RunRecalled(w, t, p)
 		if err != nil {
 			var we *world.WorldError
 			if errors.As(err, &we) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,7 +70,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(w, t, p); err != nil {
+	if _, err := reference.Run(w, t, p); err != nil {
 		t.Fatal(err)
 	}
 	// The run judged last is the faulted one (its references ran first,

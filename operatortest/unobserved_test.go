@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -19,7 +21,7 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	o.Workload.Steps = []world.StepKind{} // the script alone (here none): each plan's workload is the same
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "app-child"}}
 	w := testWorld(t, o)
-	r, err := reference(w, t, 1, nil)
+	r, err := reference.Reference(w, t, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	}
 
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "nope"}}
-	_, err = reference(testWorld(t, o), t, 1, nil)
+	_, err = reference.Reference(testWorld(t, o), t, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects: team/nope is changed by no write of the script's fault-free run (its objects: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an object the run never changes: got %v, want one line naming it and the run's objects", err)
 	}
@@ -55,7 +57,7 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(testWorld(t, appOptions(child())), t, p)
+	r, err := reference.Run(testWorld(t, appOptions(child())), t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

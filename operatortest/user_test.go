@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
@@ -87,7 +89,7 @@ func runPlan(t *testing.T, o world.Options, text string, key client.ObjectKey, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := run(w, t, p)
+	r, err := reference.Run(w, t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

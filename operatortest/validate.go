@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -216,7 +218,7 @@ func checkScriptTargets(w *world.World, t *testing.T) error {
 	if err != nil {
 		return err
 	}
-	_, r, err := runOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed(), Steps: script}, nil, 0)
+	_, r, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed(), Steps: script}, nil, 0)
 	if err != nil {
 		return err
 	}

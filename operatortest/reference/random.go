@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"fmt"
@@ -52,19 +52,19 @@ import (
 
 // drawsReference runs (or recalls) the fault-free run of seed and steps with
 // the operator's randomness from another seed.
-func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
+func DrawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "other draws\n" + p.String()
-	if r, ok := refsOf(w).m[key]; ok {
+	if r, ok := refsOf(w).Runs[key]; ok {
 		return r, nil
 	}
 	w.OtherDraws = true
-	snap, res, err := runOnce(w, t, p, nil, 0)
+	snap, res, err := RunOnce(w, t, p, nil, 0)
 	w.OtherDraws = false
 	if err != nil {
 		return nil, err
 	}
-	r := &verdict.Reference{Seed: seed, Draws: true, Snap: snap, Targets: targetsOf(w, res)}
+	r := &verdict.Reference{Seed: seed, Draws: true, Snap: snap, Targets: TargetsOf(w, res)}
 	keep(w, key, r)
 	return r, nil
 }
@@ -75,10 +75,10 @@ func drawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
 	key := "same draws again\n" + p.String()
-	if r, ok := refsOf(w).m[key]; ok {
+	if r, ok := refsOf(w).Runs[key]; ok {
 		return r, nil
 	}
-	snap, _, err := runOnce(w, t, p, nil, 0)
+	snap, _, err := RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +91,11 @@ func againReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step
 // fault-free run of p's workload, differs from its run with other random
 // draws, and a note naming them for a report.
 func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *verdict.Reference) (map[string]map[string]bool, string, error) {
-	other, err := drawsReference(w, t, ref.Seed, p.Steps)
+	other, err := DrawsReference(w, t, ref.Seed, p.Steps)
 	if err != nil {
 		return nil, "", err
 	}
-	free, names := fieldsDiffering(w, ref.Snap, other.Snap)
+	free, names := FieldsDiffering(w, ref.Snap, other.Snap)
 	if len(free) == 0 {
 		return nil, "", nil
 	}
@@ -107,7 +107,7 @@ func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *verdict.Refe
 	if err != nil {
 		return nil, "", err
 	}
-	unseeded, _ := fieldsDiffering(w, ref.Snap, again.Snap)
+	unseeded, _ := FieldsDiffering(w, ref.Snap, again.Snap)
 	names = slices.DeleteFunc(names, func(n string) bool {
 		for key, paths := range unseeded { // lint:order-independent a lookup
 			if rest, ok := strings.CutPrefix(n, key+" "); ok && paths[rest] {
@@ -132,7 +132,7 @@ func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *verdict.Refe
 
 // fieldsDiffering are the leaf paths of each object that x and y both have
 // and differ in, and their names ("Secret db/app-credentials data.password").
-func fieldsDiffering(w *world.World, x, y *verdict.Snapshot) (map[string]map[string]bool, []string) {
+func FieldsDiffering(w *world.World, x, y *verdict.Snapshot) (map[string]map[string]bool, []string) {
 	out := map[string]map[string]bool{}
 	var names []string
 	for _, gvk := range verdict.Judged(w, x, y) {
@@ -192,18 +192,18 @@ func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 // nondeterministic (converges' learned fields), and it is one more candidate
 // end state. When that makes converges hold, the verdict's note names the
 // fields.
-func convergesWithDraws(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot, v check.Verdict) ([]*verdict.Reference, check.Verdict, error) {
+func ConvergesWithDraws(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot, v check.Verdict) ([]*verdict.Reference, check.Verdict, error) {
 	if slices.ContainsFunc(refs, func(r *verdict.Reference) bool { return r.Draws }) {
 		return refs, verdict.Converges(w, refs, got, v.At), nil
 	}
-	other, err := drawsReference(w, t, refs[0].Seed, p.Steps)
+	other, err := DrawsReference(w, t, refs[0].Seed, p.Steps)
 	if err != nil {
 		return refs, v, err
 	}
 	refs = append(slices.Clip(refs), other)
 	nv := verdict.Converges(w, refs, got, v.At)
 	if nv.Holds {
-		if _, names := fieldsDiffering(w, refs[0].Snap, other.Snap); len(names) > 0 {
+		if _, names := FieldsDiffering(w, refs[0].Snap, other.Snap); len(names) > 0 {
 			note := fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", refs[0].Seed, strings.Join(names, "; "))
 			nv.Detail = strings.TrimPrefix(nv.Detail+"; "+note, "; ")
 		}

@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"slices"
@@ -62,7 +62,7 @@ import (
 //
 // With after, each window opens at the crash itself: the clean stop there
 // lets every cut reconcile finish (the stop after them, above).
-func downtimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
+func DowntimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
 	type worker struct {
 		process, controller string
 		n                   int
@@ -111,9 +111,9 @@ func downtimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
 // down or blind); with after, each stop comes after the reconciles its crash
 // cut rather than before them (downtimeOf). All are cached as the other
 // references are, by their plans.
-func downtimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, instant, after bool) (*verdict.Reference, error) {
-	stops := downtimeOf(w, r.Steps, after)
-	blind := blindOf(w, p, r) // blind.go
+func DowntimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, instant, after bool) (*verdict.Reference, error) {
+	stops := DowntimeOf(w, r.Steps, after)
+	blind := BlindOf(w, p, r) // blind.go
 
 	if len(stops)+len(blind) == 0 {
 		return nil, nil
@@ -162,7 +162,7 @@ func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.Ru
 			i = 1
 		}
 		if cache[i] == nil {
-			ref, err := downtimeReference(w, t, p, r, isInstant, after)
+			ref, err := DowntimeReference(w, t, p, r, isInstant, after)
 			if err != nil || ref == nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"fmt"
@@ -29,17 +29,17 @@ import (
 // refRun is the fault-free run of one seed and workload.
 // refCache holds a world's fault-free runs by seed and workload, oldest
 // first in order (keep).
-type refCache struct {
-	m     map[string]*verdict.Reference
+type Cache struct {
+	Runs  map[string]*verdict.Reference
 	order []string
 }
 
 // refsOf is w's cache of fault-free runs.
-func refsOf(w *world.World) *refCache {
+func refsOf(w *world.World) *Cache {
 	if w.Refs == nil {
-		w.Refs = &refCache{m: map[string]*verdict.Reference{}}
+		w.Refs = &Cache{Runs: map[string]*verdict.Reference{}}
 	}
-	return w.Refs.(*refCache)
+	return w.Refs.(*Cache)
 }
 
 // maxRefs bounds the references kept: exploring draws a new seed for most
@@ -49,7 +49,7 @@ func refsOf(w *world.World) *refCache {
 const maxRefs = 256
 
 // reference runs (or recalls) the fault-free run of seed and steps.
-func reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
+func Reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	return referenceOf(w, t, &plan.Plan{Seed: seed, Steps: steps}, 0)
 }
 
@@ -61,11 +61,11 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 	if startAfter > 0 {
 		key = fmt.Sprintf("start after %v\n%s", startAfter, key)
 	}
-	if r, ok := refsOf(w).m[key]; ok && !coldShrink {
+	if r, ok := refsOf(w).Runs[key]; ok && !ColdShrink {
 		w.NoteCut(r.Cut)
 		return r, nil
 	}
-	snap, res, err := runOnce(w, t, p, nil, startAfter)
+	snap, res, err := RunOnce(w, t, p, nil, startAfter)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 	if err := checkObjects(w, res); err != nil { // faults.go
 		return nil, err
 	}
-	r := &verdict.Reference{Seed: seed, Snap: snap, Targets: targetsOf(w, res), Writes: writesOf(res.Steps, w.Opts.FaultPhase)}
+	r := &verdict.Reference{Seed: seed, Snap: snap, Targets: TargetsOf(w, res), Writes: WritesOf(res.Steps, w.Opts.FaultPhase)}
 	keep(w, key, r)
 	return r, nil
 }
@@ -88,12 +88,12 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 // runs again and gives the same run).
 func keep(w *world.World, key string, r *verdict.Reference) {
 	c := refsOf(w)
-	if _, ok := c.m[key]; !ok {
+	if _, ok := c.Runs[key]; !ok {
 		c.order = append(c.order, key)
 	}
-	c.m[key] = r
+	c.Runs[key] = r
 	for len(c.order) > maxRefs {
-		delete(c.m, c.order[0])
+		delete(c.Runs, c.order[0])
 		c.order = c.order[1:]
 	}
 }
@@ -106,7 +106,7 @@ func keep(w *world.World, key string, r *verdict.Reference) {
 // operator's, its children's, the workload models'), each with its
 // resourceVersion and kind, taken from the watch log (so deletions count):
 // a stale restart aims its lagging watch cache just before or after one.
-func targetsOf(w *world.World, res *world.RunResult) plan.Targets {
+func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 	var out plan.Targets
 	for _, s := range res.Steps {
 		if s.At > w.Opts.FaultPhase {
@@ -201,7 +201,7 @@ func processWrite(s trace.Step) bool {
 // another write of the same reconcile follows, by their k (counted over the
 // whole run, as a crash after the k-th write counts them, every call but a
 // get or a list): the run's intermediate states.
-func writesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
+func WritesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 	type reconcile struct {
 		process, controller string
 		worker, n           int
@@ -230,9 +230,9 @@ func writesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 }
 
 // writes is the Space's Writes: the reference run's writes per process.
-func writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
+func Writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
 	return func(p *plan.Plan) map[string][]int {
-		r, err := reference(w, t, p.Seed, p.Steps)
+		r, err := Reference(w, t, p.Seed, p.Steps)
 		if err != nil {
 			return nil // the run of the plan itself reports the error
 		}
@@ -241,9 +241,9 @@ func writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
 }
 
 // targets is the Space's Targets: the reference run's instants and writes.
-func targetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets {
+func TargetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets {
 	return func(p *plan.Plan) plan.Targets {
-		r, err := reference(w, t, p.Seed, p.Steps)
+		r, err := Reference(w, t, p.Seed, p.Steps)
 		if err != nil {
 			return plan.Targets{} // the run of the plan itself reports the error
 		}
@@ -253,14 +253,14 @@ func targetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets 
 
 // otherSeed is the seed of the second interleaving interleavings-agree runs:
 // another of the generator's 4096 schedules.
-func otherSeed(seed uint64) uint64 { return (seed + 2048) % 4096 }
+func OtherSeed(seed uint64) uint64 { return (seed + 2048) % 4096 }
 
 // references are the fault-free runs of p's workload that the differential
 // oracles judge it against: the plan's own schedule first, then another.
-func references(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Reference, error) {
+func References(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Reference, error) {
 	var out []*verdict.Reference
-	for _, seed := range []uint64{p.Seed, otherSeed(p.Seed)} {
-		r, err := reference(w, t, seed, p.Steps)
+	for _, seed := range []uint64{p.Seed, OtherSeed(p.Seed)} {
+		r, err := Reference(w, t, seed, p.Steps)
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +300,7 @@ func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*verdict.Referen
 // nondeterministic: equivalence.go). When they do not, got (the faulted run)
 // tells which side is suspect: the schedule whose end state the faulted run
 // does not share is the odd one out.
-func interleavingsAgree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot) check.Verdict {
+func InterleavingsAgree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot) check.Verdict {
 	return agree(w, refs, got, nil, "")
 }
 
@@ -308,8 +308,8 @@ func interleavingsAgree(w *world.World, refs []*verdict.Reference, got *verdict.
 // schedules disagree, again without the fields that differ with the
 // randomness alone (random.go): the run of the plan's seed with other random
 // draws is run only then.
-func interleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot) (check.Verdict, error) {
-	v := interleavingsAgree(w, refs, got)
+func InterleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, got *verdict.Snapshot) (check.Verdict, error) {
+	v := InterleavingsAgree(w, refs, got)
 	if v.Holds {
 		return v, nil
 	}
@@ -330,11 +330,11 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := verdict.Frozen([]*verdict.Reference{b}, a.Snap)
 	free = verdict.WithFrozenStatus(free, []*verdict.Reference{b}, a.Snap)
-	d := disagreement(w, a.Snap, b.Snap, an, bn, fr, free)
+	d := Disagreement(w, a.Snap, b.Snap, an, bn, fr, free)
 	if d == "" {
 		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
 	}
-	switch withA, withB := disagreement(w, a.Snap, got, "", "", fr, free) == "", disagreement(w, b.Snap, got, "", "", fr, free) == ""; {
+	switch withA, withB := Disagreement(w, a.Snap, got, "", "", fr, free) == "", Disagreement(w, b.Snap, got, "", "", fr, free) == ""; {
 	case withA && !withB:
 		d += fmt.Sprintf("\n  the faulted run ends as %s does: the suspect is %s (a race with no fault; converges does not blame the faults for it)", an, bn)
 	case withB && !withA:
@@ -348,7 +348,7 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 // disagreement names the first difference between two end states over the
 // judged kinds ("" when they agree), but in the objects of skip and the
 // fields of free.
-func disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
+func Disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
 	for _, gvk := range verdict.Judged(w, x, y) {
 		xs, ys := x.Of(gvk), y.Of(gvk)
 		for _, k := range xs.Keys {

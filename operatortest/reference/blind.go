@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"cmp"
@@ -75,7 +75,7 @@ import (
 // lags and unobserved windows of its watches as they were; and a blind fault for each such process,
 // so that it sees its own writes at once; of its time-driven processes
 // only (clockDriven).
-func blindOf(w *world.World, p *plan.Plan, r *world.RunResult) []plan.Fault {
+func BlindOf(w *world.World, p *plan.Plan, r *world.RunResult) []plan.Fault {
 	timed := clockDriven(r)
 	var out []plan.Fault
 	blind := map[string]bool{}

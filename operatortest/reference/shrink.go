@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -26,7 +26,7 @@ import (
 // coldShrink, set by tests only, turns the three off: every candidate and
 // every reference runs, and every run is judged to the end (the shrink
 // before them, to compare with).
-var coldShrink bool
+var ColdShrink bool
 
 // revisable are the properties whose verdict judgeRun may change after the
 // plan's run (converges against the late, other-draws and downtime runs;

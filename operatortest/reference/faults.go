@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package operatortest
+package reference
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // run runs p in a testing/synctest bubble (so that the operator's wall-clock
 // reads follow virtual time), and the fault-free runs of its workload that the
 // differential oracles judge it against, and judges it.
-func run(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
+func Run(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
 	return judgeRun(w, t, p, false)
 }
 
@@ -34,23 +34,23 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 	var refs []*verdict.Reference
 	if verdict.On(w, world.Converges) || verdict.On(w, world.UpdateSummaries) || verdict.On(w, world.InterleavingsAgree) || verdict.On(w, world.NoErrorAtRest) || verdict.On(w, world.WritesAtRest) {
 		var err error
-		if refs, err = references(w, t, p); err != nil {
+		if refs, err = References(w, t, p); err != nil {
 			return nil, err
 		}
 	}
-	snap, r, err := runOnce(w, t, p, refs, 0)
+	snap, r, err := RunOnce(w, t, p, refs, 0)
 	if err != nil {
 		return nil, err
 	}
 	if w.JudgeCut != "" {
 		return r, nil // not judged (cut.go)
 	}
-	if decide && !coldShrink && decided(w, r.Verdicts) {
+	if decide && !ColdShrink && decided(w, r.Verdicts) {
 		r.Verdicts, r.Partial = w.Opts.Enabled(r.Verdicts), true
 		return r, nil
 	}
 	if verdict.On(w, world.InterleavingsAgree) {
-		v, err := interleavingsAgreeOrRandom(w, t, p, refs, snap)
+		v, err := InterleavingsAgreeOrRandom(w, t, p, refs, snap)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +63,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		}
 		// Before blaming the faults, the fields that differ with the
 		// randomness alone (random.go).
-		if refs, r.Verdicts[i], err = convergesWithDraws(w, t, p, refs, snap, v); err != nil {
+		if refs, r.Verdicts[i], err = ConvergesWithDraws(w, t, p, refs, snap, v); err != nil {
 			return nil, err
 		}
 		if r.Verdicts[i].Holds {
@@ -97,7 +97,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		// An error at rest the fault-free run shares is forgiven as the
 		// workload's doing only if the workload did it: the fault-free run
 		// without the generated steps must not end in it too.
-		quiet, err := reference(w, t, p.Seed, world.ScriptSteps(p.Steps))
+		quiet, err := Reference(w, t, p.Seed, world.ScriptSteps(p.Steps))
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 const maxRecalledViolations = 32
 
 // holdingRun is what runRecalled keeps of a run that violated nothing.
-var holdingRun = &world.RunResult{}
+var HoldingRun = &world.RunResult{}
 
 // runRecalled is run, recalled when this world has judged p before. A run is
 // a function of its plan, so a plan judged again (rapid's shrinker draws the
@@ -123,15 +123,15 @@ var holdingRun = &world.RunResult{}
 // plan that held and the whole result of up to maxRecalledViolations
 // violating ones (the first ones; later ones run again). Replays that check
 // a plan's determinism (a saved or minimal plan) use run, never this.
-func runRecalled(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
-	return runRecalledAs(w, t, p, false)
+func RunRecalled(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
+	return RunRecalledAs(w, t, p, false)
 }
 
 // runRecalledAs is runRecalled, the run judged with decide (judgeRun); a
 // partial result is recalled only for a caller that decides too.
-func runRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*world.RunResult, error) {
+func RunRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*world.RunResult, error) {
 	key := p.String()
-	if r, ok := w.Recalled[key]; ok && !coldShrink && (decide || !r.Partial) {
+	if r, ok := w.Recalled[key]; ok && !ColdShrink && (decide || !r.Partial) {
 		return r, nil
 	}
 	r, err := judgeRun(w, t, p, decide)
@@ -143,7 +143,7 @@ func runRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*wo
 	}
 	switch {
 	case len(r.Violated()) == 0:
-		w.Recalled[key] = holdingRun
+		w.Recalled[key] = HoldingRun
 	case w.ViolationsRecalled < maxRecalledViolations:
 		w.ViolationsRecalled++
 		w.Recalled[key] = r
@@ -170,7 +170,7 @@ func errorWithoutWorkload(got, quiet *verdict.Snapshot) string {
 // runOnce runs p judged against refs (none: a reference run, judged by the
 // oracles that need no reference) and returns its snapshot. startAfter
 // delays the start of the operator's processes (the late reference).
-func runOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, startAfter time.Duration) (*verdict.Snapshot, *world.RunResult, error) {
+func RunOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, startAfter time.Duration) (*verdict.Snapshot, *world.RunResult, error) {
 	var snap *verdict.Snapshot
 	r, err := w.RunPlan(t, p, world.Judging{
 		Properties: func() []check.Property { return verdict.Oracles(w, refs) },
