@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/workload"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
@@ -12,12 +13,12 @@ import (
 // narrowed (faults.go) and checked (validate.go).
 func newWorld(o world.Options) (*world.World, error) {
 	w, err := world.New(o, func(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
-		return workload(w)
+		return workload.Draw(w)
 	})
 	if err != nil {
 		return nil, err
 	}
-	w.StepActions = func() map[string]cluster.Action { return actions(w) }
+	w.StepActions = func() map[string]cluster.Action { return workload.Actions(w) }
 	if err := w.Narrow(w.Opts.Faults); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/workload"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
@@ -136,10 +138,10 @@ func gadgetOptions() world.Options {
 }
 
 // mutation draws one mutation of tg from seed, as the workload does.
-func mutation(tg target, invalid bool, seed int) plan.Args {
+func mutation(tg workload.Target, invalid bool, seed int) plan.Args {
 	return rapid.Custom(func(t *rapid.T) plan.Args {
 		_ = rapid.Bool().Draw(t, "step") // some draws (an invalid boolean) take no data; rapid wants some
-		return tg.draw(t, invalid)
+		return tg.DrawTarget(t, invalid)
 	}).Example(seed)
 }
 
@@ -147,16 +149,16 @@ func mutation(tg target, invalid bool, seed int) plan.Args {
 // model, nothing else) and returns the API's answer.
 func apply(t *testing.T, w *world.World, args plan.Args) error {
 	t.Helper()
-	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: actions(w)})
+	c, err := cluster.New(&plan.Plan{Seed: 1}, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: workload.Actions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	return actions(w)[world.ActionMutate].Run(c, append(plan.Args{{Key: "object", Value: "0"}}, args...))
+	return workload.Actions(w)[world.ActionMutate].Run(c, append(plan.Args{{Key: "object", Value: "0"}}, args...))
 }
 
-func describe(tg target) string {
-	return strings.Join(tg.path, ".") + " " + [...]string{"set", "append", "set item", "remove item", "set key", "remove key"}[tg.kind]
+func describe(tg workload.Target) string {
+	return strings.Join(tg.Path, ".") + " " + [...]string{"set", "append", "set item", "remove item", "set key", "remove key"}[tg.Kind]
 }
 
 // Each schema feature is drawn valid and invalid, and the apiserver model's
@@ -169,7 +171,7 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgs := targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema))
+	tgs := workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema))
 	seen := map[string]map[string]int{} // target -> label -> draws
 	var refusals []string
 	for _, tg := range tgs {
@@ -275,9 +277,9 @@ func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var guarded target
-	for _, tg := range targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema)) {
-		if strings.Join(tg.path, ".") == "spec.guarded" {
+	var guarded workload.Target
+	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema)) {
+		if strings.Join(tg.Path, ".") == "spec.guarded" {
 			guarded = tg
 		}
 	}
@@ -342,7 +344,7 @@ func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cluster.New(p, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: actions(w)})
+	c, err := cluster.New(p, cluster.Options{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Setup: w.Setup, Actions: workload.Actions(w)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,19 +366,19 @@ func TestChangeSetsAppendsAndRemoves(t *testing.T) {
 		v        any
 		want     string
 	}{
-		{"spec.tags.1", opSet, "z", `map[spec:map[labels:map[team:x] tags:[a z]]]`},
-		{"spec.tags", opAppend, "c", `map[spec:map[labels:map[team:x] tags:[a b c]]]`},
-		{"spec.tags.0", opRemove, nil, `map[spec:map[labels:map[team:x] tags:[b]]]`},
-		{"spec.labels.env", opSet, "prod", `map[spec:map[labels:map[env:prod team:x] tags:[a b]]]`},
-		{"spec.labels.team", opRemove, nil, `map[spec:map[labels:map[] tags:[a b]]]`},
-		{"spec.new.deep", opSet, int64(1), `map[spec:map[labels:map[team:x] new:map[deep:1] tags:[a b]]]`},
-		{"spec.list", opAppend, int64(1), `map[spec:map[labels:map[team:x] list:[1] tags:[a b]]]`},
-		{"spec.tags.2", opSet, "z", `error: item 2: the list has 2`},
-		{"spec.labels.none", opRemove, nil, `error: spec.labels.none is absent`},
+		{"spec.tags.1", workload.OpSet, "z", `map[spec:map[labels:map[team:x] tags:[a z]]]`},
+		{"spec.tags", workload.OpAppend, "c", `map[spec:map[labels:map[team:x] tags:[a b c]]]`},
+		{"spec.tags.0", workload.OpRemove, nil, `map[spec:map[labels:map[team:x] tags:[b]]]`},
+		{"spec.labels.env", workload.OpSet, "prod", `map[spec:map[labels:map[env:prod team:x] tags:[a b]]]`},
+		{"spec.labels.team", workload.OpRemove, nil, `map[spec:map[labels:map[] tags:[a b]]]`},
+		{"spec.new.deep", workload.OpSet, int64(1), `map[spec:map[labels:map[team:x] new:map[deep:1] tags:[a b]]]`},
+		{"spec.list", workload.OpAppend, int64(1), `map[spec:map[labels:map[team:x] list:[1] tags:[a b]]]`},
+		{"spec.tags.2", workload.OpSet, "z", `error: item 2: the list has 2`},
+		{"spec.labels.none", workload.OpRemove, nil, `error: spec.labels.none is absent`},
 	} {
 		content := map[string]any{"spec": map[string]any{"tags": []any{"a", "b"}, "labels": map[string]any{"team": "x"}}}
 		got := ""
-		if err := change(content, strings.Split(tc.path, "."), tc.op, tc.v); err != nil {
+		if err := workload.Change(content, strings.Split(tc.path, "."), tc.op, tc.v); err != nil {
 			got = "error: " + err.Error()
 		} else {
 			got = fmt.Sprint(content)
@@ -499,7 +501,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 	ctx := context.Background()
 	checked := map[string]int{}
 	n := 0
-	for _, tg := range targets(w.CRDs[0].Schema, seedContent(gadget(), w.CRDs[0].Schema)) {
+	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema)) {
 		for _, invalid := range []bool{false, true} {
 			for seed := 0; seed < 4; seed++ {
 				args := mutation(tg, invalid, seed)
@@ -511,10 +513,10 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 				}
 				op := args.Get("op")
 				var v any
-				if op != opRemove {
+				if op != workload.OpRemove {
 					v = schemadraw.JSONContent([]byte(args.Get("value")))
 				}
-				if err := change(g.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
+				if err := workload.Change(g.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
 					t.Fatalf("%v: %v", args, err)
 				}
 				err := env.Admin.Update(ctx, g)

@@ -1,4 +1,4 @@
-package operatortest
+package workload
 
 import (
 	"context"
@@ -51,9 +51,9 @@ import (
 // The ways a mutation changes its field (op=; set when absent, as in plans
 // saved before op= existed).
 const (
-	opSet    = "set"    // field=PATH value=JSON: the value at PATH (a property, a list's item by index, a map's key)
-	opAppend = "append" // field=PATH value=JSON: one more item at the end of the list at PATH
-	opRemove = "remove" // field=PATH: the list item or map key at PATH taken out
+	OpSet    = "set"    // field=PATH value=JSON: the value at PATH (a property, a list's item by index, a map's key)
+	OpAppend = "append" // field=PATH value=JSON: one more item at the end of the list at PATH
+	OpRemove = "remove" // field=PATH: the list item or map key at PATH taken out
 )
 
 // targetKind is what a target changes.
@@ -70,10 +70,10 @@ const (
 
 // target is a place of a seed custom resource, as the test gave it (with its
 // schema's defaults), that a mutation may change.
-type target struct {
-	path   []string // from the object's root: "spec", ...
+type Target struct {
+	Path   []string // from the object's root: "spec", ...
 	prop   *apiextensionsv1.JSONSchemaProps
-	kind   targetKind
+	Kind   targetKind
 	cur    any  // the seed's value at path; nil when absent
 	unsure bool // something above path that the drawing does not model may refuse a valid value (CEL rules, maxProperties)
 }
@@ -82,7 +82,7 @@ type target struct {
 // order: every drawable field (scalars, nested objects as a whole, lists,
 // maps), and for lists and maps present in the seed their items and keys;
 // fields under an object the seed lacks are set with the object as a whole.
-func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
+func Targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []Target {
 	if s == nil {
 		return nil
 	}
@@ -90,7 +90,7 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 	if !ok {
 		return nil
 	}
-	var out []target
+	var out []Target
 	var walk func(path []string, p *apiextensionsv1.JSONSchemaProps, cur any, present, unsure bool)
 	walk = func(path []string, p *apiextensionsv1.JSONSchemaProps, cur any, present, unsure bool) {
 		if !schemadraw.Drawable(p) {
@@ -100,16 +100,16 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 		switch {
 		case p.Type == "object" && !p.XIntOrString:
 			if len(path) > 1 || !present {
-				out = append(out, target{path: path, prop: p, kind: setValue, cur: cur, unsure: unsure})
+				out = append(out, Target{Path: path, prop: p, Kind: setValue, cur: cur, unsure: unsure})
 			}
 			m, isMap := cur.(map[string]any)
 			if !isMap || len(path) >= schemadraw.MaxDepth {
 				return
 			}
 			if schemadraw.MapValues(p) != nil {
-				out = append(out, target{path: path, prop: p, kind: setKey, cur: cur, unsure: under})
+				out = append(out, Target{Path: path, prop: p, Kind: setKey, cur: cur, unsure: under})
 				if len(m) > 0 {
-					out = append(out, target{path: path, prop: p, kind: removeKey, cur: cur, unsure: under})
+					out = append(out, Target{Path: path, prop: p, Kind: removeKey, cur: cur, unsure: under})
 				}
 				return
 			}
@@ -120,14 +120,14 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 				walk(append(slices.Clone(path), n), &child, v, has, under || (!has && p.MaxProperties != nil))
 			}
 		case p.Type == "array":
-			out = append(out, target{path: path, prop: p, kind: setValue, cur: cur, unsure: unsure},
-				target{path: path, prop: p, kind: appendItem, cur: cur, unsure: under})
+			out = append(out, Target{Path: path, prop: p, Kind: setValue, cur: cur, unsure: unsure},
+				Target{Path: path, prop: p, Kind: appendItem, cur: cur, unsure: under})
 			if l, ok := cur.([]any); ok && len(l) > 0 {
-				out = append(out, target{path: path, prop: p, kind: setItem, cur: cur, unsure: under},
-					target{path: path, prop: p, kind: removeItem, cur: cur, unsure: under})
+				out = append(out, Target{Path: path, prop: p, Kind: setItem, cur: cur, unsure: under},
+					Target{Path: path, prop: p, Kind: removeItem, cur: cur, unsure: under})
 			}
 		default:
-			out = append(out, target{path: path, prop: p, kind: setValue, cur: cur, unsure: unsure})
+			out = append(out, Target{Path: path, prop: p, Kind: setValue, cur: cur, unsure: unsure})
 		}
 	}
 	cur, present := seed["spec"]
@@ -138,11 +138,11 @@ func targets(s *apiextensionsv1.JSONSchemaProps, seed map[string]any) []target {
 // draw draws a mutation of t's place: the arguments after object=, with the
 // label (expect=) of what the API answers when it is applied to the seed.
 // invalid asks for a value outside the schema where t has one to break.
-func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
-	field := strings.Join(tg.path, ".")
+func (tg Target) DrawTarget(t *rapid.T, invalid bool) plan.Args {
+	field := strings.Join(tg.Path, ".")
 	p := tg.prop
 	var d schemadraw.Drawn
-	op := opSet
+	op := OpSet
 	list, _ := tg.cur.([]any)
 	m, _ := tg.cur.(map[string]any)
 	minI, maxI, minP, maxP := int64(0), int64(-1), int64(0), int64(-1)
@@ -158,14 +158,14 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 	if p.MaxProperties != nil {
 		maxP = *p.MaxProperties
 	}
-	switch tg.kind {
+	switch tg.Kind {
 	case setValue:
 		d = schemadraw.DrawValue(t, p, invalid, 0)
 	case appendItem, setItem:
 		d = schemadraw.DrawValue(t, p.Items.Schema, invalid, 1)
 		i := len(list) // the item changed
-		if tg.kind == appendItem {
-			op = opAppend
+		if tg.Kind == appendItem {
+			op = OpAppend
 		} else {
 			i = rapid.IntRange(0, len(list)-1).Draw(t, "item")
 			field += "." + strconv.Itoa(i)
@@ -174,7 +174,7 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 			d = schemadraw.Drawn{V: rapid.SampledFrom(others).Draw(t, "duplicate-of"), Invalid: true} // a duplicate in a set
 		}
 		after := append(slices.Clone(list), d.V)
-		if tg.kind == setItem {
+		if tg.Kind == setItem {
 			after = slices.Clone(list)
 			after[i] = d.V
 		}
@@ -183,7 +183,7 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 		}
 		d.Sure = d.Sure && !schemadraw.Unmodelled(p.Items.Schema)
 	case removeItem:
-		op = opRemove
+		op = OpRemove
 		field += "." + strconv.Itoa(rapid.IntRange(0, len(list)-1).Draw(t, "item"))
 		d = schemadraw.Drawn{Invalid: int64(len(list))-1 < minI, Sure: true}
 	case setKey:
@@ -198,15 +198,15 @@ func (tg target) draw(t *rapid.T, invalid bool) plan.Args {
 			d.Invalid = true
 		}
 	case removeKey:
-		op = opRemove
+		op = OpRemove
 		field += "." + rapid.SampledFrom(sortedKeys(m)).Draw(t, "key")
 		d = schemadraw.Drawn{Invalid: int64(len(m))-1 < minP, Sure: true}
 	}
 	args := plan.Args{{Key: "field", Value: field}}
-	if op != opSet {
+	if op != OpSet {
 		args = append(args, plan.Arg{Key: "op", Value: op})
 	}
-	if op != opRemove {
+	if op != OpRemove {
 		b, _ := json.Marshal(d.V)
 		args = append(args, plan.Arg{Key: "value", Value: string(b)})
 	}
@@ -231,7 +231,7 @@ func sortedKeys(m map[string]any) []string {
 
 // seedContent is obj as the apiserver stores it when the test's world is set
 // up: its wire form with the schema's defaults.
-func seedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[string]any {
+func SeedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[string]any {
 	var u map[string]any
 	if uo, ok := obj.(*unstructured.Unstructured); ok {
 		u = runtime.DeepCopyJSON(uo.Object)
@@ -255,7 +255,7 @@ func seedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[stri
 // then those drawn over the seed objects; nil when a plan has no steps. It also
 // returns the kinds of the objects the script creates (judged and collected
 // as the seed objects' are).
-func workload(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
+func Draw(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
 	wl := w.Opts.Workload
 	script, kinds, err := wl.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
 	if err != nil {
@@ -281,19 +281,19 @@ func workload(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVers
 		}
 		touched[i] = true
 	}
-	fields := make([][]target, len(w.Opts.Objects))
+	fields := make([][]Target, len(w.Opts.Objects))
 	for i, obj := range w.Opts.Objects {
 		gvk, _ := apiutil.GVKForObject(obj, w.Opts.Scheme)
 		for _, c := range w.CRDs {
 			if c.GVK == gvk && c.Schema != nil {
-				fields[i] = targets(c.Schema, seedContent(obj, c.Schema))
+				fields[i] = Targets(c.Schema, SeedContent(obj, c.Schema))
 			}
 		}
 	}
 	if !allow(world.Mutations) && allow(world.InvalidMutations) {
 		// Invalid values only: the places that have a constraint to break.
 		for i := range fields {
-			fields[i] = slices.DeleteFunc(fields[i], func(tg target) bool { return !breakable(tg) })
+			fields[i] = slices.DeleteFunc(fields[i], func(tg Target) bool { return !breakable(tg) })
 		}
 	}
 	// The actions each seed object may draw, in the weights of the full
@@ -336,11 +336,11 @@ func workload(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVers
 				case !allow(world.Mutations):
 					// A breakable place drawn invalid may still draw a valid
 					// value (a set's item that happens to be new): drawn again.
-					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.draw(t, true) }).
+					s.Args = append(s.Args, rapid.Custom(func(t *rapid.T) plan.Args { return tg.DrawTarget(t, true) }).
 						Filter(func(a plan.Args) bool { return a.Get("expect") == schemadraw.ExpectInvalid }).Draw(t, "invalid-mutation")...)
 					return s
 				}
-				s.Args = append(s.Args, tg.draw(t, invalid)...)
+				s.Args = append(s.Args, tg.DrawTarget(t, invalid)...)
 			}
 			return s
 		})
@@ -363,11 +363,11 @@ func workload(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVers
 
 // breakable reports whether tg has a constraint a drawn value can break: one
 // of a few drawings asked for an invalid value is labelled invalid.
-func breakable(tg target) bool {
+func breakable(tg Target) bool {
 	for seed := range 8 {
 		args := rapid.Custom(func(t *rapid.T) plan.Args {
 			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
-			return tg.draw(t, true)
+			return tg.DrawTarget(t, true)
 		}).Example(seed)
 		if args.Get("expect") == schemadraw.ExpectInvalid {
 			return true
@@ -527,7 +527,7 @@ func objectName(obj client.Object) string {
 // recreate a seed object by its index) and the scripted ones (create, patch,
 // delete an object named by kind=, namespace= and name=), all run by one
 // user.
-func actions(w *world.World) map[string]cluster.Action {
+func Actions(w *world.World) map[string]cluster.Action {
 	var u *user
 	userOf := func(c *cluster.Cluster) *user {
 		if u == nil || u.c != c {
@@ -574,13 +574,13 @@ func actions(w *world.World) map[string]cluster.Action {
 			op := args.Get("op")
 			var v any
 			switch op {
-			case "", opSet, opAppend:
+			case "", OpSet, OpAppend:
 				if v = schemadraw.JSONContent([]byte(args.Get("value"))); v == nil && strings.TrimSpace(args.Get("value")) != "null" {
 					return fmt.Errorf("value=%q: not JSON", args.Get("value"))
 				}
-			case opRemove:
+			case OpRemove:
 			default:
-				return fmt.Errorf("op=%q: want %s, %s or %s", op, opSet, opAppend, opRemove)
+				return fmt.Errorf("op=%q: want %s, %s or %s", op, OpSet, OpAppend, OpRemove)
 			}
 			return userOf(c).run(key, world.ActionMutate, func() error {
 				u := &unstructured.Unstructured{}
@@ -592,7 +592,7 @@ func actions(w *world.World) map[string]cluster.Action {
 				if err := c.Admin().Get(context.Background(), client.ObjectKeyFromObject(obj), u); err != nil {
 					return err
 				}
-				if err := change(u.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
+				if err := Change(u.Object, strings.Split(args.Get("field"), "."), op, v); err != nil {
 					return fmt.Errorf("field=%s: %w", args.Get("field"), err)
 				}
 				return c.Admin().Update(context.Background(), u)
@@ -683,7 +683,7 @@ func ensureNamespace(c *cluster.Cluster, namespace string) error {
 // change does op at path of content: set v there (creating the objects on
 // the way that are absent), append v to the list there, or remove the list
 // item or map key there. A list item is named by its index.
-func change(content map[string]any, path []string, op string, v any) error {
+func Change(content map[string]any, path []string, op string, v any) error {
 	if len(path) == 0 || path[0] == "" {
 		return fmt.Errorf("no field")
 	}
@@ -695,7 +695,7 @@ func change(content map[string]any, path []string, op string, v any) error {
 			return err
 		}
 		if next == nil {
-			if op == opRemove {
+			if op == OpRemove {
 				return fmt.Errorf("%s is absent", strings.Join(path[:i+1], "."))
 			}
 			next = map[string]any{}
@@ -703,7 +703,7 @@ func change(content map[string]any, path []string, op string, v any) error {
 				return err
 			}
 		}
-		if op == opRemove && i == len(path)-2 {
+		if op == OpRemove && i == len(path)-2 {
 			// Removing from a list replaces the list in its holder.
 			if l, ok := next.([]any); ok {
 				idx, err := index(l, path[len(path)-1])
@@ -717,7 +717,7 @@ func change(content map[string]any, path []string, op string, v any) error {
 	}
 	last := path[len(path)-1]
 	switch op {
-	case opAppend:
+	case OpAppend:
 		cur, err := get(holder, last)
 		if err != nil {
 			return err
@@ -727,7 +727,7 @@ func change(content map[string]any, path []string, op string, v any) error {
 			return fmt.Errorf("not a list")
 		}
 		return put(holder, last, append(slices.Clone(l), v))
-	case opRemove:
+	case OpRemove:
 		m, ok := holder.(map[string]any)
 		if !ok {
 			return fmt.Errorf("not in an object or a list")
