@@ -57,8 +57,8 @@ func TestAFailuresInspectorOpensWithTheOperatorFirst(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+f.files.HTML), chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
-		t.Fatalf("loading %s: %v", f.files.HTML, err)
+	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+f.Files.HTML), chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
+		t.Fatalf("loading %s: %v", f.Files.HTML, err)
 	}
 	lanes, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("div.lane")).map(e => e.getAttribute("title"))`))
 	if err != nil {

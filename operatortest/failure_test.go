@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +49,7 @@ var foldedSteps = []trace.Step{
 // are folded into one line per process, with counts; their steps on the
 // operator's objects stay.
 func TestTheTimelineFoldsTheBuiltinProcesses(t *testing.T) {
-	got := strings.Join(foldTimeline(foldedSteps, []string{"op"}, false), "\n") + "\n"
+	got := strings.Join(failure.FoldTimeline(foldedSteps, []string{"op"}, false), "\n") + "\n"
 	golden := filepath.Join("testdata", "folded-timeline.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -69,7 +71,7 @@ func TestTheTimelineFoldsTheBuiltinProcesses(t *testing.T) {
 	if strings.Contains(got, "Service team/other") || !strings.Contains(got, "Secret team/app-config rv=6") {
 		t.Errorf("the collector's step on the operator's Secret must stay and its step on another object must fold:\n%s", got)
 	}
-	full := foldTimeline(foldedSteps, []string{"op"}, true)
+	full := failure.FoldTimeline(foldedSteps, []string{"op"}, true)
 	if len(full) != len(foldedSteps) {
 		t.Errorf("the full timeline has %d lines for %d steps", len(full), len(foldedSteps))
 	}
@@ -90,7 +92,7 @@ func TestEachFaultSaysWhatARealClusterDidThere(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		got := whyReal(p, nil, nil)
+		got := failure.WhyReal(p, nil, nil)
 		if len(got) != 1 || strings.Contains(got[0], "a fault of a real cluster") || !strings.Contains(got[0], "On a real cluster: ") {
 			t.Errorf("%s: %q", text, got)
 		}
@@ -104,7 +106,7 @@ func TestAStaleRestartOfOneKindSaysWhichWatchCacheLagged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := whyReal(p, nil, nil)
+	got := failure.WhyReal(p, nil, nil)
 	if want := "a pod restarted onto a kube-apiserver whose watch cache of Pod lagged behind etcd while its other watch caches were current"; !strings.Contains(got[0], want) {
 		t.Errorf("the scoped stale fault: %q, want it to say %q", got[0], want)
 	}
@@ -135,18 +137,18 @@ func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.C
 // failingRun is the report of the crash between the two creates, its plan
 // path under dir and its story in dir as the artifacts directory
 // (-ctrlsim.artifacts).
-func failingRun(t *testing.T, dir string) *failure {
+func failingRun(t *testing.T, dir string) *failure.Failure {
 	t.Helper()
 	return failingRunIn(t, dir, dir)
 }
 
 // failingRunIn is failingRun with -ctrlsim.artifacts set to artifacts ("":
 // the flag not given).
-func failingRunIn(t *testing.T, dir, artifacts string) *failure {
+func failingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
 	t.Helper()
-	old := *flagArtifacts
-	*flagArtifacts = artifacts
-	t.Cleanup(func() { *flagArtifacts = old })
+	old := *failure.FlagArtifacts
+	*failure.FlagArtifacts = artifacts
+	t.Cleanup(func() { *failure.FlagArtifacts = old })
 	w, err := newWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +157,7 @@ func failingRunIn(t *testing.T, dir, artifacts string) *failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := runFailure(w, t, p, filepath.Join(dir, "TestX.plan"))
+	f, err := failure.OfPlan(w, t, p, filepath.Join(dir, "TestX.plan"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,19 +180,19 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
 		"from the fault to the violation:", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
 		"the story is in the artifacts directory " + story, "commit the plan " + filepath.Join(dir, "TestX.plan") + ", not the story"} {
-		if !strings.Contains(f.text, want) {
-			t.Errorf("the report lacks %q:\n%s", want, f.text)
+		if !strings.Contains(f.Text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, f.Text)
 		}
 	}
 	for _, ext := range []string{".svg", ".html", ".md"} {
-		if exists(filepath.Join(dir, "TestX"+ext)) {
+		if failure.Exists(filepath.Join(dir, "TestX"+ext)) {
 			t.Errorf("the story's %s is beside the plan", ext)
 		}
 	}
-	if strings.Contains(f.text, "Starting workers worker count=10") {
-		t.Errorf("the built-in processes' start-up is not folded:\n%s", f.text)
+	if strings.Contains(f.Text, "Starting workers worker count=10") {
+		t.Errorf("the built-in processes' start-up is not folded:\n%s", f.Text)
 	}
-	svg, err := os.ReadFile(f.files.SVG)
+	svg, err := os.ReadFile(f.Files.SVG)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,10 +200,10 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	if op < 0 || kcm >= 0 && kcm < op {
 		t.Errorf("the picture's first process lane is not the operator's (op at %d, kube-controller-manager at %d)", op, kcm)
 	}
-	if _, err := os.Stat(f.files.HTML); err != nil {
+	if _, err := os.Stat(f.Files.HTML); err != nil {
 		t.Error(err)
 	}
-	md, err := os.ReadFile(f.files.Markdown)
+	md, err := os.ReadFile(f.Files.Markdown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	}
 	// The same run gives the same report.
 	again := failingRun(t, t.TempDir())
-	md2, err := os.ReadFile(again.files.Markdown)
+	md2, err := os.ReadFile(again.Files.Markdown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,17 +236,17 @@ func TestTheStoryGoesWhereTheFlagOrTheEnvironmentSays(t *testing.T) {
 	env := t.TempDir()
 	t.Setenv("CTRLSIM_ARTIFACTS", env)
 	f := failingRunIn(t, t.TempDir(), "")
-	if want := filepath.Join(env, "operatortest", "TestX.md"); f.files.Markdown != want || !exists(want) {
-		t.Errorf("with CTRLSIM_ARTIFACTS the report is at %s, want %s", f.files.Markdown, want)
+	if want := filepath.Join(env, "operatortest", "TestX.md"); f.Files.Markdown != want || !failure.Exists(want) {
+		t.Errorf("with CTRLSIM_ARTIFACTS the report is at %s, want %s", f.Files.Markdown, want)
 	}
 	t.Setenv("CTRLSIM_ARTIFACTS", "")
 	f = failingRunIn(t, t.TempDir(), "")
-	dir := filepath.Dir(filepath.Dir(f.files.Markdown))
-	if !strings.HasPrefix(filepath.Base(dir), "ctrlsim-artifacts-") || filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !exists(f.files.Markdown) {
-		t.Errorf("by default the report is at %s, want a fresh ctrlsim-artifacts-* directory under %s", f.files.Markdown, os.TempDir())
+	dir := filepath.Dir(filepath.Dir(f.Files.Markdown))
+	if !strings.HasPrefix(filepath.Base(dir), "ctrlsim-artifacts-") || filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !failure.Exists(f.Files.Markdown) {
+		t.Errorf("by default the report is at %s, want a fresh ctrlsim-artifacts-* directory under %s", f.Files.Markdown, os.TempDir())
 	}
-	if !strings.Contains(f.text, "the story is in the artifacts directory "+filepath.Join(dir, "operatortest")) {
-		t.Errorf("the failure does not name the temporary directory %s:\n%s", dir, f.text)
+	if !strings.Contains(f.Text, "the story is in the artifacts directory "+filepath.Join(dir, "operatortest")) {
+		t.Errorf("the failure does not name the temporary directory %s:\n%s", dir, f.Text)
 	}
 	os.RemoveAll(dir)
 }
@@ -259,11 +261,11 @@ func TestTheStoryDirectoryIsThePackagesPathInItsModule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/op\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	svg, html, md := StoryFiles("/art", pkg, "testdata/ctrlsim/TestCronJob.plan")
+	svg, html, md := failure.StoryFiles("/art", pkg, "testdata/ctrlsim/TestCronJob.plan")
 	if svg != "/art/internal/controller/TestCronJob.svg" || html != "/art/internal/controller/TestCronJob.html" || md != "/art/internal/controller/TestCronJob.md" {
 		t.Errorf("StoryFiles: %s %s %s", svg, html, md)
 	}
-	if svg, _, _ := StoryFiles("/art", root, "TestX.plan"); svg != filepath.Join("/art", filepath.Base(root), "TestX.svg") {
+	if svg, _, _ := failure.StoryFiles("/art", root, "TestX.plan"); svg != filepath.Join("/art", filepath.Base(root), "TestX.svg") {
 		t.Errorf("the module's root package: %s", svg)
 	}
 }

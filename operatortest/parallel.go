@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -338,7 +340,7 @@ type verdicts struct {
 // workerArgs are the worker's command line: the test, once, and the flags the
 // parent was given (but those of output files and of the test's selection).
 func workerArgs(test string) []string {
-	args := []string{"-test.run=" + RunPattern(test), "-test.count=1", "-test.timeout=0"}
+	args := []string{"-test.run=" + failure.RunPattern(test), "-test.count=1", "-test.timeout=0"}
 	flag.Visit(func(f *flag.Flag) {
 		switch {
 		case f.Name == "test.short" || f.Name == "test.v" && f.Value.String() != "false":
@@ -496,7 +498,7 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 			case !hello:
 				unreachedMu.Lock()
 				unreached = append(unreached, unreachedError{fmt.Sprintf("worker %d/%d never reached the exploration of %s (re-run as %s -test.run='%s'): a test name -test.run cannot select again, an exploration called from another test, or a crash before it (%v: %s); set Options.Workers or -ctrlsim.workers to 1 to explore in the test's process",
-					j, n, test, self, RunPattern(test), exit, out.lastLine())})
+					j, n, test, self, failure.RunPattern(test), exit, out.lastLine())})
 				unreachedMu.Unlock()
 				ps.fail(errUnreached)
 			case !done:

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -35,7 +37,7 @@ type Replayed struct {
 	// plan's run than a property says (every state in between is in
 	// Final.Run().Log).
 	Final *world.History
-	rep   *report
+	rep   *failure.Report
 }
 
 // Violated are the verdicts that do not hold.
@@ -57,9 +59,9 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops := operatorProcesses(w)
-	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: foldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), fullTimeline()),
-		rep: &report{test: t.Name(), p: p, r: r, violated: r.Violated(), operators: ops}}
+	ops := failure.OperatorProcesses(w)
+	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
+		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops}}
 	if n := len(r.Steps); n > 0 {
 		out.Virtual = r.Steps[n-1].At
 	}
@@ -73,11 +75,11 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 // with go test: not for a plan run some other way.)
 func (r *Replayed) WriteStory(planPath, title string) (svg, html string, err error) {
 	rep := *r.rep
-	rep.planPath, rep.test = planPath, title
-	a := artifactPaths(planPath)
-	st := rep.story()
-	if err := writeFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
+	rep.PlanPath, rep.Test = planPath, title
+	a := failure.ArtifactPaths(planPath)
+	st := rep.Story()
+	if err := failure.WriteFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
 		return "", "", err
 	}
-	return a.SVG, a.HTML, writeFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.allLogs()) })
+	return a.SVG, a.HTML, failure.WriteFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.AllLogs()) })
 }

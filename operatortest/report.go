@@ -4,11 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
@@ -84,7 +85,7 @@ func (rep *reporter) replay(f Finding, path string) {
 func (rep *reporter) report(p *plan.Plan, path string, r *world.RunResult, note string) {
 	rep.t.Helper()
 	t := rep.t
-	text := failureOf(rep.w, t, p, path, r).text
+	text := failure.Of(rep.w, t, p, path, r).Text
 	switch {
 	case note != "":
 		t.Errorf("%s\n\n%s", note, text)
@@ -96,37 +97,6 @@ func (rep *reporter) report(p *plan.Plan, path string, r *world.RunResult, note 
 	default:
 		t.Error(text)
 	}
-}
-
-// verdictLines lists vs, one line each; the same violation again at the
-// same place (a reconcile that panics at every retry) is one more line that
-// says how often.
-func verdictLines(vs []check.Verdict) string {
-	var b strings.Builder
-	for i := 0; i < len(vs); {
-		v := vs[i]
-		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
-		j := i + 1
-		for j < len(vs) && vs[j].Property == v.Property && vs[j].Where == v.Where && v.Where != "" {
-			j++
-		}
-		if j > i+1 {
-			fmt.Fprintf(&b, "  %s: %d more times at the same place, the last at %v\n", v.Property, j-i-1, vs[j-1].At)
-		}
-		i = j
-	}
-	return b.String()
-}
-
-// propertyNames are the properties vs violate, each once.
-func propertyNames(vs []check.Verdict) []string {
-	var out []string
-	for _, v := range vs {
-		if !slices.Contains(out, v.Property) {
-			out = append(out, v.Property)
-		}
-	}
-	return out
 }
 
 // finish fails a test that expected a violation and saw none.
@@ -145,11 +115,11 @@ func (rep *reporter) finish(plans int) {
 // savedPath is where a test's minimal plan is saved: <test>.plan, or with a
 // signature (KeepGoing) <test>.<property and kinds>.<hash>.plan.
 func savedPath(test, sig string) string {
-	name := fileName(test)
+	name := failure.FileName(test)
 	if sig != "" {
 		h := sha256.Sum256([]byte(sig))
 		head, _, _ := strings.Cut(sig, " @ ")
-		name += "." + strings.Trim(fileName(strings.ReplaceAll(head, " ", "-")), "._-") + "." + hex.EncodeToString(h[:4])
+		name += "." + strings.Trim(failure.FileName(strings.ReplaceAll(head, " ", "-")), "._-") + "." + hex.EncodeToString(h[:4])
 	}
 	return filepath.Join("testdata", "ctrlsim", name+".plan")
 }
@@ -158,10 +128,10 @@ func savedPath(test, sig string) string {
 // ones, in name order.
 func savedPlans(test string) []string {
 	var out []string
-	if p := savedPath(test, ""); exists(p) {
+	if p := savedPath(test, ""); failure.Exists(p) {
 		out = append(out, p)
 	}
-	more, _ := filepath.Glob(filepath.Join("testdata", "ctrlsim", globEscape(fileName(test))+".*.plan"))
+	more, _ := filepath.Glob(filepath.Join("testdata", "ctrlsim", globEscape(failure.FileName(test))+".*.plan"))
 	slices.Sort(more)
 	return append(out, more...)
 }
@@ -255,9 +225,4 @@ func nondeterminism(a, b []trace.Step, operators []string) string {
 		return fmt.Sprintf("the runs differ in a step of the world's own or in its order (a determinism bug of ctrlsim, or the operator's behaviour differed before it without a trace), %s", where)
 	}
 	return "the kept steps agree (the hashes differ in what the steps do not keep)"
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -100,7 +102,7 @@ func TestAFailureExplainsASystemsFaultAsAFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(whyReal(p, nil, world.SystemFaultNames([]world.System{{Name: "gate", Faults: []world.DomainStep{{Name: "flaky"}}}})), "\n")
+	got := strings.Join(failure.WhyReal(p, nil, world.SystemFaultNames([]world.System{{Name: "gate", Faults: []world.DomainStep{{Name: "flaky"}}}})), "\n")
 	if strings.Contains(got, "No fault") || !strings.Contains(got, "`at 1s flaky`: a fault of the system gate") ||
 		!strings.Contains(got, "The workload's 1 step ") {
 		t.Errorf("the explanation:\n%s\nwant flaky as gate's fault, make as the workload's one step, and no \"No fault\"", got)

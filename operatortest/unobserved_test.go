@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -74,7 +76,7 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 		t.Fatalf("the run's trace says of the window %q; want it opened at the Secret's creation and ended at the heal", said)
 	}
 	// A failure under it would say what it did and what it stands for.
-	why := strings.Join(whyReal(p, r.Steps, nil), "\n")
+	why := strings.Join(failure.WhyReal(p, r.Steps, nil), "\n")
 	for _, want := range []string{"op never saw Secret team/app-child from its creation until its deletion or the heal", "its watch broke while the object changed"} {
 		if !strings.Contains(why, want) {
 			t.Errorf("a failure's account of the faults:\n%s\nsays nothing of %q", why, want)

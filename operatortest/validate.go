@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -160,7 +162,7 @@ func resources(w *world.World) (served map[string]bool, byKind map[string]string
 // requestAgents are the processes whose requests an API fault's process=
 // can name: the operator's and the built-in ones that run.
 func requestAgents(w *world.World) []string {
-	out := operatorProcesses(w)
+	out := failure.OperatorProcesses(w)
 	if !w.Opts.NoBuiltinControllers || !w.Opts.NoWorkloadModels {
 		out = append(out, world.KubeControllerManager)
 	}
@@ -251,7 +253,7 @@ func readPlanFile(w *world.World, test, path string) (*plan.Plan, error) {
 		return nil, err
 	}
 	if saved := planTestName(b); saved != "" && saved != test {
-		return nil, fmt.Errorf("plan %s was saved for test %s, not %s (its first comment names its test): replay it with %s", path, saved, test, replayCommand(saved, path))
+		return nil, fmt.Errorf("plan %s was saved for test %s, not %s (its first comment names its test): replay it with %s", path, saved, test, failure.ReplayCommand(saved, path))
 	}
 	p, err := plan.Read(bytes.NewReader(b))
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 )
 
 // cmdReport writes the markdown report of an operator test's saved plan
@@ -19,7 +19,7 @@ import (
 // the plan with go test in the test's package directory, which writes the
 // story (.svg), the inspector (.html) and the report (.md) to the artifacts
 // directory ($CTRLSIM_ARTIFACTS, else a fresh temporary directory; under
-// the package's path in its module: operatortest.StoryFiles), and copies
+// the package's path in its module: failure.StoryFiles), and copies
 // the report to --out (stdout by default). The plan file's first comment
 // names the test.
 //
@@ -53,13 +53,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if artifacts, err = filepath.Abs(artifacts); err != nil {
 		return usagef("%v", err)
 	}
-	svg, html, md := operatortest.StoryFiles(artifacts, dir, planPath)
+	svg, html, md := failure.StoryFiles(artifacts, dir, planPath)
 	_ = os.Remove(md) // a report left from an earlier run must not pass for this one
-	cmd := exec.Command(*goCmd, "test", "-count=1", "-v", "-run", operatortest.RunPattern(test), "-ctrlsim.plan="+planPath, "-ctrlsim.artifacts="+artifacts)
+	cmd := exec.Command(*goCmd, "test", "-count=1", "-v", "-run", failure.RunPattern(test), "-ctrlsim.plan="+planPath, "-ctrlsim.artifacts="+artifacts)
 	cmd.Dir = dir
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
-	fmt.Fprintf(stderr, "ctrlsim report: replaying %s in %s (go test -run '%s')\n", filepath.Base(planPath), dir, operatortest.RunPattern(test))
+	fmt.Fprintf(stderr, "ctrlsim report: replaying %s in %s (go test -run '%s')\n", filepath.Base(planPath), dir, failure.RunPattern(test))
 	runErr := cmd.Run()
 	b, err := os.ReadFile(md)
 	if errors.Is(err, os.ErrNotExist) {

@@ -1,4 +1,4 @@
-package operatortest
+package failure
 
 import (
 	"cmp"
@@ -34,18 +34,18 @@ import (
 // under the package's directory in its module: they are what a run made,
 // not inputs.
 
-var flagArtifacts = flag.String("ctrlsim.artifacts", "", "operatortest: the directory a failure writes its story to (.svg, .html, .md), under the package's path in its module; default $CTRLSIM_ARTIFACTS, else a fresh temporary directory (the failure names it). The plan stays in testdata/ctrlsim")
+var FlagArtifacts = flag.String("ctrlsim.artifacts", "", "operatortest: the directory a failure writes its story to (.svg, .html, .md), under the package's path in its module; default $CTRLSIM_ARTIFACTS, else a fresh temporary directory (the failure names it). The plan stays in testdata/ctrlsim")
 
 var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
 
 // fullTimeline reports whether the author asked for every step.
-func fullTimeline() bool {
+func FullTimeline() bool {
 	return *flagTimeline == "full" || os.Getenv("CTRLSIM_TIMELINE") == "full"
 }
 
 // operatorProcesses are the names of the test's own processes (every
 // replica), as they appear in the trace.
-func operatorProcesses(w *world.World) []string {
+func OperatorProcesses(w *world.World) []string {
 	var out []string
 	for _, m := range w.Opts.Managers {
 		for _, spec := range m.Processes() {
@@ -87,7 +87,7 @@ func startUp(s trace.Step) bool {
 // built-in processes only the steps on objects the operator touched; the
 // rest is counted in one line per built-in process, first. full keeps every
 // step.
-func foldTimeline(steps []trace.Step, operators []string, full bool) []string {
+func FoldTimeline(steps []trace.Step, operators []string, full bool) []string {
 	var out []string
 	if full {
 		for _, s := range steps {
@@ -282,7 +282,7 @@ func kindOnly(gvk string) string {
 // real event it stands for; one per fault of a System (systemFaults: the
 // fault's step name to its system's), which the author's model of that
 // system makes; and the workload's steps, which are a user's.
-func whyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) []string {
+func WhyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) []string {
 	var out []string
 	for _, f := range p.Faults {
 		at := manifest(f, steps)
@@ -371,7 +371,7 @@ var tempArtifacts struct {
 // $CTRLSIM_ARTIFACTS (the Makefile's ARTIFACTS: where tests keep
 // artifacts), else a fresh temporary directory, made once per process.
 func artifactsDir() (string, error) {
-	if dir := cmp.Or(*flagArtifacts, os.Getenv("CTRLSIM_ARTIFACTS")); dir != "" {
+	if dir := cmp.Or(*FlagArtifacts, os.Getenv("CTRLSIM_ARTIFACTS")); dir != "" {
 		return dir, nil
 	}
 	tempArtifacts.once.Do(func() { tempArtifacts.dir, tempArtifacts.err = os.MkdirTemp("", "ctrlsim-artifacts-") })
@@ -397,7 +397,7 @@ func packagePath(pkgDir string) string {
 		return filepath.Base(pkgDir)
 	}
 	for root := abs; ; root = filepath.Dir(root) {
-		if exists(filepath.Join(root, "go.mod")) {
+		if Exists(filepath.Join(root, "go.mod")) {
 			if rel, err := filepath.Rel(root, abs); err == nil && rel != "." {
 				return rel
 			}
@@ -426,20 +426,20 @@ func storyPaths(planPath string) (artifacts, error) {
 
 // artifactPaths are the story, inspector and report paths beside a plan
 // file (Replayed.WriteStory's: the catalogue's pages keep them there).
-func artifactPaths(planPath string) artifacts {
+func ArtifactPaths(planPath string) artifacts {
 	base := strings.TrimSuffix(planPath, ".plan")
 	return artifacts{SVG: base + ".svg", HTML: base + ".html", Markdown: base + ".md"}
 }
 
 // report is what a failure says, built once for the printed report and the
 // files.
-type report struct {
-	test      string
-	planPath  string
-	p         *plan.Plan
-	r         *world.RunResult
-	violated  []check.Verdict
-	operators []string
+type Report struct {
+	Test      string
+	PlanPath  string
+	P         *plan.Plan
+	R         *world.RunResult
+	Violated  []check.Verdict
+	Operators []string
 	// systemFaults are the step names of Options.Systems' faults, to their
 	// system's name.
 	systemFaults map[string]string
@@ -449,24 +449,24 @@ type report struct {
 }
 
 // shown are the processes whose every step a folded timeline keeps.
-func (rep *report) shown() []string { return append(slices.Clone(rep.operators), rep.systems...) }
+func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators), rep.systems...) }
 
-func (rep *report) story() *story.Story {
+func (rep *Report) Story() *story.Story {
 	return story.Build(story.Input{
-		Title:    rep.test,
-		Steps:    rep.r.Steps,
-		Log:      rep.r.Log,
-		Start:    rep.r.Start,
-		Plan:     rep.p,
-		Verdicts: rep.r.Verdicts,
-		Lead:     rep.operators,
+		Title:    rep.Test,
+		Steps:    rep.R.Steps,
+		Log:      rep.R.Log,
+		Start:    rep.R.Start,
+		Plan:     rep.P,
+		Verdicts: rep.R.Verdicts,
+		Lead:     rep.Operators,
 	})
 }
 
 // logLines are the lines logged by the processes keep accepts.
-func (rep *report) logLines(keep func(process string) bool) []story.LogLine {
+func (rep *Report) logLines(keep func(process string) bool) []story.LogLine {
 	var out []story.LogLine
-	for _, s := range rep.r.Steps {
+	for _, s := range rep.R.Steps {
 		if s.Op == "log" && keep(s.Process) {
 			out = append(out, story.LogLine{At: int64(s.At), Process: s.Process, Controller: s.Controller, Text: s.Result})
 		}
@@ -475,32 +475,32 @@ func (rep *report) logLines(keep func(process string) bool) []story.LogLine {
 }
 
 // operatorLogs are the lines the operator's processes logged.
-func (rep *report) operatorLogs() []story.LogLine {
-	return rep.logLines(func(p string) bool { return slices.Contains(rep.operators, p) })
+func (rep *Report) operatorLogs() []story.LogLine {
+	return rep.logLines(func(p string) bool { return slices.Contains(rep.Operators, p) })
 }
 
 // allLogs are every process's log lines, for the inspector.
-func (rep *report) allLogs() []story.LogLine { return rep.logLines(func(string) bool { return true }) }
+func (rep *Report) AllLogs() []story.LogLine { return rep.logLines(func(string) bool { return true }) }
 
 // write writes the picture, the inspector and the markdown report in the
 // artifacts directory (storyPaths).
-func (rep *report) write() (artifacts, error) {
-	a, err := storyPaths(rep.planPath)
+func (rep *Report) write() (artifacts, error) {
+	a, err := storyPaths(rep.PlanPath)
 	if err != nil {
 		return a, err
 	}
-	st := rep.story()
-	if err := writeFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
+	st := rep.Story()
+	if err := WriteFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {
 		return a, err
 	}
-	if err := writeFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.allLogs()) }); err != nil {
+	if err := WriteFile(a.HTML, func(f *os.File) error { return st.WriteHTML(f, rep.AllLogs()) }); err != nil {
 		return a, err
 	}
 	md := rep.markdown(filepath.Base(a.SVG), filepath.Base(a.HTML))
 	return a, os.WriteFile(a.Markdown, []byte(md), 0o644)
 }
 
-func writeFile(path string, write func(*os.File) error) error {
+func WriteFile(path string, write func(*os.File) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -516,24 +516,24 @@ func writeFile(path string, write func(*os.File) error) error {
 // steps from the fault to it, the minimal plan and its replay command, the
 // story, and the operator's own log lines. It names no path of this machine
 // and no wall-clock time: the same run gives the same bytes.
-func (rep *report) markdown(svg, html string) string {
+func (rep *Report) markdown(svg, html string) string {
 	var b strings.Builder
-	props := make([]string, 0, len(rep.violated))
-	for _, v := range rep.violated {
+	props := make([]string, 0, len(rep.Violated))
+	for _, v := range rep.Violated {
 		props = append(props, v.Property)
 	}
-	fmt.Fprintf(&b, "# %s: %s violated\n\n", rep.test, strings.Join(props, ", "))
+	fmt.Fprintf(&b, "# %s: %s violated\n\n", rep.Test, strings.Join(props, ", "))
 	fmt.Fprintf(&b, "Found by ctrlsim's operatortest: the operator's own controllers ran in a simulated cluster under the plan below, and the run broke %s.\n\n", map[bool]string{true: "this property", false: "these properties"}[len(props) == 1])
 	b.WriteString("## The violation\n\n")
-	for _, v := range rep.violated {
+	for _, v := range rep.Violated {
 		fmt.Fprintf(&b, "- **%s** (judged at %v of virtual time): %s\n", v.Property, v.At, strings.ReplaceAll(v.Detail, "\n", "\n  "))
 	}
 	b.WriteString("\n## Why a real cluster can do this\n\n")
-	for _, l := range whyReal(rep.p, rep.r.Steps, rep.systemFaults) {
+	for _, l := range WhyReal(rep.P, rep.R.Steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
-	if len(rep.violated) > 0 {
-		if path := faultPath(rep.p, rep.r.Steps, rep.violated[0], rep.operators, 25); len(path) > 0 {
+	if len(rep.Violated) > 0 {
+		if path := faultPath(rep.P, rep.R.Steps, rep.Violated[0], rep.Operators, 25); len(path) > 0 {
 			b.WriteString("\n## From the fault to the violation\n\n```\n")
 			for _, l := range path {
 				b.WriteString(l + "\n")
@@ -542,11 +542,11 @@ func (rep *report) markdown(svg, html string) string {
 		}
 	}
 	b.WriteString("\n## The minimal plan\n\n```\n")
-	b.WriteString(rep.p.String())
+	b.WriteString(rep.P.String())
 	b.WriteString("```\n\n")
-	name := filepath.Base(rep.planPath)
-	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, replayCommand(rep.test, name))
-	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.r.Hash)
+	name := filepath.Base(rep.PlanPath)
+	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, ReplayCommand(rep.Test, name))
+	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.R.Hash)
 	b.WriteString("## The story\n\n")
 	fmt.Fprintf(&b, "![the run, lane by lane: the operator's first](%s)\n\n", svg)
 	fmt.Fprintf(&b, "The run inspector, a self-contained page with every step clickable: [%s](%s).\n\n", html, html)
@@ -566,7 +566,7 @@ func (rep *report) markdown(svg, html string) string {
 		b.WriteString("```\n")
 	}
 	b.WriteString("\n## The timeline\n\n```\n")
-	for _, l := range foldTimeline(rep.r.Steps, rep.shown(), false) {
+	for _, l := range FoldTimeline(rep.R.Steps, rep.shown(), false) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("```\n")
@@ -575,17 +575,17 @@ func (rep *report) markdown(svg, html string) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-func fileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
+func FileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
 
 // failure is what a violating plan's report says and where its story went.
-type failure struct {
-	text  string
-	files artifacts
+type Failure struct {
+	Text  string
+	Files artifacts
 }
 
 // failure runs p and, when it violates something, writes its story beside
 // path and returns the report; nil when p held.
-func runFailure(w *world.World, t *testing.T, p *plan.Plan, path string) (*failure, error) {
+func OfPlan(w *world.World, t *testing.T, p *plan.Plan, path string) (*Failure, error) {
 	r, err := reference.Run(w, t, p)
 	if err != nil {
 		return nil, err
@@ -593,50 +593,50 @@ func runFailure(w *world.World, t *testing.T, p *plan.Plan, path string) (*failu
 	if len(r.Violated()) == 0 {
 		return nil, nil
 	}
-	return failureOf(w, t, p, path, r), nil
+	return Of(w, t, p, path, r), nil
 }
 
 // failureOf is the report of r, a violating run of p (saved at path), its
 // story written beside path.
-func failureOf(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunResult) *failure {
+func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunResult) *Failure {
 	vs := r.Violated()
 	var err error
-	rep := &report{test: t.Name(), planPath: path, p: p, r: r, violated: vs, operators: operatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems)}
+	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
 	b.WriteString("\nwhy a real cluster can do this:\n")
-	for _, l := range whyReal(p, r.Steps, rep.systemFaults) {
+	for _, l := range WhyReal(p, r.Steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
-	if steps := faultPath(p, r.Steps, vs[0], rep.operators, 12); len(steps) > 0 {
+	if steps := faultPath(p, r.Steps, vs[0], rep.Operators, 12); len(steps) > 0 {
 		b.WriteString("\nfrom the fault to the violation:\n")
 		for _, l := range steps {
 			b.WriteString(l + "\n")
 		}
 	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
-	fmt.Fprintf(&b, "replay: %s\n", replayCommand(t.Name(), path))
-	f := &failure{}
-	if f.files, err = rep.write(); err != nil { // failure.go: the artifacts directory
+	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(t.Name(), path))
+	f := &Failure{}
+	if f.Files, err = rep.write(); err != nil { // failure.go: the artifacts directory
 		fmt.Fprintf(&b, "(the story could not be written: %v)\n", err)
 	} else {
 		fmt.Fprintf(&b, "the story: %s (picture), %s (inspector), %s (a report for an issue; also: ctrlsim report %s)\n",
-			f.files.SVG, f.files.HTML, f.files.Markdown, path)
+			f.Files.SVG, f.Files.HTML, f.Files.Markdown, path)
 		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
-			filepath.Dir(f.files.SVG), path)
+			filepath.Dir(f.Files.SVG), path)
 	}
-	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.Hash, strings.Join(rep.operators, ", "))
-	for _, l := range foldTimeline(r.Steps, rep.shown(), fullTimeline()) {
+	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.Hash, strings.Join(rep.Operators, ", "))
+	for _, l := range FoldTimeline(r.Steps, rep.shown(), FullTimeline()) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	f.text = b.String()
+	f.Text = b.String()
 	return f
 }
 
 // replayCommand is the go test command that replays a plan file of a test.
-func replayCommand(test, path string) string {
+func ReplayCommand(test, path string) string {
 	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", RunPattern(test), path)
 }
 
@@ -652,10 +652,46 @@ func RunPattern(test string) string {
 
 // planHeader is the comment a saved plan starts with: the test it belongs to
 // (ctrlsim report reads it) and how to replay it.
-func planHeader(test, path string) string {
-	return fmt.Sprintf("# operatortest test: %s\n# replay: %s\n", test, replayCommand(test, path))
+func PlanHeader(test, path string) string {
+	return fmt.Sprintf("# operatortest test: %s\n# replay: %s\n", test, ReplayCommand(test, path))
 }
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// verdictLines lists vs, one line each; the same violation again at the
+// same place (a reconcile that panics at every retry) is one more line that
+// says how often.
+func verdictLines(vs []check.Verdict) string {
+	var b strings.Builder
+	for i := 0; i < len(vs); {
+		v := vs[i]
+		fmt.Fprintf(&b, "  %s at %v: %s\n", v.Property, v.At, v.Detail)
+		j := i + 1
+		for j < len(vs) && vs[j].Property == v.Property && vs[j].Where == v.Where && v.Where != "" {
+			j++
+		}
+		if j > i+1 {
+			fmt.Fprintf(&b, "  %s: %d more times at the same place, the last at %v\n", v.Property, j-i-1, vs[j-1].At)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// propertyNames are the properties vs violate, each once.
+func propertyNames(vs []check.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.Property) {
+			out = append(out, v.Property)
+		}
+	}
+	return out
+}
+
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
