@@ -1,9 +1,9 @@
 // Package fuzz holds the `go test -fuzz` targets: one per seed scenario, over
-// the catalogue entry's operatortest test (operatortest.FuzzTarget: fuzz
+// the catalogue entry's operatortest test (operatortest/search.FuzzTarget: fuzz
 // bytes decode into a plan of the entry's workload and fault profile; the
 // variants expected to hold are judged by the generic oracles and the
 // entry's properties), and one for the plan parser. `make test` replays the
-// seed corpus (operatortest.FuzzSeeds, long enough to draw a plan from);
+// seed corpus (operatortest/search.FuzzSeeds, long enough to draw a plan from);
 // `make fuzz` fuzzes each target for a bounded time.
 //
 // # Known gaps

@@ -4,14 +4,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/scenarios"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // fuzzEntry fuzzes the variants of an entry that are expected to hold, each
-// as its operatortest test (operatortest.FuzzTarget): an input decodes to a
+// as its operatortest test (search.FuzzTarget): an input decodes to a
 // plan of the entry's workload and fault profile, judged by the generic
 // oracles and the entry's properties. The seeds are operatortest's
 // (FuzzSeeds: inputs long enough to draw a plan from).
@@ -25,7 +26,7 @@ func fuzzEntry(f *testing.F, id string) {
 		if e.Expect[v] != catalogue.Holds {
 			continue
 		}
-		target, err := operatortest.FuzzTarget(e.Test(v))
+		target, err := search.FuzzTarget(e.Test(v))
 		if err != nil {
 			f.Fatalf("%s/%s: %v", id, v, err)
 		}
@@ -34,7 +35,7 @@ func fuzzEntry(f *testing.F, id string) {
 	if len(targets) == 0 {
 		f.Fatalf("%s: no variant is expected to hold: nothing to fuzz", id)
 	}
-	for _, in := range operatortest.FuzzSeeds() {
+	for _, in := range search.FuzzSeeds() {
 		f.Add(in)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

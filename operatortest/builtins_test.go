@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -48,7 +50,7 @@ func ranProcess(steps []trace.Step, name string) bool {
 // controller, and no workload model, no kubelet and no collector of a kind
 // no object has: they would never reconcile anything.
 func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
-	w, err := newWorld(finalizerOptions().WithDefaults())
+	w, err := search.NewWorld(finalizerOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if again.Hash != r.Hash {
 		t.Errorf("two runs of one plan: hashes %s and %s", r.Hash, again.Hash)
 	}
-	fresh, err := newWorld(o.WithDefaults())
+	fresh, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +186,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 // runs it.
 func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	o := bugOptions(&knownBugs{}, true)
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 		t.Errorf("a replay was recalled (same result: %v) or differs (hash %s, want %s)", r3 == r1, r3.Hash, r1.Hash)
 	}
 	fine := bugOptions(&knownBugs{}, false)
-	w, err = newWorld(fine.WithDefaults())
+	w, err = search.NewWorld(fine.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

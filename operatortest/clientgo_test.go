@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,7 +80,7 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 		})}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"app": "shop"}}}},
 	}
-	if _, err := operatortest.Explore(t, o); err != nil {
+	if _, err := search.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"typed web", "dynamic web", "metadata web", "indexed web"}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
@@ -30,7 +32,7 @@ func TestATestSimulatesOnOneCoreAndGetsItsSettingsBack(t *testing.T) {
 		}
 		return nil
 	}})
-	if _, err := Explore(t, o); err != nil {
+	if _, err := search.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(during, []int{1}) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,8 +13,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-
-	"github.com/ctrlsim/ctrlsim/operatortest"
 )
 
 // A seed object whose kind no CRD ever serves is not silently dropped: the
@@ -27,7 +27,7 @@ func TestASeedObjectOfAKindNeverServedFailsTheRun(t *testing.T) {
 	db.SetKind("Database")
 	db.SetNamespace("apps")
 	db.SetName("main")
-	_, err := operatortest.Explore(t, world.Options{
+	_, err := search.Explore(t, world.Options{
 		Scheme:   s,
 		Managers: []world.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},
 		Objects:  []client.Object{db},
@@ -77,7 +77,7 @@ func TestACRDKubeAPIServerRefusesFailsTheRunNamingIt(t *testing.T) {
 		{"strng", `CRDs: CRD manifest document 1: CustomResourceDefinition.apiextensions.k8s.io "databases.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: "strng": supported values: "array", "boolean", "integer", "number", "object", "string"`},
 		{"integer", `CRDs: CRD manifest document 1: CustomResourceDefinition.apiextensions.k8s.io "databases.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.size \u003c= self.nosuch","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:18: undefined field 'nosuch'`},
 	} {
-		_, err := operatortest.Explore(t, world.Options{
+		_, err := search.Explore(t, world.Options{
 			Scheme:   s,
 			CRDs:     [][]byte{[]byte(strings.Replace(strngCRD, "RULE", tc.typ, 1))},
 			Managers: []world.Manager{{Name: "idle", Setup: func(manager.Manager) error { return nil }}},

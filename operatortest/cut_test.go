@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -80,16 +82,16 @@ func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
 		t.Errorf("a short hold: cut %q, violated %v: want it judged and caught", note, r.Violated())
 	}
 
-	countCut(w, 3, "the first")
-	countCut(w, 3, "again")
-	countCut(w, 9, "the second")
-	var res Result
-	cutSummary(w, &res)
-	if line := cutLine(res); res.Cut != 2 || line != "2 plans cut at the work bound and not judged (plan 3: the first)" {
+	search.CountCut(w, 3, "the first")
+	search.CountCut(w, 3, "again")
+	search.CountCut(w, 9, "the second")
+	var res search.Result
+	search.CutSummary(w, &res)
+	if line := search.CutLine(res); res.Cut != 2 || line != "2 plans cut at the work bound and not judged (plan 3: the first)" {
 		t.Errorf("the exploration's count: %d, line %q", res.Cut, line)
 	}
-	res = Result{Caught: true, FirstFailure: 5}
-	cutSummary(w, &res)
+	res = search.Result{Caught: true, FirstFailure: 5}
+	search.CutSummary(w, &res)
 	if res.Cut != 1 {
 		t.Errorf("a place past the first failure was counted: %d cut", res.Cut)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -30,7 +32,7 @@ func TestAManagerOfADeploymentRunsWhileTheDeploymentExists(t *testing.T) {
 	o.Managers[0].Deployment = &types.NamespacedName{Namespace: "team", Name: "op-pod"}
 	o.Managers[0].StartDelay = 2 * time.Second
 	o.Workload = world.Workload{Steps: []world.StepKind{}, Script: []world.Step{world.Create(5*time.Second, pod), world.Delete(20*time.Second, pod)}}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -201,7 +203,7 @@ func app(data map[string]string) *corev1.ConfigMap {
 
 func testWorld(t *testing.T, o world.Options) *world.World {
 	t.Helper()
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +269,7 @@ func TestANondeterministicFieldTheAuthorNamesIsIgnored(t *testing.T) {
 		t.Error("a field the author did not name is ignored too")
 	}
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "Gizmo", Path: "status.attempts"}}
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
 		t.Errorf("an unknown kind: %v, want an error naming Nondeterministic[0]", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	corev1 "k8s.io/api/core/v1"
@@ -149,7 +151,7 @@ func failingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
 	old := *failure.FlagArtifacts
 	*failure.FlagArtifacts = artifacts
 	t.Cleanup(func() { *failure.FlagArtifacts = old })
-	w, err := newWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
+	w, err := search.NewWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +67,7 @@ func TestAFaultProfileNamingNothingOfTheWorldIsRefused(t *testing.T) {
 		o := appOptions(child())
 		o.NoWorkloadModels = true // the world's kinds are then the app's own
 		o.Faults = c.faults
-		_, err := newWorld(o.WithDefaults())
+		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Faults %+v: got error %v, want one line with %q", c.faults, err, c.want)
 		}

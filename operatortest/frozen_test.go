@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -158,7 +160,7 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 // reconciles write (the reason) is compared, and nothing is frozen when the
 // errors differ or the faulted run does not fail.
 func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *testing.T) {
-	w, err := newWorld(appOptions(child()).WithDefaults())
+	w, err := search.NewWorld(appOptions(child()).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,9 +66,9 @@ func TestAnOperatorBuildingItsClientsFromCtrlGetConfigIsTestedWhole(t *testing.T
 			Labels: map[string]string{"mirror": "yes"}}, Data: map[string]string{"k": "v"}}},
 		Checks: 10,
 	}
-	Run(t, o)
+	search.Run(t, o)
 	var mirrored bool
-	_, err := Explore(t, world.Options{Scheme: o.Scheme, Managers: o.Managers, Objects: o.Objects, Checks: 1, NoWorkload: true,
+	_, err := search.Explore(t, world.Options{Scheme: o.Scheme, Managers: o.Managers, Objects: o.Objects, Checks: 1, NoWorkload: true,
 		Properties: []world.Property{{Name: "mirrored", Check: func(h *world.History) error {
 			var m corev1.ConfigMap
 			mirrored = h.Get(client.ObjectKey{Namespace: "shop", Name: "web-mirror"}, &m) == nil && m.Data["k"] == "v"

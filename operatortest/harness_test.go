@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -156,7 +158,7 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 	} {
 		o := bugOptions(&knownBugs{}, false)
 		edit(&o)
-		_, err := Explore(t, o)
+		_, err := search.Explore(t, o)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("want one line with %q, got %v", want, err)
 		}
@@ -188,7 +190,7 @@ func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
 			o := bugOptions(&knownBugs{}, false)
 			o.Managers[0].Setup = tc.setup
 			o.Disable = world.Oracles()
-			_, err := Explore(t, o)
+			_, err := search.Explore(t, o)
 			if err == nil {
 				t.Fatal("a manager that cannot start passed")
 			}
@@ -206,7 +208,7 @@ func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
 func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 	o := bugOptions(&knownBugs{}, true)
 	o.Checks = 3
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 		t.Errorf("the panic's location is %q, want knownBugs.Reconcile in harness_test.go", v.Where)
 	}
 	o.Disable = []string{cluster.ReconcilePanicProperty, world.NoErrorAtRest}
-	res, err = Explore(t, o)
+	res, err = search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
 	o := bugOptions(&knownBugs{twoWrites: true}, true)
 	o.KeepGoing, o.Checks = true, 100
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +264,7 @@ func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
 
 	// Without KeepGoing the first one ends the search.
 	o.KeepGoing = false
-	res, err = Explore(t, o)
+	res, err = search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
 // and addresses differ in every run: three fresh worlds, one hash.
 func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 	o := bugOptions(&knownBugs{}, true)
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +315,7 @@ func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 	o := bugOptions(&knownBugs{shuffled: true}, false)
 	o.Properties = nil
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +331,7 @@ func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 	if a.Hash == b.Hash {
 		t.Fatal("two runs of a map-order operator agree: the test shows nothing")
 	}
-	got := nondeterminism(a.Steps, b.Steps, w.Space.Processes)
+	got := search.Nondeterminism(a.Steps, b.Steps, w.Space.Processes)
 	for _, want := range []string{"the operator itself is nondeterministic", "process op wrote different content to Secret team/b-copy", "first differing step"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diagnosis lacks %q:\n%s", want, got)
@@ -370,7 +372,7 @@ func judgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdi
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +399,7 @@ func TestExploreHonoursThePlanFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer flag.Set("ctrlsim.plan", "")
-	res, err := Explore(t, bugOptions(&knownBugs{wrongCopy: true}, false))
+	res, err := search.Explore(t, bugOptions(&knownBugs{wrongCopy: true}, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +444,7 @@ func TestChildKeepGoing(t *testing.T) {
 	childOnly(t)
 	o := bugOptions(&knownBugs{wrongCopy: true}, true)
 	o.KeepGoing = true
-	Run(t, o)
+	search.Run(t, o)
 }
 
 // Run with KeepGoing reports each distinct violation with its own minimal
@@ -472,7 +474,7 @@ func TestChildExpect(t *testing.T) {
 	childOnly(t)
 	o := bugOptions(&knownBugs{}, os.Getenv("CTRLSIM_CHILD_BUG") != "")
 	o.Expect = cluster.ReconcilePanicProperty
-	Run(t, o)
+	search.Run(t, o)
 }
 
 // A known bug has a test: Expect passes when the named property is
@@ -503,7 +505,7 @@ func TestChildSeed(t *testing.T) {
 	childOnly(t)
 	o := bugOptions(&knownBugs{}, false)
 	o.Seed = 0
-	Run(t, o)
+	search.Run(t, o)
 }
 
 // Run logs the seed it explored with: seed 0 is seed 1.
@@ -518,7 +520,7 @@ func TestChildNondeterministic(t *testing.T) {
 	childOnly(t)
 	o := bugOptions(&knownBugs{shuffled: true}, false)
 	o.Properties = nil
-	Run(t, o)
+	search.Run(t, o)
 }
 
 // A violation is replayed from its minimal plan before it is reported; one

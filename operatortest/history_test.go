@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -77,7 +79,7 @@ func TestHistoryObjectsHideNoOtherChurn(t *testing.T) {
 func TestHistoryOfAnUnknownKindIsRefused(t *testing.T) {
 	o := recordingOptions(false)
 	o.History = []world.HistoryObjects{{Kind: "Scret"}}
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), `Options.History[0]: kind "Scret"`) || strings.Contains(err.Error(), "\n") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), `Options.History[0]: kind "Scret"`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v, want one line naming Options.History[0]", err)
 	}
 }

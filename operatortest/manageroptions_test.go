@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -19,7 +21,7 @@ func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
 		return manager.Options{LeaderElection: true, LeaderElectionID: "op-lock", LeaseDuration: ptr.To(30 * time.Second),
 			Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{"default": {}}}}, nil
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,11 +35,11 @@ func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
 
 	o = appOptions(child())
 	o.Managers[0].Options = &manager.Options{Cache: cache.Options{SyncPeriod: ptr.To(time.Hour)}}
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Cache.SyncPeriod") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Cache.SyncPeriod") {
 		t.Errorf("refused option: %v", err)
 	}
 	o.Managers[0].NewOptions = func() (manager.Options, error) { return manager.Options{}, nil }
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "not both") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("Options and NewOptions: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -24,7 +26,7 @@ func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 		o.Objects = append(o.Objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "old"}})
 		o.NamespaceTermination = term
 		o.Workload.Steps = []world.StepKind{}
-		w, err := newWorld(o.WithDefaults())
+		w, err := search.NewWorld(o.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -83,7 +85,7 @@ func judge(t *testing.T, o world.Options, text string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +295,7 @@ func TestConvergesIgnoresTheOrderOfConditions(t *testing.T) {
 // it, in a run whose watch log is log.
 func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVersionKind, o client.Object) string {
 	t.Helper()
-	w, err := newWorld(appOptions(child()).WithDefaults())
+	w, err := search.NewWorld(appOptions(child()).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

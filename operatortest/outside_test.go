@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/internal/outside"
 )
 
@@ -11,10 +13,10 @@ import (
 // (ctrlsim run): the same Explore, with its result, and a failing test's
 // output returned as the error.
 func TestOutsideRunsExploreAndReturnsAFailureAsAnError(t *testing.T) {
-	var res Result
+	var res search.Result
 	err := outside.Run("catalogue/entry", func(t *testing.T) {
 		var err error
-		if res, err = Explore(t, domainOptions()); err != nil {
+		if res, err = search.Explore(t, domainOptions()); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -34,7 +36,7 @@ func TestOutsideRefusesExplicitWorkers(t *testing.T) {
 	err := outside.Run("catalogue/workers", func(t *testing.T) {
 		o := domainOptions()
 		o.Workers = 2
-		if _, err := Explore(t, o); err != nil {
+		if _, err := search.Explore(t, o); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -10,25 +10,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // exploreWith explores o with n workers in a subtest of its own (worker
 // processes re-run a test up to its first exploration).
-func exploreWith(t *testing.T, o world.Options, n int) Result {
+func exploreWith(t *testing.T, o world.Options, n int) search.Result {
 	t.Helper()
-	var res Result
+	var res search.Result
 	t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 		o.Workers = n
 		var err error
-		if res, err = Explore(t, o); err != nil {
+		if res, err = search.Explore(t, o); err != nil {
 			t.Fatal(err)
 		}
 	})
 	return res
 }
 
-func propertiesOf(r Result) []string {
+func propertiesOf(r search.Result) []string {
 	var out []string
 	for _, v := range r.Violations {
 		out = append(out, v.Property)
@@ -51,8 +53,8 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 	buggy.Checks, buggy.Seed, buggy.ShrinkRuns = 30, 3, 15 // a bounded shrink is as deterministic as a whole one
 	correct := bugOptions(&knownBugs{}, false)
 	correct.Checks = 12
-	var seq, okSeq Result
-	par, okPar := map[int]Result{}, map[int]Result{}
+	var seq, okSeq search.Result
+	par, okPar := map[int]search.Result{}, map[int]search.Result{}
 	t.Run("buggy", func(t *testing.T) {
 		seq = exploreWith(t, buggy, 1)
 		for _, n := range []int{2, 3} {
@@ -102,9 +104,9 @@ func TestParallelKeepGoingGivesTheSequentialFindings(t *testing.T) {
 	o := bugOptions(&knownBugs{twoWrites: true}, true)
 	o.KeepGoing, o.Checks = true, 40
 	seq := exploreWith(t, o, 1)
-	before := shrunkInParallel
+	before := search.ShrunkInParallel
 	par := exploreWith(t, o, 2) // the worker process explores in par's subtest
-	if n := shrunkInParallel - before; n != len(par.Findings) {
+	if n := search.ShrunkInParallel - before; n != len(par.Findings) {
 		t.Errorf("with 2 workers %d of the %d findings were shrunk in processes of their own, want every one", n, len(par.Findings))
 	}
 	if len(seq.Findings) < 2 {
@@ -133,7 +135,7 @@ func TestAWorkerThatCannotReachTheExplorationFailsLoudly(t *testing.T) {
 	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
 		o := bugOptions(&knownBugs{}, false)
 		o.Workers, o.Checks = 2, 4
-		_, err := Explore(t, o)
+		_, err := search.Explore(t, o)
 		if err == nil || !strings.Contains(err.Error(), "never reached the exploration of "+t.Name()) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("got %v, want one line: a worker never reached the exploration", err)
 		}
@@ -148,7 +150,7 @@ func TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess(t *testing.T
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	if *flagWorkers != 0 {
+	if *search.FlagWorkers != 0 {
 		t.Skip("-ctrlsim.workers is set: not the default")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the default is every core: two here
@@ -158,7 +160,7 @@ func TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess(t *testing.T
 	round := 0
 	t.Run("first", func(t *testing.T) { round++ })
 	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
-		res, err := Explore(t, o)
+		res, err := search.Explore(t, o)
 		if err != nil {
 			t.Fatalf("the default Workers: %v, want the exploration in this process", err)
 		}
@@ -177,9 +179,9 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 	}
 	o := bugOptions(&knownBugs{}, false)
 	o.Workers, o.Checks = 2, 4
-	role := os.Getenv(workerEnv)
+	role := os.Getenv(search.WorkerEnv)
 	waited := false
-	judging = func(int) {
+	search.Judging = func(int) {
 		switch {
 		case strings.HasPrefix(role, "2/"):
 			marker := filepath.Join(os.TempDir(), fmt.Sprintf("ctrlsim-worker-died-%d", os.Getppid()))
@@ -197,8 +199,8 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 			}
 		}
 	}
-	defer func() { judging = nil }()
-	_, err := Explore(t, o)
+	defer func() { search.Judging = nil }()
+	_, err := search.Explore(t, o)
 	if err == nil || !strings.Contains(err.Error(), "worker 2/2 of "+t.Name()+" died before its last verdict (exit status 7): worker 2 exits on purpose") {
 		t.Errorf("got %v, want: worker 2/2 died", err)
 	}
@@ -209,11 +211,11 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
 	o := bugOptions(&knownBugs{}, false)
 	o.Workers, o.Checks = 1, 2
-	if _, err := Explore(t, o); err != nil {
+	if _, err := search.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
 	o.Workers = 2
-	_, err := Explore(t, o)
+	_, err := search.Explore(t, o)
 	if err == nil || !strings.Contains(err.Error(), "Options.Workers is 2 on exploration 2 of "+t.Name()) {
 		t.Errorf("got %v, want Options.Workers refused on a second exploration", err)
 	}
@@ -224,32 +226,32 @@ func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
 // failure is judged, whatever order the verdicts come in.
 func TestPlacesAreHandedOutInOrderAndDecidedAtTheFirstFailure(t *testing.T) {
 	sh := world.Shard{Index: 2, Count: 3}
-	ps := &places{checks: 30, owns: sh.Owns, next: 1, finished: make(chan struct{}), v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}}
+	ps := &search.Places{Checks: 30, Owns: sh.Owns, Next: 1, Finished: make(chan struct{}), V: &search.Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}}}
 	var got []int
 	for range 4 {
-		got = append(got, ps.give())
+		got = append(got, ps.Give())
 	}
 	if !slices.Equal(got, []int{2, 5, 8, 11}) {
 		t.Fatalf("handed out %v, want shard 2/3's places 2, 5, 8, 11", got)
 	}
-	ps.judged(8, []string{"converges"}, "", "")
-	if k := ps.give(); k != 0 {
+	ps.Judged(8, []string{"converges"}, "", "")
+	if k := ps.Give(); k != 0 {
 		t.Errorf("handed out place %d after a failure at 8", k)
 	}
-	ps.judged(5, nil, "", "")
-	ps.judged(11, nil, "", "")
+	ps.Judged(5, nil, "", "")
+	ps.Judged(11, nil, "", "")
 	select {
-	case <-ps.finished:
+	case <-ps.Finished:
 		t.Fatal("decided before place 2 was judged")
 	default:
 	}
-	ps.judged(2, nil, "", "")
+	ps.Judged(2, nil, "", "")
 	select {
-	case <-ps.finished:
+	case <-ps.Finished:
 	default:
 		t.Fatal("not decided once places 2 and 5 held and 8 failed")
 	}
-	if ps.v.stop != 8 {
-		t.Errorf("stop = %d, want 8", ps.v.stop)
+	if ps.V.Stop != 8 {
+		t.Errorf("stop = %d, want 8", ps.V.Stop)
 	}
 }

@@ -1,6 +1,10 @@
 package operatortest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+)
 
 // An exploration is a function of the plan index: a worker (parallel.go)
 // judges each place's plan as the sequential pass draws it (the same Space:
@@ -12,23 +16,23 @@ func TestAWorkerJudgesEachPlaceAsTheSequentialPassDoes(t *testing.T) {
 	defer randomPassOnly()()
 	o := appOptions(trustsItsMark) // shard_test.go: a restart between two writes
 	o.Checks, o.Seed, o.Workers = 30, 3, 1
-	seq, err := Explore(t, o)
+	seq, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !seq.Caught || seq.FirstFailure < 2 {
 		t.Fatalf("want the sequential pass to catch the bug after a few plans (so that places before it hold): %+v", seq)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := preflight(w, t); err != nil {
+	if err := search.Preflight(w, t); err != nil {
 		t.Fatal(err)
 	}
 	sigs := map[int][]string{}
 	next := 0
-	judgePlace(w, t, func() int {
+	search.JudgePlace(w, t, func() int {
 		if next++; next > o.Checks {
 			return 0
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
@@ -14,9 +16,9 @@ import (
 func TestAnExplorationSaysHowFarItHasGotSearchingAndShrinking(t *testing.T) {
 	defer randomPassOnly()()
 	var lines []string
-	every, log := progressEvery, logProgress
-	progressEvery, logProgress = 0, func(_ *testing.T, format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
-	defer func() { progressEvery, logProgress = every, log }()
+	every, log := search.ProgressEvery, search.LogProgress
+	search.ProgressEvery, search.LogProgress = 0, func(_ *testing.T, format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	defer func() { search.ProgressEvery, search.LogProgress = every, log }()
 
 	o := bugOptions(&knownBugs{twoWrites: true}, false)
 	o.Checks = 40

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -64,7 +66,7 @@ func passwordOptions() world.Options {
 // (one trace hash, which covers what it wrote), and converges and
 // interleavings-agree, which compare it with its fault-free runs, hold.
 func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
-	w, err := newWorld(passwordOptions().WithDefaults())
+	w, err := search.NewWorld(passwordOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

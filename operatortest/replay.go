@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
@@ -49,7 +51,7 @@ func (r *Replayed) Violated() []check.Verdict { return check.Violated(r.Verdicts
 // a plan that names an unknown step or key), not a violation.
 func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	defer world.Simulating()()
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,7 +17,7 @@ import (
 func TestReplicasAreProcessesThatElectALeader(t *testing.T) {
 	o := appOptions(child())
 	o.Managers[0].Replicas = 3
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestBadReplicasAreRefused(t *testing.T) {
 	for want, edit := range cases {
 		o := appOptions(child())
 		edit(&o)
-		_, err := newWorld(o.WithDefaults())
+		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v", want, err)
 		}

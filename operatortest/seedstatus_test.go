@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +31,7 @@ func TestASeedObjectKeepsItsStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Objects = []client.Object{g}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

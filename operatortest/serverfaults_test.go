@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
@@ -82,7 +84,7 @@ func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,20 +42,20 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 			}
 			o := appOptions(tc.do)
 			o.Checks, o.Seed = 60, 3
-			whole, err := Explore(t, o)
+			whole, err := search.Explore(t, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := whole.shardResult(t.Name(), o.WithDefaults())
+			want := whole.ShardResult(t.Name(), o.WithDefaults())
 			if tc.name == "a bug" && (!whole.Caught || whole.FirstFailure < 2) {
 				t.Fatalf("want a bug found after a few plans (so that shards split the work before it): %+v", want)
 			}
 			for _, n := range []int{2, 3} {
-				shards, err := ExploreShards(t, o, n)
+				shards, err := search.ExploreShards(t, o, n)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Merge(shards)
+				got, err := search.Merge(shards)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,21 +76,21 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 
 // Merge refuses what is not every shard of one exploration, once each.
 func TestMergeRefusesWhatIsNotOneExploration(t *testing.T) {
-	s := func(shard string, seed uint64) ShardResult {
-		return ShardResult{Test: "T", Seed: seed, Checks: 10, Shard: shard, PlansRun: 5}
+	s := func(shard string, seed uint64) search.ShardResult {
+		return search.ShardResult{Test: "T", Seed: seed, Checks: 10, Shard: shard, PlansRun: 5}
 	}
 	for _, tc := range []struct {
 		name   string
-		shards []ShardResult
+		shards []search.ShardResult
 	}{
-		{"a missing shard", []ShardResult{s("1/3", 1), s("2/3", 1)}},
-		{"a duplicate", []ShardResult{s("1/2", 1), s("1/2", 1), s("2/2", 1)}},
-		{"another seed", []ShardResult{s("1/2", 1), s("2/2", 2)}},
-		{"another count", []ShardResult{s("1/2", 1), s("2/3", 1)}},
-		{"an unsharded run", []ShardResult{s("", 1)}},
+		{"a missing shard", []search.ShardResult{s("1/3", 1), s("2/3", 1)}},
+		{"a duplicate", []search.ShardResult{s("1/2", 1), s("1/2", 1), s("2/2", 1)}},
+		{"another seed", []search.ShardResult{s("1/2", 1), s("2/2", 2)}},
+		{"another count", []search.ShardResult{s("1/2", 1), s("2/3", 1)}},
+		{"an unsharded run", []search.ShardResult{s("", 1)}},
 		{"nothing", nil},
 	} {
-		if _, err := Merge(tc.shards); err == nil {
+		if _, err := search.Merge(tc.shards); err == nil {
 			t.Errorf("%s: merged", tc.name)
 		}
 	}

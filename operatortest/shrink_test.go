@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -11,7 +13,7 @@ import (
 
 // shrinkBothWays explores o with the shrink's savings (shrink.go) and again
 // cold (every candidate and reference run, every run judged to the end).
-func shrinkBothWays(t *testing.T, o world.Options) (warm, cold Result) {
+func shrinkBothWays(t *testing.T, o world.Options) (warm, cold search.Result) {
 	t.Helper()
 	warm = exploreWith(t, o, 1)
 	reference.ColdShrink = true

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +25,7 @@ func TestTheReferenceRunsCommittedChangesAreStaleTargets(t *testing.T) {
 		}
 		return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
 	}
-	w, err := newWorld(appOptions(createThenDelete).WithDefaults())
+	w, err := search.NewWorld(appOptions(createThenDelete).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -50,7 +52,7 @@ func domainOptions() world.Options {
 // A domain step is drawn by the generator beside the others, named and with
 // its parameters in the plan's text, and only with the values it declares.
 func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
-	w, err := newWorld(domainOptions().WithDefaults())
+	w, err := search.NewWorld(domainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
 // A plan whose domain step gives a key the step does not declare (a typo)
 // is refused before it runs, as the workload's own steps are.
 func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
-	w, err := newWorld(domainOptions().WithDefaults())
+	w, err := search.NewWorld(domainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
 		}
 		return errors.New("Secret team/bad-copy exists")
 	}}}
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,13 +163,13 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 	} {
 		o := domainOptions()
 		o.Workload.Domain = []world.DomainStep{tc.step}
-		if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: error %v, want one line with %q", tc.step.Name, err, tc.want)
 		}
 	}
 	o := domainOptions()
 	o.Workload.Domain = []world.DomainStep{publish, publish}
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Errorf("two steps named publish: error %v", err)
 	}
 }
@@ -179,7 +181,7 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	every := publish
 	every.Min, every.Max = 1, 1
 	o.Workload.Domain = []world.DomainStep{every}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 	// From keeps it after the start-up.
 	every.From, every.Within = 5*time.Second, 20*time.Second
 	o.Workload.Domain = []world.DomainStep{every}
-	if w, err = newWorld(o.WithDefaults()); err != nil {
+	if w, err = search.NewWorld(o.WithDefaults()); err != nil {
 		t.Fatal(err)
 	}
 	gen = plan.Generator(w.Space)
@@ -223,7 +225,7 @@ func TestADomainStepAfterAnotherIsDrawnWithinItsWindow(t *testing.T) {
 	revoke := publish
 	revoke.Name, revoke.After, revoke.Within, revoke.Min, revoke.Max = "revoke", "publish", 300*time.Millisecond, 1, 1
 	o.Workload.Domain = []world.DomainStep{publish, revoke}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

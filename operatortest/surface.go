@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
-	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
 // What a test says of its world, and what its steps and properties are
@@ -81,20 +80,23 @@ const (
 	Recreations      = world.Recreations
 )
 
-// Create is a script step creating obj at the instant at.
+// Create creates obj at time at (from the start of the run), as cluster
+// admin; its namespace is created first if it does not exist. The object
+// needs a name (not only a generateName): later steps name it.
 func Create(at time.Duration, obj client.Object) Step { return world.Create(at, obj) }
 
-// Patch is a script step applying a JSON merge patch to obj at the instant at.
+// Patch applies patch, a JSON merge patch (RFC 7386: {"spec":{"replicas":3}}),
+// to the object named by obj's kind, namespace and name, at time at.
 func Patch(at time.Duration, obj client.Object, patch string) Step {
 	return world.Patch(at, obj, patch)
 }
 
-// Delete is a script step deleting obj at the instant at.
+// Delete deletes the object named by obj's kind, namespace and name at time
+// at (with the default propagation: the garbage collector deletes its
+// dependents in the background).
 func Delete(at time.Duration, obj client.Object) Step { return world.Delete(at, obj) }
 
-// FromCheck adapts a sim/check property to a Property.
-func FromCheck(p check.Property) Property { return world.FromCheck(p) }
-
-// ViolatedAt is an error a DomainStep returns for a violation it saw at the
-// instant at.
+// ViolatedAt is an error a Property's Check returns to say when, in the
+// run's virtual time (History.Steps' At), it saw the violation: the report
+// then places it there rather than at the run's end.
 func ViolatedAt(at time.Duration, err error) error { return world.ViolatedAt(at, err) }

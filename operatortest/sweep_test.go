@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -11,8 +13,8 @@ import (
 // for the tests of the random pass (workers, shards, shrinking, progress),
 // whose bug the sweep would find at its first plan.
 func randomPassOnly() func() {
-	noSweep = true
-	return func() { noSweep = false }
+	search.NoSweep = true
+	return func() { search.NoSweep = false }
 }
 
 // The sweep runs before the random plans: a crash between two writes is its
@@ -24,7 +26,7 @@ func randomPassOnly() func() {
 func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	o := appOptions(trustsItsMark)
 	o.Checks, o.Seed, o.Workers = 60, 3, 1
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	}
 	o = appOptions(child())
 	o.Checks, o.Seed, o.Workers = 60, 3, 1
-	if res, err = Explore(t, o); err != nil {
+	if res, err = search.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
 	swept := 0
@@ -49,7 +51,7 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	if res.Caught || res.Checks != o.Checks || swept == 0 || swept > o.Checks/2 {
 		t.Errorf("the correct operator: caught=%v, %d plans of %d, %d of them targeted (%v): want it to hold every plan of the budget, at most half targeted", res.Caught, res.Checks, o.Checks, swept, res.Targeted)
 	}
-	if line := coverageLine(res.Targeted); !strings.HasPrefix(line, "targeted plans: crashes after a write ") {
+	if line := search.CoverageLine(res.Targeted); !strings.HasPrefix(line, "targeted plans: crashes after a write ") {
 		t.Errorf("the coverage line %q", line)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -66,7 +68,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 // long their Within.
 func TestASystemsFaultsAreDrawnWithinTheFaultPhase(t *testing.T) {
 	made := 0
-	w, err := newWorld(ledgerOptions(&made).WithDefaults())
+	w, err := search.NewWorld(ledgerOptions(&made).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestBadSystemsEachGiveOneErrorNamingTheField(t *testing.T) {
 	} {
 		o := ledgerOptions(&made)
 		tc.edit(&o)
-		_, err := newWorld(o.WithDefaults())
+		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("error %v, want one line with %q", err, tc.want)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
@@ -45,7 +47,7 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 		t.Errorf("an object the run never changes: got %v, want one line naming it and the run's objects", err)
 	}
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "a/b"}}
-	if _, err := newWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects[0]") {
+	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects[0]") {
 		t.Errorf("a name with a slash: got %v", err)
 	}
 }

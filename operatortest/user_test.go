@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -85,7 +87,7 @@ func runPlan(t *testing.T, o world.Options, text string, key client.ObjectKey, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 		world.Create(25*time.Second, web),
 		world.Patch(30*time.Second, web, `{"spec":{"replicas":2}}`),
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestAScriptedStepRetriesTransientErrorsUntilItLands(t *testing.T) {
 	cfg := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}}
 	o := finalizerOptions()
 	o.Workload.Script = []world.Step{world.Create(time.Second, cfg), world.Patch(1500*time.Millisecond, cfg, `{"data":{"k":"v"}}`)}
-	w, err := newWorld(o.WithDefaults())
+	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 			o := gadgetOptions()
 			o.Objects = append(o.Objects, cm)
 			o.Workload = tc.wl
-			w, err := newWorld(o.WithDefaults())
+			w, err := search.NewWorld(o.WithDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,7 +377,7 @@ func TestABadWorkloadIsRefused(t *testing.T) {
 	} {
 		o := finalizerOptions()
 		o.Workload = tc.wl
-		_, err := newWorld(o.WithDefaults())
+		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want an error with %q", tc.wl, err, tc.want)
 		}
@@ -392,7 +394,7 @@ func TestAFinalizerOperatorPassesTheDefaultWorkload(t *testing.T) {
 	o := finalizerOptions()
 	o.Checks, o.Seed = 60, 1
 	start := time.Now()
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +423,7 @@ func TestTheScriptSurvivesShrinking(t *testing.T) {
 	o.Workload.Script = []world.Step{world.Create(time.Second, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra"}}),
 		world.Patch(5*time.Second, cfg, `{"data":{"mode":"boom"}}`)}
 	o.Checks, o.Seed, o.ShrinkRuns = 20, 1, 40
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}

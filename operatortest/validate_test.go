@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
@@ -105,7 +107,7 @@ func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {
 			}
 			judged := 0
 			o.Properties = append(o.Properties, world.Property{Name: "counted", Check: func(*world.History) error { judged++; return nil }})
-			res, err := Explore(t, o)
+			res, err := search.Explore(t, o)
 			want := strings.NewReplacer("{plan}", path, "{test}", t.Name()).Replace(tc.want)
 			switch {
 			case err == nil:
@@ -134,14 +136,14 @@ func TestAScriptedPatchOfTheOperatorsObjectIsAccepted(t *testing.T) {
 	o := appOptions(child()).WithDefaults()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app-child"}}
 	o.Workload.Script = []world.Step{world.Patch(30e9, secret, `{"metadata":{"labels":{"edited":"yes"}}}`)}
-	w, err := newWorld(o)
+	w, err := search.NewWorld(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := scriptTargets(w); len(got) != 1 {
+	if got := search.ScriptTargets(w); len(got) != 1 {
 		t.Fatalf("scriptTargets: %v, want the patch of the operator's Secret", got)
 	}
-	if err := checkScriptTargets(w, t); err != nil {
+	if err := search.CheckScriptTargets(w, t); err != nil {
 		t.Errorf("a patch of the operator's own Secret is refused: %v", err)
 	}
 }
@@ -172,5 +174,5 @@ func TestChildSetupBlocks(t *testing.T) {
 	o := appOptions(child())
 	o.Managers[0].Setup = func(manager.Manager) error { select {} }
 	t.Cleanup(func() { t.Log("after the run") })
-	Run(t, o)
+	search.Run(t, o)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/workload"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -167,7 +169,7 @@ func describe(tg workload.Target) string {
 // x-kubernetes-validations rule is never labelled valid (its valid draws are
 // "unknown": the rule decides).
 func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
-	w, err := newWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +275,7 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 // valid: they are labelled unknown, and the apiserver model (which evaluates
 // the rule) refuses them with the rule's message.
 func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
-	w, err := newWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
 // The same seed draws the same workload, and a workload's plan text parses
 // back to the same steps.
 func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
-	w, err := newWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +338,7 @@ func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
 // A plan saved before op= and expect= existed still runs: mutate with
 // object=, field= and value= sets the field.
 func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
-	w, err := newWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +448,7 @@ func TestWorkloadReachesAControllerBugAndShrinks(t *testing.T) {
 	}
 	o := gadgetController(false)
 	o.Checks, o.Seed = 30, 1
-	res, err := Explore(t, o)
+	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +458,7 @@ func TestWorkloadReachesAControllerBugAndShrinks(t *testing.T) {
 
 	o = gadgetController(true)
 	o.Checks, o.Seed = 200, 1
-	res, err = Explore(t, o)
+	res, err = search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +496,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	w, err := newWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(gadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

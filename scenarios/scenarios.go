@@ -17,7 +17,7 @@
 //     shared scheme, and the world's data and helpers (bundles, records,
 //     objects).
 //   - properties.go: the properties, each a check.Property over the run
-//     (operatortest.FromCheck adapts them).
+//     (operatortest/world.FromCheck adapts them).
 //   - entries_test.go: TestEntries, which only calls catalogue.TestEntries,
 //     the one test of the catalogue's expectations; and the package's specs
 //     (ginkgo), each a plan replayed on Test and what its trace and final

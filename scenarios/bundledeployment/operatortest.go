@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -177,7 +179,7 @@ func bdOptions(v variant.Variant, cfg Options, faultPhase time.Duration) operato
 func fromChecks(ps []check.Property) []operatortest.Property {
 	var out []operatortest.Property
 	for _, p := range ps {
-		out = append(out, operatortest.FromCheck(p))
+		out = append(out, world.FromCheck(p))
 	}
 	return out
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +59,7 @@ func Test(v variant.Variant) operatortest.Options {
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			Namespace: "default", Name: "app", Labels: map[string]string{canary.ParentLabel: "yes"}}}},
-		Properties:       []operatortest.Property{operatortest.FromCheck(OneChild)},
+		Properties:       []operatortest.Property{world.FromCheck(OneChild)},
 		NoWorkloadModels: true,
 		FaultPhase:       time.Minute,
 		HealBudget:       time.Minute,

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -121,9 +123,9 @@ func requestVersionStep(version string) operatortest.DomainStep {
 // helmOptions are the options of every helm/ entry in the world of cfg.
 func helmOptions(v variant.Variant, cfg Options, faultPhase time.Duration, noSkip bool) operatortest.Options {
 	cfg = cfg.withDefaults()
-	props := []operatortest.Property{operatortest.FromCheck(ReleaseSettles(cfg.published))}
+	props := []operatortest.Property{world.FromCheck(ReleaseSettles(cfg.published))}
 	if noSkip {
-		props = append(props, operatortest.FromCheck(NoVersionSkip()))
+		props = append(props, world.FromCheck(NoVersionSkip()))
 	}
 	return operatortest.Options{
 		Scheme: sharedScheme(),

@@ -39,7 +39,7 @@
 // Persistent422 is kopf/persistent-422 written as an operatortest test: the operator through its SetupWithManager with crd.yaml, spec edits
 // as a domain step, the entry's fault profile (operatortest.Faults: the 422
 // templates, lag of KopfExamples, crashes) and RetryRate through
-// operatortest.FromCheck beside the generic oracles. It finds the buggy kopf
+// operatortest/world.FromCheck beside the generic oracles. It finds the buggy kopf
 // after 8 plans with the kernel entry's violation (attempt 7 of a streak at
 // 961.74 ms, 106.5 ms after the previous) and the fixed one holds 50 plans.
 // The example handler's run counter is declared Nondeterministic: kopf runs

@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -62,7 +64,7 @@ func Persistent422(v variant.Variant) operatortest.Options {
 			API:     patch422,
 			MaxLag:  time.Second,
 		},
-		Properties: []operatortest.Property{operatortest.FromCheck(RetryRate{})},
+		Properties: []operatortest.Property{world.FromCheck(RetryRate{})},
 		// The example handler counts its runs, and kopf runs a handler at
 		// least once: a crash between the handler's status write and kopf's
 		// progress PATCH runs it again after the restart. The count is the

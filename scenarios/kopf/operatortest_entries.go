@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kclock "k8s.io/utils/clock"
@@ -59,7 +61,7 @@ func Alternating422(v variant.Variant) operatortest.Options {
 		Kinds:   []schema.GroupVersionKind{kopfop.KopfExampleGVK},
 		MaxLag:  time.Second,
 	}
-	o.Properties = []operatortest.Property{operatortest.FromCheck(RetryRate{Quiet: kopfop.RobustResetAfter})}
+	o.Properties = []operatortest.Property{world.FromCheck(RetryRate{Quiet: kopfop.RobustResetAfter})}
 	o.FaultPhase = time.Minute
 	return o
 }
@@ -90,7 +92,7 @@ func PoisonEvent(v variant.Variant) operatortest.Options {
 		Kinds:  []schema.GroupVersionKind{kopfop.KopfExampleGVK},
 		MaxLag: time.Second,
 	}
-	o.Properties = []operatortest.Property{operatortest.FromCheck(Isolation{Healthy: []string{"y"}, Within: 30 * time.Second})}
+	o.Properties = []operatortest.Property{world.FromCheck(Isolation{Healthy: []string{"y"}, Within: 30 * time.Second})}
 	o.FaultPhase = 2 * time.Minute
 	return o
 }
@@ -115,7 +117,7 @@ func NoEventAfterFailure(v variant.Variant) operatortest.Options {
 		API:     patch422,
 		MaxLag:  time.Second,
 	}
-	handled := operatortest.FromCheck(check.Converges{Desired: AllHandled, Window: time.Minute})
+	handled := world.FromCheck(check.Converges{Desired: AllHandled, Window: time.Minute})
 	handled.Name = PropAllHandled // not the generic oracle's name "converges"
 	o.Properties = []operatortest.Property{handled}
 	o.FaultPhase, o.HealBudget = time.Minute, 3*time.Minute

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	otworld "github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -150,7 +152,7 @@ func world(cfg Options, classes []plan.FaultKind) operatortest.Options {
 			Kinds:   []schema.GroupVersionKind{pipelinectrl.PipelineGVK, pipelinectrl.HelmReleaseGVK, pipelinectrl.PromotionClaimGVK},
 			MaxLag:  5 * time.Second,
 		},
-		Properties: []operatortest.Property{operatortest.FromCheck(Properties()[0]), operatortest.FromCheck(Properties()[1])},
+		Properties: []operatortest.Property{otworld.FromCheck(Properties()[0]), otworld.FromCheck(Properties()[1])},
 		// The robust controller's claim counts its attempts: a crash between
 		// the claim and the promotion leaves it in doubt, and settling it is
 		// an attempt more. The count is the run's history, not a state the

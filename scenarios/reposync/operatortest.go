@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	otworld "github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -171,7 +173,7 @@ func reposyncOptions(v variant.Variant, steps ...operatortest.DomainStep) operat
 func world(o Options, steps ...operatortest.DomainStep) operatortest.Options {
 	o = o.withDefaults()
 	v := o.Variant
-	terminates := operatortest.FromCheck(check.Terminates{})
+	terminates := otworld.FromCheck(check.Terminates{})
 	terminates.Name = PropDeletionCompletes
 	return operatortest.Options{
 		Scheme: sharedScheme(),

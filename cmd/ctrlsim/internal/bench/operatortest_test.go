@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -262,7 +264,7 @@ func TestOperatortestFigures(t *testing.T) {
 
 // TargetedLine is cs as one line: "crashes after a write 4 of 4, stale
 // pairs 2 of 32" ("none" when the exploration had no targeted plan).
-func TargetedLine(cs []operatortest.Coverage) string {
+func TargetedLine(cs []search.Coverage) string {
 	if len(cs) == 0 {
 		return "none"
 	}

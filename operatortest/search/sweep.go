@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ func (c Coverage) String() string { return fmt.Sprintf("%s %d of %d", c.Class, c
 
 // coverageLine is cs as one clause of a log line ("targeted plans: crashes
 // after a write 31 of 31, stale pairs 48 of 212"); "" when there is none.
-func coverageLine(cs []Coverage) string {
+func CoverageLine(cs []Coverage) string {
 	if len(cs) == 0 {
 		return ""
 	}
@@ -112,7 +112,7 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 // noSweep, a test's hook, leaves the sweep out: the tests of the random
 // pass (its workers, shards, shrinking, progress lines) need a bug the
 // random plans find.
-var noSweep bool
+var NoSweep bool
 
 // sweep runs the targeted plans (the ones this shard owns) until one
 // violates a property whose signature is not in seen (with KeepGoing: every
@@ -121,7 +121,7 @@ var noSweep bool
 // plans are numbered after them), how many of them this shard ran, and its
 // coverage.
 func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding, places, ran int, cov []Coverage, err error) {
-	if noSweep {
+	if NoSweep {
 		return nil, 0, 0, nil, nil
 	}
 	start := time.Now()
@@ -142,9 +142,9 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 		}
 		cov[at[string(classes[i])]].Ran++
 		ran++
-		if time.Since(lastLog) >= progressEvery {
+		if time.Since(lastLog) >= ProgressEvery {
 			lastLog = time.Now()
-			logProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), coverageLine(cov))
+			LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), CoverageLine(cov))
 		}
 		w.Phase = world.PhaseFind
 		r, err := reference.RunRecalled(w, t, p)
@@ -155,7 +155,7 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 			}
 			return nil, 0, 0, nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		countCut(w, place, world.CutNote(r.Verdicts)) // cut.go
+		CountCut(w, place, world.CutNote(r.Verdicts)) // cut.go
 		vs := r.Violated()
 		if len(vs) == 0 {
 			continue

@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"bufio"
@@ -52,7 +52,7 @@ import (
 // whole budget and every pass recalls their verdicts: a place whose
 // signatures are all seen is skipped.
 
-var flagWorkers = flag.Int("ctrlsim.workers", 0, "operatortest: worker processes exploring plans in parallel (0: Options.Workers, default GOMAXPROCS; 1: in the test's process)")
+var FlagWorkers = flag.Int("ctrlsim.workers", 0, "operatortest: worker processes exploring plans in parallel (0: Options.Workers, default GOMAXPROCS; 1: in the test's process)")
 
 const (
 	// workerWindow is how many places a worker holds: handed out at its
@@ -63,7 +63,7 @@ const (
 	// plans of a few milliseconds.
 	workerWindow = 4
 	// workerEnv marks a worker process: "j/n <test name>".
-	workerEnv = "CTRLSIM_WORKER"
+	WorkerEnv = "CTRLSIM_WORKER"
 	// workerFD is the worker's end of the pipe its verdicts go to.
 	workerFD = 3
 )
@@ -117,7 +117,7 @@ func nextExploration(t *testing.T) int {
 // the worker process the parent started for t (j from 2: the parent is
 // worker 1), else 0.
 func workerRole(t *testing.T, call int) (j, n int) {
-	v, ok := os.LookupEnv(workerEnv)
+	v, ok := os.LookupEnv(WorkerEnv)
 	if !ok || call != 1 {
 		return 0, 0
 	}
@@ -135,8 +135,8 @@ func workerRole(t *testing.T, call int) (j, n int) {
 // this process alone) and, when fewer than asked, why (logged).
 func workers(w *world.World, t *testing.T, call int) (int, string, error) {
 	n, explicit := w.Opts.Workers, w.Opts.Workers > 0
-	if *flagWorkers > 0 {
-		n = *flagWorkers
+	if *FlagWorkers > 0 {
+		n = *FlagWorkers
 	}
 	if n == 0 {
 		n = world.CoresOfTest()
@@ -144,7 +144,7 @@ func workers(w *world.World, t *testing.T, call int) (int, string, error) {
 	switch {
 	case n <= 1:
 		return 1, "", nil
-	case os.Getenv(workerEnv) != "":
+	case os.Getenv(WorkerEnv) != "":
 		return 1, "", nil // a worker's other explorations run in it
 	case *world.FlagPlan != "":
 		return 1, "", nil
@@ -161,55 +161,55 @@ func workers(w *world.World, t *testing.T, call int) (int, string, error) {
 }
 
 // places hands out the places of an exploration and gathers their verdicts.
-type places struct {
+type Places struct {
 	mu       sync.Mutex
-	checks   int
-	owns     func(k int) bool
+	Checks   int
+	Owns     func(k int) bool
 	keep     bool // KeepGoing: every place is judged
-	next     int  // the lowest place not handed out yet
-	v        *verdicts
+	Next     int  // the lowest place not handed out yet
+	V        *Verdicts
 	prefix   int   // every owned place up to it is judged
 	failure  error // a worker that failed the exploration
 	invalid  bool  // a draw rapid rejected: the places must all be drawn in one process
-	finished chan struct{}
+	Finished chan struct{}
 	closed   bool
 }
 
 // give is the next place for a worker (0: none left).
-func (ps *places) give() int {
+func (ps *Places) Give() int {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.closed {
 		return 0
 	}
-	for ps.next <= ps.checks && !ps.owns(ps.next) {
-		ps.next++
+	for ps.Next <= ps.Checks && !ps.Owns(ps.Next) {
+		ps.Next++
 	}
-	if ps.next > ps.checks || ps.v.stop > 0 && ps.next > ps.v.stop {
+	if ps.Next > ps.Checks || ps.V.Stop > 0 && ps.Next > ps.V.Stop {
 		return 0
 	}
-	ps.next++
-	return ps.next - 1
+	ps.Next++
+	return ps.Next - 1
 }
 
 // judged records place k's verdict (err: the world could not run it).
-func (ps *places) judged(k int, sigs []string, err, cut string) {
+func (ps *Places) Judged(k int, sigs []string, err, cut string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	v := ps.v
-	v.judged[k] = true
+	v := ps.V
+	v.Judged[k] = true
 	if cut != "" {
 		v.cuts[k] = cut
 	}
 	switch {
 	case err != "":
-		if v.stop == 0 || k < v.stop {
-			v.stop = k // the pass runs it again and meets the error itself
+		if v.Stop == 0 || k < v.Stop {
+			v.Stop = k // the pass runs it again and meets the error itself
 		}
 	default:
-		v.sigs[k] = sigs
-		if len(sigs) > 0 && !ps.keep && (v.stop == 0 || k < v.stop) {
-			v.stop = k
+		v.Sigs[k] = sigs
+		if len(sigs) > 0 && !ps.keep && (v.Stop == 0 || k < v.Stop) {
+			v.Stop = k
 		}
 	}
 	ps.settleLocked()
@@ -218,18 +218,18 @@ func (ps *places) judged(k int, sigs []string, err, cut string) {
 // settleLocked advances the judged prefix and closes the exploration when it
 // is decided: every place judged, or (without KeepGoing) every place up to
 // the first stopping one.
-func (ps *places) settleLocked() {
-	v := ps.v
-	for ps.prefix < ps.checks && (v.judged[ps.prefix+1] || !ps.owns(ps.prefix+1)) {
+func (ps *Places) settleLocked() {
+	v := ps.V
+	for ps.prefix < ps.Checks && (v.Judged[ps.prefix+1] || !ps.Owns(ps.prefix+1)) {
 		ps.prefix++
 	}
-	if ps.prefix == ps.checks || !ps.keep && v.stop > 0 && ps.prefix >= v.stop {
+	if ps.prefix == ps.Checks || !ps.keep && v.Stop > 0 && ps.prefix >= v.Stop {
 		ps.closeLocked()
 	}
 }
 
 // fail ends the exploration with err (the first one wins).
-func (ps *places) fail(err error) {
+func (ps *Places) fail(err error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.failure == nil && !ps.closed {
@@ -238,22 +238,22 @@ func (ps *places) fail(err error) {
 	ps.closeLocked()
 }
 
-func (ps *places) closeLocked() {
+func (ps *Places) closeLocked() {
 	if !ps.closed {
 		ps.closed = true
-		close(ps.finished)
+		close(ps.Finished)
 	}
 }
 
-func (ps *places) count() int {
+func (ps *Places) count() int {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	return len(ps.v.judged)
+	return len(ps.V.Judged)
 }
 
 // judge explores the places get hands out, in order, and reports each
 // verdict to put; invalid is told of a draw rapid rejected.
-func judgePlace(w *world.World, t *testing.T, get func() int, put func(k int, sigs []string, err, cut string), invalid func(k int)) {
+func JudgePlace(w *world.World, t *testing.T, get func() int, put func(k int, sigs []string, err, cut string), invalid func(k int)) {
 	next, over := 0, false
 	explore.RunPlaces(generator(w, t), w.Opts.Checks, w.Opts.Seed, explore.Places{
 		Skip: func(k int) bool {
@@ -269,8 +269,8 @@ func judgePlace(w *world.World, t *testing.T, get func() int, put func(k int, si
 			over = true
 		},
 	}, func(k int, p *plan.Plan) error {
-		if judging != nil {
-			judging(k)
+		if Judging != nil {
+			Judging(k)
 		}
 		w.Phase = world.PhaseFind
 		r, err := reference.RunRecalled(w, t, p) // the pass recalls what this process judged
@@ -288,7 +288,7 @@ func judgePlace(w *world.World, t *testing.T, get func() int, put func(k int, si
 
 // judging, if set, is called as a worker (this process or a worker
 // process) starts to judge a place: a test's hook.
-var judging func(place int)
+var Judging func(place int)
 
 // work is a worker process's exploration: it judges the places the parent
 // hands it (one number a line on stdin, 0: none left), sends each verdict,
@@ -312,12 +312,12 @@ func work(w *world.World, t *testing.T, j, n int) {
 		}
 		return k
 	}
-	if err := preflight(w, t); err != nil {
+	if err := Preflight(w, t); err != nil {
 		if k := get(); k > 0 {
 			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
 		}
 	} else {
-		judgePlace(w, t, get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
+		JudgePlace(w, t, get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
 			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
 	}
 	send(workerMsg{Done: true})
@@ -329,11 +329,11 @@ func work(w *world.World, t *testing.T, j, n int) {
 // held). Stop is the first place that stops a pass without KeepGoing (a
 // violation or a world that cannot run it; 0: none), Decided when that was
 // known (every place before it judged).
-type verdicts struct {
-	sigs    map[int][]string
+type Verdicts struct {
+	Sigs    map[int][]string
 	cuts    map[int]string // the places whose plans were cut (cut.go)
-	judged  map[int]bool   // sigs' places and those the world could not run
-	stop    int
+	Judged  map[int]bool   // sigs' places and those the world could not run
+	Stop    int
 	decided time.Duration
 }
 
@@ -405,12 +405,12 @@ var errInvalidDraw = errors.New("invalid draw")
 // parallel explores t's plans with n workers (this process and n-1 worker
 // processes) and returns their verdicts up to the first place that stops a
 // sequential pass (all of them with KeepGoing).
-func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
+func parallel(w *world.World, t *testing.T, n int) (*Verdicts, error) {
 	start := time.Now()
 	test := t.Name()
 	want := hello(w, t)
-	ps := &places{checks: randomBudget(w), owns: w.Opts.Shard.Owns, keep: w.Opts.KeepGoing, next: 1, finished: make(chan struct{}),
-		v: &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}, cuts: map[int]string{}}}
+	ps := &Places{Checks: randomBudget(w), Owns: w.Opts.Shard.Owns, keep: w.Opts.KeepGoing, Next: 1, Finished: make(chan struct{}),
+		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, cuts: map[int]string{}}}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()
@@ -436,7 +436,7 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 			break
 		}
 		cmd := exec.Command(self, workerArgs(test)...)
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%d %s", workerEnv, j, n, test))
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d/%d %s", WorkerEnv, j, n, test))
 		out := &tail{}
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.ExtraFiles = []*os.File{wr} // fd 3 (workerFD)
@@ -460,7 +460,7 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 			greetOnce := sync.OnceFunc(func() { close(greet) })
 			defer greetOnce()
 			give := func() {
-				fmt.Fprintf(stdin, "%d\n", ps.give())
+				fmt.Fprintf(stdin, "%d\n", ps.Give())
 			}
 			sc := bufio.NewScanner(r)
 			sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -487,7 +487,7 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 					ps.mu.Unlock()
 					ps.fail(errInvalidDraw)
 				default:
-					ps.judged(m.Place, m.Sigs, m.Err, m.Cut)
+					ps.Judged(m.Place, m.Sigs, m.Err, m.Cut)
 					give()
 				}
 			}
@@ -521,15 +521,15 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 		}
 	}()
 	// This process is worker 1.
-	judgePlace(w, t, ps.give, ps.judged, func(int) {
+	JudgePlace(w, t, ps.Give, ps.Judged, func(int) {
 		ps.mu.Lock()
 		ps.invalid = true
 		ps.mu.Unlock()
 		ps.fail(errInvalidDraw)
 	})
-	<-ps.finished
+	<-ps.Finished
 	ps.mu.Lock()
-	ps.v.decided = time.Since(start)
+	ps.V.decided = time.Since(start)
 	failure, invalid := ps.failure, ps.invalid
 	ps.mu.Unlock()
 	for i, cmd := range procs {
@@ -550,5 +550,5 @@ func parallel(w *world.World, t *testing.T, n int) (*verdicts, error) {
 	case failure != nil:
 		return nil, failure
 	}
-	return ps.v, nil
+	return ps.V, nil
 }

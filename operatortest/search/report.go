@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"crypto/sha256"
@@ -68,7 +68,7 @@ func (rep *reporter) replay(f Finding, path string) {
 	}
 	note := ""
 	if r.Hash != f.Hash {
-		d := nondeterminism(f.steps, r.Steps, rep.w.Space.Processes)
+		d := Nondeterminism(f.steps, r.Steps, rep.w.Space.Processes)
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
 			path, f.Hash, r.Hash, d)
 		if len(r.Violated()) == 0 {
@@ -200,7 +200,7 @@ func kindsNamed(w *world.World, detail string) []string {
 // itself is nondeterministic: a Go map ranged over to build a list, an
 // unseeded random value), an operator's log line, or a step of the world's
 // own (a determinism bug of ctrlsim).
-func nondeterminism(a, b []trace.Step, operators []string) string {
+func Nondeterminism(a, b []trace.Step, operators []string) string {
 	n := max(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if i < len(a) && i < len(b) && a[i].Canonical() == b[i].Canonical() {

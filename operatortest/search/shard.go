@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"encoding/json"
@@ -42,7 +42,7 @@ type Document struct {
 	OperatorTest *ShardResult `json:"operatortest"`
 }
 
-func (r Result) shardResult(test string, o world.Options) ShardResult {
+func (r Result) ShardResult(test string, o world.Options) ShardResult {
 	sr := ShardResult{Test: test, Seed: o.Seed, Checks: o.Checks, Caught: r.Caught, FirstFailure: r.FirstFailure, PlansRun: r.Checks}
 	if o.Shard.Count > 1 {
 		sr.Shard = o.Shard.String()

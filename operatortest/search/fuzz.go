@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"strings"
@@ -36,7 +36,7 @@ func FuzzTarget(o world.Options) (func(t *testing.T, data []byte), error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	w, err := newWorld(o.WithDefaults())
+	w, err := NewWorld(o.WithDefaults())
 	if err != nil {
 		return nil, err
 	}

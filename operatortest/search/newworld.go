@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"github.com/ctrlsim/ctrlsim/operatortest/workload"
@@ -11,7 +11,7 @@ import (
 
 // newWorld is the world of o, its workload drawn (workload.go), its faults
 // narrowed (faults.go) and checked (validate.go).
-func newWorld(o world.Options) (*world.World, error) {
+func NewWorld(o world.Options) (*world.World, error) {
 	w, err := world.New(o, func(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
 		return workload.Draw(w)
 	})

@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // countCut records that the plan at place was cut (the first note a place
 // gives is kept).
-func countCut(w *world.World, place int, note string) {
+func CountCut(w *world.World, place int, note string) {
 	if note == "" {
 		return
 	}
@@ -22,7 +22,7 @@ func countCut(w *world.World, place int, note string) {
 }
 
 // cutSummary fills in out's count of cut plans and the first one's note.
-func cutSummary(w *world.World, out *Result) {
+func CutSummary(w *world.World, out *Result) {
 	last := 0 // the last place explored (0: every one)
 	if out.Caught && !w.Opts.KeepGoing {
 		last = out.FirstFailure
@@ -45,7 +45,7 @@ func cutSummary(w *world.World, out *Result) {
 
 // cutLine is the clause of the pass and failure lines about cut plans ("" if
 // none was).
-func cutLine(r Result) string {
+func CutLine(r Result) string {
 	if r.Cut == 0 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"encoding/json"
@@ -38,7 +38,7 @@ const shrinkEnv = "CTRLSIM_SHRINK_JOB"
 
 // shrunkInParallel counts the findings shrunk in processes of their own (a
 // test's witness).
-var shrunkInParallel int
+var ShrunkInParallel int
 
 // shrinkJob is one distinct signature to shrink: the first place that shows
 // it, and the signatures found before it (at earlier places, or earlier in
@@ -66,17 +66,17 @@ type shrunk struct {
 // seen lacks, in the order the sequential passes would find them, at most
 // limit; nil when a place could not be judged (the sequential pass meets it
 // and says so).
-func shrinkJobs(w *world.World, t *testing.T, pre *verdicts, seen map[string]bool, limit int) []shrinkJob {
+func shrinkJobs(w *world.World, t *testing.T, pre *Verdicts, seen map[string]bool, limit int) []shrinkJob {
 	found := map[string]bool{}
 	for sig := range seen { // lint:order-independent a set
 		found[sig] = true
 	}
 	var jobs []shrinkJob
 	for k := 1; k <= randomBudget(w) && len(jobs) < limit; k++ {
-		if !pre.judged[k] {
+		if !pre.Judged[k] {
 			return nil
 		}
-		sigs, ok := pre.sigs[k]
+		sigs, ok := pre.Sigs[k]
 		if !ok {
 			return nil // the world could not run it
 		}
@@ -121,7 +121,7 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 		return nil, err
 	}
 	t.Logf("operatortest: %d distinct violations shrunk in %d processes at once in %s", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
-	shrunkInParallel += len(jobs)
+	ShrunkInParallel += len(jobs)
 	var out []Finding
 	for i, s := range results {
 		p, err := plan.Parse(s.Minimal)
@@ -206,16 +206,16 @@ func shrinkAlone(w *world.World, t *testing.T, job shrinkJob) {
 // shrinkOne is the sequential pass that reaches job's place, with the
 // places before it taken as judged and holding.
 func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
-	if err := preflight(w, t); err != nil {
+	if err := Preflight(w, t); err != nil {
 		return shrunk{Err: "preflight: " + err.Error()}
 	}
 	seen := map[string]bool{}
 	for _, s := range job.Seen {
 		seen[s] = true
 	}
-	pre := &verdicts{sigs: map[int][]string{}, judged: map[int]bool{}}
+	pre := &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}}
 	for k := 1; k < job.Place; k++ {
-		pre.judged[k], pre.sigs[k] = true, nil
+		pre.Judged[k], pre.Sigs[k] = true, nil
 	}
 	f, _, err := pass(w, t, generator(w, t), seen, map[string][]string{}, pre)
 	switch {

@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"errors"
@@ -42,7 +42,7 @@ func Run(t *testing.T, o world.Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
-	w, err := newWorld(o)
+	w, err := NewWorld(o)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -82,7 +82,7 @@ func Run(t *testing.T, o world.Options) {
 		t.Fatalf("operatortest: %v", err)
 	}
 	if *world.FlagJSON != "" {
-		if err := writeShardResult(*world.FlagJSON, res.shardResult(t.Name(), o)); err != nil {
+		if err := writeShardResult(*world.FlagJSON, res.ShardResult(t.Name(), o)); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
@@ -92,7 +92,7 @@ func Run(t *testing.T, o world.Options) {
 	}
 	if len(res.Findings) == 0 {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
-			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(coverageLine(res.Targeted))+clause(cutLine(res)))
+			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	for _, f := range res.Findings {
 		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
@@ -107,7 +107,7 @@ func Run(t *testing.T, o world.Options) {
 		}
 		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
 			f.Signature, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-			f.ShrinkCandidates, f.ShrinkRuns, path, clause(coverageLine(res.Targeted))+clause(cutLine(res)))
+			f.ShrinkCandidates, f.ShrinkRuns, path, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 		rep.replay(f, path)
 	}
 	if o.KeepGoing {
@@ -179,7 +179,7 @@ type Finding struct {
 func Explore(t *testing.T, o world.Options) (Result, error) {
 	defer world.Simulating()()
 	o = o.WithDefaults()
-	w, err := newWorld(o)
+	w, err := NewWorld(o)
 	if err != nil {
 		return Result{}, err
 	}
@@ -229,7 +229,7 @@ func ExploreShards(t *testing.T, o world.Options, n int) ([]ShardResult, error) 
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r.shardResult(t.Name(), so.WithDefaults()))
+		out = append(out, r.ShardResult(t.Name(), so.WithDefaults()))
 	}
 	return out, nil
 }
@@ -245,7 +245,7 @@ const maxFindings = 16
 // explorations, this one included.
 func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int) (Result, error) {
 	start := time.Now()
-	if err := preflight(w, t); err != nil {
+	if err := Preflight(w, t); err != nil {
 		return Result{}, err
 	}
 	seen := map[string]bool{}
@@ -274,13 +274,13 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 	if note != "" {
 		t.Log(note)
 	}
-	var pre *verdicts
+	var pre *Verdicts
 	if n > 1 {
 		pre, err = parallel(w, t, n)
 		switch {
 		case errors.Is(err, errInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
-		case errors.Is(err, errUnreached) && w.Opts.Workers == 0 && *flagWorkers == 0:
+		case errors.Is(err, errUnreached) && w.Opts.Workers == 0 && *FlagWorkers == 0:
 			// Every core by default, where the test can be re-run by
 			// name; where it cannot, this process explores alone.
 			t.Logf("operatortest: exploring %s in this process: %v", t.Name(), err)
@@ -290,7 +290,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 		}
 		if pre != nil {
 			for k, note := range pre.cuts { // lint:order-independent a set of places
-				countCut(w, offset+k, note)
+				CountCut(w, offset+k, note)
 			}
 		}
 		if w.Opts.KeepGoing && pre != nil {
@@ -343,7 +343,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed = time.Since(start)
-	cutSummary(w, &out)
+	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
@@ -378,11 +378,11 @@ func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
 // preflight runs the world once with no workload and no fault: a manager
 // that cannot start fails here, whatever the oracles (no silent pass); so
 // does a scripted step on an object that never exists.
-func preflight(w *world.World, t *testing.T) error {
+func Preflight(w *world.World, t *testing.T) error {
 	if _, _, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
 		return err
 	}
-	return checkScriptTargets(w, t) // validate.go
+	return CheckScriptTargets(w, t) // validate.go
 }
 
 // pass is one exploration of the sequence of plans until a violation with a
@@ -390,7 +390,7 @@ func preflight(w *world.World, t *testing.T) error {
 // shrinks; it returns it (nil if none) and how many plans it ran before.
 // Places whose verdicts the workers gave (pre) are recalled, not drawn: a
 // place that held, or (KeepGoing) whose signatures are all seen.
-func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *verdicts) (*Finding, int, error) {
+func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *Verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
 	first, ran, shrinking, runsAtFind := 0, 0, 0, 0
@@ -403,8 +403,8 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			if !w.Opts.Shard.Owns(k) {
 				return true
 			}
-			if pre.judged[k] {
-				if sigs, ok := pre.sigs[k]; ok && (sigs == nil || w.Opts.KeepGoing && pick(sigs, seen, "") == "") {
+			if pre.Judged[k] {
+				if sigs, ok := pre.Sigs[k]; ok && (sigs == nil || w.Opts.KeepGoing && pick(sigs, seen, "") == "") {
 					ran++
 					return true
 				}
@@ -430,13 +430,13 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			}
 			ran++
 		}
-		if time.Since(lastLog) >= progressEvery {
+		if time.Since(lastLog) >= ProgressEvery {
 			lastLog = time.Now()
 			if first == 0 {
-				logProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, randomBudget(w), time.Since(start).Round(time.Millisecond),
+				LogProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, randomBudget(w), time.Since(start).Round(time.Millisecond),
 					float64(ran-1)/time.Since(start).Seconds())
 			} else {
-				logProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
+				LogProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
 					first, shrinking-1, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), world.Plural(len(smallest.Steps)),
 					len(smallest.Faults), world.Plural(len(smallest.Faults)))
 			}
@@ -455,7 +455,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			return &world.WorldError{Err: err}
 		}
 		if first == 0 {
-			countCut(w, w.Opts.Checks-randomBudget(w)+place, world.CutNote(r.Verdicts)) // cut.go; the sweep's places come first
+			CountCut(w, w.Opts.Checks-randomBudget(w)+place, world.CutNote(r.Verdicts)) // cut.go; the sweep's places come first
 		}
 		vs := r.Violated()
 		if len(vs) == 0 {
@@ -516,8 +516,8 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 // sized operator shrinks for tens of seconds) is never silent for longer.
 // logProgress says it (a test's hook).
 var (
-	progressEvery = 5 * time.Second
-	logProgress   = func(t *testing.T, format string, args ...any) { t.Helper(); t.Logf(format, args...) }
+	ProgressEvery = 5 * time.Second
+	LogProgress   = func(t *testing.T, format string, args ...any) { t.Helper(); t.Logf(format, args...) }
 )
 
 // pick is the signature of sigs to report: target if it is among them (a

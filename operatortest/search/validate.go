@@ -1,4 +1,4 @@
-package operatortest
+package search
 
 import (
 	"bufio"
@@ -175,7 +175,7 @@ func requestAgents(w *world.World) []string {
 // scriptTargets are the scripted patches and deletes whose object is
 // neither a seed object nor created by the script: an object of the
 // operator's, or none (checkScriptTargets runs the script to tell).
-func scriptTargets(w *world.World) []int {
+func ScriptTargets(w *world.World) []int {
 	type key struct{ group, kind, namespace, name string }
 	keyOf := func(s world.Step) (key, bool) {
 		if s.Obj == nil {
@@ -211,8 +211,8 @@ func scriptTargets(w *world.World) []int {
 // patch or delete names an object that is neither a seed nor scripted, and
 // refuses a step whose object the run never shows: it would meet NotFound
 // in every plan, a line of the timeline and no test at all.
-func checkScriptTargets(w *world.World, t *testing.T) error {
-	steps := scriptTargets(w)
+func CheckScriptTargets(w *world.World, t *testing.T) error {
+	steps := ScriptTargets(w)
 	if len(steps) == 0 {
 		return nil
 	}
