@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
 // What a test says of its world, and what its steps and properties are
@@ -58,8 +59,8 @@ type (
 	NondeterministicField = canon.NondeterministicField
 )
 
-// The generic oracles, by the names Options.Disable takes (world's doc says
-// what each judges).
+// The generic oracles, by the names Options.Disable takes (package verdict's
+// doc says what each judges), and the kinds of drawn step.
 const (
 	Converges          = world.Converges
 	UpdateSummaries    = world.UpdateSummaries
@@ -70,10 +71,8 @@ const (
 	WritesAtRest       = world.WritesAtRest
 	// AnyProperty stands for every property where Options take a name.
 	AnyProperty = world.AnyProperty
-)
 
-// The kinds of drawn step (Workload.Steps).
-const (
+	// The kinds of drawn step (Workload.Steps).
 	Mutations        = world.Mutations
 	InvalidMutations = world.InvalidMutations
 	Deletions        = world.Deletions
@@ -95,6 +94,11 @@ func Patch(at time.Duration, obj client.Object, patch string) Step {
 // at (with the default propagation: the garbage collector deletes its
 // dependents in the background).
 func Delete(at time.Duration, obj client.Object) Step { return world.Delete(at, obj) }
+
+// FromCheck is a Property that judges p, a property of the simulator's
+// kernel (sim/check), over the run's History; its violation is placed at
+// the instant p gives.
+func FromCheck(p check.Property) Property { return world.FromCheck(p) }
 
 // ViolatedAt is an error a Property's Check returns to say when, in the
 // run's virtual time (History.Steps' At), it saw the violation: the report

@@ -1,0 +1,22 @@
+// Package failure tells a failing plan's story: the report a failing test
+// prints (the violated property, what it saw, what each fault stands for on
+// a real cluster and the steps from it to the violation, a replay command
+// and the timeline, the controllers' log lines and Events included; the
+// built-in processes' start-up and their steps on objects the operator
+// never touched folded, -ctrlsim.timeline=full keeps them), and the run's
+// picture (.svg), inspector (.html) and a markdown report for an upstream
+// issue (.md) in the artifacts directory, under the package's path in its
+// module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, else a fresh
+// temporary directory the failure names). A replay with -ctrlsim.plan
+// writes them again, and `ctrlsim report PLAN` replays a saved plan and
+// prints that report. RunPattern is the go test -run pattern of one test.
+//
+// # Known gaps
+//
+//   - A failure's "from the fault to the violation" (failure.go) is a
+//     selection, not a causal slice: the operator's steps from the plan's
+//     first fault that shows in the run (a crash, a stale restart, a held
+//     watch, an API fault), the workload's, and the built-in processes' on
+//     the objects the violation's text names. A lag, latency or workers
+//     fault shapes every step and has no step of its own to start from.
+package failure

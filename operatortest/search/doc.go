@@ -1,0 +1,242 @@
+// Package search explores an operator's plans for operatortest.Run and
+// Explore: the targeted sweep first (faults aimed from the reference run's
+// own writes, reads and changes), then random plans, on every core (worker
+// processes re-running the test binary on the test), in shards for CI jobs,
+// with recall of plans already judged, shrinking of what it finds and the
+// report of a failing test (the saved plan and its replay). What a plan is
+// judged by is package reference's (against which fault-free runs) and
+// package verdict's (the oracles); what a failure tells, package
+// failure's. Where a stale restart is aimed: sweep.go's targeted plans and
+// sim/plan's Sweep (the reference run's reads and writes, from
+// reference.TargetsOf).
+//
+// # Flags, workers and shards
+//
+// go test runs it; -ctrlsim.checks=N and -ctrlsim.seed=S change the budget and
+// the explorer's seed, -ctrlsim.plan=FILE replays one plan (in Run and
+// Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
+// -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
+// Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
+// the n files prints the unsharded exploration's result (see shard.go).
+// Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
+// default GOMAXPROCS, 1 for the test's own process) workers judge the places
+// of the plan sequence, handed out lowest first: the test's process and
+// worker processes re-running the test binary on the test (-test.run=<its
+// name>, CTRLSIM_WORKER set); the parent takes the
+// lowest failing place once every place before it is judged, and shrinks it
+// itself, recalling the workers' verdicts: the first failing plan, the
+// minimal plan and the trace hashes are those of a run with one worker (see
+// parallel.go; every worker draws from the pass's generator, the reference
+// run's targets and writes included, so a place's plan is the same in any
+// process). A worker that dies fails the exploration with one line; so
+// does one that cannot reach it (a test -test.run cannot select again) when
+// Workers or -ctrlsim.workers asked for workers, while by default such a test
+// is explored in its own process alone (a log line says why), as is every
+// exploration run by internal/outside (no test binary to re-run). While it simulates
+// (Run, Explore, Replay, a fuzz input) the process runs on one P and at
+// GOGC=400, put back after, unless the environment sets them (world/cores.go).
+// A saved plan is
+// replayed first on every later run until it holds. examples/twowrites is a
+// working example (a crash between two dependent writes, caught by the
+// converges oracle).
+//
+// # No silent pass
+//
+// Options are validated before anything runs: an unknown name in Disable
+// (the error lists the valid ones) or Expect, a negative Checks, FaultPhase,
+// HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup
+// (or with a Deployment and several Replicas, or a negative StartDelay),
+// KeepGoing with a Shard: each fails the test with one line naming the
+// field (Explore returns it as an error). So does what the world can never
+// do (validate.go): a fault class in Faults.Classes it has no material for
+// (stale with no process, the kubelet's faults without WorkloadFaults, api
+// with no template, workers), an API fault template whose verb, resource or
+// process matches no request, a scripted patch or delete of an object that
+// is no seed, not scripted and absent from the fault-free run of the
+// script, a Shard out of range, a Property with a nil Check or named like
+// an oracle, and a plan file (-ctrlsim.plan, or a saved one) whose step
+// names a seed object the test lacks or whose first comment names another
+// test. A manager's Setup that does not return within a minute of the
+// bubble's (virtual) time fails the test naming the manager
+// (world/validate_setup.go). A manager whose Setup returns an error or panics in
+// a run with no fault (a reference run, or the preflight run each
+// exploration starts with, whatever the oracles) fails the test with the
+// manager's name and the error, or the panic and its stack; the panic is
+// recovered, the test binary survives. Under faults the same failure is
+// what a pod does (its main exits, it restarts after its back-off), and the
+// run goes on.
+//
+// Every violation found while exploring is replayed from its minimal plan
+// before it is reported: a replay that holds, or that gives another trace
+// hash, fails the test with both hashes and the first step where the two
+// runs differ, saying whose step it is: a write of the operator's whose
+// content differs (the operator itself is nondeterministic: a list built by
+// ranging over a Go map, an unseeded random value), a log line, or a step
+// of the world's own (a determinism bug of ctrlsim). Run and Explore log the
+// plans run, the effective seed (0 is 1), the wall time to the first
+// violation and the time shrinking took, with the candidates the shrinker
+// tried and the runs they cost (Result has them too); meanwhile, every 5 s
+// of wall clock, how far the search or the shrink has got (plans judged;
+// candidates tried, their runs and the smallest failing plan so far), so
+// that a long exploration is never silent under go test -v. A plan
+// judged again in one exploration (rapid's shrinker draws one plan from
+// many byte strings) is recalled, not run again: a run is a function of its
+// plan; the replays above always run. Shrinking keeps the last 256
+// reference runs (by seed and workload, the oldest forgotten first), and
+// stops judging a candidate once a violation that no later judging revises
+// (a property of the test's, a kernel verdict, terminates, no-orphans)
+// decides it: the runs that would revise converges, update-summaries,
+// no-error-at-rest and interleavings-agree (the late operator, other
+// random draws, the same downtime) are not made for it. The minimal plan is
+// then judged to the end once, so its report names every violation, with
+// the same trace hash (reference/shrink.go). Rapid's shrinker tries candidates one at
+// a time, in this process: worker processes judge the places of the
+// exploration, not the candidates of a shrink.
+//
+// # A known bug, and keeping going
+//
+// Options.Expect names a property the test expects to be violated
+// (AnyProperty: any): the regression test of a known bug. Run passes when a
+// plan violates it, logging the same report, saved plan and replay line;
+// it fails when the budget holds (the bug is no longer caught) and when a
+// violation of another property is found.
+//
+// Options.KeepGoing (-ctrlsim.keepgoing) keeps exploring past violations, as
+// a fuzzer keeps going past a crash: violations are told apart by their
+// signature (the property, the kinds its report names and, for a panic, the
+// function and file:line that panicked, never its goroutine or the object
+// it reconciled), and each distinct one is shrunk to its own minimal plan,
+// saved as testdata/ctrlsim/<test>.<property-kinds>.<hash>.plan, replayed and
+// reported. A pass over the budget looks for one new signature (plans
+// already judged are recalled, not run again); the search ends when a pass
+// finds none, or at 16 distinct violations. With worker processes, the
+// workers judge every place first, and the distinct violations they saw are
+// shrunk in parallel, each in a process of its own, to the minimal plans the
+// passes would give (shrinkjobs.go); a run's work is bounded (reference/cut.go), so no
+// candidate takes minutes. Saved plans of every signature
+// are replayed first and their signatures count as known.
+//
+// # Sieve's three patterns, aimed
+//
+// Systematic before random (sweep.go): an exploration first runs the
+// targeted plans of one workload, the test's script alone on the schedule of
+// the explorer's seed, enumerated from that workload's fault-free run
+// (plan.Sweep), one fault each, the four classes interleaved so that a
+// budget smaller than the sweep covers each class's most interesting plans:
+// a crash right after each write of each operator process (the reference
+// run's intermediate states first); a stale restart for each pair of
+// changes A then B of kinds the process caches (its watch cache of A's kind
+// frozen just after A, then just before it, then every kind's; the crash
+// 1 ms after B, so that the new incarnation, up the CrashLoopBackOff later
+// and before the heal, lists A's past while B is done; A a deletion
+// starting, a deletion, a status write, a spec change, a creation, in that
+// order; B a creation or deletion, a creation first: the object re-created,
+// the member scaled back up); a hold of a kind from just before each of its
+// changes until the heal; and every unobserved window (one object's changes
+// withheld from the process, its lists included, from its creation or one
+// change until its next: plan.UnobservedWindows). The sweep takes at most
+// half of Checks (the random plans the rest, numbered after it); every
+// targeted plan shares its workload's references, so a sweep costs about
+// one run a plan. A targeted plan is not shrunk: it is the workload and one
+// fault. Result.Targeted, and the pass and failure lines, say how many of
+// each class ran of how many ("targeted plans: crashes after a write 4 of
+// 4, stale pairs 32 of 32, holds across a change 3 of 3"). A stale restart
+// is drawn, targeted or at random, only where its new incarnation starts
+// before the heal (which ends every fault: a view that starts after it is
+// fresh and the plan would test nothing).
+//
+// Then the random plans. Each plan's seed and workload first run without faults (the reference run,
+// kept for converges and update-summaries). Its writes, and its operators'
+// live reads, in the fault phase are the targets: a drawn crash at a time or a
+// stale restart lands either anywhere or 1 ms after a target, and a hold (a
+// stalled watch) starts either anywhere or 1 ms before one; a crash right
+// after a process's k-th write is drawn either after any of its first ten
+// writes or after one of the reference run's intermediate states (a write
+// that another write of the same reconcile follows: a crash after a
+// reconcile's last write leaves none), so that a bug between two writes of
+// a rarer path (a finalizer's removal and its cleanup, after the
+// workload's deletion) is reached in tens of plans, not a hundred. The three
+// patterns: a crash right after a process's k-th write (intermediate state),
+// a watch held across a write the operator should see before it acts
+// (unobserved state), and a restart onto an apiserver up to half the fault
+// phase behind, whose lists show the past (stale state). A stale restart is
+// aimed as sharply: at one of the changes the apiserver committed in the
+// reference run to a kind the world collects (its watch log, deletions and
+// status writes included), its lagging watch cache at the resourceVersion
+// just before or just after that change (rev=), the restart after it; and
+// scoped to that change's kind (kind=: one watch cache behind, the others
+// fresh, as kube-apiserver's per-resource watch caches can be) or to every
+// kind. A bug that needs the restarted operator to see one object just
+// before one write is then one draw among the run's writes, not a window of
+// milliseconds in a phase of a minute (examples/staleview).
+//
+// Each plan runs in a testing/synctest bubble (package wallclock): the
+// operator's time.Now, metav1.Now and timers follow the virtual clock.
+//
+// # Profiling a test
+//
+// Every run labels its goroutines for CPU profiles (world/profile.go):
+// LabelPhase says what it was for (find, shrink, replay, preflight) and
+// LabelRun whether it is the plan or one of its fault-free references, so
+// that `go test -cpuprofile cpu.prof` and `go tool pprof -tagfocus
+// ctrlsim.phase=shrink cpu.prof` show where an exploration spent its time.
+// The runtime's work on its own stacks (the collector's background work,
+// part of each goroutine switch) carries no label.
+//
+// # Known gaps
+//
+//   - Shrinking is rapid's, one candidate at a time in the test's process,
+//     and can cost several times the search: on the CronJob example's
+//     tutorial design (explorer seed 1, 2026-11-25, one P at GOGC=400:
+//     world/cores.go) the first failure came after 40 plans in 5.5 s and the
+//     shrink took 29 s, 7,024 candidates of which 403 were new plans (536
+//     runs with their references), each held candidate run to the end of
+//     its 7 virtual minutes (about 40 ms: a CronJob world is never at
+//     rest, its schedule always has a timer); its last shrink came at the
+//     281st new plan, and a final round that shrinks nothing ran the other
+//     122. Lowering the seed costs reference runs (125 of the 536): a new
+//     seed is a new fault-free run. A stale fault names a resourceVersion
+//     (rev=), so removing a workload step that comes before it renumbers
+//     the writes and the step stays until the rev is lowered too.
+//     ShrinkRuns bounds it. With worker processes the other cores idle
+//     while the parent shrinks. Where a run's time goes (reports/bench.md,
+//     "Where the CPU time goes", from these profile labels): on the CronJob
+//     example, kube-apiserver's field manager on the Job controller's and
+//     the kubelet model's status writes over a quarter of the CPU, the API
+//     server's storage and validation a fifth (both upstream code, hosted),
+//     the informers an eighth; on a small operator, the scheduler's
+//     goroutine switches a quarter, the API server a fifth, starting the
+//     managers a twelfth. No part is large enough that removing it alone
+//     reaches issue 31's targets (500 plans a second for a small operator,
+//     a CronJob bug shrunk in under 10 s).
+//   - Worker processes (Options.Workers) re-run the test from its start and
+//     explore at its first exploration (Run or Explore) only: a test's later
+//     explorations run in its own process (with a log line; an explicit
+//     Options.Workers above 1 there is an error), so give each exploration
+//     its own subtest to use every core, and let nothing before it depend on
+//     what an earlier subtest or test did (the worker's -test.run skips
+//     them: it never reaches its exploration, which then fails loudly
+//     when workers were asked for and runs in the test's process by
+//     default, after the worker's start was spent). A worker
+//     costs a process start, the test's body up to the exploration and the
+//     preflight run: an exploration of a few fast plans is slower with
+//     workers than without. With a shard, a draw rapid rejects at a place
+//     of another shard is not seen by the workers (they do not draw those
+//     places); one rejected in their share makes the exploration run in the
+//     test's process. A worker left behind by a parent that died exits at
+//     its next verdict (its pipe is gone), not at once.
+//   - A stale restart models a lagging apiserver as a fixed age that ends at
+//     once when it has caught up (at the heal at the latest: the heal ends
+//     every fault, and the view's held-back events arrive then); a real
+//     watch cache catches up gradually.
+//   - KeepGoing's signatures name kinds as words of a violation's report: two
+//     plans of one bug whose reports name different kinds count as two
+//     violations, and one report naming no kind (no-error-at-rest of a
+//     custom resource's reconcile) merges what differs only in the objects.
+//     It is not sharded. Without worker processes its distinct violations
+//     are shrunk one after another; with them, those the random plans show
+//     are shrunk in processes of their own, as many at once as there are
+//     workers (shrinkjobs.go), but the sweep's are judged in the test's
+//     process first. Expect judges a violating plan as a whole: a plan that
+//     violates the expected property and another passes.
+package search
