@@ -190,6 +190,19 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	return i
 }
 
+// SyncedThrough is the resourceVersion through which the cache's informer of
+// kind gvk in form f has applied the kind's changes (its
+// LastSyncResourceVersion: what a read from it reflects), for the trace step
+// of a cached read; false when the cache has no such informer. It creates
+// none.
+func (c *Cache) SyncedThrough(gvk schema.GroupVersionKind, f forms.Form) (uint64, bool) {
+	i, ok := c.informers[informerKey{gvk, f}]
+	if !ok {
+		return 0, false
+	}
+	return i.lastRV, true
+}
+
 // Informers returns the cache's informers ordered by group, version, kind and form
 // (typed, unstructured, metadata).
 func (c *Cache) Informers() []*Informer {

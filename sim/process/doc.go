@@ -100,6 +100,15 @@
 //     where it is, as by Crash.
 //   - A process bound to a Deployment runs while the Deployment exists and is not
 //     being deleted, and stops (without restart) when it goes.
+//   - A read's step says what it returned against what was current: a get the
+//     version it got (none: 0) against the object's current one, a list its
+//     number of items and, from the cache, the resourceVersion the cache had
+//     applied its kind's changes through (informer.Cache.SyncedThrough)
+//     against that of the newest change to the kind in the list's namespace
+//     (apiserver.Server.LatestResourceVersion); label and field selectors are
+//     not taken into account. An update or patch that removed a deleting
+//     object's last finalizer, which the server answers by deleting the
+//     object, has the digest trace.DigestDeleted.
 //   - Every call, reconcile, result, crash and restart is a trace step attributed
 //     to process, controller, worker and reconcile number; so is every line a
 //     reconciler logs through the context's logger (logf.FromContext) at level 0
