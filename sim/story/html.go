@@ -47,20 +47,22 @@ type jsonTick struct {
 }
 
 type jsonData struct {
-	Title    string                 `json:"title"`
-	Plan     string                 `json:"plan"`
-	Width    float64                `json:"width"`
-	Segments []Segment              `json:"segments"`
-	Ticks    []jsonTick             `json:"ticks"`
-	Heal     int64                  `json:"heal"`
-	Lanes    []Lane                 `json:"lanes"`
-	Steps    []jsonStep             `json:"steps"`
-	Events   []Event                `json:"events"`
-	Links    []Link                 `json:"links"`
-	Verdicts []Verdict              `json:"verdicts"`
-	Objects  map[string]jsonVersion `json:"objects"` // by resourceVersion
-	Logs     []LogLine              `json:"logs"`
-	HasLogs  bool                   `json:"hasLogs"`
+	Title     string                 `json:"title"`
+	Plan      string                 `json:"plan"`
+	Width     float64                `json:"width"`
+	Segments  []Segment              `json:"segments"`
+	Ticks     []jsonTick             `json:"ticks"`
+	Heal      int64                  `json:"heal"`
+	HealLabel string                 `json:"healLabel"`
+	Notes     []string               `json:"notes"`
+	Lanes     []Lane                 `json:"lanes"`
+	Steps     []jsonStep             `json:"steps"`
+	Events    []Event                `json:"events"`
+	Links     []Link                 `json:"links"`
+	Verdicts  []Verdict              `json:"verdicts"`
+	Objects   map[string]jsonVersion `json:"objects"` // by resourceVersion
+	Logs      []LogLine              `json:"logs"`
+	HasLogs   bool                   `json:"hasLogs"`
 }
 
 // WriteHTML writes the run inspector: one self-contained HTML page (its script,
@@ -71,7 +73,7 @@ type jsonData struct {
 // them), and the violation explained.
 func (s *Story) WriteHTML(w io.Writer, logs []LogLine) error {
 	d := jsonData{
-		Title: s.Title, Width: s.Scale.Width, Segments: s.Scale.Segments, Heal: int64(s.Heal),
+		Title: s.Title, Width: s.Scale.Width, Segments: s.Scale.Segments, Heal: int64(s.Heal), HealLabel: s.HealLabel(), Notes: s.Notes,
 		Lanes: s.Lanes, Events: s.Events, Links: s.Links, Verdicts: s.Verdicts,
 		Objects: map[string]jsonVersion{}, Logs: logs, HasLogs: len(logs) > 0,
 	}
