@@ -36,7 +36,7 @@ type ClientGo struct {
 	// InformerFactory, DynamicInformerFactory and MetadataInformerFactory
 	// are client-go's own factories (no resync) on those clients, one per informer type or
 	// resource, started in the order the operator asked for them
-	// (clientgo_factory.go says why). Their reflectors list and watch the
+	// (sim/process's clientgo_factory.go says why). Their reflectors list and watch the
 	// process's own informers of each kind (the plan's lag, holds, relists
 	// and stale restarts; package restapi's watch.go), and their goroutines
 	// run in the world's bubble. Start them (factory.Start) from Start, as a
@@ -85,9 +85,9 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 		}
 		cg := ClientGo{
 			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr,
-			MetadataInformerFactory: newOrderedMetadataFactory(md, adopter(mgr)),
-			InformerFactory:         newOrderedFactory(cs, adopter(mgr)),
-			DynamicInformerFactory:  newOrderedDynamicFactory(dyn, adopter(mgr)),
+			MetadataInformerFactory: process.NewMetadataInformerFactory(mgr, md),
+			InformerFactory:         process.NewInformerFactory(mgr, cs),
+			DynamicInformerFactory:  process.NewDynamicInformerFactory(mgr, dyn),
 		}
 		incarnation, err := process.IncarnationContext(mgr)
 		if err != nil {

@@ -1,4 +1,4 @@
-package operatortest
+package process
 
 import (
 	"context"
@@ -38,8 +38,6 @@ import (
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-
-	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
 // Informer factories that start their informers in a deterministic order.
@@ -53,6 +51,30 @@ import (
 // goroutines are started, and reach the simulator, before the next one's
 // (process.AdoptStarted), so the same plan numbers and runs them the same
 // way every time.
+//
+// NewInformerFactory, NewDynamicInformerFactory and NewMetadataInformerFactory
+// give them to code that hosts client-go controllers: operatortest's
+// ClientGoSetup and package kcm (kube-controller-manager's own controllers).
+
+// NewInformerFactory is informers.SharedInformerFactory (no resync) on client,
+// for the incarnation of mgr (a process's Manager): one client-go factory per
+// informer type, started in the order they were asked for, each one's
+// goroutines tasks of the process before the next one starts.
+func NewInformerFactory(mgr manager.Manager, client kubernetes.Interface) informers.SharedInformerFactory {
+	return newOrderedFactory(client, adopter(mgr))
+}
+
+// NewDynamicInformerFactory is NewInformerFactory's dynamicinformer
+// counterpart: one factory per resource, started in the order asked for.
+func NewDynamicInformerFactory(mgr manager.Manager, client dynamic.Interface) dynamicinformer.DynamicSharedInformerFactory {
+	return newOrderedDynamicFactory(client, adopter(mgr))
+}
+
+// NewMetadataInformerFactory is NewInformerFactory's metadatainformer
+// counterpart: one factory per resource, started in the order asked for.
+func NewMetadataInformerFactory(mgr manager.Manager, client metadata.Interface) metadatainformer.SharedInformerFactory {
+	return newOrderedMetadataFactory(client, adopter(mgr))
+}
 
 // orderedFactory is informers.SharedInformerFactory over one client-go
 // factory per informer type.
@@ -256,5 +278,5 @@ func (f *orderedGVRFactory) Shutdown() {
 // factory's informers: the goroutines they started reach the simulator and
 // become tasks of the process before the next ones start.
 func adopter(mgr manager.Manager) func() {
-	return func() { process.AdoptStarted(mgr) }
+	return func() { AdoptStarted(mgr) }
 }
