@@ -25,11 +25,13 @@
 //     labelled with what they returned against what was current ("saw rv=N,
 //     current M", "0 items, cache at rv=A, current B") and linked to it.
 //   - The last few stale reads of the named objects, of their owners, and
-//     lists of their kind, wherever they were made.
+//     lists of their kind, by the lead processes (Input.Lead) or, when it
+//     names none, by any.
 //   - The user's steps on them: a workload step whose calls (the admin's, at
 //     its time) wrote one of the objects or an owner.
-//   - The faults' own steps up to the judgement: crashes, restarts, an API
-//     fault's start, holds and releases, stale restarts.
+//   - The faults' own steps up to the judgement: crashes (one after a write
+//     with the write it followed), restarts, an API fault's start, holds and
+//     releases, stale restarts.
 //   - The events are numbered in time order (by step within one instant).
 //   - Objects the detail names, their owners, objects read stale, and Helm
 //     releases get lanes showing their state per version (deleting,

@@ -3,9 +3,12 @@ package story
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -103,7 +106,13 @@ func (s *Story) explain() {
 		// deletion, and the last other write of each before the
 		// judgement), with the stale reads of the reconcile that made each
 		// (a causal slice: what the write acted on).
-		for _, i := range s.writesTo(named, v.At) {
+		// Up to the judgement; a verdict with no time (one judged over
+		// the whole run) up to the run's end.
+		until := v.At
+		if until <= 0 && len(steps) > 0 {
+			until = steps[len(steps)-1].At
+		}
+		for _, i := range s.writesTo(named, until) {
 			st := steps[i]
 			e := addEvent(i, writeLabel(st), RoleEffect, vi)
 			r := s.enclosingReconcile(i)
@@ -118,24 +127,31 @@ func (s *Story) explain() {
 		// Reads of the objects (and their owners, and lists of their kind
 		// in their namespace) that returned other than the server had: the
 		// last few before the judgement.
-		for _, i := range s.staleReadsOf(concerned, v.At, maxStaleReads) {
+		for _, i := range s.staleReadsOf(concerned, until, maxStaleReads) {
 			addEvent(i, readLabel(steps[i]), RoleCause, vi)
 		}
 		// The user's steps on the objects or their owners.
-		for _, i := range s.userSteps(concerned, v.At) {
+		for _, i := range s.userSteps(concerned, until) {
 			addEvent(i, "user: "+s.actionLabel(steps[i]), RoleUser, vi)
 		}
 		// The faults' own steps on the way.
 		for i, st := range steps {
-			if st.At > v.At {
+			if st.At > until {
 				break
 			}
 			switch st.Op {
 			case "crash":
-				addEvent(i, "crash: "+st.Result, RoleFault, vi)
+				c := addEvent(i, "crash: "+st.Result, RoleFault, vi)
+				if strings.Contains(st.Result, "after write") {
+					// The write that committed but whose response never
+					// reached the process.
+					if w := s.lastWriteBefore(st.Process, i); w >= 0 {
+						link(addEvent(w, writeLabel(steps[w]), RoleEffect, vi), c, "then")
+					}
+				}
 			case "restart":
 				addEvent(i, "restart: "+st.Result, RoleFault, vi)
-			case "fault", "hold", "release", "stale":
+			case "fault", "hold", "release", "stale", "unobserved", "catch-up":
 				label := st.Op
 				if st.Result != "" && st.Result != "ok" {
 					label += ": " + st.Result
@@ -188,8 +204,19 @@ func (s *Story) numberInTimeOrder() {
 	}
 }
 
+// generatedRef is how a verdict names an object of generated name:
+// "Kind namespace/prefix-*", "prefix-*2", "prefix-*deleted" (operatortest's
+// canonical names, by the object's place among those of its prefix).
+var generatedRef = regexp.MustCompile(`\b([A-Z][A-Za-z0-9]*) (?:([a-z0-9][a-z0-9.-]*)/)?([a-z0-9][a-z0-9.-]*)\*(deleted)?[0-9]*`)
+
+// maxGenerated bounds the objects one generated-name reference adds.
+const maxGenerated = 3
+
 // namedObjects are the objects (as ObjectKey names them) that text names, in
-// the order the server's log first has them.
+// the order the server's log first has them. A generated name's canonical
+// form ("ConfigMap work/nightly-*2") names every object of that kind,
+// namespace and generateName prefix (the last few made; the deleted ones for
+// "*deleted"): which of them the place stands for is the judging run's.
 func (s *Story) namedObjects(text string) []string {
 	var out []string
 	for _, ev := range s.in.Log {
@@ -197,7 +224,38 @@ func (s *Story) namedObjects(text string) []string {
 			out = append(out, k)
 		}
 	}
+	for _, m := range generatedRef.FindAllStringSubmatch(text, -1) {
+		var made []string
+		for _, ev := range s.in.Log {
+			o := ev.Object
+			if ev.GVK.Kind != m[1] || o.GetNamespace() != m[2] || o.GetGenerateName() != m[3] || ev.Type != watch.Added {
+				continue
+			}
+			if k := ObjectKey(ev); !slices.Contains(made, k) && (m[4] == "") != s.deletedInLog(k) {
+				made = append(made, k)
+			}
+		}
+		if len(made) > maxGenerated {
+			made = made[len(made)-maxGenerated:]
+		}
+		for _, k := range made {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
 	return out
+}
+
+// deletedInLog reports whether the object key was deleted by the end.
+func (s *Story) deletedInLog(key string) bool {
+	gone := false
+	for _, ev := range s.in.Log {
+		if ObjectKey(ev) == key {
+			gone = ev.Type == watch.Deleted
+		}
+	}
+	return gone
 }
 
 // ownersOf are the owners of the objects keys (their ownerReferences, in any
@@ -257,7 +315,8 @@ func (s *Story) writesTo(keys []string, until time.Duration) []int {
 	return out
 }
 
-// staleReadsOf are the last n reads by processes, up to until, that returned
+// staleReadsOf are the last n reads by processes (the lead ones, when the
+// input names them), up to until, that returned
 // other than the server had of one of the objects keys, or of a list of the
 // kind of one of them in its namespace (or in every namespace).
 func (s *Story) staleReadsOf(keys []string, until time.Duration, n int) []int {
@@ -268,6 +327,9 @@ func (s *Story) staleReadsOf(keys []string, until time.Duration, n int) []int {
 		}
 		if st.Process == "" || st.Process == "admin" || !st.Stale() || !readsOneOf(st, keys) {
 			continue
+		}
+		if len(s.in.Lead) > 0 && !slices.Contains(s.in.Lead, st.Process) {
+			continue // a built-in controller's reads: the operator's are the story
 		}
 		out = append(out, i)
 	}
@@ -324,6 +386,16 @@ func (s *Story) userSteps(keys []string, until time.Duration) []int {
 		}
 	}
 	return out
+}
+
+// lastWriteBefore is the last successful write of process before step i, or -1.
+func (s *Story) lastWriteBefore(process string, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if st := s.in.Steps[j]; st.Process == process && IsWrite(st.Op) && (st.Result == "ok" || st.Result == "") {
+			return j
+		}
+	}
+	return -1
 }
 
 // writeLabel says who wrote what: "shop/widget creates ConfigMap default/x".

@@ -279,3 +279,31 @@ func TestRealScaleSentences(t *testing.T) {
 		t.Errorf("workload: %q", s)
 	}
 }
+
+// A verdict that names an object of generated name by its canonical form
+// ("ConfigMap default/nightly-*2", the second live one of its prefix) names
+// the objects of that prefix: their writes are steps and they get lanes.
+func TestAGeneratedNameInAVerdictNamesItsObjects(t *testing.T) {
+	in := leftBehind("seed 1\n")
+	gen := func(name string, rv uint64, at time.Duration) apiserver.Event {
+		ev := obj(watch.Added, cmKind, name, rv, at, "g"+name, "u1")
+		ev.Object.SetGenerateName("nightly-")
+		return ev
+	}
+	in.Log = append(in.Log, gen("nightly-abcde", 10, 5*time.Millisecond), gen("nightly-fghij", 11, 6*time.Millisecond))
+	in.Steps = append(in.Steps[:len(in.Steps)-1],
+		trace.Step{At: 6 * time.Millisecond, Process: "shop", Controller: "widget", Worker: 1, Reconcile: 3, Op: "create", Object: "ConfigMap default/nightly-fghij", RVWritten: 11, Result: "ok"},
+		in.Steps[len(in.Steps)-1])
+	in.Verdicts = []check.Verdict{{Property: "converges", At: time.Minute, Detail: "ConfigMap default/nightly-*2 exists after this run, not after the fault-free run of the same workload"}}
+	s := story.Build(in)
+	var lanes, labels []string
+	for _, l := range s.Lanes {
+		lanes = append(lanes, l.ID)
+	}
+	for _, e := range s.Events {
+		labels = append(labels, e.Label)
+	}
+	if !slices.Contains(lanes, "object:ConfigMap default/nightly-fghij") || !slices.Contains(labels, "widget creates ConfigMap default/nightly-fghij (r3)") {
+		t.Errorf("the generated name's objects: lanes %q, events %q", lanes, labels)
+	}
+}

@@ -65,7 +65,11 @@ func (s *Story) objectLanes() {
 				add(k)
 			}
 		}
-		for _, k := range s.ownersOf(s.namedObjects(v.Detail)) {
+		named := s.namedObjects(v.Detail) // generated names' objects too
+		for _, k := range named {
+			add(k)
+		}
+		for _, k := range s.ownersOf(named) {
 			add(k)
 		}
 	}
