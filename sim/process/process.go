@@ -503,7 +503,11 @@ func (p *Process) cachedListVersions(call kubeclient.Call) (seen, current uint64
 		return 0, 0
 	}
 	gvk = forms.ItemGVK(gvk)
-	seen, ok := p.cache.SyncedThrough(gvk, forms.Of(call.Object))
+	form := forms.Of(call.Object)
+	if call.Got != nil {
+		form = forms.Of(call.Got) // read from the informer of the caller's form
+	}
+	seen, ok := p.cache.SyncedThrough(gvk, form)
 	if !ok {
 		return 0, 0
 	}
@@ -578,8 +582,12 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 			s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
 		}
 	case "list":
-		if err == nil && meta.IsListType(call.Object) {
-			s.Items = meta.LenList(call.Object)
+		read := call.Object
+		if call.Got != nil {
+			read = call.Got // the list of another form, as read
+		}
+		if err == nil && meta.IsListType(read) {
+			s.Items = meta.LenList(read)
 		}
 	case "update", "patch", "delete":
 		if pc.sent != 0 { // an unconditional write has nothing to be stale against
