@@ -96,6 +96,10 @@ type Server struct {
 	vwatch    map[schema.GroupVersionKind]*versionWatch
 	// services holds the Services' cluster IPs and node ports (serviceip.go).
 	services *serviceAllocs
+
+	// storageProtection: the StorageObjectInUseProtection admission plugin
+	// is on (admission_storage.go).
+	storageProtection bool
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme
