@@ -160,6 +160,24 @@ func TestInspectorInBrowser(t *testing.T) {
 			t.Errorf("at 1,400 px, object cell %d of the steps table (0: the header) is outside the table's view", i)
 		}
 	}
+	// The steps table does not open with the other processes' start-up
+	// lines (kube-controller-manager's), which the text timeline folds too;
+	// a checkbox shows them.
+	startup, err := chromedp.Run(bctx, chromedp.Evaluate[[]int](`(() => {
+		const rows = Array.from(document.querySelectorAll("#steps tbody tr"));
+		const isStartup = r => r.children[2].textContent.startsWith("kube-controller-manager") && ["log", "start"].includes(r.children[3].textContent);
+		const shown = rows.filter(r => r.style.display !== "none" && isStartup(r)).length;
+		document.getElementById("show-startup").click();
+		const all = rows.filter(r => r.style.display !== "none" && isStartup(r)).length;
+		document.getElementById("show-startup").click();
+		return [shown, all];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if startup[0] != 0 || startup[1] == 0 {
+		t.Errorf("kube-controller-manager's start-up lines in the steps table: %d shown by default, %d with the checkbox; want 0 and some", startup[0], startup[1])
+	}
 	// Click the stale read on the timeline: the detail shows the two versions.
 	stale := ""
 	for _, e := range inList {

@@ -350,9 +350,15 @@
     var q = document.getElementById("step-filter").value.toLowerCase();
     var only = document.getElementById("only-story").checked;
     var admin = document.getElementById("show-admin").checked;
+    var startup = document.getElementById("show-startup").checked;
     rows.forEach(function (tr, i) {
       var st = D.steps[i];
-      var show = (!q || st.line.toLowerCase().indexOf(q) >= 0) && (!only || eventOfStep[i] !== undefined) && (admin || st.Process !== "admin");
+      // The start-up lines (log, start, setup) of the processes the reader
+      // did not come for (kube-controller-manager's, say), as the text
+      // timeline folds them.
+      var other = D.lead && D.lead.length && D.lead.indexOf(st.Process) < 0 && st.Process !== "admin" && st.Process !== "";
+      var show = (!q || st.line.toLowerCase().indexOf(q) >= 0) && (!only || eventOfStep[i] !== undefined) && (admin || st.Process !== "admin") &&
+        (startup || eventOfStep[i] !== undefined || !other || ["log", "start", "setup", "runnable"].indexOf(st.Op) < 0);
       tr.style.display = show ? "" : "none";
     });
   }
@@ -510,6 +516,7 @@
   document.getElementById("step-filter").addEventListener("input", filterSteps);
   document.getElementById("only-story").addEventListener("change", filterSteps);
   document.getElementById("show-admin").addEventListener("change", filterSteps);
+  document.getElementById("show-startup").addEventListener("change", filterSteps);
   window.addEventListener("resize", render);
 
   document.getElementById("plan").textContent = D.plan || "(no plan)";

@@ -157,14 +157,7 @@ func (s *Story) WriteSVG(w io.Writer) error {
 			list, colors = append(list, l), append(colors, color)
 		}
 	}
-	for e, ev := range s.Events {
-		st := s.in.Steps[ev.Step]
-		who := st.Process
-		if st.Controller != "" {
-			who += "/" + st.Controller
-		}
-		listed("black", fmt.Sprintf("%s %10s  %-28s %s", circled(e+1), trace.FormatAt(ev.At), who, ev.Label))
-	}
+	listed("black", s.StepLines()...)
 	for _, v := range s.Verdicts {
 		listed(colorError, wrap(fmt.Sprintf("✗ %s: %s", v.Property, v.Detail), 150)...)
 	}
@@ -305,6 +298,23 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// StepLines are the violation's steps as the picture lists them, one a line
+// in time order: the number, the time, who, and what ("② 2.004s
+// pipeline-controller/pipeline stale read of ..."). A failure's text can
+// print them as they are.
+func (s *Story) StepLines() []string {
+	var out []string
+	for e, ev := range s.Events {
+		st := s.in.Steps[ev.Step]
+		who := st.Process
+		if st.Controller != "" {
+			who += "/" + st.Controller
+		}
+		out = append(out, fmt.Sprintf("%s %10s  %-28s %s", circled(e+1), trace.FormatAt(ev.At), who, ev.Label))
+	}
+	return out
 }
 
 // laneNames are a lane's two lines of name: what it is and whose.
