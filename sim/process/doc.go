@@ -235,6 +235,19 @@
 //     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
 //     variable shared by every world, which made a plan's trace depend on
 //     the worlds run before it).
+//   - kube-controller-manager's own controllers (package kcm) run on the
+//     same seam: a clientset, one ordered informer factory
+//     (NewInformerFactory), each controller's Run in a goroutine that joins
+//     the process first (Join, AdoptStarted), its workqueues replaced by
+//     NewClientGoQueue's through reflect at their unexported fields
+//     (pkg/controller has no seam for them). Hosted: the StatefulSet and
+//     PVC-protection controllers, in a bubble only. Not yet: the garbage
+//     collector, namespace, Deployment, ReplicaSet, Job and EndpointSlice
+//     controllers (models/kube's models run them). A goroutine adopted
+//     as a task that blocks on its own channel (Run waiting on its context)
+//     and calls in after the scheduler closed would wait for ever: kcm's
+//     queues skip their ShutDown once the incarnation has ended so that
+//     Run's deferred calls do not call in.
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another
