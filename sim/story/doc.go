@@ -32,15 +32,24 @@
 //   - The faults' own steps up to the judgement: crashes (one after a write
 //     with the write it followed), restarts, an API fault's start, holds and
 //     releases, stale restarts.
-//   - The events are numbered in time order (by step within one instant).
+//   - A verdict that names no object and no side effect is told by the
+//     reconciles it names ("reconcile 17 of /example"), else by the lead
+//     processes' last failing reconcile before it, and by the workload's
+//     steps.
+//   - The events are numbered in time order (by step within one instant). A
+//     verdict with no repeated side effect is drawn at the last write to an
+//     object it names (or at the reconcile it names), with its judged time
+//     beside it.
 //   - Objects the detail names, their owners, objects read stale, and Helm
 //     releases get lanes showing their state per version (deleting,
 //     status.phase, the Ready condition, a release's newest revision and
 //     status, else the version).
 //   - A plan with no fault says so: the heal's line is "fault phase ends
 //     (this plan has no fault)", and a note (Story.Notes) says the default
-//     watch delay alone caused the violation when a stale read is among its
-//     events (how long after the change it missed), else the default timing.
+//     watch delay alone caused the violation when a stale read led to the
+//     step a verdict is drawn at (how long after the change it missed the
+//     read came), names a stale read among the events as the delay at work
+//     otherwise, else says the workload and the default timing led there.
 //
 // RealScale and WorkloadScale say at what real scale the order of events a
 // fault or the workload's timing makes happens (sentences for a report's "why

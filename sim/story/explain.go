@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,9 +113,13 @@ func (s *Story) explain() {
 		if until <= 0 && len(steps) > 0 {
 			until = steps[len(steps)-1].At
 		}
+		lastWrite := -1 // the last write to a named object: where a verdict with no repeat happened
 		for _, i := range s.writesTo(named, until) {
 			st := steps[i]
 			e := addEvent(i, writeLabel(st), RoleEffect, vi)
+			if e >= 0 {
+				lastWrite = e
+			}
 			r := s.enclosingReconcile(i)
 			if r < 0 {
 				continue
@@ -161,6 +166,32 @@ func (s *Story) explain() {
 				addEvent(i, label, RoleFault, vi)
 			}
 		}
+		if !s.hasEvents(vi) {
+			// A verdict that names no object and no side effect: the
+			// reconciles it names ("reconcile 17 of /example"), else the
+			// lead processes' last failing reconcile before it, and the
+			// workload's steps.
+			for _, i := range s.namedReconciles(v.Detail, until) {
+				if e := addEvent(i, fmt.Sprintf("reconcile %d of %s (the verdict's)", steps[i].Reconcile, steps[i].Object), RoleEffect, vi); e >= 0 {
+					lastWrite = e
+				}
+			}
+			if !s.hasEvents(vi) {
+				if i := s.lastFailure(until); i >= 0 {
+					if e := addEvent(i, fmt.Sprintf("reconcile r%d of %s ends: %s", steps[i].Reconcile, steps[i].Object, steps[i].Result), RoleEffect, vi); e >= 0 {
+						lastWrite = e
+					}
+				}
+			}
+			for i, st := range steps {
+				if st.At > until {
+					break
+				}
+				if st.Process == "" && st.Op == "action" {
+					addEvent(i, "user: "+s.actionLabel(st), RoleUser, vi)
+				}
+			}
+		}
 		if s.Verdicts[vi].Event < 0 {
 			// One effect and no repeat: the verdict is drawn at its judged time.
 			for e := range s.Events {
@@ -169,8 +200,60 @@ func (s *Story) explain() {
 				}
 			}
 		}
+		if s.Verdicts[vi].Event < 0 && lastWrite >= 0 && s.Events[lastWrite].Verdict == vi {
+			// Else at the last write to an object it names: the state
+			// it judges was made there.
+			s.Verdicts[vi].Event = lastWrite
+		}
 	}
 	s.numberInTimeOrder()
+}
+
+// hasEvents reports whether verdict vi has events other than the faults'.
+func (s *Story) hasEvents(vi int) bool {
+	for _, e := range s.Events {
+		if e.Verdict == vi && e.Role != RoleFault {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcileRef is how a verdict names a reconcile: "reconcile 17 of /example".
+var reconcileRef = regexp.MustCompile(`reconcile (\d+) of (\S+)`)
+
+// namedReconciles are the reconcile steps, up to until, that text names
+// ("reconcile N of REQUEST", N counted over the controller's reconciles).
+func (s *Story) namedReconciles(text string, until time.Duration) []int {
+	var out []int
+	for _, m := range reconcileRef.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		for i, st := range s.in.Steps {
+			if st.At > until {
+				break
+			}
+			if st.Op == "reconcile" && st.Reconcile == n && st.Object == strings.TrimRight(m[2], ",;:)") {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lastFailure is the last reconcile result of a lead process (any, when the
+// input names none), up to until, that was an error, or -1.
+func (s *Story) lastFailure(until time.Duration) int {
+	last := -1
+	for i, st := range s.in.Steps {
+		if st.At > until {
+			break
+		}
+		if st.Op == "result" && resultColor(st.Result) == colorError && (len(s.in.Lead) == 0 || slices.Contains(s.in.Lead, st.Process)) {
+			last = i
+		}
+	}
+	return last
 }
 
 // maxStaleReads bounds the stale reads of the named objects a verdict's story

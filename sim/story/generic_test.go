@@ -307,3 +307,25 @@ func TestAGeneratedNameInAVerdictNamesItsObjects(t *testing.T) {
 		t.Errorf("the generated name's objects: lanes %q, events %q", lanes, labels)
 	}
 }
+
+// A verdict that names no object and no side effect ("failing reconcile 2
+// of default/w ...") is told by the reconciles it names and the workload's
+// steps, and drawn at the reconcile.
+func TestAVerdictNamingAReconcileIsToldByIt(t *testing.T) {
+	in := leftBehind("seed 1\nat 2ms delete object=Secret/default/w\n")
+	in.Verdicts = []check.Verdict{{Property: "settled-backoff", At: time.Minute, Detail: "failing reconcile 2 of default/w started with 3 backoff firings due"}}
+	s := story.Build(in)
+	var labels []string
+	for _, e := range s.Events {
+		labels = append(labels, e.Label)
+	}
+	if !slices.Equal(labels, []string{"user: delete object=Secret/default/w", "reconcile 2 of default/w (the verdict's)"}) {
+		t.Errorf("events %q", labels)
+	}
+	if v := s.Verdicts[0]; v.Event != 1 || v.At != 4*time.Millisecond {
+		t.Errorf("the verdict is not drawn at the reconcile it names: %+v", v)
+	}
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "the workload and the default timing alone") {
+		t.Errorf("notes %q", s.Notes)
+	}
+}

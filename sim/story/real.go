@@ -21,33 +21,54 @@ func (s *Story) HealLabel() string {
 	return "heal: faults end"
 }
 
-// noFaultNote says, for a violating run of a plan with no fault, what caused
-// it: the default watch delay alone when a stale read is among the events
-// (the first one, how long after the change it missed), else the default
-// timing's interleaving of calls and deliveries.
+// noFaultNote says, for a violating run of a plan with no fault, what the
+// run's events came from. When a stale read led to the step a verdict is
+// drawn at, the default watch delay alone caused the violation, and the note
+// says how long after the change it missed the read came; a stale read among
+// the events that led to no such step is named as the delay at work; else the
+// workload and the default timing.
 func (s *Story) noFaultNote() string {
 	if !s.Faultless() || len(s.Verdicts) == 0 {
 		return ""
 	}
+	causes := map[int]bool{} // stale reads that led to a verdict's step
+	for _, l := range s.Links {
+		for _, v := range s.Verdicts {
+			if v.Event >= 0 && l.To == v.Event && s.Events[l.From].Role == RoleCause {
+				causes[l.From] = true
+			}
+		}
+	}
+	const real = "a real informer gets each change tens of microseconds to milliseconds after its commit (the simulator's " +
+		"default delivery delay, measured on envtest), seconds under load, so a read in that window misses it on a real cluster too."
+	first := -1
 	for n, e := range s.Events {
-		st := s.in.Steps[e.Step]
-		if e.Role != RoleCause || !st.Stale() {
+		if e.Role != RoleCause || !s.in.Steps[e.Step].Stale() {
 			continue
 		}
-		after := ""
-		if i, ok := s.versions[st.RVCurrent]; ok && st.RVCurrent > st.RVSeen {
-			after = fmt.Sprintf(" %s after the change it missed (rv=%d) was committed", trace.FormatAt(st.At-s.at(s.in.Log[i])), st.RVCurrent)
+		if causes[n] {
+			return fmt.Sprintf("No fault in this plan: the default watch delay alone caused it. The stale read %s came%s; %s",
+				circled(n+1), s.missedBy(e), real)
 		}
-		if after == "" {
-			after = " while the change it missed was on its way"
+		if first < 0 {
+			first = n
 		}
-		return fmt.Sprintf("No fault in this plan: the default watch delay alone caused it. The stale read %s came%s; "+
-			"a real informer gets each change tens of microseconds to milliseconds after its commit (the simulator's default "+
-			"delivery delay, measured on envtest), seconds under load, so a read in that window misses it on a real cluster too.",
-			circled(n+1), after)
 	}
-	return "No fault in this plan: the violation happens under the default timing alone (the order in which the processes' " +
-		"calls and the watches' deliveries interleave), as on a real cluster."
+	if first >= 0 {
+		return fmt.Sprintf("No fault in this plan: the workload and the default timing alone led here. The stale read %s is the "+
+			"default watch delay at work: it came%s; %s", circled(first+1), s.missedBy(s.Events[first]), real)
+	}
+	return "No fault in this plan: the workload and the default timing alone (each API call and watch delivery taking " +
+		"the time it takes on a real cluster) led to the violation."
+}
+
+// missedBy says how long after the change it missed a stale read came.
+func (s *Story) missedBy(e Event) string {
+	st := s.in.Steps[e.Step]
+	if i, ok := s.versions[st.RVCurrent]; ok && st.RVCurrent > st.RVSeen {
+		return fmt.Sprintf(" %s after the change it missed (rv=%d) was committed", trace.FormatAt(st.At-s.at(s.in.Log[i])), st.RVCurrent)
+	}
+	return " while the change it missed was on its way"
 }
 
 // RealScale says at what real scale the order of events a fault makes
