@@ -3,10 +3,6 @@ package operatortest
 import (
 	"context"
 	"fmt"
-	"sync"
-
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/klog/v2"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -36,7 +32,7 @@ type ClientGo struct {
 	// InformerFactory, DynamicInformerFactory and MetadataInformerFactory
 	// are client-go's own factories (no resync) on those clients, one per informer type or
 	// resource, started in the order the operator asked for them
-	// (clientgo_factory.go says why). Their reflectors list and watch the
+	// (sim/process's clientgo_factory.go says why). Their reflectors list and watch the
 	// process's own informers of each kind (the plan's lag, holds, relists
 	// and stale restarts; package restapi's watch.go), and their goroutines
 	// run in the world's bubble. Start them (factory.Start) from Start, as a
@@ -69,7 +65,7 @@ type ClientGo struct {
 // simulator (a dead incarnation's calls are frozen, as with SIGKILL).
 func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr manager.Manager) error {
 	return func(mgr manager.Manager) error {
-		errorHandlersOnce.Do(dropErrorBackoff)
+		process.DropErrorBackoff()
 		cfg := mgr.GetConfig()
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
@@ -85,9 +81,9 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 		}
 		cg := ClientGo{
 			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr,
-			MetadataInformerFactory: newOrderedMetadataFactory(md, adopter(mgr)),
-			InformerFactory:         newOrderedFactory(cs, adopter(mgr)),
-			DynamicInformerFactory:  newOrderedDynamicFactory(dyn, adopter(mgr)),
+			MetadataInformerFactory: process.NewMetadataInformerFactory(mgr, md),
+			InformerFactory:         process.NewInformerFactory(mgr, cs),
+			DynamicInformerFactory:  process.NewDynamicInformerFactory(mgr, dyn),
 		}
 		incarnation, err := process.IncarnationContext(mgr)
 		if err != nil {
@@ -99,27 +95,6 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 			defer context.AfterFunc(incarnation, cancel)()
 			return start(ctx, cg)
 		}))
-	}
-}
-
-var errorHandlersOnce sync.Once
-
-// dropErrorBackoff replaces utilruntime.ErrorHandlers (what
-// utilruntime.HandleError and HandleErrorWithContext call: sample-controller's
-// workers and client-go's reflectors) by their logging handler alone. The
-// other, a rudimentary backoff that sleeps until 1 ms has passed since the
-// last error, is one variable for the whole test binary, set from the wall
-// clock when the binary starts and read from each world's bubble clock: its
-// sleeps depend on the worlds run before (the first sleeps for years of
-// bubble time), so the same plan would not give the same trace. The line
-// logged is the same (a process's line in its timeline, logger
-// UnhandledError).
-func dropErrorBackoff() {
-	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
-		func(ctx context.Context, err error, msg string, keysAndValues ...any) {
-			logger := klog.LoggerWithName(klog.FromContext(ctx).WithCallDepth(3), "UnhandledError")
-			logger.Error(err, msg, keysAndValues...)
-		},
 	}
 }
 

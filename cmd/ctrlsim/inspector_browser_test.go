@@ -123,6 +123,61 @@ func TestInspectorInBrowser(t *testing.T) {
 	if !strings.Contains(verdicts, "at-most-once violated") || !strings.Contains(verdicts, "happened twice") {
 		t.Errorf("the violation is not explained: %q", verdicts)
 	}
+	// The labels on the timeline (the numbered ones, the plan's steps, the
+	// verdict and the heal) do not overlap, as Chromium draws them, and the
+	// numbers follow time.
+	labelOverlaps, err := chromedp.Run(bctx, chromedp.Evaluate[[]overlap](strings.Replace(overlapsJS, `document.querySelectorAll("text")`, `document.querySelectorAll("#plot text")`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range labelOverlaps {
+		t.Errorf("on the timeline, label %q overlaps %q", o.A, o.B)
+	}
+	times, err := chromedp.Run(bctx, chromedp.Evaluate[[]float64](`D_events_at = JSON.parse(document.getElementById("data").textContent).events.map(e => e.At)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(times); i++ {
+		if times[i] < times[i-1] {
+			t.Errorf("event %d happened before event %d: the numbers do not follow time (%v)", i+1, i, times)
+		}
+	}
+	// At 1,400 px the steps table shows its object column: the column's
+	// header and the story's rows' objects are inside the table's view.
+	objectShown, err := chromedp.Run(bctx, chromedp.Evaluate[[]bool](`(() => {
+		const view = document.getElementById("steps-scroll").getBoundingClientRect();
+		const cells = [document.querySelector("#steps th:nth-child(5)")].concat(Array.from(document.querySelectorAll("#steps tr.story td.obj")));
+		return cells.map(c => { const r = c.getBoundingClientRect(); return r.width > 0 && r.left >= view.left && r.right <= view.right; });
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objectShown) < 2 {
+		t.Errorf("the steps table has no object column or no story row: %v", objectShown)
+	}
+	for i, ok := range objectShown {
+		if !ok {
+			t.Errorf("at 1,400 px, object cell %d of the steps table (0: the header) is outside the table's view", i)
+		}
+	}
+	// The steps table does not open with the other processes' start-up
+	// lines (kube-controller-manager's), which the text timeline folds too;
+	// a checkbox shows them.
+	startup, err := chromedp.Run(bctx, chromedp.Evaluate[[]int](`(() => {
+		const rows = Array.from(document.querySelectorAll("#steps tbody tr"));
+		const isStartup = r => r.children[2].textContent.startsWith("kube-controller-manager") && ["log", "start"].includes(r.children[3].textContent);
+		const shown = rows.filter(r => r.style.display !== "none" && isStartup(r)).length;
+		document.getElementById("show-startup").click();
+		const all = rows.filter(r => r.style.display !== "none" && isStartup(r)).length;
+		document.getElementById("show-startup").click();
+		return [shown, all];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if startup[0] != 0 || startup[1] == 0 {
+		t.Errorf("kube-controller-manager's start-up lines in the steps table: %d shown by default, %d with the checkbox; want 0 and some", startup[0], startup[1])
+	}
 	// Click the stale read on the timeline: the detail shows the two versions.
 	stale := ""
 	for _, e := range inList {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,9 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 var (
@@ -96,6 +101,7 @@ func TestBuggyTwinsAreCaught(t *testing.T) {
 				t.Fatalf("the buggy twin (%s) was not caught in %d plans", p.bug, res.Checks)
 			}
 			t.Logf("caught after %d plans: %s\nminimal plan:\n%s", res.Checks, verdicts(res), res.Minimal)
+			storyTold(t, p, res)
 			if why, known := knownFalseAlarms[p.name]; known {
 				t.Skipf("KNOWN FALSE ALARM of the correct operator, so the twin's catch cannot be told from it: %s", why)
 			}
@@ -151,6 +157,70 @@ func replayOnCorrect(t *testing.T, p pattern, res operatortest.Result) {
 	}
 	defer flag.Set("ctrlsim.plan", "")
 	t.Run("minimal-plan-on-the-correct-operator", func(t *testing.T) { operatortest.Run(t, p.options(false)) })
+}
+
+// storyTold replays the twin's minimal plan and checks its picture: the
+// violation's steps are numbered (①, ②, ... in time order), and include the
+// crash when the plan has one, and a stale read when the operator made one of
+// an object the verdict names (the causes a generic oracle's story must show).
+func storyTold(t *testing.T, p pattern, res operatortest.Result) {
+	t.Helper()
+	r, err := operatortest.Replay(t, p.options(true), res.Minimal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(check.Violated(r.Verdicts)) == 0 {
+		// A bug that ranges over a Go map (map-ports, config-checksum)
+		// shows in the runs whose map order shows it.
+		t.Logf("the minimal plan's replay held (its map order, not the plan's, decides): no picture to check")
+		return
+	}
+	svgPath, _, err := r.WriteStory(filepath.Join(t.TempDir(), "twin.plan"), p.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	var prev time.Duration
+	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑳]) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
+		if want := string(rune('①' + n)); m[1] != want {
+			t.Errorf("the picture's step %d is numbered %s", n+1, m[1])
+		}
+		if at, err := time.ParseDuration(m[2]); err != nil || at < prev {
+			t.Errorf("the picture's step %s at %s is out of time order (or unreadable: %v)", m[1], m[2], err)
+		} else {
+			prev = at
+		}
+		steps = append(steps, m[3])
+	}
+	text := strings.Join(steps, "\n")
+	if len(steps) == 0 {
+		t.Errorf("the picture of the twin's failure numbers no step (plan:\n%s)", res.Minimal)
+	}
+	for _, f := range res.Minimal.Faults {
+		if f.Kind == plan.Crash && !strings.Contains(text, "crash: ") {
+			t.Errorf("the plan crashes %s, but the picture's steps do not include the crash:\n%s", f.Process, text)
+		}
+	}
+	var named []string
+	for _, v := range r.Verdicts {
+		if !v.Holds {
+			named = append(named, v.Detail)
+		}
+	}
+	for _, st := range r.Steps {
+		builtin := st.Process == "admin" || st.Process == operatortest.KubeControllerManager || st.Process == "kubelet"
+		if st.Stale() && !trace.IsList(st.Op) && !builtin && slices.ContainsFunc(named, func(d string) bool { return strings.Contains(d, st.Object+" ") || strings.HasSuffix(d, st.Object) }) {
+			if !strings.Contains(text, "stale read of "+st.Object) {
+				t.Errorf("the run read %s stale (%s), but the picture's steps do not include a stale read of it:\n%s", st.Object, st.String(), text)
+			}
+			break
+		}
+	}
+	t.Logf("the picture's steps:\n%s", text)
 }
 
 // firstProperty names the first violated property of res.

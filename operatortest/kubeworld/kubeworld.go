@@ -42,6 +42,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ctrlsim/ctrlsim/kcm"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -67,7 +68,11 @@ func SetupControllers(p *process.Process) error {
 type Model struct {
 	Name     string
 	Triggers []schema.GroupKind
-	setup    func(p *process.Process) error
+	// Hosted names kube-controller-manager's own controller (package kcm)
+	// that runs in its place in a testing/synctest bubble (operatortest's
+	// worlds); setup, the model, runs outside one (nil: nothing).
+	Hosted string
+	setup  func(p *process.Process) error
 }
 
 var (
@@ -78,6 +83,7 @@ var (
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 	serviceKind     = schema.GroupKind{Kind: "Service"}
 	sliceKind       = schema.GroupKind{Group: "discovery.k8s.io", Kind: "EndpointSlice"}
+	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 )
 
 // KubeletTriggers are the kinds the kubelet model watches.
@@ -97,31 +103,47 @@ func Models() []Model {
 		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, setup: func(p *process.Process) error {
 			return (&kube.JobController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(p.Manager())
 		}},
-		{Name: "statefulset", Triggers: []schema.GroupKind{statefulSetKind, podKind}, setup: func(p *process.Process) error {
+		{Name: "statefulset", Triggers: []schema.GroupKind{statefulSetKind, podKind}, Hosted: kcm.StatefulSet, setup: func(p *process.Process) error {
 			mgr := p.Manager()
 			return (&kube.StatefulSetController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("statefulset-controller")}).SetupWithManager(mgr)
 		}},
 		{Name: "endpointslice", Triggers: []schema.GroupKind{serviceKind, podKind, sliceKind}, setup: func(p *process.Process) error {
 			return (&kube.EndpointSliceController{Client: p.Manager().GetClient(), Recorder: p.GetEventRecorderFor("endpointslice-controller")}).SetupWithManager(p.Manager())
 		}},
+		{Name: "pvcprotection", Triggers: []schema.GroupKind{claimKind}, Hosted: kcm.PVCProtection},
 	}
 }
 
 // SetupControllersFor registers, of SetupControllers' models, those with a
-// kind that holds says the world may hold (nil: every model). A model none of
+// kind that holds says the world may hold (nil: every model). In a
+// testing/synctest bubble a model with a Hosted controller is replaced by
+// kube-controller-manager's own (kcm.Setup, one informer factory for all):
+// the StatefulSet controller, and the PVC-protection controller, which has
+// no model. A model none of
 // whose watched kinds ever has an object never reconciles: leaving it out
 // changes nothing but the start-up (operatortest starts only what a world
 // needs).
 func SetupControllersFor(p *process.Process, holds func(schema.GroupKind) bool) error {
+	var hosted []string
 	for _, m := range Models() {
 		if holds != nil && !slices.ContainsFunc(m.Triggers, holds) {
+			continue
+		}
+		if m.Hosted != "" && kcm.Available(p) {
+			hosted = append(hosted, m.Hosted)
+			continue
+		}
+		if m.setup == nil {
 			continue
 		}
 		if err := m.setup(p); err != nil {
 			return err
 		}
 	}
-	return nil
+	if len(hosted) == 0 {
+		return nil
+	}
+	return kcm.Setup(p, func(c kcm.Controller) bool { return slices.Contains(hosted, c.Name) })
 }
 
 // Delays bound the kubelet's draws.

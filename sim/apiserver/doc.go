@@ -423,11 +423,17 @@
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied).
-//   - Admission plugins other than NamespaceLifecycle, PodTopologyLabels and
-//     the webhook plugins (no ValidatingAdmissionPolicy, quotas, limit ranges,
-//     ServiceAccount admission,
-//     StorageObjectInUseProtection: claims get no kubernetes.io/pvc-protection
-//     finalizer); no aggregated ClusterRoles, no bootstrap RBAC policy.
+//   - Admission plugins other than NamespaceLifecycle, PodTopologyLabels,
+//     StorageObjectInUseProtection and the webhook plugins (no
+//     ValidatingAdmissionPolicy, quotas, limit ranges, ServiceAccount
+//     admission); no aggregated ClusterRoles, no bootstrap RBAC policy.
+//     StorageObjectInUseProtection is kube-apiserver's own plugin, hosted
+//     (admission_storage.go), but off until SetStorageObjectInUseProtection
+//     turns it on (kcm.Setup does, with the pvc-protection controller that
+//     removes its finalizer): a world without that controller runs as a
+//     cluster with the plugin disabled, its claims and volumes created
+//     without kubernetes.io/pvc-protection and pv-protection. It runs on
+//     create only, not on a create by update or apply.
 //   - Built-in kind tables (scope, status subresource, generation policy,
 //     unconditional updates) cover the common kinds of k8s.io/api; the differential
 //     suite against a real kube-apiserver is the check.

@@ -96,6 +96,10 @@ type Server struct {
 	vwatch    map[schema.GroupVersionKind]*versionWatch
 	// services holds the Services' cluster IPs and node ports (serviceip.go).
 	services *serviceAllocs
+
+	// storageProtection: the StorageObjectInUseProtection admission plugin
+	// is on (admission_storage.go).
+	storageProtection bool
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme
@@ -251,6 +255,10 @@ func (s *Server) generateName(base string) string {
 type kindStore struct {
 	objects map[objectKey]client.Object
 	sorted  []objectKey
+	// latest is the resourceVersion of the kind's newest change (a
+	// deletion included), latestIn that of each namespace's.
+	latest   uint64
+	latestIn map[string]uint64
 }
 
 func (ks *kindStore) get(key objectKey) (client.Object, bool) {
@@ -311,6 +319,14 @@ func (s *Server) commit(k *Kind, typ watch.EventType, obj client.Object) {
 	} else {
 		s.store(k).put(key, obj)
 	}
+	ks := s.store(k)
+	ks.latest = s.rv
+	if ns := obj.GetNamespace(); ns != "" {
+		if ks.latestIn == nil {
+			ks.latestIn = map[string]uint64{}
+		}
+		ks.latestIn[ns] = s.rv
+	}
 	ev := Event{Type: typ, GVK: k.GVK, Object: obj, ResourceVersion: s.rv, At: s.clock.Now()}
 	s.log = append(s.log, ev)
 	s.notify(ev)
@@ -367,6 +383,26 @@ func errNotServed(k *Kind, name, verb string) error {
 	err.ErrStatus.Message = "the server could not find the requested resource"
 	err.ErrStatus.Details = &metav1.StatusDetails{} // the mux's 404 names nothing
 	return err
+}
+
+// LatestResourceVersion is the resourceVersion of the newest change (a
+// deletion included) to an object of kind gvk in namespace ("": in any), or 0
+// when there was none (or the kind is not served): what a list of that kind
+// there must reflect to be current. Like CurrentResourceVersion it is for
+// observers (traces).
+func (s *Server) LatestResourceVersion(gvk schema.GroupVersionKind, namespace string) uint64 {
+	k, ok := s.kinds.byGVK(gvk)
+	if !ok {
+		return 0
+	}
+	ks := s.objects[k.storageKind().GVK]
+	switch {
+	case ks == nil:
+		return 0
+	case namespace == "" || !k.Namespaced:
+		return ks.latest
+	}
+	return ks.latestIn[namespace]
 }
 
 // CurrentResourceVersion returns the stored resourceVersion of the object of obj's

@@ -278,6 +278,9 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		obj = s.trackUpdate(r.Kind, "", nil, obj, r.manager)
 	}
 	managed := obj.GetManagedFields()
+	if err := s.storageObjectInUseProtection(r, obj); err != nil { // admission_storage.go
+		return nil, err
+	}
 	if obj, err = s.mutate(r, OpCreate, obj, nil); err != nil {
 		return nil, err
 	}

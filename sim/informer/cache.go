@@ -190,6 +190,22 @@ func (c *Cache) FormInformer(gvk schema.GroupVersionKind, f forms.Form) *Informe
 	return i
 }
 
+// SyncedThrough is the resourceVersion through which the cache's informer of
+// kind gvk in form f has applied the kind's changes (its
+// LastSyncResourceVersion: what a read from it reflects), for the trace step
+// of a cached read: without one of form f, the kind's first informer of
+// another form (a client's hooks see a read of another form as of the native
+// one); false when the cache has no informer of the kind. It creates none.
+func (c *Cache) SyncedThrough(gvk schema.GroupVersionKind, f forms.Form) (uint64, bool) {
+	if i, ok := c.informers[informerKey{gvk, f}]; ok {
+		return i.lastRV, true
+	}
+	if k := c.kins[gvk]; k != nil && len(k.members) > 0 {
+		return k.members[0].lastRV, true
+	}
+	return 0, false
+}
+
 // Informers returns the cache's informers ordered by group, version, kind and form
 // (typed, unstructured, metadata).
 func (c *Cache) Informers() []*Informer {

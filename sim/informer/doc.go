@@ -83,7 +83,8 @@
 //     periodic resyncs (controller-runtime's SyncPeriod, 10h by default) never happen.
 //   - No watch bookmarks, no "too old resourceVersion" expiry, no watch-list streaming,
 //     no list paging: the initial list and relists are one synchronous snapshot.
-//     LastSyncResourceVersion is that of the newest event applied, not received.
+//     LastSyncResourceVersion (and Cache.SyncedThrough, which a cached read's trace
+//     step shows) is that of the newest event applied, not received.
 //   - An unobserved window is the process's, not one controller's: controller-runtime's
 //     controllers of one manager share its informers (one store per kind and form) and
 //     read the object from that shared store, so a controller-scoped form could only

@@ -30,6 +30,10 @@ type Call struct {
 	Namespace   string
 	Name        string
 	Cached      bool // a read served by the informer cache
+	// Got is, for a read of another form whose Object is its native copy
+	// and is not filled (a cached list), the caller's object or list as
+	// read; nil otherwise (do not retain).
+	Got runtime.Object
 }
 
 // Hooks observe every call. Before runs before the call reaches the cache or the

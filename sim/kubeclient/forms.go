@@ -197,7 +197,7 @@ func (c *Client) listForm(ctx context.Context, list client.ObjectList, opts ...c
 	}
 	if c.cache != nil {
 		// From the cache's informer of the list's form; the hooks see the native list.
-		call.Object = typed
+		call.Object, call.Got = typed, list
 		return c.do(call, func() error { return c.cache.List(ctx, list, opts...) })
 	}
 	if err := c.List(ctx, typed, opts...); err != nil {

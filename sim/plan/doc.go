@@ -20,6 +20,14 @@
 // scripted workload, Step.Script) rather than one a generator drew; a world
 // runs both alike, and shrinking, which removes draws, keeps it.
 //
+// A workload step names one of the world's seed objects by its index among
+// them (object=0, the form generators draw) or by its kind and name
+// (object=ConfigMap/default/x; object=Namespace/team-a when cluster-scoped),
+// the form an author thinks in. The plan keeps the text it was given;
+// NameObjects writes a plan's indexes as names (the form a failure prints and
+// saves) and IndexObjects reads names back to indexes (the form a world runs,
+// so that both forms run alike), given the seed objects' names in index order.
+//
 // What each fault reaches is what its text says: process= names the one process
 // whose cache, calls or requests it affects (an api fault without process= fails
 // the matching requests of every client, the models' and the admin's included);

@@ -100,6 +100,15 @@
 //     where it is, as by Crash.
 //   - A process bound to a Deployment runs while the Deployment exists and is not
 //     being deleted, and stops (without restart) when it goes.
+//   - A read's step says what it returned against what was current: a get the
+//     version it got (none: 0) against the object's current one, a list its
+//     number of items and, from the cache, the resourceVersion the cache had
+//     applied its kind's changes through (informer.Cache.SyncedThrough)
+//     against that of the newest change to the kind in the list's namespace
+//     (apiserver.Server.LatestResourceVersion); label and field selectors are
+//     not taken into account. An update or patch that removed a deleting
+//     object's last finalizer, which the server answers by deleting the
+//     object, has the digest trace.DigestDeleted.
 //   - Every call, reconcile, result, crash and restart is a trace step attributed
 //     to process, controller, worker and reconcile number; so is every line a
 //     reconciler logs through the context's logger (logf.FromContext) at level 0
@@ -226,6 +235,19 @@
 //     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
 //     variable shared by every world, which made a plan's trace depend on
 //     the worlds run before it).
+//   - kube-controller-manager's own controllers (package kcm) run on the
+//     same seam: a clientset, one ordered informer factory
+//     (NewInformerFactory), each controller's Run in a goroutine that joins
+//     the process first (Join, AdoptStarted), its workqueues replaced by
+//     NewClientGoQueue's through reflect at their unexported fields
+//     (pkg/controller has no seam for them). Hosted: the StatefulSet and
+//     PVC-protection controllers, in a bubble only. Not yet: the garbage
+//     collector, namespace, Deployment, ReplicaSet, Job and EndpointSlice
+//     controllers (models/kube's models run them). A goroutine adopted
+//     as a task that blocks on its own channel (Run waiting on its context)
+//     and calls in after the scheduler closed would wait for ever: kcm's
+//     queues skip their ShutDown once the incarnation has ended so that
+//     Run's deferred calls do not call in.
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another

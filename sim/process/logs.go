@@ -26,8 +26,10 @@ import (
 // controller and reconcile logged, and a reconcileID is random. A sink from the
 // manager's GetLogger is internal: values added to it are hidden; the logger a
 // reconciler finds in its context shows the values the reconciler adds. Values
-// print as JSON (strings, errors and Stringers as their text), never as Go
-// pointers, so that lines are the same in every run.
+// print as zap prints them: text (strings, of named string types too, errors
+// and Stringers) as itself, in double quotes only where it has spaces, quotes
+// or "="; anything else as JSON, never as Go pointers, so that lines are the
+// same in every run.
 type traceSink struct {
 	p          *Process
 	m          *Manager // the incarnation; its lines stop when it ends
@@ -136,29 +138,40 @@ func (s *traceSink) line(msg string, kv []any) string {
 	b.WriteString(msg)
 	all := append(append([]any(nil), s.values...), kv...)
 	for i := 0; i+1 < len(all); i += 2 {
-		fmt.Fprintf(&b, " %v=%s", all[i], quoteValue(valueText(all[i+1])))
+		text, isText := valueText(all[i+1])
+		if isText {
+			text = quoteValue(text)
+		}
+		fmt.Fprintf(&b, " %v=%s", all[i], text)
 	}
 	return b.String()
 }
 
-func valueText(v any) string {
+// valueText is a logged value as zap writes it: text (a string, of a named
+// string type too, an error, a Stringer, an object's name) as itself, quoted
+// by the caller only where it has spaces or quotes; anything else as JSON,
+// which is never quoted again.
+func valueText(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
-		return x
+		return x, true
 	case error:
-		return x.Error()
+		return x.Error(), true
 	case runtime.Object:
-		return objectText(x)
+		return objectText(x), true
 	case fmt.Stringer:
-		return x.String()
+		return x.String(), true
 	case nil:
-		return "null"
+		return "null", false
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return rv.String(), true // type Phase string, say
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprintf("%T", v)
+		return fmt.Sprintf("%T", v), true
 	}
-	return string(b)
+	return string(b), false
 }
 
 // objectText is a Kubernetes object as controller-runtime's zap logger

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/forms"
 	"github.com/ctrlsim/ctrlsim/sim/informer"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/restapi"
@@ -466,6 +468,9 @@ var errProcessGone = errors.New("ctrlsim: the process has died; the call never r
 // a write done that its caller never saw succeed.
 func (p *Process) after(call kubeclient.Call, err error) {
 	s := p.call.Step(p.env.Server, call, err)
+	if call.Cached && call.Verb == "list" && err == nil {
+		s.RVSeen, s.RVCurrent = p.cachedListVersions(call)
+	}
 	p.record(s)
 	if isWrite(call.Verb) && p.env.Faults.CrashAfterWrite(p.spec.Name, p.writes) {
 		// The write has committed; the process dies before the response
@@ -482,6 +487,35 @@ func (p *Process) after(call kubeclient.Call, err error) {
 	if err == nil && isWrite(call.Verb) && call.Verb != "deletecollection" {
 		p.sawOwnWrite(call, committed)
 	}
+}
+
+// cachedListVersions are the resourceVersions of a cached list's trace step:
+// the one the cache had applied the kind's changes through, and that of the
+// newest change to what it lists (the kind, in the list's namespace), the
+// same when the cache had it (the cache may be further on: a change of
+// another namespace).
+func (p *Process) cachedListVersions(call kubeclient.Call) (seen, current uint64) {
+	if p.cache == nil {
+		return 0, 0
+	}
+	gvk, err := forms.GVK(call.Object, p.env.Server.Scheme())
+	if err != nil {
+		return 0, 0
+	}
+	gvk = forms.ItemGVK(gvk)
+	form := forms.Of(call.Object)
+	if call.Got != nil {
+		form = forms.Of(call.Got) // read from the informer of the caller's form
+	}
+	seen, ok := p.cache.SyncedThrough(gvk, form)
+	if !ok {
+		return 0, 0
+	}
+	current = p.env.Server.LatestResourceVersion(gvk, call.Namespace)
+	if current <= seen {
+		current = seen
+	}
+	return seen, current
 }
 
 // sawOwnWrite tells the cache made WithOwnWrites (a blind fault) of a write the
@@ -543,6 +577,17 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 		if o, ok := call.Object.(client.Object); ok && err == nil {
 			s.RVSeen, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
 			s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
+		} else if ok && apierrors.IsNotFound(err) {
+			// Found nothing: stale when the object existed.
+			s.RVCurrent = server.CurrentResourceVersion(o, namespace, name)
+		}
+	case "list":
+		read := call.Object
+		if call.Got != nil {
+			read = call.Got // the list of another form, as read
+		}
+		if err == nil && meta.IsListType(read) {
+			s.Items = meta.LenList(read)
 		}
 	case "update", "patch", "delete":
 		if pc.sent != 0 { // an unconditional write has nothing to be stale against
@@ -552,6 +597,11 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 	if o, ok := call.Object.(client.Object); ok && err == nil && call.Verb != "get" && call.Verb != "list" && call.Verb != "delete" && call.Verb != "deletecollection" {
 		s.RVWritten, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
 		s.Digest = Digest(o)
+		if (call.Verb == "update" || call.Verb == "patch") && call.Subresource == "" && server.CurrentResourceVersion(o, namespace, name) == 0 {
+			// The write removed the last finalizer of a deleting object:
+			// the server deleted it instead of storing the write.
+			s.Digest = trace.DigestDeleted
+		}
 	}
 	s.Result = "ok"
 	if err != nil {

@@ -9,19 +9,54 @@
 // write stored the version at its RVWritten), the plan and the verdicts. Nothing
 // depends on the wall clock or on map order: the same run gives the same bytes.
 //
-// How a violation is explained (Build):
+// How a violation is explained (Build), for every verdict, a generic
+// oracle's or an author's property, from the trace and the verdict alone:
 //   - Side effects the verdict's detail names (a model's own steps, like a
 //     promotion) are numbered: the first, the second. The second of something
 //     that must happen once is where the violation happened, and the verdict is
 //     drawn there, with the time it was judged beside it.
-//   - Each side effect is tied to the reconcile that was running when it happened,
-//     and that reconcile's stale reads (RVSeen older than RVCurrent) are labelled
-//     "saw rv=N, current M" and linked to it.
-//   - Deletions of the objects the detail names, and crashes and restarts before
-//     the judgement, are labelled.
-//   - Objects the detail names, objects read stale, and Helm releases get lanes
-//     showing their state per version (deleting, status.phase, the Ready
-//     condition, a release's newest revision and status, else the version).
+//   - The writes of processes to the objects the detail names (each create and
+//     deletion, a finalizer release that deleted the object among them, and
+//     the last other write to each) up to the judgement.
+//   - A causal slice: each of those writes and side effects is tied to the
+//     reconcile that made it, and that reconcile's reads that returned other
+//     than the server had (trace.Step.Stale: an older version, nothing where
+//     the object was, a list from a cache behind the newest change) are
+//     labelled with what they returned against what was current ("saw rv=N,
+//     current M", "0 items, cache at rv=A, current B") and linked to it.
+//   - The last few stale reads of the named objects, of their owners, and
+//     lists of their kind, by the lead processes (Input.Lead) or, when it
+//     names none, by any.
+//   - The user's steps on them: a workload step whose calls (the admin's, at
+//     its time) wrote one of the objects or an owner.
+//   - The faults' own steps up to the judgement: crashes (one after a write
+//     with the write it followed), restarts, an API fault's start, holds and
+//     releases, stale restarts.
+//   - A verdict that names no object and no side effect is told by the
+//     reconciles it names ("reconcile 17 of /example"), else by the lead
+//     processes' last failing reconcile before it, and by the workload's
+//     steps.
+//   - The events are numbered in time order (by step within one instant). A
+//     verdict with no repeated side effect is drawn at the last write to an
+//     object it names (or at the reconcile it names), with its judged time
+//     beside it.
+//   - Objects the detail names, their owners, objects read stale, and Helm
+//     releases get lanes showing their state per version (deleting,
+//     status.phase, the Ready condition, a release's newest revision and
+//     status, else the version).
+//   - A plan with no fault says so: the heal's line is "fault phase ends
+//     (this plan has no fault)", and a note (Story.Notes) says the default
+//     watch delay alone caused the violation when a stale read led to the
+//     step a verdict is drawn at (how long after the change it missed the
+//     read came), names a stale read among the events as the delay at work
+//     otherwise, else says the workload and the default timing led there.
+//
+// RealScale and WorkloadScale say at what real scale the order of events a
+// fault or the workload's timing makes happens (sentences for a report's "why
+// a real cluster can do this"); ShowsTheBug picks, of two runs of one
+// workload that end differently on an object, the one that shows the bug by
+// one rule (a child follows its owner: once per owner incarnation, present
+// exactly while its owner is).
 //
 // Input.Lead names the processes a reader came for (an operator's among the
 // built-in kube-controller-manager and kubelet): their lanes come first, and
@@ -29,9 +64,17 @@
 //
 // # Known gaps
 //
-//   - The explanation is heuristic: it reads the verdict's detail for names of
-//     objects and side effects. A property whose detail names neither gets its
-//     verdict drawn at its judged time with no labelled events.
+//   - The explanation reads the verdict's detail for names of objects
+//     ("Kind namespace/name") and side effects. A property whose detail names
+//     neither gets its verdict drawn at its judged time with only the faults'
+//     steps labelled.
+//   - A workload step at the run's first instant cannot be told from the
+//     world's set-up by the trace (both are the admin's calls at time 0): its
+//     set-up's writes are taken for the step's.
+//   - A stale list is judged by its kind and namespace: a change of an object
+//     its label or field selector leaves out still makes it stale.
+//   - ShowsTheBug's rule needs an owner reference on the object (in either
+//     run); for an object with none it does not tell.
 //   - Log lines are those of reconcilers (the context's logger); lines of code
 //     that logs through a logger of its own making are not captured.
 //   - Label widths are estimated from a monospace font; a viewer with another

@@ -1,8 +1,15 @@
 package story
 
 import (
+	"cmp"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -88,32 +95,101 @@ func (s *Story) explain() {
 				}
 				// The stale reads the reconcile acted on.
 				for _, j := range s.staleReads(r, i) {
-					sj := steps[j]
-					c := addEvent(j, fmt.Sprintf("stale read of %s: saw rv=%d, current %d", sj.Object, sj.RVSeen, sj.RVCurrent), RoleCause, vi)
+					c := addEvent(j, readLabel(steps[j]), RoleCause, vi)
 					link(c, e, "led to")
 				}
 			}
 		}
-		// Deletions of the objects the detail names: where "still deleting" began.
-		for i, st := range steps {
-			if strings.HasPrefix(st.Op, "delete") && st.Object != "" && mentions(v.Detail, st.Object) && (st.Result == "" || st.Result == "ok") {
-				who := st.Process
-				if st.Controller != "" {
-					who = st.Controller
-				}
-				if who == "" || who == "admin" {
-					continue // the workload's deletions are on the workload lane
-				}
-				addEvent(i, fmt.Sprintf("%s deletes %s", who, st.Object), RoleEffect, vi)
+		// The objects the detail names, and their owners.
+		named := s.namedObjects(v.Detail)
+		concerned := append(slices.Clone(named), s.ownersOf(named)...)
+		// Writes to the objects the detail names (every create and
+		// deletion, and the last other write of each before the
+		// judgement), with the stale reads of the reconcile that made each
+		// (a causal slice: what the write acted on).
+		// Up to the judgement; a verdict with no time (one judged over
+		// the whole run) up to the run's end.
+		until := v.At
+		if until <= 0 && len(steps) > 0 {
+			until = steps[len(steps)-1].At
+		}
+		lastWrite := -1 // the last write to a named object: where a verdict with no repeat happened
+		for _, i := range s.writesTo(named, until) {
+			st := steps[i]
+			e := addEvent(i, writeLabel(st), RoleEffect, vi)
+			if e >= 0 {
+				lastWrite = e
+			}
+			r := s.enclosingReconcile(i)
+			if r < 0 {
+				continue
+			}
+			for _, j := range s.staleReads(r, i) {
+				c := addEvent(j, readLabel(steps[j]), RoleCause, vi)
+				link(c, e, "led to")
 			}
 		}
-		// The workload's steps that name the objects, and crashes on the way.
+		// Reads of the objects (and their owners, and lists of their kind
+		// in their namespace) that returned other than the server had: the
+		// last few before the judgement.
+		for _, i := range s.staleReadsOf(concerned, until, maxStaleReads) {
+			addEvent(i, readLabel(steps[i]), RoleCause, vi)
+		}
+		// The user's steps on the objects or their owners.
+		for _, i := range s.userSteps(concerned, until) {
+			addEvent(i, "user: "+s.actionLabel(steps[i]), RoleUser, vi)
+		}
+		// The faults' own steps on the way.
 		for i, st := range steps {
-			switch {
-			case st.Op == "crash" && st.At <= v.At:
-				addEvent(i, "crash: "+st.Result, RoleFault, vi)
-			case st.Op == "restart" && st.At <= v.At:
+			if st.At > until {
+				break
+			}
+			switch st.Op {
+			case "crash":
+				c := addEvent(i, "crash: "+st.Result, RoleFault, vi)
+				if strings.Contains(st.Result, "after write") {
+					// The write that committed but whose response never
+					// reached the process.
+					if w := s.lastWriteBefore(st.Process, i); w >= 0 {
+						link(addEvent(w, writeLabel(steps[w]), RoleEffect, vi), c, "then")
+					}
+				}
+			case "restart":
 				addEvent(i, "restart: "+st.Result, RoleFault, vi)
+			case "fault", "hold", "release", "stale", "unobserved", "catch-up":
+				label := st.Op
+				if st.Result != "" && st.Result != "ok" {
+					label += ": " + st.Result
+				} else if st.Object != "" {
+					label += " " + st.Object
+				}
+				addEvent(i, label, RoleFault, vi)
+			}
+		}
+		if !s.hasEvents(vi) {
+			// A verdict that names no object and no side effect: the
+			// reconciles it names ("reconcile 17 of /example"), else the
+			// lead processes' last failing reconcile before it, and the
+			// workload's steps.
+			for _, i := range s.namedReconciles(v.Detail, until) {
+				if e := addEvent(i, fmt.Sprintf("reconcile %d of %s (the verdict's)", steps[i].Reconcile, steps[i].Object), RoleEffect, vi); e >= 0 {
+					lastWrite = e
+				}
+			}
+			if !s.hasEvents(vi) {
+				if i := s.lastFailure(until); i >= 0 {
+					if e := addEvent(i, fmt.Sprintf("reconcile r%d of %s ends: %s", steps[i].Reconcile, steps[i].Object, steps[i].Result), RoleEffect, vi); e >= 0 {
+						lastWrite = e
+					}
+				}
+			}
+			for i, st := range steps {
+				if st.At > until {
+					break
+				}
+				if st.Process == "" && st.Op == "action" {
+					addEvent(i, "user: "+s.actionLabel(st), RoleUser, vi)
+				}
 			}
 		}
 		if s.Verdicts[vi].Event < 0 {
@@ -124,7 +200,326 @@ func (s *Story) explain() {
 				}
 			}
 		}
+		if s.Verdicts[vi].Event < 0 && lastWrite >= 0 && s.Events[lastWrite].Verdict == vi {
+			// Else at the last write to an object it names: the state
+			// it judges was made there.
+			s.Verdicts[vi].Event = lastWrite
+		}
 	}
+	s.numberInTimeOrder()
+}
+
+// hasEvents reports whether verdict vi has events other than the faults'.
+func (s *Story) hasEvents(vi int) bool {
+	for _, e := range s.Events {
+		if e.Verdict == vi && e.Role != RoleFault {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcileRef is how a verdict names a reconcile: "reconcile 17 of /example".
+var reconcileRef = regexp.MustCompile(`reconcile (\d+) of (\S+)`)
+
+// namedReconciles are the reconcile steps, up to until, that text names
+// ("reconcile N of REQUEST", N counted over the controller's reconciles).
+func (s *Story) namedReconciles(text string, until time.Duration) []int {
+	var out []int
+	for _, m := range reconcileRef.FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		for i, st := range s.in.Steps {
+			if st.At > until {
+				break
+			}
+			if st.Op == "reconcile" && st.Reconcile == n && st.Object == strings.TrimRight(m[2], ",;:)") {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lastFailure is the last reconcile result of a lead process (any, when the
+// input names none), up to until, that was an error, or -1.
+func (s *Story) lastFailure(until time.Duration) int {
+	last := -1
+	for i, st := range s.in.Steps {
+		if st.At > until {
+			break
+		}
+		if st.Op == "result" && resultColor(st.Result) == colorError && (len(s.in.Lead) == 0 || slices.Contains(s.in.Lead, st.Process)) {
+			last = i
+		}
+	}
+	return last
+}
+
+// maxStaleReads bounds the stale reads of the named objects a verdict's story
+// shows besides those of its writes' reconciles: the last ones before it.
+const maxStaleReads = 3
+
+// numberInTimeOrder sorts the events by time (then by step), so that their
+// numbers follow the run, and renumbers the links and verdicts.
+func (s *Story) numberInTimeOrder() {
+	order := make([]int, len(s.Events))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(s.Events[a].At, s.Events[b].At), cmp.Compare(s.Events[a].Step, s.Events[b].Step))
+	})
+	newIndex := make([]int, len(order))
+	events := make([]Event, len(order))
+	for n, old := range order {
+		newIndex[old] = n
+		events[n] = s.Events[old]
+	}
+	s.Events = events
+	for i := range s.Links {
+		s.Links[i].From, s.Links[i].To = newIndex[s.Links[i].From], newIndex[s.Links[i].To]
+	}
+	for i := range s.Verdicts {
+		if e := s.Verdicts[i].Event; e >= 0 {
+			s.Verdicts[i].Event = newIndex[e]
+		}
+	}
+}
+
+// generatedRef is how a verdict names an object of generated name:
+// "Kind namespace/prefix-*", "prefix-*2", "prefix-*deleted" (operatortest's
+// canonical names, by the object's place among those of its prefix).
+var generatedRef = regexp.MustCompile(`\b([A-Z][A-Za-z0-9]*) (?:([a-z0-9][a-z0-9.-]*)/)?([a-z0-9][a-z0-9.-]*)\*(deleted)?[0-9]*`)
+
+// maxGenerated bounds the objects one generated-name reference adds.
+const maxGenerated = 3
+
+// namedObjects are the objects (as ObjectKey names them) that text names, in
+// the order the server's log first has them. A generated name's canonical
+// form ("ConfigMap work/nightly-*2") names every object of that kind,
+// namespace and generateName prefix (the last few made; the deleted ones for
+// "*deleted"): which of them the place stands for is the judging run's.
+func (s *Story) namedObjects(text string) []string {
+	var out []string
+	for _, ev := range s.in.Log {
+		if k := ObjectKey(ev); !slices.Contains(out, k) && mentions(text, k) {
+			out = append(out, k)
+		}
+	}
+	for _, m := range generatedRef.FindAllStringSubmatch(text, -1) {
+		var made []string
+		for _, ev := range s.in.Log {
+			o := ev.Object
+			if ev.GVK.Kind != m[1] || o.GetNamespace() != m[2] || o.GetGenerateName() != m[3] || ev.Type != watch.Added {
+				continue
+			}
+			if k := ObjectKey(ev); !slices.Contains(made, k) && (m[4] == "") != s.deletedInLog(k) {
+				made = append(made, k)
+			}
+		}
+		if len(made) > maxGenerated {
+			made = made[len(made)-maxGenerated:]
+		}
+		for _, k := range made {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// deletedInLog reports whether the object key was deleted by the end.
+func (s *Story) deletedInLog(key string) bool {
+	gone := false
+	for _, ev := range s.in.Log {
+		if ObjectKey(ev) == key {
+			gone = ev.Type == watch.Deleted
+		}
+	}
+	return gone
+}
+
+// ownersOf are the owners of the objects keys (their ownerReferences, in any
+// version, that name an object of the log), not already among keys.
+func (s *Story) ownersOf(keys []string) []string {
+	var out []string
+	for _, ev := range s.in.Log {
+		if !slices.Contains(keys, ObjectKey(ev)) {
+			continue
+		}
+		for _, ref := range ev.Object.GetOwnerReferences() {
+			for _, k := range []string{ref.Kind + " " + ev.Object.GetNamespace() + "/" + ref.Name, ref.Kind + " " + ref.Name} {
+				if !slices.Contains(keys, k) && !slices.Contains(out, k) && s.inLog(k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (s *Story) inLog(key string) bool {
+	for _, ev := range s.in.Log {
+		if ObjectKey(ev) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// writesTo are the successful writes of processes (not the admin's: the
+// workload's are its steps) to the objects keys up to until: each create and
+// deletion, and the last other write to each object.
+func (s *Story) writesTo(keys []string, until time.Duration) []int {
+	var out []int
+	last := map[string]int{}
+	for i, st := range s.in.Steps {
+		if st.At > until {
+			break
+		}
+		if st.Process == "" || st.Process == "admin" || !IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") || !slices.Contains(keys, st.Object) {
+			continue
+		}
+		op, _, _ := strings.Cut(st.Op, "/")
+		if op == "create" || st.Deletes() {
+			out = append(out, i)
+			continue
+		}
+		last[st.Object] = i
+	}
+	for _, k := range keys {
+		if i, ok := last[k]; ok {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// staleReadsOf are the last n reads by processes (the lead ones, when the
+// input names them), up to until, that returned
+// other than the server had of one of the objects keys, or of a list of the
+// kind of one of them in its namespace (or in every namespace).
+func (s *Story) staleReadsOf(keys []string, until time.Duration, n int) []int {
+	var out []int
+	for i, st := range s.in.Steps {
+		if st.At > until {
+			break
+		}
+		if st.Process == "" || st.Process == "admin" || !st.Stale() || !readsOneOf(st, keys) {
+			continue
+		}
+		if len(s.in.Lead) > 0 && !slices.Contains(s.in.Lead, st.Process) {
+			continue // a built-in controller's reads: the operator's are the story
+		}
+		out = append(out, i)
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// readsOneOf reports whether the read st is of one of the objects keys, or a
+// list that would show one.
+func readsOneOf(st trace.Step, keys []string) bool {
+	if slices.Contains(keys, st.Object) {
+		return true
+	}
+	if !trace.IsList(st.Op) {
+		return false
+	}
+	kind, where, _ := strings.Cut(st.Object, " ")
+	for _, k := range keys {
+		kk, obj, _ := strings.Cut(k, " ")
+		if kk != kind {
+			continue
+		}
+		ns, _, namespaced := strings.Cut(obj, "/")
+		if where == "" || (namespaced && where == ns+"/*") {
+			return true
+		}
+	}
+	return false
+}
+
+// userSteps are the workload's steps, up to until, whose calls wrote one of
+// the objects keys: the admin's writes since the step before it, at its time.
+func (s *Story) userSteps(keys []string, until time.Duration) []int {
+	steps := s.in.Steps
+	var out []int
+	for i, st := range steps {
+		if st.At > until {
+			break
+		}
+		if st.Process != "" || st.Op != "action" {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			a := steps[j]
+			if a.Process != "admin" || a.At != st.At {
+				break
+			}
+			if IsWrite(a.Op) && (a.Result == "ok" || a.Result == "") && slices.Contains(keys, a.Object) {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lastWriteBefore is the last successful write of process before step i, or -1.
+func (s *Story) lastWriteBefore(process string, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if st := s.in.Steps[j]; st.Process == process && IsWrite(st.Op) && (st.Result == "ok" || st.Result == "") {
+			return j
+		}
+	}
+	return -1
+}
+
+// writeLabel says who wrote what: "shop/widget creates ConfigMap default/x".
+func writeLabel(st trace.Step) string {
+	who := st.Process
+	if st.Controller != "" {
+		who = st.Controller
+	}
+	verb := map[string]string{"create": "creates", "update": "updates", "patch": "patches", "delete": "deletes", "deletecollection": "deletes"}
+	op, sub, _ := strings.Cut(st.Op, "/")
+	text := fmt.Sprintf("%s %s %s", who, verb[op], st.Object)
+	if sub != "" {
+		text += "'s " + sub
+	}
+	if st.Digest == trace.DigestDeleted {
+		text = fmt.Sprintf("%s removes the last finalizer of %s: deleted", who, st.Object)
+	}
+	if st.Reconcile > 0 {
+		text += fmt.Sprintf(" (r%d)", st.Reconcile)
+	}
+	return text
+}
+
+// readLabel says what a stale read returned against what was current.
+func readLabel(st trace.Step) string {
+	switch {
+	case trace.IsList(st.Op):
+		return fmt.Sprintf("stale list of %s: %d item%s, cache at rv=%d, current %d", st.Object, st.Items, plural(st.Items), st.RVSeen, st.RVCurrent)
+	case st.RVSeen == 0:
+		return fmt.Sprintf("stale read of %s: not found, current rv=%d", st.Object, st.RVCurrent)
+	case st.RVCurrent == 0:
+		return fmt.Sprintf("stale read of %s: saw rv=%d, since deleted", st.Object, st.RVSeen)
+	}
+	return fmt.Sprintf("stale read of %s: saw rv=%d, current %d", st.Object, st.RVSeen, st.RVCurrent)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // isModelStep reports whether st is a model process's own step (a promotion
@@ -233,8 +628,7 @@ func (s *Story) staleReads(r, until int) []int {
 		if st.Op == "result" || st.Op == "reconcile" {
 			break
 		}
-		read := strings.HasPrefix(strings.TrimPrefix(st.Op, "cached-"), "get") || strings.HasPrefix(strings.TrimPrefix(st.Op, "cached-"), "list")
-		if read && st.RVSeen != 0 && st.RVSeen < st.RVCurrent {
+		if st.Stale() {
 			out = append(out, j)
 		}
 	}

@@ -47,20 +47,23 @@ type jsonTick struct {
 }
 
 type jsonData struct {
-	Title    string                 `json:"title"`
-	Plan     string                 `json:"plan"`
-	Width    float64                `json:"width"`
-	Segments []Segment              `json:"segments"`
-	Ticks    []jsonTick             `json:"ticks"`
-	Heal     int64                  `json:"heal"`
-	Lanes    []Lane                 `json:"lanes"`
-	Steps    []jsonStep             `json:"steps"`
-	Events   []Event                `json:"events"`
-	Links    []Link                 `json:"links"`
-	Verdicts []Verdict              `json:"verdicts"`
-	Objects  map[string]jsonVersion `json:"objects"` // by resourceVersion
-	Logs     []LogLine              `json:"logs"`
-	HasLogs  bool                   `json:"hasLogs"`
+	Title     string                 `json:"title"`
+	Plan      string                 `json:"plan"`
+	Width     float64                `json:"width"`
+	Segments  []Segment              `json:"segments"`
+	Ticks     []jsonTick             `json:"ticks"`
+	Heal      int64                  `json:"heal"`
+	HealLabel string                 `json:"healLabel"`
+	Lead      []string               `json:"lead"`
+	Notes     []string               `json:"notes"`
+	Lanes     []Lane                 `json:"lanes"`
+	Steps     []jsonStep             `json:"steps"`
+	Events    []Event                `json:"events"`
+	Links     []Link                 `json:"links"`
+	Verdicts  []Verdict              `json:"verdicts"`
+	Objects   map[string]jsonVersion `json:"objects"` // by resourceVersion
+	Logs      []LogLine              `json:"logs"`
+	HasLogs   bool                   `json:"hasLogs"`
 }
 
 // WriteHTML writes the run inspector: one self-contained HTML page (its script,
@@ -71,7 +74,7 @@ type jsonData struct {
 // them), and the violation explained.
 func (s *Story) WriteHTML(w io.Writer, logs []LogLine) error {
 	d := jsonData{
-		Title: s.Title, Width: s.Scale.Width, Segments: s.Scale.Segments, Heal: int64(s.Heal),
+		Title: s.Title, Width: s.Scale.Width, Segments: s.Scale.Segments, Heal: int64(s.Heal), HealLabel: s.HealLabel(), Notes: s.Notes, Lead: s.in.Lead,
 		Lanes: s.Lanes, Events: s.Events, Links: s.Links, Verdicts: s.Verdicts,
 		Objects: map[string]jsonVersion{}, Logs: logs, HasLogs: len(logs) > 0,
 	}
@@ -114,7 +117,7 @@ func (s *Story) WriteHTML(w io.Writer, logs []LogLine) error {
 <section id="controls"><span class="zoom"><button id="zoom-in" title="zoom in">+</button><button id="zoom-out" title="zoom out">−</button><button id="zoom-fit" title="fit">fit</button></span>
 <span id="filters"></span></section>
 <section id="timeline"><div id="names"></div><div id="plot-scroll"><svg id="plot" xmlns="http://www.w3.org/2000/svg"></svg></div></section>
-<section id="lower"><div id="steps-pane"><div class="bar"><input id="step-filter" type="search" placeholder="filter steps (text)"> <label><input id="only-story" type="checkbox"> only the violation's steps</label> <label><input id="show-admin" type="checkbox"> admin calls</label></div><div id="steps-scroll"><table id="steps"><thead><tr><th>#</th><th>time</th><th>who</th><th>op</th><th>object</th><th>rv</th><th>result</th></tr></thead><tbody></tbody></table></div></div>
+<section id="lower"><div id="steps-pane"><div class="bar"><input id="step-filter" type="search" placeholder="filter steps (text)"> <label><input id="only-story" type="checkbox"> only the violation's steps</label> <label><input id="show-admin" type="checkbox"> admin calls</label> <label><input id="show-startup" type="checkbox"> start-up lines of the other processes</label></div><div id="steps-scroll"><table id="steps"><thead><tr><th>#</th><th>time</th><th>who</th><th>op</th><th>object</th><th>rv</th><th>result</th></tr></thead><tbody></tbody></table></div></div>
 <div id="detail" aria-live="polite"><p class="hint">Select a step to see the request, the object as the client saw it and as it was stored, and the log lines around it.</p></div></section>
 <section id="plan-pane"><h2>The plan</h2><pre id="plan"></pre></section>
 </main>

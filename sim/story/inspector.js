@@ -162,7 +162,7 @@
     if (D.heal >= 0) {
       var hx = px(D.heal);
       el("line", { x1: hx, x2: hx, y1: 4, y2: H - AXIS_H, stroke: "#666666", "stroke-dasharray": "5,3", "pointer-events": "none" }, svg);
-      el("text", { x: hx + 3, y: 14, fill: "#666666" }, svg, "heal");
+      el("text", { x: hx + 3, y: 14, fill: "#666666" }, svg, D.healLabel || "heal");
     }
     D.verdicts.forEach(function (v) {
       var vx = px(v.At);
@@ -184,16 +184,19 @@
       var e = D.events[ei];
       if (rowOf[e.Lane] === undefined) { return; }
       var x = px(e.At), cy = laneTop(e.Lane) + TRACK_Y + TRACK_H / 2;
-      var color = e.Role === "cause" ? "#c2410c" : (e.Role === "fault" ? "#7f1d1d" : "#d62828");
+      var color = e.Role === "cause" ? "#c2410c" : e.Role === "fault" ? "#7f1d1d" : e.Role === "user" ? "#6a4c93" : "#d62828";
       var g = el("g", { "data-event": ei + 1, "class": "event" }, svg);
       el("circle", { cx: x, cy: cy, r: 8, fill: "#ffffff", "fill-opacity": 0.01, stroke: color, "stroke-width": 2 }, g);
-      // The label in place where it fits before the next one; the number always.
-      var text = circled(ei + 1) + " " + e.Label, end = labelEnd[e.Lane] || -1e9;
-      var next = Infinity;
-      D.events.forEach(function (o) { if (o.Lane === e.Lane && o.At > e.At) { next = Math.min(next, px(o.At)); } });
-      if (x + 9 < end + 4 || x + 9 + text.length * 6.7 > next) { text = circled(ei + 1); }
-      el("text", { x: x + 9, y: laneTop(e.Lane) + 13, fill: color, "font-weight": "bold" }, g, text);
-      labelEnd[e.Lane] = x + 9 + text.length * 6.7;
+      // The label in place where it fits before the next one; the number
+      // always, after the lane's previous label when that reaches past the
+      // event (events at one instant), so that no two overlap. A circled
+      // number is counted two characters wide: fonts draw it wider.
+      var full = circled(ei + 1) + " " + e.Label, end = labelEnd[e.Lane] || -1e9;
+      var lx = Math.max(x + 9, end + 4), next = Infinity;
+      D.events.forEach(function (o) { if (o.Lane === e.Lane && o.At > e.At) { next = Math.min(next, px(o.At) + 9); } });
+      var text = lx === x + 9 && lx + (full.length + 1) * 6.7 <= next - 4 ? full : circled(ei + 1);
+      el("text", { x: lx, y: laneTop(e.Lane) + 13, fill: color, "font-weight": "bold" }, g, text);
+      labelEnd[e.Lane] = lx + (text.length + 1) * 6.7;
       el("title", {}, g, D.steps[e.Step].line);
       clickable(g, e.Step);
     });
@@ -213,10 +216,30 @@
       el("line", { x1: x, x2: x, y1: ay, y2: ay + 4, stroke: "#000000" }, svg);
       var w = t.label.length * 6.7;
       if (x - w / 2 < last + 6) { return; }
-      el("text", { x: x, y: ay + 16, "text-anchor": "middle" }, svg, t.label);
+      el("text", { x: x, y: ay + 16, "text-anchor": "middle", "class": "tick" }, svg, t.label);
       last = x + w / 2;
     });
+    unoverlap(svg);
     renderNames(lanes);
+  }
+
+  // unoverlap moves each label of the plot (not the axis's ticks) right of the
+  // labels it would overlap, as the browser measures them: labels at one
+  // instant (two plan steps, a verdict and the heal) read one after another.
+  function unoverlap(svg) {
+    var placed = [];
+    Array.prototype.slice.call(svg.querySelectorAll("text:not(.tick)")).map(function (t) { return { t: t, b: t.getBBox() }; })
+      .sort(function (a, b) { return a.b.x - b.b.x; }).forEach(function (o) {
+        var b = o.b, x = b.x, moved = true;
+        while (moved) {
+          moved = false;
+          placed.forEach(function (p) {
+            if (x < p.x + p.w + 4 && p.x < x + b.width && b.y + 1 < p.y + p.h && p.y + 1 < b.y + b.height) { x = p.x + p.w + 4; moved = true; }
+          });
+        }
+        if (x !== b.x) { o.t.setAttribute("x", parseFloat(o.t.getAttribute("x")) + (x - b.x)); }
+        placed.push({ x: x, y: b.y, w: b.width, h: b.height });
+      });
   }
 
   function renderNames(lanes) {
@@ -264,6 +287,7 @@
   function renderVerdicts() {
     var box = document.getElementById("verdicts");
     if (!D.verdicts.length) { h("p", { "class": "hint" }, box, "No property was violated in this run."); return; }
+    (D.notes || []).forEach(function (n) { h("p", { "class": "note" }, box, n); });
     D.verdicts.forEach(function (v, vi) {
       var d = h("div", { "class": "verdict" }, box);
       h("h2", {}, d, "✗ " + v.Property + " violated");
@@ -293,29 +317,48 @@
     D.steps.forEach(function (st, i) {
       var tr = h("tr", { "data-step": i }, tb);
       if (eventOfStep[i] !== undefined) { tr.className = "story"; }
-      if (st.RVSeen && st.RVSeen < st.RVCurrent) { tr.className += " stale"; }
+      if (isStale(st)) { tr.className += " stale"; }
       h("td", {}, tr, eventOfStep[i] !== undefined ? circled(eventOfStep[i] + 1) : String(i + 1));
       h("td", {}, tr, atText(st));
-      h("td", {}, tr, who(st));
+      h("td", { "class": "who", title: who(st) }, tr, who(st));
       h("td", {}, tr, st.Op);
-      h("td", {}, tr, st.Object);
-      var rv = "";
-      if (st.RVSeen || st.RVCurrent) { rv = st.RVSeen === st.RVCurrent ? "rv=" + st.RVSeen : "saw " + st.RVSeen + ", current " + st.RVCurrent; }
-      if (st.RVWritten) { rv += (rv ? " " : "") + "wrote " + st.RVWritten; }
-      h("td", { "class": "rv" }, tr, rv);
-      h("td", {}, tr, st.Result);
+      h("td", { "class": "obj" }, tr, st.Object);
+      h("td", { "class": "rv" }, tr, rvText(st));
+      h("td", { "class": "res", title: st.Result }, tr, st.Result);
       tr.addEventListener("click", function () { select(i, false); });
       rows.push(tr);
     });
     filterSteps();
   }
+  // What a read returned against what was current (trace.Step.Stale), and
+  // what a write wrote.
+  function isRead(op) { var o = op.replace(/^cached-/, "").split("/")[0]; return o === "get" || o === "list"; }
+  function isList(op) { return op.replace(/^cached-/, "").split("/")[0] === "list"; }
+  function isStale(st) { return isRead(st.Op) && (st.RVSeen || 0) !== (st.RVCurrent || 0); }
+  function rvText(st) {
+    var rv = "";
+    if (isList(st.Op) && (st.Result === "ok" || !st.Result)) { rv = (st.Items || 0) + ((st.Items || 0) === 1 ? " item" : " items"); }
+    if (st.RVSeen || st.RVCurrent) {
+      var at = isList(st.Op) ? "cache at " : "rv=";
+      var seen = st.RVSeen ? at + st.RVSeen : "none";
+      rv += (rv ? ", " : "") + (st.RVSeen === st.RVCurrent ? seen : isRead(st.Op) ? seen + " (current " + (st.RVCurrent || "none") + ")" : "sent " + st.RVSeen + ", current " + st.RVCurrent);
+    }
+    if (st.Digest === "deleted") { rv += (rv ? " " : "") + "deleted it"; } else if (st.RVWritten) { rv += (rv ? " " : "") + "wrote " + st.RVWritten; }
+    return rv;
+  }
   function filterSteps() {
     var q = document.getElementById("step-filter").value.toLowerCase();
     var only = document.getElementById("only-story").checked;
     var admin = document.getElementById("show-admin").checked;
+    var startup = document.getElementById("show-startup").checked;
     rows.forEach(function (tr, i) {
       var st = D.steps[i];
-      var show = (!q || st.line.toLowerCase().indexOf(q) >= 0) && (!only || eventOfStep[i] !== undefined) && (admin || st.Process !== "admin");
+      // The start-up lines (log, start, setup) of the processes the reader
+      // did not come for (kube-controller-manager's, say), as the text
+      // timeline folds them.
+      var other = D.lead && D.lead.length && D.lead.indexOf(st.Process) < 0 && st.Process !== "admin" && st.Process !== "";
+      var show = (!q || st.line.toLowerCase().indexOf(q) >= 0) && (!only || eventOfStep[i] !== undefined) && (admin || st.Process !== "admin") &&
+        (startup || eventOfStep[i] !== undefined || !other || ["log", "start", "setup", "runnable"].indexOf(st.Op) < 0);
       tr.style.display = show ? "" : "none";
     });
   }
@@ -368,11 +411,18 @@
     row("time", atText(st));
     row("who", who(st));
     row("request", st.Op + (st.Object ? " " + st.Object : ""));
-    if (st.RVSeen || st.RVCurrent) { row("resourceVersion", "had " + st.RVSeen + ", server had " + st.RVCurrent); }
-    if (st.RVWritten) { row("wrote", "rv=" + st.RVWritten); }
+    if (isList(st.Op) && (st.Result === "ok" || !st.Result)) { row("returned", (st.Items || 0) + ((st.Items || 0) === 1 ? " item" : " items")); }
+    if (st.RVSeen || st.RVCurrent) { row("resourceVersion", (isList(st.Op) ? "cache at " : "had ") + st.RVSeen + ", server had " + st.RVCurrent); }
+    if (st.Digest === "deleted") { row("wrote", "nothing: the object was deleted (its last finalizer removed)"); } else if (st.RVWritten) { row("wrote", "rv=" + st.RVWritten); }
     row("result", st.Result || "-");
-    if (st.RVSeen && st.RVSeen < st.RVCurrent) {
-      h("div", { "class": "callout" }, det, "Stale: the caller " + (/^(cached-)?(get|list)/.test(st.Op) ? "read" : "wrote from") + " rv=" + st.RVSeen + " while the server had rv=" + st.RVCurrent + ".");
+    if (isStale(st) && isList(st.Op)) {
+      h("div", { "class": "callout" }, det, "Stale: the cache had applied the changes of this kind through rv=" + st.RVSeen + " while the newest change to what it lists was rv=" + st.RVCurrent + "; the list returned " + (st.Items || 0) + " item(s).");
+    } else if (isStale(st) && !st.RVSeen) {
+      h("div", { "class": "callout" }, det, "Stale: the caller read nothing while the server had the object at rv=" + st.RVCurrent + ".");
+    } else if (isStale(st) && !st.RVCurrent) {
+      h("div", { "class": "callout" }, det, "Stale: the caller read rv=" + st.RVSeen + " of an object the server no longer had.");
+    } else if (isStale(st) || (st.RVSeen && st.RVSeen < st.RVCurrent)) {
+      h("div", { "class": "callout" }, det, "Stale: the caller " + (isRead(st.Op) ? "read" : "wrote from") + " rv=" + st.RVSeen + " while the server had rv=" + st.RVCurrent + ".");
     }
     var ei = eventOfStep[i];
     if (ei !== undefined) {
@@ -466,6 +516,7 @@
   document.getElementById("step-filter").addEventListener("input", filterSteps);
   document.getElementById("only-story").addEventListener("change", filterSteps);
   document.getElementById("show-admin").addEventListener("change", filterSteps);
+  document.getElementById("show-startup").addEventListener("change", filterSteps);
   window.addEventListener("resize", render);
 
   document.getElementById("plan").textContent = D.plan || "(no plan)";

@@ -42,7 +42,7 @@ func helmRelease(ev apiserver.Event) (sec *corev1.Secret, release string, ok boo
 }
 
 // objectLanes adds a lane for each object that matters, with its state over time:
-// the objects the violations name, the objects the events read, every Helm
+// the objects the violations name and their owners, the objects the events read, every Helm
 // release, and, when that leaves room, the objects whose phase or readiness the
 // controllers changed.
 func (s *Story) objectLanes() {
@@ -64,6 +64,13 @@ func (s *Story) objectLanes() {
 			if mentions(v.Detail, k) {
 				add(k)
 			}
+		}
+		named := s.namedObjects(v.Detail) // generated names' objects too
+		for _, k := range named {
+			add(k)
+		}
+		for _, k := range s.ownersOf(named) {
+			add(k)
 		}
 	}
 	byVersion := map[string]bool{} // objects read stale: their lanes show each version

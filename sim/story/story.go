@@ -39,9 +39,12 @@ type Story struct {
 	Events   []Event
 	Links    []Link
 	Verdicts []Verdict
-	Heal     time.Duration // when the fault phase ended; -1 when the run never healed
-	End      time.Duration // the last time drawn
-	Scale    Scale
+	// Notes say what a reader needs besides the events: that a plan with no
+	// fault broke the property under the default timing alone (NoFaultNote).
+	Notes []string
+	Heal  time.Duration // when the fault phase ended; -1 when the run never healed
+	End   time.Duration // the last time drawn
+	Scale Scale
 
 	in       Input
 	versions map[uint64]int // resourceVersion -> index in in.Log
@@ -107,6 +110,7 @@ const (
 	RoleEffect = "effect" // the side effect or state a property judges
 	RoleCause  = "cause"  // what led to it (a stale read)
 	RoleFault  = "fault"  // a crash or restart on the way
+	RoleUser   = "user"   // the workload's step on an object the verdict names
 )
 
 // Event is a step of a violation's story, labelled in place.
@@ -178,6 +182,9 @@ func Build(in Input) *Story {
 	s.explain()
 	s.objectLanes()
 	s.placeVerdicts()
+	if n := s.noFaultNote(); n != "" {
+		s.Notes = append(s.Notes, n)
+	}
 	s.Scale = newScale(s.times())
 	s.End = s.Scale.End()
 	return s

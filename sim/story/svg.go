@@ -132,7 +132,7 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	}
 	if s.Heal >= 0 {
 		a := px(sc.X(s.Heal))
-		text := "heal: faults end"
+		text := s.HealLabel()
 		x, row := top.place(a, text, svgPlotX, svgPlotX+svgPlotW)
 		topLabels = append(topLabels, placed{x: x, anchor: a, row: row, text: text, color: "#666666", event: -1})
 	}
@@ -151,16 +151,18 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	// The event list and the legend below the axis.
 	listY := axisY + 40
 	var list []string
-	for e, ev := range s.Events {
-		st := s.in.Steps[ev.Step]
-		who := st.Process
-		if st.Controller != "" {
-			who += "/" + st.Controller
+	var colors []string // of list's lines
+	listed := func(color string, lines ...string) {
+		for _, l := range lines {
+			list, colors = append(list, l), append(colors, color)
 		}
-		list = append(list, fmt.Sprintf("%s %10s  %-28s %s", circled(e+1), trace.FormatAt(ev.At), who, ev.Label))
 	}
+	listed("black", s.StepLines()...)
 	for _, v := range s.Verdicts {
-		list = append(list, wrap(fmt.Sprintf("✗ %s: %s", v.Property, v.Detail), 150)...)
+		listed(colorError, wrap(fmt.Sprintf("✗ %s: %s", v.Property, v.Detail), 150)...)
+	}
+	for _, n := range s.Notes {
+		listed("#555555", wrap(n, 150)...)
 	}
 	height := listY + rowH*float64(len(list)+2) + 10
 
@@ -287,11 +289,8 @@ func (s *Story) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" font-weight="bold">The violation, step by step</text>`+"\n", ly)
 		ly += rowH + 2
 	}
-	for _, line := range list {
-		color := "black"
-		if strings.HasPrefix(line, "✗") || strings.HasPrefix(line, "    ") {
-			color = colorError
-		}
+	for n, line := range list {
+		color := colors[n]
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="%s" xml:space="preserve">%s</text>`+"\n", ly, color, escape(line))
 		ly += rowH
 	}
@@ -299,6 +298,23 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// StepLines are the violation's steps as the picture lists them, one a line
+// in time order: the number, the time, who, and what ("② 2.004s
+// pipeline-controller/pipeline stale read of ..."). A failure's text can
+// print them as they are.
+func (s *Story) StepLines() []string {
+	var out []string
+	for e, ev := range s.Events {
+		st := s.in.Steps[ev.Step]
+		who := st.Process
+		if st.Controller != "" {
+			who += "/" + st.Controller
+		}
+		out = append(out, fmt.Sprintf("%s %10s  %-28s %s", circled(e+1), trace.FormatAt(ev.At), who, ev.Label))
+	}
+	return out
 }
 
 // laneNames are a lane's two lines of name: what it is and whose.
@@ -364,6 +380,8 @@ func roleColor(role string) string {
 		return "#c2410c"
 	case RoleFault:
 		return "#7f1d1d"
+	case RoleUser:
+		return colorAction
 	}
 	return colorError
 }

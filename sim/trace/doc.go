@@ -6,7 +6,14 @@
 // The canonical line of a step is its fields in a fixed order, space-separated,
 // with "-" for an empty field and Go quoting where a field has spaces:
 //
-//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent>/<rvWritten> <digest> <result>
+//	<nanoseconds> <process> <controller> <worker> <reconcile> <op> <object> <rvSeen>/<rvCurrent>/<rvWritten> <items> <digest> <result>
+//
+// A read says what it returned against what was current: a get the version it
+// got (0: nothing) and the object's current one, a list its number of items
+// and, from a cache, the resourceVersion the cache was at and that of the
+// newest change to what it lists (Step.Stale: the read returned less than the
+// server had). Step.String writes "rv=5 (current 7, stale)" for a get and
+// "0 items cache at rv=5 (current 7, stale)" for a list.
 //
 // The digest is that of what a successful write stored (process.Digest: FNV-1a
 // over the object's JSON), so the hash covers object contents, not only who

@@ -23,14 +23,24 @@ type Step struct {
 	Object     string // "Kind namespace/name", or "Kind name" when cluster-scoped
 	// RVSeen is the resourceVersion the caller had (a write) or got (a read);
 	// RVCurrent is the server's resourceVersion of that object at the time.
-	// Together they show how stale a read was, or why a write conflicted.
+	// Together they show how stale a read was, or why a write conflicted. A
+	// get that found nothing has RVSeen 0 and, when the object existed,
+	// RVCurrent its version. For a cached list, RVSeen is the resourceVersion
+	// the cache had applied its kind's changes through and RVCurrent that of
+	// the newest change to the objects listed (their kind, in the list's
+	// namespace): a list is stale when RVCurrent > RVSeen.
 	RVSeen, RVCurrent uint64
+	// Items is the number of items a successful list returned (0 for other
+	// steps).
+	Items int
 	// RVWritten is the resourceVersion a successful write produced (0 otherwise).
 	RVWritten uint64
 	// Digest is a digest of what a successful write stored (the object as the
 	// server returned it), so that the trace hash covers object contents: a
 	// wall-clock time or a map-order-dependent value written into an object makes
 	// two runs of one plan differ. Empty for reads, failed writes and deletes.
+	// DigestDeleted when the write deleted the object (an update or patch
+	// that removed the last finalizer of a deleting object).
 	Digest string
 	Result string // "ok", an error reason, or the step's outcome
 }
@@ -57,6 +67,8 @@ func (s *Step) appendCanonical(b []byte) []byte {
 	b = strconv.AppendUint(b, s.RVCurrent, 10)
 	b = append(b, '/')
 	b = strconv.AppendUint(b, s.RVWritten, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(s.Items), 10)
 	b = append(b, ' ')
 	b = appendField(b, s.Digest)
 	b = append(b, ' ')
@@ -133,21 +145,80 @@ func (s Step) String() string {
 		who = "-"
 	}
 	fmt.Fprintf(&b, "  %-28s %-10s %s", who, s.Op, s.Object)
+	list := IsList(s.Op) && (s.Result == "ok" || s.Result == "")
+	if list {
+		fmt.Fprintf(&b, " %d item%s", s.Items, plural(s.Items))
+	}
 	if s.RVSeen != 0 || s.RVCurrent != 0 {
+		rv := "rv="
+		if list {
+			rv = "cache at rv="
+		}
 		switch {
 		case s.RVSeen == s.RVCurrent:
-			fmt.Fprintf(&b, " rv=%d", s.RVSeen)
+			fmt.Fprintf(&b, " %s%d", rv, s.RVSeen)
+		case s.RVSeen == 0 && IsRead(s.Op):
+			fmt.Fprintf(&b, " (current rv=%d, stale)", s.RVCurrent)
+		case s.RVCurrent == 0 && IsRead(s.Op):
+			fmt.Fprintf(&b, " %s%d (current: none, stale)", rv, s.RVSeen)
+		case IsRead(s.Op):
+			fmt.Fprintf(&b, " %s%d (current %d, stale)", rv, s.RVSeen, s.RVCurrent)
 		default:
 			fmt.Fprintf(&b, " rv=%d (current %d, stale)", s.RVSeen, s.RVCurrent)
 		}
 	}
-	if s.RVWritten != 0 {
+	switch {
+	case s.Digest == DigestDeleted:
+		b.WriteString(" deleted it (its last finalizer removed)")
+	case s.RVWritten != 0:
 		fmt.Fprintf(&b, " wrote rv=%d", s.RVWritten)
 	}
 	if s.Result != "" {
 		fmt.Fprintf(&b, " -> %s", s.Result)
 	}
 	return b.String()
+}
+
+// DigestDeleted is the digest of a write that deleted its object instead of
+// storing it: an update or patch that removed the last finalizer of a deleting
+// object, which kube-apiserver answers by deleting it (its RVWritten is the
+// version the response carried, the last stored one).
+const DigestDeleted = "deleted"
+
+// Deletes reports whether s is a write that deleted its object, or started its
+// deletion: a delete, or a write that removed a deleting object's last
+// finalizer.
+func (s Step) Deletes() bool {
+	op, _, _ := strings.Cut(s.Op, "/")
+	return (op == "delete" || s.Digest == DigestDeleted) && (s.Result == "ok" || s.Result == "")
+}
+
+// IsRead reports whether op is a read: a get or a list, live or cached, of an
+// object or a subresource.
+func IsRead(op string) bool {
+	op, _, _ = strings.Cut(strings.TrimPrefix(op, "cached-"), "/")
+	return op == "get" || op == "list"
+}
+
+// IsList reports whether op is a list, live or cached.
+func IsList(op string) bool {
+	op, _, _ = strings.Cut(strings.TrimPrefix(op, "cached-"), "/")
+	return op == "list"
+}
+
+// Stale reports whether a read returned other than the server had: an older
+// version of the object, the object where it no longer existed, nothing where
+// it existed, or a list from a cache that had not applied the newest change of
+// what it lists.
+func (s Step) Stale() bool {
+	return IsRead(s.Op) && s.RVCurrent != s.RVSeen
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // FormatAt formats a virtual time offset compactly: 0s, 1.5s, 2m3.004s.

@@ -26,11 +26,11 @@ func record(ss []trace.Step) *trace.Trace {
 
 func TestCanonicalLine(t *testing.T) {
 	got := steps()[2].Canonical()
-	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12/0 - "Conflict: the object has been modified"`
+	want := `2000000000 mgr pipeline 1 1 update "Pipeline ns/p" 10/12/0 0 - "Conflict: the object has been modified"`
 	if got != want {
 		t.Errorf("canonical line:\n got %s\nwant %s", got, want)
 	}
-	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0/0 - -" {
+	if got := (trace.Step{}).Canonical(); got != "0 - - 0 0 - - 0/0/0 0 - -" {
 		t.Errorf("empty fields are '-': %s", got)
 	}
 }
@@ -119,5 +119,33 @@ func TestRunDependentLogValuesStayOutOfTheHash(t *testing.T) {
 	const quoted = `stacktrace="goroutine 7 [running]:\nmain.f(0xc000012345)\n\t/home/u/src/app/main.go:12 +0x1d\n"`
 	if got, want := trace.RunIndependent(quoted), `stacktrace="goroutine N [running]:\nmain.f(0x?)\n\tmain.go:12 +0x?\n"`; got != want {
 		t.Errorf("a quoted stack trace:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A read's line says what it returned against what was current; a write that
+// deleted its object says so.
+func TestAReadSaysWhatItReturnedAgainstWhatWasCurrent(t *testing.T) {
+	for _, c := range []struct {
+		s     trace.Step
+		want  string
+		stale bool
+	}{
+		{trace.Step{Op: "cached-list", Object: "ConfigMap default/*", RVSeen: 5, RVCurrent: 7, Result: "ok"}, "cached-list ConfigMap default/* 0 items cache at rv=5 (current 7, stale) -> ok", true},
+		{trace.Step{Op: "cached-list", Object: "ConfigMap default/*", Items: 1, RVSeen: 7, RVCurrent: 7, Result: "ok"}, "cached-list ConfigMap default/* 1 item cache at rv=7 -> ok", false},
+		{trace.Step{Op: "list", Object: "ConfigMap default/*", Items: 2, Result: "ok"}, "list       ConfigMap default/* 2 items -> ok", false},
+		{trace.Step{Op: "cached-get", Object: "ConfigMap default/y", RVCurrent: 7, Result: "NotFound"}, "cached-get ConfigMap default/y (current rv=7, stale) -> NotFound", true},
+		{trace.Step{Op: "cached-get", Object: "ConfigMap default/y", RVSeen: 6, Result: "ok"}, "cached-get ConfigMap default/y rv=6 (current: none, stale) -> ok", true},
+		{trace.Step{Op: "cached-get", Object: "ConfigMap default/y", RVSeen: 6, RVCurrent: 7, Result: "ok"}, "cached-get ConfigMap default/y rv=6 (current 7, stale) -> ok", true},
+		{trace.Step{Op: "update", Object: "ConfigMap default/y", RVSeen: 6, RVCurrent: 6, RVWritten: 6, Digest: trace.DigestDeleted, Result: "ok"}, "update     ConfigMap default/y rv=6 deleted it (its last finalizer removed) -> ok", false},
+	} {
+		if got := c.s.String(); !strings.HasSuffix(got, c.want) {
+			t.Errorf("String() = %q, want it to end %q", got, c.want)
+		}
+		if c.s.Stale() != c.stale {
+			t.Errorf("%s: Stale() = %v, want %v", c.want, c.s.Stale(), c.stale)
+		}
+	}
+	if del := (trace.Step{Op: "update", Digest: trace.DigestDeleted, Result: "ok"}); !del.Deletes() {
+		t.Error("a finalizer release does not count as a deletion")
 	}
 }

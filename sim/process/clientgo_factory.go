@@ -1,4 +1,4 @@
-package operatortest
+package process
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -37,9 +38,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-
-	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
 // Informer factories that start their informers in a deterministic order.
@@ -53,6 +53,30 @@ import (
 // goroutines are started, and reach the simulator, before the next one's
 // (process.AdoptStarted), so the same plan numbers and runs them the same
 // way every time.
+//
+// NewInformerFactory, NewDynamicInformerFactory and NewMetadataInformerFactory
+// give them to code that hosts client-go controllers: operatortest's
+// ClientGoSetup and package kcm (kube-controller-manager's own controllers).
+
+// NewInformerFactory is informers.SharedInformerFactory (no resync) on client,
+// for the incarnation of mgr (a process's Manager): one client-go factory per
+// informer type, started in the order they were asked for, each one's
+// goroutines tasks of the process before the next one starts.
+func NewInformerFactory(mgr manager.Manager, client kubernetes.Interface) informers.SharedInformerFactory {
+	return newOrderedFactory(client, adopter(mgr))
+}
+
+// NewDynamicInformerFactory is NewInformerFactory's dynamicinformer
+// counterpart: one factory per resource, started in the order asked for.
+func NewDynamicInformerFactory(mgr manager.Manager, client dynamic.Interface) dynamicinformer.DynamicSharedInformerFactory {
+	return newOrderedDynamicFactory(client, adopter(mgr))
+}
+
+// NewMetadataInformerFactory is NewInformerFactory's metadatainformer
+// counterpart: one factory per resource, started in the order asked for.
+func NewMetadataInformerFactory(mgr manager.Manager, client metadata.Interface) metadatainformer.SharedInformerFactory {
+	return newOrderedMetadataFactory(client, adopter(mgr))
+}
 
 // orderedFactory is informers.SharedInformerFactory over one client-go
 // factory per informer type.
@@ -256,5 +280,58 @@ func (f *orderedGVRFactory) Shutdown() {
 // factory's informers: the goroutines they started reach the simulator and
 // become tasks of the process before the next ones start.
 func adopter(mgr manager.Manager) func() {
-	return func() { process.AdoptStarted(mgr) }
+	return func() { AdoptStarted(mgr) }
+}
+
+// InBubble reports whether mgr's process runs in a testing/synctest bubble
+// (package wallclock), where goroutines a client-go controller starts become
+// tasks of the process: hosting one needs it.
+func InBubble(mgr manager.Manager) bool {
+	m, ok := mgr.(*Manager)
+	return ok && m.p.env.Scheduler.InBubble()
+}
+
+// Join makes the calling goroutine a task of mgr's process, as its first
+// call into the simulator (a request, a queue call) would: a goroutine that
+// a host starts to run client-go code calls it first, so that it runs when
+// the plan picks it and is frozen with a crash (AdoptStarted, called by the
+// task that started it, numbers it before what that task does next).
+func Join(mgr manager.Manager) {
+	if m, ok := mgr.(*Manager); ok {
+		m.join()
+	}
+}
+
+var errorHandlersOnce sync.Once
+
+// DropErrorBackoff replaces utilruntime.ErrorHandlers (what
+// utilruntime.HandleError and HandleErrorWithContext call: client-go
+// controllers' workers and reflectors, kube-controller-manager's
+// controllers) by their logging handler alone, once for the test binary.
+// The other, a rudimentary backoff that sleeps until 1 ms has passed since
+// the last error, is one variable for the whole test binary, set from the
+// wall clock when the binary starts and read from each world's bubble
+// clock: its sleeps depend on the worlds run before (the first sleeps for
+// years of bubble time, and the worker that logged the error with it), so
+// the same plan would not give the same trace. The line logged is the same
+// (a process's line in its timeline, logger UnhandledError).
+func DropErrorBackoff() {
+	errorHandlersOnce.Do(func() {
+		utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
+			func(ctx context.Context, err error, msg string, keysAndValues ...any) {
+				logger := klog.LoggerWithName(klog.FromContext(ctx).WithCallDepth(3), "UnhandledError")
+				logger.Error(err, msg, keysAndValues...)
+			},
+		}
+	})
+}
+
+// EnableStorageObjectInUseProtection turns on the StorageObjectInUseProtection
+// admission plugin of the apiserver model mgr's process talks to
+// (apiserver.Server.SetStorageObjectInUseProtection): a host of
+// kube-controller-manager's pvc-protection controller calls it.
+func EnableStorageObjectInUseProtection(mgr manager.Manager) {
+	if m, ok := mgr.(*Manager); ok {
+		m.p.env.Server.SetStorageObjectInUseProtection(true)
+	}
 }

@@ -1,0 +1,219 @@
+package kcm
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller/statefulset"
+	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/process"
+)
+
+// Names of the hosted controllers, as kube-controller-manager's --controllers
+// flag names them.
+const (
+	StatefulSet   = "statefulset-controller"
+	PVCProtection = "persistentvolumeclaim-protection-controller"
+)
+
+// Controller is one of kube-controller-manager's controllers that Setup hosts:
+// its name, the kinds its informers watch (Triggers: a world none of whose
+// objects is of these kinds gives it nothing to do), and how
+// kube-controller-manager builds it (pkg/controller's constructor, with the
+// workers its flags default to).
+type Controller struct {
+	Name     string
+	Triggers []schema.GroupKind
+	build    func(ctx context.Context, h *host) (run func(context.Context), err error)
+}
+
+var (
+	podKind         = schema.GroupKind{Kind: "Pod"}
+	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
+	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
+)
+
+// Controllers are the controllers Setup can host, in the order it starts
+// them.
+func Controllers() []Controller {
+	return []Controller{
+		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind, podKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// startStatefulSetController (cmd/kube-controller-manager/app/apps.go):
+			// --concurrent-statefulset-syncs 5.
+			f := h.factory
+			c := statefulset.NewStatefulSetController(ctx, f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
+				f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), h.clientset)
+			if err := h.simQueue(c, "queue"); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
+		}},
+		{Name: PVCProtection, Triggers: []schema.GroupKind{claimKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// startPersistentVolumeClaimProtectionController
+			// (cmd/kube-controller-manager/app/core.go): one worker
+			// (--concurrent-pvc-protection-syncs... is not a flag: Run(ctx, 1)).
+			f := h.factory
+			c, err := pvcprotection.NewPVCProtectionController(klog.FromContext(ctx), f.Core().V1().PersistentVolumeClaims(), f.Core().V1().Pods(), h.clientset)
+			if err != nil {
+				return nil, err
+			}
+			if err := h.simQueue(c, "queue"); err != nil {
+				return nil, err
+			}
+			if err := h.simQueue(c, "pvcProcessingStore", "namespaceQueue"); err != nil {
+				return nil, err
+			}
+			// kube-apiserver's admission plugin that gives claims the
+			// finalizer this controller removes.
+			process.EnableStorageObjectInUseProtection(h.mgr)
+			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
+		}},
+	}
+}
+
+// host is what the hosted controllers of one incarnation share, as
+// kube-controller-manager's ControllerContext: one clientset and one informer
+// factory.
+type host struct {
+	mgr         manager.Manager
+	incarnation context.Context
+	clientset   kubernetes.Interface
+	factory     informers.SharedInformerFactory
+}
+
+// Setup hosts in p (the kube-controller-manager process) the controllers of
+// Controllers that want says it runs (nil: all), as kube-controller-manager
+// does: at each start of the process, a clientset on its REST config and
+// one informer factory (process.NewInformerFactory: started informer type by
+// informer type, each one's goroutines tasks of the process), each
+// controller built by its own constructor, then the factory started and each
+// controller's Run as a Runnable of the process. Each workqueue a
+// constructor builds (client-go's, on the wall clock, its goroutines outside
+// the scheduler) is shut down and replaced by the simulator's
+// (process.NewClientGoQueue, with client-go's default controller rate
+// limiter, as the constructors use). It needs a testing/synctest bubble
+// (package wallclock): Available says whether p is in one.
+func Setup(p *process.Process, want func(Controller) bool) error {
+	mgr := p.Manager()
+	if !process.InBubble(mgr) {
+		return fmt.Errorf("kcm: process %s: kube-controller-manager's controllers need a testing/synctest bubble (package wallclock)", p.Name())
+	}
+	process.DropErrorBackoff()
+	incarnation, err := process.IncarnationContext(mgr)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("kcm: clientset: %w", err)
+	}
+	h := &host{mgr: mgr, incarnation: incarnation, clientset: cs, factory: process.NewInformerFactory(mgr, cs)}
+	var runs []func(context.Context)
+	for _, c := range Controllers() {
+		if want != nil && !want(c) {
+			continue
+		}
+		ctx := klog.NewContext(incarnation, klog.Background().WithName(c.Name))
+		run, err := c.build(ctx, h)
+		if err != nil {
+			return fmt.Errorf("kcm: %s: %w", c.Name, err)
+		}
+		runs = append(runs, run)
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	// One Runnable starts the informers, then each controller's Run in a
+	// goroutine of its own, as kube-controller-manager's StartControllers
+	// does (go ctrl.Run(ctx, workers)): each joins the process before it
+	// runs (a task, numbered in this order), and runs until the incarnation
+	// ends (a crash, a stop) or the world closes. Run's deferred
+	// ShutDown and wg.Wait for the workers then never reach the simulator
+	// (a killed task's goroutine unwinds without waiting).
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		context.AfterFunc(incarnation, cancel)
+		h.factory.Start(ctx.Done())
+		for _, run := range runs {
+			go func() {
+				process.Join(mgr)
+				run(ctx)
+			}()
+			process.AdoptStarted(mgr)
+		}
+		return nil
+	}))
+}
+
+// Available reports whether Setup can host controllers in p (it runs in a
+// testing/synctest bubble).
+func Available(p *process.Process) bool { return process.InBubble(p.Manager()) }
+
+// Triggered is the want of Setup for a world that may hold only the kinds
+// holds says: the controllers one of whose Triggers it holds.
+func Triggered(holds func(schema.GroupKind) bool) func(Controller) bool {
+	return func(c Controller) bool { return slices.ContainsFunc(c.Triggers, holds) }
+}
+
+// simQueue replaces the client-go workqueue at the path of unexported
+// fields in the controller c points to (a pointer field on the way is
+// followed) by the simulator's, and shuts the replaced one down (its
+// goroutines return). pkg/controller has no seam for the queue: its
+// constructors build it. TestTheQueueFieldsAreWhereSetupLooks pins the paths.
+func (h *host) simQueue(c any, path ...string) error {
+	v := reflect.ValueOf(c)
+	for _, name := range path {
+		for v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return fmt.Errorf("queue %v: %s is not a struct", path, v.Type())
+		}
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			return fmt.Errorf("queue %v: %s has no field %s", path, v.Type(), name)
+		}
+		v = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	}
+	old, ok := v.Interface().(workqueue.TypedInterface[string])
+	if !ok || old == nil {
+		return fmt.Errorf("queue %v: a %s, not a workqueue of strings", path, v.Type())
+	}
+	sq, err := process.NewClientGoQueue[string](h.mgr, workqueue.DefaultTypedControllerRateLimiter[string]())
+	if err != nil {
+		return err
+	}
+	q := &queue{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
+	if !reflect.TypeOf(q).AssignableTo(v.Type()) {
+		return fmt.Errorf("queue %v: the simulator's queue is no %s", path, v.Type())
+	}
+	v.Set(reflect.ValueOf(q))
+	old.ShutDown()
+	return nil
+}
+
+// queue is the simulator's queue as a hosted controller holds it. Its
+// ShutDown once the incarnation has ended (Run's deferred call, when its
+// context ends at a crash or when the world closes) does not reach the
+// simulator: the queue goes with the incarnation, and a call in from a
+// goroutine of an ended incarnation would wait for ever.
+type queue struct {
+	workqueue.TypedRateLimitingInterface[string]
+	incarnation context.Context
+}
+
+func (q *queue) ShutDown() {
+	if q.incarnation.Err() == nil {
+		q.TypedRateLimitingInterface.ShutDown()
+	}
+}
