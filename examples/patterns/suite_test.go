@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
@@ -212,7 +214,7 @@ func storyTold(t *testing.T, p pattern, res operatortest.Result) {
 		}
 	}
 	for _, st := range r.Steps {
-		builtin := st.Process == "admin" || st.Process == operatortest.KubeControllerManager || st.Process == "kubelet"
+		builtin := st.Process == "admin" || st.Process == world.KubeControllerManager || st.Process == "kubelet"
 		if st.Stale() && !trace.IsList(st.Op) && !builtin && slices.ContainsFunc(named, func(d string) bool { return strings.Contains(d, st.Object+" ") || strings.HasSuffix(d, st.Object) }) {
 			if !strings.Contains(text, "stale read of "+st.Object) {
 				t.Errorf("the run read %s stale (%s), but the picture's steps do not include a stale read of it:\n%s", st.Object, st.String(), text)
