@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -53,7 +54,7 @@ func Controllers() []Controller {
 			f := h.factory
 			c := statefulset.NewStatefulSetController(ctx, f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
 				f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), h.clientset)
-			if err := h.simQueue(c, "queue"); err != nil {
+			if err := simQueue[string](h, c, "queue"); err != nil {
 				return nil, err
 			}
 			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
@@ -67,10 +68,10 @@ func Controllers() []Controller {
 			if err != nil {
 				return nil, err
 			}
-			if err := h.simQueue(c, "queue"); err != nil {
+			if err := simQueue[string](h, c, "queue"); err != nil {
 				return nil, err
 			}
-			if err := h.simQueue(c, "pvcProcessingStore", "namespaceQueue"); err != nil {
+			if err := simPlainQueue[string](h, c, "pvcProcessingStore", "namespaceQueue"); err != nil {
 				return nil, err
 			}
 			// kube-apiserver's admission plugin that gives claims the
@@ -123,7 +124,7 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 		if want != nil && !want(c) {
 			continue
 		}
-		ctx := klog.NewContext(incarnation, klog.Background().WithName(c.Name))
+		ctx := klog.NewContext(incarnation, logr.New(untilEnded{klog.Background().GetSink(), incarnation}).WithName(c.Name))
 		run, err := c.build(ctx, h)
 		if err != nil {
 			return fmt.Errorf("kcm: %s: %w", c.Name, err)
@@ -140,9 +141,13 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 	// ends (a crash, a stop) or the world closes. Run's deferred
 	// ShutDown and wg.Wait for the workers then never reach the simulator
 	// (a killed task's goroutine unwinds without waiting).
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		ctx, cancel := context.WithCancel(ctx)
-		context.AfterFunc(incarnation, cancel)
+	return mgr.Add(manager.RunnableFunc(func(context.Context) error {
+		// The incarnation's own context, not one that follows it through
+		// context.AfterFunc: that would end it from a goroutine of its own,
+		// at a moment Go chooses, and the old incarnation's goroutines would
+		// wake (and reach the simulator, frozen) at a different step of the
+		// restart in each run.
+		ctx := incarnation
 		h.factory.Start(ctx.Done())
 		for _, run := range runs {
 			go func() {
@@ -167,33 +172,31 @@ func Triggered(holds func(schema.GroupKind) bool) func(Controller) bool {
 
 // simQueue replaces the client-go workqueue at the path of unexported
 // fields in the controller c points to (a pointer field on the way is
-// followed) by the simulator's, and shuts the replaced one down (its
-// goroutines return). pkg/controller has no seam for the queue: its
-// constructors build it. TestTheQueueFieldsAreWhereSetupLooks pins the paths.
-func (h *host) simQueue(c any, path ...string) error {
-	v := reflect.ValueOf(c)
-	for _, name := range path {
-		for v.Kind() == reflect.Pointer {
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct {
-			return fmt.Errorf("queue %v: %s is not a struct", path, v.Type())
-		}
-		f := v.FieldByName(name)
-		if !f.IsValid() {
-			return fmt.Errorf("queue %v: %s has no field %s", path, v.Type(), name)
-		}
-		v = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+// followed) by the simulator's, with the rate limiter the constructor gave
+// it, and shuts the replaced one down (its goroutines return).
+// pkg/controller has no seam for the queue: its constructors build it.
+func simQueue[T comparable](h *host, c any, path ...string) error {
+	v, err := field(reflect.ValueOf(c), path...)
+	if err != nil {
+		return fmt.Errorf("queue %v: %w", path, err)
 	}
-	old, ok := v.Interface().(workqueue.TypedInterface[string])
+	old, ok := v.Interface().(workqueue.TypedRateLimitingInterface[T])
 	if !ok || old == nil {
-		return fmt.Errorf("queue %v: a %s, not a workqueue of strings", path, v.Type())
+		return fmt.Errorf("queue %v: a %s, not a rate-limiting workqueue", path, v.Type())
 	}
-	sq, err := process.NewClientGoQueue[string](h.mgr, workqueue.DefaultTypedControllerRateLimiter[string]())
+	limiter, err := field(reflect.ValueOf(old), "rateLimiter")
+	if err != nil {
+		return fmt.Errorf("queue %v: client-go's rate-limiting queue: %w", path, err)
+	}
+	rl, ok := limiter.Interface().(workqueue.TypedRateLimiter[T])
+	if !ok {
+		return fmt.Errorf("queue %v: its rate limiter is a %s", path, limiter.Type())
+	}
+	sq, err := process.NewClientGoQueue(h.mgr, rl)
 	if err != nil {
 		return err
 	}
-	q := &queue{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
+	q := &queue[T]{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
 	if !reflect.TypeOf(q).AssignableTo(v.Type()) {
 		return fmt.Errorf("queue %v: the simulator's queue is no %s", path, v.Type())
 	}
@@ -202,18 +205,102 @@ func (h *host) simQueue(c any, path ...string) error {
 	return nil
 }
 
+// simPlainQueue is simQueue for a queue without rate limiting
+// (workqueue.NewTyped), which gets the simulator's rate-limiting one (whose
+// limiter it never calls).
+func simPlainQueue[T comparable](h *host, c any, path ...string) error {
+	v, err := field(reflect.ValueOf(c), path...)
+	if err != nil {
+		return fmt.Errorf("queue %v: %w", path, err)
+	}
+	old, ok := v.Interface().(workqueue.TypedInterface[T])
+	if !ok || old == nil {
+		return fmt.Errorf("queue %v: a %s, not a workqueue", path, v.Type())
+	}
+	sq, err := process.NewClientGoQueue[T](h.mgr, nil)
+	if err != nil {
+		return err
+	}
+	v.Set(reflect.ValueOf(&queue[T]{TypedRateLimitingInterface: sq, incarnation: h.incarnation}))
+	old.ShutDown()
+	return nil
+}
+
+// field is the settable field at path in v (pointers followed), unexported
+// or not. Every test of this package runs Setup with each of Controllers:
+// a path that upstream renamed fails them.
+func field(v reflect.Value, path ...string) (reflect.Value, error) {
+	for _, name := range path {
+		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, fmt.Errorf("%s is not a struct", v.Type())
+		}
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			return reflect.Value{}, fmt.Errorf("%s has no field %s", v.Type(), name)
+		}
+		if !f.CanAddr() {
+			return reflect.Value{}, fmt.Errorf("%s.%s cannot be addressed", v.Type(), name)
+		}
+		v = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	}
+	return v, nil
+}
+
 // queue is the simulator's queue as a hosted controller holds it. Its
 // ShutDown once the incarnation has ended (Run's deferred call, when its
 // context ends at a crash or when the world closes) does not reach the
 // simulator: the queue goes with the incarnation, and a call in from a
 // goroutine of an ended incarnation would wait for ever.
-type queue struct {
-	workqueue.TypedRateLimitingInterface[string]
+type queue[T comparable] struct {
+	workqueue.TypedRateLimitingInterface[T]
 	incarnation context.Context
 }
 
-func (q *queue) ShutDown() {
+func (q *queue[T]) ShutDown() {
 	if q.incarnation.Err() == nil {
 		q.TypedRateLimitingInterface.ShutDown()
 	}
+}
+
+// untilEnded is the log sink of a hosted controller: the process's (klog's
+// global logger, which the simulator routes to the process's timeline) while
+// the incarnation runs, nothing after (Run's "Shutting down" once its context
+// ends, which no process would take: klog's stderr logger).
+type untilEnded struct {
+	logr.LogSink
+	incarnation context.Context
+}
+
+func (s untilEnded) Enabled(level int) bool {
+	return s.incarnation.Err() == nil && s.LogSink.Enabled(level)
+}
+
+func (s untilEnded) Info(level int, msg string, kv ...any) {
+	if s.incarnation.Err() == nil {
+		s.LogSink.Info(level, msg, kv...)
+	}
+}
+
+func (s untilEnded) Error(err error, msg string, kv ...any) {
+	if msg == "unable to register metrics" {
+		// kube-controller-manager builds each controller once; here each
+		// start of each world of the test binary builds it again, and every
+		// metrics registration but the binary's first fails (a duplicate
+		// collector): the line would tell the first world from the others.
+		return
+	}
+	if s.incarnation.Err() == nil {
+		s.LogSink.Error(err, msg, kv...)
+	}
+}
+
+func (s untilEnded) WithValues(kv ...any) logr.LogSink {
+	return untilEnded{s.LogSink.WithValues(kv...), s.incarnation}
+}
+
+func (s untilEnded) WithName(name string) logr.LogSink {
+	return untilEnded{s.LogSink.WithName(name), s.incarnation}
 }
