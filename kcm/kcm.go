@@ -39,7 +39,6 @@ type Controller struct {
 }
 
 var (
-	podKind         = schema.GroupKind{Kind: "Pod"}
 	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 )
@@ -48,7 +47,9 @@ var (
 // them.
 func Controllers() []Controller {
 	return []Controller{
-		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind, podKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+		// A pod alone gives it nothing to do: it acts for StatefulSets (an
+		// orphan pod is claimed by a set that selects it).
+		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
 			// startStatefulSetController (cmd/kube-controller-manager/app/apps.go):
 			// --concurrent-statefulset-syncs 5.
 			f := h.factory
@@ -118,46 +119,59 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 	if err != nil {
 		return fmt.Errorf("kcm: clientset: %w", err)
 	}
-	h := &host{mgr: mgr, incarnation: incarnation, clientset: cs, factory: process.NewInformerFactory(mgr, cs)}
+	// running is the controllers' context: it ends with the incarnation (a
+	// crash, a stop: a child of its context ends with it, in the kernel) or
+	// when the world closes, first thing (the Runnable below), so that the
+	// controllers' goroutines stop calling in before the scheduler is gone.
+	running, stop := context.WithCancel(incarnation)
+	h := &host{mgr: mgr, incarnation: running, clientset: cs, factory: process.NewInformerFactory(mgr, cs)}
 	var runs []func(context.Context)
 	for _, c := range Controllers() {
 		if want != nil && !want(c) {
 			continue
 		}
-		ctx := klog.NewContext(incarnation, logr.New(untilEnded{klog.Background().GetSink(), incarnation}).WithName(c.Name))
+		ctx := klog.NewContext(running, logr.New(untilEnded{klog.Background().GetSink(), running}).WithName(c.Name))
 		run, err := c.build(ctx, h)
 		if err != nil {
+			stop()
 			return fmt.Errorf("kcm: %s: %w", c.Name, err)
 		}
 		runs = append(runs, run)
 	}
 	if len(runs) == 0 {
+		stop()
 		return nil
 	}
 	// One Runnable starts the informers, then each controller's Run in a
 	// goroutine of its own, as kube-controller-manager's StartControllers
 	// does (go ctrl.Run(ctx, workers)): each joins the process before it
-	// runs (a task, numbered in this order), and runs until the incarnation
-	// ends (a crash, a stop) or the world closes. Run's deferred
-	// ShutDown and wg.Wait for the workers then never reach the simulator
-	// (a killed task's goroutine unwinds without waiting).
-	return mgr.Add(manager.RunnableFunc(func(context.Context) error {
-		// The incarnation's own context, not one that follows it through
+	// runs (a task, numbered in this order), and runs until running ends.
+	// The Runnable then waits on its own context, which the scheduler ends
+	// first when the world closes (before it unwinds the controllers'
+	// workers): it ends running. Run's deferred ShutDown then does not call
+	// in, and its wg.Wait returns once the workers are unwound.
+	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		// running, not a context that follows the incarnation through
 		// context.AfterFunc: that would end it from a goroutine of its own,
 		// at a moment Go chooses, and the old incarnation's goroutines would
 		// wake (and reach the simulator, frozen) at a different step of the
 		// restart in each run.
-		ctx := incarnation
-		h.factory.Start(ctx.Done())
+		h.factory.Start(running.Done())
 		for _, run := range runs {
 			go func() {
 				process.Join(mgr)
-				run(ctx)
+				run(running)
 			}()
 			process.AdoptStarted(mgr)
 		}
+		<-ctx.Done()
+		stop()
 		return nil
 	}))
+	if err != nil {
+		stop()
+	}
+	return err
 }
 
 // Available reports whether Setup can host controllers in p (it runs in a
@@ -250,10 +264,10 @@ func field(v reflect.Value, path ...string) (reflect.Value, error) {
 }
 
 // queue is the simulator's queue as a hosted controller holds it. Its
-// ShutDown once the incarnation has ended (Run's deferred call, when its
-// context ends at a crash or when the world closes) does not reach the
-// simulator: the queue goes with the incarnation, and a call in from a
-// goroutine of an ended incarnation would wait for ever.
+// ShutDown once the controllers' context has ended (Run's deferred call, at
+// a crash or when the world closes) does not reach the simulator: the queue
+// goes with the incarnation, and a call in from a goroutine of an ended
+// incarnation, or while the world closes, would wait for ever.
 type queue[T comparable] struct {
 	workqueue.TypedRateLimitingInterface[T]
 	incarnation context.Context
@@ -267,7 +281,7 @@ func (q *queue[T]) ShutDown() {
 
 // untilEnded is the log sink of a hosted controller: the process's (klog's
 // global logger, which the simulator routes to the process's timeline) while
-// the incarnation runs, nothing after (Run's "Shutting down" once its context
+// the controllers run, nothing after (Run's "Shutting down" once its context
 // ends, which no process would take: klog's stderr logger).
 type untilEnded struct {
 	logr.LogSink
