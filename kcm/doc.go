@@ -27,8 +27,21 @@
 //     NewPVCProtectionController, one worker, as kube-controller-manager runs
 //     it: removes kubernetes.io/pvc-protection (which the apiserver model's
 //     StorageObjectInUseProtection admission gives every claim) from a
-//     deleting claim once no pod uses it.
-//     TestADeletedClaimInUseStaysUntilItsPodIsGone.
+//     deleting claim once no pod uses it (it also adds the finalizer to a
+//     claim created before it started).
+//     TestADeletedClaimInUseStaysUntilItsPodIsGone,
+//     TestADeletedClaimInUseDeterminism.
+//
+// operatortest's worlds (operatortest/kubeworld) host both, each only where
+// the world may hold its Triggers: StatefulSets, claims.
+//
+// Cost: a hosted controller lists and watches through client-go over the
+// REST transport (JSON both ways) and runs upstream's full sync. Measured on
+// the orphan-free rolling update of a 3-pod StatefulSet with a crash (30
+// worlds each, same process, load about 7): the model 7.6 worlds/s, the
+// hosted controller 4.7 (1.6 times the time); an operatortest exploration of
+// examples/patterns' StatefulSet operator took the same time either way
+// (3.5 s), the operator's own work and the oracles dominating.
 //
 // # Known gaps
 //
