@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -38,7 +39,6 @@ type Controller struct {
 }
 
 var (
-	podKind         = schema.GroupKind{Kind: "Pod"}
 	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 )
@@ -47,13 +47,15 @@ var (
 // them.
 func Controllers() []Controller {
 	return []Controller{
-		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind, podKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+		// A pod alone gives it nothing to do: it acts for StatefulSets (an
+		// orphan pod is claimed by a set that selects it).
+		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
 			// startStatefulSetController (cmd/kube-controller-manager/app/apps.go):
 			// --concurrent-statefulset-syncs 5.
 			f := h.factory
 			c := statefulset.NewStatefulSetController(ctx, f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
 				f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), h.clientset)
-			if err := h.simQueue(c, "queue"); err != nil {
+			if err := simQueue[string](h, c, "queue"); err != nil {
 				return nil, err
 			}
 			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
@@ -67,10 +69,10 @@ func Controllers() []Controller {
 			if err != nil {
 				return nil, err
 			}
-			if err := h.simQueue(c, "queue"); err != nil {
+			if err := simQueue[string](h, c, "queue"); err != nil {
 				return nil, err
 			}
-			if err := h.simQueue(c, "pvcProcessingStore", "namespaceQueue"); err != nil {
+			if err := simPlainQueue[string](h, c, "pvcProcessingStore", "namespaceQueue"); err != nil {
 				return nil, err
 			}
 			// kube-apiserver's admission plugin that gives claims the
@@ -117,42 +119,59 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 	if err != nil {
 		return fmt.Errorf("kcm: clientset: %w", err)
 	}
-	h := &host{mgr: mgr, incarnation: incarnation, clientset: cs, factory: process.NewInformerFactory(mgr, cs)}
+	// running is the controllers' context: it ends with the incarnation (a
+	// crash, a stop: a child of its context ends with it, in the kernel) or
+	// when the world closes, first thing (the Runnable below), so that the
+	// controllers' goroutines stop calling in before the scheduler is gone.
+	running, stop := context.WithCancel(incarnation)
+	h := &host{mgr: mgr, incarnation: running, clientset: cs, factory: process.NewInformerFactory(mgr, cs)}
 	var runs []func(context.Context)
 	for _, c := range Controllers() {
 		if want != nil && !want(c) {
 			continue
 		}
-		ctx := klog.NewContext(incarnation, klog.Background().WithName(c.Name))
+		ctx := klog.NewContext(running, logr.New(untilEnded{klog.Background().GetSink(), running}).WithName(c.Name))
 		run, err := c.build(ctx, h)
 		if err != nil {
+			stop()
 			return fmt.Errorf("kcm: %s: %w", c.Name, err)
 		}
 		runs = append(runs, run)
 	}
 	if len(runs) == 0 {
+		stop()
 		return nil
 	}
 	// One Runnable starts the informers, then each controller's Run in a
 	// goroutine of its own, as kube-controller-manager's StartControllers
 	// does (go ctrl.Run(ctx, workers)): each joins the process before it
-	// runs (a task, numbered in this order), and runs until the incarnation
-	// ends (a crash, a stop) or the world closes. Run's deferred
-	// ShutDown and wg.Wait for the workers then never reach the simulator
-	// (a killed task's goroutine unwinds without waiting).
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		ctx, cancel := context.WithCancel(ctx)
-		context.AfterFunc(incarnation, cancel)
-		h.factory.Start(ctx.Done())
+	// runs (a task, numbered in this order), and runs until running ends.
+	// The Runnable then waits on its own context, which the scheduler ends
+	// first when the world closes (before it unwinds the controllers'
+	// workers): it ends running. Run's deferred ShutDown then does not call
+	// in, and its wg.Wait returns once the workers are unwound.
+	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		// running, not a context that follows the incarnation through
+		// context.AfterFunc: that would end it from a goroutine of its own,
+		// at a moment Go chooses, and the old incarnation's goroutines would
+		// wake (and reach the simulator, frozen) at a different step of the
+		// restart in each run.
+		h.factory.Start(running.Done())
 		for _, run := range runs {
 			go func() {
 				process.Join(mgr)
-				run(ctx)
+				run(running)
 			}()
 			process.AdoptStarted(mgr)
 		}
+		<-ctx.Done()
+		stop()
 		return nil
 	}))
+	if err != nil {
+		stop()
+	}
+	return err
 }
 
 // Available reports whether Setup can host controllers in p (it runs in a
@@ -167,33 +186,31 @@ func Triggered(holds func(schema.GroupKind) bool) func(Controller) bool {
 
 // simQueue replaces the client-go workqueue at the path of unexported
 // fields in the controller c points to (a pointer field on the way is
-// followed) by the simulator's, and shuts the replaced one down (its
-// goroutines return). pkg/controller has no seam for the queue: its
-// constructors build it. TestTheQueueFieldsAreWhereSetupLooks pins the paths.
-func (h *host) simQueue(c any, path ...string) error {
-	v := reflect.ValueOf(c)
-	for _, name := range path {
-		for v.Kind() == reflect.Pointer {
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct {
-			return fmt.Errorf("queue %v: %s is not a struct", path, v.Type())
-		}
-		f := v.FieldByName(name)
-		if !f.IsValid() {
-			return fmt.Errorf("queue %v: %s has no field %s", path, v.Type(), name)
-		}
-		v = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+// followed) by the simulator's, with the rate limiter the constructor gave
+// it, and shuts the replaced one down (its goroutines return).
+// pkg/controller has no seam for the queue: its constructors build it.
+func simQueue[T comparable](h *host, c any, path ...string) error {
+	v, err := field(reflect.ValueOf(c), path...)
+	if err != nil {
+		return fmt.Errorf("queue %v: %w", path, err)
 	}
-	old, ok := v.Interface().(workqueue.TypedInterface[string])
+	old, ok := v.Interface().(workqueue.TypedRateLimitingInterface[T])
 	if !ok || old == nil {
-		return fmt.Errorf("queue %v: a %s, not a workqueue of strings", path, v.Type())
+		return fmt.Errorf("queue %v: a %s, not a rate-limiting workqueue", path, v.Type())
 	}
-	sq, err := process.NewClientGoQueue[string](h.mgr, workqueue.DefaultTypedControllerRateLimiter[string]())
+	limiter, err := field(reflect.ValueOf(old), "rateLimiter")
+	if err != nil {
+		return fmt.Errorf("queue %v: client-go's rate-limiting queue: %w", path, err)
+	}
+	rl, ok := limiter.Interface().(workqueue.TypedRateLimiter[T])
+	if !ok {
+		return fmt.Errorf("queue %v: its rate limiter is a %s", path, limiter.Type())
+	}
+	sq, err := process.NewClientGoQueue(h.mgr, rl)
 	if err != nil {
 		return err
 	}
-	q := &queue{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
+	q := &queue[T]{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
 	if !reflect.TypeOf(q).AssignableTo(v.Type()) {
 		return fmt.Errorf("queue %v: the simulator's queue is no %s", path, v.Type())
 	}
@@ -202,18 +219,102 @@ func (h *host) simQueue(c any, path ...string) error {
 	return nil
 }
 
+// simPlainQueue is simQueue for a queue without rate limiting
+// (workqueue.NewTyped), which gets the simulator's rate-limiting one (whose
+// limiter it never calls).
+func simPlainQueue[T comparable](h *host, c any, path ...string) error {
+	v, err := field(reflect.ValueOf(c), path...)
+	if err != nil {
+		return fmt.Errorf("queue %v: %w", path, err)
+	}
+	old, ok := v.Interface().(workqueue.TypedInterface[T])
+	if !ok || old == nil {
+		return fmt.Errorf("queue %v: a %s, not a workqueue", path, v.Type())
+	}
+	sq, err := process.NewClientGoQueue[T](h.mgr, nil)
+	if err != nil {
+		return err
+	}
+	v.Set(reflect.ValueOf(&queue[T]{TypedRateLimitingInterface: sq, incarnation: h.incarnation}))
+	old.ShutDown()
+	return nil
+}
+
+// field is the settable field at path in v (pointers followed), unexported
+// or not. Every test of this package runs Setup with each of Controllers:
+// a path that upstream renamed fails them.
+func field(v reflect.Value, path ...string) (reflect.Value, error) {
+	for _, name := range path {
+		for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, fmt.Errorf("%s is not a struct", v.Type())
+		}
+		f := v.FieldByName(name)
+		if !f.IsValid() {
+			return reflect.Value{}, fmt.Errorf("%s has no field %s", v.Type(), name)
+		}
+		if !f.CanAddr() {
+			return reflect.Value{}, fmt.Errorf("%s.%s cannot be addressed", v.Type(), name)
+		}
+		v = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	}
+	return v, nil
+}
+
 // queue is the simulator's queue as a hosted controller holds it. Its
-// ShutDown once the incarnation has ended (Run's deferred call, when its
-// context ends at a crash or when the world closes) does not reach the
-// simulator: the queue goes with the incarnation, and a call in from a
-// goroutine of an ended incarnation would wait for ever.
-type queue struct {
-	workqueue.TypedRateLimitingInterface[string]
+// ShutDown once the controllers' context has ended (Run's deferred call, at
+// a crash or when the world closes) does not reach the simulator: the queue
+// goes with the incarnation, and a call in from a goroutine of an ended
+// incarnation, or while the world closes, would wait for ever.
+type queue[T comparable] struct {
+	workqueue.TypedRateLimitingInterface[T]
 	incarnation context.Context
 }
 
-func (q *queue) ShutDown() {
+func (q *queue[T]) ShutDown() {
 	if q.incarnation.Err() == nil {
 		q.TypedRateLimitingInterface.ShutDown()
 	}
+}
+
+// untilEnded is the log sink of a hosted controller: the process's (klog's
+// global logger, which the simulator routes to the process's timeline) while
+// the controllers run, nothing after (Run's "Shutting down" once its context
+// ends, which no process would take: klog's stderr logger).
+type untilEnded struct {
+	logr.LogSink
+	incarnation context.Context
+}
+
+func (s untilEnded) Enabled(level int) bool {
+	return s.incarnation.Err() == nil && s.LogSink.Enabled(level)
+}
+
+func (s untilEnded) Info(level int, msg string, kv ...any) {
+	if s.incarnation.Err() == nil {
+		s.LogSink.Info(level, msg, kv...)
+	}
+}
+
+func (s untilEnded) Error(err error, msg string, kv ...any) {
+	if msg == "unable to register metrics" {
+		// kube-controller-manager builds each controller once; here each
+		// start of each world of the test binary builds it again, and every
+		// metrics registration but the binary's first fails (a duplicate
+		// collector): the line would tell the first world from the others.
+		return
+	}
+	if s.incarnation.Err() == nil {
+		s.LogSink.Error(err, msg, kv...)
+	}
+}
+
+func (s untilEnded) WithValues(kv ...any) logr.LogSink {
+	return untilEnded{s.LogSink.WithValues(kv...), s.incarnation}
+}
+
+func (s untilEnded) WithName(name string) logr.LogSink {
+	return untilEnded{s.LogSink.WithName(name), s.incarnation}
 }

@@ -33,14 +33,16 @@ func scheme() *runtime.Scheme {
 	return s
 }
 
-// options is a world whose kube-controller-manager hosts the StatefulSet and
-// PVC-protection controllers of k8s.io/kubernetes beside the garbage
-// collector's model, with the kubelet model running the pods.
-func options(p *plan.Plan) func() cluster.Options {
+// options is a world whose kube-controller-manager hosts every controller of
+// Controllers (k8s.io/kubernetes's own) beside the garbage collector's model, with the kubelet model running the pods.
+func options(p *plan.Plan) func() cluster.Options { return optionsFor(p, nil) }
+
+// optionsFor is options with only the controllers want says hosted (nil: all).
+func optionsFor(p *plan.Plan, want func(kcm.Controller) bool) func() cluster.Options {
 	return func() cluster.Options {
 		return cluster.Options{Scheme: scheme(), Processes: []process.Spec{
 			{Name: "kube-controller-manager", Setup: func(pr *process.Process) error {
-				if err := kcm.Setup(pr, nil); err != nil {
+				if err := kcm.Setup(pr, want); err != nil {
 					return err
 				}
 				mgr := pr.Manager()
@@ -211,4 +213,74 @@ func TestADeletedClaimInUseStaysUntilItsPodIsGone(t *testing.T) {
 			t.Errorf("the claim is still there a minute after its pod went: finalizers %v", claim.Finalizers)
 		}
 	})
+}
+
+// A StatefulSet's rolling update and scale-down are deterministic with the
+// hosted controllers under a crash of kube-controller-manager, a lagging
+// StatefulSet watch and a held pod watch: the same plan gives the same trace
+// hash.
+func TestAStatefulSetRollingUpdateDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 9\ncrash process=kube-controller-manager at=3s\nlag process=kube-controller-manager kind=apps/v1/StatefulSet max=3s\nhold process=kube-controller-manager kind=/v1/Pod from=20s until=40s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wallclock.CheckDeterminism(t, p, options(p), func(c *cluster.Cluster) {
+		// Parallel: the controller creates and deletes pods from goroutines
+		// of its own (slowStartBatch), which join the process as tasks.
+		set := statefulSet("web", 3)
+		set.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+		if err := c.Admin().Create(ctx, set); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(30 * time.Second)
+		if err := c.Get(client.ObjectKeyFromObject(set), set); err != nil {
+			t.Fatal(err)
+		}
+		set.Spec.Template.Spec.Containers[0].Image = "app:2"
+		set.Spec.Replicas = ptr.To[int32](2)
+		if err := c.Admin().Update(ctx, set); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Minute)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The claim-in-use workload is deterministic with the hosted PVC-protection
+// controller under a crash of kube-controller-manager and a lagging claim
+// watch.
+func TestADeletedClaimInUseDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 11\ncrash process=kube-controller-manager at=31s\nlag process=kube-controller-manager kind=/v1/PersistentVolumeClaim max=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := func(c kcm.Controller) bool { return c.Name == kcm.PVCProtection }
+	err = wallclock.CheckDeterminism(t, p, optionsFor(p, only), func(c *cluster.Cluster) {
+		claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "data"},
+			Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "user"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1"}},
+				Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}}
+		c.RunFor(time.Second)
+		for _, obj := range []client.Object{claim, pod} {
+			if err := c.Admin().Create(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.RunFor(30 * time.Second)
+		if err := c.Admin().Delete(ctx, claim); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(20 * time.Second)
+		if err := c.Admin().Delete(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(30 * time.Second)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

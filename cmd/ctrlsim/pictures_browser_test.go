@@ -36,8 +36,9 @@ const overlapsJS = `(() => {
 })()`
 
 // Every picture of the catalogue, rendered in Chromium: no two of its texts
-// overlap (labels, lane names, axis ticks, the list), measured with the
-// browser's fonts rather than the layout's estimate of their width.
+// overlap (labels, lane names, axis ticks, the list), and none runs off the
+// picture, measured with the browser's fonts rather than the layout's
+// estimate of their width.
 func TestCataloguePicturesHaveNoOverlappingTexts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives headless Chromium (make test and make test-browser run it)")
@@ -73,6 +74,16 @@ func TestCataloguePicturesHaveNoOverlappingTexts(t *testing.T) {
 		}
 		for _, o := range got {
 			t.Errorf("%s: %q overlaps %q", strings.TrimPrefix(pic, "../../"), o.A, o.B)
+		}
+		off, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`(() => {
+			const w = document.documentElement.width.baseVal.value;
+			return Array.from(document.querySelectorAll("text")).filter(t => { const b = t.getBBox(); return b.x < -1 || b.x + b.width > w + 1; }).map(t => t.textContent);
+		})()`))
+		if err != nil {
+			t.Fatalf("%s: %v", pic, err)
+		}
+		for _, text := range off {
+			t.Errorf("%s: %q runs off the picture", strings.TrimPrefix(pic, "../../"), text)
 		}
 	}
 }

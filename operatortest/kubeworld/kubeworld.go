@@ -126,11 +126,11 @@ func Models() []Model {
 func SetupControllersFor(p *process.Process, holds func(schema.GroupKind) bool) error {
 	var hosted []string
 	for _, m := range Models() {
-		if holds != nil && !slices.ContainsFunc(m.Triggers, holds) {
-			continue
-		}
 		if m.Hosted != "" && kcm.Available(p) {
 			hosted = append(hosted, m.Hosted)
+			continue
+		}
+		if holds != nil && !slices.ContainsFunc(m.Triggers, holds) {
 			continue
 		}
 		if m.setup == nil {
@@ -143,7 +143,12 @@ func SetupControllersFor(p *process.Process, holds func(schema.GroupKind) bool) 
 	if len(hosted) == 0 {
 		return nil
 	}
-	return kcm.Setup(p, func(c kcm.Controller) bool { return slices.Contains(hosted, c.Name) })
+	// Hosted controllers start by their own Triggers (kcm.Controllers): the
+	// StatefulSet controller only where StatefulSets may be, not wherever
+	// pods are (its informers cost a world that has none).
+	return kcm.Setup(p, func(c kcm.Controller) bool {
+		return slices.Contains(hosted, c.Name) && (holds == nil || kcm.Triggered(holds)(c))
+	})
 }
 
 // Delays bound the kubelet's draws.

@@ -105,7 +105,9 @@ func (f *orderedFactory) InformerFor(obj runtime.Object, newFunc internalinterfa
 		f.subs = append(f.subs, sub)
 	}
 	f.mu.Unlock()
-	return sub.InformerFor(obj, newFunc)
+	inf := sub.InformerFor(obj, newFunc)
+	sortIndexer(inf) // clientgo_indexer.go
+	return inf
 }
 
 // InformerName is nil: no informer metrics (as a factory made without
@@ -120,6 +122,7 @@ func (f *orderedFactory) ForResource(gvr schema.GroupVersionResource) (informers
 	if err != nil {
 		return nil, err
 	}
+	sortIndexer(gi.Informer())
 	f.mu.Lock()
 	f.subs = append(f.subs, sub)
 	f.mu.Unlock()
@@ -244,7 +247,9 @@ func (f *orderedGVRFactory) ForResource(gvr schema.GroupVersionResource) informe
 		f.subs = append(f.subs, sub)
 	}
 	f.mu.Unlock()
-	return sub.ForResource(gvr)
+	gi := sub.ForResource(gvr)
+	sortIndexer(gi.Informer())
+	return gi
 }
 
 func (f *orderedGVRFactory) factories() []gvrFactory {

@@ -241,9 +241,11 @@
 //     the process first (Join, AdoptStarted), its workqueues replaced by
 //     NewClientGoQueue's through reflect at their unexported fields
 //     (pkg/controller has no seam for them). Hosted: the StatefulSet and
-//     PVC-protection controllers, in a bubble only. Not yet: the garbage
-//     collector, namespace, Deployment, ReplicaSet, Job and EndpointSlice
-//     controllers (models/kube's models run them). A goroutine adopted
+//     PVC-protection controllers, in a bubble only; package kcm's Known gaps
+//     say why the others are not (the EndpointSlice controller ranges over
+//     Go maps: hosted, one plan gave two traces). The informers of the
+//     ordered factories have sorted indexers (clientgo_indexer.go): client-go's
+//     own lists in Go map order, a new order at every call. A goroutine adopted
 //     as a task that blocks on its own channel (Run waiting on its context)
 //     and calls in after the scheduler closed would wait for ever: kcm's
 //     queues skip their ShutDown once the incarnation has ended so that

@@ -84,6 +84,7 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	lanes := make([]band, len(s.Lanes))
 	labels := make([][]placed, len(s.Lanes))
 	put := func(l int, at time.Duration, text, color string, bold bool, ev int) {
+		text = clipLabel(text, maxLabel)
 		a := px(sc.X(at))
 		x, row := lanes[l].place(a, text, svgPlotX, svgPlotX+svgPlotW)
 		labels[l] = append(labels[l], placed{x: x, w: float64(len([]rune(text))) * charW, anchor: a, row: row, text: text, color: color, bold: bold, event: ev})
@@ -157,7 +158,9 @@ func (s *Story) WriteSVG(w io.Writer) error {
 			list, colors = append(list, l), append(colors, color)
 		}
 	}
-	listed("black", s.StepLines()...)
+	for _, l := range s.StepLines() {
+		listed("black", wrap(l, 150)...)
+	}
 	for _, v := range s.Verdicts {
 		listed(colorError, wrap(fmt.Sprintf("✗ %s: %s", v.Property, v.Detail), 150)...)
 	}
@@ -353,6 +356,18 @@ func wrap(line string, n int) []string {
 		line = "    " + strings.TrimLeft(line[cut:], " ")
 	}
 	return append(out, line)
+}
+
+// maxLabel bounds a label drawn in place, in characters: the rest of a long
+// one (an error's message) is in the list below and in the tooltip.
+const maxLabel = 96
+
+// clipLabel is s cut to n characters, with "…" where it was cut.
+func clipLabel(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func clip(s string) string {

@@ -1,0 +1,110 @@
+package process
+
+import (
+	"reflect"
+	"slices"
+	"unsafe"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+// sortedIndexer is a client-go informer's indexer whose lists come in key
+// order. client-go's own (threadSafeMap) lists by ranging over Go maps: a
+// lister's List, an index's ByIndex, a store's ListKeys come in a new order at
+// every call, and code that acts on the first of them or sorts them with ties
+// (a ReplicaSet controller choosing which pods to delete, a worker listing
+// what to sync) would make two runs of one plan differ. Sorted by key, the
+// same cache gives the same list.
+type sortedIndexer struct {
+	cache.Indexer
+}
+
+func keyOf(obj any) string {
+	k, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return ""
+	}
+	return k
+}
+
+func sortObjects(objs []any) []any {
+	slices.SortStableFunc(objs, func(a, b any) int {
+		ka, kb := keyOf(a), keyOf(b)
+		if ka < kb {
+			return -1
+		}
+		if ka > kb {
+			return 1
+		}
+		return 0
+	})
+	return objs
+}
+
+func (s sortedIndexer) List() []any { return sortObjects(s.Indexer.List()) }
+
+func (s sortedIndexer) ListKeys() []string {
+	keys := s.Indexer.ListKeys()
+	slices.Sort(keys)
+	return keys
+}
+
+func (s sortedIndexer) Index(indexName string, obj any) ([]any, error) {
+	objs, err := s.Indexer.Index(indexName, obj)
+	return sortObjects(objs), err
+}
+
+func (s sortedIndexer) IndexKeys(indexName, indexedValue string) ([]string, error) {
+	keys, err := s.Indexer.IndexKeys(indexName, indexedValue)
+	slices.Sort(keys)
+	return keys, err
+}
+
+func (s sortedIndexer) ListIndexFuncValues(indexName string) []string {
+	values := s.Indexer.ListIndexFuncValues(indexName)
+	slices.Sort(values)
+	return values
+}
+
+func (s sortedIndexer) ByIndex(indexName, indexedValue string) ([]any, error) {
+	objs, err := s.Indexer.ByIndex(indexName, indexedValue)
+	return sortObjects(objs), err
+}
+
+// sortedTxnIndexer is a sortedIndexer over an indexer that applies a batch
+// of deltas at once (cache.TransactionStore), as client-go's does.
+type sortedTxnIndexer struct {
+	sortedIndexer
+	txn cache.TransactionStore
+}
+
+func (s sortedTxnIndexer) Transaction(txns ...cache.Transaction) *cache.TransactionError {
+	return s.txn.Transaction(txns...)
+}
+
+// sortIndexer gives the informer made by client-go's NewSharedIndexInformer
+// a sortedIndexer in place of its own, before anything has asked for it (a
+// lister, GetIndexer, the informer's Run): it is the indexer field of
+// client-go v0.37.2's sharedIndexInformer. An informer of another type, or
+// one already sorted, is left as it is.
+func sortIndexer(inf cache.SharedIndexInformer) {
+	v := reflect.ValueOf(inf)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("indexer")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[cache.Indexer]() {
+		return
+	}
+	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	idx, _ := f.Interface().(cache.Indexer)
+	switch idx.(type) {
+	case nil, sortedIndexer, sortedTxnIndexer:
+		return
+	}
+	var sorted cache.Indexer = sortedIndexer{idx}
+	if txn, ok := idx.(cache.TransactionStore); ok {
+		sorted = sortedTxnIndexer{sortedIndexer{idx}, txn}
+	}
+	f.Set(reflect.ValueOf(&sorted).Elem())
+}
