@@ -45,6 +45,15 @@
 //
 // # Known gaps
 //
+//   - A hosted controller's Run waits for its informers with client-go's
+//     WaitForCacheSync, which polls on the bubble's clock from a goroutine
+//     that never calls in: in a world whose kernel is stopped for good (a
+//     manager's Setup that never returns) the bubble never deadlocks, and
+//     operatortest's bound on such a Setup would never end the run. So
+//     operatortest/kubeworld hosts the controllers only in a run given the
+//     kinds a world holds, and its probe of those kinds (every model) runs
+//     the models; a world that holds StatefulSets or claims and has a Setup
+//     that never returns still hangs until go test's -timeout.
 //   - It needs a testing/synctest bubble (package wallclock; operatortest runs
 //     every plan in one): Setup refuses a process outside one, and
 //     operatortest/kubeworld runs the models of models/kube there instead

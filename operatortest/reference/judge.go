@@ -131,22 +131,23 @@ func RunRecalled(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, 
 // partial result is recalled only for a caller that decides too.
 func RunRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*world.RunResult, error) {
 	key := p.String()
-	if r, ok := w.Recalled[key]; ok && !ColdShrink && (decide || !r.Partial) {
+	c := refsOf(w)
+	if r, ok := c.recalled[key]; ok && !ColdShrink && (decide || !r.Partial) {
 		return r, nil
 	}
 	r, err := judgeRun(w, t, p, decide)
 	if err != nil {
 		return nil, err
 	}
-	if w.Recalled == nil {
-		w.Recalled = map[string]*world.RunResult{}
+	if c.recalled == nil {
+		c.recalled = map[string]*world.RunResult{}
 	}
 	switch {
 	case len(r.Violated()) == 0:
-		w.Recalled[key] = HoldingRun
-	case w.ViolationsRecalled < maxRecalledViolations:
-		w.ViolationsRecalled++
-		w.Recalled[key] = r
+		c.recalled[key] = HoldingRun
+	case c.violations < maxRecalledViolations:
+		c.violations++
+		c.recalled[key] = r
 	}
 	return r, nil
 }

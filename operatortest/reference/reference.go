@@ -32,6 +32,10 @@ import (
 type Cache struct {
 	Runs  map[string]*verdict.Reference
 	order []string
+	// recalled are the plans judged, by text (RunRecalled), violations the
+	// violating ones among them.
+	recalled   map[string]*world.RunResult
+	violations int
 }
 
 // refsOf is w's cache of fault-free runs.

@@ -13,11 +13,11 @@ func CountCut(w *world.World, place int, note string) {
 	if note == "" {
 		return
 	}
-	if w.Cuts == nil {
-		w.Cuts = map[int]string{}
+	if explorationOf(w).cuts == nil {
+		explorationOf(w).cuts = map[int]string{}
 	}
-	if _, ok := w.Cuts[place]; !ok {
-		w.Cuts[place] = note
+	if _, ok := explorationOf(w).cuts[place]; !ok {
+		explorationOf(w).cuts[place] = note
 	}
 }
 
@@ -29,7 +29,7 @@ func CutSummary(w *world.World, out *Result) {
 	}
 	first := 0
 	out.Cut = 0
-	for place := range w.Cuts { // lint:order-independent a count and the least place
+	for place := range explorationOf(w).cuts { // lint:order-independent a count and the least place
 		if last > 0 && place > last {
 			continue // judged by a worker past the pass's end
 		}
@@ -39,7 +39,7 @@ func CutSummary(w *world.World, out *Result) {
 		}
 	}
 	if first > 0 {
-		out.CutNote = fmt.Sprintf("plan %d: %s", first, w.Cuts[first])
+		out.CutNote = fmt.Sprintf("plan %d: %s", first, explorationOf(w).cuts[first])
 	}
 }
 
@@ -50,4 +50,23 @@ func CutLine(r Result) string {
 		return ""
 	}
 	return fmt.Sprintf("%d plan%s cut at the work bound and not judged (%s)", r.Cut, world.Plural(r.Cut), strings.TrimSpace(r.CutNote))
+}
+
+// exploration is what an exploration of a world keeps between its passes
+// (in the world's Search slot).
+type exploration struct {
+	// randomChecks is the random plans' budget once the sweep has taken its
+	// places (0: the whole of Checks; sweep.go).
+	randomChecks int
+	// cuts are the places of the exploration whose plans were cut at the
+	// work bound, with the first note of each.
+	cuts map[int]string
+}
+
+// explorationOf is w's exploration state.
+func explorationOf(w *world.World) *exploration {
+	if w.Search == nil {
+		w.Search = &exploration{}
+	}
+	return w.Search.(*exploration)
 }

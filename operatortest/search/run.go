@@ -259,8 +259,8 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 		return Result{}, err
 	}
 	out.Targeted, out.Findings = cov, swept
-	w.RandomChecks = w.Opts.Checks - offset
-	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || w.RandomChecks <= 0 {
+	explorationOf(w).randomChecks = w.Opts.Checks - offset
+	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || explorationOf(w).randomChecks <= 0 {
 		out.Checks = sweptHere
 		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
@@ -357,8 +357,8 @@ func finishExploration(w *world.World, out Result, start time.Time) Result {
 // the places the sweep took (all of it in a worker process, which judges
 // the places its parent gives it).
 func randomBudget(w *world.World) int {
-	if w.RandomChecks > 0 {
-		return w.RandomChecks
+	if explorationOf(w).randomChecks > 0 {
+		return explorationOf(w).randomChecks
 	}
 	return w.Opts.Checks
 }

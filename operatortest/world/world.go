@@ -48,23 +48,20 @@ type WorldError struct{ Err error }
 
 func (e *WorldError) Error() string { return e.Err.Error() }
 
-// world is the cluster of one test: what each plan's run is built from.
+// World is the cluster of one test: what each plan's run is built from,
+// and what its runs so far have left for the next (the built-in kinds held,
+// the cut noted, the runs counted).
 type World struct {
-	// refs are the fault-free runs by seed and workload (reference.go's
-	// refCache, kept here for the world's life).
-	Refs any
-	Held kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
-	// recalled are the plans judged, by text (runRecalled).
-	Recalled           map[string]*RunResult
-	ViolationsRecalled int
-	// randomChecks is the random plans' budget once the sweep has taken its
-	// places (0: the whole of Checks; sweep.go).
-	RandomChecks int
-	// judgeCut is the note of a run cut at its work bound while the plan
-	// being judged ran, or a reference it was judged against (cut.go);
-	// cuts the places of the exploration whose plans were cut.
+	// Refs and Search are the state of the parts above the world, kept for
+	// its life and opaque to it: package reference's fault-free runs and
+	// recalled verdicts (reference.Cache), package search's exploration
+	// (its random budget, the places cut).
+	Refs, Search any
+	Held         kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
+	// JudgeCut is the note of a run cut at its work bound while the plan
+	// being judged ran, or a reference it was judged against (package
+	// reference's cut.go).
 	JudgeCut string
-	Cuts     map[int]string
 	// runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
 	Runs int
