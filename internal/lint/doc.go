@@ -25,7 +25,7 @@
 //     sim/ imports no project package outside sim/; models/ imports none of
 //     sim/, controllers/, scenarios/, cmd/, fuzz/; controllers/ none of sim/,
 //     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/; internal/,
-//     operatortest/ and wallclock/ none of scenarios/, examples/, cmd/, fuzz/
+//     operatortest/, wallclock/ and kcm/ none of scenarios/, examples/, cmd/, fuzz/
 //     (operatortest's test files may drive example operators).
 //   - map-order: in non-test files under sim/, a `for ... range` over a map
 //     (or over maps.Keys, maps.Values or maps.All) needs the comment

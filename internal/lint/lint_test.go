@@ -274,7 +274,7 @@ func layerRule(from, to string) (forbidden bool, instead string) {
 	case "scenarios":
 		return slices.Contains([]string{"cmd", "fuzz"}, to),
 			"cmd/ and fuzz/ drive scenarios/, not the other way round: move the shared code into scenarios/"
-	case "internal", "operatortest", "wallclock":
+	case "internal", "operatortest", "wallclock", "kcm":
 		return slices.Contains([]string{"scenarios", "examples", "cmd", "fuzz"}, to),
 			"scenarios/, examples/, cmd/ and fuzz/ use the engine, not the other way round: move what they share below them, or the code that needs them into cmd/ctrlsim/internal"
 	}
