@@ -20,18 +20,9 @@ import (
 // judges it (reference runs, the generic oracles, the test's properties). A
 // plan that violates a property fails the fuzz test with its text; a world
 // that cannot run fails it with the error. The Options are checked at once
-// (the error names the bad one, as Run's does).
-//
-//	func FuzzMyOperator(f *testing.F) {
-//		target, err := operatortest.FuzzTarget(myOptions())
-//		if err != nil {
-//			f.Fatal(err)
-//		}
-//		for _, in := range operatortest.FuzzSeeds() {
-//			f.Add(in)
-//		}
-//		f.Fuzz(target)
-//	}
+// (the error names the bad one, as Run's does). An author's fuzz test is
+// operatortest.Fuzz, which adds FuzzSeeds and fuzzes this target; fuzz/'s
+// targets of the catalogue's entries use the two directly.
 func FuzzTarget(o world.Options) (func(t *testing.T, data []byte), error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
