@@ -3,8 +3,8 @@ package promobench_test
 import (
 	"testing"
 
-	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 )
 
 // The scripted promotion reaches prod on both sides, envtest waits for the
