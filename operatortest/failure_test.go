@@ -271,3 +271,32 @@ func TestTheStoryDirectoryIsThePackagesPathInItsModule(t *testing.T) {
 		t.Errorf("the module's root package: %s", svg)
 	}
 }
+
+// The markdown report's replay line is the one the failing test printed: the
+// plan's path under testdata/ctrlsim, not a name the reader must save it by.
+func TestTheMarkdownReportReplaysThePlanByThePathTheTestPrinted(t *testing.T) {
+	old := *failure.FlagArtifacts
+	*failure.FlagArtifacts = t.TempDir()
+	t.Cleanup(func() { *failure.FlagArtifacts = old })
+	w, err := search.NewWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 1\ncrash process=op write=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "ctrlsim", "TestX.plan")
+	f, err := failure.OfPlan(w, t, p, path)
+	if err != nil || f == nil {
+		t.Fatalf("the crash between the two creates: %v, %v", f, err)
+	}
+	md, err := os.ReadFile(f.Files.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := failure.ReplayCommand(t.Name(), path)
+	if !strings.Contains(f.Text, replay) || !strings.Contains(string(md), replay) {
+		t.Errorf("the replay line %q is not both in the failure's text and in the markdown report:\n%s\n---\n%s", replay, f.Text, md)
+	}
+}

@@ -544,7 +544,13 @@ func (rep *Report) markdown(svg, html string) string {
 	b.WriteString("\n## The minimal plan\n\n```\n")
 	b.WriteString(rep.P.String())
 	b.WriteString("```\n\n")
-	name := filepath.Base(rep.PlanPath)
+	// The path the failure printed (testdata/ctrlsim/...), so that the
+	// replay line is the one the test printed; a plan replayed from
+	// elsewhere (an absolute path) is saved beside the test by its name.
+	name := rep.PlanPath
+	if filepath.IsAbs(name) {
+		name = filepath.Base(name)
+	}
 	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, ReplayCommand(rep.Test, name))
 	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.R.Hash)
 	b.WriteString("## The story\n\n")
