@@ -300,3 +300,22 @@ func TestTheMarkdownReportReplaysThePlanByThePathTheTestPrinted(t *testing.T) {
 		t.Errorf("the replay line %q is not both in the failure's text and in the markdown report:\n%s\n---\n%s", replay, f.Text, md)
 	}
 }
+
+// Each fault's line says at what real scale the same order of events
+// happens (a lag of milliseconds stands for any lag that puts a read before a
+// change), and the workload's says how far apart a user's steps may be.
+func TestWhyARealClusterCanDoThisSaysAtWhatRealScale(t *testing.T) {
+	p, err := plan.Parse("seed 1\nat 1s delete object=0\nat 1.2s recreate object=0\nlag process=op kind=* min=0s max=5ms\ncrash process=op write=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := failure.WhyReal(p, nil, nil)
+	if len(got) != 3 {
+		t.Fatalf("want a line for each fault and one for the workload: %q", got)
+	}
+	for i, want := range []string{"only the order matters", "a process dies between any two instructions", "two of the workload's steps came 200ms apart"} {
+		if !strings.Contains(got[i], "At real scale: ") || !strings.Contains(got[i], want) {
+			t.Errorf("line %d: %q, want it to say at what real scale (%q)", i, got[i], want)
+		}
+	}
+}

@@ -286,7 +286,11 @@ func WhyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) [
 	var out []string
 	for _, f := range p.Faults {
 		at := manifest(f, steps)
-		out = append(out, fmt.Sprintf("`%s`: %s. On a real cluster: %s.", f.String(), whatHappened(f, steps, at), realEvent(f)))
+		line := fmt.Sprintf("`%s`: %s. On a real cluster: %s.", f.String(), whatHappened(f, steps, at), realEvent(f))
+		if scale := story.RealScale(f); scale != "" {
+			line += " " + scale + "."
+		}
+		out = append(out, line)
 	}
 	workload := 0
 	for _, s := range p.Steps {
@@ -297,7 +301,11 @@ func WhyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) [
 		workload++
 	}
 	if workload > 0 {
-		out = append(out, fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", workload, world.Plural(workload)))
+		line := fmt.Sprintf("The workload's %d step%s (`at ...` lines): what a user or a GitOps tool does to the objects.", workload, world.Plural(workload))
+		if scale := story.WorkloadScale(p); scale != "" {
+			line += " " + scale + "."
+		}
+		out = append(out, line)
 	}
 	if len(p.Faults) == 0 && workload == len(p.Steps) {
 		out = append(out, "No fault: the violation happens in a fault-free run, under the plan's schedule alone (a race the operator loses in some interleavings).")
