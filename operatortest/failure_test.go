@@ -180,7 +180,7 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	f := failingRun(t, dir)
 	story := filepath.Join(dir, "operatortest")
 	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
-		"from the fault to the violation:", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
+		"from the fault to the violation:", "the violation, step by step (numbered as the picture numbers them):\n  ①", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
 		"the story is in the artifacts directory " + story, "commit the plan " + filepath.Join(dir, "TestX.plan") + ", not the story"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, f.Text)

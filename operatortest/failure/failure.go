@@ -629,6 +629,12 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			b.WriteString(l + "\n")
 		}
 	}
+	if lines := rep.Story().StepLines(); len(lines) > 0 {
+		b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
+		for _, l := range lines {
+			b.WriteString("  " + l + "\n")
+		}
+	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
 	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(t.Name(), path))
 	f := &Failure{}
