@@ -148,6 +148,12 @@ func failingRun(t *testing.T, dir string) *failure.Failure {
 // the flag not given).
 func failingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
 	t.Helper()
+	return failingRunAt(t, filepath.Join(dir, "TestX.plan"), artifacts)
+}
+
+// failingRunAt is failingRunIn with the plan saved at path.
+func failingRunAt(t *testing.T, path, artifacts string) *failure.Failure {
+	t.Helper()
 	old := *failure.FlagArtifacts
 	*failure.FlagArtifacts = artifacts
 	t.Cleanup(func() { *failure.FlagArtifacts = old })
@@ -159,7 +165,7 @@ func failingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := failure.OfPlan(w, t, p, filepath.Join(dir, "TestX.plan"))
+	f, err := failure.OfPlan(w, t, p, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,22 +281,8 @@ func TestTheStoryDirectoryIsThePackagesPathInItsModule(t *testing.T) {
 // The markdown report's replay line is the one the failing test printed: the
 // plan's path under testdata/ctrlsim, not a name the reader must save it by.
 func TestTheMarkdownReportReplaysThePlanByThePathTheTestPrinted(t *testing.T) {
-	old := *failure.FlagArtifacts
-	*failure.FlagArtifacts = t.TempDir()
-	t.Cleanup(func() { *failure.FlagArtifacts = old })
-	w, err := search.NewWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Parse("seed 1\ncrash process=op write=1\n")
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join("testdata", "ctrlsim", "TestX.plan")
-	f, err := failure.OfPlan(w, t, p, path)
-	if err != nil || f == nil {
-		t.Fatalf("the crash between the two creates: %v, %v", f, err)
-	}
+	f := failingRunAt(t, path, t.TempDir())
 	md, err := os.ReadFile(f.Files.Markdown)
 	if err != nil {
 		t.Fatal(err)
