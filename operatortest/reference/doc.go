@@ -16,7 +16,13 @@
 //     which a real cluster delivers concurrent events is not fixed. A
 //     field or object the two differ in is learned as nondeterministic
 //     (converges, update-summaries); interleavings-agree fires when the two
-//     themselves disagree.
+//     themselves disagree, and names the run that shows the bug by the rule
+//     a child follows its owner (story.ShowsTheBug, read from the two runs'
+//     watch logs, kept metadata only beside each cached reference): the run
+//     that made an object twice for one incarnation of its owner, or left a
+//     re-created owner without the child the other run made again. When the
+//     rule does not tell them apart (the object has no owner), the faulted
+//     run tells: the schedule whose end state it does not share is suspect.
 //   - other draws (random.go): a value drawn at random differs between any
 //     two runs on a real cluster; the fields that differ with the
 //     operator's randomness alone are learned too.
@@ -96,6 +102,9 @@
 //     before and, when that does not excuse, after a cut reconcile) when converges or
 //     update-summaries would still fire and an operator's process was down
 //     or its view behind (a stale restart, a hold or lag of its watches);
-//     references are cached by seed and workload (64 at most), the
+//     references are cached by seed and workload (256 at most), the
 //     downtime's by its windows too (a shrink's replays reuse it).
+//   - interleavings-agree's blame reads only the first object the two
+//     schedules disagree on; a reference given by hand (no run, no watch
+//     log) is blamed by the faulted run's end state alone.
 package reference

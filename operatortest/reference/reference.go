@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +20,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -36,12 +39,15 @@ type Cache struct {
 	// violating ones among them.
 	recalled   map[string]*world.RunResult
 	violations int
+	// logs are each kept reference run's watch log, metadata only
+	// (metaLog): what interleavings-agree's blame reads (story.ShowsTheBug).
+	logs map[*verdict.Reference][]apiserver.Event
 }
 
 // refsOf is w's cache of fault-free runs.
 func refsOf(w *world.World) *Cache {
 	if w.Refs == nil {
-		w.Refs = &Cache{Runs: map[string]*verdict.Reference{}}
+		w.Refs = &Cache{Runs: map[string]*verdict.Reference{}, logs: map[*verdict.Reference][]apiserver.Event{}}
 	}
 	return w.Refs.(*Cache)
 }
@@ -84,6 +90,7 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 	}
 	r := &verdict.Reference{Seed: seed, Snap: snap, Targets: TargetsOf(w, res), Writes: WritesOf(res.Steps, w.Opts.FaultPhase)}
 	keep(w, key, r)
+	refsOf(w).logs[r] = metaLog(res.Log)
 	return r, nil
 }
 
@@ -92,14 +99,31 @@ func referenceOf(w *world.World, t *testing.T, p *plan.Plan, startAfter time.Dur
 // runs again and gives the same run).
 func keep(w *world.World, key string, r *verdict.Reference) {
 	c := refsOf(w)
-	if _, ok := c.Runs[key]; !ok {
+	if old, ok := c.Runs[key]; !ok {
 		c.order = append(c.order, key)
+	} else {
+		delete(c.logs, old)
 	}
 	c.Runs[key] = r
 	for len(c.order) > maxRefs {
+		delete(c.logs, c.Runs[c.order[0]])
 		delete(c.Runs, c.order[0])
 		c.order = c.order[1:]
 	}
+}
+
+// metaLog is log with each object cut to its metadata (name, namespace, uid,
+// owner references, deletion timestamp): what the blame rule reads of a
+// reference run, kept for as long as the reference is, at a fraction of the
+// objects' size.
+func metaLog(log []apiserver.Event) []apiserver.Event {
+	out := make([]apiserver.Event, len(log))
+	for i, ev := range log {
+		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: ev.Object.GetName(), Namespace: ev.Object.GetNamespace(),
+			UID: ev.Object.GetUID(), OwnerReferences: slices.Clone(ev.Object.GetOwnerReferences()), DeletionTimestamp: ev.Object.GetDeletionTimestamp()}}
+		out[i] = apiserver.Event{Type: ev.Type, GVK: ev.GVK, Object: m, ResourceVersion: ev.ResourceVersion, At: ev.At}
+	}
+	return out
 }
 
 // targetsOf are the instants of the fault phase at which some process wrote
@@ -326,6 +350,12 @@ func InterleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs
 
 // agree judges interleavings-agree, the fields of free (object key -> leaf
 // paths) not compared; note says what they are when that makes it hold.
+// When the two schedules disagree on an object, the report names the run
+// that shows the bug by the verdict's own rule (story.ShowsTheBug: a child
+// follows its owner, once per incarnation), read from the two runs' watch
+// logs; when that rule does not tell them apart (or a reference's log is not
+// kept), the faulted run tells: the schedule whose end state it does not
+// share is the odd one out.
 func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, free map[string]map[string]bool, note string) check.Verdict {
 	a, b := refs[0], refs[1]
 	an := fmt.Sprintf("the fault-free run with seed %d", a.Seed)
@@ -334,9 +364,14 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := verdict.Frozen([]*verdict.Reference{b}, a.Snap)
 	free = verdict.WithFrozenStatus(free, []*verdict.Reference{b}, a.Snap)
-	d := Disagreement(w, a.Snap, b.Snap, an, bn, fr, free)
+	d, key := DisagreementAt(w, a.Snap, b.Snap, an, bn, fr, free)
 	if d == "" {
 		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
+	}
+	if i, why := showsTheBug(w, key, [2]*verdict.Reference{a, b}, [2]string{an, bn}); i >= 0 {
+		d += fmt.Sprintf("\n  the suspect is %s, by the rule a child follows its owner: %s (a race with no fault; converges does not blame the faults for it)",
+			[2]string{an, bn}[i], why)
+		return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
 	}
 	switch withA, withB := Disagreement(w, a.Snap, got, "", "", fr, free) == "", Disagreement(w, b.Snap, got, "", "", fr, free) == ""; {
 	case withA && !withB:
@@ -349,10 +384,37 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 	return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
 }
 
+// showsTheBug is story.ShowsTheBug over two reference runs that disagree on
+// key (a canonical object key, as their snapshots name objects): the index
+// of the one that shows the bug and why, or -1 when the rule does not tell,
+// or a run's log is not kept (a reference made by hand, not run).
+func showsTheBug(w *world.World, key string, refs [2]*verdict.Reference, names [2]string) (int, string) {
+	var runs [2]story.RunEnd
+	for i, r := range refs {
+		log, ok := refsOf(w).logs[r]
+		if !ok || r.Snap == nil || r.Snap.Canon == nil {
+			return -1, ""
+		}
+		tokens := r.Snap.Canon
+		runs[i] = story.RunEnd{Name: names[i], Log: log, Key: func(ev apiserver.Event) string {
+			return canon.ObjectKey(ev.GVK.Kind, ev.Object.GetNamespace(), tokens.Name(ev.Object))
+		}}
+	}
+	return story.ShowsTheBug(key, runs)
+}
+
 // disagreement names the first difference between two end states over the
 // judged kinds ("" when they agree), but in the objects of skip and the
 // fields of free.
 func Disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {
+	d, _ := DisagreementAt(w, x, y, xn, yn, skip, free)
+	return d
+}
+
+// DisagreementAt is Disagreement and the key of the object it names
+// ("Kind namespace/name", canonical as the snapshots name objects; "" when
+// they agree).
+func DisagreementAt(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) (string, string) {
 	for _, gvk := range verdict.Judged(w, x, y) {
 		xs, ys := x.Of(gvk), y.Of(gvk)
 		for _, k := range xs.Keys {
@@ -362,9 +424,9 @@ func Disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip ma
 			yt, ok := ys.Text[k]
 			switch {
 			case !ok:
-				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn)
+				return fmt.Sprintf("%s exists after %s, not after %s", k, xn, yn), k
 			case yt != xs.Text[k] && !agreeBut(w.Shapes.For(gvk), xs.Value[k], ys.Value[k], free[k]):
-				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.Text[k], yn, yt)
+				return fmt.Sprintf("%s differs between %s and %s:\n    %s: %s\n    %s: %s", k, xn, yn, xn, xs.Text[k], yn, yt), k
 			}
 		}
 		for _, k := range ys.Keys {
@@ -372,9 +434,9 @@ func Disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip ma
 				continue
 			}
 			if _, ok := xs.Text[k]; !ok {
-				return fmt.Sprintf("%s exists after %s, not after %s", k, yn, xn)
+				return fmt.Sprintf("%s exists after %s, not after %s", k, yn, xn), k
 			}
 		}
 	}
-	return ""
+	return "", ""
 }

@@ -74,7 +74,9 @@
 //   - A stale list is judged by its kind and namespace: a change of an object
 //     its label or field selector leaves out still makes it stale.
 //   - ShowsTheBug's rule needs an owner reference on the object (in either
-//     run); for an object with none it does not tell.
+//     run); for an object with none it does not tell. It finds the owner at
+//     the end by its name: an owner with a generated name, named apart in the
+//     two runs, is not matched across them.
 //   - Log lines are those of reconcilers (the context's logger); lines of code
 //     that logs through a logger of its own making are not captured.
 //   - Label widths are estimated from a monospace font; a viewer with another
