@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -111,7 +112,7 @@ func heartbeat(rr *restRun) func(int, time.Duration) map[string]string {
 // caught with no fault (the run judged is fault-free: no references), and
 // the violation says what was written, how often, and what it changed.
 func TestWritesAtRestThatStoreNothingNewAreCaught(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	for _, c := range []struct {
 		name string
 		data func(rr *restRun) func(int, time.Duration) map[string]string
@@ -151,7 +152,7 @@ func TestWritesAtRestThatStoreNothingNewAreCaught(t *testing.T) {
 // (an echo after the last change included), two idle writes at rest, and a
 // time-driven operator's writes at rest that change what it manages.
 func TestWritesAtRestThatAreWorkHold(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	settles := newRestRun(0)
 	settles.commit(70*time.Second, watch.Modified, "op", "app", map[string]string{"mode": "on"})
 	settles.commit(71*time.Second, watch.Modified, "op", "app", nil)
@@ -195,7 +196,7 @@ func TestWritesAtRestThatAreWorkHold(t *testing.T) {
 // start of an operator's process: a restart late in the heal has its first
 // pass, which rest does not count.
 func TestRestBeginsAfterTheLastStart(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	rr := newRestRun(150 * time.Second) // rest from 3m30s: after the end
 	rr.every(70*time.Second, 3*time.Minute, 5*time.Second, heartbeat(rr))
 	if v := verdict.JudgeWritesAtRest(w, nil, rr.snap(w)); !v.Holds {
@@ -211,7 +212,7 @@ func TestRestBeginsAfterTheLastStart(t *testing.T) {
 // twice as many) are the faults' doing; a fault-free run that idles at rest
 // is a bug with no fault, reported whatever the faulted run does.
 func TestWritesAtRestAreComparedWithTheFaultFreeRun(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	work := func(i int, _ time.Duration) map[string]string { return map[string]string{"n": string(rune('a' + i))} }
 	quiet := newRestRun(0)
 	quiet.commit(70*time.Second, watch.Modified, "op", "app", map[string]string{"n": "z"})
@@ -244,7 +245,7 @@ func TestWritesAtRestAreComparedWithTheFaultFreeRun(t *testing.T) {
 // Two writers that fight over one object's field, each at its own poll,
 // flip it: the other's change of the same object provokes nothing.
 func TestAFieldTwoWritersFightOverIsCaught(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	rr := newRestRun(0)
 	for at := 70 * time.Second; at < 3*time.Minute; at += 5 * time.Second {
 		rr.commit(at, watch.Modified, "other-operator", "", map[string]string{"owner": "them"})
@@ -259,7 +260,7 @@ func TestAFieldTwoWritersFightOverIsCaught(t *testing.T) {
 // A controller still failing is not at rest: what its retries write is
 // no-error-at-rest's to judge.
 func TestWritesOfFailingReconcilesAreNotJudgedAtRest(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	rr := newRestRun(0)
 	rr.every(70*time.Second, 3*time.Minute-time.Second, 5*time.Second, heartbeat(rr))
 	var steps []trace.Step

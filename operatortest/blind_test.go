@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -33,7 +35,7 @@ import (
 // update-summaries blames the faults.
 func TestAMissedScheduledRunWhileBlindIsNotBlamed(t *testing.T) {
 	const stale = "seed 7\nstale process=ticker at=1s age=40s\n"
-	got := judgeAll(t, tickerOptions(false), stale)
+	got := optest.JudgeAll(t, optest.TickerOptions(false), stale)
 	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
@@ -49,7 +51,7 @@ func TestAMissedScheduledRunWhileBlindIsNotBlamed(t *testing.T) {
 // its holds and lags) and the operator's downtime, with its own writes shown
 // at once; it drops the crash, API faults, latency and the rest.
 func TestTheBlindReferenceKeepsTheViewsAndDropsTheRestOfTheFaults(t *testing.T) {
-	w := testWorld(t, tickerOptions(false))
+	w := optest.TestWorld(t, optest.TickerOptions(false))
 	p, err := plan.Parse("seed 7\nstale process=ticker at=1s age=40s\nhold process=ticker kind=/v1/ConfigMap from=50s until=55s\n" +
 		"api verb=update code=500 from=2s until=3s\nlatency process=ticker min=1ms max=2ms\nlag process=kube-controller-manager kind=* min=1s max=2s\n")
 	if err != nil {
@@ -84,7 +86,7 @@ func TestAScheduleRunByTheVersionTheOperatorSeesIsNotBlamed(t *testing.T) {
 		"at 3ms mutate object=0 field=spec.startingDeadlineSeconds value=601 expect=invalid\n" +
 		"lag process=schedule kind=apps/v1/StatefulSet min=3.512s max=3.534s\n" +
 		"stale process=schedule at=538ms age=30.001s\n"
-	got := judgeAll(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}), plan712)
+	got := optest.JudgeAll(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}), plan712)
 	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
@@ -119,7 +121,7 @@ func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 				Spec: schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 60, HistoryLimit: 3}}},
 		}
 	}
-	w := testWorld(t, options(true))
+	w := optest.TestWorld(t, options(true))
 	p, err := plan.Parse(stale)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestActingOnAStaleViewIsStillCaught(t *testing.T) {
 	if !caught {
 		t.Errorf("the twin that runs again on a stale status is not caught: %v", r.Verdicts)
 	}
-	for name, v := range judgeAll(t, options(false), stale) {
+	for name, v := range optest.JudgeAll(t, options(false), stale) {
 		if !v.Holds {
 			t.Errorf("the correct operator: %s: %s", name, v.Detail)
 		}
@@ -192,7 +194,7 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 		Managers: []world.Manager{{Name: "platform", Setup: func(mgr manager.Manager) error {
 			return mgr.Add(&crdinstall.Installer{Mgr: mgr, Wait: true})
 		}}}}
-	w := testWorld(t, o)
+	w := optest.TestWorld(t, o)
 	p, err := plan.Parse("seed 0\nat 0s delete object=0\n")
 	if err != nil {
 		t.Fatal(err)
@@ -222,8 +224,8 @@ func TestAStepOnASeedWhoseKindIsNotServedYetWaitsForItsCreation(t *testing.T) {
 // ConfigMap watch is no blind time (the order it saw the user's writes in is
 // no excuse once its view has caught up), while the ticker's hold is.
 func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
-	w := testWorld(t, publishOptions(true))
-	p, err := plan.Parse(editThenDeleteTheDependency)
+	w := optest.TestWorld(t, optest.PublishOptions(true))
+	p, err := plan.Parse(optest.EditThenDeleteTheDependency)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +236,7 @@ func TestOnlyATimeDrivenOperatorHasBlindTime(t *testing.T) {
 	if got := reference.BlindOf(w, p, r); len(got) != 0 {
 		t.Errorf("an event-driven operator's lagging watch was taken as blind time: %v", got)
 	}
-	w = testWorld(t, tickerOptions(false))
+	w = optest.TestWorld(t, optest.TickerOptions(false))
 	p, err = plan.Parse("seed 7\nhold process=ticker kind=/v1/ConfigMap from=50s until=55s\n")
 	if err != nil {
 		t.Fatal(err)

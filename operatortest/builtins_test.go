@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func ranProcess(steps []trace.Step, name string) bool {
 // controller, and no workload model, no kubelet and no collector of a kind
 // no object has: they would never reconcile anything.
 func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
-	w, err := search.NewWorld(finalizerOptions().WithDefaults())
+	w, err := search.NewWorld(optest.FinalizerOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 // violation, the holding marker for a plan that held; a replay (run) still
 // runs it.
 func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
-	o := bugOptions(&knownBugs{}, true)
+	o := optest.BugOptions(&optest.KnownBugs{}, true)
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +216,7 @@ func TestAPlanJudgedAgainIsRecalledNotRunAgain(t *testing.T) {
 	if r3 == r1 || r3.Hash != r1.Hash {
 		t.Errorf("a replay was recalled (same result: %v) or differs (hash %s, want %s)", r3 == r1, r3.Hash, r1.Hash)
 	}
-	fine := bugOptions(&knownBugs{}, false)
+	fine := optest.BugOptions(&optest.KnownBugs{}, false)
 	w, err = search.NewWorld(fine.WithDefaults())
 	if err != nil {
 		t.Fatal(err)

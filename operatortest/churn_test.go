@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,30 +20,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
-
-// logChange is one committed change of a run's watch log: a ConfigMap of team
-// made or deleted at a given instant.
-type logChange struct {
-	at                 time.Duration
-	typ                watch.EventType
-	name, generateName string
-}
-
-// churnRun is a run's snapshot from its changes, the workload's deletion of
-// the app at userDelete (none when 0).
-func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ...logChange) *verdict.Snapshot {
-	t.Helper()
-	start := time.Unix(0, 0)
-	r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
-	for i, c := range changes {
-		o := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: c.name, GenerateName: c.generateName, UID: types.UID(c.name)}}
-		r.Log = append(r.Log, apiserver.Event{Type: c.typ, GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Object: o, ResourceVersion: uint64(i + 1), At: start.Add(c.at)})
-	}
-	if userDelete > 0 {
-		r.Steps = append(r.Steps, trace.Step{At: userDelete, Op: "action", Object: world.ActionDelete, Result: "ok"})
-	}
-	return verdict.SnapshotOf(w, r)
-}
 
 // Churn is counted both ways. The fault-free runs may lose the race between
 // the operator's first write and the user's deletion (nothing made) and a
@@ -53,49 +29,49 @@ func churnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ..
 // lifetimes are; so is one with no deletion by the user to race, and one of a
 // generated name past the first of its prefix (a duplicate).
 func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	const userDelete = 5 * time.Millisecond
-	app := []logChange{{0, watch.Added, "app", ""}, {userDelete, watch.Deleted, "app", ""}}
-	ref := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, app...)}
+	app := []optest.LogChange{{At: 0, Type: watch.Added, Name: "app", GenerateName: ""}, {At: userDelete, Type: watch.Deleted, Name: "app", GenerateName: ""}}
+	ref := &verdict.Reference{Seed: 1, Snap: optest.ChurnRun(t, w, userDelete, app...)}
 	refs := []*verdict.Reference{ref}
-	life := func(name, gen string, made, unmade time.Duration) []logChange {
-		return []logChange{{made, watch.Added, name, gen}, {unmade, watch.Deleted, name, gen}}
+	life := func(name, gen string, made, unmade time.Duration) []optest.LogChange {
+		return []optest.LogChange{{At: made, Type: watch.Added, Name: name, GenerateName: gen}, {At: unmade, Type: watch.Deleted, Name: name, GenerateName: gen}}
 	}
-	v := verdict.UpdateSummaries(w, refs, churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
+	v := verdict.UpdateSummaries(w, refs, optest.ChurnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/record-app") {
 		t.Errorf("one lifetime the fault-free run lost the race for: %+v, want no violation and a note naming it", v)
 	}
 	// The reverse direction holds too: the faulted run lost the race.
-	won := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
-	if v := verdict.UpdateSummaries(w, []*verdict.Reference{won}, churnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
+	won := &verdict.Reference{Seed: 1, Snap: optest.ChurnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...)...)}
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{won}, optest.ChurnRun(t, w, userDelete, app...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime fewer than the fault-free run: %+v, want no violation", v)
 	}
 	// The third side: the fault-free run made the object and the user
 	// deleted it; the faulted operator, its cache behind, makes it once more
 	// and unmakes it once it sees the owner go.
-	made := &verdict.Reference{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
+	made := &verdict.Reference{Seed: 1, Snap: optest.ChurnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, userDelete)...)...)}
 	remade := append(append(app, life("record-app", "", time.Millisecond, userDelete)...), life("record-app", "", 6*time.Millisecond, 7*time.Millisecond)...)
-	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, churnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, optest.ChurnRun(t, w, userDelete, remade...), time.Minute); !v.Holds {
 		t.Errorf("one lifetime more than the fault-free run's, after the user's deletion: %+v, want no violation", v)
 	}
-	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, churnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
+	if v := verdict.UpdateSummaries(w, []*verdict.Reference{made}, optest.ChurnRun(t, w, userDelete, append(remade, life("record-app", "", 8*time.Millisecond, 9*time.Millisecond)...)...), time.Minute); v.Holds {
 		t.Errorf("two lifetimes more than the fault-free run's: update-summaries holds (%q), want churn", v.Detail)
 	}
 	for name, got := range map[string]*verdict.Snapshot{
-		"two lifetimes": churnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
+		"two lifetimes": optest.ChurnRun(t, w, userDelete, append(append(app, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
-		"no deletion by the user to race":    churnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
-		"deleted before the user's deletion": churnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 2*time.Millisecond)...)...),
-		"a second object of a generated prefix": churnRun(t, w, userDelete, append(append(app, life("job-abcde", "job-", time.Millisecond, 7*time.Millisecond)...),
+		"no deletion by the user to race":    optest.ChurnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
+		"deleted before the user's deletion": optest.ChurnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 2*time.Millisecond)...)...),
+		"a second object of a generated prefix": optest.ChurnRun(t, w, userDelete, append(append(app, life("job-abcde", "job-", time.Millisecond, 7*time.Millisecond)...),
 			life("job-fghij", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),
 	} {
 		if name == "no deletion by the user to race" {
-			refs = []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0)}}
+			refs = []*verdict.Reference{{Seed: 1, Snap: optest.ChurnRun(t, w, 0)}}
 		} else {
 			refs = []*verdict.Reference{ref}
 		}
 		if name == "a second object of a generated prefix" {
-			refs = []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
+			refs = []*verdict.Reference{{Seed: 1, Snap: optest.ChurnRun(t, w, userDelete, append(app, life("job-zzzzz", "job-", time.Millisecond, 7*time.Millisecond)...)...)}}
 		}
 		if v := verdict.UpdateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
@@ -109,7 +85,7 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 // delivered the deletion) and the collector deletes it again. That is the
 // lag's doing, not churn.
 func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
-	all := judgeAll(t, appOptions(child()), "seed 0\nat 1m0s delete object=0\nlag process=op kind=* min=1.003s max=1.004s\n")
+	all := optest.JudgeAll(t, optest.AppOptions(optest.Child()), "seed 0\nat 1m0s delete object=0\nlag process=op kind=* min=1.003s max=1.004s\n")
 	if v := all[world.UpdateSummaries]; !v.Holds || !strings.Contains(v.Detail, "then collected") {
 		t.Errorf("update-summaries: %+v, want it to hold and note the collected child", v)
 	}
@@ -121,32 +97,32 @@ func TestAChildRecreatedFromALagStillInFlightAtTheHealIsNotChurn(t *testing.T) {
 // there): the cycle's pace, not churn. An object the fault-free run unmade
 // once only is not a cycle: one lifetime more is still churn.
 func TestARetryCycleTurningMoreOftenIsNotChurn(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
-	cycle := func(turns int, endMade bool) []logChange {
-		var out []logChange
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	cycle := func(turns int, endMade bool) []optest.LogChange {
+		var out []optest.LogChange
 		for i := range turns {
 			at := time.Duration(i) * 10 * time.Second
-			out = append(out, logChange{at, watch.Added, "install", ""}, logChange{at + 5*time.Second, watch.Deleted, "install", ""})
+			out = append(out, optest.LogChange{At: at, Type: watch.Added, Name: "install", GenerateName: ""}, optest.LogChange{At: at + 5*time.Second, Type: watch.Deleted, Name: "install", GenerateName: ""})
 		}
 		if endMade {
-			out = append(out, logChange{time.Duration(turns) * 10 * time.Second, watch.Added, "install", ""})
+			out = append(out, optest.LogChange{At: time.Duration(turns) * 10 * time.Second, Type: watch.Added, Name: "install", GenerateName: ""})
 		}
 		return out
 	}
-	refs := []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0, cycle(4, false)...)}}
-	v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, cycle(5, false)...), time.Minute)
+	refs := []*verdict.Reference{{Seed: 1, Snap: optest.ChurnRun(t, w, 0, cycle(4, false)...)}}
+	v := verdict.UpdateSummaries(w, refs, optest.ChurnRun(t, w, 0, cycle(5, false)...), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/install (created 5 times, deleted 5 times; created 4 times, deleted 4 times in the fault-free run)") {
 		t.Errorf("a cycle of 5 turns against 4: %+v, want no violation and a note naming it", v)
 	}
-	if v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
+	if v := verdict.UpdateSummaries(w, refs, optest.ChurnRun(t, w, 0, cycle(4, true)...), time.Minute); !v.Holds {
 		t.Errorf("a cycle that ends in a turn's made half: %+v, want no violation", v)
 	}
-	for name, c := range map[string]struct{ ref, got []logChange }{
+	for name, c := range map[string]struct{ ref, got []optest.LogChange }{
 		"one lifetime ended without faults": {cycle(1, true), cycle(2, true)},
 		"no lifetime ended without faults":  {cycle(0, true), cycle(3, true)},
 	} {
-		refs := []*verdict.Reference{{Seed: 1, Snap: churnRun(t, w, 0, c.ref...)}}
-		if v := verdict.UpdateSummaries(w, refs, churnRun(t, w, 0, c.got...), time.Minute); v.Holds {
+		refs := []*verdict.Reference{{Seed: 1, Snap: optest.ChurnRun(t, w, 0, c.ref...)}}
+		if v := verdict.UpdateSummaries(w, refs, optest.ChurnRun(t, w, 0, c.got...), time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
 		}
 	}
@@ -169,7 +145,7 @@ func errorRun(w *world.World, results ...string) (*check.Run, *verdict.Snapshot)
 // error the fault-free run never met is a violation, and so is one it met
 // but recovered from.
 func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	const cause, cleanup = "error: the bundle is invalid", "error: waiting for the cleanup of a previous attempt"
 	_, ref := errorRun(w, cause, cleanup, cause)
 	refs := []*verdict.Reference{{Seed: 1, Snap: ref}}
@@ -193,7 +169,7 @@ func TestAnErrorAtRestOfTheFaultFreeRunsFailingCycleIsNoViolation(t *testing.T) 
 // in the faulted run is the same lifetime's end, not churn: terminates and
 // converges judge end states. A lifetime more (deleted and made again) is.
 func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	start := time.Unix(0, 0)
 	run := func(deletionBegins, deleted bool) *verdict.Snapshot {
 		r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}

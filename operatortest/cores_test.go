@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -24,7 +25,7 @@ func TestATestSimulatesOnOneCoreAndGetsItsSettingsBack(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 
 	var during []int
-	o := bugOptions(&knownBugs{twoWrites: true}, false)
+	o := optest.BugOptions(&optest.KnownBugs{TwoWrites: true}, false)
 	o.Checks, o.Workers = 3, 1
 	o.Properties = append(o.Properties, world.Property{Name: "cores", Check: func(*world.History) error {
 		if p := runtime.GOMAXPROCS(0); !slices.Contains(during, p) {

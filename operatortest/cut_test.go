@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func labelledChild(ctx context.Context, c client.Client, app *corev1.ConfigMap) 
 // not judged: it is no violation (a held watch drives storms in correct code
 // too), and it held nothing either; the exploration counts it and says so.
 func TestAPlanCutAtTheWorkBoundIsCountedNotJudged(t *testing.T) {
-	w := testWorld(t, appOptions(labelledChild))
+	w := optest.TestWorld(t, optest.AppOptions(labelledChild))
 	p, err := plan.Parse("seed 1\nhold process=op kind=/v1/Secret from=0s until=1m0s\n")
 	if err != nil {
 		t.Fatal(err)

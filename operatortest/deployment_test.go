@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestAManagerOfADeploymentRunsWhileTheDeploymentExists(t *testing.T) {
 		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "op:v1"}}}}}}
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Managers[0].Deployment = &types.NamespacedName{Namespace: "team", Name: "op-pod"}
 	o.Managers[0].StartDelay = 2 * time.Second
 	o.Workload = world.Workload{Steps: []world.StepKind{}, Script: []world.Step{world.Create(5*time.Second, pod), world.Delete(20*time.Second, pod)}}
@@ -73,7 +74,7 @@ func TestABadDeploymentManagerIsRefused(t *testing.T) {
 			m.Replicas = 2
 		},
 	} {
-		o := appOptions(child())
+		o := optest.AppOptions(optest.Child())
 		set(&o.Managers[0])
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("error %v, want one line with %q", err, want)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -15,45 +17,17 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
-
-// scheduleOptions is the smallest time-driven operator of the false-alarm
-// suite (examples/patterns/schedule: a Job every 30 s, named by its
-// scheduled time; a run that cannot start within the starting deadline is
-// skipped by design), with spec as given.
-func scheduleOptions(spec schedule.ScheduleSpec) world.Options {
-	return scheduleTwinOptions(spec, false)
-}
-
-// scheduleTwinOptions is scheduleOptions, or with buggy its twin's: each
-// run's Job made with generateName, so that a run made again after a restart
-// is a second Job.
-func scheduleTwinOptions(spec schedule.ScheduleSpec, buggy bool) world.Options {
-	s := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(s)
-	_ = schedule.AddToScheme(s)
-	return world.Options{
-		Scheme: s,
-		CRDs:   [][]byte{schedule.CRD},
-		Managers: []world.Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
-			return (&schedule.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
-		}}},
-		Objects: []client.Object{&schedule.Schedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "backup"}, Spec: spec}},
-	}
-}
 
 // interleavings-agree compares two schedules of one workload in one
 // environment: the kubelet's durations of each pod (how long a Job's work
@@ -62,7 +36,7 @@ func scheduleTwinOptions(spec schedule.ScheduleSpec, buggy bool) world.Options {
 // complete in one and still running in the other (3 of 60 seeds disagreed
 // so).
 func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
-	w := testWorld(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}))
+	w := optest.TestWorld(t, scheduleOptions(schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}))
 	for _, seed := range []uint64{2003, 306, 4000} {
 		p := &plan.Plan{Seed: seed}
 		refs, err := reference.References(w, t, p)
@@ -75,74 +49,6 @@ func TestTwoSchedulesOfAWorkloadMeetTheSameEnvironment(t *testing.T) {
 	}
 }
 
-// tickerReconciler is a time-driven operator: for the ConfigMap "ticker" it
-// makes a run, the ConfigMap "ticker-<unix seconds>" it owns, at each
-// tickEvery instant since the ticker's creation, at most tickDeadline late (a
-// later run is skipped by design, as a CronJob's startingDeadlineSeconds
-// skips it), and records the last run's instant in an annotation. Its twin
-// (twoWrites) makes a run in two writes, created "starting" and then set
-// "done", and trusts a run that exists: a crash between the two leaves it
-// "starting" for good.
-type tickerReconciler struct {
-	client.Client
-	twoWrites bool
-}
-
-const (
-	tickEvery    = 30 * time.Second
-	tickDeadline = 5 * time.Second
-)
-
-func (r *tickerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if req.Name != "ticker" {
-		return reconcile.Result{}, nil
-	}
-	var tk corev1.ConfigMap
-	if err := r.Get(ctx, req.NamespacedName, &tk); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	now, created := time.Now(), tk.CreationTimestamp.Time
-	latest := created.Add(now.Sub(created).Truncate(tickEvery))
-	last, _ := time.Parse(time.RFC3339, tk.Annotations["last"])
-	if latest.After(created) && latest.After(last) && now.Sub(latest) <= tickDeadline {
-		run := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: tk.Namespace, Name: fmt.Sprintf("ticker-%d", latest.Unix())},
-			Data: map[string]string{"state": "done"}}
-		if err := controllerutil.SetControllerReference(&tk, run, r.Scheme()); err != nil {
-			return reconcile.Result{}, err
-		}
-		if r.twoWrites {
-			run.Data["state"] = "starting"
-		}
-		err := r.Create(ctx, run)
-		switch {
-		case err == nil && r.twoWrites:
-			run.Data["state"] = "done"
-			if err := r.Update(ctx, run); err != nil {
-				return reconcile.Result{}, err
-			}
-		case apierrors.IsAlreadyExists(err): // made before (the twin trusts it)
-		case err != nil:
-			return reconcile.Result{}, err
-		}
-		metav1.SetMetaDataAnnotation(&tk.ObjectMeta, "last", latest.UTC().Format(time.RFC3339))
-		if err := r.Update(ctx, &tk); err != nil {
-			return reconcile.Result{}, err
-		}
-	}
-	return reconcile.Result{RequeueAfter: latest.Add(tickEvery).Sub(now)}, nil
-}
-
-func tickerOptions(twoWrites bool) world.Options {
-	return world.Options{
-		Scheme: clientgoscheme.Scheme,
-		Managers: []world.Manager{{Name: "ticker", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
-				Complete(&tickerReconciler{Client: mgr.GetClient(), twoWrites: twoWrites})
-		}}},
-		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "ticker"}}},
-	}
-}
-
 // A fault that takes a time-driven operator down across a scheduled instant
 // legitimately skips that run (it could not start within its deadline): the
 // faulted run lacks a run both fault-free schedules made. The fault-free run
@@ -151,7 +57,7 @@ func tickerOptions(twoWrites bool) world.Options {
 func TestAMissedScheduledRunUnderDowntimeIsNotBlamed(t *testing.T) {
 	// The crash at 28s keeps the operator down (CrashLoopBackOff 10s) past
 	// the run at 30s and its 5s deadline.
-	got := judgeAll(t, tickerOptions(false), "seed 7\ncrash process=ticker at=28s\n")
+	got := optest.JudgeAll(t, optest.TickerOptions(false), "seed 7\ncrash process=ticker at=28s\n")
 	for _, name := range []string{world.Converges, world.UpdateSummaries, world.InterleavingsAgree} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("%s: %s", name, v.Detail)
@@ -171,11 +77,11 @@ func TestAMissedScheduledRunUnderDowntimeIsNotBlamed(t *testing.T) {
 func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) {
 	// Write 1 is the first run's create (at 30s), write 2 its "done".
 	const between = "seed 7\ncrash process=ticker write=1\n"
-	twin := judgeAll(t, tickerOptions(true), between)
+	twin := optest.JudgeAll(t, optest.TickerOptions(true), between)
 	if twin[world.Converges].Holds || !strings.Contains(twin[world.Converges].Detail, "ticker-946684830") {
 		t.Errorf("the twin's run left starting is not caught by converges: %q", twin[world.Converges].Detail)
 	}
-	w := testWorld(t, tickerOptions(true))
+	w := optest.TestWorld(t, optest.TickerOptions(true))
 	p, err := plan.Parse(between)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +97,7 @@ func TestACrashBetweenTwoWritesOfATimeDrivenOperatorIsStillCaught(t *testing.T) 
 	if v := verdict.Converges(w, []*verdict.Reference{down}, down.Snap, 0); !v.Holds {
 		t.Fatalf("the reference of the same downtime is not a run of its own: %s", v.Detail)
 	}
-	for name, v := range judgeAll(t, tickerOptions(false), between) {
+	for name, v := range optest.JudgeAll(t, optest.TickerOptions(false), between) {
 		if !v.Holds {
 			t.Errorf("the correct operator: %s: %s", name, v.Detail)
 		}
@@ -219,7 +125,7 @@ func TestAWriteThatLandedBeforeACrashIsJudgedAsTheStopAfterItsReconcile(t *testi
 		"crash process=schedule write=1\n" +
 		"stale process=schedule at=50.351256583s age=334ms\n"
 	spec := schedule.ScheduleSpec{Image: "backup:1", IntervalSeconds: 30, StartingDeadlineSeconds: 10, HistoryLimit: 3}
-	got := judgeAll(t, scheduleOptions(spec), found)
+	got := optest.JudgeAll(t, scheduleOptions(spec), found)
 	for _, name := range []string{world.Converges, world.UpdateSummaries} {
 		if v := got[name]; !v.Holds {
 			t.Errorf("the correct operator: %s: %s", name, v.Detail)
@@ -233,12 +139,12 @@ func TestAWriteThatLandedBeforeACrashIsJudgedAsTheStopAfterItsReconcile(t *testi
 	// and the history keeps every run.
 	spec.StartingDeadlineSeconds, spec.HistoryLimit = 20, 10
 	const within = "seed 11\ncrash process=schedule write=1\n"
-	for name, v := range judgeAll(t, scheduleOptions(spec), within) {
+	for name, v := range optest.JudgeAll(t, scheduleOptions(spec), within) {
 		if !v.Holds {
 			t.Errorf("the correct operator, restarted within the deadline: %s: %s", name, v.Detail)
 		}
 	}
-	twin := judgeAll(t, scheduleTwinOptions(spec, true), within)
+	twin := optest.JudgeAll(t, scheduleTwinOptions(spec, true), within)
 	t.Logf("the twin: converges %q; update-summaries %q", twin[world.Converges].Detail, twin[world.UpdateSummaries].Detail)
 	if twin[world.Converges].Holds && twin[world.UpdateSummaries].Holds {
 		t.Errorf("the twin's second Job for the run of 30s is not caught: converges %q, update-summaries %q", twin[world.Converges].Detail, twin[world.UpdateSummaries].Detail)
@@ -249,7 +155,7 @@ func TestAWriteThatLandedBeforeACrashIsJudgedAsTheStopAfterItsReconcile(t *testi
 // next start, replayed as clean stops; the built-in processes' are not the
 // operator's.
 func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
-	w := testWorld(t, tickerOptions(false))
+	w := optest.TestWorld(t, optest.TickerOptions(false))
 	p, err := plan.Parse("seed 3\ncrash process=ticker at=5s\ncrash process=ticker at=40s\n")
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +185,7 @@ func TestTheDowntimeIsEachCrashToTheNextStart(t *testing.T) {
 // at the stop's end. A crash right after the first write cuts the same
 // reconcile between its writes.
 func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
-	w := testWorld(t, tickerOptions(true))
+	w := optest.TestWorld(t, optest.TickerOptions(true))
 	run := func(text string) (map[string]string, []trace.Step) {
 		t.Helper()
 		p, err := plan.Parse(text)
@@ -331,11 +237,11 @@ func TestACleanStopLetsTheReconcileInHandFinish(t *testing.T) {
 // same restarts with no time down shows that too, so converges still blames
 // it.
 func TestARestartThatChangesTheEndStateIsNotExcusedAsDowntime(t *testing.T) {
-	o := appOptions(nil)
+	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		counted := false // the process's memory: lost in a crash
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				if app.Name != "app" || counted {
 					return nil
 				}
@@ -352,8 +258,33 @@ func TestARestartThatChangesTheEndStateIsNotExcusedAsDowntime(t *testing.T) {
 				return nil
 			}})
 	}
-	got := judgeAll(t, o, "seed 1\ncrash process=op at=5s\n")
+	got := optest.JudgeAll(t, o, "seed 1\ncrash process=op at=5s\n")
 	if v := got[world.Converges]; v.Holds || !strings.Contains(v.Detail, "data.starts") || !strings.Contains(v.Detail, "the restart, not the downtime") {
 		t.Errorf("converges: holds %v: %s; want a violation at data.starts that the same downtime does not excuse", v.Holds, v.Detail)
+	}
+}
+
+// scheduleOptions is the smallest time-driven operator of the false-alarm
+// suite (examples/patterns/schedule: a Job every 30 s, named by its
+// scheduled time; a run that cannot start within the starting deadline is
+// skipped by design), with spec as given.
+func scheduleOptions(spec schedule.ScheduleSpec) world.Options {
+	return scheduleTwinOptions(spec, false)
+}
+
+// scheduleTwinOptions is scheduleOptions, or with buggy its twin's: each
+// run's Job made with generateName, so that a run made again after a restart
+// is a second Job.
+func scheduleTwinOptions(spec schedule.ScheduleSpec, buggy bool) world.Options {
+	s := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(s)
+	_ = schedule.AddToScheme(s)
+	return world.Options{
+		Scheme: s,
+		CRDs:   [][]byte{schedule.CRD},
+		Managers: []world.Manager{{Name: "schedule", Setup: func(mgr manager.Manager) error {
+			return (&schedule.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+		}}},
+		Objects: []client.Object{&schedule.Schedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "backup"}, Spec: spec}},
 	}
 }

@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -24,34 +25,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
-	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
-
-// added is the watch event of obj's creation.
-func added(t *testing.T, obj client.Object) apiserver.Event {
-	t.Helper()
-	gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return apiserver.Event{Type: watch.Added, GVK: gvk, Object: obj}
-}
 
 // jobOf is a Job as kube-apiserver stores it: its uid in its selector and its
 // template's labels.
@@ -71,8 +57,8 @@ var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
 func TestUIDsAreEqualWhereverTheyAppear(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "first", UID: "uid-1"}}
 	a, b := jobOf("nightly", "", "uid-1"), jobOf("nightly", "", "uid-2")
-	inA := canonicalText(t, added(t, a))
-	inB := canonicalText(t, added(t, cm), added(t, b))
+	inA := optest.CanonicalText(t, optest.Added(t, a))
+	inB := optest.CanonicalText(t, optest.Added(t, cm), optest.Added(t, b))
 	if x, y := inA(jobGVK, a), inB(jobGVK, b); x != y {
 		t.Errorf("the same Job differs by its uid:\n%s\n%s", x, y)
 	} else if strings.Contains(x, "uid-") || !strings.Contains(x, "<uid:Job shop/nightly>") {
@@ -82,7 +68,7 @@ func TestUIDsAreEqualWhereverTheyAppear(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", UID: "uid-3"}}
 	owned := jobOf("nightly", "", "uid-1")
 	owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: "shop", UID: "uid-3"}}
-	if x := canonicalText(t, added(t, ns), added(t, owned))(jobGVK, owned); !strings.Contains(x, "<uid:Namespace shop>") {
+	if x := optest.CanonicalText(t, optest.Added(t, ns), optest.Added(t, owned))(jobGVK, owned); !strings.Contains(x, "<uid:Namespace shop>") {
 		t.Errorf("a cluster-scoped owner's uid is not named \"<uid:Namespace shop>\": %s", x)
 	}
 	wrong := jobOf("nightly", "", "uid-2")
@@ -100,7 +86,7 @@ func TestGeneratedNamesAreEqualWhereverTheyAreReferenced(t *testing.T) {
 	run := func(suffix string, recorded string) (string, string) {
 		job := jobOf("nightly-"+suffix, "nightly-", types.UID("uid-"+suffix))
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "nightly", UID: "uid-cm"}, Data: map[string]string{"jobName": recorded}}
-		c := canonicalText(t, added(t, cm), added(t, job))
+		c := optest.CanonicalText(t, optest.Added(t, cm), optest.Added(t, job))
 		return c(jobGVK, job), c(corev1.SchemeGroupVersion.WithKind("ConfigMap"), cm)
 	}
 	j1, c1 := run("q86zx", "nightly-q86zx")
@@ -122,7 +108,7 @@ func TestGeneratedNamesAreEqualWhereverTheyAreReferenced(t *testing.T) {
 // port is not. A custom resource's list-type set compares without order, its
 // atomic list with order.
 func TestListsOfTypeMapOrSetCompareWithoutOrder(t *testing.T) {
-	c := canonicalText(t)
+	c := optest.CanonicalText(t)
 	svc := func(ports ...int32) *corev1.Service {
 		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 		for _, p := range ports {
@@ -178,57 +164,25 @@ spec:
 	}
 }
 
-// snap is a run's snapshot made of its end-state objects (each also in its
-// watch log), for the comparing oracles' tests.
-func snap(t *testing.T, w *world.World, objs ...client.Object) *verdict.Snapshot {
-	t.Helper()
-	var log []apiserver.Event
-	for _, o := range objs {
-		log = append(log, added(t, o))
-	}
-	s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log), Raw: map[schema.GroupVersionKind][]client.Object{}, Touched: map[schema.GroupVersionKind]bool{},
-		State: map[schema.GroupVersionKind]*verdict.KindState{}}
-	for _, ev := range log {
-		if _, ok := s.Raw[ev.GVK]; !ok {
-			s.Kinds = append(s.Kinds, ev.GVK)
-		}
-		s.Raw[ev.GVK] = append(s.Raw[ev.GVK], ev.Object)
-	}
-	return s
-}
-
-func app(data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "u"}, Data: data}
-}
-
-func testWorld(t *testing.T, o world.Options) *world.World {
-	t.Helper()
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
 // converges judges a faulted run against the set of fault-free end states: a
 // field that differs between the fault-free runs of two schedules (a token,
 // say) is learned as nondeterministic and not held against the faulted run;
 // a field they agree on is, and the report names it.
 func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
-	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, app(map[string]string{"token": "a", "mode": "x"}))},
-		{Seed: 2049, Snap: snap(t, w, app(map[string]string{"token": "b", "mode": "x"}))}}
-	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	refs := []*verdict.Reference{{Seed: 1, Snap: optest.Snap(t, w, optest.App(map[string]string{"token": "a", "mode": "x"}))},
+		{Seed: 2049, Snap: optest.Snap(t, w, optest.App(map[string]string{"token": "b", "mode": "x"}))}}
+	if v := verdict.Converges(w, refs, optest.Snap(t, w, optest.App(map[string]string{"token": "c", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("a token the fault-free runs disagree on is held against the faulted run: %s", v.Detail)
 	}
-	v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"token": "a", "mode": "y"})), 0)
+	v := verdict.Converges(w, refs, optest.Snap(t, w, optest.App(map[string]string{"token": "a", "mode": "y"})), 0)
 	if v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app differs") || !strings.Contains(v.Detail, "at data.mode") {
 		t.Errorf("a field both fault-free runs agree on, changed by the faults: %+v", v)
 	}
 	// An object only one fault-free run makes is no violation either way.
 	extra := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "extra", UID: "e"}}
-	refs[1].Snap = snap(t, w, app(map[string]string{"token": "b", "mode": "x"}), extra)
-	for _, got := range []*verdict.Snapshot{snap(t, w, app(map[string]string{"mode": "x", "token": "z"})), snap(t, w, app(map[string]string{"mode": "x", "token": "z"}), extra)} {
+	refs[1].Snap = optest.Snap(t, w, optest.App(map[string]string{"token": "b", "mode": "x"}), extra)
+	for _, got := range []*verdict.Snapshot{optest.Snap(t, w, optest.App(map[string]string{"mode": "x", "token": "z"})), optest.Snap(t, w, optest.App(map[string]string{"mode": "x", "token": "z"}), extra)} {
 		if v := verdict.Converges(w, refs, got, 0); !v.Holds {
 			t.Errorf("an object one fault-free run has and the other lacks is blamed on the faults: %s", v.Detail)
 		}
@@ -240,10 +194,10 @@ func TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun(t *testing.
 // interleavings-agree names the other schedule as the suspect: a race with no
 // fault, never the faulted run.
 func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
-	wrong, right := app(map[string]string{"mode": "stale"}), app(map[string]string{"mode": "x"})
-	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, wrong)}, {Seed: 2049, Snap: snap(t, w, right)}}
-	got := snap(t, w, app(map[string]string{"mode": "x"}))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	wrong, right := optest.App(map[string]string{"mode": "stale"}), optest.App(map[string]string{"mode": "x"})
+	refs := []*verdict.Reference{{Seed: 1, Snap: optest.Snap(t, w, wrong)}, {Seed: 2049, Snap: optest.Snap(t, w, right)}}
+	got := optest.Snap(t, w, optest.App(map[string]string{"mode": "x"}))
 	if v := verdict.Converges(w, refs, got, 0); !v.Holds {
 		t.Errorf("converges blames the faulted run for a wrong fault-free run: %s", v.Detail)
 	}
@@ -257,39 +211,21 @@ func TestWhenTheFaultFreeRunsDisagreeTheReportNamesTheSuspectSide(t *testing.T) 
 // attempts) and nothing else; a kind the operator has not is an error, not an
 // option silently ignored.
 func TestANondeterministicFieldTheAuthorNamesIsIgnored(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "ConfigMap", Path: "data.attempts"}}
-	w := testWorld(t, o)
-	refs := []*verdict.Reference{{Seed: 1, Snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))},
-		{Seed: 2049, Snap: snap(t, w, app(map[string]string{"attempts": "1", "mode": "x"}))}}
-	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
+	w := optest.TestWorld(t, o)
+	refs := []*verdict.Reference{{Seed: 1, Snap: optest.Snap(t, w, optest.App(map[string]string{"attempts": "1", "mode": "x"}))},
+		{Seed: 2049, Snap: optest.Snap(t, w, optest.App(map[string]string{"attempts": "1", "mode": "x"}))}}
+	if v := verdict.Converges(w, refs, optest.Snap(t, w, optest.App(map[string]string{"attempts": "4", "mode": "x"})), 0); !v.Holds {
 		t.Errorf("the named field is held against the run: %s", v.Detail)
 	}
-	if v := verdict.Converges(w, refs, snap(t, w, app(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
+	if v := verdict.Converges(w, refs, optest.Snap(t, w, optest.App(map[string]string{"attempts": "4", "mode": "y"})), 0); v.Holds {
 		t.Error("a field the author did not name is ignored too")
 	}
 	o.Nondeterministic = []canon.NondeterministicField{{Kind: "Gizmo", Path: "status.attempts"}}
 	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Nondeterministic[0]") {
 		t.Errorf("an unknown kind: %v, want an error naming Nondeterministic[0]", err)
 	}
-}
-
-// judgeAll runs one plan on o and returns every verdict, by property.
-func judgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdict {
-	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(testWorld(t, o), t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]check.Verdict{}
-	for _, v := range r.Verdicts {
-		out[v.Property] = v
-	}
-	return out
 }
 
 // needsBackend is an operator whose app names a dependency (the ConfigMap
@@ -303,7 +239,7 @@ func needsBackend(ctx context.Context, c client.Client, app *corev1.ConfigMap) e
 	if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: "backend"}, &backend); err != nil {
 		return err
 	}
-	return child()(ctx, c, app)
+	return optest.Child()(ctx, c, app)
 }
 
 // no-error-at-rest is differential: an error at rest that the fault-free run
@@ -311,17 +247,17 @@ func needsBackend(ctx context.Context, c client.Client, app *corev1.ConfigMap) e
 // workload's doing, no violation; an error the faults alone leave
 // (TestEachGenericOracleCatchesItsViolationOnly) still is.
 func TestAnErrorAtRestTheFaultFreeRunAlsoEndsInIsNoViolation(t *testing.T) {
-	o := appOptions(needsBackend)
+	o := optest.AppOptions(needsBackend)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		// The app's reconcile also runs when its backend changes or goes.
 		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
 		})
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackend})
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: needsBackend})
 	}
 	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
-	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
+	all := optest.JudgeAll(t, o, "seed 1\nat 2s delete object=1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
 	for name, v := range all {
 		if !v.Holds {
 			t.Errorf("%s violated: %s", name, v.Detail)
@@ -348,16 +284,16 @@ func needsBackendNamedByTime(ctx context.Context, c client.Client, app *corev1.C
 // the back-off), as every instant of the virtual clock does. A twin that
 // fails differently is still caught (TestEachGenericOracleCatchesItsViolationOnly).
 func TestAnErrorAtRestThatNamesTheTimeOfItsAttemptIsTheFaultFreeRunsError(t *testing.T) {
-	o := appOptions(needsBackendNamedByTime)
+	o := optest.AppOptions(needsBackendNamedByTime)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
 		})
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackendNamedByTime})
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: needsBackendNamedByTime})
 	}
 	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
-	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\ncrash process=op at=5s\n")
+	all := optest.JudgeAll(t, o, "seed 1\nat 2s delete object=1\ncrash process=op at=5s\n")
 	v := all[world.NoErrorAtRest]
 	if !v.Holds {
 		t.Fatalf("no-error-at-rest violated: %s", v.Detail)
@@ -381,7 +317,7 @@ const ownerDeletedUnderAStall = "seed 1\nat 2s delete object=0\nhold process=op 
 // (it ends when the stall ends), and the run, no longer stopped mid-storm,
 // ends with no error at rest.
 func TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn(t *testing.T) {
-	all := judgeAll(t, appOptions(child()), ownerDeletedUnderAStall)
+	all := optest.JudgeAll(t, optest.AppOptions(optest.Child()), ownerDeletedUnderAStall)
 	for name, v := range all {
 		if !v.Holds {
 			t.Errorf("%s violated: %s", name, v.Detail)
@@ -405,7 +341,7 @@ func TestAStormThatOutlastsTheStallIsAHotLoop(t *testing.T) {
 		metav1.SetMetaDataAnnotation(&app.ObjectMeta, "seen", time.Now().String()) // the bug: a write every reconcile
 		return c.Update(ctx, app)
 	}
-	all := judgeAll(t, appOptions(bump), "seed 1\nhold process=op kind=/v1/Secret from=0s until=30s\n")
+	all := optest.JudgeAll(t, optest.AppOptions(bump), "seed 1\nhold process=op kind=/v1/Secret from=0s until=30s\n")
 	v := all[cluster.HotLoopProperty]
 	if v.Holds || v.At < 30*time.Second+(cluster.HotLoopSeconds-1)*time.Second {
 		t.Errorf("hot-loop: %+v, want violated once the loop outlasted the stall (released at 30 s) by %d s", v, cluster.HotLoopSeconds)
@@ -431,11 +367,11 @@ func TestJudgedKindsAreTheKindsTheOperatorTouches(t *testing.T) {
 		}
 		return nil
 	}
-	got := judge(t, appOptions(claim), "seed 1\ncrash process=op call=3\n")
+	got := optest.Judge(t, optest.AppOptions(claim), "seed 1\ncrash process=op call=3\n")
 	if !strings.Contains(got[world.Converges], "PersistentVolumeClaim team/app-data exists after the fault-free run") {
 		t.Errorf("converges does not judge the PersistentVolumeClaim the operator makes: %v", got)
 	}
-	if got := judge(t, appOptions(claim), "seed 1\n"); len(got) != 0 {
+	if got := optest.Judge(t, optest.AppOptions(claim), "seed 1\n"); len(got) != 0 {
 		t.Errorf("with no fault: violated %v", got)
 	}
 }
@@ -448,21 +384,21 @@ func TestJudgedKindsAreTheKindsTheOperatorTouches(t *testing.T) {
 // reaches. The twin, a restarted operator that trusts its own mark and never
 // makes the child, differs from every fault-free end state and is caught.
 func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *testing.T) {
-	o := appOptions(needsBackend)
+	o := optest.AppOptions(needsBackend)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
 		})
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).Watches(&corev1.ConfigMap{}, toApp).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: needsBackend})
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: needsBackend})
 	}
 	o.Objects = append(o.Objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}})
 	const delayed = "seed 0\nat 234ms delete object=1\nstale process=op at=1ms age=3.215s\n"
-	if got := judge(t, o, delayed); len(got) != 0 {
+	if got := optest.Judge(t, o, delayed); len(got) != 0 {
 		t.Errorf("a correct operator delayed past the backend's deletion: violated %v", got)
 	}
 
-	twin := appOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	twin := optest.AppOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 		if app.Name != "app" || app.Annotations["started"] != "" {
 			return nil // the bug: a restarted process trusts its own mark
 		}
@@ -470,10 +406,10 @@ func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *test
 		if err := c.Update(ctx, app); err != nil {
 			return err
 		}
-		return child()(ctx, c, app)
+		return optest.Child()(ctx, c, app)
 	})
 	twin.Objects = o.Objects
-	got := judge(t, twin, "seed 1\nat 30s delete object=1\ncrash process=op call=3\n")
+	got := optest.Judge(t, twin, "seed 1\nat 30s delete object=1\ncrash process=op call=3\n")
 	if !strings.Contains(got[world.Converges], "Secret team/app-child exists after") {
 		t.Errorf("the twin is not caught by converges: %v", got)
 	}
@@ -485,8 +421,8 @@ func TestAnOperatorDelayedPastTheWorkloadMayEndAsTheLateFaultFreeRunDoes(t *test
 // with no generated workload too: that is its bug (or the test's), and
 // no-error-at-rest says so.
 func TestAnErrorAtRestWithNoWorkloadIsNotForgiven(t *testing.T) {
-	o := appOptions(needsBackend)
-	all := judgeAll(t, o, "seed 1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
+	o := optest.AppOptions(needsBackend)
+	all := optest.JudgeAll(t, o, "seed 1\nlag process=op kind=* min=0s max=2s\ncrash process=op at=5s\n")
 	v := all[world.NoErrorAtRest]
 	if v.Holds || !strings.Contains(v.Detail, "the fault-free run with no generated workload") {
 		t.Errorf("no-error-at-rest on an operator whose backend never existed: holds=%v %q", v.Holds, v.Detail)
@@ -517,9 +453,9 @@ func TestTheSchedulersNodeAndThePodsAddressAreEqualWhereverTheyAppear(t *testing
 		}
 		bound := podOn("cache-0", "uid-p", node, hostIP, ip)
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "peers", UID: "uid-cm"}, Data: map[string]string{"cache": ip + ":6379"}}
-		ev := added(t, bound)
+		ev := optest.Added(t, bound)
 		ev.Type = watch.Modified
-		c := canonicalText(t, added(t, created), ev, added(t, cm))
+		c := optest.CanonicalText(t, optest.Added(t, created), ev, optest.Added(t, cm))
 		return c(podGVK, bound), c(cmGVK, cm)
 	}
 	p1, c1 := run("node-1", "10.0.0.1", "10.244.1.2", false)
@@ -540,7 +476,7 @@ func TestTheSchedulersNodeAndThePodsAddressAreEqualWhereverTheyAppear(t *testing
 // deletedEv is the watch event of obj's deletion.
 func deletedEv(t *testing.T, obj client.Object) apiserver.Event {
 	t.Helper()
-	ev := added(t, obj)
+	ev := optest.Added(t, obj)
 	ev.Type = watch.Deleted
 	return ev
 }
@@ -571,14 +507,14 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 	// children's canonical texts, and the canonical names of every child.
 	run := func(first int, live ...string) (string, []string, []string) {
 		old, cur := owner("owner-1", ""), owner("owner-2", "nightly-"+live[len(live)-1])
-		log := []apiserver.Event{added(t, old)}
+		log := []apiserver.Event{optest.Added(t, old)}
 		var olds []*corev1.Secret
 		for i := range first {
 			c := childOf(fmt.Sprintf("old%d%s", i, live[0]), old)
 			olds = append(olds, c)
-			log = append(log, added(t, c))
+			log = append(log, optest.Added(t, c))
 		}
-		log = append(log, deletedEv(t, old), added(t, cur))
+		log = append(log, deletedEv(t, old), optest.Added(t, cur))
 		for _, c := range olds {
 			log = append(log, deletedEv(t, c))
 		}
@@ -586,9 +522,9 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 		for _, s := range live {
 			c := childOf(s, cur)
 			lives = append(lives, c)
-			log = append(log, added(t, c))
+			log = append(log, optest.Added(t, c))
 		}
-		w := testWorld(t, appOptions(child()))
+		w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log)}
 		var texts, names []string
 		for _, c := range lives {
@@ -624,7 +560,7 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 	old := owner("owner-1", "")
 	gone := childOf("gone1", old)
 	cur := owner("owner-2", "nightly-gone1")
-	s := &verdict.Snapshot{World: testWorld(t, appOptions(child())), Canon: canon.NewTokens([]apiserver.Event{added(t, old), added(t, gone), deletedEv(t, old), deletedEv(t, gone), added(t, cur), added(t, childOf("live1", cur))})}
+	s := &verdict.Snapshot{World: optest.TestWorld(t, optest.AppOptions(optest.Child())), Canon: canon.NewTokens([]apiserver.Event{optest.Added(t, old), optest.Added(t, gone), deletedEv(t, old), deletedEv(t, gone), optest.Added(t, cur), optest.Added(t, childOf("live1", cur))})}
 	if got := canon.Encode(s.Normalize(cmGVK, cur)); got == o1 {
 		t.Errorf("a record of a deleted child compares equal to a record of the live one: %s", got)
 	}
@@ -644,7 +580,7 @@ func TestAServicesClusterIPIsEqualWhereverItAppears(t *testing.T) {
 			Spec: corev1.ServiceSpec{ClusterIP: other, ClusterIPs: []string{other}}}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "conf", UID: "uid-cm"},
 			Data: map[string]string{"db": ip + ":5432", "cache": other}}
-		c := canonicalText(t, added(t, svc), added(t, svc2), added(t, cm))
+		c := optest.CanonicalText(t, optest.Added(t, svc), optest.Added(t, svc2), optest.Added(t, cm))
 		return c(svcGVK, svc), c(cmGVK, cm)
 	}
 	s1, c1 := run("10.96.0.20", "10.96.0.21")
@@ -676,7 +612,7 @@ func TestAReplicaSetNamedByAHashIsNamedByItsDeployment(t *testing.T) {
 		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-" + hash, UID: "uid-rs",
 			Labels:          map[string]string{"pod-template-hash": hash},
 			OwnerReferences: []metav1.OwnerReference{{Kind: "Deployment", Name: "web", UID: "uid-d"}}}}
-		c := canonicalText(t, added(t, dep), added(t, rs))
+		c := optest.CanonicalText(t, optest.Added(t, dep), optest.Added(t, rs))
 		return c(rsGVK, rs), c(depGVK, dep)
 	}
 	r1, d1 := run("aaa11")
@@ -710,15 +646,15 @@ func TestAnObjectNamedByAHashIsNamedByWhatItHolds(t *testing.T) {
 	// whose status names the revision of the last one, or of current.
 	run := func(current string, versions ...string) string {
 		set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: "sessions", UID: "uid-set"}}
-		log := []apiserver.Event{added(t, set)}
+		log := []apiserver.Event{optest.Added(t, set)}
 		for i, v := range versions {
 			r := revision(fmt.Sprintf("h%d%s", i, strings.ReplaceAll(v, ".", "")), v, int64(i+1))
-			log = append(log, added(t, r))
+			log = append(log, optest.Added(t, r))
 			if v == current {
 				set.Status.CurrentRevision, set.Status.UpdateRevision = r.Name, r.Name
 			}
 		}
-		return canonicalText(t, log...)(setGVK, set)
+		return optest.CanonicalText(t, log...)(setGVK, set)
 	}
 	direct, through := run("8.0", "7.4", "8.0"), run("8.0", "7.4", "7.2", "8.0")
 	if direct != through {
@@ -744,7 +680,7 @@ func TestADeploymentsRevisionCountsItsRolloutsAndIsNotCompared(t *testing.T) {
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "shop", UID: "uid-d",
 			Annotations: map[string]string{"deployment.kubernetes.io/revision": revision, "team": "web"}}}
 		d.Spec.Template.Annotations = map[string]string{"checksum/config": checksum}
-		return canonicalText(t, added(t, d))(depGVK, d)
+		return optest.CanonicalText(t, optest.Added(t, d))(depGVK, d)
 	}
 	two, three := deployment("2", "d0aa5182"), deployment("3", "d0aa5182")
 	if two != three {
@@ -779,7 +715,7 @@ func ownedChild(ctx context.Context, c client.Client, app *corev1.ConfigMap) err
 func TestAChildReownedToADeletedOwnerByAStaleViewAndCollectedIsNotChurn(t *testing.T) {
 	// rev=6 is the first app's: the restarted operator's ConfigMaps lag
 	// there, its Secrets are fresh.
-	all := judgeAll(t, appOptions(ownedChild), "seed 1\nat 0s delete object=0\nat 31ms recreate object=0\nstale process=op kind=/v1/ConfigMap at=3s age=84ms rev=6\n")
+	all := optest.JudgeAll(t, optest.AppOptions(ownedChild), "seed 1\nat 0s delete object=0\nat 31ms recreate object=0\nstale process=op kind=/v1/ConfigMap at=3s age=84ms rev=6\n")
 	for name, v := range all {
 		if !v.Holds {
 			t.Errorf("%s violated: %s", name, v.Detail)
@@ -801,7 +737,7 @@ func TestEncodedContentIsComparedByWhatItHolds(t *testing.T) {
 			Annotations: map[string]string{"applied": `{"at":"` + at + `","status":"` + status + `"}`}},
 			Data: map[string][]byte{"release": []byte(`{"info":{"first_deployed":"` + at + `","status":"` + status + `"}}`)}}
 	}
-	normalize := canonicalText(t)
+	normalize := optest.CanonicalText(t)
 	a := normalize(gvk, record("2000-01-01T00:00:00.011587Z", "deployed"))
 	if b := normalize(gvk, record("2000-01-01T00:00:00.015796266Z", "deployed")); a != b {
 		t.Errorf("records written at other times differ:\n%s\n%s", a, b)
@@ -837,14 +773,14 @@ func TestANameDerivedFromATimeStampedTemplateIsNamedByWhatItDigests(t *testing.T
 	type stamp struct{ hash, image, at string }
 	run := func(stamps ...stamp) string {
 		set := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "queue", Name: "events", UID: "uid-set"}}
-		log := []apiserver.Event{added(t, set)}
+		log := []apiserver.Event{optest.Added(t, set)}
 		for i, s := range stamps {
 			r := revision(s.hash, s.image, s.at, int64(i+1))
-			log = append(log, added(t, r))
+			log = append(log, optest.Added(t, r))
 			set.Status.CurrentRevision, set.Status.UpdateRevision = r.Name, r.Name
 		}
 		set.Spec.Template.Labels = map[string]string{"controller-revision-hash": set.Status.UpdateRevision}
-		return canonicalText(t, log...)(setGVK, set)
+		return optest.CanonicalText(t, log...)(setGVK, set)
 	}
 	one := run(stamp{"6f7d", "rabbitmq:4.1", "2026-11-25T10:00:01Z"})
 	other := run(stamp{"9a1c", "rabbitmq:4.1", "2026-11-25T10:00:03Z"})

@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestAFailuresInspectorOpensWithTheOperatorFirst(t *testing.T) {
 		t.Skip("drives headless Chromium (make test runs it)")
 	}
 	bin := browsertest.Chromium(t)
-	f := failingRun(t, t.TempDir())
+	f := optest.FailingRun(t, t.TempDir())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

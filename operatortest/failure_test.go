@@ -1,23 +1,15 @@
 package operatortest
 
 import (
-	"context"
 	"flag"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ctrlsim/ctrlsim/operatortest/search"
-
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
-
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
@@ -117,64 +109,6 @@ func TestAStaleRestartOfOneKindSaysWhichWatchCacheLagged(t *testing.T) {
 	}
 }
 
-// firstWriteStandsForBoth creates the app's two Secrets, and skips both when
-// the first exists: a crash between the two creates leaves the second never
-// made (examples/twowrites' bug, in small).
-func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-	if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: app.Name + "-config"}, &corev1.Secret{}); err == nil {
-		return nil
-	}
-	for _, suffix := range []string{"-config", "-credentials"} {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + suffix}}
-		if err := controllerutil.SetControllerReference(app, s, c.Scheme()); err != nil {
-			return err
-		}
-		if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-	}
-	return nil
-}
-
-// failingRun is the report of the crash between the two creates, its plan
-// path under dir and its story in dir as the artifacts directory
-// (-ctrlsim.artifacts).
-func failingRun(t *testing.T, dir string) *failure.Failure {
-	t.Helper()
-	return failingRunIn(t, dir, dir)
-}
-
-// failingRunIn is failingRun with -ctrlsim.artifacts set to artifacts ("":
-// the flag not given).
-func failingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
-	t.Helper()
-	return failingRunAt(t, filepath.Join(dir, "TestX.plan"), artifacts)
-}
-
-// failingRunAt is failingRunIn with the plan saved at path.
-func failingRunAt(t *testing.T, path, artifacts string) *failure.Failure {
-	t.Helper()
-	old := *failure.FlagArtifacts
-	*failure.FlagArtifacts = artifacts
-	t.Cleanup(func() { *failure.FlagArtifacts = old })
-	w, err := search.NewWorld(appOptions(firstWriteStandsForBoth).WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Parse("seed 1\ncrash process=op write=1\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := failure.OfPlan(w, t, p, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f == nil {
-		t.Fatal("the crash between the two creates no longer violates anything")
-	}
-	return f
-}
-
 // A failure writes its story to the artifacts directory, under the
 // package's path (the plan alone stays in testdata/ctrlsim), a picture with
 // the operator's lanes first and an inspector, and a markdown report that
@@ -183,7 +117,7 @@ func failingRunAt(t *testing.T, path, artifacts string) *failure.Failure {
 // this machine.
 func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	dir := t.TempDir()
-	f := failingRun(t, dir)
+	f := optest.FailingRun(t, dir)
 	story := filepath.Join(dir, "operatortest")
 	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
 		"from the fault to the violation:", "the violation, step by step (numbered as the picture numbers them):\n  ①", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
@@ -226,7 +160,7 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 		t.Errorf("the markdown report names a path of this machine (%s)", dir)
 	}
 	// The same run gives the same report.
-	again := failingRun(t, t.TempDir())
+	again := optest.FailingRun(t, t.TempDir())
 	md2, err := os.ReadFile(again.Files.Markdown)
 	if err != nil {
 		t.Fatal(err)
@@ -243,12 +177,12 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 func TestTheStoryGoesWhereTheFlagOrTheEnvironmentSays(t *testing.T) {
 	env := t.TempDir()
 	t.Setenv("CTRLSIM_ARTIFACTS", env)
-	f := failingRunIn(t, t.TempDir(), "")
+	f := optest.FailingRunIn(t, t.TempDir(), "")
 	if want := filepath.Join(env, "operatortest", "TestX.md"); f.Files.Markdown != want || !failure.Exists(want) {
 		t.Errorf("with CTRLSIM_ARTIFACTS the report is at %s, want %s", f.Files.Markdown, want)
 	}
 	t.Setenv("CTRLSIM_ARTIFACTS", "")
-	f = failingRunIn(t, t.TempDir(), "")
+	f = optest.FailingRunIn(t, t.TempDir(), "")
 	dir := filepath.Dir(filepath.Dir(f.Files.Markdown))
 	if !strings.HasPrefix(filepath.Base(dir), "ctrlsim-artifacts-") || filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !failure.Exists(f.Files.Markdown) {
 		t.Errorf("by default the report is at %s, want a fresh ctrlsim-artifacts-* directory under %s", f.Files.Markdown, os.TempDir())
@@ -282,7 +216,7 @@ func TestTheStoryDirectoryIsThePackagesPathInItsModule(t *testing.T) {
 // plan's path under testdata/ctrlsim, not a name the reader must save it by.
 func TestTheMarkdownReportReplaysThePlanByThePathTheTestPrinted(t *testing.T) {
 	path := filepath.Join("testdata", "ctrlsim", "TestX.plan")
-	f := failingRunAt(t, path, t.TempDir())
+	f := optest.FailingRunAt(t, path, t.TempDir())
 	md, err := os.ReadFile(f.Files.Markdown)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"slices"
 	"strings"
 	"testing"
@@ -21,13 +22,13 @@ import (
 // faults among the templates. Without one, every class is drawn.
 func TestAFaultProfileNarrowsWhatPlansDraw(t *testing.T) {
 	patch422 := apiserver.Fault{Verb: "patch", Resource: "configmaps", Code: 422, Field: "metadata.annotations", Message: "Too long"}
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Faults = world.Faults{
 		Classes: []plan.FaultKind{plan.Lag, plan.API},
 		Kinds:   []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Secret")},
 		API:     []apiserver.Fault{patch422},
 	}
-	narrowed := drawnFaults(t, testWorld(t, o).Space, 300)
+	narrowed := drawnFaults(t, optest.TestWorld(t, o).Space, 300)
 	for _, f := range narrowed {
 		switch {
 		case f.Kind != plan.Lag && f.Kind != plan.API:
@@ -43,7 +44,7 @@ func TestAFaultProfileNarrowsWhatPlansDraw(t *testing.T) {
 		t.Fatal("300 plans never drew a lag, a class the profile keeps")
 	}
 
-	all := drawnFaults(t, testWorld(t, appOptions(child())).Space, 300)
+	all := drawnFaults(t, optest.TestWorld(t, optest.AppOptions(optest.Child())).Space, 300)
 	for _, k := range []plan.FaultKind{plan.Crash, plan.Hold, plan.Stale} {
 		if !slices.ContainsFunc(all, func(f plan.Fault) bool { return f.Kind == k }) {
 			t.Errorf("without a profile, 300 plans never drew a %s fault", k)
@@ -64,7 +65,7 @@ func TestAFaultProfileNamingNothingOfTheWorldIsRefused(t *testing.T) {
 		{world.Faults{Kinds: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod")}}, "/v1/Pod is no kind of the world"},
 		{world.Faults{API: []apiserver.Fault{{Verb: "patch"}}}, "Options.Faults.API[0] (verb=patch): Code is 0"},
 	} {
-		o := appOptions(child())
+		o := optest.AppOptions(optest.Child())
 		o.NoWorkloadModels = true // the world's kinds are then the app's own
 		o.Faults = c.faults
 		_, err := search.NewWorld(o.WithDefaults())

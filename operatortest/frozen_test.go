@@ -1,7 +1,7 @@
 package operatortest
 
 import (
-	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"slices"
 	"strings"
 	"testing"
@@ -15,71 +15,13 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
-
-// publishes is an operator whose app (ConfigMap team/app) names a dependency
-// (Secret team/backend): it publishes the app's host in its ConfigMap
-// team/app-out, and while the backend is missing it fails, to be retried
-// (correct), or gives up with no error (giveUp, the buggy variant).
-func publishes(giveUp bool) behaviour {
-	return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-		if app.Name != "app" {
-			return nil
-		}
-		var backend corev1.Secret
-		if err := c.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: "backend"}, &backend); err != nil {
-			if giveUp && apierrors.IsNotFound(err) {
-				return nil
-			}
-			return err
-		}
-		out := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "app-out"}}
-		_, err := controllerutil.CreateOrUpdate(ctx, c, out, func() error {
-			out.Data = map[string]string{"host": app.Data["host"]}
-			return controllerutil.SetControllerReference(app, out, c.Scheme())
-		})
-		return err
-	}
-}
-
-func publishOptions(giveUp bool) world.Options {
-	o := appOptions(publishes(giveUp))
-	o.Managers[0].Setup = func(mgr manager.Manager) error {
-		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
-		})
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Watches(&corev1.Secret{}, toApp).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: publishes(giveUp)})
-	}
-	o.Objects = []client.Object{
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}, Data: map[string]string{"host": "a"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "backend"}},
-	}
-	return o
-}
-
-// editThenDeleteTheDependency: the user edits the app's host at 3 ms and
-// deletes its backend at 25 ms, while the operator's ConfigMap watch lags
-// 50 ms or more: it sees the backend gone before it sees the edit (a real
-// cluster promises no order across kinds), and never publishes the new host.
-const editThenDeleteTheDependency = "seed 1\n" +
-	`script at 3ms patch kind=/v1/ConfigMap namespace=team name=app patch="{\"data\":{\"host\":\"b\"}}"` + "\n" +
-	"at 25ms delete object=1\n" +
-	"lag process=op kind=/v1/ConfigMap min=50ms max=458ms\n"
 
 // While an operator fails by design on a dependency the user deleted (the
 // fault-free run ends in the same error), what it derived keeps the input it
@@ -88,7 +30,7 @@ const editThenDeleteTheDependency = "seed 1\n" +
 // same missing dependency with no error claims its output converged, and is
 // still held to it.
 func TestTheOutputOfAReconcileFailingByDesignIsNotCompared(t *testing.T) {
-	all := judgeAll(t, publishOptions(false), editThenDeleteTheDependency)
+	all := optest.JudgeAll(t, optest.PublishOptions(false), optest.EditThenDeleteTheDependency)
 	for name, v := range all {
 		if !v.Holds {
 			t.Errorf("correct operator: %s violated: %s", name, v.Detail)
@@ -97,7 +39,7 @@ func TestTheOutputOfAReconcileFailingByDesignIsNotCompared(t *testing.T) {
 	if d := all[world.Converges].Detail; !strings.Contains(d, "not compared") || !strings.Contains(d, "ConfigMap team/app-out") {
 		t.Errorf("converges does not say what it left uncompared and why: %q", d)
 	}
-	all = judgeAll(t, publishOptions(true), editThenDeleteTheDependency)
+	all = optest.JudgeAll(t, optest.PublishOptions(true), optest.EditThenDeleteTheDependency)
 	if v := all[world.Converges]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
 		t.Errorf("the operator that gives up with no error: converges %+v, want the stale ConfigMap team/app-out reported", v)
 	}
@@ -116,10 +58,10 @@ const editRacingTheDeletion = "seed 3\n" +
 // got through with is the race with the user, not a disagreement of
 // interleavings. The operator that gives up with no error is still judged.
 func TestTheOutputOfAReconcileFailingByDesignIsNotAnInterleavingsDisagreement(t *testing.T) {
-	if v := judgeAll(t, publishOptions(false), editRacingTheDeletion)[world.InterleavingsAgree]; !v.Holds {
+	if v := optest.JudgeAll(t, optest.PublishOptions(false), editRacingTheDeletion)[world.InterleavingsAgree]; !v.Holds {
 		t.Errorf("correct operator: interleavings-agree violated: %s", v.Detail)
 	}
-	if v := judgeAll(t, publishOptions(true), editRacingTheDeletion)[world.InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
+	if v := optest.JudgeAll(t, optest.PublishOptions(true), editRacingTheDeletion)[world.InterleavingsAgree]; v.Holds || !strings.Contains(v.Detail, "ConfigMap team/app-out") {
 		t.Errorf("the operator that gives up with no error: interleavings-agree %+v, want ConfigMap team/app-out reported", v)
 	}
 }
@@ -160,14 +102,14 @@ func TestTheOutputsOfAFailingReconcileAreNamedAsTheSnapshotNamesThem(t *testing.
 // reconciles write (the reason) is compared, and nothing is frozen when the
 // errors differ or the faulted run does not fail.
 func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *testing.T) {
-	w, err := search.NewWorld(appOptions(child()).WithDefaults())
+	w, err := search.NewWorld(optest.AppOptions(optest.Child()).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	pod := func(rv uint64, message, reason string) apiserver.Event {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"},
 			Status: corev1.PodStatus{Message: message, Reason: reason}}
-		ev := added(t, p)
+		ev := optest.Added(t, p)
 		if rv > 1 {
 			ev.Type = watch.Modified
 		}

@@ -1,10 +1,10 @@
 package operatortest
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +20,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -38,108 +31,6 @@ import (
 // The harness's own rules (issue 27): no silent pass, one known bug does not
 // hide the others, a plan replays bit for bit, a violation that does not
 // replay fails, and a known bug has a test of its own.
-
-// knownBugs is the smallest operator with the bugs these tests need: on a
-// ConfigMap labelled "panic" its reconcile panics (a known bug); on one
-// labelled "secret" it should make a Secret <name>-copy holding the
-// ConfigMap's data, and with wrongCopy it writes the wrong value (a second,
-// distinct bug, which the property copied catches); with twoWrites it
-// creates the Secret empty and then fills it, and takes an existing Secret
-// as done (a bug that only a crash between the two writes shows); with
-// shuffled it writes the data's keys in Go map order (a nondeterministic
-// operator).
-type knownBugs struct {
-	client.Client
-	wrongCopy, twoWrites, shuffled bool
-}
-
-func (r *knownBugs) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var cm corev1.ConfigMap
-	if err := r.Get(ctx, req.NamespacedName, &cm); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	if cm.Labels["panic"] != "" {
-		var m map[string]int
-		m["boom"]++ // the known bug: a nil map
-	}
-	if cm.Labels["secret"] == "" {
-		return reconcile.Result{}, nil
-	}
-	value := cm.Data["value"]
-	if r.wrongCopy {
-		value += "!"
-	}
-	if r.shuffled {
-		var keys []string
-		for k := range cm.Data { // the bug: Go map order
-			keys = append(keys, k)
-		}
-		value = strings.Join(keys, ",")
-	}
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cm.Namespace, Name: cm.Name + "-copy"}, StringData: map[string]string{"value": value}}
-	if r.twoWrites {
-		s.StringData = nil
-		if err := r.Create(ctx, s); apierrors.IsAlreadyExists(err) {
-			return reconcile.Result{}, nil // the bug: made, so taken as filled
-		} else if err != nil {
-			return reconcile.Result{}, err
-		}
-		s.StringData = map[string]string{"value": value}
-		return reconcile.Result{}, r.Update(ctx, s)
-	}
-	if err := r.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{}, nil
-}
-
-// copied: every "secret" ConfigMap's Secret holds its value.
-var copied = world.Property{Name: "copied", Check: func(h *world.History) error {
-	var s corev1.Secret
-	if err := h.Get(client.ObjectKey{Namespace: "team", Name: "b-copy"}, &s); err != nil {
-		return err
-	}
-	if got := string(s.Data["value"]); got != "v" {
-		return fmt.Errorf("Secret team/b-copy holds %q, want %q", got, "v")
-	}
-	return nil
-}}
-
-// bugOptions is an operator on two ConfigMaps: team/a (labelled panic when
-// withPanic) and team/b (labelled secret), judged by copied; short phases.
-func bugOptions(r *knownBugs, withPanic bool) world.Options {
-	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}
-	if withPanic {
-		a.Labels = map[string]string{"panic": "yes"}
-	}
-	data := map[string]string{"value": "v"}
-	if r.shuffled {
-		for i := range 64 {
-			data[fmt.Sprintf("k%02d", i)] = "x"
-		}
-	}
-	b := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "b", Labels: map[string]string{"secret": "yes"}}, Data: data}
-	return world.Options{
-		Scheme: clientgoscheme.Scheme,
-		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient(), wrongCopy: r.wrongCopy, twoWrites: r.twoWrites, shuffled: r.shuffled})
-		}}},
-		Objects:    []client.Object{a, b},
-		Properties: []world.Property{copied},
-		// These tests judge how the harness reports known bugs (violations
-		// of copied, panics), not the workload. copied presumes team/b
-		// exists: a drawn deletion of it violates copied on its own (seen:
-		// "secrets \"b-copy\" not found" after "at 0s delete object=1"),
-		// a violation of this test's property that would race the bug each
-		// test expects.
-		NoWorkload:       true,
-		NoWorkloadModels: true,
-		FaultPhase:       5 * time.Second,
-		HealBudget:       10 * time.Second,
-		Checks:           6,
-		Seed:             1,
-	}
-}
 
 // Bad options are refused before anything runs, each with one line that
 // names the field (and for Disable, the valid names).
@@ -156,7 +47,7 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 		`Options.Expect: unknown property "copid"`:                       func(o *world.Options) { o.Expect = "copid" },
 		"Options.KeepGoing with Options.Shard 1/2":                       func(o *world.Options) { o.KeepGoing, o.Shard = true, world.Shard{Index: 1, Count: 2} },
 	} {
-		o := bugOptions(&knownBugs{}, false)
+		o := optest.BugOptions(&optest.KnownBugs{}, false)
 		edit(&o)
 		_, err := search.Explore(t, o)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
@@ -164,8 +55,8 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 		}
 	}
 	// Every verdict's name is valid: the kernel's and the test's own too.
-	o := bugOptions(&knownBugs{}, false)
-	o.Disable = append(world.Oracles(), copied.Name)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
+	o.Disable = append(world.Oracles(), optest.Copied.Name)
 	if err := o.Validate(); err != nil {
 		t.Errorf("Disable of every verdict: %v", err)
 	}
@@ -187,7 +78,7 @@ func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
 			[]string{"manager op (process op) cannot start", "Setup panicked", "assignment to entry in nil map", "harness_test.go"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := bugOptions(&knownBugs{}, false)
+			o := optest.BugOptions(&optest.KnownBugs{}, false)
 			o.Managers[0].Setup = tc.setup
 			o.Disable = world.Oracles()
 			_, err := search.Explore(t, o)
@@ -206,7 +97,7 @@ func TestAManagerThatCannotStartFailsTheTest(t *testing.T) {
 // Disable turns off every verdict, the kernel's included: a known panic
 // disabled, the rest of the operator is still judged (and holds here).
 func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
-	o := bugOptions(&knownBugs{}, true)
+	o := optest.BugOptions(&optest.KnownBugs{}, true)
 	o.Checks = 3
 	res, err := search.Explore(t, o)
 	if err != nil {
@@ -215,8 +106,8 @@ func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 	if !res.Caught || !slices.ContainsFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty }) {
 		t.Fatalf("the panic is not caught: %+v", res.Violations)
 	}
-	if v := res.Violations[slices.IndexFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty })]; !strings.Contains(v.Where, "knownBugs).Reconcile (harness_test.go:") {
-		t.Errorf("the panic's location is %q, want knownBugs.Reconcile in harness_test.go", v.Where)
+	if v := res.Violations[slices.IndexFunc(res.Violations, func(v check.Verdict) bool { return v.Property == cluster.ReconcilePanicProperty })]; !strings.Contains(v.Where, "KnownBugs).Reconcile (fixtures.go:") {
+		t.Errorf("the panic's location is %q, want KnownBugs.Reconcile in optest's fixtures.go", v.Where)
 	}
 	o.Disable = []string{cluster.ReconcilePanicProperty, world.NoErrorAtRest}
 	res, err = search.Explore(t, o)
@@ -233,7 +124,7 @@ func TestDisableCoversTheKernelsVerdicts(t *testing.T) {
 // that only a crash between two writes shows, reports it beside the panic,
 // each with a minimal plan of its own, and tells them apart by signature.
 func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
-	o := bugOptions(&knownBugs{twoWrites: true}, true)
+	o := optest.BugOptions(&optest.KnownBugs{TwoWrites: true}, true)
 	o.KeepGoing, o.Checks = true, 100
 	res, err := search.Explore(t, o)
 	if err != nil {
@@ -277,7 +168,7 @@ func TestASecondDistinctBugIsReportedBesideAKnownPanic(t *testing.T) {
 // controller-runtime logs the panic with a stack trace whose goroutine ids
 // and addresses differ in every run: three fresh worlds, one hash.
 func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
-	o := bugOptions(&knownBugs{}, true)
+	o := optest.BugOptions(&optest.KnownBugs{}, true)
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +204,7 @@ func TestAPanickingPlanReplaysToOneHash(t *testing.T) {
 // two runs of one plan: the report says the operator itself is
 // nondeterministic and names the first differing step, a write of its own.
 func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
-	o := bugOptions(&knownBugs{shuffled: true}, false)
+	o := optest.BugOptions(&optest.KnownBugs{Shuffled: true}, false)
 	o.Properties = nil
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
@@ -341,7 +232,7 @@ func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 
 // A Property says when it saw the violation: the verdict is placed there.
 func TestAPropertySaysWhenItWasViolated(t *testing.T) {
-	o := bugOptions(&knownBugs{}, false)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
 	firstCreate := func(steps []trace.Step) time.Duration {
 		for _, s := range steps {
 			if s.Op == "create" && s.Process == "op" {
@@ -356,37 +247,14 @@ func TestAPropertySaysWhenItWasViolated(t *testing.T) {
 		}
 		return nil
 	}}}
-	got, steps := judgeVerdict(t, o, "seed 1\n", "early")
+	got, steps := optest.JudgeVerdict(t, o, "seed 1\n", "early")
 	if want := firstCreate(steps); got.Holds || got.At != want || want <= 0 || want >= o.FaultPhase {
 		t.Errorf("verdict %+v, want violated at the operator's first create (%v)", got, want)
 	}
 	o.Properties[0].Check = func(*world.History) error { return errors.New("at the end") }
-	if got, _ := judgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
+	if got, _ := optest.JudgeVerdict(t, o, "seed 1\n", "early"); got.At < o.FaultPhase+o.HealBudget {
 		t.Errorf("a plain error is placed at the run's end, got %v", got.At)
 	}
-}
-
-func judgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdict, []trace.Step) {
-	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(w, t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range r.Verdicts {
-		if v.Property == name {
-			return v, r.Steps
-		}
-	}
-	t.Fatalf("no verdict %s in %+v", name, r.Verdicts)
-	return check.Verdict{}, nil
 }
 
 // Explore honours -ctrlsim.plan as Run does: it runs that plan only.
@@ -399,7 +267,7 @@ func TestExploreHonoursThePlanFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer flag.Set("ctrlsim.plan", "")
-	res, err := search.Explore(t, bugOptions(&knownBugs{wrongCopy: true}, false))
+	res, err := search.Explore(t, optest.BugOptions(&optest.KnownBugs{WrongCopy: true}, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,8 +279,6 @@ func TestExploreHonoursThePlanFlag(t *testing.T) {
 // Run's own behaviour (what it logs, what fails the test) is checked in a
 // child process: the child test runs Run and may fail on purpose.
 
-const childEnv = "CTRLSIM_OPERATORTEST_CHILD"
-
 // runChild runs the test named child in a child process, in a fresh
 // directory (its testdata/ctrlsim is there), and returns its output and
 // whether it passed.
@@ -423,7 +289,7 @@ func runChild(t *testing.T, child string, args ...string) (string, bool, string)
 	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + child + "$", "-test.v", "-test.count=1", "-test.timeout=4m"}, args...)...)
-	cmd.Env = append(os.Environ(), childEnv+"="+child, "CTRLSIM_ARTIFACTS="+filepath.Join(dir, "artifacts")) // the story files, with the child's directory
+	cmd.Env = append(os.Environ(), optest.ChildEnv+"="+child, "CTRLSIM_ARTIFACTS="+filepath.Join(dir, "artifacts")) // the story files, with the child's directory
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -433,16 +299,9 @@ func runChild(t *testing.T, child string, args ...string) (string, bool, string)
 	return string(out), err == nil, dir
 }
 
-// childOnly skips a test unless it runs as the child runChild started.
-func childOnly(t *testing.T) {
-	if os.Getenv(childEnv) != t.Name() {
-		t.Skip("run by its parent test, in a child process")
-	}
-}
-
 func TestChildKeepGoing(t *testing.T) {
-	childOnly(t)
-	o := bugOptions(&knownBugs{wrongCopy: true}, true)
+	optest.ChildOnly(t)
+	o := optest.BugOptions(&optest.KnownBugs{WrongCopy: true}, true)
 	o.KeepGoing = true
 	search.Run(t, o)
 }
@@ -471,8 +330,8 @@ func TestKeepGoingSavesAPlanPerSignature(t *testing.T) {
 }
 
 func TestChildExpect(t *testing.T) {
-	childOnly(t)
-	o := bugOptions(&knownBugs{}, os.Getenv("CTRLSIM_CHILD_BUG") != "")
+	optest.ChildOnly(t)
+	o := optest.BugOptions(&optest.KnownBugs{}, os.Getenv("CTRLSIM_CHILD_BUG") != "")
 	o.Expect = cluster.ReconcilePanicProperty
 	search.Run(t, o)
 }
@@ -502,8 +361,8 @@ func TestAnExpectedViolationPassesAndAMissingOneFails(t *testing.T) {
 }
 
 func TestChildSeed(t *testing.T) {
-	childOnly(t)
-	o := bugOptions(&knownBugs{}, false)
+	optest.ChildOnly(t)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
 	o.Seed = 0
 	search.Run(t, o)
 }
@@ -517,8 +376,8 @@ func TestRunLogsTheEffectiveSeed(t *testing.T) {
 }
 
 func TestChildNondeterministic(t *testing.T) {
-	childOnly(t)
-	o := bugOptions(&knownBugs{shuffled: true}, false)
+	optest.ChildOnly(t)
+	o := optest.BugOptions(&optest.KnownBugs{Shuffled: true}, false)
 	o.Properties = nil
 	search.Run(t, o)
 }

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -22,11 +23,11 @@ import (
 // makes one record more. With restartWipes, it also deletes its child at
 // every start (the churn update-summaries catches).
 func recordingOptions(restartWipes bool) world.Options {
-	o := appOptions(nil)
+	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		started := false // the process's memory: lost in a crash
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				if !started {
 					started = true
 					var records corev1.SecretList
@@ -44,7 +45,7 @@ func recordingOptions(restartWipes bool) world.Options {
 						}
 					}
 				}
-				return child()(ctx, c, app)
+				return optest.Child()(ctx, c, app)
 			}})
 	}
 	o.History = []world.HistoryObjects{{Kind: "Secret", Labels: map[string]string{"record": "start"}}}
@@ -56,12 +57,12 @@ func recordingOptions(restartWipes bool) world.Options {
 // record more is not a different end state.
 func TestHistoryObjectsAreLeftOutOfTheComparingOracles(t *testing.T) {
 	const crash = "seed 1\ncrash process=op at=5s\n"
-	if got := judge(t, recordingOptions(false), crash); len(got) != 0 {
+	if got := optest.Judge(t, recordingOptions(false), crash); len(got) != 0 {
 		t.Fatalf("violated %v, want none: the records are history", got)
 	}
 	undeclared := recordingOptions(false)
 	undeclared.History = nil
-	if got := judge(t, undeclared, crash); !strings.Contains(got[world.Converges], "app-start-b") {
+	if got := optest.Judge(t, undeclared, crash); !strings.Contains(got[world.Converges], "app-start-b") {
 		t.Fatalf("without History: violated %v, want converges naming the second record", got)
 	}
 }
@@ -69,7 +70,7 @@ func TestHistoryObjectsAreLeftOutOfTheComparingOracles(t *testing.T) {
 // ... and only they: the same operator wiping its child at every start is
 // still caught by update-summaries.
 func TestHistoryObjectsHideNoOtherChurn(t *testing.T) {
-	got := judge(t, recordingOptions(true), "seed 1\ncrash process=op at=5s\n")
+	got := optest.Judge(t, recordingOptions(true), "seed 1\ncrash process=op at=5s\n")
 	if !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
 		t.Fatalf("violated %v, want update-summaries naming the child's churn", got)
 	}

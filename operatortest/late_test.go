@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -40,12 +41,12 @@ func records(ctx context.Context, c client.Client, item *corev1.ConfigMap) error
 // run (both recorded) nor the one whose operator starts after the last step
 // (neither) ends so; the one starting after the step at 2 s does.
 func TestAnOperatorDelayedPastSomeOfTheWorkloadEndsAsTheRunStartingAfterThem(t *testing.T) {
-	o := appOptions(records)
+	o := optest.AppOptions(records)
 	item := func(name, amount string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name}, Data: map[string]string{"amount": amount}}
 	}
 	o.Objects = []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "ledger"}}, item("apples", "3"), item("pears", "5"), item("plums", "7")}
-	all := judgeAll(t, o, "seed 1\nat 2s delete object=1\nat 30s delete object=2\ncrash process=op at=1ms\n")
+	all := optest.JudgeAll(t, o, "seed 1\nat 2s delete object=1\nat 30s delete object=2\ncrash process=op at=1ms\n")
 	v := all[world.Converges]
 	if !v.Holds {
 		t.Fatalf("converges: %s", v.Detail)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // when the Manager does not set it; options the simulator cannot honour and
 // Options given twice fail the world with one error naming them.
 func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Managers[0].NewOptions = func() (manager.Options, error) {
 		return manager.Options{LeaderElection: true, LeaderElectionID: "op-lock", LeaseDuration: ptr.To(30 * time.Second),
 			Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{"default": {}}}}, nil
@@ -33,7 +34,7 @@ func TestManagerOptionsReachTheProcessesOrFailLoudly(t *testing.T) {
 		t.Errorf("leader election %+v, want the Lease default/op-lock of 30s from Options", le)
 	}
 
-	o = appOptions(child())
+	o = optest.AppOptions(optest.Child())
 	o.Managers[0].Options = &manager.Options{Cache: cache.Options{SyncPeriod: ptr.To(time.Hour)}}
 	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "Cache.SyncPeriod") {
 		t.Errorf("refused option: %v", err)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 // goes as soon as it is empty.
 func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 	goneAfter := func(term time.Duration) time.Duration {
-		o := appOptions(child())
+		o := optest.AppOptions(optest.Child())
 		o.Objects = append(o.Objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "old"}})
 		o.NamespaceTermination = term
 		o.Workload.Steps = []world.StepKind{}

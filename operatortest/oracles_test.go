@@ -3,14 +3,11 @@ package operatortest
 import (
 	"context"
 	"errors"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctrlsim/ctrlsim/operatortest/search"
-
-	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
@@ -22,83 +19,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/ctrlsim/ctrlsim/sim/apiserver"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
-
-// behaviour is what a test controller does with the app ConfigMap.
-type behaviour func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error
-
-type appReconciler struct {
-	client.Client
-	do behaviour
-}
-
-func (r *appReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var app corev1.ConfigMap
-	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	return reconcile.Result{}, r.do(ctx, r.Client, &app)
-}
-
-func appOptions(do behaviour) world.Options {
-	return world.Options{
-		Scheme: clientgoscheme.Scheme,
-		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
-				Complete(&appReconciler{Client: mgr.GetClient(), do: do})
-		}}},
-		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
-	}
-}
-
-// child creates the app's Secret, owned by it, with the given finalizers.
-func child(finalizers ...string) behaviour {
-	return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child", Finalizers: finalizers}}
-		if err := controllerutil.SetControllerReference(app, s, c.Scheme()); err != nil {
-			return err
-		}
-		if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-		return nil
-	}
-}
-
-// judge runs one plan on o and returns which properties it violated.
-func judge(t *testing.T, o world.Options, text string) map[string]string {
-	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(w, t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, v := range r.Violated() {
-		out[v.Property] = v.Detail
-	}
-	return out
-}
 
 // Each generic oracle catches a controller that violates it, and a controller
 // that does its job violates none, under the same faults.
@@ -106,14 +34,14 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 	const crash = "seed 1\ncrash process=op at=1ms\nlag process=op kind=* min=0s max=50ms\n"
 	for _, tc := range []struct {
 		name string
-		do   behaviour
+		do   optest.Behaviour
 		// perStart, if set, makes the behaviour anew at each start of the
 		// process (its memory is lost in a crash).
-		perStart func() behaviour
+		perStart func() optest.Behaviour
 		plan     string
 		want     []string // violated, in any order; nil: none
 	}{
-		{"a controller that does its job", child(), nil, crash, nil},
+		{"a controller that does its job", optest.Child(), nil, crash, nil},
 		{"converges: a child the fault-free run makes and a crashed one does not", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 			if app.Annotations["started"] != "" {
 				return nil // the bug: a restarted process trusts its own mark
@@ -122,10 +50,10 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 			if err := c.Update(ctx, app); err != nil {
 				return err
 			}
-			return child()(ctx, c, app)
+			return optest.Child()(ctx, c, app)
 		}, nil, "seed 1\ncrash process=op call=3\n", []string{world.Converges}}, // a child never created: the end state differs; update-summaries counts only churn added
 		{"terminates: a finalizer nobody removes on an object its owner deleted", func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-			if err := child("example.com/keep")(ctx, c, app); err != nil {
+			if err := optest.Child("example.com/keep")(ctx, c, app); err != nil {
 				return err
 			}
 			return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
@@ -138,7 +66,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 			}
 			return nil
 		}, nil, "seed 1\n", []string{world.NoOrphans, world.Terminates}},
-		{"no-error-at-rest: a reconcile that fails for ever after a restart", nil, func() behaviour {
+		{"no-error-at-rest: a reconcile that fails for ever after a restart", nil, func() optest.Behaviour {
 			made := map[string]bool{} // the process's memory: lost in a crash
 			return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}
@@ -157,14 +85,14 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 		}, "seed 1\ncrash process=op at=1s\n", []string{world.NoErrorAtRest}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := appOptions(tc.do)
+			o := optest.AppOptions(tc.do)
 			if tc.perStart != nil {
 				o.Managers[0].Setup = func(mgr manager.Manager) error {
 					return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
-						Complete(&appReconciler{Client: mgr.GetClient(), do: tc.perStart()})
+						Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: tc.perStart()})
 				}
 			}
-			got := judge(t, o, tc.plan)
+			got := optest.Judge(t, o, tc.plan)
 			if len(got) != len(tc.want) {
 				t.Fatalf("violated %v, want exactly %v", got, tc.want)
 			}
@@ -180,7 +108,7 @@ func TestEachGenericOracleCatchesItsViolationOnly(t *testing.T) {
 // A domain property of the test's own is judged after the generic ones, with
 // the final state it reads.
 func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Properties = []world.Property{{Name: "two-children", Check: func(h *world.History) error {
 		var list corev1.SecretList
 		if err := h.List(&list, client.InNamespace("team")); err != nil {
@@ -191,7 +119,7 @@ func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
 		}
 		return nil
 	}}}
-	got := judge(t, o, "seed 1\n")
+	got := optest.Judge(t, o, "seed 1\n")
 	if got["two-children"] != "the app has 1 children, want 2" || len(got) != 1 {
 		t.Errorf("violated %v, want only two-children, with what it saw", got)
 	}
@@ -203,11 +131,11 @@ func TestAPropertyOfTheTestsOwnIsJudged(t *testing.T) {
 // One worker, or a controller that does not race, agrees with itself.
 func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
 	racy := func(workers int) world.Options {
-		o := appOptions(nil)
+		o := optest.AppOptions(nil)
 		o.Managers[0].Setup = func(mgr manager.Manager) error {
 			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
 				WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-				Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+				Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 					s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "winner"},
 						StringData: map[string]string{"app": app.Name}}
 					if err := c.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -221,7 +149,7 @@ func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
 	}
 	caught := func(o world.Options) (int, string) {
 		for seed := 1; seed <= 30; seed++ {
-			if d := judge(t, o, "seed "+strconv.Itoa(seed)+"\n")[world.InterleavingsAgree]; d != "" {
+			if d := optest.Judge(t, o, "seed "+strconv.Itoa(seed)+"\n")[world.InterleavingsAgree]; d != "" {
 				return seed, d
 			}
 		}
@@ -244,25 +172,25 @@ func TestInterleavingsAgreeCatchesARaceOfTwoWorkers(t *testing.T) {
 // after a restart: the end state is the same as the fault-free run's (so
 // converges holds), but the child was created twice and deleted once.
 func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
-	o := appOptions(nil)
+	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		fresh := map[string]bool{} // the process's memory: lost in a crash
 		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
-			Complete(&appReconciler{Client: mgr.GetClient(), do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				if !fresh[app.Name] {
 					fresh[app.Name] = true // the bug: "start clean" on every process start
 					if err := c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}); client.IgnoreNotFound(err) != nil {
 						return err
 					}
 				}
-				return child()(ctx, c, app)
+				return optest.Child()(ctx, c, app)
 			}})
 	}
-	got := judge(t, o, "seed 1\ncrash process=op at=5s\n")
+	got := optest.Judge(t, o, "seed 1\ncrash process=op at=5s\n")
 	if len(got) != 1 || !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run") {
 		t.Fatalf("violated %v, want only %s naming the child's creates and deletes", got, world.UpdateSummaries)
 	}
-	if got := judge(t, o, "seed 1\n"); len(got) != 0 {
+	if got := optest.Judge(t, o, "seed 1\n"); len(got) != 0 {
 		t.Fatalf("with no fault: violated %v, want none", got)
 	}
 }
@@ -278,7 +206,7 @@ func TestConvergesIgnoresTheOrderOfConditions(t *testing.T) {
 	}
 	avail := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}
 	prog := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"}
-	normalize := canonicalText(t)
+	normalize := optest.CanonicalText(t)
 	a := normalize(gvk, d(avail, prog))
 	b := normalize(gvk, d(prog, avail))
 	if a != b {
@@ -289,18 +217,6 @@ func TestConvergesIgnoresTheOrderOfConditions(t *testing.T) {
 	if c := normalize(gvk, d(prog, down)); c == a {
 		t.Errorf("a changed condition compares equal: %s", c)
 	}
-}
-
-// canonicalText is an object's canonical content as the comparing oracles see
-// it, in a run whose watch log is log.
-func canonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVersionKind, o client.Object) string {
-	t.Helper()
-	w, err := search.NewWorld(appOptions(child()).WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log)}
-	return func(gvk schema.GroupVersionKind, o client.Object) string { return canon.Encode(s.Normalize(gvk, o)) }
 }
 
 // An error at rest is compared by its cause: the object refused and the
@@ -344,9 +260,9 @@ func TestAnErrorAtRestIsComparedByItsCause(t *testing.T) {
 // not counted; made twice, made where the errors differ, or made by an
 // operator that does not end failing, it still counts.
 func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
-	app := logChange{0, watch.Added, "app", ""}
-	made := logChange{time.Millisecond, watch.Added, "app-out", ""}
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	app := optest.LogChange{At: 0, Type: watch.Added, Name: "app", GenerateName: ""}
+	made := optest.LogChange{At: time.Millisecond, Type: watch.Added, Name: "app-out", GenerateName: ""}
 	const key = "configmap team/app"
 	failing := func(s *verdict.Snapshot, err string) *verdict.Snapshot {
 		s.AtRest = []verdict.AtRest{{Key: key, Err: err}}
@@ -354,16 +270,16 @@ func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
 		return s
 	}
 	const refused = `<invalid ConfigMap team/app-out: data Invalid value "s">`
-	refs := []*verdict.Reference{{Seed: 1, Snap: failing(churnRun(t, w, 0, app), refused)}}
-	v := verdict.UpdateSummaries(w, refs, failing(churnRun(t, w, 0, app, made), refused), time.Minute)
+	refs := []*verdict.Reference{{Seed: 1, Snap: failing(optest.ChurnRun(t, w, 0, app), refused)}}
+	v := verdict.UpdateSummaries(w, refs, failing(optest.ChurnRun(t, w, 0, app, made), refused), time.Minute)
 	if !v.Holds || !strings.Contains(v.Detail, "kept") {
 		t.Errorf("a frozen output made once more and kept: %+v, want a note", v)
 	}
 	for name, got := range map[string]*verdict.Snapshot{
-		"made twice": failing(churnRun(t, w, 0, app, made, logChange{2 * time.Millisecond, watch.Deleted, "app-out", ""},
-			logChange{3 * time.Millisecond, watch.Added, "app-out", ""}), refused),
-		"another error": failing(churnRun(t, w, 0, app, made), `<invalid ConfigMap team/app-out: data Invalid value "t">`),
-		"not failing":   churnRun(t, w, 0, app, made),
+		"made twice": failing(optest.ChurnRun(t, w, 0, app, made, optest.LogChange{At: 2 * time.Millisecond, Type: watch.Deleted, Name: "app-out", GenerateName: ""},
+			optest.LogChange{At: 3 * time.Millisecond, Type: watch.Added, Name: "app-out", GenerateName: ""}), refused),
+		"another error": failing(optest.ChurnRun(t, w, 0, app, made), `<invalid ConfigMap team/app-out: data Invalid value "t">`),
+		"not failing":   optest.ChurnRun(t, w, 0, app, made),
 	} {
 		if v := verdict.UpdateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds: %s", name, v.Detail)

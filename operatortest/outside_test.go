@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestOutsideRunsExploreAndReturnsAFailureAsAnError(t *testing.T) {
 	var res search.Result
 	err := outside.Run("catalogue/entry", func(t *testing.T) {
 		var err error
-		if res, err = search.Explore(t, domainOptions()); err != nil {
+		if res, err = search.Explore(t, optest.DomainOptions()); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -34,7 +35,7 @@ func TestOutsideRunsExploreAndReturnsAFailureAsAnError(t *testing.T) {
 // explicit Options.Workers above 1 there is an error, never ignored.
 func TestOutsideRefusesExplicitWorkers(t *testing.T) {
 	err := outside.Run("catalogue/workers", func(t *testing.T) {
-		o := domainOptions()
+		o := optest.DomainOptions()
 		o.Workers = 2
 		if _, err := search.Explore(t, o); err != nil {
 			t.Fatal(err)

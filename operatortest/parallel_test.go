@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,56 +16,33 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
-// exploreWith explores o with n workers in a subtest of its own (worker
-// processes re-run a test up to its first exploration).
-func exploreWith(t *testing.T, o world.Options, n int) search.Result {
-	t.Helper()
-	var res search.Result
-	t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-		o.Workers = n
-		var err error
-		if res, err = search.Explore(t, o); err != nil {
-			t.Fatal(err)
-		}
-	})
-	return res
-}
-
-func propertiesOf(r search.Result) []string {
-	var out []string
-	for _, v := range r.Violations {
-		out = append(out, v.Property)
-	}
-	return out
-}
-
 // Exploring with 2 or 3 worker processes finds what one process finds: the
 // same first failing place, the same minimal plan, the same trace hash and
 // violations (a bug a crash between two writes shows); and for an operator
 // that holds, the same number of plans, none violating.
 func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
-	defer randomPassOnly()()
+	defer optest.RandomPassOnly()()
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
 	// Every exploration first, the comparisons after: a worker process runs
 	// the test up to its exploration only.
-	buggy := appOptions(trustsItsMark)                     // shard_test.go: a restart between two writes
+	buggy := optest.AppOptions(optest.TrustsItsMark)       // optest: a restart between two writes
 	buggy.Checks, buggy.Seed, buggy.ShrinkRuns = 30, 3, 15 // a bounded shrink is as deterministic as a whole one
-	correct := bugOptions(&knownBugs{}, false)
+	correct := optest.BugOptions(&optest.KnownBugs{}, false)
 	correct.Checks = 12
 	var seq, okSeq search.Result
 	par, okPar := map[int]search.Result{}, map[int]search.Result{}
 	t.Run("buggy", func(t *testing.T) {
-		seq = exploreWith(t, buggy, 1)
+		seq = optest.ExploreWith(t, buggy, 1)
 		for _, n := range []int{2, 3} {
-			par[n] = exploreWith(t, buggy, n)
+			par[n] = optest.ExploreWith(t, buggy, n)
 		}
 	})
 	t.Run("correct", func(t *testing.T) {
-		okSeq = exploreWith(t, correct, 1)
+		okSeq = optest.ExploreWith(t, correct, 1)
 		for _, n := range []int{2, 3} {
-			okPar[n] = exploreWith(t, correct, n)
+			okPar[n] = optest.ExploreWith(t, correct, n)
 		}
 	})
 	if !seq.Caught || seq.FirstFailure < 3 {
@@ -82,8 +60,8 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 			t.Errorf("%d workers: minimal plan\n%s\nsequential:\n%s", n, par.Minimal, seq.Minimal)
 		case par.Hash != seq.Hash:
 			t.Errorf("%d workers: trace hash %s, sequential %s", n, par.Hash, seq.Hash)
-		case !slices.Equal(propertiesOf(par), propertiesOf(seq)):
-			t.Errorf("%d workers: violated %q, sequential %q", n, propertiesOf(par), propertiesOf(seq))
+		case !slices.Equal(optest.PropertiesOf(par), optest.PropertiesOf(seq)):
+			t.Errorf("%d workers: violated %q, sequential %q", n, optest.PropertiesOf(par), optest.PropertiesOf(seq))
 		}
 		okPar := okPar[n]
 		if okPar.Caught || okSeq.Caught || okPar.Checks != okSeq.Checks || okPar.Checks != correct.Checks {
@@ -97,15 +75,15 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 // judge every place, then each distinct violation is shrunk in a process of
 // its own (shrinkjobs.go), not one after another here.
 func TestParallelKeepGoingGivesTheSequentialFindings(t *testing.T) {
-	defer randomPassOnly()() // the random pass's findings: the sweep's are found here
+	defer optest.RandomPassOnly()() // the random pass's findings: the sweep's are found here
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	o := bugOptions(&knownBugs{twoWrites: true}, true)
+	o := optest.BugOptions(&optest.KnownBugs{TwoWrites: true}, true)
 	o.KeepGoing, o.Checks = true, 40
-	seq := exploreWith(t, o, 1)
+	seq := optest.ExploreWith(t, o, 1)
 	before := search.ShrunkInParallel
-	par := exploreWith(t, o, 2) // the worker process explores in par's subtest
+	par := optest.ExploreWith(t, o, 2) // the worker process explores in par's subtest
 	if n := search.ShrunkInParallel - before; n != len(par.Findings) {
 		t.Errorf("with 2 workers %d of the %d findings were shrunk in processes of their own, want every one", n, len(par.Findings))
 	}
@@ -133,7 +111,7 @@ func TestAWorkerThatCannotReachTheExplorationFailsLoudly(t *testing.T) {
 	round := 0
 	t.Run("first", func(t *testing.T) { round++ })
 	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
-		o := bugOptions(&knownBugs{}, false)
+		o := optest.BugOptions(&optest.KnownBugs{}, false)
 		o.Workers, o.Checks = 2, 4
 		_, err := search.Explore(t, o)
 		if err == nil || !strings.Contains(err.Error(), "never reached the exploration of "+t.Name()) || strings.Contains(err.Error(), "\n") {
@@ -154,9 +132,9 @@ func TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess(t *testing.T
 		t.Skip("-ctrlsim.workers is set: not the default")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the default is every core: two here
-	o := bugOptions(&knownBugs{}, false)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
 	o.Checks = 4
-	one := exploreWith(t, o, 1)
+	one := optest.ExploreWith(t, o, 1)
 	round := 0
 	t.Run("first", func(t *testing.T) { round++ })
 	t.Run(fmt.Sprintf("round%d", round), func(t *testing.T) {
@@ -177,7 +155,7 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts worker processes")
 	}
-	o := bugOptions(&knownBugs{}, false)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
 	o.Workers, o.Checks = 2, 4
 	role := os.Getenv(search.WorkerEnv)
 	waited := false
@@ -209,7 +187,7 @@ func TestAWorkerThatDiesFailsLoudly(t *testing.T) {
 // A second exploration in one test cannot be re-run by workers: asked for
 // explicitly it is an error naming the way out, never ignored.
 func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
-	o := bugOptions(&knownBugs{}, false)
+	o := optest.BugOptions(&optest.KnownBugs{}, false)
 	o.Workers, o.Checks = 1, 2
 	if _, err := search.Explore(t, o); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
@@ -13,8 +14,8 @@ import (
 // Checked in this process (judge is what a worker process runs), over a
 // sequence whose first violation the crash-write targeting draws.
 func TestAWorkerJudgesEachPlaceAsTheSequentialPassDoes(t *testing.T) {
-	defer randomPassOnly()()
-	o := appOptions(trustsItsMark) // shard_test.go: a restart between two writes
+	defer optest.RandomPassOnly()()
+	o := optest.AppOptions(optest.TrustsItsMark) // optest: a restart between two writes
 	o.Checks, o.Seed, o.Workers = 30, 3, 1
 	seq, err := search.Explore(t, o)
 	if err != nil {

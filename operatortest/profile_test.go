@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"bytes"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -42,9 +43,9 @@ func labelsHere(t *testing.T) string {
 // split an exploration's time: the plans of the search and their fault-free
 // references, the shrinker's candidates, a replay.
 func TestEveryRunIsLabelledWithItsPhaseInCPUProfiles(t *testing.T) {
-	defer randomPassOnly()()
+	defer optest.RandomPassOnly()()
 	var seen []string
-	o := bugOptions(&knownBugs{twoWrites: true}, false)
+	o := optest.BugOptions(&optest.KnownBugs{TwoWrites: true}, false)
 	o.Checks = 40
 	o.Properties = append(o.Properties, world.Property{Name: "labelled", Check: func(*world.History) error {
 		if l := labelsHere(t); !slices.Contains(seen, l) {
@@ -52,7 +53,7 @@ func TestEveryRunIsLabelledWithItsPhaseInCPUProfiles(t *testing.T) {
 		}
 		return nil
 	}})
-	res := exploreWith(t, o, 1)
+	res := optest.ExploreWith(t, o, 1)
 	if !res.Caught {
 		t.Fatal("the two-writes bug was not caught: no shrink to label")
 	}

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -14,15 +15,15 @@ import (
 // plans it has judged, and once a plan fails, how far shrinking has got (the
 // candidates tried, the runs they cost, the smallest failing plan so far).
 func TestAnExplorationSaysHowFarItHasGotSearchingAndShrinking(t *testing.T) {
-	defer randomPassOnly()()
+	defer optest.RandomPassOnly()()
 	var lines []string
 	every, log := search.ProgressEvery, search.LogProgress
 	search.ProgressEvery, search.LogProgress = 0, func(_ *testing.T, format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
 	defer func() { search.ProgressEvery, search.LogProgress = every, log }()
 
-	o := bugOptions(&knownBugs{twoWrites: true}, false)
+	o := optest.BugOptions(&optest.KnownBugs{TwoWrites: true}, false)
 	o.Checks = 40
-	res := exploreWith(t, o, 1)
+	res := optest.ExploreWith(t, o, 1)
 	if !res.Caught {
 		t.Fatal("the two-writes bug was not caught: nothing to shrink")
 	}

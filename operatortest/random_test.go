@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"crypto/rand"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 		if a.Hash != b.Hash {
 			t.Errorf("%stwo runs, two trace hashes: %s and %s", text, a.Hash, b.Hash)
 		}
-		if v := judge(t, passwordOptions(), text); len(v) != 0 {
+		if v := optest.Judge(t, passwordOptions(), text); len(v) != 0 {
 			t.Errorf("%sviolated %v", text, v)
 		}
 	}
@@ -107,7 +108,7 @@ func TestARandomPasswordFollowsThePlansSeed(t *testing.T) {
 // fault-free run (the environment, generated names and the schedule stay
 // the plan's).
 func TestTheRunWithOtherDrawsDiffersInTheRandomValuesAlone(t *testing.T) {
-	w := testWorld(t, passwordOptions())
+	w := optest.TestWorld(t, passwordOptions())
 	steps := []plan.Step{}
 	own, err := reference.Reference(w, t, 1, steps)
 	if err != nil {
@@ -137,24 +138,24 @@ func TestAFieldThatDiffersWithTheRandomnessAloneIsNotADisagreement(t *testing.T)
 	// The operator's object (a ConfigMap, a kind every run judges) holds
 	// the credentials.
 	secret := func(user, pw string) *corev1.ConfigMap {
-		return app(map[string]string{"username": user, "password": pw})
+		return optest.App(map[string]string{"username": user, "password": pw})
 	}
 	p := &plan.Plan{Seed: 8, Steps: []plan.Step{{At: 3 * time.Millisecond, Action: world.ActionRecreate}}}
 	judge := func(a, b, drawn, got *corev1.ConfigMap) (check.Verdict, check.Verdict) {
-		w := testWorld(t, passwordOptions())
-		refs := []*verdict.Reference{{Seed: 8, Snap: snap(t, w, a)}, {Seed: reference.OtherSeed(8), Snap: snap(t, w, b)}}
+		w := optest.TestWorld(t, passwordOptions())
+		refs := []*verdict.Reference{{Seed: 8, Snap: optest.Snap(t, w, a)}, {Seed: reference.OtherSeed(8), Snap: optest.Snap(t, w, b)}}
 		// The run with other draws, and the run with the same draws again
 		// (the same as the first: the operator is deterministic but for its
 		// draws), as randomDerived keeps them.
 		w.Refs = &reference.Cache{Runs: map[string]*verdict.Reference{
-			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {Seed: 8, Draws: true, Snap: snap(t, w, drawn)},
-			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {Seed: 8, Snap: snap(t, w, a)},
+			"other draws\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String():      {Seed: 8, Draws: true, Snap: optest.Snap(t, w, drawn)},
+			"same draws again\n" + (&plan.Plan{Seed: 8, Steps: p.Steps}).String(): {Seed: 8, Snap: optest.Snap(t, w, a)},
 		}}
-		ia, err := reference.InterleavingsAgreeOrRandom(w, t, p, refs, snap(t, w, got))
+		ia, err := reference.InterleavingsAgreeOrRandom(w, t, p, refs, optest.Snap(t, w, got))
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := snap(t, w, got)
+		g := optest.Snap(t, w, got)
 		_, cv, err := reference.ConvergesWithDraws(w, t, p, refs, g, verdict.Converges(w, refs, g, 0))
 		if err != nil {
 			t.Fatal(err)

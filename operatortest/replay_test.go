@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +19,7 @@ func TestReplayKeepsTheRunsFinalState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Replay(t, domainOptions(), p)
+	r, err := Replay(t, optest.DomainOptions(), p)
 	if err != nil {
 		t.Fatal(err)
 	}

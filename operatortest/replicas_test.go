@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // Replicas are processes Name-0, Name-1, ..., each campaigning for the Lease
 // Name in the ServiceAccount's namespace (default without one).
 func TestReplicasAreProcessesThatElectALeader(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Managers[0].Replicas = 3
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
@@ -41,10 +42,10 @@ func TestReplicasAreProcessesThatElectALeader(t *testing.T) {
 // it expires, and the world still converges within the heal budget: no
 // oracle sees the failover as a violation.
 func TestAFailoverIsNoViolation(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Managers[0].Replicas = 2
 	for _, leader := range []string{"op-0", "op-1"} {
-		if v := judge(t, o, "seed 3\ncrash process="+leader+" at=1s\ncrash process="+leader+" at=30s\n"); len(v) != 0 {
+		if v := optest.Judge(t, o, "seed 3\ncrash process="+leader+" at=1s\ncrash process="+leader+" at=30s\n"); len(v) != 0 {
 			t.Errorf("crashing %s twice: %v", leader, v)
 		}
 	}
@@ -67,7 +68,7 @@ func TestBadReplicasAreRefused(t *testing.T) {
 		"needs the Lease's Namespace and Name": func(o *world.Options) { o.Managers[0].LeaderElection = &world.LeaderElection{Name: "x"} },
 	}
 	for want, edit := range cases {
-		o := appOptions(child())
+		o := optest.AppOptions(optest.Child())
 		edit(&o)
 		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ import (
 // status subresource drops it from the create, and a status write follows
 // before time starts.
 func TestASeedObjectKeepsItsStatus(t *testing.T) {
-	o := gadgetOptions()
+	o := optest.GadgetOptions()
 	o.CRDs = [][]byte{[]byte(widgetCRD)}
 	g := widget()
 	if err := unstructured.SetNestedField(g.Object, "Ready", "status", "phase"); err != nil {
@@ -74,7 +75,7 @@ func stepsText(c *cluster.Cluster) string {
 // processes' steps.
 func TestASystemTracesItsStepsIntoTheTimeline(t *testing.T) {
 	made := 0
-	o := ledgerOptions(&made)
+	o := optest.LedgerOptions(&made)
 	o.Systems[0].New = func(env world.SystemEnv) (any, error) { return env, nil }
 	o.Workload.Domain = []world.DomainStep{{Name: "note", Do: func(_ context.Context, env world.StepEnv, _ world.Args) error {
 		env.System("ledger").(world.SystemEnv).Trace("record", "ledger/entry-1", "ok")
@@ -82,7 +83,7 @@ func TestASystemTracesItsStepsIntoTheTimeline(t *testing.T) {
 	}}}
 	o.Managers[0].SetupWithSystems = nil
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient()})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&optest.KnownBugs{Client: mgr.GetClient()})
 	}
 	p, err := plan.Parse("seed 1\nat 1s note\n")
 	if err != nil {

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func (g *gate) before(name string) (after func()) {
 // said), the next request is let through, and the system's faults end at
 // the heal as the plan's do: the spec of SystemEnv.RefuseNext and Healed.
 func TestASystemRefusesOneRequestAsTheServerAndStopsAtTheHeal(t *testing.T) {
-	o := domainOptions()
+	o := optest.DomainOptions()
 	o.FaultPhase = 3500 * time.Millisecond
 	o.Workload.Domain = []world.DomainStep{{Name: "make", Params: []world.Param{{Key: "name", Values: []string{"a"}}},
 		Do: func(ctx context.Context, env world.StepEnv, a world.Args) error {

@@ -1,29 +1,12 @@
 package operatortest
 
 import (
-	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"reflect"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// trustsItsMark marks the app, then creates its child: restarted between the
-// two, it trusts the mark and never makes the child.
-func trustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-	if app.Annotations["started"] != "" {
-		return nil
-	}
-	metav1.SetMetaDataAnnotation(&app.ObjectMeta, "started", "yes")
-	if err := c.Update(ctx, app); err != nil {
-		return err
-	}
-	return child()(ctx, c, app)
-}
 
 // Shards of an exploration, merged, are the unsharded exploration: the same
 // first violating plan (its place in the sequence), the same minimal plan and
@@ -32,15 +15,15 @@ func trustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) 
 func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		do   behaviour
-	}{{"a bug", trustsItsMark}, {"no bug", child()}} {
+		do   optest.Behaviour
+	}{{"a bug", optest.TrustsItsMark}, {"no bug", optest.Child()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "a bug" {
 				// A bug the random plans find after a few (the sweep
 				// would find it at its first plan).
-				defer randomPassOnly()()
+				defer optest.RandomPassOnly()()
 			}
-			o := appOptions(tc.do)
+			o := optest.AppOptions(tc.do)
 			o.Checks, o.Seed = 60, 3
 			whole, err := search.Explore(t, o)
 			if err != nil {

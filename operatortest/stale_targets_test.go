@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
@@ -20,12 +21,12 @@ import (
 // with its resourceVersion and kind, in commit order, deletions included.
 func TestTheReferenceRunsCommittedChangesAreStaleTargets(t *testing.T) {
 	createThenDelete := func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
-		if err := child()(ctx, c, app); err != nil {
+		if err := optest.Child()(ctx, c, app); err != nil {
 			return err
 		}
 		return client.IgnoreNotFound(c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}))
 	}
-	w, err := search.NewWorld(appOptions(createThenDelete).WithDefaults())
+	w, err := search.NewWorld(optest.AppOptions(createThenDelete).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,9 @@
 package operatortest
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +17,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,34 +24,10 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// publish is a domain step of the knownBugs operator's world: a user
-// publishes a "secret" ConfigMap named by its parameter (the operator copies
-// it into a Secret <name>-copy).
-var publish = world.DomainStep{
-	Name:   "publish",
-	Params: []world.Param{{Key: "name", Values: []string{"x", "y", "bad"}}},
-	Max:    2,
-	Do: func(ctx context.Context, env world.StepEnv, args world.Args) error {
-		return env.Client.Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: args.Get("name"), Labels: map[string]string{"secret": "yes"}},
-			Data:       map[string]string{"value": "v"}})
-	},
-}
-
-// domainOptions: the knownBugs operator with publish as its only drawn
-// steps (no steps over the seed objects).
-func domainOptions() world.Options {
-	o := bugOptions(&knownBugs{}, false)
-	o.NoWorkload = false
-	o.Properties = nil
-	o.Workload = world.Workload{Steps: []world.StepKind{}, Domain: []world.DomainStep{publish}}
-	return o
-}
-
 // A domain step is drawn by the generator beside the others, named and with
 // its parameters in the plan's text, and only with the values it declares.
 func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
-	w, err := search.NewWorld(domainOptions().WithDefaults())
+	w, err := search.NewWorld(optest.DomainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +60,12 @@ func TestADomainStepIsDrawnIntoThePlanText(t *testing.T) {
 // its effect is in the run (the operator reacts to it) and the timeline
 // records it.
 func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
-	o := domainOptions()
+	o := optest.DomainOptions()
 	o.Properties = []world.Property{{Name: "copied-x", Check: func(h *world.History) error {
 		var s corev1.Secret
 		return h.Get(client.ObjectKey{Namespace: "team", Name: "x-copy"}, &s)
 	}}}
-	v, steps := judgeVerdict(t, o, "seed 1\nat 2s publish name=x\n", "copied-x")
+	v, steps := optest.JudgeVerdict(t, o, "seed 1\nat 2s publish name=x\n", "copied-x")
 	if !v.Holds {
 		t.Fatalf("the operator did not copy the published ConfigMap: %s", v.Detail)
 	}
@@ -106,7 +81,7 @@ func TestADomainStepInThePlanTextRunsAsTheUser(t *testing.T) {
 // A plan whose domain step gives a key the step does not declare (a typo)
 // is refused before it runs, as the workload's own steps are.
 func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
-	w, err := search.NewWorld(domainOptions().WithDefaults())
+	w, err := search.NewWorld(optest.DomainOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +97,7 @@ func TestADomainStepWithAnUndeclaredKeyIsRefused(t *testing.T) {
 // A violation that a domain step's value brings about shrinks to that step
 // alone, with that value, in the minimal plan's text.
 func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
-	o := domainOptions()
+	o := optest.DomainOptions()
 	o.Checks = 40
 	o.Properties = []world.Property{{Name: "no-bad-copy", Check: func(h *world.History) error {
 		var s corev1.Secret
@@ -146,7 +121,7 @@ func TestAViolationShrinksToTheDomainStepThatCausesIt(t *testing.T) {
 // Bad domain steps are refused before anything runs, each with one line
 // naming the step and the field.
 func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
-	do := publish.Do
+	do := optest.Publish.Do
 	for _, tc := range []struct {
 		step world.DomainStep
 		want string
@@ -154,21 +129,21 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 		{world.DomainStep{Do: do}, "Name is empty"},
 		{world.DomainStep{Name: "delete", Do: do}, "one of the workload's own steps"},
 		{world.DomainStep{Name: "publish"}, "Do is nil"},
-		{world.DomainStep{Name: "publish", Do: do, Params: publish.Params, Draw: func(*rapid.T) world.Args { return nil }}, "Params or Draw"},
+		{world.DomainStep{Name: "publish", Do: do, Params: optest.Publish.Params, Draw: func(*rapid.T) world.Args { return nil }}, "Params or Draw"},
 		{world.DomainStep{Name: "publish", Do: do, Params: []world.Param{{Key: "name"}}}, "at least one value"},
 		{world.DomainStep{Name: "publish", Do: do, Max: -1}, "0 (the default) or more"},
 		{world.DomainStep{Name: "publish", Do: do, From: 3 * time.Second, Within: time.Second}, "From 3s is after Within 1s"},
 		{world.DomainStep{Name: "publish", Do: do, Min: 3, Max: 2}, "Min 3 is more than Max 2"},
 		{world.DomainStep{Name: "publish", Do: do, After: "create", Within: time.Second}, `After "create" names no earlier domain step`},
 	} {
-		o := domainOptions()
+		o := optest.DomainOptions()
 		o.Workload.Domain = []world.DomainStep{tc.step}
 		if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: error %v, want one line with %q", tc.step.Name, err, tc.want)
 		}
 	}
-	o := domainOptions()
-	o.Workload.Domain = []world.DomainStep{publish, publish}
+	o := optest.DomainOptions()
+	o.Workload.Domain = []world.DomainStep{optest.Publish, optest.Publish}
 	if _, err := search.NewWorld(o.WithDefaults()); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Errorf("two steps named publish: error %v", err)
 	}
@@ -177,8 +152,8 @@ func TestBadDomainStepsEachGiveOneErrorNamingTheField(t *testing.T) {
 // A domain step with Min 1 is in every plan drawn, at a drawn time: what
 // every run of the world starts from.
 func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
-	o := domainOptions()
-	every := publish
+	o := optest.DomainOptions()
+	every := optest.Publish
 	every.Min, every.Max = 1, 1
 	o.Workload.Domain = []world.DomainStep{every}
 	w, err := search.NewWorld(o.WithDefaults())
@@ -221,10 +196,10 @@ func TestADomainStepWithMinIsInEveryPlan(t *testing.T) {
 // of that name, and not in a plan that draws none: a user's second step a
 // moment after the first.
 func TestADomainStepAfterAnotherIsDrawnWithinItsWindow(t *testing.T) {
-	o := domainOptions()
-	revoke := publish
+	o := optest.DomainOptions()
+	revoke := optest.Publish
 	revoke.Name, revoke.After, revoke.Within, revoke.Min, revoke.Max = "revoke", "publish", 300*time.Millisecond, 1, 1
-	o.Workload.Domain = []world.DomainStep{publish, revoke}
+	o.Workload.Domain = []world.DomainStep{optest.Publish, revoke}
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +237,7 @@ func TestADomainStepAfterAnotherIsDrawnWithinItsWindow(t *testing.T) {
 // FromCheck judges a kernel property (sim/check) over the run's History, at
 // the instant it gives.
 func TestFromCheckJudgesAKernelPropertyOverTheHistory(t *testing.T) {
-	o := domainOptions()
+	o := optest.DomainOptions()
 	twoCopies := check.Eventually{Property: "at-most-two-copies", Desired: func(r *check.Run) error {
 		if n := len(r.Objects(corev1.SchemeGroupVersion.WithKind("Secret"))); n > 2 {
 			return fmt.Errorf("%d Secrets", n)
@@ -270,10 +245,10 @@ func TestFromCheckJudgesAKernelPropertyOverTheHistory(t *testing.T) {
 		return nil
 	}}
 	o.Properties = []world.Property{world.FromCheck(twoCopies)}
-	if v, _ := judgeVerdict(t, o, "seed 1\nat 1s publish name=x\n", "at-most-two-copies"); !v.Holds {
+	if v, _ := optest.JudgeVerdict(t, o, "seed 1\nat 1s publish name=x\n", "at-most-two-copies"); !v.Holds {
 		t.Errorf("one published ConfigMap (and team/b): %s", v.Detail)
 	}
-	if v, _ := judgeVerdict(t, o, "seed 1\nat 1s publish name=x\nat 2s publish name=y\n", "at-most-two-copies"); v.Holds {
+	if v, _ := optest.JudgeVerdict(t, o, "seed 1\nat 1s publish name=x\nat 2s publish name=y\n", "at-most-two-copies"); v.Holds {
 		t.Error("two published ConfigMaps and team/b make three Secrets: want violated")
 	}
 }

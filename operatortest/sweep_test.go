@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -9,14 +10,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// randomPassOnly leaves the sweep out until the returned func is called:
-// for the tests of the random pass (workers, shards, shrinking, progress),
-// whose bug the sweep would find at its first plan.
-func randomPassOnly() func() {
-	search.NoSweep = true
-	return func() { search.NoSweep = false }
-}
-
 // The sweep runs before the random plans: a crash between two writes is its
 // first targeted plan (a crash right after the reference run's first
 // intermediate write), found without a random plan and not shrunk (the
@@ -24,7 +17,7 @@ func randomPassOnly() func() {
 // targeted plan within half the budget and says so, then the random plans
 // to the budget.
 func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
-	o := appOptions(trustsItsMark)
+	o := optest.AppOptions(optest.TrustsItsMark)
 	o.Checks, o.Seed, o.Workers = 60, 3, 1
 	res, err := search.Explore(t, o)
 	if err != nil {
@@ -36,7 +29,7 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	if len(res.Targeted) == 0 || res.Targeted[0].Class != string(plan.SweepCrashes) || res.Targeted[0].Ran != 1 {
 		t.Errorf("Targeted = %v, want the crashes after a write first, one of them run", res.Targeted)
 	}
-	o = appOptions(child())
+	o = optest.AppOptions(optest.Child())
 	o.Checks, o.Seed, o.Workers = 60, 3, 1
 	if res, err = search.Explore(t, o); err != nil {
 		t.Fatal(err)

@@ -1,11 +1,10 @@
 package operatortest
 
 import (
-	"context"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 
@@ -13,55 +12,21 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
-	corev1 "k8s.io/api/core/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
-
-// ledger is an outside system of the tests: it counts the manager's starts
-// (each start is given the run's instance) and the steps that noted in it.
-type ledger struct {
-	made   int // the run's instance number (New is called once a run)
-	starts int
-	notes  int
-}
-
-// ledgerOptions: the knownBugs operator, whose manager gets the run's
-// ledger at every start; a domain step "note" and the ledger's fault
-// "ledger-fails" act on it; made counts the instances New made.
-func ledgerOptions(made *int) world.Options {
-	o := domainOptions()
-	o.Workload.Domain = []world.DomainStep{{Name: "note", Do: func(_ context.Context, env world.StepEnv, _ world.Args) error {
-		env.System("ledger").(*ledger).notes++
-		return nil
-	}}}
-	o.Systems = []world.System{{
-		Name: "ledger",
-		New: func(world.SystemEnv) (any, error) {
-			*made++
-			return &ledger{made: *made}, nil
-		},
-		Faults: []world.DomainStep{{Name: "ledger-fails", Within: time.Hour, Do: func(context.Context, world.StepEnv, world.Args) error { return nil }}},
-	}}
-	o.Managers = []world.Manager{{Name: "op", SetupWithSystems: func(mgr manager.Manager, s world.Systems) error {
-		s["ledger"].(*ledger).starts++
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&knownBugs{Client: mgr.GetClient()})
-	}}}
-	return o
-}
 
 // A system is made once a run, before time starts, and that one instance is
 // what every start of the manager (a crash restarts it), every domain step
 // and every property of the run gets; the next run gets a new one.
 func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing.T) {
 	made := 0
-	o := ledgerOptions(&made)
+	o := optest.LedgerOptions(&made)
 	var seen []string
 	o.Properties = []world.Property{{Name: "ledger", Check: func(h *world.History) error {
-		l := h.System("ledger").(*ledger)
-		seen = append(seen, fmt.Sprintf("instance %d: %d starts, %d notes", l.made, l.starts, l.notes))
+		l := h.System("ledger").(*optest.Ledger)
+		seen = append(seen, fmt.Sprintf("instance %d: %d starts, %d notes", l.Made, l.Starts, l.Notes))
 		return nil
 	}}}
 	p, err := plan.Parse("seed 1\nat 1s note\nat 3s note\ncrash process=op at=2s\n")
@@ -93,7 +58,7 @@ func TestASystemIsOneInstancePerRunSharedByManagersStepsAndProperties(t *testing
 // long their Within.
 func TestASystemsFaultsAreDrawnWithinTheFaultPhase(t *testing.T) {
 	made := 0
-	w, err := search.NewWorld(ledgerOptions(&made).WithDefaults())
+	w, err := search.NewWorld(optest.LedgerOptions(&made).WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +91,7 @@ func TestBadSystemsEachGiveOneErrorNamingTheField(t *testing.T) {
 		{func(o *world.Options) { o.Systems[0].Faults[0].Name = "note" }, "taken by an earlier domain step"},
 		{func(o *world.Options) { o.Managers[0].Setup = func(manager.Manager) error { return nil } }, "not both"},
 	} {
-		o := ledgerOptions(&made)
+		o := optest.LedgerOptions(&made)
 		tc.edit(&o)
 		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func deletionRun(w *world.World, turns int, took, end, deletingSince time.Durati
 // where the end fell in the cycle; one deleting for longer is stuck, and so
 // is one the fault-free run never finished deleting.
 func TestADeletionInProgressIsNotStuck(t *testing.T) {
-	w := testWorld(t, appOptions(child()))
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
 	_, ref := deletionRun(w, 4, 8*time.Second, 2*time.Minute, -1)
 	refs := []*verdict.Reference{{Seed: 1, Snap: ref}}
 	r, got := deletionRun(w, 4, 8*time.Second, 2*time.Minute, 2*time.Minute-6*time.Second)

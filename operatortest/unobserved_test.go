@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"strings"
 	"testing"
 
@@ -21,10 +22,10 @@ import (
 // the reference run; a name the script's run never changes, or one that is
 // no name, is refused in one line.
 func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	o.Workload.Steps = []world.StepKind{} // the script alone (here none): each plan's workload is the same
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "app-child"}}
-	w := testWorld(t, o)
+	w := optest.TestWorld(t, o)
 	r, err := reference.Reference(w, t, 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestAFaultProfileNarrowedToAnObjectAimsAtItsChangesOnly(t *testing.T) {
 	}
 
 	o.Faults.Objects = []types.NamespacedName{{Namespace: "team", Name: "nope"}}
-	_, err = reference.Reference(testWorld(t, o), t, 1, nil)
+	_, err = reference.Reference(optest.TestWorld(t, o), t, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "Options.Faults.Objects: team/nope is changed by no write of the script's fault-free run (its objects: ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("an object the run never changes: got %v, want one line naming it and the run's objects", err)
 	}
@@ -61,7 +62,7 @@ func TestACorrectOperatorHoldsWithItsChildUnobserved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := reference.Run(testWorld(t, appOptions(child())), t, p)
+	r, err := reference.Run(optest.TestWorld(t, optest.AppOptions(optest.Child())), t, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"slices"
 	"strings"
 	"testing"
@@ -23,61 +24,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 	"github.com/ctrlsim/ctrlsim/wallclock"
 )
-
-// cleanupFinalizer is the finalizer of finalizerReconciler.
-const cleanupFinalizer = "example.com/cleanup"
-
-// finalizerReconciler is a correct operator with a finalizer: it adds its
-// finalizer to the ConfigMaps it watches, and on deletion runs an external
-// cleanup that takes the time cleanup before it removes the finalizer.
-type finalizerReconciler struct {
-	client.Client
-	cleanup time.Duration
-}
-
-func (r *finalizerReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var cm corev1.ConfigMap
-	if err := r.Get(ctx, req.NamespacedName, &cm); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	if cm.DeletionTimestamp != nil {
-		if !controllerutil.ContainsFinalizer(&cm, cleanupFinalizer) {
-			return reconcile.Result{}, nil
-		}
-		if left := r.cleanup - time.Since(cm.DeletionTimestamp.Time); left > 0 {
-			return reconcile.Result{RequeueAfter: left}, nil // the external cleanup is still running
-		}
-		controllerutil.RemoveFinalizer(&cm, cleanupFinalizer)
-		return reconcile.Result{}, r.Update(ctx, &cm)
-	}
-	if controllerutil.AddFinalizer(&cm, cleanupFinalizer) {
-		return reconcile.Result{}, r.Update(ctx, &cm)
-	}
-	return reconcile.Result{}, nil
-}
-
-func finalizerOptions() world.Options { return finalizerOptionsCleaningUpIn(2 * time.Second) }
-
-func finalizerOptionsCleaningUpIn(cleanup time.Duration) world.Options {
-	return world.Options{
-		Scheme: clientgoscheme.Scheme,
-		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&finalizerReconciler{Client: mgr.GetClient(), cleanup: cleanup})
-		}}},
-		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
-	}
-}
 
 // runPlan runs the plan text in o's world: its violations (by property), its
 // action lines and the end state of one object.
@@ -147,7 +101,7 @@ func lines(steps []trace.Step) string {
 // steps on an object in their order.
 func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T) {
 	key := client.ObjectKey{Namespace: "team", Name: "app"}
-	violated, actions, exists := runPlan(t, finalizerOptions(), "seed 1\nat 1s delete object=0\nat 1500ms recreate object=0\n", key, &corev1.ConfigMap{})
+	violated, actions, exists := runPlan(t, optest.FinalizerOptions(), "seed 1\nat 1s delete object=0\nat 1500ms recreate object=0\n", key, &corev1.ConfigMap{})
 	if len(violated) != 0 {
 		t.Errorf("a correct finalizer operator violated %v", violated)
 	}
@@ -157,7 +111,7 @@ func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T
 	var pending, landed bool
 	for _, s := range actions {
 		switch {
-		case s.Object == world.ActionRecreate && strings.HasPrefix(s.Result, "pending: AlreadyExists: ConfigMap team/app is still being deleted (finalizers ["+cleanupFinalizer+"])"):
+		case s.Object == world.ActionRecreate && strings.HasPrefix(s.Result, "pending: AlreadyExists: ConfigMap team/app is still being deleted (finalizers ["+optest.CleanupFinalizer+"])"):
 			pending = true
 		case s.Object == world.ActionRecreate && s.Result == "ok" && pending:
 			landed = s.At > 3*time.Second // after the two seconds of cleanup
@@ -172,14 +126,14 @@ func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T
 	// dropped in the schedule of seed 3 and landed in that of seed 2051
 	// (interleavings-agree fired). Retried, it lands in both.
 	for _, text := range []string{"seed 3\nat 1s delete object=0\nat 1004ms recreate object=0\n", "seed 3\nat 1s delete object=0\nat 1001ms recreate object=0\n"} {
-		if violated, actions, exists := runPlan(t, finalizerOptionsCleaningUpIn(0), text, key, &corev1.ConfigMap{}); len(violated) != 0 || !exists {
+		if violated, actions, exists := runPlan(t, optest.FinalizerOptionsCleaningUpIn(0), text, key, &corev1.ConfigMap{}); len(violated) != 0 || !exists {
 			t.Errorf("%s: violated %v, the ConfigMap there at the end: %v; the workload's lines:\n%s", text, violated, exists, lines(actions))
 		}
 	}
 
 	// A deletion after the retried re-creation waits for it: it deletes the
 	// re-created object, in every schedule.
-	violated, actions, exists = runPlan(t, finalizerOptions(), "seed 1\nat 1s delete object=0\nat 1500ms recreate object=0\nat 2s delete object=0\n", key, &corev1.ConfigMap{})
+	violated, actions, exists = runPlan(t, optest.FinalizerOptions(), "seed 1\nat 1s delete object=0\nat 1500ms recreate object=0\nat 2s delete object=0\n", key, &corev1.ConfigMap{})
 	if len(violated) != 0 {
 		t.Errorf("violated %v", violated)
 	}
@@ -197,9 +151,9 @@ func TestARecreationThatMeetsAFinalizingObjectIsRetriedUntilItLands(t *testing.T
 // A re-creation whose old object stays for ever (a finalizer nobody
 // removes) is given up when the heal budget ends, and the timeline says so.
 func TestARecreationIsGivenUpWhenTheHealBudgetEnds(t *testing.T) {
-	o := finalizerOptions()
+	o := optest.FinalizerOptions()
 	o.Managers[0].Setup = func(manager.Manager) error { return nil } // nobody removes the finalizer
-	o.Objects[0].SetFinalizers([]string{cleanupFinalizer})
+	o.Objects[0].SetFinalizers([]string{optest.CleanupFinalizer})
 	o.FaultPhase, o.HealBudget = 10*time.Second, 20*time.Second
 	_, actions, _ := runPlan(t, o, "seed 1\nat 1s delete object=0\nat 2s recreate object=0\n", client.ObjectKey{}, nil)
 	last := actions[len(actions)-1]
@@ -219,7 +173,7 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}},
 	}}
-	o := finalizerOptions()
+	o := optest.FinalizerOptions()
 	o.Workload.Script = []world.Step{
 		world.Create(0, web),
 		world.Patch(2*time.Second, web, `{"spec":{"replicas":3}}`),
@@ -289,7 +243,7 @@ func TestAScriptRunsAtItsTimesAndIsWrittenInThePlan(t *testing.T) {
 // retried until it lands, and the steps after it on the same object wait.
 func TestAScriptedStepRetriesTransientErrorsUntilItLands(t *testing.T) {
 	cfg := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}}
-	o := finalizerOptions()
+	o := optest.FinalizerOptions()
 	o.Workload.Script = []world.Step{world.Create(time.Second, cfg), world.Patch(1500*time.Millisecond, cfg, `{"data":{"k":"v"}}`)}
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
@@ -322,7 +276,7 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 		wl     world.Workload
 		allows func(s plan.Step) bool
 	}{
-		{"valid mutations of the gadget", world.Workload{Objects: []client.Object{gadget()}, Steps: []world.StepKind{world.Mutations}}, func(s plan.Step) bool {
+		{"valid mutations of the gadget", world.Workload{Objects: []client.Object{optest.Gadget()}, Steps: []world.StepKind{world.Mutations}}, func(s plan.Step) bool {
 			return s.Action == world.ActionMutate && s.Args.Get("object") == "0" && s.Args.Get("expect") != schemadraw.ExpectInvalid
 		}},
 		{"invalid mutations only", world.Workload{Steps: []world.StepKind{world.InvalidMutations}}, func(s plan.Step) bool {
@@ -336,7 +290,7 @@ func TestTheWorkloadDrawsOnlyTheStepsAndObjectsTheAuthorChose(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := gadgetOptions()
+			o := optest.GadgetOptions()
 			o.Objects = append(o.Objects, cm)
 			o.Workload = tc.wl
 			w, err := search.NewWorld(o.WithDefaults())
@@ -369,13 +323,13 @@ func TestABadWorkloadIsRefused(t *testing.T) {
 	}{
 		{world.Workload{Steps: []world.StepKind{"mutations"}}, `Options.Workload: Steps: unknown kind "mutations"`},
 		{world.Workload{Objects: []client.Object{cm}}, "Options.Workload: Objects: *v1.ConfigMap default/cm is not one of Options.Objects"},
-		{world.Workload{Objects: []client.Object{finalizerOptions().Objects[0]}, Steps: []world.StepKind{world.Mutations}}, "no seed object can draw any of them"},
+		{world.Workload{Objects: []client.Object{optest.FinalizerOptions().Objects[0]}, Steps: []world.StepKind{world.Mutations}}, "no seed object can draw any of them"},
 		{world.Workload{Script: []world.Step{{}}}, "Script[0]: the zero Step"},
 		{world.Workload{Script: []world.Step{world.Create(time.Second, &corev1.ConfigMap{})}}, "Script[0] (create at 1s): the object needs a name"},
 		{world.Workload{Script: []world.Step{world.Delete(time.Hour, cm)}}, "Script[0] (delete at 1h0m0s): the time must be from 0 to the end of the heal budget (3m0s)"},
 		{world.Workload{Script: []world.Step{world.Patch(0, cm, `[{"op":"add"}]`)}}, "Script[0] (patch at 0s): the patch is not a JSON object"},
 	} {
-		o := finalizerOptions()
+		o := optest.FinalizerOptions()
 		o.Workload = tc.wl
 		_, err := search.NewWorld(o.WithDefaults())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -391,7 +345,7 @@ func TestAFinalizerOperatorPassesTheDefaultWorkload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores plans")
 	}
-	o := finalizerOptions()
+	o := optest.FinalizerOptions()
 	o.Checks, o.Seed = 60, 1
 	start := time.Now()
 	res, err := search.Explore(t, o)
@@ -408,12 +362,12 @@ func TestAFinalizerOperatorPassesTheDefaultWorkload(t *testing.T) {
 // every scripted step (and only the drawn steps and faults the violation
 // needs), so that its replay runs the script as written.
 func TestTheScriptSurvivesShrinking(t *testing.T) {
-	defer randomPassOnly()() // the shrinker's; a targeted plan keeps its one fault (sweep.go)
+	defer optest.RandomPassOnly()() // the shrinker's; a targeted plan keeps its one fault (sweep.go)
 	if testing.Short() {
 		t.Skip("explores and shrinks")
 	}
 	cfg := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "cfg"}}
-	o := appOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	o := optest.AppOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 		if app.Data["mode"] == "boom" {
 			panic("boom") // the bug: a mode the operator does not know
 		}

@@ -3,6 +3,7 @@ package operatortest
 import (
 	"errors"
 	"flag"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +90,7 @@ func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {
 		}, want: `manager op (process op) cannot start: its Setup did not return within 1m0s of virtual time: it waits for something nothing in the world will send or release (a channel, the manager's caches, which start only after Setup)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := appOptions(child())
+			o := optest.AppOptions(optest.Child())
 			o.Checks = 5
 			if tc.change != nil {
 				tc.change(&o)
@@ -133,7 +134,7 @@ func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {
 // A scripted patch of an object the operator makes (not a seed, not
 // scripted) is no error: the fault-free run of the script shows it.
 func TestAScriptedPatchOfTheOperatorsObjectIsAccepted(t *testing.T) {
-	o := appOptions(child()).WithDefaults()
+	o := optest.AppOptions(optest.Child()).WithDefaults()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app-child"}}
 	o.Workload.Script = []world.Step{world.Patch(30e9, secret, `{"metadata":{"labels":{"edited":"yes"}}}`)}
 	w, err := search.NewWorld(o)
@@ -152,7 +153,7 @@ func TestAScriptedPatchOfTheOperatorsObjectIsAccepted(t *testing.T) {
 // naming the manager, and the test binary goes on (no bubble deadlock dump).
 func TestASetupThatBlocksFailsTheTestNamingTheManager(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildSetupBlocks$", "-test.v", "-test.count=1", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), childEnv+"=TestChildSetupBlocks")
+	cmd.Env = append(os.Environ(), optest.ChildEnv+"=TestChildSetupBlocks")
 	cmd.Dir = t.TempDir()
 	b, err := cmd.CombinedOutput()
 	out := string(b)
@@ -170,8 +171,8 @@ func TestASetupThatBlocksFailsTheTestNamingTheManager(t *testing.T) {
 }
 
 func TestChildSetupBlocks(t *testing.T) {
-	childOnly(t)
-	o := appOptions(child())
+	optest.ChildOnly(t)
+	o := optest.AppOptions(optest.Child())
 	o.Managers[0].Setup = func(manager.Manager) error { select {} }
 	t.Cleanup(func() { t.Log("after the run") })
 	search.Run(t, o)

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +24,7 @@ func (labelDefaulter) Default(_ context.Context, cm *corev1.ConfigMap) error {
 // applied again once it is back, as an applier retries: no converges
 // violation blames the crash for it.
 func TestAWriteRefusedByADownWebhookIsNoViolation(t *testing.T) {
-	o := appOptions(child())
+	o := optest.AppOptions(optest.Child())
 	setup := o.Managers[0].Setup
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		if err := setup(mgr); err != nil {
@@ -31,7 +32,7 @@ func TestAWriteRefusedByADownWebhookIsNoViolation(t *testing.T) {
 		}
 		return ctrl.NewWebhookManagedBy(mgr, &corev1.ConfigMap{}).WithDefaulter(labelDefaulter{}).Complete()
 	}
-	if v := judge(t, o, "seed 0\nat 3s mutate object=0 field=metadata.annotations op=set value={}\ncrash process=op at=2s\n"); len(v) != 0 {
+	if v := optest.Judge(t, o, "seed 0\nat 3s mutate object=0 field=metadata.annotations op=set value={}\ncrash process=op at=2s\n"); len(v) != 0 {
 		t.Errorf("violations %v", v)
 	}
 }

@@ -3,6 +3,7 @@ package operatortest
 import (
 	"context"
 	"fmt"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"os"
 	"slices"
 	"sort"
@@ -37,108 +38,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// gadgetCRD has a field for each schema feature the workload draws from.
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.test.ctrlsim.dev
-spec:
-  group: test.ctrlsim.dev
-  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              name: {type: string, pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', minLength: 2, maxLength: 12}
-              code: {type: string, pattern: '^[A-Z]{3}-[0-9]{2,4}$'}
-              mode: {type: string, enum: [fast, slow]}
-              when: {type: string, format: date-time}
-              ttl: {type: string, format: duration}
-              host: {type: string, format: hostname}
-              ip: {type: string, format: ipv4}
-              id: {type: string, format: uuid}
-              port: {type: integer, minimum: 1, maximum: 65535}
-              ratio: {type: number, minimum: 0, maximum: 1, exclusiveMinimum: true, exclusiveMaximum: true}
-              step: {type: integer, minimum: 0, maximum: 100, multipleOf: 5}
-              enabled: {type: boolean}
-              size: {x-kubernetes-int-or-string: true}
-              limits:
-                type: object
-                required: [cpu]
-                properties:
-                  cpu: {type: integer, minimum: 1, maximum: 8}
-                  memory: {type: string, pattern: '^[0-9]+Mi$'}
-              nested:
-                type: object
-                properties:
-                  inner:
-                    type: object
-                    properties:
-                      level: {type: integer, minimum: 0, maximum: 3}
-              tags:
-                type: array
-                minItems: 1
-                maxItems: 3
-                x-kubernetes-list-type: set
-                items: {type: string, maxLength: 5}
-              ports:
-                type: array
-                maxItems: 2
-                items:
-                  type: object
-                  required: [port]
-                  properties:
-                    port: {type: integer, minimum: 1, maximum: 65535}
-                    name: {type: string, maxLength: 8}
-              labels:
-                type: object
-                maxProperties: 3
-                additionalProperties: {type: string, pattern: '^[a-z]+$'}
-              guarded:
-                type: string
-                x-kubernetes-validations:
-                - rule: self.startsWith('x')
-                  message: guarded must start with x
-`
-
-// gadget is the seed: every field set, as a valid Gadget.
-func gadget() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "test.ctrlsim.dev/v1", "kind": "Gadget",
-		"metadata": map[string]any{"namespace": "default", "name": "g"},
-		"spec": map[string]any{
-			"name": "gadget", "code": "ABC-12", "mode": "fast", "when": "2026-01-02T03:04:05Z", "ttl": "5m",
-			"host": "gadget.example.com", "ip": "10.0.0.1", "id": "00000000-0000-4000-8000-000000000000",
-			"port": int64(80), "ratio": 0.5, "step": int64(10), "enabled": true, "size": int64(1),
-			"limits":  map[string]any{"cpu": int64(2)},
-			"nested":  map[string]any{"inner": map[string]any{"level": int64(1)}},
-			"tags":    []any{"a", "b"},
-			"ports":   []any{map[string]any{"port": int64(80)}},
-			"labels":  map[string]any{"team": "x"},
-			"guarded": "xok",
-		},
-	}}
-	return u
-}
-
-func gadgetOptions() world.Options {
-	return world.Options{
-		Scheme:   clientgoscheme.Scheme,
-		CRDs:     [][]byte{[]byte(gadgetCRD)},
-		Managers: []world.Manager{{Name: "op", Setup: func(manager.Manager) error { return nil }}},
-		Objects:  []client.Object{gadget()},
-	}
-}
-
 // mutation draws one mutation of tg from seed, as the workload does.
 func mutation(tg workload.Target, invalid bool, seed int) plan.Args {
 	return rapid.Custom(func(t *rapid.T) plan.Args {
@@ -169,11 +68,11 @@ func describe(tg workload.Target) string {
 // x-kubernetes-validations rule is never labelled valid (its valid draws are
 // "unknown": the rule decides).
 func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
-	w, err := search.NewWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(optest.GadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgs := workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema))
+	tgs := workload.Targets(w.CRDs[0].Schema, workload.SeedContent(optest.Gadget(), w.CRDs[0].Schema))
 	seen := map[string]map[string]int{} // target -> label -> draws
 	var refusals []string
 	for _, tg := range tgs {
@@ -275,12 +174,12 @@ func TestWorkloadValuesAreValidOrInvalidAsLabelled(t *testing.T) {
 // valid: they are labelled unknown, and the apiserver model (which evaluates
 // the rule) refuses them with the rule's message.
 func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
-	w, err := search.NewWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(optest.GadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var guarded workload.Target
-	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema)) {
+	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(optest.Gadget(), w.CRDs[0].Schema)) {
 		if strings.Join(tg.Path, ".") == "spec.guarded" {
 			guarded = tg
 		}
@@ -306,7 +205,7 @@ func TestWorkloadUnderACELRuleIsNotClaimedValid(t *testing.T) {
 // The same seed draws the same workload, and a workload's plan text parses
 // back to the same steps.
 func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
-	w, err := search.NewWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(optest.GadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +237,7 @@ func TestWorkloadIsDeterministicAndRoundTrips(t *testing.T) {
 // A plan saved before op= and expect= existed still runs: mutate with
 // object=, field= and value= sets the field.
 func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
-	w, err := search.NewWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(optest.GadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +251,7 @@ func TestWorkloadReadsPlansWithoutOpOrExpect(t *testing.T) {
 	}
 	defer c.Close()
 	c.RunFor(time.Second)
-	u := gadget()
+	u := optest.Gadget()
 	if err := c.Get(client.ObjectKeyFromObject(u), u); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +300,7 @@ type gadgetReconciler struct {
 
 func (r *gadgetReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	g := &unstructured.Unstructured{}
-	g.SetGroupVersionKind(gadget().GroupVersionKind())
+	g.SetGroupVersionKind(optest.Gadget().GroupVersionKind())
 	if err := r.Get(ctx, req.NamespacedName, g); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -419,7 +318,7 @@ func (r *gadgetReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 }
 
 func gadgetController(panicOnThreeTags bool) world.Options {
-	o := gadgetOptions()
+	o := optest.GadgetOptions()
 	// Gadget has no Go type: the garbage collector reads such owners as
 	// metadata, as upstream reads every owner, and collects a deleted
 	// Gadget's ConfigMap. Update summaries are off: a Gadget deleted while
@@ -430,7 +329,7 @@ func gadgetController(panicOnThreeTags bool) world.Options {
 	o.Disable = []string{world.UpdateSummaries}
 	o.Managers = []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
 		g := &unstructured.Unstructured{}
-		g.SetGroupVersionKind(gadget().GroupVersionKind())
+		g.SetGroupVersionKind(optest.Gadget().GroupVersionKind())
 		return ctrl.NewControllerManagedBy(mgr).For(g).Owns(&corev1.ConfigMap{}).
 			Complete(&gadgetReconciler{Client: mgr.GetClient(), panicOnThreeTags: panicOnThreeTags})
 	}}}
@@ -488,7 +387,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 		t.Skip("KUBEBUILDER_ASSETS is not set: run `make envtest-assets`")
 	}
 	var def apiextensionsv1.CustomResourceDefinition
-	if err := yaml.Unmarshal([]byte(gadgetCRD), &def); err != nil {
+	if err := yaml.Unmarshal([]byte(optest.GadgetCRD), &def); err != nil {
 		t.Fatal(err)
 	}
 	env, err := envtestenv.Start(assets, envtestenv.Options{Scheme: clientgoscheme.Scheme, Definitions: []*apiextensionsv1.CustomResourceDefinition{&def}})
@@ -496,19 +395,19 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
-	w, err := search.NewWorld(gadgetOptions().WithDefaults())
+	w, err := search.NewWorld(optest.GadgetOptions().WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	checked := map[string]int{}
 	n := 0
-	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(gadget(), w.CRDs[0].Schema)) {
+	for _, tg := range workload.Targets(w.CRDs[0].Schema, workload.SeedContent(optest.Gadget(), w.CRDs[0].Schema)) {
 		for _, invalid := range []bool{false, true} {
 			for seed := 0; seed < 4; seed++ {
 				args := mutation(tg, invalid, seed)
 				n++
-				g := gadget()
+				g := optest.Gadget()
 				g.SetName(fmt.Sprintf("g%d", n))
 				if err := env.Admin.Create(ctx, g); err != nil {
 					t.Fatal(err)
@@ -548,7 +447,7 @@ func TestWorkloadLabelsAgreeWithKubeAPIServer(t *testing.T) {
 func TestAnOperatorDelayedPastADeletionIsNoViolation(t *testing.T) {
 	o := gadgetController(false)
 	o.Disable = nil
-	if v := judge(t, o, "seed 0\nat 1ms delete object=0\nstale process=op at=1ms age=1ms\n"); len(v) != 0 {
+	if v := optest.Judge(t, o, "seed 0\nat 1ms delete object=0\nstale process=op at=1ms age=1ms\n"); len(v) != 0 {
 		t.Fatalf("violated %v", v)
 	}
 }
@@ -558,7 +457,7 @@ func TestAnOperatorDelayedPastADeletionIsNoViolation(t *testing.T) {
 // meanwhile is never reconciled again.
 func TestAnErrorBeforeACrashIsNotAtRest(t *testing.T) {
 	o := gadgetController(false)
-	v := judge(t, o, "seed 0\nat 1ms mutate object=0 field=spec.enabled value=false expect=valid\nat 9ms delete object=0\n"+
+	v := optest.Judge(t, o, "seed 0\nat 1ms mutate object=0 field=spec.enabled value=false expect=valid\nat 9ms delete object=0\n"+
 		"lag process=op kind=/v1/ConfigMap min=8ms max=9ms\ncrash process=op write=3\n")
 	if len(v) != 0 {
 		t.Fatalf("violated %v", v)
