@@ -10,6 +10,9 @@
 // temporary directory the failure names). A replay with -ctrlsim.plan
 // writes them again, and `ctrlsim report PLAN` replays a saved plan and
 // prints that report. RunPattern is the go test -run pattern of one test.
+// The plan is printed and saved with its seed objects named by kind and name
+// (PlanText, SeedNames: object=ConfigMap/team/app), which a saved plan read
+// back resolves to their indexes.
 //
 // # Known gaps
 //
@@ -19,4 +22,8 @@
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
 //     fault shapes every step and has no step of its own to start from.
+//   - Seed objects of two kinds of one name (in two API groups) with the
+//     same namespace and name keep their indexes in a printed plan: the name
+//     form does not carry the group. operatortest.Replay (the catalogue's
+//     and ctrlsim replay's path) runs a plan as given: indexes only.
 package failure

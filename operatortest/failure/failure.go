@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
@@ -454,6 +457,40 @@ type Report struct {
 	// systems are Options.Systems' names: their steps (SystemEnv.Trace) are
 	// the world's, shown in the timeline as the operator's are.
 	systems []string
+	// Names are the seed objects' names (SeedNames), by which the printed
+	// plan names them (nil: by index).
+	Names []string
+}
+
+// PlanText is p as a failure prints and saves it: each step's object= a seed
+// object's name (plan.NameObjects), not its index; a plan file read back
+// resolves the names (plan.IndexObjects), so it runs as p does.
+func PlanText(p *plan.Plan, names []string) string {
+	return plan.NameObjects(p, names).String()
+}
+
+// SeedNames are the names of w's seed objects in index order, in the form a
+// plan's object= takes (plan.ObjectName: "ConfigMap/team/app"). An object
+// whose kind the scheme does not know, or whose name another seed object of
+// a kind of the same name also has, keeps its index.
+func SeedNames(w *world.World) []string {
+	names := make([]string, len(w.Opts.Objects))
+	count := map[string]int{}
+	for i, o := range w.Opts.Objects {
+		gvk, err := apiutil.GVKForObject(o, w.Opts.Scheme)
+		if err != nil || gvk.Kind == "" || o.GetName() == "" {
+			names[i] = strconv.Itoa(i)
+			continue
+		}
+		names[i] = plan.ObjectName(gvk.Kind, o.GetNamespace(), o.GetName())
+		count[names[i]]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = strconv.Itoa(i)
+		}
+	}
+	return names
 }
 
 // shown are the processes whose every step a folded timeline keeps.
@@ -550,7 +587,7 @@ func (rep *Report) markdown(svg, html string) string {
 		}
 	}
 	b.WriteString("\n## The minimal plan\n\n```\n")
-	b.WriteString(rep.P.String())
+	b.WriteString(PlanText(rep.P, rep.Names))
 	b.WriteString("```\n\n")
 	// The path the failure printed (testdata/ctrlsim/...), so that the
 	// replay line is the one the test printed; a plan replayed from
@@ -615,7 +652,8 @@ func OfPlan(w *world.World, t *testing.T, p *plan.Plan, path string) (*Failure, 
 func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunResult) *Failure {
 	vs := r.Violated()
 	var err error
-	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems)}
+	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
+		Names: SeedNames(w)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
@@ -635,7 +673,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(p.String()))
+	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(PlanText(p, rep.Names)))
 	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(t.Name(), path))
 	f := &Failure{}
 	if f.Files, err = rep.write(); err != nil { // failure.go: the artifacts directory

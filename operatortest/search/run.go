@@ -102,7 +102,7 @@ func Run(t *testing.T, o world.Options) {
 		if o.KeepGoing {
 			path = savedPath(t.Name(), f.Signature)
 		}
-		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+f.Minimal.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
 		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",

@@ -259,6 +259,11 @@ func readPlanFile(w *world.World, test, path string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
+	// A saved plan names its seed objects (failure.PlanText); the world runs
+	// their indexes.
+	if p, err = plan.IndexObjects(p, failure.SeedNames(w)); err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
+	}
 	for _, s := range p.Steps {
 		v := s.Args.Get("object")
 		if v == "" || !slices.Contains([]string{world.ActionMutate, world.ActionDelete, world.ActionRecreate}, s.Action) {
