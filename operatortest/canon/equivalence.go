@@ -35,14 +35,16 @@ type Tokens struct {
 	// scheduled are the pods the cluster bound to a node (created with no
 	// spec.nodeName): which node is the scheduler's pick.
 	scheduled map[types.UID]bool
+	// digests finds what a checksum is the digest of (digests.go).
+	digests *digests
 }
 
 func NewTokens(log []apiserver.Event) *Tokens {
-	c := &Tokens{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}}
+	c := &Tokens{names: map[types.UID]string{}, scheduled: map[types.UID]bool{}, digests: &digests{log: log}}
 	incarnations := map[string][]types.UID{} // "Kind ns/name" or "Kind name" (canonical: objectKey) -> its uids in order
 	var keys []string
 	var uidPairs [][2]string
-	made := madeIn(log)
+	made := madeIn(log, c.digests)
 	gen, genPairs := generatedNames(made)
 	for _, m := range made {
 		name := m.name
@@ -182,6 +184,9 @@ func (c *Tokens) Text(s string) string {
 	if d, ok := c.encoded(s); ok {
 		return d
 	}
+	if d, ok := c.digests.name(s); ok {
+		return d
+	}
 	s = c.repl.Replace(s)
 	if strings.Contains(s, ":") {
 		s = goTime.ReplaceAllString(s, "<time>")
@@ -247,7 +252,11 @@ var uidText = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // cut, the hash the object is named by cut out of it (a ReplicaSet's
 // template carries its own pod-template-hash label). ok is false when the
 // content cannot be encoded.
-func digestOf(content any, cut string) (digest string, ok bool) {
+//
+// A checksum inside the content is named by what it digests (d, the run's
+// preimages; nil: as it is): a template that carries a checksum of content
+// with a time in it digests alike in two schedules.
+func digestOf(content any, cut string, d *digests) (digest string, ok bool) {
 	b, err := json.Marshal(content)
 	if err != nil {
 		return "", false
@@ -256,7 +265,7 @@ func digestOf(content any, cut string) (digest string, ok bool) {
 	if err := json.Unmarshal(b, &v); err != nil { // a copy: content is the object's own
 		return "", false
 	}
-	timeless := &Tokens{repl: strings.NewReplacer()}
+	timeless := &Tokens{repl: strings.NewReplacer(), digests: d}
 	text := Encode(timeless.Value(v)) // map keys sorted: the same content, the same text
 	if cut != "" {
 		text = strings.ReplaceAll(text, cut, "")

@@ -77,7 +77,7 @@ var hashLabels = []struct{ label, covers string }{
 // digest of what the hash covers, canonical (digestOf: the hash itself cut
 // out of it, a ReplicaSet's template carries its own pod-template-hash
 // label; a restart time in it masked).
-func hashNamed(o client.Object) (prefix, hash, content string) {
+func hashNamed(o client.Object, d *digests) (prefix, hash, content string) {
 	for _, k := range hashLabels {
 		h := o.GetLabels()[k.label]
 		if h == "" || !strings.HasSuffix(o.GetName(), "-"+h) {
@@ -88,7 +88,7 @@ func hashNamed(o client.Object) (prefix, hash, content string) {
 			return "", "", ""
 		}
 		covered, _, _ := unstructured.NestedFieldNoCopy(u, strings.Split(k.covers, ".")...)
-		digest, ok := digestOf(covered, h)
+		digest, ok := digestOf(covered, h, d)
 		if !ok {
 			return "", "", ""
 		}
@@ -104,7 +104,7 @@ func (m *madeObj) generated() bool {
 }
 
 // madeIn reads the objects of a watch log, in creation order.
-func madeIn(log []apiserver.Event) []*madeObj {
+func madeIn(log []apiserver.Event, d *digests) []*madeObj {
 	var out []*madeObj
 	byUID := map[types.UID]*madeObj{}
 	for _, ev := range log {
@@ -120,7 +120,7 @@ func madeIn(log []apiserver.Event) []*madeObj {
 			}
 			m = &madeObj{uid: uid, kind: ev.GVK.Kind, ns: o.GetNamespace(), name: o.GetName(), gen: o.GetGenerateName(), order: len(out)}
 			if m.gen == "" {
-				m.gen, m.hash, m.content = hashNamed(o)
+				m.gen, m.hash, m.content = hashNamed(o, d)
 			}
 			byUID[uid] = m
 			out = append(out, m)
