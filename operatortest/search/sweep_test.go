@@ -1,0 +1,51 @@
+package search_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// The sweep runs before the random plans: a crash between two writes is its
+// first targeted plan (a crash right after the reference run's first
+// intermediate write), found without a random plan and not shrunk (the
+// workload and one fault); a bug-free operator's exploration runs every
+// targeted plan within half the budget and says so, then the random plans
+// to the budget.
+func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
+	o := optest.AppOptions(optest.TrustsItsMark)
+	o.Checks, o.Seed, o.Workers = 60, 3, 1
+	res, err := search.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || res.FirstFailure != 1 || len(res.Minimal.Faults) != 1 || res.Minimal.Faults[0].Kind != plan.Crash || res.Minimal.Faults[0].Write == 0 {
+		t.Fatalf("want the crash after a write caught by the first targeted plan; got caught=%v at %d: %s", res.Caught, res.FirstFailure, res.Minimal)
+	}
+	if len(res.Targeted) == 0 || res.Targeted[0].Class != string(plan.SweepCrashes) || res.Targeted[0].Ran != 1 {
+		t.Errorf("Targeted = %v, want the crashes after a write first, one of them run", res.Targeted)
+	}
+	o = optest.AppOptions(optest.Child())
+	o.Checks, o.Seed, o.Workers = 60, 3, 1
+	if res, err = search.Explore(t, o); err != nil {
+		t.Fatal(err)
+	}
+	swept := 0
+	for _, c := range res.Targeted {
+		swept += c.Ran
+		if c.Ran != c.Of {
+			t.Errorf("%s: ran %d of %d, want all (the sweep is smaller than half the budget)", c.Class, c.Ran, c.Of)
+		}
+	}
+	if res.Caught || res.Checks != o.Checks || swept == 0 || swept > o.Checks/2 {
+		t.Errorf("the correct operator: caught=%v, %d plans of %d, %d of them targeted (%v): want it to hold every plan of the budget, at most half targeted", res.Caught, res.Checks, o.Checks, swept, res.Targeted)
+	}
+	if line := search.CoverageLine(res.Targeted); !strings.HasPrefix(line, "targeted plans: crashes after a write ") {
+		t.Errorf("the coverage line %q", line)
+	}
+}
