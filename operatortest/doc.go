@@ -104,4 +104,8 @@
 //   - operatortest/search: the exploration (the sweep, random plans, worker
 //     processes, shards, shrinking, keeping going, no silent pass).
 //   - operatortest/failure: what a failing test prints and writes.
+//
+// Each part's tests are its specification, one file per rule (frozen
+// outputs: operatortest/verdict/frozen_test.go), over the small test
+// operators of operatortest/internal/optest.
 package operatortest

@@ -61,7 +61,7 @@ import (
 // order in which it saw the user's writes is no excuse for an output that
 // still shows a change the user overwrote (an operator that gives up on a
 // missing dependency with no error, having seen the deletion before the
-// edit that came first, frozen_test.go). A time-driven operator (a reconcile
+// edit that came first, operatortest/verdict/frozen_test.go). A time-driven operator (a reconcile
 // of its process returned "requeue after": it acts at instants the clock
 // sets) cannot make up what it did not see at an instant that has passed: a
 // scheduled run skipped or made by the version it saw. So the blind time of

@@ -309,7 +309,7 @@
 //     reconciles returned "requeue after" a time, reference/blind.go clockDriven): an
 //     operator that acts on events alone reconciles on the world as it is
 //     once its view has caught up, and the order in which it saw the user's
-//     writes excuses nothing (operatortest/frozen_test.go's operator that gives up on a
+//     writes excuses nothing (operatortest/verdict/frozen_test.go's operator that gives up on a
 //     deleted dependency with no error, having seen the deletion before the
 //     edit made first, is caught). Like the late reference it is one more candidate
 //     end state and one more bound on creates and deletes, not a source of
