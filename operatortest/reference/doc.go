@@ -8,61 +8,58 @@
 // A finding counts only if a real cluster could produce it and a correct
 // operator would not. So a comparing oracle (package verdict) blames the
 // faults only for what no fault-free run of the same workload that a
-// correct operator could also have made shows. Each reference below is a
-// run of the plan's seed and workload with no fault, and stands for one
-// thing a real cluster does to a correct operator:
+// correct operator could also have made shows. Every reference is such a
+// run (the plan's seed and workload, no fault), and each is a case of one of
+// three principles:
 //
-//   - two schedules (the plan's seed and seed+2048 mod 4096): the order in
-//     which a real cluster delivers concurrent events is not fixed. A
-//     field or object the two differ in is learned as nondeterministic
-//     (converges, update-summaries); interleavings-agree fires when the two
-//     themselves disagree, and names the run that shows the bug by the rule
-//     a child follows its owner (story.ShowsTheBug, read from the two runs'
-//     watch logs, kept metadata only beside each cached reference): the run
-//     that made an object twice for one incarnation of its owner, or left a
-//     re-created owner without the child the other run made again. When the
-//     rule does not tell them apart (the object has no owner), the faulted
-//     run tells: the schedule whose end state it does not share is suspect.
-//   - other draws (random.go): a value drawn at random differs between any
-//     two runs on a real cluster; the fields that differ with the
-//     operator's randomness alone are learned too.
-//   - the late operator (late.go; lateReference): any fault delays an
-//     operator, and a delayed level-triggered operator may start after the
-//     workload's steps, or after some of them (each earlier step's instant,
-//     tried one at a time): its end state is one more candidate, never a
-//     source of learned fields.
-//   - the same downtime (downtime.go), when an operator's process was
-//     down in the faulted run: its process-down windows (each crash, exit
-//     or stale restart to the next start) replayed as clean stops, with no
-//     other fault. A node lost, a pod evicted or rolled takes a correct
-//     operator down that long, and kube-apiserver commits a write whose
-//     response the dead client never read, so a crash that cut a reconcile
-//     is bounded by two clean stops: before that reconcile (none of its
-//     writes) and after it (a graceful shutdown: all of them). For a
-//     time-driven process (one that asked to be requeued after a time) the
-//     same run keeps the same blind time (blind.go): its views behind the
-//     world's writes (a held or lagging watch, a stale restart), never
-//     behind its own writes, which is stale data a correct operator does not
-//     trust. It excuses what the time down explains, not what the restart
-//     does: a difference is forgiven only when the same restarts with no
-//     time down do not show it too.
+//  1. What a real cluster leaves open is nondeterministic. The order in
+//     which it delivers concurrent events is not fixed: two schedules (the
+//     plan's seed and seed+2048 mod 4096). A value drawn at random differs
+//     between any two runs: the plan's seed with other draws (random.go).
+//     A field or object these runs differ in is learned as nondeterministic
+//     (converges, update-summaries), never compared; interleavings-agree
+//     fires when the two schedules themselves disagree. These are the only
+//     references that teach fields.
+//  2. A correct operator may be slowed by anything, and ends where a slowed
+//     operator ends. Its process may be down for a time: from the start
+//     until after one of the workload's steps (the late starts, late.go: a
+//     pod scheduled late, a crash and its back-off at the start), or where
+//     the faulted run had it down, replayed as clean stops (the same
+//     downtime, downtime.go: a node lost, a pod evicted or rolled), the stop
+//     before a reconcile the crash cut (none of its writes) or after it (a
+//     graceful shutdown: all of them; kube-apiserver commits a write whose
+//     response the dead client never read). Or it may be up and behind the
+//     world's writes, as the faulted run's was (the same blind time,
+//     blind.go: a held or lagging watch, a restart onto a lagging
+//     apiserver), never behind its own writes, which is stale data a
+//     correct operator does not trust; for a time-driven process only (one
+//     that asked to be requeued after a time), since an operator that acts
+//     on events catches up. Each of these runs is one more candidate end
+//     state for converges (and update-summaries, for the same downtime and
+//     blind time), never a source of learned fields.
+//  3. What the operator does to itself is never excused. A difference the
+//     same downtime excuses is blamed again when the same restarts with no
+//     time down or blind show it too (the restart, not the downtime, made
+//     it: an operator that "starts clean" and re-creates what it made). An
+//     error at rest a fault-free run shares is forgiven as the workload's
+//     doing only when the fault-free run with no generated workload does not
+//     end in it too (judge.go: the user's doing, not the test's).
 //
 // Package verdict reads these same runs with two more rules: the outputs of
 // a controller whose last reconcile of an object ends, by design, in the
 // same error as a fault-free run's are not compared (frozen outputs), and a
 // dependent the garbage collector collected for a gone owner is the
-// collector's rule at work (churn). An error at rest a fault-free run shares
-// is forgiven only when the fault-free run with no generated workload does
-// not end in it too (judge.go: the user's doing, not the test's). Every reference
-// but the two schedules' and other draws' is one more candidate end state,
-// never a source of learned fields; a verdict one turns to holding says
-// which in its detail.
+// collector's rule at work (churn). A verdict one reference turns to holding
+// says which in its detail.
 //
-// So an author predicts what is excused: a difference from the fault-free
-// end states is excused when some run above, each a thing a real cluster
-// does to any operator, shows it too; anything else is the faults', and a
-// finding. A plan whose run or one of whose references was cut at the work
-// bound is not judged (cut.go).
+// So an author predicts what is excused: a field that differs between two
+// fault-free runs of the workload (1), or an end state that some run of the
+// same workload with the operator slowed ends in too (2), unless the
+// operator's own restart or the test's own world shows it (3); anything
+// else is the faults', and a finding. A plan whose run or one of whose
+// references was cut at the work bound is not judged (cut.go). References
+// are run only when a verdict would otherwise fire, in the order above,
+// and cached.
 //
 // # Known gaps
 //

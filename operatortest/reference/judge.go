@@ -2,7 +2,6 @@ package reference
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -69,20 +68,10 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		if r.Verdicts[i].Holds {
 			continue
 		}
-		v = r.Verdicts[i]
-		// Before blaming the faults, the late operator's end state (run
-		// only when needed: most runs converge to a schedule's).
-		var err error
-		if late, err = lateReference(w, t, p); err != nil {
+		// Before blaming the faults, the late starts (late.go; run only
+		// when needed: most runs converge to a schedule's).
+		if r.Verdicts[i], late, err = convergesLate(w, t, p, refs, snap, r.Verdicts[i]); err != nil {
 			return nil, err
-		}
-		if late != nil {
-			r.Verdicts[i] = verdict.Converges(w, append(slices.Clip(refs), late), snap, v.At)
-		}
-		if !r.Verdicts[i].Holds && late != nil { // late.go
-			if r.Verdicts[i], err = convergesAfterEachStep(w, t, p, append(slices.Clip(refs), late), snap, r.Verdicts[i]); err != nil {
-				return nil, err
-			}
 		}
 	}
 	// And the fault-free run of the same downtime (downtime.go), when an

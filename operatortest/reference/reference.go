@@ -297,32 +297,6 @@ func References(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Referenc
 	return out, nil
 }
 
-// lateReference is the run of p's workload, fault-free, in which every
-// operator process starts only once the workload's last step is done (its
-// pod scheduled late): the operator acts late, on what the workload left. Every fault that delays an operator (a stalled or
-// lagging watch, a crash and its back-off, a restart onto a lagging
-// apiserver) moves its run towards this one, and a level-triggered operator
-// that is correct may legitimately end here: it never made what depended on
-// an object the workload deleted before it looked (a dependency's derived
-// ConfigMap, say). converges accepts it as one more end state; nil when the
-// workload has no step.
-func lateReference(w *world.World, t *testing.T, p *plan.Plan) (*verdict.Reference, error) {
-	if len(p.Steps) == 0 {
-		return nil, nil
-	}
-	var last time.Duration
-	for _, s := range p.Steps {
-		last = max(last, s.At)
-	}
-	r, err := referenceOf(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, last+time.Millisecond)
-	if err != nil {
-		return nil, err
-	}
-	late := *r
-	late.Late = true
-	return &late, nil
-}
-
 // interleavingsAgree is Kamera's oracle: the fault-free runs of one workload
 // under two schedules end in the same state (modulo what a real cluster makes
 // nondeterministic: equivalence.go). When they do not, got (the faulted run)
