@@ -41,12 +41,12 @@ var FlagArtifacts = flag.String("ctrlsim.artifacts", "", "operatortest: the dire
 
 var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
 
-// fullTimeline reports whether the author asked for every step.
+// FullTimeline reports whether the author asked for every step.
 func FullTimeline() bool {
 	return *flagTimeline == "full" || os.Getenv("CTRLSIM_TIMELINE") == "full"
 }
 
-// operatorProcesses are the names of the test's own processes (every
+// OperatorProcesses are the names of the test's own processes (every
 // replica), as they appear in the trace.
 func OperatorProcesses(w *world.World) []string {
 	var out []string
@@ -85,7 +85,7 @@ func startUp(s trace.Step) bool {
 	return s.Reconcile == 0 && (s.Op == "start" || s.Op == "restart" || s.Op == "log" || s.Op == "runnable")
 }
 
-// foldTimeline is the timeline a failure prints: every step of the
+// FoldTimeline is the timeline a failure prints: every step of the
 // operator's processes, the workload, the faults and the admin, and of the
 // built-in processes only the steps on objects the operator touched; the
 // rest is counted in one line per built-in process, first. full keeps every
@@ -281,7 +281,7 @@ func kindOnly(gvk string) string {
 	return parts[2] + " (" + parts[0] + ")"
 }
 
-// whyReal is one line per fault of the plan: what it did in this run and the
+// WhyReal is one line per fault of the plan: what it did in this run and the
 // real event it stands for; one per fault of a System (systemFaults: the
 // fault's step name to its system's), which the author's model of that
 // system makes; and the workload's steps, which are a user's.
@@ -435,14 +435,14 @@ func storyPaths(planPath string) (artifacts, error) {
 	return artifacts{SVG: svg, HTML: html, Markdown: md}, nil
 }
 
-// artifactPaths are the story, inspector and report paths beside a plan
+// ArtifactPaths are the story, inspector and report paths beside a plan
 // file (Replayed.WriteStory's: the catalogue's pages keep them there).
 func ArtifactPaths(planPath string) artifacts {
 	base := strings.TrimSuffix(planPath, ".plan")
 	return artifacts{SVG: base + ".svg", HTML: base + ".html", Markdown: base + ".md"}
 }
 
-// report is what a failure says, built once for the printed report and the
+// Report is what a failure says, built once for the printed report and the
 // files.
 type Report struct {
 	Test      string
@@ -524,7 +524,7 @@ func (rep *Report) operatorLogs() []story.LogLine {
 	return rep.logLines(func(p string) bool { return slices.Contains(rep.Operators, p) })
 }
 
-// allLogs are every process's log lines, for the inspector.
+// AllLogs are every process's log lines, for the inspector.
 func (rep *Report) AllLogs() []story.LogLine { return rep.logLines(func(string) bool { return true }) }
 
 // write writes the picture, the inspector and the markdown report in the
@@ -628,7 +628,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func FileName(test string) string { return unsafeName.ReplaceAllString(test, "_") }
 
-// failure is what a violating plan's report says and where its story went.
+// Failure is what a violating plan's report says and where its story went.
 type Failure struct {
 	Text  string
 	Files artifacts
@@ -693,7 +693,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	return f
 }
 
-// replayCommand is the go test command that replays a plan file of a test.
+// ReplayCommand is the go test command that replays a plan file of a test.
 func ReplayCommand(test, path string) string {
 	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", RunPattern(test), path)
 }
@@ -708,7 +708,7 @@ func RunPattern(test string) string {
 	return strings.Join(parts, "/")
 }
 
-// planHeader is the comment a saved plan starts with: the test it belongs to
+// PlanHeader is the comment a saved plan starts with: the test it belongs to
 // (ctrlsim report reads it) and how to replay it.
 func PlanHeader(test, path string) string {
 	return fmt.Sprintf("# operatortest test: %s\n# replay: %s\n", test, ReplayCommand(test, path))

@@ -68,7 +68,7 @@ import (
 // a run is that of its time-driven operator processes only; an operator
 // process that acts on events gets the fault-free run of its downtime alone.
 
-// blindOf are the views of r, a faulted run of p, that were behind the
+// BlindOf are the views of r, a faulted run of p, that were behind the
 // world's writes, as the faults of the fault-free run of the same blind
 // time: for each stale restart of an operator process (its "stale" step), a
 // blind fault that starts it onto the same lagging apiserver; the holds,

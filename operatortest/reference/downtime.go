@@ -51,7 +51,7 @@ import (
 // operator never completes ends as neither (the stop before has no write,
 // the stop after both), and is still caught.
 
-// downtimeOf are the process-down windows of the operator's processes in a
+// DowntimeOf are the process-down windows of the operator's processes in a
 // run's steps, as clean stops: from each crash (or exit) to the next start of
 // that process (until 0: not within the run). A crash that cut reconciles
 // short opens its window where the first of them began: the clean stop
@@ -104,7 +104,7 @@ func DowntimeOf(w *world.World, steps []trace.Step, after bool) []plan.Fault {
 	return out
 }
 
-// downtimeReference is the fault-free run of p's workload with the
+// DowntimeReference is the fault-free run of p's workload with the
 // downtime and the blind time (blind.go) of r, a faulted run of p (nil when
 // no operator process was down or blind); with instant, the same stops each
 // followed by a start at once and no blind time (the same restarts, no time

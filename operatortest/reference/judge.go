@@ -13,7 +13,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// run runs p in a testing/synctest bubble (so that the operator's wall-clock
+// Run runs p in a testing/synctest bubble (so that the operator's wall-clock
 // reads follow virtual time), and the fault-free runs of its workload that the
 // differential oracles judge it against, and judges it.
 func Run(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, error) {
@@ -102,10 +102,10 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 // a shrink returns to a few.
 const maxRecalledViolations = 32
 
-// holdingRun is what runRecalled keeps of a run that violated nothing.
+// HoldingRun is what runRecalled keeps of a run that violated nothing.
 var HoldingRun = &world.RunResult{}
 
-// runRecalled is run, recalled when this world has judged p before. A run is
+// RunRecalled is run, recalled when this world has judged p before. A run is
 // a function of its plan, so a plan judged again (rapid's shrinker draws the
 // same plan from many byte strings: shrinking twowrites' crash tried 299
 // candidates, 28 distinct) need not run again. It keeps a marker for each
@@ -116,7 +116,7 @@ func RunRecalled(w *world.World, t *testing.T, p *plan.Plan) (*world.RunResult, 
 	return RunRecalledAs(w, t, p, false)
 }
 
-// runRecalledAs is runRecalled, the run judged with decide (judgeRun); a
+// RunRecalledAs is runRecalled, the run judged with decide (judgeRun); a
 // partial result is recalled only for a caller that decides too.
 func RunRecalledAs(w *world.World, t *testing.T, p *plan.Plan, decide bool) (*world.RunResult, error) {
 	key := p.String()
@@ -157,7 +157,7 @@ func errorWithoutWorkload(got, quiet *verdict.Snapshot) string {
 	return ""
 }
 
-// runOnce runs p judged against refs (none: a reference run, judged by the
+// RunOnce runs p judged against refs (none: a reference run, judged by the
 // oracles that need no reference) and returns its snapshot. startAfter
 // delays the start of the operator's processes (the late reference).
 func RunOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Reference, startAfter time.Duration) (*verdict.Snapshot, *world.RunResult, error) {

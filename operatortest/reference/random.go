@@ -50,7 +50,7 @@ import (
 // What it does not learn: a field that differs with the draws only in some
 // schedules (the other run is one more sample, not every draw).
 
-// drawsReference runs (or recalls) the fault-free run of seed and steps with
+// DrawsReference runs (or recalls) the fault-free run of seed and steps with
 // the operator's randomness from another seed.
 func DrawsReference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	p := &plan.Plan{Seed: seed, Steps: steps}
@@ -130,7 +130,7 @@ func randomDerived(w *world.World, t *testing.T, p *plan.Plan, ref *verdict.Refe
 	return free, fmt.Sprintf("not compared, differs with the randomness alone (the fault-free run of seed %d with the operator's random draws from another seed): %s", ref.Seed, strings.Join(names, "; ")), nil
 }
 
-// fieldsDiffering are the leaf paths of each object that x and y both have
+// FieldsDiffering are the leaf paths of each object that x and y both have
 // and differ in, and their names ("Secret db/app-credentials data.password").
 func FieldsDiffering(w *world.World, x, y *verdict.Snapshot) (map[string]map[string]bool, []string) {
 	out := map[string]map[string]bool{}
@@ -186,7 +186,7 @@ func agreeBut(sh canon.Shape, x, y any, free map[string]bool) bool {
 	return true
 }
 
-// convergesWithDraws judges converges again with the run of the plan's seed
+// ConvergesWithDraws judges converges again with the run of the plan's seed
 // with other random draws among the references (refs gains it): what
 // differs between it and the plan's own fault-free run is learned as
 // nondeterministic (converges' learned fields), and it is one more candidate

@@ -58,7 +58,7 @@ func refsOf(w *world.World) *Cache {
 // when a full cache of 64 started over).
 const maxRefs = 256
 
-// reference runs (or recalls) the fault-free run of seed and steps.
+// Reference runs (or recalls) the fault-free run of seed and steps.
 func Reference(w *world.World, t *testing.T, seed uint64, steps []plan.Step) (*verdict.Reference, error) {
 	return referenceOf(w, t, &plan.Plan{Seed: seed, Steps: steps}, 0)
 }
@@ -126,7 +126,7 @@ func metaLog(log []apiserver.Event) []apiserver.Event {
 	return out
 }
 
-// targetsOf are the instants of the fault phase at which some process wrote
+// TargetsOf are the instants of the fault phase at which some process wrote
 // (a subresource too: a status update is a write), or an operator read live:
 // where a crash, a hold or a stale restart makes a difference (Sieve's
 // intermediate, unobserved and stale states); and the changes of the fault
@@ -225,7 +225,7 @@ func processWrite(s trace.Step) bool {
 	return false
 }
 
-// writesOf are, for each process, its writes in the fault phase that
+// WritesOf are, for each process, its writes in the fault phase that
 // another write of the same reconcile follows, by their k (counted over the
 // whole run, as a crash after the k-th write counts them, every call but a
 // get or a list): the run's intermediate states.
@@ -257,7 +257,7 @@ func WritesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 	return out
 }
 
-// writes is the Space's Writes: the reference run's writes per process.
+// Writes is the Space's Writes: the reference run's writes per process.
 func Writes(w *world.World, t *testing.T) func(p *plan.Plan) map[string][]int {
 	return func(p *plan.Plan) map[string][]int {
 		r, err := Reference(w, t, p.Seed, p.Steps)
@@ -279,11 +279,11 @@ func TargetsOfRun(w *world.World, t *testing.T) func(p *plan.Plan) plan.Targets 
 	}
 }
 
-// otherSeed is the seed of the second interleaving interleavings-agree runs:
+// OtherSeed is the seed of the second interleaving interleavings-agree runs:
 // another of the generator's 4096 schedules.
 func OtherSeed(seed uint64) uint64 { return (seed + 2048) % 4096 }
 
-// references are the fault-free runs of p's workload that the differential
+// References are the fault-free runs of p's workload that the differential
 // oracles judge it against: the plan's own schedule first, then another.
 func References(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Reference, error) {
 	var out []*verdict.Reference
@@ -297,7 +297,7 @@ func References(w *world.World, t *testing.T, p *plan.Plan) ([]*verdict.Referenc
 	return out, nil
 }
 
-// interleavingsAgree is Kamera's oracle: the fault-free runs of one workload
+// InterleavingsAgree is Kamera's oracle: the fault-free runs of one workload
 // under two schedules end in the same state (modulo what a real cluster makes
 // nondeterministic: equivalence.go). When they do not, got (the faulted run)
 // tells which side is suspect: the schedule whose end state the faulted run
@@ -306,7 +306,7 @@ func InterleavingsAgree(w *world.World, refs []*verdict.Reference, got *verdict.
 	return agree(w, refs, got, nil, "")
 }
 
-// interleavingsAgreeOrRandom is interleavingsAgree, and when the two
+// InterleavingsAgreeOrRandom is interleavingsAgree, and when the two
 // schedules disagree, again without the fields that differ with the
 // randomness alone (random.go): the run of the plan's seed with other random
 // draws is run only then.
@@ -377,7 +377,7 @@ func showsTheBug(w *world.World, key string, refs [2]*verdict.Reference, names [
 	return story.ShowsTheBug(key, runs)
 }
 
-// disagreement names the first difference between two end states over the
+// Disagreement names the first difference between two end states over the
 // judged kinds ("" when they agree), but in the objects of skip and the
 // fields of free.
 func Disagreement(w *world.World, x, y *verdict.Snapshot, xn, yn string, skip map[string]string, free map[string]map[string]bool) string {

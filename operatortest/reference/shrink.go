@@ -23,7 +23,7 @@ import (
 //     not made. The minimal plan is judged to the end once (pass), so its
 //     report names every violation, as before.
 
-// coldShrink, set by tests only, turns the three off: every candidate and
+// ColdShrink, set by tests only, turns the three off: every candidate and
 // every reference runs, and every run is judged to the end (the shrink
 // before them, to compare with).
 var ColdShrink bool

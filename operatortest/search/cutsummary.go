@@ -7,7 +7,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
-// countCut records that the plan at place was cut (the first note a place
+// CountCut records that the plan at place was cut (the first note a place
 // gives is kept).
 func CountCut(w *world.World, place int, note string) {
 	if note == "" {
@@ -21,7 +21,7 @@ func CountCut(w *world.World, place int, note string) {
 	}
 }
 
-// cutSummary fills in out's count of cut plans and the first one's note.
+// CutSummary fills in out's count of cut plans and the first one's note.
 func CutSummary(w *world.World, out *Result) {
 	last := 0 // the last place explored (0: every one)
 	if out.Caught && !w.Opts.KeepGoing {
@@ -43,7 +43,7 @@ func CutSummary(w *world.World, out *Result) {
 	}
 }
 
-// cutLine is the clause of the pass and failure lines about cut plans ("" if
+// CutLine is the clause of the pass and failure lines about cut plans ("" if
 // none was).
 func CutLine(r Result) string {
 	if r.Cut == 0 {

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// newWorld is the world of o, its workload drawn (workload.go), its faults
+// NewWorld is the world of o, its workload drawn (workload.go), its faults
 // narrowed (faults.go) and checked (validate.go).
 func NewWorld(o world.Options) (*world.World, error) {
 	w, err := world.New(o, func(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {

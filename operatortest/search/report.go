@@ -195,7 +195,7 @@ func kindsNamed(w *world.World, detail string) []string {
 	return out
 }
 
-// nondeterminism says where two runs of one plan first differ, and whose
+// Nondeterminism says where two runs of one plan first differ, and whose
 // step it is: an operator's write whose content differs (the operator
 // itself is nondeterministic: a Go map ranged over to build a list, an
 // unseeded random value), an operator's log line, or a step of the world's

@@ -36,7 +36,7 @@ import (
 // shrinkEnv marks a shrinking process: its job as JSON.
 const shrinkEnv = "CTRLSIM_SHRINK_JOB"
 
-// shrunkInParallel counts the findings shrunk in processes of their own (a
+// ShrunkInParallel counts the findings shrunk in processes of their own (a
 // test's witness).
 var ShrunkInParallel int
 

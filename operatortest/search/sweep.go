@@ -36,7 +36,7 @@ type Coverage struct {
 
 func (c Coverage) String() string { return fmt.Sprintf("%s %d of %d", c.Class, c.Ran, c.Of) }
 
-// coverageLine is cs as one clause of a log line ("targeted plans: crashes
+// CoverageLine is cs as one clause of a log line ("targeted plans: crashes
 // after a write 31 of 31, stale pairs 48 of 212"); "" when there is none.
 func CoverageLine(cs []Coverage) string {
 	if len(cs) == 0 {
@@ -109,7 +109,7 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	return plans, classes, cov, nil
 }
 
-// noSweep, a test's hook, leaves the sweep out: the tests of the random
+// NoSweep, a test's hook, leaves the sweep out: the tests of the random
 // pass (its workers, shards, shrinking, progress lines) need a bug the
 // random plans find.
 var NoSweep bool

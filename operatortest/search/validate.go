@@ -172,7 +172,7 @@ func requestAgents(w *world.World) []string {
 	return out
 }
 
-// scriptTargets are the scripted patches and deletes whose object is
+// ScriptTargets are the scripted patches and deletes whose object is
 // neither a seed object nor created by the script: an object of the
 // operator's, or none (checkScriptTargets runs the script to tell).
 func ScriptTargets(w *world.World) []int {
@@ -207,7 +207,7 @@ func ScriptTargets(w *world.World) []int {
 	return out
 }
 
-// checkScriptTargets runs the script alone, fault-free, when a scripted
+// CheckScriptTargets runs the script alone, fault-free, when a scripted
 // patch or delete names an object that is neither a seed nor scripted, and
 // refuses a step whose object the run never shows: it would meet NotFound
 // in every plan, a line of the timeline and no test at all.

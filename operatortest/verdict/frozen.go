@@ -36,7 +36,7 @@ import (
 // An operator that gives up on the same missing dependency and returns nil
 // (no retry) claims its outputs are converged, and is judged on them.
 
-// outputsOf are, per controller and object (the atRest key), the canonical
+// OutputsOf are, per controller and object (the atRest key), the canonical
 // keys of the objects that controller's reconciles of that object wrote, in
 // order of first write, but the reconciled object itself.
 func OutputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
@@ -81,7 +81,7 @@ func OutputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 	return out
 }
 
-// frozen are the objects converges does not compare in got: the outputs of
+// Frozen are the objects converges does not compare in got: the outputs of
 // each controller's reconciles of an object whose last reconcile ends, in
 // got and in a fault-free run, in the same error; each with why.
 func Frozen(refs []*Reference, got *Snapshot) map[string]string {
@@ -138,7 +138,7 @@ type statusWrites struct {
 	ok, failed map[string]bool
 }
 
-// statusWritesOf reads a run's statusWrites, per controller and object (the
+// StatusWritesOf reads a run's statusWrites, per controller and object (the
 // atRest key). A reconcile a crash cut is neither: its end is not known.
 func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 	type worker struct {
@@ -236,7 +236,7 @@ func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 	return out
 }
 
-// frozenStatus are, per object key, the status fields converges does not
+// FrozenStatus are, per object key, the status fields converges does not
 // compare in got: those only the successful reconciles of its controller
 // wrote, in got or in a fault-free run, when both end failing on it in one
 // error. A field's parents are listed too (an emptied status is "{}").
@@ -287,7 +287,7 @@ func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 	return out
 }
 
-// withFrozenStatus is free (object key -> leaf paths not compared) with
+// WithFrozenStatus is free (object key -> leaf paths not compared) with
 // frozenStatus(refs, got) added, for interleavings-agree: between two
 // fault-free runs that both end failing on the user's value, whether one
 // got through a reconcile before the value landed is the race with the

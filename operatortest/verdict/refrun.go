@@ -9,16 +9,16 @@ import (
 type Reference struct {
 	Seed uint64
 	Late bool // the late reference (lateReference)
-	// after: a late reference's operator starts after this step's instant
+	// After: a late reference's operator starts after this step's instant
 	// (late.go; 0: after the last).
 	After time.Duration
-	// downtime: the fault-free run of a faulted run's downtime
+	// Downtime: the fault-free run of a faulted run's downtime
 	// (downtime.go); like the late one, a candidate end state only.
 	Downtime bool
-	// draws: the fault-free run of the plan's seed and workload with the
+	// Draws: the fault-free run of the plan's seed and workload with the
 	// operator's randomness from another seed (random.go).
 	Draws bool
-	// cut: the run was cut at its work bound (its note; cut.go): a plan
+	// Cut: the run was cut at its work bound (its note; cut.go): a plan
 	// judged against it is not judged.
 	Cut     string
 	Snap    *Snapshot

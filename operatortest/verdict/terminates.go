@@ -11,7 +11,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
-// terminates: nothing is stuck deleting at the end of the heal budget (a
+// Terminates: nothing is stuck deleting at the end of the heal budget (a
 // finalizer never removed, a namespace Terminating for good), judged
 // against the fault-free runs of the same workload. An object still
 // deleting at the end is in progress, not stuck, when its deletion has

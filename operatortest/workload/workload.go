@@ -68,7 +68,7 @@ const (
 	removeKey                    // a key of the map at path removed
 )
 
-// target is a place of a seed custom resource, as the test gave it (with its
+// Target is a place of a seed custom resource, as the test gave it (with its
 // schema's defaults), that a mutation may change.
 type Target struct {
 	Path   []string // from the object's root: "spec", ...
@@ -78,7 +78,7 @@ type Target struct {
 	unsure bool // something above path that the drawing does not model may refuse a valid value (CEL rules, maxProperties)
 }
 
-// targets lists the places under spec that mutations may change, in path
+// Targets lists the places under spec that mutations may change, in path
 // order: every drawable field (scalars, nested objects as a whole, lists,
 // maps), and for lists and maps present in the seed their items and keys;
 // fields under an object the seed lacks are set with the object as a whole.
@@ -229,7 +229,7 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// seedContent is obj as the apiserver stores it when the test's world is set
+// SeedContent is obj as the apiserver stores it when the test's world is set
 // up: its wire form with the schema's defaults.
 func SeedContent(obj client.Object, s *apiextensionsv1.JSONSchemaProps) map[string]any {
 	var u map[string]any
@@ -523,7 +523,7 @@ func objectName(obj client.Object) string {
 	return canon.ObjectKey(obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
 }
 
-// actions interpret the workload's steps: the drawn ones (mutate, delete and
+// Actions interpret the workload's steps: the drawn ones (mutate, delete and
 // recreate a seed object by its index) and the scripted ones (create, patch,
 // delete an object named by kind=, namespace= and name=), all run by one
 // user.
@@ -680,7 +680,7 @@ func ensureNamespace(c *cluster.Cluster, namespace string) error {
 	return client.IgnoreAlreadyExists(c.Admin().Create(context.Background(), ns))
 }
 
-// change does op at path of content: set v there (creating the objects on
+// Change does op at path of content: set v there (creating the objects on
 // the way that are absent), append v to the list there, or remove the list
 // item or map key there. A list item is named by its index.
 func Change(content map[string]any, path []string, op string, v any) error {

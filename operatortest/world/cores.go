@@ -29,7 +29,7 @@ import (
 // alone, and a GOMAXPROCS between runs (that is how to measure at another
 // setting).
 
-// simulatingGOGC is the garbage collector's percentage while simulating.
+// SimulatingGOGC is the garbage collector's percentage while simulating.
 const SimulatingGOGC = 400
 
 type coreShare struct {
@@ -43,7 +43,7 @@ type coreShare struct {
 
 var cores coreShare
 
-// simulating notes a simulation in progress until the function it returns
+// Simulating notes a simulation in progress until the function it returns
 // is called.
 func Simulating() (done func()) {
 	c := &cores

@@ -40,7 +40,7 @@ func ensureCRDScheme(s *runtime.Scheme) error {
 	return apiextensionsv1.AddToScheme(s)
 }
 
-// pendingSeeds are seed objects (Options.Objects) of kinds no CRD serves yet:
+// PendingSeeds are seed objects (Options.Objects) of kinds no CRD serves yet:
 // they are created, as an applier retrying them would, at the instant their
 // kind is served (a CRD the operator creates at run time has become
 // established), in the order given.
@@ -49,12 +49,12 @@ type PendingSeeds struct {
 	objs     []client.Object
 	watched  bool
 	retrying bool
-	// created are called with a seed's key (userKey) once it is created:
+	// Created are called with a seed's key (userKey) once it is created:
 	// the user's steps on it wait until then (workload.go).
 	Created []func(key string)
 }
 
-// holds reports whether the seed object of key is still pending.
+// Holds reports whether the seed object of key is still pending.
 func (p *PendingSeeds) Holds(key string) bool {
 	for _, o := range p.objs {
 		if seedKey(p.c, o) == key {
@@ -78,7 +78,7 @@ func seedKey(c *cluster.Cluster, obj client.Object) string {
 // it is not up yet, or down) is created again, as an applier retries.
 const SeedRetry = time.Second
 
-// seedsPending are the pending seeds of each running world's cluster.
+// SeedsPending are the pending seeds of each running world's cluster.
 var SeedsPending sync.Map // *cluster.Cluster -> *pendingSeeds
 
 // neverServed is the error of a run that ended with seed objects whose kind
@@ -163,7 +163,7 @@ func unconverted(err error) bool {
 // serves yet.
 func unserved(err error) bool { return meta.IsNoMatchError(err) }
 
-// createSeed creates a seed object as cluster admin and, when its kind's
+// CreateSeed creates a seed object as cluster admin and, when its kind's
 // status subresource dropped the status it was given, writes that status
 // (Options.Objects).
 func CreateSeed(ctx context.Context, c *cluster.Cluster, obj client.Object) error {
@@ -199,7 +199,7 @@ func asMap(v any) map[string]any {
 	return m
 }
 
-// userKey identifies an object for the user's order of steps: its group,
+// UserKey identifies an object for the user's order of steps: its group,
 // kind, namespace and name.
 func UserKey(gvk schema.GroupVersionKind, namespace, name string) string {
 	gk := gvk.GroupKind().String()

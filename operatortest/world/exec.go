@@ -34,7 +34,7 @@ var execFaults = []apiserver.Fault{
 	{Verb: "create", Resource: "pods", Subresource: "exec", Ambiguous: true},
 }
 
-// execHandlers finds a container's handler in Options.Exec: by the
+// ExecHandlers finds a container's handler in Options.Exec: by the
 // container's name, else by its image, else by its image without tag or
 // digest.
 func (o Options) ExecHandlers() restapi.ExecHandlers {

@@ -53,7 +53,7 @@ type Faults struct {
 var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved,
 	plan.NotReady, plan.CrashLoop, plan.PodFail, plan.NodeLost}
 
-// narrow applies the profile f to w's plan space, or says in one line what
+// Narrow applies the profile f to w's plan space, or says in one line what
 // in it names nothing of the world.
 func (w *World) Narrow(f Faults) error {
 	for _, c := range f.Classes {

@@ -31,7 +31,7 @@ func historyOf(h []HistoryObjects, known func(kind string) bool) ([]HistoryObjec
 	return h, nil
 }
 
-// isHistory reports whether o, of kind gvk, is a history object of the test.
+// IsHistory reports whether o, of kind gvk, is a history object of the test.
 func (w *World) IsHistory(gvk schema.GroupVersionKind, o client.Object) bool {
 	for _, h := range w.history {
 		if h.Kind == gvk.Kind && labels.SelectorFromSet(h.Labels).Matches(labels.Set(o.GetLabels())) {
@@ -41,7 +41,7 @@ func (w *World) IsHistory(gvk schema.GroupVersionKind, o client.Object) bool {
 	return false
 }
 
-// withoutHistory are objs without the history objects among them.
+// WithoutHistory are objs without the history objects among them.
 func (w *World) WithoutHistory(gvk schema.GroupVersionKind, objs []client.Object) []client.Object {
 	if len(w.history) == 0 {
 		return objs

@@ -27,7 +27,7 @@ const AnyProperty = "*"
 // kernel's verdicts (a test's own Properties are named by the test).
 func Oracles() []string { return append(slices.Clone(oracleNames), KernelVerdicts...) }
 
-// validate checks the options before anything runs: each bad one is an
+// Validate checks the options before anything runs: each bad one is an
 // error naming its field, on one line (no silent pass: an option the
 // harness would ignore or misread is refused, not guessed at).
 func (o Options) Validate() error {
@@ -103,7 +103,7 @@ func (o Options) verdictNames() []string {
 	return out
 }
 
-// enabled drops the verdicts Options.Disable turns off. A run that a
+// Enabled drops the verdicts Options.Disable turns off. A run that a
 // disabled hot-loop or livelock stopped never reached the end of its heal
 // budget: none of its verdicts is judged (its end state is not at rest).
 func (o Options) Enabled(vs []check.Verdict) []check.Verdict {
@@ -213,7 +213,7 @@ func (m *Manager) resolve() error {
 // Manager.LeaderElection).
 type LeaderElection = process.LeaderElection
 
-// processes are the manager's processes: its name and leader election for
+// Processes are the manager's processes: its name and leader election for
 // each replica.
 func (m Manager) Processes() []process.Spec {
 	le := m.LeaderElection
@@ -389,7 +389,7 @@ type Options struct {
 	Faults Faults
 }
 
-// effectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
+// EffectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
 func (o Options) EffectiveSeed() uint64 {
 	if o.Seed == 0 {
 		return 1
@@ -419,7 +419,7 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// withFlags applies -ctrlsim.shard.
+// WithFlags applies -ctrlsim.shard.
 func (o Options) WithFlags() (Options, error) {
 	if *flagShard != "" {
 		sh, err := ParseShard(*flagShard)
@@ -469,6 +469,6 @@ func ParseShard(s string) (Shard, error) {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
-// owns reports whether the plan at place k (from 1) of the sequence is this
+// Owns reports whether the plan at place k (from 1) of the sequence is this
 // shard's; the zero Shard owns every plan.
 func (s Shard) Owns(k int) bool { return s.Count <= 1 || (k-1)%s.Count == s.Index-1 }

@@ -134,7 +134,7 @@ func (w *World) randomAtEveryStart(specs []process.Spec) []process.Spec {
 	return specs
 }
 
-// cutNote is the note of a run cut at its work bound, "" if it was not.
+// CutNote is the note of a run cut at its work bound, "" if it was not.
 func CutNote(vs []check.Verdict) string {
 	for _, v := range vs {
 		if v.Property == cluster.WorkBoundProperty {
@@ -144,7 +144,7 @@ func CutNote(vs []check.Verdict) string {
 	return ""
 }
 
-// noteCut records that a run of the plan being judged, or a reference it
+// NoteCut records that a run of the plan being judged, or a reference it
 // is judged against, was cut.
 func (w *World) NoteCut(note string) {
 	if note != "" && w.JudgeCut == "" {

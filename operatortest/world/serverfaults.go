@@ -54,7 +54,7 @@ func (env SystemEnv) RefuseNext(f apiserver.Fault) (remove func()) {
 	return env.c.Server.InjectFault(f)
 }
 
-// systemFaultNames are the step names of the systems' faults, to their
+// SystemFaultNames are the step names of the systems' faults, to their
 // system's name: a failure's explanation tells them from the workload's.
 func SystemFaultNames(systems []System) map[string]string {
 	out := map[string]string{}

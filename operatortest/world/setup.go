@@ -19,7 +19,7 @@ import (
 // Under faults (an API error injected into a call of Setup) it is what a real
 // pod does, and the run goes on.
 
-// setupFailures records the Setup failures of one run.
+// SetupFailures records the Setup failures of one run.
 type SetupFailures struct {
 	byProcess map[string]setupFailure
 	blocked   blockedSetup // a Setup that did not return (validate_setup.go)

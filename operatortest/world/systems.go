@@ -102,7 +102,7 @@ func (r *runSystems) set(clk kclock.PassiveClock, s Systems) {
 	r.Runs[clk] = s
 }
 
-// validateSystems checks the systems and their faults (with the domain
+// ValidateSystems checks the systems and their faults (with the domain
 // steps: one namespace of step names).
 func ValidateSystems(systems []System, domain []DomainStep) error {
 	seen := map[string]bool{}
@@ -121,7 +121,7 @@ func ValidateSystems(systems []System, domain []DomainStep) error {
 	return validateDomain(steps)
 }
 
-// domainSteps are the workload's domain steps and the systems' faults,
+// DomainSteps are the workload's domain steps and the systems' faults,
 // each fault within the fault phase (when faultPhase is set).
 func DomainSteps(domain []DomainStep, systems []System, faultPhase int64) []DomainStep {
 	out := append([]DomainStep(nil), domain...)
@@ -185,7 +185,7 @@ func setupWithSystems(f func(manager.Manager, Systems) error) func(p *process.Pr
 
 func durationOf(ns int64) time.Duration { return time.Duration(ns) }
 
-// systemNames are the systems' names (their processes in the trace).
+// SystemNames are the systems' names (their processes in the trace).
 func SystemNames(systems []System) []string {
 	var out []string
 	for _, s := range systems {

@@ -62,15 +62,15 @@ type World struct {
 	// being judged ran, or a reference it was judged against (package
 	// reference's cut.go).
 	JudgeCut string
-	// runs counts the runs this process has simulated: plans, references
+	// Runs counts the runs this process has simulated: plans, references
 	// and the runs that judge a plan again (a shrink's cost: Finding).
 	Runs int
-	// phase is what the runs are for now (profile.go's LabelPhase).
+	// Phase is what the runs are for now (profile.go's LabelPhase).
 	Phase string
 	Opts  Options
 	CRDs  []apiserver.CRD
 	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
-	// collected are the kinds the garbage collector and the namespace
+	// Collected are the kinds the garbage collector and the namespace
 	// controller know: kinds, common children and the workload models' kinds.
 	Collected []schema.GroupVersionKind
 	Operators map[string]bool // the operator's processes
@@ -80,13 +80,13 @@ type World struct {
 	Space     plan.Space
 	// restartRandom starts the run's randomness over (random.go).
 	restartRandom func()
-	// otherDraws: the run being made draws the operator's randomness from
+	// OtherDraws: the run being made draws the operator's randomness from
 	// another seed (random.go).
 	OtherDraws bool
 	webhooks   []process.WebhookConfig // WebhookFiles; nil: derived
-	// keepFinal: results keep their run's final state (Replay's Final).
+	// KeepFinal: results keep their run's final state (Replay's Final).
 	KeepFinal bool
-	// stepActions are the actions of the plan's steps (the workload's).
+	// StepActions are the actions of the plan's steps (the workload's).
 	StepActions func() map[string]cluster.Action
 }
 
@@ -447,7 +447,7 @@ type Judging struct {
 	Judged bool
 }
 
-// runPlan runs p judged by j. startAfter delays the start of the operator's
+// RunPlan runs p judged by j. startAfter delays the start of the operator's
 // processes (the late reference).
 func (w *World) RunPlan(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration) (*RunResult, error) {
 	held, err := w.startingKinds(t)

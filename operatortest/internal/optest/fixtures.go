@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// churnRun is a run's snapshot from its changes, the workload's deletion of
+// ChurnRun is a run's snapshot from its changes, the workload's deletion of
 // the app at userDelete (none when 0).
 func ChurnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ...LogChange) *verdict.Snapshot {
 	t.Helper()
@@ -52,7 +52,7 @@ func ChurnRun(t *testing.T, w *world.World, userDelete time.Duration, changes ..
 	return verdict.SnapshotOf(w, r)
 }
 
-// logChange is one committed change of a run's watch log: a ConfigMap of team
+// LogChange is one committed change of a run's watch log: a ConfigMap of team
 // made or deleted at a given instant.
 type LogChange struct {
 	At                 time.Duration
@@ -71,7 +71,7 @@ func TickerOptions(twoWrites bool) world.Options {
 	}
 }
 
-// added is the watch event of obj's creation.
+// Added is the watch event of obj's creation.
 func Added(t *testing.T, obj client.Object) apiserver.Event {
 	t.Helper()
 	gvk, err := apiutil.GVKForObject(obj, clientgoscheme.Scheme)
@@ -85,7 +85,7 @@ func App(data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app", UID: "u"}, Data: data}
 }
 
-// judgeAll runs one plan on o and returns every verdict, by property.
+// JudgeAll runs one plan on o and returns every verdict, by property.
 func JudgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdict {
 	t.Helper()
 	p, err := plan.Parse(text)
@@ -103,7 +103,7 @@ func JudgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdi
 	return out
 }
 
-// snap is a run's snapshot made of its end-state objects (each also in its
+// Snap is a run's snapshot made of its end-state objects (each also in its
 // watch log), for the comparing oracles' tests.
 func Snap(t *testing.T, w *world.World, objs ...client.Object) *verdict.Snapshot {
 	t.Helper()
@@ -131,7 +131,7 @@ func TestWorld(t *testing.T, o world.Options) *world.World {
 	return w
 }
 
-// failingRun is the report of the crash between the two creates, its plan
+// FailingRun is the report of the crash between the two creates, its plan
 // path under dir and its story in dir as the artifacts directory
 // (-ctrlsim.artifacts).
 func FailingRun(t *testing.T, dir string) *failure.Failure {
@@ -139,7 +139,7 @@ func FailingRun(t *testing.T, dir string) *failure.Failure {
 	return FailingRunIn(t, dir, dir)
 }
 
-// editThenDeleteTheDependency: the user edits the app's host at 3 ms and
+// EditThenDeleteTheDependency: the user edits the app's host at 3 ms and
 // deletes its backend at 25 ms, while the operator's ConfigMap watch lags
 // 50 ms or more: it sees the backend gone before it sees the edit (a real
 // cluster promises no order across kinds), and never publishes the new host.
@@ -164,7 +164,7 @@ func PublishOptions(giveUp bool) world.Options {
 	return o
 }
 
-// bugOptions is an operator on two ConfigMaps: team/a (labelled panic when
+// BugOptions is an operator on two ConfigMaps: team/a (labelled panic when
 // withPanic) and team/b (labelled secret), judged by copied; short phases.
 func BugOptions(r *KnownBugs, withPanic bool) world.Options {
 	a := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "a"}}
@@ -202,7 +202,7 @@ func BugOptions(r *KnownBugs, withPanic bool) world.Options {
 
 const ChildEnv = "CTRLSIM_OPERATORTEST_CHILD"
 
-// childOnly skips a test unless it runs as the child runChild started.
+// ChildOnly skips a test unless it runs as the child runChild started.
 func ChildOnly(t *testing.T) {
 	if os.Getenv(ChildEnv) != t.Name() {
 		t.Skip("run by its parent test, in a child process")
@@ -232,7 +232,7 @@ func JudgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdi
 	return check.Verdict{}, nil
 }
 
-// knownBugs is the smallest operator with the bugs these tests need: on a
+// KnownBugs is the smallest operator with the bugs these tests need: on a
 // ConfigMap labelled "panic" its reconcile panics (a known bug); on one
 // labelled "secret" it should make a Secret <name>-copy holding the
 // ConfigMap's data, and with wrongCopy it writes the wrong value (a second,
@@ -310,10 +310,10 @@ func (r *AppReconciler) Reconcile(ctx context.Context, req reconcile.Request) (r
 	return reconcile.Result{}, r.Do(ctx, r.Client, &app)
 }
 
-// behaviour is what a test controller does with the app ConfigMap.
+// Behaviour is what a test controller does with the app ConfigMap.
 type Behaviour func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error
 
-// canonicalText is an object's canonical content as the comparing oracles see
+// CanonicalText is an object's canonical content as the comparing oracles see
 // it, in a run whose watch log is log.
 func CanonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVersionKind, o client.Object) string {
 	t.Helper()
@@ -325,7 +325,7 @@ func CanonicalText(t *testing.T, log ...apiserver.Event) func(gvk schema.GroupVe
 	return func(gvk schema.GroupVersionKind, o client.Object) string { return canon.Encode(s.Normalize(gvk, o)) }
 }
 
-// child creates the app's Secret, owned by it, with the given finalizers.
+// Child creates the app's Secret, owned by it, with the given finalizers.
 func Child(finalizers ...string) Behaviour {
 	return func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child", Finalizers: finalizers}}
@@ -339,7 +339,7 @@ func Child(finalizers ...string) Behaviour {
 	}
 }
 
-// judge runs one plan on o and returns which properties it violated.
+// Judge runs one plan on o and returns which properties it violated.
 func Judge(t *testing.T, o world.Options, text string) map[string]string {
 	t.Helper()
 	p, err := plan.Parse(text)
@@ -361,7 +361,7 @@ func Judge(t *testing.T, o world.Options, text string) map[string]string {
 	return out
 }
 
-// exploreWith explores o with n workers in a subtest of its own (worker
+// ExploreWith explores o with n workers in a subtest of its own (worker
 // processes re-run a test up to its first exploration).
 func ExploreWith(t *testing.T, o world.Options, n int) search.Result {
 	t.Helper()
@@ -384,7 +384,7 @@ func PropertiesOf(r search.Result) []string {
 	return out
 }
 
-// trustsItsMark marks the app, then creates its child: restarted between the
+// TrustsItsMark marks the app, then creates its child: restarted between the
 // two, it trusts the mark and never makes the child.
 func TrustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 	if app.Annotations["started"] != "" {
@@ -397,7 +397,7 @@ func TrustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) 
 	return Child()(ctx, c, app)
 }
 
-// domainOptions: the knownBugs operator with publish as its only drawn
+// DomainOptions: the knownBugs operator with publish as its only drawn
 // steps (no steps over the seed objects).
 func DomainOptions() world.Options {
 	o := BugOptions(&KnownBugs{}, false)
@@ -407,7 +407,7 @@ func DomainOptions() world.Options {
 	return o
 }
 
-// randomPassOnly leaves the sweep out until the returned func is called:
+// RandomPassOnly leaves the sweep out until the returned func is called:
 // for the tests of the random pass (workers, shards, shrinking, progress),
 // whose bug the sweep would find at its first plan.
 func RandomPassOnly() func() {
@@ -415,7 +415,7 @@ func RandomPassOnly() func() {
 	return func() { search.NoSweep = false }
 }
 
-// ledgerOptions: the knownBugs operator, whose manager gets the run's
+// LedgerOptions: the knownBugs operator, whose manager gets the run's
 // ledger at every start; a domain step "note" and the ledger's fault
 // "ledger-fails" act on it; made counts the instances New made.
 func LedgerOptions(made *int) world.Options {
@@ -441,7 +441,7 @@ func LedgerOptions(made *int) world.Options {
 
 func FinalizerOptions() world.Options { return FinalizerOptionsCleaningUpIn(2 * time.Second) }
 
-// gadget is the seed: every field set, as a valid Gadget.
+// Gadget is the seed: every field set, as a valid Gadget.
 func Gadget() *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "test.ctrlsim.dev/v1", "kind": "Gadget",
@@ -483,7 +483,7 @@ type tickerReconciler struct {
 	twoWrites bool
 }
 
-// failingRunIn is failingRun with -ctrlsim.artifacts set to artifacts ("":
+// FailingRunIn is failingRun with -ctrlsim.artifacts set to artifacts ("":
 // the flag not given).
 func FailingRunIn(t *testing.T, dir, artifacts string) *failure.Failure {
 	t.Helper()
@@ -515,7 +515,7 @@ func publishes(giveUp bool) Behaviour {
 	}
 }
 
-// copied: every "secret" ConfigMap's Secret holds its value.
+// Copied: every "secret" ConfigMap's Secret holds its value.
 var Copied = world.Property{Name: "copied", Check: func(h *world.History) error {
 	var s corev1.Secret
 	if err := h.Get(client.ObjectKey{Namespace: "team", Name: "b-copy"}, &s); err != nil {
@@ -527,7 +527,7 @@ var Copied = world.Property{Name: "copied", Check: func(h *world.History) error 
 	return nil
 }}
 
-// publish is a domain step of the knownBugs operator's world: a user
+// Publish is a domain step of the knownBugs operator's world: a user
 // publishes a "secret" ConfigMap named by its parameter (the operator copies
 // it into a Secret <name>-copy).
 var Publish = world.DomainStep{
@@ -541,7 +541,7 @@ var Publish = world.DomainStep{
 	},
 }
 
-// ledger is an outside system of the tests: it counts the manager's starts
+// Ledger is an outside system of the tests: it counts the manager's starts
 // (each start is given the run's instance) and the steps that noted in it.
 type Ledger struct {
 	Made   int // the run's instance number (New is called once a run)
@@ -559,7 +559,7 @@ func FinalizerOptionsCleaningUpIn(cleanup time.Duration) world.Options {
 	}
 }
 
-// gadgetCRD has a field for each schema feature the workload draws from.
+// GadgetCRD has a field for each schema feature the workload draws from.
 const GadgetCRD = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -632,7 +632,7 @@ spec:
                   message: guarded must start with x
 `
 
-// failingRunAt is failingRunIn with the plan saved at path.
+// FailingRunAt is failingRunIn with the plan saved at path.
 func FailingRunAt(t *testing.T, path, artifacts string) *failure.Failure {
 	t.Helper()
 	old := *failure.FlagArtifacts
@@ -748,5 +748,5 @@ func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.C
 	return nil
 }
 
-// cleanupFinalizer is the finalizer of finalizerReconciler.
+// CleanupFinalizer is the finalizer of finalizerReconciler.
 const CleanupFinalizer = "example.com/cleanup"
