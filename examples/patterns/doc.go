@@ -40,15 +40,19 @@
 //     hot-loop, or by writes-at-rest in the fault-free run itself. The
 //     probe pattern is listed twice (probe-heartbeat, probe-flip), once
 //     per twin, so its correct operator is explored twice.
-//   - The three patterns of issue 45 (restart-stamp, invalid-override,
-//     complete-binding) stand for a large operator's traps one at a time:
-//     a pod template stamped with a restart time, a user's value the CRD
-//     accepts and a child's validation refuses (drawn by the workload: any
-//     short string but OrderedReady and Parallel; a scripted edit is part
-//     of the world the test sets up, whose errors at rest are the
-//     operator's), and a binding recorded only by a complete reconcile.
-//     A Service's clusterIP refused by the IP allocator before validation
-//     is not among them.
+//   - The five patterns of issue 45 (restart-stamp, invalid-override,
+//     complete-binding, restart-checksum, invalid-clusterip) stand for a
+//     large operator's traps one at a time: a pod template stamped with a
+//     restart time, a user's value the CRD accepts and a child's
+//     validation refuses (drawn by the workload: any short string but
+//     OrderedReady and Parallel; a scripted edit is part of the world the
+//     test sets up, whose errors at rest are the operator's), a binding
+//     recorded only by a complete reconcile, a checksum over a ConfigMap
+//     stamped with a time, and a Service's clusterIP that kube-apiserver
+//     refuses with its IP allocator's internal error on a create and with
+//     validation's field errors on an update. A checksum over a desired
+//     spec the operator never stores (the apiserver defaults it) is not
+//     among them: operatortest/verdict's Known gaps.
 //   - An exploration stops at its first violation, so a correct operator's
 //     false alarms are counted as 0 or 1 (the first), not all of them.
 //   - The twin's minimal plan is replayed on the correct operator through

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/examples/patterns/binding"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/checksum"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/clusterip"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
@@ -21,6 +22,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
@@ -33,7 +35,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	finalizer.AddToScheme, conditions.AddToScheme, twomanagers.AddToScheme, leader.AddToScheme,
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
-	override.AddToScheme, binding.AddToScheme,
+	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -256,6 +258,26 @@ var patterns = []pattern{
 			return operator(binding.CRD, "binding", func(mgr manager.Manager) error {
 				return (&binding.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &binding.Store{ObjectMeta: meta("data", "carts"), Spec: binding.StoreSpec{Replicas: 2}})
+		},
+	},
+	{
+		name: "restart-checksum",
+		does: "a Relay's config becomes a ConfigMap stamped with the time of its last change, and the SHA-256 of the ConfigMap's data an annotation of a Deployment's pod template, so that pods roll on a config change",
+		bug:  "writes the checksum only in the reconcile that changed the ConfigMap: a crash or a failed write between, and the pods keep the old checksum",
+		options: func(buggy bool) operatortest.Options {
+			return operator(restartchecksum.CRD, "restartchecksum", func(mgr manager.Manager) error {
+				return (&restartchecksum.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &restartchecksum.Relay{ObjectMeta: meta("queue", "relay"), Spec: restartchecksum.RelaySpec{Config: "port = 4222", Replicas: 2}})
+		},
+	},
+	{
+		name: "invalid-clusterip",
+		does: "a BrokerService's clusterIP override is passed to its Service as it is; the user sets a value the CRD accepts and kube-apiserver refuses (the drawn workload's strings): on a create its IP allocator's internal error, on an update validation's field errors",
+		bug:  "records the observed generation before it writes the Service, and skips the Service of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(clusterip.CRD, "clusterip", func(mgr manager.Manager) error {
+				return (&clusterip.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &clusterip.BrokerService{ObjectMeta: meta("queue", "amqp"), Spec: clusterip.BrokerServiceSpec{Port: 5672}})
 		},
 	},
 }

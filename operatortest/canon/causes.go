@@ -106,3 +106,85 @@ func ObjectKey(kind, namespace, name string) string {
 	}
 	return kind + " " + namespace + "/" + name
 }
+
+// internalError is apierrors.NewInternalError's text: kube-apiserver's
+// answer when its own code fails on a write (a Service's clusterIP that
+// its IP allocator cannot parse, before validation runs).
+const internalError = "Internal error occurred: "
+
+// goQuoted finds the Go-quoted strings of a text (a field error's value,
+// an allocator's %q).
+var goQuoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// UserValueCause reads an error that refuses a write for the reconciled
+// object's own value. A refusal (a validation's, "<Kind> "<name>" is
+// invalid: <causes>", or an internal error of the write, kube-apiserver's
+// when a value fails before validation) every one of whose quoted values
+// (at least one) the user's content holds, each at exactly one field path
+// (user maps each string of the reconciled object's content, its metadata
+// and status aside, to the paths that hold it), is that value at that path:
+// "<refused the user's value: Stream flow/clicks spec.clusterIP "ac">". The
+// user's value is what both refusals refuse; which call met it (a create,
+// which the IP allocator answers with a 500, or an update, which
+// validation answers with field errors on two fields), and so the reason
+// and the text, is a race with the user's edit. ok is false for any other
+// error: a refusal that also quotes a value the user did not set (the
+// operator's own) is compared by its cause (ErrorCause), an error that
+// refuses no write (not found, forbidden) by its text.
+func UserValueCause(text, object string, user map[string][]string) (string, bool) {
+	var region string
+	if m := invalidObject.FindStringIndex(text); m != nil {
+		region = text[m[1]:]
+	} else if _, after, ok := strings.Cut(text, internalError); ok {
+		region = after
+	} else {
+		return "", false
+	}
+	var causes []string
+	for _, q := range goQuoted.FindAllString(region, -1) {
+		v, err := strconv.Unquote(q)
+		if err != nil {
+			return "", false
+		}
+		paths := user[v]
+		if len(paths) != 1 {
+			return "", false // not the user's, or not one place of it
+		}
+		causes = append(causes, paths[0]+" "+q)
+	}
+	if len(causes) == 0 {
+		return "", false
+	}
+	slices.Sort(causes)
+	return "<refused the user's value: " + object + " " + strings.Join(slices.Compact(causes), ", ") + ">", true
+}
+
+// UserValues maps each string of an object's content (its decoded form; its
+// metadata and status aside: what the user asks for) to the field paths
+// that hold it.
+func UserValues(content map[string]any) map[string][]string {
+	out := map[string][]string{}
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case string:
+			if !slices.Contains(out[x], path) {
+				out[x] = append(out[x], path)
+			}
+		case map[string]any:
+			for k, e := range x { // lint:order-independent each path is added alone; a value's paths are compared by count
+				walk(e, path+"."+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	for k, v := range content { // lint:order-independent as above
+		if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
+			walk(v, k)
+		}
+	}
+	return out
+}

@@ -4,7 +4,8 @@
 // generated and hash-derived names, scheduled nodes and allocated addresses
 // by the objects they belong to; Text, Value and Encode give the canonical
 // form of a string, a decoded value and an object; Shapes says which lists
-// have no order; ErrorCause reads a refusal by its cause.
+// have no order; ErrorCause reads a refusal by its cause, UserValueCause
+// one of the user's own value.
 //
 //   - uids: each object's uid is named by the object it belongs to,
 //     "<uid:Kind namespace/name>" ("<uid:Kind name>" for a cluster-scoped
@@ -63,12 +64,37 @@
 //     update by those and the transition's, so which of the two an
 //     operator met the user's value on, a race with the user's edit,
 //     changes the text and not the cause.
-//   - derived values: a name made from a digest of content (a
+//     An error at rest that refuses a write for the reconciled object's
+//     own value (a validation's refusal, or kube-apiserver's internal
+//     error of the write, "Internal error occurred: ...", as its IP
+//     allocator answers a Service's create whose clusterIP it cannot
+//     parse, before validation) whose every quoted value the object's
+//     content (its metadata and status aside) holds at exactly one field
+//     path is that value at that path (UserValueCause): the create's 500
+//     and the update's field errors on the same user value are one cause.
+//     A refusal that also quotes a value the user did not set, and an
+//     error that refuses no write (not found, forbidden), are not.
+//   - derived values: a value derived from content is as nondeterministic
+//     as that content, and is compared by what it digests, after this
+//     equivalence. A name made from a digest of content (a
 //     ControllerRevision's, a ReplicaSet's) is named by a digest of that
-//     content after this equivalence (digestOf: a restart time stamped
-//     into a pod template masked), so that the revision's name, its pods'
+//     content (digestOf: a restart time stamped into a pod template
+//     masked), so that the revision's name, its pods'
 //     controller-revision-hash label and the set's currentRevision agree
-//     between two schedules that stamped one template at two instants.
+//     between two schedules that stamped one template at two instants. A
+//     checksum an operator computes itself (a string of lowercase hex, 16
+//     to 128 characters: an MD5, SHA-1, SHA-256 or SHA-512, whole or its
+//     leading part) that is the digest of a value the run stored (any
+//     string, or the JSON, keys sorted as encoding/json writes them, of any
+//     object or list inside an object: a ConfigMap's data) is named by that
+//     value, canonical: "<digest of [1a2b3c4d]>" (digests.go), also inside
+//     the content a hash name digests. A checksum of a ConfigMap stamped
+//     with the time of its change reads alike in two schedules; a stale
+//     checksum (of an earlier content) reads as that content, and one of
+//     no content the run stored (another serialisation, an order of a Go
+//     map's) as it is. Nothing is masked for looking like a digest: a
+//     buggy checksum is never hidden, a correct one of another form is
+//     learned (below).
 //   - lists compare as the schema says: a list of x-kubernetes-list-type map
 //     (sorted by its x-kubernetes-list-map-keys) or set (sorted by value) has
 //     no order; built-in kinds' list types come from client-go's
@@ -92,7 +118,16 @@
 //   - Times are recognised by their RFC 3339 and Go String forms, and Unix
 //     seconds only in an error's text; a time in another layout is compared
 //     as it is.
-//   - A refusal is read by its cause only in apierrors.NewInvalid's text;
-//     any other error (an allocator's "failed to parse", an Internal error)
-//     is compared by its text, times and tokens masked.
+//   - A refusal is read by its cause only in apierrors.NewInvalid's text,
+//     and by the user's value only in an error at rest (the verdicts give
+//     the reconciled object); a condition's message that carries an
+//     internal error is compared by its text, times and tokens masked. A
+//     user value that is no string (a number), or that the object holds
+//     at two paths, names no field.
+//   - A checksum is named by what it digests only when that is a string
+//     or the JSON of a node the run stored, digested whole by MD5, SHA-1,
+//     SHA-256 or SHA-512 into lowercase hex: a checksum of key=value lines,
+//     of content the operator never stored (a desired spec before the
+//     apiserver's defaults), in base64 or by another hash is opaque, and
+//     is canonical only if the fault-free runs learn it.
 package canon

@@ -129,7 +129,23 @@
 //     field, another value, a cause more, another object) is another
 //     error; an error that is no such refusal is its text. The rule is
 //     the equivalence's (below): a refusal carried into a status
-//     condition's message is compared by its cause too.
+//     condition's message is compared by its cause too. kube-apiserver
+//     does not always refuse one value with one reason: a Service's
+//     clusterIP goes to its IP allocator before validation on a create,
+//     which answers "Internal error occurred: failed to parse service IP
+//     "ac"" (a 500, no field), and to validation on an update, which
+//     answers with field errors on spec.clusterIP and spec.clusterIPs. So
+//     an error at rest that refuses a write (a validation's refusal, or an
+//     internal error of the write) and quotes only values the reconciled
+//     object holds, each at exactly one field path of what it asks for
+//     (its metadata and status aside; in any version of it the run's log
+//     holds, which the operator's cache may have shown), is compared by
+//     the user's value: those paths and values (canon.UserValueCause).
+//     Both runs end failing, for good, on the value the user wrote; which
+//     call met it raced the user's edit. A refusal that also quotes a
+//     value the user did not set (the operator's own), and an error that
+//     refuses no write (not found, forbidden: the user's Secret name is
+//     quoted in both), are compared as before.
 //   - terminates: nothing still deleting at the end, unless its deletion
 //     has lasted no longer than a fault-free run of the same workload took
 //     to delete the same object (the end fell mid-deletion of a retry
@@ -201,11 +217,18 @@
 // digest that names them is taken with the time masked (and uids), so two
 // schedules that stamped one template at two instants name the revision
 // alike; of several live objects of one content (a restart stamped twice)
-// the newest is named first, as the one a reference at rest names. This
-// holds for the names the built-in controllers derive (their hash labels
-// say what the hash covers); a checksum an operator computes itself over
-// content with a time in it is opaque: converges learns it where the two
-// fault-free runs differ, and interleavings-agree reports it (Known gaps).
+// the newest is named first, as the one a reference at rest names. The
+// built-in controllers' hash labels say what their hash covers; a checksum
+// an operator computes itself (lowercase hex of a hash's length, or its
+// leading 16 characters or more) is named by the value the run stored that
+// it is the digest of (a string, or the JSON of an object or list inside
+// an object: the data of a ConfigMap stamped with the time of its change),
+// canonical, so that two schedules' checksums of one content stamped at
+// two instants agree (canon/digests.go). The rule follows the content, not
+// the look of the value: a checksum of an earlier content (stale) reads as
+// that content and is caught, and one whose content the run never stored
+// (another serialisation, a Go map's order) is compared as it is (Known
+// gaps).
 // A validation's refusal is compared by its cause wherever its text
 // appears (an error at rest, a condition's message; see
 // no-error-at-rest);
@@ -403,20 +426,26 @@
 //     RFC 3339 or Go's time.Time String (unix seconds outside the text of
 //     an error at rest), is compared as a value. A field learned as nondeterministic for an object is free
 //     whatever value the faulted run gives it.
-//   - A checksum or hash an operator computes itself (an annotation of a
-//     pod template over a ConfigMap's content) is opaque: when that
-//     content holds a time or a uid, the checksum differs between two
-//     schedules, and only converges learns it (where the two fault-free
-//     runs differ); interleavings-agree reports it. The digest of the
-//     built-in controllers' hash names masks times and uids, not the
-//     run's generated names inside the content.
-//   - Errors are compared by their cause only when they are a
-//     validation's refusal with field causes (apierrors.NewInvalid's
-//     text): a refusal with none (kube-apiserver's IP allocator's
-//     "Internal error occurred: failed to parse service IP", met on a
-//     Service's create before validation, where an update meets the
-//     validation's field error) is its text, and the two still differ.
-//     A cause's detail (which rule the value broke) is not compared.
+//   - A checksum an operator computes itself is named by its content only
+//     when that content is a string or a JSON node the run stored, hashed
+//     whole by MD5, SHA-1, SHA-256 or SHA-512 into lowercase hex (whole or
+//     cut to 16 characters or more). A checksum of key=value lines, of a
+//     desired spec before the apiserver's defaults (cass-operator's
+//     resource-hash), in base64 or by another hash is opaque: when its
+//     content holds a time or a uid, it differs between two schedules, and
+//     only converges learns it (where the two fault-free runs differ);
+//     interleavings-agree reports it. The digest of the built-in
+//     controllers' hash names masks times and uids, not the run's
+//     generated names inside the content.
+//   - Errors are compared by their cause when they are a validation's
+//     refusal with field causes (apierrors.NewInvalid's text), and by the
+//     user's value when they refuse a write for a string the reconciled
+//     object holds at one field path: an internal error that quotes no
+//     such value, a user value that is a number or is held at two paths,
+//     and a condition's message that carries an internal error are
+//     compared by their text. A cause's detail (which rule the value
+//     broke) is not compared, nor, for the user's value, which child field
+//     refused it.
 //   - The status fields frozen while a reconcile fails by design are read
 //     from the status writes made inside the controller's reconciles of
 //     the object (each write's content against the object's previous

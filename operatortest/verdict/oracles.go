@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -101,22 +102,87 @@ func ErrorsAtRest(r *check.Run, c *canon.Tokens) []AtRest {
 		last[k] = s
 	}
 	var out []AtRest
+	users := userValues(r, c)
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, AtRest{Key: k.controller + " " + c.Text(k.object), Step: s, Err: canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))})
+			out = append(out, AtRest{Key: k.controller + " " + c.Text(k.object), Step: s, Err: causeOf(r, c, users, s)})
 		}
 	}
 	return out
+}
+
+// causeOf is the error a reconcile step ended in, canonical and compared by
+// its cause: the user's value it refuses a write for (the reconciled
+// object's own, canon.UserValueCause), else a validation's causes
+// (canon.ErrorCause), else its text.
+func causeOf(r *check.Run, c *canon.Tokens, users func(controller, object string) map[string][]string, s trace.Step) string {
+	if cause, ok := canon.UserValueCause(s.Result, s.Object, users(s.Controller, s.Object)); ok {
+		return c.Text(cause) // read from the raw text: the user's values are as the user wrote them
+	}
+	return canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))
+}
+
+// userValues gives, for the object a controller's reconcile step names
+// ("namespace/name", the request), the strings of what it asks for, by the
+// field paths that hold them (canon.UserValues), over every version of it
+// the run's log holds (the operator may have read any of them: its cache
+// lags, a deleted incarnation's last version included); read once per
+// object. The object is the one of that name whose kind is the
+// controller's name (controller-runtime's default, as frozen.go tells it),
+// or the only kind of that name.
+func userValues(r *check.Run, c *canon.Tokens) func(controller, object string) map[string][]string {
+	memo := map[string]map[string][]string{}
+	return func(controller, object string) map[string][]string {
+		if m, ok := memo[controller+" "+object]; ok {
+			return m
+		}
+		versions := map[string][]client.Object{} // kind -> its versions of that name
+		var kinds []string
+		for _, ev := range r.Log {
+			if ev.Object != nil && ev.Object.GetNamespace()+"/"+ev.Object.GetName() == object {
+				if _, ok := versions[ev.GVK.Kind]; !ok {
+					kinds = append(kinds, ev.GVK.Kind)
+				}
+				versions[ev.GVK.Kind] = append(versions[ev.GVK.Kind], ev.Object)
+			}
+		}
+		var own []client.Object
+		for _, k := range kinds {
+			if strings.EqualFold(k, controller) {
+				own = versions[k]
+			}
+		}
+		if own == nil && len(kinds) == 1 {
+			own = versions[kinds[0]]
+		}
+		m := map[string][]string{}
+		for _, o := range own {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+			if err != nil {
+				continue
+			}
+			for v, paths := range canon.UserValues(u) { // lint:order-independent each value's paths are merged alone
+				for _, p := range paths {
+					if !slices.Contains(m[v], p) {
+						m[v] = append(m[v], p)
+					}
+				}
+			}
+		}
+		memo[controller+" "+object] = m
+		return m
+	}
 }
 
 // errorsMet are the errors every reconcile of a run ended in, by controller
 // and object as errorsAtRest keys them, canonical.
 func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
 	out := map[string][]string{}
+	users := userValues(r, c)
 	for _, s := range r.Steps {
 		if s.Op == "result" && strings.HasPrefix(s.Result, "error:") {
 			k := s.Controller + " " + c.Text(s.Object)
-			out[k] = appendNew(out[k], canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r)))
+			out[k] = appendNew(out[k], causeOf(r, c, users, s))
 		}
 	}
 	return out

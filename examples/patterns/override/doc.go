@@ -29,5 +29,5 @@
 // # Known gaps
 //
 //   - A Service's clusterIP refused by the IP allocator (an internal error
-//     with no field cause, before validation) is not part of this pattern.
+//     with no field cause, before validation) is pattern clusterip's.
 package override

@@ -22,7 +22,8 @@
 // pods"): a crash or a failed write between the ConfigMap's write and the
 // Deployment's, and the pods keep the old configuration's checksum (or
 // none) for good. A rule that took every hex string for nondeterministic
-// would hide it; one that compares the checksum by its content does not.
+// would hide the stale checksum; one that compares the checksum by its
+// content does not (the old content is another content).
 //
 // # Known gaps
 //
