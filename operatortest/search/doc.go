@@ -36,7 +36,18 @@
 // (Run, Explore, Replay, a fuzz input) the process runs on one P and at
 // GOGC=400, put back after, unless the environment sets them (world/cores.go).
 // A saved plan is
-// replayed first on every later run until it holds. examples/twowrites is a
+// replayed first on every later run until it holds; it names its seed
+// objects by kind and name (failure.PlanText), which readPlanFile resolves.
+//
+// A long exploration says how far it has got every ProgressEvery (5 s;
+// LogProgress is the line's hook), and while one plan or shrink candidate
+// runs, a watcher (longrun.go) names it once it has run longer than two
+// periods: "plan 17 has run for 12s, judging it against its fault-free runs:
+// <the plan in one line>" (with worker processes, the parent's progress line
+// names the worker and the place). With KeepGoing each distinct violation
+// is printed when first judged ("found <signature> at plan <n>: <verdict>")
+// and Run saves its minimal plan and writes its report as soon as it is
+// shrunk, not at the end of the exploration. examples/twowrites is a
 // working example (a crash between two dependent writes, caught by the
 // converges oracle).
 //
@@ -239,4 +250,12 @@
 //     workers (shrinkjobs.go), but the sweep's are judged in the test's
 //     process first. Expect judges a violating plan as a whole: a plan that
 //     violates the expected property and another passes.
+//   - Findings as found: the sweep's findings (sweep.go) are printed and
+//     saved when the sweep ends, not one by one; with worker processes a
+//     finding's line names its signature and place only (the verdict's text
+//     stays in the worker), and the distinct violations are shrunk once the
+//     workers have judged every place. A long plan in a worker process is
+//     named by its place, not its text (the parent does not draw it), and
+//     what a plan is doing is its phase (judged, or a shrink candidate), not
+//     which of its runs (its own, a reference) is under way.
 package search

@@ -2,12 +2,15 @@ package search
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +176,89 @@ type Places struct {
 	invalid  bool  // a draw rapid rejected: the places must all be drawn in one process
 	Finished chan struct{}
 	closed   bool
+	// inflight are, per worker process (from 2), the places handed to it
+	// and not judged yet, and since when it has judged the first of them:
+	// the progress line names a place judged long (longLines).
+	inflight map[int]*inflight
+	// announced are the signatures already printed as found (KeepGoing:
+	// each distinct violation is printed when first judged).
+	announced map[string]bool
+}
+
+type inflight struct {
+	places []int
+	since  time.Time
+}
+
+// handed records place k (0: none) handed to worker j.
+func (ps *Places) handed(j, k int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if k == 0 {
+		return
+	}
+	if ps.inflight == nil {
+		ps.inflight = map[int]*inflight{}
+	}
+	in := ps.inflight[j]
+	if in == nil {
+		in = &inflight{}
+		ps.inflight[j] = in
+	}
+	if len(in.places) == 0 {
+		in.since = progressNow()
+	}
+	in.places = append(in.places, k)
+}
+
+// judgedBy records worker j's verdict on place k: it judges its next place
+// from now.
+func (ps *Places) judgedBy(j, k int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if in := ps.inflight[j]; in != nil {
+		in.places = slices.DeleteFunc(in.places, func(p int) bool { return p == k })
+		in.since = progressNow()
+	}
+}
+
+// longLines name, for each worker process that has judged one place for
+// longer than two progress periods by now, the worker and the place.
+func (ps *Places) longLines(now time.Time) []string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var js []int
+	for j := range ps.inflight { // lint:order-independent sorted below
+		js = append(js, j)
+	}
+	slices.Sort(js)
+	var out []string
+	for _, j := range js {
+		in := ps.inflight[j]
+		if took := now.Sub(in.since); len(in.places) > 0 && took > 2*ProgressEvery {
+			out = append(out, fmt.Sprintf("operatortest: worker %d has judged plan %d for %s (its plan is drawn in the worker process; -ctrlsim.workers=1 names it)", j, in.places[0], took.Round(time.Second)))
+		}
+	}
+	return out
+}
+
+// announce prints, with KeepGoing, each signature of sigs not seen before
+// as found at place k.
+func (ps *Places) announce(t *testing.T, k int, sigs []string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.keep {
+		return
+	}
+	if ps.announced == nil {
+		ps.announced = map[string]bool{}
+	}
+	for _, sig := range sigs {
+		if !ps.announced[sig] {
+			ps.announced[sig] = true
+			LogProgress(t, "operatortest: found %s at plan %d (shrunk once the workers have judged every plan)", sig, k)
+		}
+	}
 }
 
 // give is the next place for a worker (0: none left).
@@ -272,6 +358,9 @@ func JudgePlace(w *world.World, t *testing.T, get func() int, put func(k int, si
 		if Judging != nil {
 			Judging(k)
 		}
+		long := longOf(w)
+		long.start(fmt.Sprintf("plan %d", k), "judging it against its fault-free runs", p)
+		defer long.done()
 		w.Phase = world.PhaseFind
 		r, err := reference.RunRecalled(w, t, p) // the pass recalls what this process judged
 		switch {
@@ -405,12 +494,12 @@ var errInvalidDraw = errors.New("invalid draw")
 // parallel explores t's plans with n workers (this process and n-1 worker
 // processes) and returns their verdicts up to the first place that stops a
 // sequential pass (all of them with KeepGoing).
-func parallel(w *world.World, t *testing.T, n int) (*Verdicts, error) {
+func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*Verdicts, error) {
 	start := time.Now()
 	test := t.Name()
 	want := hello(w, t)
 	ps := &Places{Checks: randomBudget(w), Owns: w.Opts.Shard.Owns, keep: w.Opts.KeepGoing, Next: 1, Finished: make(chan struct{}),
-		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, cuts: map[int]string{}}}
+		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, cuts: map[int]string{}}, announced: maps.Clone(seen)}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()
@@ -460,7 +549,9 @@ func parallel(w *world.World, t *testing.T, n int) (*Verdicts, error) {
 			greetOnce := sync.OnceFunc(func() { close(greet) })
 			defer greetOnce()
 			give := func() {
-				fmt.Fprintf(stdin, "%d\n", ps.Give())
+				k := ps.Give()
+				ps.handed(j, k)
+				fmt.Fprintf(stdin, "%d\n", k)
 			}
 			sc := bufio.NewScanner(r)
 			sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -487,7 +578,9 @@ func parallel(w *world.World, t *testing.T, n int) (*Verdicts, error) {
 					ps.mu.Unlock()
 					ps.fail(errInvalidDraw)
 				default:
+					ps.judgedBy(j, m.Place)
 					ps.Judged(m.Place, m.Sigs, m.Err, m.Cut)
+					ps.announce(t, m.Place, m.Sigs)
 					give()
 				}
 			}
@@ -507,21 +600,34 @@ func parallel(w *world.World, t *testing.T, n int) (*Verdicts, error) {
 		}(j)
 	}
 	progress := make(chan struct{})
+	every := cmp.Or(max(ProgressEvery, 0), 5*time.Second)
 	go func() { // streams progress while the workers run
-		tick := time.NewTicker(5 * time.Second)
-		defer tick.Stop()
+		tick, stop := progressTicker(every)
+		defer stop()
 		for {
 			select {
 			case <-progress:
 				return
-			case <-tick.C:
+			case <-tick:
 				k := ps.count()
-				t.Logf("operatortest: %d workers: %d of %d plans judged (%.0f plans/s)", n, k, owned, float64(k)/time.Since(start).Seconds())
+				now := progressNow()
+				LogProgress(t, "operatortest: %d workers: %d of %d plans judged (%.0f plans/s)", n, k, owned, float64(k)/now.Sub(start).Seconds())
+				if ProgressEvery <= 0 {
+					continue
+				}
+				// This process's own plan is named by the exploration's
+				// watcher (watchLong); the worker processes' here.
+				for _, l := range ps.longLines(now) {
+					LogProgress(t, "%s", l)
+				}
 			}
 		}
 	}()
 	// This process is worker 1.
-	JudgePlace(w, t, ps.Give, ps.Judged, func(int) {
+	JudgePlace(w, t, ps.Give, func(k int, sigs []string, err, cut string) {
+		ps.Judged(k, sigs, err, cut)
+		ps.announce(t, k, sigs)
+	}, func(int) {
 		ps.mu.Lock()
 		ps.invalid = true
 		ps.mu.Unlock()

@@ -77,7 +77,33 @@ func Run(t *testing.T, o world.Options) {
 		rep.finish(0)
 		return
 	}
-	res, err := exploreWorld(w, t, known, call)
+	// With KeepGoing each finding is saved and reported as soon as it is
+	// shrunk (a long exploration's findings are not held back to its end).
+	reported := 0
+	saveAndReport := func(f Finding, more string) {
+		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		path := savedPath(t.Name(), "")
+		if o.KeepGoing {
+			path = savedPath(t.Name(), f.Signature)
+		}
+		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
+			f.Signature, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			f.ShrinkCandidates, f.ShrinkRuns, path, more)
+		rep.replay(f, path)
+	}
+	var found func(Finding)
+	if o.KeepGoing {
+		found = func(f Finding) {
+			saveAndReport(f, "")
+			reported++
+		}
+	}
+	res, err := exploreWorld(w, t, known, call, found)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -94,25 +120,12 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
-	for _, f := range res.Findings {
-		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-		path := savedPath(t.Name(), "")
-		if o.KeepGoing {
-			path = savedPath(t.Name(), f.Signature)
-		}
-		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
-			f.Signature, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-			f.ShrinkCandidates, f.ShrinkRuns, path, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
-		rep.replay(f, path)
+	for _, f := range res.Findings[reported:] {
+		saveAndReport(f, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	if o.KeepGoing {
-		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)", len(res.Findings)+len(known),
-			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.EffectiveSeed())
+		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)%s", len(res.Findings)+len(known),
+			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.EffectiveSeed(), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	rep.finish(res.Checks)
 }
@@ -193,7 +206,7 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	if *world.FlagPlan != "" {
 		return replayFile(w, t, *world.FlagPlan)
 	}
-	return exploreWorld(w, t, nil, call)
+	return exploreWorld(w, t, nil, call, nil)
 }
 
 // replayFile runs the plan in path as an exploration of one plan.
@@ -243,11 +256,23 @@ const maxFindings = 16
 // several workers (parallel.go), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
-func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int) (Result, error) {
+func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int, found func(Finding)) (Result, error) {
 	start := time.Now()
 	if err := Preflight(w, t); err != nil {
 		return Result{}, err
 	}
+	if found == nil {
+		found = func(Finding) {}
+	}
+	long := longOf(w)
+	defer longRuns.Delete(w)
+	stop := watchLong(t, func(now time.Time) []string {
+		if l := long.line(now); l != "" {
+			return []string{l}
+		}
+		return nil
+	})
+	defer stop()
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
@@ -259,6 +284,9 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 		return Result{}, err
 	}
 	out.Targeted, out.Findings = cov, swept
+	for _, f := range swept {
+		found(f)
+	}
 	explorationOf(w).randomChecks = w.Opts.Checks - offset
 	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || explorationOf(w).randomChecks <= 0 {
 		out.Checks = sweptHere
@@ -276,7 +304,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 	}
 	var pre *Verdicts
 	if n > 1 {
-		pre, err = parallel(w, t, n)
+		pre, err = parallel(w, t, n, seen)
 		switch {
 		case errors.Is(err, errInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
@@ -308,6 +336,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 					}
 					out.Findings = append(out.Findings, f)
 					seen[f.Signature] = true
+					found(f)
 				}
 			}
 		}
@@ -333,6 +362,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int)
 		}
 		out.Findings = append(out.Findings, *f)
 		seen[f.Signature] = true
+		found(*f)
 		if !w.Opts.KeepGoing || len(out.Findings) >= maxFindings {
 			break
 		}
@@ -413,6 +443,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 	}
 	defer func() { w.Phase = "" }()
+	long := longOf(w)
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
 	res := explore.RunPlaces(gen, randomBudget(w), w.Opts.Seed, places, func(place int, p *plan.Plan) error {
@@ -441,6 +472,12 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 					len(smallest.Faults), world.Plural(len(smallest.Faults)))
 			}
 		}
+		if first == 0 {
+			long.start(fmt.Sprintf("plan %d", place), "judging it against its fault-free runs", p)
+		} else {
+			long.start(fmt.Sprintf("shrink candidate %d of plan %d's violation", shrinking, first), "judging it to see whether it still violates", p)
+		}
+		defer long.done()
 		key := ""
 		if w.Opts.KeepGoing {
 			key = p.String()
@@ -472,6 +509,9 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		if first == 0 {
 			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
+			if w.Opts.KeepGoing {
+				LogProgress(t, "%s", foundLine(w, target, place, vs))
+			}
 		}
 		last, lastVs, smallest = r, vs, p
 		if w.Opts.KeepGoing {

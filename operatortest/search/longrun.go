@@ -1,0 +1,129 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+)
+
+// Long plans and findings as found (issue 46). Progress lines between plans
+// say nothing while one plan or shrink candidate runs for minutes: a
+// watcher (watchLong) wakes every ProgressEvery and, once what this process
+// runs has run longer than two periods, names it and what it is doing (the
+// plan as its text reads, seed objects by name). And a KeepGoing
+// exploration prints each distinct finding the moment it is first judged,
+// before it is shrunk (foundLine).
+
+// longRun is what this process's exploration of one world runs now.
+type longRun struct {
+	mu    sync.Mutex
+	what  string // "plan 17", "shrink candidate 412 of plan 17's violation"; "": none
+	doing string // what it does: "judging it", "shrinking"
+	p     *plan.Plan
+	names []string // the seed objects' names, for p's text
+	since time.Time
+}
+
+var longRuns sync.Map // *world.World -> *longRun
+
+func longOf(w *world.World) *longRun {
+	l, _ := longRuns.LoadOrStore(w, &longRun{names: failure.SeedNames(w)})
+	return l.(*longRun)
+}
+
+// start marks p, named what, as running from now, doing doing.
+func (l *longRun) start(what, doing string, p *plan.Plan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.what, l.doing, l.p, l.since = what, doing, p, progressNow()
+}
+
+// done marks nothing running.
+func (l *longRun) done() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.what, l.p = "", nil
+}
+
+// line is the progress line naming what runs, if it has run longer than two
+// progress periods by now ("" otherwise).
+func (l *longRun) line(now time.Time) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	took := now.Sub(l.since)
+	if l.what == "" || took <= 2*ProgressEvery {
+		return ""
+	}
+	return fmt.Sprintf("operatortest: %s has run for %s, %s: %s", l.what, took.Round(time.Second), l.doing, oneLine(failure.PlanText(l.p, l.names), 240))
+}
+
+// oneLine is text's lines joined by "; ", cut at max bytes.
+func oneLine(text string, max int) string {
+	s := strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "; ")
+	if len(s) > max {
+		s = s[:max] + " ..."
+	}
+	return s
+}
+
+// progressNow and progressTicker are the wall clock and the ticker of the
+// watcher (tests' hooks: a test ticks by hand on a clock of its own).
+var (
+	progressNow    = time.Now
+	progressTicker = func(every time.Duration) (<-chan time.Time, func()) {
+		tk := time.NewTicker(every)
+		return tk.C, tk.Stop
+	}
+)
+
+// watchLong logs l's line at every tick of a ProgressEvery ticker until
+// stop, which returns once the watcher has (before the test may end). With
+// ProgressEvery 0 (every plan logs its line) there is no watcher.
+func watchLong(t *testing.T, lines func(now time.Time) []string) (stop func()) {
+	if ProgressEvery <= 0 {
+		return func() {}
+	}
+	tick, stopTick := progressTicker(ProgressEvery)
+	quit, over := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(over)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick:
+				for _, s := range lines(progressNow()) {
+					LogProgress(t, "%s", s)
+				}
+			}
+		}
+	}()
+	return func() {
+		stopTick()
+		close(quit)
+		<-over
+	}
+}
+
+// foundLine is the line a KeepGoing exploration prints when it first judges
+// a distinct violation, sig, at plan place: its signature, the plan's place
+// and its verdict in one line.
+func foundLine(w *world.World, sig string, place int, vs []check.Verdict) string {
+	verdict := ""
+	for _, v := range vs {
+		if signature(w, v) == sig {
+			verdict = fmt.Sprintf("%s at %v: %s", v.Property, v.At, oneLine(v.Detail, 240))
+			break
+		}
+	}
+	return fmt.Sprintf("operatortest: found %s at plan %d (shrinking it next): %s", sig, place, verdict)
+}
