@@ -21,9 +21,9 @@ import (
 
 // options are the operator's test: its scheme, its manager with main's
 // manager.Options (read-your-writes consistency on or off), a seed object,
-// and the faults read-your-writes is about (see the package doc): the
-// process's cache behind its own writes (lag and latency, up to 100 ms), and
-// crashes; not a restart onto a lagging apiserver, and no user steps. (A
+// the default workload, and the faults read-your-writes is about (see the
+// package doc): the process's cache behind its own writes (lag and latency,
+// up to 100 ms), and crashes; not a restart onto a lagging apiserver. (A
 // stalled watch is left out for time's sake: without read-your-writes the
 // operator makes a Secret every few milliseconds for as long as the stall
 // lasts, thousands, and the garbage collector's model lists them all at
@@ -39,7 +39,6 @@ func options(readYourWrites bool) operatortest.Options {
 			}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
 			Labels: map[string]string{ryw.AppLabel: "yes"}}}},
-		NoWorkload: true,
 		Faults: operatortest.Faults{Classes: []plan.FaultKind{plan.Lag, plan.Latency, plan.Crash},
 			MaxLag: 100 * time.Millisecond},
 		ShrinkRuns: 300,
