@@ -157,7 +157,7 @@ func blamed(t *testing.T, w *world.World, steps []plan.Step, shows func(*verdict
 func TestTheRunThatMadeAChildTwiceIsBlamed(t *testing.T) {
 	w := blameWorld(t, true, func(c client.Client) reconcile.Reconciler { return &stale{c} })
 	seed, text := blamed(t, w, nil, func(r *verdict.Reference) bool { return len(secretsAtEnd(r)) > 1 })
-	want := fmt.Sprintf("the suspect is the fault-free run with seed %d, by the rule a child follows its owner: the fault-free run with seed %d made 2 Secrets for one incarnation of ConfigMap team/app", seed, seed)
+	want := fmt.Sprintf("the suspect is the fault-free run with seed %d: the fault-free run with seed %d made 2 Secrets for one incarnation of ConfigMap team/app", seed, seed)
 	if !strings.Contains(text, want) {
 		t.Errorf("the failure does not blame the run that made two Secrets (want %q):\n%s", want, text)
 	}
@@ -198,7 +198,7 @@ func TestTheRunThatDidNotRemakeAChildForARecreatedOwnerIsBlamed(t *testing.T) {
 			continue
 		}
 		seed, text := blamed(t, w, steps, func(r *verdict.Reference) bool { return !hasChild(r) })
-		want := fmt.Sprintf("the suspect is the fault-free run with seed %d, by the rule a child follows its owner: the fault-free run with seed %d ends with ConfigMap team/app there and Secret team/app-child missing", seed, seed)
+		want := fmt.Sprintf("the suspect is the fault-free run with seed %d: the fault-free run with seed %d ends with ConfigMap team/app there and Secret team/app-child missing", seed, seed)
 		if !strings.Contains(text, want) {
 			t.Errorf("the failure does not blame the run that left the re-created owner without its child (want %q):\n%s", want, text)
 		}

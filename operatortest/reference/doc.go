@@ -18,7 +18,14 @@
 //     between any two runs: the plan's seed with other draws (random.go).
 //     A field or object these runs differ in is learned as nondeterministic
 //     (converges, update-summaries), never compared; interleavings-agree
-//     fires when the two schedules themselves disagree. These are the only
+//     fires when the two schedules themselves disagree, and names the run
+//     that shows the bug by the verdicts' rules (story.ShowsTheBug, over the
+//     two runs' watch logs, kept metadata only beside each cached
+//     reference): the run that left the object still being deleted (a
+//     deletion completes), made it twice for one incarnation of its owner,
+//     or left a re-created owner without the child the other run made again
+//     (a child follows its owner); when the rules do not tell, the schedule
+//     whose end state the faulted run does not share. These are the only
 //     references that teach fields.
 //  2. A correct operator may be slowed by anything, and ends where a slowed
 //     operator ends. Its process may be down for a time: from the start

@@ -325,9 +325,9 @@ func InterleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs
 // agree judges interleavings-agree, the fields of free (object key -> leaf
 // paths) not compared; note says what they are when that makes it hold.
 // When the two schedules disagree on an object, the report names the run
-// that shows the bug by the verdict's own rule (story.ShowsTheBug: a child
-// follows its owner, once per incarnation), read from the two runs' watch
-// logs; when that rule does not tell them apart (or a reference's log is not
+// that shows the bug by the verdicts' own rules (story.ShowsTheBug: a
+// deletion completes; a child follows its owner, once per incarnation),
+// read from the two runs' watch logs; when that rule does not tell them apart (or a reference's log is not
 // kept), the faulted run tells: the schedule whose end state it does not
 // share is the odd one out.
 func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, free map[string]map[string]bool, note string) check.Verdict {
@@ -343,7 +343,7 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
 	}
 	if i, why := showsTheBug(w, key, [2]*verdict.Reference{a, b}, [2]string{an, bn}); i >= 0 {
-		d += fmt.Sprintf("\n  the suspect is %s, by the rule a child follows its owner: %s (a race with no fault; converges does not blame the faults for it)",
+		d += fmt.Sprintf("\n  the suspect is %s: %s (a race with no fault; converges does not blame the faults for it)",
 			[2]string{an, bn}[i], why)
 		return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
 	}

@@ -33,20 +33,31 @@ func (r RunEnd) key(ev apiserver.Event) string {
 
 // ShowsTheBug picks, of two runs of one workload whose end states differ on
 // the object key (ObjectKey's "Kind namespace/name"), the one that shows the
-// bug, by one rule: a child follows its owner. The objects of key's kind that
-// key's owner owns are made once per incarnation of the owner, and exist at
-// the end exactly while the owner does. A run breaks the rule when it made
-// more of them for one incarnation of the owner than the other run did (a
-// second Job for one owner, after a stale read), or when at its end key
-// exists with its owner gone, or is missing with its owner there while the
-// other run has it (a child not made again for a re-created owner). Counting
-// creations alone would blame the run that handled a re-created owner
-// correctly: it made the child twice, once per incarnation.
+// bug, by the rules the verdicts judge a run by. A deletion completes
+// (terminates): a run that ends with key still being deleted while the other
+// deleted it shows the bug. A child follows its owner: the objects of key's
+// kind that key's owner owns are made once per incarnation of the owner, and
+// exist at the end exactly while the owner does. A run breaks that rule when
+// it made more of them for one incarnation of the owner than the other run
+// did (a second Job for one owner, after a stale read), or when at its end
+// key exists with its owner gone, or is missing with its owner there while
+// the other run has it (a child not made again for a re-created owner).
+// Counting creations alone would blame the run that handled a re-created
+// owner correctly: it made the child twice, once per incarnation.
 //
 // It returns the index of the run that shows the bug (0 or 1) and why, or -1
-// and "" when the rule does not tell them apart (key has no owner in either
-// run, or both runs break it alike).
+// and "" when the rules do not tell them apart (key is not being deleted at
+// either end and has no owner in either run, or both runs break them alike).
 func ShowsTheBug(key string, runs [2]RunEnd) (int, string) {
+	var stuck [2]bool
+	for r, run := range runs {
+		stuck[r] = deletingAtEnd(run, key)
+	}
+	for r, run := range runs {
+		if stuck[r] && !stuck[1-r] && !existsAtEnd(runs[1-r], key) {
+			return r, fmt.Sprintf("%s ends with %s still being deleted, which %s deleted: a deletion completes", run.Name, key, runs[1-r].Name)
+		}
+	}
 	owner, ok := ownerOf(key, runs)
 	if !ok {
 		return -1, ""
@@ -135,6 +146,18 @@ func existsAtEnd(run RunEnd, key string) bool {
 		}
 	}
 	return exists
+}
+
+// deletingAtEnd reports whether the run's last version of key exists with a
+// deletionTimestamp: a deletion that never completed.
+func deletingAtEnd(run RunEnd, key string) bool {
+	deleting := false
+	for _, ev := range run.Log {
+		if run.key(ev) == key {
+			deleting = ev.Type != watch.Deleted && ev.Object.GetDeletionTimestamp() != nil
+		}
+	}
+	return deleting
 }
 
 // ownerAtEnd reports whether the log's last version of owner (by its kind

@@ -55,8 +55,8 @@
 // fault or the workload's timing makes happens (sentences for a report's "why
 // a real cluster can do this"); ShowsTheBug picks, of two runs of one
 // workload that end differently on an object, the one that shows the bug by
-// one rule (a child follows its owner: once per owner incarnation, present
-// exactly while its owner is).
+// the verdicts' rules (a deletion completes; a child follows its owner: once
+// per owner incarnation, present exactly while its owner is).
 //
 // Input.Lead names the processes a reader came for (an operator's among the
 // built-in kube-controller-manager and kubelet): their lanes come first, and
