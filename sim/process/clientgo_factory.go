@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -105,8 +106,11 @@ func (f *orderedFactory) InformerFor(obj runtime.Object, newFunc internalinterfa
 		f.subs = append(f.subs, sub)
 	}
 	f.mu.Unlock()
-	inf := sub.InformerFor(obj, newFunc)
-	sortIndexer(inf) // clientgo_indexer.go
+	inf := sub.InformerFor(obj, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		inf := newFunc(c, resync)
+		sortIndexer(inf)               // clientgo_indexer.go
+		return newOrderedInformer(inf) // clientgo_handlers.go
+	})
 	return inf
 }
 

@@ -85,26 +85,39 @@ func (s sortedTxnIndexer) Transaction(txns ...cache.Transaction) *cache.Transact
 // sortIndexer gives the informer made by client-go's NewSharedIndexInformer
 // a sortedIndexer in place of its own, before anything has asked for it (a
 // lister, GetIndexer, the informer's Run): it is the indexer field of
-// client-go v0.37.2's sharedIndexInformer. An informer of another type, or
-// one already sorted, is left as it is.
-func sortIndexer(inf cache.SharedIndexInformer) {
+// client-go v0.37.2's sharedIndexInformer, which the typed informers of its
+// factories (Core().V1().Pods().Informer()) wrap in a
+// typedSharedIndexInformer (followed through its embedded
+// SharedIndexInformer). It reports whether the informer's indexer is sorted:
+// an informer of another type is left as it is.
+func sortIndexer(inf cache.SharedIndexInformer) bool {
 	v := reflect.ValueOf(inf)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return
+	for {
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			return false
+		}
+		inner := v.Elem().FieldByName("SharedIndexInformer")
+		if !inner.IsValid() || inner.Kind() != reflect.Interface || inner.IsNil() {
+			break
+		}
+		v = inner.Elem() // a typed wrapper: the informer it wraps
 	}
 	f := v.Elem().FieldByName("indexer")
 	if !f.IsValid() || f.Type() != reflect.TypeFor[cache.Indexer]() {
-		return
+		return false
 	}
 	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	idx, _ := f.Interface().(cache.Indexer)
 	switch idx.(type) {
-	case nil, sortedIndexer, sortedTxnIndexer:
-		return
+	case nil:
+		return false
+	case sortedIndexer, sortedTxnIndexer:
+		return true
 	}
 	var sorted cache.Indexer = sortedIndexer{idx}
 	if txn, ok := idx.(cache.TransactionStore); ok {
 		sorted = sortedTxnIndexer{sortedIndexer{idx}, txn}
 	}
 	f.Set(reflect.ValueOf(&sorted).Elem())
+	return true
 }
