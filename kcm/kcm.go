@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller/deployment"
+	"k8s.io/kubernetes/pkg/controller/replicaset"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -23,6 +25,8 @@ import (
 // Names of the hosted controllers, as kube-controller-manager's --controllers
 // flag names them.
 const (
+	ReplicaSet    = "replicaset-controller"
+	Deployment    = "deployment-controller"
 	StatefulSet   = "statefulset-controller"
 	PVCProtection = "persistentvolumeclaim-protection-controller"
 )
@@ -40,6 +44,8 @@ type Controller struct {
 
 var (
 	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
+	replicaSetKind  = schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}
+	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 )
 
@@ -47,6 +53,33 @@ var (
 // them.
 func Controllers() []Controller {
 	return []Controller{
+		// A pod alone gives it nothing to do: it acts for ReplicaSets (an
+		// orphan pod is claimed by a set that selects it).
+		{Name: ReplicaSet, Triggers: []schema.GroupKind{replicaSetKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newReplicaSetController (cmd/kube-controller-manager/app/apps.go):
+			// burst replicaset.BurstReplicas, --concurrent-replicaset-syncs 5.
+			f := h.factory
+			c := replicaset.NewReplicaSetController(ctx, f.Apps().V1().ReplicaSets(), f.Core().V1().Pods(), h.clientset, replicaset.BurstReplicas)
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
+		}},
+		// It acts for Deployments only: a ReplicaSet or pod with no
+		// Deployment gives it nothing to do.
+		{Name: Deployment, Triggers: []schema.GroupKind{deploymentKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newDeploymentController (cmd/kube-controller-manager/app/apps.go):
+			// --concurrent-deployment-syncs 5.
+			f := h.factory
+			c, err := deployment.NewDeploymentController(ctx, f.Apps().V1().Deployments(), f.Apps().V1().ReplicaSets(), f.Core().V1().Pods(), h.clientset)
+			if err != nil {
+				return nil, err
+			}
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
+		}},
 		// A pod alone gives it nothing to do: it acts for StatefulSets (an
 		// orphan pod is claimed by a set that selects it).
 		{Name: StatefulSet, Triggers: []schema.GroupKind{statefulSetKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {

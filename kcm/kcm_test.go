@@ -47,7 +47,8 @@ func optionsFor(p *plan.Plan, want func(kcm.Controller) bool) func() cluster.Opt
 				}
 				mgr := pr.Manager()
 				gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
-					Kinds: []client.Object{&corev1.Pod{}, &appsv1.StatefulSet{}, &appsv1.ControllerRevision{}, &corev1.PersistentVolumeClaim{}}}
+					Kinds: []client.Object{&corev1.Pod{}, &appsv1.StatefulSet{}, &appsv1.ControllerRevision{}, &corev1.PersistentVolumeClaim{},
+						&appsv1.Deployment{}, &appsv1.ReplicaSet{}}}
 				return gc.SetupWithManager(mgr)
 			}},
 			kubeworld.Kubelet(p, nil, kubeworld.Delays{}),
@@ -279,6 +280,178 @@ func TestADeletedClaimInUseDeterminism(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.RunFor(30 * time.Second)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deployment(name string, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{{Name: "app", Image: "app:1"}}},
+			},
+		},
+	}
+}
+
+// rollOut creates a Deployment of 3 replicas, lets it become available,
+// changes its image and scales it to 4, and lets the rollout run.
+func rollOut(t *testing.T, c *cluster.Cluster) *appsv1.Deployment {
+	t.Helper()
+	d := deployment("web", 3)
+	if err := c.Admin().Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+	if err := c.Get(client.ObjectKeyFromObject(d), d); err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = "app:2"
+	d.Spec.Replicas = ptr.To[int32](4)
+	if err := c.Admin().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(2 * time.Minute)
+	return d
+}
+
+// A Deployment's rolling update, run by kube-controller-manager's own
+// Deployment and ReplicaSet controllers: the new ReplicaSet ends with every
+// pod, each of the new image and controlled by it, the old one scaled to 0,
+// and the Deployment's status says so.
+func TestADeploymentRollsOutThroughItsReplicaSets(t *testing.T) {
+	inWorld(t, "seed 1\n", func(t *testing.T, c *cluster.Cluster) {
+		d := rollOut(t, c)
+		if err := c.Get(client.ObjectKeyFromObject(d), d); err != nil {
+			t.Fatal(err)
+		}
+		var sets appsv1.ReplicaSetList
+		if err := c.List(&sets, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		if len(sets.Items) != 2 {
+			t.Fatalf("%d ReplicaSets, want the old and the new", len(sets.Items))
+		}
+		var newRS *appsv1.ReplicaSet
+		for i, rs := range sets.Items {
+			if ref := metav1.GetControllerOf(&rs); ref == nil || ref.UID != d.UID {
+				t.Errorf("ReplicaSet %s is controlled by %+v, want the Deployment", rs.Name, ref)
+			}
+			if rs.Spec.Template.Spec.Containers[0].Image == "app:2" {
+				newRS = &sets.Items[i]
+			} else if *rs.Spec.Replicas != 0 {
+				t.Errorf("the old ReplicaSet %s has %d replicas, want 0", rs.Name, *rs.Spec.Replicas)
+			}
+		}
+		if newRS == nil || *newRS.Spec.Replicas != 4 || newRS.Status.ReadyReplicas != 4 {
+			t.Fatalf("the new ReplicaSet: %+v, want 4 replicas, 4 ready", newRS)
+		}
+		ps := pods(t, c)
+		if len(ps) != 4 {
+			t.Errorf("%d pods, want 4", len(ps))
+		}
+		for _, p := range ps {
+			if ref := metav1.GetControllerOf(&p); ref == nil || ref.UID != newRS.UID || p.Spec.Containers[0].Image != "app:2" {
+				t.Errorf("pod %s: controller %+v, image %s; want the new ReplicaSet's, app:2", p.Name, ref, p.Spec.Containers[0].Image)
+			}
+		}
+		if d.Status.UpdatedReplicas != 4 || d.Status.AvailableReplicas != 4 || d.Status.ObservedGeneration != d.Generation {
+			t.Errorf("the Deployment's status: %+v; want 4 updated and available, generation %d observed", d.Status, d.Generation)
+		}
+	})
+}
+
+// A ReplicaSet adopts a matching pod that has no controller, and releases a
+// pod whose labels stop matching (making another in its place):
+// kube-controller-manager's ControllerRefManager.ClaimPods.
+func TestAReplicaSetAdoptsAndReleasesPods(t *testing.T) {
+	inWorld(t, "seed 1\n", func(t *testing.T, c *cluster.Cluster) {
+		orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "orphan", Labels: map[string]string{"app": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1"}}}}
+		if err := c.Admin().Create(ctx, orphan); err != nil {
+			t.Fatal(err)
+		}
+		d := deployment("web", 2)
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](2), Selector: d.Spec.Selector, Template: d.Spec.Template}}
+		if err := c.Admin().Create(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Minute)
+		ps := pods(t, c)
+		if len(ps) != 2 {
+			t.Fatalf("%d pods, want 2 (the orphan adopted and one made)", len(ps))
+		}
+		if err := c.Get(client.ObjectKeyFromObject(orphan), orphan); err != nil {
+			t.Fatal(err)
+		}
+		if ref := metav1.GetControllerOf(orphan); ref == nil || ref.UID != rs.UID {
+			t.Fatalf("the orphan's controller is %+v, want the ReplicaSet", ref)
+		}
+		orphan.Labels = map[string]string{"app": "other"}
+		if err := c.Admin().Update(ctx, orphan); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Minute)
+		if err := c.Get(client.ObjectKeyFromObject(orphan), orphan); err != nil {
+			t.Fatal(err)
+		}
+		if ref := metav1.GetControllerOf(orphan); ref != nil {
+			t.Errorf("the relabelled pod is still controlled by %+v", ref)
+		}
+		if ps := pods(t, c); len(ps) != 3 {
+			t.Errorf("%d pods, want 3 (the released one and two of the set)", len(ps))
+		}
+	})
+}
+
+// A Deployment's rolling update is deterministic with the hosted Deployment
+// and ReplicaSet controllers under a crash of kube-controller-manager, a
+// lagging ReplicaSet watch and a held pod watch: the same plan gives the
+// same trace hash.
+func TestADeploymentRolloutDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 13\ncrash process=kube-controller-manager at=70s\nlag process=kube-controller-manager kind=apps/v1/ReplicaSet max=3s\nhold process=kube-controller-manager kind=/v1/Pod from=20s until=40s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wallclock.CheckDeterminism(t, p, options(p), func(c *cluster.Cluster) { rollOut(t, c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A ReplicaSet scaled up then down (deleting pods from goroutines of its own,
+// as upstream's manageReplicas does) is deterministic with the hosted
+// ReplicaSet controller alone, under a crash and a lagging pod watch.
+func TestAReplicaSetScaleDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 17\ncrash process=kube-controller-manager at=45s\nlag process=kube-controller-manager kind=/v1/Pod max=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := func(c kcm.Controller) bool { return c.Name == kcm.ReplicaSet }
+	err = wallclock.CheckDeterminism(t, p, optionsFor(p, only), func(c *cluster.Cluster) {
+		d := deployment("web", 5)
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](5), Selector: d.Spec.Selector, Template: d.Spec.Template}}
+		if err := c.Admin().Create(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(40 * time.Second)
+		if err := c.Get(client.ObjectKeyFromObject(rs), rs); err != nil {
+			t.Fatal(err)
+		}
+		rs.Spec.Replicas = ptr.To[int32](2)
+		if err := c.Admin().Update(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Minute)
 	})
 	if err != nil {
 		t.Fatal(err)

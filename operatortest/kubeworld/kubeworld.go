@@ -94,10 +94,10 @@ var KubeletTriggers = []schema.GroupKind{podKind}
 // pins them to the models' Controllers).
 func Models() []Model {
 	return []Model{
-		{Name: "replicaset", Triggers: []schema.GroupKind{replicaSetKind, podKind}, setup: func(p *process.Process) error {
+		{Name: "replicaset", Triggers: []schema.GroupKind{replicaSetKind, podKind}, Hosted: kcm.ReplicaSet, setup: func(p *process.Process) error {
 			return (&kube.ReplicaSetController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("replicaset-controller")}).SetupWithManager(p.Manager())
 		}},
-		{Name: "deployment", Triggers: []schema.GroupKind{deploymentKind, replicaSetKind, podKind}, setup: func(p *process.Process) error {
+		{Name: "deployment", Triggers: []schema.GroupKind{deploymentKind, replicaSetKind, podKind}, Hosted: kcm.Deployment, setup: func(p *process.Process) error {
 			return (&kube.DeploymentController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(p.Manager())
 		}},
 		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, setup: func(p *process.Process) error {

@@ -130,7 +130,13 @@ func eq[T comparable](t *testing.T, what string, got, want T) {
 // then Progressing NewReplicaSetAvailable naming the new ReplicaSet; the
 // ReplicaSets are <name>-<pod-template-hash> with revision, desired-replicas
 // and max-replicas annotations; the old one is scaled to 0 and kept.
-func TestDeploymentRollout(t *testing.T) {
+func TestDeploymentRollout(t *testing.T) { deploymentRollout(t, world) }
+
+// TestDeploymentRolloutHosted is TestDeploymentRollout with kube-controller-manager's own Deployment and
+// ReplicaSet controllers (package kcm) in place of the models.
+func TestDeploymentRolloutHosted(t *testing.T) { hosted(t, deploymentRollout) }
+
+func deploymentRollout(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 1\n")
 	d := deployment("web", 3, "nginx:1")
 	if err := c.Admin().Create(ctx, d); err != nil {
@@ -581,7 +587,13 @@ func replayLog(c *cluster.Cluster, visit func(pods map[string]*corev1.Pod, rss m
 // of the image change do the ReplicaSets ask for more than replicas+1 pods,
 // nor are fewer than replicas pods ready and available once the first
 // rollout is done.
-func TestRollingUpdateKeepsItsBounds(t *testing.T) {
+func TestRollingUpdateKeepsItsBounds(t *testing.T) { rollingUpdateKeepsItsBounds(t, world) }
+
+// TestRollingUpdateKeepsItsBoundsHosted is TestRollingUpdateKeepsItsBounds with kube-controller-manager's own Deployment and
+// ReplicaSet controllers (package kcm) in place of the models.
+func TestRollingUpdateKeepsItsBoundsHosted(t *testing.T) { hosted(t, rollingUpdateKeepsItsBounds) }
+
+func rollingUpdateKeepsItsBounds(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 11\nlag process=kube-controller-manager kind=* min=0s max=500ms\n")
 	d := deployment("web", 4, "nginx:1")
 	one, zero := intstr.FromInt32(1), intstr.FromInt32(0)
@@ -625,7 +637,13 @@ func TestRollingUpdateKeepsItsBounds(t *testing.T) {
 
 // Recreate (recreate.go): the new ReplicaSet is scaled up only once no pod of
 // the old one is left.
-func TestRecreateWaitsForTheOldPods(t *testing.T) {
+func TestRecreateWaitsForTheOldPods(t *testing.T) { recreateWaitsForTheOldPods(t, world) }
+
+// TestRecreateWaitsForTheOldPodsHosted is TestRecreateWaitsForTheOldPods with kube-controller-manager's own Deployment and
+// ReplicaSet controllers (package kcm) in place of the models.
+func TestRecreateWaitsForTheOldPodsHosted(t *testing.T) { hosted(t, recreateWaitsForTheOldPods) }
+
+func recreateWaitsForTheOldPods(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 12\n")
 	d := deployment("web", 3, "nginx:1")
 	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}

@@ -1,0 +1,78 @@
+package kubeworld_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+	"github.com/ctrlsim/ctrlsim/wallclock"
+)
+
+// hosted runs a behaviour test of the models on a world whose
+// kube-controller-manager hosts its own controllers where kubeworld does
+// (a testing/synctest bubble, the kinds it holds given): the same
+// expectations, checked against upstream's code. It fails if a hosted
+// controller did not start (its "Starting controller" line).
+func hosted(t *testing.T, test func(*testing.T, func(*testing.T, string) *cluster.Cluster)) {
+	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+		var worlds []*cluster.Cluster
+		test(t, func(t *testing.T, text string) *cluster.Cluster {
+			t.Helper()
+			p, err := plan.Parse(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := hostedOptions(p)()
+			o.Wall = wall
+			c, err := cluster.New(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			worlds = append(worlds, c)
+			return c
+		})
+		for _, c := range worlds {
+			// Run's first line, in pkg/controller/replicaset and deployment.
+			for _, line := range []string{"Starting controller name=replicaset", "Starting controller controller=deployment"} {
+				if !slices.ContainsFunc(c.Trace.Steps(), func(s trace.Step) bool {
+					return s.Op == "log" && strings.Contains(s.Result, line)
+				}) {
+					t.Errorf("kube-controller-manager's controller did not start: no line %q", line)
+				}
+			}
+		}
+	})
+}
+
+// hostedOptions is options with every kind held: kubeworld hosts
+// kube-controller-manager's controllers in place of their models.
+func hostedOptions(p *plan.Plan) func() cluster.Options {
+	return func() cluster.Options {
+		return cluster.Options{Scheme: scheme(), Processes: []process.Spec{
+			{Name: "kube-controller-manager", Setup: func(pr *process.Process) error {
+				if err := kubeworld.SetupControllersFor(pr, func(schema.GroupKind) bool { return true }); err != nil {
+					return err
+				}
+				mgr := pr.Manager()
+				gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
+					Kinds: []client.Object{&corev1.Pod{}, &appsv1.ReplicaSet{}, &appsv1.Deployment{}, &batchv1.Job{},
+						&appsv1.StatefulSet{}, &appsv1.ControllerRevision{}, &corev1.PersistentVolumeClaim{}}}
+				return gc.SetupWithManager(mgr)
+			}},
+			kubeworld.Kubelet(p, nil, kubeworld.Delays{}),
+		}}
+	}
+}
