@@ -259,23 +259,27 @@ func readPlanFile(w *world.World, test, path string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
-	// A saved plan names its seed objects (failure.PlanText); the world runs
-	// their indexes.
-	if p, err = plan.IndexObjects(p, failure.SeedNames(w)); err != nil {
-		return nil, fmt.Errorf("plan %s: %w", path, err)
-	}
 	for _, s := range p.Steps {
 		v := s.Args.Get("object")
 		if v == "" || !slices.Contains([]string{world.ActionMutate, world.ActionDelete, world.ActionRecreate}, s.Action) {
 			continue
 		}
-		if i, err := strconv.Atoi(v); err != nil || i < 0 || i >= len(w.Opts.Objects) {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			continue // a name: IndexObjects below resolves it
+		}
+		if i < 0 || i >= len(w.Opts.Objects) {
 			has := "no seed object"
 			if n := len(w.Opts.Objects); n > 0 {
 				has = fmt.Sprintf("%d (object=0 to %d)", n, n-1)
 			}
 			return nil, fmt.Errorf("plan %s: step %q names seed object %s, and the test has %s", path, s.String(), v, has)
 		}
+	}
+	// A saved plan names its seed objects (failure.PlanText); the world runs
+	// their indexes.
+	if p, err = plan.IndexObjects(p, failure.SeedNames(w)); err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
 	return p, nil
 }
