@@ -102,7 +102,7 @@ func ErrorsAtRest(r *check.Run, c *canon.Tokens) []AtRest {
 		last[k] = s
 	}
 	var out []AtRest
-	users := userValues(r, c)
+	users := userValues(r)
 	for _, k := range order {
 		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
 			out = append(out, AtRest{Key: k.controller + " " + c.Text(k.object), Step: s, Err: causeOf(r, c, users, s)})
@@ -130,7 +130,7 @@ func causeOf(r *check.Run, c *canon.Tokens, users func(controller, object string
 // object. The object is the one of that name whose kind is the
 // controller's name (controller-runtime's default, as frozen.go tells it),
 // or the only kind of that name.
-func userValues(r *check.Run, c *canon.Tokens) func(controller, object string) map[string][]string {
+func userValues(r *check.Run) func(controller, object string) map[string][]string {
 	memo := map[string]map[string][]string{}
 	return func(controller, object string) map[string][]string {
 		if m, ok := memo[controller+" "+object]; ok {
@@ -178,7 +178,7 @@ func userValues(r *check.Run, c *canon.Tokens) func(controller, object string) m
 // and object as errorsAtRest keys them, canonical.
 func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
 	out := map[string][]string{}
-	users := userValues(r, c)
+	users := userValues(r)
 	for _, s := range r.Steps {
 		if s.Op == "result" && strings.HasPrefix(s.Result, "error:") {
 			k := s.Controller + " " + c.Text(s.Object)
