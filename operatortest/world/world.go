@@ -107,36 +107,24 @@ func New(o Options, workload func(w *World) (*rapid.Generator[[]plan.Step], []sc
 		return nil, err
 	}
 	w := &World{Opts: o}
-	docs := o.CRDs
-	for _, pattern := range o.CRDFiles {
-		files, err := filepath.Glob(pattern)
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("CRDFiles: no file matches %q", pattern)
-		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, b)
-		}
+	crdFiles, err := readFiles("CRDFiles", o.CRDFiles)
+	if err != nil {
+		return nil, err
 	}
-	for _, pattern := range o.WebhookFiles {
-		files, err := filepath.Glob(pattern)
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("WebhookFiles: no file matches %q", pattern)
+	docs := slices.Clip(o.CRDs)
+	for _, f := range crdFiles {
+		docs = append(docs, f.data)
+	}
+	webhookFiles, err := readFiles("WebhookFiles", o.WebhookFiles)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range webhookFiles {
+		configs, err := process.WebhookConfigsFromYAML(f.data)
+		if err != nil {
+			return nil, fmt.Errorf("WebhookFiles: %s: %w", f.path, err)
 		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			configs, err := process.WebhookConfigsFromYAML(b)
-			if err != nil {
-				return nil, fmt.Errorf("WebhookFiles: %s: %w", f, err)
-			}
-			w.webhooks = append(w.webhooks, configs...)
-		}
+		w.webhooks = append(w.webhooks, configs...)
 	}
 	for _, d := range docs {
 		crds, err := apiserver.CRDsFromYAML(d)
@@ -522,4 +510,31 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 		}
 	})
 	return r, seen, runErr
+}
+
+// file is one file an option's glob matched, read.
+type file struct {
+	path string
+	data []byte
+}
+
+// readFiles reads the files each of patterns (an option's globs, named by
+// field in its error) matches, in the glob's order; a pattern that matches
+// nothing is an error.
+func readFiles(field string, patterns []string) ([]file, error) {
+	var out []file
+	for _, pattern := range patterns {
+		paths, err := filepath.Glob(pattern)
+		if err != nil || len(paths) == 0 {
+			return nil, fmt.Errorf("%s: no file matches %q", field, pattern)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, file{p, b})
+		}
+	}
+	return out, nil
 }
