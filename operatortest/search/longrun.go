@@ -33,11 +33,33 @@ type longRun struct {
 	since time.Time
 }
 
-var longRuns sync.Map // *world.World -> *longRun
+var longRuns sync.Map // *world.World -> *longRun, while an exploration of it watches (watchWorld)
 
+// longOf is what w's exploration runs, for its watcher; with no exploration
+// of w watching (a worker or shrinking process, a test's direct call), a
+// record no one reads.
 func longOf(w *world.World) *longRun {
-	l, _ := longRuns.LoadOrStore(w, &longRun{names: failure.SeedNames(w)})
-	return l.(*longRun)
+	if l, ok := longRuns.Load(w); ok {
+		return l.(*longRun)
+	}
+	return &longRun{}
+}
+
+// watchWorld starts the watcher of w's exploration (watchLong); stop ends
+// it and forgets w.
+func watchWorld(t *testing.T, w *world.World) (stop func()) {
+	l := &longRun{names: failure.SeedNames(w)}
+	longRuns.Store(w, l)
+	end := watchLong(t, func(now time.Time) []string {
+		if s := l.line(now); s != "" {
+			return []string{s}
+		}
+		return nil
+	})
+	return func() {
+		end()
+		longRuns.Delete(w)
+	}
 }
 
 // start marks p, named what, as running from now, doing doing.

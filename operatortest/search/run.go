@@ -264,15 +264,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	if found == nil {
 		found = func(Finding) {}
 	}
-	long := longOf(w)
-	defer longRuns.Delete(w)
-	stop := watchLong(t, func(now time.Time) []string {
-		if l := long.line(now); l != "" {
-			return []string{l}
-		}
-		return nil
-	})
-	defer stop()
+	defer watchWorld(t, w)()
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
