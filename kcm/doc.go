@@ -119,9 +119,15 @@
 //     made in the order of the owner's dependents map, and the scheduler
 //     numbers goroutines made at one site by their ids (sim/scheduler's
 //     adopt.go). Worlds therefore keep models/kube's collector.
-//   - Not hosted: the namespace controller (not tried: no time left in the
-//     session that hosted the collector; it needs the same discovery and
-//     metadata client, and deletes each namespaced resource through them),
+//   - Not hosted: the namespace controller. It would build as the collector
+//     does (a metadata client, discovery's preferred namespaced resources),
+//     but its deleter deletes a terminating namespace's content kind by
+//     kind in the order of a Go map (deletion/namespaced_resources_deleter.go,
+//     deleteAllContent: `for gvr := range groupVersionResources`), a list
+//     and a deletecollection call per served kind, each a traced call: the
+//     same plan would give a new order of calls in every run, and no seam
+//     reaches the map (discoverResourcesFn returns a list, the deleter makes
+//     the map). models/kube's NamespaceController stays. Not hosted either:
 //     the Job controller (its orphan-pod queue's item type is
 //     unexported: no simulator queue can be built for it from outside the
 //     package), and the EndpointSlice controller: hosted, it made the same

@@ -85,7 +85,11 @@
 // and EndpointSlice controllers are not hosted (package kcm's Known gaps say
 // why for each: the EndpointSlice controller's own map order made one plan
 // give two traces, the Job controller's orphan queue has an unexported item
-// type, the collector and the namespace controller need discovery). The
+// type; the collector is hosted by kcm.SetupGarbageCollector but in no
+// world yet: one plan with a crash gave two traces; the namespace controller
+// deletes kind by kind in the order of a Go map, deleteAllContent's `for gvr
+// := range groupVersionResources`, each kind's list and deletecollection
+// traced calls, so its trace would change from run to run). The
 // kubelet stays a model: there is no node, container runtime or scheduler to
 // host.
 //
@@ -139,6 +143,11 @@
 //     deletionTimestamp and by its owners' and dependents' events. Patches are JSON merge patches carrying the
 //     resourceVersion (upstream tries a strategic merge patch first); a
 //     cluster-scoped item with a namespaced owner is skipped, not reported.
+//     Every event of an owner requeues its dependents (its dependents'
+//     predicate and watches); upstream's graph builder queues them only when
+//     the owner is deleted, starts deleting dependents or orphaning, or its
+//     identity changes: the model reconciles dependents more often, with
+//     no other effect than the trace.
 //   - The namespace controller and the collector emit no Events; no model
 //     exports metrics.
 //   - Workload controllers: no adoption or release of orphans (claimPods,
