@@ -61,10 +61,10 @@
 // (TestTheHostedCollectorDeletesAForegroundOwnerAfterItsDependents), orphan
 // (TestTheHostedCollectorOrphansTheDependents), a dependent of an owner
 // already gone (TestTheHostedCollectorDeletesADependentOfADeletedOwner), and
-// TestTheHostedCollectorDeterminism (each propagation under a lagging watch,
-// no crash: see Known gaps). No world hosts it yet: operatortest's worlds
-// run models/kube's GarbageCollector (operatortest/world's
-// setupKubeControllerManager), until its determinism under a crash holds.
+// TestTheHostedCollectorDeterminism (each propagation under a crash and a
+// lagging watch; orphaning with one dependent: see Known gaps). No world
+// hosts it yet: operatortest's worlds run models/kube's GarbageCollector,
+// which operatortest/world's setupKubeControllerManager builds.
 //
 // operatortest's worlds (operatortest/kubeworld) host both, each only where
 // the world may hold its Triggers: StatefulSets, claims.
@@ -107,18 +107,21 @@
 //     (TestARecreatedStatefulSetAdoptsItsOrphanedPodDeterminism, under a crash
 //     and a lagging pod watch). Their log lines after the incarnation ended
 //     ("Shutting down statefulset controller") go to klog's stderr logger.
-//   - The hosted garbage collector after a crash: the restarted process
-//     builds its graph from relists of several objects at once, and the
-//     same plan (TestTheHostedCollectorDeterminism's foreground plan with
-//     `crash process=kube-controller-manager at=12s`) gave two traces about
-//     once in eight runs (the collector's lookups after the restart, at
-//     22.1 s, in another order: which informer's relisted events the graph
-//     builder saw first). Where the order comes from was not found. Orphan
-//     propagation with several dependents is not deterministic either:
+//   - The hosted garbage collector's informers list and then watch
+//     (listClientset: its clients say they do not support watch-list):
+//     client-go's watch-list hands a kind's initial objects to the informer
+//     in the Go map order of a store of its own (Reflector.watchList,
+//     r.store.Replace(temporaryStore.List(), ...)), and after a crash one
+//     plan gave two traces about once in ten runs (which of a relist's
+//     ConfigMaps the graph saw first). The controllers of Setup still use
+//     watch-list (their factory is package process's): a relist of several
+//     objects of one kind reaches their handlers in map order too. Orphan
+//     propagation with several dependents is not deterministic:
 //     orphanDependents patches each dependent from a goroutine of its own,
 //     made in the order of the owner's dependents map, and the scheduler
 //     numbers goroutines made at one site by their ids (sim/scheduler's
-//     adopt.go). Worlds therefore keep models/kube's collector.
+//     adopt.go): 2 runs in 30 of one plan patched b before a. No world
+//     hosts the collector yet (operatortest/world builds models/kube's).
 //   - Not hosted: the namespace controller. It would build as the collector
 //     does (a metadata client, discovery's preferred namespaced resources),
 //     but its deleter deletes a terminating namespace's content kind by

@@ -101,7 +101,10 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDisc))
 	ctx := klog.NewContext(running, logr.New(untilEnded{klog.Background().GetSink(), running}).WithName(GarbageCollector))
 
-	factory := &gcInformerFactory{mgr: mgr, cs: cs, md: md, byGVR: map[schema.GroupVersionResource]*gcInformer{}}
+	// The informers list, then watch, instead of client-go's watch-list
+	// (listClientset): the order a relist's objects reach the handlers is
+	// then the list's.
+	factory := &gcInformerFactory{mgr: mgr, cs: listClientset{cs}, md: listMetadata{md}, byGVR: map[schema.GroupVersionResource]*gcInformer{}}
 	informersStarted := make(chan struct{})
 	gb := garbagecollector.NewDependencyGraphBuilder(ctx, md, mapper, garbagecollector.DefaultIgnoredResources(), factory, informersStarted)
 	if err := gcQueues(mgr, running, gb, flusher); err != nil {
@@ -197,6 +200,25 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
+
+// listClientset is a clientset whose informers list and then watch: it
+// says it does not support watch-list semantics
+// (watchlist.DoesClientNotSupportWatchListSemantics), so client-go's
+// reflector does not stream its initial objects (a watch with
+// sendInitialEvents). A reflector that does collects them in a store of
+// its own and hands them to the informer in that store's Go map order
+// (Reflector.watchList: r.store.Replace(temporaryStore.List(), ...)): after
+// a restart, a kind's several objects reached the collector's graph in a
+// new order in some runs of one plan. A list (resourceVersion 0, served
+// from the process's informer in namespace/name order) keeps its order.
+type listClientset struct{ kubernetes.Interface }
+
+func (listClientset) IsWatchListSemanticsUnSupported() bool { return true }
+
+// listMetadata is listClientset's metadata client.
+type listMetadata struct{ metadata.Interface }
+
+func (listMetadata) IsWatchListSemanticsUnSupported() bool { return true }
 
 // collectedDiscovery is discovery as the collector's Sync reads it: only
 // the resources collects accepts.

@@ -195,16 +195,15 @@ func TestTheHostedCollectorDeletesADependentOfADeletedOwner(t *testing.T) {
 	})
 }
 
-// Each propagation, under a lagging ConfigMap watch, gives the same trace
-// hash for the same plan. Orphaning has one dependent: the collector orphans
-// several from goroutines made in the order of a Go map; and a crash of
-// kube-controller-manager is left out: after the restart the graph is built
-// from relists of several objects, and one plan gave two traces about once
-// in eight runs (kcm's Known gaps).
+// Each propagation, under a crash of kube-controller-manager (its restart
+// builds the graph from relists of several objects) and a lagging ConfigMap
+// watch, gives the same trace hash for the same plan. Orphaning has one
+// dependent: the collector orphans several from goroutines made in the
+// order of a Go map (kcm's Known gaps).
 func TestTheHostedCollectorDeterminism(t *testing.T) {
 	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan} {
 		t.Run(string(policy), func(t *testing.T) {
-			p, err := plan.Parse("seed 7\nlag process=kube-controller-manager kind=/v1/ConfigMap max=2s\n")
+			p, err := plan.Parse("seed 7\ncrash process=kube-controller-manager at=12s\nlag process=kube-controller-manager kind=/v1/ConfigMap max=2s\n")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,7 +86,7 @@
 // why for each: the EndpointSlice controller's own map order made one plan
 // give two traces, the Job controller's orphan queue has an unexported item
 // type; the collector is hosted by kcm.SetupGarbageCollector but in no
-// world yet: one plan with a crash gave two traces; the namespace controller
+// world yet (operatortest/world builds this model); the namespace controller
 // deletes kind by kind in the order of a Go map, deleteAllContent's `for gvr
 // := range groupVersionResources`, each kind's list and deletecollection
 // traced calls, so its trace would change from run to run). The

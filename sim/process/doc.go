@@ -252,12 +252,14 @@
 //     Run's deferred calls do not call in. kcm.SetupGarbageCollector hosts
 //     the garbage collector on the same seam (its metadata client, a
 //     RESTMapper over this package's discovery, typed and metadata
-//     informers of the ordered factories): deterministic under lag, but one
-//     plan with a crash gave two traces about once in eight runs, after the
-//     restart's relists of several objects (package kcm's Known gaps), and
-//     client-go's informers deliver a relist's objects to their handlers
-//     from goroutines that do not call in: that is where the order is
-//     suspected, not shown.
+//     informers of the ordered factories). Client-go's reflector, when it
+//     uses watch-list (sendInitialEvents, the default of client-go v0.37),
+//     hands a kind's initial objects to the informer in the Go map order of
+//     a temporary store (Reflector.watchList): with several objects of one
+//     kind at an informer's start (a restart's relist), the handlers get
+//     them in a new order in some runs. The collector's clients say they do
+//     not support watch-list (kcm's listClientset), so its reflectors list
+//     (served in namespace/name order); this package's factories do not yet.
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another
