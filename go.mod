@@ -31,6 +31,12 @@ require (
 )
 
 require (
+	cyphar.com/go-pathrs v0.2.5 // indirect
+	k8s.io/cloud-provider v0.37.2 // indirect
+	k8s.io/kube-controller-manager v0.37.2 // indirect
+)
+
+require (
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/cyphar/filepath-securejoin v0.7.0 // indirect
@@ -51,7 +57,7 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.1 // indirect
 	k8s.io/component-helpers v0.37.2 // indirect
-	k8s.io/controller-manager v0.37.2 // indirect
+	k8s.io/controller-manager v0.37.2
 	k8s.io/kubelet v0.37.2 // indirect
 	k8s.io/kubernetes v1.37.2
 	k8s.io/mount-utils v0.37.2 // indirect

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/deployment"
+	"k8s.io/kubernetes/pkg/controller/job"
 	"k8s.io/kubernetes/pkg/controller/replicaset"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
@@ -27,6 +28,7 @@ import (
 const (
 	ReplicaSet    = "replicaset-controller"
 	Deployment    = "deployment-controller"
+	Job           = "job-controller"
 	StatefulSet   = "statefulset-controller"
 	PVCProtection = "persistentvolumeclaim-protection-controller"
 )
@@ -46,6 +48,7 @@ var (
 	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 	replicaSetKind  = schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}
 	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+	jobKind         = schema.GroupKind{Group: "batch", Kind: "Job"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 )
 
@@ -78,6 +81,24 @@ func Controllers() []Controller {
 			if err := simQueue[string](h, c, "queue"); err != nil {
 				return nil, err
 			}
+			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
+		}},
+		// It acts for Jobs (an orphan pod with the job-tracking finalizer, its
+		// Job gone, is released too: only in a world that held Jobs).
+		{Name: Job, Triggers: []schema.GroupKind{jobKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newJobController (cmd/kube-controller-manager/app/batch.go):
+			// without the WorkloadWithJob gate (alpha), --concurrent-job-syncs 5.
+			f := h.factory
+			c, err := job.NewController(ctx, h.clientset, f.Core().V1().Pods(), f.Batch().V1().Jobs(), nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
+			// orphanQueue's item type is unexported (orphanPodKey): no
+			// queue of the simulator's can be built for it from outside the
+			// package, so it stays client-go's, on the bubble's clock.
 			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
 		}},
 		// A pod alone gives it nothing to do: it acts for StatefulSets (an
@@ -169,7 +190,14 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 			stop()
 			return fmt.Errorf("kcm: %s: %w", c.Name, err)
 		}
-		runs = append(runs, run)
+		// Run gets the controller's context (its logger, named), as
+		// kube-controller-manager's StartControllers gives it: its lines once
+		// the incarnation ended ("Shutting down job controller", deferred)
+		// are dropped rather than reach the process's logger, which would
+		// call in from a goroutine of an ended incarnation and freeze it
+		// before its remaining deferred calls (the Job controller's
+		// orphanQueue.ShutDown).
+		runs = append(runs, func(context.Context) { run(ctx) })
 	}
 	if len(runs) == 0 {
 		stop()

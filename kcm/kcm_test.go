@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +49,7 @@ func optionsFor(p *plan.Plan, want func(kcm.Controller) bool) func() cluster.Opt
 				mgr := pr.Manager()
 				gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(),
 					Kinds: []client.Object{&corev1.Pod{}, &appsv1.StatefulSet{}, &appsv1.ControllerRevision{}, &corev1.PersistentVolumeClaim{},
-						&appsv1.Deployment{}, &appsv1.ReplicaSet{}}}
+						&appsv1.Deployment{}, &appsv1.ReplicaSet{}, &batchv1.Job{}}}
 				return gc.SetupWithManager(mgr)
 			}},
 			kubeworld.Kubelet(p, nil, kubeworld.Delays{}),
@@ -454,6 +455,84 @@ func TestAReplicaSetScaleDeterminism(t *testing.T) {
 		c.RunFor(time.Minute)
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func job(name string, completions, parallelism int32, run string) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: batchv1.JobSpec{
+			Completions: ptr.To(completions), Parallelism: ptr.To(parallelism), BackoffLimit: ptr.To[int32](6),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{kube.AnnotationRun: run}},
+				Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "work", Image: "busybox"}}},
+			},
+		},
+	}
+}
+
+// jobs runs a Job of 4 completions, 2 at a time, to its end, and deletes a
+// second Job whose pods still run (its pods, with the job-tracking
+// finalizer, are released from the Job controller's orphan queue, which
+// stays client-go's: kcm's Known gaps).
+func jobs(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	// One after the other: two objects that a hosted controller's workers
+	// sync at one instant may be synced in either order (kcm's Known gaps).
+	short, long := job("short", 4, 2, "5s"), job("long", 2, 2, "10m")
+	for _, j := range []*batchv1.Job{short, long} {
+		if err := c.Admin().Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(30 * time.Second)
+	}
+	if err := c.Get(client.ObjectKeyFromObject(long), long); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Admin().Delete(ctx, long, client.PropagationPolicy(metav1.DeletePropagationOrphan)); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(time.Minute)
+}
+
+// kube-controller-manager's own Job controller runs a Job to its end and
+// releases the pods of a Job deleted with orphan propagation (their
+// job-tracking finalizer removed: the orphan-pod worker).
+func TestAJobCompletesAndItsOrphansAreReleased(t *testing.T) {
+	inWorld(t, "seed 1\n", func(t *testing.T, c *cluster.Cluster) {
+		jobs(t, c)
+		short := job("short", 4, 2, "5s")
+		if err := c.Get(client.ObjectKeyFromObject(short), short); err != nil {
+			t.Fatal(err)
+		}
+		if short.Status.Succeeded != 4 || short.Status.CompletionTime == nil {
+			t.Errorf("the short Job: %d succeeded, completion time %v; want 4 and a time", short.Status.Succeeded, short.Status.CompletionTime)
+		}
+		n := 0
+		for _, p := range pods(t, c) {
+			if strings.HasPrefix(p.Name, "long-") {
+				n++
+				if len(p.Finalizers) != 0 || len(p.OwnerReferences) != 0 {
+					t.Errorf("orphaned pod %s: finalizers %v, owners %v; want none", p.Name, p.Finalizers, p.OwnerReferences)
+				}
+			}
+		}
+		if n != 2 {
+			t.Errorf("%d pods of the orphaning-deleted Job left, want its 2", n)
+		}
+	})
+}
+
+// The Job workload is deterministic with the hosted Job controller under a
+// crash of kube-controller-manager and a lagging pod watch.
+func TestAJobDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 19\ncrash process=kube-controller-manager at=12s\nlag process=kube-controller-manager kind=/v1/Pod max=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := func(c kcm.Controller) bool { return c.Name == kcm.Job }
+	if err := wallclock.CheckDeterminism(t, p, optionsFor(p, only), func(c *cluster.Cluster) { jobs(t, c) }); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -24,8 +24,9 @@ import (
 // kube-controller-manager hosts its own controllers where kubeworld does
 // (a testing/synctest bubble, the kinds it holds given): the same
 // expectations, checked against upstream's code. It fails if a hosted
-// controller did not start (its "Starting controller" line).
-func hosted(t *testing.T, test func(*testing.T, func(*testing.T, string) *cluster.Cluster)) {
+// controller did not start: a world's trace lacks one of the lines (Run's
+// first, in pkg/controller: startedDeployment, startedJob).
+func hosted(t *testing.T, lines []string, test func(*testing.T, func(*testing.T, string) *cluster.Cluster)) {
 	wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
 		var worlds []*cluster.Cluster
 		test(t, func(t *testing.T, text string) *cluster.Cluster {
@@ -45,8 +46,7 @@ func hosted(t *testing.T, test func(*testing.T, func(*testing.T, string) *cluste
 			return c
 		})
 		for _, c := range worlds {
-			// Run's first line, in pkg/controller/replicaset and deployment.
-			for _, line := range []string{"Starting controller name=replicaset", "Starting controller controller=deployment"} {
+			for _, line := range lines {
 				if !slices.ContainsFunc(c.Trace.Steps(), func(s trace.Step) bool {
 					return s.Op == "log" && strings.Contains(s.Result, line)
 				}) {
@@ -76,3 +76,10 @@ func hostedOptions(p *plan.Plan) func() cluster.Options {
 		}}
 	}
 }
+
+// The first lines of Run of the hosted Deployment and ReplicaSet
+// controllers, and of the Job controller.
+var (
+	startedDeployment = []string{"Starting controller logger=replicaset-controller", "Starting controller logger=deployment-controller"}
+	startedJob        = []string{"Starting job controller logger=job-controller"}
+)

@@ -100,7 +100,7 @@ func Models() []Model {
 		{Name: "deployment", Triggers: []schema.GroupKind{deploymentKind, replicaSetKind, podKind}, Hosted: kcm.Deployment, setup: func(p *process.Process) error {
 			return (&kube.DeploymentController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(p.Manager())
 		}},
-		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, setup: func(p *process.Process) error {
+		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, Hosted: kcm.Job, setup: func(p *process.Process) error {
 			return (&kube.JobController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(p.Manager())
 		}},
 		{Name: "statefulset", Triggers: []schema.GroupKind{statefulSetKind, podKind}, Hosted: kcm.StatefulSet, setup: func(p *process.Process) error {

@@ -134,7 +134,7 @@ func TestDeploymentRollout(t *testing.T) { deploymentRollout(t, world) }
 
 // TestDeploymentRolloutHosted is TestDeploymentRollout with kube-controller-manager's own Deployment and
 // ReplicaSet controllers (package kcm) in place of the models.
-func TestDeploymentRolloutHosted(t *testing.T) { hosted(t, deploymentRollout) }
+func TestDeploymentRolloutHosted(t *testing.T) { hosted(t, startedDeployment, deploymentRollout) }
 
 func deploymentRollout(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 1\n")
@@ -253,7 +253,13 @@ func jobConds(cs []batchv1.JobCondition) []string {
 // uncountedTerminatedPods and released; SuccessCriteriaMet first, then
 // Complete (CompletionsReached, "Reached expected number of succeeded pods")
 // with completionTime once nothing is uncounted.
-func TestJobCompletes(t *testing.T) {
+func TestJobCompletes(t *testing.T) { jobCompletes(t, world) }
+
+// TestJobCompletesHosted is TestJobCompletes with kube-controller-manager's own Job
+// controller (package kcm) in place of the model.
+func TestJobCompletesHosted(t *testing.T) { hosted(t, startedJob, jobCompletes) }
+
+func jobCompletes(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 2\n")
 	j := job("batch", 3, 2, 6, map[string]string{kube.AnnotationRun: "5s"})
 	if err := c.Admin().Create(ctx, j); err != nil {
@@ -300,7 +306,13 @@ func TestJobCompletes(t *testing.T) {
 // (failed > backoffLimit): FailureTarget first, then Failed, both
 // BackoffLimitExceeded "Job has reached the specified backoff limit"; the
 // replacements wait for the pod failure back-off (10s, then 20s).
-func TestJobBackoffLimitExceeded(t *testing.T) {
+func TestJobBackoffLimitExceeded(t *testing.T) { jobBackoffLimitExceeded(t, world) }
+
+// TestJobBackoffLimitExceededHosted is TestJobBackoffLimitExceeded with kube-controller-manager's own Job
+// controller (package kcm) in place of the model.
+func TestJobBackoffLimitExceededHosted(t *testing.T) { hosted(t, startedJob, jobBackoffLimitExceeded) }
+
+func jobBackoffLimitExceeded(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 3\n")
 	j := job("doomed", 1, 1, 2, map[string]string{kube.AnnotationRun: "2s", kube.AnnotationExitCode: "1"})
 	if err := c.Admin().Create(ctx, j); err != nil {
@@ -518,7 +530,15 @@ func TestDeterminism(t *testing.T) {
 // A running Job deleted in the background: the collector deletes its pods,
 // which the job-tracking finalizer holds until the job controller's orphan
 // handling (handleSingleOrphanPod) removes it; then they are gone.
-func TestJobDeletedReleasesItsPods(t *testing.T) {
+func TestJobDeletedReleasesItsPods(t *testing.T) { jobDeletedReleasesItsPods(t, world) }
+
+// TestJobDeletedReleasesItsPodsHosted is TestJobDeletedReleasesItsPods with kube-controller-manager's own Job
+// controller (package kcm) in place of the model.
+func TestJobDeletedReleasesItsPodsHosted(t *testing.T) {
+	hosted(t, startedJob, jobDeletedReleasesItsPods)
+}
+
+func jobDeletedReleasesItsPods(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 8\n")
 	j := job("long", 2, 2, 6, map[string]string{kube.AnnotationRun: "10m"})
 	if err := c.Admin().Create(ctx, j); err != nil {
@@ -538,7 +558,13 @@ func TestJobDeletedReleasesItsPods(t *testing.T) {
 }
 
 // The kubelet reads "sleep N" in a container's command as how long it runs.
-func TestJobPodsRunTheirSleep(t *testing.T) {
+func TestJobPodsRunTheirSleep(t *testing.T) { jobPodsRunTheirSleep(t, world) }
+
+// TestJobPodsRunTheirSleepHosted is TestJobPodsRunTheirSleep with kube-controller-manager's own Job
+// controller (package kcm) in place of the model.
+func TestJobPodsRunTheirSleepHosted(t *testing.T) { hosted(t, startedJob, jobPodsRunTheirSleep) }
+
+func jobPodsRunTheirSleep(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 10\n")
 	j := job("sleepy", 1, 1, 6, nil)
 	j.Spec.Template.Spec.Containers[0].Command = []string{"/bin/sh", "-c", "sleep 40; date"}
@@ -591,7 +617,9 @@ func TestRollingUpdateKeepsItsBounds(t *testing.T) { rollingUpdateKeepsItsBounds
 
 // TestRollingUpdateKeepsItsBoundsHosted is TestRollingUpdateKeepsItsBounds with kube-controller-manager's own Deployment and
 // ReplicaSet controllers (package kcm) in place of the models.
-func TestRollingUpdateKeepsItsBoundsHosted(t *testing.T) { hosted(t, rollingUpdateKeepsItsBounds) }
+func TestRollingUpdateKeepsItsBoundsHosted(t *testing.T) {
+	hosted(t, startedDeployment, rollingUpdateKeepsItsBounds)
+}
 
 func rollingUpdateKeepsItsBounds(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 11\nlag process=kube-controller-manager kind=* min=0s max=500ms\n")
@@ -641,7 +669,9 @@ func TestRecreateWaitsForTheOldPods(t *testing.T) { recreateWaitsForTheOldPods(t
 
 // TestRecreateWaitsForTheOldPodsHosted is TestRecreateWaitsForTheOldPods with kube-controller-manager's own Deployment and
 // ReplicaSet controllers (package kcm) in place of the models.
-func TestRecreateWaitsForTheOldPodsHosted(t *testing.T) { hosted(t, recreateWaitsForTheOldPods) }
+func TestRecreateWaitsForTheOldPodsHosted(t *testing.T) {
+	hosted(t, startedDeployment, recreateWaitsForTheOldPods)
+}
 
 func recreateWaitsForTheOldPods(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 12\n")
@@ -757,6 +787,16 @@ func TestEndpointSlice(t *testing.T) {
 // its containers' restarts reach backoffLimit the Job fails
 // (pastBackoffLimitOnFailure), its active pod deleted, status.failed 1.
 func TestJobOnFailureCrashLoopExceedsTheBackoffLimit(t *testing.T) {
+	jobOnFailureCrashLoopExceedsTheBackoffLimit(t, world)
+}
+
+// TestJobOnFailureCrashLoopExceedsTheBackoffLimitHosted is TestJobOnFailureCrashLoopExceedsTheBackoffLimit with kube-controller-manager's own Job
+// controller (package kcm) in place of the model.
+func TestJobOnFailureCrashLoopExceedsTheBackoffLimitHosted(t *testing.T) {
+	hosted(t, startedJob, jobOnFailureCrashLoopExceedsTheBackoffLimit)
+}
+
+func jobOnFailureCrashLoopExceedsTheBackoffLimit(t *testing.T, world func(*testing.T, string) *cluster.Cluster) {
 	c := world(t, "seed 14\ncrashloop pod=1\n")
 	j := job("flaky", 1, 1, 2, map[string]string{kube.AnnotationRun: "2s"})
 	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
