@@ -47,12 +47,18 @@ func (r *Replayed) Violated() []check.Verdict { return check.Violated(r.Verdicts
 
 // Replay runs the plan p of the operator o describes and judges it, without
 // exploring, saving or failing the test: the one plan a catalogue page or
-// `ctrlsim replay` shows. An error is a world that cannot run (bad Options,
-// a plan that names an unknown step or key), not a violation.
+// `ctrlsim replay` shows. Its steps may name seed objects by index or by
+// kind and name (object=ConfigMap/team/app, as a failure saves them); it
+// runs as the plan with indexes, so both forms give one trace hash. An
+// error is a world that cannot run (bad Options, a plan that names an
+// unknown step, key or seed object), not a violation.
 func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	defer world.Simulating()()
 	w, err := search.NewWorld(o.WithDefaults())
 	if err != nil {
+		return nil, err
+	}
+	if p, err = plan.IndexObjects(p, failure.SeedNames(w)); err != nil {
 		return nil, err
 	}
 	w.KeepFinal = true

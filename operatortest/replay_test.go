@@ -1,8 +1,10 @@
 package operatortest
 
 import (
-	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
+	"strings"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,5 +37,34 @@ func TestReplayKeepsTheRunsFinalState(t *testing.T) {
 	}
 	if r.Virtual > r.Final.End() {
 		t.Errorf("the final state is read at %v, after the run's last step at %v", r.Final.End(), r.Virtual)
+	}
+}
+
+// A plan that names a seed object by kind and name (as a failure saves it)
+// replays as the plan that indexes it: the same run, the same trace hash;
+// a name no seed object has is refused, naming the seed objects.
+func TestReplayTakesSeedObjectsByNameOrIndex(t *testing.T) {
+	o := optest.AppOptions(optest.Child())
+	run := func(text string) (*Replayed, error) {
+		t.Helper()
+		p, err := plan.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Replay(t, o, p)
+	}
+	byIndex, err := run("seed 1\nat 5ms delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName, err := run("seed 1\nat 5ms delete object=ConfigMap/team/app\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byName.Hash != byIndex.Hash {
+		t.Errorf("by name the run's hash is %s, by index %s", byName.Hash, byIndex.Hash)
+	}
+	if _, err := run("seed 1\nat 5ms delete object=ConfigMap/team/nope\n"); err == nil || !strings.Contains(err.Error(), "ConfigMap/team/app") {
+		t.Errorf("a name no seed object has: %v, want an error naming the seed objects", err)
 	}
 }
