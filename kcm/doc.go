@@ -53,7 +53,8 @@
 // calls in (a queue call, a request) and added in the order of their
 // identities (namespace, API version, kind, name, uid); and Sync waits, in
 // virtual time, until the graph builder runs, so that Sync, a task, always
-// starts the monitors' informers. Its argument narrows what Sync's
+// starts the monitors' informers; and orphaning's patches take turns
+// (Known gaps). Its argument narrows what Sync's
 // discovery reports (a world's kinds), as the models collect only the
 // kinds a world holds. Tested on ConfigMaps and Secrets: background
 // (TestTheHostedCollectorDeletesTheDependentsOfAnOwnerDeletedInTheBackground),
@@ -61,8 +62,9 @@
 // (TestTheHostedCollectorDeletesAForegroundOwnerAfterItsDependents), orphan
 // (TestTheHostedCollectorOrphansTheDependents), a dependent of an owner
 // already gone (TestTheHostedCollectorDeletesADependentOfADeletedOwner), and
-// TestTheHostedCollectorDeterminism (each propagation under a crash and a
-// lagging watch; orphaning with one dependent: see Known gaps). No world
+// TestTheHostedCollectorDeterminism (each propagation, two dependents,
+// under a crash and a lagging watch; 30 runs of each gave one trace hash
+// with GOMAXPROCS 1 and 4). No world
 // hosts it yet: operatortest's worlds run models/kube's GarbageCollector,
 // which operatortest/world's setupKubeControllerManager builds.
 //
@@ -115,13 +117,18 @@
 //     plan gave two traces about once in ten runs (which of a relist's
 //     ConfigMaps the graph saw first). The controllers of Setup still use
 //     watch-list (their factory is package process's): a relist of several
-//     objects of one kind reaches their handlers in map order too. Orphan
-//     propagation with several dependents is not deterministic:
-//     orphanDependents patches each dependent from a goroutine of its own,
-//     made in the order of the owner's dependents map, and the scheduler
-//     numbers goroutines made at one site by their ids (sim/scheduler's
-//     adopt.go): 2 runs in 30 of one plan patched b before a. No world
-//     hosts the collector yet (operatortest/world builds models/kube's).
+//     objects of one kind reaches their handlers in map order too.
+//   - Orphaning: orphanDependents patches each dependent from a goroutine
+//     of its own, made in the order of the owner's dependents map, which the
+//     scheduler numbers by goroutine id (sim/scheduler's adopt.go): 2 runs
+//     in 30 of one plan patched b before a. Here those patches take turns
+//     in the order of the dependents' namespace and name (gc_orphan.go:
+//     each waits, before its request, for the one before it), one after
+//     the other where upstream's run at once.
+//   - No world hosts the collector yet: operatortest/world builds
+//     models/kube's (setupKubeControllerManager, outside package kcm and
+//     operatortest/kubeworld); kubeworld.HostedGarbageCollector is what it
+//     would call instead.
 //   - Not hosted: the namespace controller. It would build as the collector
 //     does (a metadata client, discovery's preferred namespaced resources),
 //     but its deleter deletes a terminating namespace's content kind by

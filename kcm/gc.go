@@ -71,7 +71,7 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 			stop()
 		}
 	}()
-	flusher := &gcFlusher{}
+	flusher := &gcFlusher{running: running}
 	// Every request of the collector first hands the queues the items its
 	// task added since its last call in (gcFlusher).
 	cfg := *mgr.GetConfig()
@@ -325,11 +325,11 @@ func (f *gcInformerFactory) Start(stopCh <-chan struct{}) {
 // works them in the same order.
 func gcQueues(mgr manager.Manager, running context.Context, gb *garbagecollector.GraphBuilder, flusher *gcFlusher) error {
 	del, orphan, _ := gb.GetGraphResources()
-	sdel, err := nodeQueue(mgr, running, del, flusher)
+	sdel, err := nodeQueue(mgr, running, del, flusher, false)
 	if err != nil {
 		return fmt.Errorf("attemptToDelete: %w", err)
 	}
-	sorphan, err := nodeQueue(mgr, running, orphan, flusher)
+	sorphan, err := nodeQueue(mgr, running, orphan, flusher, true)
 	if err != nil {
 		return fmt.Errorf("attemptToOrphan: %w", err)
 	}
@@ -373,7 +373,7 @@ type opaque struct{}
 
 // nodeQueue is the simulator's queue in place of old (a node queue of the
 // graph builder), adds sorted by node identity (sortedAdds).
-func nodeQueue[T comparable](mgr manager.Manager, running context.Context, old workqueue.TypedRateLimitingInterface[T], flusher *gcFlusher) (workqueue.TypedRateLimitingInterface[T], error) {
+func nodeQueue[T comparable](mgr manager.Manager, running context.Context, old workqueue.TypedRateLimitingInterface[T], flusher *gcFlusher, orphans bool) (workqueue.TypedRateLimitingInterface[T], error) {
 	limiter, err := field(reflect.ValueOf(old), "rateLimiter")
 	if err != nil {
 		return nil, fmt.Errorf("client-go's rate-limiting queue: %w", err)
@@ -389,7 +389,13 @@ func nodeQueue[T comparable](mgr manager.Manager, running context.Context, old w
 	inner := &queue[T]{TypedRateLimitingInterface: sq, incarnation: running}
 	held := &sortedAdds[T]{inner: inner}
 	flusher.add(held.flush)
-	return &flushing[T]{inner: inner, held: held, flusher: flusher}, nil
+	q := &flushing[T]{inner: inner, held: held, flusher: flusher}
+	if orphans {
+		// An owner taken to orphan its dependents: their patches take turns
+		// (orphan.go).
+		q.onGet, q.onDone = flusher.orphanStart, flusher.orphanEnd
+	}
+	return q, nil
 }
 
 // gcFlusher hands the node queues their held adds: called at every call in
@@ -397,8 +403,10 @@ func nodeQueue[T comparable](mgr manager.Manager, running context.Context, old w
 // request), before it, so that a task's adds reach the queue before the
 // task yields to another.
 type gcFlusher struct {
-	mu     sync.Mutex
-	queues []func()
+	mu      sync.Mutex
+	queues  []func()
+	running context.Context
+	turns   []*orphanTurn // orphanings in progress (orphan.go's turns)
 }
 
 func (f *gcFlusher) add(flush func()) {
@@ -487,9 +495,10 @@ func identityKey(item any) string {
 // a node queue's Add (held, when not nil, holds those) first flushes every
 // node queue's held adds.
 type flushing[T comparable] struct {
-	inner   workqueue.TypedRateLimitingInterface[T]
-	held    *sortedAdds[T]
-	flusher *gcFlusher
+	inner         workqueue.TypedRateLimitingInterface[T]
+	held          *sortedAdds[T]
+	flusher       *gcFlusher
+	onGet, onDone func(item any)
 }
 
 func (f *flushing[T]) Add(item T) {
@@ -500,9 +509,22 @@ func (f *flushing[T]) Add(item T) {
 	f.flusher.flush()
 	f.inner.Add(item)
 }
-func (f *flushing[T]) Len() int           { f.flusher.flush(); return f.inner.Len() }
-func (f *flushing[T]) Get() (T, bool)     { f.flusher.flush(); return f.inner.Get() }
-func (f *flushing[T]) Done(item T)        { f.flusher.flush(); f.inner.Done(item) }
+func (f *flushing[T]) Len() int { f.flusher.flush(); return f.inner.Len() }
+func (f *flushing[T]) Get() (T, bool) {
+	f.flusher.flush()
+	item, shutdown := f.inner.Get()
+	if f.onGet != nil && !shutdown {
+		f.onGet(item)
+	}
+	return item, shutdown
+}
+func (f *flushing[T]) Done(item T) {
+	f.flusher.flush()
+	if f.onDone != nil {
+		f.onDone(item)
+	}
+	f.inner.Done(item)
+}
 func (f *flushing[T]) ShutDown()          { f.flusher.flush(); f.inner.ShutDown() }
 func (f *flushing[T]) ShutDownWithDrain() { f.flusher.flush(); f.inner.ShutDownWithDrain() }
 func (f *flushing[T]) ShuttingDown() bool { f.flusher.flush(); return f.inner.ShuttingDown() }
@@ -522,5 +544,12 @@ type flushingTransport struct {
 
 func (t flushingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.flusher.flush()
+	if turn, i := t.flusher.turnOf(r); turn != nil {
+		select {
+		case <-turn.open[i]:
+		case <-t.flusher.running.Done():
+		}
+		defer t.flusher.advance(turn, i)
+	}
 	return t.rt.RoundTrip(r)
 }

@@ -197,9 +197,8 @@ func TestTheHostedCollectorDeletesADependentOfADeletedOwner(t *testing.T) {
 
 // Each propagation, under a crash of kube-controller-manager (its restart
 // builds the graph from relists of several objects) and a lagging ConfigMap
-// watch, gives the same trace hash for the same plan. Orphaning has one
-// dependent: the collector orphans several from goroutines made in the
-// order of a Go map (kcm's Known gaps).
+// watch, gives the same trace hash for the same plan (orphaning two
+// dependents: their patches take turns, gc_orphan.go).
 func TestTheHostedCollectorDeterminism(t *testing.T) {
 	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan} {
 		t.Run(string(policy), func(t *testing.T) {
@@ -208,7 +207,7 @@ func TestTheHostedCollectorDeterminism(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = wallclock.CheckDeterminism(t, p, gcOptions, func(c *cluster.Cluster) {
-				owner, _ := family(t, c, policy != metav1.DeletePropagationOrphan)
+				owner, _ := family(t, c, true)
 				if err := c.Admin().Delete(ctx, owner, client.PropagationPolicy(policy)); err != nil {
 					t.Fatal(err)
 				}
