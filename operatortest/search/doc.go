@@ -250,10 +250,10 @@
 //     workers (shrinkjobs.go), but the sweep's are judged in the test's
 //     process first. Expect judges a violating plan as a whole: a plan that
 //     violates the expected property and another passes.
-//   - Findings as found: the sweep's findings (sweep.go) are printed and
-//     saved when the sweep ends, not one by one, and a targeted plan that
-//     runs long is not named (the watcher knows the random pass's plans and
-//     candidates and this process's worker's); with worker processes a
+//   - Findings as found: the sweep's findings (sweep.go), which are not
+//     shrunk, are saved and reported as each is found, with no "found" line
+//     before it; the sweep runs in the test's process (a long targeted plan
+//     is named as the random pass's are); with worker processes a
 //     finding's line names its signature and place only (the verdict's text
 //     stays in the worker), and the distinct violations are shrunk once the
 //     workers have judged every place. A long plan in a worker process is

@@ -271,14 +271,11 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	}
 	// Systematic before random (sweep.go): the targeted plans first.
 	var out Result
-	swept, offset, sweptHere, cov, err := sweep(w, t, seen)
+	swept, offset, sweptHere, cov, err := sweep(w, t, seen, found)
 	if err != nil {
 		return Result{}, err
 	}
 	out.Targeted, out.Findings = cov, swept
-	for _, f := range swept {
-		found(f)
-	}
 	explorationOf(w).randomChecks = w.Opts.Checks - offset
 	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || explorationOf(w).randomChecks <= 0 {
 		out.Checks = sweptHere

@@ -116,11 +116,12 @@ var NoSweep bool
 
 // sweep runs the targeted plans (the ones this shard owns) until one
 // violates a property whose signature is not in seen (with KeepGoing: every
-// one, each new signature a finding). It returns the findings, how many
-// places the sweep took (its plans, whichever shard ran them: the random
-// plans are numbered after them), how many of them this shard ran, and its
-// coverage.
-func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding, places, ran int, cov []Coverage, err error) {
+// one, each new signature a finding, handed to report as it is found: a
+// targeted plan is not shrunk, so it is whole then). It returns the
+// findings, how many places the sweep took (its plans, whichever shard ran
+// them: the random plans are numbered after them), how many of them this
+// shard ran, and its coverage.
+func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Finding)) (found []Finding, places, ran int, cov []Coverage, err error) {
 	if NoSweep {
 		return nil, 0, 0, nil, nil
 	}
@@ -134,6 +135,8 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 		at[c.Class] = i
 	}
 	defer func() { w.Phase = "" }()
+	long := longOf(w) // longrun.go
+	defer long.done()
 	lastLog := start
 	for i, p := range plans {
 		place := i + 1
@@ -147,7 +150,9 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 			LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), CoverageLine(cov))
 		}
 		w.Phase = world.PhaseFind
+		long.start(fmt.Sprintf("targeted plan %d (%s)", place, classes[i]), "judging it against its fault-free runs", p)
 		r, err := reference.RunRecalled(w, t, p)
+		long.done()
 		if err != nil {
 			var we *world.WorldError
 			if errors.As(err, &we) {
@@ -165,8 +170,10 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool) (found []Finding,
 			continue // a known violation
 		}
 		seen[sig] = true
-		found = append(found, Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			FirstFailure: place, TimeToFind: time.Since(start)})
+		f := Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+			FirstFailure: place, TimeToFind: time.Since(start)}
+		found = append(found, f)
+		report(f)
 		if !w.Opts.KeepGoing || len(found) >= maxFindings {
 			return found, len(plans), ran, cov, nil
 		}
