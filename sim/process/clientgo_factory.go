@@ -64,20 +64,44 @@ import (
 // informer type, started in the order they were asked for, each one's
 // goroutines tasks of the process before the next one starts.
 func NewInformerFactory(mgr manager.Manager, client kubernetes.Interface) informers.SharedInformerFactory {
-	return newOrderedFactory(client, adopter(mgr))
+	return newOrderedFactory(listThenWatch{client}, adopter(mgr))
 }
 
 // NewDynamicInformerFactory is NewInformerFactory's dynamicinformer
 // counterpart: one factory per resource, started in the order asked for.
 func NewDynamicInformerFactory(mgr manager.Manager, client dynamic.Interface) dynamicinformer.DynamicSharedInformerFactory {
-	return newOrderedDynamicFactory(client, adopter(mgr))
+	return newOrderedDynamicFactory(listThenWatchDynamic{client}, adopter(mgr))
 }
 
 // NewMetadataInformerFactory is NewInformerFactory's metadatainformer
 // counterpart: one factory per resource, started in the order asked for.
 func NewMetadataInformerFactory(mgr manager.Manager, client metadata.Interface) metadatainformer.SharedInformerFactory {
-	return newOrderedMetadataFactory(client, adopter(mgr))
+	return newOrderedMetadataFactory(listThenWatchMetadata{client}, adopter(mgr))
 }
+
+// listThenWatch is the clientset of the ordered factories' informers: it
+// says it does not support watch-list (watchlist.DoesClientNotSupportWatchListSemantics),
+// so that their reflectors list and then watch. client-go's watch-list
+// hands a kind's initial objects to the informer in the Go map order of a
+// store of its own (Reflector.watchList: r.store.Replace(temporaryStore.List(), ...)),
+// so the handlers saw two objects listed at a start or a relist in a new
+// order each run, and two StatefulSets (two ReplicaSets, two Jobs) created
+// together were synced in either order (package kcm's
+// TestTwoObjectsListedTogetherDeterminism). A list's items come in the
+// watch feed's order (watchfeed.go: by key).
+type listThenWatch struct{ kubernetes.Interface }
+
+func (listThenWatch) IsWatchListSemanticsUnSupported() bool { return true }
+
+// listThenWatchDynamic is listThenWatch's dynamic client.
+type listThenWatchDynamic struct{ dynamic.Interface }
+
+func (listThenWatchDynamic) IsWatchListSemanticsUnSupported() bool { return true }
+
+// listThenWatchMetadata is listThenWatch's metadata client.
+type listThenWatchMetadata struct{ metadata.Interface }
+
+func (listThenWatchMetadata) IsWatchListSemanticsUnSupported() bool { return true }
 
 // orderedFactory is informers.SharedInformerFactory over one client-go
 // factory per informer type.
