@@ -76,22 +76,31 @@
 //     its pods' status again; pods evicted stay deleted).
 //
 // Hosted instead (issue 44): in a testing/synctest bubble (every operatortest
-// world), kube-controller-manager's own StatefulSet controller runs in place
-// of StatefulSetController, beside its PVC-protection controller, which has
-// no model here (package kcm; operatortest/kubeworld chooses). The models
-// below run outside a bubble (sim/cluster's and kubeworld's kernel worlds, the
-// differential suite's simulated side), and for every other controller
-// everywhere: the garbage collector, namespace, Deployment, ReplicaSet, Job
-// and EndpointSlice controllers are not hosted (package kcm's Known gaps say
-// why for each: the EndpointSlice controller's own map order made one plan
-// give two traces, the Job controller's orphan queue has an unexported item
-// type; the collector is hosted by kcm.SetupGarbageCollector but in no
-// world yet (operatortest/world builds this model); the namespace controller
-// deletes kind by kind in the order of a Go map, deleteAllContent's `for gvr
-// := range groupVersionResources`, each kind's list and deletecollection
-// traced calls, so its trace would change from run to run). The
-// kubelet stays a model: there is no node, container runtime or scheduler to
-// host.
+// world), kube-controller-manager's own ReplicaSet, Deployment, Job and
+// StatefulSet controllers run in place of ReplicaSetController,
+// DeploymentController, JobController and StatefulSetController, beside its
+// PVC-protection controller, which has no model here (package kcm;
+// operatortest/kubeworld chooses). What is left of this package:
+//
+//   - The models of those four run outside a bubble only: sim/cluster's and
+//     kubeworld's kernel worlds, the differential suite's simulated side
+//     (so internal/differential still compares these models, not the hosted
+//     code, with kube-controller-manager on envtest). kubeworld's Deployment
+//     and Job behaviour tests run on both, with the same expectations.
+//   - GarbageCollector and NamespaceController everywhere: the collector is
+//     hosted by kcm.SetupGarbageCollector but in no world yet
+//     (operatortest/world builds this model); the namespace controller
+//     deletes kind by kind in the order of a Go map, deleteAllContent's
+//     `for gvr := range groupVersionResources`, each kind's list and
+//     deletecollection traced calls, so its trace would change from run to
+//     run.
+//   - EndpointSliceController everywhere: hosted, the EndpointSlice
+//     controller's own map order made one plan give two traces (kcm's Known
+//     gaps).
+//   - Kubelet: there is no node, container runtime or scheduler to host.
+//
+// The gaps listed below for ReplicaSet, Deployment, Job and StatefulSet are
+// the models' (outside a bubble); the hosted controllers have none of them.
 //
 // operatortest/kubeworld wires the workload models into simulated worlds:
 // the five controllers in kube-controller-manager, the kubelet as a process

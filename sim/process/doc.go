@@ -240,12 +240,21 @@
 //     (NewInformerFactory), each controller's Run in a goroutine that joins
 //     the process first (Join, AdoptStarted), its workqueues replaced by
 //     NewClientGoQueue's through reflect at their unexported fields
-//     (pkg/controller has no seam for them). Hosted: the StatefulSet and
-//     PVC-protection controllers, in a bubble only; package kcm's Known gaps
-//     say why the others are not (the EndpointSlice controller ranges over
-//     Go maps: hosted, one plan gave two traces). The informers of the
-//     ordered factories have sorted indexers (clientgo_indexer.go): client-go's
-//     own lists in Go map order, a new order at every call. A goroutine adopted
+//     (pkg/controller has no seam for them). Hosted: the ReplicaSet,
+//     Deployment, Job, StatefulSet and PVC-protection controllers, in a
+//     bubble only; package kcm's Known gaps say why the others are not (the
+//     EndpointSlice controller ranges over Go maps: hosted, one plan gave
+//     two traces). The informers of the ordered factories have sorted
+//     indexers (clientgo_indexer.go, through client-go v0.37's
+//     typedSharedIndexInformer wrapper; TestTheOrderedFactoriesInformersListInKeyOrder):
+//     client-go's own lists in Go map order, a new order at every call. The
+//     handlers registered on one of their informers before it starts share
+//     one client-go listener, called in registration order
+//     (clientgo_handlers.go): client-go starts a listener per handler, by
+//     ranging over a map, so two controllers' handlers on one informer
+//     became tasks in a new order each run; a handler added once the
+//     informer runs, or with a resync period of its own, gets its own
+//     listener as in client-go. A goroutine adopted
 //     as a task that blocks on its own channel (Run waiting on its context)
 //     and calls in after the scheduler closed would wait for ever: kcm's
 //     queues skip their ShutDown once the incarnation has ended so that
@@ -258,8 +267,10 @@
 //     a temporary store (Reflector.watchList): with several objects of one
 //     kind at an informer's start (a restart's relist), the handlers get
 //     them in a new order in some runs. The collector's clients say they do
-//     not support watch-list (kcm's listClientset), so its reflectors list
-//     (served in namespace/name order); this package's factories do not yet.
+//     not support watch-list (kcm's listClientset), and so do this
+//     package's factories' (listThenWatch): their reflectors list (served in
+//     namespace/name order) and then watch, where client-go v0.37 would
+//     watch-list (kcm's TestTwoObjectsListedTogetherDeterminism).
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another
