@@ -99,7 +99,10 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 		return fmt.Errorf("kcm: %s: discovery: %w", GarbageCollector, err)
 	}
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDisc))
-	ctx := klog.NewContext(running, logr.New(untilEnded{klog.Background().GetSink(), running}).WithName(GarbageCollector))
+	// A goroutine of the collector that logs joins the process first (the
+	// graph builder's Run logs "Running" before its first call in): its
+	// line is then the process's, in its timeline, not klog's stderr.
+	ctx := klog.NewContext(running, logr.New(joining{untilEnded{klog.Background().GetSink(), running}, mgr}).WithName(GarbageCollector))
 
 	// The informers list, then watch, instead of client-go's watch-list
 	// (listClientset): the order a relist's objects reach the handlers is
@@ -199,6 +202,35 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// joining is a log sink whose every line joins the calling goroutine to the
+// process first (process.Join), as a call in would.
+type joining struct {
+	untilEnded
+	mgr manager.Manager
+}
+
+func (s joining) Info(level int, msg string, kv ...any) {
+	if s.incarnation.Err() == nil {
+		process.Join(s.mgr)
+	}
+	s.untilEnded.Info(level, msg, kv...)
+}
+
+func (s joining) Error(err error, msg string, kv ...any) {
+	if s.incarnation.Err() == nil {
+		process.Join(s.mgr)
+	}
+	s.untilEnded.Error(err, msg, kv...)
+}
+
+func (s joining) WithValues(kv ...any) logr.LogSink {
+	return joining{s.untilEnded.WithValues(kv...).(untilEnded), s.mgr}
+}
+
+func (s joining) WithName(name string) logr.LogSink {
+	return joining{s.untilEnded.WithName(name).(untilEnded), s.mgr}
 }
 
 // listClientset is a clientset whose informers list and then watch: it
