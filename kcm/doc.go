@@ -96,7 +96,12 @@
 // Controllers in place of their models, each only where the world may hold
 // its Triggers: ReplicaSets, Deployments, Jobs, StatefulSets, claims.
 // TestTwoObjectsListedTogetherDeterminism runs them all at once (two of each
-// kind created together, under a crash).
+// kind created together, under a crash). internal/differential's
+// TestHostedControllersMatchKubeControllerManager runs every workload script
+// (Deployments, Jobs, StatefulSets) on them as the worlds host them and
+// compares each step with kube-controller-manager on envtest: the same code
+// on both sides, so what it checks is the simulator's informers, queues and
+// timing.
 //
 // Cost: a hosted controller lists and watches through client-go over the
 // REST transport (JSON both ways) and runs upstream's full sync. Measured on

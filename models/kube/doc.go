@@ -84,9 +84,11 @@
 //
 //   - The models of those four run outside a bubble only: sim/cluster's and
 //     kubeworld's kernel worlds, the differential suite's simulated side
-//     (so internal/differential still compares these models, not the hosted
-//     code, with kube-controller-manager on envtest). kubeworld's Deployment
-//     and Job behaviour tests run on both, with the same expectations.
+//     (internal/differential compares these models with
+//     kube-controller-manager on envtest, TestModelsMatchKubeControllerManager,
+//     and the hosted controllers too, TestHostedControllersMatchKubeControllerManager).
+//     kubeworld's Deployment and Job behaviour tests run on both, with the
+//     same expectations.
 //   - GarbageCollector and NamespaceController everywhere: the collector is
 //     hosted by kcm.SetupGarbageCollector but in no world yet
 //     (operatortest/world builds this model); the namespace controller
