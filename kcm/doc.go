@@ -126,8 +126,9 @@
 //     operatortest's bound on such a Setup would never end the run. So
 //     operatortest/kubeworld hosts the controllers only in a run given the
 //     kinds a world holds, and its probe of those kinds (every model) runs
-//     the models; a world that holds StatefulSets or claims and has a Setup
-//     that never returns still hangs until go test's -timeout.
+//     the models; a world that holds ReplicaSets, Deployments, Jobs,
+//     StatefulSets or claims and has a Setup that never returns still hangs
+//     until go test's -timeout.
 //   - It needs a testing/synctest bubble (package wallclock; operatortest runs
 //     every plan in one): Setup refuses a process outside one, and
 //     operatortest/kubeworld runs the models of models/kube there instead
