@@ -183,10 +183,16 @@
 //     same plan would give a new order of calls in every run, and no seam
 //     reaches the map (discoverResourcesFn returns a list, the deleter makes
 //     the map). models/kube's NamespaceController stays. Not hosted either:
-//     the EndpointSlice controller: hosted, it made the same plan give two
-//     traces (its reconciler ranges over Go maps to build a slice's
-//     endpoints and the slices to create, an order no seed fixes; tried
-//     before the informers were sorted and listed, not tried since).
+//     the EndpointSlice controller. Hosted again once the informers were
+//     sorted, shared one listener and listed (NewController, its three
+//     queues replaced, 5 workers), it passed kubeworld's EndpointSlice
+//     behaviour test, but one plan still gave two traces: two Services over
+//     one Deployment's pods had their slices updated in either order, since
+//     its pod-queue worker enqueues the Services of a changed pod by ranging
+//     over a set (endpointslice_controller.go syncPod: `for service := range
+//     servicesToUpdate { c.serviceQueue.AddAfter(...) }`), an order no seed
+//     and no seam fixes (its reconciler also ranges over maps to build a
+//     slice's endpoints).
 //     models/kube's models run these (its doc.go says what they leave out),
 //     and every workload model still runs outside a bubble. The kubelet,
 //     the scheduler and the node lifecycle controller's pod side stay a

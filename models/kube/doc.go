@@ -97,8 +97,8 @@
 //     deletecollection traced calls, so its trace would change from run to
 //     run.
 //   - EndpointSliceController everywhere: hosted, the EndpointSlice
-//     controller's own map order made one plan give two traces (kcm's Known
-//     gaps).
+//     controller's own map order (a changed pod's Services enqueued by
+//     ranging over a set) made one plan give two traces (kcm's Known gaps).
 //   - Kubelet: there is no node, container runtime or scheduler to host.
 //
 // The gaps listed below for ReplicaSet, Deployment, Job and StatefulSet are
