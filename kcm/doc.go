@@ -38,6 +38,9 @@
 //     finalizer removed from a deleted Job's pods.
 //     TestAJobCompletesAndItsOrphansAreReleased, TestAJobDeterminism;
 //     kubeworld's five Job*Hosted behaviour tests (expectations unchanged).
+//     Not wired into operatortest's worlds yet (kubeworld.Models says why:
+//     operatortest/world's TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers
+//     looks for the Job model's controller by name).
 //   - statefulset-controller: NewStatefulSetController, 5 workers
 //     (--concurrent-statefulset-syncs): adoption and release of pods
 //     (ControllerRefManager.ClaimPods), ControllerRevision history, claims
@@ -55,6 +58,13 @@
 //     claim created before it started).
 //     TestADeletedClaimInUseStaysUntilItsPodIsGone,
 //     TestADeletedClaimInUseDeterminism.
+//   - persistentvolume-protection-controller: NewPVProtectionController,
+//     one worker: removes kubernetes.io/pv-protection (the same admission
+//     plugin gives it every PersistentVolume) from a deleting volume that is
+//     not Bound. Without it a world that held claims (the admission on) and
+//     deleted a PersistentVolume kept it Terminating for ever.
+//     TestADeletedBoundVolumeStaysUntilReleased,
+//     TestADeletedVolumeDeterminism.
 //
 // The garbage collector (SetupGarbageCollector, its own entry: it is not
 // one of Controllers) is kube-controller-manager's own
@@ -92,9 +102,10 @@
 // hosts it yet: operatortest's worlds run models/kube's GarbageCollector,
 // which operatortest/world's setupKubeControllerManager builds.
 //
-// operatortest's worlds (operatortest/kubeworld) host the five of
-// Controllers in place of their models, each only where the world may hold
-// its Triggers: ReplicaSets, Deployments, Jobs, StatefulSets, claims.
+// operatortest's worlds (operatortest/kubeworld) host Controllers but the
+// Job controller, in place of their models, each only where the world may
+// hold its Triggers: ReplicaSets, Deployments, StatefulSets, claims,
+// volumes.
 // TestTwoObjectsListedTogetherDeterminism runs them all at once (two of each
 // kind created together, under a crash). internal/differential's
 // TestHostedControllersMatchKubeControllerManager runs every workload script

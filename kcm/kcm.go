@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/controller/replicaset"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
+	"k8s.io/kubernetes/pkg/controller/volume/pvprotection"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -31,6 +32,7 @@ const (
 	Job           = "job-controller"
 	StatefulSet   = "statefulset-controller"
 	PVCProtection = "persistentvolumeclaim-protection-controller"
+	PVProtection  = "persistentvolume-protection-controller"
 )
 
 // Controller is one of kube-controller-manager's controllers that Setup hosts:
@@ -46,6 +48,7 @@ type Controller struct {
 
 var (
 	claimKind       = schema.GroupKind{Kind: "PersistentVolumeClaim"}
+	volumeKind      = schema.GroupKind{Kind: "PersistentVolume"}
 	replicaSetKind  = schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}
 	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	jobKind         = schema.GroupKind{Group: "batch", Kind: "Job"}
@@ -131,6 +134,22 @@ func Controllers() []Controller {
 			}
 			// kube-apiserver's admission plugin that gives claims the
 			// finalizer this controller removes.
+			process.EnableStorageObjectInUseProtection(h.mgr)
+			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
+		}},
+		{Name: PVProtection, Triggers: []schema.GroupKind{volumeKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newPersistentVolumeProtectionController
+			// (cmd/kube-controller-manager/app/core.go): one worker. It removes
+			// kubernetes.io/pv-protection (the same admission plugin gives it
+			// every PersistentVolume) from a deleting volume that is not
+			// Bound.
+			c, err := pvprotection.NewPVProtectionController(klog.FromContext(ctx), h.factory.Core().V1().PersistentVolumes(), h.clientset)
+			if err != nil {
+				return nil, err
+			}
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
 			process.EnableStorageObjectInUseProtection(h.mgr)
 			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
 		}},

@@ -569,3 +569,79 @@ func TestTwoObjectsListedTogetherDeterminism(t *testing.T) {
 		}
 	}
 }
+
+func volume(name string) *corev1.PersistentVolume {
+	return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PersistentVolumeSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/data/" + name}}}}
+}
+
+// volumes creates two PersistentVolumes, marks one Bound (as the PV
+// controller, which is not hosted, would), deletes both, then marks the
+// bound one Released.
+func volumes(t *testing.T, c *cluster.Cluster) (free, bound *corev1.PersistentVolume) {
+	t.Helper()
+	c.RunFor(time.Second) // kube-controller-manager has started
+	free, bound = volume("free"), volume("bound")
+	for _, pv := range []*corev1.PersistentVolume{free, bound} {
+		if err := c.Admin().Create(ctx, pv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bound.Status.Phase = corev1.VolumeBound
+	if err := c.Admin().Status().Update(ctx, bound); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(10 * time.Second)
+	for _, pv := range []*corev1.PersistentVolume{free, bound} {
+		if err := c.Admin().Delete(ctx, pv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.RunFor(30 * time.Second)
+	return free, bound
+}
+
+// A PersistentVolume gets kube-apiserver's kubernetes.io/pv-protection
+// finalizer; deleted while Bound it stays, Terminating, and once it is
+// Released kube-controller-manager's pv-protection controller lets it go; an
+// unbound one goes at once.
+func TestADeletedBoundVolumeStaysUntilReleased(t *testing.T) {
+	inWorld(t, "seed 1\n", func(t *testing.T, c *cluster.Cluster) {
+		free, bound := volumes(t, c)
+		if !slices.Contains(bound.Finalizers, "kubernetes.io/pv-protection") {
+			t.Errorf("the created volume's finalizers are %v, want kubernetes.io/pv-protection", bound.Finalizers)
+		}
+		if err := c.Get(client.ObjectKeyFromObject(free), free); err == nil {
+			t.Errorf("the unbound volume is still there: finalizers %v", free.Finalizers)
+		}
+		if err := c.Get(client.ObjectKeyFromObject(bound), bound); err != nil {
+			t.Fatalf("the bound volume went: %v", err)
+		}
+		if bound.DeletionTimestamp == nil {
+			t.Errorf("the bound volume is not Terminating")
+		}
+		bound.Status.Phase = corev1.VolumeReleased
+		if err := c.Admin().Status().Update(ctx, bound); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(30 * time.Second)
+		if err := c.Get(client.ObjectKeyFromObject(bound), bound); err == nil {
+			t.Errorf("the released volume is still there: finalizers %v", bound.Finalizers)
+		}
+	})
+}
+
+// The volumes workload is deterministic with the hosted pv-protection
+// controller under a crash and a lagging volume watch.
+func TestADeletedVolumeDeterminism(t *testing.T) {
+	p, err := plan.Parse("seed 29\ncrash process=kube-controller-manager at=12s\nlag process=kube-controller-manager kind=/v1/PersistentVolume max=2s\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := func(c kcm.Controller) bool { return c.Name == kcm.PVProtection }
+	if err := wallclock.CheckDeterminism(t, p, optionsFor(p, only), func(c *cluster.Cluster) { volumes(t, c) }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hostedkcm "github.com/ctrlsim/ctrlsim/kcm"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
@@ -35,7 +36,7 @@ func hosted(t *testing.T, lines []string, test func(*testing.T, func(*testing.T,
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := hostedOptions(p)()
+			o := hostedOptions(p, slices.Equal(lines, startedJob))()
 			o.Wall = wall
 			c, err := cluster.New(p, o)
 			if err != nil {
@@ -58,12 +59,22 @@ func hosted(t *testing.T, lines []string, test func(*testing.T, func(*testing.T,
 }
 
 // hostedOptions is options with every kind held: kubeworld hosts
-// kube-controller-manager's controllers in place of their models.
-func hostedOptions(p *plan.Plan) func() cluster.Options {
+// kube-controller-manager's controllers in place of their models. With job,
+// kcm's Job controller runs in place of the Job model, which kubeworld does
+// not replace yet (kubeworld.Models says why).
+func hostedOptions(p *plan.Plan, job bool) func() cluster.Options {
 	return func() cluster.Options {
 		return cluster.Options{Scheme: scheme(), Processes: []process.Spec{
 			{Name: "kube-controller-manager", Setup: func(pr *process.Process) error {
-				if err := kubeworld.SetupControllersFor(pr, func(schema.GroupKind) bool { return true }); err != nil {
+				holds := func(schema.GroupKind) bool { return true }
+				if job {
+					// Without the Job model (it watches Jobs and pods).
+					holds = func(gk schema.GroupKind) bool { return gk.Kind != "Job" && gk.Kind != "Pod" }
+					if err := hostedkcm.Setup(pr, func(c hostedkcm.Controller) bool { return c.Name == hostedkcm.Job }); err != nil {
+						return err
+					}
+				}
+				if err := kubeworld.SetupControllersFor(pr, holds); err != nil {
 					return err
 				}
 				mgr := pr.Manager()

@@ -24,6 +24,7 @@ func TestModelTriggersAreTheKindsTheirControllersWatch(t *testing.T) {
 		"endpointslice": (&kube.EndpointSliceController{}).Controllers(),
 		"kubelet":       (&kube.Kubelet{}).Controllers(),
 		"pvcprotection": nil, // hosted only (kcm), no model
+		"pvprotection":  nil, // hosted only (kcm), no model
 	}
 	models := append(kubeworld.Models(), kubeworld.Model{Name: "kubelet", Triggers: kubeworld.KubeletTriggers})
 	if len(models) != len(controllers) {

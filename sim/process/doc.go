@@ -241,7 +241,7 @@
 //     the process first (Join, AdoptStarted), its workqueues replaced by
 //     NewClientGoQueue's through reflect at their unexported fields
 //     (pkg/controller has no seam for them). Hosted: the ReplicaSet,
-//     Deployment, Job, StatefulSet and PVC-protection controllers, in a
+//     Deployment, Job, StatefulSet, PVC- and PV-protection controllers, in a
 //     bubble only; package kcm's Known gaps say why the others are not (the
 //     EndpointSlice controller ranges over Go maps: hosted, one plan gave
 //     two traces). The informers of the ordered factories have sorted
