@@ -38,9 +38,6 @@
 //     finalizer removed from a deleted Job's pods.
 //     TestAJobCompletesAndItsOrphansAreReleased, TestAJobDeterminism;
 //     kubeworld's five Job*Hosted behaviour tests (expectations unchanged).
-//     Not wired into operatortest's worlds yet (kubeworld.Models says why:
-//     operatortest/world's TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers
-//     looks for the Job model's controller by name).
 //   - statefulset-controller: NewStatefulSetController, 5 workers
 //     (--concurrent-statefulset-syncs): adoption and release of pods
 //     (ControllerRefManager.ClaimPods), ControllerRevision history, claims
@@ -102,10 +99,9 @@
 // hosts it yet: operatortest's worlds run models/kube's GarbageCollector,
 // which operatortest/world's setupKubeControllerManager builds.
 //
-// operatortest's worlds (operatortest/kubeworld) host Controllers but the
-// Job controller, in place of their models, each only where the world may
-// hold its Triggers: ReplicaSets, Deployments, StatefulSets, claims,
-// volumes.
+// operatortest's worlds (operatortest/kubeworld) host Controllers in place
+// of their models, each only where the world may hold its Triggers:
+// ReplicaSets, Deployments, Jobs, StatefulSets, claims, volumes.
 // TestTwoObjectsListedTogetherDeterminism runs them all at once (two of each
 // kind created together, under a crash). internal/differential's
 // TestHostedControllersMatchKubeControllerManager runs every workload script

@@ -76,14 +76,11 @@
 //     its pods' status again; pods evicted stay deleted).
 //
 // Hosted instead (issue 44): in a testing/synctest bubble (every operatortest
-// world), kube-controller-manager's own ReplicaSet, Deployment and
+// world), kube-controller-manager's own ReplicaSet, Deployment, Job and
 // StatefulSet controllers run in place of ReplicaSetController,
-// DeploymentController and StatefulSetController, beside its PVC- and
-// PV-protection controllers, which have no model here (package kcm;
-// operatortest/kubeworld chooses). kcm's Job controller passes this
-// package's Job behaviour tests and the differential scripts but is not
-// wired into worlds yet (kubeworld.Models says why): JobController still
-// runs there. What is left of this package:
+// DeploymentController, JobController and StatefulSetController, beside its
+// PVC- and PV-protection controllers, which have no model here (package kcm;
+// operatortest/kubeworld chooses). What is left of this package:
 //
 //   - The models of those four run outside a bubble only: sim/cluster's and
 //     kubeworld's kernel worlds, the differential suite's simulated side

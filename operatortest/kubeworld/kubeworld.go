@@ -101,13 +101,7 @@ func Models() []Model {
 		{Name: "deployment", Triggers: []schema.GroupKind{deploymentKind, replicaSetKind, podKind}, Hosted: kcm.Deployment, setup: func(p *process.Process) error {
 			return (&kube.DeploymentController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("deployment-controller")}).SetupWithManager(p.Manager())
 		}},
-		// kcm.Job is ready (its tests, and this package's Job*Hosted
-		// behaviour tests, pass on it) but not wired here yet:
-		// operatortest/world's TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers
-		// looks for this model's controller ("kube-controller-manager/job"
-		// starting) and needs to accept the hosted controller's start line
-		// ("Starting job controller logger=job-controller").
-		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, setup: func(p *process.Process) error {
+		{Name: "job", Triggers: []schema.GroupKind{jobKind, podKind}, Hosted: kcm.Job, setup: func(p *process.Process) error {
 			return (&kube.JobController{Client: p.Manager().GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("job-controller")}).SetupWithManager(p.Manager())
 		}},
 		{Name: "statefulset", Triggers: []schema.GroupKind{statefulSetKind, podKind}, Hosted: kcm.StatefulSet, setup: func(p *process.Process) error {

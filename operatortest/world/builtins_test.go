@@ -33,11 +33,21 @@ import (
 )
 
 // started are the controllers (process/controller) that logged their start.
+// A controller-runtime controller (a model) logs "Starting Controller"
+// under its name; one of kube-controller-manager's own, hosted (package
+// kcm), logs "Starting ... controller" with its logger's name ("Starting job
+// controller logger=job-controller"): either is named process/name ("job").
 func started(steps []trace.Step) []string {
 	var out []string
 	for _, s := range steps {
-		if s.Op == "log" && s.Controller != "" && strings.Contains(s.Result, "Starting Controller") {
+		switch {
+		case s.Op != "log":
+		case s.Controller != "" && strings.Contains(s.Result, "Starting Controller"):
 			out = append(out, s.Process+"/"+s.Controller)
+		case strings.HasPrefix(s.Result, "Starting ") && strings.Contains(s.Result, " logger="):
+			_, logger, _ := strings.Cut(s.Result, " logger=")
+			logger, _, _ = strings.Cut(logger, " ")
+			out = append(out, s.Process+"/"+strings.TrimSuffix(logger, "-controller"))
 		}
 	}
 	return out
