@@ -136,7 +136,6 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 	}
 	defer func() { w.Phase = "" }()
 	long := longOf(w) // longrun.go
-	defer long.done()
 	lastLog := start
 	for i, p := range plans {
 		place := i + 1
