@@ -11,8 +11,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 
-	"github.com/ctrlsim/ctrlsim/operatortest/reference"
-
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/schemadraw"
@@ -38,18 +36,7 @@ import (
 // action lines and the end state of one object.
 func runPlan(t *testing.T, o world.Options, text string, key client.ObjectKey, obj client.Object) (map[string]string, []trace.Step, bool) {
 	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(w, t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, p, r := optest.RunText(t, o, text)
 	violated := map[string]string{}
 	for _, v := range r.Violated() {
 		violated[v.Property] = v.Detail

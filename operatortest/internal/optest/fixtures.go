@@ -88,14 +88,7 @@ func App(data map[string]string) *corev1.ConfigMap {
 // JudgeAll runs one plan on o and returns every verdict, by property.
 func JudgeAll(t *testing.T, o world.Options, text string) map[string]check.Verdict {
 	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(TestWorld(t, o), t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, r := RunText(t, o, text)
 	out := map[string]check.Verdict{}
 	for _, v := range r.Verdicts {
 		out[v.Property] = v
@@ -120,6 +113,22 @@ func Snap(t *testing.T, w *world.World, objs ...client.Object) *verdict.Snapshot
 		s.Raw[ev.GVK] = append(s.Raw[ev.GVK], ev.Object)
 	}
 	return s
+}
+
+// RunText runs the plan text in a world of o, judged as a test judges it,
+// and returns the world, the plan and the run.
+func RunText(t *testing.T, o world.Options, text string) (*world.World, *plan.Plan, *world.RunResult) {
+	t.Helper()
+	p, err := plan.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := TestWorld(t, o)
+	r, err := reference.Run(w, t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, p, r
 }
 
 func TestWorld(t *testing.T, o world.Options) *world.World {
@@ -211,18 +220,7 @@ func ChildOnly(t *testing.T) {
 
 func JudgeVerdict(t *testing.T, o world.Options, text, name string) (check.Verdict, []trace.Step) {
 	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(w, t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, r := RunText(t, o, text)
 	for _, v := range r.Verdicts {
 		if v.Property == name {
 			return v, r.Steps
@@ -342,18 +340,7 @@ func Child(finalizers ...string) Behaviour {
 // Judge runs one plan on o and returns which properties it violated.
 func Judge(t *testing.T, o world.Options, text string) map[string]string {
 	t.Helper()
-	p, err := plan.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := search.NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := reference.Run(w, t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, r := RunText(t, o, text)
 	out := map[string]string{}
 	for _, v := range r.Violated() {
 		out[v.Property] = v.Detail
