@@ -544,10 +544,24 @@ func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, dep
 		return Drawn{V: []any{}} // no length within the bounds
 	}
 	v, sure := elems(rapid.Int64Range(minI, hiN).Draw(t, "length"))
-	if !DistinctItems(p, v) {
-		sure = false
+	// A set or map list keeps its list type: a second equal item (or item
+	// with the same keys) is dropped, as the apiserver would refuse it.
+	if v = distinct(p, v); int64(len(v)) < minI {
+		sure = false // too few distinct items drawn for minItems
 	}
 	return Drawn{V: v, Sure: sure && !Unmodelled(items)}
+}
+
+// distinct is v without the items that break p's list type, the first of
+// each kept.
+func distinct(p *apiextensionsv1.JSONSchemaProps, v []any) []any {
+	out := v[:0:0]
+	for _, e := range v {
+		if DistinctItems(p, append(out[:len(out):len(out)], e)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // DistinctItems reports whether v keeps p's list type: no two equal items in
