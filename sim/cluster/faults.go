@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -286,7 +287,11 @@ func (f *faults) schedule() {
 			c.Clock.AfterFunc(at, func() {
 				if p := c.Process(name); p != nil && p.Running() && !f.healed {
 					f.stale[name] = fault
-					p.Crash("planned restart onto an apiserver " + age.String() + " behind at " + at.String())
+					view := "an apiserver " + age.String() + " behind"
+					if fault.Rev > 0 { // the past at Rev, however old, until Age after the restart
+						view = fmt.Sprintf("an apiserver at resourceVersion %d until %s after the restart", fault.Rev, age)
+					}
+					p.Crash("planned restart onto " + view + " at " + at.String())
 				}
 			})
 		case plan.API:

@@ -278,6 +278,18 @@ func TestRealScaleSentences(t *testing.T) {
 	if s := story.WorkloadScale(p); !strings.Contains(s, "came 2ms apart") {
 		t.Errorf("workload: %q", s)
 	}
+	// A restart onto a view at a past resourceVersion is as far behind as
+	// that revision, not Age: Age is how long the view stays behind.
+	p, err = plan.Parse("seed 1\nstale process=op kind=/v1/ConfigMap at=1s age=2ms rev=8\nstale process=op kind=/v1/ConfigMap at=1s age=2ms\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := story.RealScale(p.Faults[0]); !strings.Contains(s, "listed the past, resourceVersion 8") || strings.Contains(s, "2ms behind") {
+		t.Errorf("stale with rev: %q", s)
+	}
+	if s := story.RealScale(p.Faults[1]); !strings.Contains(s, "2ms behind") {
+		t.Errorf("stale by age: %q", s)
+	}
 }
 
 // A verdict that names an object of generated name by its canonical form

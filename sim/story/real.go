@@ -93,6 +93,12 @@ func RealScale(f plan.Fault) string {
 		return "At real scale: a process dies between any two instructions (an OOM kill, an eviction, a node lost), so the instant " +
 			"of this crash, between two API calls, is as real as any other; only the order of the calls and the crash matters"
 	case plan.Stale:
+		if f.Rev > 0 {
+			return fmt.Sprintf("At real scale: the restarted process listed the past, resourceVersion %d, however long ago that was, "+
+				"and saw every later change %s after the restart; a kube-apiserver whose watch cache stopped following etcd (its etcd "+
+				"watch broken, or it was partitioned from etcd in a highly available control plane) serves so old a view to the clients "+
+				"that list from it until it catches up, which is how the stale-view bugs Sieve found reach real clusters", f.Rev, f.Age)
+		}
 		return fmt.Sprintf("At real scale: the restarted process read from an apiserver %s behind; a real watch cache lags etcd by "+
 			"milliseconds idle and seconds under load, and a pod restarted in that window lists from it", f.Age)
 	case plan.Unobserved:

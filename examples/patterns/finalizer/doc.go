@@ -6,6 +6,13 @@
 // bucket at a cloud provider is not owned by its Bucket. The operator adds its finalizer before it registers a bucket,
 // and on deletion removes the registration, then the finalizer.
 //
+// The provider is called only for a Bucket the apiserver holds now: the
+// update that adds the finalizer confirms it, and when the cache already
+// shows the finalizer, a live read does. A restart onto a lagging apiserver
+// lists a Bucket deleted since, finalizer and all; registering it from that
+// view leaks a bucket for ever (the suite's 1,000 plans found this in the
+// operator as first written: reports/falsealarms.md).
+//
 // The pattern's trap for a test harness: a Bucket deleted and re-created by
 // the workload while its finalizer is still being processed; the re-create
 // meets AlreadyExists until the cleanup is done.

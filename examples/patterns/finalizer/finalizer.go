@@ -130,6 +130,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Update(ctx, &b); err != nil {
 			return ctrl.Result{}, err
 		}
+	} else {
+		// The cache may show the past (a restart onto a lagging apiserver
+		// lists a Bucket deleted since): the provider is called only for a
+		// Bucket the apiserver holds now, under the finalizer, as the update
+		// above confirms when it adds the finalizer.
+		var live Bucket
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &live); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if live.UID != b.UID || !live.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(&live, Finalizer) {
+			return ctrl.Result{}, nil // the cache will show what changed, and its event brings the Bucket back
+		}
+		b = live
 	}
 	return ctrl.Result{}, r.register(ctx, &b)
 }

@@ -106,7 +106,7 @@ func (r *DNS) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, err
 	if gw.Status.Address == want {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(gw.DeepCopy())
+	patch := client.MergeFromWithOptions(gw.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	gw.Status.Address = want
 	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Patch(ctx, &gw, patch))
 }
@@ -134,7 +134,7 @@ func (r *TLS) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, err
 	if gw.Status.Certificate == want {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFrom(gw.DeepCopy())
+	patch := client.MergeFromWithOptions(gw.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	gw.Status.Certificate = want
 	if r.Buggy { // the bug: the whole status, the other manager's key as this cache shows it
 		whole, err := json.Marshal(map[string]any{"status": gw.Status})
