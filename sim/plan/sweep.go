@@ -47,7 +47,11 @@ type Targeted struct {
 //   - a crash right after each write of each process of sp (its
 //     intermediate states first: a crash after a reconcile's last write
 //     leaves none);
-//   - a stale restart for each pair of changes (A, B) of kinds the process
+//   - first, a stale restart onto the past of each object that changed
+//     (objectPasts): right after its change B, a view of it frozen at each
+//     earlier version A, the latest first (a deletion done first, then a
+//     creation, a deletion starting, a spec change);
+//   - then a stale restart for each pair of changes (A, B) of kinds the process
 //     caches, B after A: its watch cache of A's kind frozen just after A
 //     (then just before it; then every kind's), the crash 1 ms after B, so
 //     that its new incarnation, up RestartDelay later and before the heal,
@@ -193,6 +197,15 @@ func sweepStale(sp Space, tg Targets) []Targeted {
 	}
 	var out []Targeted
 	seen := map[Fault]bool{}
+	// First the past of the object that changed: a restart right after B
+	// onto each earlier version A of B's own object, the latest first.
+	for _, pr := range objectPasts(sp, tg, last) {
+		f := Fault{Kind: Stale, Process: pr.proc, At: pr.b.At + time.Millisecond, Age: time.Millisecond, Rev: pr.a.RV, Resource: pr.a.Kind}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}})
+		}
+	}
 	for _, v := range []variant{{false, false}, {true, false}, {false, true}, {true, true}} {
 		for _, pr := range pairs {
 			f := Fault{Kind: Stale, Process: pr.proc, At: pr.b.At + time.Millisecond, Age: age, Rev: pr.a.RV, Resource: pr.a.Kind}
@@ -211,6 +224,93 @@ func sweepStale(sp Space, tg Targets) []Targeted {
 			seen[f] = true
 			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}})
 		}
+	}
+	return out
+}
+
+// pastPair is a stale restart's two targets: the process, the change A its
+// view is frozen just after, and the change B it restarts right after.
+type pastPair struct {
+	proc string
+	a, b Write
+}
+
+// objectPasts are the stale pairs whose view is the past of an object
+// (Sieve's stale state at its sharpest: a process restarts onto a version of
+// an object that has since changed, and acts on it): for each object a
+// process caches, B is its last change in the fault phase (when the object
+// has settled: the process has answered every change of it, so the past
+// contradicts what it did), and A each earlier version of it: the latest
+// first, then the earliest (the object as it was created, before anything
+// the operator did to it), then the rest, for each process in turn. The
+// objects come by what their last change did (a deletion first, then a
+// creation, a deletion starting, a spec change, a status write), then in
+// the order of their last change. Each view catches up 1ms after the
+// restart, so that the catch-up races the process's first acts on the past
+// (a view that stays behind for MaxStale is the pairs' that follow). An
+// object whose last change would put the restart after the heal is aimed
+// at its last change before it.
+func objectPasts(sp Space, tg Targets, last time.Duration) []pastPair {
+	rank := func(c Change) int {
+		switch c {
+		case Deleted:
+			return 0
+		case Created:
+			return 1
+		case Deleting:
+			return 2
+		case Updated:
+			return 3
+		}
+		return 4 // a status write
+	}
+	type ranked struct {
+		pastPair
+		past, proc int // the past's order (0 the latest, 1 the earliest, then the latest of the rest); the process's
+	}
+	var all []ranked
+	for pi, proc := range sp.Processes {
+		ws := cachedWrites(sp, tg, proc, false)
+		settled := map[[2]string]Write{} // each object's last change whose restart comes before the heal
+		for _, w := range ws {
+			if w.Object != "" && w.At+time.Millisecond <= last {
+				settled[[2]string{w.Kind, w.Object}] = w
+			}
+		}
+		for _, b := range ws {
+			if settled[[2]string{b.Kind, b.Object}] != b {
+				continue
+			}
+			var pasts []Write // B's object before B, the latest first
+			for i := len(ws) - 1; i >= 0; i-- {
+				a := ws[i]
+				if a.RV < b.RV && a.Kind == b.Kind && a.Object == b.Object && a.Change != Deleted &&
+					(!sp.KindsOnly || slices.Contains(sp.Kinds, a.Kind)) {
+					pasts = append(pasts, a)
+				}
+			}
+			for k, a := range pasts {
+				order := k + 1
+				switch k {
+				case 0:
+					order = 0
+				case len(pasts) - 1:
+					order = 1
+				}
+				all = append(all, ranked{pastPair{proc, a, b}, order, pi})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(x, y ranked) int {
+		return cmp.Or(
+			cmp.Compare(rank(x.b.Change), rank(y.b.Change)),
+			cmp.Compare(x.b.RV, y.b.RV),
+			cmp.Compare(x.past, y.past),
+			cmp.Compare(x.proc, y.proc))
+	})
+	out := make([]pastPair, len(all))
+	for i, r := range all {
+		out[i] = r.pastPair
 	}
 	return out
 }
