@@ -130,12 +130,20 @@
 // # Sieve's three patterns, aimed
 //
 // Systematic before random (sweep.go): an exploration first runs the
-// targeted plans of one workload, the test's script alone on the schedule of
-// the explorer's seed, enumerated from that workload's fault-free run
-// (plan.Sweep), one fault each, the four classes interleaved so that a
-// budget smaller than the sweep covers each class's most interesting plans:
-// a crash right after each write of each operator process (the reference
-// run's intermediate states first); a stale restart for each pair of
+// targeted plans of a few workloads on the schedule of the explorer's seed:
+// the test's script alone, then the script and one user step on one seed
+// object a third of the way into the fault phase (workload.Lifecycle: each
+// seed object's deletion, then a valid change of its first place that can
+// take one), taken from the workloads in turn. Each workload's plans are
+// enumerated from its own fault-free run (plan.Sweep), one fault each, the
+// four classes interleaved so that a budget smaller than the sweep covers
+// each class's most interesting plans: a crash right after each write of
+// each operator process (the reference run's intermediate states first);
+// first among the stale restarts, a restart right after each object's last
+// change onto each earlier version of it, the latest, then the earliest,
+// then the rest, its view catching up 1 ms later (the process acts on the
+// past of an object it already answered: a Bucket deleted since, a Gateway
+// whose host changed); then a stale restart for each pair of
 // changes A then B of kinds the process caches (its watch cache of A's kind
 // frozen just after A, then just before it, then every kind's; the crash
 // 1 ms after B, so that the new incarnation, up the CrashLoopBackOff later

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/workload"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
@@ -15,15 +16,18 @@ import (
 )
 
 // The sweep: systematic before random. Before rapid draws its random plans,
-// an exploration runs the targeted plans of one workload, the test's script
-// alone (the seed objects and the author's steps, none drawn) on the
-// schedule of the explorer's seed: plan.Sweep enumerates them from that
-// workload's fault-free run (a crash after each write, a stale restart for
-// each pair of changes, a hold across each change), the classes
-// interleaved. They take at most half the budget (Checks); the random plans
-// the rest. Every targeted plan shares the one fault-free run of its
-// workload (its references are recalled), so a sweep costs about one run a
-// plan. A targeted plan is the workload plus one fault: it is not shrunk
+// an exploration runs the targeted plans of a few workloads on the schedule
+// of the explorer's seed: the test's script alone (the seed objects and the
+// author's steps, none drawn), then the script and one user step on one
+// seed object (workload.Lifecycle: a deletion, a change), so that faults
+// are aimed at what a user's change makes the operator do. plan.Sweep
+// enumerates each workload's plans from its fault-free run (a crash after
+// each write, a stale restart onto each object's past and for each pair of
+// changes, a hold across each change), the classes interleaved, and the
+// workloads' plans are taken in turn. They take at most half the budget
+// (Checks); the random plans the rest. Every targeted plan shares the
+// fault-free run of its workload (its references are recalled), so a sweep
+// costs about one run a plan. A targeted plan is the workload plus one fault: it is not shrunk
 // (there is nothing to take away but its fault); Result.Targeted says how
 // many of each class ran, of how many.
 
@@ -73,38 +77,60 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 }
 
 // targetedPlans are the sweep's plans, at most budget, and what each class
-// has of them.
+// has of them: the targeted plans of each workload (the script alone, then
+// workload.Lifecycle's, each from its own fault-free run), taken from the
+// workloads in turn so that a budget smaller than the sweep aims at every
+// workload's most interesting plans.
 func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
 	base, err := sweepBase(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ref, err := reference.Reference(w, t, base.Seed, base.Steps)
+	bases := []*plan.Plan{base}
+	more, err := workload.Lifecycle(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sp := w.Space
-	all := plan.Sweep(sp, ref.Targets, ref.Writes)
+	for _, steps := range more {
+		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: steps})
+	}
+	var lists [][]*plan.Plan
+	var classesOf [][]plan.SweepClass
+	of := map[plan.SweepClass]int{}
+	for _, b := range bases {
+		ref, err := reference.Reference(w, t, b.Seed, b.Steps)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		all := plan.Sweep(w.Space, ref.Targets, ref.Writes)
+		ps := make([]*plan.Plan, len(all))
+		cs := make([]plan.SweepClass, len(all))
+		for i, tp := range all {
+			ps[i] = &plan.Plan{Seed: b.Seed, Steps: b.Steps, Faults: tp.Faults}
+			cs[i] = tp.Class
+			of[tp.Class]++
+		}
+		lists, classesOf = append(lists, ps), append(classesOf, cs)
+	}
 	var cov []Coverage
 	for _, c := range plan.SweepClasses {
-		n := 0
-		for _, tp := range all {
-			if tp.Class == c {
-				n++
+		if of[c] > 0 {
+			cov = append(cov, Coverage{Class: string(c), Of: of[c]})
+		}
+	}
+	var plans []*plan.Plan
+	var classes []plan.SweepClass
+	for i := 0; len(plans) < budget; i++ {
+		more := false
+		for b := range lists {
+			if i < len(lists[b]) && len(plans) < budget {
+				plans, classes = append(plans, lists[b][i]), append(classes, classesOf[b][i])
+				more = true
 			}
 		}
-		if n > 0 {
-			cov = append(cov, Coverage{Class: string(c), Of: n})
+		if !more {
+			break
 		}
-	}
-	if len(all) > budget {
-		all = all[:budget]
-	}
-	plans := make([]*plan.Plan, len(all))
-	classes := make([]plan.SweepClass, len(all))
-	for i, tp := range all {
-		plans[i] = &plan.Plan{Seed: base.Seed, Steps: base.Steps, Faults: tp.Faults}
-		classes[i] = tp.Class
 	}
 	return plans, classes, cov, nil
 }

@@ -31,7 +31,7 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 		t.Errorf("Targeted = %v, want the crashes after a write first, one of them run", res.Targeted)
 	}
 	o = optest.AppOptions(optest.Child())
-	o.Checks, o.Seed, o.Workers = 60, 3, 1
+	o.Checks, o.Seed, o.Workers = 100, 3, 1 // its sweep: 41 plans over its three workloads
 	if res, err = search.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	for _, c := range res.Targeted {
 		swept += c.Ran
 		if c.Ran != c.Of {
-			t.Errorf("%s: ran %d of %d, want all (the sweep is smaller than half the budget)", c.Class, c.Ran, c.Of)
+			t.Errorf("%s: ran %d of %d, want all (the sweep is smaller than half the budget): %v", c.Class, c.Ran, c.Of, res.Targeted)
 		}
 	}
 	if res.Caught || res.Checks != o.Checks || swept == 0 || swept > o.Checks/2 {

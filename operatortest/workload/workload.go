@@ -270,54 +270,11 @@ func Draw(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionK
 		return nil, nil, err
 	}
 	allow := func(k world.StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
-	touched := make([]bool, len(w.Opts.Objects))
-	for i := range touched {
-		touched[i] = wl.Objects == nil
+	sp, err := seedPlaces(w)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, obj := range wl.Objects {
-		i := seedIndex(w, obj)
-		if i < 0 {
-			return nil, nil, fmt.Errorf("Objects: %T %s is not one of Options.Objects (matched by kind, namespace and name)", obj, client.ObjectKeyFromObject(obj))
-		}
-		touched[i] = true
-	}
-	fields := make([][]Target, len(w.Opts.Objects))
-	for i, obj := range w.Opts.Objects {
-		gvk, _ := apiutil.GVKForObject(obj, w.Opts.Scheme)
-		for _, c := range w.CRDs {
-			if c.GVK == gvk && c.Schema != nil {
-				fields[i] = Targets(c.Schema, SeedContent(obj, c.Schema))
-			}
-		}
-	}
-	if !allow(world.Mutations) && allow(world.InvalidMutations) {
-		// Invalid values only: the places that have a constraint to break.
-		for i := range fields {
-			fields[i] = slices.DeleteFunc(fields[i], func(tg Target) bool { return !breakable(tg) })
-		}
-	}
-	// The actions each seed object may draw, in the weights of the full
-	// workload (three mutations to one deletion and one re-creation), and
-	// the objects that have any.
-	actions := make([][]string, len(w.Opts.Objects))
-	var drawable []int
-	for i := range w.Opts.Objects {
-		if !touched[i] {
-			continue
-		}
-		if len(fields[i]) > 0 && (allow(world.Mutations) || allow(world.InvalidMutations)) {
-			actions[i] = append(actions[i], world.ActionMutate, world.ActionMutate, world.ActionMutate)
-		}
-		if allow(world.Deletions) {
-			actions[i] = append(actions[i], world.ActionDelete)
-		}
-		if allow(world.Recreations) {
-			actions[i] = append(actions[i], world.ActionRecreate)
-		}
-		if len(actions[i]) > 0 {
-			drawable = append(drawable, i)
-		}
-	}
+	drawable, actions, fields := sp.drawable, sp.actions, sp.fields
 	if len(drawable) == 0 && (wl.Objects != nil || len(wl.Steps) > 0) && !w.Opts.NoWorkload {
 		return nil, nil, fmt.Errorf("Steps %v over Objects: no seed object can draw any of them (a mutation needs a seed custom resource whose CRD has a schema under spec)", wl.Steps)
 	}
@@ -359,6 +316,131 @@ func Draw(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionK
 		}
 		return steps
 	}), kinds, nil
+}
+
+// places are the seed objects a workload may change: those that can draw a
+// step (drawable, in index order), the actions each may draw (in the
+// weights of the full workload) and the places of each a mutation may set.
+type places struct {
+	drawable []int
+	actions  [][]string
+	fields   [][]Target
+}
+
+// seedPlaces are w's places (Options.Workload's Objects and Steps).
+func seedPlaces(w *world.World) (places, error) {
+	wl := w.Opts.Workload
+	allow := func(k world.StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
+	touched := make([]bool, len(w.Opts.Objects))
+	for i := range touched {
+		touched[i] = wl.Objects == nil
+	}
+	for _, obj := range wl.Objects {
+		i := seedIndex(w, obj)
+		if i < 0 {
+			return places{}, fmt.Errorf("Objects: %T %s is not one of Options.Objects (matched by kind, namespace and name)", obj, client.ObjectKeyFromObject(obj))
+		}
+		touched[i] = true
+	}
+	fields := make([][]Target, len(w.Opts.Objects))
+	for i, obj := range w.Opts.Objects {
+		gvk, _ := apiutil.GVKForObject(obj, w.Opts.Scheme)
+		for _, c := range w.CRDs {
+			if c.GVK == gvk && c.Schema != nil {
+				fields[i] = Targets(c.Schema, SeedContent(obj, c.Schema))
+			}
+		}
+	}
+	if !allow(world.Mutations) && allow(world.InvalidMutations) {
+		// Invalid values only: the places that have a constraint to break.
+		for i := range fields {
+			fields[i] = slices.DeleteFunc(fields[i], func(tg Target) bool { return !breakable(tg) })
+		}
+	}
+	// The actions each seed object may draw, in the weights of the full
+	// workload (three mutations to one deletion and one re-creation), and
+	// the objects that have any.
+	actions := make([][]string, len(w.Opts.Objects))
+	var drawable []int
+	for i := range w.Opts.Objects {
+		if !touched[i] {
+			continue
+		}
+		if len(fields[i]) > 0 && (allow(world.Mutations) || allow(world.InvalidMutations)) {
+			actions[i] = append(actions[i], world.ActionMutate, world.ActionMutate, world.ActionMutate)
+		}
+		if allow(world.Deletions) {
+			actions[i] = append(actions[i], world.ActionDelete)
+		}
+		if allow(world.Recreations) {
+			actions[i] = append(actions[i], world.ActionRecreate)
+		}
+		if len(actions[i]) > 0 {
+			drawable = append(drawable, i)
+		}
+	}
+	return places{drawable: drawable, actions: actions, fields: fields}, nil
+}
+
+// Lifecycle are the workloads a sweep targets beyond the script alone (the
+// search's sweep): the script and one step on one seed object, a third of
+// the way into the fault phase, when a correct operator has long settled.
+// For each seed object that may draw a step, in index order: its deletion,
+// then a valid change of its first place that can take one (drawn by the
+// schema, the same value every time). The faults of the sweep are then
+// aimed at what the user's step changed: the past of the object a process
+// restarts onto, the crash after the operator's answer to it. None when the
+// test has no workload (NoWorkload) or its Steps allow neither.
+func Lifecycle(w *world.World) ([][]plan.Step, error) {
+	if w.Opts.NoWorkload {
+		return nil, nil
+	}
+	script, _, err := w.Opts.Workload.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := seedPlaces(w)
+	if err != nil {
+		return nil, err
+	}
+	at := (w.Opts.FaultPhase / 3).Truncate(time.Millisecond)
+	var out [][]plan.Step
+	add := func(s plan.Step) { out = append(out, append(slices.Clone(script), s)) }
+	for _, i := range sp.drawable {
+		object := plan.Args{{Key: "object", Value: strconv.Itoa(i)}}
+		if slices.Contains(sp.actions[i], world.ActionDelete) {
+			add(plan.Step{At: at, Action: world.ActionDelete, Args: object})
+		}
+		if !slices.Contains(sp.actions[i], world.ActionMutate) {
+			continue
+		}
+		for _, tg := range sp.fields[i] {
+			if args, ok := tg.validChange(); ok {
+				add(plan.Step{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)})
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// validChange is a valid value for tg's place that is not the seed's, drawn
+// the same every time; false when a few drawings find none.
+func (tg Target) validChange() (plan.Args, bool) {
+	if tg.Kind != setValue || tg.unsure {
+		return nil, false
+	}
+	cur, _ := json.Marshal(tg.cur)
+	for seed := range 8 {
+		args := rapid.Custom(func(t *rapid.T) plan.Args {
+			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
+			return tg.DrawTarget(t, false)
+		}).Example(seed)
+		if args.Get("expect") == schemadraw.ExpectValid && args.Get("value") != string(cur) {
+			return args, true
+		}
+	}
+	return nil, false
 }
 
 // breakable reports whether tg has a constraint a drawn value can break: one
