@@ -20,7 +20,15 @@
 // and each twin explored with operatortest's default budget (100 plans)
 // until caught, but the finalizer twin with 500 (its bug needs a deletion
 // for good and a death in one write's window: measured at about 1 plan in
-// 94 over seeds 1-10, up to plan 217); shrinking is bounded to 10 runs.
+// 94 over seeds 1-10, up to plan 217) and the two-managers-past twin with
+// 200 (the sweep finds its race at plan 86); shrinking is bounded to 10 runs.
+//
+// Two twins are the operators as first written, whose stale-view bug the
+// search found (make falsealarms on 20b8093, random plans 282 and 445, as
+// false alarms of what was then the correct operator): finalizer-past
+// registers a Bucket its cache shows from the past, two-managers-past
+// patches without the optimistic lock. The sweep's pasts of each object
+// now find them at plans 27 and 86: they keep the search honest.
 // make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).
@@ -39,7 +47,8 @@
 //     the runs differ (interleavings-agree, converges), by the kernel's
 //     hot-loop, or by writes-at-rest in the fault-free run itself. The
 //     probe pattern is listed twice (probe-heartbeat, probe-flip), once
-//     per twin, so its correct operator is explored twice.
+//     per twin, so its correct operator is explored twice; so are finalizer
+//     and two-managers (their -past twins).
 //   - The five patterns of issue 45 (restart-stamp, invalid-override,
 //     complete-binding, restart-checksum, invalid-clusterip) stand for a
 //     large operator's traps one at a time: a pod template stamped with a

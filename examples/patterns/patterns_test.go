@@ -41,6 +41,10 @@ var addToSchemes = []func(*runtime.Scheme) error{
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
 const finalizerTwinChecks = 500
 
+// twoManagersPastChecks is the two-managers-past twin's budget (its options
+// say why).
+const twoManagersPastChecks = 200
+
 // operator is the Options of a one-manager operator: its CRD, its Setup and
 // its seed objects; everything else is operatortest's default.
 func operator(crd []byte, name string, setup func(mgr manager.Manager) error, objects ...client.Object) operatortest.Options {
@@ -120,6 +124,16 @@ var patterns = []pattern{
 		},
 	},
 	{
+		name: "finalizer-past",
+		does: "the same Bucket operator, run again beside its second twin",
+		bug:  "registers a Bucket its cache shows under the finalizer without a live read (the operator as first written): restarted onto a lagging apiserver, it registers a Bucket deleted since",
+		options: func(buggy bool) operatortest.Options {
+			return operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
+				return (&finalizer.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Past: buggy}).SetupWithManager(mgr)
+			}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+		},
+	},
+	{
 		name: "conditions",
 		does: "a Page is published in a ConfigMap, then reported with a Ready condition and observedGeneration",
 		bug:  "writes observedGeneration before the work, and skips the work when it is current",
@@ -147,6 +161,36 @@ var patterns = []pattern{
 				},
 				Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
 			}
+		},
+	},
+	{
+		name: "two-managers-past",
+		does: "the same two managers, run again beside their second twin",
+		bug:  "both patch their key without the optimistic lock (the operators as first written): restarted onto a lagging apiserver, tls writes the old host's certificate after the new one, and never comes back",
+		options: func(buggy bool) operatortest.Options {
+			o := operatortest.Options{
+				Scheme: scheme,
+				CRDs:   [][]byte{twomanagers.CRD},
+				Managers: []operatortest.Manager{
+					{Name: "dns", Setup: func(mgr manager.Manager) error {
+						return (&twomanagers.DNS{Client: mgr.GetClient(), Unlocked: buggy}).SetupWithManager(mgr)
+					}},
+					{Name: "tls", Setup: func(mgr manager.Manager) error {
+						return (&twomanagers.TLS{Client: mgr.GetClient(), Unlocked: buggy}).SetupWithManager(mgr)
+					}},
+				},
+				Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
+			}
+			if buggy {
+				// The twin's bug needs the view to catch up between its
+				// stale patch and its next read: the sweep finds it at plan
+				// 86 (a restart of tls onto an early version of the Gateway
+				// after the user's host change), where the random plans of
+				// make falsealarms on 20b8093 found it at plan 445. The
+				// sweep takes half the budget: 200 plans cover plan 86.
+				o.Checks = twoManagersPastChecks
+			}
+			return o
 		},
 	},
 	{

@@ -93,6 +93,10 @@ type Reconciler struct {
 	APIReader client.Reader
 	// Buggy removes the finalizer before the cleanup.
 	Buggy bool
+	// Past registers a Bucket its cache shows under the finalizer without
+	// the live read (the operator as first written): restarted onto a
+	// lagging apiserver, it registers a Bucket deleted since.
+	Past bool
 }
 
 // SetupWithManager registers the controller: Buckets.
@@ -130,7 +134,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Update(ctx, &b); err != nil {
 			return ctrl.Result{}, err
 		}
-	} else {
+	} else if !r.Past {
 		// The cache may show the past (a restart onto a lagging apiserver
 		// lists a Bucket deleted since): the provider is called only for a
 		// Bucket the apiserver holds now, under the finalizer, as the update

@@ -88,7 +88,22 @@ func (in *GatewayList) DeepCopyObject() runtime.Object {
 }
 
 // DNS writes each Gateway's status.address.
-type DNS struct{ client.Client }
+type DNS struct {
+	client.Client
+	// Unlocked patches without the optimistic lock (the operator as first
+	// written): a key derived from a spec the cache shows from the past is
+	// written all the same.
+	Unlocked bool
+}
+
+// lock is the patch of gw's status from its copy as read: under an
+// optimistic lock (its resourceVersion), unless unlocked.
+func lock(gw *Gateway, unlocked bool) client.Patch {
+	if unlocked {
+		return client.MergeFrom(gw.DeepCopy())
+	}
+	return client.MergeFromWithOptions(gw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+}
 
 // SetupWithManager registers the dns controller: Gateways' spec changes.
 func (r *DNS) SetupWithManager(mgr ctrl.Manager) error {
@@ -106,7 +121,7 @@ func (r *DNS) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, err
 	if gw.Status.Address == want {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFromWithOptions(gw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := lock(&gw, r.Unlocked)
 	gw.Status.Address = want
 	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Patch(ctx, &gw, patch))
 }
@@ -116,6 +131,8 @@ type TLS struct {
 	client.Client
 	// Buggy patches the whole status as its cache shows it.
 	Buggy bool
+	// Unlocked patches its key without the optimistic lock (DNS.Unlocked).
+	Unlocked bool
 }
 
 // SetupWithManager registers the tls controller: Gateways' spec changes.
@@ -134,7 +151,7 @@ func (r *TLS) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, err
 	if gw.Status.Certificate == want {
 		return ctrl.Result{}, nil
 	}
-	patch := client.MergeFromWithOptions(gw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := lock(&gw, r.Unlocked)
 	gw.Status.Certificate = want
 	if r.Buggy { // the bug: the whole status, the other manager's key as this cache shows it
 		whole, err := json.Marshal(map[string]any{"status": gw.Status})
