@@ -22,7 +22,7 @@ func ctrlsim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 func runJSON(t *testing.T, args ...string) runOutput {
 	t.Helper()
-	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "20", "--entry", "canary/*"}, args...)...)
+	out, errs, code := ctrlsim(t, append([]string{"run", "--json", "--checks", "30", "--entry", "canary/*"}, args...)...)
 	if code != 0 {
 		t.Fatalf("run %v: exit %d: %s", args, code, errs)
 	}
@@ -34,7 +34,7 @@ func runJSON(t *testing.T, args ...string) runOutput {
 }
 
 func TestRunJSONHasTheContractFields(t *testing.T) {
-	out, _, code := ctrlsim(t, "run", "--json", "--checks", "20", "--entry", "canary/*")
+	out, _, code := ctrlsim(t, "run", "--json", "--checks", "30", "--entry", "canary/*")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

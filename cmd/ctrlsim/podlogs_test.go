@@ -15,7 +15,7 @@ import (
 func indexedJobPod(t *testing.T, index, n int) string {
 	t.Helper()
 	t.Setenv("JOB_COMPLETION_INDEX", fmt.Sprint(index))
-	out, errs, code := ctrlsim(t, "run", "--json", "--json-markers", fmt.Sprintf("--shards-of-indexed-job=%d", n), "--checks", "20", "--entry", "canary/*")
+	out, errs, code := ctrlsim(t, "run", "--json", "--json-markers", fmt.Sprintf("--shards-of-indexed-job=%d", n), "--checks", "30", "--entry", "canary/*")
 	if code != 0 {
 		t.Fatalf("pod %d: exit %d: %s", index, code, errs)
 	}

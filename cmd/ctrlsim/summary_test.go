@@ -21,7 +21,7 @@ var printedReplay = regexp.MustCompile(`(?m)^    go run \./cmd/ctrlsim replay --
 // gives each caught result's replay command (few are caught in canary/*), which
 // reproduces the violation when run as printed.
 func TestRunSummaryCountsAndReplays(t *testing.T) {
-	args := []string{"run", "--checks", "20", "--entry", "canary/*"}
+	args := []string{"run", "--checks", "30", "--entry", "canary/*"}
 	res := runJSON(t).Results // the same flags, as JSON
 	text, errs, code := ctrlsim(t, args...)
 	if code != 0 {
