@@ -556,10 +556,14 @@ func drawArray(t *rapid.T, p *apiextensionsv1.JSONSchemaProps, invalid bool, dep
 // each kept.
 func distinct(p *apiextensionsv1.JSONSchemaProps, v []any) []any {
 	out := v[:0:0]
+	seen := map[string]bool{}
 	for _, e := range v {
-		if DistinctItems(p, append(out[:len(out):len(out)], e)) {
-			out = append(out, e)
+		key, keyed := itemKey(p, e)
+		if keyed && seen[key] {
+			continue
 		}
+		seen[key] = true
+		out = append(out, e)
 	}
 	return out
 }
@@ -567,28 +571,28 @@ func distinct(p *apiextensionsv1.JSONSchemaProps, v []any) []any {
 // DistinctItems reports whether v keeps p's list type: no two equal items in
 // a set, no two items with the same keys in a map list.
 func DistinctItems(p *apiextensionsv1.JSONSchemaProps, v []any) bool {
-	seen := map[string]bool{}
-	for _, e := range v {
-		var key any = e
-		switch ListType(p) {
-		case "set":
-		case "map":
-			m, _ := e.(map[string]any)
-			var ks []any
-			for _, k := range p.XListMapKeys {
-				ks = append(ks, m[k])
-			}
-			key = ks
-		default:
-			return true
+	return len(distinct(p, v)) == len(v)
+}
+
+// itemKey is what identifies item e of a list of p's type: the item itself
+// in a set, its keys in a map list; keyed is false for any other list,
+// whose items may repeat.
+func itemKey(p *apiextensionsv1.JSONSchemaProps, e any) (key string, keyed bool) {
+	var k any = e
+	switch ListType(p) {
+	case "set":
+	case "map":
+		m, _ := e.(map[string]any)
+		var ks []any
+		for _, name := range p.XListMapKeys {
+			ks = append(ks, m[name])
 		}
-		b, _ := json.Marshal(key)
-		if seen[string(b)] {
-			return false
-		}
-		seen[string(b)] = true
+		k = ks
+	default:
+		return "", false
 	}
-	return true
+	b, _ := json.Marshal(k)
+	return string(b), true
 }
 
 // MapValues is the schema of an object's values when it is a map

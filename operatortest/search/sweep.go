@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,31 +87,25 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	bases := []*plan.Plan{base}
-	more, err := workload.Lifecycle(w)
+	steps, err := workload.Lifecycle(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, steps := range more {
-		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: steps})
+	bases := []*plan.Plan{base}
+	for _, s := range steps {
+		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s)})
 	}
-	var lists [][]*plan.Plan
-	var classesOf [][]plan.SweepClass
+	sweeps := make([][]plan.Targeted, len(bases))
 	of := map[plan.SweepClass]int{}
-	for _, b := range bases {
-		ref, err := reference.Reference(w, t, b.Seed, b.Steps)
+	for b, p := range bases {
+		ref, err := reference.Reference(w, t, p.Seed, p.Steps)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		all := plan.Sweep(w.Space, ref.Targets, ref.Writes)
-		ps := make([]*plan.Plan, len(all))
-		cs := make([]plan.SweepClass, len(all))
-		for i, tp := range all {
-			ps[i] = &plan.Plan{Seed: b.Seed, Steps: b.Steps, Faults: tp.Faults}
-			cs[i] = tp.Class
+		sweeps[b] = plan.Sweep(w.Space, ref.Targets, ref.Writes)
+		for _, tp := range sweeps[b] {
 			of[tp.Class]++
 		}
-		lists, classesOf = append(lists, ps), append(classesOf, cs)
 	}
 	var cov []Coverage
 	for _, c := range plan.SweepClasses {
@@ -122,9 +117,11 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	var classes []plan.SweepClass
 	for i := 0; len(plans) < budget; i++ {
 		more := false
-		for b := range lists {
-			if i < len(lists[b]) && len(plans) < budget {
-				plans, classes = append(plans, lists[b][i]), append(classes, classesOf[b][i])
+		for b, p := range bases {
+			if i < len(sweeps[b]) && len(plans) < budget {
+				tp := sweeps[b][i]
+				plans = append(plans, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: tp.Faults})
+				classes = append(classes, tp.Class)
 				more = true
 			}
 		}

@@ -382,41 +382,36 @@ func seedPlaces(w *world.World) (places, error) {
 	return places{drawable: drawable, actions: actions, fields: fields}, nil
 }
 
-// Lifecycle are the workloads a sweep targets beyond the script alone (the
-// search's sweep): the script and one step on one seed object, a third of
-// the way into the fault phase, when a correct operator has long settled.
-// For each seed object that may draw a step, in index order: its deletion,
-// then a valid change of its first place that can take one (drawn by the
-// schema, the same value every time). The faults of the sweep are then
-// aimed at what the user's step changed: the past of the object a process
-// restarts onto, the crash after the operator's answer to it. None when the
-// test has no workload (NoWorkload) or its Steps allow neither.
-func Lifecycle(w *world.World) ([][]plan.Step, error) {
+// Lifecycle are the user's steps a sweep adds to the script, one workload
+// each (the search's sweep): one step on one seed object, a third of the
+// way into the fault phase, when a correct operator has long settled. For
+// each seed object that may draw a step, in index order: its deletion, then
+// a valid change of its first place that can take one (drawn by the schema,
+// the same value every time). The faults of the sweep are then aimed at
+// what the user's step changed: the past of the object a process restarts
+// onto, the crash after the operator's answer to it. None when the test has
+// no workload (NoWorkload) or its Steps allow neither.
+func Lifecycle(w *world.World) ([]plan.Step, error) {
 	if w.Opts.NoWorkload {
 		return nil, nil
-	}
-	script, _, err := w.Opts.Workload.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
-	if err != nil {
-		return nil, err
 	}
 	sp, err := seedPlaces(w)
 	if err != nil {
 		return nil, err
 	}
 	at := (w.Opts.FaultPhase / 3).Truncate(time.Millisecond)
-	var out [][]plan.Step
-	add := func(s plan.Step) { out = append(out, append(slices.Clone(script), s)) }
+	var out []plan.Step
 	for _, i := range sp.drawable {
 		object := plan.Args{{Key: "object", Value: strconv.Itoa(i)}}
 		if slices.Contains(sp.actions[i], world.ActionDelete) {
-			add(plan.Step{At: at, Action: world.ActionDelete, Args: object})
+			out = append(out, plan.Step{At: at, Action: world.ActionDelete, Args: object})
 		}
 		if !slices.Contains(sp.actions[i], world.ActionMutate) {
 			continue
 		}
 		for _, tg := range sp.fields[i] {
 			if args, ok := tg.validChange(); ok {
-				add(plan.Step{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)})
+				out = append(out, plan.Step{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)})
 				break
 			}
 		}
@@ -432,11 +427,7 @@ func (tg Target) validChange() (plan.Args, bool) {
 	}
 	cur, _ := json.Marshal(tg.cur)
 	for seed := range 8 {
-		args := rapid.Custom(func(t *rapid.T) plan.Args {
-			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
-			return tg.DrawTarget(t, false)
-		}).Example(seed)
-		if args.Get("expect") == schemadraw.ExpectValid && args.Get("value") != string(cur) {
+		if args := tg.example(seed, false); args.Get("expect") == schemadraw.ExpectValid && args.Get("value") != string(cur) {
 			return args, true
 		}
 	}
@@ -447,15 +438,20 @@ func (tg Target) validChange() (plan.Args, bool) {
 // of a few drawings asked for an invalid value is labelled invalid.
 func breakable(tg Target) bool {
 	for seed := range 8 {
-		args := rapid.Custom(func(t *rapid.T) plan.Args {
-			_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
-			return tg.DrawTarget(t, true)
-		}).Example(seed)
-		if args.Get("expect") == schemadraw.ExpectInvalid {
+		if tg.example(seed, true).Get("expect") == schemadraw.ExpectInvalid {
 			return true
 		}
 	}
 	return false
+}
+
+// example is a mutation of tg's place drawn outside a rapid check, the same
+// for the same seed.
+func (tg Target) example(seed int, invalid bool) plan.Args {
+	return rapid.Custom(func(t *rapid.T) plan.Args {
+		_ = rapid.Bool().Draw(t, "draw") // some draws take no data; rapid wants some
+		return tg.DrawTarget(t, invalid)
+	}).Example(seed)
 }
 
 // seedIndex is the index of the seed object with obj's kind, namespace and

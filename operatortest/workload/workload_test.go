@@ -465,12 +465,12 @@ func TestAnErrorBeforeACrashIsNotAtRest(t *testing.T) {
 	}
 }
 
-// The sweep's workloads beyond the script: for each seed object that may
-// draw a step, its deletion and then a valid change of its first place that
+// The user's steps the sweep adds to the script, a workload each: for each
+// seed object that may draw a step, its deletion and then a valid change of its first place that
 // can take one, a third of the way into the fault phase, the same every
 // time; only the kinds of step the test allows; none without a workload.
 func TestLifecycleDeletesThenChangesEachSeedObject(t *testing.T) {
-	lifecycle := func(o world.Options) [][]plan.Step {
+	lifecycle := func(o world.Options) []plan.Step {
 		t.Helper()
 		w, err := search.NewWorld(o.WithDefaults())
 		if err != nil {
@@ -487,10 +487,10 @@ func TestLifecycleDeletesThenChangesEachSeedObject(t *testing.T) {
 		return ls
 	}
 	ls := lifecycle(optest.GadgetOptions())
-	if len(ls) != 2 || len(ls[0]) != 1 || len(ls[1]) != 1 {
+	if len(ls) != 2 {
 		t.Fatalf("Lifecycle = %v, want a deletion and a change of the one seed object", ls)
 	}
-	del, mut := ls[0][0], ls[1][0]
+	del, mut := ls[0], ls[1]
 	if del.Action != world.ActionDelete || del.At != 20*time.Second || del.Args.Get("object") != "0" {
 		t.Errorf("first workload %v, want the seed object deleted at 20s (a third of the 1m fault phase)", del)
 	}
@@ -499,7 +499,7 @@ func TestLifecycleDeletesThenChangesEachSeedObject(t *testing.T) {
 	}
 	o := optest.GadgetOptions()
 	o.Workload.Steps = []world.StepKind{world.Deletions}
-	if ls := lifecycle(o); len(ls) != 1 || ls[0][0].Action != world.ActionDelete {
+	if ls := lifecycle(o); len(ls) != 1 || ls[0].Action != world.ActionDelete {
 		t.Errorf("with Steps=[deletions]: %v, want the deletion only", ls)
 	}
 	o = optest.GadgetOptions()
