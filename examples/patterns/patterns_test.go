@@ -107,9 +107,7 @@ var patterns = []pattern{
 		does: "a Bucket is registered with an external provider under a finalizer, and unregistered before the finalizer goes",
 		bug:  "removes the finalizer before the cleanup",
 		options: func(buggy bool) operatortest.Options {
-			o := operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
-				return (&finalizer.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
-			}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+			o := bucketOptions(&finalizer.Reconciler{Buggy: buggy})
 			if buggy {
 				// The twin's leak needs two draws at once: a workload that
 				// deletes the Bucket for good, and the operator's death (or
@@ -128,9 +126,7 @@ var patterns = []pattern{
 		does: "the same Bucket operator, run again beside its second twin",
 		bug:  "registers a Bucket its cache shows under the finalizer without a live read (the operator as first written): restarted onto a lagging apiserver, it registers a Bucket deleted since",
 		options: func(buggy bool) operatortest.Options {
-			return operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
-				return (&finalizer.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Past: buggy}).SetupWithManager(mgr)
-			}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+			return bucketOptions(&finalizer.Reconciler{Past: buggy})
 		},
 	},
 	{
@@ -148,19 +144,7 @@ var patterns = []pattern{
 		does: "two managers (dns, tls) write status.address and status.certificate of one Gateway, each with a patch of its key",
 		bug:  "the tls manager patches the whole status as its cache shows it",
 		options: func(buggy bool) operatortest.Options {
-			return operatortest.Options{
-				Scheme: scheme,
-				CRDs:   [][]byte{twomanagers.CRD},
-				Managers: []operatortest.Manager{
-					{Name: "dns", Setup: func(mgr manager.Manager) error {
-						return (&twomanagers.DNS{Client: mgr.GetClient()}).SetupWithManager(mgr)
-					}},
-					{Name: "tls", Setup: func(mgr manager.Manager) error {
-						return (&twomanagers.TLS{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
-					}},
-				},
-				Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
-			}
+			return gatewayOptions(&twomanagers.DNS{}, &twomanagers.TLS{Buggy: buggy})
 		},
 	},
 	{
@@ -168,19 +152,7 @@ var patterns = []pattern{
 		does: "the same two managers, run again beside their second twin",
 		bug:  "both patch their key without the optimistic lock (the operators as first written): restarted onto a lagging apiserver, tls writes the old host's certificate after the new one, and never comes back",
 		options: func(buggy bool) operatortest.Options {
-			o := operatortest.Options{
-				Scheme: scheme,
-				CRDs:   [][]byte{twomanagers.CRD},
-				Managers: []operatortest.Manager{
-					{Name: "dns", Setup: func(mgr manager.Manager) error {
-						return (&twomanagers.DNS{Client: mgr.GetClient(), Unlocked: buggy}).SetupWithManager(mgr)
-					}},
-					{Name: "tls", Setup: func(mgr manager.Manager) error {
-						return (&twomanagers.TLS{Client: mgr.GetClient(), Unlocked: buggy}).SetupWithManager(mgr)
-					}},
-				},
-				Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
-			}
+			o := gatewayOptions(&twomanagers.DNS{Unlocked: buggy}, &twomanagers.TLS{Unlocked: buggy})
 			if buggy {
 				// The twin's bug needs the view to catch up between its
 				// stale patch and its next read: the sweep finds it at plan
@@ -328,6 +300,38 @@ var patterns = []pattern{
 
 // probeOptions are the probe pattern's Options, its reconciler r (or a
 // twin).
+// bucketOptions are the finalizer pattern's Options with r (its client and
+// API reader set in each world).
+func bucketOptions(r *finalizer.Reconciler) operatortest.Options {
+	return operator(finalizer.CRD, "finalizer", func(mgr manager.Manager) error {
+		rc := *r
+		rc.Client, rc.APIReader = mgr.GetClient(), mgr.GetAPIReader()
+		return rc.SetupWithManager(mgr)
+	}, &finalizer.Bucket{ObjectMeta: meta("store", "assets"), Spec: finalizer.BucketSpec{Region: "eu-west-1"}})
+}
+
+// gatewayOptions are the two-managers pattern's Options with dns and tls
+// (their clients set in each world).
+func gatewayOptions(dns *twomanagers.DNS, tls *twomanagers.TLS) operatortest.Options {
+	return operatortest.Options{
+		Scheme: scheme,
+		CRDs:   [][]byte{twomanagers.CRD},
+		Managers: []operatortest.Manager{
+			{Name: "dns", Setup: func(mgr manager.Manager) error {
+				d := *dns
+				d.Client = mgr.GetClient()
+				return d.SetupWithManager(mgr)
+			}},
+			{Name: "tls", Setup: func(mgr manager.Manager) error {
+				r := *tls
+				r.Client = mgr.GetClient()
+				return r.SetupWithManager(mgr)
+			}},
+		},
+		Objects: []client.Object{&twomanagers.Gateway{ObjectMeta: meta("edge", "shop"), Spec: twomanagers.GatewaySpec{Host: "shop.example.com"}}},
+	}
+}
+
 func probeOptions(r *probe.Reconciler) operatortest.Options {
 	return operator(probe.CRD, "probe", func(mgr manager.Manager) error {
 		rc := *r
