@@ -132,17 +132,24 @@ func newFlags(name string) *flag.FlagSet {
 // parse parses flags and refuses arguments; bad flags are usage errors; -h prints
 // the flags.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := parseArgs(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	return nil
+	return flagsParsed()
 }
 
 // parseFlags is parse for a command that takes arguments after its flags.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	if err := parseArgs(fs, args, stdout); err != nil {
+		return err
+	}
+	return flagsParsed()
+}
+
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
@@ -150,6 +157,19 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 			return err
 		}
 		return usagef("%v", err)
+	}
+	return nil
+}
+
+// afterFlags, when a test sets it, is called once a command's flags are
+// parsed (and, for a command that takes none, its arguments refused): its
+// error ends the command before it does anything, so that a test can check a
+// command line the docs show without running it (docs_test.go).
+var afterFlags func() error
+
+func flagsParsed() error {
+	if afterFlags != nil {
+		return afterFlags()
 	}
 	return nil
 }

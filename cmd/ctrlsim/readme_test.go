@@ -19,17 +19,22 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// readmeCommand is one command of a fenced shell block (```sh) of the README:
-// its text (continuation lines joined, the trailing comment cut) and where it
-// is.
+// readmeCommand is one command of a fenced shell block (```sh) of the README
+// or a page of docs/: its text (continuation lines joined, the trailing
+// comment cut) and where it is.
 type readmeCommand struct {
 	text  string
-	line  int    // of the README, 1-based, where the command starts
+	file  string // README.md or docs/<page>.md
+	line  int    // of the file, 1-based, where the command starts
 	block string // the block's first command, naming the block
 }
 
-// readmeShellBlocks reads the README's ```sh blocks: each a list of commands.
-func readmeShellBlocks(t *testing.T, path string) [][]readmeCommand {
+// where is the command's file and line.
+func (c readmeCommand) where() string { return fmt.Sprintf("%s:%d", c.file, c.line) }
+
+// readmeShellBlocks reads the ```sh blocks of a markdown file (rel, relative
+// to the repository): each a list of commands.
+func readmeShellBlocks(t *testing.T, path, rel string) [][]readmeCommand {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,7 +74,7 @@ func readmeShellBlocks(t *testing.T, path string) [][]readmeCommand {
 		}
 		text, pending = strings.TrimSpace(pending+text), ""
 		if text != "" {
-			cur = append(cur, readmeCommand{text: text, line: start})
+			cur = append(cur, readmeCommand{text: text, file: rel, line: start})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -141,7 +146,7 @@ var readmeRules = []readmeRule{
 		why: "it explores the whole catalogue at its budget (minutes): make test runs it as its last step"},
 	{match: regexp.MustCompile(`^ctrlsim report PKG/testdata/ctrlsim/TestX\.plan$`), covered: "TestReportWritesTheMarkdownOfASavedPlan",
 		why: "PKG and TestX stand for an operator test's saved plan: that test reports one of examples/twowrites"},
-	{match: regexp.MustCompile(`^go (get|mod|work|tool) `),
+	{match: regexp.MustCompile(`^go (get|mod|work|tool) |^go test \./\.\.\.$`),
 		why: "it is run in an operator's own module, not here: the adopter test (internal/adopter, in make test) builds such a module"},
 	{match: regexp.MustCompile(`^CTRLSIM_CANARY=1 go test \./examples/canary -run TestAtMostOneChild$`), dir: "repo", slow: true, exit: 1,
 		want: []string{"child Secrets, want at most 1"}},
@@ -173,7 +178,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Every command the README gives in a ```sh block works: run as the README
+// Every command the README and the pages of docs/ give in a ```sh block
+// works (each distinct command once): run as the README
 // writes it (`go run ./cmd/ctrlsim` and `ctrlsim` both meaning the command,
 // this test binary as it), at a small budget (--checks cut to 2, /tmp/ a scratch
 // directory), each in the README's order within its block, so that a
@@ -188,9 +194,13 @@ func TestEveryCommandOfTheREADMEWorks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := readmeShellBlocks(t, filepath.Join(repo, "README.md"))
+	var blocks [][]readmeCommand
+	for _, file := range docFiles(t, repo) {
+		rel, _ := filepath.Rel(repo, file)
+		blocks = append(blocks, readmeShellBlocks(t, file, rel)...)
+	}
 	if len(blocks) < 3 {
-		t.Fatalf("README.md: %d ```sh blocks, want the set-up, the command and more", len(blocks))
+		t.Fatalf("README.md and docs/*.md: %d ```sh blocks, want the set-up, the command and more", len(blocks))
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
@@ -226,10 +236,11 @@ func TestEveryCommandOfTheREADMEWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
+	seen := map[string]bool{}
 	for _, block := range blocks {
 		if r := matchRule(readmeBlockRules, block[0].text); r != nil {
 			checkCovered(t, repo, r, block[0])
-			t.Logf("README.md:%d: not run: the block of %q: %s (%s)", block[0].line, block[0].block, r.why, r.covered)
+			t.Logf("%s: not run: the block of %q: %s (%s)", block[0].where(), block[0].block, r.why, r.covered)
 			continue
 		}
 		cheap := false // a command of the block ran at a cut budget
@@ -237,16 +248,21 @@ func TestEveryCommandOfTheREADMEWorks(t *testing.T) {
 			for _, text := range optionalForms(readmeForm(c.text)) {
 				r := matchRule(readmeRules, text)
 				if r == nil {
-					t.Errorf("README.md:%d: %q matches no rule of readmeRules (readme_test.go): run it there or say why not", c.line, c.text)
+					t.Errorf("%s: %q matches no rule of readmeRules (readme_test.go): run it there or say why not", c.where(), c.text)
 					continue
 				}
 				if r.why != "" {
 					checkCovered(t, repo, r, c)
-					t.Logf("README.md:%d: not run: %q: %s", c.line, text, r.why)
+					t.Logf("%s: not run: %q: %s", c.where(), text, r.why)
 					continue
 				}
+				if seen[text] {
+					t.Logf("%s: run once already: %q", c.where(), text)
+					continue
+				}
+				seen[text] = true
 				if r.slow && testing.Short() {
-					t.Logf("README.md:%d: skipped under -short (slow): %q", c.line, text)
+					t.Logf("%s: skipped under -short (slow): %q", c.where(), text)
 					continue
 				}
 				runReadmeCommand(t, c, text, r, repo, work, bin, &cheap)
@@ -255,7 +271,7 @@ func TestEveryCommandOfTheREADMEWorks(t *testing.T) {
 		}
 	}
 	if ran < 4 {
-		t.Errorf("%d of the README's commands ran, want at least the four cheap ones of the command's block", ran)
+		t.Errorf("%d of the docs' commands ran, want at least the four cheap ones of the command's block", ran)
 	}
 }
 
@@ -300,14 +316,14 @@ func checkCovered(t *testing.T, repo string, r *readmeRule, c readmeCommand) {
 		}
 		out, err := exec.Command("make", "-C", repo, "-n", target).CombinedOutput()
 		if err != nil {
-			t.Errorf("README.md:%d: make -n %s: %v\n%s", c.line, target, err, out)
+			t.Errorf("%s: make -n %s: %v\n%s", c.where(), target, err, out)
 		} else if strings.Contains(c.text, "catalogue") && !strings.Contains(string(out), "catalogue --check") {
-			t.Errorf("README.md:%d: %q is left to make %s, whose recipe does not run it:\n%s", c.line, c.text, target, out)
+			t.Errorf("%s: %q is left to make %s, whose recipe does not run it:\n%s", c.where(), c.text, target, out)
 		}
 	case r.covered != "":
 		for _, name := range strings.Fields(r.covered) {
 			if !testExists(t, repo, name) {
-				t.Errorf("README.md:%d: %q is left to %s, which no test file defines", c.line, c.text, name)
+				t.Errorf("%s: %q is left to %s, which no test file defines", c.where(), c.text, name)
 			}
 		}
 	}
@@ -382,14 +398,14 @@ func runReadmeCommand(t *testing.T, c readmeCommand, text string, r *readmeRule,
 			code = ee.ExitCode()
 		}
 	}
-	t.Logf("README.md:%d: %q: exit %d in %.1fs", c.line, text, code, time.Since(start).Seconds())
+	t.Logf("%s: %q: exit %d in %.1fs", c.where(), text, code, time.Since(start).Seconds())
 	if code != r.exit && !(*cheap && code == 1) {
-		t.Errorf("README.md:%d: %q: exit %d (%v), want %d; output:\n%s", c.line, text, code, err, r.exit, tail(string(out), 40))
+		t.Errorf("%s: %q: exit %d (%v), want %d; output:\n%s", c.where(), text, code, err, r.exit, tail(string(out), 40))
 		return
 	}
 	for _, w := range r.want {
 		if !strings.Contains(string(out), w) && !(strings.Contains(text, ">") && fileContains(work, text, w)) {
-			t.Errorf("README.md:%d: %q: the output lacks %q:\n%s", c.line, text, w, tail(string(out), 40))
+			t.Errorf("%s: %q: the output lacks %q:\n%s", c.where(), text, w, tail(string(out), 40))
 		}
 	}
 }

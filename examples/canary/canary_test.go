@@ -11,7 +11,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// atMostOneChild is the README property as an error, for explore.
+// atMostOneChild is docs/writing-tests.md's property as an error, for explore.
 func atMostOneChild(p *plan.Plan) error {
 	c, err := cluster.New(p, world())
 	if err != nil {

@@ -1,6 +1,7 @@
-// Package canary is the README's example of testing your own reconciler with
-// ctrlsim: a property over plans of faults, checked with rapid, against the
-// deliberately buggy canary controller (controllers/canary). The tests show that
+// Package canary is the example of docs/writing-tests.md ("Below
+// operatortest") of testing your own reconciler with ctrlsim: a property over
+// plans of faults, checked with rapid, against the deliberately buggy canary
+// controller (controllers/canary). The tests show that
 // the harness catches it and shrinks the failing plan to one fault.
 //
 // # Known gaps

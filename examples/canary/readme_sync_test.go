@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// The README shows readme_test.go; this keeps the two the same (the README leaves
-// out imports and the skip guard).
-func TestREADMEShowsThisExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// docs/writing-tests.md shows readme_test.go; this keeps the two the same (the
+// page leaves out imports and the skip guard).
+func TestTheWritingTestsPageShowsThisExample(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/writing-tests.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,6 +23,6 @@ func TestREADMEShowsThisExample(t *testing.T) {
 	guard = guard[:strings.Index(guard, "\t}\n")+3]
 	code = strings.Replace(code, guard, "", 1)
 	if !strings.Contains(string(readme), code) {
-		t.Errorf("README.md's example differs from examples/canary/readme_test.go; paste this into the README:\n%s", code)
+		t.Errorf("docs/writing-tests.md's example differs from examples/canary/readme_test.go; paste this into the page:\n%s", code)
 	}
 }
