@@ -515,3 +515,30 @@ func TestTheDocCheckFlagsCommandsThatDoNotExist(t *testing.T) {
 		t.Errorf("docTexts: %+v, want %+v", texts, want)
 	}
 }
+
+// The README is what a newcomer reads before running anything: at most 200
+// lines, a test of an operator (its first Go) within its first 60, and a link
+// to every page of docs/, where the reference is.
+func TestTheREADMEIsOneScreenThatLinksEveryPage(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 200 {
+		t.Errorf("README.md has %d lines, want at most 200: move reference text to a page of docs/", len(lines))
+	}
+	if first := slices.Index(lines, "```go"); first < 0 || first >= 60 {
+		t.Errorf("README.md's first Go block is at line %d, want it within the first 60 (-1: none)", first+1)
+	}
+	for _, page := range docFiles(t, repo)[1:] {
+		rel, _ := filepath.Rel(repo, page)
+		if !strings.Contains(string(b), "]("+filepath.ToSlash(rel)+")") {
+			t.Errorf("README.md does not link %s: each page of docs/ is linked from its Read on", rel)
+		}
+	}
+}
