@@ -542,3 +542,63 @@ func TestTheREADMEIsOneScreenThatLinksEveryPage(t *testing.T) {
 		}
 	}
 }
+
+var (
+	anchorLink = regexp.MustCompile(`\]\(([^)\s#]*)#([^)\s]+)\)`)
+	heading    = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*$`)
+	notSlug    = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// headingSlugs are the anchors a markdown file's headings get (GitHub's:
+// lower case, punctuation dropped, spaces as hyphens).
+func headingSlugs(src string) map[string]bool {
+	slugs := map[string]bool{}
+	for _, m := range heading.FindAllStringSubmatch(src, -1) {
+		s := notSlug.ReplaceAllString(strings.ToLower(m[1]), "")
+		slugs[strings.ReplaceAll(s, " ", "-")] = true
+	}
+	return slugs
+}
+
+// Every link of README.md and docs/*.md to a section (page.md#section, or
+// #section in the page) names a heading the page has: a section renamed or
+// moved breaks the link here rather than for a reader.
+func TestEveryLinkToASectionOfTheDocsNamesAHeading(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := 0
+	for _, file := range docFiles(t, repo) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(repo, file)
+		for _, m := range anchorLink.FindAllStringSubmatch(string(src), -1) {
+			target := file
+			if m[1] != "" {
+				if strings.Contains(m[1], "://") {
+					continue
+				}
+				target = filepath.Join(filepath.Dir(file), m[1])
+			}
+			b, err := os.ReadFile(target)
+			if err != nil {
+				t.Errorf("%s: link to %s#%s: %v", rel, m[1], m[2], err)
+				continue
+			}
+			links++
+			if !headingSlugs(string(b))[m[2]] {
+				to, _ := filepath.Rel(repo, target)
+				t.Errorf("%s: link to %s#%s: no such heading in %s", rel, m[1], m[2], to)
+			}
+		}
+	}
+	if links == 0 {
+		t.Error("no link to a section found: the reader is broken (docs/verdicts.md links the README's failure)")
+	}
+	if s := headingSlugs("## Your domain: steps, outside systems, properties, faults\n## `make run` and Set-up\n"); !s["your-domain-steps-outside-systems-properties-faults"] || !s["make-run-and-set-up"] {
+		t.Errorf("headingSlugs: %v", s)
+	}
+}
