@@ -427,8 +427,18 @@ func docFiles(t *testing.T, repo string) []string {
 	return append([]string{filepath.Join(repo, "README.md")}, pages...)
 }
 
-// Every command README.md and docs/*.md show, in a fenced block or a code
-// span, names what exists: each ctrlsim command line parses with the
+// checkedDocs are docFiles and the examples' READMEs.
+func checkedDocs(t *testing.T, repo string) []string {
+	t.Helper()
+	examples, err := filepath.Glob(filepath.Join(repo, "examples", "*", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(docFiles(t, repo), examples...)
+}
+
+// Every command README.md, docs/*.md and the examples' READMEs show, in a
+// fenced block or a code span, names what exists: each ctrlsim command line parses with the
 // command's own flag parsing (run up to its flags, nothing explored), each
 // make target is the Makefile's, each go test (vet, build, doc, list) names
 // packages of the repository, test flags operatortest defines and a -run
@@ -446,7 +456,7 @@ func TestEveryCommandTheDocsShowNamesWhatExists(t *testing.T) {
 		}
 	}
 	var n docCounts
-	for _, file := range docFiles(t, repo) {
+	for _, file := range checkedDocs(t, repo) {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -560,7 +570,7 @@ func headingSlugs(src string) map[string]bool {
 	return slugs
 }
 
-// Every link of README.md and docs/*.md to a section (page.md#section, or
+// Every link of README.md, docs/*.md and the examples' READMEs to a section (page.md#section, or
 // #section in the page) names a heading the page has: a section renamed or
 // moved breaks the link here rather than for a reader.
 func TestEveryLinkToASectionOfTheDocsNamesAHeading(t *testing.T) {
@@ -569,7 +579,7 @@ func TestEveryLinkToASectionOfTheDocsNamesAHeading(t *testing.T) {
 		t.Fatal(err)
 	}
 	links := 0
-	for _, file := range docFiles(t, repo) {
+	for _, file := range checkedDocs(t, repo) {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
