@@ -1,7 +1,6 @@
 package kubeworld_test
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"testing"
@@ -20,45 +19,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
-
-// notStored are the kinds the apiserver model serves (its scheme has their
-// Go types) that are no resource of kube-apiserver's with list and delete:
-// reviews and requests answered without storage, subresources' bodies and
-// options. Upstream's discovery does not list them as deletable, so neither
-// controller knows them.
-var notStored = map[schema.GroupKind]string{
-	{Kind: "Binding"}:                                                 "pods/binding's body",
-	{Kind: "ComponentStatus"}:                                         "read-only, not stored",
-	{Kind: "RangeAllocation"}:                                         "internal to the apiserver, not served",
-	{Kind: "SerializedReference"}:                                     "not a resource",
-	{Kind: "NodeProxyOptions"}:                                        "options",
-	{Kind: "PodAttachOptions"}:                                        "options",
-	{Kind: "PodExecOptions"}:                                          "options",
-	{Kind: "PodLogOptions"}:                                           "options",
-	{Kind: "PodPortForwardOptions"}:                                   "options",
-	{Kind: "PodProxyOptions"}:                                         "options",
-	{Kind: "ServiceProxyOptions"}:                                     "options",
-	{Group: "apps", Kind: "Scale"}:                                    "a scale subresource's body",
-	{Group: "apps", Kind: "DeploymentRollback"}:                       "a rollback subresource's body",
-	{Group: "extensions", Kind: "Scale"}:                              "a scale subresource's body",
-	{Group: "extensions", Kind: "DeploymentRollback"}:                 "a rollback subresource's body",
-	{Group: "autoscaling", Kind: "Scale"}:                             "a scale subresource's body",
-	{Group: "policy", Kind: "Eviction"}:                               "pods/eviction's body",
-	{Group: "lifecycle.k8s.io", Kind: "Eviction"}:                     "an eviction subresource's body",
-	{Group: "authentication.k8s.io", Kind: "TokenReview"}:             "create-only review",
-	{Group: "authentication.k8s.io", Kind: "TokenRequest"}:            "serviceaccounts/token's body",
-	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:       "create-only review",
-	{Group: "authorization.k8s.io", Kind: "SubjectAccessReview"}:      "create-only review",
-	{Group: "authorization.k8s.io", Kind: "LocalSubjectAccessReview"}: "create-only review",
-	{Group: "authorization.k8s.io", Kind: "SelfSubjectAccessReview"}:  "create-only review",
-	{Group: "authorization.k8s.io", Kind: "SelfSubjectRulesReview"}:   "create-only review",
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: "its objects install kinds: the collector's discovery, gcdiscovery_test.go",
-}
 
 // widget and gadget are kinds only a CRD defines (no Go type): namespaced
 // and cluster-scoped.
@@ -67,35 +33,10 @@ var (
 	gadget = apiserver.CRD{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"}}
 )
 
-// servedKinds are the kinds the apiserver model serves and stores, one
-// version of each (the preferred), by group and kind.
-func servedKinds(t *testing.T, c *cluster.Cluster) []schema.GroupVersionKind {
-	t.Helper()
-	mapper := c.Admin().RESTMapper()
-	var out []schema.GroupVersionKind
-	seen := map[schema.GroupKind]bool{}
-	for _, k := range c.Server.Kinds() {
-		gk := k.GVK.GroupKind()
-		if _, skip := notStored[gk]; skip || seen[gk] {
-			continue
-		}
-		seen[gk] = true
-		gvk, ok := kube.PreferredVersion(mapper, gk)
-		if !ok {
-			t.Fatalf("the mapper does not map %s, which the apiserver serves", gk)
-		}
-		out = append(out, gvk)
-	}
-	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int {
-		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind))
-	})
-	return out
-}
-
 // everyKindWorld runs kube-controller-manager alone with the namespace
-// controller's Content and the collector's Kinds every stored kind the
-// apiserver model serves (a CRD-only kind as metadata), as a world holding
-// every kind would run them.
+// controller and the collector over every stored kind the apiserver model
+// serves (kubeworld.StoredKinds, SetupEveryKind), as a world holding every
+// kind would run them.
 func everyKindWorld(t *testing.T) (*cluster.Cluster, []schema.GroupVersionKind) {
 	t.Helper()
 	var kinds []schema.GroupVersionKind
@@ -103,37 +44,16 @@ func everyKindWorld(t *testing.T) (*cluster.Cluster, []schema.GroupVersionKind) 
 		Scheme: clientgoscheme.Scheme,
 		CRDs:   []apiserver.CRD{widget, gadget},
 		Processes: []process.Spec{{Name: kcm, StartDelay: time.Second, Setup: func(p *process.Process) error {
-			mgr := p.Manager()
-			var content []client.ObjectList
-			var collected []client.Object
-			for _, gvk := range kinds {
-				o, err := kube.ObjectOf(clientgoscheme.Scheme, gvk)
-				if err != nil {
-					return err
-				}
-				collected = append(collected, o)
-				if namespaced, _ := mgr.GetClient().IsObjectNamespaced(o); namespaced {
-					l, err := kube.ListOf(clientgoscheme.Scheme, gvk)
-					if err != nil {
-						return err
-					}
-					content = append(content, l)
-				}
-			}
-			nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content}
-			if err := nc.SetupWithManager(mgr); err != nil {
-				return err
-			}
-			gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
-				Recorder: p.GetEventRecorderFor("garbage-collector-controller")}
-			return gc.SetupWithManager(mgr)
+			return kubeworld.SetupEveryKind(p, kinds)
 		}}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	kinds = servedKinds(t, c)
+	if kinds, err = kubeworld.StoredKinds(c.Server, c.Admin().RESTMapper()); err != nil {
+		t.Fatal(err)
+	}
 	return c, kinds
 }
 

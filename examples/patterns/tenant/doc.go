@@ -19,10 +19,12 @@
 //
 // The buggy twin (Buggy) forgets to own the Namespace: its finalizer still
 // deletes the Namespace of a Tenant it sees deleting, but a Namespace made
-// from a stale view of a Tenant deleted since has no owner to be collected
-// with, and leaks with its RoleBinding, quota and policy (those are owned,
-// but the collector leaves them to their Namespace's deletion only while
-// their owner... is gone: they go, the Namespace stays).
+// from a stale view of a Tenant deleted since (a restart onto a lagging
+// apiserver) has no owner to be collected with: the collector deletes its
+// RoleBinding, quota and policy (owned by the Tenant, gone) and the empty
+// Namespace stays for ever. The suite catches it at plan 29 (converges,
+// update-summaries); on the models of before issue 51 the correct operator
+// failed the same way at plan 29 of 100, its Namespace never collected.
 //
 // # Known gaps
 //
