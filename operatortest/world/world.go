@@ -71,7 +71,10 @@ type World struct {
 	CRDs  []apiserver.CRD
 	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// Collected are the kinds the garbage collector and the namespace
-	// controller know: kinds, common children and the workload models' kinds.
+	// controller know in every run: kinds, common children and the workload
+	// models' kinds (a run's also collects the kinds it holds for an owner
+	// relation and deletes those it holds in a deleting namespace:
+	// builtins.go).
 	Collected []schema.GroupVersionKind
 	Operators map[string]bool // the operator's processes
 	Shapes    *canon.Shapes
