@@ -179,8 +179,12 @@
 //     the other where upstream's run at once.
 //   - No world hosts the collector yet: operatortest/world builds
 //     models/kube's (setupKubeControllerManager, outside package kcm and
-//     operatortest/kubeworld); kubeworld.HostedGarbageCollector is what it
-//     would call instead.
+//     operatortest/kubeworld) over every kind a run holds in an owner
+//     relation, as lazily as it starts the workload controllers (its
+//     builtins.go); kubeworld.HostedGarbageCollector is what it would call
+//     instead. The model is compared with this collector and the real
+//     namespace controller by internal/differential's
+//     TestNamespaceDeletionAndCollectionMatchKubeControllerManager.
 //   - Not hosted: the namespace controller. It would build as the collector
 //     does (a metadata client, discovery's preferred namespaced resources),
 //     but its deleter deletes a terminating namespace's content kind by

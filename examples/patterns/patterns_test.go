@@ -26,6 +26,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 )
@@ -36,6 +37,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
+	tenant.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -294,6 +296,16 @@ var patterns = []pattern{
 			return operator(clusterip.CRD, "clusterip", func(mgr manager.Manager) error {
 				return (&clusterip.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &clusterip.BrokerService{ObjectMeta: meta("queue", "amqp"), Spec: clusterip.BrokerServiceSpec{Port: 5672}})
+		},
+	},
+	{
+		name: "tenant-namespace",
+		does: "a cluster-scoped Tenant gets a Namespace with a RoleBinding, a ResourceQuota and a NetworkPolicy, all owned by it; its finalizer deletes the Namespace and waits until it is gone",
+		bug:  "forgets to own the Namespace: one made from a stale view of a Tenant deleted since is never collected",
+		options: func(buggy bool) operatortest.Options {
+			return operator(tenant.CRD, "tenant", func(mgr manager.Manager) error {
+				return (&tenant.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &tenant.Tenant{ObjectMeta: meta("", "team-a"), Spec: tenant.TenantSpec{Admin: "alice", Pods: 10}})
 		},
 	},
 }

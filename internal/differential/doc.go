@@ -125,6 +125,20 @@
 //     kubernetes.io/pvc-protection finalizer to claims (StorageObjectInUseProtection
 //     admission); workload_statefulset.go.
 //
+// namespace_gc_test.go compares models/kube's namespace controller and garbage
+// collector, over every kind the apiserver model stores (kubeworld.SetupEveryKind),
+// with kube-controller-manager's (--controllers=namespace-controller,
+// garbage-collector-controller, on an envtest of its own):
+// TestNamespaceDeletionAndCollectionMatchKubeControllerManager runs two scripts,
+// a namespace holding a Role, a RoleBinding, a ResourceQuota, a LimitRange, a
+// NetworkPolicy, a ServiceAccount, a Lease, a PodDisruptionBudget and a ConfigMap
+// under a finalizer, deleted (its content goes, its deletion conditions while the
+// finalizer holds, then the namespace), and a ClusterRole owning a
+// ClusterRoleBinding, a Namespace and a ConfigMap, deleted (all three collected),
+// beside a ClusterRole that names a namespaced owner (reported
+// OwnerRefInvalidNamespace and kept), and requires the same records of the named
+// objects after each step.
+//
 // Without KUBEBUILDER_ASSETS these tests skip (fail under CI=true); with it, a
 // missing kube-controller-manager fails them.
 //
@@ -144,8 +158,9 @@
 //     sequence, not generated), no dry run, no cluster-scoped RBAC
 //     objects, no deletecollection; Roles and RoleBindings are written by the admin
 //     only, so RBAC escalation checks are not exercised.
-//   - envtest runs no controllers: no namespace controller, no garbage collector.
-//     Namespaces stay Terminating and owned objects are not collected, on both sides.
+//   - The shared envtest runs no controllers: no namespace controller, no garbage
+//     collector. Namespaces stay Terminating and owned objects are not collected, on
+//     both sides (namespace_gc_test.go starts its own with them).
 //     The workload comparison's kube-controller-manager runs the deployment,
 //     replicaset, job, statefulset and endpointslice controllers only: no garbage
 //     collector (a deleted Service's slices stay, on both sides).

@@ -3,18 +3,21 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,6 +72,10 @@ type GarbageCollector struct {
 	Sync time.Duration
 	// Clock is the process's clock; needed with Sync.
 	Clock clock.PassiveClock
+	// Recorder, if set, records the collector's Events (source
+	// garbage-collector-controller): OwnerRefInvalidNamespace, a Warning on
+	// a cluster-scoped object that names a namespaced owner.
+	Recorder record.EventRecorder
 
 	disc *discovery
 }
@@ -82,13 +89,19 @@ func (gc *GarbageCollector) Controllers() ([]Controller, error) {
 		return nil, err
 	}
 	var out []Controller
+	names := map[string]bool{}
 	for i, k := range kinds {
 		r := &gcReconciler{gc: gc, gvk: k, kinds: kinds}
 		ws := []Watch{{Object: gc.Kinds[i], Handler: &handler.EnqueueRequestForObject{}, Predicates: []predicate.Predicate{itemChanged}}}
 		for j := range kinds {
 			ws = append(ws, Watch{Object: gc.Kinds[j], Handler: handler.EnqueueRequestsFromMapFunc(r.related)})
 		}
-		out = append(out, Controller{Name: "garbagecollector-" + strings.ToLower(k.Kind), Watches: ws, Reconciler: r})
+		name := "garbagecollector-" + strings.ToLower(k.Kind)
+		if names[name] { // a kind of the same name in another group (core and events.k8s.io Events)
+			name += "." + k.Group
+		}
+		names[name] = true
+		out = append(out, Controller{Name: name, Watches: ws, Reconciler: r})
 	}
 	return out, nil
 }
@@ -221,6 +234,10 @@ func (r *gcReconciler) attemptToDelete(ctx context.Context, item client.Object) 
 		return nil
 	}
 	solid, dangling, waiting, err := r.classify(ctx, latest, refs)
+	if errors.Is(err, errNamespacedOwnerOfClusterScopedObject) {
+		// Upstream forgets the item: no retry resolves it.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -271,9 +288,13 @@ func (r *gcReconciler) classify(ctx context.Context, item client.Object, refs []
 		key := types.NamespacedName{Name: ref.Name}
 		if namespaced {
 			if item.GetNamespace() == "" {
-				// A cluster-scoped item cannot have a namespaced owner; upstream
-				// forgets the item (namespacedOwnerOfClusterScopedObjectErr).
-				return nil, nil, nil, nil
+				// A cluster-scoped item cannot have a namespaced owner: upstream
+				// forgets the item, neither deleting it nor patching its
+				// references (namespacedOwnerOfClusterScopedObjectErr), and its
+				// graph builder reports the reference when it has seen the
+				// owner in a namespace.
+				r.reportInvalidNamespace(ctx, item, ref)
+				return nil, nil, nil, errNamespacedOwnerOfClusterScopedObject
 			}
 			key.Namespace = item.GetNamespace()
 		}
@@ -292,6 +313,32 @@ func (r *gcReconciler) classify(ctx context.Context, item client.Object, refs []
 		}
 	}
 	return solid, dangling, waiting, nil
+}
+
+// errNamespacedOwnerOfClusterScopedObject is upstream's
+// namespacedOwnerOfClusterScopedObjectErr.
+var errNamespacedOwnerOfClusterScopedObject = errors.New("cluster-scoped objects cannot refer to namespaced owners")
+
+// reportInvalidNamespace is the graph builder's reportInvalidNamespaceOwnerRef
+// for a cluster-scoped item whose namespaced owner ref names an object the
+// graph holds (in some namespace): a Warning OwnerRefInvalidNamespace on the
+// item. An owner the graph does not hold (absent, or of a kind not
+// collected) is not reported, as upstream's virtual node is not.
+func (r *gcReconciler) reportInvalidNamespace(ctx context.Context, item client.Object, ref metav1.OwnerReference) {
+	if r.gc.Recorder == nil {
+		return
+	}
+	gk := refGVK(ref).GroupKind()
+	i := slices.IndexFunc(r.kinds, func(k schema.GroupVersionKind) bool { return k.GroupKind() == gk })
+	if i < 0 {
+		return
+	}
+	items, err := r.gc.list(ctx, r.kinds[i], client.UnsafeDisableDeepCopy)
+	if err != nil || !slices.ContainsFunc(items, func(o client.Object) bool { return o.GetUID() == ref.UID }) {
+		return
+	}
+	r.gc.Recorder.Eventf(item, corev1.EventTypeWarning, "OwnerRefInvalidNamespace", "ownerRef %s does not exist in namespace %q",
+		fmt.Sprintf("[%s/%s, namespace: %s, name: %s, uid: %s]", ref.APIVersion, ref.Kind, item.GetNamespace(), ref.Name, ref.UID), item.GetNamespace())
 }
 
 // deleteItem is deleteObject: preconditions on uid and resourceVersion; on a
@@ -520,4 +567,45 @@ func extract(l client.ObjectList) ([]client.Object, error) {
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// ObjectOf is an object of kind gvk as the models read it: typed when scheme
+// has the kind, else its metadata (a custom resource with no Go type), its
+// kind set.
+func ObjectOf(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.Object, error) {
+	o, err := scheme.New(gvk)
+	if runtime.IsNotRegisteredError(err) {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	co, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object kind", gvk)
+	}
+	co.GetObjectKind().SetGroupVersionKind(gvk)
+	return co, nil
+}
+
+// ListOf is a list of kind gvk as the models list it: typed when scheme has
+// the list kind, else a metadata list (the namespace controller's Content).
+func ListOf(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.ObjectList, error) {
+	lgvk := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	l, err := scheme.New(lgvk)
+	if runtime.IsNotRegisteredError(err) {
+		ml := &metav1.PartialObjectMetadataList{}
+		ml.SetGroupVersionKind(lgvk)
+		return ml, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ol, ok := l.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a list kind", lgvk)
+	}
+	return ol, nil
 }

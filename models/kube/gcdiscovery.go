@@ -8,11 +8,13 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -247,4 +249,21 @@ func (r *gcReconciler) ownedBy(gk schema.GroupKind) func(context.Context, workqu
 		}
 		return nil
 	}
+}
+
+// PreferredVersion is the version of gk that mapper serves with the highest
+// priority (v1 before v1beta1, v2 before v1: kube-apiserver's preferred
+// version of a group in practice), and whether it serves gk at all.
+func PreferredVersion(mapper meta.RESTMapper, gk schema.GroupKind) (schema.GroupVersionKind, bool) {
+	ms, err := mapper.RESTMappings(gk)
+	if err != nil || len(ms) == 0 {
+		return schema.GroupVersionKind{}, false
+	}
+	best := ms[0].GroupVersionKind
+	for _, m := range ms[1:] {
+		if version.CompareKubeAwareVersionStrings(m.GroupVersionKind.Version, best.Version) > 0 {
+			best = m.GroupVersionKind
+		}
+	}
+	return best, true
 }

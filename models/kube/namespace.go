@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -64,7 +65,11 @@ type NamespaceController struct {
 	// Clock gives the condition timestamps and the Delay sleeps.
 	Clock clock.Clock
 	// Content lists the namespaced kinds to delete, as list types
-	// (&corev1.ConfigMapList{}); upstream discovers every deletable resource.
+	// (&corev1.ConfigMapList{}), or as a metav1.PartialObjectMetadataList
+	// with its list kind set for a kind with no Go type (ListOf gives
+	// either); upstream discovers every deletable resource. A kind not
+	// served when a namespace is synced (its CRD not yet installed, or
+	// gone) is left out of that sync, as discovery leaves it out.
 	Content []client.ObjectList
 
 	// Shuffle, if set, permutes the kinds at each pass (upstream ranges over a
@@ -354,6 +359,9 @@ func (nc *NamespaceController) kinds() ([]contentKind, error) {
 		}
 		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
 		m, err := nc.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		if meta.IsNoMatchError(err) {
+			continue // not served now (a CRD not yet installed, or removed): not in discovery
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

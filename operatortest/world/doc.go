@@ -170,18 +170,25 @@
 //     from the all-controller run's of the same plan (its verdicts need
 //     not: the idle controllers never act). A kind that appears only in
 //     some plans costs those plans a second run.
-//   - The garbage collector and namespace controller know only the CRDs',
+//   - The garbage collector and the namespace controller know the CRDs',
 //     the seed objects' and common children's kinds (ConfigMap, Secret,
-//     Service, ServiceAccount, Deployment, StatefulSet, Job), and Pods,
+//     Service, ServiceAccount, Deployment, StatefulSet, Job), Pods,
 //     ReplicaSets, EndpointSlices, ControllerRevisions and
-//     PersistentVolumeClaims when the workload models run.
-//     A kind that only a CRD created during the run serves (no Go type, no
-//     manifest in Options.CRDs) is collected from the collector's first
-//     discovery sync after its CRD is Established (every 30 s from the
-//     start of kube-controller-manager, as upstream's GarbageCollector.Sync;
-//     models/kube), so a dependent of a deleted owner of that kind waits
-//     for that sync as on a real cluster; such a kind is not judged by the
-//     generic oracles, nor deleted by the namespace controller.
+//     PersistentVolumeClaims when the workload models run, and, of every
+//     other kind served when kube-controller-manager starts (RBAC, quotas,
+//     NetworkPolicies, Leases, Events, Namespaces, ...), those a run holds
+//     for an owner relation (the collector) or for an object in a deleting
+//     namespace (the namespace controller), in their preferred version
+//     (builtins.go): an object written in another version of a built-in kind
+//     served in several is neither collected nor deleted with its namespace
+//     (models/kube's Known gaps). A kind that only a CRD created during the
+//     run serves (no Go type, no manifest in Options.CRDs) is collected from
+//     the collector's first discovery sync after its CRD is Established
+//     (every 30 s from the start of kube-controller-manager, as upstream's
+//     GarbageCollector.Sync; models/kube), so a dependent of a deleted owner
+//     of that kind waits for that sync as on a real cluster; such a kind is
+//     not judged by the generic oracles, nor deleted by the namespace
+//     controller.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

@@ -15,7 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -57,7 +57,7 @@ type World struct {
 	// recalled verdicts (reference.Cache), package search's exploration
 	// (its random budget, the places cut).
 	Refs, Search any
-	Held         kindSet // the kinds a run's built-in controllers start for at first (builtins.go)
+	Held         *Holding // the kinds a run's built-in controllers start for at first (builtins.go)
 	// JudgeCut is the note of a run cut at its work bound while the plan
 	// being judged ran, or a reference it was judged against (package
 	// reference's cut.go).
@@ -71,7 +71,10 @@ type World struct {
 	CRDs  []apiserver.CRD
 	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// Collected are the kinds the garbage collector and the namespace
-	// controller know: kinds, common children and the workload models' kinds.
+	// controller know in every run: kinds, common children and the workload
+	// models' kinds (a run's also collects the kinds it holds for an owner
+	// relation and deletes those it holds in a deleting namespace:
+	// builtins.go).
 	Collected []schema.GroupVersionKind
 	Operators map[string]bool // the operator's processes
 	Shapes    *canon.Shapes
@@ -270,7 +273,7 @@ func New(o Options, workload func(w *World) (*rapid.Generator[[]plan.Step], []sc
 // options are the cluster options of a run of p with the built-in
 // controllers of the kinds held (builtins.go); the managers' Setup failures
 // are recorded in setups.
-func (w *World) Options(p *plan.Plan, setups *SetupFailures, held kindSet) cluster.Options {
+func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) cluster.Options {
 	o := w.Opts
 	var procs []process.Spec
 	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
@@ -297,12 +300,12 @@ var WorkloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Gro
 	{Group: "discovery.k8s.io", Version: "v1", Kind: "EndpointSlice"}, {Group: "apps", Version: "v1", Kind: "ControllerRevision"},
 	{Version: "v1", Kind: "PersistentVolumeClaim"}}
 
-func (w *World) setupKubeControllerManager(p *process.Process, held kindSet) error {
+func (w *World) setupKubeControllerManager(p *process.Process, held *Holding) error {
 	mgr := p.Manager()
 	if !w.Opts.NoWorkloadModels {
-		holds := held.Holds
-		if held == nil {
-			holds = nil
+		var holds func(schema.GroupKind) bool
+		if held != nil {
+			holds = held.Holds
 		}
 		if err := kubeworld.SetupControllersFor(p, holds); err != nil {
 			return err
@@ -311,33 +314,9 @@ func (w *World) setupKubeControllerManager(p *process.Process, held kindSet) err
 	if w.Opts.NoBuiltinControllers {
 		return nil
 	}
-	var content []client.ObjectList
-	var collected []client.Object
-	for _, gvk := range w.Collected {
-		obj, err := w.Opts.Scheme.New(gvk)
-		if err != nil {
-			continue
-		}
-		list, err := w.Opts.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err != nil {
-			continue
-		}
-		if held.Holds(gvk.GroupKind()) {
-			collected = append(collected, obj.(client.Object))
-		}
-		if scoped, _ := p.Manager().GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); scoped != nil && scoped.Scope.Name() == "namespace" {
-			content = append(content, list.(client.ObjectList))
-		}
-	}
-	for _, c := range w.CRDs {
-		if !w.Opts.Scheme.Recognizes(c.GVK) {
-			// A kind only its CRD defines: collected through its metadata, as
-			// upstream's collector watches every kind (not yet deleted by the
-			// namespace controller: models/kube's Known gaps).
-			m := &metav1.PartialObjectMetadata{}
-			m.SetGroupVersionKind(c.GVK)
-			collected = append(collected, m)
-		}
+	content, collected, err := w.builtinKinds(p, held)
+	if err != nil {
+		return err
 	}
 	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content,
 		MinTerminating: w.Opts.NamespaceTermination}
@@ -347,8 +326,107 @@ func (w *World) setupKubeControllerManager(p *process.Process, held kindSet) err
 	// Sync: the kinds of CRDs installed at run time are collected too, from the
 	// collector's next discovery sync on, as kube-controller-manager's are.
 	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
-		Sync: kube.GCSyncPeriod, Clock: p.Clock()}
+		Sync: kube.GCSyncPeriod, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("garbage-collector-controller")}
 	return gc.SetupWithManager(mgr)
+}
+
+// builtinKinds are the namespace controller's content and the collector's
+// kinds in a run of held (builtins.go): Collected's kinds (the collector's
+// those held), then every CRD's kind with no Go type (as metadata), then
+// the kinds held for an owner relation (the collector's) or for an object in
+// a deleting namespace (the namespace controller's, when namespaced), by
+// group and kind, each in its preferred served version; a kind not served
+// when the process starts is left to the collector's discovery sync (a
+// CRD's) or to the namespace controller's next sync after it is.
+func (w *World) builtinKinds(p *process.Process, held *Holding) ([]client.ObjectList, []client.Object, error) {
+	scheme := w.Opts.Scheme
+	mapper := p.GetRESTMapper()
+	var content []client.ObjectList
+	var collected []client.Object
+	var inContent, inCollected []schema.GroupKind
+	addContent := func(gvk schema.GroupVersionKind) error {
+		if slices.Contains(inContent, gvk.GroupKind()) {
+			return nil
+		}
+		l, err := kube.ListOf(scheme, gvk)
+		if err != nil {
+			return err
+		}
+		inContent = append(inContent, gvk.GroupKind())
+		content = append(content, l)
+		return nil
+	}
+	addCollected := func(gvk schema.GroupVersionKind) error {
+		if slices.Contains(inCollected, gvk.GroupKind()) {
+			return nil
+		}
+		o, err := kube.ObjectOf(scheme, gvk)
+		if err != nil {
+			return err
+		}
+		inCollected = append(inCollected, gvk.GroupKind())
+		collected = append(collected, o)
+		return nil
+	}
+	namespaced := func(gvk schema.GroupVersionKind) bool {
+		m, _ := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return m != nil && m.Scope.Name() == meta.RESTScopeNameNamespace
+	}
+	for _, gvk := range w.Collected {
+		if _, err := scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List")); err != nil {
+			continue
+		}
+		if held.Holds(gvk.GroupKind()) {
+			if err := addCollected(gvk); err != nil {
+				return nil, nil, err
+			}
+		}
+		if namespaced(gvk) {
+			if err := addContent(gvk); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for _, c := range w.CRDs {
+		if scheme.Recognizes(c.GVK) {
+			continue
+		}
+		// A kind only its CRD defines: collected and deleted with its
+		// namespace through its metadata, as upstream's controllers read
+		// every kind.
+		if err := addCollected(c.GVK); err != nil {
+			return nil, nil, err
+		}
+		if c.Namespaced {
+			if err := addContent(c.GVK); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if held == nil {
+		return content, collected, nil
+	}
+	more := held.Owned.with(held.Content...)
+	slices.SortFunc(more, func(a, b schema.GroupKind) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind))
+	})
+	for _, gk := range more {
+		gvk, ok := kube.PreferredVersion(mapper, gk)
+		if !ok {
+			continue
+		}
+		if held.Owned.Holds(gk) {
+			if err := addCollected(gvk); err != nil {
+				return nil, nil, err
+			}
+		}
+		if held.Content.Holds(gk) && namespaced(gvk) {
+			if err := addContent(gvk); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return content, collected, nil
 }
 
 // setup creates the test's objects (and their namespaces) as cluster admin.
@@ -445,22 +523,22 @@ func (w *World) RunPlan(t *testing.T, p *plan.Plan, j Judging, startAfter time.D
 	for {
 		r, seen, err := w.RunHeld(t, p, j, startAfter, held)
 		more := w.missing(held, seen)
-		if len(more) == 0 {
+		if more == nil {
 			return r, err
 		}
-		held = held.with(more...) // run again with their controllers (builtins.go)
+		held = held.with(more) // run again with their controllers (builtins.go)
 	}
 }
 
 // runHeld is runPlan with the built-in controllers of the kinds held (nil:
 // all); seen are the kinds the run's objects had or named as owners. The
 // run's goroutines carry its profile labels (profile.go).
-func (w *World) RunHeld(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held kindSet) (r *RunResult, seen kindSet, err error) {
+func (w *World) RunHeld(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held *Holding) (r *RunResult, seen *Holding, err error) {
 	w.labelled(j.Judged, func() { r, seen, err = w.runUnlabelled(t, p, j, startAfter, held) })
 	return r, seen, err
 }
 
-func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held kindSet) (r *RunResult, seen kindSet, runErr error) {
+func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter time.Duration, held *Holding) (r *RunResult, seen *Holding, runErr error) {
 	setups := &SetupFailures{}
 	w.Runs++
 	defer setups.survive(&runErr) // a Setup that never returns (validate_setup.go)
