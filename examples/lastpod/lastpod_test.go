@@ -173,26 +173,31 @@ func TestTheLastPodOfTheListIsNotAlwaysTheHighestOrdinal(t *testing.T) {
 // The search with default Options catches the twin within 20 plans; the
 // correct operator holds them (1,000 plans with CTRLSIM_TWIN=1000).
 func TestTheSearchCatchesTheTwinAndTheCorrectOperatorHolds(t *testing.T) {
-	o := options(true)
-	o.Checks, o.Expect, o.ShrinkRuns = 20, MembersKeepTheirPods.Name, 20
-	res, err := operatortest.Explore(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Caught {
-		t.Fatalf("the twin held %d plans", res.Checks)
-	}
-	t.Logf("the twin: caught at plan %d; minimal plan:\n%s", res.FirstFailure, res.Minimal)
-	o = options(false)
-	o.Checks = 20
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
-		o.Checks = 1000
-	}
-	if res, err = operatortest.Explore(t, o); err != nil {
-		t.Fatal(err)
-	}
-	if res.Caught {
-		t.Fatalf("the correct operator violated %v after %d plans (a false alarm); plan:\n%s", res.Violations, res.Checks, res.Minimal)
-	}
-	t.Logf("the correct operator held %d plans", res.Checks)
+	t.Run("twin", func(t *testing.T) {
+		o := options(true)
+		o.Checks, o.Expect, o.ShrinkRuns = 20, MembersKeepTheirPods.Name, 20
+		res, err := operatortest.Explore(t, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Caught {
+			t.Fatalf("the twin held %d plans", res.Checks)
+		}
+		t.Logf("the twin: caught at plan %d; minimal plan:\n%s", res.FirstFailure, res.Minimal)
+	})
+	t.Run("correct", func(t *testing.T) {
+		o := options(false)
+		o.Checks = 20
+		if os.Getenv("CTRLSIM_TWIN") == "1000" {
+			o.Checks = 1000
+		}
+		res, err := operatortest.Explore(t, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Caught {
+			t.Fatalf("the correct operator violated %v after %d plans (a false alarm); plan:\n%s", res.Violations, res.Checks, res.Minimal)
+		}
+		t.Logf("the correct operator held %d plans", res.Checks)
+	})
 }
