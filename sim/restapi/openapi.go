@@ -273,10 +273,10 @@ func gvPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
-// docs caches built documents by the content they are built from: the
+// docCache holds built documents by the content they are built from: the
 // built-in ones for the process, the others (custom kinds' and merged ones)
 // up to a bound, past which they are dropped and built again on demand.
-var docs = struct {
+var docCache = struct {
 	sync.Mutex
 	builtin map[string]*docEntry
 	derived map[string]*docEntry
@@ -293,10 +293,10 @@ type docEntry struct {
 // cached is the value built by build for key, built once (concurrent callers
 // of one key wait for the first).
 func cached[V any](builtin bool, key string, build func() (V, error)) (V, error) {
-	docs.Lock()
-	m := docs.derived
+	docCache.Lock()
+	m := docCache.derived
 	if builtin {
-		m = docs.builtin
+		m = docCache.builtin
 	}
 	e, ok := m[key]
 	if !ok {
@@ -306,7 +306,7 @@ func cached[V any](builtin bool, key string, build func() (V, error)) (V, error)
 		e = &docEntry{}
 		m[key] = e
 	}
-	docs.Unlock()
+	docCache.Unlock()
 	e.once.Do(func() { e.v, e.err = build() })
 	if e.err != nil {
 		var zero V
@@ -393,23 +393,30 @@ func builtinV3(gv schema.GroupVersion, kinds []*apiserver.Kind) (*openAPIDoc, er
 	return cached(true, "v3 "+kindsKey(kinds), func() (*openAPIDoc, error) { return buildBuiltinV3(gv, kinds) })
 }
 
+// buildMu serializes the builds of built-in documents: kube-openapi's v3
+// builder writes each definition's extensions into the maps of the shared
+// definitions (and InstallV3's filter then narrows them), as kube-apiserver
+// builds its group versions one after the other; a document is marshalled
+// before the next build.
+var buildMu sync.Mutex
+
 func buildBuiltinV3(gv schema.GroupVersion, kinds []*apiserver.Kind) (*openAPIDoc, error) {
-	{
-		k, err := kubeAPIServer()
-		if err != nil {
-			return nil, err
-		}
-		ws, err := webService(k.scheme, gv, kinds)
-		if err != nil {
-			return nil, err
-		}
-		s, err := builder3.BuildOpenAPISpecFromRoutes(restfuladapter.AdaptWebServices([]*restful.WebService{ws}), k.v3())
-		if err != nil {
-			return nil, err
-		}
-		filterScopedGVKs(s, gv)
-		return newDoc(s, true)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	k, err := kubeAPIServer()
+	if err != nil {
+		return nil, err
 	}
+	ws, err := webService(k.scheme, gv, kinds)
+	if err != nil {
+		return nil, err
+	}
+	s, err := builder3.BuildOpenAPISpecFromRoutes(restfuladapter.AdaptWebServices([]*restful.WebService{ws}), k.v3())
+	if err != nil {
+		return nil, err
+	}
+	filterScopedGVKs(s, gv)
+	return newDoc(s, true)
 }
 
 // builtinV2 is the swagger of built-in kinds, as InstallV2 builds it.
@@ -418,42 +425,42 @@ func builtinV2(kinds []*apiserver.Kind) (*spec.Swagger, error) {
 }
 
 func buildBuiltinV2(kinds []*apiserver.Kind) (*spec.Swagger, error) {
-	{
-		k, err := kubeAPIServer()
-		if err != nil {
-			return nil, err
-		}
-		var wss []*restful.WebService
-		var gv schema.GroupVersion
-		var group []*apiserver.Kind
-		flush := func() error {
-			if len(group) == 0 {
-				return nil
-			}
-			ws, err := webService(k.scheme, gv, group)
-			wss = append(wss, ws)
-			group = nil
-			return err
-		}
-		for _, kd := range kinds {
-			if kd.GVK.GroupVersion() != gv {
-				if err := flush(); err != nil {
-					return nil, err
-				}
-				gv = kd.GVK.GroupVersion()
-			}
-			group = append(group, kd)
-		}
-		if err := flush(); err != nil {
-			return nil, err
-		}
-		s, err := builder.BuildOpenAPISpecFromRoutes(restfuladapter.AdaptWebServices(wss), k.v2())
-		if err != nil {
-			return nil, err
-		}
-		s.Definitions = handler.PruneDefaults(s.Definitions)
-		return s, nil
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	k, err := kubeAPIServer()
+	if err != nil {
+		return nil, err
 	}
+	var wss []*restful.WebService
+	var gv schema.GroupVersion
+	var group []*apiserver.Kind
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		ws, err := webService(k.scheme, gv, group)
+		wss = append(wss, ws)
+		group = nil
+		return err
+	}
+	for _, kd := range kinds {
+		if kd.GVK.GroupVersion() != gv {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			gv = kd.GVK.GroupVersion()
+		}
+		group = append(group, kd)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	s, err := builder.BuildOpenAPISpecFromRoutes(restfuladapter.AdaptWebServices(wss), k.v2())
+	if err != nil {
+		return nil, err
+	}
+	s.Definitions = handler.PruneDefaults(s.Definitions)
+	return s, nil
 }
 
 // customV3 is the v3 document of a custom group version: each kind's
@@ -539,7 +546,7 @@ func filterScopedGVKs(s *spec3.OpenAPI, gv schema.GroupVersion) {
 	if s == nil || s.Components == nil {
 		return
 	}
-	for _, sc := range s.Components.Schemas {
+	for _, sc := range s.Components.Schemas { // lint:order-independent each schema on its own
 		if sc == nil {
 			continue
 		}
