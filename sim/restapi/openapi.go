@@ -473,13 +473,13 @@ func customV3(gv schema.GroupVersion, kinds []*apiserver.Kind) (*openAPIDoc, err
 		if err != nil {
 			return nil, err
 		}
-		key += " " + ck
 		s, err := cached(false, "v3 crd "+ck, func() (*spec3.OpenAPI, error) {
 			return crdbuilder.BuildOpenAPIV3(k.CRDDefinition(), k.GVK.Version, crdbuilder.Options{V2: false, IncludeSelectableFields: true})
 		})
 		if err != nil {
-			return nil, err
+			continue // left out, as apiextensions' controller leaves out a CRD it cannot build
 		}
+		key += " " + ck
 		specs = append(specs, s)
 	}
 	return cached(false, key, func() (*openAPIDoc, error) {
@@ -509,7 +509,6 @@ func mergedV2(builtins, customs []*apiserver.Kind) (*openAPIDoc, error) {
 		if err != nil {
 			return nil, err
 		}
-		key += " " + ck
 		s, err := cached(false, "v2 crd "+ck, func() (*spec.Swagger, error) {
 			s, err := crdbuilder.BuildOpenAPIV2(k.CRDDefinition(), k.GVK.Version, crdbuilder.Options{V2: true, IncludeSelectableFields: true})
 			if err != nil {
@@ -519,8 +518,9 @@ func mergedV2(builtins, customs []*apiserver.Kind) (*openAPIDoc, error) {
 			return s, nil
 		})
 		if err != nil {
-			return nil, err
+			continue // left out, as apiextensions' controller leaves out a CRD it cannot build
 		}
+		key += " " + ck
 		specs = append(specs, s)
 	}
 	return cached(false, key, func() (*openAPIDoc, error) {
