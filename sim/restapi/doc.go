@@ -160,7 +160,8 @@
 //     namespaces/finalize have none; the v3 discovery lists group versions
 //     only (not kube-apiserver's root documents: api, apis, version,
 //     .well-known); a custom kind in a built-in group version is left out
-//     of its documents; the first v2 request with a given set of CRDs
+//     of its documents, and so is a CRD whose documents apiextensions'
+//     builder cannot build (kube-apiserver logs it); the first v2 request with a given set of CRDs
 //     costs about 4 s (the merged swagger's protobuf is made by parsing its
 //     JSON, as kube-openapi's handler does), later ones of the process none.
 //   - No aggregated discovery, no Table output, no server-side apply (the client's 415),
