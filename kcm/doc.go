@@ -216,13 +216,17 @@
 //     until an orphan pod is added (by a task: they then rejoin at their
 //     first request). Run's deferred ShutDown ends it at a crash and when
 //     the world closes.
-//   - Client-go's informers' indexers are sorted (package process's
-//     clientgo_indexer.go): a lister lists in key order, not in the order
-//     of client-go's Go maps, so that code acting on the first of a list or
-//     sorting it with ties (a StatefulSet's pods, a ReplicaSet's pods to
-//     delete, ranked with ties) does the same in every run. Until this
-//     issue's ReplicaSet work the typed informers (client-go v0.37 wraps
-//     each in a typedSharedIndexInformer) were not sorted at all.
+//   - Client-go's informers' indexers list in a shuffle drawn from the plan
+//     (package process's clientgo_indexer.go; per process and informer
+//     type, another at each call): upstream's list in Go map order, and the
+//     hosted controllers get the plan's shuffle too, as faithful as a
+//     process's own (code acting on the first of a list or sorting it with
+//     ties, a StatefulSet's pods, a ReplicaSet's pods to delete ranked with
+//     ties, meets another order at each call), and the same in every run of
+//     a plan, so the determinism tests hold. The shuffle is uniform, where a
+//     Go map's order is not. Until issue 51 they were sorted by key, and
+//     until this issue's ReplicaSet work the typed informers (client-go
+//     v0.37 wraps each in a typedSharedIndexInformer) were not sorted at all.
 //   - The handlers registered on one informer before it starts share one
 //     client-go listener and run in registration order, one after the
 //     other (process's clientgo_handlers.go): client-go starts each

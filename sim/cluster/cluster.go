@@ -477,7 +477,7 @@ func KindName(gvk schema.GroupVersionKind) string {
 // (a model's delays, a controller's order), keyed by what draws from it: the same plan
 // gives the same draws, and a key of its own keeps them apart from every other
 // site's. The kernel's keys start with apiserver/, scheduler, lag/, latency/,
-// delivery/ and call/; a world's must not.
+// delivery/, call/ and list-order/; a world's must not.
 func (c *Cluster) Stream(key string) *rng.Stream { return c.rng.Stream(key) }
 
 // Observed is the run as properties judge it: the trace, the phases, the watch

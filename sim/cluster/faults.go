@@ -99,6 +99,12 @@ func (f *faults) Lag(process string, gvk schema.GroupVersionKind) informer.Lag {
 	return nil
 }
 
+// ListOrder shuffles process's lists of what from a stream of their own
+// (list-order/<process>/<what>), so that no other site's draws shift them.
+func (f *faults) ListOrder(process, what string) informer.Order {
+	return f.c.Stream("list-order/" + process + "/" + what).Shuffle
+}
+
 // Held reports whether process's cache of gvk is held: by a hold of its kind or
 // of every kind (kind=*).
 func (f *faults) Held(process string, gvk schema.GroupVersionKind) bool {

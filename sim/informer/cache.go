@@ -45,6 +45,7 @@ type Cache struct {
 	stopped    bool
 	filter     func(gvk schema.GroupVersionKind, namespaced bool) *Filter // WithFilter
 	filters    map[schema.GroupVersionKind]*Filter                        // the filter of each kind's informers
+	order      func(gvk schema.GroupVersionKind) Order                    // WithListOrder
 }
 
 // informerKey names one informer of a cache: a kind in one form.
@@ -66,6 +67,19 @@ type Option func(*Cache)
 // namespace, and a kind the mapper does not know fails the read with the mapper's error.
 // Without a mapper every kind is read as namespaced (the key is used as given).
 func WithRESTMapper(m meta.RESTMapper) Option { return func(c *Cache) { c.mapper = m } }
+
+// Order permutes the n items of a list, calling swap(i, j) (rng.Stream's
+// Shuffle): the order in which a cache's List returns them.
+type Order func(n int, swap func(i, j int))
+
+// WithListOrder makes each List of kind gvk come in the order order(gvk)
+// draws (a shuffle from the plan), applied to the items in key order: a real
+// cache's List comes in its store's Go map order, so code that takes "the
+// last item" of a list meets a different one at each call. A nil Order, or
+// no WithListOrder, lists in key order (namespace, then name).
+func WithListOrder(order func(gvk schema.GroupVersionKind) Order) Option {
+	return func(c *Cache) { c.order = order }
+}
 
 // WithHeld makes an informer created while held(gvk) is true start held: it lists,
 // then its watch delivers nothing until Release (a watch that stalls from the start).
@@ -362,6 +376,11 @@ func (c *Cache) List(ctx context.Context, list client.ObjectList, opts ...client
 		return err
 	}
 	sortByKey(objs)
+	if c.order != nil {
+		if shuffle := c.order(gvk); shuffle != nil {
+			shuffle(len(objs), func(i, j int) { objs[i], objs[j] = objs[j], objs[i] })
+		}
+	}
 
 	deepCopy := listOpts.UnsafeDisableDeepCopy == nil || !*listOpts.UnsafeDisableDeepCopy
 	items := make([]runtime.Object, 0, len(objs))

@@ -1,6 +1,9 @@
 package informer_test
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/informer"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
 )
 
 // controller-runtime's CacheReader.Get (pkg/cache/internal/cache_reader.go) returns a
@@ -200,5 +204,68 @@ func TestReadsOfUnregisteredTypesFail(t *testing.T) {
 	type unregistered struct{ corev1.ConfigMap }
 	if err := w.cache.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "x"}, &unregistered{}); err == nil {
 		t.Fatal("Get of a type missing from the scheme succeeded")
+	}
+}
+
+// A cache made WithListOrder lists in the order its shuffle for the kind
+// draws, a new one at each call, whole lists, namespaced ones and index
+// lookups alike; the same draws give the same orders (a plan's seed), and
+// without an Order a list is in key order.
+func TestAListComesInTheOrderItsShuffleDraws(t *testing.T) {
+	names := func(w *world, opts ...client.ListOption) string {
+		var list corev1.ConfigMapList
+		if err := w.cache.List(ctx, &list, opts...); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, cm := range list.Items {
+			out = append(out, cm.Namespace+"/"+cm.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	fill := func(w *world) {
+		for i := range 8 {
+			w.src.create(configMap("ns", fmt.Sprintf("cm-%d", i), nil, map[string]string{"owner": "x"}))
+		}
+	}
+	run := func(seed uint64) []string {
+		s := rng.New(seed).Stream("list-order")
+		w := newWorld(t, nil, informer.WithListOrder(func(gvk schema.GroupVersionKind) informer.Order {
+			if gvk != configMapGVK {
+				t.Fatalf("order asked for %v", gvk)
+			}
+			return s.Shuffle
+		}))
+		fill(w)
+		if err := w.cache.IndexField(ctx, &corev1.ConfigMap{}, "data.owner", func(o client.Object) []string {
+			return []string{o.(*corev1.ConfigMap).Data["owner"]}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return []string{names(w), names(w), names(w, client.InNamespace("ns")), names(w, client.MatchingFields{"data.owner": "x"})}
+	}
+	sorted := "ns/cm-0 ns/cm-1 ns/cm-2 ns/cm-3 ns/cm-4 ns/cm-5 ns/cm-6 ns/cm-7"
+	a, b, c := run(1), run(1), run(2)
+	if !slices.Equal(a, b) {
+		t.Fatalf("one seed, two runs: %q and %q", a, b)
+	}
+	if slices.Equal(a, c) {
+		t.Fatalf("two seeds gave the same orders %q", a)
+	}
+	for i, l := range a {
+		if l == sorted {
+			t.Fatalf("list %d came sorted: %q", i, l)
+		}
+		if got := strings.Fields(l); len(got) != 8 || !slices.Equal(slices.Sorted(slices.Values(got)), strings.Fields(sorted)) {
+			t.Fatalf("list %d = %q, want a permutation of %q", i, l, sorted)
+		}
+	}
+	if a[0] == a[1] {
+		t.Fatalf("two calls gave the same order %q: want a new draw at each", a[0])
+	}
+	w := newWorld(t, nil)
+	fill(w)
+	if got := names(w); got != sorted {
+		t.Fatalf("without an Order: %q, want key order", got)
 	}
 }

@@ -48,6 +48,13 @@
 //     selectors through indexes named "field:<field>" (an unindexed field fails with
 //     client-go's `Index with name field:x does not exist`), Limit, the
 //     "continue-not-supported" continue token and an empty list resourceVersion.
+//   - A Cache made WithListOrder returns each List (whole, by namespace, by field
+//     selector or index, with or without a label selector; Limit takes the first
+//     items of it) in the order its Order for the kind draws: package process
+//     gives every process's cache a shuffle drawn from the plan per process and
+//     kind, the same in every run of a plan and another at each call, as the
+//     real cache returns its store's Go map order
+//     (TestAListComesInTheOrderItsShuffleDraws).
 //   - One informer per kind and form, as controller-runtime's informer cache keys
 //     them (pkg/cache/internal/informers.go: structured, unstructured and metadata
 //     maps): Get, List and IndexField take *unstructured.Unstructured(List) and
@@ -124,10 +131,12 @@
 //   - Unstructured informers of kinds with a Go type hold the unstructured
 //     converter's rendering of the Go type (see package forms), not the server's
 //     JSON.
-//   - List results are sorted by namespace/name; the real cache returns them in map order.
-//     Limit applies to that order. Field selector requirements are looked up in field
-//     order (controller-runtime takes them in the selector's order, which for
-//     client.MatchingFields is map order): only which error a missing index gives differs.
+//   - Without WithListOrder, List results come in key order (namespace/name). With
+//     it the shuffle is uniform, where Go's map order is not (it starts at a random
+//     bucket and offset and walks on). Field selector requirements are looked
+//     up in field order (controller-runtime takes them in the selector's order, which
+//     for client.MatchingFields is map order): only which error a missing index
+//     gives differs.
 //   - Without WithRESTMapper every kind is treated as namespaced (a Get of a cluster-scoped
 //     object must then use an empty namespace), and unknown kinds are not rejected.
 //   - Reads never block: a cache that was stopped before a kind's informer was created

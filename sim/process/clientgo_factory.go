@@ -41,6 +41,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/ctrlsim/ctrlsim/sim/informer"
 )
 
 // Informer factories that start their informers in a deterministic order.
@@ -64,19 +66,19 @@ import (
 // informer type, started in the order they were asked for, each one's
 // goroutines tasks of the process before the next one starts.
 func NewInformerFactory(mgr manager.Manager, client kubernetes.Interface) informers.SharedInformerFactory {
-	return newOrderedFactory(listThenWatch{client}, adopter(mgr))
+	return newOrderedFactory(listThenWatch{client}, adopter(mgr), listOrder(mgr))
 }
 
 // NewDynamicInformerFactory is NewInformerFactory's dynamicinformer
 // counterpart: one factory per resource, started in the order asked for.
 func NewDynamicInformerFactory(mgr manager.Manager, client dynamic.Interface) dynamicinformer.DynamicSharedInformerFactory {
-	return newOrderedDynamicFactory(listThenWatchDynamic{client}, adopter(mgr))
+	return newOrderedDynamicFactory(listThenWatchDynamic{client}, adopter(mgr), listOrder(mgr))
 }
 
 // NewMetadataInformerFactory is NewInformerFactory's metadatainformer
 // counterpart: one factory per resource, started in the order asked for.
 func NewMetadataInformerFactory(mgr manager.Manager, client metadata.Interface) metadatainformer.SharedInformerFactory {
-	return newOrderedMetadataFactory(listThenWatchMetadata{client}, adopter(mgr))
+	return newOrderedMetadataFactory(listThenWatchMetadata{client}, adopter(mgr), listOrder(mgr))
 }
 
 // listThenWatch is the clientset of the ordered factories' informers: it
@@ -108,6 +110,7 @@ func (listThenWatchMetadata) IsWatchListSemanticsUnSupported() bool { return tru
 type orderedFactory struct {
 	client kubernetes.Interface
 	adopt  func()
+	order  func(what string) informer.Order // listOrder
 	mu     sync.Mutex
 	subs   []informers.SharedInformerFactory
 	byType map[reflect.Type]informers.SharedInformerFactory
@@ -115,8 +118,8 @@ type orderedFactory struct {
 
 var _ informers.SharedInformerFactory = (*orderedFactory)(nil)
 
-func newOrderedFactory(client kubernetes.Interface, adopt func()) *orderedFactory {
-	return &orderedFactory{client: client, adopt: adopt, byType: map[reflect.Type]informers.SharedInformerFactory{}}
+func newOrderedFactory(client kubernetes.Interface, adopt func(), order func(what string) informer.Order) *orderedFactory {
+	return &orderedFactory{client: client, adopt: adopt, order: order, byType: map[reflect.Type]informers.SharedInformerFactory{}}
 }
 
 // InformerFor is the informer of obj's type: made by its own factory.
@@ -132,8 +135,8 @@ func (f *orderedFactory) InformerFor(obj runtime.Object, newFunc internalinterfa
 	f.mu.Unlock()
 	inf := sub.InformerFor(obj, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		inf := newFunc(c, resync)
-		sortIndexer(inf)               // clientgo_indexer.go
-		return newOrderedInformer(inf) // clientgo_handlers.go
+		sortIndexer(inf, f.order(typeName(t))) // clientgo_indexer.go
+		return newOrderedInformer(inf)         // clientgo_handlers.go
 	})
 	return inf
 }
@@ -150,7 +153,7 @@ func (f *orderedFactory) ForResource(gvr schema.GroupVersionResource) (informers
 	if err != nil {
 		return nil, err
 	}
-	sortIndexer(gi.Informer())
+	sortIndexer(gi.Informer(), f.order(gvr.String()))
 	f.mu.Lock()
 	f.subs = append(f.subs, sub)
 	f.mu.Unlock()
@@ -246,6 +249,7 @@ type gvrFactory interface {
 type orderedGVRFactory struct {
 	newSub func() gvrFactory
 	adopt  func()
+	order  func(what string) informer.Order // listOrder
 	mu     sync.Mutex
 	subs   []gvrFactory
 	byGVR  map[schema.GroupVersionResource]gvrFactory
@@ -256,13 +260,13 @@ var (
 	_ metadatainformer.SharedInformerFactory       = (*orderedGVRFactory)(nil)
 )
 
-func newOrderedDynamicFactory(client dynamic.Interface, adopt func()) *orderedGVRFactory {
-	return &orderedGVRFactory{adopt: adopt, byGVR: map[schema.GroupVersionResource]gvrFactory{},
+func newOrderedDynamicFactory(client dynamic.Interface, adopt func(), order func(what string) informer.Order) *orderedGVRFactory {
+	return &orderedGVRFactory{adopt: adopt, order: order, byGVR: map[schema.GroupVersionResource]gvrFactory{},
 		newSub: func() gvrFactory { return dynamicinformer.NewDynamicSharedInformerFactory(client, 0) }}
 }
 
-func newOrderedMetadataFactory(client metadata.Interface, adopt func()) *orderedGVRFactory {
-	return &orderedGVRFactory{adopt: adopt, byGVR: map[schema.GroupVersionResource]gvrFactory{},
+func newOrderedMetadataFactory(client metadata.Interface, adopt func(), order func(what string) informer.Order) *orderedGVRFactory {
+	return &orderedGVRFactory{adopt: adopt, order: order, byGVR: map[schema.GroupVersionResource]gvrFactory{},
 		newSub: func() gvrFactory { return metadatainformer.NewSharedInformerFactory(client, 0) }}
 }
 
@@ -276,7 +280,7 @@ func (f *orderedGVRFactory) ForResource(gvr schema.GroupVersionResource) informe
 	}
 	f.mu.Unlock()
 	gi := sub.ForResource(gvr)
-	sortIndexer(gi.Informer())
+	sortIndexer(gi.Informer(), f.order(gvr.String()))
 	return gi
 }
 
@@ -314,6 +318,28 @@ func (f *orderedGVRFactory) Shutdown() {
 // become tasks of the process before the next ones start.
 func adopter(mgr manager.Manager) func() {
 	return func() { AdoptStarted(mgr) }
+}
+
+// listOrder is the order of the lists of mgr's process's client-go
+// informers of what ("clientgo/" and the informer's object type or
+// resource): the plan's shuffle (Injector.ListOrder); nil (key order) for a
+// manager that is not a process's.
+func listOrder(mgr manager.Manager) func(what string) informer.Order {
+	return func(what string) informer.Order {
+		m, ok := mgr.(*Manager)
+		if !ok {
+			return nil
+		}
+		return m.p.env.Faults.ListOrder(m.p.spec.Name, "clientgo/"+what)
+	}
+}
+
+// typeName names an informer's object type: its package path and name.
+func typeName(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath() + "." + t.Name()
 }
 
 // InBubble reports whether mgr's process runs in a testing/synctest bubble

@@ -244,10 +244,16 @@
 //     Deployment, Job, StatefulSet, PVC- and PV-protection controllers, in a
 //     bubble only; package kcm's Known gaps say why the others are not (the
 //     EndpointSlice controller ranges over Go maps: hosted, one plan gave
-//     two traces). The informers of the ordered factories have sorted
-//     indexers (clientgo_indexer.go, through client-go v0.37's
-//     typedSharedIndexInformer wrapper; TestTheOrderedFactoriesInformersListInKeyOrder):
-//     client-go's own lists in Go map order, a new order at every call. The
+//     two traces). The informers of the ordered factories have indexers
+//     that list in the plan's order (clientgo_indexer.go, through client-go
+//     v0.37's typedSharedIndexInformer wrapper: Injector.ListOrder's shuffle
+//     per process and informer type, applied to the key order;
+//     TestTheOrderedFactoriesInformersListInThePlansShuffle,
+//     TestTheOrderedFactoriesInformersListInKeyOrder): client-go's own list
+//     in Go map order, a new order at every call; the plan's shuffle gives
+//     a new order at every call too, the same in every run of a plan. The
+//     process's controller-runtime cache lists likewise (informer's
+//     WithListOrder, per kind). The
 //     handlers registered on one of their informers before it starts share
 //     one client-go listener, called in registration order
 //     (clientgo_handlers.go): client-go starts a listener per handler, by

@@ -65,6 +65,12 @@ type Injector interface {
 	// Healed reports whether the fault phase has ended, and when: the plan's
 	// workload faults, which models such as the kubelet meet, stop then.
 	Healed() (at time.Time, ok bool)
+	// ListOrder is the order of process's lists of what (its cache's kind,
+	// "cache/<group>/<version>/<Kind>", or an informer of its client-go
+	// factories, "clientgo/<type or resource>"): a shuffle drawn from the
+	// plan, the same in every run of it and another at each list, as a real
+	// informer's store lists in Go map order. Nil: key order.
+	ListOrder(process, what string) informer.Order
 }
 
 // Env is the world a process lives in.
@@ -286,6 +292,9 @@ func (p *Process) start() {
 	if us := p.env.Faults.Unobserved(name); len(us) > 0 {
 		opts = append(opts, informer.WithUnobserved(us))
 	}
+	opts = append(opts, informer.WithListOrder(func(gvk schema.GroupVersionKind) informer.Order {
+		return p.env.Faults.ListOrder(name, "cache/"+gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
+	}))
 	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
 	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
 		Before: func(c kubeclient.Call) error { m.join(); return p.before(c) },

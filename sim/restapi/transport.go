@@ -213,6 +213,9 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 	switch {
 	case path == "api" || path == "apis" || path == "version":
 		return t.discovery(req, path, schema.GroupVersion{})
+	case path == "openapi/v2" || path == "openapi/v3" || strings.HasPrefix(path, "openapi/v3/"):
+		r, err := t.openapi(req, path)
+		return 0, r, err
 	case segs[0] == "api" && len(segs) >= 2:
 		gv, rest = schema.GroupVersion{Version: segs[1]}, segs[2:]
 	case segs[0] == "apis" && len(segs) >= 3:
