@@ -1,0 +1,191 @@
+package wallclock
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// A census of the bubble's goroutines (issue 53): code under test that
+// starts goroutines the simulator does not know of gets one line naming
+// them, and what to do, instead of a run that takes minutes or the bubble's
+// "deadlock: main bubble goroutine has exited but blocked goroutines remain"
+// naming nothing.
+//
+//   - A client-go workqueue (workqueue.New..., NewTypedRateLimitingQueue)
+//     runs on the bubble's clock outside the scheduler: its goroutines'
+//     tickers wake the bubble through every step of virtual time (a plan
+//     takes seconds to minutes), and one never shut down outlives the
+//     world. Run looks for its goroutines at the world's first steps of
+//     virtual time and then at every doubling of their number (a few
+//     looks a run, the first within its first steps), and fails the test
+//     naming it and ClientGoQueue.
+//   - A goroutine still in the bubble once the world has closed (a
+//     library's janitor, a ticker loop, a goroutine waiting on a channel
+//     nothing will close) would make the bubble deadlock when Run returns.
+//     Run names each, by where it was started and where it waits, and
+//     what to do.
+
+// goroutine is one goroutine of a stack dump.
+type goroutine struct {
+	id        int
+	state     string // "chan receive (durable)"
+	bubble    int    // its synctest bubble's id; 0: none
+	frames    []frame
+	createdBy frame // the go statement that started it
+}
+
+// frame is a function and where in it.
+type frame struct{ fn, at string }
+
+func (f frame) String() string {
+	if f.at == "" {
+		return f.fn
+	}
+	return f.fn + " (" + f.at + ")"
+}
+
+var header = regexp.MustCompile(`^goroutine (\d+) \[([^\]]*)\]:$`)
+
+// bubbleGoroutines are the goroutines of the calling goroutine's bubble,
+// itself left out.
+func bubbleGoroutines() []goroutine {
+	all := parseStacks(stacks())
+	if len(all) == 0 || all[0].bubble == 0 {
+		return nil
+	}
+	self := all[0] // runtime.Stack lists the caller first
+	var out []goroutine
+	for _, g := range all[1:] {
+		// The test's own goroutines (synctest.Test's caller, the bubble's
+		// main goroutine waiting for its cleanups) are in the bubble too.
+		if g.bubble == self.bubble && !strings.HasPrefix(g.createdBy.fn, "testing.") && !strings.HasPrefix(g.createdBy.fn, "testing/") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// stacks is every goroutine's stack, the caller's first.
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// parseStacks reads runtime.Stack's text.
+func parseStacks(text string) []goroutine {
+	var out []goroutine
+	for _, block := range strings.Split(text, "\n\n") {
+		lines := strings.Split(strings.TrimSpace(block), "\n")
+		m := header.FindStringSubmatch(lines[0])
+		if m == nil {
+			continue
+		}
+		g := goroutine{}
+		g.id, _ = strconv.Atoi(m[1])
+		for _, part := range strings.Split(m[2], ", ") {
+			if id, ok := strings.CutPrefix(part, "synctest bubble "); ok {
+				g.bubble, _ = strconv.Atoi(id)
+			} else if g.state == "" {
+				g.state = part
+			}
+		}
+		for i := 1; i < len(lines); i++ {
+			fn := strings.TrimSpace(lines[i])
+			at := ""
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") {
+				at, _, _ = strings.Cut(strings.TrimSpace(lines[i+1]), " +0x")
+				i++
+			}
+			if by, ok := strings.CutPrefix(fn, "created by "); ok {
+				by, _, _ = strings.Cut(by, " in goroutine ")
+				g.createdBy = frame{by, at}
+				continue
+			}
+			if j := strings.LastIndex(fn, "("); j > 0 && strings.HasSuffix(fn, ")") {
+				fn = fn[:j] // the arguments
+			}
+			g.frames = append(g.frames, frame{fn, at})
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// isWorkqueue says whether g is a goroutine of a client-go workqueue (its
+// waiting loop, its metrics' ticker).
+func (g goroutine) isWorkqueue() bool {
+	return strings.HasPrefix(g.createdBy.fn, workqueuePkg) && len(g.frames) > 0 && g.frames[len(g.frames)-1].fn != "" &&
+		strings.HasPrefix(g.frames[len(g.frames)-1].fn, workqueuePkg)
+}
+
+const workqueuePkg = "k8s.io/client-go/util/workqueue."
+
+// workqueueLine is the failure of a world in which a client-go workqueue
+// runs, "" when none does.
+func workqueueLine(gs []goroutine) string {
+	for _, g := range gs {
+		if g.isWorkqueue() {
+			return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with operatortest.ClientGoQueue(cg, rateLimiter) in operatortest.ClientGoSetup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (README: An operator built on client-go)",
+				g.id, g.frames[len(g.frames)-1].fn, g.createdBy)
+		}
+	}
+	return ""
+}
+
+// outlivingLine is the failure of a world whose goroutines gs are still in
+// the bubble once it has closed, "" when there are none: each by where it
+// was started and where it waits.
+func outlivingLine(gs []goroutine) string {
+	if len(gs) == 0 {
+		return ""
+	}
+	if line := workqueueLine(gs); line != "" {
+		return line
+	}
+	var each []string
+	for i, g := range gs {
+		if i == 3 {
+			each = append(each, fmt.Sprintf("and %d more", len(gs)-3))
+			break
+		}
+		where := "?"
+		if w := userFrame(g.frames); w.fn != "" {
+			where = w.String()
+		}
+		each = append(each, fmt.Sprintf("goroutine %d started by %s, waiting (%s) in %s", g.id, g.createdBy, g.state, where))
+	}
+	return fmt.Sprintf("%d goroutine%s of the code under test outlive%s the world (the bubble would deadlock: testing/synctest's \"main bubble goroutine has exited but blocked goroutines remain\"): %s. "+
+		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of ClientGoSetup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
+		len(gs), plural(len(gs)), map[bool]string{true: "s", false: ""}[len(gs) == 1], strings.Join(each, "; "))
+}
+
+// userFrame is the innermost frame of frames outside the runtime and the
+// standard library's waiting (where the goroutine waits, as its code reads).
+func userFrame(frames []frame) frame {
+	for _, f := range frames {
+		if strings.HasPrefix(f.fn, "runtime.") || strings.HasPrefix(f.fn, "sync.") || strings.HasPrefix(f.fn, "time.") || strings.HasPrefix(f.fn, "internal/") {
+			continue
+		}
+		return f
+	}
+	if len(frames) > 0 {
+		return frames[0]
+	}
+	return frame{}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
