@@ -3,6 +3,7 @@ package wallclock
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -82,9 +83,31 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 				return slept
 			},
 			Settle: synctest.Wait,
+			Cut:    cutWhy,
 		}
 		f(t, wall)
 	})
+}
+
+// cutting is why the runs are cut now ("" or nil: they are not): a bound
+// the harness keeps outside the bubble (CutRuns).
+var cutting atomic.Pointer[string]
+
+// CutRuns cuts the world running in a bubble now, at its next step, and
+// every world run until ResumeRuns (the runs of one plan's judging), for
+// why: a bound of wall time, which only code outside the bubble can read
+// (operatortest/search's plan timeout). It may be called from any
+// goroutine.
+func CutRuns(why string) { cutting.Store(&why) }
+
+// ResumeRuns lets worlds run to their end again.
+func ResumeRuns() { cutting.Store(nil) }
+
+func cutWhy() string {
+	if p := cutting.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // census is a census's failure, raised in the bubble to end the run.

@@ -2,6 +2,8 @@ package traps
 
 import (
 	"context"
+	"crypto/sha256"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -79,4 +81,30 @@ func Drain(mgr manager.Manager, q workqueue.TypedInterface[types.NamespacedName]
 			q.Done(n)
 		}
 	}))
+}
+
+// Slow reconciles each ConfigMap again every second of virtual time, and
+// each reconcile works for Work rounds of hashing (wall time, no virtual
+// time): a plan of it takes seconds of wall time to run.
+type Slow struct {
+	client.Client
+	Work int
+}
+
+// SetupWithManager registers the controller.
+func (r *Slow) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(r)
+}
+
+// Reconcile works, then asks to be called again in a second.
+func (r *Slow) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var cm corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &cm); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	sum := sha256.Sum256([]byte(cm.Name))
+	for range r.Work {
+		sum = sha256.Sum256(append(sum[:], make([]byte, 64<<10)...))
+	}
+	return reconcile.Result{RequeueAfter: time.Second}, nil
 }

@@ -2,6 +2,7 @@ package traps_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/clientgo"
 	"github.com/ctrlsim/ctrlsim/examples/traps"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/search"
 )
 
 // childEnv names the child test a test binary runs (runChild).
@@ -207,5 +209,35 @@ func TestTheClientGoOperatorOnTheSimulatorsQueueHolds(t *testing.T) {
 	}
 	if res.Caught || res.Checks != 30 {
 		t.Errorf("%d plans, violations %v; want 30 plans and none", res.Checks, res.Violations)
+	}
+}
+
+// A plan whose judging runs past Options.PlanTimeout (wall time) is cut:
+// named with its plan when it passes the bound, not judged, counted among
+// the cut plans, and the exploration goes on to its budget, never left to
+// go test's -timeout.
+func TestAPlanPastItsWallClockBoundIsCutNamedAndCounted(t *testing.T) {
+	var said []string
+	log := search.LogProgress
+	search.LogProgress = func(t *testing.T, format string, args ...any) {
+		if l := fmt.Sprintf(format, args...); strings.Contains(l, "ran past the wall-clock bound") {
+			said = append(said, l)
+		}
+		log(t, format, args...)
+	}
+	defer func() { search.LogProgress = log }()
+	o := copier(func(mgr manager.Manager) error { return (&traps.Slow{Client: mgr.GetClient(), Work: 200}).SetupWithManager(mgr) })
+	o.Checks, o.FaultPhase, o.HealBudget, o.PlanTimeout = 3, 10*time.Second, 20*time.Second, 300*time.Millisecond
+	start := time.Now()
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d plans, %d cut, in %s: %s", res.Checks, res.Cut, time.Since(start).Round(100*time.Millisecond), res.CutNote)
+	if res.Checks != 3 || res.Cut == 0 || !strings.Contains(res.CutNote, "the wall-clock bound of 300ms (Options.PlanTimeout)") {
+		t.Errorf("%d plans, %d cut (%s); want 3 plans, some cut at the wall-clock bound", res.Checks, res.Cut, res.CutNote)
+	}
+	if len(said) == 0 || !strings.Contains(said[0], "cut, not judged, counted among the cut plans: seed ") {
+		t.Errorf("the plans cut were not named with their plan: %q", said)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // Long plans and findings as found (issue 46). Progress lines between plans
@@ -31,6 +32,12 @@ type longRun struct {
 	p     *plan.Plan
 	names []string // the seed objects' names, for p's text
 	since time.Time
+	// bound is Options.PlanTimeout: past it, a timer (wall time, outside
+	// the bubble) cuts the runs of what runs (wallclock.CutRuns) until
+	// done, and says so on t (nil: a worker's record, not said).
+	bound time.Duration
+	timer *time.Timer
+	t     *testing.T
 }
 
 var longRuns sync.Map // *world.World -> *longRun, while an exploration of it watches (watchWorld)
@@ -42,13 +49,13 @@ func longOf(w *world.World) *longRun {
 	if l, ok := longRuns.Load(w); ok {
 		return l.(*longRun)
 	}
-	return &longRun{}
+	return &longRun{bound: w.Opts.PlanTimeout}
 }
 
 // watchWorld starts the watcher of w's exploration (watchLong); stop ends
 // it and forgets w.
 func watchWorld(t *testing.T, w *world.World) (stop func()) {
-	l := &longRun{names: failure.SeedNames(w)}
+	l := &longRun{names: failure.SeedNames(w), bound: w.Opts.PlanTimeout, t: t}
 	longRuns.Store(w, l)
 	end := watchLong(t, func(now time.Time) []string {
 		if s := l.line(now); s != "" {
@@ -67,6 +74,25 @@ func (l *longRun) start(what, doing string, p *plan.Plan) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.what, l.doing, l.p, l.since = what, doing, p, progressNow()
+	if l.bound > 0 {
+		l.timer = time.AfterFunc(l.bound, func() { l.cut(what, p) })
+	}
+}
+
+// cut cuts the runs of what, the plan p, which has run past the bound: each
+// run of its judging stops at its next step, is not judged, and counts
+// among the plans cut at the work bound (cut.go), its note naming the bound.
+func (l *longRun) cut(what string, p *plan.Plan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.what != what || l.p != p {
+		return // done meanwhile
+	}
+	wallclock.CutRuns(fmt.Sprintf("the wall-clock bound of %s (Options.PlanTimeout): %s ran past it", l.bound, what))
+	if l.t != nil {
+		LogProgress(l.t, "operatortest: %s ran past the wall-clock bound of %s (Options.PlanTimeout): cut, not judged, counted among the cut plans: %s",
+			what, l.bound, oneLine(failure.PlanText(p, l.names), 240))
+	}
 }
 
 // done marks nothing running.
@@ -74,6 +100,11 @@ func (l *longRun) done() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.what, l.p = "", nil
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+		wallclock.ResumeRuns()
+	}
 }
 
 // line is the progress line naming what runs, if it has run longer than two
