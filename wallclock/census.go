@@ -19,7 +19,7 @@ import (
 //     tickers wake the bubble through every step of virtual time (a plan
 //     takes seconds to minutes), and one never shut down outlives the
 //     world. Run looks for its goroutines at the world's first steps of
-//     virtual time and then at every doubling of their number (a few
+//     virtual time and then each time their number has grown fourfold (a few
 //     looks a run, the first within its first steps), and fails the test
 //     naming it and ClientGoQueue.
 //   - A goroutine still in the bubble once the world has closed (a

@@ -58,7 +58,7 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 			},
 			Sleep: func(d time.Duration, wake <-chan struct{}) time.Duration {
 				if sleeps++; sleeps == look {
-					look *= 2
+					look *= 4
 					if line := workqueueLine(bubbleGoroutines()); line != "" {
 						panic(census(line)) // ends the run, through its deferred Close
 					}
