@@ -189,3 +189,42 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+// Stuck names the goroutines of every bubble that keep it from stepping or
+// closing: those blocked on something the bubble cannot wait out (a mutex,
+// a channel made outside the bubble, I/O) or running without end, where a
+// world's kernel waits for every goroutine of its bubble to be durably
+// blocked (synctest.Wait). For code outside the bubbles (a watchdog of wall
+// time); "" when there are none.
+func Stuck() string {
+	var each []string
+	n := 0
+	for _, g := range parseStacks(stacks()) {
+		if g.bubble == 0 || strings.Contains(g.state, "durable") || strings.HasPrefix(g.createdBy.fn, "testing.") ||
+			strings.HasPrefix(g.createdBy.fn, "testing/") || waitsForTheBubble(g) {
+			continue
+		}
+		if n++; n <= 3 {
+			where := "?"
+			if w := userFrame(g.frames); w.fn != "" {
+				where = w.String()
+			}
+			each = append(each, fmt.Sprintf("goroutine %d started by %s, %s in %s", g.id, g.createdBy, g.state, where))
+		}
+	}
+	if n > 3 {
+		each = append(each, fmt.Sprintf("and %d more", n-3))
+	}
+	return strings.Join(each, "; ")
+}
+
+// waitsForTheBubble says whether g is a kernel waiting for its bubble
+// (synctest.Wait).
+func waitsForTheBubble(g goroutine) bool {
+	for _, f := range g.frames {
+		if f.fn == "testing/synctest.Wait" || f.fn == "internal/synctest.Wait" {
+			return true
+		}
+	}
+	return false
+}

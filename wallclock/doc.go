@@ -52,8 +52,11 @@
 //     deterministic).
 //   - A goroutine of the bubble that stays blocked on something that is not
 //     durable (a mutex, a channel made outside the bubble, I/O) keeps the
-//     bubble from ending at all: go test's -timeout ends that, with no word
-//     of the census.
+//     world from stepping or closing at all: nothing in the bubble can say
+//     so. A watchdog outside it can (Stuck names those goroutines;
+//     operatortest's plan timeout ends the test binary with it); a world
+//     run without one (a test's own wallclock.Run) waits for go test's
+//     -timeout.
 //
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
 //     not a test (ctrlsim run) gets one from internal/outside.Run. A

@@ -12,10 +12,16 @@
 //   - a controller-runtime operator whose reconciler keeps an expiring
 //     cache (TTLCache, written here: a library of the kind whose New starts
 //     a janitor goroutine that runs until Stop), never stopped; its twin
-//     stops it when its process's context ends.
+//     stops it when its process's context ends;
+//   - a Runnable that waits on a channel made outside the world's run (its
+//     bubble never settles: the world cannot step or close);
+//   - a reconciler that works for wall time at each reconcile (Slow), its
+//     plans past Options.PlanTimeout.
 //
 // Each trap fails its test with one line naming the queue or the
-// goroutine, within seconds (wallclock's census.go); the twins hold.
+// goroutine, within seconds (wallclock's census.go, operatortest/search's
+// longrun.go), and a plan past its wall-clock bound is cut and counted; the
+// twins hold.
 //
 // # Known gaps
 //

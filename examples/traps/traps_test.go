@@ -61,7 +61,8 @@ func failsWithOneLine(t *testing.T, child string, want ...string) {
 	}
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "operatortest: ") && !strings.Contains(l, " plans judged in ") {
+		// Progress lines (a plan judged, one cut at its bound) are not failures.
+		if strings.Contains(l, "operatortest: ") && !strings.Contains(l, " plans judged in ") && !strings.Contains(l, " ran past the wall-clock bound of ") {
 			lines = append(lines, strings.TrimSpace(l))
 		}
 	}
@@ -237,7 +238,36 @@ func TestAPlanPastItsWallClockBoundIsCutNamedAndCounted(t *testing.T) {
 	if res.Checks != 3 || res.Cut == 0 || !strings.Contains(res.CutNote, "the wall-clock bound of 300ms (Options.PlanTimeout)") {
 		t.Errorf("%d plans, %d cut (%s); want 3 plans, some cut at the wall-clock bound", res.Checks, res.Cut, res.CutNote)
 	}
-	if len(said) == 0 || !strings.Contains(said[0], "cut, not judged, counted among the cut plans: seed ") {
+	if len(said) == 0 || !strings.Contains(said[0], "cut, not judged (a plan: counted among the cut plans): seed ") {
 		t.Errorf("the plans cut were not named with their plan: %q", said)
 	}
+}
+
+// outside is a channel made outside every world's run: a goroutine of the
+// bubble that waits on it is not durably blocked, so the bubble never
+// settles.
+var outside = make(chan struct{})
+
+func TestChildBlockedOutside(t *testing.T) {
+	childOnly(t)
+	o := copier(func(mgr manager.Manager) error {
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			<-outside
+			return nil
+		})); err != nil {
+			return err
+		}
+		return (&traps.Copier{Client: mgr.GetClient()}).SetupWithManager(mgr)
+	})
+	o.PlanTimeout = time.Second
+	operatortest.Run(t, o)
+}
+
+// A world that cannot step (a Runnable waits on a channel made outside the
+// run: its bubble never settles) ends the test binary a bound after its
+// cut, with one line naming the goroutine, rather than at go test's
+// -timeout.
+func TestAWorldThatCannotStepEndsTheTestNamingWhatItWaitsFor(t *testing.T) {
+	failsWithOneLine(t, "TestChildBlockedOutside", "the fault-free run with no workload (preflight) did not end 1s after it was cut",
+		"traps_test.TestChildBlockedOutside", "not on a mutex held for ever or a channel made outside the run")
 }

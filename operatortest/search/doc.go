@@ -49,7 +49,12 @@
 // (wallclock.CutRuns): named with its plan, not judged, counted among the
 // cut plans (Result.Cut), and the exploration goes on; a reference run cut
 // so is kept as cut, as one cut at the work bound is, so the count of cut
-// plans (never a verdict) depends on the machine's speed. With KeepGoing each distinct violation
+// plans (never a verdict) depends on the machine's speed. A run that still
+// has not ended a bound after its cut cannot step or close (its kernel
+// waits for goroutines blocked on something outside the world: a mutex, a
+// channel made outside the run): the test binary ends with one line naming
+// them (wallclock.Stuck) and the plan, never at go test's -timeout. The
+// preflight run is bounded the same way. With KeepGoing each distinct violation
 // is printed when first judged ("found <signature> at plan <n>: <verdict>")
 // and Run saves its minimal plan and writes its report as soon as it is
 // shrunk, not at the end of the exploration. examples/twowrites is a

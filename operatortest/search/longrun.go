@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +39,14 @@ type longRun struct {
 	bound time.Duration
 	timer *time.Timer
 	t     *testing.T
+}
+
+// hangExit ends the test binary, saying line, when a plan cut at its bound
+// still has not ended a bound later: no goroutine can end the world's (its
+// kernel waits in the bubble), and go test's -timeout would name nothing.
+func hangExit(line string) {
+	fmt.Fprintln(os.Stderr, line)
+	os.Exit(1)
 }
 
 var longRuns sync.Map // *world.World -> *longRun, while an exploration of it watches (watchWorld)
@@ -89,10 +98,32 @@ func (l *longRun) cut(what string, p *plan.Plan) {
 		return // done meanwhile
 	}
 	wallclock.CutRuns(fmt.Sprintf("the wall-clock bound of %s (Options.PlanTimeout): %s ran past it", l.bound, what))
+	// A run cut stops at its next step; one that cannot step (its kernel
+	// waits for goroutines that never block durably, in a step or in its
+	// close) is named with what keeps it, and the binary ends, a bound
+	// later: never go test's -timeout, naming nothing of the world.
+	l.timer = time.AfterFunc(l.bound, func() { l.hang(what, p) })
 	if l.t != nil {
-		LogProgress(l.t, "operatortest: %s ran past the wall-clock bound of %s (Options.PlanTimeout): cut, not judged, counted among the cut plans: %s",
+		LogProgress(l.t, "operatortest: %s ran past the wall-clock bound of %s (Options.PlanTimeout): cut, not judged (a plan: counted among the cut plans): %s",
 			what, l.bound, oneLine(failure.PlanText(p, l.names), 240))
 	}
+}
+
+// hang ends the test binary: what, cut a bound ago, has not ended.
+func (l *longRun) hang(what string, p *plan.Plan) {
+	l.mu.Lock()
+	still := l.what == what && l.p == p
+	l.mu.Unlock()
+	if !still {
+		return
+	}
+	stuck := wallclock.Stuck()
+	if stuck == "" {
+		stuck = "no goroutine of a world blocked outside it: the kernel itself runs on"
+	}
+	hangExit(fmt.Sprintf("operatortest: %s did not end %s after it was cut at the wall-clock bound (Options.PlanTimeout): its world cannot step or close, waiting for: %s. "+
+		"Code under test must block only on what the world gives (its clients, queues, contexts, channels made in the run), not on a mutex held for ever or a channel made outside the run; plan: %s",
+		what, l.bound, stuck, oneLine(failure.PlanText(p, l.names), 240)))
 }
 
 // done marks nothing running.
