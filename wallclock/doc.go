@@ -57,7 +57,6 @@
 //     operatortest's plan timeout ends the test binary with it); a world
 //     run without one (a test's own wallclock.Run) waits for go test's
 //     -timeout.
-//
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
 //     not a test (ctrlsim run) gets one from internal/outside.Run. A
 //     kernel world built without a Wall (sim/cluster's and the models' own

@@ -17,7 +17,7 @@ import (
 // under test waited on a real timer), the test gets an error naming both times.
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
-	defer onOneP()() // oneproc.go
+	defer onOneP()()   // oneproc.go
 	var failure string // census.go: goroutines the world does not know of
 	defer func() {
 		if failure == "" {
@@ -34,9 +34,11 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 		// The first cleanup registered runs last, once the bubble's other
 		// cleanups have: what is still in the bubble then outlives it.
 		t.Cleanup(func() {
+			defer simulatorQueues.Delete(currentBubble())
 			if failure == "" {
 				synctest.Wait()
-				failure = outlivingLine(bubbleGoroutines())
+				_, gs := bubbleGoroutines()
+				failure = outlivingLine(gs)
 			}
 		})
 		defer func() {

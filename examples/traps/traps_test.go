@@ -227,7 +227,9 @@ func TestAPlanPastItsWallClockBoundIsCutNamedAndCounted(t *testing.T) {
 		log(t, format, args...)
 	}
 	defer func() { search.LogProgress = log }()
-	o := copier(func(mgr manager.Manager) error { return (&traps.Slow{Client: mgr.GetClient(), Work: 200}).SetupWithManager(mgr) })
+	o := copier(func(mgr manager.Manager) error {
+		return (&traps.Slow{Client: mgr.GetClient(), Work: 200}).SetupWithManager(mgr)
+	})
 	o.Checks, o.FaultPhase, o.HealBudget, o.PlanTimeout = 3, 10*time.Second, 20*time.Second, 300*time.Millisecond
 	start := time.Now()
 	res, err := operatortest.Explore(t, o)
