@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // Names of the hosted controllers, as kube-controller-manager's --controllers
@@ -101,7 +102,9 @@ func Controllers() []Controller {
 			}
 			// orphanQueue's item type is unexported (orphanPodKey): no
 			// queue of the simulator's can be built for it from outside the
-			// package, so it stays client-go's, on the bubble's clock.
+			// package, so it stays client-go's, on the bubble's clock (the
+			// census of the bubble's goroutines is told: not the operator's).
+			wallclock.SimulatorQueue()
 			return func(ctx context.Context) { c.Run(ctx, 5) }, nil
 		}},
 		// A pod alone gives it nothing to do: it acts for StatefulSets (an

@@ -103,7 +103,10 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 // (package queue) on virtual time, in cg's process: a worker's Get waits in
 // the scheduler, and the goroutines that call it are tasks of the process
 // (process.NewClientGoQueue). rl nil is client-go's
-// DefaultTypedControllerRateLimiter.
+// DefaultTypedControllerRateLimiter. A queue of client-go's own built in the
+// world instead (workqueue.NewTypedRateLimitingQueue, in a start or a
+// Setup) waits on the clock outside the simulator: the test fails at the
+// world's first steps with one line naming it (package wallclock's census).
 func ClientGoQueue[T comparable](cg ClientGo, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
 	return process.NewClientGoQueue(cg.Manager, rl)
 }

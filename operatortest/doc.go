@@ -80,10 +80,13 @@
 // fed from its informers (their lag, holds and stale restarts included), and
 // every goroutine it starts is a task of the process. examples/clientgo is
 // one, a bug of that style caught and its correct twin holding. An operator
-// that builds its own factory or its own workqueue instead is not
-// deterministic (the factory starts its informers in map order) or is slow
-// (a real workqueue waits on the wall clock: about 5 s a plan):
-// sim/process's Known gaps.
+// that builds its own factory instead is not deterministic (the factory
+// starts its informers in map order: sim/process's Known gaps); one that
+// builds its own workqueue (which waits on the clock outside the simulator,
+// seconds to minutes a plan), or starts a goroutine that outlives the world
+// (a library's janitor), fails the test within its first run with one line
+// naming the queue or the goroutine and what to do (package wallclock's
+// census; examples/traps).
 //
 // # Where things are
 //

@@ -57,6 +57,9 @@ type (
 	// NondeterministicField names a field the author knows a real cluster
 	// makes nondeterministic (canon.NondeterministicField).
 	NondeterministicField = canon.NondeterministicField
+	// Shard is one shard of an exploration, Index from 1 to Count
+	// (Options.Shard; world.Shard).
+	Shard = world.Shard
 )
 
 // The generic oracles, by the names Options.Disable takes (package verdict's
@@ -77,6 +80,11 @@ const (
 	InvalidMutations = world.InvalidMutations
 	Deletions        = world.Deletions
 	Recreations      = world.Recreations
+
+	// KubeControllerManager is the process of the built-in controllers
+	// (the namespace controller, the garbage collector, the workload
+	// controllers), as Faults.Processes and a History's steps name it.
+	KubeControllerManager = world.KubeControllerManager
 )
 
 // Create creates obj at time at (from the start of the run), as cluster
@@ -95,12 +103,16 @@ func Patch(at time.Duration, obj client.Object, patch string) Step {
 // dependents in the background).
 func Delete(at time.Duration, obj client.Object) Step { return world.Delete(at, obj) }
 
-// FromCheck is a Property that judges p, a property of the simulator's
-// kernel (sim/check), over the run's History; its violation is placed at
-// the instant p gives.
-func FromCheck(p check.Property) Property { return world.FromCheck(p) }
-
-// ViolatedAt is an error a Property's Check returns to say when, in the
-// run's virtual time (History.Steps' At), it saw the violation: the report
-// then places it there rather than at the run's end.
-func ViolatedAt(at time.Duration, err error) error { return world.ViolatedAt(at, err) }
+// What a Property's Check may use (one block: go doc -short lists it in one
+// line).
+var (
+	// FromCheck(p) is a Property that judges p, a property of the
+	// simulator's kernel (sim/check), over the run's History; its
+	// violation is placed at the instant p gives.
+	FromCheck func(p check.Property) Property = world.FromCheck
+	// ViolatedAt(at, err) is an error a Property's Check returns to say
+	// when, in the run's virtual time (History.Steps' At), it saw the
+	// violation: the report then places it there rather than at the
+	// run's end.
+	ViolatedAt func(at time.Duration, err error) error = world.ViolatedAt
+)

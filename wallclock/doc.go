@@ -28,8 +28,35 @@
 // A test run with controller-runtime's -kubeconfig flag is refused, as that
 // flag comes first.
 //
+// Run takes a census of the bubble's goroutines (census.go): a client-go
+// workqueue built in the world (workqueue.New..., which runs on the
+// bubble's clock outside the scheduler: every plan then takes seconds to
+// minutes) fails the test at the world's first steps of virtual time with
+// one line naming it and operatortest.ClientGoQueue; goroutines still in
+// the bubble once the world has closed (a library's janitor that nothing
+// stops), which would make the bubble deadlock naming nothing, fail it
+// with one line naming where each was started and where it waits, and what
+// to do (examples/traps).
+//
 // # Known gaps
 //
+//   - The census names a client-go workqueue by its goroutine and the
+//     client-go function that started it, not by the line of the operator
+//     that built it (a stack dump holds only the go statement's place).
+//     A workqueue with no goroutine of its own (a plain Typed queue with no
+//     metrics provider) is not seen: it waits on a sync.Cond, not on the
+//     clock. An informer factory the operator builds itself
+//     (informers.NewSharedInformerFactory) runs the same client-go
+//     goroutines as ClientGoSetup's and is not told apart (sim/process's
+//     Known gaps say why one with several informer types is not
+//     deterministic).
+//   - A goroutine of the bubble that stays blocked on something that is not
+//     durable (a mutex, a channel made outside the bubble, I/O) keeps the
+//     world from stepping or closing at all: nothing in the bubble can say
+//     so. A watchdog outside it can (Stuck names those goroutines;
+//     operatortest's plan timeout ends the test binary with it); a world
+//     run without one (a test's own wallclock.Run) waits for go test's
+//     -timeout.
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
 //     not a test (ctrlsim run) gets one from internal/outside.Run. A
 //     kernel world built without a Wall (sim/cluster's and the models' own

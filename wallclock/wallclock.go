@@ -2,6 +2,8 @@ package wallclock
 
 import (
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,16 +17,54 @@ import (
 // under test waited on a real timer), the test gets an error naming both times.
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
-	defer onOneP()() // oneproc.go
+	defer onOneP()()   // oneproc.go
+	var failure string // census.go: goroutines the world does not know of
+	defer func() {
+		if failure == "" {
+			return
+		}
+		// The goroutines named stay blocked: the bubble's deadlock is
+		// this run's end, and the test fails with the line naming them.
+		if r := recover(); r != nil && !strings.HasPrefix(fmt.Sprint(r), "deadlock: ") {
+			panic(r)
+		}
+		t.Fatalf("operatortest: %s", failure)
+	}()
 	synctest.Test(t, func(t *testing.T) {
+		// The first cleanup registered runs last, once the bubble's other
+		// cleanups have: what is still in the bubble then outlives it.
+		t.Cleanup(func() {
+			defer simulatorQueues.Delete(currentBubble())
+			if failure == "" {
+				synctest.Wait()
+				_, gs := bubbleGoroutines()
+				failure = outlivingLine(gs)
+			}
+		})
+		defer func() {
+			if r := recover(); r != nil {
+				c, ok := r.(census)
+				if !ok {
+					panic(r)
+				}
+				failure = string(c)
+			}
+		}()
 		serveKubeconfig(t) // kubeconfig.go
 		var expected time.Time
+		sleeps, look := 0, 1
 		wall := &cluster.Wall{
 			Now: func() time.Time {
 				expected = time.Now()
 				return expected
 			},
 			Sleep: func(d time.Duration, wake <-chan struct{}) time.Duration {
+				if sleeps++; sleeps == look {
+					look *= 4
+					if line := workqueueLine(bubbleGoroutines()); line != "" {
+						panic(census(line)) // ends the run, through its deferred Close
+					}
+				}
 				now := time.Now()
 				if !now.Equal(expected) {
 					t.Errorf("wallclock: the bubble's clock is at %v where virtual time is %v: code under test waited on the wall clock (time.Sleep, time.After, a time.Timer) instead of the virtual one", now, expected)
@@ -45,10 +85,35 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 				return slept
 			},
 			Settle: synctest.Wait,
+			Cut:    cutWhy,
 		}
 		f(t, wall)
 	})
 }
+
+// cutting is why the runs are cut now ("" or nil: they are not): a bound
+// the harness keeps outside the bubble (CutRuns).
+var cutting atomic.Pointer[string]
+
+// CutRuns cuts the world running in a bubble now, at its next step, and
+// every world run until ResumeRuns (the runs of one plan's judging), for
+// why: a bound of wall time, which only code outside the bubble can read
+// (operatortest/search's plan timeout). It may be called from any
+// goroutine.
+func CutRuns(why string) { cutting.Store(&why) }
+
+// ResumeRuns lets worlds run to their end again.
+func ResumeRuns() { cutting.Store(nil) }
+
+func cutWhy() string {
+	if p := cutting.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// census is a census's failure, raised in the bubble to end the run.
+type census string
 
 // CheckDeterminism is cluster.CheckDeterminism with each of the two runs in a
 // bubble of its own: runs whose controllers read the wall clock are compared

@@ -89,8 +89,8 @@ func cmdScaffold(args []string, stdout, stderr io.Writer) error {
 		managers = len(p.setups)
 	}
 	pkgRel := "./" + filepath.ToSlash(p.rel(filepath.Dir(outPath)))
-	fmt.Fprintf(stdout, "ctrlsim scaffold: wrote %s (%d controllers and webhooks in %d Manager(s), %d scheme packages, %d CRD files, %d sample files); run it: go test -run '^%s$' %s\n",
-		p.rel(outPath), len(p.setups), managers, len(p.schemes), len(p.crdFiles), len(p.samples), *name, pkgRel)
+	fmt.Fprintf(stdout, "ctrlsim scaffold: wrote %s (%d controllers and webhooks in %d Manager(s), %d scheme packages, %d CRD files, %d sample files); run it: go test %s -run '^%s$'\n",
+		p.rel(outPath), len(p.setups), managers, len(p.schemes), len(p.crdFiles), len(p.samples), pkgRel, *name)
 	return nil
 }
 

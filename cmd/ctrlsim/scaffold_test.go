@@ -125,7 +125,7 @@ func TestScaffoldWritesTheProjectsTest(t *testing.T) {
 		t.Fatalf("scaffold: exit %d, stderr %q", code, errs)
 	}
 	file := filepath.Join(dir, "internal", "controller", "ctrlsim_test.go")
-	want := "ctrlsim scaffold: wrote internal/controller/ctrlsim_test.go (3 controllers and webhooks in 1 Manager(s), 3 scheme packages, 2 CRD files, 1 sample files); run it: go test -run '^TestOperatorUnderFaults$' ./internal/controller\n"
+	want := "ctrlsim scaffold: wrote internal/controller/ctrlsim_test.go (3 controllers and webhooks in 1 Manager(s), 3 scheme packages, 2 CRD files, 1 sample files); run it: go test ./internal/controller -run '^TestOperatorUnderFaults$'\n"
 	if out != want {
 		t.Errorf("scaffold printed %q, want %q", out, want)
 	}

@@ -123,6 +123,8 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 	plan := filepath.Join(dir, "internal", "controller", "testdata", "ctrlsim", "TestSiteTrustingItsConfigIsCaught.plan")
 	if _, err := os.Stat(plan); err != nil {
 		t.Errorf("the caught bug's plan was not saved: %v", err)
+	} else {
+		replaysAtTheModuleRoot(t, dir, plan, caught)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		l := strings.TrimSpace(line)
@@ -132,6 +134,45 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 		if strings.Contains(l, "plans explored") || strings.Contains(l, ": violated after ") || strings.HasPrefix(l, "--- PASS") || strings.HasPrefix(l, "ok ") {
 			t.Logf("the operator's module: %s", l)
 		}
+	}
+}
+
+// replaysAtTheModuleRoot checks the replay line a failure prints (issue
+// 53): the saved plan's `# replay:` comment is the line the failure printed,
+// and pasted at the module's root, where the user ran `go test ./...`, it
+// replays the same run: the same trace hash.
+func replaysAtTheModuleRoot(t *testing.T, dir, plan, caught string) {
+	t.Helper()
+	saved, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^# replay: (go test .*)$`).FindStringSubmatch(string(saved))
+	if m == nil {
+		t.Fatalf("the saved plan has no replay line:\n%s", saved)
+	}
+	line := m[1]
+	if !strings.HasPrefix(line, "go test "+operatorModule+"/internal/controller -run ") {
+		t.Errorf("the replay line does not name the test's package: %s", line)
+	}
+	if !strings.Contains(caught, "replay: "+line+"\n") {
+		t.Errorf("the failure did not print the saved plan's replay line %q:\n%s", line, tail(caught, 60))
+	}
+	hash := regexp.MustCompile(`timeline \(trace hash (\S+);`).FindStringSubmatch(caught)
+	if hash == nil {
+		t.Fatalf("the failure printed no trace hash:\n%s", tail(caught, 60))
+	}
+	start := time.Now()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = dir
+	cmd.Env = adopterEnv()
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s, at the module's root: %v", line, time.Since(start).Round(100*time.Millisecond))
+	if err != nil {
+		t.Fatalf("the replay line, at the module's root: %v\n%s", err, tail(string(out), 60))
+	}
+	if !strings.Contains(string(out), "timeline (trace hash "+hash[1]+";") {
+		t.Errorf("the replay line, at the module's root, does not give the trace hash %s:\n%s", hash[1], tail(string(out), 60))
 	}
 }
 

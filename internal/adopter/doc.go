@@ -21,7 +21,10 @@
 //     own test of its planted bug (a crash between two creates) passes with
 //     Options.Expect (the bug is caught and its plan saved), the correct
 //     operator holds at a small budget, and the scaffolded test runs as
-//     written and holds.
+//     written and holds;
+//   - the replay line the failure printed (the saved plan's `# replay:`
+//     comment), pasted at the module's root: it names the package by its
+//     import path and replays the same trace hash.
 //
 // GOCACHE and GOMODCACHE are the environment's, so that a warm cache makes
 // it quick; under -short it is skipped (make check downloads nothing).

@@ -9,7 +9,11 @@
 // module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, else a fresh
 // temporary directory the failure names). A replay with -ctrlsim.plan
 // writes them again, and `ctrlsim report PLAN` replays a saved plan and
-// prints that report. RunPattern is the go test -run pattern of one test.
+// prints that report. RunPattern is the go test -run pattern of one test;
+// ReplayCommand, the replay line the failure prints and the saved plan's
+// `# replay:` comment and the markdown report repeat, names the test's
+// package by its import path (ImportPath: its go.mod's module path), so
+// that it runs pasted at the module's root as in the package's directory.
 // The plan is printed and saved with its seed objects named by kind and name
 // (PlanText, SeedNames: object=ConfigMap/team/app), which a saved plan read
 // back resolves to their indexes.

@@ -596,7 +596,7 @@ func (rep *Report) markdown(svg, html string) string {
 	if filepath.IsAbs(name) {
 		name = filepath.Base(name)
 	}
-	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit:\n\n```sh\n%s\n```\n\n", name, ReplayCommand(rep.Test, name))
+	fmt.Fprintf(&b, "Save it as `%s` in the test's package directory and replay it bit for bit, from anywhere in the module:\n\n```sh\n%s\n```\n\n", name, ReplayCommand(rep.Test, name))
 	fmt.Fprintf(&b, "The run's trace hash is `%s`: a replay gives the same.\n\n", rep.R.Hash)
 	b.WriteString("## The story\n\n")
 	fmt.Fprintf(&b, "![the run, lane by lane: the operator's first](%s)\n\n", svg)
@@ -693,9 +693,57 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	return f
 }
 
-// ReplayCommand is the go test command that replays a plan file of a test.
+// ReplayCommand is the go test command that replays a plan file of a test
+// of this test binary's package (its working directory). It names the
+// package by its import path, so that it runs anywhere in its module: at the
+// module's root, where `go test ./...` runs, and in the package's directory
+// alike. path is as the test binary reads it: go test runs the binary in the
+// package's directory, wherever the command is typed, so a path relative to
+// that directory (testdata/ctrlsim/...) is right from both. Outside a module
+// the command names no package (it runs in the package's directory).
 func ReplayCommand(test, path string) string {
-	return fmt.Sprintf("go test -run '%s' -ctrlsim.plan=%s -v", RunPattern(test), path)
+	pkg := ""
+	if ip := ImportPath("."); ip != "" {
+		pkg = ip + " "
+	}
+	return fmt.Sprintf("go test %s-run '%s' -ctrlsim.plan=%s -v", pkg, RunPattern(test), path)
+}
+
+// ImportPath is the import path of the package in pkgDir: its module's path
+// (the module line of the nearest go.mod above it) and its path from the
+// module's root; "" outside a module.
+func ImportPath(pkgDir string) string {
+	abs, err := filepath.Abs(pkgDir)
+	if err != nil {
+		return ""
+	}
+	for root := abs; ; root = filepath.Dir(root) {
+		if gomod, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+			module := modulePath(gomod)
+			rel, err := filepath.Rel(root, abs)
+			if module == "" || err != nil {
+				return ""
+			}
+			if rel == "." {
+				return module
+			}
+			return module + "/" + filepath.ToSlash(rel)
+		}
+		if filepath.Dir(root) == root {
+			return ""
+		}
+	}
+}
+
+// modulePath is the path a go.mod's module line declares ("" if none).
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != strings.TrimLeft(rest, " \t") {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
 }
 
 // RunPattern is the -run pattern that selects exactly the test named test

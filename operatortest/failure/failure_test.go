@@ -246,3 +246,40 @@ func TestWhyARealClusterCanDoThisSaysAtWhatRealScale(t *testing.T) {
 		}
 	}
 }
+
+// The replay line names the test's package by its import path (its module's
+// path and the package's path in it), so that it runs pasted at the module's
+// root, where `go test ./...` runs, as in the package's directory; the plan's
+// path is the one the test binary reads, in the package's directory. Outside
+// a module it names no package.
+func TestTheReplayLineNamesThePackageByItsImportPath(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "internal", "controller")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("// the operator\nmodule \"example.com/op\" // its path\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "ctrlsim", "TestCronJob.plan")
+	t.Chdir(pkg)
+	if got, want := failure.ReplayCommand("TestCronJob/daily", path), "go test example.com/op/internal/controller -run '^TestCronJob$/^daily$' -ctrlsim.plan="+path+" -v"; got != want {
+		t.Errorf("in a package of a module:\n got  %s\n want %s", got, want)
+	}
+	if got := failure.PlanHeader("TestCronJob", path); !strings.Contains(got, "# replay: go test example.com/op/internal/controller -run '^TestCronJob$'") {
+		t.Errorf("the saved plan's header: %s", got)
+	}
+	t.Chdir(root)
+	if got, want := failure.ReplayCommand("TestCronJob", path), "go test example.com/op -run '^TestCronJob$' -ctrlsim.plan="+path+" -v"; got != want {
+		t.Errorf("in the module's root package:\n got  %s\n want %s", got, want)
+	}
+	if err := os.Remove(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	if failure.ImportPath(root) != "" {
+		t.Skipf("a go.mod above %s", root)
+	}
+	if got, want := failure.ReplayCommand("TestCronJob", path), "go test -run '^TestCronJob$' -ctrlsim.plan="+path+" -v"; got != want {
+		t.Errorf("outside a module:\n got  %s\n want %s", got, want)
+	}
+}

@@ -44,7 +44,17 @@
 // runs, a watcher (longrun.go) names it once it has run longer than two
 // periods: "plan 17 has run for 12s, judging it against its fault-free runs:
 // <the plan in one line>" (with worker processes, the parent's progress line
-// names the worker and the place). With KeepGoing each distinct violation
+// names the worker and the place). One that runs past Options.PlanTimeout
+// (wall time, default 2m) is cut at its runs' next step
+// (wallclock.CutRuns): named with its plan, not judged, counted among the
+// cut plans (Result.Cut), and the exploration goes on; a reference run cut
+// so is kept as cut, as one cut at the work bound is, so the count of cut
+// plans (never a verdict) depends on the machine's speed. A run that still
+// has not ended a bound after its cut cannot step or close (its kernel
+// waits for goroutines blocked on something outside the world: a mutex, a
+// channel made outside the run): the test binary ends with one line naming
+// them (wallclock.Stuck) and the plan, never at go test's -timeout. The
+// preflight run is bounded the same way. With KeepGoing each distinct violation
 // is printed when first judged ("found <signature> at plan <n>: <verdict>")
 // and Run saves its minimal plan and writes its report as soon as it is
 // shrunk, not at the end of the exploration. examples/twowrites is a

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // Long plans and findings as found (issue 46). Progress lines between plans
@@ -31,6 +33,20 @@ type longRun struct {
 	p     *plan.Plan
 	names []string // the seed objects' names, for p's text
 	since time.Time
+	// bound is Options.PlanTimeout: past it, a timer (wall time, outside
+	// the bubble) cuts the runs of what runs (wallclock.CutRuns) until
+	// done, and says so on t (nil: a worker's record, not said).
+	bound time.Duration
+	timer *time.Timer
+	t     *testing.T
+}
+
+// hangExit ends the test binary, saying line, when a plan cut at its bound
+// still has not ended a bound later: no goroutine can end the world's (its
+// kernel waits in the bubble), and go test's -timeout would name nothing.
+func hangExit(line string) {
+	fmt.Fprintln(os.Stderr, line)
+	os.Exit(1)
 }
 
 var longRuns sync.Map // *world.World -> *longRun, while an exploration of it watches (watchWorld)
@@ -42,13 +58,13 @@ func longOf(w *world.World) *longRun {
 	if l, ok := longRuns.Load(w); ok {
 		return l.(*longRun)
 	}
-	return &longRun{}
+	return &longRun{bound: w.Opts.PlanTimeout}
 }
 
 // watchWorld starts the watcher of w's exploration (watchLong); stop ends
 // it and forgets w.
 func watchWorld(t *testing.T, w *world.World) (stop func()) {
-	l := &longRun{names: failure.SeedNames(w)}
+	l := &longRun{names: failure.SeedNames(w), bound: w.Opts.PlanTimeout, t: t}
 	longRuns.Store(w, l)
 	end := watchLong(t, func(now time.Time) []string {
 		if s := l.line(now); s != "" {
@@ -67,6 +83,47 @@ func (l *longRun) start(what, doing string, p *plan.Plan) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.what, l.doing, l.p, l.since = what, doing, p, progressNow()
+	if l.bound > 0 {
+		l.timer = time.AfterFunc(l.bound, func() { l.cut(what, p) })
+	}
+}
+
+// cut cuts the runs of what, the plan p, which has run past the bound: each
+// run of its judging stops at its next step, is not judged, and counts
+// among the plans cut at the work bound (cut.go), its note naming the bound.
+func (l *longRun) cut(what string, p *plan.Plan) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.what != what || l.p != p {
+		return // done meanwhile
+	}
+	wallclock.CutRuns(fmt.Sprintf("the wall-clock bound of %s (Options.PlanTimeout): %s ran past it", l.bound, what))
+	// A run cut stops at its next step; one that cannot step (its kernel
+	// waits for goroutines that never block durably, in a step or in its
+	// close) is named with what keeps it, and the binary ends, a bound
+	// later: never go test's -timeout, naming nothing of the world.
+	l.timer = time.AfterFunc(l.bound, func() { l.hang(what, p) })
+	if l.t != nil {
+		LogProgress(l.t, "operatortest: %s ran past the wall-clock bound of %s (Options.PlanTimeout): cut, not judged (a plan: counted among the cut plans): %s",
+			what, l.bound, oneLine(failure.PlanText(p, l.names), 240))
+	}
+}
+
+// hang ends the test binary: what, cut a bound ago, has not ended.
+func (l *longRun) hang(what string, p *plan.Plan) {
+	l.mu.Lock()
+	still := l.what == what && l.p == p
+	l.mu.Unlock()
+	if !still {
+		return
+	}
+	stuck := wallclock.Stuck()
+	if stuck == "" {
+		stuck = "no goroutine of a world blocked outside it: the kernel itself runs on"
+	}
+	hangExit(fmt.Sprintf("operatortest: %s did not end %s after it was cut at the wall-clock bound (Options.PlanTimeout): its world cannot step or close, waiting for: %s. "+
+		"Code under test must block only on what the world gives (its clients, queues, contexts, channels made in the run), not on a mutex held for ever or a channel made outside the run; plan: %s",
+		what, l.bound, stuck, oneLine(failure.PlanText(p, l.names), 240)))
 }
 
 // done marks nothing running.
@@ -74,6 +131,11 @@ func (l *longRun) done() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.what, l.p = "", nil
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+		wallclock.ResumeRuns()
+	}
 }
 
 // line is the progress line naming what runs, if it has run longer than two

@@ -258,13 +258,17 @@ const maxFindings = 16
 // explorations, this one included.
 func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int, found func(Finding)) (Result, error) {
 	start := time.Now()
-	if err := Preflight(w, t); err != nil {
+	defer watchWorld(t, w)()
+	long := longOf(w)
+	long.start("the fault-free run with no workload (preflight)", "starting the operator", &plan.Plan{Seed: w.Opts.EffectiveSeed()})
+	err := Preflight(w, t)
+	long.done()
+	if err != nil {
 		return Result{}, err
 	}
 	if found == nil {
 		found = func(Finding) {}
 	}
-	defer watchWorld(t, w)()
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true

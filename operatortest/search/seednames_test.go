@@ -96,7 +96,7 @@ func TestASavedPlanNamesItsSeedObjectsAndReplays(t *testing.T) {
 		t.Errorf("the failure prints the plan without the seed object's name:%s", plan)
 	}
 	// Replay by the printed command: its -ctrlsim.plan.
-	m := regexp.MustCompile(`# replay: go test -run '[^']+' -ctrlsim\.plan=(\S+) -v`).FindStringSubmatch(saved)
+	m := regexp.MustCompile(`# replay: go test (?:\S+ )?-run '[^']+' -ctrlsim\.plan=(\S+) -v`).FindStringSubmatch(saved)
 	if m == nil {
 		t.Fatalf("the saved plan has no replay line:\n%s", saved)
 	}

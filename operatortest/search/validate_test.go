@@ -83,7 +83,7 @@ func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {
 		{name: "h-plan-step-names-an-object-that-does-not-exist", plan: "seed 1\nat 1s delete object=7\n",
 			want: `plan {plan}: step "at 1s delete object=7" names seed object 7, and the test has 1 (object=0 to 0)`},
 		{name: "i-plan-of-another-test", plan: "# operatortest test: TestOther\n# replay: go test -run '^TestOther$' -ctrlsim.plan=x.plan -v\nseed 1\n",
-			want: `plan {plan} was saved for test TestOther, not {test} (its first comment names its test): replay it with go test -run '^TestOther$' -ctrlsim.plan={plan} -v`},
+			want: `plan {plan} was saved for test TestOther, not {test} (its first comment names its test): replay it with go test github.com/ctrlsim/ctrlsim/operatortest/search -run '^TestOther$' -ctrlsim.plan={plan} -v`},
 		{name: "j-property-with-a-nil-check", change: func(o *world.Options) { o.Properties = []world.Property{{Name: "copied"}} },
 			want: `Options.Properties[0] (copied): Check is nil: nothing would be judged`},
 		{name: "k-setup-that-blocks-for-ever", change: func(o *world.Options) {

@@ -64,7 +64,7 @@ func (o Options) Validate() error {
 	}{
 		{"Checks", int64(o.Checks)}, {"ShrinkRuns", int64(o.ShrinkRuns)},
 		{"FaultPhase", int64(o.FaultPhase)}, {"HealBudget", int64(o.HealBudget)}, {"Workers", int64(o.Workers)},
-		{"NamespaceTermination", int64(o.NamespaceTermination)},
+		{"NamespaceTermination", int64(o.NamespaceTermination)}, {"PlanTimeout", int64(o.PlanTimeout)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("Options.%s is negative (%d), want 0 (the default) or more", f.name, f.v)
@@ -291,6 +291,11 @@ type Options struct {
 	// FaultPhase (default 1m) is how long faults are drawn over; HealBudget
 	// (default 2m) how long the world then has to converge.
 	FaultPhase, HealBudget time.Duration
+	// PlanTimeout (default 2m) bounds the wall time one plan or shrink
+	// candidate may take to be judged: past it the run is cut, not judged,
+	// named with its plan and counted among the cut plans, and the
+	// exploration goes on (operatortest/search's longrun.go).
+	PlanTimeout time.Duration
 	// Checks (default 100) and Seed are the explorer's budget and seed (0
 	// is 1: the same plans in every run); the flags -ctrlsim.checks and
 	// -ctrlsim.seed override them.
@@ -403,6 +408,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.HealBudget == 0 {
 		o.HealBudget = 2 * time.Minute
+	}
+	if o.PlanTimeout == 0 {
+		o.PlanTimeout = 2 * time.Minute
 	}
 	if o.Checks == 0 {
 		o.Checks = 100

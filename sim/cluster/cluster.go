@@ -126,6 +126,10 @@ type Wall struct {
 	// durably blocked (synctest.Wait): with it a process may run manager
 	// Runnables (scheduler.GoOutside).
 	Settle func()
+	// Cut, if set, is asked at each step of the run for a bound the harness
+	// keeps outside the world (a plan's wall-clock bound): a reason cuts
+	// the run there (scheduler.CutNow), "" lets it go on.
+	Cut func() string
 }
 
 // Cluster is one simulated cluster running one plan: the apiserver model, the
@@ -183,7 +187,7 @@ func New(p *plan.Plan, opts Options) (*Cluster, error) {
 		actions: opts.Actions,
 	}
 	c.faults = newFaults(c, p)
-	c.boundLog(opts.MaxWrites, opts.MaxObjects)
+	c.boundLog(opts.MaxWrites, opts.MaxObjects, opts.Wall)
 	timing := DefaultTiming
 	if opts.Timing != nil {
 		timing = *opts.Timing
@@ -412,7 +416,7 @@ func (c *Cluster) Cut() *scheduler.Cut { return c.Sched.Cut() }
 // maxWrites writes or holds more than maxObjects objects (0: the default;
 // negative: no bound), counted from its log of commits after every task
 // step.
-func (c *Cluster) boundLog(maxWrites, maxObjects int) {
+func (c *Cluster) boundLog(maxWrites, maxObjects int, wall *Wall) {
 	maxWrites = cmp.Or(maxWrites, DefaultMaxWrites)
 	maxObjects = cmp.Or(maxObjects, DefaultMaxObjects)
 	read, live := 0, 0
@@ -432,6 +436,10 @@ func (c *Cluster) boundLog(maxWrites, maxObjects int) {
 			c.Sched.CutNow(fmt.Sprintf("more than %d writes", maxWrites))
 		case maxObjects > 0 && live > maxObjects:
 			c.Sched.CutNow(fmt.Sprintf("more than %d objects", maxObjects))
+		case wall != nil && wall.Cut != nil:
+			if why := wall.Cut(); why != "" {
+				c.Sched.CutNow(why)
+			}
 		}
 	}
 }

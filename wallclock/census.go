@@ -1,0 +1,271 @@
+package wallclock
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A census of the bubble's goroutines (issue 53): code under test that
+// starts goroutines the simulator does not know of gets one line naming
+// them, and what to do, instead of a run that takes minutes or the bubble's
+// "deadlock: main bubble goroutine has exited but blocked goroutines remain"
+// naming nothing.
+//
+//   - A client-go workqueue (workqueue.New..., NewTypedRateLimitingQueue)
+//     runs on the bubble's clock outside the scheduler: its goroutines'
+//     tickers wake the bubble through every step of virtual time (a plan
+//     takes seconds to minutes), and one never shut down outlives the
+//     world. Run looks for its goroutines at the world's first steps of
+//     virtual time and then each time their number has grown fourfold (a few
+//     looks a run, the first within its first steps), and fails the test
+//     naming it and ClientGoQueue.
+//   - A goroutine still in the bubble once the world has closed (a
+//     library's janitor, a ticker loop, a goroutine waiting on a channel
+//     nothing will close) would make the bubble deadlock when Run returns.
+//     Run names each, by where it was started and where it waits, and
+//     what to do.
+
+// goroutine is one goroutine of a stack dump.
+type goroutine struct {
+	id        int
+	state     string // "chan receive (durable)"
+	bubble    int    // its synctest bubble's id; 0: none
+	frames    []frame
+	createdBy frame // the go statement that started it
+}
+
+// frame is a function and where in it.
+type frame struct{ fn, at string }
+
+func (f frame) String() string {
+	if f.at == "" {
+		return f.fn
+	}
+	return f.fn + " (" + f.at + ")"
+}
+
+var header = regexp.MustCompile(`^goroutine (\d+) \[([^\]]*)\]:$`)
+
+// bubbleGoroutines are the goroutines of the calling goroutine's bubble,
+// itself left out, and the bubble's id.
+func bubbleGoroutines() (int, []goroutine) {
+	all := parseStacks(stacks())
+	if len(all) == 0 || all[0].bubble == 0 {
+		return 0, nil
+	}
+	self := all[0] // runtime.Stack lists the caller first
+	var out []goroutine
+	for _, g := range all[1:] {
+		// The test's own goroutines (synctest.Test's caller, the bubble's
+		// main goroutine waiting for its cleanups) are in the bubble too.
+		if g.bubble == self.bubble && !strings.HasPrefix(g.createdBy.fn, "testing.") && !strings.HasPrefix(g.createdBy.fn, "testing/") {
+			out = append(out, g)
+		}
+	}
+	return self.bubble, out
+}
+
+// stacks is every goroutine's stack, the caller's first.
+func stacks() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// parseStacks reads runtime.Stack's text.
+func parseStacks(text string) []goroutine {
+	var out []goroutine
+	for _, block := range strings.Split(text, "\n\n") {
+		lines := strings.Split(strings.TrimSpace(block), "\n")
+		m := header.FindStringSubmatch(lines[0])
+		if m == nil {
+			continue
+		}
+		g := goroutine{}
+		g.id, _ = strconv.Atoi(m[1])
+		for _, part := range strings.Split(m[2], ", ") {
+			if id, ok := strings.CutPrefix(part, "synctest bubble "); ok {
+				g.bubble, _ = strconv.Atoi(id)
+			} else if g.state == "" {
+				g.state = part
+			}
+		}
+		for i := 1; i < len(lines); i++ {
+			fn := strings.TrimSpace(lines[i])
+			at := ""
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") {
+				at, _, _ = strings.Cut(strings.TrimSpace(lines[i+1]), " +0x")
+				i++
+			}
+			if by, ok := strings.CutPrefix(fn, "created by "); ok {
+				by, _, _ = strings.Cut(by, " in goroutine ")
+				g.createdBy = frame{by, at}
+				continue
+			}
+			if j := strings.LastIndex(fn, "("); j > 0 && strings.HasSuffix(fn, ")") {
+				fn = fn[:j] // the arguments
+			}
+			g.frames = append(g.frames, frame{fn, at})
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// isWorkqueue says whether g is a goroutine of a client-go workqueue (its
+// waiting loop, its metrics' ticker).
+func (g goroutine) isWorkqueue() bool {
+	return strings.HasPrefix(g.createdBy.fn, workqueuePkg) && len(g.frames) > 0 && g.frames[len(g.frames)-1].fn != "" &&
+		strings.HasPrefix(g.frames[len(g.frames)-1].fn, workqueuePkg)
+}
+
+const workqueuePkg = "k8s.io/client-go/util/workqueue."
+
+// simulatorQueues counts, by bubble, the client-go workqueues the simulator
+// itself keeps on the bubble's clock (SimulatorQueue).
+var simulatorQueues sync.Map // bubble id -> *atomic.Int64
+
+// SimulatorQueue tells the census that the caller, in a bubble, has built a
+// client-go workqueue that the simulator itself runs on the bubble's clock
+// (kcm: the Job controller's orphanQueue, which no queue of the
+// simulator's can replace), so that the census does not report it: as many
+// goroutines of each of a workqueue's loops as queues told are the
+// simulator's.
+func SimulatorQueue() {
+	id := currentBubble()
+	if id == 0 {
+		return
+	}
+	n, _ := simulatorQueues.LoadOrStore(id, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+}
+
+// currentBubble is the calling goroutine's bubble id (0: none).
+func currentBubble() int {
+	buf := make([]byte, 256)
+	gs := parseStacks(string(buf[:runtime.Stack(buf, false)]) + "\n")
+	if len(gs) == 0 {
+		return 0
+	}
+	return gs[0].bubble
+}
+
+// workqueueLine is the failure of a world in which a client-go workqueue
+// of the code under test runs, "" when none does (bubble: the world's).
+func workqueueLine(bubble int, gs []goroutine) string {
+	kept := int64(0)
+	if n, ok := simulatorQueues.Load(bubble); ok {
+		kept = n.(*atomic.Int64).Load()
+	}
+	loops := map[string]int64{}
+	for _, g := range gs {
+		if !g.isWorkqueue() {
+			continue
+		}
+		if loop := g.frames[len(g.frames)-1].fn; loops[loop] < kept {
+			loops[loop]++ // one of the simulator's
+			continue
+		}
+		return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with operatortest.ClientGoQueue(cg, rateLimiter) in operatortest.ClientGoSetup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (README: An operator built on client-go)",
+			g.id, g.frames[len(g.frames)-1].fn, g.createdBy)
+	}
+	return ""
+}
+
+// outlivingLine is the failure of a world whose goroutines gs are still in
+// the bubble once it has closed, "" when there are none: each by where it
+// was started and where it waits.
+func outlivingLine(gs []goroutine) string {
+	if len(gs) == 0 {
+		return ""
+	}
+	if line := workqueueLine(0, gs); line != "" {
+		return line
+	}
+	var each []string
+	for i, g := range gs {
+		if i == 3 {
+			each = append(each, fmt.Sprintf("and %d more", len(gs)-3))
+			break
+		}
+		where := "?"
+		if w := userFrame(g.frames); w.fn != "" {
+			where = w.String()
+		}
+		each = append(each, fmt.Sprintf("goroutine %d started by %s, waiting (%s) in %s", g.id, g.createdBy, g.state, where))
+	}
+	return fmt.Sprintf("%d goroutine%s of the code under test outlive%s the world (the bubble would deadlock: testing/synctest's \"main bubble goroutine has exited but blocked goroutines remain\"): %s. "+
+		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of ClientGoSetup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
+		len(gs), plural(len(gs)), map[bool]string{true: "s", false: ""}[len(gs) == 1], strings.Join(each, "; "))
+}
+
+// userFrame is the innermost frame of frames outside the runtime and the
+// standard library's waiting (where the goroutine waits, as its code reads).
+func userFrame(frames []frame) frame {
+	for _, f := range frames {
+		if strings.HasPrefix(f.fn, "runtime.") || strings.HasPrefix(f.fn, "sync.") || strings.HasPrefix(f.fn, "time.") || strings.HasPrefix(f.fn, "internal/") {
+			continue
+		}
+		return f
+	}
+	if len(frames) > 0 {
+		return frames[0]
+	}
+	return frame{}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Stuck names the goroutines of every bubble that keep it from stepping or
+// closing: those blocked on something the bubble cannot wait out (a mutex,
+// a channel made outside the bubble, I/O) or running without end, where a
+// world's kernel waits for every goroutine of its bubble to be durably
+// blocked (synctest.Wait). For code outside the bubbles (a watchdog of wall
+// time); "" when there are none.
+func Stuck() string {
+	var each []string
+	n := 0
+	for _, g := range parseStacks(stacks()) {
+		if g.bubble == 0 || strings.Contains(g.state, "durable") || strings.HasPrefix(g.createdBy.fn, "testing.") ||
+			strings.HasPrefix(g.createdBy.fn, "testing/") || waitsForTheBubble(g) {
+			continue
+		}
+		if n++; n <= 3 {
+			where := "?"
+			if w := userFrame(g.frames); w.fn != "" {
+				where = w.String()
+			}
+			each = append(each, fmt.Sprintf("goroutine %d started by %s, %s in %s", g.id, g.createdBy, g.state, where))
+		}
+	}
+	if n > 3 {
+		each = append(each, fmt.Sprintf("and %d more", n-3))
+	}
+	return strings.Join(each, "; ")
+}
+
+// waitsForTheBubble says whether g is a kernel waiting for its bubble
+// (synctest.Wait).
+func waitsForTheBubble(g goroutine) bool {
+	for _, f := range g.frames {
+		if f.fn == "testing/synctest.Wait" || f.fn == "internal/synctest.Wait" {
+			return true
+		}
+	}
+	return false
+}
