@@ -488,8 +488,15 @@ func TestFaultNodeLost(t *testing.T) {
 	eq(t, "available while lost", get(t, c, d).Status.AvailableReplicas, 1)
 
 	c.RunFor(5 * time.Minute) // 385s: past 80s+300s
+	// The evicted pod stays Terminating on the lost node: no kubelet stops it
+	// (graceful deletion; the node never comes back in this world), and the
+	// ReplicaSet has replaced it on node-2.
 	nodes = map[string]int{}
 	for _, p := range pods(t, c) {
+		if p.DeletionTimestamp != nil {
+			eq(t, "the terminating pod's node", p.Spec.NodeName, "node-1")
+			continue
+		}
 		nodes[p.Spec.NodeName]++
 	}
 	eq(t, "after eviction", fmt.Sprint(nodes), "map[node-2:2]")
