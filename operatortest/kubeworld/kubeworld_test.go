@@ -560,7 +560,9 @@ func jobDeletedReleasesItsPods(t *testing.T, world func(*testing.T, string) *clu
 	if err := c.Admin().Delete(ctx, get(t, c, j), client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		t.Fatal(err)
 	}
-	c.RunFor(20 * time.Second)
+	// The pods terminate gracefully (up to their 30s grace period) before
+	// their kubelet deletes them: 40s, not the 20s of instant deletion.
+	c.RunFor(40 * time.Second)
 	eq(t, "pods left", len(pods(t, c)), 0)
 }
 
