@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/override"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
@@ -36,6 +37,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
+	membervolume.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -215,6 +217,16 @@ var patterns = []pattern{
 			return operator(statefulset.CRD, "statefulset", func(mgr manager.Manager) error {
 				return (&statefulset.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &statefulset.Cache{ObjectMeta: meta("data", "sessions"), Spec: statefulset.CacheSpec{Replicas: 3, Version: "7.4"}})
+		},
+	},
+	{
+		name: "member-volume",
+		does: "a DBCluster runs as a StatefulSet with a volume per member, and deletes a removed member's volume once its pod is Terminating or gone and a live read confirms the removal",
+		bug:  "deletes a removed member's volume only when it sees the pod Terminating: a member whose pod went while the operator was not looking keeps its volume",
+		options: func(buggy bool) operatortest.Options {
+			return operator(membervolume.CRD, "membervolume", func(mgr manager.Manager) error {
+				return (&membervolume.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &membervolume.DBCluster{ObjectMeta: meta("store", "main"), Spec: membervolume.DBClusterSpec{Members: 3, Version: "16"}})
 		},
 	},
 	{
