@@ -120,4 +120,6 @@ func TestAForceDeletedPodIsGoneAtOnce(t *testing.T) {
 	}
 }
 
-func isTerminalPhase(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
+func isTerminalPhase(p corev1.PodPhase) bool {
+	return p == corev1.PodSucceeded || p == corev1.PodFailed
+}
