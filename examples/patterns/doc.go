@@ -29,6 +29,11 @@
 // registers a Bucket its cache shows from the past, two-managers-past
 // patches without the optimistic lock. The sweep's pasts of each object
 // now find them at plans 27 and 86: they keep the search honest.
+// member-volume (issue 51) is a database-style operator that deletes a
+// removed member's volume when it sees the member's pod Terminating or
+// gone: it needs pods that terminate gracefully (sim/apiserver, the kubelet
+// of models/kube), without which its clean-up never runs.
+//
 // make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).
