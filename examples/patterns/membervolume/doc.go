@@ -1,7 +1,8 @@
 // Package membervolume is the smallest database-style operator that owns
 // its members' volumes: a DBCluster runs as a StatefulSet of spec.members
-// pods of its spec.version behind a headless Service, each member with a
-// PersistentVolumeClaim of the StatefulSet's volumeClaimTemplates
+// pods of its spec.version (each with 10 seconds to shut down,
+// terminationGracePeriodSeconds) behind a headless Service, each member
+// with a PersistentVolumeClaim of the StatefulSet's volumeClaimTemplates
 // (data-<name>-<ordinal>), kept by the StatefulSet on a scale-down (the
 // default retention policy, Retain), as database operators keep a member's
 // volume until the member has left the cluster. The operator deletes a

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -90,6 +91,10 @@ func (in *DBClusterList) DeepCopyObject() runtime.Object {
 	return out
 }
 
+// terminationGracePeriod is how long a member's server has to shut down
+// (checkpoint and leave) before it is killed.
+const terminationGracePeriod = int64(10)
+
 // The labels of a cluster's pods and volumes.
 const (
 	nameLabel     = "app.kubernetes.io/name"
@@ -158,6 +163,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			}}
 		}
 		sts.Spec.Template.Labels = labels
+		sts.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To(terminationGracePeriod)
 		sts.Spec.Template.Spec.Containers = []corev1.Container{{
 			Name:         "db",
 			Image:        "postgres:" + c.Spec.Version,
