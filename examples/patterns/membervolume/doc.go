@@ -11,7 +11,9 @@
 // spec.members as read live, not from the cache: the user may have scaled
 // back up since). A member that comes back later starts on a fresh volume,
 // as a new member should. status.members mirrors the StatefulSet's ready
-// pods.
+// pods. The operator watches its members' pods and volumes (by their
+// app.kubernetes.io/instance label), so that it looks again when a pod
+// turns Terminating or goes, and when its cache learns of a volume late.
 //
 // The pattern's trap for a test harness: a deleted pod terminates
 // gracefully (deletionTimestamp, up to its grace period while the kubelet

@@ -113,16 +113,19 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: DBClusters, the Services and
-// StatefulSets they own, and their members' pods.
+// StatefulSets they own, and their members' pods and volumes (a volume its
+// cache learns of late is one to look at again).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	member := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		if o.GetLabels()[nameLabel] != "db" || o.GetLabels()[instanceLabel] == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetLabels()[instanceLabel]}}}
+	})
 	return ctrl.NewControllerManagedBy(mgr).For(&DBCluster{}).
 		Owns(&corev1.Service{}).Owns(&appsv1.StatefulSet{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			if o.GetLabels()[nameLabel] != "db" || o.GetLabels()[instanceLabel] == "" {
-				return nil
-			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetLabels()[instanceLabel]}}}
-		})).
+		Watches(&corev1.Pod{}, member).
+		Watches(&corev1.PersistentVolumeClaim{}, member).
 		Complete(r)
 }
 
