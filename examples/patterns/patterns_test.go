@@ -236,9 +236,9 @@ var patterns = []pattern{
 				// to the member's pod for the whole of its termination (at
 				// most 10s): a hold of Pods across it, or a crash right after
 				// the StatefulSet's scale-down write, or a volume its cache
-				// learns of only after the pod is gone. The default 100 plans
-				// did not reach one (50 targeted, 31 random, measured); the
-				// sweep found the last at plan 96.
+				// learns of only after the pod is gone. With 200 the sweep
+				// catches it at plan 96 (the member's claim unobserved until
+				// after its pod went; explorer seed 1), past the default 100.
 				o.Checks = memberVolumeTwinChecks
 			}
 			return o
