@@ -25,18 +25,22 @@ func init() {
 		{Name: "create 2 bound replicas of web:1", Do: createStep(func(ns string) client.Object {
 			s := WorkloadStatefulSet(ns, "web", 2, "web:1", appsv1.OrderedReadyPodManagement)
 			s.Spec.Template.Spec.NodeName = "node-1"
+			// Ten minutes: a shortened period must end after the step that
+			// shortens it has settled, however slow the side (one run out
+			// already becomes 1s).
+			s.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](600)
 			return s
 		}), Settled: statefulSetSettled("web", 2)},
-		{Name: "scale down to 1: web-1 Terminating for its 30s", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) }),
-			Settled: podTerminating("web-1", 30)},
-		{Name: "delete web-1 with grace 60: not lengthened", Do: deletePod("web-1", ptr.To[int64](60), false),
-			Settled: podTerminating("web-1", 30)},
-		{Name: "delete web-1 with grace 10: shortened", Do: deletePod("web-1", ptr.To[int64](10), false),
-			Settled: podTerminating("web-1", 10)},
+		{Name: "scale down to 1: web-1 Terminating for its 600s", Do: patchStatefulSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) }),
+			Settled: podTerminating("web-1", 600)},
+		{Name: "delete web-1 with grace 900: not lengthened", Do: deletePod("web-1", ptr.To[int64](900), false),
+			Settled: podTerminating("web-1", 600)},
+		{Name: "delete web-1 with grace 300: shortened", Do: deletePod("web-1", ptr.To[int64](300), false),
+			Settled: podTerminating("web-1", 300)},
 		{Name: "the kubelet deletes web-1 with grace 0", Do: deletePod("web-1", ptr.To[int64](0), true),
 			Settled: statefulSetSettled("web", 1)},
 		{Name: "delete web-0: the set waits while it is Terminating", Do: deletePod("web-0", nil, false),
-			Settled: podTerminating("web-0", 30)},
+			Settled: podTerminating("web-0", 600)},
 		{Name: "force-delete web-0: the set makes it again", Do: deletePod("web-0", ptr.To[int64](0), false),
 			Settled: statefulSetSettled("web", 1)},
 	}
