@@ -287,7 +287,7 @@ type Snapshot struct {
 	userDeleted time.Duration
 	// userEdited is when the workload first changed an object (-1: never).
 	userEdited time.Duration
-	State       map[schema.GroupVersionKind]*KindState
+	State      map[schema.GroupVersionKind]*KindState
 	// deleteTook is, per object, the longest its deletion took, from its
 	// deletionTimestamp's event to its Deleted event (terminates.go).
 	deleteTook map[string]time.Duration
