@@ -20,8 +20,9 @@
 // and each twin explored with operatortest's default budget (100 plans)
 // until caught, but the finalizer twin with 500 (its bug needs a deletion
 // for good and a death in one write's window: measured at about 1 plan in
-// 94 over seeds 1-10, up to plan 217) and the two-managers-past twin with
-// 200 (the sweep finds its race at plan 86); shrinking is bounded to 10 runs.
+// 94 over seeds 1-10, up to plan 217), the two-managers-past twin with
+// 200 (the sweep finds its race at plan 86) and the member-volume twin with
+// 200 (the sweep finds its leak at plan 96); shrinking is bounded to 10 runs.
 //
 // Two twins are the operators as first written, whose stale-view bug the
 // search found (make falsealarms on 20b8093, random plans 282 and 445, as
@@ -29,6 +30,11 @@
 // registers a Bucket its cache shows from the past, two-managers-past
 // patches without the optimistic lock. The sweep's pasts of each object
 // now find them at plans 27 and 86: they keep the search honest.
+// member-volume (issue 51) is a database-style operator that deletes a
+// removed member's volume when it sees the member's pod Terminating or
+// gone: it needs pods that terminate gracefully (sim/apiserver, the kubelet
+// of models/kube), without which its clean-up never runs.
+//
 // make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).

@@ -18,6 +18,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/override"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
@@ -37,7 +38,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
-	tenant.AddToScheme,
+	tenant.AddToScheme, membervolume.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -46,6 +47,10 @@ const finalizerTwinChecks = 500
 // twoManagersPastChecks is the two-managers-past twin's budget (its options
 // say why).
 const twoManagersPastChecks = 200
+
+// memberVolumeTwinChecks is the member-volume twin's budget (its options
+// say why).
+const memberVolumeTwinChecks = 200
 
 // operator is the Options of a one-manager operator: its CRD, its Setup and
 // its seed objects; everything else is operatortest's default.
@@ -217,6 +222,27 @@ var patterns = []pattern{
 			return operator(statefulset.CRD, "statefulset", func(mgr manager.Manager) error {
 				return (&statefulset.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &statefulset.Cache{ObjectMeta: meta("data", "sessions"), Spec: statefulset.CacheSpec{Replicas: 3, Version: "7.4"}})
+		},
+	},
+	{
+		name: "member-volume",
+		does: "a DBCluster runs as a StatefulSet with a volume per member, and deletes a removed member's volume once its pod is Terminating or gone and a live read confirms the removal",
+		bug:  "deletes a removed member's volume only when it sees the pod Terminating: a member whose pod went while the operator was not looking keeps its volume",
+		options: func(buggy bool) operatortest.Options {
+			o := operator(membervolume.CRD, "membervolume", func(mgr manager.Manager) error {
+				return (&membervolume.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &membervolume.DBCluster{ObjectMeta: meta("store", "main"), Spec: membervolume.DBClusterSpec{Members: 3, Version: "16"}})
+			if buggy {
+				// The twin's leak needs a scale-down and the operator blind
+				// to the member's pod for the whole of its termination (at
+				// most 10s): a hold of Pods across it, or a crash right after
+				// the StatefulSet's scale-down write, or a volume its cache
+				// learns of only after the pod is gone. With 200 the sweep
+				// catches it at plan 96 (the member's claim unobserved until
+				// after its pod went; explorer seed 1), past the default 100.
+				o.Checks = memberVolumeTwinChecks
+			}
+			return o
 		},
 	},
 	{

@@ -95,7 +95,10 @@
 // (workload_statefulset_test.go): OrderedReady created, scaled down, rolled to a new
 // image, scaled up and rolled back; Parallel with a partition; OnDelete with
 // minReadySeconds and a pod deleted by hand; claims from a volumeClaimTemplate;
-// replicas numbered from spec.ordinals.start, then renumbered; a Service over three
+// replicas numbered from spec.ordinals.start, then renumbered; bound pods deleted
+// gracefully (workload_graceful_test.go: deletionTimestamp and grace period, a
+// longer grace refused, a shorter one taken, the kubelet's delete with grace 0, the
+// set waiting on a Terminating pod, a force delete); a Service over three
 // bare pods bound to a Node with a zone label (the real endpointslice controller
 // leaves out pods whose Node it cannot find), one pod going NotReady, the selector
 // and ports changed, the Service deleted. The test plays the
@@ -174,8 +177,10 @@
 //     apiserver defaults).
 //   - Workloads: the kubelet is the test's (Kubelet), on both sides; the kubelet
 //     model of models/kube is not compared with a real kubelet. The controllers'
-//     pods are never bound to a node (only the endpointslice script's bare pods
-//     are, and they are not deleted), so their deletion is immediate on both
-//     sides: graceful termination (terminatingReplicas, the Job's terminating
-//     count, terminating endpoints) is not exercised.
+//     pods are never bound to a node but in the statefulset-graceful script
+//     (and the endpointslice script's bare pods, which are not deleted), so
+//     elsewhere their deletion is immediate on both sides: graceful termination
+//     of Deployments' and Jobs' pods (terminatingReplicas, the Job's terminating
+//     count, terminating endpoints) is not exercised, and the kubelet's stop of
+//     a Terminating pod is the script's own delete with grace 0.
 package differential

@@ -263,7 +263,7 @@ var recordedFields = map[string][][]string{
 	"PersistentVolumeClaim": {{"spec", "accessModes"}},
 }
 
-var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", "finalizers", "generation", "deletionTimestamp"}
+var recordedMeta = []string{"name", "labels", "annotations", "ownerReferences", "finalizers", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"}
 
 // Lines is the snapshot normalised, one line per object, sorted: kind, then the
 // recorded fields as JSON. Names made from a generateName become the generateName

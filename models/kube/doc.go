@@ -239,9 +239,18 @@
 //     fails every 10s from the container's start, without the prober's
 //     random initial delay, until the fault phase ends), no node lifecycle
 //     on a lost node's return (no Node objects, no NodeReady event; a pod
-//     waits for its kubelet's next 10s status sync), no graceful termination (the apiserver model
-//     deletes pods at once; a pod held by finalizers has its containers
-//     killed: exit code 137). Every restart of a crashed container, the
+//     waits for its kubelet's next 10s status sync). Graceful termination
+//     stops a pod's containers together after one drawn time (within
+//     StopWindow: the longest preStop sleep, a Sleep action or an exec
+//     "sleep N", at least; the grace period at most), not container by
+//     container; other preStop hooks take no time of their own, a shortened
+//     grace period cuts the stop short but is not otherwise re-read, and
+//     containers that would have exited by themselves during the stop are
+//     not reported so; a container stopped before the grace period ran out
+//     exits 0 (a process that handles SIGTERM), one killed at its end 137.
+//     A lost node's deleted pods stay Terminating until the node is back (no
+//     pod garbage collector, which would force-delete them only for an
+//     out-of-service taint or a deleted Node). Every restart of a crashed container, the
 //     first included, waits the back-off (10s doubling to 5m); pod IPs and
 //     container IDs are synthetic.
 package kube

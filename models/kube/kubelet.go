@@ -116,14 +116,23 @@ type NodeLoss struct {
 //     restart after the back-off (waiting CrashLoopBackOff) under
 //     restartPolicy Always, or OnFailure with a non-zero code; otherwise the
 //     pod ends Succeeded (every container exited 0) or Failed;
-//   - a deleting pod (it has finalizers: the apiserver model deletes other
-//     pods at once) has its containers killed: phase Failed, unless they had
-//     all succeeded;
+//   - a deleted pod (Terminating: deletionTimestamp and a grace period) has
+//     its containers stopped (terminate): running ones take the "stop" delay,
+//     within StopWindow (at least the longest preStop sleep, at most the
+//     grace period), others stop at once; they exit 0 if they stopped before
+//     the grace period ran out and are killed (137) at its end; the phase is
+//     then Succeeded or Failed, and the kubelet deletes the pod with grace 0
+//     (the apiserver removes it, once its finalizers are gone). A pod deleted
+//     with grace 0 and held by its finalizers has its containers killed at
+//     once;
 //   - pods on a lost node (Lost) keep their status until
 //     NodeMonitorGracePeriod after the loss, then their Ready condition turns
 //     False (MarkPodsNotReady, event NodeNotReady), and
 //     NotReadyTolerationSeconds later they are deleted (taint eviction, event
-//     TaintManagerEviction);
+//     TaintManagerEviction); a lost node's deleted pods stay Terminating (no
+//     kubelet stops them, and the pod garbage collector force-deletes only
+//     those of out-of-service or absent nodes) until the node is back, when
+//     its kubelet stops them at its next status sync;
 //   - the faults end with the fault phase (Healed; see PodFault and NodeLoss).
 type Kubelet struct {
 	// Client reads pods from the cache and writes them.
@@ -139,7 +148,9 @@ type Kubelet struct {
 	// Delay, if set, draws the duration of a step of pod's life: "schedule"
 	// (creation to binding), "start" (binding to running containers), "run"
 	// (how long the containers of a pod that does not restart run when no
-	// annotation says). Nil: 0s, 1s and 10s.
+	// annotation says), "stop" (how long a deleted pod's running containers
+	// take to stop, kept within StopWindow). Nil: 0s, 1s, 10s and the
+	// window's least.
 	Delay func(pod *corev1.Pod, step string) time.Duration
 	// Fault, if set, is the fault of the n-th pod the kubelet binds (counted
 	// from 1), or "".
@@ -184,6 +195,13 @@ type podPlan struct {
 	exitCode             int32
 	neverReady           bool
 	fault                PodFault
+	// stopping is when the kubelet began to stop the pod's containers (it
+	// saw the deletion on a live node), and stop the time they take.
+	stopping *time.Time
+	stop     time.Duration
+	// stopCode is the exit code of the containers the deletion stopped:
+	// 137 (killed; the default), 0 when they exited before the grace period ran out.
+	stopCode int32
 }
 
 // Controllers describes the controller SetupWithManager registers.
@@ -267,6 +285,7 @@ func (k *Kubelet) plan(pod *corev1.Pod) *podPlan {
 		p.exitCode = int32(v)
 	}
 	p.neverReady = pod.Annotations[AnnotationNeverReady] == "true"
+	p.stopCode = 137
 	k.mu.Lock()
 	k.pods[string(pod.UID)] = p
 	k.mu.Unlock()
@@ -280,7 +299,12 @@ func sleepOf(pod *corev1.Pod) (time.Duration, bool) {
 		return 0, false
 	}
 	c := pod.Spec.Containers[0]
-	words := strings.Fields(strings.Join(append(slices.Clone(c.Command), c.Args...), " "))
+	return sleepIn(append(slices.Clone(c.Command), c.Args...))
+}
+
+// sleepIn reads "sleep N" (N seconds) in a command line.
+func sleepIn(command []string) (time.Duration, bool) {
+	words := strings.Fields(strings.Join(command, " "))
 	for i := 0; i+1 < len(words); i++ {
 		if strings.Trim(words[i], "'\"") != "sleep" {
 			continue
@@ -312,6 +336,9 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	}
 	if at, lost := k.lostAt(pod.Spec.NodeName, now); lost {
 		return k.onLostNode(ctx, pod, at, now)
+	}
+	if pod.DeletionTimestamp != nil {
+		return k.terminate(ctx, pod, p, now)
 	}
 	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return reconcile.Result{}, nil
@@ -414,6 +441,11 @@ func (k *Kubelet) onLostNode(ctx context.Context, pod *corev1.Pod, at, now time.
 		return wake(evict), nil
 	}
 	if pod.DeletionTimestamp != nil {
+		// No kubelet stops it: the pod stays Terminating until its node is back
+		// (its kubelet then stops it, at a status sync) or someone force-deletes it.
+		if k.Healed != nil {
+			return reconcile.Result{RequeueAfter: StatusSyncPeriod}, nil
+		}
 		return reconcile.Result{}, nil
 	}
 	k.event(pod, corev1.EventTypeNormal, "TaintManagerEviction", "Marking for deletion Pod %s/%s", pod.Namespace, pod.Name)
@@ -518,7 +550,7 @@ func (k *Kubelet) container(pod *corev1.Pod, p *podPlan, cs *corev1.ContainerSta
 			}
 			end := r.StartedAt.Add(p.run)
 			if deleting {
-				code, exits, end = 137, true, now
+				code, exits, end = p.stopCode, true, now
 			}
 			if !exits || now.Before(end) {
 				if exits {
@@ -725,4 +757,96 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, st corev1.Po
 
 func equalStatus(a, b corev1.PodStatus) bool {
 	return equality.Semantic.DeepEqual(a, b)
+}
+
+// StopWindow is how long the containers of pod, deleted with its
+// deletionGracePeriodSeconds, may take to stop once its kubelet begins
+// (pkg/kubelet/kuberuntime killContainer): the preStop hooks run first, then
+// SIGTERM, and SIGKILL when the grace period runs out. So they take at most
+// the grace period, and at least the longest preStop sleep (a Sleep action,
+// or an exec hook whose command runs "sleep N"), capped by the grace period;
+// what they take in between is the process's own (Kubelet.Delay "stop").
+func StopWindow(pod *corev1.Pod) (lo, hi time.Duration) {
+	if g := pod.DeletionGracePeriodSeconds; g != nil && *g > 0 {
+		hi = time.Duration(*g) * time.Second
+	}
+	for _, c := range pod.Spec.Containers {
+		lo = max(lo, preStopSleep(c))
+	}
+	return min(lo, hi), hi
+}
+
+// preStopSleep is how long container c's preStop hook sleeps.
+func preStopSleep(c corev1.Container) time.Duration {
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil {
+		return 0
+	}
+	h := c.Lifecycle.PreStop
+	if h.Sleep != nil {
+		return time.Duration(max(h.Sleep.Seconds, 0)) * time.Second
+	}
+	if h.Exec != nil {
+		if d, ok := sleepIn(h.Exec.Command); ok {
+			return d
+		}
+	}
+	return 0
+}
+
+// terminate is the kubelet's side of a pod's deletion: from when it first
+// sees the deletion on a live node, it stops the containers (running ones
+// take the drawn stop time, within StopWindow; containers not running stop
+// at once), writes their terminated status and the terminal phase, then
+// deletes the pod with grace 0 (pkg/kubelet/status/status_manager.go:
+// NewDeleteOptions(0) with the pod's uid as precondition). A pod deleted
+// with grace 0 (held by its finalizers, or not yet stopped when force-deleted)
+// has its containers killed at once, and nothing more to delete.
+func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, p *podPlan, now time.Time) (reconcile.Result, error) {
+	grace := ptr.Deref(pod.DeletionGracePeriodSeconds, 0)
+	if !isTerminal(pod.Status.Phase) {
+		k.mu.Lock()
+		if p.stopping == nil {
+			t := now
+			p.stopping = &t
+			lo, hi := StopWindow(pod)
+			p.stop = lo
+			if running(pod) {
+				p.stop = min(max(k.delay(pod, "stop", lo), lo), hi)
+			}
+		}
+		lo, hi := StopWindow(pod) // a shortened grace period cuts the stop short
+		end := p.stopping.Add(min(max(p.stop, lo), hi))
+		p.stopCode = 137
+		if grace > 0 && p.stop < hi {
+			p.stopCode = 0
+		}
+		k.mu.Unlock()
+		if now.Before(end) {
+			return reconcile.Result{RequeueAfter: end.Sub(now)}, nil
+		}
+		st, _ := k.status(pod, p, end)
+		if err := k.writeStatus(ctx, pod, st); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if grace == 0 {
+		return reconcile.Result{}, nil
+	}
+	uid := pod.UID
+	err := k.Client.Delete(ctx, pod, &client.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0), Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return reconcile.Result{}, nil // gone already, or another pod of that name
+	}
+	return reconcile.Result{}, err
+}
+
+// running reports whether a container of pod is running: those that are
+// not (waiting to start or to restart, or exited) stop at once.
+func running(pod *corev1.Pod) bool {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.State.Running != nil {
+			return true
+		}
+	}
+	return false
 }

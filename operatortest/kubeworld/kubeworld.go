@@ -164,7 +164,10 @@ type Delays struct {
 	// Schedule is the most time from a pod's creation to its binding
 	// (default 1s); Start from binding to running containers (default 5s,
 	// at least 1s); Run how long the containers of a pod that does not
-	// restart run when no annotation says (default 5s to 30s).
+	// restart run when no annotation says (default 5s to 30s). The time a
+	// deleted pod's containers take to stop is drawn over their whole stop
+	// window (kube.StopWindow: from the longest preStop sleep to the grace
+	// period).
 	Schedule, Start, Run time.Duration
 	// Seed, when set, is the seed of the draws instead of the plan's: the
 	// pods' durations are the environment (how long a pod's work takes),
@@ -207,6 +210,8 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 					return stream.Duration(0, d.Schedule)
 				case "start":
 					return stream.Duration(time.Second, max(d.Start, time.Second))
+				case "stop": // anywhere in the containers' stop window (kube.StopWindow)
+					return stream.Duration(kube.StopWindow(pod))
 				}
 				return stream.Duration(5*time.Second, max(d.Run, 5*time.Second))
 			},

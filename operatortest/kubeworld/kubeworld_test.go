@@ -488,8 +488,15 @@ func TestFaultNodeLost(t *testing.T) {
 	eq(t, "available while lost", get(t, c, d).Status.AvailableReplicas, 1)
 
 	c.RunFor(5 * time.Minute) // 385s: past 80s+300s
+	// The evicted pod stays Terminating on the lost node: no kubelet stops it
+	// (graceful deletion; the node never comes back in this world), and the
+	// ReplicaSet has replaced it on node-2.
 	nodes = map[string]int{}
 	for _, p := range pods(t, c) {
+		if p.DeletionTimestamp != nil {
+			eq(t, "the terminating pod's node", p.Spec.NodeName, "node-1")
+			continue
+		}
 		nodes[p.Spec.NodeName]++
 	}
 	eq(t, "after eviction", fmt.Sprint(nodes), "map[node-2:2]")
@@ -553,7 +560,9 @@ func jobDeletedReleasesItsPods(t *testing.T, world func(*testing.T, string) *clu
 	if err := c.Admin().Delete(ctx, get(t, c, j), client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		t.Fatal(err)
 	}
-	c.RunFor(20 * time.Second)
+	// The pods terminate gracefully (up to their 30s grace period) before
+	// their kubelet deletes them: 40s, not the 20s of instant deletion.
+	c.RunFor(40 * time.Second)
 	eq(t, "pods left", len(pods(t, c)), 0)
 }
 

@@ -150,8 +150,11 @@ func TestStatefulSetOrderedReady(t *testing.T) {
 	}))
 
 	// Scale down to 1: db-2, then db-1 (processCondemned, descending ordinals).
+	// OrderedReady waits for each condemned pod to be gone, and each takes up
+	// to its 30s grace period to terminate: 2 minutes, not the 30s of
+	// instant deletion.
 	update(t, c, set, func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) })
-	c.RunFor(30 * time.Second)
+	c.RunFor(2 * time.Minute)
 	set = get(t, c, set)
 	eq(t, "scaled pods", fmt.Sprint(podsByName(t, c)), fmt.Sprint([]string{"db-0=" + rev.Name}))
 	eq(t, "scaled status", stsStatus(set.Status), "gen 2 replicas 1 ready 1 available 1 current 1 updated 1 collisions 0")
@@ -408,8 +411,10 @@ func TestStatefulSetFaultNotReady(t *testing.T) {
 }
 
 // nodelost: the pods on the lost node turn not ready and are evicted after the
-// not-ready toleration; the set makes them again, with the same names, on the
-// node left.
+// not-ready toleration; an evicted pod stays Terminating while its node is
+// lost (no kubelet stops it), and the set does not make it again until it is
+// gone: a StatefulSet's at-most-one pod per identity, as on a real cluster
+// (before graceful deletion the set made it again on the node left).
 func TestStatefulSetFaultNodeLost(t *testing.T) {
 	c := world(t, "seed 27\nnodelost node=node-1 at=30s\n")
 	set := statefulSet("db", 2, "db:1")
@@ -429,8 +434,9 @@ func TestStatefulSetFaultNodeLost(t *testing.T) {
 	for _, p := range pods(t, c) {
 		nodes[p.Name] = p.Spec.NodeName
 	}
-	eq(t, "placement after eviction", fmt.Sprint(nodes), "map[db-0:node-2 db-1:node-2]")
-	eq(t, "status after eviction", stsStatus(get(t, c, set).Status), "gen 1 replicas 2 ready 2 available 2 current 2 updated 2 collisions 0")
+	eq(t, "placement after eviction", fmt.Sprint(nodes), "map[db-0:node-1 db-1:node-2]")
+	eq(t, "db-0 terminating", get(t, c, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "db-0"}}).DeletionTimestamp != nil, true)
+	eq(t, "status after eviction", stsStatus(get(t, c, set).Status), "gen 1 replicas 2 ready 1 available 1 current 1 updated 1 collisions 0")
 }
 
 // truncateHistory: revisions that are neither current, update nor a pod's are

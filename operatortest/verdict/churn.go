@@ -35,6 +35,17 @@ import (
 // domain step's or a script's), is that race too: the fault-free count plus
 // one each way.
 
+//
+// And a fourth, the user's edit: the user changes a value the operator's
+// children follow (scales a cluster down) while an operator delayed by a
+// fault still acts on the old one (its write of the old size committed, then
+// it died before it saw the edit), so a built-in controller makes what the
+// old value calls for (a StatefulSet's pod and claim) and the operator,
+// once it sees the edit, unmakes it. An object no fault-free run made or
+// deleted, made once and deleted once, the deletion at or after the user's
+// first edit that landed (a workload step's mutation, or an admin's patch or
+// update), and not a generated name's second or later, is that race.
+
 // ordinal matches a canonical generated name past the first of its prefix,
 // live or deleted (generated.go).
 var ordinal = regexp.MustCompile(`\*(deleted)?\d+$`)
@@ -103,4 +114,25 @@ func cycling(most createsDeletes) bool { return most.deletes >= 2 }
 // lifetime more.
 func finished(g, most createsDeletes) bool {
 	return g.Creates <= most.Creates && g.deletes == most.deletes+1
+}
+
+// edited reports whether got's changes g of object k, which no fault-free
+// run made or deleted (most), are one lifetime of the race with the user's
+// edit (userEdited: when the workload first changed an object; -1: never).
+func edited(k string, g, most createsDeletes, userEdited time.Duration) bool {
+	return most.Creates == 0 && most.deletes == 0 && g.Creates == 1 && g.deletes == 1 &&
+		userEdited >= 0 && g.deleted >= userEdited && !ordinal.MatchString(k)
+}
+
+// firstUserEdit is the instant of the workload's first change of an object
+// (a mutation, or a patch or update the admin made: a domain or scripted
+// step's) that landed, or -1.
+func firstUserEdit(steps []trace.Step) time.Duration {
+	for _, s := range steps {
+		if s.Op == "action" && s.Process == "" && (s.Object == world.ActionMutate || s.Object == world.ActionPatch) && s.Result == "ok" ||
+			s.Process == "admin" && (s.Op == "patch" || s.Op == "update") && s.Result == "ok" {
+			return s.At
+		}
+	}
+	return -1
 }

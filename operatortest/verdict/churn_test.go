@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -200,5 +201,48 @@ func TestADeletionTheFaultFreeRunLeftInProgressFinishingIsNotChurn(t *testing.T)
 	again.Changes[gvk]["ConfigMap team/app"].Creates++ // made once more after its deletion
 	if v := verdict.UpdateSummaries(w, stuck, again, time.Minute); v.Holds {
 		t.Errorf("deleted and made again: update-summaries holds (%q), want churn", v.Detail)
+	}
+}
+
+// The user's edit races as a deletion does: the user scales a cluster down
+// while a fault holds the operator on the old size, and the claim a
+// built-in controller made for the old size is made once and unmade once
+// in the faulted run, never in the fault-free one. Deleted after the
+// user's edit, that lifetime is not churn; deleted before it, or twice, it
+// is.
+func TestALifetimeMadeForAValueTheUserEditedAwayIsNotChurn(t *testing.T) {
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	const userEdit = 5 * time.Millisecond
+	run := func(edit bool, changes ...optest.LogChange) *verdict.Snapshot {
+		start := time.Unix(0, 0)
+		r := &check.Run{Start: start, End: time.Minute, HealAt: 30 * time.Second, Objects: func(schema.GroupVersionKind) []client.Object { return nil }}
+		for i, c := range changes {
+			o := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: c.Name, UID: types.UID(c.Name)}}
+			r.Log = append(r.Log, apiserver.Event{Type: c.Type, GVK: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Object: o, ResourceVersion: uint64(i + 1), At: start.Add(c.At)})
+		}
+		if edit {
+			r.Steps = append(r.Steps, trace.Step{At: userEdit, Op: "action", Object: world.ActionMutate, Result: "ok"})
+		}
+		return verdict.SnapshotOf(w, r)
+	}
+	life := func(made, unmade time.Duration) []optest.LogChange {
+		return []optest.LogChange{{At: made, Type: watch.Added, Name: "data-main-2"}, {At: unmade, Type: watch.Deleted, Name: "data-main-2"}}
+	}
+	refs := []*verdict.Reference{{Seed: 1, Snap: run(true)}}
+	if v := verdict.UpdateSummaries(w, refs, run(true, life(time.Millisecond, 6*time.Millisecond)...), time.Minute); !v.Holds || !strings.Contains(v.Detail, "ConfigMap team/data-main-2") {
+		t.Errorf("one lifetime ended after the user's edit: %+v, want no violation and a note naming it", v)
+	}
+	for name, got := range map[string]*verdict.Snapshot{
+		"no edit by the user to race":    run(false, life(time.Millisecond, 6*time.Millisecond)...),
+		"deleted before the user's edit": run(true, life(time.Millisecond, 2*time.Millisecond)...),
+		"two lifetimes after the edit":   run(true, append(life(time.Millisecond, 6*time.Millisecond), life(7*time.Millisecond, 8*time.Millisecond)...)...),
+	} {
+		r := refs
+		if name == "no edit by the user to race" {
+			r = []*verdict.Reference{{Seed: 1, Snap: run(false)}}
+		}
+		if v := verdict.UpdateSummaries(w, r, got, time.Minute); v.Holds {
+			t.Errorf("%s: update-summaries holds (%q), want churn", name, v.Detail)
+		}
 	}
 }

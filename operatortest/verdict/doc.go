@@ -107,7 +107,14 @@
 //     step's). And one deletion more with no creation more is the end of
 //     a lifetime, not a lifetime more: a deletion the fault-free run left
 //     stuck that finishes here, a child the faulted run's cleanup reached
-//     (the end state is converges' and terminates' to judge).
+//     (the end state is converges' and terminates' to judge). The user's
+//     edit races the same way: an object no fault-free run made, made once
+//     and deleted once, at or after the workload's first edit that landed
+//     (a mutation, an admin's patch or update), is a note too (the
+//     operator, a fault holding it on the old value, wrote a StatefulSet of
+//     the old size and a built-in controller made the pod and claim the old
+//     size calls for; once it saw the user's scale-down it removed them),
+//     with the same exception for a generated name's second or later.
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries

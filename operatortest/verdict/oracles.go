@@ -285,7 +285,9 @@ type Snapshot struct {
 	errorsMet map[string][]string
 	// userDeleted is when the workload first deleted an object (-1: never).
 	userDeleted time.Duration
-	State       map[schema.GroupVersionKind]*KindState
+	// userEdited is when the workload first changed an object (-1: never).
+	userEdited time.Duration
+	State      map[schema.GroupVersionKind]*KindState
 	// deleteTook is, per object, the longest its deletion took, from its
 	// deletionTimestamp's event to its Deleted event (terminates.go).
 	deleteTook map[string]time.Duration
@@ -475,6 +477,7 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	s.Outputs = OutputsOf(r.Steps, s.Canon)
 	s.StatusWrites = StatusWritesOf(r, s)
 	s.userDeleted = firstUserDeletion(r.Steps)
+	s.userEdited = firstUserEdit(r.Steps)
 	s.Rest = s.writesAtRest(r)
 	return s
 }
@@ -834,7 +837,7 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					finishedKeys = append(finishedKeys, k)
 					continue
 				}
-				if raced(k, g, most, got.userDeleted) {
+				if raced(k, g, most, got.userDeleted) || edited(k, g, most, got.userEdited) {
 					racedKeys = append(racedKeys, k)
 					continue
 				}
@@ -861,7 +864,7 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 		notes = append(notes, fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, world.Plural(n), got.collected[0]))
 	}
 	if n := len(racedKeys); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion (the operator's write raced it; not counted: %s)", n, world.Plural(n), strings.Join(racedKeys, ", ")))
+		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion or edit (the operator's write raced it; not counted: %s)", n, world.Plural(n), strings.Join(racedKeys, ", ")))
 	}
 	if n := len(finishedKeys); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, world.Plural(n), strings.Join(finishedKeys, ", ")))

@@ -34,8 +34,13 @@ func Terminates(w *world.World, refs []*Reference, got *Snapshot, r *check.Run) 
 			}
 			key := got.Key(gvk, o)
 			// The timestamp has whole seconds: the deletion began up to a
-			// second after it.
-			age := r.Start.Add(r.End).Sub(ts.Time)
+			// second after it. A graceful deletion's timestamp is its
+			// deadline, its grace period after it began (a pod's).
+			began := ts.Time
+			if g := o.GetDeletionGracePeriodSeconds(); g != nil && *g > 0 {
+				began = began.Add(-time.Duration(*g) * time.Second)
+			}
+			age := r.Start.Add(r.End).Sub(began)
 			line := fmt.Sprintf("%s (finalizers %v, deleting for %s)", key, o.GetFinalizers(), age.Round(time.Millisecond))
 			if slices.ContainsFunc(refs, func(ref *Reference) bool {
 				took, ok := ref.Snap.deleteTook[key]

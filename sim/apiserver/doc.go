@@ -67,6 +67,22 @@
 //     fails any resourceVersion precondition with the storage layer's 409, as the
 //     generic registry's does (it checks an empty resourceVersion there).
 //
+//   - Graceful deletion of pods (graceful.go; rest.BeforeDelete, the pod
+//     strategy's CheckGracefulDelete and Store.Delete): a delete sets
+//     deletionTimestamp to now plus the grace period and
+//     deletionGracePeriodSeconds to it, bumps the generation, and keeps the
+//     pod Terminating; the period is the delete option's gracePeriodSeconds,
+//     else spec.terminationGracePeriodSeconds (defaulted to 30), and 0 for a
+//     pod never scheduled (no spec.nodeName) or already Succeeded or Failed
+//     (negative: 1). A delete with period 0 writes the deletion (a Modified
+//     event) and then removes the pod unless finalizers hold it. A second
+//     delete of a Terminating pod may shorten the period (the
+//     deletionTimestamp moves back by the difference, never before now; a
+//     graceful period that has run out becomes 1s) but not lengthen it
+//     (nothing is written); grace 0 ends it. Removing the last finalizer of
+//     a pod whose period is not 0 leaves it until its delete with grace 0
+//     (the kubelet's: models/kube). graceful_test.go pins each rule.
+//
 //   - Namespaces: created Active with the kubernetes finalizer and the
 //     kubernetes.io/metadata.name label; delete makes them Terminating; the finalize
 //     subresource removes spec.finalizers and with it the namespace. default,
@@ -354,10 +370,13 @@
 //   - Unstructured custom resources: no warnings for the fields pruned (a real
 //     server sends `unknown field` warnings), and fieldValidation Strict does not
 //     refuse them; a patch's own duplicate fields are the only strict errors.
-//   - No graceful deletion (pods are removed at once, as if the kubelet confirmed
-//     immediately); no garbage collector here (ownerReferences are stored and
-//     validated; models/ runs the collector); no default GC policies other than
-//     background.
+//   - Graceful deletion for Pods only (upstream's only graceful strategy
+//     among the served kinds); no garbage collector here (ownerReferences
+//     are stored and validated; models/ runs the collector); no default GC
+//     policies other than background. A pod bound to a node no kubelet
+//     serves stays Terminating until deleted with grace 0, as on a real
+//     cluster; the pod garbage collector (which force-deletes the pods of
+//     absent or out-of-service nodes) is not modelled.
 //   - CRD objects: names are always accepted (no KindConflict or
 //     ListKindConflict between CRDs), NamesAccepted and Established come at
 //     the same instant (kube-apiserver: two controllers, milliseconds apart;

@@ -678,8 +678,8 @@ func (s *Server) PatchWith(u User, obj client.Object, pt types.PatchType, data [
 	return nil
 }
 
-// Delete deletes the object obj names, as the generic registry Store.Delete does for
-// kinds without graceful deletion, and as the namespace registry does for namespaces.
+// Delete deletes the object obj names, as the generic registry Store.Delete does (a
+// pod gracefully: graceful.go), and as the namespace registry does for namespaces.
 func (s *Server) Delete(u User, obj client.Object, opts *client.DeleteOptions) error {
 	r, err := s.request(u, "delete", "", obj, obj.GetNamespace(), obj.GetName())
 	if err != nil {
@@ -824,6 +824,29 @@ func (s *Server) deleteNamespace(r Request, ns *corev1.Namespace, opts *client.D
 // deleteGeneric marks an object with finalizers (its own, or those the propagation
 // policy adds) as deleting, and removes one without.
 func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.DeleteOptions) error {
+	if gracefulKind(r.Kind) {
+		obj := existing.DeepCopyObject().(client.Object)
+		graceful, pending, period := s.beforeDelete(obj, opts) // graceful.go
+		if pending {
+			return nil // finalizeDelete: the deletion under way stands, nothing is written
+		}
+		if graceful {
+			// updateForGracefulDeletionAndFinalizers: the deletion is written (with
+			// the finalizers the propagation policy asks for); the object goes at once
+			// only when its period is 0 and no finalizer holds it. The write's
+			// resourceVersion is then the storage delete's precondition.
+			_, finalizers := gcFinalizers(existing.GetFinalizers(), opts)
+			obj.SetFinalizers(finalizers)
+			if diff(obj, existing).any() {
+				s.commit(r.Kind, watch.Modified, obj)
+			}
+			if len(finalizers) > 0 || period > 0 {
+				return nil
+			}
+			s.commit(r.Kind, watch.Deleted, obj.DeepCopyObject().(client.Object))
+			return nil
+		}
+	}
 	changed, finalizers := gcFinalizers(existing.GetFinalizers(), opts)
 	if len(existing.GetFinalizers()) > 0 || changed {
 		obj := existing.DeepCopyObject().(client.Object)

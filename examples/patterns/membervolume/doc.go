@@ -1,0 +1,40 @@
+// Package membervolume is the smallest database-style operator that owns
+// its members' volumes: a DBCluster runs as a StatefulSet of spec.members
+// pods of its spec.version (each with 10 seconds to shut down,
+// terminationGracePeriodSeconds) behind a headless Service, each member
+// with a PersistentVolumeClaim of the StatefulSet's volumeClaimTemplates
+// (data-<name>-<ordinal>), kept by the StatefulSet on a scale-down (the
+// default retention policy, Retain), as database operators keep a member's
+// volume until the member has left the cluster. The operator deletes a
+// removed member's volume itself: once the member's pod is Terminating or
+// gone, and the member is really removed (its ordinal is at or above
+// spec.members as read live, not from the cache: the user may have scaled
+// back up since). A member that comes back later starts on a fresh volume,
+// as a new member should. status.members mirrors the StatefulSet's ready
+// pods. The operator watches its members' pods and volumes (by their
+// app.kubernetes.io/instance label), so that it looks again when a pod
+// turns Terminating or goes, and when its cache learns of a volume late.
+//
+// The pattern's trap for a test harness: a deleted pod terminates
+// gracefully (deletionTimestamp, up to its grace period while the kubelet
+// stops its containers) and a claim in use is held by the pvc-protection
+// finalizer until its pod is gone; a world that removes pods at once never
+// shows the Terminating state the operator acts on, and its volume
+// clean-up never runs (a scaled-up member comes back on the removed
+// member's volume, with no fault at all). A rollout also makes kept
+// members' pods Terminating: the correct operator must leave their volumes
+// alone.
+//
+// The buggy twin (Buggy) acts on the Terminating state only, as first
+// written against a cluster where a scale-down always shows it: a removed
+// member whose pod is already gone when the operator looks (it was down,
+// or its watch lagged, while the pod terminated) keeps its volume for
+// ever, and the member, scaled up again, comes back on the old data.
+//
+// # Known gaps
+//
+//   - No PersistentVolumes or storage classes (nothing binds the claims;
+//     the kubelet model runs pods whatever their claims), no member
+//     removal protocol (a real operator first makes the member leave the
+//     cluster), no PodDisruptionBudget.
+package membervolume
