@@ -145,9 +145,11 @@
 //     deletions of all kinds of one pass form one sequence so that Order and
 //     Delay can interleave kinds. Upstream deletes kind by kind, each kind's
 //     objects from the apiserver's parallel DeleteCollection workers.
-//   - Pods' graceful termination estimate (estimateGracefulTerminationForPods)
-//     is not modelled: pods count as content like any other; MinTerminating
-//     stands in for slow content.
+//   - Pods' graceful termination estimate is upstream's
+//     (estimateGracefulTerminationForPods: the longest grace period of the
+//     pods not terminal, 0 once the namespace has deleted that long), taken
+//     from the pods listed before their deletion; MinTerminating still
+//     stands in for other slow content.
 //   - The namespace controller's requeue on remaining content is
 //     controller-runtime's RequeueAfter (which also Forgets the item's failure
 //     count); upstream's worker calls AddAfter without Forget. Its queue has

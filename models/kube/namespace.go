@@ -322,7 +322,7 @@ func (nc *NamespaceController) deleteAllContent(ctx context.Context, ns *corev1.
 		}
 	}
 	if len(pods) > 0 {
-		results := nc.deleteKinds(ctx, ns.Name, pods)
+		results := nc.deleteKinds(ctx, ns, pods)
 		if r := results[podsGVR]; r.err != nil {
 			r.err = fmt.Errorf("failed to delete pods for namespace: %s, err: %w", ns.Name, r.err)
 			results[podsGVR] = r
@@ -333,7 +333,7 @@ func (nc *NamespaceController) deleteAllContent(ctx context.Context, ns *corev1.
 			return estimate, utilerrors.NewAggregate(errs)
 		}
 	}
-	collect(nc.deleteKinds(ctx, ns.Name, others), others)
+	collect(nc.deleteKinds(ctx, ns, others), others)
 	updater.processContentTotals(totals)
 	nc.updateConditions(ctx, ns, &updater)
 	return estimate, utilerrors.NewAggregate(errs)
@@ -377,8 +377,12 @@ func (nc *NamespaceController) kinds() ([]contentKind, error) {
 // deleteKinds deletes the content of kinds (deleteAllContentForGroupVersionResource
 // for each, with the deletions of all kinds in one sequence so that Order and
 // Delay can interleave them), then lists each kind again to see what remains.
-func (nc *NamespaceController) deleteKinds(ctx context.Context, namespace string, kinds []contentKind) map[schema.GroupVersionResource]kindDeletion {
+// Pods remaining while their graceful termination may still run (upstream's
+// estimateGracefulTermination) are an estimate, not an error.
+func (nc *NamespaceController) deleteKinds(ctx context.Context, ns *corev1.Namespace, kinds []contentKind) map[schema.GroupVersionResource]kindDeletion {
+	namespace := ns.Name
 	results := map[schema.GroupVersionResource]kindDeletion{}
+	graceful := map[schema.GroupVersionResource]int64{}
 	var objs []client.Object
 	kindOf := map[client.Object]schema.GroupVersionResource{}
 	for _, k := range kinds {
@@ -386,6 +390,9 @@ func (nc *NamespaceController) deleteKinds(ctx context.Context, namespace string
 		if err != nil {
 			results[k.gvr] = kindDeletion{err: err}
 			continue
+		}
+		if k.gvr.Group == "" && k.gvr.Resource == "pods" {
+			graceful[k.gvr] = nc.estimateGracefulTermination(items, ns)
 		}
 		if nc.Shuffle != nil {
 			nc.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
@@ -431,7 +438,9 @@ func (nc *NamespaceController) deleteKinds(ctx context.Context, namespace string
 				r.finalizers[f]++
 			}
 		}
-		if len(r.finalizers) > 0 {
+		if e := graceful[k.gvr]; e > 0 {
+			r.estimate = e
+		} else if len(r.finalizers) > 0 {
 			r.estimate = finalizerEstimateSeconds
 		} else {
 			r.err = fmt.Errorf("unexpected items still remain in namespace: %s for gvr: %v", namespace, k.gvr)
@@ -439,6 +448,30 @@ func (nc *NamespaceController) deleteKinds(ctx context.Context, namespace string
 		results[k.gvr] = r
 	}
 	return results
+}
+
+// estimateGracefulTermination is upstream's estimate for pods
+// (estimateGracefulTerminationForPods): the longest
+// terminationGracePeriodSeconds of the pods not yet terminal, or 0 once the
+// namespace has been deleting that long.
+func (nc *NamespaceController) estimateGracefulTermination(pods []client.Object, ns *corev1.Namespace) int64 {
+	estimate := int64(0)
+	for _, o := range pods {
+		pod, ok := o.(*corev1.Pod)
+		if !ok {
+			continue
+		}
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g > estimate {
+			estimate = *g
+		}
+	}
+	if ns.DeletionTimestamp != nil && nc.Clock.Since(ns.DeletionTimestamp.Time) >= time.Duration(estimate)*time.Second {
+		return 0
+	}
+	return estimate
 }
 
 // list lists one kind in namespace, live.

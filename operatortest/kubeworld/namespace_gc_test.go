@@ -183,6 +183,31 @@ var _ = Describe("models/kube: the namespace controller (pkg/controller/namespac
 		Expect(namespaceGone(c, "team")).To(BeTrue(), timeline(c))
 	})
 
+	It("waits for a bound pod's graceful termination without an error (estimateGracefulTerminationForPods), and goes once the pod does", func() {
+		c := kubeWorld(func(nc *kube.NamespaceController) {
+			nc.Content = append([]client.ObjectList{&corev1.PodList{}}, nc.Content...)
+		})
+		pod := create(c, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web"},
+			Spec: corev1.PodSpec{NodeName: "node-1", TerminationGracePeriodSeconds: ptr.To(int64(30)),
+				Containers: []corev1.Container{{Name: "app", Image: "nginx:1"}}}})
+		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
+		c.RunFor(20 * time.Second)
+		// No kubelet here: the pod stays Terminating; the namespace waits for it
+		// with an estimate, not a content failure.
+		Expect(c.Get(client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Expect(pod.GetDeletionTimestamp()).NotTo(BeNil())
+		ns := &corev1.Namespace{}
+		Expect(c.Get(types.NamespacedName{Name: "team"}, ns)).To(Succeed())
+		// (Upstream writes no content totals while pods remain.)
+		Expect(ns.Status.Conditions).To(ContainElement(
+			And(HaveField("Type", corev1.NamespaceDeletionContentFailure), HaveField("Status", corev1.ConditionFalse)),
+		), timeline(c))
+		// The kubelet's grace-0 delete, as the kubelet model makes it.
+		Expect(c.Admin().Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+		c.RunFor(20 * time.Second)
+		Expect(namespaceGone(c, "team")).To(BeTrue(), timeline(c))
+	})
+
 	It("with MinTerminating, keeps an empty namespace Terminating that long", func() {
 		c := kubeWorld(func(nc *kube.NamespaceController) { nc.MinTerminating = 20 * time.Second })
 		Expect(c.Admin().Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})).To(Succeed())
