@@ -288,11 +288,15 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			p.Faults = append(p.Faults, rapid.SliceOfN(crash, 1, 2).Draw(t, "crashes")...)
 		}
 		if class(API, len(sp.APIFaults)+len(tg.APIFaults) > 0) {
-			// The author's templates first, then the reference run's own
-			// requests (aimed: the window opens just before the request).
-			i := rapid.IntRange(0, len(sp.APIFaults)+len(tg.APIFaults)-1).Draw(t, "api-fault")
 			var f Fault
-			if i < len(sp.APIFaults) {
+			if len(tg.APIFaults) == 0 {
+				// The author's templates alone: drawn as they always were.
+				from := dur("api-from", sp.Horizon)
+				f = Fault{Kind: API, API: rapid.SampledFrom(sp.APIFaults).Draw(t, "api-fault"),
+					From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
+			} else if i := rapid.IntRange(0, len(sp.APIFaults)+len(tg.APIFaults)-1).Draw(t, "api-fault"); i < len(sp.APIFaults) {
+				// The author's templates first, then the reference run's own
+				// requests, aimed: the window opens just before the request.
 				from := dur("api-from", sp.Horizon)
 				f = Fault{Kind: API, API: sp.APIFaults[i], From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
 			} else {
@@ -300,7 +304,7 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 				from := max(a.At-time.Millisecond, 0)
 				f = Fault{Kind: API, API: a.Fault, From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
 			}
-			f.Process, f.API.Agent = f.API.Agent, ""
+			f.Process, f.API.Agent = f.API.Agent, "" // process= is the fault's Agent (package cluster)
 			p.Faults = append(p.Faults, f)
 		}
 		if class(Latency, procs) {
