@@ -156,7 +156,12 @@
 //     no 409 is drawn on a patch (the trace does not say whether its body
 //     carried a resourceVersion), nor a 503. The 429's Retry-After is in
 //     the Status's details only: package restapi sends no Retry-After
-//     header, so client-go's own retry of a 429 is not exercised.
+//     header, so client-go's own retry of a 429 is not exercised. A drawn
+//     409 comes with no write of another client: an operator that drops a
+//     conflict and waits for the object's next watch event (which a real
+//     conflict's write sends) is not reconciled again until something else
+//     changes the object; a selector in Faults.API ({Verb: "patch"}, say)
+//     keeps the 409s away from it.
 //   - Randomness: math/rand/v2's global functions (and Go map order,
 //     hash/maphash) read the runtime's per-thread generator, which nothing in
 //     the process can seed; an operator that draws from them gives two trace
