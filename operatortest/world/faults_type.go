@@ -53,7 +53,8 @@ type Faults struct {
 	// selects: only the requests one such template matches are aimed at
 	// ({Verb: "update", Resource: "widgets"}). A template with a Code (or
 	// Ambiguous) adds a fault of the author's, drawn in a window of its own
-	// (every matching request in it fails, up to Count): Agent, Verb,
+	// (every matching request in it fails, up to Count), the templates as
+	// often as the drawn errors, whatever their numbers: Agent, Verb,
 	// Resource, Subresource, Namespace, Name, Code (and Field and Message
 	// for a 422), Ambiguous and Count as sim/apiserver.Fault says. Classes
 	// without plan.API draws neither.

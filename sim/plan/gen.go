@@ -55,8 +55,8 @@ type Space struct {
 	// either after any of the first MaxWrite writes or after one of those.
 	Writes func(p *Plan) map[string][]int
 	// APIFaults are templates of API faults the world can meet; the generator picks
-	// among them and Targets' APIFaults and draws a window (a template's
-	// Agent becomes the fault's process=).
+	// among them (or, as often, Targets' APIFaults) and draws a window (a
+	// template's Agent becomes the fault's process=).
 	APIFaults []apiserver.Fault
 	// Classes restricts the fault classes drawn; nil means every class the space
 	// has material for.
@@ -288,19 +288,16 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			p.Faults = append(p.Faults, rapid.SliceOfN(crash, 1, 2).Draw(t, "crashes")...)
 		}
 		if class(API, len(sp.APIFaults)+len(tg.APIFaults) > 0) {
+			// The author's templates, or (as often, whatever their number)
+			// one of the reference run's own requests, aimed: the window
+			// opens just before the request.
 			var f Fault
-			if len(tg.APIFaults) == 0 {
-				// The author's templates alone: drawn as they always were.
+			if len(tg.APIFaults) == 0 || len(sp.APIFaults) > 0 && !rapid.Bool().Draw(t, "api-drawn") {
 				from := dur("api-from", sp.Horizon)
 				f = Fault{Kind: API, API: rapid.SampledFrom(sp.APIFaults).Draw(t, "api-fault"),
 					From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
-			} else if i := rapid.IntRange(0, len(sp.APIFaults)+len(tg.APIFaults)-1).Draw(t, "api-fault"); i < len(sp.APIFaults) {
-				// The author's templates first, then the reference run's own
-				// requests, aimed: the window opens just before the request.
-				from := dur("api-from", sp.Horizon)
-				f = Fault{Kind: API, API: sp.APIFaults[i], From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
 			} else {
-				a := tg.APIFaults[i-len(sp.APIFaults)]
+				a := tg.APIFaults[rapid.IntRange(0, len(tg.APIFaults)-1).Draw(t, "api-request")]
 				from := max(a.At-time.Millisecond, 0)
 				f = Fault{Kind: API, API: a.Fault, From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
 			}
