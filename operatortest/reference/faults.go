@@ -11,18 +11,7 @@ import (
 // aimedAt reports whether the reference run's changes of object (as
 // plan.Write names it: "namespace/name", or "name" when cluster-scoped) are
 // targets of aimed faults: Options.Faults.Objects names it, or names none.
-func aimedAt(w *world.World, object string) bool {
-	objs := w.Opts.Faults.Objects
-	if objs == nil {
-		return true
-	}
-	for _, o := range objs {
-		if (o.Namespace == "" && o.Name == object) || o.Namespace+"/"+o.Name == object {
-			return true
-		}
-	}
-	return false
-}
+func aimedAt(w *world.World, object string) bool { return w.Aims(object) }
 
 // checkObjects checks Options.Faults.Objects against res, a reference run,
 // when the workload is the author's script alone (every plan's workload is

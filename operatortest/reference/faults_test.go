@@ -63,8 +63,9 @@ func TestAFaultProfileNamingNothingOfTheWorldIsRefused(t *testing.T) {
 		{world.Faults{Classes: []plan.FaultKind{"lagg"}}, `unknown fault class "lagg"`},
 		{world.Faults{Classes: []plan.FaultKind{plan.Stop}}, `unknown fault class "stop"`},
 		{world.Faults{Processes: []string{"operator"}}, `"operator" is no operator process (the processes: op)`},
-		{world.Faults{Kinds: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Pod")}}, "/v1/Pod is no kind of the world"},
-		{world.Faults{API: []apiserver.Fault{{Verb: "patch"}}}, "Options.Faults.API[0] (verb=patch): Code is 0"},
+		{world.Faults{Kinds: []schema.GroupVersionKind{{Group: "example.com", Version: "v1", Kind: "Widget"}}}, "example.com/v1/Widget is no kind the apiserver serves"},
+		{world.Faults{Kinds: []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("PodList")}}, "/v1/PodList is no kind the apiserver serves"},
+		{world.Faults{API: []apiserver.Fault{{Verb: "patch", Code: 418}}}, "Options.Faults.API[0] (verb=patch code=418): Code 418 is none"},
 	} {
 		o := optest.AppOptions(optest.Child())
 		o.NoWorkloadModels = true // the world's kinds are then the app's own
@@ -73,6 +74,27 @@ func TestAFaultProfileNamingNothingOfTheWorldIsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Faults %+v: got error %v, want one line with %q", c.faults, err, c.want)
 		}
+	}
+}
+
+// Faults.Kinds takes every kind a process may cache, not only the kinds the
+// world collects: the workload models' Pods and PersistentVolumeClaims (an
+// operator of a StatefulSet caches both, and the sweep aims at them) are
+// lagged and held as the profile says.
+func TestAFaultProfileMayNameAnyKindTheApiserverServes(t *testing.T) {
+	o := optest.AppOptions(optest.Child())
+	o.Faults = world.Faults{Classes: []plan.FaultKind{plan.Lag, plan.Hold}, Kinds: []schema.GroupVersionKind{
+		corev1.SchemeGroupVersion.WithKind("Pod"), corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")}}
+	w, err := search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range drawnFaults(t, w.Space, 100) {
+		got[f.Resource] = true
+	}
+	if len(got) != 2 || !got["/v1/Pod"] || !got["/v1/PersistentVolumeClaim"] {
+		t.Errorf("100 plans lagged or held %v, want exactly /v1/Pod and /v1/PersistentVolumeClaim", got)
 	}
 }
 

@@ -158,6 +158,7 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 		}
 	}
 	out.Watched = res.Watched
+	out.APIFaults = w.APIFaultsOf(res.Steps) // the API errors drawn by default (world's apifaults.go)
 	out.Written = map[string]int{}
 	by := map[uint64]string{} // the process whose request made each resourceVersion
 	for _, s := range res.Steps {

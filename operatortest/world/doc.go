@@ -119,11 +119,16 @@
 //     the domain steps drawn.
 //   - The fault profile (Options.Faults, reference/faults.go): the classes drawn,
 //     the operator processes they fall on, the kinds whose caches lag or
-//     are held (no lag of every kind at once then), and API faults of the
-//     author's own among the templates (a 422 on one field of a PATCH, as a
-//     too-large annotation gets), so that an exploration spends its plans
-//     where a bug can be. A name the world does not have is refused with
-//     one line; a plan's text replays as written whatever the profile.
+//     are held (no lag of every kind at once then; any kind the apiserver
+//     serves), the requests the drawn API errors aim at, and API faults of
+//     the author's own among the templates (a 422 on one field of a PATCH,
+//     as a too-large annotation gets), so that an exploration spends its
+//     plans where a bug can be. A name the world does not have is refused
+//     with one line; a plan's text replays as written whatever the profile.
+//   - API errors drawn by default (apifaults.go): one a plan, aimed at one
+//     write of an operator process in the plan's fault-free run (a 500, a
+//     429 with Retry-After, a 409 on an update carrying a resourceVersion, a
+//     write whose response is lost), failing that one request.
 //
 // Replay runs one plan judged as Run judges it and returns its verdicts,
 // trace hash, timeline, story and final state (Replayed.Final, a History:
@@ -146,6 +151,17 @@
 //     installs at run time, with no Go type, is refused. Workers faults
 //     are never drawn (no controller is offered to the generator; a
 //     plan's text can name one): plan.Workers in Faults.Classes is refused.
+//   - The API errors drawn by default fail writes only, one request a
+//     plan, never a read, a watch or a list (an author's template can);
+//     no 409 is drawn on a patch (the trace does not say whether its body
+//     carried a resourceVersion), nor a 503. The 429's Retry-After is in
+//     the Status's details only: package restapi sends no Retry-After
+//     header, so client-go's own retry of a 429 is not exercised. A drawn
+//     409 comes with no write of another client: an operator that drops a
+//     conflict and waits for the object's next watch event (which a real
+//     conflict's write sends) is not reconciled again until something else
+//     changes the object; a selector in Faults.API ({Verb: "patch"}, say)
+//     keeps the 409s away from it.
 //   - Randomness: math/rand/v2's global functions (and Go map order,
 //     hash/maphash) read the runtime's per-thread generator, which nothing in
 //     the process can seed; an operator that draws from them gives two trace

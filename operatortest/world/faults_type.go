@@ -30,7 +30,9 @@ type Faults struct {
 	// (a Manager's Name, or "<Name>-<i>" for its replicas). Nil: every one.
 	Processes []string
 	// Kinds are the kinds whose caches may lag or be held (then no lag is
-	// drawn for every kind at once). Nil: every kind the world collects.
+	// drawn for every kind at once): any kind the apiserver serves (a CRD's
+	// or one of the scheme's, Pod and PersistentVolumeClaim included). Nil:
+	// every kind the world collects.
 	Kinds []schema.GroupVersionKind
 	// Objects are the objects whose changes aimed faults aim at (a stale
 	// view frozen at one of their changes, one of them unobserved by a
@@ -39,10 +41,23 @@ type Faults struct {
 	// every kind's object of that name (Kinds narrows the kinds). Nil:
 	// every object.
 	Objects []types.NamespacedName
-	// API are templates of API faults drawn beside the world's own (each in
-	// a window the plan draws): Agent, Verb, Resource, Subresource,
-	// Namespace, Name, Code (and Field and Message for a 422), Ambiguous and
-	// Count as sim/apiserver.Fault says.
+	// API narrows and extends the API errors drawn. With no template, a
+	// plan may draw one error aimed at one write request that an operator
+	// process made in the fault-free run of the same plan (its process,
+	// verb, resource, namespace and name; Leases and Events aside): a 500
+	// (an etcd leader change), a 429 with Retry-After (API priority and
+	// fairness), a 409 on an update that carries a resourceVersion (a
+	// conflict), or an ambiguous write (it commits, and the client gets a
+	// 504 timeout instead of its response); Processes and Objects narrow
+	// the requests aimed at. A template without a Code (nor Ambiguous)
+	// selects: only the requests one such template matches are aimed at
+	// ({Verb: "update", Resource: "widgets"}). A template with a Code (or
+	// Ambiguous) adds a fault of the author's, drawn in a window of its own
+	// (every matching request in it fails, up to Count), the templates as
+	// often as the drawn errors, whatever their numbers: Agent, Verb,
+	// Resource, Subresource, Namespace, Name, Code (and Field and Message
+	// for a 422), Ambiguous and Count as sim/apiserver.Fault says. Classes
+	// without plan.API draws neither.
 	API []apiserver.Fault
 	// MaxLag bounds informer lag and API latency (0: 5s).
 	MaxLag time.Duration
@@ -52,6 +67,17 @@ type Faults struct {
 // reference run replays) is the harness's, not a test's to ask for.
 var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved,
 	plan.NotReady, plan.CrashLoop, plan.PodFail, plan.NodeLost}
+
+// serves reports whether the apiserver serves gvk: a CRD's kind, or a
+// kind of the scheme (a list is no kind a cache holds).
+func (w *World) serves(gvk schema.GroupVersionKind) bool {
+	for _, c := range w.CRDs {
+		if c.GVK == gvk {
+			return true
+		}
+	}
+	return gvk.Kind != "" && !strings.HasSuffix(gvk.Kind, "List") && w.Opts.Scheme.Recognizes(gvk)
+}
 
 // Narrow applies the profile f to w's plan space, or says in one line what
 // in it names nothing of the world.
@@ -76,8 +102,8 @@ func (w *World) Narrow(f Faults) error {
 		var kinds []string
 		for _, gvk := range f.Kinds {
 			k := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
-			if !slices.Contains(w.Space.Kinds, k) {
-				return fmt.Errorf("Options.Faults.Kinds: %s is no kind of the world (its kinds: %s)", k, strings.Join(w.Space.Kinds, ", "))
+			if !w.serves(gvk) {
+				return fmt.Errorf("Options.Faults.Kinds: %s is no kind the apiserver serves (a CRD's, or a kind of Options.Scheme; the world's: %s)", k, strings.Join(w.Space.Kinds, ", "))
 			}
 			kinds = append(kinds, k)
 		}
@@ -89,11 +115,15 @@ func (w *World) Narrow(f Faults) error {
 		}
 	}
 	for i, a := range f.API {
-		if a.Code == 0 && !a.Ambiguous {
-			return fmt.Errorf("Options.Faults.API[%d] (%s): Code is 0: want the HTTP status it fails with (403, 409, 422, 429, 500, 503 or 504)", i, a)
+		switch {
+		case a.Code == 0 && !a.Ambiguous:
+			continue // a selector of the drawn faults (apifaults.go)
+		case a.Ambiguous:
+		case !slices.Contains([]int{403, 409, 422, 429, 500, 503, 504}, a.Code):
+			return fmt.Errorf("Options.Faults.API[%d] (%s): Code %d is none the apiserver answers with here (403, 409, 422, 429, 500, 503 or 504; 0 selects the drawn faults)", i, a, a.Code)
 		}
+		w.Space.APIFaults = append(w.Space.APIFaults, a)
 	}
-	w.Space.APIFaults = append(w.Space.APIFaults, f.API...)
 	if f.MaxLag < 0 {
 		return fmt.Errorf("Options.Faults.MaxLag is negative (%s)", f.MaxLag)
 	}

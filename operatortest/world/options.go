@@ -369,6 +369,13 @@ type Options struct {
 	// minute for a namespace with slow finalizers). 0: it goes as soon as
 	// it is empty.
 	NamespaceTermination time.Duration
+	// DisallowPrivileged runs the apiserver with --allow-privileged=false,
+	// kube-apiserver's own flag default: a pod, or a workload's pod
+	// template, with a privileged container (or a Windows hostProcess one)
+	// is refused with a 422, "disallowed by cluster policy". The zero value
+	// allows them, as kubeadm, kind and the managed clusters run
+	// kube-apiserver (--allow-privileged=true).
+	DisallowPrivileged bool
 	// NoWorkloadModels leaves the workload models out of the world: the
 	// replicaset, deployment and job controllers (in kube-controller-manager)
 	// and the kubelet (process kubelet), which run by default so that

@@ -432,6 +432,7 @@ func (w *World) builtinKinds(p *process.Process, held *Holding) ([]client.Object
 // setup creates the test's objects (and their namespaces) as cluster admin.
 func (w *World) Setup(c *cluster.Cluster) error {
 	ctx := context.Background()
+	c.Server.SetAllowPrivileged(!w.Opts.DisallowPrivileged) // kubeadm's and kind's --allow-privileged=true unless the test says
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
 	pending := &PendingSeeds{c: c}
 	for _, m := range w.Opts.Managers {

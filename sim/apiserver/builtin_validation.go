@@ -138,6 +138,33 @@ func fromInternal(in runtime.Object, out client.Object) error {
 // builtinInvalid is the registry's 422. Validation walks maps (labels,
 // annotations, data keys) in Go map order; a run must not depend on it, so the
 // causes are listed in field order (then type and message).
+// clusterPolicy keeps the validation errors the server's cluster policy
+// makes: kube-apiserver's validation refuses a privileged container (and a
+// Windows hostProcess one) unless --allow-privileged=true, and reads that
+// flag from a process-wide setting (k8s.io/kubernetes/pkg/capabilities, left
+// at its default, false); the server drops those refusals unless it refuses
+// privileged containers (SetAllowPrivileged).
+func (s *Server) clusterPolicy(errs field.ErrorList) field.ErrorList {
+	if s.refusePrivileged {
+		return errs
+	}
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Type == field.ErrorTypeForbidden && strings.HasSuffix(e.Detail, "disallowed by cluster policy") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// SetAllowPrivileged is kube-apiserver's --allow-privileged: whether pods
+// (and the pod templates of workloads) may run privileged containers. A new
+// server allows them, as kubeadm, kind and the managed clusters run
+// kube-apiserver (--allow-privileged=true); kube-apiserver's own flag
+// default refuses them ("disallowed by cluster policy").
+func (s *Server) SetAllowPrivileged(allow bool) { s.refusePrivileged = !allow }
+
 func builtinInvalid(k *Kind, name string, errs field.ErrorList) error {
 	sortErrors(errs)
 	return errors.NewInvalid(k.GVK.GroupKind(), name, errs)
@@ -155,14 +182,14 @@ func sortErrors(errs field.ErrorList) {
 // beforeCreateBuiltin is rest.BeforeCreate's part after the metadata the server
 // sets: the strategy's PrepareForCreate, rest.ValidateCreate and Canonicalize on
 // the internal object; obj (v1) is replaced by the result as storage returns it.
-func beforeCreateBuiltin(k *Kind, st builtinStrategy, obj client.Object) error {
+func (s *Server) beforeCreateBuiltin(k *Kind, st builtinStrategy, obj client.Object) error {
 	in, err := toInternal(k, obj)
 	if err != nil {
 		return errors.NewInternalError(fmt.Errorf("converting %s to its internal type: %w", k.GVK.Kind, err))
 	}
 	ctx := requestContext(k, "create", "", obj.GetNamespace(), "")
 	st.main.PrepareForCreate(ctx, in)
-	if errs := rest.ValidateCreate(ctx, in, st.main); len(errs) > 0 {
+	if errs := s.clusterPolicy(rest.ValidateCreate(ctx, in, st.main)); len(errs) > 0 {
 		return builtinInvalid(k, obj.GetName(), errs)
 	}
 	st.main.Canonicalize(in)
@@ -183,7 +210,7 @@ func storedForm(k *Kind, in runtime.Object, out client.Object) error {
 // validateUpdateBuiltin is rest.BeforeUpdate's validation (rest.ValidateUpdate)
 // with the strategy of the subresource ("" or "status"), on the internal forms of
 // obj, which the model's prepareForUpdate has prepared, and old.
-func validateUpdateBuiltin(k *Kind, st builtinStrategy, subresource string, obj, old client.Object) error {
+func (s *Server) validateUpdateBuiltin(k *Kind, st builtinStrategy, subresource string, obj, old client.Object) error {
 	strategy := rest.RESTUpdateStrategy(st.main)
 	if subresource == "status" {
 		strategy = st.status
@@ -207,7 +234,7 @@ func validateUpdateBuiltin(k *Kind, st builtinStrategy, subresource string, obj,
 		p.Spec.NodeName = in.(*api.Pod).Spec.NodeName
 	}
 	ctx := requestContext(k, "update", subresource, obj.GetNamespace(), obj.GetName())
-	if errs := rest.ValidateUpdate(ctx, in, prev, strategy); len(errs) > 0 {
+	if errs := s.clusterPolicy(rest.ValidateUpdate(ctx, in, prev, strategy)); len(errs) > 0 {
 		return builtinInvalid(k, obj.GetName(), errs)
 	}
 	return nil

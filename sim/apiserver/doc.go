@@ -112,7 +112,15 @@
 //     field order (validation walks labels, annotations and data keys in Go map
 //     order; the model must not), checked against kube-apiserver by
 //     internal/differential (builtin_validation_test.go, TestBuiltin*). The
-//     validation runs with kube-apiserver's default feature gates.
+//     validation runs with kube-apiserver's default feature gates, and with
+//     --allow-privileged=true as kubeadm, kind, envtest and the managed
+//     clusters run it (SetAllowPrivileged(false) is kube-apiserver's own
+//     flag default: a privileged container is "disallowed by cluster
+//     policy"). Where else kube-apiserver's flag defaults differ from
+//     kubeadm's and kind's, the model is kubeadm's: RBAC authorization
+//     (AlwaysAllow is the flag's default), the service CIDR 10.96.0.0/12
+//     (serviceip.go; 10.0.0.0/24 is the flag's); kubeadm's NodeRestriction
+//     admission is not modelled (Known gaps).
 //
 //   - Pods: PodTopologyLabels admission: a pod created with spec.nodeName gets
 //     the Node's topology.kubernetes.io/zone and region labels (no binding

@@ -100,6 +100,8 @@ type Server struct {
 	// storageProtection: the StorageObjectInUseProtection admission plugin
 	// is on (admission_storage.go).
 	storageProtection bool
+	// refusePrivileged: --allow-privileged=false (builtin_validation.go).
+	refusePrivileged bool
 }
 
 // New returns a server that serves every kind of k8s.io/api registered in opts.Scheme

@@ -311,7 +311,7 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 	}()
 	if st, ok := hosted(r.Kind, obj); ok {
 		// kube-apiserver's own strategy and validation (builtin_validation.go).
-		if err := beforeCreateBuiltin(r.Kind, st, obj); err != nil {
+		if err := s.beforeCreateBuiltin(r.Kind, st, obj); err != nil {
 			return nil, err
 		}
 	} else {
@@ -557,7 +557,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		c.meta = c.meta || obj.GetGeneration() != existing.GetGeneration()
 	}
 	if st, ok := hosted(k, obj); ok {
-		if err := validateUpdateBuiltin(k, st, r.Subresource, obj, existing); err != nil {
+		if err := s.validateUpdateBuiltin(k, st, r.Subresource, obj, existing); err != nil {
 			return nil, err
 		}
 	} else if err := validateUpdate(k, obj, existing); err != nil {

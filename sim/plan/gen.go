@@ -55,7 +55,8 @@ type Space struct {
 	// either after any of the first MaxWrite writes or after one of those.
 	Writes func(p *Plan) map[string][]int
 	// APIFaults are templates of API faults the world can meet; the generator picks
-	// among them and draws a window.
+	// among them (or, as often, Targets' APIFaults) and draws a window (a
+	// template's Agent becomes the fault's process=).
 	APIFaults []apiserver.Fault
 	// Classes restricts the fault classes drawn; nil means every class the space
 	// has material for.
@@ -131,6 +132,17 @@ type Targets struct {
 	// phase (counted as a crash after the k-th write counts them): a
 	// systematic sweep crashes it after each (Sweep).
 	Written map[string]int
+	// APIFaults are API faults drawn from the fault-free run's own
+	// requests, each with the instant of the request it was drawn from: the
+	// generator picks among them and the Space's APIFaults, and opens the
+	// window of one of these just before its request.
+	APIFaults []APIFault
+}
+
+// APIFault is an API fault aimed at a request of a fault-free run, made At.
+type APIFault struct {
+	At    time.Duration
+	Fault apiserver.Fault
 }
 
 // watchedOf keeps the kinds of all that proc watches (all when nothing is
@@ -275,11 +287,22 @@ func Generator(sp Space) *rapid.Generator[*Plan] {
 			})
 			p.Faults = append(p.Faults, rapid.SliceOfN(crash, 1, 2).Draw(t, "crashes")...)
 		}
-		if class(API, len(sp.APIFaults) > 0) {
-			from := dur("api-from", sp.Horizon)
-			p.Faults = append(p.Faults, Fault{Kind: API,
-				API:  rapid.SampledFrom(sp.APIFaults).Draw(t, "api-fault"),
-				From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)})
+		if class(API, len(sp.APIFaults)+len(tg.APIFaults) > 0) {
+			// The author's templates, or (as often, whatever their number)
+			// one of the reference run's own requests, aimed: the window
+			// opens just before the request.
+			var f Fault
+			if len(tg.APIFaults) == 0 || len(sp.APIFaults) > 0 && !rapid.Bool().Draw(t, "api-drawn") {
+				from := dur("api-from", sp.Horizon)
+				f = Fault{Kind: API, API: rapid.SampledFrom(sp.APIFaults).Draw(t, "api-fault"),
+					From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
+			} else {
+				a := tg.APIFaults[rapid.IntRange(0, len(tg.APIFaults)-1).Draw(t, "api-request")]
+				from := max(a.At-time.Millisecond, 0)
+				f = Fault{Kind: API, API: a.Fault, From: from, Until: from + time.Millisecond + dur("api-length", sp.Horizon)}
+			}
+			f.Process, f.API.Agent = f.API.Agent, "" // process= is the fault's Agent (package cluster)
+			p.Faults = append(p.Faults, f)
 		}
 		if class(Latency, procs) {
 			lo := dur("latency-min", sp.MaxLag/10)
