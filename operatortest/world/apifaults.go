@@ -22,12 +22,14 @@ import (
 //   - 500, an etcd leader change or an overloaded apiserver;
 //   - 429 with Retry-After 1, API priority and fairness throttling the
 //     process;
-//   - 409 on an update that carries a resourceVersion, a conflict with a
-//     write the operator has not seen (a patch's body is not in the trace,
-//     so a patch is not drawn a 409: a patch without a resourceVersion never
-//     conflicts);
 //   - an ambiguous write: the write commits and its response is lost (504),
 //     so a retried create meets AlreadyExists and a retried update a 409.
+//
+// No 409 is drawn on its own: a real conflict is another write to the
+// object, whose watch event reaches the operator, and a 409 with no such
+// write would fail an operator that drops a conflict and waits for that
+// event (correct on a real cluster). The ambiguous write is the conflict
+// drawn whole: the operator's own committed write is the other one.
 //
 // The writes of Leases (leader election) and Events (best-effort records)
 // are not aimed at. Options.Faults narrows them (Processes, Objects, and the
@@ -39,12 +41,8 @@ import (
 // drawnAPIClasses are the faults drawn for each write request, in the
 // order a plan shrinks towards (the first is the one kept when shrinking
 // tries the smaller index).
-func drawnAPIClasses(verb string, conditional bool) []apiserver.Fault {
-	out := []apiserver.Fault{{Code: 500}, {Code: 429}}
-	if verb == "update" && conditional {
-		out = append(out, apiserver.Fault{Code: 409})
-	}
-	return append(out, apiserver.Fault{Ambiguous: true})
+func drawnAPIClasses() []apiserver.Fault {
+	return []apiserver.Fault{{Code: 500}, {Code: 429}, {Ambiguous: true}}
 }
 
 // APIFaultsOf are the API faults drawn from a fault-free run's trace steps
@@ -88,7 +86,7 @@ func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 		if !w.selectsAPI(req) {
 			continue
 		}
-		for _, c := range drawnAPIClasses(verb, s.RVSeen > 0) {
+		for _, c := range drawnAPIClasses() {
 			f := req
 			f.Code, f.Ambiguous = c.Code, c.Ambiguous
 			key := f.String() + "@" + s.At.String()

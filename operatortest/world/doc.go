@@ -127,8 +127,8 @@
 //     with one line; a plan's text replays as written whatever the profile.
 //   - API errors drawn by default (apifaults.go): one a plan, aimed at one
 //     write of an operator process in the plan's fault-free run (a 500, a
-//     429 with Retry-After, a 409 on an update carrying a resourceVersion, a
-//     write whose response is lost), failing that one request.
+//     429 with Retry-After, a write whose response is lost, so that its
+//     retry meets AlreadyExists or a 409), failing that one request.
 //
 // Replay runs one plan judged as Run judges it and returns its verdicts,
 // trace hash, timeline, story and final state (Replayed.Final, a History:
@@ -153,15 +153,14 @@
 //     plan's text can name one): plan.Workers in Faults.Classes is refused.
 //   - The API errors drawn by default fail writes only, one request a
 //     plan, never a read, a watch or a list (an author's template can);
-//     no 409 is drawn on a patch (the trace does not say whether its body
-//     carried a resourceVersion), nor a 503. The 429's Retry-After is in
-//     the Status's details only: package restapi sends no Retry-After
-//     header, so client-go's own retry of a 429 is not exercised. A drawn
-//     409 comes with no write of another client: an operator that drops a
-//     conflict and waits for the object's next watch event (which a real
-//     conflict's write sends) is not reconciled again until something else
-//     changes the object; a selector in Faults.API ({Verb: "patch"}, say)
-//     keeps the 409s away from it.
+//     no 503 is drawn, and no 409 on its own: a real conflict is another
+//     client's write, whose watch event reaches the operator, and the
+//     apiserver model's injected 409 comes with no write (an operator that
+//     drops a conflict and waits for that event would be failed falsely);
+//     a 409 is met only as the retry of a write whose response was lost,
+//     or from an author's template. The 429's Retry-After is in the
+//     Status's details only: package restapi sends no Retry-After header,
+//     so client-go's own retry of a 429 is not exercised.
 //   - Randomness: math/rand/v2's global functions (and Go map order,
 //     hash/maphash) read the runtime's per-thread generator, which nothing in
 //     the process can seed; an operator that draws from them gives two trace

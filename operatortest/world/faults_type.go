@@ -46,9 +46,9 @@ type Faults struct {
 	// process made in the fault-free run of the same plan (its process,
 	// verb, resource, namespace and name; Leases and Events aside): a 500
 	// (an etcd leader change), a 429 with Retry-After (API priority and
-	// fairness), a 409 on an update that carries a resourceVersion (a
-	// conflict), or an ambiguous write (it commits, and the client gets a
-	// 504 timeout instead of its response); Processes and Objects narrow
+	// fairness), or an ambiguous write (it commits, and the client gets a
+	// 504 timeout instead of its response, so that its retry meets
+	// AlreadyExists or a 409 conflict); Processes and Objects narrow
 	// the requests aimed at. A template without a Code (nor Ambiguous)
 	// selects: only the requests one such template matches are aimed at
 	// ({Verb: "update", Resource: "widgets"}). A template with a Code (or
