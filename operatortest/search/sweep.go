@@ -77,23 +77,33 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: script}, nil
 }
 
+// sweepWorkloads are the sweep's workloads as plans with no fault: the
+// script alone, then the script and each of workload.Lifecycle's.
+func sweepWorkloads(w *world.World) ([]*plan.Plan, error) {
+	base, err := sweepBase(w)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := workload.Lifecycle(w)
+	if err != nil {
+		return nil, err
+	}
+	bases := []*plan.Plan{base}
+	for _, s := range steps {
+		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s)})
+	}
+	return bases, nil
+}
+
 // targetedPlans are the sweep's plans, at most budget, and what each class
 // has of them: the targeted plans of each workload (the script alone, then
 // workload.Lifecycle's, each from its own fault-free run), taken from the
 // workloads in turn so that a budget smaller than the sweep aims at every
 // workload's most interesting plans.
 func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
-	base, err := sweepBase(w)
+	bases, err := sweepWorkloads(w)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	steps, err := workload.Lifecycle(w)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bases := []*plan.Plan{base}
-	for _, s := range steps {
-		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s)})
 	}
 	sweeps := make([][]plan.Targeted, len(bases))
 	of := map[plan.SweepClass]int{}
@@ -187,12 +197,14 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		if len(vs) == 0 {
 			continue
 		}
-		sig := pick(signatures(w, vs), seen, "")
-		if sig == "" {
-			continue // a known violation
+		fresh := unseen(signatures(w, vs), seen)
+		if len(fresh) == 0 {
+			continue // a known violation, or one the fault-free runs show (nofault.go)
 		}
-		seen[sig] = true
-		f := Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		for _, sig := range fresh {
+			seen[sig] = true // one plan, one fault: one root cause
+		}
+		f := Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)}
 		found = append(found, f)
 		report(f)
