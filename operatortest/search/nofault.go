@@ -3,12 +3,15 @@ package search
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
+
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // Findings with no fault at all. A bug the workload alone shows (an
@@ -99,4 +102,81 @@ func firstWithFault(fs []Finding) *Finding {
 		}
 	}
 	return nil
+}
+
+// split tells f's signatures apart by cause, for a finding of the random
+// pass (the sweep's are told apart by plan 0 already): those the fault-free
+// run of f's minimal plan (its seed and workload, no fault) shows too are
+// not the fault's, and make a finding with no fault at all of their own
+// (nil if none is new); f keeps the others, its headline the test's own
+// property where one is among them (the author's words for the bug), the
+// rest listed under it. A minimal plan with no fault is itself such a
+// finding. seen is what the exploration has reported; split adds nothing
+// to it.
+func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) (*Finding, Finding, error) {
+	if len(f.Minimal.Faults) == 0 {
+		f.NoFault, f.FirstFailure = true, 0
+		f.Also = unseen(f.Also, seen)
+		return nil, headline(w, f), nil
+	}
+	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}
+	w.Phase = world.PhaseFind
+	r, err := reference.RunRecalled(w, t, quiet)
+	w.Phase = ""
+	if err != nil {
+		return nil, f, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+	}
+	plain := map[string]bool{}
+	for _, s := range signatures(w, r.Violated()) {
+		plain[s] = true
+	}
+	var nf *Finding
+	if fresh := unseen(signatures(w, r.Violated()), seen); len(fresh) > 0 {
+		nf = &Finding{Signature: fresh[0], Also: fresh[1:], NoFault: true, Minimal: quiet, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps,
+			TimeToFind: f.TimeToFind}
+		if plain[f.Signature] {
+			// The signature searched for is shown with no fault: f is
+			// this finding, and what needs the fault is under it (if any).
+			f.Signature, f.Also = "", unseen(f.Also, plain)
+			if len(f.Also) > 0 {
+				f.Signature, f.Also = f.Also[0], f.Also[1:]
+			}
+		}
+	}
+	var also []string
+	for _, s := range unseen(f.Also, seen) {
+		if !plain[s] {
+			also = append(also, s)
+		}
+	}
+	f.Also = also
+	if f.Signature == "" {
+		return nf, f, nil // nothing of it needs the fault
+	}
+	return nf, headline(w, f), nil
+}
+
+// headline makes the test's own property f's signature when one is among
+// its signatures (the author's words for the bug), the others under it.
+func headline(w *world.World, f Finding) Finding {
+	own := func(sig string) bool {
+		name, _, _ := strings.Cut(sig, " ")
+		for _, p := range w.Opts.Properties {
+			if p.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if own(f.Signature) {
+		return f
+	}
+	for i, s := range f.Also {
+		if own(s) {
+			f.Also = append(append([]string{f.Signature}, f.Also[:i]...), f.Also[i+1:]...)
+			f.Signature = s
+			return f
+		}
+	}
+	return f
 }

@@ -98,7 +98,7 @@ func Run(t *testing.T, o world.Options) {
 		path := savedPath(t.Name(), "")
 		switch {
 		case f.NoFault:
-			path = savedPath(t.Name(), "no-fault "+f.Signature) // beside the finding that needs a fault, replayed first
+			path = strings.TrimSuffix(savedPath(t.Name(), f.Signature), ".plan") + ".no-fault.plan" // replayed beside the finding that needs a fault
 		case o.KeepGoing:
 			path = savedPath(t.Name(), f.Signature)
 		}
@@ -316,9 +316,12 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	// Plan 0 (nofault.go): what the sweep's workloads show with no fault at
 	// all, then systematic before random (sweep.go): the targeted plans.
 	var out Result
-	plain, err := faultFree(w, t, seen, found)
-	if err != nil {
-		return Result{}, err
+	var plain []Finding
+	if !NoSweep {
+		var err error
+		if plain, err = faultFree(w, t, seen, found); err != nil {
+			return Result{}, err
+		}
 	}
 	swept, offset, sweptHere, cov, err := sweep(w, t, seen, found)
 	if err != nil {
@@ -332,6 +335,27 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			out.Checks = swept[0].FirstFailure
 		}
 		return finishExploration(w, out, start), nil
+	}
+	// add reports a finding of the random pass, told apart by cause first
+	// (nofault.go: split): what its fault-free run shows too, then what
+	// needs its fault; it returns whether one needs the fault.
+	add := func(f Finding) (bool, error) {
+		nf, f, err := split(w, t, f, seen)
+		if err != nil {
+			return false, err
+		}
+		for _, g := range []*Finding{nf, &f} {
+			if g == nil || g.Signature == "" {
+				continue
+			}
+			out.Findings = append(out.Findings, *g)
+			seen[g.Signature] = true
+			for _, s := range g.Also {
+				seen[s] = true
+			}
+			found(*g)
+		}
+		return f.Signature != "" && !f.NoFault, nil
 	}
 	n, note, err := workers(w, t, call)
 	if err != nil {
@@ -369,22 +393,15 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 				}
 				for _, f := range fs {
 					if seen[f.Signature] {
-						continue // listed under an earlier finding of the same root cause
+						continue // listed under an earlier finding (the same root cause, or no fault)
 					}
 					f.FirstFailure += offset
-					f.Also = unseen(f.Also, seen)
-					if len(f.Minimal.Faults) == 0 {
-						f.NoFault, f.FirstFailure = true, 0
-					}
-					if needsFault(out.Findings) == 0 && !f.NoFault {
+					if needsFault(out.Findings) == 0 {
 						f.TimeToFind += pre.decided
 					}
-					out.Findings = append(out.Findings, f)
-					seen[f.Signature] = true
-					for _, s := range f.Also {
-						seen[s] = true
+					if _, err := add(f); err != nil {
+						return Result{}, err
 					}
-					found(f)
 				}
 			}
 		}
@@ -398,11 +415,8 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		}
 		if f != nil {
 			f.FirstFailure += offset // the targeted plans came first
-			if len(f.Minimal.Faults) == 0 {
-				f.NoFault, f.FirstFailure = true, 0 // its workload alone shows it (nofault.go)
-			}
 		}
-		if f != nil && pre != nil && needsFault(out.Findings) == 0 && !f.NoFault {
+		if f != nil && pre != nil && needsFault(out.Findings) == 0 {
 			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
 		if needsFault(out.Findings) == 0 || w.Opts.KeepGoing {
@@ -411,13 +425,11 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		if f == nil {
 			break
 		}
-		out.Findings = append(out.Findings, *f)
-		seen[f.Signature] = true
-		for _, s := range f.Also {
-			seen[s] = true
+		faulted, err := add(*f)
+		if err != nil {
+			return Result{}, err
 		}
-		found(*f)
-		if !w.Opts.KeepGoing && !f.NoFault || len(out.Findings) >= maxFindings {
+		if !w.Opts.KeepGoing && faulted || len(out.Findings) >= maxFindings {
 			break
 		}
 	}

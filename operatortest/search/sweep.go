@@ -142,7 +142,8 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	return plans, classes, cov, nil
 }
 
-// NoSweep, a test's hook, leaves the sweep out: the tests of the random
+// NoSweep, a test's hook, leaves the sweep out (and plan 0, its workloads'
+// fault-free runs: nofault.go): the tests of the random
 // pass (its workers, shards, shrinking, progress lines) need a bug the
 // random plans find.
 var NoSweep bool
