@@ -90,7 +90,7 @@ func sweepWorkloads(w *world.World) ([]*plan.Plan, error) {
 	}
 	bases := []*plan.Plan{base}
 	for _, s := range steps {
-		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s)})
+		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s...)})
 	}
 	return bases, nil
 }
