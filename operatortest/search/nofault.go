@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,23 +54,30 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 			}
 			return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		vs := r.Violated()
-		fresh := unseen(signatures(w, vs), seen)
-		if len(fresh) == 0 {
-			continue
-		}
-		for _, sig := range fresh {
-			seen[sig] = true
-		}
-		f := Finding{Signature: fresh[0], Also: fresh[1:], NoFault: true, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			TimeToFind: time.Since(start)}
-		found = append(found, f)
-		report(f)
-		if len(found) >= maxFindings {
-			break
+		for _, f := range plainFindings(w, p, r, seen, time.Since(start)) {
+			if len(found) >= maxFindings {
+				break
+			}
+			seen[f.Signature] = true
+			found = append(found, f)
+			report(f)
 		}
 	}
 	return found, nil
+}
+
+// plainFindings are the findings with no fault at all of r, the run of p (a
+// plan with no fault): one for each signature not in seen, the test's own
+// properties first. A fault-free run shows whatever the workload alone
+// shows, so nothing in it says two of its signatures share a cause (a
+// finding's own plan does: it is one fault, or the smallest that shows
+// it), and each is its own finding.
+func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
+	var out []Finding
+	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
+		out = append(out, Finding{Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, TimeToFind: took})
+	}
+	return out
 }
 
 // unseen are the signatures of sigs not in seen, in order.
@@ -107,17 +115,21 @@ func firstWithFault(fs []Finding) *Finding {
 // split tells f's signatures apart by cause, for a finding of the random
 // pass (the sweep's are told apart by plan 0 already): those the fault-free
 // run of f's minimal plan (its seed and workload, no fault) shows too are
-// not the fault's, and make a finding with no fault at all of their own
-// (nil if none is new); f keeps the others, its headline the test's own
+// not the fault's, and make findings with no fault at all of their own
+// (plainFindings); f keeps the others, its headline the test's own
 // property where one is among them (the author's words for the bug), the
 // rest listed under it. A minimal plan with no fault is itself such a
 // finding. seen is what the exploration has reported; split adds nothing
 // to it.
-func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) (*Finding, Finding, error) {
+func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Finding, Finding, error) {
 	if len(f.Minimal.Faults) == 0 {
-		f.NoFault, f.FirstFailure = true, 0
-		f.Also = unseen(f.Also, seen)
-		return nil, headline(w, f), nil
+		var out []Finding // one for each signature, as plainFindings makes them
+		for _, sig := range byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen)) {
+			g := f
+			g.Signature, g.Also, g.NoFault, g.FirstFailure = sig, nil, true, 0
+			out = append(out, g)
+		}
+		return out, Finding{}, nil
 	}
 	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}
 	w.Phase = world.PhaseFind
@@ -130,10 +142,8 @@ func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) (*Find
 	for _, s := range signatures(w, r.Violated()) {
 		plain[s] = true
 	}
-	var nf *Finding
-	if fresh := unseen(signatures(w, r.Violated()), seen); len(fresh) > 0 {
-		nf = &Finding{Signature: fresh[0], Also: fresh[1:], NoFault: true, Minimal: quiet, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps,
-			TimeToFind: f.TimeToFind}
+	nf := plainFindings(w, quiet, r, seen, f.TimeToFind)
+	if len(nf) > 0 {
 		if plain[f.Signature] {
 			// The signature searched for is shown with no fault: f is
 			// this finding, and what needs the fault is under it (if any).
@@ -156,27 +166,31 @@ func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) (*Find
 	return nf, headline(w, f), nil
 }
 
-// headline makes the test's own property f's signature when one is among
-// its signatures (the author's words for the bug), the others under it.
+// headline makes f's signature the one of its signatures that says the
+// most (byHeadline), the others under it.
 func headline(w *world.World, f Finding) Finding {
-	own := func(sig string) bool {
+	sigs := byHeadline(w, append([]string{f.Signature}, f.Also...))
+	f.Signature, f.Also = sigs[0], sigs[1:]
+	return f
+}
+
+// byHeadline orders sigs by what they say of a bug, stably: the test's own
+// properties first (the author's words for it), then a panic's (the code
+// that panicked), then the generic oracles'.
+func byHeadline(w *world.World, sigs []string) []string {
+	rank := func(sig string) int {
 		name, _, _ := strings.Cut(sig, " ")
 		for _, p := range w.Opts.Properties {
 			if p.Name == name {
-				return true
+				return 0
 			}
 		}
-		return false
-	}
-	if own(f.Signature) {
-		return f
-	}
-	for i, s := range f.Also {
-		if own(s) {
-			f.Also = append(append([]string{f.Signature}, f.Also[:i]...), f.Also[i+1:]...)
-			f.Signature = s
-			return f
+		if strings.Contains(sig, " @ ") {
+			return 1
 		}
+		return 2
 	}
-	return f
+	out := slices.Clone(sigs)
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
 }

@@ -344,16 +344,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		if err != nil {
 			return false, err
 		}
-		for _, g := range []*Finding{nf, &f} {
-			if g == nil || g.Signature == "" {
+		for _, g := range append(nf, f) {
+			if g.Signature == "" {
 				continue
 			}
-			out.Findings = append(out.Findings, *g)
+			out.Findings = append(out.Findings, g)
 			seen[g.Signature] = true
 			for _, s := range g.Also {
 				seen[s] = true
 			}
-			found(*g)
+			found(g)
 		}
 		return f.Signature != "" && !f.NoFault, nil
 	}

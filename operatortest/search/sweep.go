@@ -205,8 +205,8 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		for _, sig := range fresh {
 			seen[sig] = true // one plan, one fault: one root cause
 		}
-		f := Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			FirstFailure: place, TimeToFind: time.Since(start)}
+		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+			FirstFailure: place, TimeToFind: time.Since(start)})
 		found = append(found, f)
 		report(f)
 		if !w.Opts.KeepGoing || len(found) >= maxFindings {
