@@ -19,9 +19,11 @@ import (
 // The sweep: systematic before random. Before rapid draws its random plans,
 // an exploration runs the targeted plans of a few workloads on the schedule
 // of the explorer's seed: the test's script alone (the seed objects and the
-// author's steps, none drawn), then the script and one user step on one
-// seed object (workload.Lifecycle: a deletion, a change), so that faults
-// are aimed at what a user's change makes the operator do. plan.Sweep
+// author's steps, none drawn), then the script and a user's steps on one
+// seed object (workload.Lifecycle: a deletion, a change, a re-creation at
+// once and after the deletion, a change undone), so that faults are aimed
+// at what a user's change makes the operator do. Plan 0 runs each of these
+// workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
 // changes, a hold across each change), the classes interleaved, and the
