@@ -158,9 +158,12 @@
 // the test's script alone, then the script and a user's steps on one seed
 // object from a third of the way into the fault phase (workload.Lifecycle:
 // each seed object's deletion, then a valid change of its first place that
-// can take one; then its deletion and re-creation under its name 1 ms
-// later and once the deletion has completed, and a numeric place changed
-// and changed back: a scale down and up), taken from the workloads in turn. Each workload's plans are
+// can take one), taken from the workloads in turn; then, once those are
+// all taken, the re-creations' (workload.Recreations: each seed object
+// deleted and created again under its name 1 ms later and once the
+// deletion has completed, a numeric place changed and changed back: a
+// scale down and up), in turn, so that the first workloads' plans keep
+// their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
 // enumerated from its own fault-free run (plan.Sweep), one fault each, the
 // four classes interleaved so that a budget smaller than the sweep covers
 // each class's most interesting plans: a crash right after each write of
@@ -285,6 +288,12 @@
 //     cause (a panic and the error at rest it leaves are two). With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent).
+//   - The re-creations' targeted plans come after every plan of the first
+//     workloads: where those fill the sweep's half of the budget (most
+//     operators beyond the smallest), the re-creations are judged with no
+//     fault (plan 0) but their faulted plans are not reached; issue 52's
+//     causal ranking (the plans a study's pruning keeps first, the sweep's
+//     share grown to what they need) is not built.
 //     It is not sharded. Without worker processes its distinct violations
 //     are shrunk one after another; with them, those the random plans show
 //     are shrunk in processes of their own, as many at once as there are

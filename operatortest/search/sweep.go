@@ -20,9 +20,10 @@ import (
 // an exploration runs the targeted plans of a few workloads on the schedule
 // of the explorer's seed: the test's script alone (the seed objects and the
 // author's steps, none drawn), then the script and a user's steps on one
-// seed object (workload.Lifecycle: a deletion, a change, a re-creation at
-// once and after the deletion, a change undone), so that faults are aimed
-// at what a user's change makes the operator do. Plan 0 runs each of these
+// seed object (workload.Lifecycle: a deletion, a change; then, after all
+// their plans, workload.Recreations: a re-creation at once and after the
+// deletion, a change undone), so that faults are aimed at what a user's
+// change makes the operator do. Plan 0 runs each of these
 // workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
@@ -79,22 +80,35 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: script}, nil
 }
 
-// sweepWorkloads are the sweep's workloads as plans with no fault: the
-// script alone, then the script and each of workload.Lifecycle's.
-func sweepWorkloads(w *world.World) ([]*plan.Plan, error) {
+// sweepWorkloads are the sweep's workloads as plans with no fault, in two
+// tiers: the script alone and the script with each of workload.Lifecycle's
+// (first: their plans keep the numbers they had before the re-creations
+// came), then the script with each of workload.Recreations'. The sweep
+// takes the first tier's plans in turn, then the second's.
+func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	base, err := sweepBase(w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	steps, err := workload.Lifecycle(w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	bases := []*plan.Plan{base}
+	more, err := workload.Recreations(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	with := func(s []plan.Step) *plan.Plan {
+		return &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s...)}
+	}
+	first = []*plan.Plan{base}
 	for _, s := range steps {
-		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s...)})
+		first = append(first, with(s))
 	}
-	return bases, nil
+	for _, s := range more {
+		again = append(again, with(s))
+	}
+	return first, again, nil
 }
 
 // targetedPlans are the sweep's plans, at most budget, and what each class
@@ -103,10 +117,11 @@ func sweepWorkloads(w *world.World) ([]*plan.Plan, error) {
 // workloads in turn so that a budget smaller than the sweep aims at every
 // workload's most interesting plans.
 func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
-	bases, err := sweepWorkloads(w)
+	first, again, err := sweepWorkloads(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	bases := append(slices.Clone(first), again...)
 	sweeps := make([][]plan.Targeted, len(bases))
 	of := map[plan.SweepClass]int{}
 	for b, p := range bases {
@@ -127,18 +142,20 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	}
 	var plans []*plan.Plan
 	var classes []plan.SweepClass
-	for i := 0; len(plans) < budget; i++ {
-		more := false
-		for b, p := range bases {
-			if i < len(sweeps[b]) && len(plans) < budget {
-				tp := sweeps[b][i]
-				plans = append(plans, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: tp.Faults})
-				classes = append(classes, tp.Class)
-				more = true
+	for _, tier := range [][2]int{{0, len(first)}, {len(first), len(bases)}} {
+		for i := 0; len(plans) < budget; i++ {
+			more := false
+			for b := tier[0]; b < tier[1]; b++ {
+				if i < len(sweeps[b]) && len(plans) < budget {
+					tp := sweeps[b][i]
+					plans = append(plans, &plan.Plan{Seed: bases[b].Seed, Steps: bases[b].Steps, Faults: tp.Faults})
+					classes = append(classes, tp.Class)
+					more = true
+				}
 			}
-		}
-		if !more {
-			break
+			if !more {
+				break
+			}
 		}
 	}
 	return plans, classes, cov, nil

@@ -467,13 +467,13 @@ func TestAnErrorBeforeACrashIsNotAtRest(t *testing.T) {
 
 // The user's workloads the sweep adds to the script: for each seed object
 // that may draw a step, its deletion and then a valid change of its first
-// place that can take one, a third of the way into the fault phase; then
-// the re-creations: the object deleted and created again under its name at
+// place that can take one, a third of the way into the fault phase
+// (Lifecycle); then the re-creations (Recreations): the object deleted and created again under its name at
 // once (1 ms later) and after its deletion has completed (a sixth of the
 // fault phase later), and a numeric place changed and changed back (a scale
 // down and up); the same every time; only the kinds of step the test
 // allows; none without a workload.
-func TestLifecycleDeletesChangesAndRecreatesEachSeedObject(t *testing.T) {
+func TestLifecycleDeletesAndChangesEachSeedObjectThenRecreationsRecreateAndUndo(t *testing.T) {
 	lifecycle := func(o world.Options) [][]plan.Step {
 		t.Helper()
 		w, err := search.NewWorld(o.WithDefaults())
@@ -484,9 +484,15 @@ func TestLifecycleDeletesChangesAndRecreatesEachSeedObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		re, err := workload.Recreations(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, re...)
 		again, _ := workload.Lifecycle(w)
-		if fmt.Sprint(again) != fmt.Sprint(ls) {
-			t.Errorf("Lifecycle differs between two calls:\n%v\n%v", ls, again)
+		more, _ := workload.Recreations(w)
+		if fmt.Sprint(append(again, more...)) != fmt.Sprint(ls) {
+			t.Errorf("Lifecycle and Recreations differ between two calls:\n%v\n%v", ls, again)
 		}
 		return ls
 	}
