@@ -122,13 +122,37 @@
 // it fails when the budget holds (the bug is no longer caught) and when a
 // violation of another property is found.
 //
+// # Findings with no fault at all
+//
+// Before the sweep, each of its workloads runs with no fault (plan 0,
+// nofault.go): a bug the workload alone shows (an operator that writes its
+// status unchanged every resync, a reconcile that panics on every object)
+// is a finding "with no fault at all", one for each signature, reported and
+// saved first (testdata/ctrlsim/<test>.<property-kinds>.<hash>.no-fault.plan),
+// and the exploration goes on, with or without KeepGoing, for a finding that
+// needs a fault: a plan that shows only what plan 0 showed is no finding.
+// A random finding is told apart the same way (split): what the fault-free
+// run of its minimal plan shows too is a finding with no fault of its own;
+// a minimal plan that shrank to no fault is one. A saved plan with no fault
+// that still violates does not end the next run either
+// (examples/noopstatus: a no-op status write at rest and a crash between
+// writes, both reported by one run).
+//
 // Options.KeepGoing (-ctrlsim.keepgoing) keeps exploring past violations, as
 // a fuzzer keeps going past a crash: violations are told apart by their
 // signature (the property, the kinds its report names and, for a panic, the
 // function and file:line that panicked, never its goroutine or the object
 // it reconciled), and each distinct one is shrunk to its own minimal plan,
 // saved as testdata/ctrlsim/<test>.<property-kinds>.<hash>.plan, replayed and
-// reported. A pass over the budget looks for one new signature (plans
+// reported. One bug often shows several signatures (converges of a child
+// and the author's property that watches it): the other new signatures a
+// finding's plan shows (a targeted plan is one fault; a minimal plan the
+// smallest that shows its signature), those its fault-free run does not
+// show, are the same root cause, listed under it (Finding.Also) and not
+// looked for again; the test's own property heads the finding, then a
+// panic's. A plan is numbered alike wherever it is printed (the found
+// line, the report: the sweep's places first), and the closing line counts
+// findings and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans
 // already judged are recalled, not run again); the search ends when a pass
 // finds none, or at 16 distinct violations. With worker processes, the
 // workers judge every place first, and the distinct violations they saw are
@@ -141,10 +165,15 @@
 //
 // Systematic before random (sweep.go): an exploration first runs the
 // targeted plans of a few workloads on the schedule of the explorer's seed:
-// the test's script alone, then the script and one user step on one seed
-// object a third of the way into the fault phase (workload.Lifecycle: each
-// seed object's deletion, then a valid change of its first place that can
-// take one), taken from the workloads in turn. Each workload's plans are
+// the test's script alone, then the script and a user's steps on one seed
+// object from a third of the way into the fault phase (workload.Lifecycle:
+// each seed object's deletion, then a valid change of its first place that
+// can take one), taken from the workloads in turn; then, once those are
+// all taken, the re-creations' (workload.Recreations: each seed object
+// deleted and created again under its name 1 ms later and once the
+// deletion has completed, a numeric place changed and changed back: a
+// scale down and up), in turn, so that the first workloads' plans keep
+// their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
 // enumerated from its own fault-free run (plan.Sweep), one fault each, the
 // four classes interleaved so that a budget smaller than the sweep covers
 // each class's most interesting plans: a crash right after each write of
@@ -260,8 +289,21 @@
 //     watch cache catches up gradually.
 //   - KeepGoing's signatures name kinds as words of a violation's report: two
 //     plans of one bug whose reports name different kinds count as two
-//     violations, and one report naming no kind (no-error-at-rest of a
+//     violations unless one plan shows both (then one finding lists the
+//     other), and one report naming no kind (no-error-at-rest of a
 //     custom resource's reconcile) merges what differs only in the objects.
+//     Two findings whose plans differ are not compared by their first
+//     divergent write or faulted step yet. The signatures of one fault-free
+//     run are a finding each: nothing in it says which of them share a
+//     cause (a panic and the error at rest it leaves are two). With worker
+//     processes every signature the workers saw is shrunk, those later
+//     listed under another finding too (their shrink is spent).
+//   - The re-creations' targeted plans come after every plan of the first
+//     workloads: where those fill the sweep's half of the budget (most
+//     operators beyond the smallest), the re-creations are judged with no
+//     fault (plan 0) but their faulted plans are not reached; issue 52's
+//     causal ranking (the plans a study's pruning keeps first, the sweep's
+//     share grown to what they need) is not built.
 //     It is not sharded. Without worker processes its distinct violations
 //     are shrunk one after another; with them, those the random plans show
 //     are shrunk in processes of their own, as many at once as there are

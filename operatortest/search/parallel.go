@@ -183,6 +183,13 @@ type Places struct {
 	// announced are the signatures already printed as found (KeepGoing:
 	// each distinct violation is printed when first judged).
 	announced map[string]bool
+	// known are the signatures seen before the random pass (saved plans',
+	// the fault-free runs' and the sweep's): without KeepGoing a place
+	// that shows only these does not stop the pass (nofault.go).
+	known map[string]bool
+	// offset is how many places the sweep took: a random place k is plan
+	// offset+k wherever a line names it, as the report does.
+	offset int
 }
 
 type inflight struct {
@@ -236,7 +243,7 @@ func (ps *Places) longLines(now time.Time) []string {
 	for _, j := range js {
 		in := ps.inflight[j]
 		if took := now.Sub(in.since); len(in.places) > 0 && took > 2*ProgressEvery {
-			out = append(out, fmt.Sprintf("operatortest: worker %d has judged plan %d for %s (its plan is drawn in the worker process; -ctrlsim.workers=1 names it)", j, in.places[0], took.Round(time.Second)))
+			out = append(out, fmt.Sprintf("operatortest: worker %d has judged plan %d for %s (its plan is drawn in the worker process; -ctrlsim.workers=1 names it)", j, ps.offset+in.places[0], took.Round(time.Second)))
 		}
 	}
 	return out
@@ -256,7 +263,7 @@ func (ps *Places) announce(t *testing.T, k int, sigs []string) {
 	for _, sig := range sigs {
 		if !ps.announced[sig] {
 			ps.announced[sig] = true
-			LogProgress(t, "operatortest: found %s at plan %d (shrunk once the workers have judged every plan)", sig, k)
+			LogProgress(t, "operatortest: found %s at plan %d (shrunk once the workers have judged every plan)", sig, ps.offset+k)
 		}
 	}
 }
@@ -294,7 +301,7 @@ func (ps *Places) Judged(k int, sigs []string, err, cut string) {
 		}
 	default:
 		v.Sigs[k] = sigs
-		if len(sigs) > 0 && !ps.keep && (v.Stop == 0 || k < v.Stop) {
+		if pick(sigs, ps.known, "") != "" && !ps.keep && (v.Stop == 0 || k < v.Stop) {
 			v.Stop = k
 		}
 	}
@@ -499,7 +506,8 @@ func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*Verdi
 	test := t.Name()
 	want := hello(w, t)
 	ps := &Places{Checks: randomBudget(w), Owns: w.Opts.Shard.Owns, keep: w.Opts.KeepGoing, Next: 1, Finished: make(chan struct{}),
-		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, cuts: map[int]string{}}, announced: maps.Clone(seen)}
+		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, cuts: map[int]string{}}, announced: maps.Clone(seen), known: maps.Clone(seen),
+		offset: w.Opts.Checks - randomBudget(w)}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()

@@ -85,8 +85,18 @@ func TestParallelKeepGoingGivesTheSequentialFindings(t *testing.T) {
 	seq := optest.ExploreWith(t, o, 1)
 	before := search.ShrunkInParallel
 	par := optest.ExploreWith(t, o, 2) // the worker process explores in par's subtest
-	if n := search.ShrunkInParallel - before; n != len(par.Findings) {
-		t.Errorf("with 2 workers %d of the %d findings were shrunk in processes of their own, want every one", n, len(par.Findings))
+	// Every signature the workers saw is shrunk in a process of its own;
+	// those its fault-free run shows too, or a finding's minimal plan
+	// shows beside its own (one root cause), are then listed under
+	// another finding, as the sequential passes list them.
+	withFault := 0
+	for _, f := range par.Findings {
+		if !f.NoFault {
+			withFault++
+		}
+	}
+	if n := search.ShrunkInParallel - before; n < withFault || withFault == 0 {
+		t.Errorf("with 2 workers %d signatures were shrunk in processes of their own, for %d findings that need a fault: want one at least for each", n, withFault)
 	}
 	if len(seq.Findings) < 2 {
 		t.Fatalf("sequential KeepGoing found %d distinct violations, want the panic and the copy bug", len(seq.Findings))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,16 +65,26 @@ func Run(t *testing.T, o world.Options) {
 		return
 	}
 	known := map[string]bool{}
+	still, stillFaulted := 0, 0 // saved plans that still violate; those of them with a fault
 	for _, path := range savedPlans(t.Name()) {
 		p, err := readPlanFile(w, t.Name(), path)
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		for _, sig := range rep.judge(p, path) {
+		sigs := rep.judge(p, path)
+		for _, sig := range sigs {
 			known[sig] = true
 		}
+		if len(sigs) > 0 {
+			still++
+			if len(p.Faults) > 0 {
+				stillFaulted++
+			}
+		}
 	}
-	if len(known) > 0 && !o.KeepGoing {
+	if stillFaulted > 0 && !o.KeepGoing {
+		// A saved plan with no fault still violating does not end it: a
+		// finding that needs a fault is never hidden by one that does not.
 		rep.finish(0)
 		return
 	}
@@ -85,15 +96,27 @@ func Run(t *testing.T, o world.Options) {
 			t.Fatalf("operatortest: %v", err)
 		}
 		path := savedPath(t.Name(), "")
-		if o.KeepGoing {
+		switch {
+		case f.NoFault:
+			path = strings.TrimSuffix(savedPath(t.Name(), f.Signature), ".plan") + ".no-fault.plan" // replayed beside the finding that needs a fault
+		case o.KeepGoing:
 			path = savedPath(t.Name(), f.Signature)
 		}
 		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
-		t.Logf("operatortest: %s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
-			f.Signature, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-			f.ShrinkCandidates, f.ShrinkRuns, path, more)
+		also := ""
+		if len(f.Also) > 0 {
+			also = fmt.Sprintf(" (the same plan also violates %s: one root cause, one finding)", strings.Join(f.Also, "; "))
+		}
+		if f.NoFault {
+			t.Logf("operatortest: %s%s: violated with no fault at all (plan 0: the fault-free run of its workload), found in %s; the plan is saved as %s%s",
+				f.Signature, also, f.TimeToFind.Round(time.Millisecond), path, more)
+		} else {
+			t.Logf("operatortest: %s%s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
+				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+				f.ShrinkCandidates, f.ShrinkRuns, path, more)
+		}
 		rep.replay(f, path)
 	}
 	var found func(Finding)
@@ -120,26 +143,36 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
+	if len(res.Findings) > 0 && needsFault(res.Findings) == 0 {
+		t.Logf("operatortest: %d plans explored (seed %d) in %s, no violation that needs a fault%s", res.Checks, o.EffectiveSeed(),
+			res.Elapsed.Round(time.Millisecond), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
+	}
 	for _, f := range res.Findings[reported:] {
 		saveAndReport(f, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	if o.KeepGoing {
-		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)%s", len(res.Findings)+len(known),
-			map[bool]string{true: "", false: "s"}[len(res.Findings)+len(known) == 1], res.Checks, o.EffectiveSeed(), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
+		// Findings, not signatures nor replays: a saved plan that still
+		// violates counts once, whatever it violates.
+		n := len(res.Findings) + still
+		t.Logf("operatortest: kept going: %d distinct violation%s over %d plans (seed %d)%s", n,
+			world.Plural(n), res.Checks, o.EffectiveSeed(), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	rep.finish(res.Checks)
 }
 
 // Result is what an exploration found.
 type Result struct {
-	// Caught: a plan violated a property. Checks is then how many plans it
-	// took to find one; otherwise how many were explored (this shard's).
-	// With KeepGoing, Checks is how many plans the last pass explored (the
-	// budget, unless it stopped at maxFindings).
+	// Caught: a plan violated a property (a fault-free one included:
+	// nofault.go). Checks is then how many plans it took to find the first
+	// violation that needs a fault; otherwise how many were explored (this
+	// shard's). With KeepGoing, Checks is how many plans the last pass
+	// explored (the budget, unless it stopped at maxFindings).
 	Caught bool
 	Checks int
 	// FirstFailure is the place of the first violating plan in the
-	// explorer's sequence (the same as Checks unless sharded).
+	// explorer's sequence (the same as Checks unless sharded); 0 when the
+	// first finding is one with no fault at all (Findings[0].NoFault). The
+	// fields below are the first finding's (Findings[0]).
 	FirstFailure int
 	// Minimal is the shrunk violating plan; Violations what it violates;
 	// Hash the trace hash of its run (a replay of Minimal gives the same).
@@ -161,7 +194,8 @@ type Result struct {
 	Cut     int
 	CutNote string
 	// Findings are the distinct violations found, in order (the first is
-	// Minimal's): one without KeepGoing, each signature once with it.
+	// Minimal's): those the fault-free runs show first (NoFault), then one
+	// that needs a fault without KeepGoing, each root cause once with it.
 	Findings []Finding
 }
 
@@ -169,7 +203,17 @@ type Result struct {
 type Finding struct {
 	// Signature tells violations apart: the property, the kinds its report
 	// names and, for a panic, the code that panicked (Signature).
-	Signature  string
+	Signature string
+	// Also are the other signatures of the same root cause: new ones its
+	// plan shows too (a targeted plan is one fault; a minimal plan the
+	// smallest that shows its signature), listed under it, not reported
+	// as findings of their own.
+	Also []string
+	// NoFault: the fault-free run of its workload shows it (plan 0, "with
+	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
+	// finding is saved and shown first, and the exploration goes on for
+	// the findings that need a fault (nofault.go).
+	NoFault    bool
 	Minimal    *plan.Plan
 	Violations []check.Verdict
 	Hash       string
@@ -273,20 +317,49 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
 	}
-	// Systematic before random (sweep.go): the targeted plans first.
+	// Plan 0 (nofault.go): what the sweep's workloads show with no fault at
+	// all, then systematic before random (sweep.go): the targeted plans.
 	var out Result
+	var plain []Finding
+	if !NoSweep {
+		var err error
+		if plain, err = faultFree(w, t, seen, found); err != nil {
+			return Result{}, err
+		}
+	}
 	swept, offset, sweptHere, cov, err := sweep(w, t, seen, found)
 	if err != nil {
 		return Result{}, err
 	}
-	out.Targeted, out.Findings = cov, swept
+	out.Targeted, out.Findings = cov, append(plain, swept...)
 	explorationOf(w).randomChecks = w.Opts.Checks - offset
-	if len(swept) > 0 && !w.Opts.KeepGoing || len(swept) >= maxFindings || explorationOf(w).randomChecks <= 0 {
+	if len(swept) > 0 && !w.Opts.KeepGoing || len(out.Findings) >= maxFindings || explorationOf(w).randomChecks <= 0 {
 		out.Checks = sweptHere
 		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
 		return finishExploration(w, out, start), nil
+	}
+	// add reports a finding of the random pass, told apart by cause first
+	// (nofault.go: split): what its fault-free run shows too, then what
+	// needs its fault; it returns whether one needs the fault.
+	add := func(f Finding) (bool, error) {
+		nf, f, err := split(w, t, f, seen)
+		if err != nil {
+			return false, err
+		}
+		for _, g := range append(nf, f) {
+			if g.Signature == "" {
+				continue
+			}
+			out.Findings = append(out.Findings, g)
+			seen[g.Signature] = true
+			for _, s := range g.Also {
+				seen[s] = true
+			}
+			found(g)
+		}
+		return f.Signature != "" && !f.NoFault, nil
 	}
 	n, note, err := workers(w, t, call)
 	if err != nil {
@@ -322,14 +395,17 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 				if err != nil {
 					t.Logf("operatortest: shrinking the distinct violations in parallel failed; shrinking them here one after another: %v", err)
 				}
-				for i, f := range fs {
+				for _, f := range fs {
+					if seen[f.Signature] {
+						continue // listed under an earlier finding (the same root cause, or no fault)
+					}
 					f.FirstFailure += offset
-					if i == 0 && len(out.Findings) == 0 {
+					if needsFault(out.Findings) == 0 {
 						f.TimeToFind += pre.decided
 					}
-					out.Findings = append(out.Findings, f)
-					seen[f.Signature] = true
-					found(f)
+					if _, err := add(f); err != nil {
+						return Result{}, err
+					}
 				}
 			}
 		}
@@ -344,19 +420,20 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		if f != nil {
 			f.FirstFailure += offset // the targeted plans came first
 		}
-		if f != nil && pre != nil && len(out.Findings) == 0 {
+		if f != nil && pre != nil && needsFault(out.Findings) == 0 {
 			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
 		}
-		if len(out.Findings) == 0 || w.Opts.KeepGoing {
+		if needsFault(out.Findings) == 0 || w.Opts.KeepGoing {
 			out.Checks = sweptHere + ran // this shard's plans
 		}
 		if f == nil {
 			break
 		}
-		out.Findings = append(out.Findings, *f)
-		seen[f.Signature] = true
-		found(*f)
-		if !w.Opts.KeepGoing || len(out.Findings) >= maxFindings {
+		faulted, err := add(*f)
+		if err != nil {
+			return Result{}, err
+		}
+		if !w.Opts.KeepGoing && faulted || len(out.Findings) >= maxFindings {
 			break
 		}
 	}
@@ -427,7 +504,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 				return true
 			}
 			if pre.Judged[k] {
-				if sigs, ok := pre.Sigs[k]; ok && (sigs == nil || w.Opts.KeepGoing && pick(sigs, seen, "") == "") {
+				if sigs, ok := pre.Sigs[k]; ok && (sigs == nil || pick(sigs, seen, "") == "") {
 					ran++
 					return true
 				}
@@ -480,7 +557,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		// A plan drawn again is recalled (shrinking); a candidate's judging
 		// stops once it is decided (shrink.go).
-		r, err := reference.RunRecalledAs(w, t, p, first != 0 && !w.Opts.KeepGoing)
+		r, err := reference.RunRecalledAs(w, t, p, first != 0 && !w.Opts.KeepGoing && len(seen) == 0)
 		if err != nil {
 			return &world.WorldError{Err: err}
 		}
@@ -499,11 +576,13 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 				return nil // a known violation: explore on
 			}
 			target = sig
+		} else if pick(signatures(w, vs), seen, "") == "" {
+			return nil // shown with no fault at all (nofault.go): explore on
 		}
 		if first == 0 {
 			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
 			if w.Opts.KeepGoing {
-				LogProgress(t, "%s", foundLine(w, target, place, vs))
+				LogProgress(t, "%s", foundLine(w, target, w.Opts.Checks-randomBudget(w)+place, vs)) // numbered as the report numbers it: the sweep's places first
 			}
 		}
 		last, lastVs, smallest = r, vs, p
@@ -532,14 +611,23 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			return nil, ran, fmt.Errorf("the minimal plan violated a property while shrinking and none when judged to the end: a run that is not a function of its plan\n%s", res.Minimal)
 		}
 	}
+	sigs := signatures(w, lastVs)
 	sig := target
 	if sig == "" {
-		sig = signatures(w, lastVs)[0]
+		if sig = pick(sigs, seen, ""); sig == "" {
+			sig = sigs[0]
+		}
+	}
+	var also []string // the minimal plan's other new signatures: the same root cause
+	for _, s := range unseen(sigs, seen) {
+		if s != sig {
+			also = append(also, s)
+		}
 	}
 	if w.Opts.ShrinkRuns > 0 {
 		shrinking = min(shrinking, w.Opts.ShrinkRuns) // the ones past the budget were not tried
 	}
-	return &Finding{Signature: sig, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps,
+	return &Finding{Signature: sig, Also: also, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
 		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind}, ran, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,8 +69,17 @@ func TestASavedPlanNamesItsSeedObjectsAndReplays(t *testing.T) {
 	if !strings.Contains(found.Minimal.String(), "object=1") {
 		t.Fatalf("the minimal plan does not step on seed object 1 by its index (the form a world runs):\n%s", found.Minimal)
 	}
+	// The user's deletion alone violates the property: a finding with no
+	// fault at all (plan 0), saved under its own name.
+	if !found.Findings[0].NoFault || found.FirstFailure != 0 {
+		t.Errorf("the deletion is found at plan %d (no fault: %v), want plan 0, with no fault at all", found.FirstFailure, found.Findings[0].NoFault)
+	}
 	search.Run(t, o) // expected: it saves the minimal plan and replays it
-	path := "testdata/ctrlsim/" + failure.FileName(t.Name()) + ".plan"
+	paths, _ := filepath.Glob("testdata/ctrlsim/" + failure.FileName(t.Name()) + ".*.no-fault.plan")
+	if len(paths) != 1 {
+		t.Fatalf("saved plans with no fault: %q, want one", paths)
+	}
+	path := paths[0]
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

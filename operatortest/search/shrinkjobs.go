@@ -120,7 +120,7 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	t.Logf("operatortest: %d distinct violations shrunk in %d processes at once in %s", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
+	t.Logf("operatortest: %d signatures the workers saw shrunk in %d processes at once in %s (one finding for each root cause follows)", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
 	ShrunkInParallel += len(jobs)
 	var out []Finding
 	for i, s := range results {
@@ -137,7 +137,13 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 		if pick(signatures(w, vs), nil, s.Signature) == "" {
 			return nil, fmt.Errorf("the minimal plan of %s, judged again here, does not show it: a run that is not a function of its plan\n%s", s.Signature, p)
 		}
-		out = append(out, Finding{Signature: s.Signature, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		var also []string // the exploration keeps those it has not seen (run.go)
+		for _, sig := range signatures(w, vs) {
+			if sig != s.Signature {
+				also = append(also, sig)
+			}
+		}
+		out = append(out, Finding{Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs})
 	}
 	return out, nil

@@ -19,9 +19,12 @@ import (
 // The sweep: systematic before random. Before rapid draws its random plans,
 // an exploration runs the targeted plans of a few workloads on the schedule
 // of the explorer's seed: the test's script alone (the seed objects and the
-// author's steps, none drawn), then the script and one user step on one
-// seed object (workload.Lifecycle: a deletion, a change), so that faults
-// are aimed at what a user's change makes the operator do. plan.Sweep
+// author's steps, none drawn), then the script and a user's steps on one
+// seed object (workload.Lifecycle: a deletion, a change; then, after all
+// their plans, workload.Recreations: a re-creation at once and after the
+// deletion, a change undone), so that faults are aimed at what a user's
+// change makes the operator do. Plan 0 runs each of these
+// workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
 // changes, a hold across each change), the classes interleaved, and the
@@ -77,24 +80,48 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: script}, nil
 }
 
+// sweepWorkloads are the sweep's workloads as plans with no fault, in two
+// tiers: the script alone and the script with each of workload.Lifecycle's
+// (first: their plans keep the numbers they had before the re-creations
+// came), then the script with each of workload.Recreations'. The sweep
+// takes the first tier's plans in turn, then the second's.
+func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
+	base, err := sweepBase(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	steps, err := workload.Lifecycle(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	more, err := workload.Recreations(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	with := func(s []plan.Step) *plan.Plan {
+		return &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s...)}
+	}
+	first = []*plan.Plan{base}
+	for _, s := range steps {
+		first = append(first, with(s))
+	}
+	for _, s := range more {
+		again = append(again, with(s))
+	}
+	return first, again, nil
+}
+
 // targetedPlans are the sweep's plans, at most budget, and what each class
 // has of them: the targeted plans of each workload (the script alone, then
 // workload.Lifecycle's, each from its own fault-free run), taken from the
 // workloads in turn so that a budget smaller than the sweep aims at every
 // workload's most interesting plans.
 func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
-	base, err := sweepBase(w)
+	first, again, err := sweepWorkloads(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	steps, err := workload.Lifecycle(w)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	bases := []*plan.Plan{base}
-	for _, s := range steps {
-		bases = append(bases, &plan.Plan{Seed: base.Seed, Steps: append(slices.Clone(base.Steps), s)})
-	}
+	bases := append(slices.Clone(first), again...)
 	sweeps := make([][]plan.Targeted, len(bases))
 	of := map[plan.SweepClass]int{}
 	for b, p := range bases {
@@ -115,24 +142,27 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 	}
 	var plans []*plan.Plan
 	var classes []plan.SweepClass
-	for i := 0; len(plans) < budget; i++ {
-		more := false
-		for b, p := range bases {
-			if i < len(sweeps[b]) && len(plans) < budget {
-				tp := sweeps[b][i]
-				plans = append(plans, &plan.Plan{Seed: p.Seed, Steps: p.Steps, Faults: tp.Faults})
-				classes = append(classes, tp.Class)
-				more = true
+	for _, tier := range [][2]int{{0, len(first)}, {len(first), len(bases)}} {
+		for i := 0; len(plans) < budget; i++ {
+			more := false
+			for b := tier[0]; b < tier[1]; b++ {
+				if i < len(sweeps[b]) && len(plans) < budget {
+					tp := sweeps[b][i]
+					plans = append(plans, &plan.Plan{Seed: bases[b].Seed, Steps: bases[b].Steps, Faults: tp.Faults})
+					classes = append(classes, tp.Class)
+					more = true
+				}
 			}
-		}
-		if !more {
-			break
+			if !more {
+				break
+			}
 		}
 	}
 	return plans, classes, cov, nil
 }
 
-// NoSweep, a test's hook, leaves the sweep out: the tests of the random
+// NoSweep, a test's hook, leaves the sweep out (and plan 0, its workloads'
+// fault-free runs: nofault.go): the tests of the random
 // pass (its workers, shards, shrinking, progress lines) need a bug the
 // random plans find.
 var NoSweep bool
@@ -187,13 +217,15 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		if len(vs) == 0 {
 			continue
 		}
-		sig := pick(signatures(w, vs), seen, "")
-		if sig == "" {
-			continue // a known violation
+		fresh := unseen(signatures(w, vs), seen)
+		if len(fresh) == 0 {
+			continue // a known violation, or one the fault-free runs show (nofault.go)
 		}
-		seen[sig] = true
-		f := Finding{Signature: sig, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			FirstFailure: place, TimeToFind: time.Since(start)}
+		for _, sig := range fresh {
+			seen[sig] = true // one plan, one fault: one root cause
+		}
+		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+			FirstFailure: place, TimeToFind: time.Since(start)})
 		found = append(found, f)
 		report(f)
 		if !w.Opts.KeepGoing || len(found) >= maxFindings {

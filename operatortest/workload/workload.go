@@ -382,41 +382,97 @@ func seedPlaces(w *world.World) (places, error) {
 	return places{drawable: drawable, actions: actions, fields: fields}, nil
 }
 
-// Lifecycle are the user's steps a sweep adds to the script, one workload
-// each (the search's sweep): one step on one seed object, a third of the
-// way into the fault phase, when a correct operator has long settled. For
-// each seed object that may draw a step, in index order: its deletion, then
-// a valid change of its first place that can take one (drawn by the schema,
+// Lifecycle are the user's workloads a sweep adds to the script, one each
+// (the search's sweep): one step on one seed object, a third of the way
+// into the fault phase, when a correct operator has long settled. For each
+// seed object that may draw a step, in index order: its deletion, then a
+// valid change of its first place that can take one (drawn by the schema,
 // the same value every time). The faults of the sweep are then aimed at
 // what the user's step changed: the past of the object a process restarts
 // onto, the crash after the operator's answer to it. None when the test has
 // no workload (NoWorkload) or its Steps allow neither.
-func Lifecycle(w *world.World) ([]plan.Step, error) {
+func Lifecycle(w *world.World) ([][]plan.Step, error) {
+	first, _, err := lifecycles(w)
+	return first, err
+}
+
+// Recreations are the workloads a sweep adds after Lifecycle's: for each
+// seed object that may draw a step, in index order, the object deleted and
+// created again under its name at once (1 ms later: the create is retried
+// while the old one is still being deleted, as a user's or a GitOps tool's
+// is), deleted and created again after its deletion has completed (Settle
+// later), and its first numeric place that can take a valid change changed
+// and changed back Settle later (a scale down and up): what the stale-view
+// bugs of stateful operators need (a view frozen at the deletion, after the
+// re-creation; a replica count undone). Each kind of step only when the
+// test allows it (a re-creation needs deletions and re-creations); none
+// without a workload.
+func Recreations(w *world.World) ([][]plan.Step, error) {
+	_, again, err := lifecycles(w)
+	return again, err
+}
+
+// lifecycles are Lifecycle's workloads and Recreations'.
+func lifecycles(w *world.World) (first, again [][]plan.Step, err error) {
 	if w.Opts.NoWorkload {
-		return nil, nil
+		return nil, nil, nil
 	}
 	sp, err := seedPlaces(w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	at := (w.Opts.FaultPhase / 3).Truncate(time.Millisecond)
-	var out []plan.Step
+	later := at + Settle(w)
 	for _, i := range sp.drawable {
 		object := plan.Args{{Key: "object", Value: strconv.Itoa(i)}}
+		del := plan.Step{At: at, Action: world.ActionDelete, Args: object}
 		if slices.Contains(sp.actions[i], world.ActionDelete) {
-			out = append(out, plan.Step{At: at, Action: world.ActionDelete, Args: object})
+			first = append(first, []plan.Step{del})
+			if slices.Contains(sp.actions[i], world.ActionRecreate) {
+				again = append(again,
+					[]plan.Step{del, {At: at + time.Millisecond, Action: world.ActionRecreate, Args: object}},
+					[]plan.Step{del, {At: later, Action: world.ActionRecreate, Args: object}})
+			}
 		}
 		if !slices.Contains(sp.actions[i], world.ActionMutate) {
 			continue
 		}
 		for _, tg := range sp.fields[i] {
 			if args, ok := tg.validChange(); ok {
-				out = append(out, plan.Step{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)})
+				first = append(first, []plan.Step{{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)}})
+				break
+			}
+		}
+		for _, tg := range sp.fields[i] {
+			if _, numeric := tg.cur.(float64); !numeric {
+				if _, numeric = tg.cur.(int64); !numeric {
+					continue
+				}
+			}
+			if args, ok := tg.validChange(); ok {
+				cur, _ := json.Marshal(tg.cur)
+				back := slices.Clone(args)
+				for k := range back {
+					if back[k].Key == "value" {
+						back[k].Value = string(cur)
+					}
+				}
+				again = append(again, []plan.Step{
+					{At: at, Action: world.ActionMutate, Args: append(slices.Clone(object), args...)},
+					{At: later, Action: world.ActionMutate, Args: append(slices.Clone(object), back...)}})
 				break
 			}
 		}
 	}
-	return out, nil
+	return first, again, nil
+}
+
+// Settle is how long after a lifecycle's first step its second comes when
+// it waits for the operator's answer (a deletion completed, a scale-down
+// done): a sixth of the fault phase, which leaves the second step a third of
+// it before the heal.
+func Settle(w *world.World) time.Duration {
+	return (w.Opts.FaultPhase / 6).Truncate(time.Millisecond)
 }
 
 // validChange is a valid value for tg's place that is not the seed's, drawn

@@ -465,12 +465,16 @@ func TestAnErrorBeforeACrashIsNotAtRest(t *testing.T) {
 	}
 }
 
-// The user's steps the sweep adds to the script, a workload each: for each
-// seed object that may draw a step, its deletion and then a valid change of its first place that
-// can take one, a third of the way into the fault phase, the same every
-// time; only the kinds of step the test allows; none without a workload.
-func TestLifecycleDeletesThenChangesEachSeedObject(t *testing.T) {
-	lifecycle := func(o world.Options) []plan.Step {
+// The user's workloads the sweep adds to the script: for each seed object
+// that may draw a step, its deletion and then a valid change of its first
+// place that can take one, a third of the way into the fault phase
+// (Lifecycle); then the re-creations (Recreations): the object deleted and created again under its name at
+// once (1 ms later) and after its deletion has completed (a sixth of the
+// fault phase later), and a numeric place changed and changed back (a scale
+// down and up); the same every time; only the kinds of step the test
+// allows; none without a workload.
+func TestLifecycleDeletesAndChangesEachSeedObjectThenRecreationsRecreateAndUndo(t *testing.T) {
+	lifecycle := func(o world.Options) [][]plan.Step {
 		t.Helper()
 		w, err := search.NewWorld(o.WithDefaults())
 		if err != nil {
@@ -480,26 +484,46 @@ func TestLifecycleDeletesThenChangesEachSeedObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		re, err := workload.Recreations(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, re...)
 		again, _ := workload.Lifecycle(w)
-		if fmt.Sprint(again) != fmt.Sprint(ls) {
-			t.Errorf("Lifecycle differs between two calls:\n%v\n%v", ls, again)
+		more, _ := workload.Recreations(w)
+		if fmt.Sprint(append(again, more...)) != fmt.Sprint(ls) {
+			t.Errorf("Lifecycle and Recreations differ between two calls:\n%v\n%v", ls, again)
 		}
 		return ls
 	}
 	ls := lifecycle(optest.GadgetOptions())
-	if len(ls) != 2 {
-		t.Fatalf("Lifecycle = %v, want a deletion and a change of the one seed object", ls)
+	if len(ls) != 5 {
+		t.Fatalf("Lifecycle = %v, want a deletion, a change, two re-creations and a change undone of the one seed object", ls)
 	}
-	del, mut := ls[0], ls[1]
-	if del.Action != world.ActionDelete || del.At != 20*time.Second || del.Args.Get("object") != "0" {
-		t.Errorf("first workload %v, want the seed object deleted at 20s (a third of the 1m fault phase)", del)
+	for i, l := range ls {
+		t.Logf("workload %d: %v", i+1, l)
 	}
-	if mut.Action != world.ActionMutate || mut.Args.Get("expect") != schemadraw.ExpectValid || mut.Args.Get("field") == "" {
-		t.Errorf("second workload %v, want a valid change of a field", mut)
+	del, mut := ls[0][0], ls[1][0]
+	if len(ls[0]) != 1 || del.Action != world.ActionDelete || del.At != 20*time.Second || del.Args.Get("object") != "0" {
+		t.Errorf("first workload %v, want the seed object deleted at 20s (a third of the 1m fault phase)", ls[0])
+	}
+	if len(ls[1]) != 1 || mut.Action != world.ActionMutate || mut.Args.Get("expect") != schemadraw.ExpectValid || mut.Args.Get("field") == "" {
+		t.Errorf("second workload %v, want a valid change of a field", ls[1])
+	}
+	for i, at := range []time.Duration{20*time.Second + time.Millisecond, 30 * time.Second} {
+		l := ls[2+i]
+		if len(l) != 2 || l[0].Action != world.ActionDelete || l[0].At != 20*time.Second || l[1].Action != world.ActionRecreate || l[1].At != at || l[1].Args.Get("object") != "0" {
+			t.Errorf("workload %d: %v, want the seed object deleted at 20s and created again at %v", 3+i, l, at)
+		}
+	}
+	undo := ls[4]
+	if len(undo) != 2 || undo[0].Action != world.ActionMutate || undo[1].Action != world.ActionMutate || undo[1].At != 30*time.Second ||
+		undo[0].Args.Get("field") != "spec.limits.cpu" || undo[1].Args.Get("field") != "spec.limits.cpu" || undo[1].Args.Get("value") != "2" || undo[0].Args.Get("value") == "2" {
+		t.Errorf("fifth workload %v, want spec.limits.cpu (2 in the seed: the first numeric place in path order) changed at 20s and set back to 2 at 30s", undo)
 	}
 	o := optest.GadgetOptions()
 	o.Workload.Steps = []world.StepKind{world.Deletions}
-	if ls := lifecycle(o); len(ls) != 1 || ls[0].Action != world.ActionDelete {
+	if ls := lifecycle(o); len(ls) != 1 || ls[0][0].Action != world.ActionDelete {
 		t.Errorf("with Steps=[deletions]: %v, want the deletion only", ls)
 	}
 	o = optest.GadgetOptions()
