@@ -61,13 +61,27 @@ func bubbleGoroutines() (int, []goroutine) {
 	self := all[0] // runtime.Stack lists the caller first
 	var out []goroutine
 	for _, g := range all[1:] {
-		// The test's own goroutines (synctest.Test's caller, the bubble's
-		// main goroutine waiting for its cleanups) are in the bubble too.
-		if g.bubble == self.bubble && !strings.HasPrefix(g.createdBy.fn, "testing.") && !strings.HasPrefix(g.createdBy.fn, "testing/") {
+		if g.bubble == self.bubble && !g.isTest() {
 			out = append(out, g)
 		}
 	}
 	return self.bubble, out
+}
+
+// isTest says whether g is one of the test's own goroutines, which the
+// runtime lists in the bubble too: synctest.Test's caller waiting for the
+// bubble (started by package testing, or by a framework's runner such as
+// Ginkgo's) and the bubble's main goroutine waiting for its cleanups.
+func (g goroutine) isTest() bool {
+	if strings.HasPrefix(g.createdBy.fn, "testing.") || strings.HasPrefix(g.createdBy.fn, "testing/") {
+		return true
+	}
+	for _, f := range g.frames {
+		if f.fn == "testing/synctest.Test" || f.fn == "internal/synctest.Run" {
+			return true
+		}
+	}
+	return false
 }
 
 // stacks is every goroutine's stack, the caller's first.
@@ -241,8 +255,7 @@ func Stuck() string {
 	var each []string
 	n := 0
 	for _, g := range parseStacks(stacks()) {
-		if g.bubble == 0 || strings.Contains(g.state, "durable") || strings.HasPrefix(g.createdBy.fn, "testing.") ||
-			strings.HasPrefix(g.createdBy.fn, "testing/") || waitsForTheBubble(g) {
+		if g.bubble == 0 || strings.Contains(g.state, "durable") || g.isTest() || waitsForTheBubble(g) {
 			continue
 		}
 		if n++; n <= 3 {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/sim/apiserver/apiservertest"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -170,5 +171,38 @@ func TestAWaitOnTheWallClockIsReported(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "waited on the wall clock") {
 		t.Errorf("the failure does not name the leak:\n%s", out)
+	}
+}
+
+// A world run from a goroutine that a test framework started (Ginkgo runs
+// each spec so) ends clean: the runtime lists synctest.Test's caller in the
+// bubble, waiting for it, and the census must not take it for code under
+// test that outlives the world.
+func TestARunFromAFrameworksGoroutineFindsNothingOutliving(t *testing.T) {
+	ran := false
+	done := make(chan struct{})
+	go func() { // as ginkgo's runNode starts a spec
+		defer close(done)
+		wallclock.Run(t, func(t *testing.T, wall *cluster.Wall) {
+			c, err := cluster.New(mustParse(t, "seed 1\n"), cluster.Options{
+				Scheme: apiservertest.Scheme(),
+				Wall:   wall,
+				Processes: []process.Spec{{Name: "op", Setup: func(p *process.Process) error {
+					return ctrl.NewControllerManagedBy(p.Manager()).For(&corev1.ConfigMap{}).
+						Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
+				}}},
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c.RunFor(time.Second)
+			c.Close()
+			ran = true
+		})
+	}()
+	<-done
+	if !ran {
+		t.Fatal("the world did not run")
 	}
 }
