@@ -38,7 +38,14 @@
 //     the backoff restarts only RobustResetAfter after it ended without failure,
 //     so one success in between does not reset it. Measured: 14 attempts in the
 //     first minute, 17 in ten; after the fault ends the object is handled at the
-//     end of the current backoff with no event needed.
+//     end of the current backoff with no event needed. Robust also decides
+//     nothing a stale body can undo: kopf purges only the progress records its
+//     event's body shows and stores every handler's record, so a body older than
+//     its own last PATCH (a lost response, informer lag) can leave a failed
+//     attempt's record on the object for good; robust purges every handler's
+//     record when they are done, stores only the record of the handler it ran,
+//     and purges records left on an object whose essence is handled
+//     (reports/kopf-persistent-422).
 //
 // # Known gaps
 //

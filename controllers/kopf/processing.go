@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/controllers/variant"
 )
 
 // Where kopf keeps its state in the object (kopf's AnnotationsProgressStorage and
@@ -158,7 +160,17 @@ func (r *Reconciler) handle(ctx context.Context, obj *KopfExample) (cycle, error
 		case old != essenceOf(obj):
 			reason = Update
 		default: // NOOP: "the essence is the same"
-			return cycle{}, nil
+			if r.Variant != variant.Robust {
+				return cycle{}, nil
+			}
+			// A record on an object whose essence is handled was decided
+			// from a stale body (a handling of a version older than the
+			// one whose diff base is stored): robust purges it.
+			for _, h := range r.Handlers {
+				if key := ProgressAnnotation(h.ID); obj.Annotations[key] != "" {
+					p.annotate(key, nil)
+				}
+			}
 		}
 	}
 
@@ -251,13 +263,24 @@ func (r *Reconciler) runHandlers(ctx context.Context, obj *KopfExample, reason R
 		}
 	}
 
+	// kopf decides from its event's body: it purges the records the body
+	// shows and stores every handler's record. A body older than kopf's own
+	// last PATCH (informer lag; a lost response retried) shows an old
+	// record or none, so kopf can leave a failed attempt's record that a
+	// later success has purged, or put one back, for good. Robust purges
+	// every handler's record (deleting an absent key in a merge patch is a
+	// no-op) and stores only the record of the handler it ran.
+	robust := r.Variant == variant.Robust
 	done = !slices.ContainsFunc(states, func(s state) bool { return !s.rec.done() })
-	for _, s := range states {
+	for i, s := range states {
 		key := ProgressAnnotation(s.h.ID)
 		if done { // state.purge
-			if _, ok := obj.Annotations[key]; ok {
+			if _, ok := obj.Annotations[key]; ok || robust {
 				p.annotate(key, nil)
 			}
+			continue
+		}
+		if robust && i != pick {
 			continue
 		}
 		b, _ := json.Marshal(s.rec)

@@ -45,6 +45,19 @@ func Entries() []*catalogue.Entry {
 		"bounded-retry-rate requires each streak of failed PATCHes of an object (a success or a restart ends it) to keep gaps of at least min(kopf's i-th " +
 		"delay, 5 ms·2^i). Faults: a 422 window on x's or every object's PATCH, informer lag, crashes; workload: edits of x and y."
 	persistent.Expect = expect(c, h, h)
+	persistent.Why = "Robust was caught once API errors were drawn by default (issue 51), by converges, and the finding was real: a progress record " +
+		"decided from a stale body stayed on x for good. Plan `lag process=kopf kind=kopf.dev/v1/KopfExample min=8ms max=15ms` + a lost response to " +
+		"the handler's status update of x (it was stored): the handler's error is recorded (`kopf.zalando.org/report`, retries 1) in a PATCH; " +
+		"the next handling reads x from a cache that has not seen that PATCH, runs the handler again, succeeds, and purges only the records its body " +
+		"shows (none), as kopf does:\n\n" +
+		"    2.835145ms  kopf/kopfexample#1 r1  update/status KopfExample default/x rv=5 -> Timeout: ... may still be processing the request\n" +
+		"    5.711918ms  kopf/kopfexample#1 r1  patch      KopfExample default/x rv=5 (current 7, stale) wrote rv=8 -> ok\n" +
+		"   19.619724ms  kopf/kopfexample#1 r3  patch      KopfExample default/x rv=7 (current 11, stale) wrote rv=12 -> ok\n" +
+		"   22.322725ms  kopf/kopfexample#1 r4  patch      KopfExample default/x rv=8 (current 12, stale) wrote rv=12 -> ok\n\n" +
+		"(r4, from the body of rv=8, stores the failed record again.) kopf ≥ 1.36 waits for the resourceVersion of its own PATCH before handling " +
+		"the next event; the robust operator instead decides nothing a stale body can undo: it purges every handler's record when the handlers are " +
+		"done, stores only the record of the handler it ran, and purges any record left on an object whose essence is handled. With that, robust " +
+		"holds its budget again; buggy and fixed keep kopf's body-based purge (the studied revisions), a weakness the search may find in them too."
 
 	alternating := base()
 	alternating.ID = "kopf/alternating-422"
