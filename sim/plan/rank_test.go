@@ -162,3 +162,27 @@ func TestTheSweepAnswersEachWriteWithAnError(t *testing.T) {
 		t.Errorf("the 500 reads %q", got[0])
 	}
 }
+
+// A Known gap (doc.go): a conflicting change is told by what it did to an
+// object, not by its fields: a spec change after the one the process acted
+// on ranks the pair whether it undoes a count or sets a new one.
+func TestASpecChangedAgainRanksWhetherOrNotItUndoesTheCount(t *testing.T) {
+	const ens = "example/v1/Ensemble"
+	ms := time.Millisecond
+	tg := Targets{
+		Writes: []Write{
+			{At: 0, RV: 5, Kind: ens, Object: "ns/e", Change: Created},
+			{At: 5 * time.Second, RV: 10, Kind: ens, Object: "ns/e", Change: Updated},  // members 3 -> 2
+			{At: 20 * time.Second, RV: 20, Kind: ens, Object: "ns/e", Change: Updated}, // members 2 -> 4, not back to 3
+		},
+		Watched: map[string][]string{"op": {ens}},
+		Acts: []Act{{At: 5100 * ms, Process: "op", Kind: "/v1/PersistentVolumeClaim", Object: "ns/e-data-2",
+			Reads: []Observed{{At: 5050 * ms, Kind: ens, Object: "ns/e", RV: 10}}}},
+	}
+	sp := Space{Processes: []string{"op"}, Kinds: []string{ens}, Horizon: time.Minute, MaxStale: 30 * time.Second}
+	got := rankedStale(Sweep(sp, tg, nil))
+	want := []Fault{{Kind: Stale, Process: "op", At: 20001 * ms, Age: ms, Rev: 10, Resource: ens}}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranked %v, want %v", got, want)
+	}
+}
