@@ -65,38 +65,21 @@ func (r Observed) covers(kind, o string) bool {
 	return r.Object == o
 }
 
-// saw reports whether r returned the state change a of tg made: a get,
-// a's version; a list, a version of the kind at or after a and before the
-// next change of a's object.
-func (tg Targets) saw(r Observed, a Write) bool {
+// saw reports whether r returned the state change a made: a get, a's
+// version; a list, a version of the kind at or after a and before the next
+// change of a's object.
+func (c *causality) saw(r Observed, a Write) bool {
 	if !r.covers(a.Kind, a.Object) {
 		return false
 	}
 	if !strings.HasSuffix(r.Object, "*") {
 		return r.RV == a.RV && a.Change != Deleted
 	}
+	next, ok := c.next[a.RV]
 	if r.RV == 0 { // a live list: as of its instant
-		if a.At > r.At {
-			return false
-		}
-		next, ok := tg.nextChange(a)
-		return !ok || next.At > r.At
+		return a.At <= r.At && (!ok || next.At > r.At)
 	}
-	if r.RV < a.RV {
-		return false
-	}
-	next, ok := tg.nextChange(a)
-	return !ok || next.RV > r.RV
-}
-
-// nextChange is the change of a's object after a, if any.
-func (tg Targets) nextChange(a Write) (Write, bool) {
-	for _, w := range tg.Writes {
-		if w.RV > a.RV && w.Kind == a.Kind && w.Object == a.Object {
-			return w, true
-		}
-	}
-	return Write{}, false
+	return r.RV >= a.RV && (!ok || next.RV > r.RV)
 }
 
 // conflicts reports whether b conflicts with act, made having read a: b
@@ -114,6 +97,7 @@ func conflicts(act Act, a, b Write) bool {
 type causality struct {
 	tg    Targets
 	acted map[causalKey][]int // the Acts of a process that read a change
+	next  map[uint64]Write    // by a change's resourceVersion, its object's next change
 }
 
 type causalKey struct {
@@ -124,7 +108,16 @@ type causalKey struct {
 }
 
 func newCausality(tg Targets) *causality {
-	return &causality{tg: tg, acted: map[causalKey][]int{}}
+	c := &causality{tg: tg, acted: map[causalKey][]int{}, next: map[uint64]Write{}}
+	last := map[[2]string]uint64{} // each object's latest change so far
+	for _, w := range tg.Writes {  // in commit order
+		k := [2]string{w.Kind, w.Object}
+		if rv, ok := last[k]; ok {
+			c.next[rv] = w
+		}
+		last[k] = w.RV
+	}
+	return c
 }
 
 // actsOn are the indexes (in tg.Acts) of proc's acts that read a.
@@ -139,7 +132,7 @@ func (c *causality) actsOn(proc string, a Write) []int {
 			continue
 		}
 		for _, r := range act.Reads {
-			if c.tg.saw(r, a) {
+			if c.saw(r, a) {
 				is = append(is, i)
 				break
 			}
