@@ -178,8 +178,9 @@
 // classes interleaved so that a budget smaller than the sweep covers
 // each class's most interesting plans, and the plans that run ranks first
 // (plan.Sweep's rule, Sieve's pruning by causality: a crash that leaves an
-// intermediate state; a stale view frozen at a change the process read
-// and acted on, restarted after a change that conflicts with that action),
+// intermediate state; a hold or an unobserved window that keeps from the
+// process a change it read and acted on; a stale view frozen at such a
+// change, restarted after a change that conflicts with that action),
 // the ranked plans of every workload before any other: a crash right after each write of
 // each operator process (the reference run's intermediate states first);
 // first among the stale restarts, a restart right after each object's last
@@ -309,10 +310,8 @@
 //   - The re-creations' unranked targeted plans come after every unranked
 //     plan of the first workloads: where those fill the sweep's share of
 //     the budget, the re-creations' are not reached but for their ranked
-//     plans. The ranking is plan.Sweep's, with its Known gaps; holds,
-//     unobserved windows and error answers are never ranked, so a bug only
-//     they reach is found as late as before when the ranked plans take
-//     the sweep's share.
+//     plans. The ranking is plan.Sweep's, with its Known gaps; error
+//     answers are never ranked, and come after every ranked plan.
 //     It is not sharded. Without worker processes its distinct violations
 //     are shrunk one after another; with them, those the random plans show
 //     are shrunk in processes of their own, as many at once as there are

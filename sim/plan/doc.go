@@ -92,12 +92,14 @@
 // error answer to each write (a 500, a lost response), one fault a plan,
 // the classes interleaved. The plans the run says can matter come first
 // (rank.go states the rule once): a crash that leaves an intermediate
-// state, and a stale view frozen at a change A the process read and acted
-// on (Targets.Acts: a write of the reconcile that changed something; a
-// no-op write acts on nothing), restarted after a change B that conflicts
-// with that action (B creates or deletes what the action wrote, creates
-// A's object again under its name, or changes its spec again): Sieve's
-// pruning by causality, kept as an order rather than a cut.
+// state; a hold or an unobserved window that keeps from the process a
+// change it acted on (read, then made a write of the same reconcile that
+// changed something: Targets.Acts; a no-op write acts on nothing); and a
+// stale view frozen at a change A the process acted on, restarted after a
+// change B that conflicts with that action (B creates or deletes what the
+// action wrote, creates A's object again under its name, or changes its
+// spec again): Sieve's pruning by causality, kept as an order rather than
+// a cut.
 //
 // Every plan is bounded (Parse, Read and Validate refuse what is not, with the
 // line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a
@@ -138,8 +140,8 @@
 //     new value counts as one changed back:
 //     TestASpecChangedAgainRanksWhetherOrNotItUndoesTheCount).
 //     Nondeterministic triggers are not told apart (Sieve drops them).
-//     Holds, unobserved windows and error answers are not ranked; a crash
-//     is ranked only where it leaves an intermediate state.
+//     Error answers are not ranked; a crash is ranked only where it
+//     leaves an intermediate state.
 //   - A stale restart with rev= delivers every later change at once when its
 //     watch cache catches up (Age after the restart); one without replays them
 //     at their original pace, Age late.

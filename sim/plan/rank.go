@@ -7,20 +7,22 @@ import (
 
 // The ranking of a sweep: which of its targeted plans the fault-free run
 // says can matter (Sieve's pruning by causality, kept as an order rather
-// than a cut). The rule, stated once:
+// than a cut). Process P acted on a change A when, in the fault-free run,
+// a reconcile of P read A's version of its object (a get that returned
+// it, or a list of its kind made while it was the object's newest) and
+// then made a write that changed something (an Act: a no-op write acts on
+// nothing). The rule, stated once:
 //
-//   - A crash (or an error answer) is ranked where it leaves an
-//     intermediate state: right after a write that another write of the
-//     same reconcile follows (Space.Writes).
-//   - A stale view of process P frozen just after a change A, restarted
-//     right after a later change B, is ranked when P acted on A and B
-//     conflicts with that action: in the fault-free run a reconcile of P
-//     read A's version of its object (a get that returned it, or a list of
-//     its kind made while it was the object's newest) and then made a write
-//     that changed something (an Act: a no-op write acts on nothing), and
-//     B creates or deletes the object that write wrote (a child re-created
-//     or removed since), or creates A's object again under its name, or
-//     changes its spec again (a count undone).
+//   - A crash is ranked where it leaves an intermediate state: right
+//     after a write that another write of the same reconcile follows
+//     (Space.Writes).
+//   - A hold of a kind, or an unobserved window, is ranked when the first
+//     change it keeps from P is one P acted on.
+//   - A stale view of P frozen just after a change A, restarted right
+//     after a later change B, is ranked when P acted on A and B conflicts
+//     with that action: B creates or deletes the object that write wrote
+//     (a child re-created or removed since), or creates A's object again
+//     under its name, or changes its spec again (a count undone).
 //
 // Ranked plans come first, in the sweep's order; the rest follow in it.
 
@@ -152,4 +154,19 @@ func (c *causality) causal(proc string, a, b Write) bool {
 		}
 	}
 	return false
+}
+
+// actedOn reports whether proc acted on a (the rule above).
+func (c *causality) actedOn(proc string, a Write) bool { return len(c.actsOn(proc, a)) > 0 }
+
+// firstHidden is the first change an unobserved window f keeps from its
+// process: the change that made f.FromRev, or (from=0) its object's first
+// change in tg.
+func firstHidden(tg Targets, f Fault) (Write, bool) {
+	for _, w := range tg.Writes {
+		if w.Kind == f.Resource && w.Object == f.Object && (f.FromRev == 0 || w.RV == f.FromRev) {
+			return w, true
+		}
+	}
+	return Write{}, false
 }

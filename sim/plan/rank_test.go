@@ -186,3 +186,34 @@ func TestASpecChangedAgainRanksWhetherOrNotItUndoesTheCount(t *testing.T) {
 		t.Errorf("ranked %v, want %v", got, want)
 	}
 }
+
+// A hold, or an unobserved window, is ranked when the first change it
+// keeps from the process is one the process acted on: the finalizer read
+// the Cluster being deleted (rev 20) and deleted its claim, so the hold of
+// Clusters from just before 5s and the window from rev 20 are ranked; a
+// hold from before a change it never read is not.
+func TestAHoldOrAWindowThatKeepsAChangeTheProcessActedOnIsRanked(t *testing.T) {
+	ms := time.Millisecond
+	read := Observed{At: 5050 * ms, Kind: rankCluster, Object: "ns/a", RV: 20}
+	all := Sweep(recreateSpace(), actedOnTheDeletion(read, "ns/a-data"), nil)
+	var holds, windows []Fault
+	for _, tp := range all {
+		if !tp.Ranked {
+			continue
+		}
+		switch tp.Class {
+		case SweepHolds:
+			holds = append(holds, tp.Faults[0])
+		case SweepUnobserved:
+			windows = append(windows, tp.Faults[0])
+		}
+	}
+	wantHolds := []Fault{{Kind: Hold, Process: "op", Resource: rankCluster, From: 4999 * ms, Until: time.Minute}}
+	wantWindows := []Fault{{Kind: Unobserved, Process: "op", Resource: rankCluster, Object: "ns/a", FromRev: 20}}
+	if !slices.Equal(holds, wantHolds) {
+		t.Errorf("ranked holds %v, want %v", holds, wantHolds)
+	}
+	if !slices.Equal(windows, wantWindows) {
+		t.Errorf("ranked windows %v, want %v", windows, wantWindows)
+	}
+}

@@ -98,14 +98,15 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	if sp.allows(Crash) && sp.MaxWrite > 0 {
 		lists[SweepCrashes] = sweepCrashes(sp, tg, intermediate)
 	}
-	if sp.allows(Stale) && sp.MaxStale > 0 {
-		lists[SweepStale] = sweepStale(sp, tg)
-	}
 	if sp.allows(API) {
 		lists[SweepAPIErrors] = sweepAPIErrors(sp, tg)
 	}
+	c := newCausality(tg)
+	if sp.allows(Stale) && sp.MaxStale > 0 {
+		lists[SweepStale] = sweepStale(sp, tg, c)
+	}
 	if sp.allows(Hold) {
-		lists[SweepHolds] = sweepHolds(sp, tg)
+		lists[SweepHolds] = sweepHolds(sp, tg, c)
 	}
 	if sp.allows(Unobserved) {
 		for _, proc := range sp.Processes {
@@ -115,7 +116,9 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 					continue
 				}
 				seen[f] = true
-				lists[SweepUnobserved] = append(lists[SweepUnobserved], Targeted{Class: SweepUnobserved, Faults: []Fault{f}})
+				a, ok := firstHidden(tg, f)
+				ranked := ok && c.actedOn(proc, a)
+				lists[SweepUnobserved] = append(lists[SweepUnobserved], Targeted{Class: SweepUnobserved, Faults: []Fault{f}, Ranked: ranked})
 			}
 		}
 	}
@@ -229,7 +232,7 @@ func frozenInterest(c Change) int {
 	return 4
 }
 
-func sweepStale(sp Space, tg Targets) []Targeted {
+func sweepStale(sp Space, tg Targets, c *causality) []Targeted {
 	last := sp.Horizon - sp.RestartDelay - time.Millisecond // the last crash whose restart comes before the heal
 	type pair struct {
 		proc string
@@ -264,7 +267,6 @@ func sweepStale(sp Space, tg Targets) []Targeted {
 	}
 	var out []Targeted
 	seen := map[Fault]bool{}
-	c := newCausality(tg)
 	// First the past of the object that changed: a restart right after B
 	// onto each earlier version A of B's own object, the latest first.
 	for _, pr := range objectPasts(sp, tg, last) {
@@ -407,13 +409,14 @@ func holdInterest(c Change) int {
 	return 3
 }
 
-func sweepHolds(sp Space, tg Targets) []Targeted {
+func sweepHolds(sp Space, tg Targets, c *causality) []Targeted {
 	type hold struct {
-		w Write
-		f Fault
+		w      Write
+		f      Fault
+		ranked bool
 	}
 	var holds []hold
-	seen := map[Fault]bool{}
+	seen := map[Fault]int{} // each hold's index in holds
 	for _, proc := range sp.Processes {
 		for _, w := range cachedWrites(sp, tg, proc, true) {
 			from := max(w.At-time.Millisecond, 0)
@@ -421,17 +424,19 @@ func sweepHolds(sp Space, tg Targets) []Targeted {
 				continue
 			}
 			f := Fault{Kind: Hold, Process: proc, Resource: w.Kind, From: from, Until: sp.Horizon}
-			if seen[f] {
+			acted := c.actedOn(proc, w)
+			if i, ok := seen[f]; ok {
+				holds[i].ranked = holds[i].ranked || acted // it keeps w from proc too
 				continue
 			}
-			seen[f] = true
-			holds = append(holds, hold{w, f})
+			seen[f] = len(holds)
+			holds = append(holds, hold{w, f, acted})
 		}
 	}
 	slices.SortStableFunc(holds, func(x, y hold) int { return cmp.Compare(holdInterest(x.w.Change), holdInterest(y.w.Change)) })
 	out := make([]Targeted, len(holds))
 	for i, h := range holds {
-		out[i] = Targeted{Class: SweepHolds, Faults: []Fault{h.f}}
+		out[i] = Targeted{Class: SweepHolds, Faults: []Fault{h.f}, Ranked: h.ranked}
 	}
 	return out
 }
