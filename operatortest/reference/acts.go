@@ -11,7 +11,7 @@ import (
 )
 
 // actsOf are the actions of res, a fault-free run (plan.Act, what a sweep
-// ranks its stale pairs by): each write of a process's reconcile in the
+// ranks its plans by): each write of a process's reconcile in the
 // fault phase that changed something, with the reads that reconcile made
 // before it. A write changed something when it succeeded and, but for a
 // delete, made a version newer than every one the run had made before it:

@@ -2,7 +2,7 @@
 // against, and judges a plan against them (Run, RunRecalled). It also aims
 // faults: the targets of a plan space are read from a reference run's own
 // reads, writes and changes (TargetsOf), and so are its acts, what a sweep
-// ranks its stale pairs by (acts.go: each write of a reconcile that
+// ranks its plans by (acts.go: each write of a reconcile that
 // changed something, with the reads the reconcile made before it; a write
 // answered with the version the run had already made is a no-op and no
 // act).

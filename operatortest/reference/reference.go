@@ -161,7 +161,7 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 	}
 	out.Watched = res.Watched
 	out.APIFaults = w.APIFaultsOf(res.Steps) // the API errors drawn by default (world's apifaults.go)
-	out.Acts = actsOf(w, res)                // what a sweep ranks its stale pairs by (acts.go)
+	out.Acts = actsOf(w, res)                // what a sweep ranks its plans by (acts.go)
 	out.Written = map[string]int{}
 	by := map[uint64]string{} // the process whose request made each resourceVersion
 	for _, s := range res.Steps {

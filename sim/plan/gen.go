@@ -139,8 +139,8 @@ type Targets struct {
 	APIFaults []APIFault
 	// Acts are the run's actions: each write of a process's reconcile in
 	// the fault phase that changed something, with the reads its
-	// reconcile made before it. Sweep ranks its stale pairs by them
-	// (rank.go).
+	// reconcile made before it. Sweep ranks its stale pairs, holds and
+	// unobserved windows by them (rank.go).
 	Acts []Act
 }
 
