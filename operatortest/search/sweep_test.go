@@ -45,8 +45,8 @@ func TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered(t *testing.T) {
 	}
 	o = optest.AppOptions(optest.Child())
 	o.Checks, o.Seed, o.Workers = 100, 3, 1 // its sweep: 45 plans over its three workloads
-	// No re-creations: with them the sweep has 172 plans (129 stale pairs,
-	// the past of the app created again among them), more than half of 100.
+	// No re-creations: with them the sweep has 129 stale pairs alone (the
+	// past of the app created again among them), more than half of 100.
 	o.Workload.Steps = []world.StepKind{world.Deletions, world.Mutations}
 	if res, err = search.Explore(t, o); err != nil {
 		t.Fatal(err)
