@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -40,6 +41,9 @@ type Replayed struct {
 	// Final.Run().Log).
 	Final *world.History
 	rep   *failure.Report
+	// compared runs the fault-free run the story compares this one with
+	// (failure.ComparedRun), only when a story is written.
+	compared func() *story.Compared
 }
 
 // Violated are the verdicts that do not hold.
@@ -70,6 +74,10 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	ops := failure.OperatorProcesses(w)
 	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
 		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops}}
+	out.compared = func() *story.Compared {
+		defer world.Simulating()()
+		return failure.ComparedRun(w, t, p, r.Violated())
+	}
 	if n := len(r.Steps); n > 0 {
 		out.Virtual = r.Steps[n-1].At
 	}
@@ -84,6 +92,10 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 func (r *Replayed) WriteStory(planPath, title string) (svg, html string, err error) {
 	rep := *r.rep
 	rep.PlanPath, rep.Test = planPath, title
+	if rep.Compared == nil && r.compared != nil {
+		r.rep.Compared = r.compared()
+		rep.Compared = r.rep.Compared
+	}
 	a := failure.ArtifactPaths(planPath)
 	st := rep.Story()
 	if err := failure.WriteFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {

@@ -13,7 +13,10 @@ import (
 
 // The failure of a generic oracle (converges) tells its story: the picture's
 // numbered steps, in time order, include the crash between the two writes
-// that caused it, and the object the verdict names has a lane.
+// that caused it and the last reconcile, after the restart, that never made
+// the second Secret; the picture says in words that the fault-free run
+// created it and this run never did, and draws a lane for the Secret this
+// run never had.
 func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 	o := options(false)
 	o.Seed = 1
@@ -37,13 +40,20 @@ func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := numberedSteps(t, string(b))
-	for _, want := range []string{"configmap creates ", "crash: crash after write 1 (create)"} {
+	for _, want := range []string{"configmap creates ", "crash: crash after write 1 (create)", "restart: incarnation 2",
+		"r1 of shop/web, the last: never creates Secret shop/web-credentials"} {
 		found := false
 		for _, s := range steps {
 			found = found || strings.Contains(s, want)
 		}
 		if !found {
 			t.Errorf("the picture's numbered steps do not include %q (plan:\n%s):\n%s", want, res.Minimal, strings.Join(steps, "\n"))
+		}
+	}
+	for _, want := range []string{">Secret shop/web-credentials<", ">object: this run never made it<", ">never created in this run<",
+		"what this run never did: Secret shop/web-credentials: the fault-free run of the same workload created it at "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the picture lacks %q (plan:\n%s)", want, res.Minimal)
 		}
 	}
 }

@@ -460,6 +460,10 @@ type Report struct {
 	// Names are the seed objects' names (SeedNames), by which the printed
 	// plan names them (nil: by index).
 	Names []string
+	// Compared is the fault-free run of the plan's seed and workload
+	// (ComparedRun), when a violation compares the run with it: the story
+	// tells what it did and this run never did.
+	Compared *story.Compared
 }
 
 // PlanText is p as a failure prints and saves it: each step's object= a seed
@@ -505,8 +509,30 @@ func (rep *Report) Story() *story.Story {
 		Plan:     rep.P,
 		Verdicts: rep.R.Verdicts,
 		Lead:     rep.Operators,
+		Compared: rep.Compared,
 	})
 }
+
+// ComparedRun is the fault-free run of p's seed and workload, run again for
+// its trace when a violation of vs compares this run with it (its detail
+// names "the fault-free run of the same workload": converges,
+// update-summaries), so that the story can say what that run did and this
+// one never did; nil when none does, p has no fault (it is that run), or
+// the run is cut at the work bound or cannot run.
+func ComparedRun(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict) *story.Compared {
+	if len(p.Faults) == 0 || !slices.ContainsFunc(vs, func(v check.Verdict) bool { return strings.Contains(v.Detail, comparedName) }) {
+		return nil
+	}
+	_, r, err := reference.RunOnce(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, nil, 0)
+	if err != nil || world.CutNote(r.Verdicts) != "" {
+		return nil
+	}
+	return &story.Compared{Name: comparedName, Steps: r.Steps}
+}
+
+// comparedName is how the verdicts name the fault-free run of a plan's seed
+// and workload.
+const comparedName = "the fault-free run of the same workload"
 
 // logLines are the lines logged by the processes keep accepts.
 func (rep *Report) logLines(keep func(process string) bool) []story.LogLine {
@@ -586,6 +612,12 @@ func (rep *Report) markdown(svg, html string) string {
 			b.WriteString("```\n")
 		}
 	}
+	if abs := rep.Story().Absences; len(abs) > 0 {
+		b.WriteString("\n## What this run never did\n\n")
+		for _, a := range abs {
+			fmt.Fprintf(&b, "- %s\n", a.Text)
+		}
+	}
 	b.WriteString("\n## The minimal plan\n\n```\n")
 	b.WriteString(PlanText(rep.P, rep.Names))
 	b.WriteString("```\n\n")
@@ -653,7 +685,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	vs := r.Violated()
 	var err error
 	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
-		Names: SeedNames(w)}
+		Names: SeedNames(w), Compared: ComparedRun(w, t, p, vs)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
@@ -667,10 +699,17 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			b.WriteString(l + "\n")
 		}
 	}
-	if lines := rep.Story().StepLines(); len(lines) > 0 {
+	st := rep.Story()
+	if lines := st.StepLines(); len(lines) > 0 {
 		b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
 		for _, l := range lines {
 			b.WriteString("  " + l + "\n")
+		}
+	}
+	if len(st.Absences) > 0 {
+		b.WriteString("\nwhat this run never did:\n")
+		for _, a := range st.Absences {
+			b.WriteString("  " + a.Text + "\n")
 		}
 	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(PlanText(p, rep.Names)))

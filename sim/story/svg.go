@@ -297,7 +297,11 @@ func (s *Story) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="%s" xml:space="preserve">%s</text>`+"\n", ly, color, escape(line))
 		ly += rowH
 	}
-	fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version</text>`+"\n", ly+6)
+	legend := "bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version"
+	if len(s.Absences) > 0 {
+		legend += " · grey ticks: the fault-free run's writes this run never made"
+	}
+	fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">%s</text>`+"\n", ly+6, escape(legend))
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -328,6 +332,8 @@ func laneNames(l Lane) (string, string) {
 		name, sub = strings.TrimPrefix(l.Name, l.Group+"/"), "in "+l.Group
 	case l.Kind == LaneProcess:
 		sub = "process"
+	case l.Kind == LaneObject && l.Note == noteMissing:
+		return name, "object: this run never made it"
 	case l.Kind == LaneObject:
 		sub = "object: state over time"
 		if l.Group == "Helm release" {
