@@ -111,3 +111,39 @@ func TestNoAbsenceWithoutAComparedRunOrWhenTheRunMadeIt(t *testing.T) {
 		t.Errorf("compared with itself, absences %+v", s.Absences)
 	}
 }
+
+// Events are numbered ① to ⑩ and then (11), (12): the circled numbers past
+// ⑩ are missing from common fonts, which draw them as empty boxes. The
+// picture, its list and the inspector keep one rule.
+func TestEventsPastTenAreNumberedInParentheses(t *testing.T) {
+	steps := []trace.Step{{Process: "promotion", Op: "start", Result: "incarnation 1"}}
+	for i := range 12 {
+		steps = append(steps, trace.Step{At: time.Duration(i+1) * time.Second, Process: "promotion", Op: "promote", Object: "default/p/staging@v2", Result: "ok"})
+	}
+	s := story.Build(story.Input{Title: "twelve promotions", Steps: steps, Start: clock.Epoch,
+		Verdicts: []check.Verdict{{Property: "at-most-once", At: 13 * time.Second, Detail: "promote default/p/staging@v2 happened 12 times"}}})
+	if len(s.Events) != 12 {
+		t.Fatalf("%d events, want 12", len(s.Events))
+	}
+	var svg, html bytes.Buffer
+	if err := s.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteHTML(&html, nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(s.StepLines(), "\n")
+	for _, out := range []string{svg.String(), lines} {
+		if strings.ContainsFunc(out, func(r rune) bool { return r >= '⑪' && r <= '⑳' }) {
+			t.Errorf("a circled number past ⑩ is drawn:\n%s", lines)
+		}
+		for _, want := range []string{"⑩ ", "(11) ", "(12) "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in:\n%s", want, lines)
+			}
+		}
+	}
+	if !strings.Contains(html.String(), "n <= 10 ?") {
+		t.Error("the inspector numbers events past ⑩ by another rule")
+	}
+}

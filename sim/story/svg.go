@@ -62,9 +62,12 @@ func (b *band) place(anchor float64, text string, lo, hi float64) (x float64, ro
 
 func px(x float64) float64 { return svgPlotX + x/scaleWidth*svgPlotW }
 
-// circled is the event number as a reader sees it in the picture and the list.
+// circled is the event number as a reader sees it in the picture and the
+// list: ① to ⑩, then (11), (12), ... (the circled numbers past ⑩ are
+// missing from common fonts, which draw them as empty boxes). The
+// inspector's circled (inspector.js) keeps the same rule.
 func circled(n int) string {
-	if n >= 1 && n <= 20 {
+	if n >= 1 && n <= 10 {
 		return string(rune('①' + n - 1))
 	}
 	return fmt.Sprintf("(%d)", n)
