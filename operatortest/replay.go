@@ -73,7 +73,7 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	}
 	ops := failure.OperatorProcesses(w)
 	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
-		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops}}
+		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops, Names: failure.SeedNames(w)}}
 	out.compared = func() *story.Compared {
 		defer world.Simulating()()
 		return failure.ComparedRun(w, t, p, r.Violated())

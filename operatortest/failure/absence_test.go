@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -22,6 +24,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // tenants gives each tenant (a ConfigMap in namespace tenants) a Namespace
@@ -122,5 +125,27 @@ func TestTheMissingSecretIsNamed(t *testing.T) {
 	f := optest.FailingRun(t, t.TempDir())
 	if !strings.Contains(f.Text, "what this run never did:\n  Secret team/app-credentials: the fault-free run of the same workload created it at ") {
 		t.Errorf("the failure does not name the missing Secret:\n%s", f.Text)
+	}
+}
+
+// The picture labels a plan step as the printed plan says it, the seed
+// object by kind and name (object=ConfigMap/team/app), not by its index.
+func TestThePictureNamesAPlanStepsObjectAsThePlanDoes(t *testing.T) {
+	p, err := plan.Parse("seed 1\nat 1s delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &failure.Report{Test: "TestX", P: p, Names: []string{"ConfigMap/team/app"}, R: &world.RunResult{Steps: []trace.Step{
+		{Process: "op", Op: "start", Result: "incarnation 1"},
+		{At: time.Second, Op: "action", Object: "delete", Result: "ok"},
+	}}}
+	var labels []string
+	for _, l := range rep.Story().Lanes {
+		for _, m := range l.Marks {
+			labels = append(labels, m.Label)
+		}
+	}
+	if !slices.Contains(labels, "delete object=ConfigMap/team/app") {
+		t.Errorf("the plan step is labelled %q, want %q", labels, "delete object=ConfigMap/team/app")
 	}
 }

@@ -500,13 +500,19 @@ func SeedNames(w *world.World) []string {
 // shown are the processes whose every step a folded timeline keeps.
 func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators), rep.systems...) }
 
+// Story is the run's story, its plan's steps naming seed objects as the
+// printed plan does (object=Tenant/team-a, not object=0).
 func (rep *Report) Story() *story.Story {
+	p := rep.P
+	if p != nil && rep.Names != nil {
+		p = plan.NameObjects(p, rep.Names)
+	}
 	return story.Build(story.Input{
 		Title:    rep.Test,
 		Steps:    rep.R.Steps,
 		Log:      rep.R.Log,
 		Start:    rep.R.Start,
-		Plan:     rep.P,
+		Plan:     p,
 		Verdicts: rep.R.Verdicts,
 		Lead:     rep.Operators,
 		Compared: rep.Compared,
