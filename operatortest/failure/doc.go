@@ -1,6 +1,9 @@
 // Package failure tells a failing plan's story: the report a failing test
 // prints (the violated property, what it saw, what each fault stands for on
-// a real cluster and the steps from it to the violation, a replay command
+// a real cluster and the steps from it to the violation, what the run never
+// did that the fault-free run of the same workload did (ComparedRun: that
+// run is run again for its trace when a violation compares with it; the
+// story tells its absences), a replay command
 // and the timeline, the controllers' log lines and Events included; the
 // built-in processes' start-up and their steps on objects the operator
 // never touched folded, -ctrlsim.timeline=full keeps them), and the run's
@@ -26,6 +29,10 @@
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
 //     fault shapes every step and has no step of its own to start from.
+//   - "What this run never did" compares with the fault-free run of the
+//     plan's seed only: a violation that the late or the other schedule's
+//     run decided is told against that run, and an interleavings-agree
+//     violation (no fault in the plan's blame) gets none.
 //   - Seed objects of two kinds of one name (in two API groups) with the
 //     same namespace and name keep their indexes in a printed plan: the name
 //     form does not carry the group. operatortest.Replay (the catalogue's
