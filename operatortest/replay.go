@@ -41,9 +41,10 @@ type Replayed struct {
 	// Final.Run().Log).
 	Final *world.History
 	rep   *failure.Report
-	// compared runs the fault-free run the story compares this one with
-	// (failure.ComparedRun), only when a story is written.
-	compared func() *story.Compared
+	// runsToTell runs the fault-free runs the story compares this one with
+	// (failure.ComparedRun) or draws instead (failure.SuspectOf), only when
+	// a story is written.
+	runsToTell func() (*story.Compared, *failure.Suspect)
 }
 
 // Violated are the verdicts that do not hold.
@@ -74,9 +75,9 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	ops := failure.OperatorProcesses(w)
 	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
 		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops, Names: failure.SeedNames(w)}}
-	out.compared = func() *story.Compared {
+	out.runsToTell = func() (*story.Compared, *failure.Suspect) {
 		defer world.Simulating()()
-		return failure.ComparedRun(w, t, p, r.Violated())
+		return failure.ComparedRun(w, t, p, r.Violated()), failure.SuspectOf(w, t, p, r.Violated())
 	}
 	if n := len(r.Steps); n > 0 {
 		out.Virtual = r.Steps[n-1].At
@@ -92,9 +93,10 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 func (r *Replayed) WriteStory(planPath, title string) (svg, html string, err error) {
 	rep := *r.rep
 	rep.PlanPath, rep.Test = planPath, title
-	if rep.Compared == nil && r.compared != nil {
-		r.rep.Compared = r.compared()
-		rep.Compared = r.rep.Compared
+	if r.runsToTell != nil {
+		r.rep.Compared, r.rep.Suspect = r.runsToTell()
+		r.runsToTell = nil
+		rep.Compared, rep.Suspect = r.rep.Compared, r.rep.Suspect
 	}
 	a := failure.ArtifactPaths(planPath)
 	st := rep.Story()

@@ -8,7 +8,10 @@
 // built-in processes' start-up and their steps on objects the operator
 // never touched folded, -ctrlsim.timeline=full keeps them), and the run's
 // picture (.svg), inspector (.html) and a markdown report for an upstream
-// issue (.md) in the artifacts directory, under the package's path in its
+// issue (.md) in the artifacts directory (for an interleavings-agree
+// violation that blames another fault-free run than the plan's own, the
+// story draws that suspect, and its plan is saved there beside them as
+// <test>.suspect.plan with a replay line: SuspectOf), under the package's path in its
 // module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, else a fresh
 // temporary directory the failure names). A replay with -ctrlsim.plan
 // writes them again, and `ctrlsim report PLAN` replays a saved plan and
@@ -32,7 +35,13 @@
 //   - "What this run never did" compares with the fault-free run of the
 //     plan's seed only: a violation that the late or the other schedule's
 //     run decided is told against that run, and an interleavings-agree
-//     violation (no fault in the plan's blame) gets none.
+//     violation gets none.
+//   - The suspect's plan replays the suspect's run bit for bit, but its
+//     own interleavings-agree verdict may blame the other schedule: when
+//     the blame rule (story.ShowsTheBug) does not tell, the plan's own run
+//     is taken for the faulted run, and a plan with no fault ends as its
+//     own schedule does, so the other is named (reference/reference.go's
+//     agree).
 //   - Seed objects of two kinds of one name (in two API groups) with the
 //     same namespace and name keep their indexes in a printed plan: the name
 //     form does not carry the group. operatortest.Replay (the catalogue's

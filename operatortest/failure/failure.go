@@ -464,6 +464,9 @@ type Report struct {
 	// (ComparedRun), when a violation compares the run with it: the story
 	// tells what it did and this run never did.
 	Compared *story.Compared
+	// Suspect is the fault-free run an interleavings-agree violation blames
+	// (SuspectOf), when it is not this run: the story draws it.
+	Suspect *Suspect
 }
 
 // PlanText is p as a failure prints and saves it: each step's object= a seed
@@ -504,6 +507,19 @@ func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators),
 // printed plan does (object=Tenant/team-a, not object=0).
 func (rep *Report) Story() *story.Story {
 	p := rep.P
+	if s := rep.Suspect; s != nil {
+		// The run interleavings-agree blames, with the verdicts that
+		// blame it.
+		return story.Build(story.Input{
+			Title:    rep.Test + " (the suspect: " + s.Name + ")",
+			Steps:    s.R.Steps,
+			Log:      s.R.Log,
+			Start:    s.R.Start,
+			Plan:     plan.NameObjects(s.P, rep.Names),
+			Verdicts: s.Verdicts,
+			Lead:     rep.Operators,
+		})
+	}
 	if p != nil && rep.Names != nil {
 		p = plan.NameObjects(p, rep.Names)
 	}
@@ -618,6 +634,10 @@ func (rep *Report) markdown(svg, html string) string {
 			b.WriteString("```\n")
 		}
 	}
+	if s := rep.Suspect; s != nil {
+		fmt.Fprintf(&b, "\n## The suspect\n\nThe story below draws the run interleavings-agree blames, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` beside the minimal plan and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
+			s.Name, s.R.Hash, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath))), PlanText(s.P, rep.Names), ReplayCommand(rep.Test, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath)))))
+	}
 	if abs := rep.Story().Absences; len(abs) > 0 {
 		b.WriteString("\n## What this run never did\n\n")
 		for _, a := range abs {
@@ -691,7 +711,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	vs := r.Violated()
 	var err error
 	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
-		Names: SeedNames(w), Compared: ComparedRun(w, t, p, vs)}
+		Names: SeedNames(w), Compared: ComparedRun(w, t, p, vs), Suspect: SuspectOf(w, t, p, vs)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
@@ -707,7 +727,11 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	}
 	st := rep.Story()
 	if lines := st.StepLines(); len(lines) > 0 {
-		b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
+		if rep.Suspect != nil {
+			fmt.Fprintf(&b, "\nthe violation, step by step, in the suspect's run (%s; numbered as the picture numbers them):\n", rep.Suspect.Name)
+		} else {
+			b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
+		}
 		for _, l := range lines {
 			b.WriteString("  " + l + "\n")
 		}
@@ -728,6 +752,13 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			f.Files.SVG, f.Files.HTML, f.Files.Markdown, path)
 		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
 			filepath.Dir(f.Files.SVG), path)
+		if rep.Suspect != nil {
+			if text, err := rep.writeSuspect(suspectPath(f.Files)); err != nil {
+				fmt.Fprintf(&b, "(the suspect's plan could not be written: %v)\n", err)
+			} else {
+				b.WriteString(text)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.Hash, strings.Join(rep.Operators, ", "))
 	for _, l := range FoldTimeline(r.Steps, rep.shown(), FullTimeline()) {
