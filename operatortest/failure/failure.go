@@ -545,11 +545,21 @@ func ComparedRun(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict)
 	if len(p.Faults) == 0 || !slices.ContainsFunc(vs, func(v check.Verdict) bool { return strings.Contains(v.Detail, comparedName) }) {
 		return nil
 	}
+	defer uncounted(w)()
 	_, r, err := reference.RunOnce(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, nil, 0)
 	if err != nil || world.CutNote(r.Verdicts) != "" {
 		return nil
 	}
 	return &story.Compared{Name: comparedName, Steps: r.Steps}
+}
+
+// uncounted keeps the runs a report makes out of the world's count of runs
+// (World.Runs: an exploration's statistics count the runs it made to find
+// and shrink, not those of telling the story); call the function it returns
+// when done.
+func uncounted(w *world.World) func() {
+	n := w.Runs
+	return func() { w.Runs = n }
 }
 
 // comparedName is how the verdicts name the fault-free run of a plan's seed

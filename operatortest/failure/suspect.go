@@ -46,6 +46,7 @@ func SuspectOf(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict) *
 			return nil // the failing run is the suspect
 		}
 		sp := &plan.Plan{Seed: seed, Steps: p.Steps}
+		defer uncounted(w)()
 		r, err := reference.Run(w, t, sp)
 		if err != nil || world.CutNote(r.Verdicts) != "" {
 			return nil
