@@ -9,9 +9,10 @@
 // never touched folded, -ctrlsim.timeline=full keeps them), and the run's
 // picture (.svg), inspector (.html) and a markdown report for an upstream
 // issue (.md) in the artifacts directory (for an interleavings-agree
-// violation that blames another fault-free run than the plan's own, the
-// story draws that suspect, and its plan is saved there beside them as
-// <test>.suspect.plan with a replay line: SuspectOf), under the package's path in its
+// violation that blames another fault-free run than the plan's own, its
+// plan is saved there beside them as <test>.suspect.plan with a replay
+// line, and the story draws that suspect when interleavings-agree is all
+// the run violates: SuspectOf), under the package's path in its
 // module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, else a fresh
 // temporary directory the failure names). A replay with -ctrlsim.plan
 // writes them again, and `ctrlsim report PLAN` replays a saved plan and

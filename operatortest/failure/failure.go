@@ -507,7 +507,7 @@ func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators),
 // printed plan does (object=Tenant/team-a, not object=0).
 func (rep *Report) Story() *story.Story {
 	p := rep.P
-	if s := rep.Suspect; s != nil {
+	if s := rep.Suspect; s != nil && rep.drawsSuspect() {
 		// The run interleavings-agree blames, with the verdicts that
 		// blame it.
 		return story.Build(story.Input{
@@ -645,8 +645,12 @@ func (rep *Report) markdown(svg, html string) string {
 		}
 	}
 	if s := rep.Suspect; s != nil {
-		fmt.Fprintf(&b, "\n## The suspect\n\nThe story below draws the run interleavings-agree blames, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` beside the minimal plan and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
-			s.Name, s.R.Hash, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath))), PlanText(s.P, rep.Names), ReplayCommand(rep.Test, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath)))))
+		drawn := "The story below draws the run interleavings-agree blames"
+		if !rep.drawsSuspect() {
+			drawn = "The story below is this run's, for its other violations; interleavings-agree blames"
+		}
+		fmt.Fprintf(&b, "\n## The suspect\n\n%s, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` beside the minimal plan and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
+			drawn, s.Name, s.R.Hash, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath))), PlanText(s.P, rep.Names), ReplayCommand(rep.Test, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath)))))
 	}
 	if abs := rep.Story().Absences; len(abs) > 0 {
 		b.WriteString("\n## What this run never did\n\n")
@@ -737,7 +741,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	}
 	st := rep.Story()
 	if lines := st.StepLines(); len(lines) > 0 {
-		if rep.Suspect != nil {
+		if rep.Suspect != nil && rep.drawsSuspect() {
 			fmt.Fprintf(&b, "\nthe violation, step by step, in the suspect's run (%s; numbered as the picture numbers them):\n", rep.Suspect.Name)
 		} else {
 			b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")

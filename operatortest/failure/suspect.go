@@ -56,6 +56,21 @@ func SuspectOf(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict) *
 	return nil
 }
 
+// drawsSuspect reports whether the story draws the suspect: when every
+// violation is interleavings-agree's (the failing run's other violations
+// are its own, drawn on its run).
+func (rep *Report) drawsSuspect() bool {
+	if rep.Suspect == nil {
+		return false
+	}
+	for _, v := range rep.Violated {
+		if v.Property != world.InterleavingsAgree {
+			return false
+		}
+	}
+	return true
+}
+
 // suspectPath is where the suspect's plan is saved: beside the story, in
 // the artifacts directory (it is what the failure made, not a plan to
 // commit: the failing plan replays the same violation).
@@ -72,8 +87,12 @@ func (rep *Report) writeSuspect(path string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nthe suspect, %s, is the run the story draws (trace hash %s): the failing plan's workload under its seed, no fault; its plan, saved as %s:\n%s\n",
-		s.Name, s.R.Hash, path, indent(text))
+	drawn := "is the run the story draws"
+	if !rep.drawsSuspect() {
+		drawn = "is not drawn (the story is this run's, for its other violations)"
+	}
+	fmt.Fprintf(&b, "\nthe suspect, %s, %s (trace hash %s): the failing plan's workload under its seed, no fault; its plan, saved as %s:\n%s\n",
+		s.Name, drawn, s.R.Hash, path, indent(text))
 	fmt.Fprintf(&b, "replay the suspect: %s\n", ReplayCommand(rep.Test, path))
 	return b.String(), nil
 }

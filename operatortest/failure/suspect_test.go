@@ -20,6 +20,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -101,5 +102,25 @@ func TestInterleavingsAgreeDrawsAndReplaysTheSuspect(t *testing.T) {
 	}
 	if !strings.Contains(f.Text, "(trace hash "+r.Hash+")") {
 		t.Errorf("the suspect's plan replays to trace hash %s, which the failure does not name:\n%s", r.Hash, f.Text)
+	}
+}
+
+// A run that violates more than interleavings-agree keeps its own story:
+// its other violations are its own, drawn on its run; the suspect is
+// drawn only when interleavings-agree is all there is.
+func TestTheSuspectIsDrawnOnlyWhenInterleavingsAgreeIsAllThatIsViolated(t *testing.T) {
+	p, err := plan.Parse("seed 1\ncrash process=op write=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agree := check.Verdict{Property: world.InterleavingsAgree, Detail: "the suspect is the fault-free run with seed 2049"}
+	rep := &failure.Report{Test: "TestX", P: p, R: &world.RunResult{}, Violated: []check.Verdict{{Property: world.Converges}, agree},
+		Suspect: &failure.Suspect{Name: "the fault-free run with seed 2049", P: &plan.Plan{Seed: 2049}, R: &world.RunResult{}, Verdicts: []check.Verdict{agree}}}
+	if title := rep.Story().Title; title != "TestX" {
+		t.Errorf("with converges violated too, the story is %q, want this run's", title)
+	}
+	rep.Violated = rep.Violated[1:]
+	if title := rep.Story().Title; title != "TestX (the suspect: the fault-free run with seed 2049)" {
+		t.Errorf("with interleavings-agree alone, the story is %q, want the suspect's", title)
 	}
 }
