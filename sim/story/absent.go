@@ -22,7 +22,7 @@ type Compared struct {
 // made (or with one it deleted), which no step of the run itself shows.
 type Absence struct {
 	Object string // "Kind namespace/name"
-	Verb   string // "create" or "delete"
+	Verb   string // "create", "delete" or "finalize" (the last finalizer removed)
 	// Theirs is the compared run's write, and TheirReconcile the reconcile
 	// it was made in (-1: none), both indexes in Compared.Steps.
 	Theirs, TheirReconcile int
@@ -40,8 +40,9 @@ type Absence struct {
 const maxAbsences = 2
 
 // absences are the writes to objects the verdict's detail names that the
-// compared run made (a creation, a deletion: whether the object exists at
-// the end) and this run never made, up to until, the first of each object.
+// compared run made (a creation, a deletion, the removal of a deleting
+// object's last finalizer: whether the object exists at the end) and this
+// run never made, up to until: the first of each object.
 func (s *Story) absences(detail string, until time.Duration) []Absence {
 	c := s.in.Compared
 	if c == nil {
@@ -54,13 +55,10 @@ func (s *Story) absences(detail string, until time.Duration) []Absence {
 			break
 		}
 		verb := existenceVerb(st)
-		if verb == "" || slices.Contains(seen, st.Object) || !mentions(detail, st.Object) {
+		if verb == "" || slices.Contains(seen, st.Object) || !mentions(detail, st.Object) || s.made(verb, st.Object) {
 			continue
 		}
 		seen = append(seen, st.Object)
-		if s.made(verb, st.Object) {
-			continue
-		}
 		a := Absence{Object: st.Object, Verb: verb, Theirs: i, TheirReconcile: enclosingReconcile(c.Steps, i), Last: -1, other: *c}
 		if r := a.TheirReconcile; r >= 0 {
 			a.Last = s.lastReconcileOf(c.Steps[r].Process, c.Steps[r].Controller, c.Steps[r].Object, until)
@@ -71,20 +69,37 @@ func (s *Story) absences(detail string, until time.Duration) []Absence {
 	return out
 }
 
-// existenceVerb is "create" or "delete" for a process's successful write
-// that made or unmade an object, else "".
+// Verbs of the writes an absence tells: those that decide whether an
+// object exists.
+const (
+	verbCreate   = "create"
+	verbDelete   = "delete"   // a delete call: gone, or deleting until its finalizers are removed
+	verbFinalize = "finalize" // the removal of the last finalizer of a deleting object: gone
+)
+
+// existenceVerb is the verb of a process's successful write that made or
+// unmade an object (or began to), else "".
 func existenceVerb(st trace.Step) string {
 	if st.Process == "" || st.Process == "admin" || !IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") {
 		return ""
 	}
+	op, sub, _ := strings.Cut(st.Op, "/")
 	switch {
-	case strings.HasPrefix(st.Op, "create") && !strings.Contains(st.Op, "/"):
-		return "create"
-	case st.Deletes():
-		return "delete"
+	case op == "create" && sub == "":
+		return verbCreate
+	case op == "delete" || op == "deletecollection":
+		return verbDelete
+	case st.Digest == trace.DigestDeleted:
+		return verbFinalize
 	}
 	return ""
 }
+
+// pastTense is what the compared run did, in words.
+var pastTense = map[string]string{verbCreate: "created it", verbDelete: "deleted it", verbFinalize: "removed its last finalizer"}
+
+// presentTense is what the last reconcile never did, in words.
+var presentTense = map[string]string{verbCreate: "creates", verbDelete: "deletes", verbFinalize: "removes the last finalizer of"}
 
 // made reports whether a process of this run wrote verb to object.
 func (s *Story) made(verb, object string) bool {
@@ -116,9 +131,9 @@ func (s *Story) lastReconcileOf(process, controller, req string, until time.Dura
 // done it read and wrote instead.
 func (s *Story) absenceText(a Absence) string {
 	theirs := a.other.Steps[a.Theirs]
-	past := map[string]string{"create": "created", "delete": "deleted"}[a.Verb]
+	past := pastTense[a.Verb]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s %s it at %s", a.Object, a.other.Name, past, trace.FormatAt(theirs.At))
+	fmt.Fprintf(&b, "%s: %s %s at %s", a.Object, a.other.Name, past, trace.FormatAt(theirs.At))
 	r := a.TheirReconcile
 	if r < 0 {
 		fmt.Fprintf(&b, " (%s); this run never did", who(theirs))
@@ -143,10 +158,14 @@ func (s *Story) absenceText(a Absence) string {
 	if len(reads) > 0 {
 		fmt.Fprintf(&b, " read %s,", andList(reads))
 	}
-	if len(writes) == 0 {
+	touched := slices.ContainsFunc(writes, func(w string) bool { return mentions(w, a.Object) })
+	switch {
+	case len(writes) == 0:
 		fmt.Fprintf(&b, " wrote nothing")
-	} else {
-		fmt.Fprintf(&b, " wrote %s, nothing of %s", andList(writes), a.Object)
+	case touched:
+		fmt.Fprintf(&b, " %s", andList(writes))
+	default:
+		fmt.Fprintf(&b, " %s, nothing of %s", andList(writes), a.Object)
 	}
 	if end != "" {
 		fmt.Fprintf(&b, ", and %s", end)
@@ -181,7 +200,8 @@ func (s *Story) lastRestart(process string, i int) int {
 }
 
 // reconcileSteps are what the reconcile at step r read (each object once,
-// "(not found)" when the read found nothing) and wrote, and how it ended
+// "(not found)" when the read found nothing) and wrote ("wrote create
+// Secret a/b", "tried to update ... (Forbidden: ...)"), and how it ended
 // ("returned ok", "returned error: ...", "was cut by a crash", or "" when the
 // run ended first).
 func (s *Story) reconcileSteps(r int) (reads, writes []string, end string) {
@@ -202,9 +222,9 @@ func (s *Story) reconcileSteps(r int) (reads, writes []string, end string) {
 		case st.Op == "reconcile":
 			return reads, writes, ""
 		case IsWrite(st.Op):
-			w := fmt.Sprintf("%s %s", strings.SplitN(st.Op, "/", 2)[0], st.Object)
+			w := fmt.Sprintf("wrote %s %s", strings.SplitN(st.Op, "/", 2)[0], st.Object)
 			if st.Result != "ok" && st.Result != "" {
-				w += " (" + st.Result + ")"
+				w = fmt.Sprintf("tried to %s %s (%s)", strings.SplitN(st.Op, "/", 2)[0], st.Object, st.Result)
 			}
 			if !slices.Contains(writes, w) {
 				writes = append(writes, w)
@@ -223,22 +243,24 @@ func (s *Story) reconcileSteps(r int) (reads, writes []string, end string) {
 }
 
 // absenceLanes draws each absence's object: a lane (one for an object this
-// run never had, its whole run marked "never created here") with a mark
-// where the compared run made the write this run never made.
+// run never had, its whole run marked "never created in this run") with a
+// mark where the compared run made the write this run never made.
 func (s *Story) absenceLanes(end time.Duration) {
 	for _, a := range s.Absences {
 		kind, _, _ := strings.Cut(a.Object, " ")
 		l := s.find("object:" + a.Object)
 		if l < 0 {
 			l = s.lane("object:"+a.Object, a.Object, LaneObject, kind)
+		}
+		if a.Verb == verbCreate && len(s.Lanes[l].Spans) == 0 {
 			s.Lanes[l].Note = noteMissing
 			s.Lanes[l].Spans = append(s.Lanes[l].Spans, Span{From: 0, To: end, Kind: SpanState, Label: "never created in this run",
 				Color: colorAbsent, Step: -1})
 		}
-		past := map[string]string{"create": "created", "delete": "deleted"}[a.Verb]
+		past := pastTense[a.Verb]
 		at := a.other.Steps[a.Theirs].At
 		s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: at, Step: -1, Shape: ShapeTick, Color: colorGhost,
-			Label: "the fault-free run " + past + " it here", Tip: a.Text})
+			Label: "the fault-free run " + past + " here", Tip: a.Text})
 	}
 }
 

@@ -147,3 +147,40 @@ func TestEventsPastTenAreNumberedInParentheses(t *testing.T) {
 		t.Error("the inspector numbers events past ⑩ by another rule")
 	}
 }
+
+// An object left behind is told by its deletion that never happened: the
+// fault-free run's controller removed the last finalizer of the deleting
+// object, and this run's last reconcile of it failed to.
+func TestALeftoverObjectIsToldByTheFinalizerNeverRemoved(t *testing.T) {
+	r := func(at time.Duration, n int, op, obj, res string) trace.Step {
+		return trace.Step{At: at, Process: "op", Controller: "repo", Worker: 1, Reconcile: n, Op: op, Object: obj, Result: res}
+	}
+	deleteCall := trace.Step{At: time.Second, Process: "kube-controller-manager", Controller: "namespace", Worker: 1, Reconcile: 1, Op: "delete", Object: "RepoSync shop/repo", Result: "ok"}
+	faultFree := []trace.Step{
+		{Process: "op", Op: "start", Result: "incarnation 1"},
+		deleteCall,
+		r(2*time.Second, 3, "reconcile", "shop/repo", ""),
+		r(2*time.Second, 3, "update", "RepoSync shop/repo", "ok"),
+		r(2*time.Second, 3, "result", "shop/repo", "ok"),
+	}
+	faultFree[3].Digest = trace.DigestDeleted
+	steps := []trace.Step{
+		{Process: "op", Op: "start", Result: "incarnation 1"},
+		deleteCall,
+		r(5*time.Second, 5, "reconcile", "shop/repo", ""),
+		r(5*time.Second, 5, "cached-get", "RepoSync shop/repo", "ok"),
+		r(5*time.Second, 5, "update", "RepoSync shop/repo", "Forbidden: cannot update"),
+		r(5*time.Second, 5, "result", "shop/repo", "error: cannot update"),
+	}
+	s := story.Build(story.Input{Title: "left behind", Steps: steps, Start: clock.Epoch,
+		Verdicts: []check.Verdict{{Property: "converges", At: time.Minute, Detail: "RepoSync shop/repo exists after this run, not after the fault-free run of the same workload"}},
+		Compared: &story.Compared{Name: "the fault-free run of the same workload", Steps: faultFree}})
+	want := "RepoSync shop/repo: the fault-free run of the same workload removed its last finalizer at 2s (op/repo r3, reconciling shop/repo); " +
+		"this run never did: its last reconcile of shop/repo (op/repo r5 at 5s) read RepoSync shop/repo, tried to update RepoSync shop/repo (Forbidden: cannot update), and returned error: cannot update"
+	if len(s.Absences) != 1 || s.Absences[0].Text != want {
+		t.Fatalf("absences %+v, want one saying\n %s", s.Absences, want)
+	}
+	if lines := strings.Join(s.StepLines(), "\n"); !strings.Contains(lines, "r5 of shop/repo, the last: never removes the last finalizer of RepoSync shop/repo") {
+		t.Errorf("the last reconcile that could have removed it is not a step:\n%s", lines)
+	}
+}
