@@ -1,6 +1,7 @@
 package twowrites_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,13 +60,13 @@ func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 }
 
 // numberedSteps are the lines of a picture's "The violation, step by step",
-// checked to be numbered ①, ②, ... in time order.
+// checked to be numbered ①, ②, ... ⑩, (11), ... in time order.
 func numberedSteps(t *testing.T, svg string) []string {
 	t.Helper()
 	var out []string
 	var prev time.Duration
-	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑳]) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(svg, -1) {
-		if want := string(rune('①' + n)); m[1] != want {
+	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑩]|\(\d+\)) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(svg, -1) {
+		if want := stepNumber(n + 1); m[1] != want {
 			t.Errorf("step %d is numbered %s", n+1, m[1])
 		}
 		at, err := time.ParseDuration(m[2])
@@ -82,4 +83,12 @@ func numberedSteps(t *testing.T, svg string) []string {
 		t.Error("the picture numbers no step of the violation")
 	}
 	return out
+}
+
+// stepNumber is how the picture numbers its n-th step: ① to ⑩, then (11).
+func stepNumber(n int) string {
+	if n <= 10 {
+		return string(rune('①' + n - 1))
+	}
+	return fmt.Sprintf("(%d)", n)
 }
