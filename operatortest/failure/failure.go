@@ -506,7 +506,6 @@ func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators),
 // Story is the run's story, its plan's steps naming seed objects as the
 // printed plan does (object=Tenant/team-a, not object=0).
 func (rep *Report) Story() *story.Story {
-	p := rep.P
 	if s := rep.Suspect; s != nil && rep.drawsSuspect() {
 		// The run interleavings-agree blames, with the verdicts that
 		// blame it.
@@ -520,6 +519,7 @@ func (rep *Report) Story() *story.Story {
 			Lead:     rep.Operators,
 		})
 	}
+	p := rep.P
 	if p != nil && rep.Names != nil {
 		p = plan.NameObjects(p, rep.Names)
 	}
@@ -649,8 +649,14 @@ func (rep *Report) markdown(svg, html string) string {
 		if !rep.drawsSuspect() {
 			drawn = "The story below is this run's, for its other violations; interleavings-agree blames"
 		}
-		fmt.Fprintf(&b, "\n## The suspect\n\n%s, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` beside the minimal plan and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
-			drawn, s.Name, s.R.Hash, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath))), PlanText(s.P, rep.Names), ReplayCommand(rep.Test, filepath.Base(suspectPath(ArtifactPaths(rep.PlanPath)))))
+		// Beside the minimal plan, by the path the markdown gives it below.
+		saved := rep.PlanPath
+		if filepath.IsAbs(saved) {
+			saved = filepath.Base(saved)
+		}
+		saved = strings.TrimSuffix(saved, ".plan") + ".suspect.plan"
+		fmt.Fprintf(&b, "\n## The suspect\n\n%s, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` in the test's package directory and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
+			drawn, s.Name, s.R.Hash, saved, PlanText(s.P, rep.Names), ReplayCommand(rep.Test, saved))
 	}
 	if abs := rep.Story().Absences; len(abs) > 0 {
 		b.WriteString("\n## What this run never did\n\n")

@@ -84,6 +84,14 @@ func TestInterleavingsAgreeDrawsAndReplaysTheSuspect(t *testing.T) {
 	if !strings.Contains(string(svg), "(the suspect: the fault-free run with seed 2049)") {
 		t.Error("the picture is not the suspect's")
 	}
+	md, err := os.ReadFile(f.Files.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "## The suspect\n\nThe story below draws the run interleavings-agree blames, the fault-free run with seed 2049"; !strings.Contains(string(md), want) ||
+		!strings.Contains(string(md), failure.ReplayCommand(t.Name(), "TestX.suspect.plan")) {
+		t.Errorf("the markdown report does not name the suspect and its replay:\n%s", md)
+	}
 	text, err := os.ReadFile(saved)
 	if err != nil {
 		t.Fatal(err)
