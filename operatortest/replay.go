@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -40,6 +41,10 @@ type Replayed struct {
 	// Final.Run().Log).
 	Final *world.History
 	rep   *failure.Report
+	// runsToTell runs the fault-free runs the story compares this one with
+	// (failure.ComparedRun) or draws instead (failure.SuspectOf), only when
+	// a story is written.
+	runsToTell func() (*story.Compared, *failure.Suspect)
 }
 
 // Violated are the verdicts that do not hold.
@@ -69,7 +74,11 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	}
 	ops := failure.OperatorProcesses(w)
 	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
-		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops}}
+		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops, Names: failure.SeedNames(w)}}
+	out.runsToTell = func() (*story.Compared, *failure.Suspect) {
+		defer world.Simulating()()
+		return failure.ComparedRun(w, t, p, r.Violated()), failure.SuspectOf(w, t, p, r.Violated())
+	}
 	if n := len(r.Steps); n > 0 {
 		out.Virtual = r.Steps[n-1].At
 	}
@@ -84,6 +93,11 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 func (r *Replayed) WriteStory(planPath, title string) (svg, html string, err error) {
 	rep := *r.rep
 	rep.PlanPath, rep.Test = planPath, title
+	if r.runsToTell != nil {
+		r.rep.Compared, r.rep.Suspect = r.runsToTell()
+		r.runsToTell = nil
+		rep.Compared, rep.Suspect = r.rep.Compared, r.rep.Suspect
+	}
 	a := failure.ArtifactPaths(planPath)
 	st := rep.Story()
 	if err := failure.WriteFile(a.SVG, func(f *os.File) error { return st.WriteSVG(f) }); err != nil {

@@ -162,7 +162,7 @@ func replayOnCorrect(t *testing.T, p pattern, res operatortest.Result) {
 }
 
 // storyTold replays the twin's minimal plan and checks its picture: the
-// violation's steps are numbered (①, ②, ... in time order), and include the
+// violation's steps are numbered (①, ②, ... ⑩, (11), ... in time order), and include the
 // crash when the plan has one, and a stale read when the operator made one of
 // an object the verdict names (the causes a generic oracle's story must show).
 func storyTold(t *testing.T, p pattern, res operatortest.Result) {
@@ -187,8 +187,8 @@ func storyTold(t *testing.T, p pattern, res operatortest.Result) {
 	}
 	var steps []string
 	var prev time.Duration
-	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑳]) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
-		if want := string(rune('①' + n)); m[1] != want {
+	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑩]|\(\d+\)) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
+		if want := stepNumber(n + 1); m[1] != want {
 			t.Errorf("the picture's step %d is numbered %s", n+1, m[1])
 		}
 		if at, err := time.ParseDuration(m[2]); err != nil || at < prev {
@@ -240,4 +240,12 @@ func verdicts(res operatortest.Result) string {
 		out = append(out, fmt.Sprintf("%s: %s", v.Property, v.Detail))
 	}
 	return strings.Join(out, "; ")
+}
+
+// stepNumber is how the picture numbers its n-th step: ① to ⑩, then (11).
+func stepNumber(n int) string {
+	if n <= 10 {
+		return string(rune('①' + n - 1))
+	}
+	return fmt.Sprintf("(%d)", n)
 }

@@ -1,6 +1,7 @@
 package twowrites_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,10 @@ import (
 
 // The failure of a generic oracle (converges) tells its story: the picture's
 // numbered steps, in time order, include the crash between the two writes
-// that caused it, and the object the verdict names has a lane.
+// that caused it and the last reconcile, after the restart, that never made
+// the second Secret; the picture says in words that the fault-free run
+// created it and this run never did, and draws a lane for the Secret this
+// run never had.
 func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 	o := options(false)
 	o.Seed = 1
@@ -37,7 +41,8 @@ func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := numberedSteps(t, string(b))
-	for _, want := range []string{"configmap creates ", "crash: crash after write 1 (create)"} {
+	for _, want := range []string{"configmap creates ", "crash: crash after write 1 (create)", "restart: incarnation 2",
+		"r1 of shop/web, the last: never creates Secret shop/web-credentials"} {
 		found := false
 		for _, s := range steps {
 			found = found || strings.Contains(s, want)
@@ -46,16 +51,22 @@ func TestTheFailurePictureNumbersTheCrashThatCausedIt(t *testing.T) {
 			t.Errorf("the picture's numbered steps do not include %q (plan:\n%s):\n%s", want, res.Minimal, strings.Join(steps, "\n"))
 		}
 	}
+	for _, want := range []string{">Secret shop/web-credentials<", ">object: this run never made it<", ">never created in this run<",
+		"what this run never did: Secret shop/web-credentials: the fault-free run of the same workload created it at "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the picture lacks %q (plan:\n%s)", want, res.Minimal)
+		}
+	}
 }
 
 // numberedSteps are the lines of a picture's "The violation, step by step",
-// checked to be numbered ①, ②, ... in time order.
+// checked to be numbered ①, ②, ... ⑩, (11), ... in time order.
 func numberedSteps(t *testing.T, svg string) []string {
 	t.Helper()
 	var out []string
 	var prev time.Duration
-	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑳]) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(svg, -1) {
-		if want := string(rune('①' + n)); m[1] != want {
+	for n, m := range regexp.MustCompile(`xml:space="preserve">([①-⑩]|\(\d+\)) +([^ ]+) ([^<]*)<`).FindAllStringSubmatch(svg, -1) {
+		if want := stepNumber(n + 1); m[1] != want {
 			t.Errorf("step %d is numbered %s", n+1, m[1])
 		}
 		at, err := time.ParseDuration(m[2])
@@ -72,4 +83,12 @@ func numberedSteps(t *testing.T, svg string) []string {
 		t.Error("the picture numbers no step of the violation")
 	}
 	return out
+}
+
+// stepNumber is how the picture numbers its n-th step: ① to ⑩, then (11).
+func stepNumber(n int) string {
+	if n <= 10 {
+		return string(rune('①' + n - 1))
+	}
+	return fmt.Sprintf("(%d)", n)
 }

@@ -1,11 +1,18 @@
 // Package failure tells a failing plan's story: the report a failing test
 // prints (the violated property, what it saw, what each fault stands for on
-// a real cluster and the steps from it to the violation, a replay command
+// a real cluster and the steps from it to the violation, what the run never
+// did that the fault-free run of the same workload did (ComparedRun: that
+// run is run again for its trace when a violation compares with it; the
+// story tells its absences), a replay command
 // and the timeline, the controllers' log lines and Events included; the
 // built-in processes' start-up and their steps on objects the operator
 // never touched folded, -ctrlsim.timeline=full keeps them), and the run's
 // picture (.svg), inspector (.html) and a markdown report for an upstream
-// issue (.md) in the artifacts directory, under the package's path in its
+// issue (.md) in the artifacts directory (for an interleavings-agree
+// violation that blames another fault-free run than the plan's own, its
+// plan is saved there beside them as <test>.suspect.plan with a replay
+// line, and the story draws that suspect when interleavings-agree is all
+// the run violates: SuspectOf), under the package's path in its
 // module (-ctrlsim.artifacts=DIR, else $CTRLSIM_ARTIFACTS, else a fresh
 // temporary directory the failure names). A replay with -ctrlsim.plan
 // writes them again, and `ctrlsim report PLAN` replays a saved plan and
@@ -26,6 +33,16 @@
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
 //     fault shapes every step and has no step of its own to start from.
+//   - "What this run never did" compares with the fault-free run of the
+//     plan's seed only: a violation that the late or the other schedule's
+//     run decided is told against that run, and an interleavings-agree
+//     violation gets none.
+//   - The suspect's plan replays the suspect's run bit for bit, but its
+//     own interleavings-agree verdict may blame the other schedule: when
+//     the blame rule (story.ShowsTheBug) does not tell, the plan's own run
+//     is taken for the faulted run, and a plan with no fault ends as its
+//     own schedule does, so the other is named (reference/reference.go's
+//     agree).
 //   - Seed objects of two kinds of one name (in two API groups) with the
 //     same namespace and name keep their indexes in a printed plan: the name
 //     form does not carry the group. operatortest.Replay (the catalogue's

@@ -460,6 +460,13 @@ type Report struct {
 	// Names are the seed objects' names (SeedNames), by which the printed
 	// plan names them (nil: by index).
 	Names []string
+	// Compared is the fault-free run of the plan's seed and workload
+	// (ComparedRun), when a violation compares the run with it: the story
+	// tells what it did and this run never did.
+	Compared *story.Compared
+	// Suspect is the fault-free run an interleavings-agree violation blames
+	// (SuspectOf), when it is not this run: the story draws it.
+	Suspect *Suspect
 }
 
 // PlanText is p as a failure prints and saves it: each step's object= a seed
@@ -496,17 +503,68 @@ func SeedNames(w *world.World) []string {
 // shown are the processes whose every step a folded timeline keeps.
 func (rep *Report) shown() []string { return append(slices.Clone(rep.Operators), rep.systems...) }
 
+// Story is the run's story, its plan's steps naming seed objects as the
+// printed plan does (object=Tenant/team-a, not object=0).
 func (rep *Report) Story() *story.Story {
+	if s := rep.Suspect; s != nil && rep.drawsSuspect() {
+		// The run interleavings-agree blames, with the verdicts that
+		// blame it.
+		return story.Build(story.Input{
+			Title:    rep.Test + " (the suspect: " + s.Name + ")",
+			Steps:    s.R.Steps,
+			Log:      s.R.Log,
+			Start:    s.R.Start,
+			Plan:     plan.NameObjects(s.P, rep.Names),
+			Verdicts: s.Verdicts,
+			Lead:     rep.Operators,
+		})
+	}
+	p := rep.P
+	if p != nil && rep.Names != nil {
+		p = plan.NameObjects(p, rep.Names)
+	}
 	return story.Build(story.Input{
 		Title:    rep.Test,
 		Steps:    rep.R.Steps,
 		Log:      rep.R.Log,
 		Start:    rep.R.Start,
-		Plan:     rep.P,
+		Plan:     p,
 		Verdicts: rep.R.Verdicts,
 		Lead:     rep.Operators,
+		Compared: rep.Compared,
 	})
 }
+
+// ComparedRun is the fault-free run of p's seed and workload, run again for
+// its trace when a violation of vs compares this run with it (its detail
+// names "the fault-free run of the same workload": converges,
+// update-summaries), so that the story can say what that run did and this
+// one never did; nil when none does, p has no fault (it is that run), or
+// the run is cut at the work bound or cannot run.
+func ComparedRun(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict) *story.Compared {
+	if len(p.Faults) == 0 || !slices.ContainsFunc(vs, func(v check.Verdict) bool { return strings.Contains(v.Detail, comparedName) }) {
+		return nil
+	}
+	defer uncounted(w)()
+	_, r, err := reference.RunOnce(w, t, &plan.Plan{Seed: p.Seed, Steps: p.Steps}, nil, 0)
+	if err != nil || world.CutNote(r.Verdicts) != "" {
+		return nil
+	}
+	return &story.Compared{Name: comparedName, Steps: r.Steps}
+}
+
+// uncounted keeps the runs a report makes out of the world's count of runs
+// (World.Runs: an exploration's statistics count the runs it made to find
+// and shrink, not those of telling the story); call the function it returns
+// when done.
+func uncounted(w *world.World) func() {
+	n := w.Runs
+	return func() { w.Runs = n }
+}
+
+// comparedName is how the verdicts name the fault-free run of a plan's seed
+// and workload.
+const comparedName = "the fault-free run of the same workload"
 
 // logLines are the lines logged by the processes keep accepts.
 func (rep *Report) logLines(keep func(process string) bool) []story.LogLine {
@@ -586,6 +644,26 @@ func (rep *Report) markdown(svg, html string) string {
 			b.WriteString("```\n")
 		}
 	}
+	if s := rep.Suspect; s != nil {
+		drawn := "The story below draws the run interleavings-agree blames"
+		if !rep.drawsSuspect() {
+			drawn = "The story below is this run's, for its other violations; interleavings-agree blames"
+		}
+		// Beside the minimal plan, by the path the markdown gives it below.
+		saved := rep.PlanPath
+		if filepath.IsAbs(saved) {
+			saved = filepath.Base(saved)
+		}
+		saved = strings.TrimSuffix(saved, ".plan") + ".suspect.plan"
+		fmt.Fprintf(&b, "\n## The suspect\n\n%s, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` in the test's package directory and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
+			drawn, s.Name, s.R.Hash, saved, PlanText(s.P, rep.Names), ReplayCommand(rep.Test, saved))
+	}
+	if abs := rep.Story().Absences; len(abs) > 0 {
+		b.WriteString("\n## What this run never did\n\n")
+		for _, a := range abs {
+			fmt.Fprintf(&b, "- %s\n", a.Text)
+		}
+	}
 	b.WriteString("\n## The minimal plan\n\n```\n")
 	b.WriteString(PlanText(rep.P, rep.Names))
 	b.WriteString("```\n\n")
@@ -653,7 +731,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	vs := r.Violated()
 	var err error
 	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
-		Names: SeedNames(w)}
+		Names: SeedNames(w), Compared: ComparedRun(w, t, p, vs), Suspect: SuspectOf(w, t, p, vs)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
@@ -667,10 +745,21 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			b.WriteString(l + "\n")
 		}
 	}
-	if lines := rep.Story().StepLines(); len(lines) > 0 {
-		b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
+	st := rep.Story()
+	if lines := st.StepLines(); len(lines) > 0 {
+		if rep.Suspect != nil && rep.drawsSuspect() {
+			fmt.Fprintf(&b, "\nthe violation, step by step, in the suspect's run (%s; numbered as the picture numbers them):\n", rep.Suspect.Name)
+		} else {
+			b.WriteString("\nthe violation, step by step (numbered as the picture numbers them):\n")
+		}
 		for _, l := range lines {
 			b.WriteString("  " + l + "\n")
+		}
+	}
+	if len(st.Absences) > 0 {
+		b.WriteString("\nwhat this run never did:\n")
+		for _, a := range st.Absences {
+			b.WriteString("  " + a.Text + "\n")
 		}
 	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(PlanText(p, rep.Names)))
@@ -683,6 +772,13 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 			f.Files.SVG, f.Files.HTML, f.Files.Markdown, path)
 		fmt.Fprintf(&b, "(the story is in the artifacts directory %s: -ctrlsim.artifacts or CTRLSIM_ARTIFACTS choose it; commit the plan %s, not the story)\n",
 			filepath.Dir(f.Files.SVG), path)
+		if rep.Suspect != nil {
+			if text, err := rep.writeSuspect(suspectPath(f.Files)); err != nil {
+				fmt.Fprintf(&b, "(the suspect's plan could not be written: %v)\n", err)
+			} else {
+				b.WriteString(text)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "\ntimeline (trace hash %s; log lines and Events included; the operator's processes: %s):\n", r.Hash, strings.Join(rep.Operators, ", "))
 	for _, l := range FoldTimeline(r.Steps, rep.shown(), FullTimeline()) {

@@ -88,7 +88,8 @@
 //     the faulted run ends as one of them, the report names the other as the
 //     suspect, and converges does not blame the faulted run.
 //   - update-summaries: no object is created or deleted more often than in
-//     the fault-free run that did so most (fewer is no violation: a delayed
+//     the fault-free run that did so most, each run counted over its whole
+//     length (the fault phase and the heal budget: the verdict states it) (fewer is no violation: a delayed
 //     operator may miss making what the workload deleted first). The same
 //     race counts the other way too: when the fault-free runs lost it (the
 //     user's deletion came before the operator's first write) and the
@@ -403,6 +404,12 @@
 //
 // # Known gaps
 //
+//   - update-summaries blames the faulted run whenever it made or unmade an
+//     object more often than every fault-free run, even where the fault-free
+//     run is the one that differs wrongly (it never made a child its owner
+//     calls for, and the faulted run's one creation reads "created 1 time
+//     ... in this run"): the blame rule of interleavings-agree
+//     (story.ShowsTheBug) is not applied to counts.
 //   - Domain steps are the author's: the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a

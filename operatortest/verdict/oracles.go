@@ -795,6 +795,13 @@ func gvkOfKey(s *Snapshot, key string) schema.GroupVersionKind {
 
 func (s *Snapshot) textOf(key string) string { return s.Of(gvkOfKey(s, key)).Text[key] }
 
+// countWindow says over what window update-summaries counts: each run's
+// whole watch log, from its start to its end (the fault phase and the heal
+// budget).
+func countWindow(end time.Duration) string {
+	return fmt.Sprintf("counted over each run's whole length, the fault phase and the heal budget: this run's from 0s to %v", end)
+}
+
 // updateSummaries: no object of the judged kinds created or deleted more
 // times than in every fault-free run of the same workload. A dependent
 // created while its owners were gone or being deleted, and then deleted,
@@ -855,7 +862,7 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					continue
 				}
-				return check.Verdict{Property: world.UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run", k, most, g)}
+				return check.Verdict{Property: world.UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run (%s)", k, most, g, countWindow(end))}
 			}
 		}
 	}

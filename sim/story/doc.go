@@ -44,6 +44,16 @@
 //     releases get lanes showing their state per version (deleting,
 //     status.phase, the Ready condition, a release's newest revision and
 //     status, else the version).
+//   - What did not happen (Input.Compared: the fault-free run of the same
+//     workload, its trace): for an object the verdict names that that run
+//     created, deleted or finalized (removed the last finalizer of) and
+//     this run never did, the first such write,
+//     when and in which reconcile of what, and this run's last reconcile,
+//     by the same controller, of the same object: what it read and wrote
+//     instead and how it ended (Story.Absences, in words among the Notes).
+//     That reconcile is an event, the verdict is drawn there when nothing
+//     else claims it, and the object gets a lane ("never created in this
+//     run") with a grey tick where the fault-free run made the write.
 //   - A plan with no fault says so: the heal's line is "fault phase ends
 //     (this plan has no fault)", and a note (Story.Notes) says the default
 //     watch delay alone caused the violation when a stale read led to the
@@ -79,6 +89,14 @@
 //     two runs, is not matched across them.
 //   - Log lines are those of reconcilers (the context's logger); lines of code
 //     that logs through a logger of its own making are not captured.
+//   - An absence is a creation, deletion or finalization the compared run
+//     made: a field it wrote and this run did not is not told (a converges
+//     verdict on a field gets none), nor is an object of generated name,
+//     named apart in the two runs. A verb this run made once stands for
+//     every time the compared run made it (an object created twice there
+//     and once here has no absence).
+//   - Events are numbered ① to ⑩ and then (11), (12): the circled numbers
+//     past ⑩ are missing from common fonts.
 //   - Label widths are estimated from a monospace font; a viewer with another
 //     font may let long labels touch.
 package story

@@ -166,6 +166,19 @@ func (s *Story) explain() {
 				addEvent(i, label, RoleFault, vi)
 			}
 		}
+		// What the compared run did to the objects it names and this run
+		// never did, at this run's last reconcile that could have done it.
+		for _, a := range s.absences(v.Detail, until) {
+			if a.Last >= 0 {
+				st := steps[a.Last]
+				e := addEvent(a.Last, fmt.Sprintf("r%d of %s, the last: never %s %s", st.Reconcile, st.Object, presentTense[a.Verb], a.Object), RoleEffect, vi)
+				if s.Verdicts[vi].Event < 0 {
+					s.Verdicts[vi].Event = e
+				}
+			}
+			s.Absences = append(s.Absences, a)
+			s.Notes = append(s.Notes, "what this run never did: "+a.Text)
+		}
 		if !s.hasEvents(vi) {
 			// A verdict that names no object and no side effect: the
 			// reconciles it names ("reconcile 17 of /example"), else the

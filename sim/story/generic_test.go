@@ -2,6 +2,7 @@ package story_test
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -200,10 +201,10 @@ func checkLabels(t *testing.T, svg string, s *story.Story) {
 	}
 	// The numbers follow time: the event listed n-th happened no earlier
 	// than the (n-1)-th, and the circled numbers appear in the list in order.
-	list := regexp.MustCompile(`xml:space="preserve">([①-⑳]) +([^ ]+) `).FindAllStringSubmatch(svg, -1)
+	list := regexp.MustCompile(`xml:space="preserve">([①-⑩]|\(\d+\)) +([^ ]+) `).FindAllStringSubmatch(svg, -1)
 	var prev time.Duration
 	for n, m := range list {
-		if want := string(rune('①' + n)); m[1] != want {
+		if want := stepNumber(n + 1); m[1] != want {
 			t.Errorf("list line %d is numbered %s", n+1, m[1])
 		}
 		at, err := time.ParseDuration(m[2])
@@ -340,4 +341,12 @@ func TestAVerdictNamingAReconcileIsToldByIt(t *testing.T) {
 	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "the workload and the default timing alone") {
 		t.Errorf("notes %q", s.Notes)
 	}
+}
+
+// stepNumber is how the picture numbers its n-th step: ① to ⑩, then (11).
+func stepNumber(n int) string {
+	if n <= 10 {
+		return string(rune('①' + n - 1))
+	}
+	return fmt.Sprintf("(%d)", n)
 }

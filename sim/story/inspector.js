@@ -44,7 +44,9 @@
     }
     return (neg ? "-" : "") + s;
   }
-  function circled(n) { return n >= 1 && n <= 20 ? String.fromCharCode(0x2460 + n - 1) : "(" + n + ")"; }
+  // ① to ⑩, then (11): the circled numbers past ⑩ are missing from common
+  // fonts (svg.go's circled keeps the same rule).
+  function circled(n) { return n >= 1 && n <= 10 ? String.fromCharCode(0x2460 + n - 1) : "(" + n + ")"; }
   function who(st) {
     var w = st.Process || "-";
     if (st.Controller) { w += "/" + st.Controller; }

@@ -28,6 +28,11 @@ type Input struct {
 	// (a controller's start-up log lines: no reconcile, write or crash) are
 	// left out. Empty: every lane, in order of first appearance.
 	Lead []string
+	// Compared is the fault-free run of the same workload the verdicts
+	// compare this run with (nil: none given): a verdict whose object the
+	// compared run made or deleted and this run never did gets that
+	// absence told (Story.Absences) and its object a lane.
+	Compared *Compared
 }
 
 // Story is a run laid out for a reader: lanes of processes and objects with what
@@ -42,9 +47,13 @@ type Story struct {
 	// Notes say what a reader needs besides the events: that a plan with no
 	// fault broke the property under the default timing alone (NoFaultNote).
 	Notes []string
-	Heal  time.Duration // when the fault phase ended; -1 when the run never healed
-	End   time.Duration // the last time drawn
-	Scale Scale
+	// Absences are the writes the compared run made to the objects the
+	// verdicts name and this run never made (Input.Compared), each said in
+	// words (Absence.Text, among the Notes too) and its object drawn.
+	Absences []Absence
+	Heal     time.Duration // when the fault phase ended; -1 when the run never healed
+	End      time.Duration // the last time drawn
+	Scale    Scale
 
 	in       Input
 	versions map[uint64]int // resourceVersion -> index in in.Log
@@ -181,6 +190,7 @@ func Build(in Input) *Story {
 	})
 	s.explain()
 	s.objectLanes()
+	s.absenceLanes(s.runEnd())
 	s.placeVerdicts()
 	if n := s.noFaultNote(); n != "" {
 		s.Notes = append(s.Notes, n)

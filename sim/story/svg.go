@@ -62,9 +62,12 @@ func (b *band) place(anchor float64, text string, lo, hi float64) (x float64, ro
 
 func px(x float64) float64 { return svgPlotX + x/scaleWidth*svgPlotW }
 
-// circled is the event number as a reader sees it in the picture and the list.
+// circled is the event number as a reader sees it in the picture and the
+// list: ① to ⑩, then (11), (12), ... (the circled numbers past ⑩ are
+// missing from common fonts, which draw them as empty boxes). The
+// inspector's circled (inspector.js) keeps the same rule.
 func circled(n int) string {
-	if n >= 1 && n <= 20 {
+	if n >= 1 && n <= 10 {
 		return string(rune('①' + n - 1))
 	}
 	return fmt.Sprintf("(%d)", n)
@@ -297,7 +300,11 @@ func (s *Story) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="%s" xml:space="preserve">%s</text>`+"\n", ly, color, escape(line))
 		ly += rowH
 	}
-	fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version</text>`+"\n", ly+6)
+	legend := "bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version"
+	if len(s.Absences) > 0 {
+		legend += " · grey ticks: the fault-free run's writes this run never made"
+	}
+	fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">%s</text>`+"\n", ly+6, escape(legend))
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -328,6 +335,8 @@ func laneNames(l Lane) (string, string) {
 		name, sub = strings.TrimPrefix(l.Name, l.Group+"/"), "in "+l.Group
 	case l.Kind == LaneProcess:
 		sub = "process"
+	case l.Kind == LaneObject && l.Note == noteMissing:
+		return name, "object: this run never made it"
 	case l.Kind == LaneObject:
 		sub = "object: state over time"
 		if l.Group == "Helm release" {
