@@ -55,7 +55,7 @@ func TestPoisonEventHoldsForTheBuggyOperatorOnOperatortest(t *testing.T) {
 func TestNoEventAfterFailureCatchesTheFixedOperatorOnOperatortest(t *testing.T) {
 	o := NoEventAfterFailure(variant.Fixed)
 	o.Expect = "converges"
-	o.Checks = 100 // caught at plan 38 (seed 1) since API errors are drawn by default (a 500 on the PATCH)
+	o.Checks = 100    // caught at plan 38 (seed 1) since API errors are drawn by default (a 500 on the PATCH)
 	o.ShrinkRuns = 50 // bounded: shrinking on operatortest is issue 31's
 	operatortest.Run(t, o)
 }
