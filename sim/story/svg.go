@@ -170,7 +170,11 @@ func (s *Story) WriteSVG(w io.Writer) error {
 	for _, n := range s.Notes {
 		listed("#555555", wrap(n, 150)...)
 	}
-	height := listY + rowH*float64(len(list)+2) + 10
+	legendLines := 1
+	if len(s.Absences) > 0 {
+		legendLines++ // the grey ticks' line: one line would run off the picture
+	}
+	height := listY + rowH*float64(len(list)+1+legendLines) + 10
 
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans Mono,Menlo,Consolas,monospace" font-size="11">`+"\n", svgWidth, height, svgWidth, height)
 	b.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fde2c8"/><line x1="0" y1="0" x2="0" y2="6" stroke="#f4a261" stroke-width="3"/></pattern>` +
@@ -300,11 +304,13 @@ func (s *Story) WriteSVG(w io.Writer) error {
 		fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="%s" xml:space="preserve">%s</text>`+"\n", ly, color, escape(line))
 		ly += rowH
 	}
-	legend := "bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version"
+	legend := []string{"bars: reconciles (green ok, red error or crashed, blue requeue) · ticks: writes · ×: crash · ▶: start, restart · ◆: plan step · hatched: fault · lanes of objects: state by version"}
 	if len(s.Absences) > 0 {
-		legend += " · grey ticks: the fault-free run's writes this run never made"
+		legend = append(legend, "grey ticks: the fault-free run's writes this run never made")
 	}
-	fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">%s</text>`+"\n", ly+6, escape(legend))
+	for i, l := range legend {
+		fmt.Fprintf(&b, `<text x="10" y="%.1f" fill="#777777" font-size="10">%s</text>`+"\n", ly+6+rowH*float64(i), escape(l))
+	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
