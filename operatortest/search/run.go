@@ -328,7 +328,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			return Result{}, err
 		}
 	}
-	if !w.Opts.KeepGoing && slices.ContainsFunc(plain, func(f Finding) bool { return isExpected(w, f.Violations) }) {
+	if pinsKnownBug(w, plain) {
 		// Options.Expect pins a known bug, and the fault-free run shows it:
 		// found, and the search does not go on for another signature of it.
 		out.Findings = plain
@@ -359,7 +359,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		// fault-free run shows it: found, and the search ends; what the
 		// plan's fault adds is logged, not judged as another bug (most
 		// often another signature of it). Options.KeepGoing reports each.
-		pinned := !w.Opts.KeepGoing && slices.ContainsFunc(nf, func(g Finding) bool { return isExpected(w, g.Violations) })
+		pinned := pinsKnownBug(w, nf)
 		if pinned && f.Signature != "" {
 			t.Logf("operatortest: %s: violated with the fault of the plan whose fault-free run shows Options.Expect's known bug; not judged as another bug (Options.KeepGoing reports it)", f.Signature)
 			f = Finding{}
@@ -454,6 +454,13 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		}
 	}
 	return finishExploration(w, out, start), nil
+}
+
+// pinsKnownBug says whether findings with no fault fs show the known bug
+// Options.Expect names, which ends a search that does not keep going (plan
+// 0's and a random plan's alike).
+func pinsKnownBug(w *world.World, fs []Finding) bool {
+	return !w.Opts.KeepGoing && slices.ContainsFunc(fs, func(f Finding) bool { return isExpected(w, f.Violations) })
 }
 
 // finishExploration fills in out's summary of its first finding.
