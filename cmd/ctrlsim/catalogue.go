@@ -25,15 +25,15 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	if *checks < 1 {
 		return usagef("bad --checks %d: want at least 1", *checks)
 	}
-	target := *dir
-	if *check {
-		tmp, err := os.MkdirTemp("", "ctrlsim-catalogue-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		target = tmp
+	// The catalogue is always generated afresh into a temporary directory, then
+	// either compared with dir (--check) or copied over it, files it no longer
+	// generates removed: a regenerated catalogue passes its own check.
+	tmp, err := os.MkdirTemp("", "ctrlsim-catalogue-")
+	if err != nil {
+		return err
 	}
+	defer os.RemoveAll(tmp)
+	target := tmp
 	progress := func(e *catalogue.Entry, v string) {
 		if isTerminal(stderr) {
 			fmt.Fprintf(stderr, "\r\033[Kexploring %s %s ...", e.ID, v)
@@ -53,6 +53,13 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !*check {
+		removed, err := syncDir(*dir, tmp)
+		if err != nil {
+			return err
+		}
+		for _, n := range removed {
+			fmt.Fprintf(stdout, "removed %s: not generated any more\n", filepath.Join(*dir, n))
+		}
 		fmt.Fprintf(stdout, "wrote %s: %d results, %d unexpected\n", *dir, len(results), unexpected)
 		return nil
 	}
@@ -68,33 +75,81 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// compareDirs lists the differences between the checked-in catalogue and a fresh
-// one: files missing, extra, or changed (with the first differing line).
-func compareDirs(have, want string) ([]string, error) {
-	files := func(root string) (map[string][]byte, error) {
-		out := map[string][]byte{}
-		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(root, p)
-			if rel == "bench.md" || rel == "falsealarms.md" { // written by ctrlsim bench and make falsealarms, not by the catalogue
-				return err
-			}
-			out[rel] = b
-			return err
-		})
-		if os.IsNotExist(err) {
-			return out, nil
-		}
-		return out, err
-	}
-	h, err := files(have)
+// syncDir makes have hold what want holds: every file of want copied over,
+// every catalogue file of have that want lacks removed (returned, sorted).
+func syncDir(have, want string) ([]string, error) {
+	h, err := catalogueFiles(have)
 	if err != nil {
 		return nil, err
 	}
-	w, err := files(want)
+	w, err := catalogueFiles(want)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for n := range h { // lint:order-independent sorted below
+		if _, ok := w[n]; !ok {
+			removed = append(removed, n)
+		}
+	}
+	sort.Strings(removed)
+	for _, n := range removed {
+		if err := os.Remove(filepath.Join(have, n)); err != nil {
+			return nil, err
+		}
+		os.Remove(filepath.Dir(filepath.Join(have, n))) // only when empty
+	}
+	var names []string
+	for n := range w { // lint:order-independent sorted below
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if b, ok := h[n]; ok && bytes.Equal(b, w[n]) {
+			continue
+		}
+		p := filepath.Join(have, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, w[n], 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return removed, nil
+}
+
+// catalogueFiles reads every file under root but those other commands write
+// there (bench.md, falsealarms.md), by path relative to root; a root that does
+// not exist holds none.
+func catalogueFiles(root string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		if rel == "bench.md" || rel == "falsealarms.md" { // written by ctrlsim bench and make falsealarms, not by the catalogue
+			return err
+		}
+		out[rel] = b
+		return err
+	})
+	if os.IsNotExist(err) {
+		return out, nil
+	}
+	return out, err
+}
+
+// compareDirs lists the differences between the checked-in catalogue and a fresh
+// one: files missing, extra, or changed (with the first differing line).
+func compareDirs(have, want string) ([]string, error) {
+	h, err := catalogueFiles(have)
+	if err != nil {
+		return nil, err
+	}
+	w, err := catalogueFiles(want)
 	if err != nil {
 		return nil, err
 	}
