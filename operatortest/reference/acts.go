@@ -13,7 +13,7 @@ import (
 // actsOf are the actions of res, a fault-free run (plan.Act, what a sweep
 // ranks its plans by): each write of a process's reconcile in the
 // fault phase that changed something, with the reads that reconcile made
-// before it. A write changed something when it succeeded and, but for a
+// before it (a write's answer among them: the version it made). A write changed something when it succeeded and, but for a
 // delete, made a version newer than every one the run had made before it:
 // an update or patch that changes nothing answers with the object's
 // current version (the apiserver commits nothing). A read or write names
@@ -57,6 +57,11 @@ func actsOf(w *world.World, res *world.RunResult) []plan.Act {
 				continue // a no-op write acts on nothing
 			}
 			out = append(out, plan.Act{At: s.At, Process: s.Process, Kind: kind, Object: object, Reads: slices.Clone(reads[r])})
+			if verb != "delete" {
+				// The write's answer is the version it made: the reconcile
+				// goes on from it as from a read (its object updated in place).
+				reads[r] = append(reads[r], plan.Observed{At: s.At, Kind: kind, Object: object, RV: s.RVWritten})
+			}
 		}
 	}
 	return out

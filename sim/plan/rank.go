@@ -19,10 +19,14 @@ import (
 //   - A hold of a kind, or an unobserved window, is ranked when the first
 //     change it keeps from P is one P acted on.
 //   - A stale view of P frozen just after a change A, restarted right
-//     after a later change B, is ranked when P acted on A and B conflicts
+//     after a later change B, is ranked when P acted on A and B, or a
+//     change of A's object between them (the view hides it), conflicts
 //     with that action: B creates or deletes the object that write wrote
-//     (a child re-created or removed since), or creates A's object again
-//     under its name, or changes its spec again (a count undone).
+//     (a child re-created or removed since), or deletes A's object (what
+//     the action was made for is gone), creates it again under its name,
+//     changes its spec again (a count undone), or is another process's
+//     change of its status or metadata (what P may have copied: P's own
+//     status writes undo nothing P decided).
 //
 // Ranked plans come first, in the sweep's order; the rest follow in it.
 
@@ -67,31 +71,39 @@ func (r Observed) covers(kind, o string) bool {
 	return r.Object == o
 }
 
-// saw reports whether r returned the state change a made: a get, a's
-// version; a list, a version of the kind at or after a and before the next
-// change of a's object.
+// saw reports whether r returned what the state change a shows the
+// process: a's version, or one a changed only in status or metadata (a
+// Status change undoes no decision, so acting on the version before it is
+// acting on what it shows). A get, such a version; a list, the kind as of
+// such a version and before the next change of a's object.
 func (c *causality) saw(r Observed, a Write) bool {
-	if !r.covers(a.Kind, a.Object) {
+	if !r.covers(a.Kind, a.Object) || a.Change == Deleted {
 		return false
 	}
-	if !strings.HasSuffix(r.Object, "*") {
-		return r.RV == a.RV && a.Change != Deleted
-	}
+	base := c.base[a.RV]
 	next, ok := c.next[a.RV]
-	if r.RV == 0 { // a live list: as of its instant
-		return a.At <= r.At && (!ok || next.At > r.At)
+	if !strings.HasSuffix(r.Object, "*") {
+		return base.RV <= r.RV && r.RV <= a.RV
 	}
-	return r.RV >= a.RV && (!ok || next.RV > r.RV)
+	if r.RV == 0 { // a live list: as of its instant
+		return base.At <= r.At && (!ok || next.At > r.At)
+	}
+	return r.RV >= base.RV && (!ok || next.RV > r.RV)
 }
 
-// conflicts reports whether b conflicts with act, made having read a: b
-// creates or deletes what act wrote, or creates a's object again or
-// changes its spec again.
-func conflicts(act Act, a, b Write) bool {
+// conflicts reports whether b, a change proc did not make, conflicts with
+// act, made having read a: b creates or deletes what act wrote; or b
+// changes a's object again: deletes it, creates it again, changes its
+// spec, or (another process's write) its status or metadata, which act
+// may have copied or decided on.
+func conflicts(proc string, act Act, a, b Write) bool {
 	if b.Kind == act.Kind && b.Object == act.Object && (b.Change == Created || b.Change == Deleted || b.Change == Deleting) {
 		return true
 	}
-	return b.Kind == a.Kind && b.Object == a.Object && b.RV > a.RV && (b.Change == Created || b.Change == Updated)
+	if b.Kind != a.Kind || b.Object != a.Object || b.RV <= a.RV {
+		return false
+	}
+	return b.Change != Status || b.Process != proc
 }
 
 // causality answers, for one Targets, whether a stale pair is causal
@@ -100,6 +112,10 @@ type causality struct {
 	tg    Targets
 	acted map[causalKey][]int // the Acts of a process that read a change
 	next  map[uint64]Write    // by a change's resourceVersion, its object's next change
+	// base is, by a change's resourceVersion, the latest change of its
+	// object at or before it that was not a Status change (itself, when
+	// it is not one).
+	base map[uint64]Write
 }
 
 type causalKey struct {
@@ -110,14 +126,21 @@ type causalKey struct {
 }
 
 func newCausality(tg Targets) *causality {
-	c := &causality{tg: tg, acted: map[causalKey][]int{}, next: map[uint64]Write{}}
+	c := &causality{tg: tg, acted: map[causalKey][]int{}, next: map[uint64]Write{}, base: map[uint64]Write{}}
 	last := map[[2]string]uint64{} // each object's latest change so far
+	base := map[[2]string]Write{}  // and its latest that was not a Status change
 	for _, w := range tg.Writes {  // in commit order
 		k := [2]string{w.Kind, w.Object}
 		if rv, ok := last[k]; ok {
 			c.next[rv] = w
 		}
 		last[k] = w.RV
+		if b, ok := base[k]; !ok || w.Change != Status {
+			base[k] = w
+		} else {
+			w = b
+		}
+		c.base[last[k]] = w
 	}
 	return c
 }
@@ -145,12 +168,19 @@ func (c *causality) actsOn(proc string, a Write) []int {
 }
 
 // causal reports whether proc's view frozen just after a, restarted right
-// after b, is ranked: proc acted on a before b, and b conflicts with the
-// action.
+// after b, is ranked: proc acted on a before b, and a change the view
+// hides conflicts with the action: b, or a change of a's object after a
+// up to b (the view shows a in their place).
 func (c *causality) causal(proc string, a, b Write) bool {
 	for _, i := range c.actsOn(proc, a) {
-		if act := c.tg.Acts[i]; act.At < b.At && conflicts(act, a, b) {
+		act := c.tg.Acts[i]
+		if act.At < b.At && conflicts(proc, act, a, b) {
 			return true
+		}
+		for h, ok := c.next[a.RV]; ok && h.RV < b.RV; h, ok = c.next[h.RV] {
+			if act.At < h.At && conflicts(proc, act, a, h) {
+				return true
+			}
 		}
 	}
 	return false

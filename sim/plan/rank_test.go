@@ -31,7 +31,8 @@ func rankedStale(all []Targeted) []Fault {
 
 // A stale pair is ranked when the process read A and acted on it, and B
 // conflicts with the action: the finalizer read the old Cluster being
-// deleted (rev 20) and deleted its claim; the Cluster created again under
+// deleted (rev 20) and deleted its claim; the Cluster's removal (rv 22:
+// what the action was made for is gone), the Cluster created again under
 // its name (rv 30) and the claim made again (rv 31) conflict with that.
 // The view is frozen just after A, scoped to A's kind: the object's past
 // (caught up 1ms after the restart), then the pairs (behind for
@@ -44,6 +45,7 @@ func TestAStalePairTheProcessActedOnAndThatConflictsRanksFirst(t *testing.T) {
 		{Kind: Stale, Process: "op", At: 20001 * ms, Age: ms, Rev: 20, Resource: rankCluster},
 		{Kind: Stale, Process: "op", At: 20001 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
 		{Kind: Stale, Process: "op", At: 20101 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
+		{Kind: Stale, Process: "op", At: 5201 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
 	}
 	for _, read := range []Observed{
 		{At: 5050 * ms, Kind: rankCluster, Object: "ns/a", RV: 20}, // a get
@@ -64,9 +66,12 @@ func TestAStalePairTheProcessActedOnAndThatConflictsRanksFirst(t *testing.T) {
 	}
 }
 
-// B must conflict with what the process did: had the finalizer written
-// another object, the claim made again at 20.1s conflicts with nothing it
-// did (only the Cluster created again under its name does); and a read
+// A change the view hides must conflict with what the process did: had
+// the finalizer written another object, the claim made again at 20.1s
+// conflicts with nothing it did, but a view of rev 20 restarted after it
+// hides the Cluster's removal and re-creation, which do; a view of the new
+// Cluster (rv 30), which the finalizer read and acted on, hides nothing
+// that conflicts (only another claim is made, at 55s). And a read
 // of another version of the Cluster (the one created at 1s, rv 10; a list
 // made after the Cluster was gone) is no read of A.
 func TestAPairWithoutAConflictOrARead(t *testing.T) {
@@ -76,9 +81,18 @@ func TestAPairWithoutAConflictOrARead(t *testing.T) {
 	want := []Fault{
 		{Kind: Stale, Process: "op", At: 20001 * ms, Age: ms, Rev: 20, Resource: rankCluster},
 		{Kind: Stale, Process: "op", At: 20001 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
+		{Kind: Stale, Process: "op", At: 20101 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
+		{Kind: Stale, Process: "op", At: 5201 * ms, Age: 30 * time.Second, Rev: 20, Resource: rankCluster},
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("ranked %v, want only the Cluster's re-creation %v", got, want)
+		t.Errorf("ranked %v, want the views that hide the Cluster's removal or re-creation %v", got, want)
+	}
+	tg := recreateTargets()
+	tg.Acts = []Act{{At: 20100 * ms, Process: "op", Kind: rankPVC, Object: "ns/other", Reads: []Observed{{At: 20050 * ms, Kind: rankCluster, Object: "ns/a", RV: 30}}}}
+	for _, f := range rankedStale(Sweep(recreateSpace(), tg, nil)) {
+		if f.Rev == 30 {
+			t.Errorf("%s ranked, but nothing after rev 30 conflicts with writing ns/other", f)
+		}
 	}
 	for _, read := range []Observed{
 		{At: 5050 * ms, Kind: rankCluster, Object: "ns/a", RV: 10},
@@ -215,5 +229,67 @@ func TestAHoldOrAWindowThatKeepsAChangeTheProcessActedOnIsRanked(t *testing.T) {
 	}
 	if !slices.Equal(windows, wantWindows) {
 		t.Errorf("ranked windows %v, want %v", windows, wantWindows)
+	}
+}
+
+// A Status change undoes no decision, and shows what the version before it
+// showed: a process that read a Gateway's spec (rv 5) and wrote from it
+// acted on the status writes made next (rv 7, another manager's; rv 8, its
+// own) too, so a view frozen just after either, restarted after the spec
+// changed (rv 9), is ranked as the view of rv 5 is; frozen just after the
+// spec change, nothing it acted on is shown.
+func TestAViewFrozenAfterAStatusChangeShowsWhatTheProcessActedOn(t *testing.T) {
+	const gw = "example/v1/Gateway"
+	ms := time.Millisecond
+	tg := Targets{
+		Writes: []Write{
+			{At: 0, RV: 5, Kind: gw, Object: "ns/g", Change: Created},
+			{At: 3 * ms, RV: 7, Kind: gw, Object: "ns/g", Process: "dns", Change: Status},
+			{At: 4 * ms, RV: 8, Kind: gw, Object: "ns/g", Process: "tls", Change: Status},
+			{At: 20 * time.Second, RV: 9, Kind: gw, Object: "ns/g", Change: Updated},
+		},
+		Watched: map[string][]string{"tls": {gw}},
+		Acts: []Act{{At: 4 * ms, Process: "tls", Kind: gw, Object: "ns/g",
+			Reads: []Observed{{At: 1 * ms, Kind: gw, Object: "ns/g", RV: 5}}}},
+	}
+	sp := Space{Processes: []string{"tls"}, Kinds: []string{gw}, Horizon: time.Minute, MaxStale: 30 * time.Second}
+	var revs []uint64
+	for _, f := range rankedStale(Sweep(sp, tg, nil)) {
+		if f.At > 20*time.Second && !slices.Contains(revs, f.Rev) {
+			revs = append(revs, f.Rev)
+		}
+	}
+	slices.Sort(revs)
+	if want := []uint64{5, 7, 8}; !slices.Equal(revs, want) {
+		t.Errorf("views restarted after the spec change ranked at revs %v, want %v", revs, want)
+	}
+}
+
+// A change of status or metadata conflicts with what a process did when
+// another process made it (a status the process may have copied, another
+// manager's key), not when the process made it itself: tls read the
+// Gateway (rv 5) and wrote its certificate (rv 8); then dns wrote its
+// address (rv 10). A view of tls frozen at rv 8 (its own write: its
+// answer is what tls went on from) and restarted right after rv 10 is
+// causal; with rv 10 tls's own write, it is not.
+func TestAnotherProcesssStatusWriteConflictsAndTheProcesssOwnDoesNot(t *testing.T) {
+	const gw = "example/v1/Gateway"
+	ms := time.Millisecond
+	for _, c := range []struct {
+		by   string
+		want bool
+	}{{"dns", true}, {"tls", false}} {
+		tg := Targets{
+			Writes: []Write{
+				{At: 0, RV: 5, Kind: gw, Object: "ns/g", Change: Created},
+				{At: 4 * ms, RV: 8, Kind: gw, Object: "ns/g", Process: "tls", Change: Status},
+				{At: 20002 * ms, RV: 10, Kind: gw, Object: "ns/g", Process: c.by, Change: Status},
+			},
+			Acts: []Act{{At: 4 * ms, Process: "tls", Kind: gw, Object: "ns/g",
+				Reads: []Observed{{At: 1 * ms, Kind: gw, Object: "ns/g", RV: 5}}}},
+		}
+		if got := newCausality(tg).causal("tls", tg.Writes[1], tg.Writes[2]); got != c.want {
+			t.Errorf("status written by %s: causal %v, want %v", c.by, got, c.want)
+		}
 	}
 }
