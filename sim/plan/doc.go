@@ -93,13 +93,13 @@
 // the classes interleaved. The plans the run says can matter come first
 // (rank.go states the rule once): a crash that leaves an intermediate
 // state; a hold or an unobserved window that keeps from the process a
-// change it acted on (read, then made a write of the same reconcile that
-// changed something: Targets.Acts; a no-op write acts on nothing); and a
-// stale view frozen at a change A the process acted on, restarted after a
-// change B that conflicts with that action (B creates or deletes what the
-// action wrote, creates A's object again under its name, or changes its
-// spec again): Sieve's pruning by causality, kept as an order rather than
-// a cut.
+// change it acted on (read, or had as its own write's answer, then made a
+// write of the same reconcile that changed something: Targets.Acts; a
+// no-op write acts on nothing); and a stale view frozen at a change A the
+// process acted on that hides a change conflicting with that action (what
+// it wrote created or deleted, A's object deleted, created again or its
+// spec changed, or its status changed by another process): Sieve's
+// pruning by causality, kept as an order rather than a cut.
 //
 // Every plan is bounded (Parse, Read and Validate refuse what is not, with the
 // line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a
