@@ -12,6 +12,11 @@
 // ctrlsim's comes in a shuffle drawn from the plan (package informer's
 // WithListOrder), the same in every run of a plan. So with two replicas
 // scaled down to one, the twin deletes pod 0 in about half of the plans.
+// Both make a pod only for an ordinal the live Pool has (the manager's
+// APIReader): a restart onto a view frozen before the scale-down would
+// make pod 1 again, to delete it once the view catches up, which
+// update-summaries reports (the sweep's ranked plans reach that view at
+// plan 14; it was plan 70 of the unranked sweep).
 //
 // The author's property MembersKeepTheirPods catches it from the watch log
 // (a pod is deleted only while its ordinal is at or beyond its Pool's

@@ -88,6 +88,10 @@ func (in *PoolList) DeepCopyObject() runtime.Object {
 // Reconciler keeps each Pool's pods.
 type Reconciler struct {
 	client.Client
+	// APIReader reads the live Pool before a pod is made (the manager's
+	// GetAPIReader): a cache from before a scale-down would make a pod
+	// already gone, to delete it once it catches up.
+	APIReader client.Reader
 	// Buggy scales down by deleting the last pod of the cache's list, not
 	// the pod of the highest ordinal.
 	Buggy bool
@@ -118,7 +122,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	switch {
 	case len(live) < p.Spec.Replicas:
-		for i := range p.Spec.Replicas {
+		var now Pool // the live Pool: make only the pods it still wants
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &now); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if now.UID != p.UID || !now.DeletionTimestamp.IsZero() {
+			return ctrl.Result{}, nil // the view is behind: its events will come
+		}
+		for i := range min(p.Spec.Replicas, now.Spec.Replicas) {
 			if name := fmt.Sprintf("%s-%d", p.Name, i); !have[name] {
 				if err := r.create(ctx, &p, name, i); err != nil {
 					return ctrl.Result{}, err

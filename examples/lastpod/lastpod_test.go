@@ -90,7 +90,7 @@ func options(buggy bool) operatortest.Options {
 		Scheme: scheme,
 		CRDs:   [][]byte{lastpod.CRD},
 		Managers: []operatortest.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return (&lastpod.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			return (&lastpod.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 		}}},
 		Workload: operatortest.Workload{Script: []operatortest.Step{
 			operatortest.Create(0, pool()),

@@ -1,7 +1,11 @@
 // Package reference runs the fault-free references a faulted run is judged
 // against, and judges a plan against them (Run, RunRecalled). It also aims
 // faults: the targets of a plan space are read from a reference run's own
-// reads, writes and changes (TargetsOf).
+// reads, writes and changes (TargetsOf), and so are its acts, what a sweep
+// ranks its plans by (acts.go: each write of a reconcile that
+// changed something, with the reads the reconcile made before it; a write
+// answered with the version the run had already made is a no-op and no
+// act).
 //
 // # The rule
 //
@@ -97,6 +101,11 @@
 //     operator is never at rest: a Job that finishes within milliseconds of
 //     the run's end may be complete in one schedule and running in the
 //     other (the interleaving moves it by the API's latencies).
+//   - Acts are writes of a reconcile only (a runnable's or an event
+//     handler's write is none); a read or write of a kind whose name two
+//     collected groups share names no kind, and ranks nothing; a no-op
+//     write at the instant another client made the version it answers with
+//     counts as an act.
 //   - Each plan costs two fault-free runs besides its own (its schedule's,
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for

@@ -133,7 +133,9 @@ func metaLog(log []apiserver.Event) []apiserver.Event {
 // phase the apiserver committed to kinds the world collects (the
 // operator's, its children's, the workload models'), each with its
 // resourceVersion and kind, taken from the watch log (so deletions count):
-// a stale restart aims its lagging watch cache just before or after one.
+// a stale restart aims its lagging watch cache just before or after one;
+// and the run's actions, what each process read before each write that
+// changed something (acts.go).
 func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 	var out plan.Targets
 	for _, s := range res.Steps {
@@ -159,6 +161,7 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 	}
 	out.Watched = res.Watched
 	out.APIFaults = w.APIFaultsOf(res.Steps) // the API errors drawn by default (world's apifaults.go)
+	out.Acts = actsOf(w, res)                // what a sweep ranks its plans by (acts.go)
 	out.Written = map[string]int{}
 	by := map[uint64]string{} // the process whose request made each resourceVersion
 	for _, s := range res.Steps {

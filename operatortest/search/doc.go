@@ -175,8 +175,13 @@
 // scale down and up), in turn, so that the first workloads' plans keep
 // their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
 // enumerated from its own fault-free run (plan.Sweep), one fault each, the
-// four classes interleaved so that a budget smaller than the sweep covers
-// each class's most interesting plans: a crash right after each write of
+// classes interleaved so that a budget smaller than the sweep covers
+// each class's most interesting plans, and the plans that run ranks first
+// (plan.Sweep's rule, Sieve's pruning by causality: a crash that leaves an
+// intermediate state; a hold or an unobserved window that keeps from the
+// process a change it read and acted on; a stale view frozen at such a
+// change, restarted after a change that conflicts with that action),
+// the ranked plans of every workload before any other: a crash right after each write of
 // each operator process (the reference run's intermediate states first);
 // first among the stale restarts, a restart right after each object's last
 // change onto each earlier version of it, the latest, then the earliest,
@@ -192,13 +197,17 @@
 // the member scaled back up); a hold of a kind from just before each of its
 // changes until the heal; and every unobserved window (one object's changes
 // withheld from the process, its lists included, from its creation or one
-// change until its next: plan.UnobservedWindows). The sweep takes at most
-// half of Checks (the random plans the rest, numbered after it); every
+// change until its next: plan.UnobservedWindows); and an error answer to
+// each write of an operator process, a 500 and a lost response (the API
+// errors a world draws by default). The sweep takes half of Checks, or
+// what its ranked plans need when they are more (the whole budget at the
+// most), the random plans the rest, numbered after it; every
 // targeted plan shares its workload's references, so a sweep costs about
 // one run a plan. A targeted plan is not shrunk: it is the workload and one
 // fault. Result.Targeted, and the pass and failure lines, say how many of
-// each class ran of how many ("targeted plans: crashes after a write 4 of
-// 4, stale pairs 32 of 32, holds across a change 3 of 3"). A stale restart
+// the ranked plans ran of how many, then how many of each class ("targeted
+// plans: ranked plans covered 5 of 5, then crashes after a write 4 of 4,
+// stale pairs 32 of 1,032, holds across a change 3 of 3"). A stale restart
 // is drawn, targeted or at random, only where its new incarnation starts
 // before the heal (which ends every fault: a view that starts after it is
 // fresh and the plan would test nothing).
@@ -298,12 +307,11 @@
 //     cause (a panic and the error at rest it leaves are two). With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent).
-//   - The re-creations' targeted plans come after every plan of the first
-//     workloads: where those fill the sweep's half of the budget (most
-//     operators beyond the smallest), the re-creations are judged with no
-//     fault (plan 0) but their faulted plans are not reached; issue 52's
-//     causal ranking (the plans a study's pruning keeps first, the sweep's
-//     share grown to what they need) is not built.
+//   - The re-creations' unranked targeted plans come after every unranked
+//     plan of the first workloads: where those fill the sweep's share of
+//     the budget, the re-creations' are not reached but for their ranked
+//     plans. The ranking is plan.Sweep's, with its Known gaps; error
+//     answers are never ranked, and come after every ranked plan.
 //     It is not sharded. Without worker processes its distinct violations
 //     are shrunk one after another; with them, those the random plans show
 //     are shrunk in processes of their own, as many at once as there are

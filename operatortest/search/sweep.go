@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,9 +28,11 @@ import (
 // workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
-// changes, a hold across each change), the classes interleaved, and the
-// workloads' plans are taken in turn. They take at most half the budget
-// (Checks); the random plans the rest. Every targeted plan shares the
+// changes, a hold across each change, an error answer to each write), the
+// classes interleaved and the plans the run ranks first, and the
+// workloads' plans are taken in turn, every workload's ranked plans before
+// any other. They take half the budget (Checks), or what the ranked plans
+// need when they are more (sweepBudget); the random plans the rest. Every targeted plan shares the
 // fault-free run of its workload (its references are recalled), so a sweep
 // costs about one run a plan. A targeted plan is the workload plus one fault: it is not shrunk
 // (there is nothing to take away but its fault); Result.Targeted says how
@@ -40,21 +43,45 @@ type Coverage struct {
 	Class string // "crashes after a write", "stale pairs", ... (plan.SweepClass)
 	Ran   int    // how many of them were judged
 	Of    int    // how many the workload's fault-free run gave
+	// Ranked is how many of Of the fault-free run ranks (plan.Targeted's
+	// Ranked: they come first), RankedRan how many of those were judged.
+	Ranked, RankedRan int
 }
 
-func (c Coverage) String() string { return fmt.Sprintf("%s %d of %d", c.Class, c.Ran, c.Of) }
+func (c Coverage) String() string {
+	return fmt.Sprintf("%s %s of %s", c.Class, thousands(c.Ran), thousands(c.Of))
+}
 
-// CoverageLine is cs as one clause of a log line ("targeted plans: crashes
-// after a write 31 of 31, stale pairs 48 of 212"); "" when there is none.
+// thousands writes n with a comma between each group of three digits
+// (1,700), as the pass line's counts read.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// CoverageLine is cs as one clause of a log line ("targeted plans: ranked
+// plans covered 40 of 40, then crashes after a write 31 of 31, stale pairs
+// 48 of 1,212": the ranked plans of every class first, then each class's
+// whole, the ranked among them); "" when there is none.
 func CoverageLine(cs []Coverage) string {
 	if len(cs) == 0 {
 		return ""
 	}
 	parts := make([]string, len(cs))
+	ranked, rankedRan := 0, 0
 	for i, c := range cs {
 		parts[i] = c.String()
+		ranked += c.Ranked
+		rankedRan += c.RankedRan
 	}
-	return "targeted plans: " + strings.Join(parts, ", ")
+	line := "targeted plans: "
+	if ranked > 0 {
+		line += fmt.Sprintf("ranked plans covered %s of %s, then ", thousands(rankedRan), thousands(ranked))
+	}
+	return line + strings.Join(parts, ", ")
 }
 
 // clause is s as a clause after a comma ("", when s is).
@@ -65,10 +92,18 @@ func clause(s string) string {
 	return "; " + s
 }
 
-// sweepShare is the share of the budget the sweep may take: the random
-// plans keep the rest (a bug that needs a drawn workload or a lag is found
-// by them).
+// sweepShare is the share of the budget the sweep takes at the least
+// (half): the random plans keep the rest (a bug that needs a drawn
+// workload or a lag is found by them), unless the ranked plans need more:
+// then the sweep takes what they need, the budget at the most
+// (sweepBudget).
 const sweepShare = 2
+
+// sweepBudget is how many of checks the sweep may take when its
+// workloads' fault-free runs rank ranked plans.
+func sweepBudget(checks, ranked int) int {
+	return max(checks/sweepShare, min(ranked, checks))
+}
 
 // sweepBase is the workload the sweep targets: the script alone, on the
 // explorer seed's schedule.
@@ -111,19 +146,21 @@ func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	return first, again, nil
 }
 
-// targetedPlans are the sweep's plans, at most budget, and what each class
-// has of them: the targeted plans of each workload (the script alone, then
-// workload.Lifecycle's, each from its own fault-free run), taken from the
-// workloads in turn so that a budget smaller than the sweep aims at every
-// workload's most interesting plans.
-func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []plan.SweepClass, []Coverage, error) {
+// targetedPlans are the sweep's plans, at most sweepBudget of checks, and
+// what each class has of them: the targeted plans of each workload (the
+// script alone, then workload.Lifecycle's, each from its own fault-free
+// run), the ranked ones of every workload first, then the rest, each taken
+// from the workloads in turn so that a budget smaller than the sweep aims
+// at every workload's most interesting plans.
+func targetedPlans(w *world.World, t *testing.T, checks int) ([]*plan.Plan, []plan.Targeted, []Coverage, error) {
 	first, again, err := sweepWorkloads(w)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	bases := append(slices.Clone(first), again...)
 	sweeps := make([][]plan.Targeted, len(bases))
-	of := map[plan.SweepClass]int{}
+	of, ranked := map[plan.SweepClass]int{}, map[plan.SweepClass]int{}
+	all := 0
 	for b, p := range bases {
 		ref, err := reference.Reference(w, t, p.Seed, p.Steps)
 		if err != nil {
@@ -132,33 +169,46 @@ func targetedPlans(w *world.World, t *testing.T, budget int) ([]*plan.Plan, []pl
 		sweeps[b] = plan.Sweep(w.Space, ref.Targets, ref.Writes)
 		for _, tp := range sweeps[b] {
 			of[tp.Class]++
+			if tp.Ranked {
+				ranked[tp.Class]++
+				all++
+			}
 		}
 	}
 	var cov []Coverage
 	for _, c := range plan.SweepClasses {
 		if of[c] > 0 {
-			cov = append(cov, Coverage{Class: string(c), Of: of[c]})
+			cov = append(cov, Coverage{Class: string(c), Of: of[c], Ranked: ranked[c]})
 		}
 	}
+	budget := sweepBudget(checks, all)
 	var plans []*plan.Plan
-	var classes []plan.SweepClass
-	for _, tier := range [][2]int{{0, len(first)}, {len(first), len(bases)}} {
-		for i := 0; len(plans) < budget; i++ {
-			more := false
-			for b := tier[0]; b < tier[1]; b++ {
-				if i < len(sweeps[b]) && len(plans) < budget {
-					tp := sweeps[b][i]
+	var targeted []plan.Targeted
+	for _, rank := range []bool{true, false} {
+		for _, tier := range [][2]int{{0, len(first)}, {len(first), len(bases)}} {
+			next := make([]int, len(bases)) // each workload's next plan of this rank
+			for len(plans) < budget {
+				more := false
+				for b := tier[0]; b < tier[1] && len(plans) < budget; b++ {
+					for next[b] < len(sweeps[b]) && sweeps[b][next[b]].Ranked != rank {
+						next[b]++
+					}
+					if next[b] == len(sweeps[b]) {
+						continue
+					}
+					tp := sweeps[b][next[b]]
+					next[b]++
 					plans = append(plans, &plan.Plan{Seed: bases[b].Seed, Steps: bases[b].Steps, Faults: tp.Faults})
-					classes = append(classes, tp.Class)
+					targeted = append(targeted, tp)
 					more = true
 				}
-			}
-			if !more {
-				break
+				if !more {
+					break
+				}
 			}
 		}
 	}
-	return plans, classes, cov, nil
+	return plans, targeted, cov, nil
 }
 
 // NoSweep, a test's hook, leaves the sweep out (and plan 0, its workloads'
@@ -179,7 +229,7 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		return nil, 0, 0, nil, nil
 	}
 	start := time.Now()
-	plans, classes, cov, err := targetedPlans(w, t, w.Opts.Checks/sweepShare)
+	plans, targeted, cov, err := targetedPlans(w, t, w.Opts.Checks)
 	if err != nil {
 		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
@@ -195,14 +245,18 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		if !w.Opts.Shard.Owns(place) {
 			continue
 		}
-		cov[at[string(classes[i])]].Ran++
+		c := &cov[at[string(targeted[i].Class)]]
+		c.Ran++
+		if targeted[i].Ranked {
+			c.RankedRan++
+		}
 		ran++
 		if time.Since(lastLog) >= ProgressEvery {
 			lastLog = time.Now()
 			LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), CoverageLine(cov))
 		}
 		w.Phase = world.PhaseFind
-		long.start(fmt.Sprintf("targeted plan %d (%s)", place, classes[i]), "judging it against its fault-free runs", p)
+		long.start(fmt.Sprintf("targeted plan %d (%s)", place, targeted[i].Class), "judging it against its fault-free runs", p)
 		r, err := reference.RunRecalled(w, t, p)
 		long.done()
 		if err != nil {

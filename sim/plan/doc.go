@@ -85,6 +85,22 @@
 // container stops crashing after its current back-off, the node comes back; a
 // failed pod stays failed.
 //
+// Sweep is the systematic list of one workload's targeted plans from its
+// fault-free run (Targets, and the run's intermediate writes): a crash
+// after each write, stale restarts onto each object's past and for each
+// pair of changes, holds across each change, unobserved windows, and an
+// error answer to each write (a 500, a lost response), one fault a plan,
+// the classes interleaved. The plans the run says can matter come first
+// (rank.go states the rule once): a crash that leaves an intermediate
+// state; a hold or an unobserved window that keeps from the process a
+// change it acted on (read, or had as its own write's answer, then made a
+// write of the same reconcile that changed something: Targets.Acts; a
+// no-op write acts on nothing); and a stale view frozen at a change A the
+// process acted on that hides a change conflicting with that action (what
+// it wrote created or deleted, A's object deleted, created again or its
+// spec changed, or its status changed by another process): Sieve's
+// pruning by causality, kept as an order rather than a cut.
+//
 // Every plan is bounded (Parse, Read and Validate refuse what is not, with the
 // line and the reason): at most MaxPlanBytes (1 MiB) of text and MaxLineBytes a
 // line, MaxEntries (1000) steps and faults, MaxArgs arguments a step, times and
@@ -117,6 +133,15 @@
 //     object's first change after it, its deletion or the heal. It names one
 //     object and one process, not one controller (package informer's Known
 //     gaps say why).
+//   - Sweep's ranking reads what a reconcile read and wrote, not what it
+//     computed: every read before a write of the reconcile counts as acted
+//     on, whether or not the write depended on it; a conflicting B is told
+//     by what it did to an object, not by its fields (a spec changed to a
+//     new value counts as one changed back:
+//     TestASpecChangedAgainRanksWhetherOrNotItUndoesTheCount).
+//     Nondeterministic triggers are not told apart (Sieve drops them).
+//     Error answers are not ranked; a crash is ranked only where it
+//     leaves an intermediate state.
 //   - A stale restart with rev= delivers every later change at once when its
 //     watch cache catches up (Age after the restart); one without replays them
 //     at their original pace, Age late.

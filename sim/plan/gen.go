@@ -137,6 +137,11 @@ type Targets struct {
 	// generator picks among them and the Space's APIFaults, and opens the
 	// window of one of these just before its request.
 	APIFaults []APIFault
+	// Acts are the run's actions: each write of a process's reconcile in
+	// the fault phase that changed something, with the reads its
+	// reconcile made before it. Sweep ranks its stale pairs, holds and
+	// unobserved windows by them (rank.go).
+	Acts []Act
 }
 
 // APIFault is an API fault aimed at a request of a fault-free run, made At.

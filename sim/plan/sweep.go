@@ -28,15 +28,23 @@ const (
 	// its creation or one of its changes (Sieve's unobserved state, at the
 	// grain of an object).
 	SweepUnobserved SweepClass = "unobserved windows"
+	// SweepAPIErrors: an error answer to each write of the fault phase, a
+	// 500 (the write not made) and a lost response (the write made, its
+	// answer an error), one plan each (the API errors a world draws by
+	// default: Targets.APIFaults).
+	SweepAPIErrors SweepClass = "error answers to a write"
 )
 
 // SweepClasses are the classes in the order Sweep interleaves them.
-var SweepClasses = []SweepClass{SweepCrashes, SweepStale, SweepHolds, SweepUnobserved}
+var SweepClasses = []SweepClass{SweepCrashes, SweepStale, SweepHolds, SweepUnobserved, SweepAPIErrors}
 
-// Targeted is one plan of a sweep: the faults to add to its workload.
+// Targeted is one plan of a sweep: the faults to add to its workload, and
+// whether the fault-free run ranks it (rank.go: it can matter by the run's
+// own history).
 type Targeted struct {
 	Class  SweepClass
 	Faults []Fault
+	Ranked bool
 }
 
 // Sweep enumerates the targeted plans of one workload, from the fault-free
@@ -47,10 +55,12 @@ type Targeted struct {
 //   - a crash right after each write of each process of sp (its
 //     intermediate states first: a crash after a reconcile's last write
 //     leaves none);
+//
 //   - first, a stale restart onto the past of each object that changed
 //     (objectPasts): right after its change B, a view of it frozen at each
 //     earlier version A, the latest first (a deletion done first, then a
 //     creation, a deletion starting, a spec change);
+//
 //   - then a stale restart for each pair of changes (A, B) of kinds the process
 //     caches, B after A: its watch cache of A's kind frozen just after A
 //     (then just before it; then every kind's), the crash 1 ms after B, so
@@ -61,29 +71,42 @@ type Targeted struct {
 //     a deletion of an object of a kind it caches (what changes what it
 //     would do if it saw A's past), a creation first. A pair whose restart
 //     would come after the heal is left out: its view would be fresh;
+//
 //   - a hold of a kind the process caches, from just before each change of
 //     that kind until the heal (creations first, then deletions, then the
 //     rest);
+//
 //   - the unobserved windows of each object the process caches
 //     (UnobservedWindows: from each change until the next, and from its
 //     creation until each later change and over its whole life), so that
 //     an object whose creation and first updates were never seen, and that
 //     is first seen in a later state, is one plan.
 //
-// The classes are interleaved, one plan of each in turn, so that a budget
-// smaller than the sweep covers the most interesting plans of every class;
-// classes sp does not allow, or has no material for, are left out.
+//   - an error answer to each write of an operator process
+//     (tg.APIFaults): a 500, then a lost response, in the order the run
+//     made them (a 429 is left to the random plans: the write is retried
+//     after a second, as after a 500).
+//
+// The plans the fault-free run ranks (rank.go) come first, then the rest;
+// within each, the classes are interleaved, one plan of each in turn, so
+// that a budget smaller than the sweep covers the most interesting plans of
+// every class; classes sp does not allow, or has no material for, are left
+// out.
 func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	sp = sp.withDefaults()
 	lists := map[SweepClass][]Targeted{}
 	if sp.allows(Crash) && sp.MaxWrite > 0 {
 		lists[SweepCrashes] = sweepCrashes(sp, tg, intermediate)
 	}
+	if sp.allows(API) {
+		lists[SweepAPIErrors] = sweepAPIErrors(sp, tg)
+	}
+	c := newCausality(tg)
 	if sp.allows(Stale) && sp.MaxStale > 0 {
-		lists[SweepStale] = sweepStale(sp, tg)
+		lists[SweepStale] = sweepStale(sp, tg, c)
 	}
 	if sp.allows(Hold) {
-		lists[SweepHolds] = sweepHolds(sp, tg)
+		lists[SweepHolds] = sweepHolds(sp, tg, c)
 	}
 	if sp.allows(Unobserved) {
 		for _, proc := range sp.Processes {
@@ -93,10 +116,29 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 					continue
 				}
 				seen[f] = true
-				lists[SweepUnobserved] = append(lists[SweepUnobserved], Targeted{Class: SweepUnobserved, Faults: []Fault{f}})
+				a, ok := firstHidden(tg, f)
+				ranked := ok && c.actedOn(proc, a)
+				lists[SweepUnobserved] = append(lists[SweepUnobserved], Targeted{Class: SweepUnobserved, Faults: []Fault{f}, Ranked: ranked})
 			}
 		}
 	}
+	var out []Targeted
+	for _, ranked := range []bool{true, false} {
+		tier := map[SweepClass][]Targeted{}
+		for _, c := range SweepClasses {
+			for _, tp := range lists[c] {
+				if tp.Ranked == ranked {
+					tier[c] = append(tier[c], tp)
+				}
+			}
+		}
+		out = append(out, interleave(tier)...)
+	}
+	return out
+}
+
+// interleave takes one plan of each class in turn, in SweepClasses' order.
+func interleave(lists map[SweepClass][]Targeted) []Targeted {
 	var out []Targeted
 	for i := 0; ; i++ {
 		more := false
@@ -112,23 +154,51 @@ func Sweep(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	}
 }
 
+// sweepAPIErrors are the error answers to each write of tg.APIFaults: a
+// 500, then a lost response, each in a window that opens just before the
+// write's request and meets it once (count=1).
+func sweepAPIErrors(sp Space, tg Targets) []Targeted {
+	var out []Targeted
+	seen := map[Fault]bool{}
+	for _, a := range tg.APIFaults {
+		if a.Fault.Code != 500 && !a.Fault.Ambiguous {
+			continue
+		}
+		from := max(a.At-time.Millisecond, 0)
+		if from >= sp.Horizon {
+			continue
+		}
+		f := Fault{Kind: API, API: a.Fault, From: from, Until: sp.Horizon}
+		f.Process, f.API.Agent = f.API.Agent, "" // process= is the fault's Agent (package cluster)
+		if f.API.Count == 0 {
+			f.API.Count = 1
+		}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, Targeted{Class: SweepAPIErrors, Faults: []Fault{f}})
+	}
+	return out
+}
+
 func sweepCrashes(sp Space, tg Targets, intermediate map[string][]int) []Targeted {
 	var out []Targeted
 	for _, proc := range sp.Processes {
 		n := tg.Written[proc]
 		done := map[int]bool{}
-		add := func(k int) {
+		add := func(k int, ranked bool) {
 			if k < 1 || k > n || done[k] {
 				return
 			}
 			done[k] = true
-			out = append(out, Targeted{Class: SweepCrashes, Faults: []Fault{{Kind: Crash, Process: proc, Write: k}}})
+			out = append(out, Targeted{Class: SweepCrashes, Faults: []Fault{{Kind: Crash, Process: proc, Write: k}}, Ranked: ranked})
 		}
 		for _, k := range intermediate[proc] {
-			add(k)
+			add(k, true) // an intermediate state (rank.go)
 		}
 		for k := 1; k <= n; k++ {
-			add(k)
+			add(k, false)
 		}
 	}
 	return out
@@ -162,7 +232,7 @@ func frozenInterest(c Change) int {
 	return 4
 }
 
-func sweepStale(sp Space, tg Targets) []Targeted {
+func sweepStale(sp Space, tg Targets, c *causality) []Targeted {
 	last := sp.Horizon - sp.RestartDelay - time.Millisecond // the last crash whose restart comes before the heal
 	type pair struct {
 		proc string
@@ -203,7 +273,7 @@ func sweepStale(sp Space, tg Targets) []Targeted {
 		f := Fault{Kind: Stale, Process: pr.proc, At: pr.b.At + time.Millisecond, Age: time.Millisecond, Rev: pr.a.RV, Resource: pr.a.Kind}
 		if !seen[f] {
 			seen[f] = true
-			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}})
+			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}, Ranked: c.causal(pr.proc, pr.a, pr.b)})
 		}
 	}
 	for _, v := range []variant{{false, false}, {true, false}, {false, true}, {true, true}} {
@@ -222,7 +292,10 @@ func sweepStale(sp Space, tg Targets) []Targeted {
 				continue
 			}
 			seen[f] = true
-			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}})
+			// Ranked: the view frozen just after A, of A's kind, when
+			// the pair is causal (rank.go).
+			ranked := !v.before && !v.every && c.causal(pr.proc, pr.a, pr.b)
+			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}, Ranked: ranked})
 		}
 	}
 	return out
@@ -336,13 +409,14 @@ func holdInterest(c Change) int {
 	return 3
 }
 
-func sweepHolds(sp Space, tg Targets) []Targeted {
+func sweepHolds(sp Space, tg Targets, c *causality) []Targeted {
 	type hold struct {
-		w Write
-		f Fault
+		w      Write
+		f      Fault
+		ranked bool
 	}
 	var holds []hold
-	seen := map[Fault]bool{}
+	seen := map[Fault]int{} // each hold's index in holds
 	for _, proc := range sp.Processes {
 		for _, w := range cachedWrites(sp, tg, proc, true) {
 			from := max(w.At-time.Millisecond, 0)
@@ -350,17 +424,19 @@ func sweepHolds(sp Space, tg Targets) []Targeted {
 				continue
 			}
 			f := Fault{Kind: Hold, Process: proc, Resource: w.Kind, From: from, Until: sp.Horizon}
-			if seen[f] {
+			acted := c.actedOn(proc, w)
+			if i, ok := seen[f]; ok {
+				holds[i].ranked = holds[i].ranked || acted // it keeps w from proc too
 				continue
 			}
-			seen[f] = true
-			holds = append(holds, hold{w, f})
+			seen[f] = len(holds)
+			holds = append(holds, hold{w, f, acted})
 		}
 	}
 	slices.SortStableFunc(holds, func(x, y hold) int { return cmp.Compare(holdInterest(x.w.Change), holdInterest(y.w.Change)) })
 	out := make([]Targeted, len(holds))
 	for i, h := range holds {
-		out[i] = Targeted{Class: SweepHolds, Faults: []Fault{h.f}}
+		out[i] = Targeted{Class: SweepHolds, Faults: []Fault{h.f}, Ranked: h.ranked}
 	}
 	return out
 }

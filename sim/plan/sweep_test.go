@@ -83,8 +83,9 @@ func TestTheSweepAimsAStaleViewAtTwoChanges(t *testing.T) {
 	}
 }
 
-// Crashes come after each write, the intermediate ones first; the classes
-// are interleaved so that a small budget covers each.
+// Crashes come after each write, the intermediate ones first (ranked: a
+// crash there leaves an intermediate state); the classes are interleaved,
+// the ranked plans first, so that a small budget covers each.
 func TestTheSweepCrashesAfterEachWriteAndInterleavesTheClasses(t *testing.T) {
 	all := Sweep(recreateSpace(), recreateTargets(), map[string][]int{"op": {3}})
 	var crashes []int
@@ -96,8 +97,8 @@ func TestTheSweepCrashesAfterEachWriteAndInterleavesTheClasses(t *testing.T) {
 	if want := []int{3, 1, 2, 4}; len(crashes) != len(want) || crashes[0] != 3 || crashes[3] != 4 {
 		t.Errorf("crashes after writes %v, want %v", crashes, want)
 	}
-	if len(all) < 3 || all[0].Class != SweepCrashes || all[1].Class != SweepStale || all[2].Class != SweepHolds {
-		t.Errorf("the sweep begins %v, want one of each class in turn", all[:min(3, len(all))])
+	if len(all) < 4 || !all[0].Ranked || all[0].Faults[0].Write != 3 || all[1].Class != SweepCrashes || all[2].Class != SweepStale || all[3].Class != SweepHolds {
+		t.Errorf("the sweep begins %v, want the ranked crash, then one of each class in turn", all[:min(4, len(all))])
 	}
 	// A hold starts just before a change and lasts until the heal, a
 	// creation first.
