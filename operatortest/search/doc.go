@@ -265,7 +265,14 @@
 //     seed is a new fault-free run. A stale fault names a resourceVersion
 //     (rev=), so removing a workload step that comes before it renumbers
 //     the writes and the step stays until the rev is lowered too.
-//     ShrinkRuns bounds it. With worker processes the other cores idle
+//     A shrink is bounded by the plans that found it, not by time:
+//     Options.ShrinkRuns when set, else twice the random plans drawn to
+//     find it, 100 at the least, counted as distinct plans (rapid tries
+//     one plan many times; again, it is recalled and costs no run). Past
+//     the bound the smallest failing plan so far is the minimal plan, and
+//     its line says so. That aims at a shrink within twice the time to
+//     find, and is measured, not guaranteed: a new candidate costs its
+//     reference runs, and time is not what is counted. With worker processes the other cores idle
 //     while the parent shrinks. Where a run's time goes (reports/bench.md,
 //     "Where the CPU time goes", from these profile labels): on the CronJob
 //     example, kube-apiserver's field manager on the Job controller's and

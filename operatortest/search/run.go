@@ -114,9 +114,13 @@ func Run(t *testing.T, o world.Options) {
 			t.Logf("operatortest: %s%s: violated with no fault at all (plan 0: the fault-free run of its workload), found in %s; the plan is saved as %s%s",
 				f.Signature, also, f.TimeToFind.Round(time.Millisecond), path, more)
 		} else {
-			t.Logf("operatortest: %s%s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs); the minimal plan is saved as %s%s",
+			bounded := ""
+			if f.ShrinkBounded {
+				bounded = fmt.Sprintf("; stopped at its bound, the smallest failing plan so far (Options.ShrinkRuns; by default twice the random plans to find it, at least %d)", shrinkFloor)
+			}
+			t.Logf("operatortest: %s%s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs%s); the minimal plan is saved as %s%s",
 				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
-				f.ShrinkCandidates, f.ShrinkRuns, path, more)
+				f.ShrinkCandidates, f.ShrinkRuns, bounded, path, more)
 		}
 		rep.replay(f, path)
 	}
@@ -184,8 +188,10 @@ type Result struct {
 	// violating plan, ShrinkTime the time its shrinking took, Elapsed the
 	// whole exploration's.
 	TimeToFirstFailure, ShrinkTime, Elapsed time.Duration
-	// ShrinkCandidates and ShrinkRuns are the first finding's (Finding).
+	// ShrinkCandidates, ShrinkRuns and ShrinkBounded are the first
+	// finding's (Finding).
 	ShrinkCandidates, ShrinkRuns int
+	ShrinkBounded                bool
 	// Targeted says how many of the targeted plans of each class the
 	// exploration ran before its random ones, of how many its workload gave,
 	// and of the ranked ones among them (sweep.go; CoverageLine: "ranked
@@ -228,7 +234,11 @@ type Finding struct {
 	// runs it cost (candidates not recalled, their reference runs and the
 	// runs that judged them again): where a shrink's time went.
 	ShrinkCandidates, ShrinkRuns int
-	steps                        []trace.Step
+	// ShrinkBounded: the shrink stopped at its bound (shrinkBound), its
+	// Minimal the smallest failing plan so far, not one rapid could shrink
+	// no further.
+	ShrinkBounded bool
+	steps         []trace.Step
 }
 
 // Explore explores as Run does and returns what it found, without saving,
@@ -472,7 +482,7 @@ func finishExploration(w *world.World, out Result, start time.Time) Result {
 		f := out.Findings[0]
 		out.Caught, out.FirstFailure, out.Minimal, out.Violations, out.Hash = true, f.FirstFailure, f.Minimal, f.Violations, f.Hash
 		out.TimeToFirstFailure, out.ShrinkTime = f.TimeToFind, f.ShrinkTime
-		out.ShrinkCandidates, out.ShrinkRuns = f.ShrinkCandidates, f.ShrinkRuns
+		out.ShrinkCandidates, out.ShrinkRuns, out.ShrinkBounded = f.ShrinkCandidates, f.ShrinkRuns, f.ShrinkBounded
 	}
 	return out
 }
@@ -517,7 +527,9 @@ func Preflight(w *world.World, t *testing.T) error {
 func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *Verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
-	first, ran, shrinking, runsAtFind := 0, 0, 0, 0
+	first, ran, shrinking, runsAtFind, bound := 0, 0, 0, 0, 0
+	tried := map[string]bool{} // the distinct plans the shrink tried (the default bound counts them)
+	bounded := false
 	target := ""
 	var last *world.RunResult
 	var lastVs []check.Verdict
@@ -545,7 +557,15 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		if first != 0 {
 			w.Phase = world.PhaseShrink
 			if shrinking++; w.Opts.ShrinkRuns > 0 && shrinking > w.Opts.ShrinkRuns {
+				bounded = true
 				return nil // the budget is spent: rapid keeps the smallest plan so far
+			}
+			if k := p.String(); !tried[k] {
+				if w.Opts.ShrinkRuns == 0 && len(tried) >= bound {
+					bounded = true
+					return nil // as above; a plan tried before is recalled, not counted
+				}
+				tried[k] = true
 			}
 		}
 		if first == 0 {
@@ -605,6 +625,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		if first == 0 {
 			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
+			bound = shrinkBound(place)
 			if w.Opts.KeepGoing {
 				LogProgress(t, "%s", foundLine(w, target, w.Opts.Checks-randomBudget(w)+place, vs)) // numbered as the report numbers it: the sweep's places first
 			}
@@ -653,8 +674,22 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	}
 	return &Finding{Signature: sig, Also: also, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
-		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind}, ran, nil
+		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded}, ran, nil
 }
+
+// shrinkFloor is the fewest candidates a shrink may try under the default
+// bound (shrinkBound): a plan found early still shrinks to a readable one.
+const shrinkFloor = 100
+
+// shrinkBound is, when Options.ShrinkRuns is not set, how many distinct
+// plans the shrink of a violation first seen at the random pass's place
+// may try (rapid tries a plan many times over; tried again, it is
+// recalled, and costs no run): twice the plans the pass drew to find it,
+// shrinkFloor at the least. The goal is a shrink within twice the time to
+// find; the bound counts plans, not wall time, so that the minimal plan
+// stays a function of the seed and the Options (the same in every
+// process, with any number of workers).
+func shrinkBound(place int) int { return max(shrinkFloor, 2*place) }
 
 // progressEvery is how often (wall clock) an exploration in this process
 // says how far it has got, searching or shrinking: a long one (a CronJob-

@@ -62,3 +62,32 @@ func TestShrinkingWithRecallAndDecidedJudgingGivesTheColdShrinksMinimalPlan(t *t
 		})
 	}
 }
+
+// A shrink is bounded by the plans it took to find the violation, not by
+// wall time: by default twice the random plans drawn to find it, 100 at the
+// least (distinct plans: rapid tries this fixture's 27 over a thousand
+// times), so a small shrink runs whole (the same minimal plan as with no
+// bound); Options.ShrinkRuns sets the bound, and a shrink stopped at it says
+// so and keeps the smallest failing plan so far.
+func TestAShrinkStopsAtItsBoundAndSaysSo(t *testing.T) {
+	defer optest.RandomPassOnly()()
+	o := optest.AppOptions(optest.TrustsItsMark)
+	o.Checks, o.Seed = 30, 3
+	def := optest.ExploreWith(t, o, 1)
+	o.ShrinkRuns = 1 << 30
+	whole := optest.ExploreWith(t, o, 1)
+	o.ShrinkRuns = 3
+	cut := optest.ExploreWith(t, o, 1)
+	if !def.Caught || !whole.Caught || !cut.Caught {
+		t.Fatalf("caught %v (default bound), %v (no bound), %v (3 candidates): want all", def.Caught, whole.Caught, cut.Caught)
+	}
+	if whole.ShrinkBounded {
+		t.Fatalf("the shrink with a bound of 1<<30 candidates (%d tried) says it was bounded", whole.ShrinkCandidates)
+	}
+	if def.Minimal.String() != whole.Minimal.String() || def.ShrinkBounded {
+		t.Errorf("under the default bound (bounded: %v):\n%swith none:\n%s", def.ShrinkBounded, def.Minimal, whole.Minimal)
+	}
+	if !cut.ShrinkBounded || cut.ShrinkCandidates != 3 || len(cut.Violations) == 0 {
+		t.Errorf("with ShrinkRuns 3: bounded %v, %d candidates, %d violations: want it bounded at 3, with the smallest failing plan so far", cut.ShrinkBounded, cut.ShrinkCandidates, len(cut.Violations))
+	}
+}

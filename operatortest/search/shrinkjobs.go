@@ -59,6 +59,7 @@ type shrunk struct {
 	ShrinkTime time.Duration `json:"shrinkTime"`
 	Candidates int           `json:"candidates"`
 	Runs       int           `json:"runs"`
+	Bounded    bool          `json:"bounded,omitempty"`
 	Err        string        `json:"err,omitempty"`
 }
 
@@ -144,7 +145,7 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 			}
 		}
 		out = append(out, Finding{Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs})
+			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs, ShrinkBounded: s.Bounded})
 	}
 	return out, nil
 }
@@ -231,5 +232,5 @@ func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
 		return shrunk{Err: fmt.Sprintf("place %d did not show %s first (found %v)", job.Place, job.Target, f)}
 	}
 	return shrunk{Minimal: f.Minimal.String(), Signature: f.Signature, Place: f.FirstFailure, TimeToFind: f.TimeToFind,
-		ShrinkTime: f.ShrinkTime, Candidates: f.ShrinkCandidates, Runs: f.ShrinkRuns}
+		ShrinkTime: f.ShrinkTime, Candidates: f.ShrinkCandidates, Runs: f.ShrinkRuns, Bounded: f.ShrinkBounded}
 }

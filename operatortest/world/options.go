@@ -302,10 +302,12 @@ type Options struct {
 	Checks int
 	Seed   uint64
 	// ShrinkRuns bounds the candidates the shrinker tries on a violation,
-	// a recalled one included (0: shrinking runs to its end; Result's
-	// ShrinkCandidates and ShrinkRuns say what a shrink tried and ran). A
-	// bound keeps long runs' explorations short and is deterministic: the
-	// minimal plan depends on the seed and the bound only.
+	// a recalled one included (0: twice the random plans drawn to find it,
+	// 100 at the least, so that a shrink takes about twice the time to
+	// find; Result's ShrinkCandidates and ShrinkRuns say what a shrink
+	// tried and ran, and a finding says when it stopped at the bound). A
+	// bound counts plans, not time: the minimal plan depends on the seed
+	// and the Options only.
 	ShrinkRuns int
 	// Shard explores one shard of the plans (-ctrlsim.shard=i/n); the zero
 	// Shard explores them all.
