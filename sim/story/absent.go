@@ -152,7 +152,6 @@ func neverDid(a Absence) string {
 	return fmt.Sprintf("this run did so %d time%s", a.Nth-1, plural(a.Nth-1))
 }
 
-
 // lastReconcileOf is the last reconcile step, up to until, of process's
 // controller of the request req, or -1.
 func (s *Story) lastReconcileOf(process, controller, req string, until time.Duration) int {
