@@ -412,6 +412,14 @@
 //
 // # Known gaps
 //
+//   - Which run made the writes the other did not is said of an object's
+//     creates and deletes (converges on its existence, update-summaries;
+//     extra_test.go), not of writes to its fields: a converges verdict on
+//     a field names the two values, not which run wrote the field. And
+//     update-summaries counts against the most of each count over the
+//     fault-free runs, which may be two runs' (the creates of one, the
+//     deletes of another), named together as "the fault-free run of the
+//     same workload".
 //   - Domain steps are the author's: the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a
