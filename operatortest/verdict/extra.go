@@ -16,8 +16,8 @@ import (
 // one its owner calls for, is as wrong as a faulted run that did), and so
 // it blames neither. What it knows is which run made the creates and
 // deletes of the object that the other run did not make, and it says that
-// in its detail, in one form (extraWrites): "the extra create is in this run",
-// "the extra create is in the fault-free run of the same workload". A
+// in its detail, in one form (extraWrites): "the extra create is in this
+// run", "the extra create is in the fault-free run of the same workload". A
 // reader, and the story (the fault-free run's write this run never made,
 // and the reconcile that made it: package story's absences), start from
 // there.
@@ -60,8 +60,8 @@ func extraWrites(got, ref createsDeletes, refName string) string {
 }
 
 // ExtraInOtherRunOnly reports whether detail, a verdict's, says that every
-// extra write it names is in a run other than this one (extraWrites' form): the
-// run judged made none the other did not.
+// extra write it names is in a run other than this one (extraWrites' form):
+// the run judged made none that the other did not.
 func ExtraInOtherRunOnly(detail string) bool {
 	var other bool
 	for _, s := range strings.Split(detail, "the extra ")[1:] {
@@ -79,9 +79,9 @@ func ExtraInOtherRunOnly(detail string) bool {
 
 // madeApart is what converges adds to an object's existence in one run and
 // not the other: how often each run made and unmade it, and which made the
-// extra writes (": created 2 times, deleted 1 time there, created 1 time,
-// deleted 1 time here: the extra create is in ..."), or "" when neither
-// run's log counts a create or delete of it (what the run began with).
+// extra writes (" (created 2 times, deleted 1 time there, created 1 time,
+// deleted 1 time here: the extra create is in ...)"), or "" when the two
+// runs' logs count as many creates and deletes of it.
 func madeApart(gvk schema.GroupVersionKind, k string, got *Snapshot, ref named) string {
 	var g, r createsDeletes
 	if c := got.Changes[gvk][k]; c != nil {
