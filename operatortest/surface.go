@@ -60,10 +60,21 @@ type (
 	// Shard is one shard of an exploration, Index from 1 to Count
 	// (Options.Shard; world.Shard).
 	Shard = world.Shard
+	// LeaderElection is the Lease a manager's replicas campaign for
+	// (Manager.LeaderElection; world.LeaderElection).
+	LeaderElection = world.LeaderElection
+	// Arg is one of a step's parameters (Args; world.Arg).
+	Arg = world.Arg
+	// FaultKind is a fault class (Faults.Classes; world.FaultKind).
+	FaultKind = world.FaultKind
+	// APIFault is an API error of the author's, or a selector of the drawn
+	// ones (Faults.API; world.APIFault).
+	APIFault = world.APIFault
 )
 
 // The generic oracles, by the names Options.Disable takes (package verdict's
-// doc says what each judges), and the kinds of drawn step.
+// doc says what each judges), the kinds of drawn step and the fault
+// classes.
 const (
 	Converges          = world.Converges
 	UpdateSummaries    = world.UpdateSummaries
@@ -80,6 +91,21 @@ const (
 	InvalidMutations = world.InvalidMutations
 	Deletions        = world.Deletions
 	Recreations      = world.Recreations
+
+	// The fault classes (Faults.Classes; package sim/plan's doc says each).
+	Lag        = world.Lag
+	Hold       = world.Hold
+	Crash      = world.Crash
+	API        = world.API
+	Latency    = world.Latency
+	Workers    = world.Workers
+	Stale      = world.Stale
+	Unobserved = world.Unobserved
+	// The kubelet's fault classes, drawn with Options.WorkloadFaults.
+	NotReady  = world.NotReady
+	CrashLoop = world.CrashLoop
+	PodFail   = world.PodFail
+	NodeLost  = world.NodeLost
 
 	// KubeControllerManager is the process of the built-in controllers
 	// (the namespace controller, the garbage collector, the workload

@@ -1,6 +1,9 @@
 // Package failure tells a failing plan's story: the report a failing test
 // prints (the violated property, what it saw, what each fault stands for on
-// a real cluster and the steps from it to the violation, what the run never
+// a real cluster and the steps from it to the violation (this run's steps
+// from its first fault, not told as the way to the violation, when every
+// write the verdict counts that one run made and the other did not is the
+// fault-free run's: package verdict's doc), what the run never
 // did that the fault-free run of the same workload did (ComparedRun: that
 // run is run again for its trace when a violation compares with it; the
 // story tells its absences), a replay command
@@ -27,6 +30,10 @@
 //
 // # Known gaps
 //
+//   - Whether the extra writes are the fault-free run's is read from the
+//     verdict's words (verdict.ExtraInOtherRunOnly over its detail), as the
+//     suspect is (SuspectOf): an author's property whose detail says "the
+//     extra ... is in" another run is read so too (extra_test.go).
 //   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
@@ -317,6 +318,21 @@ func WhyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) [
 }
 
 var namedObject = regexp.MustCompile(`\b[A-Z][A-Za-z0-9]* [a-z0-9][a-z0-9.-]*(/[a-z0-9*][a-z0-9.*-]*)?`)
+
+// pathHeading heads faultPath's steps for the violation v, and says why
+// when it is not "from the fault to the violation": when v says that every
+// write it counts that one run made and the other did not is the fault-free
+// run's (verdict.ExtraInOtherRunOnly: the extra delete is in the fault-free
+// run). Which of the two runs did what a correct operator does is not known
+// (package verdict's doc), so the fault is not told as the way to the
+// violation: the steps are this run's from its first fault, and what the
+// fault-free run did is told under what this run never did.
+func pathHeading(v check.Verdict) (heading, why string) {
+	if verdict.ExtraInOtherRunOnly(v.Detail) {
+		return "this run's steps from its first fault", "the extra write is the fault-free run's: what it did is under what this run never did"
+	}
+	return "from the fault to the violation", ""
+}
 
 // faultPath is the short story from the plan's first fault that showed to
 // the violation: the operator's reconciles, calls, crashes and restarts after
@@ -637,7 +653,12 @@ func (rep *Report) markdown(svg, html string) string {
 	}
 	if len(rep.Violated) > 0 {
 		if path := faultPath(rep.P, rep.R.Steps, rep.Violated[0], rep.Operators, 25); len(path) > 0 {
-			b.WriteString("\n## From the fault to the violation\n\n```\n")
+			h, why := pathHeading(rep.Violated[0])
+			fmt.Fprintf(&b, "\n## %s\n\n", strings.ToUpper(h[:1])+h[1:])
+			if why != "" {
+				fmt.Fprintf(&b, "%s.\n\n", strings.ToUpper(why[:1])+why[1:])
+			}
+			b.WriteString("```\n")
 			for _, l := range path {
 				b.WriteString(l + "\n")
 			}
@@ -740,7 +761,11 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 		fmt.Fprintf(&b, "  %s\n", l)
 	}
 	if steps := faultPath(p, r.Steps, vs[0], rep.Operators, 12); len(steps) > 0 {
-		b.WriteString("\nfrom the fault to the violation:\n")
+		h, why := pathHeading(vs[0])
+		if why != "" {
+			h += " (" + why + ")"
+		}
+		fmt.Fprintf(&b, "\n%s:\n", h)
 		for _, l := range steps {
 			b.WriteString(l + "\n")
 		}

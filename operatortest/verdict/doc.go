@@ -30,6 +30,14 @@
 // Every comparing oracle is differential: it blames the faults only for what
 // the fault-free runs of the same workload (under two schedules: the plan's
 // seed and seed+2048 mod 4096, cached by seed and workload) do not also show.
+// Which of two runs that differ did what a correct operator does is not
+// known in general (a fault-free run that made a child twice, or never made
+// one its owner calls for, is as wrong as a faulted run that did); which run
+// made the creates and deletes of the object that the other did not is, and
+// converges (on an object's existence) and update-summaries say it in their
+// detail: "created 2 times, deleted 1 time there, created 1 time, deleted 1
+// time here: the extra create is in the fault-free run of the same workload"
+// (extra.go). The failure's story starts from the run that made them.
 //
 //   - converges: the end state of the judged kinds is judged against the set
 //     of fault-free end states. An object must exist where every fault-free
@@ -404,12 +412,14 @@
 //
 // # Known gaps
 //
-//   - update-summaries blames the faulted run whenever it made or unmade an
-//     object more often than every fault-free run, even where the fault-free
-//     run is the one that differs wrongly (it never made a child its owner
-//     calls for, and the faulted run's one creation reads "created 1 time
-//     ... in this run"): the blame rule of interleavings-agree
-//     (story.ShowsTheBug) is not applied to counts.
+//   - Which run made the writes the other did not is said of an object's
+//     creates and deletes (converges on its existence, update-summaries;
+//     extra_test.go), not of writes to its fields: a converges verdict on
+//     a field names the two values, not which run wrote the field. And
+//     update-summaries counts against the most of each count over the
+//     fault-free runs, which may be two runs' (the creates of one, the
+//     deletes of another), named together as "the fault-free run of the
+//     same workload".
 //   - Domain steps are the author's: the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
 //     drawn ones. A system's faults are events (steps): nothing tells a

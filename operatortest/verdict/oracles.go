@@ -686,11 +686,11 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 			gt, ok := g.Text[k]
 			switch {
 			case !ok && len(have) == len(rs):
-				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run", k, have[0].name)}
+				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run%s", k, have[0].name, madeApart(gvk, k, got, have[0]))}
 			case !ok:
 				continue // a fault-free run lacks it too: its existence is not the faults' doing
 			case len(have) == 0:
-				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s", k, rs[0].name)}
+				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s%s", k, rs[0].name, madeApart(gvk, k, got, rs[0]))}
 			}
 			if slices.ContainsFunc(have, func(r named) bool { return r.snap.Of(gvk).Text[k] == gt }) {
 				continue
@@ -862,7 +862,8 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					continue
 				}
-				return check.Verdict{Property: world.UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in the fault-free run of the same workload, %s in this run (%s)", k, most, g, countWindow(end))}
+				ref := "the fault-free run of the same workload"
+				return check.Verdict{Property: world.UpdateSummaries, At: end, Detail: fmt.Sprintf("%s was %s in %s, %s in this run: %s (%s)", k, most, ref, g, extraWrites(g, most, ref), countWindow(end))}
 			}
 		}
 	}

@@ -189,7 +189,7 @@ func TestUpdateSummariesCatchesARecreationAfterARestart(t *testing.T) {
 			}})
 	}
 	got := optest.Judge(t, o, "seed 1\ncrash process=op at=5s\n")
-	if len(got) != 1 || !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run (counted over each run's whole length, the fault phase and the heal budget: this run's from 0s to ") {
+	if len(got) != 1 || !strings.Contains(got[world.UpdateSummaries], "Secret team/app-child was created 1 time, deleted 0 times in the fault-free run of the same workload, created 2 times, deleted 1 time in this run: the extra writes (1 create, 1 delete) are in this run (counted over each run's whole length, the fault phase and the heal budget: this run's from 0s to ") {
 		t.Fatalf("violated %v, want only %s naming the child's creates and deletes and the window they were counted over", got, world.UpdateSummaries)
 	}
 	if got := optest.Judge(t, o, "seed 1\n"); len(got) != 0 {

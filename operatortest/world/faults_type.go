@@ -25,7 +25,7 @@ type Faults struct {
 	// plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved; the kubelet's
 	// plan.NotReady, plan.CrashLoop, plan.PodFail and plan.NodeLost with
 	// WorkloadFaults). Nil: every class.
-	Classes []plan.FaultKind
+	Classes []FaultKind
 	// Processes are the operator processes faults fall on, by process name
 	// (a Manager's Name, or "<Name>-<i>" for its replicas). Nil: every one.
 	Processes []string
@@ -58,15 +58,39 @@ type Faults struct {
 	// Resource, Subresource, Namespace, Name, Code (and Field and Message
 	// for a 422), Ambiguous and Count as sim/apiserver.Fault says. Classes
 	// without plan.API draws neither.
-	API []apiserver.Fault
+	API []APIFault
 	// MaxLag bounds informer lag and API latency (0: 5s).
 	MaxLag time.Duration
 }
 
+// FaultKind is a fault class (Faults.Classes; plan.FaultKind).
+type FaultKind = plan.FaultKind
+
+// The fault classes a test may ask for (Faults.Classes), each as package
+// plan's doc says it: a fault a real cluster can produce.
+const (
+	Lag        = plan.Lag
+	Hold       = plan.Hold
+	Crash      = plan.Crash
+	API        = plan.API
+	Latency    = plan.Latency
+	Workers    = plan.Workers
+	Stale      = plan.Stale
+	Unobserved = plan.Unobserved
+	// The kubelet's, drawn with Options.WorkloadFaults.
+	NotReady  = plan.NotReady
+	CrashLoop = plan.CrashLoop
+	PodFail   = plan.PodFail
+	NodeLost  = plan.NodeLost
+)
+
+// APIFault is an API error of the author's, or a selector of the drawn ones
+// (Faults.API; apiserver.Fault).
+type APIFault = apiserver.Fault
+
 // drawnClasses are the classes a generator draws; Stop (and any class a
 // reference run replays) is the harness's, not a test's to ask for.
-var drawnClasses = []plan.FaultKind{plan.Lag, plan.Hold, plan.Crash, plan.API, plan.Latency, plan.Workers, plan.Stale, plan.Unobserved,
-	plan.NotReady, plan.CrashLoop, plan.PodFail, plan.NodeLost}
+var drawnClasses = []FaultKind{Lag, Hold, Crash, API, Latency, Workers, Stale, Unobserved, NotReady, CrashLoop, PodFail, NodeLost}
 
 // serves reports whether the apiserver serves gvk: a CRD's kind, or a
 // kind of the scheme (a list is no kind a cache holds).

@@ -20,6 +20,9 @@ import (
 // (`at 12s publish version=1.2`): Get returns a key's value, "" when absent.
 type Args = plan.Args
 
+// Arg is one of a step's parameters, a key and its value (plan.Arg).
+type Arg = plan.Arg
+
 // DomainStep is a step of the author's domain that the generator draws into
 // the workload beside the steps over the seed objects (Workload.Domain):
 // publish a version to a catalog, request an upgrade, delete a namespace

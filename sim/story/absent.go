@@ -19,10 +19,16 @@ type Compared struct {
 
 // Absence is a write the compared run made and the story's run never made:
 // the decisive fact of a run that ends without an object the fault-free run
-// made (or with one it deleted), which no step of the run itself shows.
+// made (or with one it deleted), which no step of the run itself shows. The
+// writes are counted: the compared run's second create of an object this run
+// created once is one this run never made (the extra create is the compared
+// run's: a fault-free run that made it again from a stale cache, say).
 type Absence struct {
 	Object string // "Kind namespace/name"
 	Verb   string // "create", "delete" or "finalize" (the last finalizer removed)
+	// Nth is which of the compared run's writes of Verb to Object this is
+	// (1: the first; this run made Nth-1 of them).
+	Nth int
 	// Theirs is the compared run's write, and TheirReconcile the reconcile
 	// it was made in (-1: none), both indexes in Compared.Steps.
 	Theirs, TheirReconcile int
@@ -42,7 +48,9 @@ const maxAbsences = 2
 // absences are the writes to objects the verdict's detail names that the
 // compared run made (a creation, a deletion, the removal of a deleting
 // object's last finalizer: whether the object exists at the end) and this
-// run never made, up to until: the first of each object.
+// run never made, counted (the compared run's n-th create of an object is
+// one this run never made when it made fewer than n), up to until: the
+// first of each object.
 func (s *Story) absences(detail string, until time.Duration) []Absence {
 	c := s.in.Compared
 	if c == nil {
@@ -55,11 +63,15 @@ func (s *Story) absences(detail string, until time.Duration) []Absence {
 			break
 		}
 		verb := existenceVerb(st)
-		if verb == "" || slices.Contains(seen, st.Object) || !mentions(detail, st.Object) || s.made(verb, st.Object) {
+		if verb == "" || slices.Contains(seen, st.Object) || !mentions(detail, st.Object) {
+			continue
+		}
+		nth := times(c.Steps[:i+1], verb, st.Object)
+		if times(s.in.Steps, verb, st.Object) >= nth {
 			continue
 		}
 		seen = append(seen, st.Object)
-		a := Absence{Object: st.Object, Verb: verb, Theirs: i, TheirReconcile: enclosingReconcile(c.Steps, i), Last: -1, other: *c}
+		a := Absence{Object: st.Object, Verb: verb, Nth: nth, Theirs: i, TheirReconcile: enclosingReconcile(c.Steps, i), Last: -1, other: *c}
 		if r := a.TheirReconcile; r >= 0 {
 			a.Last = s.lastReconcileOf(c.Steps[r].Process, c.Steps[r].Controller, c.Steps[r].Object, until)
 		}
@@ -101,14 +113,43 @@ var pastTense = map[string]string{verbCreate: "created it", verbDelete: "deleted
 // presentTense is what the last reconcile never did, in words.
 var presentTense = map[string]string{verbCreate: "creates", verbDelete: "deletes", verbFinalize: "removes the last finalizer of"}
 
-// made reports whether a process of this run wrote verb to object.
-func (s *Story) made(verb, object string) bool {
-	for _, st := range s.in.Steps {
+// times is how many of steps are a process's write of verb to object.
+func times(steps []trace.Step, verb, object string) int {
+	n := 0
+	for _, st := range steps {
 		if st.Object == object && existenceVerb(st) == verb {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
+}
+
+// again is the words for the n-th time of a write: "" for the first, " a
+// 2nd time" for the second.
+func again(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf(" a %d%s time", n, suffix)
+}
+
+// neverDid is what the story's run did of an absence's write: nothing
+// ("this run never did"), or fewer ("this run did so 1 time").
+func neverDid(a Absence) string {
+	if a.Nth <= 1 {
+		return "this run never did"
+	}
+	return fmt.Sprintf("this run did so %d time%s", a.Nth-1, plural(a.Nth-1))
 }
 
 // lastReconcileOf is the last reconcile step, up to until, of process's
@@ -133,14 +174,14 @@ func (s *Story) absenceText(a Absence) string {
 	theirs := a.other.Steps[a.Theirs]
 	past := pastTense[a.Verb]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s %s at %s", a.Object, a.other.Name, past, trace.FormatAt(theirs.At))
+	fmt.Fprintf(&b, "%s: %s %s%s at %s", a.Object, a.other.Name, past, again(a.Nth), trace.FormatAt(theirs.At))
 	r := a.TheirReconcile
 	if r < 0 {
-		fmt.Fprintf(&b, " (%s); this run never did", who(theirs))
+		fmt.Fprintf(&b, " (%s); %s", who(theirs), neverDid(a))
 		return b.String()
 	}
 	rs := a.other.Steps[r]
-	fmt.Fprintf(&b, " (%s r%d, reconciling %s); this run never did", who(rs), rs.Reconcile, rs.Object)
+	fmt.Fprintf(&b, " (%s r%d, reconciling %s); %s", who(rs), rs.Reconcile, rs.Object, neverDid(a))
 	if a.Last < 0 {
 		fmt.Fprintf(&b, ": %s never reconciled %s", who(rs), rs.Object)
 		if restart := s.lastRestart(rs.Process, len(s.in.Steps)); restart >= 0 {
@@ -260,7 +301,7 @@ func (s *Story) absenceLanes(end time.Duration) {
 		past := pastTense[a.Verb]
 		at := a.other.Steps[a.Theirs].At
 		s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: at, Step: -1, Shape: ShapeTick, Color: colorGhost,
-			Label: "the fault-free run " + past + " here", Tip: a.Text})
+			Label: "the fault-free run " + past + again(a.Nth) + " here", Tip: a.Text})
 	}
 }
 

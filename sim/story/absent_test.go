@@ -184,3 +184,57 @@ func TestALeftoverObjectIsToldByTheFinalizerNeverRemoved(t *testing.T) {
 		t.Errorf("the last reconcile that could have removed it is not a step:\n%s", lines)
 	}
 }
+
+// Writes are counted, so an extra write of the fault-free run is told too.
+// Here the fault-free run is the one with the bug: its operator deleted its
+// Secret and, its cache still showing the old one gone and not the new,
+// created it again a second time, which this run (one create, one delete)
+// never did. The verdict says the extra create is the fault-free run's;
+// the story tells that second create, the fault-free run's reconcile that
+// made it, and this run's last reconcile of the same object, rather than
+// nothing (this run created the Secret once: a first create is no absence).
+func TestAnExtraCreateOfTheFaultFreeRunIsToldByItsReconcile(t *testing.T) {
+	r := func(at time.Duration, n int, op, obj, res string) trace.Step {
+		return trace.Step{At: at, Process: "op", Controller: "configmap", Worker: 1, Reconcile: n, Op: op, Object: obj, Result: res}
+	}
+	faultFree := []trace.Step{
+		{Process: "op", Op: "start", Result: "incarnation 1"},
+		r(0, 1, "reconcile", "team/app", ""),
+		r(time.Millisecond, 1, "create", "Secret team/app-config", "ok"),
+		r(2*time.Millisecond, 1, "delete", "Secret team/app-config", "ok"),
+		r(2*time.Millisecond, 1, "result", "team/app", "ok"),
+		r(3*time.Millisecond, 2, "reconcile", "team/app", ""),
+		r(3*time.Millisecond, 2, "cached-get", "Secret team/app-config", "NotFound: not found"),
+		r(4*time.Millisecond, 2, "create", "Secret team/app-config", "ok"),
+		r(4*time.Millisecond, 2, "result", "team/app", "ok"),
+	}
+	steps := []trace.Step{
+		{Process: "op", Op: "start", Result: "incarnation 1"},
+		r(0, 1, "reconcile", "team/app", ""),
+		r(time.Millisecond, 1, "create", "Secret team/app-config", "ok"),
+		r(2*time.Millisecond, 1, "delete", "Secret team/app-config", "ok"),
+		r(2*time.Millisecond, 1, "result", "team/app", "ok"),
+		r(3*time.Millisecond, 2, "reconcile", "team/app", ""),
+		r(3*time.Millisecond, 2, "get", "Secret team/app-config", "NotFound: not found"),
+		r(3*time.Millisecond, 2, "result", "team/app", "ok"),
+	}
+	s := story.Build(story.Input{Title: "created again", Steps: steps, Start: clock.Epoch,
+		Verdicts: []check.Verdict{{Property: "converges", At: time.Minute, Detail: "Secret team/app-config exists after the fault-free run of the same workload, not after this run " +
+			"(created 2 times, deleted 1 time there, created 1 time, deleted 1 time here: the extra create is in the fault-free run of the same workload)"}},
+		Compared: &story.Compared{Name: "the fault-free run of the same workload", Steps: faultFree}})
+	want := "Secret team/app-config: the fault-free run of the same workload created it a 2nd time at 4ms (op/configmap r2, reconciling team/app); " +
+		"this run did so 1 time: its last reconcile of team/app (op/configmap r2 at 3ms) read Secret team/app-config (not found), wrote nothing, and returned ok"
+	if len(s.Absences) != 1 || s.Absences[0].Text != want {
+		t.Fatalf("absences %+v, want one saying\n %s", s.Absences, want)
+	}
+	if lines := strings.Join(s.StepLines(), "\n"); !strings.Contains(lines, "r2 of team/app, the last: never creates Secret team/app-config a 2nd time") {
+		t.Errorf("this run's last reconcile that could have made it is not a step:\n%s", lines)
+	}
+	var svg bytes.Buffer
+	if err := s.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg.String(), "the fault-free run created it a 2nd time here") {
+		t.Errorf("the picture has no grey tick at the fault-free run's second create")
+	}
+}

@@ -47,7 +47,9 @@
 //   - What did not happen (Input.Compared: the fault-free run of the same
 //     workload, its trace): for an object the verdict names that that run
 //     created, deleted or finalized (removed the last finalizer of) and
-//     this run never did, the first such write,
+//     this run never did, or did fewer times (the compared run's extra
+//     write: its second create of an object this run created once), the
+//     first such write,
 //     when and in which reconcile of what, and this run's last reconcile,
 //     by the same controller, of the same object: what it read and wrote
 //     instead and how it ended (Story.Absences, in words among the Notes).
@@ -92,9 +94,7 @@
 //   - An absence is a creation, deletion or finalization the compared run
 //     made: a field it wrote and this run did not is not told (a converges
 //     verdict on a field gets none), nor is an object of generated name,
-//     named apart in the two runs. A verb this run made once stands for
-//     every time the compared run made it (an object created twice there
-//     and once here has no absence).
+//     named apart in the two runs.
 //   - Events are numbered ① to ⑩ and then (11), (12): the circled numbers
 //     past ⑩ are missing from common fonts.
 //   - Label widths are estimated from a monospace font; a viewer with another

@@ -171,7 +171,7 @@ func (s *Story) explain() {
 		for _, a := range s.absences(v.Detail, until) {
 			if a.Last >= 0 {
 				st := steps[a.Last]
-				e := addEvent(a.Last, fmt.Sprintf("r%d of %s, the last: never %s %s", st.Reconcile, st.Object, presentTense[a.Verb], a.Object), RoleEffect, vi)
+				e := addEvent(a.Last, fmt.Sprintf("r%d of %s, the last: never %s %s%s", st.Reconcile, st.Object, presentTense[a.Verb], a.Object, again(a.Nth)), RoleEffect, vi)
 				if s.Verdicts[vi].Event < 0 {
 					s.Verdicts[vi].Event = e
 				}
