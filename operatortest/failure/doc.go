@@ -1,9 +1,9 @@
 // Package failure tells a failing plan's story: the report a failing test
 // prints (the violated property, what it saw, what each fault stands for on
-// a real cluster and the steps from it to the violation (this run's steps
-// from its first fault, not told as the way to the violation, when every
-// write the verdict counts that one run made and the other did not is the
-// fault-free run's: package verdict's doc), what the run never
+// a real cluster and the steps from it to the violation (the fault is all
+// that sets the two runs apart; when every write the verdict counts that one
+// run made and the other did not is the fault-free run's, the heading says
+// it is told under what this run never did: package verdict's doc), what the run never
 // did that the fault-free run of the same workload did (ComparedRun: that
 // run is run again for its trace when a violation compares with it; the
 // story tells its absences), a replay command

@@ -319,17 +319,17 @@ func WhyReal(p *plan.Plan, steps []trace.Step, systemFaults map[string]string) [
 
 var namedObject = regexp.MustCompile(`\b[A-Z][A-Za-z0-9]* [a-z0-9][a-z0-9.-]*(/[a-z0-9*][a-z0-9.*-]*)?`)
 
-// pathHeading heads faultPath's steps for the violation v, and says why
-// when it is not "from the fault to the violation": when v says that every
-// write it counts that one run made and the other did not is the fault-free
-// run's (verdict.ExtraInOtherRunOnly: the extra delete is in the fault-free
-// run). Which of the two runs did what a correct operator does is not known
-// (package verdict's doc), so the fault is not told as the way to the
-// violation: the steps are this run's from its first fault, and what the
-// fault-free run did is told under what this run never did.
+// pathHeading heads faultPath's steps for the violation v: "from the fault
+// to the violation" (the fault is all that sets the two runs apart, so the
+// way from it is the way to the difference, whichever run did what a
+// correct operator does: package verdict's doc), and says why the steps
+// may show no write of the difference: when every write v counts that one
+// run made and the other did not is the fault-free run's
+// (verdict.ExtraInOtherRunOnly), what that run did is told under what this
+// run never did.
 func pathHeading(v check.Verdict) (heading, why string) {
 	if verdict.ExtraInOtherRunOnly(v.Detail) {
-		return "this run's steps from its first fault", "the extra write is the fault-free run's: what it did is under what this run never did"
+		return "from the fault to the violation", "the write that differs is the fault-free run's: what it did is under what this run never did"
 	}
 	return "from the fault to the violation", ""
 }

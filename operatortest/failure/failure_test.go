@@ -122,7 +122,7 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 	f := optest.FailingRun(t, dir)
 	story := filepath.Join(dir, "operatortest", "failure")
 	for _, want := range []string{"converges", "why a real cluster can do this:", "OOM-killed",
-		"this run's steps from its first fault (the extra write is the fault-free run's", "the violation, step by step (numbered as the picture numbers them):\n  ①", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
+		"from the fault to the violation (the write that differs is the fault-free run's", "the violation, step by step (numbered as the picture numbers them):\n  ①", "kube-controller-manager: ", "start-up lines", "the story: " + filepath.Join(story, "TestX.svg"),
 		"the story is in the artifacts directory " + story, "commit the plan " + filepath.Join(dir, "TestX.plan") + ", not the story"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, f.Text)
@@ -152,7 +152,7 @@ func TestAFailureWritesItsStoryToTheArtifactsDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# TestAFailureWritesItsStoryToTheArtifactsDirectory: converges violated", "## Why a real cluster can do this",
-		"## This run's steps from its first fault", "crash process=op write=1", "-ctrlsim.plan=TestX.plan", "![the run", "(TestX.svg)",
+		"## From the fault to the violation", "crash process=op write=1", "-ctrlsim.plan=TestX.plan", "![the run", "(TestX.svg)",
 		"## The operator's log lines", "Starting Controller"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("the markdown report lacks %q:\n%s", want, md)
