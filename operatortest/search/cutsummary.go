@@ -61,6 +61,9 @@ type exploration struct {
 	// cuts are the places of the exploration whose plans were cut at the
 	// work bound, with the first note of each.
 	cuts map[int]string
+	// nondeterminism says the operator's own nondeterminism the preflight
+	// runs showed, once (determinism.go); "" if none.
+	nondeterminism string
 }
 
 // explorationOf is w's exploration state.
