@@ -172,7 +172,7 @@ func TestADeclaredFieldIsReplayedModuloIt(t *testing.T) {
 
 // Undeclared, the map order fails the operator's test with one line, said
 // once, naming the field and its declaration; the finding is reported and
-// replays modulo the field, judged as if declared.
+// its replay is judged modulo the field found so.
 func TestAnUndeclaredMapOrderFailsTheTestOnce(t *testing.T) {
 	out := runTheTest(t, "undeclared")
 	if n := strings.Count(out, "the operator itself is nondeterministic"); n != 1 {
@@ -184,7 +184,7 @@ func TestAnUndeclaredMapOrderFailsTheTestOnce(t *testing.T) {
 		}
 	}
 	if strings.Contains(out, "does not replay bit for bit") {
-		t.Errorf("a finding does not replay, its field judged as if declared:\n%s", out)
+		t.Errorf("a finding does not replay, though judged modulo the field found:\n%s", out)
 	}
 }
 

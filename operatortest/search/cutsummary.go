@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
@@ -64,6 +66,9 @@ type exploration struct {
 	// nondeterminism says the operator's own nondeterminism the preflight
 	// runs showed, once (determinism.go); "" if none.
 	nondeterminism string
+	// found are the fields it names: a replay is judged modulo them, as
+	// modulo Options.Nondeterministic.
+	found canon.Nondeterministic
 }
 
 // explorationOf is w's exploration state.

@@ -94,9 +94,9 @@
 // plan up to four times, and runs that differ beyond that are the
 // operator's own nondeterminism (a list rendered by ranging over a Go map),
 // said once with the object and the fields, and how to declare them
-// (Result.Nondeterminism; Run fails with that one line), then judged as
-// if declared, not reported again as a verdict on every plan
-// (examples/mapports). Every violation found while exploring is replayed
+// (Result.Nondeterminism; Run fails with that one line), and a finding's
+// replay is judged modulo those fields (examples/mapports); the verdicts
+// judge them until they are declared. Every violation found while exploring is replayed
 // from its minimal plan before it is reported: a replay that gives another
 // trace hash but agrees with the exploring run modulo the equivalence and
 // shows the violation again replays (a line says the hashes differ and in
@@ -332,7 +332,11 @@
 //     one most often) miss it, and so does a range on a path the preflight
 //     plan never takes; the replay of a finding then says it, finding by
 //     finding. Each worker process checks for itself, so one whose runs
-//     happened alike judges the field undeclared. What two runs differ in
+//     happened alike judges the field undeclared. The verdicts still judge
+//     a field found so but not declared (a buggy twin's bug can be such a
+//     field, examples/patterns/mapports): its differences can show as a
+//     verdict of a plan or two (one per signature) besides the one line;
+//     only Options.Nondeterministic silences them. What two runs differ in
 //     is told as the fields whose values differ: a list reordered reads as
 //     its items' fields (.spec.ports.name, .spec.ports.port), not as its
 //     order. A replay judged modulo the equivalence still shifts every
