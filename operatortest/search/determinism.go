@@ -28,10 +28,12 @@ import (
 // ignores: the order of a list its schema keys (a Service's ports), the
 // fields Options.Nondeterministic declares, and the resourceVersions,
 // generations and managedFields that a write more or less shifts. Two
-// runs of one plan are compared as histories of what each object held
-// (each write that changed only what the equivalence ignores left out):
-// where they first differ is an object whose content one run wrote and
-// the other did not, and its fields are what differs. That is the one
+// runs of one plan are compared as histories of what each object held,
+// object by object (each write that changed only what the equivalence
+// ignores left out; how two objects' changes interleave is the
+// schedule's, which a write more or less shifts): where they first differ
+// is an object whose content one run wrote and the other did not, and its
+// fields are what differs. That is the one
 // rule; its cases follow:
 //
 //   - The exploration runs its preflight plan (no workload, no fault)
@@ -46,7 +48,11 @@ import (
 //   - A finding's replay that gives another trace hash, but agrees with
 //     the exploring run modulo the equivalence and shows the same
 //     violation, replays: it is reported, with a line saying the hashes
-//     differ and in what (report.go).
+//     differ and in what (report.go). A replay is two runs of one plan
+//     too: where the operator wrote other content to one object at the
+//     same point of both, that is its nondeterminism as the preflight's
+//     is (said once, if the preflight's runs happened alike), and the
+//     comparison goes on modulo those fields.
 
 // change is one commit of a run that alters an object beyond what the
 // equivalence ignores: the object, who wrote it and its fields.
@@ -172,25 +178,45 @@ func itemsOf(leaves map[string]string, path string) []string {
 type divergence struct {
 	object, process string
 	fields          []string
+	// sameWrite: both runs changed the object there, to other content
+	// (not a change one run made and the other did not).
+	sameWrite bool
 }
 
 // diverge is where a and b, two runs of one plan, first differ (nil: they
-// agree), compared modulo the equivalence or as stored.
+// agree), compared modulo the equivalence or as stored: object by object,
+// each object's states in order (how two objects' changes interleave is
+// the schedule's, and a write more or less shifts it).
 func diverge(w *world.World, a, b *world.RunResult, modulo bool) *divergence {
-	ha, hb := historyOf(w, a, modulo), historyOf(w, b, modulo)
-	for i := 0; i < max(len(ha), len(hb)); i++ {
-		switch {
-		case i >= len(ha):
-			return &divergence{object: hb[i].object, process: hb[i].process, fields: hb[i].changed}
-		case i >= len(hb):
-			return &divergence{object: ha[i].object, process: ha[i].process, fields: ha[i].changed}
-		case ha[i].object != hb[i].object:
-			return &divergence{object: ha[i].object, process: ha[i].process, fields: ha[i].changed}
-		case !maps.Equal(ha[i].leaves, hb[i].leaves):
-			return &divergence{object: ha[i].object, process: cmp.Or(ha[i].process, hb[i].process), fields: differingFields(ha[i].leaves, hb[i].leaves)}
+	sa, order := byObject(historyOf(w, a, modulo), nil)
+	sb, order := byObject(historyOf(w, b, modulo), order)
+	for _, key := range order {
+		ca, cb := sa[key], sb[key]
+		for i := 0; i < max(len(ca), len(cb)); i++ {
+			switch {
+			case i >= len(ca):
+				return &divergence{object: key, process: cb[i].process, fields: cb[i].changed}
+			case i >= len(cb):
+				return &divergence{object: key, process: ca[i].process, fields: ca[i].changed}
+			case !maps.Equal(ca[i].leaves, cb[i].leaves):
+				return &divergence{object: key, process: cmp.Or(ca[i].process, cb[i].process), fields: differingFields(ca[i].leaves, cb[i].leaves), sameWrite: true}
+			}
 		}
 	}
 	return nil
+}
+
+// byObject is h's changes by object, and order with the objects not in it
+// yet added in their first change's order.
+func byObject(h []change, order []string) (map[string][]change, []string) {
+	out := map[string][]change{}
+	for _, c := range h {
+		if _, ok := out[c.object]; !ok && !slices.Contains(order, c.object) {
+			order = append(order, c.object)
+		}
+		out[c.object] = append(out[c.object], c)
+	}
+	return out, order
 }
 
 // String says it: "the writes of ConfigMap shop/web-ports .data.ports (by
@@ -223,39 +249,74 @@ const determinismRuns = 3
 // (the rule above): the operator's own nondeterminism is said once, and
 // judged from then on as if declared.
 func checkDeterminism(w *world.World, t *testing.T, first *world.RunResult) error {
-	var again *world.RunResult
+	var ignored *divergence // a difference only in what the oracles ignore
 	for range determinismRuns {
-		var err error
-		if _, again, err = reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
-			return err
+		_, again, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0)
+		if err != nil || again.Hash == first.Hash {
+			if err != nil {
+				return err
+			}
+			continue
 		}
-		if again.Hash != first.Hash {
-			break
-		}
-	}
-	if again.Hash == first.Hash {
-		return nil
-	}
-	if d := diverge(w, first, again, true); d != nil {
-		kind, _, _ := strings.Cut(d.object, " ")
-		found := explorationOf(w).found
-		if found == nil {
-			found = canon.Nondeterministic{}
-			explorationOf(w).found = found
-		}
-		for _, f := range d.fields {
-			found[kind] = append(found[kind], strings.Split(strings.TrimSuffix(f, " (its order)"), "."))
-		}
-		if !w.Operators[d.process] {
-			explorationOf(w).nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (the fault-free run with no workload), and no process of the operator's wrote them: a determinism bug of ctrlsim, or a difference of the operator's before them that left no write", d)
+		if d := diverge(w, first, again, true); d != nil {
+			learn(w, d, "the fault-free run with no workload")
 			return nil
 		}
-		explorationOf(w).nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (the fault-free run with no workload): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
-			d, d.declare())
-		return nil
+		if ignored == nil {
+			ignored = diverge(w, first, again, false)
+		}
 	}
-	if d := diverge(w, first, again, false); d != nil {
-		t.Logf("operatortest: %s differ between two runs of one plan (the fault-free run with no workload) only in what the oracles ignore (the order of a keyed list, a declared field): trace hashes differ, and a replay is judged modulo it", d)
+	if ignored != nil {
+		t.Logf("operatortest: %s differ between two runs of one plan (the fault-free run with no workload) only in what the oracles ignore (the order of a keyed list, a declared field): trace hashes differ, and a replay is judged modulo it", ignored)
 	}
 	return nil
 }
+
+// learn takes d, where two runs of one plan (what) differ beyond what the
+// oracles ignore, as the operator's own nondeterminism when the operator
+// wrote it: its fields join those a replay is judged modulo, and the first
+// such difference is what the exploration says (once). It reports whether
+// d was the operator's.
+func learn(w *world.World, d *divergence, what string) bool {
+	e := explorationOf(w)
+	if !w.Operators[d.process] {
+		if e.nondeterminism == "" {
+			e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s), and no process of the operator's wrote them: a determinism bug of ctrlsim, or a difference of the operator's before them that left no write", d, what)
+		}
+		return false
+	}
+	kind, _, _ := strings.Cut(d.object, " ")
+	if e.found == nil {
+		e.found = canon.Nondeterministic{}
+	}
+	for _, f := range d.fields {
+		path := strings.Split(strings.TrimSuffix(f, " (its order)"), ".")
+		if !slices.ContainsFunc(e.found[kind], func(p []string) bool { return slices.Equal(p, path) }) {
+			e.found[kind] = append(e.found[kind], path)
+		}
+	}
+	if e.nondeterminism == "" {
+		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
+			d, what, d.declare())
+	}
+	return true
+}
+
+// agreeLearning compares a finding's exploring run and its replay modulo
+// what the oracles ignore and the fields found nondeterministic, learning
+// (learn) from each difference in the content of one write of the
+// operator's, up to maxLearned: nil when they then agree, else where they
+// differ.
+func agreeLearning(w *world.World, explored, replayed *world.RunResult) *divergence {
+	for range maxLearned {
+		d := diverge(w, explored, replayed, true)
+		if d == nil || !d.sameWrite || !learn(w, d, "a finding's minimal plan, explored and replayed") {
+			return d
+		}
+	}
+	return diverge(w, explored, replayed, true)
+}
+
+// maxLearned bounds the differences one replay teaches: a run that differs
+// in more is not the same run in another order.
+const maxLearned = 4

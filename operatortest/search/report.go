@@ -80,7 +80,11 @@ func (rep *reporter) replay(f Finding, path string) {
 			explored = nil
 		}
 		again := slices.Contains(signatures(w, r.Violated()), f.Signature)
-		if explored != nil && again && diverge(w, explored, r, true) == nil {
+		var beyond *divergence
+		if explored != nil {
+			beyond = agreeLearning(w, explored, r) // determinism.go
+		}
+		if explored != nil && again && beyond == nil {
 			what := "nothing the steps keep"
 			if d := diverge(w, explored, r, false); d != nil {
 				what = d.String()
@@ -91,10 +95,8 @@ func (rep *reporter) replay(f Finding, path string) {
 			return
 		}
 		d := Nondeterminism(f.steps, r.Steps, w.Space.Processes)
-		if explored != nil {
-			if dv := diverge(w, explored, r, true); dv != nil {
-				d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", dv, dv.declare())
-			}
+		if beyond != nil {
+			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.declare())
 		}
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
 			path, f.Hash, r.Hash, d)
