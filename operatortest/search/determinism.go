@@ -33,18 +33,18 @@ import (
 // ignores left out; how two objects' changes interleave is the
 // schedule's, which a write more or less shifts): where they first differ
 // is an object whose content one run wrote and the other did not, and its
-// fields are what differs. That is the one
-// rule; its cases follow:
+// fields are what differs. That is the one rule; its cases follow:
 //
 //   - The exploration runs its preflight plan (no workload, no fault)
-//     up to four times, until two differ. Runs that differ are the operator's own nondeterminism (a
-//     list rendered by ranging over a Go map, an unseeded random value):
-//     said once, with the object and the fields it touches
-//     (Result.Nondeterminism), and a finding's replay is judged modulo
-//     those fields too. The verdicts are not: only a declaration makes the
-//     oracles ignore a field (a buggy twin whose bug is a field built in
-//     map order, examples/patterns/mapports, is caught by them). Runs that
-//     differ only in what the equivalence ignores are logged.
+//     up to four times, until two differ beyond the equivalence. That is
+//     the operator's own nondeterminism (a list rendered by ranging over
+//     a Go map, an unseeded random value): said once, with the object and
+//     the fields it touches (Result.Nondeterminism; Run fails with it),
+//     and a finding's replay is judged modulo those fields too. The
+//     verdicts are not: only a declaration makes the oracles ignore a
+//     field (a buggy twin whose bug is a field built in map order,
+//     examples/patterns/mapports, is caught by them). Runs that differ
+//     only in what the equivalence ignores are logged.
 //   - A finding's replay that gives another trace hash, but agrees with
 //     the exploring run modulo the equivalence and shows the same
 //     violation, replays: it is reported, with a line saying the hashes
