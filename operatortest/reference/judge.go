@@ -169,3 +169,13 @@ func RunOnce(w *world.World, t *testing.T, p *plan.Plan, refs []*verdict.Referen
 	}, startAfter)
 	return snap, r, err
 }
+
+// Recalled is the result this world keeps of p's judged run, if it keeps
+// one (a plan that violated, among the first maxRecalledViolations): the
+// run a replay of p is compared with (search's determinism.go).
+func Recalled(w *world.World, p *plan.Plan) *world.RunResult {
+	if r := refsOf(w).recalled[p.String()]; r != HoldingRun {
+		return r
+	}
+	return nil
+}

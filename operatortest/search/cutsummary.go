@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
@@ -61,6 +63,12 @@ type exploration struct {
 	// cuts are the places of the exploration whose plans were cut at the
 	// work bound, with the first note of each.
 	cuts map[int]string
+	// nondeterminism says the operator's own nondeterminism the preflight
+	// runs showed, once (determinism.go); "" if none.
+	nondeterminism string
+	// found are the fields it names: a replay is judged modulo them, as
+	// modulo Options.Nondeterministic.
+	found canon.Nondeterministic
 }
 
 // explorationOf is w's exploration state.

@@ -87,13 +87,30 @@
 // what a pod does (its main exits, it restarts after its back-off), and the
 // run goes on.
 //
-// Every violation found while exploring is replayed from its minimal plan
-// before it is reported: a replay that holds, or that gives another trace
-// hash, fails the test with both hashes and the first step where the two
-// runs differ, saying whose step it is: a write of the operator's whose
-// content differs (the operator itself is nondeterministic: a list built by
-// ranging over a Go map, an unseeded random value), a log line, or a step
-// of the world's own (a determinism bug of ctrlsim). Run and Explore log the
+// A run is a function of its plan, up to what the oracles' equivalence
+// ignores (determinism.go: the order of a list its schema keys, the fields
+// Options.Nondeterministic declares, and the resourceVersions a write more
+// or less shifts). The exploration checks it first: it runs its preflight
+// plan up to four times, and runs that differ beyond that are the
+// operator's own nondeterminism (a list rendered by ranging over a Go map),
+// said once with the object and the fields, and how to declare them
+// (Result.Nondeterminism; Run fails with that one line), and a finding's
+// replay is judged modulo those fields (examples/mapports); the verdicts
+// judge them until they are declared. Every violation found while exploring is replayed
+// from its minimal plan before it is reported: a replay that gives another
+// trace hash but agrees with the exploring run modulo the equivalence and
+// shows the violation again replays (a line says the hashes differ and in
+// what); one that holds, or differs beyond that, fails the test with both
+// hashes and the first step where the two runs differ, saying whose step
+// it is: a write of the operator's whose content differs (the operator
+// itself is nondeterministic: a list built by ranging over a Go map, an
+// unseeded random value), with the fields and their declaration, a log
+// line, or a step of the world's own (a determinism bug of ctrlsim). A
+// finding that does not replay is reported with what exploring it
+// violated, never dropped: so is one whose minimal plan violates nothing
+// when judged to the end, and a violation a worker process saw that this
+// process, judging its place again, does not show (Result.Unreproduced).
+// Run and Explore log the
 // plans run, the effective seed (0 is 1), the wall time to the first
 // violation and the time shrinking took, with the candidates the shrinker
 // tried and the runs they cost (Result has them too); meanwhile, every 5 s
@@ -325,6 +342,21 @@
 //     workers (shrinkjobs.go), but the sweep's are judged in the test's
 //     process first. Expect judges a violating plan as a whole: a plan that
 //     violates the expected property and another passes.
+//   - The operator's nondeterminism is found by chance: four runs of the
+//     preflight plan alike (a range over a small Go map takes few orders,
+//     one most often) miss it, and so does a range on a path the preflight
+//     plan never takes; the replay of a finding then says it, finding by
+//     finding. Each worker process checks for itself, so one whose runs
+//     happened alike judges the field undeclared. The verdicts still judge
+//     a field found so but not declared (a buggy twin's bug can be such a
+//     field, examples/patterns/mapports): its differences can show as a
+//     verdict of a plan or two (one per signature) besides the one line;
+//     only Options.Nondeterministic silences them. What two runs differ in
+//     is told as the fields whose values differ: a list reordered reads as
+//     its items' fields (.spec.ports.name, .spec.ports.port), not as its
+//     order. A replay judged modulo the equivalence still shifts every
+//     resourceVersion after the write that differs, so a plan keyed on a
+//     resourceVersion (a stale restart's rev=) can aim elsewhere in it.
 //   - Findings as found: the sweep's findings (sweep.go), which are not
 //     shrunk, are saved and reported as each is found, with no "found" line
 //     before it; the sweep runs in the test's process (a long targeted plan

@@ -76,7 +76,7 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
 	var out []Finding
 	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
-		out = append(out, Finding{Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, TimeToFind: took})
+		out = append(out, Finding{Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
 	}
 	return out
 }

@@ -59,20 +59,54 @@ func (rep *reporter) judge(p *plan.Plan, path string) []string {
 }
 
 // replay replays a finding's minimal plan, saved at path: a violation that its
-// plan does not reproduce bit for bit is a determinism bug, never a pass.
+// plan does not reproduce is a determinism bug, never a pass, and the
+// finding is reported as one that did not replay. A replay that gives
+// another trace hash but agrees with the exploring run modulo what the
+// oracles ignore (determinism.go), and shows the finding again, replays.
 func (rep *reporter) replay(f Finding, path string) {
 	rep.t.Helper()
-	r, err := reference.Run(rep.w, rep.t, f.Minimal)
+	w := rep.w
+	r, err := reference.Run(w, rep.t, f.Minimal)
 	if err != nil {
 		rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
 	}
 	note := ""
 	if r.Hash != f.Hash {
-		d := Nondeterminism(f.steps, r.Steps, rep.w.Space.Processes)
+		explored := f.explored
+		if explored == nil {
+			explored = reference.Recalled(w, f.Minimal)
+		}
+		if explored != nil && explored.Hash != f.Hash {
+			explored = nil
+		}
+		again := slices.Contains(signatures(w, r.Violated()), f.Signature)
+		var beyond *divergence
+		if explored != nil {
+			beyond = agreeLearning(w, explored, r) // determinism.go
+		}
+		if explored != nil && again && beyond == nil {
+			what := "nothing the steps keep"
+			if d := diverge(w, explored, r, false); d != nil {
+				what = d.String()
+			}
+			rep.t.Logf("operatortest: the minimal plan %s replays to trace hash %s, not %s as explored: the runs differ only in what the oracles ignore (%s), and the replay shows %s again",
+				path, r.Hash, f.Hash, what, f.Signature)
+			rep.report(f.Minimal, path, r, "")
+			return
+		}
+		d := Nondeterminism(f.steps, r.Steps, w.Space.Processes)
+		if beyond != nil {
+			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.declare())
+		}
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
 			path, f.Hash, r.Hash, d)
 		if len(r.Violated()) == 0 {
-			rep.t.Errorf("%s\nThe replay violates nothing: the violation found while exploring (%s) does not reproduce from its plan.", msg, f.Signature)
+			var was []string
+			for _, v := range f.Violations {
+				was = append(was, fmt.Sprintf("  %s: %s", v.Property, v.Detail))
+			}
+			rep.t.Errorf("%s\nThe replay violates nothing: the violation found while exploring (%s) does not reproduce from its plan. Exploring it, the plan violated:\n%s",
+				msg, f.Signature, strings.Join(was, "\n"))
 			return
 		}
 		note = msg

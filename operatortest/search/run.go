@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,9 @@ func Run(t *testing.T, o world.Options) {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
+	for _, u := range res.Unreproduced {
+		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1)", u)
+	}
 	if len(res.Findings) == 0 && res.Checks > 0 && res.Cut == res.Checks {
 		// No silent pass: nothing was judged (cut.go).
 		t.Fatalf("operatortest: every one of the %d plans explored (seed %d) was cut at the work bound, none judged: %s", res.Checks, o.EffectiveSeed(), res.CutNote)
@@ -154,6 +158,9 @@ func Run(t *testing.T, o world.Options) {
 	}
 	for _, f := range res.Findings[reported:] {
 		saveAndReport(f, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
+	}
+	if s := explorationOf(w).nondeterminism; s != "" {
+		t.Errorf("operatortest: %s", s) // said once, the preflight's or a replay's (determinism.go)
 	}
 	if o.KeepGoing {
 		// Findings, not signatures nor replays: a saved plan that still
@@ -201,6 +208,16 @@ type Result struct {
 	// not judged (cut.go), CutNote the first one's place and why.
 	Cut     int
 	CutNote string
+	// Unreproduced are the violations a worker process saw at a place that
+	// this process, judging the place again, did not show: a run that is
+	// not a function of its plan ("<signature> at plan <n>"), reported,
+	// never dropped.
+	Unreproduced []string
+	// Nondeterminism, if set, says once where two runs of one plan
+	// differed beyond what the oracles ignore (the operator ranges over a
+	// Go map to render a field, say), and how to declare it: the
+	// exploration judged those fields as if declared (determinism.go).
+	Nondeterminism string
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): those the fault-free runs show first (NoFault), then one
 	// that needs a fault without KeepGoing, each root cause once with it.
@@ -239,6 +256,9 @@ type Finding struct {
 	// no further.
 	ShrinkBounded bool
 	steps         []trace.Step
+	// explored is the run that showed it, where kept: what its replay is
+	// compared with (determinism.go).
+	explored *world.RunResult
 }
 
 // Explore explores as Run does and returns what it found, without saving,
@@ -420,7 +440,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			if jobs := shrinkJobs(w, t, pre, seen, maxFindings-len(out.Findings)); len(jobs) > 1 {
 				fs, err := shrinkInParallel(w, t, jobs, n)
 				if err != nil {
-					t.Logf("operatortest: shrinking the distinct violations in parallel failed; shrinking them here one after another: %v", err)
+					t.Logf("operatortest: shrinking some distinct violations in parallel failed; looking for them here one after another: %v", err)
 				}
 				for _, f := range fs {
 					if seen[f.Signature] {
@@ -464,7 +484,26 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			break
 		}
 	}
+	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
+		out.Unreproduced = unreproduced(pre, seen, offset)
+	}
 	return finishExploration(w, out, start), nil
+}
+
+// unreproduced are the signatures the workers saw (pre) that the
+// exploration, which looked for every one, never showed, each with the
+// first place that showed it.
+func unreproduced(pre *Verdicts, seen map[string]bool, offset int) []string {
+	var out, said []string
+	for _, k := range slices.Sorted(maps.Keys(pre.Sigs)) {
+		for _, s := range pre.Sigs[k] {
+			if !seen[s] && !slices.Contains(said, s) {
+				said = append(said, s)
+				out = append(out, fmt.Sprintf("%s at plan %d", s, offset+k))
+			}
+		}
+	}
+	return out
 }
 
 // pinsKnownBug says whether findings with no fault fs show the known bug
@@ -477,6 +516,7 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed = time.Since(start)
+	out.Nondeterminism = explorationOf(w).nondeterminism
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
@@ -509,14 +549,19 @@ func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
 	return plan.Generator(sp)
 }
 
-// preflight runs the world once with no workload and no fault: a manager
-// that cannot start fails here, whatever the oracles (no silent pass); so
-// does a scripted step on an object that never exists.
+// preflight runs the world with no workload and no fault: a manager that
+// cannot start fails here, whatever the oracles (no silent pass); so does
+// a scripted step on an object that never exists. It runs twice: runs
+// that differ are the operator's own nondeterminism (determinism.go).
 func Preflight(w *world.World, t *testing.T) error {
-	if _, _, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0); err != nil {
+	_, r, err := reference.RunOnce(w, t, &plan.Plan{Seed: w.Opts.EffectiveSeed()}, nil, 0)
+	if err != nil {
 		return err
 	}
-	return CheckScriptTargets(w, t) // validate.go
+	if err := CheckScriptTargets(w, t); err != nil { // validate.go
+		return err
+	}
+	return checkDeterminism(w, t, r) // determinism.go
 }
 
 // pass is one exploration of the sequence of plans until a violation with a
@@ -649,11 +694,17 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		// (its trace hash), judged to the end.
 		var err error
 		w.Phase = world.PhaseShrink
-		if last, err = reference.Run(w, t, res.Minimal); err != nil {
+		whole, err := reference.Run(w, t, res.Minimal)
+		if err != nil {
 			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		if lastVs = last.Violated(); len(lastVs) == 0 {
-			return nil, ran, fmt.Errorf("the minimal plan violated a property while shrinking and none when judged to the end: a run that is not a function of its plan\n%s", res.Minimal)
+		if vs := whole.Violated(); len(vs) > 0 {
+			last, lastVs = whole, vs
+		} else {
+			// Kept, as shrinking saw it: its replay reports that it does
+			// not reproduce (report.go), never dropped.
+			t.Logf("operatortest: the minimal plan of plan %d violated %s while shrinking (trace hash %s) and nothing when judged to the end (%s): a run that is not a function of its plan; kept as a finding\n%s",
+				first, signatures(w, lastVs)[0], last.Hash, whole.Hash, res.Minimal)
 		}
 	}
 	sigs := signatures(w, lastVs)
@@ -672,7 +723,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	if w.Opts.ShrinkRuns > 0 {
 		shrinking = min(shrinking, w.Opts.ShrinkRuns) // the ones past the budget were not tried
 	}
-	return &Finding{Signature: sig, Also: also, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps,
+	return &Finding{Signature: sig, Also: also, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
 		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded}, ran, nil
 }

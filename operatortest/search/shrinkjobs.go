@@ -98,7 +98,8 @@ func shrinkJobs(w *world.World, t *testing.T, pre *Verdicts, seen map[string]boo
 }
 
 // shrinkInParallel runs jobs in up to n processes at once and returns their
-// findings in the jobs' order (places of the random pass).
+// findings in the jobs' order (places of the random pass); the error names
+// the jobs that gave none, whose signatures the passes look for again.
 func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]Finding, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -118,16 +119,15 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	t.Logf("operatortest: %d signatures the workers saw shrunk in %d processes at once in %s (one finding for each root cause follows)", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
-	ShrunkInParallel += len(jobs)
 	var out []Finding
-	for i, s := range results {
+	for i, s := range results { // a job that failed leaves its signature unseen: the passes look for it again
+		if errs[i] != nil {
+			continue
+		}
 		p, err := plan.Parse(s.Minimal)
 		if err != nil {
-			return nil, fmt.Errorf("the minimal plan of %s from its shrinking process: %v", jobs[i].Target, err)
+			errs[i] = fmt.Errorf("the minimal plan of %s from its shrinking process: %v", jobs[i].Target, err)
+			continue
 		}
 		// Its whole verdicts and trace, for the report: the same run.
 		r, err := reference.Run(w, t, p)
@@ -136,7 +136,8 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 		}
 		vs := r.Violated()
 		if pick(signatures(w, vs), nil, s.Signature) == "" {
-			return nil, fmt.Errorf("the minimal plan of %s, judged again here, does not show it: a run that is not a function of its plan\n%s", s.Signature, p)
+			errs[i] = fmt.Errorf("the minimal plan of %s, judged again here, does not show it: a run that is not a function of its plan\n%s", s.Signature, p)
+			continue
 		}
 		var also []string // the exploration keeps those it has not seen (run.go)
 		for _, sig := range signatures(w, vs) {
@@ -144,10 +145,12 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 				also = append(also, sig)
 			}
 		}
-		out = append(out, Finding{Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		out = append(out, Finding{Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps, explored: r,
 			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs, ShrinkBounded: s.Bounded})
 	}
-	return out, nil
+	t.Logf("operatortest: %d signatures the workers saw shrunk in %d processes at once in %s (one finding for each root cause follows)", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
+	ShrunkInParallel += len(jobs)
+	return out, errors.Join(errs...)
 }
 
 // runShrinkJob runs one job in a process of its own and reads its result.

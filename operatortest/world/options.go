@@ -340,7 +340,9 @@ type Options struct {
 	Expect string
 	// Nondeterministic names fields that legitimately differ between two runs
 	// of one workload in the operator's domain (a counter of attempts): the
-	// comparing oracles ignore their values. A last resort, for what neither
+	// comparing oracles ignore their values, and a finding's replay is
+	// judged modulo them (a field an operator renders by ranging over a Go
+	// map: examples/mapports). A last resort, for what neither
 	// the cluster's own nondeterminism (uids, generated names, times,
 	// resourceVersions, unordered lists) nor the fault-free runs of two
 	// schedules show (see NondeterministicField); an unknown kind or an
