@@ -158,8 +158,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	if e.Status.Members != e.Spec.Members || e.Status.ObservedGeneration != e.Generation {
-		e.Status.Members, e.Status.ObservedGeneration = e.Spec.Members, e.Generation
+	// Every member is made: the status says so, whatever this reconcile
+	// made (a member made by an earlier one, whose progress write a crash
+	// or a stale view kept back, counts).
+	if e.Status.Members != e.Spec.Members || e.Status.ReadyMembers != e.Spec.Members || e.Status.ObservedGeneration != e.Generation {
+		e.Status.Members, e.Status.ReadyMembers, e.Status.ObservedGeneration = e.Spec.Members, e.Spec.Members, e.Generation
 		return ctrl.Result{}, r.Status().Update(ctx, &e)
 	}
 	return ctrl.Result{}, nil
