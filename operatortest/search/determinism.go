@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
@@ -26,8 +27,9 @@ import (
 //
 // A run is a function of its plan, up to what the oracles' equivalence
 // ignores: the order of a list its schema keys (a Service's ports), the
-// fields Options.Nondeterministic declares, and the resourceVersions,
-// generations and managedFields that a write more or less shifts. Two
+// fields Options.Nondeterministic declares, the resourceVersions,
+// generations and managedFields that a write more or less shifts, and
+// what the oracles name by token (uids, generated names, times). Two
 // runs of one plan are compared as histories of what each object held,
 // object by object (each write that changed only what the equivalence
 // ignores left out; how two objects' changes interleave is the
@@ -72,13 +74,21 @@ func historyOf(w *world.World, r *world.RunResult, modulo bool) []change {
 			writer[s.RVWritten] = s.Process
 		}
 	}
+	var tok *canon.Tokens
+	if modulo {
+		tok = canon.NewTokens(r.Log)
+	}
 	prev := map[string]map[string]string{}
 	var out []change
 	for _, e := range r.Log {
-		key := canon.ObjectKey(e.GVK.Kind, e.Object.GetNamespace(), e.Object.GetName())
+		name := e.Object.GetName()
+		if tok != nil {
+			name = tok.Name(e.Object)
+		}
+		key := canon.ObjectKey(e.GVK.Kind, e.Object.GetNamespace(), name)
 		leaves := map[string]string{"": "deleted"}
 		if e.Type != watch.Deleted {
-			leaves = contentOf(w, e.GVK, e.Object, modulo)
+			leaves = contentOf(w, e.GVK, e.Object, tok)
 		}
 		before, ok := prev[key]
 		if ok && maps.Equal(before, leaves) {
@@ -91,8 +101,11 @@ func historyOf(w *world.World, r *world.RunResult, modulo bool) []change {
 }
 
 // contentOf is o's content as leaves (canon.Leaves), less what a write
-// more or less shifts.
-func contentOf(w *world.World, gvk schema.GroupVersionKind, o runtime.Object, modulo bool) map[string]string {
+// more or less shifts; tok (nil: as stored) canonicalises it as the
+// oracles do: uids and generated names as tokens (a uid is the
+// apiserver's count of the objects created before it, which a write more
+// or less shifts), times masked, a scheduled pod's node named by the pod.
+func contentOf(w *world.World, gvk schema.GroupVersionKind, o client.Object, tok *canon.Tokens) map[string]string {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
 		return map[string]string{"": err.Error()}
@@ -103,9 +116,11 @@ func contentOf(w *world.World, gvk schema.GroupVersionKind, o runtime.Object, mo
 		delete(meta, "managedFields")
 	}
 	var sh canon.Shape
-	if modulo {
+	if tok != nil {
 		w.Nondet.Mask(gvk.Kind, m)
 		explorationOf(w).found.Mask(gvk.Kind, m)
+		tok.Binding(gvk, o, m)
+		tok.Value(m)
 		sh = w.Shapes.For(gvk)
 	}
 	out := map[string]string{}

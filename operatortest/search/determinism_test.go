@@ -3,6 +3,18 @@ package search
 import (
 	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 )
 
 // What two runs' writes of one object differ in is told as fields, named as
@@ -28,5 +40,40 @@ func TestTwoWritesDifferInFieldsOrInAListsOrder(t *testing.T) {
 		if got := differingFields(c.a, c.b); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// Two runs of one plan that made the same objects in another order agree:
+// a uid is the apiserver's count of the objects made before it and a
+// generated name its draw, so both are compared as the oracles name them
+// (an EndpointSlice by its Service, its owner by name), not as stored.
+func TestTwoRunsThatMadeTheSameObjectsInAnotherOrderAgree(t *testing.T) {
+	w := &world.World{Shapes: canon.NewShapes(nil, clientgoscheme.Scheme)}
+	svc := func(uid string) client.Object {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: types.UID(uid)}}
+	}
+	cm := func(uid string) client.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-ports", UID: types.UID(uid)}}
+	}
+	slice := func(uid, name, owner string) client.Object {
+		return &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, GenerateName: "web-", UID: types.UID(uid),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: types.UID(owner)}}}}
+	}
+	added := func(objs ...client.Object) *world.RunResult {
+		r := &world.RunResult{}
+		for i, o := range objs {
+			gvks, _, _ := clientgoscheme.Scheme.ObjectKinds(o)
+			r.Log = append(r.Log, apiserver.Event{Type: watch.Added, GVK: gvks[0], Object: o, ResourceVersion: uint64(i + 1)})
+		}
+		return r
+	}
+	const u1, u2, u3 = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000003"
+	a := added(svc(u1), cm(u2), slice(u3, "web-bcdfg", u1))
+	b := added(cm(u1), svc(u2), slice(u3, "web-hjklm", u2))
+	if d := diverge(w, a, b, true); d != nil {
+		t.Errorf("modulo the equivalence, the runs differ: %s", d)
+	}
+	if d := diverge(w, a, b, false); d == nil {
+		t.Errorf("as stored, the runs agree")
 	}
 }

@@ -714,16 +714,32 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			sig = sigs[0]
 		}
 	}
+	if w.Opts.ShrinkRuns > 0 {
+		shrinking = min(shrinking, w.Opts.ShrinkRuns) // the ones past the budget were not tried
+	}
+	minimal := res.Minimal
+	if !last.Partial {
+		// The lines rapid left that are not part of the cause (droplines.go),
+		// within what is left of Options.ShrinkRuns when it is set.
+		budget := -1
+		if w.Opts.ShrinkRuns > 0 {
+			budget = w.Opts.ShrinkRuns - shrinking
+		}
+		w.Phase = world.PhaseShrink
+		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget)
+		if err != nil {
+			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+		}
+		minimal, last, lastVs, shrinking, bounded = m, r, r.Violated(), shrinking+n, bounded || stopped
+		sigs = signatures(w, lastVs)
+	}
 	var also []string // the minimal plan's other new signatures: the same root cause
 	for _, s := range unseen(sigs, seen) {
 		if s != sig {
 			also = append(also, s)
 		}
 	}
-	if w.Opts.ShrinkRuns > 0 {
-		shrinking = min(shrinking, w.Opts.ShrinkRuns) // the ones past the budget were not tried
-	}
-	return &Finding{Signature: sig, Also: also, Minimal: res.Minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
+	return &Finding{Signature: sig, Also: also, Minimal: minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
 		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded}, ran, nil
 }
