@@ -16,7 +16,6 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/examples/ryw"
 	"github.com/ctrlsim/ctrlsim/operatortest"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // options are the operator's test: its scheme, its manager with main's
@@ -39,7 +38,7 @@ func options(readYourWrites bool) operatortest.Options {
 			}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
 			Labels: map[string]string{ryw.AppLabel: "yes"}}}},
-		Faults: operatortest.Faults{Classes: []plan.FaultKind{plan.Lag, plan.Latency, plan.Crash},
+		Faults: operatortest.Faults{Classes: []operatortest.FaultKind{operatortest.Lag, operatortest.Latency, operatortest.Crash},
 			MaxLag: 100 * time.Millisecond},
 		ShrinkRuns: 300,
 	}
