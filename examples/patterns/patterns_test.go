@@ -226,7 +226,7 @@ var patterns = []pattern{
 	},
 	{
 		name: "member-volume",
-		does: "a DBCluster runs as a StatefulSet with a volume per member, and deletes a removed member's volume once its pod is Terminating or gone and a live read confirms the removal",
+		does: "a DBCluster runs as a StatefulSet with a volume per member, and deletes a removed member's volume once its pod is Terminating or gone; both the scale and the deletion follow a live read of the DBCluster",
 		bug:  "deletes a removed member's volume only when it sees the pod Terminating: a member whose pod went while the operator was not looking keeps its volume",
 		options: func(buggy bool) operatortest.Options {
 			o := operator(membervolume.CRD, "membervolume", func(mgr manager.Manager) error {

@@ -23,16 +23,18 @@ import (
 // so the minimal plan stays a function of the seed and the Options.
 
 // dropLines is the dropping pass over p, whose run r showed sig, trying
-// at most budget plans (negative: no bound but its own): the plan with no
-// line that can go (stopped: the budget ended the pass first), its run,
-// and the plans it tried.
-func dropLines(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, sig string, budget int) (_ *plan.Plan, _ *world.RunResult, tried int, stopped bool, _ error) {
+// at most budget plans (negative: no bound but its own) and calling
+// progress before each with the plans tried and the smallest failing plan
+// so far: the plan with no line that can go (stopped: the budget ended the
+// pass first), its run, and the plans it tried.
+func dropLines(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, sig string, budget int, progress func(tried int, smallest *plan.Plan)) (_ *plan.Plan, _ *world.RunResult, tried int, stopped bool, _ error) {
 	for {
 		dropped := false
 		for _, c := range withoutALine(p) {
 			if tried == budget {
 				return p, r, tried, true, nil
 			}
+			progress(tried, p)
 			tried++
 			cr, err := reference.RunRecalled(w, t, c)
 			if err != nil {

@@ -597,6 +597,11 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	long := longOf(w)
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
+	shrinkLine := func(tried int, smallest *plan.Plan) {
+		LogProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
+			first, tried, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), world.Plural(len(smallest.Steps)),
+			len(smallest.Faults), world.Plural(len(smallest.Faults)))
+	}
 	res := explore.RunPlaces(gen, randomBudget(w), w.Opts.Seed, places, func(place int, p *plan.Plan) error {
 		w.Phase = world.PhaseFind
 		if first != 0 {
@@ -626,9 +631,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 				LogProgress(t, "operatortest: %d of %d random plans judged in %s (%.0f plans/s)", ran-1, randomBudget(w), time.Since(start).Round(time.Millisecond),
 					float64(ran-1)/time.Since(start).Seconds())
 			} else {
-				LogProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
-					first, shrinking-1, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), world.Plural(len(smallest.Steps)),
-					len(smallest.Faults), world.Plural(len(smallest.Faults)))
+				shrinkLine(shrinking-1, smallest)
 			}
 		}
 		if first == 0 {
@@ -726,7 +729,12 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			budget = w.Opts.ShrinkRuns - shrinking
 		}
 		w.Phase = world.PhaseShrink
-		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget)
+		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget, func(tried int, smallest *plan.Plan) {
+			if time.Since(lastLog) >= ProgressEvery {
+				lastLog = time.Now()
+				shrinkLine(shrinking+tried, smallest)
+			}
+		})
 		if err != nil {
 			return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}

@@ -10,7 +10,13 @@
 // gone, and the member is really removed (its ordinal is at or above
 // spec.members as read live, not from the cache: the user may have scaled
 // back up since). A member that comes back later starts on a fresh volume,
-// as a new member should. status.members mirrors the StatefulSet's ready
+// as a new member should. A change of the member count is made from a live
+// read of the DBCluster too: a restarted operator whose cache still shows
+// the count before the user's scale-down would bring the removed member
+// back on a fresh volume and remove it again (the first version did; the
+// false-alarm suite's 1,000 plans caught it, an extra create and delete of
+// the member's claim under a stale restart: a real stale-state bug, not a
+// false alarm). status.members mirrors the StatefulSet's ready
 // pods. The operator watches its members' pods and volumes (by their
 // app.kubernetes.io/instance label), so that it looks again when a pod
 // turns Terminating or goes, and when its cache learns of a volume late.

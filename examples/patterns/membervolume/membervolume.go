@@ -2,6 +2,7 @@ package membervolume
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -153,6 +154,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, sts, func() error {
 		members := c.Spec.Members
+		if sts.Spec.Replicas != nil && *sts.Spec.Replicas != members {
+			// A change of the member count is made from a live read: a
+			// view of the DBCluster from before the user's last scale (a
+			// restart onto a lagging cache) would undo it for a while,
+			// bringing a removed member back on a fresh volume and
+			// removing it again.
+			live := &DBCluster{}
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(&c), live); err != nil {
+				return err
+			}
+			if live.DeletionTimestamp != nil {
+				return errGone
+			}
+			members = live.Spec.Members
+		}
 		sts.Spec.Replicas = &members
 		sts.Spec.ServiceName = svc.Name
 		if sts.CreationTimestamp.IsZero() { // selector and claim templates are immutable
@@ -174,7 +190,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/postgresql/data"}},
 		}}
 		return controllerutil.SetControllerReference(&c, sts, r.Scheme())
-	}); err != nil {
+	}); errors.Is(err, errGone) || apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil // deleted since the cache's view: the collector takes the rest
+	} else if err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.deleteRemovedVolumes(ctx, &c, labels); err != nil {
@@ -230,6 +248,9 @@ func (r *Reconciler) deleteRemovedVolumes(ctx context.Context, c *DBCluster, lab
 	}
 	return nil
 }
+
+// errGone stops a reconcile whose DBCluster a live read shows deleted.
+var errGone = errors.New("the DBCluster is being deleted")
 
 // ordinal reads the member ordinal after prefix in name.
 func ordinal(name, prefix string) (int, bool) {
