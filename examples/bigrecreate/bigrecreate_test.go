@@ -158,8 +158,15 @@ func TestTheSearchFindsTheSkippedChildAmongAThousandStalePairs(t *testing.T) {
 			if !res.Caught {
 				t.Fatalf("explorer seed %d: not within %d plans (%d stale pairs, %d ranked plans)", seed, res.Checks, pairs, ranked)
 			}
+			var violated []string
+			for _, v := range res.Violations {
+				violated = append(violated, v.Property)
+			}
+			if !slices.Contains(violated, ReadyAppsHaveTheirChildren.Name) {
+				t.Errorf("explorer seed %d: the plan found violates %v, not %s", seed, violated, ReadyAppsHaveTheirChildren.Name)
+			}
 			found = append(found, res.FirstFailure)
-			t.Logf("explorer seed %d: found at plan %d (%s); %d stale pairs, %d ranked plans; minimal plan:\n%s", seed, res.FirstFailure, res.Violations[0].Property, pairs, ranked, res.Minimal)
+			t.Logf("explorer seed %d: found at plan %d (%v); %d stale pairs, %d ranked plans; minimal plan:\n%s\n%s", seed, res.FirstFailure, violated, pairs, ranked, res.Minimal, res.Violations)
 		})
 	}
 	if len(found) == 5 {
