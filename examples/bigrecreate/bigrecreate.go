@@ -130,11 +130,11 @@ const WaitForOld = 2 * time.Second
 // deletion has its members leave, the last first.
 type Reconciler struct {
 	client.Client
-	// Buggy takes a child found in the cache under the name the App's
-	// child has for the App's own, whichever App controls it: after the App
-	// is deleted and made again under its name, a cache that still holds
-	// the old App's child makes the operator skip it, and once the status
-	// says Ready the App is not looked at again.
+	// Buggy takes whatever its cache has under a child's name for the
+	// App's child, whichever App controls it: after the App is deleted and
+	// made again under its name, a cache that still holds the old App's
+	// child makes the operator skip making it, and once the status says
+	// Ready the App is not looked at again.
 	Buggy bool
 }
 
