@@ -129,7 +129,11 @@
 // then judged to the end once, so its report names every violation, with
 // the same trace hash (reference/shrink.go). Rapid's shrinker tries candidates one at
 // a time, in this process: worker processes judge the places of the
-// exploration, not the candidates of a shrink.
+// exploration, not the candidates of a shrink. Within its bound (shrinkBound,
+// or Options.ShrinkRuns) rapid may stop with a line that is not part of the
+// cause; the shrink ends with a pass over the plan's lines (droplines.go):
+// each fault, then each drawn step, left out while the signature still
+// shows.
 //
 // # A known bug, and keeping going
 //
