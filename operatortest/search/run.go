@@ -597,10 +597,10 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	long := longOf(w)
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
-	shrinkLine := func(tried int, smallest *plan.Plan) {
+	shrinkLine := func(tried int, best *plan.Plan) { // rapid's shrink and dropping lines say it alike
 		LogProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
-			first, tried, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(smallest.Steps), world.Plural(len(smallest.Steps)),
-			len(smallest.Faults), world.Plural(len(smallest.Faults)))
+			first, tried, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(best.Steps), world.Plural(len(best.Steps)),
+			len(best.Faults), world.Plural(len(best.Faults)))
 	}
 	res := explore.RunPlaces(gen, randomBudget(w), w.Opts.Seed, places, func(place int, p *plan.Plan) error {
 		w.Phase = world.PhaseFind
@@ -729,10 +729,10 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			budget = w.Opts.ShrinkRuns - shrinking
 		}
 		w.Phase = world.PhaseShrink
-		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget, func(tried int, smallest *plan.Plan) {
+		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget, func(tried int, best *plan.Plan) {
 			if time.Since(lastLog) >= ProgressEvery {
 				lastLog = time.Now()
-				shrinkLine(shrinking+tried, smallest)
+				shrinkLine(shrinking+tried, best)
 			}
 		})
 		if err != nil {
