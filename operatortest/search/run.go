@@ -597,7 +597,9 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	long := longOf(w)
 	lastLog := start
 	var smallest *plan.Plan // the smallest failing plan so far (rapid keeps the last)
-	shrinkLine := func(tried int, best *plan.Plan) { // rapid's shrink and dropping lines say it alike
+	// shrinkLine is how far a shrink has got: rapid's and the pass that
+	// drops lines say it alike.
+	shrinkLine := func(tried int, best *plan.Plan) {
 		LogProgress(t, "operatortest: shrinking the violation of plan %d: %d candidates tried, %d runs, in %s; the smallest failing plan so far has %d step%s and %d fault%s",
 			first, tried, w.Runs-runsAtFind, time.Since(found).Round(time.Millisecond), len(best.Steps), world.Plural(len(best.Steps)),
 			len(best.Faults), world.Plural(len(best.Faults)))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // ReportOptions configure WriteReports.
@@ -93,7 +95,7 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(r.Minimal.String()), 0o644); err != nil {
 					return nil, err
 				}
-				planLink = fmt.Sprintf("[%d line%s](%s)", r.Minimal.Size(), plural(r.Minimal.Size()), path.Base(name))
+				planLink = fmt.Sprintf("[%d line%s](%s)", r.Minimal.Size(), world.Plural(r.Minimal.Size()), path.Base(name))
 				if err := writeCaught(&details, dir, e, string(v), name, r, opts); err != nil {
 					return nil, err
 				}
@@ -176,12 +178,4 @@ func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Re
 	}
 	fmt.Fprintf(w, "Timeline (trace hash `%s`):\n\n```\n%s%s```\n\n", run.Hash, strings.Join(lines, ""), more)
 	return nil
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
