@@ -338,8 +338,8 @@
 //   - The re-creations' unranked targeted plans come after every unranked
 //     plan of the first workloads: where those fill the sweep's share of
 //     the budget, the re-creations' are not reached but for their ranked
-//     plans. The ranking is plan.Sweep's, with its Known gaps; error
-//     answers are never ranked, and come after every ranked plan.
+//     plans. The ranking is plan.Sweep's, with its Known gaps (an
+//     error answer that only delays a reconcile is unranked).
 //     It is not sharded. Without worker processes its distinct violations
 //     are shrunk one after another; with them, those the random plans show
 //     are shrunk in processes of their own, as many at once as there are

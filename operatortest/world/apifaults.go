@@ -51,7 +51,8 @@ func drawnAPIClasses() []apiserver.Fault {
 func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 	var out []plan.APIFault
 	seen := map[string]bool{}
-	for _, s := range steps {
+	before, after := reconcileWrites(steps)
+	for i, s := range steps {
 		if s.At > w.Opts.FaultPhase {
 			break
 		}
@@ -94,10 +95,40 @@ func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 				continue
 			}
 			seen[key] = true
-			out = append(out, plan.APIFault{At: s.At, Fault: f})
+			out = append(out, plan.APIFault{At: s.At, Fault: f, Before: before[i], After: after[i]})
 		}
 	}
 	return out
+}
+
+// reconcileWrites says, for each write step of a reconcile, whether its
+// reconcile made another write before it and after it (every write of the
+// process, Leases and Events included, as a crash after the k-th write
+// counts them).
+func reconcileWrites(steps []trace.Step) (before, after map[int]bool) {
+	type reconcile struct {
+		process, controller string
+		worker, n           int
+	}
+	before, after = map[int]bool{}, map[int]bool{}
+	last := map[reconcile]int{} // the index of the reconcile's last write so far
+	for i, s := range steps {
+		verb, _, _ := strings.Cut(s.Op, "/")
+		switch verb {
+		case "create", "update", "patch", "delete", "deletecollection":
+		default:
+			continue
+		}
+		if s.Process == "" || s.Reconcile == 0 {
+			continue
+		}
+		r := reconcile{s.Process, s.Controller, s.Worker, s.Reconcile}
+		if j, ok := last[r]; ok {
+			after[j], before[i] = true, true
+		}
+		last[r] = i
+	}
+	return before, after
 }
 
 // Aims reports whether the aimed faults may aim at object ("namespace/name",

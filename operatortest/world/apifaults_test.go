@@ -93,3 +93,40 @@ func TestTheProfileNarrowsTheAPIErrorsDrawn(t *testing.T) {
 		t.Errorf("no operator process left: drew %v", got)
 	}
 }
+
+// Each error answer drawn says whether the reconcile of its write made
+// another write before it and after it (what the sweep ranks it by: a 500
+// after a write stays, a lost response before one): the writes of one
+// reconcile, a Lease or an Event among them, and not another reconcile's
+// or another worker's.
+func TestTheAPIErrorsDrawnSayWhatTheirReconcileWroteBeforeAndAfter(t *testing.T) {
+	rec := func(s trace.Step, worker, n int) trace.Step {
+		s.Controller, s.Worker, s.Reconcile = "web", worker, n
+		return s
+	}
+	steps := []trace.Step{
+		rec(trace.Step{At: 1 * time.Second, Process: "op", Op: "create", Object: "Secret shop/a", Result: "ok"}, 1, 1),
+		rec(trace.Step{At: 1 * time.Second, Process: "op", Op: "create", Object: "Secret team/other", Result: "ok"}, 2, 1),
+		rec(trace.Step{At: 1 * time.Second, Process: "op", Op: "create", Object: "Event shop/a.1", Result: "ok"}, 1, 1),
+		rec(trace.Step{At: 2 * time.Second, Process: "op", Op: "update", Object: "ConfigMap shop/a", Result: "ok"}, 1, 1),
+		rec(trace.Step{At: 3 * time.Second, Process: "op", Op: "update/status", Object: "ConfigMap shop/a", Result: "ok"}, 1, 2),
+	}
+	got := map[string][2]bool{}
+	for _, a := range testWorld(Faults{}).APIFaultsOf(steps) {
+		got[a.At.String()+" "+a.Fault.Resource+" "+a.Fault.Namespace+"/"+a.Fault.Name+a.Fault.Subresource] = [2]bool{a.Before, a.After}
+	}
+	want := map[string][2]bool{
+		"1s secrets shop/":           {false, true},  // shop/a's create: an Event, then the update, follow in its reconcile
+		"1s secrets team/":           {false, false}, // another worker's reconcile
+		"2s configmaps shop/a":       {true, false},
+		"3s configmaps shop/astatus": {false, false}, // another reconcile
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: before, after = %v, want %v", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("drew %v, want %v", got, want)
+	}
+}

@@ -91,8 +91,9 @@
 // pair of changes, holds across each change, unobserved windows, and an
 // error answer to each write (a 500, a lost response), one fault a plan,
 // the classes interleaved. The plans the run says can matter come first
-// (rank.go states the rule once): a crash that leaves an intermediate
-// state; a hold or an unobserved window that keeps from the process a
+// (rank.go states the rule once): a crash or an error answer that leaves
+// an intermediate state (a lost response to a create too: its retry meets
+// what it made); a hold or an unobserved window that keeps from the process a
 // change it acted on (read, or had as its own write's answer, then made a
 // write of the same reconcile that changed something: Targets.Acts; a
 // no-op write acts on nothing); and a stale view frozen at a change A the
@@ -140,11 +141,13 @@
 //     new value counts as one changed back:
 //     TestASpecChangedAgainRanksWhetherOrNotItUndoesTheCount).
 //     Nondeterministic triggers are not told apart (Sieve drops them).
-//     Error answers are not ranked; a crash is ranked only where it
-//     leaves an intermediate state. Unranked plans come after every ranked
-//     one, so on an operator with more ranked plans than the budget no
-//     error answer is tried (examples/bigrecreate: 1,176 ranked plans,
-//     "error answers to a write 0 of 134" after 1,000). The ranking is an order, not a cut,
+//     A crash or an error answer is ranked only where it leaves an
+//     intermediate state (a lost response to a create wherever it is), so
+//     a 500 to a reconcile's only write, which only delays it, is unranked:
+//     unranked plans come after every ranked one, and on an operator with
+//     more ranked plans than the budget they are not tried (an operator
+//     that mutates its lister's object before a write it makes alone needs
+//     that 500). The ranking is an order, not a cut,
 //     and a loose one on an operator that writes much: examples/bigcluster
 //     ranks 1,116 of its 6,300 plans (every past of a Cluster that was
 //     deleted and made again hides a conflicting change); the order of

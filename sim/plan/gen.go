@@ -148,6 +148,10 @@ type Targets struct {
 type APIFault struct {
 	At    time.Duration
 	Fault apiserver.Fault
+	// Before and After: the reconcile that made the request made another
+	// write before it, and after it (what an error answer leaves undone:
+	// rank.go).
+	Before, After bool
 }
 
 // watchedOf keeps the kinds of all that proc watches (all when nothing is

@@ -16,6 +16,13 @@ import (
 //   - A crash is ranked where it leaves an intermediate state: right
 //     after a write that another write of the same reconcile follows
 //     (Space.Writes).
+//   - An error answer to a write is ranked where it leaves an
+//     intermediate state too: a 500 (the write not made) to a write after
+//     another of its reconcile, which stays while the rest is not made; a
+//     lost response (the write made) to a write another of its reconcile
+//     follows. A lost response to a create is ranked wherever it is: the
+//     retry meets the object it made (AlreadyExists, or a second object
+//     under a generated name).
 //   - A hold of a kind, or an unobserved window, is ranked when the first
 //     change it keeps from P is one P acted on.
 //   - A stale view of P frozen just after a change A, restarted right
@@ -199,4 +206,16 @@ func firstHidden(tg Targets, f Fault) (Write, bool) {
 		}
 	}
 	return Write{}, false
+}
+
+// leavesIntermediate reports whether the error answer a leaves an
+// intermediate state (the rule above).
+func (a APIFault) leavesIntermediate() bool {
+	switch {
+	case a.Fault.Ambiguous:
+		return a.After || a.Fault.Verb == "create"
+	case a.Fault.Code == 500:
+		return a.Before
+	}
+	return false
 }

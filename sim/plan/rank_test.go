@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,6 +175,49 @@ func TestTheSweepAnswersEachWriteWithAnError(t *testing.T) {
 	}
 	if got[0].String() != "api process=op verb=delete resource=persistentvolumeclaims namespace=ns name=a-data code=500 count=1 from=5.099s until=1m0s" {
 		t.Errorf("the 500 reads %q", got[0])
+	}
+}
+
+// An error answer is ranked where it leaves an intermediate state, as a
+// crash is: a 500 to a write after another of its reconcile (that one
+// stays, this one is not made), a lost response to a write another of its
+// reconcile follows (this one stays, the next is not made), and a lost
+// response to any create (its retry meets what it made). A 500 to a
+// reconcile's only write, or its first, only delays it: unranked, after
+// every ranked plan.
+func TestAnErrorAnswerThatLeavesAnIntermediateStateIsRanked(t *testing.T) {
+	update := apiserver.Fault{Agent: "op", Verb: "update", Resource: "configmaps", Namespace: "ns", Name: "a", Count: 1}
+	create := update
+	create.Verb, create.Name = "create", ""
+	cases := []struct {
+		name          string
+		f             apiserver.Fault
+		before, after bool
+		ranked        bool
+	}{
+		{"a 500 to a reconcile's only write", update, false, false, false},
+		{"a 500 to its first write", update, false, true, false},
+		{"a 500 to a later write", update, true, false, true},
+		{"a lost response to its only update", update, false, false, false},
+		{"a lost response to an update another follows", update, true, true, true},
+		{"a lost response to its last update", update, true, false, false},
+		{"a lost response to its only create", create, false, false, true},
+	}
+	for _, c := range cases {
+		f := c.f
+		if strings.HasPrefix(c.name, "a 500") {
+			f.Code = 500
+		} else {
+			f.Ambiguous = true
+		}
+		tg := Targets{Written: map[string]int{"op": 1}, APIFaults: []APIFault{{At: time.Second, Fault: f, Before: c.before, After: c.after}}}
+		sw := Sweep(Space{Processes: []string{"op"}, Classes: []FaultKind{API}, Horizon: time.Minute}, tg, nil)
+		if len(sw) != 1 || sw[0].Class != SweepAPIErrors {
+			t.Fatalf("%s: the sweep is %v, want its error answer", c.name, sw)
+		}
+		if sw[0].Ranked != c.ranked {
+			t.Errorf("%s: ranked %v, want %v", c.name, sw[0].Ranked, c.ranked)
+		}
 	}
 }
 

@@ -87,7 +87,8 @@ type Targeted struct {
 //   - an error answer to each write of an operator process
 //     (tg.APIFaults): a 500, then a lost response, in the order the run
 //     made them (a 429 is left to the random plans: the write is retried
-//     after a second, as after a 500).
+//     after a second, as after a 500); those that leave an intermediate
+//     state are ranked (rank.go).
 //
 // The plans the fault-free run ranks (rank.go) come first, then the rest;
 // within each, the classes are interleaved, one plan of each in turn, so
@@ -179,7 +180,7 @@ func sweepAPIErrors(sp Space, tg Targets) []Targeted {
 			continue
 		}
 		seen[f] = true
-		out = append(out, Targeted{Class: SweepAPIErrors, Faults: []Fault{f}})
+		out = append(out, Targeted{Class: SweepAPIErrors, Faults: []Fault{f}, Ranked: a.leavesIntermediate()})
 	}
 	return out
 }
