@@ -72,10 +72,11 @@
 //
 // A controller written with client-go alone (informer factories, listers, a
 // workqueue, workers under wait.Until, an event broadcaster), not with
-// controller-runtime, is a Manager whose Setup is ClientGoSetup(start): start
-// gets the incarnation's clientset, dynamic and metadata clients and their
-// informer factories (clientgo.go), its queue from ClientGoQueue (the
-// simulator's client-go queue on virtual time), and runs as the process's
+// controller-runtime, is a Manager whose Setup is package
+// operatortest/clientgo's Setup(start): start gets the incarnation's
+// clientset, dynamic and metadata clients and their informer factories (a
+// clientgo.Env), its queue from clientgo.Queue (the simulator's client-go
+// queue on virtual time), and runs as the process's
 // Runnable; client-go's own reflectors watch over the process's REST config,
 // fed from its informers (their lag, holds and stale restarts included), and
 // every goroutine it starts is a task of the process. examples/clientgo is
@@ -107,6 +108,8 @@
 //   - operatortest/search: the exploration (the sweep, random plans, worker
 //     processes, shards, shrinking, keeping going, no silent pass).
 //   - operatortest/failure: what a failing test prints and writes.
+//   - operatortest/clientgo: the Setup and the queue of an operator built on
+//     client-go alone (above).
 //
 // Each part's tests are its specification, one file per rule (frozen
 // outputs: operatortest/verdict/frozen_test.go), over the small test

@@ -63,8 +63,6 @@ type (
 	// LeaderElection is the Lease a manager's replicas campaign for
 	// (Manager.LeaderElection; world.LeaderElection).
 	LeaderElection = world.LeaderElection
-	// Arg is one of a step's parameters (Args; world.Arg).
-	Arg = world.Arg
 	// FaultKind is a fault class (Faults.Classes; world.FaultKind).
 	FaultKind = world.FaultKind
 	// APIFault is an API error of the author's, or a selector of the drawn

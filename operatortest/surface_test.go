@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -25,7 +26,10 @@ const module = "github.com/ctrlsim/ctrlsim/"
 // sim/process's, Faults.Classes sim/plan's, Faults.API sim/apiserver's): the
 // types of Options' exported fields, and of theirs, down through slices,
 // maps, pointers and the parameters and results of func fields (a
-// Property's Check takes a *History). And every constant of such a type
+// Property's Check takes a *History). The element (or key) of a named
+// slice, array or map type that has a name here needs none of its own: a
+// composite literal of the named type elides it (operatortest.Args{{Key:
+// "k", Value: "v"}}, plan.Arg unnamed). And every constant of such a type
 // (an enum: a StepKind, a FaultKind) that a test may give has a name here
 // too. A name here is an alias or constant declared in operatortest's
 // source that leads, alias by alias, to the type or constant.
@@ -50,10 +54,34 @@ func TestEveryTypeOptionsTakeHasANameInOperatortest(t *testing.T) {
 			Classes: []operatortest.FaultKind{operatortest.Crash, operatortest.API},
 			API:     []operatortest.APIFault{{Verb: "update", Code: 409}}},
 		Workload: operatortest.Workload{Domain: []operatortest.DomainStep{{Name: "x", Draw: func(*rapid.T) operatortest.Args {
-			return operatortest.Args{operatortest.Arg{Key: "k", Value: "v"}}
+			return operatortest.Args{{Key: "k", Value: "v"}}
 		}}}}}
 	if o.Shard.String() == "" || o.Faults.Processes[0] != "kube-controller-manager" || o.Faults.Classes[0] != "crash" {
 		t.Errorf("Options filled with operatortest's names: %+v", o)
+	}
+}
+
+// maxDocLines is how many lines `go doc -short` of operatortest may print:
+// the package's whole surface on one screen (issue 53). Helpers of one
+// kind of operator live in a package of their own (operatortest/clientgo),
+// and an element type a composite literal elides (plan.Arg, in Args) needs
+// no alias here.
+const maxDocLines = 35
+
+// go doc -short lists operatortest's surface in at most maxDocLines lines.
+func TestGoDocShortFitsOnAScreen(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH:", err)
+	}
+	out, err := exec.Command(goCmd, "doc", "-short", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go doc -short .: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) > maxDocLines {
+		t.Errorf("go doc -short prints %d lines, more than %d; move what a test of one kind of operator needs to a package of its own, or fold declarations into one block:\n%s",
+			len(lines), maxDocLines, out)
 	}
 }
 
@@ -65,41 +93,51 @@ var harness = map[string]string{
 }
 
 // reached are the named types of ctrlsim's packages that a value of ty
-// holds or takes, ty's own name first, each once.
+// holds or takes and that a test writes by name, ty's own name first, each
+// once: not those reached only as the element or key of a named slice,
+// array or map type (a composite literal elides them), or of a slice,
+// array, map or pointer there.
 func reached(ty reflect.Type) []reflect.Type {
 	var out []reflect.Type
-	seen := map[reflect.Type]bool{}
-	var walk func(ty reflect.Type)
-	walk = func(ty reflect.Type) {
-		if seen[ty] || ty.Name() != "" && !strings.HasPrefix(ty.PkgPath(), module) {
+	type at struct {
+		ty     reflect.Type
+		elided bool
+	}
+	seen, named := map[at]bool{}, map[reflect.Type]bool{}
+	var walk func(ty reflect.Type, elided bool)
+	walk = func(ty reflect.Type, elided bool) {
+		if seen[at{ty, elided}] || ty.Name() != "" && !strings.HasPrefix(ty.PkgPath(), module) {
 			return
 		}
-		seen[ty] = true
-		if ty.Name() != "" {
+		seen[at{ty, elided}] = true
+		if ty.Name() != "" && !elided && !named[ty] {
+			named[ty] = true
 			out = append(out, ty)
 		}
 		switch ty.Kind() {
-		case reflect.Slice, reflect.Array, reflect.Pointer:
-			walk(ty.Elem())
+		case reflect.Pointer:
+			walk(ty.Elem(), elided)
+		case reflect.Slice, reflect.Array:
+			walk(ty.Elem(), elided || ty.Name() != "")
 		case reflect.Map:
-			walk(ty.Key())
-			walk(ty.Elem())
+			walk(ty.Key(), elided || ty.Name() != "")
+			walk(ty.Elem(), elided || ty.Name() != "")
 		case reflect.Struct:
 			for i := range ty.NumField() {
 				if f := ty.Field(i); f.IsExported() {
-					walk(f.Type)
+					walk(f.Type, false)
 				}
 			}
 		case reflect.Func:
 			for i := range ty.NumIn() {
-				walk(ty.In(i))
+				walk(ty.In(i), false)
 			}
 			for i := range ty.NumOut() {
-				walk(ty.Out(i))
+				walk(ty.Out(i), false)
 			}
 		}
 	}
-	walk(ty)
+	walk(ty, false)
 	return out
 }
 

@@ -23,7 +23,7 @@ import (
 //     world. Run looks for its goroutines at the world's first steps of
 //     virtual time and then each time their number has grown fourfold (a few
 //     looks a run, the first within its first steps), and fails the test
-//     naming it and ClientGoQueue.
+//     naming it and clientgo.Queue (package operatortest/clientgo).
 //   - A goroutine still in the bubble once the world has closed (a
 //     library's janitor, a ticker loop, a goroutine waiting on a channel
 //     nothing will close) would make the bubble deadlock when Run returns.
@@ -190,7 +190,7 @@ func workqueueLine(bubble int, gs []goroutine) string {
 			loops[loop]++ // one of the simulator's
 			continue
 		}
-		return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with operatortest.ClientGoQueue(cg, rateLimiter) in operatortest.ClientGoSetup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (README: An operator built on client-go)",
+		return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with clientgo.Queue(env, rateLimiter) (package github.com/ctrlsim/ctrlsim/operatortest/clientgo) in clientgo.Setup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (docs/client-go.md)",
 			g.id, g.frames[len(g.frames)-1].fn, g.createdBy)
 	}
 	return ""
@@ -219,7 +219,7 @@ func outlivingLine(gs []goroutine) string {
 		each = append(each, fmt.Sprintf("goroutine %d started by %s, waiting (%s) in %s", g.id, g.createdBy, g.state, where))
 	}
 	return fmt.Sprintf("%d goroutine%s of the code under test outlive%s the world (the bubble would deadlock: testing/synctest's \"main bubble goroutine has exited but blocked goroutines remain\"): %s. "+
-		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of ClientGoSetup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
+		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of clientgo.Setup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
 		len(gs), plural(len(gs)), map[bool]string{true: "s", false: ""}[len(gs) == 1], strings.Join(each, "; "))
 }
 

@@ -32,7 +32,7 @@
 // workqueue built in the world (workqueue.New..., which runs on the
 // bubble's clock outside the scheduler: every plan then takes seconds to
 // minutes) fails the test at the world's first steps of virtual time with
-// one line naming it and operatortest.ClientGoQueue; goroutines still in
+// one line naming it and clientgo.Queue (operatortest/clientgo); goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
 // stops), which would make the bubble deadlock naming nothing, fail it
 // with one line naming where each was started and where it waits, and what
@@ -47,7 +47,7 @@
 //     metrics provider) is not seen: it waits on a sync.Cond, not on the
 //     clock. An informer factory the operator builds itself
 //     (informers.NewSharedInformerFactory) runs the same client-go
-//     goroutines as ClientGoSetup's and is not told apart (sim/process's
+//     goroutines as clientgo.Setup's and is not told apart (sim/process's
 //     Known gaps say why one with several informer types is not
 //     deterministic).
 //   - A goroutine of the bubble that stays blocked on something that is not

@@ -14,8 +14,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ctrlsim/ctrlsim/examples/clientgo"
+	mirror "github.com/ctrlsim/ctrlsim/examples/clientgo"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
 )
 
 // options are the whole of what the operator's test gives: its scheme, its
@@ -24,13 +25,13 @@ import (
 func options(buggy bool) operatortest.Options {
 	return operatortest.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []operatortest.Manager{{Name: "mirror", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
-			q, err := operatortest.ClientGoQueue[cache.ObjectName](cg, nil)
+		Managers: []operatortest.Manager{{Name: "mirror", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+			q, err := clientgo.Queue[cache.ObjectName](env, nil)
 			if err != nil {
 				return err
 			}
-			f := cg.InformerFactory
-			c, err := clientgo.NewController(ctx, cg.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, buggy)
+			f := env.InformerFactory
+			c, err := mirror.NewController(ctx, env.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, buggy)
 			if err != nil {
 				return err
 			}
@@ -38,7 +39,7 @@ func options(buggy bool) operatortest.Options {
 			return c.Run(ctx, 2)
 		})}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
-			Labels: map[string]string{clientgo.MirrorLabel: "yes"}}}},
+			Labels: map[string]string{mirror.MirrorLabel: "yes"}}}},
 	}
 }
 

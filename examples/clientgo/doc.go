@@ -9,10 +9,10 @@
 // mirror.ctrlsim.dev/secret annotation (as sample-controller writes its
 // Foo's status after creating the Deployment).
 //
-// It is tested with package operatortest (operatortest.ClientGoSetup): its
+// It is tested with package operatortest (operatortest/clientgo's Setup): its
 // informer factory's reflectors watch the process's own lagging informers,
 // its clientset's requests are the process's calls, its queue is the
-// simulator's model of client-go's (operatortest.ClientGoQueue), and its
+// simulator's model of client-go's (clientgo.Queue), and its
 // goroutines are tasks of the process, crashed with it.
 //
 // The Buggy controller trusts its Secret lister right after its own create:
@@ -29,7 +29,7 @@
 // # Known gaps
 //
 //   - A teaching example: no status subresource, no finalizer. Its queue
-//     is operatortest.ClientGoQueue where its main would build
+//     is operatortest/clientgo's Queue where its main would build
 //     workqueue.NewTypedRateLimitingQueue (sim/process's Known gaps say
 //     why).
 package clientgo

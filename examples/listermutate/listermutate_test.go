@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/examples/listermutate"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
 )
 
 // options are the whole of what the operator's test gives: its scheme, its
@@ -23,13 +24,13 @@ import (
 func options(buggy bool) operatortest.Options {
 	return operatortest.Options{
 		Scheme: clientgoscheme.Scheme,
-		Managers: []operatortest.Manager{{Name: "stamp", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
-			q, err := operatortest.ClientGoQueue[cache.ObjectName](cg, nil)
+		Managers: []operatortest.Manager{{Name: "stamp", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+			q, err := clientgo.Queue[cache.ObjectName](env, nil)
 			if err != nil {
 				return err
 			}
-			f := cg.InformerFactory
-			c, err := listermutate.NewController(cg.Clientset, f.Core().V1().ConfigMaps(), q, buggy)
+			f := env.InformerFactory
+			c, err := listermutate.NewController(env.Clientset, f.Core().V1().ConfigMaps(), q, buggy)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,7 @@
 //
 //   - a client-go operator in k8s.io/sample-controller's style that builds
 //     its own workqueue (workqueue.NewTypedRateLimitingQueueWithConfig),
-//     where operatortest.ClientGoQueue is the queue to use;
+//     where operatortest/clientgo's Queue is the queue to use;
 //   - a client-go operator whose start builds a real workqueue and never
 //     uses it;
 //   - a controller-runtime operator that builds its own client-go

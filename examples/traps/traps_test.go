@@ -18,9 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/ctrlsim/ctrlsim/examples/clientgo"
+	mirrorop "github.com/ctrlsim/ctrlsim/examples/clientgo"
 	"github.com/ctrlsim/ctrlsim/examples/traps"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 )
 
@@ -84,19 +85,19 @@ func failsWithOneLine(t *testing.T, child string, want ...string) {
 }
 
 var seed = []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web",
-	Labels: map[string]string{clientgo.MirrorLabel: "yes"}}, Data: map[string]string{"a": "b"}}}
+	Labels: map[string]string{mirrorop.MirrorLabel: "yes"}}, Data: map[string]string{"a": "b"}}}
 
 // mirror is examples/clientgo's operator, its queue made by queue.
-func mirror(queue func(cg operatortest.ClientGo) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error)) operatortest.Options {
+func mirror(queue func(env clientgo.Env) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error)) operatortest.Options {
 	return operatortest.Options{
 		Scheme: clientgoscheme.Scheme, Checks: 30, Workers: 1, Objects: seed,
-		Managers: []operatortest.Manager{{Name: "mirror", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
-			q, err := queue(cg)
+		Managers: []operatortest.Manager{{Name: "mirror", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+			q, err := queue(env)
 			if err != nil {
 				return err
 			}
-			f := cg.InformerFactory
-			c, err := clientgo.NewController(ctx, cg.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, false)
+			f := env.InformerFactory
+			c, err := mirrorop.NewController(ctx, env.Clientset, f.Core().V1().ConfigMaps(), f.Core().V1().Secrets(), q, false)
 			if err != nil {
 				return err
 			}
@@ -106,7 +107,7 @@ func mirror(queue func(cg operatortest.ClientGo) (workqueue.TypedRateLimitingInt
 	}
 }
 
-func ownQueue(operatortest.ClientGo) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
+func ownQueue(clientgo.Env) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
 	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName](),
 		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: "mirrors"}), nil
 }
@@ -118,24 +119,24 @@ func TestChildOwnWorkqueue(t *testing.T) {
 
 // A client-go operator that builds its own workqueue, as its main does,
 // fails within seconds with one line naming the queue and what to use
-// (operatortest.ClientGoQueue); it ran for minutes a plan before.
+// (clientgo.Queue); it ran for minutes a plan before.
 func TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue(t *testing.T) {
 	failsWithOneLine(t, "TestChildOwnWorkqueue", "a client-go workqueue runs in the world outside the simulator",
-		"workqueue.(*delayingType[...]).waitingLoop", "operatortest.ClientGoQueue")
+		"workqueue.(*delayingType[...]).waitingLoop", "clientgo.Queue(env, rateLimiter)")
 }
 
 func TestChildUnusedWorkqueue(t *testing.T) {
 	childOnly(t)
-	operatortest.Run(t, mirror(func(cg operatortest.ClientGo) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
+	operatortest.Run(t, mirror(func(env clientgo.Env) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
 		_ = workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()) // built and never used
-		return operatortest.ClientGoQueue[cache.ObjectName](cg, nil)
+		return clientgo.Queue[cache.ObjectName](env, nil)
 	}))
 }
 
 // A start that builds a real workqueue and never uses it (nor shuts it
 // down) fails the same way.
 func TestASetupThatBuildsAnUnusedWorkqueueFailsNamingTheQueue(t *testing.T) {
-	failsWithOneLine(t, "TestChildUnusedWorkqueue", "a client-go workqueue runs in the world outside the simulator", "operatortest.ClientGoQueue")
+	failsWithOneLine(t, "TestChildUnusedWorkqueue", "a client-go workqueue runs in the world outside the simulator", "clientgo.Queue(env, rateLimiter)")
 }
 
 // copier is the Copier operator, set up by setup.
@@ -162,7 +163,7 @@ func TestChildHandoffWorkqueue(t *testing.T) {
 // on the bubble's clock (with a metrics provider, a 500 ms ticker fired
 // through the world's close, which never returned).
 func TestAControllerRuntimeOperatorWithItsOwnWorkqueueFailsNamingTheQueue(t *testing.T) {
-	failsWithOneLine(t, "TestChildHandoffWorkqueue", "a client-go workqueue runs in the world outside the simulator", "operatortest.ClientGoQueue")
+	failsWithOneLine(t, "TestChildHandoffWorkqueue", "a client-go workqueue runs in the world outside the simulator", "clientgo.Queue(env, rateLimiter)")
 }
 
 func TestChildJanitor(t *testing.T) {
@@ -199,11 +200,11 @@ func TestAJanitorStoppedWithItsProcessHolds(t *testing.T) {
 	}
 }
 
-// The client-go operator on operatortest.ClientGoQueue holds (the
+// The client-go operator on clientgo.Queue holds (the
 // failures above are the queue's, not the operator's).
 func TestTheClientGoOperatorOnTheSimulatorsQueueHolds(t *testing.T) {
-	res, err := operatortest.Explore(t, mirror(func(cg operatortest.ClientGo) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
-		return operatortest.ClientGoQueue[cache.ObjectName](cg, nil)
+	res, err := operatortest.Explore(t, mirror(func(env clientgo.Env) (workqueue.TypedRateLimitingInterface[cache.ObjectName], error) {
+		return clientgo.Queue[cache.ObjectName](env, nil)
 	}))
 	if err != nil {
 		t.Fatal(err)

@@ -51,15 +51,15 @@ import (
 // in a goroutine that starts the informer's reflector; the reflectors become
 // tasks of the process at their first request, numbered by their goroutine
 // ids, which then follow the map's order and the runtime's. The factories
-// ClientGo gives are client-go's own, one per informer type (or resource),
-// started in the order the operator asked for them: each informer's
-// goroutines are started, and reach the simulator, before the next one's
-// (process.AdoptStarted), so the same plan numbers and runs them the same
-// way every time.
+// operatortest/clientgo's Env gives are client-go's own, one per informer
+// type (or resource), started in the order the operator asked for them:
+// each informer's goroutines are started, and reach the simulator, before
+// the next one's (process.AdoptStarted), so the same plan numbers and runs
+// them the same way every time.
 //
 // NewInformerFactory, NewDynamicInformerFactory and NewMetadataInformerFactory
-// give them to code that hosts client-go controllers: operatortest's
-// ClientGoSetup and package kcm (kube-controller-manager's own controllers).
+// give them to code that hosts client-go controllers: operatortest/clientgo's
+// Setup and package kcm (kube-controller-manager's own controllers).
 
 // NewInformerFactory is informers.SharedInformerFactory (no resync) on client,
 // for the incarnation of mgr (a process's Manager): one client-go factory per

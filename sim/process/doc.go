@@ -187,7 +187,7 @@
 //     Health probes and metrics are accepted and never served or called.
 //     Manager.Start is refused.
 //   - Operators built on client-go (watchfeed.go, clientgoqueue.go;
-//     operatortest.ClientGoSetup): watches and resourceVersion=0 lists over
+//     operatortest/clientgo's Setup): watches and resourceVersion=0 lists over
 //     the REST config, in a testing/synctest bubble, are served from the
 //     incarnation's own informer of the kind (native form), so client-go's
 //     reflectors, SharedInformerFactory, dynamic and metadata informer
@@ -196,22 +196,22 @@
 //     TestAClientGoInformerFactorySeesTheProcesssLaggingWatch,
 //     TestAHoldHoldsAClientGoInformer,
 //     TestADynamicInformerFactorySeesTheProcesssWatch,
-//     TestAMetadataInformerFactorySeesTheProcesssWatch; operatortest
-//     TestClientGoSetupGivesTheThreeFactories; examples/clientgo).
+//     TestAMetadataInformerFactorySeesTheProcesssWatch; operatortest/clientgo
+//     TestSetupGivesTheThreeFactories; examples/clientgo).
 //     After each event written to a watch stream the kernel settles the
 //     bubble (synctest.Wait): the goroutines it wakes (the stream's reader,
 //     the reflector, the FIFO, the processor's listeners, the operator's
 //     handlers) run until they block or call in, before anything else runs.
 //     Their goroutines become tasks of the process at their first call in
 //     (a request; a NewClientGoQueue call), are frozen with a crash, and
-//     ClientGoSetup ends the start function's context with the incarnation
+//     clientgo.Setup ends the start function's context with the incarnation
 //     (IncarnationContext) so that the rest return. But: a goroutine that
 //     never calls in (the FIFO's loop, the listeners until their handler
 //     calls the queue, the stream's reader) is not a task: it runs as Go
 //     schedules it, which is deterministic only because every event is
 //     settled alone. client-go's own factories start their informers in
 //     map order (the reflectors' task numbers then follow it):
-//     ClientGoSetup's factories start one informer type at a time, each one's
+//     clientgo.Setup's factories start one informer type at a time, each one's
 //     goroutines adopted before the next (AdoptStarted); a factory the
 //     operator builds itself with informers.NewSharedInformerFactory has
 //     no such order (one informer type is safe). A real client-go
@@ -219,7 +219,7 @@
 //     clock outside the scheduler: tried in examples/clientgo, two plans
 //     gave the same trace hash four runs out of four, but a plan took
 //     about 5 s (its goroutines' tickers wake the bubble) where it takes
-//     milliseconds on NewClientGoQueue (operatortest.ClientGoQueue), the
+//     milliseconds on NewClientGoQueue (operatortest/clientgo's Queue), the
 //     model on virtual time, which an operator must be handed in place of
 //     its own NewTypedRateLimitingQueue (client-go has no seam to replace
 //     the one it builds). The watch ignores
@@ -231,7 +231,7 @@
 //     broadcaster on the clientset are the process's create calls, written
 //     by the broadcaster's goroutines (examples/clientgo
 //     TestTheEventBroadcasterWritesTheEvent); its correlator's spam filter
-//     and aggregation run on the bubble's clock. ClientGoSetup drops
+//     and aggregation run on the bubble's clock. clientgo.Setup drops
 //     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
 //     variable shared by every world, which made a plan's trace depend on
 //     the worlds run before it).

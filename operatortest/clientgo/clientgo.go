@@ -1,4 +1,4 @@
-package operatortest
+package clientgo
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/process"
 )
 
-// ClientGo is what an operator built on client-go (informers.NewSharedInformerFactory,
+// Env is what an operator built on client-go (informers.NewSharedInformerFactory,
 // listers, a workqueue, workers under wait.Until, as kube-controller-manager's
-// controllers and k8s.io/sample-controller are) is given by ClientGoSetup at
-// each start of its process: what its main builds from a kubeconfig.
-type ClientGo struct {
+// controllers and k8s.io/sample-controller are) is given by Setup at each
+// start of its process: what its main builds from a kubeconfig.
+type Env struct {
 	// Config is the process's REST config (mgr.GetConfig()): every request
 	// is a call of the process (trace, latency, faults, crash points).
 	Config *rest.Config
@@ -35,35 +35,36 @@ type ClientGo struct {
 	// (sim/process's clientgo_factory.go says why). Their reflectors list and watch the
 	// process's own informers of each kind (the plan's lag, holds, relists
 	// and stale restarts; package restapi's watch.go), and their goroutines
-	// run in the world's bubble. Start them (factory.Start) from Start, as a
+	// run in the world's bubble. Start them (factory.Start) from start, as a
 	// main does.
 	InformerFactory         informers.SharedInformerFactory
 	DynamicInformerFactory  dynamicinformer.DynamicSharedInformerFactory
 	MetadataInformerFactory metadatainformer.SharedInformerFactory
-	// Manager is the process's manager, for ClientGoQueue.
+	// Manager is the process's manager, for Queue.
 	Manager manager.Manager
 }
 
-// ClientGoSetup is the Setup of an operator built on client-go:
+// Setup is the Setup of an operator built on client-go (an
+// operatortest.Manager's):
 //
-//	Managers: []operatortest.Manager{{Name: "op", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
-//		c := NewController(cg.Clientset, cg.InformerFactory.Core().V1().ConfigMaps(), ..., queue)
-//		cg.InformerFactory.Start(ctx.Done())
+//	Managers: []operatortest.Manager{{Name: "op", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+//		c := NewController(env.Clientset, env.InformerFactory.Core().V1().ConfigMaps(), ..., queue)
+//		env.InformerFactory.Start(ctx.Done())
 //		return c.Run(ctx, 2)
 //	})}},
 //
 // At each start of the process it builds the clients and factories on the
-// incarnation's REST config and runs start(ctx, cg) as a Runnable of the
+// incarnation's REST config and runs start(ctx, env) as a Runnable of the
 // process (a task; it may block, on ctx or a WaitForCacheSync, in virtual
 // time). The goroutines start starts (the factories', workers under
 // wait.Until, an event broadcaster's) become tasks of the process at their
-// first call into the simulator (a request, a ClientGoQueue call), run when
+// first call into the simulator (a request, a Queue call), run when
 // the plan picks them and are frozen with a crash; the restarted process
 // runs start again on an empty cache. ctx ends when the incarnation does (a
 // crash, a stop) or the world closes, so that the informers' goroutines
 // return instead of staying blocked; what they do then never reaches the
 // simulator (a dead incarnation's calls are frozen, as with SIGKILL).
-func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr manager.Manager) error {
+func Setup(start func(ctx context.Context, env Env) error) func(mgr manager.Manager) error {
 	return func(mgr manager.Manager) error {
 		process.DropErrorBackoff()
 		cfg := mgr.GetConfig()
@@ -79,7 +80,7 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 		if err != nil {
 			return fmt.Errorf("client-go operator: metadata client: %w", err)
 		}
-		cg := ClientGo{
+		env := Env{
 			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr,
 			MetadataInformerFactory: process.NewMetadataInformerFactory(mgr, md),
 			InformerFactory:         process.NewInformerFactory(mgr, cs),
@@ -93,20 +94,20 @@ func ClientGoSetup(start func(ctx context.Context, cg ClientGo) error) func(mgr 
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			defer context.AfterFunc(incarnation, cancel)()
-			return start(ctx, cg)
+			return start(ctx, env)
 		}))
 	}
 }
 
-// ClientGoQueue is the workqueue a client-go operator builds with
+// Queue is the workqueue a client-go operator builds with
 // workqueue.NewTypedRateLimitingQueue(rl), as the simulator's model of it
-// (package queue) on virtual time, in cg's process: a worker's Get waits in
+// (package queue) on virtual time, in env's process: a worker's Get waits in
 // the scheduler, and the goroutines that call it are tasks of the process
 // (process.NewClientGoQueue). rl nil is client-go's
 // DefaultTypedControllerRateLimiter. A queue of client-go's own built in the
 // world instead (workqueue.NewTypedRateLimitingQueue, in a start or a
 // Setup) waits on the clock outside the simulator: the test fails at the
 // world's first steps with one line naming it (package wallclock's census).
-func ClientGoQueue[T comparable](cg ClientGo, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
-	return process.NewClientGoQueue(cg.Manager, rl)
+func Queue[T comparable](env Env, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
+	return process.NewClientGoQueue(env.Manager, rl)
 }

@@ -1,4 +1,4 @@
-package operatortest_test
+package clientgo_test
 
 import (
 	"context"
@@ -8,10 +8,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/ctrlsim/ctrlsim/operatortest/search"
-
-	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,14 +19,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
 )
 
-// ClientGoSetup gives a start function the typed, dynamic and metadata
+// Setup gives a start function the typed, dynamic and metadata
 // informer factories on the process's REST config: each syncs, and its
 // lister has the seed ConfigMap, in every start of the process (a crash
 // restarts it); so does an informer of the operator's own (InformerFor)
 // through its indexer.
-func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
+func TestSetupGivesTheThreeFactories(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "crash.plan")
 	if err := os.WriteFile(file, []byte("seed 1\ncrash process=cg at=50ms\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -41,26 +38,26 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 	defer flag.Set("ctrlsim.plan", "")
 	var seen [][]string
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
-	o := world.Options{
+	o := operatortest.Options{
 		Scheme:  clientgoscheme.Scheme,
 		Workers: 1,
-		Managers: []world.Manager{{Name: "cg", Setup: operatortest.ClientGoSetup(func(ctx context.Context, cg operatortest.ClientGo) error {
+		Managers: []operatortest.Manager{{Name: "cg", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
 			// InformerFor with the operator's own informer (an indexer of its own),
 			// first: the typed accessor then shares it, as in client-go.
-			byApp := cg.InformerFactory.InformerFor(&corev1.ConfigMap{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+			byApp := env.InformerFactory.InformerFor(&corev1.ConfigMap{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 				return coreinformers.NewConfigMapInformer(c, "", resync, cache.Indexers{"app": func(obj any) ([]string, error) {
 					return []string{obj.(*corev1.ConfigMap).Labels["app"]}, nil
 				}})
 			}).GetIndexer()
-			typed := cg.InformerFactory.Core().V1().ConfigMaps().Lister()
-			dyn := cg.DynamicInformerFactory.ForResource(gvr).Lister()
-			md := cg.MetadataInformerFactory.ForResource(gvr).Lister()
-			cg.InformerFactory.Start(ctx.Done())
-			cg.DynamicInformerFactory.Start(ctx.Done())
-			cg.MetadataInformerFactory.Start(ctx.Done())
-			cg.InformerFactory.WaitForCacheSync(ctx.Done())
-			cg.DynamicInformerFactory.WaitForCacheSync(ctx.Done())
-			cg.MetadataInformerFactory.WaitForCacheSync(ctx.Done())
+			typed := env.InformerFactory.Core().V1().ConfigMaps().Lister()
+			dyn := env.DynamicInformerFactory.ForResource(gvr).Lister()
+			md := env.MetadataInformerFactory.ForResource(gvr).Lister()
+			env.InformerFactory.Start(ctx.Done())
+			env.DynamicInformerFactory.Start(ctx.Done())
+			env.MetadataInformerFactory.Start(ctx.Done())
+			env.InformerFactory.WaitForCacheSync(ctx.Done())
+			env.DynamicInformerFactory.WaitForCacheSync(ctx.Done())
+			env.MetadataInformerFactory.WaitForCacheSync(ctx.Done())
 			var names []string
 			if cms, err := typed.ConfigMaps("shop").List(labels.Everything()); err == nil && len(cms) == 1 {
 				names = append(names, "typed "+cms[0].Name)
@@ -80,7 +77,7 @@ func TestClientGoSetupGivesTheThreeFactories(t *testing.T) {
 		})}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{"app": "shop"}}}},
 	}
-	if _, err := search.Explore(t, o); err != nil {
+	if _, err := operatortest.Explore(t, o); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"typed web", "dynamic web", "metadata web", "indexed web"}

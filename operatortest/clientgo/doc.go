@@ -1,0 +1,48 @@
+// Package clientgo runs an operator built on client-go alone (informer
+// factories, listers, a workqueue, workers under wait.Until, an event
+// broadcaster, as kube-controller-manager's controllers and
+// k8s.io/sample-controller are), not on controller-runtime, as a process of
+// an operatortest world. Setup(start) is such an operator's
+// operatortest.Manager Setup: at each start of the process, start gets an
+// Env, what the operator's main builds from a kubeconfig (the REST config,
+// a clientset, dynamic and metadata clients and their informer factories),
+// and runs as the process's Runnable; Queue gives it the simulator's
+// client-go workqueue on virtual time, in place of the one its main builds:
+//
+//	Managers: []operatortest.Manager{{Name: "mirror", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+//		q, err := clientgo.Queue[cache.ObjectName](env, nil)
+//		if err != nil {
+//			return err
+//		}
+//		c := NewController(env.Clientset, env.InformerFactory.Core().V1().ConfigMaps(), q)
+//		env.InformerFactory.Start(ctx.Done())
+//		return c.Run(ctx, 2)
+//	})}},
+//
+// client-go's own reflectors watch over the process's REST config, fed from
+// its informers (the plan's lag, holds, relists and stale restarts), every
+// goroutine start starts is a task of the process from its first call into
+// the simulator, and a crash freezes them and runs start again on an empty
+// cache. examples/clientgo is one such operator, a bug of that style caught
+// and its correct twin holding; docs/client-go.md says how to port one.
+//
+// # Known gaps
+//
+//   - A factory the operator builds itself (informers.NewSharedInformerFactory)
+//     starts its informers in map order, so a run is deterministic only with
+//     one informer type on it; Env's factories start them in the order asked
+//     for (sim/process's Known gaps).
+//   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue)
+//     waits on the clock outside the simulator, and client-go has no seam to
+//     replace it: the operator must be handed Queue's, and a test that builds
+//     one fails in its first run with one line naming it (package
+//     wallclock's census; examples/traps).
+//   - The watches client-go's reflectors open ignore timeoutSeconds, field
+//     selectors other than metadata.name and metadata.namespace, and RBAC;
+//     an object that stops matching a watch's label selector sends no
+//     DELETED (sim/process's and restapi's Known gaps).
+//   - An event broadcaster's correlator (its spam filter and aggregation)
+//     runs on the bubble's clock, not the scheduler's.
+//   - Setup drops utilruntime.HandleError's 1 ms backoff for the whole test
+//     binary, not only for the worlds that use it.
+package clientgo
