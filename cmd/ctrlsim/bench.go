@@ -390,6 +390,7 @@ func benchWorldCostOnly(measure func() *worldcost.Figures, report string, jsonOu
 	}
 	wc := measure()
 	if report != "" {
+		wc.Alone = true
 		merged, err := mergeWorldCost(old, wc)
 		if err != nil {
 			return usagef("--only-world-cost: %s: %v", report, err)

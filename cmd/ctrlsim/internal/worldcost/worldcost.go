@@ -116,9 +116,13 @@ type Figures struct {
 	Rounds  int    `json:"rounds"`
 	Costs   []Cost `json:"costs,omitempty"`
 	Note    string `json:"note,omitempty"`
-	// Machine and Date say where and when (set by the caller).
+	// Machine and Date say where and when (Machine set by the caller).
 	Machine string `json:"machine,omitempty"`
 	Date    string `json:"date,omitempty"`
+	// Alone says the figures were measured on their own (ctrlsim bench
+	// --only-world-cost) and merged into a report of an earlier run: the
+	// section says so.
+	Alone bool `json:"alone,omitempty"`
 }
 
 // Summarize pairs the rounds' CPU seconds (current[i] with base[i]) into
@@ -221,6 +225,9 @@ func Markdown(f *Figures) string {
 			fmt.Fprintf(&b, ", %s", f.Date)
 		}
 		b.WriteString(".")
+	}
+	if f.Alone {
+		b.WriteString(" Measured on its own (`ctrlsim bench --only-world-cost --report`) and merged into this report: the rest of it is from the run its first line names.")
 	}
 	b.WriteString("\n\n| operator | test and plan | CPU seconds, current | CPU seconds, baseline | current / baseline, median (min-max) | goal | met |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range f.Costs {

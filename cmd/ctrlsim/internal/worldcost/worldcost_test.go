@@ -53,6 +53,13 @@ func TestTheSectionShowsEachOperatorBesideTheGoal(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, md)
 		}
 	}
+	if strings.Contains(md, "--only-world-cost") {
+		t.Errorf("a section measured with the rest says it was merged:\n%s", md)
+	}
+	f.Alone = true
+	if md := Markdown(f); !strings.Contains(md, "Measured on its own (`ctrlsim bench --only-world-cost --report`) and merged into this report") {
+		t.Errorf("a section measured alone does not say so:\n%s", md)
+	}
 	if v, goal := Value(f); v != "1.50x (cronjob; 1.40-1.60)" || goal != "<= 1.3x" {
 		t.Errorf("value %q, goal %q", v, goal)
 	}
