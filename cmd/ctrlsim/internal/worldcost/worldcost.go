@@ -277,7 +277,10 @@ func Measure(root string, rounds int, progress func(string)) *Figures {
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, lastLines(stderr.String(), 1))
+			if msg := lastLines(stderr.String(), 1); msg != "" {
+				return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, msg)
+			}
+			return "", fmt.Errorf("git %s: %v", strings.Join(args, " "), err)
 		}
 		return strings.TrimSpace(string(out)), nil
 	}
