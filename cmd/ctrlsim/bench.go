@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/bench"
 	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/promobench"
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/worldcost"
 	"github.com/ctrlsim/ctrlsim/internal/envtestenv"
 	"github.com/ctrlsim/ctrlsim/scenarios"
 )
@@ -24,14 +27,40 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	noEnvtest := fs.Bool("no-envtest", false, "skip speedup_vs_envtest (it waits over four minutes on the wall clock)")
 	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./cmd/ctrlsim/internal/bench with every core, several minutes)")
+	noWorldCost := fs.Bool("no-world-cost", false, "skip the world's cost against issue 51's baseline (it builds two test binaries per operator, one from a git worktree of "+worldcost.Baseline+")")
+	onlyWorldCost := fs.Bool("only-world-cost", false, "measure only the world's cost against issue 51's baseline; with --report, merge its section and row into that existing report")
+	worldCostRounds := fs.Int("world-cost-rounds", worldcost.DefaultRounds, "rounds of the world's cost: each side's test binary runs this many times per operator, in turn")
 	report := fs.String("report", "", "also write the figures as markdown to this file (make bench: reports/bench.md)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
+	}
+	if *noWorldCost && *onlyWorldCost {
+		return usagef("--no-world-cost and --only-world-cost exclude each other")
 	}
 	progress := func(what string) {
 		if isTerminal(stderr) {
 			fmt.Fprintf(stderr, "\r\033[Kbench: %s ...", what)
 		}
+	}
+	worldCost := func() *worldcost.Figures {
+		root, err := os.Getwd()
+		var wc *worldcost.Figures
+		if err != nil {
+			wc = worldcost.Unavailable(*worldCostRounds, err.Error())
+		} else {
+			wc = worldcost.Measure(root, *worldCostRounds, progress)
+		}
+		wc.Machine = machineName()
+		if isTerminal(stderr) {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		for _, n := range worldcost.Notes(wc) {
+			fmt.Fprintf(stderr, "bench: %s\n", n)
+		}
+		return wc
+	}
+	if *onlyWorldCost {
+		return benchWorldCostOnly(worldCost, *report, *jsonOut, stdout)
 	}
 	envtest := envtestComparisons
 	if *noEnvtest {
@@ -51,6 +80,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if !*noWorldCost {
+		f.WorldCost = worldCost()
 	}
 	f.Machine = machine
 	if *report != "" {
@@ -152,13 +184,12 @@ func markdown(f *bench.Figures) []byte {
 	fmt.Fprintf(&b, "Measured by `ctrlsim bench` (`make bench`) on %s; GOMAXPROCS=%d but for the operatortest figures (every core); %s, %s.\n",
 		machine, f.GOMAXPROCS, runtime.Version(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(&b, "Each rate is the median of 5 rounds of 200 ms; ratios compare peers measured in the same run, interleaved.\n\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "| figure\t value\t goal\t how\t")
-	fmt.Fprintln(tw, "|---\t---\t---\t---\t")
-	fmt.Fprintf(tw, "| api_ops_per_sec\t %.0f\t >= 200,000\t Get+Update pairs of a small custom resource through the model's client.Client\t\n", f.APIOpsPerSec)
-	fmt.Fprintf(tw, "| speedup_vs_fake_client\t %.0fx (fake: %.0f/s)\t >= 20\t the same pairs through controller-runtime's client/fake, same run\t\n", f.SpeedupVsFakeClient, f.FakeClientOpsPerSec)
-	fmt.Fprintf(tw, "| reconciles_per_sec\t %.0f\t >= 50,000\t trivial reconciler (RequeueAfter 1s, no API calls) over 100 objects\t\n", f.ReconcilesPerSec)
-	fmt.Fprintf(tw, "| virtual_per_wall\t %.0f\t >= 100,000\t 10 objects failing every reconcile: backoff up to 1000s\t\n", f.VirtualPerWall)
+	rows := []figureRow{
+		{"api_ops_per_sec", fmt.Sprintf("%.0f", f.APIOpsPerSec), ">= 200,000", "Get+Update pairs of a small custom resource through the model's client.Client"},
+		{"speedup_vs_fake_client", fmt.Sprintf("%.0fx (fake: %.0f/s)", f.SpeedupVsFakeClient, f.FakeClientOpsPerSec), ">= 20", "the same pairs through controller-runtime's client/fake, same run"},
+		{"reconciles_per_sec", fmt.Sprintf("%.0f", f.ReconcilesPerSec), ">= 50,000", "trivial reconciler (RequeueAfter 1s, no API calls) over 100 objects"},
+		{"virtual_per_wall", fmt.Sprintf("%.0f", f.VirtualPerWall), ">= 100,000", "10 objects failing every reconcile: backoff up to 1000s"},
+	}
 	env, noWait := f.EnvtestNote, f.EnvtestNote
 	if f.SpeedupVsEnvtest != nil {
 		env = fmt.Sprintf("%.0fx", *f.SpeedupVsEnvtest)
@@ -169,10 +200,12 @@ func markdown(f *bench.Figures) []byte {
 	if env == "" {
 		env, noWait = "not measured (--no-envtest)", "not measured (--no-envtest)"
 	}
-	fmt.Fprintf(tw, "| speedup_vs_envtest\t %s\t >= 1,000\t one pipeline promotion through three environments as the catalogue explores it (%s), envtest vs simulator\t\n", env, promobench.Catalogue)
-	fmt.Fprintf(tw, "| speedup_vs_envtest_no_wait\t %s\t -\t the same promotion taking no time: API and controller work only\t\n", noWait)
-	fmt.Fprintf(tw, "| median_seconds_to_catch\t %.2f\t < 1\t median over the buggy variants below\t\n", f.MedianSecondsToCatch)
-	tw.Flush()
+	rows = append(rows,
+		figureRow{"speedup_vs_envtest", env, ">= 1,000", fmt.Sprintf("one pipeline promotion through three environments as the catalogue explores it (%s), envtest vs simulator", promobench.Catalogue)},
+		figureRow{"speedup_vs_envtest_no_wait", noWait, "-", "the same promotion taking no time: API and controller work only"},
+		figureRow{"median_seconds_to_catch", fmt.Sprintf("%.2f", f.MedianSecondsToCatch), "< 1", "median over the buggy variants below"},
+		worldCostRow(f.WorldCost))
+	b.WriteString(figureTable(rows))
 	if len(f.Envtest) > 0 {
 		fmt.Fprintf(&b, "\n## Envtest against the simulator\n\n")
 		fmt.Fprintf(&b, "The scripted workload of cmd/ctrlsim/internal/promobench: scenarios/pipeline's world (namespaces dev, staging and prod with the HelmRelease podinfo at v1, the Pipeline podinfo) written by the admin, the fixed pipeline controller started (on envtest in a real manager with its SetupWithManager), v2 published in dev, until the promotion of v2 to prod has taken effect. ")
@@ -183,6 +216,7 @@ func markdown(f *bench.Figures) []byte {
 		}
 	}
 	b.WriteString(operatortestMarkdown(f))
+	b.WriteString(worldcost.Markdown(f.WorldCost))
 	fmt.Fprintf(&b, "\n## Time to catch each buggy variant\n\nMedian over explorer seeds 1-5, at most 1000 plans each: the wall time to the first violating plan, and with shrinking it to a minimal plan.\n\n")
 	fmt.Fprintf(&b, "| entry | median checks | median seconds to catch | median seconds with shrinking | caught from every seed |\n|---|---|---|---|---|\n")
 	for _, c := range f.Catches {
@@ -313,4 +347,111 @@ func profilesMarkdown(o *bench.Operatortest) string {
 		fmt.Fprintf(&b, "\nLargest parts: %s.\n", strings.Join(largest, "; "))
 	}
 	return b.String()
+}
+
+// figureRow is one row of the report's figures table: figure, value, goal,
+// how.
+type figureRow [4]string
+
+// figureTable is the report's figures table, its columns aligned.
+func figureTable(rows []figureRow) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.Debug)
+	fmt.Fprintln(tw, "| figure\t value\t goal\t how\t")
+	fmt.Fprintln(tw, "|---\t---\t---\t---\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "| %s\t %s\t %s\t %s\t\n", r[0], r[1], r[2], r[3])
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// worldCostRow is the figures table's row for the world's cost against
+// issue 51's baseline (cmd/ctrlsim/internal/worldcost).
+func worldCostRow(wc *worldcost.Figures) figureRow {
+	value, goal := worldcost.Value(wc)
+	return figureRow{worldcost.Figure, value, goal, worldcost.How()}
+}
+
+// benchWorldCostOnly measures the world's cost alone: printed as JSON or
+// as its section, and with report merged into that existing file (its
+// section and its row of the figures table replaced or added, the rest as
+// it was).
+func benchWorldCostOnly(measure func() *worldcost.Figures, report string, jsonOut bool, stdout io.Writer) error {
+	var old []byte
+	if report != "" {
+		var err error
+		if old, err = os.ReadFile(report); err != nil {
+			return usagef("--only-world-cost merges into an existing report: %v", err)
+		}
+		if _, err := mergeWorldCost(old, worldcost.Unavailable(0, "")); err != nil {
+			return usagef("--only-world-cost: %s: %v", report, err)
+		}
+	}
+	wc := measure()
+	if report != "" {
+		wc.Alone = true
+		merged, err := mergeWorldCost(old, wc)
+		if err != nil {
+			return usagef("--only-world-cost: %s: %v", report, err)
+		}
+		if err := os.WriteFile(report, merged, 0o644); err != nil {
+			return usagef("cannot write report: %v", err)
+		}
+	}
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(wc)
+	}
+	_, err := io.WriteString(stdout, strings.TrimPrefix(worldcost.Markdown(wc), "\n"))
+	return err
+}
+
+// mergeWorldCost puts wc into a report ctrlsim bench wrote: its row of the
+// figures table (replaced, or added last; the table aligned again) and its
+// section (replaced, or added before "## Time to catch each buggy variant",
+// or at the end).
+func mergeWorldCost(report []byte, wc *worldcost.Figures) ([]byte, error) {
+	lines := strings.SplitAfter(string(report), "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "| figure ") })
+	if start < 0 || start+1 >= len(lines) || !strings.HasPrefix(lines[start+1], "|---") {
+		return nil, errors.New("no figures table (a line \"| figure | value | goal | how |\" and its rule)")
+	}
+	end := start + 2
+	var rows []figureRow
+	replaced := false
+	for ; end < len(lines) && strings.HasPrefix(lines[end], "|"); end++ {
+		cells := strings.Split(strings.TrimSpace(lines[end]), "|")
+		if len(cells) != 6 {
+			return nil, fmt.Errorf("figures table line %q: want 4 cells", strings.TrimSpace(lines[end]))
+		}
+		var r figureRow
+		for i := range r {
+			r[i] = strings.TrimSpace(cells[i+1])
+		}
+		if r[0] == worldcost.Figure {
+			r, replaced = worldCostRow(wc), true
+		}
+		rows = append(rows, r)
+	}
+	if !replaced {
+		rows = append(rows, worldCostRow(wc))
+	}
+	text := strings.Join(lines[:start], "") + figureTable(rows) + strings.Join(lines[end:], "")
+	section := worldcost.Markdown(wc)
+	if i := strings.Index(text, "\n"+worldcost.Heading+"\n"); i >= 0 {
+		j := strings.Index(text[i+1:], "\n## ")
+		if j < 0 {
+			return []byte(text[:i] + section), nil
+		}
+		return []byte(text[:i] + section + text[i+1+j:]), nil
+	}
+	if i := strings.Index(text, "\n## Time to catch each buggy variant\n"); i >= 0 {
+		return []byte(text[:i] + section + text[i:]), nil
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return []byte(text + section), nil
 }

@@ -6,7 +6,7 @@
 //	ctrlsim merge [--json] FILE...
 //	ctrlsim replay --entry ID --variant V (--plan FILE | --plan-text TEXT) [--timeline] [--json]
 //	ctrlsim catalogue [--check]
-//	ctrlsim bench [--json] [--report FILE] [--no-envtest]
+//	ctrlsim bench [--json] [--report FILE] [--no-envtest] [--no-operatortest] [--no-world-cost | --only-world-cost] [--world-cost-rounds N]
 //	ctrlsim report [--out FILE] PLAN
 //	ctrlsim scaffold [--dir DIR] [--out FILE] [--name TestX] [--manager-per-controller] [--force]
 //

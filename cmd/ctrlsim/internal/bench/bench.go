@@ -10,6 +10,8 @@
 // (envtest_operator_test.go), each beside issue 31's target, and where the
 // CPU time of two of those explorations went (profile.go: a CPU profile
 // broken down by operatortest's phase labels and by part of the simulation).
+// What issue 51's world costs against the world before it is measured by
+// package worldcost and carried in Figures.WorldCost.
 //
 // # Known gaps
 //
@@ -52,6 +54,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/ctrlsim/ctrlsim/cmd/ctrlsim/internal/worldcost"
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -109,6 +112,10 @@ type Figures struct {
 	// in a test binary with every core; OperatortestNote says why not.
 	Operatortest     *Operatortest `json:"operatortest,omitempty"`
 	OperatortestNote string        `json:"operatortest_note,omitempty"`
+	// WorldCost is what issue 51's world costs against the world before
+	// it (cmd/ctrlsim/internal/worldcost, measured by the caller); nil
+	// when it was skipped.
+	WorldCost *worldcost.Figures `json:"world_cost,omitempty"`
 }
 
 func median(xs []float64) float64 {
