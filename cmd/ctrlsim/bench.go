@@ -27,8 +27,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	noEnvtest := fs.Bool("no-envtest", false, "skip speedup_vs_envtest (it waits over four minutes on the wall clock)")
 	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./cmd/ctrlsim/internal/bench with every core, several minutes)")
-	noWorldCost := fs.Bool("no-world-cost", false, "skip the world's cost against issue 51's baseline (it builds two test binaries per operator, one from a git worktree of "+worldcost.Baseline+")")
-	onlyWorldCost := fs.Bool("only-world-cost", false, "measure only the world's cost against issue 51's baseline; with --report, merge its section and row into that existing report")
+	noWorldCost := fs.Bool("no-world-cost", false, "skip the cost of the world's fidelity (it builds two test binaries per operator, one from a git worktree of "+worldcost.Baseline+")")
+	onlyWorldCost := fs.Bool("only-world-cost", false, "measure only the cost of the world's fidelity; with --report, merge its section and row into that existing report")
 	worldCostRounds := fs.Int("world-cost-rounds", worldcost.DefaultRounds, "rounds of the world's cost: each side's test binary runs this many times per operator, in turn")
 	report := fs.String("report", "", "also write the figures as markdown to this file (make bench: reports/bench.md)")
 	if err := parse(fs, args, stdout); err != nil {
@@ -367,7 +367,7 @@ func figureTable(rows []figureRow) string {
 }
 
 // worldCostRow is the figures table's row for the world's cost against
-// issue 51's baseline (cmd/ctrlsim/internal/worldcost).
+// the fidelity baseline (cmd/ctrlsim/internal/worldcost).
 func worldCostRow(wc *worldcost.Figures) figureRow {
 	value, goal := worldcost.Value(wc)
 	return figureRow{worldcost.Figure, value, goal, worldcost.How()}

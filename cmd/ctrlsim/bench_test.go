@@ -15,9 +15,9 @@ func measuredWorldCost() *worldcost.Figures {
 			{Operator: "cronjob", Test: "TestTheOperatorUnderOperatorTest", Plan: "seed 1\n", CurrentMedian: 0.7, BaseMedian: 0.65, Ratio: 1.08, Min: 1.01, Max: 1.19}}}
 }
 
-// reports/bench.md has the world's cost against issue 51's baseline as a
+// reports/bench.md has the cost of the world's fidelity as a
 // row of its figures table and as a section before the catalogue's catches.
-func TestBenchReportShowsTheWorldsCostAgainstIssue51sBaseline(t *testing.T) {
+func TestBenchReportShowsTheCostOfTheWorldsFidelity(t *testing.T) {
 	md := string(markdown(&bench.Figures{WorldCost: measuredWorldCost()}))
 	row := lineWith(t, md, "| "+worldcost.Figure+" ")
 	for _, want := range []string{"| 1.08x (cronjob; 1.01-1.19) ", "| <= 1.3x ", "| CPU time of a judged plan's test process"} {

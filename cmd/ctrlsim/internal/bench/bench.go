@@ -10,7 +10,7 @@
 // (envtest_operator_test.go), each beside issue 31's target, and where the
 // CPU time of two of those explorations went (profile.go: a CPU profile
 // broken down by operatortest's phase labels and by part of the simulation).
-// What issue 51's world costs against the world before it is measured by
+// What the world's fidelity costs against the world before it is measured by
 // package worldcost and carried in Figures.WorldCost.
 //
 // # Known gaps
@@ -112,7 +112,7 @@ type Figures struct {
 	// in a test binary with every core; OperatortestNote says why not.
 	Operatortest     *Operatortest `json:"operatortest,omitempty"`
 	OperatortestNote string        `json:"operatortest_note,omitempty"`
-	// WorldCost is what issue 51's world costs against the world before
+	// WorldCost is what the world's fidelity costs against the world before
 	// it (cmd/ctrlsim/internal/worldcost, measured by the caller); nil
 	// when it was skipped.
 	WorldCost *worldcost.Figures `json:"world_cost,omitempty"`

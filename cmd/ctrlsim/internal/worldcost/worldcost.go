@@ -1,4 +1,4 @@
-// Package worldcost measures what issue 51's world costs: namespace deletion
+// Package worldcost measures what the world's fidelity costs: namespace deletion
 // and garbage collection of every kind, graceful pod termination, default API
 // errors, seeded informer list order and the OpenAPI documents, against the
 // world before them (Baseline, the commit before 7f5d150). For each of two
@@ -9,8 +9,8 @@
 // world, runs its fault-free references and the plan and judges it with every
 // verdict. The figure is the CPU time (user and system, the process's
 // rusage) of the current binary over the baseline's, round by round: the
-// median and the range of those ratios, beside issue 51's goal (at most
-// Goal). ctrlsim bench reports it as a section of reports/bench.md
+// median and the range of those ratios, beside the goal set for it (at
+// most Goal). ctrlsim bench reports it as a section of reports/bench.md
 // (Markdown) and a row of its figures table (Value).
 //
 // # Known gaps
@@ -39,12 +39,12 @@ import (
 	"time"
 )
 
-// Baseline is the revision before issue 51's changes, as git names it:
+// Baseline is the revision before that fidelity, as git names it:
 // 7f5d150 (the OpenAPI documents) was the first of them, the others came
 // after it.
 const Baseline = "7f5d150^"
 
-// Goal is issue 51's bound on the ratio: a world at most 1.3 times as costly
+// Goal is the bound set on the ratio: a world at most 1.3 times as costly
 // as the one before.
 const Goal = 1.3
 
@@ -55,8 +55,8 @@ const DefaultRounds = 7
 // Heading is the section's heading in reports/bench.md, and Figure the name
 // of its row in the figures table.
 const (
-	Heading = "## The world's cost against issue 51's baseline"
-	Figure  = "world_cost_vs_issue51_baseline"
+	Heading = "## The cost of the world's fidelity"
+	Figure  = "world_fidelity_cost"
 )
 
 // Operator is one example operator's judged plan: the test (an
@@ -194,7 +194,7 @@ func Value(f *Figures) (value, goal string) {
 
 // How is the figures table's description of the row Figure.
 func How() string {
-	return "CPU time of a judged plan's test process, this checkout over " + Baseline + " (before issue 51's world), median of interleaved rounds; the more costly of the two operators below"
+	return "CPU time of a judged plan's test process, this checkout over " + Baseline + " (before the world's fidelity), median of interleaved rounds; the more costly of the two operators below"
 }
 
 // Markdown is the section of reports/bench.md: its heading, how it was
@@ -215,7 +215,7 @@ func Markdown(f *Figures) string {
 	if f.BaselineCommit != "" {
 		base = fmt.Sprintf("%s (%s)", Baseline, short(f.BaselineCommit))
 	}
-	fmt.Fprintf(&b, "Issue 51 made the world Kubernetes (namespace deletion and garbage collection of every kind, graceful pod termination, default API errors, seeded informer list order, OpenAPI documents) at a cost of at most %.1fx. "+
+	fmt.Fprintf(&b, "The world was made Kubernetes (namespace deletion and garbage collection of every kind, graceful pod termination, default API errors, seeded informer list order, OpenAPI documents) at a cost of at most %.1fx. "+
 		"Measured by cmd/ctrlsim/internal/worldcost: the same test binary built (`go test -c`) at this checkout (%s) and at %s, from a temporary git worktree, each run as a judged plan's test process: the operator's operatortest.Run test replaying one plan (`-ctrlsim.plan`): the world built, its fault-free references, the run and every verdict. "+
 		"The two sides run in turn, %d %s after one warm-up run each, alternating which goes first; the figure is each process's CPU time (user and system), current over baseline round by round, median (min-max), and each side's median CPU seconds.",
 		Goal, f.Current, base, f.Rounds, plural(f.Rounds, "round", "rounds"))
