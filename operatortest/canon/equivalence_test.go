@@ -511,7 +511,8 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 		log := []apiserver.Event{optest.Added(t, old)}
 		var olds []*corev1.Secret
 		for i := range first {
-			c := childOf(fmt.Sprintf("old%d%s", i, live[0]), old)
+			c := childOf(fmt.Sprintf("%c%s", "rs"[i], live[0][1:]), old) // five characters of the apiserver's alphabet, as live's
+
 			olds = append(olds, c)
 			log = append(log, optest.Added(t, c))
 		}
@@ -554,14 +555,14 @@ func TestAGeneratedNameIsNamedByTheObjectItNamesNotByHowManyWereMadeBefore(t *te
 		t.Errorf("the children are named %v, want %v", n1, want)
 	}
 	// The twin: two live children (a duplicate) is another state.
-	if _, c3, _ := run(1, "abcde", "fghij"); len(c3) != 2 || c3[1] == c1[0] || !strings.Contains(c3[1], "nightly-*2") {
+	if _, c3, _ := run(1, "bcdfg", "hjklm"); len(c3) != 2 || c3[1] == c1[0] || !strings.Contains(c3[1], "nightly-*2") {
 		t.Errorf("a duplicate live child is not told apart: %v", c3)
 	}
 	// A record of a deleted child is not the record of the live one.
 	old := owner("owner-1", "")
-	gone := childOf("gone1", old)
-	cur := owner("owner-2", "nightly-gone1")
-	s := &verdict.Snapshot{World: optest.TestWorld(t, optest.AppOptions(optest.Child())), Canon: canon.NewTokens([]apiserver.Event{optest.Added(t, old), optest.Added(t, gone), deletedEv(t, old), deletedEv(t, gone), optest.Added(t, cur), optest.Added(t, childOf("live1", cur))})}
+	gone := childOf("g2ne4", old)
+	cur := owner("owner-2", "nightly-g2ne4")
+	s := &verdict.Snapshot{World: optest.TestWorld(t, optest.AppOptions(optest.Child())), Canon: canon.NewTokens([]apiserver.Event{optest.Added(t, old), optest.Added(t, gone), deletedEv(t, old), deletedEv(t, gone), optest.Added(t, cur), optest.Added(t, childOf("l4ve5", cur))})}
 	if got := canon.Encode(s.Normalize(cmGVK, cur)); got == o1 {
 		t.Errorf("a record of a deleted child compares equal to a record of the live one: %s", got)
 	}
@@ -797,5 +798,33 @@ func TestANameDerivedFromATimeStampedTemplateIsNamedByWhatItDigests(t *testing.T
 	}
 	if image := run(stamp{"33cc", "rabbitmq:4.2", "2026-11-25T10:00:01Z"}); image == one {
 		t.Errorf("a revision of another image is named as the first: %s", image)
+	}
+}
+
+// A name is generated only where the apiserver drew it from a generateName
+// (five characters of its alphabet after the prefix): kube-controller-manager
+// gives a Parallel StatefulSet's pods both a generateName and their ordinal
+// names, and makes them in the schedule's order, so pod web-1 made first in
+// one run and second in another is still pod web-1, never "the first of
+// web-*"; a pod whose name was drawn is named by its place.
+func TestAnOrdinalNameIsNotAGeneratedOne(t *testing.T) {
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: name, GenerateName: "web-", UID: types.UID("uid-" + name)}}
+	}
+	names := func(order ...string) []string {
+		var log []apiserver.Event
+		for _, n := range order {
+			log = append(log, optest.Added(t, pod(n)))
+		}
+		tok := canon.NewTokens(log)
+		var out []string
+		for _, n := range []string{"web-0", "web-1", "web-q2x4z"} {
+			out = append(out, tok.Name(pod(n)))
+		}
+		return out
+	}
+	a, b := names("web-0", "web-1", "web-q2x4z"), names("web-1", "web-q2x4z", "web-0")
+	if want := []string{"web-0", "web-1", "web-*"}; strings.Join(a, " ") != strings.Join(want, " ") || strings.Join(b, " ") != strings.Join(want, " ") {
+		t.Errorf("the pods are named %v in one order and %v in another, want %v in both", a, b, want)
 	}
 }

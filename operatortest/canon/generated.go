@@ -98,9 +98,23 @@ func hashNamed(o client.Object, d *digests) (prefix, hash, content string) {
 }
 
 // generated reports whether the object's name was drawn from its
-// generateName.
+// generateName by the apiserver (or from a hash by a built-in controller:
+// hashNamed). A name the client set is not, though the object carries a
+// generateName too: kube-controller-manager gives a StatefulSet's pods both,
+// and names each by its ordinal. The apiserver appends five characters of
+// its alphabet to the generateName, cut to 58 (k8s.io/apiserver's
+// names.SimpleNameGenerator), and nothing else is such a name.
 func (m *madeObj) generated() bool {
-	return m.gen != "" && strings.HasPrefix(m.name, m.gen) && len(m.name) > len(m.gen)
+	if m.hash != "" {
+		return strings.HasPrefix(m.name, m.gen) && len(m.name) > len(m.gen)
+	}
+	const alphabet, maxBase = "bcdfghjklmnpqrstvwxz2456789", 63 - 5
+	base := m.gen
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	suffix, ok := strings.CutPrefix(m.name, base)
+	return m.gen != "" && ok && len(suffix) == 5 && strings.Trim(suffix, alphabet) == ""
 }
 
 // madeIn reads the objects of a watch log, in creation order.
