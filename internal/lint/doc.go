@@ -27,6 +27,21 @@
 //     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/; internal/,
 //     operatortest/, wallclock/ and kcm/ none of scenarios/, examples/, cmd/, fuzz/
 //     (operatortest's test files may drive example operators).
+//     Inside sim/ and operatortest/ the packages stand on floors, and the
+//     order is stated once, in the ```floors blocks of docs/design.md
+//     ("Floors inside sim/ and operatortest/"), which the lint parses: a
+//     package imports only packages on floors below its own (none on its
+//     own floor). An import against the order fails with one line naming
+//     the file, the import, both floors and what to do; a package of either
+//     tree on no floor fails once ("sim/foo is on no floor of
+//     docs/design.md's order"), and so does a name on a floor that is no
+//     package. In-package test files are held to the order like the
+//     package; external test packages (package x_test) are not, since Go
+//     builds them above every package and they drive the packages above
+//     theirs (kubeclient's tests run a process). sim itself, a doc.go only,
+//     is the map and stands on no floor: its bulleted list names every
+//     package below sim/ ("//   - name: ..."), bottom up in the floors'
+//     order.
 //   - map-order: in non-test files under sim/, a `for ... range` over a map
 //     (or over maps.Keys, maps.Values or maps.All) needs the comment
 //     `// lint:order-independent <reason>` on the line before it or at the
