@@ -48,6 +48,17 @@
 //     end of the for line itself.
 //   - known-gaps: every package directory below sim/ has a doc.go that
 //     contains the words "Known gaps".
+//   - tracker-issue (tracker_test.go): no Go comment, and no markdown
+//     document outside reports/, cites this repository's tracker by number
+//     ("issue 31", "Issue #27"), which a reader of a clone cannot open: say
+//     what is meant in words. An upstream citation names its project just
+//     before the number, and is left alone: a possessive other than
+//     ctrlsim's ("pravega/zookeeper-operator's issue 314", the name may
+//     end the line before), or a name with a slash or a hyphen
+//     ("operator-controller issue #994"); so is "issue N" inside a
+//     quotation on its line (upstream's own words quoted). A "#N" alone
+//     (operator-framework/operator-controller#1776, "PR #214") is not an
+//     "issue N" and is not checked.
 //
 // The sim/, models/ and controllers/ packages are type-checked
 // (golang.org/x/tools/go/packages, with dependencies from export data), so
@@ -69,6 +80,10 @@
 //   - Forbidden calls reached through another package (a helper outside
 //     sim/ that calls time.Now) are not followed; layering keeps sim/ from
 //     importing project packages, but third-party code is trusted.
+//   - tracker-issue reads only comments and documents: a string that cites
+//     the tracker (one printed into reports/bench.md, say) is not seen, nor
+//     is reports/, generated from such strings. A hyphenated word before
+//     "issue N" passes for a project's name.
 //   - The root package sim (sim/*.go) is not required to have a doc.go;
 //     the rule covers the directories below it.
 package lint
