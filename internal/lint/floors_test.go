@@ -64,7 +64,7 @@ func parseFloors(md []byte) (floorOrder, []violation) {
 			pos := token.Position{Filename: floorsDoc, Line: n}
 			switch {
 			case !slices.Contains(floorTrees, layer(name)):
-				out = append(out, violation{pos, ruleLayering, fmt.Sprintf("%s is not in %s: floors order only the packages of %s", name, strings.Join(floorTrees, "/ or "), strings.Join(floorTrees, "/ and "))})
+				out = append(out, violation{pos, ruleLayering, fmt.Sprintf("%s is not in %s/: floors order only the packages of %s/", name, strings.Join(floorTrees, "/ or "), strings.Join(floorTrees, "/ and "))})
 			case o.floor[name] != 0:
 				out = append(out, violation{pos, ruleLayering, fmt.Sprintf("%s is on floor %d already (line %d): a package stands on one floor", name, o.floor[name], o.line[name])})
 			default:
@@ -228,20 +228,13 @@ func TestFloorsPlaceEveryPackageOnce(t *testing.T) {
 	const md = "# d\n\n```floors\nsim/, bottom up\n1  sim/clock  sim/rng\n2  sim/scheduler, sim/gone\n3  sim/clock\n4  models/kube\n```\n\n```go\n1  sim/foo\n```\n"
 	o, vs := parseFloors([]byte(md))
 	vs = append(vs, checkPlaced(o, []string{"sim/clock", "sim/rng", "sim/scheduler", "sim/foo"})...)
-	slices.SortFunc(vs, func(a, b violation) int { return strings.Compare(a.String(), b.String()) })
 	want := []string{
 		"docs/design.md:6: layering: sim/gone is on floor 2 but is no package: remove it from the order",
 		"docs/design.md:7: layering: sim/clock is on floor 1 already (line 5): a package stands on one floor",
-		"docs/design.md:8: layering: models/kube is not in sim/ or operatortest: floors order only the packages of sim/ and operatortest",
+		"docs/design.md:8: layering: models/kube is not in sim/ or operatortest/: floors order only the packages of sim/ and operatortest/",
 		"sim/foo: layering: sim/foo is on no floor of docs/design.md's order: add it to the floors of sim/ there, above what it imports and below what imports it",
 	}
-	var got []string
-	for _, v := range vs {
-		got = append(got, v.String())
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	expectViolations(t, vs, want)
 }
 
 func TestSimMapNamesEveryPackageBottomUp(t *testing.T) {
@@ -252,10 +245,18 @@ func TestSimMapNamesEveryPackageBottomUp(t *testing.T) {
 		"sim/doc.go:5: layering: the map lists sim/rng (floor 1) after sim/scheduler (floor 2): list the packages bottom up, as docs/design.md's floors",
 		"sim/doc.go: layering: the map does not name sim/restapi: add a bullet \"//   - restapi: ...\" where its floor puts it",
 	}
+	expectViolations(t, vs, want)
+}
+
+// expectViolations checks that vs, as printed and sorted, are want.
+func expectViolations(t *testing.T, vs []violation, want []string) {
+	t.Helper()
 	var got []string
 	for _, v := range vs {
 		got = append(got, v.String())
 	}
+	slices.Sort(got)
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
