@@ -224,9 +224,10 @@
 //     ties, a StatefulSet's pods, a ReplicaSet's pods to delete ranked with
 //     ties, meets another order at each call), and the same in every run of
 //     a plan, so the determinism tests hold. The shuffle is uniform, where a
-//     Go map's order is not. Until issue 51 they were sorted by key, and
-//     until this issue's ReplicaSet work the typed informers (client-go
-//     v0.37 wraps each in a typedSharedIndexInformer) were not sorted at all.
+//     Go map's order is not. Before lists came in the plan's shuffle they
+//     were sorted by key, and before the ReplicaSet controller was hosted
+//     the typed informers (client-go v0.37 wraps each in a
+//     typedSharedIndexInformer) were not sorted at all.
 //   - The handlers registered on one informer before it starts share one
 //     client-go listener and run in registration order, one after the
 //     other (process's clientgo_handlers.go): client-go starts each

@@ -92,7 +92,9 @@
 // # Where things are
 //
 // Each part is a package with its own doc and Known gaps; read those
-// before trusting a result:
+// before trusting a result. The parts import only downward, floor by floor
+// as docs/design.md states the order ("Floors inside sim/ and
+// operatortest/"), and internal/lint holds every import to it:
 //
 //   - operatortest/world: the Options and the types they take (each alias
 //     here is one of world's), the world built from them, one run of a plan,
@@ -110,6 +112,9 @@
 //   - operatortest/failure: what a failing test prints and writes.
 //   - operatortest/clientgo: the Setup and the queue of an operator built on
 //     client-go alone (above).
+//   - operatortest/kubeworld: the workload models of models/kube (and
+//     kube-controller-manager's own controllers, package kcm, where a world
+//     may hold their kinds) and the kubelet wired into a world.
 //
 // Each part's tests are its specification, one file per rule (frozen
 // outputs: operatortest/verdict/frozen_test.go), over the small test

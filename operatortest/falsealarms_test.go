@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Issue 27 ("verdicts an operator author can trust") saw fifteen patterns,
+// The work on verdicts an operator author can trust saw fifteen patterns,
 // each a false alarm on a correct operator or a silent pass. Each is handled
 // by a rule, and each rule has a test named for it (several for some):
 //

@@ -28,7 +28,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
-// The harness's own rules (issue 27): no silent pass, one known bug does not
+// The harness's own rules (verdicts an author can trust): no silent pass, one known bug does not
 // hide the others, a plan replays bit for bit, a violation that does not
 // replay fails, and a known bug has a test of its own.
 

@@ -22,7 +22,7 @@ const module = "github.com/ctrlsim/ctrlsim/"
 
 // Every type of ctrlsim's that filling Options takes has a name in
 // operatortest, so that a test fills its Options importing operatortest
-// alone (issue 53: Options.Shard was world.Shard; Manager.LeaderElection was
+// alone (once, Options.Shard was world.Shard; Manager.LeaderElection was
 // sim/process's, Faults.Classes sim/plan's, Faults.API sim/apiserver's): the
 // types of Options' exported fields, and of theirs, down through slices,
 // maps, pointers and the parameters and results of func fields (a
@@ -62,7 +62,7 @@ func TestEveryTypeOptionsTakeHasANameInOperatortest(t *testing.T) {
 }
 
 // maxDocLines is how many lines `go doc -short` of operatortest may print:
-// the package's whole surface on one screen (issue 53). Helpers of one
+// the package's whole surface on one screen. Helpers of one
 // kind of operator live in a package of their own (operatortest/clientgo),
 // and an element type a composite literal elides (plan.Arg, in Args) needs
 // no alias here.

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// A census of the bubble's goroutines (issue 53): code under test that
+// A census of the bubble's goroutines: code under test that
 // starts goroutines the simulator does not know of gets one line naming
 // them, and what to do, instead of a run that takes minutes or the bubble's
 // "deadlock: main bubble goroutine has exited but blocked goroutines remain"

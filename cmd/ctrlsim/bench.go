@@ -261,7 +261,7 @@ func operatortestMarkdown(f *bench.Figures) string {
 	return b.String()
 }
 
-// targetsMarkdown sets the figures above beside issue 31's targets.
+// targetsMarkdown sets the figures above beside the speed targets.
 func targetsMarkdown(o *bench.Operatortest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Against the targets\n\n")

@@ -150,7 +150,7 @@ func TestBadInputExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", "/does/not/exist"}, "cannot read plan"},
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan", planFile}, `plan line 2: unknown line kind "wobble"`},
 		{[]string{"replay", "--entry", "canary/stale-cache", "--variant", "buggy", "--plan-text", "seed 1\ncrash process=ghost call=1"}, `unknown process "ghost"`},
-		// Input that used to hang or run silently wrong (issue 12): bounded, or refused.
+		// Input that used to hang or run silently wrong: bounded, or refused.
 		{replayCE("seed 1\nworkers process=operator-controller controller=clusterextension n=100000"), "workers: n must be from 1 to 64, got 100000"},
 		{[]string{"replay", "--entry", "helm/interrupted-upgrade", "--variant", "fixed", "--plan", "/dev/zero"}, "the plan is larger than 1048576 bytes"},
 		{replayCE("seed 1\nat 1s publish nme=v2"), "action publish takes version=, not nme="},
@@ -267,7 +267,7 @@ func TestBenchReportShowsOperatortestAgainstEnvtestOnTheSameOperator(t *testing.
 	}
 }
 
-// reports/bench.md sets operatortest's figures beside issue 31's targets,
+// reports/bench.md sets operatortest's figures beside the speed targets,
 // met or not, and shows where the profiled explorations' CPU time went, by
 // phase and part.
 func TestBenchReportShowsTheTargetsAndWhereTheTimeGoes(t *testing.T) {

@@ -123,7 +123,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 // from explorer seeds 1-5 (not with -short): the sweep has over a thousand
 // stale pairs (an operator that writes as much as a real one), and its
 // ranking reaches the data loss among its ranked plans; the median plan is
-// at most 30 (issue 52's target).
+// at most 30.
 func TestTheSearchFindsTheDataLossAmongAThousandStalePairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")

@@ -1,5 +1,6 @@
 // Package bigcluster is examples/recreate's bug at the size of a real
-// database operator (issue 52's first target): the same finalizer, which
+// database operator (the first bug at that size the search must find at a
+// median plan of at most 30): the same finalizer, which
 // deletes a Cluster's volume claims found by label when it sees the
 // Cluster being deleted, in an operator that writes as much as a real one
 // does, so that the fault-free run of its workload gives the sweep over a

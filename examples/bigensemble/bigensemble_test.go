@@ -134,8 +134,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 
 // The search with default Options and the default budget of 100 plans,
 // from explorer seeds 1-5 (not with -short): over a thousand stale pairs,
-// the member's data lost at a median plan of at most 30 (issue 52's
-// target).
+// the member's data lost at a median plan of at most 30.
 func TestTheSearchFindsTheDataLossAmongAThousandStalePairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")

@@ -1,5 +1,6 @@
 // Package bigensemble is examples/scaledown's bug at the size of a real
-// operator (issue 52's second target): a scale-down recorded in status,
+// operator (the second bug at that size the search must find at a median
+// plan of at most 30): a scale-down recorded in status,
 // then a scale-up, and a restarted operator whose view is frozen at the
 // scale-down deletes the data of the member made again; in an operator
 // that writes as much as a real one, so that the fault-free run gives the

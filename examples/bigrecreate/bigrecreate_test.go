@@ -149,7 +149,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 
 // The search with default Options and the default budget of 100 plans,
 // from explorer seeds 1-5 (not with -short): over a thousand stale pairs,
-// the child skipped at a median plan of at most 30 (issue 52's target).
+// the child skipped at a median plan of at most 30.
 func TestTheSearchFindsTheSkippedChildAmongAThousandStalePairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")

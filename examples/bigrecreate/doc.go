@@ -1,4 +1,5 @@
-// Package bigrecreate is issue 52's third target: a child skipped when its
+// Package bigrecreate is the third bug at a real operator's size that the
+// search must find at a median plan of at most 30: a child skipped when its
 // owner is deleted and created again under its name a moment later (kubectl
 // replace --force, a GitOps tool replacing the object), in an operator that
 // writes as much as a real one does, so that the fault-free run of its

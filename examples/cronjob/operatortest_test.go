@@ -43,7 +43,7 @@ func TestTheTutorialDesignUnderOperatorTest(t *testing.T) {
 	o := operatorOptions(t, cronjob.TutorialDesign)
 	o.ShrinkRuns = 15
 	// Stale restarts are drawn aimed at the fault-free run's writes half of
-	// the time (issue 31), so uniform ones, which find these findings, come
+	// the time, so uniform ones, which find these findings, come
 	// half as often: the first finding came after 40, 58, 48 and 56 plans
 	// on explorer seeds 1, 2, 3 and 5, and none in 100 on seed 4 (with
 	// uniform ages only, seed 1 found one after 7). The budget is 100 plans.

@@ -1,5 +1,5 @@
 // Package lastpod is the smallest operator that scales down "the last pod"
-// of its cache's list (issue 51's item 5): a published bug of a database
+// of its cache's list: a published bug of a database
 // operator, reachable in ctrlsim only with 11 replicas while its lists came
 // sorted by name ("pool-10" sorts before "pool-9", so the last pod was not
 // the highest ordinal only from 11 pods on).

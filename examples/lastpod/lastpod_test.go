@@ -147,7 +147,7 @@ func replay(t *testing.T, buggy bool, seed int) ([]string, []string, string) {
 // deletes "the last pod" of its cache's list deletes member 0 under some
 // seeds (its list comes in the plan's shuffle, as a real cache's comes in
 // map order), and not under others; the correct operator never does. With
-// lists sorted by name (before issue 51) the last of two pods was always
+// lists sorted by name (before they came in the plan's shuffle) the last of two pods was always
 // pod 1 and the twin held every plan; it took 11 replicas ("pool-10" sorts
 // before "pool-9") to tell them apart. One plan gives one trace hash
 // whatever GOMAXPROCS.

@@ -1,5 +1,5 @@
 // Package orphanchild is the smallest operator whose finalizer finds the
-// children to delete in its cache: issue 41's pattern 0, a simple bug that
+// children to delete in its cache: a simple bug that
 // a random search misses within its default budget from some seeds.
 //
 // A Site publishes its greeting as a page, the ConfigMap <name>-page,

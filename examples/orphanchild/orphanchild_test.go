@@ -125,7 +125,7 @@ func TestAPageCreatedWhileTheCacheLagsIsLeakedByTheBuggyFinalizer(t *testing.T) 
 
 // The search with default Options (every fault class, the script as the
 // workload) finds the leak within the default budget of 100 plans, from
-// each of explorer seeds 1-10 (issue 41: the sweep's hold across the deletion finds
+// each of explorer seeds 1-10 (the sweep's hold across the deletion finds
 // it at plan 7 from every seed; the figures are logged).
 func TestTheSearchFindsTheLeak(t *testing.T) {
 	if testing.Short() {

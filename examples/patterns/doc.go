@@ -30,7 +30,7 @@
 // registers a Bucket its cache shows from the past, two-managers-past
 // patches without the optimistic lock. The sweep's pasts of each object
 // now find them at plans 27 and 86: they keep the search honest.
-// member-volume (issue 51) is a database-style operator that deletes a
+// member-volume is a database-style operator that deletes a
 // removed member's volume when it sees the member's pod Terminating or
 // gone: it needs pods that terminate gracefully (sim/apiserver, the kubelet
 // of models/kube), without which its clean-up never runs.
@@ -61,8 +61,8 @@
 //     probe pattern is listed twice (probe-heartbeat, probe-flip), once
 //     per twin, so its correct operator is explored twice; so are finalizer
 //     and two-managers (their -past twins).
-//   - The five patterns of issue 45 (restart-stamp, invalid-override,
-//     complete-binding, restart-checksum, invalid-clusterip) stand for a
+//   - The five patterns restart-stamp, invalid-override,
+//     complete-binding, restart-checksum and invalid-clusterip stand for a
 //     large operator's traps one at a time: a pod template stamped with a
 //     restart time, a user's value the CRD accepts and a child's
 //     validation refuses (drawn by the workload: any short string but
@@ -74,7 +74,7 @@
 //     validation's field errors on an update. A checksum over a desired
 //     spec the operator never stores (the apiserver defaults it) is not
 //     among them: operatortest/verdict's Known gaps.
-//   - tenant-namespace (issue 51) stands for the tenancy, RBAC, quota and
+//   - tenant-namespace stands for the tenancy, RBAC, quota and
 //     NetworkPolicy operators: the world must delete every namespaced kind
 //     with its namespace and collect a cluster-scoped dependent (a
 //     Namespace) of a cluster-scoped owner. Its correct operator failed at

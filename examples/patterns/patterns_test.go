@@ -65,7 +65,7 @@ func operator(crd []byte, name string, setup func(mgr manager.Manager) error, ob
 
 func meta(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
 
-// patterns is the suite, in the order of issue 27's list.
+// patterns is the suite, in the order the patterns were first listed.
 var patterns = []pattern{
 	{
 		name: "job-child",

@@ -38,7 +38,7 @@ type pattern struct {
 }
 
 // knownFalseAlarms are the patterns whose correct operator the harness still
-// reports, each with why (issue 27 is open until this map is empty). The
+// reports, each with why (its verdicts are not to be trusted until this map is empty). The
 // suite says so on every run, and fails when one of them no longer shows, so
 // that it is taken off the list.
 var knownFalseAlarms = map[string]string{}

@@ -1,5 +1,5 @@
 // Package recreate is the smallest operator whose bug needs a stale view
-// with two targets (issue 41's pattern 1): the view of one kind frozen at
+// with two targets: the view of one kind frozen at
 // one change (the old Cluster's deletionTimestamp), the restart after a
 // later one (the new Cluster's volume claim).
 //

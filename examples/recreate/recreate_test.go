@@ -169,7 +169,7 @@ func TestARestartOntoTheOldClustersDeletionDeletesTheNewClustersData(t *testing.
 
 // The search with default Options (every fault class, the script as the
 // workload, the author's property) and the default budget of 100 plans,
-// from explorer seeds 1-5: issue 41's target, and its baseline (the figures
+// from explorer seeds 1-5: caught from each, and its baseline (the figures
 // are logged). CTRLSIM_SEARCH=1 runs it where it is skipped.
 func TestTheSearchFindsTheDataLoss(t *testing.T) {
 	if testing.Short() {

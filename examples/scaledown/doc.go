@@ -1,5 +1,5 @@
 // Package scaledown is the smallest operator with the second shape of a
-// two-target stale view (issue 41's pattern 1): a scale-down, then a
+// two-target stale view: a scale-down, then a
 // scale-up; the view frozen at the status write that recorded the
 // scale-down, the restart after the member's claim is made again.
 //

@@ -175,7 +175,7 @@ func TestARestartOntoTheScaleDownDeletesALiveMembersData(t *testing.T) {
 
 // The search with default Options (every fault class, the script as the
 // workload, the author's property) and the default budget of 100 plans,
-// from explorer seeds 1-5: issue 41's target, and its baseline (the figures
+// from explorer seeds 1-5: caught from each, and its baseline (the figures
 // are logged).
 func TestTheSearchFindsTheDataLoss(t *testing.T) {
 	if testing.Short() {

@@ -6,6 +6,6 @@
 // discovery.NewDiscoveryClientForConfigAndClient(mgr.GetConfig(),
 // mgr.GetHTTPClient()): OpenAPIV3().Paths(), then the group version's
 // Schema) and writes the type of the field it names on the ConfigMap.
-// Before issue 51 the documents answered 404 and such an operator failed in
+// Before the OpenAPI documents were served they answered 404 and such an operator failed in
 // its fault-free run ("failed to get schema for resource deployment").
 package schemaread

@@ -1,6 +1,6 @@
 // Package traps holds small operators that each fall into one trap of an
 // operator under test that starts goroutines the simulator does not know of
-// (issue 53), and the twin that avoids it:
+// (a census of the bubble's goroutines names them), and the twin that avoids it:
 //
 //   - a client-go operator in k8s.io/sample-controller's style that builds
 //     its own workqueue (workqueue.NewTypedRateLimitingQueueWithConfig),

@@ -45,7 +45,7 @@ func TestTheBuggyOperator(t *testing.T) {
 }
 
 // The crash between the two creates is found within 100 plans (the median over
-// five explorer seeds; issue 14's target), and the fix holds over 1,000.
+// five explorer seeds), and the fix holds over 1,000.
 func TestTheCrashBetweenWritesIsFoundAndTheFixHolds(t *testing.T) {
 	var checks []int
 	for seed := uint64(1); seed <= 5; seed++ {

@@ -1,6 +1,6 @@
 // Package unobserved is the smallest operator whose bug needs one object's
-// creation and first updates never seen by its controller (issue 41's
-// pattern 3, Sieve's unobserved state): a watch that catches up gives the
+// creation and first updates never seen by its controller (Sieve's
+// unobserved state): a watch that catches up gives the
 // object's newest state only, never the states it passed through.
 //
 // A Probe runs its image once, as the Pod <name>-probe that it owns

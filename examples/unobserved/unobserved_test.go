@@ -120,7 +120,7 @@ func TestAPodFirstSeenFinishedIsNeverRecordedByTheBuggyOperator(t *testing.T) {
 
 // The search with default Options (every fault class, the script as the
 // workload) and the default budget of 100 plans, from explorer seeds 1-5:
-// issue 41's target (the figures are logged). The bug needs the creation
+// caught from each (the figures are logged). The bug needs the creation
 // and every change up to the Pod's success hidden: the sweep's windows from
 // a creation until each later change find it (plan 12 from seeds 1-5,
 // 2026-11-25; its one-change windows alone did not within 100).

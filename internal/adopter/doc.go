@@ -1,5 +1,5 @@
 // Package adopter holds a test only: an operator's own repository adopting
-// ctrlsim as any Go library, as a new user would (issue 42). Its test
+// ctrlsim as any Go library, as a new user would. Its test
 // (adopter_test.go) writes a kubebuilder-style operator module into a
 // temporary directory (testdata/operator: its own module path, api/v1 types
 // with hand-written DeepCopy, a CRD manifest under config/crd/bases, a

@@ -27,12 +27,38 @@
 //     scenarios/, cmd/, fuzz/; scenarios/ none of cmd/, fuzz/; internal/,
 //     operatortest/, wallclock/ and kcm/ none of scenarios/, examples/, cmd/, fuzz/
 //     (operatortest's test files may drive example operators).
+//     Inside sim/ and operatortest/ the packages stand on floors, and the
+//     order is stated once, in the ```floors blocks of docs/design.md
+//     ("Floors inside sim/ and operatortest/"), which the lint parses: a
+//     package imports only packages on floors below its own (none on its
+//     own floor). An import against the order fails with one line naming
+//     the file, the import, both floors and what to do; a package of either
+//     tree on no floor fails once ("sim/foo is on no floor of
+//     docs/design.md's order"), and so does a name on a floor that is no
+//     package. In-package test files are held to the order like the
+//     package; external test packages (package x_test) are not, since Go
+//     builds them above every package and they drive the packages above
+//     theirs (kubeclient's tests run a process). sim itself, a doc.go only,
+//     is the map and stands on no floor: its bulleted list names every
+//     package below sim/ ("//   - name: ..."), bottom up in the floors'
+//     order.
 //   - map-order: in non-test files under sim/, a `for ... range` over a map
 //     (or over maps.Keys, maps.Values or maps.All) needs the comment
 //     `// lint:order-independent <reason>` on the line before it or at the
 //     end of the for line itself.
 //   - known-gaps: every package directory below sim/ has a doc.go that
 //     contains the words "Known gaps".
+//   - tracker-issue (tracker_test.go): no Go comment, and no markdown
+//     document outside reports/, cites this repository's tracker by number
+//     ("issue 31", "Issue #27"), which a reader of a clone cannot open: say
+//     what is meant in words. An upstream citation names its project just
+//     before the number, and is left alone: a possessive other than
+//     ctrlsim's ("pravega/zookeeper-operator's issue 314", the name may
+//     end the line before), or a name with a slash or a hyphen
+//     ("operator-controller issue #994"); so is "issue N" inside a
+//     quotation on its line (upstream's own words quoted). A "#N" alone
+//     (operator-framework/operator-controller#1776, "PR #214") is not an
+//     "issue N" and is not checked.
 //
 // The sim/, models/ and controllers/ packages are type-checked
 // (golang.org/x/tools/go/packages, with dependencies from export data), so
@@ -54,6 +80,10 @@
 //   - Forbidden calls reached through another package (a helper outside
 //     sim/ that calls time.Now) are not followed; layering keeps sim/ from
 //     importing project packages, but third-party code is trusted.
+//   - tracker-issue reads only comments and documents: a string that cites
+//     the tracker (one printed into reports/bench.md, say) is not seen, nor
+//     is reports/, generated from such strings. A hyphenated word before
+//     "issue N" passes for a project's name.
 //   - The root package sim (sim/*.go) is not required to have a doc.go;
 //     the rule covers the directories below it.
 package lint

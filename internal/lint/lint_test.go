@@ -282,24 +282,30 @@ func layerRule(from, to string) (forbidden bool, instead string) {
 }
 
 // checkLayering enforces layering on one file (test or not) of directory dir
-// (slash-separated, relative to the module root of module modPath).
-func checkLayering(fset *token.FileSet, f *ast.File, modPath, dir string) []violation {
+// (slash-separated, relative to the module root of module modPath): the
+// top-level rule, and inside sim/ and operatortest/ the floors of o.
+func checkLayering(fset *token.FileSet, f *ast.File, modPath, dir string, o floorOrder) []violation {
 	var out []violation
 	from := layer(dir)
 	test := strings.HasSuffix(fset.File(f.Pos()).Name(), "_test.go")
+	xtest := strings.HasSuffix(f.Name.Name, "_test")
 	for _, spec := range f.Imports {
 		p, err := strconv.Unquote(spec.Path.Value)
 		if err != nil {
 			continue
 		}
-		var to string
+		var to, rel string
 		switch {
 		case p == modPath:
 			to = ""
 		case strings.HasPrefix(p, modPath+"/"):
-			to = layer(strings.TrimPrefix(p, modPath+"/"))
+			rel = strings.TrimPrefix(p, modPath+"/")
+			to = layer(rel)
 		default:
 			continue
+		}
+		if bad, msg := checkFloor(o, dir, rel, xtest); bad {
+			out = append(out, at(fset, spec.Pos(), ruleLayering, "%s imports %s: %s", dir, rel, msg))
 		}
 		if from == "operatortest" && to == "examples" && test {
 			continue // operatortest's own tests drive example operators as subjects
@@ -500,6 +506,36 @@ func loadSim(root string) (map[string]typedFile, []string, error) {
 	return typed, problems, nil
 }
 
+// loadFloors reads the floors of floorsDoc under root and checks that every
+// package of floorTrees among files is on one, and that sim/doc.go's map
+// names them bottom up.
+func loadFloors(root string, files []string) (floorOrder, []violation) {
+	md, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(floorsDoc)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return floorOrder{}, []violation{{pos: token.Position{Filename: floorsDoc}, rule: ruleLayering, msg: err.Error()}}
+	}
+	order, out := parseFloors(md)
+	var pkgs []string
+	for _, rel := range files {
+		dir := path.Dir(rel)
+		if !slices.Contains(floorTrees, layer(dir)) || strings.HasSuffix(rel, "_test.go") || slices.Contains(pkgs, dir) {
+			continue
+		}
+		if dir == layer(dir) && path.Base(rel) == "doc.go" {
+			continue // a tree's root with only a doc.go is a map (sim/doc.go), not a package
+		}
+		pkgs = append(pkgs, dir)
+	}
+	out = append(out, checkPlaced(order, pkgs)...)
+	if src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(simMap))); err == nil {
+		out = append(out, checkSimMap(order, src, pkgs)...)
+	} else if slices.ContainsFunc(pkgs, func(p string) bool { return layer(p) == "sim" }) {
+		out = append(out, violation{pos: token.Position{Filename: simMap}, rule: ruleLayering,
+			msg: "no map of the packages below sim/: write sim/doc.go, a bullet \"//   - name: ...\" for each, bottom up"})
+	}
+	return order, out
+}
+
 // coverage counts the non-test files under sim/ by how they were checked.
 type coverage struct{ typed, untyped int }
 
@@ -524,8 +560,8 @@ func lintRepository(root, modPath string, logf func(string, ...any)) ([]violatio
 			logf("type checking (rules fall back to syntax): %s", p)
 		}
 	}
+	order, out := loadFloors(root, files)
 	fset := token.NewFileSet()
-	var out []violation
 	dirs := map[string]bool{}
 	for _, rel := range files {
 		dir := path.Dir(rel)
@@ -555,7 +591,7 @@ func lintRepository(root, modPath string, logf func(string, ...any)) ([]violatio
 			}
 			tf = typedFile{fset: fset, file: f}
 		}
-		out = append(out, checkLayering(tf.fset, tf.file, modPath, dir)...)
+		out = append(out, checkLayering(tf.fset, tf.file, modPath, dir, order)...)
 		if !scheduled {
 			continue
 		}

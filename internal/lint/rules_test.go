@@ -285,7 +285,7 @@ func TestLayeringRuleFollowsDesign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vs := checkLayering(fset, f, mod, tc.dir)
+			vs := checkLayering(fset, f, mod, tc.dir, floorOrder{})
 			var want []int
 			if tc.forbidden {
 				want = []int{3}
@@ -412,7 +412,9 @@ func TestKnownGapsRule(t *testing.T) {
 
 // TestRulesApplyWhereDesignSays runs the whole lint over a small module on
 // disk: the kernel's non-test files are checked, its tests and testdata are
-// not (except for layering), sim/scheduler may start goroutines, models/ and
+// not (except for layering), an import against the floors of docs/design.md
+// fails (an external test package's is exempt), a package on no floor fails
+// once, sim/scheduler may start goroutines, models/ and
 // controllers/ are held to wall-clock and go-statement but for exceptions
 // annotated with a reason (the kernel has none), and each violation is
 // reported as file:line: rule.
@@ -435,6 +437,14 @@ func TestRulesApplyWhereDesignSays(t *testing.T) {
 		"controllers/c/c.go": "package c\n\nimport \"time\"\n\n// F waits.\nfunc F() {\n\t// lint:allow go-statement a reason\n\tgo F()\n" +
 			"\ttime.Sleep(0) // lint:allow wall-clock a reason\n\t_ = time.Now() // lint:allow wall-clock\n\t// lint:allow wall-clock another rule's marker\n\tgo F()\n}\n",
 		"cmd/tool/main.go": "package main\n\nimport (\n\t\"time\"\n\n\t_ \"example.com/m/sim/kernel\"\n)\n\nfunc main() { go main(); _ = time.Now() }\n",
+		"docs/design.md": "# Design\n\n```floors\nsim/, bottom up\n1  sim/scheduler\n2  sim/kernel\n```\n\n```floors\n" +
+			"1  operatortest/low\n2  operatortest/high\n```\n",
+		"sim/doc.go":                   "// Package sim.\n//\n//   - scheduler: tasks.\n//   - kernel: the rest.\npackage sim\n",
+		"sim/scheduler/up.go":          "package scheduler\n\nimport _ \"example.com/m/sim/kernel\"\n",
+		"sim/kernel/x_test.go":         "package kernel_test\n\nimport _ \"example.com/m/sim/kernel\"\n",
+		"operatortest/low/low.go":      "package low\n\nimport _ \"example.com/m/operatortest/high\"\n",
+		"operatortest/high/high.go":    "package high\n\nimport _ \"example.com/m/operatortest/low\"\n",
+		"operatortest/high/up_test.go": "package high_test\n\nimport _ \"example.com/m/operatortest/high\"\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -459,17 +469,21 @@ func TestRulesApplyWhereDesignSays(t *testing.T) {
 		"models/clock.go:6 go-statement",
 		"models/clock.go:7 wall-clock",
 		"models/models.go:3 layering",
+		"operatortest/low/low.go:3 layering",
+		"sim/doc.go:0 layering",
 		"sim/kernel/allow.go:5 wall-clock",
 		"sim/kernel/k_test.go:6 layering",
 		"sim/kernel/kernel.go:6 go-statement",
 		"sim/kernel/kernel.go:7 map-order",
 		"sim/kernel/kernel.go:9 wall-clock",
 		"sim/nodoc:0 known-gaps",
+		"sim/nodoc:0 layering",
+		"sim/scheduler/up.go:3 layering",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if cov.typed != 6 || cov.untyped != 0 {
-		t.Errorf("coverage = %+v, want all 6 kernel files type-checked", cov)
+	if cov.typed != 8 || cov.untyped != 0 {
+		t.Errorf("coverage = %+v, want all 8 kernel files type-checked", cov)
 	}
 }

@@ -75,7 +75,7 @@
 //     restart runs fault-free, the lost node comes back (its kubelet writes
 //     its pods' status again; pods evicted stay deleted).
 //
-// Hosted instead (issue 44): in a testing/synctest bubble (every operatortest
+// Hosted instead: in a testing/synctest bubble (every operatortest
 // world), kube-controller-manager's own ReplicaSet, Deployment, Job and
 // StatefulSet controllers run in place of ReplicaSetController,
 // DeploymentController, JobController and StatefulSetController, beside its

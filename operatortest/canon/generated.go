@@ -35,8 +35,8 @@ import (
 // order) would name the same live object "nightly-*3" in a run where the
 // operator made two children before the user's delete and re-create landed,
 // and "nightly-*2" where it made one: how many were made before it races with
-// the user's steps, which one is live does not (the false alarm of the
-// generate-name pattern, issue 27).
+// the user's steps, which one is live does not (the false alarm of
+// examples/patterns' generate-name pattern).
 //
 // A prefix that holds another generated name (a Job's pods, "<job name>-")
 // is canonicalised first: the name it holds becomes that object's canonical

@@ -30,7 +30,7 @@ import (
 // tenants gives each tenant (a ConfigMap in namespace tenants) a Namespace
 // tenant-<name> and, in it, a RoleBinding admin; it takes the Namespace for
 // proof that both were made, so a crash between the two creates leaves the
-// RoleBinding never made (issue 53's crash between two creates).
+// RoleBinding never made: an absence the failure must show.
 type tenants struct{ client.Client }
 
 func (r *tenants) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

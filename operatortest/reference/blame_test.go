@@ -25,8 +25,8 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// The two shapes of a fault-free schedule that itself shows the bug
-// (issue 46): interleavings-agree names the run that shows it by the rule a
+// The two shapes of a fault-free schedule that itself shows the bug:
+// interleavings-agree names the run that shows it by the rule a
 // child follows its owner, whichever run the faulted one ends as.
 
 // stale is an operator that keeps one Secret with a generated name for the

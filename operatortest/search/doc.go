@@ -302,7 +302,7 @@
 //     the informers an eighth; on a small operator, the scheduler's
 //     goroutine switches a quarter, the API server a fifth, starting the
 //     managers a twelfth. No part is large enough that removing it alone
-//     reaches issue 31's targets (500 plans a second for a small operator,
+//     reaches the speed targets (500 plans a second for a small operator,
 //     a CronJob bug shrunk in under 10 s).
 //   - Worker processes (Options.Workers) re-run the test from its start and
 //     explore at its first exploration (Run or Explore) only: a test's later

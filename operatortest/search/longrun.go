@@ -17,7 +17,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
-// Long plans and findings as found (issue 46). Progress lines between plans
+// Long plans and findings as found. Progress lines between plans
 // say nothing while one plan or shrink candidate runs for minutes: a
 // watcher (watchLong) wakes every ProgressEvery and, once what this process
 // runs has run longer than two periods, names it and what it is doing (the

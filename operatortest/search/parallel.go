@@ -27,7 +27,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// Parallel exploration (issue 31). A plan's run seeds process-global
+// Parallel exploration, on every core. A plan's run seeds process-global
 // randomness (wallclock.SeedRandom: crypto/rand, math/rand, util/rand, uuid),
 // so two plans cannot run in one process at once. As Go's fuzzing does, the
 // test binary re-executes itself: with Options.Workers n, the test's process

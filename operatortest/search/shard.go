@@ -10,7 +10,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
-// Sharding an exploration (issue 17): shard i of n runs the plans whose place
+// Sharding an exploration (across CI jobs): shard i of n runs the plans whose place
 // in the explorer's sequence is i, i+n, i+2n, ... of the same sequence an
 // unsharded run draws (drawing a plan is cheap; running it is what costs), until
 // its first violation, which it then shrinks as the unsharded run would. The

@@ -23,7 +23,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// Bad Options, tried as a new user would (issue 42): each gives one line
+// Bad Options, tried as a new user would: each gives one line
 // naming the field, the step, the plan file or the manager, before any plan
 // runs. {plan} in a want is the row's plan file, {test} the row's test name.
 func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {

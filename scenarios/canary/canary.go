@@ -4,7 +4,7 @@
 //
 // Test is the same operator as an operatortest test (the manager, one parent
 // ConfigMap, at-most-once as an operatortest.Property), and OnOperatortest the
-// entry written with it: the port to the one engine (issue 30), which the
+// entry written with it: the port to the one engine, which the
 // catalogue (scenarios.All) runs in place of Entries().
 //
 // # Known gaps

@@ -98,7 +98,7 @@
 //     the four against 26 s on the kernel's entries, measured when
 //     `ctrlsim run --kernel` still ran them, one run each; the kernel's world
 //     is gone). Persistent422's
-//     shrink now takes 2.6-4.4 s (issue 31's shrink work); its test still
+//     shrink now takes 2.6-4.4 s (shrinking got faster); its test still
 //     bounds it (ShrinkRuns 100), those of the other three to 50 runs.
 //   - edit-every's stream is a system's timer, not a workload step: a
 //     failed edit stops it silently. There is no touch-every (the kernel's

@@ -45,7 +45,7 @@ func Entries() []*catalogue.Entry {
 		"bounded-retry-rate requires each streak of failed PATCHes of an object (a success or a restart ends it) to keep gaps of at least min(kopf's i-th " +
 		"delay, 5 ms·2^i). Faults: a 422 window on x's or every object's PATCH, informer lag, crashes; workload: edits of x and y."
 	persistent.Expect = expect(c, h, h)
-	persistent.Why = "Robust was caught once API errors were drawn by default (issue 51), by converges, and the finding was real: a progress record " +
+	persistent.Why = "Robust was caught once API errors were drawn by default, by converges, and the finding was real: a progress record " +
 		"decided from a stale body stayed on x for good. Plan `lag process=kopf kind=kopf.dev/v1/KopfExample min=8ms max=15ms` + a lost response to " +
 		"the handler's status update of x (it was stored): the handler's error is recorded (`kopf.zalando.org/report`, retries 1) in a PATCH; " +
 		"the next handling reads x from a cache that has not seen that PATCH, runs the handler again, succeeds, and purges only the records its body " +

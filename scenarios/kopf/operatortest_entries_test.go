@@ -14,7 +14,7 @@ func TestAlternating422CatchesTheFixedOperatorOnOperatortest(t *testing.T) {
 	o := Alternating422(variant.Fixed)
 	o.Expect = RetryRate{}.Name()
 	o.Checks = 20
-	o.ShrinkRuns = 50 // bounded: shrinking on operatortest is issue 31's
+	o.ShrinkRuns = 50 // bounded: a whole shrink on operatortest takes long
 	operatortest.Run(t, o)
 }
 
@@ -35,7 +35,7 @@ func TestPoisonEventCatchesTheFixedOperatorOnOperatortest(t *testing.T) {
 	o := PoisonEvent(variant.Fixed)
 	o.Expect = Isolation{}.Name()
 	o.Checks = 20
-	o.ShrinkRuns = 50 // bounded: shrinking on operatortest is issue 31's
+	o.ShrinkRuns = 50 // bounded: a whole shrink on operatortest takes long
 	operatortest.Run(t, o)
 }
 
@@ -56,7 +56,7 @@ func TestNoEventAfterFailureCatchesTheFixedOperatorOnOperatortest(t *testing.T) 
 	o := NoEventAfterFailure(variant.Fixed)
 	o.Expect = "converges"
 	o.Checks = 100    // caught at plan 38 (seed 1) since API errors are drawn by default (a 500 on the PATCH)
-	o.ShrinkRuns = 50 // bounded: shrinking on operatortest is issue 31's
+	o.ShrinkRuns = 50 // bounded: a whole shrink on operatortest takes long
 	operatortest.Run(t, o)
 }
 

@@ -14,8 +14,8 @@ func TestPersistent422CatchesTheBuggyOperatorOnOperatortest(t *testing.T) {
 	o := Persistent422(variant.Buggy)
 	o.Expect = RetryRate{}.Name()
 	o.Checks = 50
-	// A bounded shrink: the whole one takes about 40 s on operatortest
-	// (issue 31), 0.4 s on the kernel's explorer.
+	// A bounded shrink: the whole one takes about 40 s on operatortest,
+	// 0.4 s on the kernel's explorer.
 	o.ShrinkRuns = 100
 	operatortest.Run(t, o)
 }

@@ -99,7 +99,7 @@ func Entries() []*catalogue.Entry {
 }
 
 // crashAfterPromoteWhy explains the robust controller's change when the entry
-// moved to operatortest (issue 30).
+// moved to operatortest, the one engine.
 const crashAfterPromoteWhy = "On operatortest the generic oracle converges compares the end state with the fault-free run's, which the kernel's entry did not, " +
 	"and it caught the robust controller (plan 131 of seed 1): a crash 5 ms in, after the staging claim and the Promote call but before the claim's outcome, " +
 	"left the claim in doubt; the promotion took effect two minutes later, the controller went on to prod, and staging's promotion was never recorded in the " +

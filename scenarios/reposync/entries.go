@@ -32,7 +32,7 @@ func expect(buggy, fixed, robust catalogue.Outcome) map[variant.Variant]catalogu
 }
 
 // port opens the Why of each entry: the entries run on operatortest.
-const port = "On operatortest (issue 30: the same world written with the public API, scenarios/reposync/operatortest.go) the outcomes are the kernel's. "
+const port = "On operatortest (the same world written with the public API, scenarios/reposync/operatortest.go) the outcomes are the kernel's. "
 
 func entry(id, summary, why string, ex map[variant.Variant]catalogue.Outcome) *catalogue.Entry {
 	return &catalogue.Entry{
@@ -79,7 +79,7 @@ func Entries() []*catalogue.Entry {
 				"The robust manager keeps the ns-reconciler's ServiceAccount, RoleBinding and Deployment in place while the reconciler finalizer is there and "+
 				"the namespace is Active, so it puts the revoked RoleBinding back and the ns-reconciler finishes its Foreground deletion.",
 			"Not in docs/design.md's table: a weakness of the fix. Minimal plan `at 5s delete-reposync ns=bookstore` + `at 5s revoke-rolebinding ns=bookstore` "+
-				"(on operatortest, issue 30, as on the kernel; the RepoSync's deletion is drawn 5 to 20 s in, once the ns-reconciler has added its "+
+				"(on operatortest as on the kernel; the RepoSync's deletion is drawn 5 to 20 s in, once the ns-reconciler has added its "+
 				"finalizer, and the revocation within 3 s After it); in the fixed variant the ns-reconciler's first write of Finalize is forbidden and "+
 				"the manager, reading an Active namespace, waits:\n\n"+
 				"    5.000351576s  reconciler-manager/reposync#1 r6 cached-get Namespace bookstore rv=10 -> ok\n"+

@@ -29,7 +29,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
-// The two controllers of issue 19's "Done when", each set up by its own
+// Two controllers that use an object's other forms, each set up by its own
 // SetupWithManager on the process's manager, with no wrapper: GadgetReconciler is
 // written only against unstructured.Unstructured, for Widget as a kind that only
 // its CRD manifest defines (the scheme has no Go type for it); SecretMarker watches

@@ -10,7 +10,7 @@
 // Namespace, and then the Tenant, gone.
 //
 // The pattern's traps for a test harness, each a false alarm of ctrlsim
-// before issue 51: the namespace controller must delete every namespaced
+// before the world deleted and collected every kind: the namespace controller must delete every namespaced
 // kind (RBAC, quota, NetworkPolicy), or the Namespace is finalized with its
 // content left behind; the garbage collector must collect a Namespace whose
 // owner is gone (a restart onto a lagging apiserver shows a Tenant deleted
@@ -23,7 +23,8 @@
 // apiserver) has no owner to be collected with: the collector deletes its
 // RoleBinding, quota and policy (owned by the Tenant, gone) and the empty
 // Namespace stays for ever. The suite catches it at plan 29 (converges,
-// update-summaries); on the models of before issue 51 the correct operator
+// update-summaries); on the models from before the world deleted and
+// collected every kind the correct operator
 // failed the same way at plan 29 of 100, its Namespace never collected.
 //
 // # Known gaps

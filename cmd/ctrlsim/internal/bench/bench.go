@@ -7,7 +7,7 @@
 // minimal plan of example bugs (twowrites, patterns, the CronJob example),
 // median over 5 seeds, with what the shrink cost (its candidates and runs),
 // and a same-run ratio against envtest on one operator and workload
-// (envtest_operator_test.go), each beside issue 31's target, and where the
+// (envtest_operator_test.go), each beside its speed target, and where the
 // CPU time of two of those explorations went (profile.go: a CPU profile
 // broken down by operatortest's phase labels and by part of the simulation).
 // What the world's fidelity costs against the world before it is measured by

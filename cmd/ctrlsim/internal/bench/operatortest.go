@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Operatortest is what operatortest itself costs (issue 31): plans per
+// Operatortest is what operatortest itself costs: plans per
 // second exploring a correct operator with one worker and with every core,
 // and for each example bug the time to its first failing plan and to its
 // minimal plan (median over explorer seeds), with one worker and with
@@ -37,7 +37,7 @@ type Throughput struct {
 	Plans    int     `json:"plans"`
 	OneCore  float64 `json:"plans_per_sec_one_worker"`
 	AllCores float64 `json:"plans_per_sec_all_workers"`
-	// Goal is issue 31's target for AllCores: 500 plans a second for a
+	// Goal is the speed target for AllCores: 500 plans a second for a
 	// small operator, 20 for a CronJob-sized one.
 	Goal float64 `json:"goal_plans_per_sec_all_workers"`
 	// Targeted is what the sweep covered in the 1-worker run ("crashes
@@ -46,7 +46,7 @@ type Throughput struct {
 	Targeted string `json:"targeted"`
 }
 
-// The targets of issue 31 for each example bug, medians over the seeds:
+// The speed targets for each example bug, medians over the seeds:
 // caught and shrunk within GoalSecondsToMinimal on the machine (its every
 // core), the shrink taking at most GoalShrinkOverFind times the search.
 const (

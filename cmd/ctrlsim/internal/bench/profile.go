@@ -11,8 +11,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// Profile is where the CPU time of one exploration went (issue 31 asks for
-// the profile that says why a target is missed): the CPU seconds sampled,
+// Profile is where the CPU time of one exploration went (the profile that
+// says why a speed target is missed): the CPU seconds sampled,
 // split by the phase operatortest labelled each run with (find, shrink, ...:
 // world.LabelPhase) and, within each phase, by the part of the
 // simulation the code was doing (Parts).
