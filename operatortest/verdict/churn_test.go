@@ -64,8 +64,8 @@ func TestALifetimeTheFaultFreeRunsLostTheRaceForIsNotChurn(t *testing.T) {
 			life("record-app", "", 7*time.Millisecond, 8*time.Millisecond)...)...),
 		"no deletion by the user to race":    optest.ChurnRun(t, w, 0, life("record-app", "", time.Millisecond, 6*time.Millisecond)...),
 		"deleted before the user's deletion": optest.ChurnRun(t, w, userDelete, append(app, life("record-app", "", time.Millisecond, 2*time.Millisecond)...)...),
-		"a second object of a generated prefix": optest.ChurnRun(t, w, userDelete, append(append(app, life("job-abcde", "job-", time.Millisecond, 7*time.Millisecond)...),
-			life("job-fghij", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),
+		"a second object of a generated prefix": optest.ChurnRun(t, w, userDelete, append(append(app, life("job-bcdfg", "job-", time.Millisecond, 7*time.Millisecond)...),
+			life("job-hjklm", "job-", 2*time.Millisecond, 7*time.Millisecond)...)...),
 	} {
 		if name == "no deletion by the user to race" {
 			refs = []*verdict.Reference{{Seed: 1, Snap: optest.ChurnRun(t, w, 0)}}
