@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -87,6 +88,10 @@ type Reconciler struct {
 	client.Client
 	// Buggy does not watch the StatefulSets it owns.
 	Buggy bool
+	// Parallel makes the StatefulSet's pods start and go all at once
+	// (podManagementPolicy Parallel) rather than one by one in ordinal
+	// order.
+	Parallel bool
 }
 
 // SetupWithManager registers the controller: Caches, and the Services and
@@ -114,7 +119,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, svc, func() error {
 		svc.Spec.ClusterIP = corev1.ClusterIPNone
 		svc.Spec.Selector = labels
-		svc.Spec.Ports = []corev1.ServicePort{{Name: "cache", Protocol: corev1.ProtocolTCP, Port: 6379}}
+		// The port as the apiserver stores it (targetPort defaulted to
+		// port), so that a reconcile with nothing to change writes nothing.
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "cache", Protocol: corev1.ProtocolTCP, Port: 6379, TargetPort: intstr.FromInt32(6379)}}
 		return controllerutil.SetControllerReference(&c, svc, r.Scheme())
 	}); err != nil {
 		return ctrl.Result{}, err
@@ -124,15 +131,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		replicas := c.Spec.Replicas
 		sts.Spec.Replicas = &replicas
 		sts.Spec.ServiceName = svc.Name
+		if r.Parallel {
+			sts.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+		}
 		if sts.Spec.Selector == nil { // immutable once set
 			sts.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
 		}
 		sts.Spec.Template.Labels = labels
-		sts.Spec.Template.Spec.Containers = []corev1.Container{{
-			Name:  "cache",
-			Image: "valkey/valkey:" + c.Spec.Version,
-			Ports: []corev1.ContainerPort{{Name: "cache", ContainerPort: 6379, Protocol: corev1.ProtocolTCP}},
-		}}
+		// The container is set only where it differs from what the Cache
+		// asks for: the apiserver defaults its other fields (pull policy,
+		// termination message), and setting it whole would write the
+		// StatefulSet at every reconcile, changing nothing.
+		image := "valkey/valkey:" + c.Spec.Version
+		if cs := sts.Spec.Template.Spec.Containers; len(cs) != 1 || cs[0].Name != "cache" || cs[0].Image != image {
+			sts.Spec.Template.Spec.Containers = []corev1.Container{{
+				Name:  "cache",
+				Image: image,
+				Ports: []corev1.ContainerPort{{Name: "cache", ContainerPort: 6379, Protocol: corev1.ProtocolTCP}},
+			}}
+		}
 		return controllerutil.SetControllerReference(&c, sts, r.Scheme())
 	}); err != nil {
 		return ctrl.Result{}, err
