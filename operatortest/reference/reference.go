@@ -168,7 +168,7 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 		if s.At > w.Opts.FaultPhase {
 			break
 		}
-		if !processWrite(s) {
+		if !world.ProcessWrite(s) {
 			continue
 		}
 		out.Written[s.Process]++ // counted as writesOf and a crash after a write count them
@@ -217,46 +217,30 @@ func changeOf(ev apiserver.Event, before client.Object) plan.Change {
 	return plan.Updated
 }
 
-// processWrite reports whether s is a write request of a process (create,
-// update, patch, delete, deletecollection, a subresource's too): what a
-// crash after the k-th write counts.
-func processWrite(s trace.Step) bool {
-	verb, _, _ := strings.Cut(s.Op, "/")
-	switch verb {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return s.Process != ""
-	}
-	return false
-}
-
 // WritesOf are, for each process, its writes in the fault phase that
-// another write of the same reconcile follows, by their k (counted over the
-// whole run, as a crash after the k-th write counts them, every call but a
-// get or a list): the run's intermediate states.
+// another write of the same reconcile follows (world.ReconcileWrites), by
+// their k (counted over the whole run, as a crash after the k-th write
+// counts them, every call but a get or a list), in the order of the writes
+// that follow them: the run's intermediate states.
 func WritesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
-	type reconcile struct {
-		process, controller string
-		worker, n           int
-	}
+	prev := world.ReconcileWrites(steps)
 	out := map[string][]int{}
 	count := map[string]int{}
-	last := map[reconcile]int{} // the k of the reconcile's last write so far
-	for _, s := range steps {
+	k := map[int]int{} // each write's k
+	for i, s := range steps {
 		if s.At > faultPhase {
 			break
 		}
-		if !processWrite(s) {
+		if !world.ProcessWrite(s) {
 			continue
 		}
 		count[s.Process]++
-		if s.Reconcile == 0 {
-			continue
+		k[i] = count[s.Process]
+		if j, ok := prev[i]; ok {
+			if ks := out[s.Process]; len(ks) == 0 || ks[len(ks)-1] != k[j] {
+				out[s.Process] = append(ks, k[j])
+			}
 		}
-		r := reconcile{s.Process, s.Controller, s.Worker, s.Reconcile}
-		if k, ok := last[r]; ok && (len(out[s.Process]) == 0 || out[s.Process][len(out[s.Process])-1] != k) {
-			out[s.Process] = append(out[s.Process], k)
-		}
-		last[r] = count[s.Process]
 	}
 	return out
 }

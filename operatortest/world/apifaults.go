@@ -51,7 +51,11 @@ func drawnAPIClasses() []apiserver.Fault {
 func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 	var out []plan.APIFault
 	seen := map[string]bool{}
-	before, after := reconcileWrites(steps)
+	prev := ReconcileWrites(steps)
+	followed := map[int]bool{}
+	for _, j := range prev {
+		followed[j] = true
+	}
 	for i, s := range steps {
 		if s.At > w.Opts.FaultPhase {
 			break
@@ -87,6 +91,7 @@ func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 		if !w.selectsAPI(req) {
 			continue
 		}
+		_, before := prev[i]
 		for _, c := range drawnAPIClasses() {
 			f := req
 			f.Code, f.Ambiguous = c.Code, c.Ambiguous
@@ -95,40 +100,48 @@ func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 				continue
 			}
 			seen[key] = true
-			out = append(out, plan.APIFault{At: s.At, Fault: f, Before: before[i], After: after[i]})
+			out = append(out, plan.APIFault{At: s.At, Fault: f, Before: before, After: followed[i]})
 		}
 	}
 	return out
 }
 
-// reconcileWrites says, for each write step of a reconcile, whether its
-// reconcile made another write before it and after it (every write of the
-// process, Leases and Events included, as a crash after the k-th write
-// counts them).
-func reconcileWrites(steps []trace.Step) (before, after map[int]bool) {
+// ProcessWrite reports whether s is a write request of a process (create,
+// update, patch, delete, deletecollection, a subresource's too): what a
+// crash after the k-th write counts.
+func ProcessWrite(s trace.Step) bool {
+	verb, _, _ := strings.Cut(s.Op, "/")
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return s.Process != ""
+	}
+	return false
+}
+
+// ReconcileWrites gives, for each write of a reconcile among steps (by its
+// index), the index of the write its reconcile made before it, if any
+// (every write of the process, Leases and Events included, as a crash
+// after the k-th write counts them): a write with one before it, or one
+// after it, is where an error answer or a crash leaves the reconcile half
+// done.
+func ReconcileWrites(steps []trace.Step) (prev map[int]int) {
 	type reconcile struct {
 		process, controller string
 		worker, n           int
 	}
-	before, after = map[int]bool{}, map[int]bool{}
+	prev = map[int]int{}
 	last := map[reconcile]int{} // the index of the reconcile's last write so far
 	for i, s := range steps {
-		verb, _, _ := strings.Cut(s.Op, "/")
-		switch verb {
-		case "create", "update", "patch", "delete", "deletecollection":
-		default:
-			continue
-		}
-		if s.Process == "" || s.Reconcile == 0 {
+		if !ProcessWrite(s) || s.Reconcile == 0 {
 			continue
 		}
 		r := reconcile{s.Process, s.Controller, s.Worker, s.Reconcile}
 		if j, ok := last[r]; ok {
-			after[j], before[i] = true, true
+			prev[i] = j
 		}
 		last[r] = i
 	}
-	return before, after
+	return prev
 }
 
 // Aims reports whether the aimed faults may aim at object ("namespace/name",
