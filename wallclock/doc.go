@@ -18,7 +18,10 @@
 // follow a seed in the bubble: crypto/rand (testing/cryptotest), google/uuid,
 // math/rand's global functions (re-seeded with GODEBUG randseednop=0 for the
 // call) and k8s.io/apimachinery/pkg/util/rand. CheckDeterminism seeds each of
-// its two runs with the plan's seed.
+// its two runs with the plan's seed. It also sets the draw a create that
+// the apiserver model remembers makes in place of its field manager
+// (apiserver.SetCreateDraw), so that what code under test draws from
+// math/rand does not depend on the runs the process made before.
 //
 // Run also points ctrl.GetConfig (KUBECONFIG, and http.DefaultTransport for
 // the plain-HTTP server it names) at the world for the bubble's duration

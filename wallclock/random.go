@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/rng"
 )
 
@@ -65,10 +66,17 @@ func SeedRandom(t *testing.T, seed uint64) (restart func()) {
 		utilrand.Seed(apimachinery)
 	}
 	restart()
+	drawOnce.Do(func() {
+		// A create that the apiserver model remembers draws what its field
+		// manager drew (sim/apiserver's createMemo).
+		apiserver.SetCreateDraw(func() { mathrand.Float32() })
+	})
 	uuid.SetRand(newReader(src.Stream("random/uuid").Uint64()))
 	t.Cleanup(func() { uuid.SetRand(nil) })
 	return restart
 }
+
+var drawOnce sync.Once
 
 // setGlobalRandom is cryptotest.SetGlobalRandom, with its panic (a parallel
 // test, a FIPS 140-3 v1.0.0 build) as an error.

@@ -169,7 +169,11 @@
 //     output differs from its request in more than managedFields is never
 //     remembered), as every run re-creates the default namespaces, the
 //     seeds and mostly the same children
-//     (TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne).
+//     (TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne). A
+//     remembered create draws from math/rand's global generator the one
+//     value the field manager's create draws (SetCreateDraw, which the
+//     world sets), since code under test draws from it too
+//     (TestARememberedCreateDrawsWhatAComputedOneDraws).
 //     What kube-apiserver builds once per CRD (the structural schema, the
 //     validators, the CEL programs, the field manager's type converter) is
 //     built once per CRD content for every server of the process

@@ -290,13 +290,16 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 	}
 	liveObj = withKind(k, liveObj)
 	in := withKind(k, obj)
-	memo := live == nil && !k.Custom
+	memo := live == nil && !k.Custom && subresource == "" && len(in.GetManagedFields()) == 0 // createMemo's draw
 	var key string
 	if memo {
 		key, memo = createKey(subresource, manager, in)
 	}
 	if memo {
 		if mf, ok := k.fm.creates.get(key); ok {
+			if draw := createDraw.Load(); draw != nil {
+				(*draw)()
+			}
 			in.SetManagedFields(mf)
 			s.virtualTimes(liveObj, in)
 			return asStored(k, in)

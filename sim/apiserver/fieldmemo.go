@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,10 +22,36 @@ import (
 // kind's table is per scheme). Only a create whose output differs from its
 // input in managedFields alone is remembered; times are the virtual clock's
 // (virtualTimes) on every hit as on the miss.
+//
+// A remembered create must leave the process as the field manager's own
+// would: managedfields' skipNonAppliedManager (apimachinery) draws one Float32
+// from math/rand's global generator for every create whose managedFields
+// are empty (its probability is 1, so the value is never used), and code
+// under test draws from that generator too (wait.Jitter: a client's retry
+// on conflict). A hit that drew nothing would leave the code under test's
+// draws a function of which creates the process had met before, in earlier
+// runs: one plan gave a new trace at every run in one process (a
+// StatefulSet's status retry waited 10.36 ms, then 10.61 ms). So only a
+// create whose request carries no managedFields, of the object itself (no
+// subresource), is remembered, and each hit draws once through
+// SetCreateDraw's function, which the world sets to that draw (wallclock.SeedRandom): package sim/ may not
+// touch math/rand's global generator itself.
 type createMemo struct {
 	mu sync.Mutex
 	m  map[string][]metav1.ManagedFieldsEntry
 }
+
+// SetCreateDraw sets what a create the memo remembers draws in place of
+// the field manager (see createMemo); without it, nothing.
+func SetCreateDraw(draw func()) {
+	if draw == nil {
+		createDraw.Store(nil)
+		return
+	}
+	createDraw.Store(&draw)
+}
+
+var createDraw atomic.Pointer[func()]
 
 // maxCreateMemo bounds a kind's memo: when full it starts over (a memo hit
 // or miss gives the same object, so forgetting changes only the cost).

@@ -1,6 +1,7 @@
 package apiserver_test
 
 import (
+	mathrand "math/rand"
 	"testing"
 	"time"
 
@@ -79,5 +80,30 @@ func TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne(t *testing.T
 	byOther := createAt(t, shared, time.Second, "another", labelled())
 	if byOther.ManagedFields[0].Manager != "another" {
 		t.Errorf("a create by another manager is recorded as %q's", byOther.ManagedFields[0].Manager)
+	}
+}
+
+// A remembered create draws from math/rand's global generator what the
+// field manager's own create draws (one Float32, its skipNonAppliedManager's),
+// through the draw the world sets: what code under test draws next from that
+// generator (wait.Jitter's retry delays) is then the same whether the
+// process met the same create in an earlier run or not.
+func TestARememberedCreateDrawsWhatAComputedOneDraws(t *testing.T) {
+	t.Setenv("GODEBUG", "randseednop=0") // math/rand.Seed is a no-op without it
+	apiserver.SetCreateDraw(func() { mathrand.Float32() })
+	defer apiserver.SetCreateDraw(nil)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	next := func() int64 {
+		mathrand.Seed(1) //nolint:staticcheck // the global generator is what code under test shares
+		createAt(t, scheme, time.Second, "op", labelled())
+		return mathrand.Int63()
+	}
+	computed := next()
+	remembered := next()
+	if computed != remembered {
+		t.Errorf("after a remembered create math/rand gives %d, after the computed one %d: the code under test's draws depend on the runs before", remembered, computed)
 	}
 }
