@@ -35,6 +35,12 @@
 // gone: it needs pods that terminate gracefully (sim/apiserver, the kubelet
 // of models/kube), without which its clean-up never runs.
 //
+// statefulset-parallel is the statefulset pattern's Cache with its pods
+// started all at once (podManagementPolicy Parallel): kube-controller-manager
+// makes and readies them in each schedule's order, gives each a
+// generateName and its ordinal name, and only a name the apiserver drew is
+// compared by its place among its kind (operatortest/canon).
+//
 // make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).

@@ -225,6 +225,16 @@ var patterns = []pattern{
 		},
 	},
 	{
+		name: "statefulset-parallel",
+		does: "the same Cache, its StatefulSet's pods started all at once (podManagementPolicy Parallel): each schedule makes and readies them in its own order",
+		bug:  "the same twin, its pods started all at once",
+		options: func(buggy bool) operatortest.Options {
+			return operator(statefulset.CRD, "statefulset", func(mgr manager.Manager) error {
+				return (&statefulset.Reconciler{Client: mgr.GetClient(), Buggy: buggy, Parallel: true}).SetupWithManager(mgr)
+			}, &statefulset.Cache{ObjectMeta: meta("data", "sessions"), Spec: statefulset.CacheSpec{Replicas: 3, Version: "7.4"}})
+		},
+	},
+	{
 		name: "member-volume",
 		does: "a DBCluster runs as a StatefulSet with a volume per member, and deletes a removed member's volume once its pod is Terminating or gone; both the scale and the deletion follow a live read of the DBCluster",
 		bug:  "deletes a removed member's volume only when it sees the pod Terminating: a member whose pod went while the operator was not looking keeps its volume",

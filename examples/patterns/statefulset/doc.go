@@ -11,6 +11,13 @@
 // StatefulSet's pods and their ControllerRevisions are made by built-in
 // controllers, and the pods' readiness comes at the kubelet's pace.
 //
+// With Parallel the StatefulSet starts its pods all at once
+// (podManagementPolicy Parallel), so that the order in which they are made
+// and become ready is the schedule's: kube-controller-manager gives each pod
+// both a generateName and its ordinal name, and only a name the apiserver
+// drew from a generateName may be compared by its place among its kind
+// (operatortest/canon's generated names), never an ordinal one.
+//
 // The buggy twin (Buggy) does not watch the StatefulSets it owns (the
 // builder's Owns is left out, a common kubebuilder slip): its status is
 // written when the Cache changes and then stays as it was, so that it shows

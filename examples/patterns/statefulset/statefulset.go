@@ -88,6 +88,10 @@ type Reconciler struct {
 	client.Client
 	// Buggy does not watch the StatefulSets it owns.
 	Buggy bool
+	// Parallel makes the StatefulSet's pods start and go all at once
+	// (podManagementPolicy Parallel) rather than one by one in ordinal
+	// order.
+	Parallel bool
 }
 
 // SetupWithManager registers the controller: Caches, and the Services and
@@ -127,6 +131,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		replicas := c.Spec.Replicas
 		sts.Spec.Replicas = &replicas
 		sts.Spec.ServiceName = svc.Name
+		if r.Parallel {
+			sts.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+		}
 		if sts.Spec.Selector == nil { // immutable once set
 			sts.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
 		}
