@@ -172,7 +172,7 @@ func whatHappened(f plan.Fault, steps []trace.Step, at int) string {
 		if f.Write > 0 {
 			// The write it died after is its last call before the crash.
 			for i := at - 1; i >= 0; i-- {
-				if w := steps[i]; w.Process == f.Process && story.IsWrite(w.Op) {
+				if w := steps[i]; w.Process == f.Process && trace.IsWrite(w.Op) {
 					return fmt.Sprintf("%s died at %v right after its write %d had committed (%s %s), before the response reached it", f.Process, s.At, f.Write, w.Op, w.Object)
 				}
 			}

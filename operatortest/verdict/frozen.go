@@ -11,7 +11,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -59,7 +58,7 @@ func OutputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 			current[w] = s.Object
 		case s.Op == "result":
 			delete(current, w)
-		case story.IsWrite(s.Op) && s.Controller != "" && s.Worker > 0:
+		case trace.IsWrite(s.Op) && s.Controller != "" && s.Worker > 0:
 			obj, ok := current[w]
 			if !ok {
 				continue
@@ -225,7 +224,7 @@ func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 					}
 				}
 			}
-		case story.IsWrite(st.Op) && strings.HasSuffix(st.Op, "/status") && st.Controller != "" && st.Worker > 0 && st.RVWritten != 0:
+		case trace.IsWrite(st.Op) && strings.HasSuffix(st.Op, "/status") && st.Controller != "" && st.Worker > 0 && st.RVWritten != 0:
 			obj, ok := current[w]
 			_, name, _ := strings.Cut(st.Object, " ")
 			if ok && name == obj {

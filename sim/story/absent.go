@@ -92,7 +92,7 @@ const (
 // existenceVerb is the verb of a process's successful write that made or
 // unmade an object (or began to), else "".
 func existenceVerb(st trace.Step) string {
-	if st.Process == "" || st.Process == "admin" || !IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") {
+	if st.Process == "" || st.Process == "admin" || !trace.IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") {
 		return ""
 	}
 	op, sub, _ := strings.Cut(st.Op, "/")
@@ -262,7 +262,7 @@ func (s *Story) reconcileSteps(r int) (reads, writes []string, end string) {
 			return reads, writes, "was cut by a " + st.Op
 		case st.Op == "reconcile":
 			return reads, writes, ""
-		case IsWrite(st.Op):
+		case trace.IsWrite(st.Op):
 			w := fmt.Sprintf("wrote %s %s", strings.SplitN(st.Op, "/", 2)[0], st.Object)
 			if st.Result != "ok" && st.Result != "" {
 				w = fmt.Sprintf("tried to %s %s (%s)", strings.SplitN(st.Op, "/", 2)[0], st.Object, st.Result)

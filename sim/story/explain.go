@@ -392,7 +392,7 @@ func (s *Story) writesTo(keys []string, until time.Duration) []int {
 		if st.At > until {
 			break
 		}
-		if st.Process == "" || st.Process == "admin" || !IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") || !slices.Contains(keys, st.Object) {
+		if st.Process == "" || st.Process == "admin" || !trace.IsWrite(st.Op) || (st.Result != "ok" && st.Result != "") || !slices.Contains(keys, st.Object) {
 			continue
 		}
 		op, _, _ := strings.Cut(st.Op, "/")
@@ -475,7 +475,7 @@ func (s *Story) userSteps(keys []string, until time.Duration) []int {
 			if a.Process != "admin" || a.At != st.At {
 				break
 			}
-			if IsWrite(a.Op) && (a.Result == "ok" || a.Result == "") && slices.Contains(keys, a.Object) {
+			if trace.IsWrite(a.Op) && (a.Result == "ok" || a.Result == "") && slices.Contains(keys, a.Object) {
 				out = append(out, i)
 				break
 			}
@@ -487,7 +487,7 @@ func (s *Story) userSteps(keys []string, until time.Duration) []int {
 // lastWriteBefore is the last successful write of process before step i, or -1.
 func (s *Story) lastWriteBefore(process string, i int) int {
 	for j := i - 1; j >= 0; j-- {
-		if st := s.in.Steps[j]; st.Process == process && IsWrite(st.Op) && (st.Result == "ok" || st.Result == "") {
+		if st := s.in.Steps[j]; st.Process == process && trace.IsWrite(st.Op) && (st.Result == "ok" || st.Result == "") {
 			return j
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // maxObjectLanes bounds the object lanes of a picture: the ones that matter.
@@ -89,7 +90,7 @@ func (s *Story) objectLanes() {
 		// Objects the processes wrote whose state (not only their version) changed.
 		written := map[string]bool{}
 		for _, st := range s.in.Steps {
-			if st.Process != "" && st.Process != "admin" && IsWrite(st.Op) {
+			if st.Process != "" && st.Process != "admin" && trace.IsWrite(st.Op) {
 				written[st.Object] = true
 			}
 		}

@@ -266,16 +266,6 @@ func (s *Story) processLane(proc string) int {
 	return -1
 }
 
-// IsWrite reports whether a trace step's op is a write (create, update,
-// patch, delete, deletecollection, or one of their subresource forms).
-func IsWrite(op string) bool {
-	switch strings.SplitN(op, "/", 2)[0] {
-	case "create", "update", "patch", "delete", "deletecollection":
-		return true
-	}
-	return false
-}
-
 func isCall(op string) bool {
 	switch strings.SplitN(strings.TrimPrefix(op, "cached-"), "/", 2)[0] {
 	case "get", "list", "create", "update", "patch", "delete", "deletecollection":
@@ -351,7 +341,7 @@ func (s *Story) processLanes() {
 					delete(running, key)
 				}
 				s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeCross, Color: colorCrash, Label: st.Op, Tip: st.String()})
-			case IsWrite(st.Op):
+			case trace.IsWrite(st.Op):
 				s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeTick, Color: colorWrite, Tip: st.String()})
 			}
 		default:
@@ -386,7 +376,7 @@ func (s *Story) processLanes() {
 				// Drawn from the plan, as a span.
 			default:
 				if strings.HasPrefix(st.Op, "cached-") || isCall(st.Op) {
-					if !hasCtrl[st.Process] && IsWrite(st.Op) {
+					if !hasCtrl[st.Process] && trace.IsWrite(st.Op) {
 						l := s.lane("process:"+st.Process, st.Process, LaneProcess, st.Process)
 						s.Lanes[l].Marks = append(s.Lanes[l].Marks, Mark{At: st.At, Step: i, Shape: ShapeTick, Color: colorWrite, Tip: st.String()})
 					}

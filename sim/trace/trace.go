@@ -200,6 +200,16 @@ func IsRead(op string) bool {
 	return op == "get" || op == "list"
 }
 
+// IsWrite reports whether a trace step's op is a write (create, update,
+// patch, delete, deletecollection, or one of their subresource forms).
+func IsWrite(op string) bool {
+	switch strings.SplitN(op, "/", 2)[0] {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
 // IsList reports whether op is a list, live or cached.
 func IsList(op string) bool {
 	op, _, _ = strings.Cut(strings.TrimPrefix(op, "cached-"), "/")
