@@ -46,7 +46,7 @@
 //     violation gets none.
 //   - The suspect's plan replays the suspect's run bit for bit, but its
 //     own interleavings-agree verdict may blame the other schedule: when
-//     the blame rule (story.ShowsTheBug) does not tell, the plan's own run
+//     the blame rule (verdict.ShowsTheBug) does not tell, the plan's own run
 //     is taken for the faulted run, and a plan with no fault ends as its
 //     own schedule does, so the other is named (reference/reference.go's
 //     agree).

@@ -23,7 +23,7 @@
 //     A field or object these runs differ in is learned as nondeterministic
 //     (converges, update-summaries), never compared; interleavings-agree
 //     fires when the two schedules themselves disagree, and names the run
-//     that shows the bug by the verdicts' rules (story.ShowsTheBug, over the
+//     that shows the bug by the verdicts' rules (verdict.ShowsTheBug, over the
 //     two runs' watch logs, kept metadata only beside each cached
 //     reference): the run that left the object still being deleted (a
 //     deletion completes), made it twice for one incarnation of its owner,

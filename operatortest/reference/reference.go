@@ -20,7 +20,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -40,7 +39,7 @@ type Cache struct {
 	recalled   map[string]*world.RunResult
 	violations int
 	// logs are each kept reference run's watch log, metadata only
-	// (metaLog): what interleavings-agree's blame reads (story.ShowsTheBug).
+	// (metaLog): what interleavings-agree's blame reads (verdict.ShowsTheBug).
 	logs map[*verdict.Reference][]apiserver.Event
 }
 
@@ -313,7 +312,7 @@ func InterleavingsAgreeOrRandom(w *world.World, t *testing.T, p *plan.Plan, refs
 // agree judges interleavings-agree, the fields of free (object key -> leaf
 // paths) not compared; note says what they are when that makes it hold.
 // When the two schedules disagree on an object, the report names the run
-// that shows the bug by the verdicts' own rules (story.ShowsTheBug: a
+// that shows the bug by the verdicts' own rules (verdict.ShowsTheBug: a
 // deletion completes; a child follows its owner, once per incarnation),
 // read from the two runs' watch logs; when that rule does not tell them apart (or a reference's log is not
 // kept), the faulted run tells: the schedule whose end state it does not
@@ -346,23 +345,23 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 	return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
 }
 
-// showsTheBug is story.ShowsTheBug over two reference runs that disagree on
+// showsTheBug is verdict.ShowsTheBug over two reference runs that disagree on
 // key (a canonical object key, as their snapshots name objects): the index
 // of the one that shows the bug and why, or -1 when the rule does not tell,
 // or a run's log is not kept (a reference made by hand, not run).
 func showsTheBug(w *world.World, key string, refs [2]*verdict.Reference, names [2]string) (int, string) {
-	var runs [2]story.RunEnd
+	var runs [2]verdict.RunEnd
 	for i, r := range refs {
 		log, ok := refsOf(w).logs[r]
 		if !ok || r.Snap == nil || r.Snap.Canon == nil {
 			return -1, ""
 		}
 		tokens := r.Snap.Canon
-		runs[i] = story.RunEnd{Name: names[i], Log: log, Key: func(ev apiserver.Event) string {
+		runs[i] = verdict.RunEnd{Name: names[i], Log: log, Key: func(ev apiserver.Event) string {
 			return canon.ObjectKey(ev.GVK.Kind, ev.Object.GetNamespace(), tokens.Name(ev.Object))
 		}}
 	}
-	return story.ShowsTheBug(key, runs)
+	return verdict.ShowsTheBug(key, runs)
 }
 
 // Disagreement names the first difference between two end states over the

@@ -92,9 +92,13 @@
 //     landed, the fault-free run met the value first), while one made
 //     twice or unmade still counts.
 //   - interleavings-agree: the two fault-free runs end alike (Kamera's
-//     check); a violation is a race with no fault. When they disagree and
-//     the faulted run ends as one of them, the report names the other as the
-//     suspect, and converges does not blame the faulted run.
+//     check); a violation is a race with no fault. When they disagree, the
+//     report names the suspect: the run that shows the bug by the verdicts'
+//     rules (ShowsTheBug, blame.go: a deletion completes; a child follows
+//     its owner, once per owner incarnation, present exactly while its
+//     owner is), read from the two runs' watch logs; when those rules do
+//     not tell and the faulted run ends as one of them, the other. Converges
+//     does not blame the faulted run.
 //   - update-summaries: no object is created or deleted more often than in
 //     the fault-free run that did so most, each run counted over its whole
 //     length (the fault phase and the heal budget: the verdict states it) (fewer is no violation: a delayed
@@ -486,6 +490,11 @@
 //     landed "action" steps: a deletion the operator's own code makes
 //     (cleanup it starts itself) is no race with a user and does not open
 //     the rule.
+//   - ShowsTheBug's rule (blame.go) needs an owner reference on the object
+//     (in either run); for an object with none that is not being deleted at
+//     either end it does not tell. It finds the owner at the end by its
+//     name: an owner with a generated name, named apart in the two runs, is
+//     not matched across them.
 //   - interleavings-agree compares the two fault-free runs strictly (it has
 //     no third run to learn from): an environment draw that is not of the
 //     shared seed (a model of the test's own drawing from cluster.Stream, a

@@ -65,10 +65,9 @@
 //
 // RealScale and WorkloadScale say at what real scale the order of events a
 // fault or the workload's timing makes happens (sentences for a report's "why
-// a real cluster can do this"); ShowsTheBug picks, of two runs of one
-// workload that end differently on an object, the one that shows the bug by
-// the verdicts' rules (a deletion completes; a child follows its owner: once
-// per owner incarnation, present exactly while its owner is).
+// a real cluster can do this"). Which of two runs that end differently on an
+// object shows the bug is a verdict's rule, not the story's:
+// operatortest/verdict's ShowsTheBug.
 //
 // Input.Lead names the processes a reader came for (an operator's among the
 // built-in kube-controller-manager and kubelet): their lanes come first, and
@@ -85,10 +84,6 @@
 //     set-up's writes are taken for the step's.
 //   - A stale list is judged by its kind and namespace: a change of an object
 //     its label or field selector leaves out still makes it stale.
-//   - ShowsTheBug's rule needs an owner reference on the object (in either
-//     run); for an object with none it does not tell. It finds the owner at
-//     the end by its name: an owner with a generated name, named apart in the
-//     two runs, is not matched across them.
 //   - Log lines are those of reconcilers (the context's logger); lines of code
 //     that logs through a logger of its own making are not captured.
 //   - An absence is a creation, deletion or finalization the compared run

@@ -221,51 +221,6 @@ func checkLabels(t *testing.T, svg string, s *story.Story) {
 	}
 }
 
-// The blame rule, on the two shapes where counting creations alone blames
-// the wrong run.
-func TestTheRunThatShowsTheBugFollowsTheVerdictsRule(t *testing.T) {
-	ms := time.Millisecond
-	// A stale read makes a second child for one owner (a second Job): the
-	// run that made two shows the bug, whichever side it is on.
-	one := []apiserver.Event{obj(watch.Added, secretKind, "w", 5, 0, "u1", ""), obj(watch.Added, cmKind, "w-1", 6, ms, "c1", "u1")}
-	two := append(slices.Clone(one), obj(watch.Added, cmKind, "w-2", 7, 2*ms, "c2", "u1"))
-	for _, c := range []struct {
-		runs [2]story.RunEnd
-		want int
-	}{
-		{[2]story.RunEnd{{Name: "the fault-free run with seed 1", Log: one}, {Name: "the fault-free run with seed 2048", Log: two}}, 1},
-		{[2]story.RunEnd{{Name: "the fault-free run with seed 2048", Log: two}, {Name: "the fault-free run with seed 1", Log: one}}, 0},
-	} {
-		got, why := story.ShowsTheBug("ConfigMap default/w-2", c.runs)
-		if got != c.want || !strings.Contains(why, "made 2 ConfigMaps for one incarnation of Secret default/w") {
-			t.Errorf("a second child: run %d (%s), want %d", got, why, c.want)
-		}
-	}
-	// A re-created owner: the run that made the child again for the new
-	// owner handled it (and made it twice in all); the run that did not
-	// shows the bug.
-	handled := []apiserver.Event{
-		obj(watch.Added, secretKind, "w", 5, 0, "u1", ""), obj(watch.Added, cmKind, "w-cm", 6, ms, "c1", "u1"),
-		obj(watch.Deleted, secretKind, "w", 7, 2*ms, "u1", ""), obj(watch.Deleted, cmKind, "w-cm", 8, 3*ms, "c1", "u1"),
-		obj(watch.Added, secretKind, "w", 9, 4*ms, "u2", ""), obj(watch.Added, cmKind, "w-cm", 10, 5*ms, "c2", "u2"),
-	}
-	missed := slices.Clone(handled[:5])
-	got, why := story.ShowsTheBug("ConfigMap default/w-cm", [2]story.RunEnd{{Name: "this run", Log: handled}, {Name: "the fault-free run with seed 1", Log: missed}})
-	if got != 1 || !strings.Contains(why, "the fault-free run with seed 1 ends with Secret default/w there and ConfigMap default/w-cm missing") {
-		t.Errorf("a re-created owner: run %d (%s), want 1", got, why)
-	}
-	// Left behind: the run whose child outlived its owner.
-	gone := slices.Clone(handled[:3])
-	clean := slices.Clone(handled[:4])
-	if got, why := story.ShowsTheBug("ConfigMap default/w-cm", [2]story.RunEnd{{Name: "a", Log: clean}, {Name: "b", Log: gone}}); got != 1 || !strings.Contains(why, "left ConfigMap default/w-cm behind") {
-		t.Errorf("left behind: run %d (%s), want 1", got, why)
-	}
-	// No owner: the rule does not tell.
-	if got, _ := story.ShowsTheBug("ConfigMap default/x", [2]story.RunEnd{{Log: one}, {Log: two}}); got != -1 {
-		t.Errorf("an object with no owner: run %d, want -1", got)
-	}
-}
-
 func TestRealScaleSentences(t *testing.T) {
 	p, err := plan.Parse("seed 1\nat 0s create object=0\nat 2ms delete object=0\nlag process=op kind=/v1/ConfigMap min=0s max=7ms\ncrash process=op write=1\n")
 	if err != nil {

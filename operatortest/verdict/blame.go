@@ -1,4 +1,4 @@
-package story
+package verdict
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 )
 
@@ -14,7 +15,8 @@ import (
 // fault-free run with seed 2048") and the server's log of every committed
 // version (only the events' kind, type and metadata are read: a log of
 // metav1.PartialObjectMetadata does). Key names an object of the log as the
-// key given ShowsTheBug names it (nil: ObjectKey); two runs that name their
+// key given ShowsTheBug names it (nil: as the trace names it, "Kind
+// namespace/name", canon.ObjectKey of its own name); two runs that name their
 // generated objects apart (a Job's generateName) pass the canonical name by
 // which their end states were compared.
 type RunEnd struct {
@@ -28,11 +30,11 @@ func (r RunEnd) key(ev apiserver.Event) string {
 	if r.Key != nil {
 		return r.Key(ev)
 	}
-	return ObjectKey(ev)
+	return canon.ObjectKey(ev.GVK.Kind, ev.Object.GetNamespace(), ev.Object.GetName())
 }
 
 // ShowsTheBug picks, of two runs of one workload whose end states differ on
-// the object key (ObjectKey's "Kind namespace/name"), the one that shows the
+// the object key ("Kind namespace/name", canon.ObjectKey), the one that shows the
 // bug, by the rules the verdicts judge a run by. A deletion completes
 // (terminates): a run that ends with key still being deleted while the other
 // deleted it shows the bug. A child follows its owner: the objects of key's
