@@ -103,8 +103,9 @@
 //     (operatortest/schemadraw: values drawn from CRD schemas).
 //   - operatortest/verdict: the generic oracles (converges, update-summaries,
 //     interleavings-agree, terminates, no-orphans, no-error-at-rest,
-//     writes-at-rest) and what they compare (operatortest/canon: the
-//     equivalence of two runs).
+//     writes-at-rest), what they compare (operatortest/canon: the
+//     equivalence of two runs), and which of two runs that disagree shows
+//     the bug (the blame rule).
 //   - operatortest/reference: the fault-free runs a faulted run is judged
 //     against, the rule that says which and why, and where faults are aimed.
 //   - operatortest/search: the exploration (the sweep, random plans, worker
