@@ -12,11 +12,11 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/story"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 

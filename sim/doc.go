@@ -49,8 +49,6 @@
 //
 // Floor 8:
 //   - explore: search plans with rapid and shrink, without failing the caller.
-//   - story: a run laid out for a reader (the catalogue's SVG pictures and the
-//     HTML run inspector).
 //
 // Rules for every package here (checked by internal/lint): no wall clock, no
 // global math/rand, no goroutines outside the scheduler, no output or decision that

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/story"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
-	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 

@@ -17,11 +17,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/story"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/story"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
