@@ -111,6 +111,9 @@
 //   - operatortest/search: the exploration (the sweep, random plans, worker
 //     processes, shards, shrinking, keeping going, no silent pass).
 //   - operatortest/failure: what a failing test prints and writes.
+//   - operatortest/story: a run laid out for a reader: the picture (.svg),
+//     the run inspector (.html) and the story of a violation, the steps
+//     that led to it (read by failure, Replay and the catalogue).
 //   - operatortest/clientgo: the Setup and the queue of an operator built on
 //     client-go alone (above).
 //   - operatortest/kubeworld: the workload models of models/kube (and

@@ -4,6 +4,13 @@
 // layout as a static SVG (the catalogue's pictures) and as a self-contained HTML
 // run inspector.
 //
+// It is presentation, so it lives with its readers in operatortest, not in
+// the kernel: the failure report (operatortest/failure), Replay's WriteStory
+// and, through Replay, the catalogue's reports. It was sim/story; the kernel
+// is the kernel (what a run is), and a story only reads what the kernel
+// records. It imports no part of operatortest, so it stands on operatortest's
+// bottom floor (docs/design.md, "Floors inside sim/ and operatortest/").
+//
 // A story is built from a run's trace, the API server's log of every committed
 // version (so the object a read saw is the version at its RVSeen, and the object a
 // write stored the version at its RVWritten), the plan and the verdicts. Nothing
@@ -94,4 +101,9 @@
 //     past ⑩ are missing from common fonts.
 //   - Label widths are estimated from a monospace font; a viewer with another
 //     font may let long labels touch.
+//   - Out of sim/, internal/lint's determinism rules (no wall clock, no
+//     global math/rand, no go statement, no map-order output) no longer
+//     read this package: that the same run gives the same bytes rests on
+//     its code as it was when they did and on TestDeterministic. Its
+//     lint:order-independent marks stay as the reasons they were.
 package story

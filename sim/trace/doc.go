@@ -29,8 +29,9 @@
 // in their RunIndependent form, with those replaced; the steps keep them as
 // they were, for timelines. So a plan that panics replays to one hash.
 //
-// WriteTimeline writes a run as text, one Step.String a line; sim/story draws
-// it (the catalogue's SVG pictures and the HTML run inspector).
+// WriteTimeline writes a run as text, one Step.String a line; package
+// operatortest/story draws it (the catalogue's SVG pictures and the HTML run
+// inspector).
 //
 // # Known gaps
 //
