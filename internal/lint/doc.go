@@ -46,6 +46,9 @@
 //     (or over maps.Keys, maps.Values or maps.All) needs the comment
 //     `// lint:order-independent <reason>` on the line before it or at the
 //     end of the for line itself.
+//   - operatortest/story (the pictures and the run inspector, whose bytes
+//     the catalogue checks in) is held to the kernel's four rules above,
+//     with no exceptions, as if it were under sim/.
 //   - known-gaps: every package directory below sim/ has a doc.go that
 //     contains the words "Known gaps".
 //   - tracker-issue (tracker_test.go): no Go comment, and no markdown

@@ -14,7 +14,8 @@
 // A story is built from a run's trace, the API server's log of every committed
 // version (so the object a read saw is the version at its RVSeen, and the object a
 // write stored the version at its RVWritten), the plan and the verdicts. Nothing
-// depends on the wall clock or on map order: the same run gives the same bytes.
+// depends on the wall clock or on map order: the same run gives the same bytes
+// (internal/lint holds it to the kernel's rules, as it did in sim/).
 //
 // How a violation is explained (Build), for every verdict, a generic
 // oracle's or an author's property, from the trace and the verdict alone:
@@ -101,9 +102,4 @@
 //     past ⑩ are missing from common fonts.
 //   - Label widths are estimated from a monospace font; a viewer with another
 //     font may let long labels touch.
-//   - Out of sim/, internal/lint's determinism rules (no wall clock, no
-//     global math/rand, no go statement, no map-order output) no longer
-//     read this package: that the same run gives the same bytes rests on
-//     its code as it was when they did and on TestDeterministic. Its
-//     lint:order-independent marks stay as the reasons they were.
 package story
