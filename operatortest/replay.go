@@ -72,7 +72,7 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops := failure.OperatorProcesses(w)
+	ops := w.OperatorProcesses()
 	out := &Replayed{Verdicts: r.Verdicts, Hash: r.Hash, Steps: r.Steps, Final: r.Final, Timeline: failure.FoldTimeline(r.Steps, append(slices.Clone(ops), world.SystemNames(w.Opts.Systems)...), failure.FullTimeline()),
 		rep: &failure.Report{Test: t.Name(), P: p, R: r, Violated: r.Violated(), Operators: ops, Names: failure.SeedNames(w)}}
 	out.runsToTell = func() (*story.Compared, *failure.Suspect) {

@@ -47,18 +47,6 @@ func FullTimeline() bool {
 	return *flagTimeline == "full" || os.Getenv("CTRLSIM_TIMELINE") == "full"
 }
 
-// OperatorProcesses are the names of the test's own processes (every
-// replica), as they appear in the trace.
-func OperatorProcesses(w *world.World) []string {
-	var out []string
-	for _, m := range w.Opts.Managers {
-		for _, spec := range m.Processes() {
-			out = append(out, spec.Name)
-		}
-	}
-	return out
-}
-
 // touchedObjects are the objects the operator's processes read, wrote or
 // reconciled: "Kind ns/name" for calls, "ns/name" for reconciles.
 func touchedObjects(steps []trace.Step, operators []string) map[string]bool {
@@ -751,7 +739,7 @@ func OfPlan(w *world.World, t *testing.T, p *plan.Plan, path string) (*Failure, 
 func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunResult) *Failure {
 	vs := r.Violated()
 	var err error
-	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: OperatorProcesses(w), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
+	rep := &Report{Test: t.Name(), PlanPath: path, P: p, R: r, Violated: vs, Operators: w.OperatorProcesses(), systemFaults: world.SystemFaultNames(w.Opts.Systems), systems: world.SystemNames(w.Opts.Systems),
 		Names: SeedNames(w), Compared: ComparedRun(w, t, p, vs), Suspect: SuspectOf(w, t, p, vs)}
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))

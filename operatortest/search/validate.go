@@ -162,7 +162,7 @@ func resources(w *world.World) (served map[string]bool, byKind map[string]string
 // requestAgents are the processes whose requests an API fault's process=
 // can name: the operator's and the built-in ones that run.
 func requestAgents(w *world.World) []string {
-	out := failure.OperatorProcesses(w)
+	out := w.OperatorProcesses()
 	if !w.Opts.NoBuiltinControllers || !w.Opts.NoWorkloadModels {
 		out = append(out, world.KubeControllerManager)
 	}

@@ -617,3 +617,16 @@ func readFiles(field string, patterns []string) ([]file, error) {
 	}
 	return out, nil
 }
+
+// OperatorProcesses are the names of the operator's processes: every
+// replica of each of Options.Managers, in their order (world.Operators as a
+// list).
+func (w *World) OperatorProcesses() []string {
+	var out []string
+	for _, m := range w.Opts.Managers {
+		for _, spec := range m.Processes() {
+			out = append(out, spec.Name)
+		}
+	}
+	return out
+}
