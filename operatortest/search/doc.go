@@ -69,7 +69,8 @@
 // (or with a Deployment and several Replicas, or a negative StartDelay),
 // KeepGoing with a Shard: each fails the test with one line naming the
 // field (Explore returns it as an error). So does what the world can never
-// do (validate.go): a fault class in Faults.Classes it has no material for
+// do (world.Build, the one place a world is made and checked; search's
+// validate.go adds what needs a run or a file): a fault class in Faults.Classes it has no material for
 // (stale with no process, the kubelet's faults without WorkloadFaults, api
 // with no template, workers), an API fault template whose verb, resource or
 // process matches no request, a scripted patch or delete of an object that

@@ -992,3 +992,14 @@ func join(a, b *rapid.Generator[[]plan.Step]) *rapid.Generator[[]plan.Step] {
 		return append(a.Draw(t, "seed-steps"), b.Draw(t, "domain-steps")...)
 	})
 }
+
+// Source is Draw and Actions as a world's WorkloadSource (world.Build).
+type Source struct{}
+
+// Draw is the package's Draw.
+func (Source) Draw(w *world.World) (*rapid.Generator[[]plan.Step], []schema.GroupVersionKind, error) {
+	return Draw(w)
+}
+
+// Actions is the package's Actions.
+func (Source) Actions(w *world.World) map[string]cluster.Action { return Actions(w) }

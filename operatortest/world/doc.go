@@ -1,8 +1,10 @@
 // Package world is what the world under test is: the Options a test gives
 // (its managers, CRDs, seed objects, workload, domain steps, systems,
 // properties and fault profile) and everything they hold, the world built
-// from them (New: the CRDs and webhooks read, the kinds judged and
-// collected, the plan space), and one run of a plan in it (RunPlan: the
+// from them (Build, the one place a world is made and checked: New reads
+// the CRDs and webhooks, the kinds judged and collected and the plan space,
+// a WorkloadSource gives the workload, the faults are narrowed, and what the
+// Options ask that the world can never do is refused), and one run of a plan in it (RunPlan: the
 // cluster made in a testing/synctest bubble, the built-in controllers of
 // the kinds it holds, the operator's processes, the user's steps, judged by
 // what the caller gives: Judging). It knows nothing of the verdicts,
