@@ -54,8 +54,18 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 			t.Errorf("want one line with %q, got %v", want, err)
 		}
 	}
-	// Every verdict's name is valid: the kernel's and the test's own too.
+	// Several bad fields are refused together, on one line, each named:
+	// an author fixes them in one go.
 	o := optest.BugOptions(&optest.KnownBugs{}, false)
+	o.Checks, o.Expect, o.Managers[0].Replicas = -3, "copid", -2
+	err := o.Validate()
+	for _, want := range []string{"Options.Checks is negative (-3)", `Options.Expect: unknown property "copid"`, "Options.Managers[0] (op): Replicas is -2"} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("three bad fields: want one line with %q among them, got %v", want, err)
+		}
+	}
+	// Every verdict's name is valid: the kernel's and the test's own too.
+	o = optest.BugOptions(&optest.KnownBugs{}, false)
 	o.Disable = append(world.Oracles(), optest.Copied.Name)
 	if err := o.Validate(); err != nil {
 		t.Errorf("Disable of every verdict: %v", err)

@@ -67,8 +67,8 @@
 // (the error lists the valid ones) or Expect, a negative Checks, FaultPhase,
 // HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup
 // (or with a Deployment and several Replicas, or a negative StartDelay),
-// KeepGoing with a Shard: each fails the test with one line naming the
-// field (Explore returns it as an error). So does what the world can never
+// KeepGoing with a Shard: each fails the test naming the field, all of
+// them at once on one line (Explore returns it as an error). So does what the world can never
 // do (world.Build, the one place a world is made and checked; search's
 // validate.go adds what needs a run or a file): a fault class in Faults.Classes it has no material for
 // (stale with no process, the kubelet's faults without WorkloadFaults, api

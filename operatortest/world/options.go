@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +28,10 @@ const AnyProperty = "*"
 // kernel's verdicts (a test's own Properties are named by the test).
 func Oracles() []string { return append(slices.Clone(oracleNames), KernelVerdicts...) }
 
-// Validate checks the options before anything runs: each bad one is an
-// error naming its field, on one line (no silent pass: an option the
-// harness would ignore or misread is refused, not guessed at).
+// Validate checks the options before anything runs: every bad one at once,
+// each naming its field, on one line ("; " between them; no silent pass: an
+// option the harness would ignore or misread is refused, not guessed at).
+// A nil Scheme or no Managers is told alone: nothing else can be checked.
 func (o Options) Validate() error {
 	if o.Scheme == nil {
 		return fmt.Errorf("Options.Scheme is nil")
@@ -37,25 +39,29 @@ func (o Options) Validate() error {
 	if len(o.Managers) == 0 {
 		return fmt.Errorf("Options.Managers is empty: nothing to test")
 	}
-	if err := o.validateExec(); err != nil {
-		return err
+	var bad []string
+	add := func(err error) {
+		if err != nil {
+			bad = append(bad, err.Error())
+		}
 	}
+	add(o.validateExec())
 	for i, m := range o.Managers {
 		switch {
 		case m.Name == "":
-			return fmt.Errorf("Options.Managers[%d].Name is empty", i)
+			add(fmt.Errorf("Options.Managers[%d].Name is empty", i))
 		case m.Setup == nil && m.SetupWithSystems == nil:
-			return fmt.Errorf("Options.Managers[%d] (%s): Setup is nil: nothing would run", i, m.Name)
+			add(fmt.Errorf("Options.Managers[%d] (%s): Setup is nil: nothing would run", i, m.Name))
 		case m.Setup != nil && m.SetupWithSystems != nil:
-			return fmt.Errorf("Options.Managers[%d] (%s): set Setup or SetupWithSystems, not both", i, m.Name)
+			add(fmt.Errorf("Options.Managers[%d] (%s): set Setup or SetupWithSystems, not both", i, m.Name))
 		case m.Replicas < 0:
-			return fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d: want Replicas of 0 or more", i, m.Name, m.Replicas)
+			add(fmt.Errorf("Options.Managers[%d] (%s): Replicas is %d: want Replicas of 0 or more", i, m.Name, m.Replicas))
 		case m.StartDelay < 0:
-			return fmt.Errorf("Options.Managers[%d] (%s): StartDelay is %s: want 0 (the default) or more", i, m.Name, m.StartDelay)
+			add(fmt.Errorf("Options.Managers[%d] (%s): StartDelay is %s: want 0 (the default) or more", i, m.Name, m.StartDelay))
 		case m.Deployment != nil && (m.Deployment.Namespace == "" || m.Deployment.Name == ""):
-			return fmt.Errorf("Options.Managers[%d] (%s): Deployment %q needs a namespace and a name", i, m.Name, m.Deployment.String())
+			add(fmt.Errorf("Options.Managers[%d] (%s): Deployment %q needs a namespace and a name", i, m.Name, m.Deployment.String()))
 		case m.Deployment != nil && m.Replicas > 1:
-			return fmt.Errorf("Options.Managers[%d] (%s): Deployment with Replicas %d: a Deployment's manager runs as one pod", i, m.Name, m.Replicas)
+			add(fmt.Errorf("Options.Managers[%d] (%s): Deployment with Replicas %d: a Deployment's manager runs as one pod", i, m.Name, m.Replicas))
 		}
 	}
 	for _, f := range []struct {
@@ -67,28 +73,29 @@ func (o Options) Validate() error {
 		{"NamespaceTermination", int64(o.NamespaceTermination)}, {"PlanTimeout", int64(o.PlanTimeout)},
 	} {
 		if f.v < 0 {
-			return fmt.Errorf("Options.%s is negative (%d), want 0 (the default) or more", f.name, f.v)
+			add(fmt.Errorf("Options.%s is negative (%d), want 0 (the default) or more", f.name, f.v))
 		}
 	}
 	valid := o.verdictNames()
 	for _, name := range o.Disable {
 		if !slices.Contains(valid, name) {
-			return fmt.Errorf("Options.Disable: unknown oracle %q (valid: %s)", name, strings.Join(valid, ", "))
+			add(fmt.Errorf("Options.Disable: unknown oracle %q (valid: %s)", name, strings.Join(valid, ", ")))
 		}
 	}
 	if o.Expect != "" && o.Expect != AnyProperty {
 		if !slices.Contains(valid, o.Expect) {
-			return fmt.Errorf("Options.Expect: unknown property %q (valid: %s, or %q for any)", o.Expect, strings.Join(valid, ", "), AnyProperty)
+			add(fmt.Errorf("Options.Expect: unknown property %q (valid: %s, or %q for any)", o.Expect, strings.Join(valid, ", "), AnyProperty))
 		}
 		if slices.Contains(o.Disable, o.Expect) {
-			return fmt.Errorf("Options.Expect: %q is also in Options.Disable: it could never be violated", o.Expect)
+			add(fmt.Errorf("Options.Expect: %q is also in Options.Disable: it could never be violated", o.Expect))
 		}
 	}
-	if err := o.validateOwn(); err != nil { // validate.go
-		return err
-	}
+	add(o.validateOwn()) // validate.go
 	if o.KeepGoing && o.Shard.Count > 1 {
-		return fmt.Errorf("Options.KeepGoing with Options.Shard %s: keeping going is not sharded (run it unsharded)", o.Shard)
+		add(fmt.Errorf("Options.KeepGoing with Options.Shard %s: keeping going is not sharded (run it unsharded)", o.Shard))
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
 	}
 	return nil
 }
