@@ -17,7 +17,7 @@ func TestKeepGoingReportsEachTwinsBugOnce(t *testing.T) {
 	if *flagReport == "" {
 		t.Skip("explores each twin's whole budget: make falsealarms runs it (-patterns.report)")
 	}
-	for _, p := range patterns {
+	for _, p := range selected(t) {
 		t.Run(p.name, func(t *testing.T) {
 			o := p.options(true)
 			o.KeepGoing, o.ShrinkRuns = true, shrinkRuns

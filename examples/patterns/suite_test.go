@@ -26,7 +26,29 @@ import (
 var (
 	flagPlans  = flag.Int("patterns.plans", 0, "plans per correct operator (0: 30, or 10 under -short; make falsealarms: 1000)")
 	flagReport = flag.String("patterns.report", "", "write the suite's table (plans, false alarms, checks and seconds to catch each twin) to this file")
+	flagOnly   = flag.String("patterns.only", "", "with -patterns.report: only these patterns (comma-separated names), their rows replaced in the report and the others kept")
 )
+
+// selected are the patterns -patterns.only names (every pattern without
+// it), in the suite's order; a name that is no pattern fails the test.
+func selected(t *testing.T) []pattern {
+	t.Helper()
+	if *flagOnly == "" {
+		return patterns
+	}
+	var out []pattern
+	for _, name := range strings.Split(*flagOnly, ",") {
+		if !slices.ContainsFunc(patterns, func(p pattern) bool { return p.name == strings.TrimSpace(name) }) {
+			t.Fatalf("-patterns.only: %q is no pattern of the suite", name)
+		}
+	}
+	for _, p := range patterns {
+		if slices.ContainsFunc(strings.Split(*flagOnly, ","), func(n string) bool { return strings.TrimSpace(n) == p.name }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // pattern is one operator of the suite: its test's Options, correct or as
 // its buggy twin.
