@@ -36,14 +36,16 @@ func selected(t *testing.T) []pattern {
 	if *flagOnly == "" {
 		return patterns
 	}
-	var out []pattern
-	for _, name := range strings.Split(*flagOnly, ",") {
-		if !slices.ContainsFunc(patterns, func(p pattern) bool { return p.name == strings.TrimSpace(name) }) {
+	names := strings.Split(*flagOnly, ",")
+	for i, name := range names {
+		names[i] = strings.TrimSpace(name)
+		if !slices.ContainsFunc(patterns, func(p pattern) bool { return p.name == names[i] }) {
 			t.Fatalf("-patterns.only: %q is no pattern of the suite", name)
 		}
 	}
+	var out []pattern
 	for _, p := range patterns {
-		if slices.ContainsFunc(strings.Split(*flagOnly, ","), func(n string) bool { return strings.TrimSpace(n) == p.name }) {
+		if slices.Contains(names, p.name) {
 			out = append(out, p)
 		}
 	}
