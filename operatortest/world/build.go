@@ -44,8 +44,9 @@ func Build(o Options, src WorkloadSource) (*World, error) {
 	return w, nil
 }
 
-// validateWorld checks the options against the world built from them: the
-// fault profile (narrowed into w.space) and the script.
+// validateWorld checks the fault profile against the world built from the
+// options (narrowed into w.Space): the script's targets need a run, and
+// search checks them (CheckScriptTargets).
 func (w *World) validateWorld() error {
 	for _, c := range w.Opts.Faults.Classes {
 		if why := classMaterial(w.Space, c); why != "" {

@@ -293,7 +293,7 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 	memo := live == nil && !k.Custom && subresource == "" && len(in.GetManagedFields()) == 0 // createMemo's draw
 	var key string
 	if memo {
-		key, memo = createKey(subresource, manager, in)
+		key, memo = createKey(manager, in)
 	}
 	if memo {
 		if mf, ok := k.fm.creates.get(key); ok {

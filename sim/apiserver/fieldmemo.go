@@ -11,8 +11,9 @@ import (
 )
 
 // createMemo remembers what the field manager made of a create of a
-// built-in kind: the managedFields of the request's object (its bytes, the
-// subresource and the manager name the key), so that the same create in
+// built-in kind: the managedFields of the request's object (its bytes and
+// the manager name the key; only creates of the object itself are
+// remembered, see below), so that the same create in
 // another run (every run creates the default namespaces, the test's seed
 // objects and, most often, the same children) costs one encoding instead of
 // structured-merge-diff's typed conversion and set algebra (12% of an
@@ -57,12 +58,12 @@ var createDraw atomic.Pointer[func()]
 // or miss gives the same object, so forgetting changes only the cost).
 const maxCreateMemo = 4096
 
-func createKey(subresource, manager string, obj client.Object) (string, bool) {
+func createKey(manager string, obj client.Object) (string, bool) {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return "", false
 	}
-	return subresource + "\x00" + manager + "\x00" + string(b), true
+	return manager + "\x00" + string(b), true
 }
 
 func (c *createMemo) get(key string) ([]metav1.ManagedFieldsEntry, bool) {
