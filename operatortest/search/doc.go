@@ -289,7 +289,7 @@
 //     the writes and the step stays until the rev is lowered too.
 //     A shrink is bounded by the plans that found it, not by time:
 //     Options.ShrinkRuns when set, else twice the random plans drawn to
-//     find it, 100 at the least, counted as distinct plans (rapid tries
+//     find it, 20 at the least, counted as distinct plans (rapid tries
 //     one plan many times; again, it is recalled and costs no run). Past
 //     the bound the smallest failing plan so far is the minimal plan, and
 //     its line says so. That aims at a shrink within twice the time to

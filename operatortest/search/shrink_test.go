@@ -64,11 +64,12 @@ func TestShrinkingWithRecallAndDecidedJudgingGivesTheColdShrinksMinimalPlan(t *t
 }
 
 // A shrink is bounded by the plans it took to find the violation, not by
-// wall time: by default twice the random plans drawn to find it, 100 at the
+// wall time: by default twice the random plans drawn to find it, 20 at the
 // least (distinct plans: rapid tries this fixture's 27 over a thousand
-// times), so a small shrink runs whole (the same minimal plan as with no
-// bound); Options.ShrinkRuns sets the bound, and a shrink stopped at it says
-// so and keeps the smallest failing plan so far.
+// times, so the default bound stops it, and says so); the lines left out
+// after it reach the minimal plan of a shrink with no bound.
+// Options.ShrinkRuns sets the bound, and a shrink stopped at it says so and
+// keeps the smallest failing plan so far.
 func TestAShrinkStopsAtItsBoundAndSaysSo(t *testing.T) {
 	defer optest.RandomPassOnly()()
 	o := optest.AppOptions(optest.TrustsItsMark)
@@ -84,8 +85,8 @@ func TestAShrinkStopsAtItsBoundAndSaysSo(t *testing.T) {
 	if whole.ShrinkBounded {
 		t.Fatalf("the shrink with a bound of 1<<30 candidates (%d tried) says it was bounded", whole.ShrinkCandidates)
 	}
-	if def.Minimal.String() != whole.Minimal.String() || def.ShrinkBounded {
-		t.Errorf("under the default bound (bounded: %v):\n%swith none:\n%s", def.ShrinkBounded, def.Minimal, whole.Minimal)
+	if def.Minimal.String() != whole.Minimal.String() || !def.ShrinkBounded {
+		t.Errorf("under the default bound (bounded: %v, want true):\n%swith none:\n%s", def.ShrinkBounded, def.Minimal, whole.Minimal)
 	}
 	if !cut.ShrinkBounded || cut.ShrinkCandidates != 3 || len(cut.Violations) == 0 {
 		t.Errorf("with ShrinkRuns 3: bounded %v, %d candidates, %d violations: want it bounded at 3, with the smallest failing plan so far", cut.ShrinkBounded, cut.ShrinkCandidates, len(cut.Violations))

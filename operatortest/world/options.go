@@ -310,7 +310,7 @@ type Options struct {
 	Seed   uint64
 	// ShrinkRuns bounds the candidates the shrinker tries on a violation,
 	// a recalled one included (0: twice the random plans drawn to find it,
-	// 100 at the least, so that a shrink takes about twice the time to
+	// 20 at the least, so that a shrink takes about twice the time to
 	// find; then each line of the plan is left out in turn while the
 	// violation still shows, a handful of runs more; Result's ShrinkCandidates and ShrinkRuns say what a shrink
 	// tried and ran, and a finding says when it stopped at the bound). A
