@@ -51,20 +51,25 @@
 //
 // # Known gaps
 //
-//   - No per-process clock skew: every process reads the same Now.
+//   - No per-process clock skew: every process reads the same Now
+//     (sim/process.TestEveryProcessReadsTheSameNow).
 //   - No monotonic clock readings: New strips any monotonic reading from the
 //     start time and every time returned is a plain wall-clock reading. Since
 //     virtual time never goes backwards the difference is not observable
-//     through Sub/Since, but t.String() carries no "m=" part.
+//     through Sub/Since, but t.String() carries no "m=" part
+//     (TestTimesCarryNoMonotonicReading).
 //   - Waiting on a timer channel (<-After(d), select on Timer.C()) does not by
 //     itself yield to the kernel; only Sleep has a hook. A goroutine blocked on
-//     a channel is woken only when the kernel fires that timer.
+//     a channel is woken only when the kernel fires that timer
+//     (TestWaitingOnATimerChannelDoesNotCallTheSleeper).
 //   - AfterFunc callbacks run on the kernel's goroutine: a callback that
 //     blocks, or waits for the code that is advancing the clock, deadlocks
-//     where the real clock would run it concurrently.
+//     where the real clock would run it concurrently
+//     (TestAfterFuncRunsOnTheGoroutineThatAdvances).
 //   - Ticks are fired one by one: advancing a ticker of period p over a span
 //     s costs s/p fires even when its receiver is behind and every tick is
-//     dropped.
+//     dropped (TestTicksFireOneByOneWhenTheReceiverIsBehind).
 //   - Durations saturate at the largest time.Duration after the clock's start
-//     (about 292 years) instead of overflowing.
+//     (about 292 years) instead of overflowing
+//     (TestDurationsSaturateAt292YearsAfterTheStart).
 package clock
