@@ -94,25 +94,32 @@
 // # Known gaps
 //
 //   - No metrics (depth, adds, latency, work duration, retries, unfinished
-//     work) and no logging of the priority queue's state.
+//     work) and no logging of the priority queue's state: neither queue has
+//     a method for them (TestTheQueuesHaveNoMetricsAndNoLogger).
 //   - The real queues hand items to blocked Gets from other goroutines: when
 //     several items become ready at one instant, which blocked Get takes
 //     which is a race. Here the scheduler decides; the differential tests
 //     compare the multiset of (instant, item) handed to pending Gets per
 //     operation, not who got which. A Get that does not block is compared
-//     exactly.
+//     exactly (TestTheDifferentialTestsCompareBlockedGetsAsAMultiset).
 //   - Real time is never simultaneous: a delayed item due at the instant of
 //     another call is made ready before that call (catch-up), where a real
-//     queue races its waiting goroutine against the caller.
+//     queue races its waiting goroutine against the caller
+//     (TestADelayedItemDueNowIsReadyBeforeAnyCallAtThatInstant).
 //   - The priority queue's add buffer is flushed at once: a real AddWithOpts
-//     reaches the trees a moment later, on the queue's goroutine.
+//     reaches the trees a moment later, on the queue's goroutine
+//     (TestPriorityAddIsVisibleAtOnce).
 //   - Priority's GetWithPriority never returns an item together with
 //     shutdown=true, which the real one can when ShutDown races a hand-out.
 //     A second ShutDown of the real priority queue panics (close of a closed
-//     channel); here it does nothing.
+//     channel); here it does nothing
+//     (TestPriorityShutDownTwiceDoesNotPanicAndHandsOutNothing).
 //   - A custom underlying queue (client-go's TypedQueueConfig.Queue, with
 //     Touch) is not supported: Classic is always FIFO. Custom delaying queues
-//     (TypedRateLimitingQueueConfig.DelayingQueue) neither.
+//     (TypedRateLimitingQueueConfig.DelayingQueue) neither: the constructors
+//     take a clock and a rate limiter alone
+//     (TestTheQueuesAreBuiltFromAClockAndARateLimiterAlone).
 //   - With a real clock, AfterFunc callbacks would run concurrently with the
-//     queue, which takes no locks: use the virtual clock.
+//     queue, which takes no locks (TestTheQueuesTakeNoLocks): use the
+//     virtual clock.
 package queue
