@@ -85,20 +85,23 @@
 //   - Server-side apply is not computed here: Apply refuses application/apply-patch+yaml with 415
 //     UnsupportedMediaType and a message naming the model. The apiserver model serves apply itself
 //     (sim/apiserver apply.go, with the field manager) and records every patch's managedFields there;
-//     it uses CheckNamespaceAndName and ServerError from here.
+//     it uses CheckNamespaceAndName and ServerError from here (TestServerSideApplyIsRefusedWith415).
 //   - A JSON or merge patch that sets apiVersion or kind to other values fails with 422 Invalid. The real
 //     apiserver converts the object when the new apiVersion is another served version of the same kind,
 //     and fails (also 422) otherwise. A patch that removes them is treated as leaving them unchanged; what
-//     the real decoder does then is not modelled.
+//     the real decoder does then is not modelled
+//     (TestAPatchThatChangesApiVersionIsInvalidAndOneThatRemovesItChangesNothing).
 //   - Custom resources are Go structs here and decode like built-in types: a value of the wrong type is a
 //     422 from decoding (field "patch"), where the real apiserver decodes into unstructured and rejects it
 //     with a 422 from OpenAPI schema validation (other fields and message). Unknown fields are dropped as
-//     schema pruning drops them; x-kubernetes-preserve-unknown-fields is not modelled.
+//     schema pruning drops them; x-kubernetes-preserve-unknown-fields is not modelled
+//     (TestACustomResourceOfTheWrongTypeFailsInDecodingNotInSchemaValidation).
 //   - The JSON patch copy size limit (jsonpatch.AccumulatedCopySizeLimit, 3 MiB in the real apiserver) is
-//     not enforced: setting it would change a process-wide variable of json-patch.v4.
+//     not enforced: setting it would change a process-wide variable of json-patch.v4
+//     (TestJSONPatchCopiesAreNotLimitedInSize).
 //   - Error messages that name Go types are the real ones where the Go types are the real ones (k8s.io/api
-//     types): a test type or a CR struct names itself.
+//     types): a test type or a CR struct names itself (TestErrorMessagesNameTheGoTypesTheyDecodeInto).
 //   - Messages of decoding errors inside one map-typed field may depend on Go map order when several
 //     entries are wrong, in the real apiserver as here (the unstructured converter ranges over the map);
-//     the codes and reasons do not.
+//     the codes and reasons do not (TestDecodingErrorsInAMapFieldQuoteWhicheverEntryComesFirst).
 package patch
