@@ -63,14 +63,15 @@
 //
 // # Known gaps
 //
-//   - Dry-run requests fail with 400. Apply and SubResource(...).Apply send the
+//   - Dry-run requests fail with 400 (TestDryRunRequestsFailWith400). Apply and SubResource(...).Apply send the
 //     apply configuration's JSON as an apply patch to the object it names and
 //     decode the answer into it, as controller-runtime's typed client does;
 //     an apply configuration without apiVersion, kind or name fails before the
-//     call with the client's own message, not controller-runtime's.
+//     call with the client's own message, not controller-runtime's
+//     (TestAnApplyConfigurationWithoutANameFailsBeforeTheCall).
 //   - Subresources: only update and patch of "status" (every kind with a status
 //     subresource) and "finalize" (namespaces). Get/Create of subresources (scale,
-//     eviction, token) are not served.
+//     eviction, token) are not served (TestGetAndCreateOfASubresourceAreNotServed).
 //   - Unstructured and PartialObjectMetadata of kinds with a Go type: fields the Go
 //     type does not have are dropped, where a real server prunes them by the CRD's
 //     structural schema (or keeps them); the Unstructured content returned is the
@@ -79,10 +80,14 @@
 //     client.CacheOptions{Unstructured: true}, where controller-runtime's default
 //     client reads them from the server (Options.UncachedUnstructured does that; a
 //     process's client sets it when its manager.Options say so). Options.Uncached
-//     names kinds read from the server, as client.CacheOptions.DisableFor does.
-//   - Field validation directives are accepted and ignored. Field owners
+//     names kinds read from the server, as client.CacheOptions.DisableFor does
+//     (TestUnstructuredDropsFieldsTheGoTypeDoesNotHaveAndReadsFromTheCache).
+//   - Field validation directives are accepted and ignored
+//     (TestFieldValidationStrictIsAcceptedAndIgnored). Field owners
 //     (client.FieldOwner, Options.FieldOwner as client.WithFieldOwner sets it)
 //     and ForceOwnership reach the server.
 //   - The REST mapper is built from the kinds the server serves when it is asked
-//     for; it is not a discovery client and has no caching or invalidation of its own.
+//     for; it is not a discovery client and has no caching or invalidation of its own: a
+//     mapper taken before a CRD is installed never maps its kind
+//     (TestTheRESTMapperIsASnapshotOfTheServedKinds).
 package kubeclient
