@@ -23,6 +23,7 @@ const ruleGapTests = "gap-tests"
 // holds everywhere.
 var heldGaps = []string{
 	"sim/clock",
+	"sim/cluster",
 	"sim/kubeclient",
 	"sim/patch",
 	"sim/queue",

@@ -89,22 +89,27 @@
 //
 //   - Workload actions and the Admin client act in the kernel: they are atomic
 //     with respect to controllers (a user's kubectl call does not interleave with
-//     a reconcile's calls inside one instant).
-//   - Heal removes every fault at once; there is no gradual recovery.
+//     a reconcile's calls inside one instant)
+//     (TestAnAdminActionDoesNotInterleaveWithAReconcile).
+//   - Heal removes every fault at once; there is no gradual recovery
+//     (TestHealRemovesEveryFaultAtOnce).
 //   - Timing is one distribution for every kind and verb class (read or write):
 //     no list cost that grows with the result, no slower writes of large objects,
 //     no apiserver load or priority and fairness; draws are independent (no
 //     congestion). Watch delivery to different informers is drawn per informer,
 //     from one stream per process and kind: the informers of one kind in
-//     different forms (typed, unstructured, metadata) share it.
+//     different forms (typed, unstructured, metadata) share it
+//     (TestTimingIsOneDistributionPerLegForEveryKind).
 //   - The hot-loop bound is a fixed rate: a controller that legitimately polls one
 //     object faster than 20 times a second for 10 s is reported, and a loop slower
 //     than that (a status write every 100 ms for ever) is not. A loop that
 //     starts while a watch is stalled is reported only HotLoopSeconds after
 //     the stall ends (at the heal at the latest): a heal budget shorter than
 //     that misses it. Informer lag does not count as a stall (a stale
-//     restart's view does, until it catches up: at its end or the heal).
+//     restart's view does, until it catches up: at its end or the heal)
+//     (TestAPollerIsAHotLoopOnlyAboveTheBound).
 //   - No built-in models (namespace controller, garbage collector): worlds that
 //     need them run models/kube's controllers in a process of their own
-//     (SetupWithManager on its manager).
+//     (SetupWithManager on its manager)
+//     (TestNoGarbageCollectorOrNamespaceControllerRunsByItself).
 package cluster
