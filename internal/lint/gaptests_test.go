@@ -27,6 +27,7 @@ var heldGaps = []string{
 	"sim/kubeclient",
 	"sim/patch",
 	"sim/queue",
+	"sim/restapi",
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a

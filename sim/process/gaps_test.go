@@ -5,6 +5,7 @@ package process_test
 // breaks its test, and the item goes with it.
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -34,5 +35,12 @@ func TestEveryProcessReadsTheSameNow(t *testing.T) {
 	a, b := clocks["a"], clocks["b"]
 	if a == nil || b == nil || a != b || !a.Now().Equal(b.Now()) {
 		t.Fatalf("processes a and b read clocks %p and %p, want one clock", a, b)
+	}
+}
+
+func TestTheKubeconfigTransportServesNoCallerOutsideAProcess(t *testing.T) {
+	_, err := process.KubeconfigTransport()
+	if err == nil || !strings.Contains(err.Error(), "was called outside every process of the simulated cluster") {
+		t.Fatalf("KubeconfigTransport from the test: %v, want it refused", err)
 	}
 }

@@ -118,7 +118,8 @@
 //
 //   - Watches are served in a testing/synctest bubble only (package process
 //     gives the feeds and the settle there); outside one they are refused
-//     with a 405 whose message names the resource and says why. A watch
+//     with a 405 whose message names the resource and says why
+//     (TestWatchOverRESTIsRefusedByName). A watch
 //     ignores timeoutSeconds (it ends only when the client stops it), serves
 //     field selectors on metadata.name and metadata.namespace only (other
 //     fields: 400), sends no DELETED when an object stops matching a label
@@ -163,15 +164,17 @@
 //     of its documents, and so is a CRD whose documents apiextensions'
 //     builder cannot build (kube-apiserver logs it); the first v2 request with a given set of CRDs
 //     costs about 4 s (the merged swagger's protobuf is made by parsing its
-//     JSON, as kube-openapi's handler does), later ones of the process none.
-//   - No aggregated discovery, no Table output, no server-side apply (the client's 415),
-//     no dry run (400), no Retry-After headers (client-go's automatic retry of
-//     429 and 5xx answers is not exercised), and a delete answers a Success
-//     Status even when finalizers keep the object (kube-apiserver answers the
-//     object then).
+//     JSON, as kube-openapi's handler does), later ones of the process none
+//     (TestTheAccessReviewsHaveNoOpenAPIPaths).
+//   - No aggregated discovery, no Table output, no dry run (400)
+//     (TestNoTableOutputNoAggregatedDiscoveryAndNoDryRunOverREST), no
+//     Retry-After headers (client-go's automatic retry of 429 and 5xx answers
+//     is not exercised), and a delete answers a Success Status even when
+//     finalizers keep the object (kube-apiserver answers the object then)
+//     (TestADeleteKeptByFinalizersAnswersASuccessStatus).
 //   - Only the kinds the server serves exist: the built-in kinds of the
 //     scheme it was given (a group missing from the scheme is a 404 here),
-//     and the CRDs installed.
+//     and the CRDs installed (TestAGroupMissingFromTheSchemeIs404).
 //   - ctrl.GetConfig, GetConfigOrDie and GetConfigWithContext inside a
 //     process reach this transport through process-global seams that a
 //     world's testing/synctest bubble sets (sim/process's kubeconfig.go,
@@ -181,5 +184,6 @@
 //     exec and attach through such a config dial a real connection (its
 //     config has no WrapTransport) and fail to resolve the host; use
 //     mgr.GetConfig() for them. Outside a bubble (the command's catalogue)
-//     and in a parallel test, ctrl.GetConfig is not served.
+//     and in a parallel test, ctrl.GetConfig is not served
+//     (sim/process.TestTheKubeconfigTransportServesNoCallerOutsideAProcess).
 package restapi
