@@ -26,6 +26,7 @@ var heldGaps = []string{
 	"sim/cluster",
 	"sim/kubeclient",
 	"sim/patch",
+	"sim/plan",
 	"sim/queue",
 	"sim/restapi",
 }

@@ -117,23 +117,26 @@
 // # Known gaps
 //
 //   - Actions are names with string arguments; their meaning is the scenario's, so
-//     a plan can only be replayed where its scenario is known.
+//     a plan can only be replayed where its scenario is known
+//     (TestAnActionIsANameWithStringArguments).
 //   - Faults are those a real cluster produces; no message loss between the
 //     apiserver and a cache (events are delayed or held, never dropped, except by a
-//     relist) and no clock skew between processes yet.
+//     relist) and no clock skew between processes yet
+//     (TestThereIsNoMessageLossOrClockSkewFault).
 //   - Durations print with Go's time.Duration format (1m30s); the parser accepts any
-//     Go duration.
+//     Go duration (TestDurationsPrintInGosFormatAndParseInAnyOfIt).
 //   - A stale fault's rev= is a resourceVersion of the run it replays: it means
 //     the same state in a faulted run only up to the first fault that changes
 //     what is written (a fault before the restart may shift the numbers). A
 //     rev= beyond the newest write lists the present. A stale fault scopes to
-//     one kind or every kind, not to a set of kinds or to one object.
+//     one kind or every kind, not to a set of kinds or to one object
+//     (TestAStaleFaultScopesToOneKindOrEveryKind).
 //   - An unobserved fault's from= and until= are resourceVersions of the run
 //     it was aimed at, with the same caveat as rev=; an until= that no
 //     change of the object makes in the faulted run ends the window at the
 //     object's first change after it, its deletion or the heal. It names one
 //     object and one process, not one controller (package informer's Known
-//     gaps say why).
+//     gaps say why) (TestAnUnobservedFaultNamesAProcessNotAController).
 //   - Sweep's ranking reads what a reconcile read and wrote, not what it
 //     computed: every read before a write of the reconcile counts as acted
 //     on, whether or not the write depended on it; a conflicting B is told
@@ -157,5 +160,7 @@
 //     manager's status write hidden).
 //   - A stale restart with rev= delivers every later change at once when its
 //     watch cache catches up (Age after the restart); one without replays them
-//     at their original pace, Age late.
+//     at their original pace, Age late
+//     (sim/informer.TestAStaleCacheAtAResourceVersionOfOneKindLeavesTheOtherKindsFresh,
+//     sim/informer.TestAStaleInformerListsThePastAndCatchesUpAtUntil).
 package plan
