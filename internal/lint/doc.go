@@ -54,8 +54,9 @@
 //   - gap-tests (gaptests_test.go): in the packages of heldGaps, each item
 //     of doc.go's "# Known gaps" list names the test that shows the gap,
 //     by its function name ("(TestEveryProcessReadsTheSameNow)", "TestX
-//     shows it"), or as pkg/path.TestX for a test of another package
-//     ("sim/apiserver.TestX"); every test an item names is a `func TestX(`
+//     shows it"), or as pkg/path.TestX for a test of another package, by
+//     its directory from the module root ("sim/process.TestX",
+//     "wallclock.TestX"); every test an item names is a `func TestX(`
 //     of a _test.go file of that package. The test asserts the behaviour
 //     the gap describes, so a change that closes the gap breaks it, and the
 //     item goes with it. heldGaps, the one list of the packages held, grows

@@ -32,9 +32,9 @@ var heldGaps = []string{
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a
-// test of another package (the path, relative to the module root, has a
-// slash).
-var gapTestName = regexp.MustCompile(`(?:\b([a-z][a-z0-9_-]*(?:/[a-z0-9_-]+)+)\.)?\b(Test[A-Z0-9_][A-Za-z0-9_]*)`)
+// test of another package (its directory from the module root: sim/process,
+// wallclock).
+var gapTestName = regexp.MustCompile(`(?:\b([a-z][a-z0-9_-]*(?:/[a-z0-9_-]+)*)\.)?\b(Test[A-Z0-9_][A-Za-z0-9_]*)`)
 
 // testFunc finds the test functions a _test.go file declares.
 var testFunc = regexp.MustCompile(`(?m)^func (Test[A-Za-z0-9_]*)\(`)
@@ -194,7 +194,7 @@ func TestGapTestsRule(t *testing.T) {
 //   - Ticks fire one by one.
 //   - TestGone shows it.
 //   - Wrapped, with the name on a later
-//     line and another package's test: sim/b.TestB.
+//     line and other packages' tests: sim/b.TestB, top.TestT.
 //   - Another package's missing test: sim/b.TestA.
 //   - A test of a package that does not exist: sim/c.TestA.
 //
@@ -210,6 +210,7 @@ package a
 		"sim/a/a_test.go": {Data: []byte("package a\n\nfunc TestEveryProcessReadsTheSameNow(t *testing.T) {}\n\nfunc helperTestGone() {}\n")},
 		"sim/b/b_test.go": {Data: []byte("package b_test\n\nfunc TestB(t *testing.T) {}\n")},
 		"sim/n/doc.go":    {Data: []byte("// Package n.\npackage n\n")},
+		"top/t_test.go":   {Data: []byte("package top\n\nfunc TestT(t *testing.T) {}\n")},
 	}
 	const hint = "name the test that shows the gap (TestX of sim/a's tests, or pkg/path.TestX), writing one if none does"
 	expectViolations(t, checkGapTests(fsys, "sim/a"), []string{

@@ -64,7 +64,8 @@
 //     first calls does not matter (adoption sorts them), but what they
 //     compute before them may. A goroutine that never calls in is never
 //     frozen: after its process dies it runs its own code on (a poller
-//     reading an outside system), and stops for good at its first call.
+//     reading an outside system), and stops for good at its first call
+//     (TestAGoroutineThatNeverCallsInRunsOnAfterItsGroupDies).
 //   - Goroutines created at one site by one task are ordered by goroutine id,
 //     which follows creation order unless the Go runtime moved the creating
 //     goroutine to another P between the go statements (ids come in batches
@@ -72,10 +73,12 @@
 //     operatortest run and catalogue run uses, pins the process to one P for
 //     that reason (seen at GOMAXPROCS=4: about one run in 500 numbered a
 //     Runnable's three pollers out of order); a bubble of one's own with
-//     SetSettle at a higher GOMAXPROCS may still meet it.
+//     SetSettle at a higher GOMAXPROCS may still meet it
+//     (wallclock.TestABubbleOfRunRunsOnOneP).
 //   - Outside a bubble goroutines are not adopted: their calls into the
 //     simulator run alongside the running task (process.Manager refuses
-//     Runnables there; a reconcile that starts a goroutine is not checked).
+//     Runnables there, TestAnOutsideTaskNeedsABubble; a reconcile that
+//     starts a goroutine is not checked).
 //   - A goroutine whose first call has no group (the virtual clock's Sleep)
 //     and whose creator is no task (the kernel running a process's Setup)
 //     is not adopted: its call runs as the running goroutine's.
@@ -89,7 +92,8 @@
 //   - Between waking and its first call into the simulator, a task that woke
 //     outside runs its own code alongside the running task (as a real
 //     goroutine would); code that touches kernel state before calling into
-//     the simulator would race. Every hook of the simulator calls in first.
+//     the simulator would race. Every hook of the simulator calls in first
+//     (TestAnOutsideTaskWokenByAChannelRejoins).
 //   - A killed task's deferred code that waits on a timer while another task
 //     (not the kernel) kills it blocks the killer's handoff: the bubble's
 //     clock then moves ahead of virtual time (wallclock reports it).
@@ -100,5 +104,6 @@
 //     of the clock, since a timer of the bubble may wake a goroutine that
 //     calls in for the first time.
 //   - Waiting conditions are polled between steps (cost grows with the number of
-//     waiting tasks), which is fine for the tens of tasks a scenario has.
+//     waiting tasks), which is fine for the tens of tasks a scenario has
+//     (TestWaitingConditionsArePolledBetweenSteps).
 package scheduler
