@@ -75,12 +75,12 @@ const (
 // that answers another object's change, one of a reconcile that fails).
 var Excuses = []Excuse{
 	// Principle 1: what a real cluster leaves open is learned.
-	{Name: OtherSchedule, Principle: 1, Oracles: []string{world.Converges},
-		Rule:       "An object's existence or content the faulted run shares with the fault-free run under the other schedule is the order in which the cluster delivered concurrent events.",
+	{Name: OtherSchedule, Principle: 1, Oracles: []string{world.Converges, world.UpdateSummaries},
+		Rule:       "An object's existence, content or count of creates and deletes the faulted run shares with the fault-free run under the other schedule is the order in which the cluster delivered concurrent events.",
 		References: "the fault-free run of the plan's workload under the other schedule (seed+2048 mod 4096), run for every plan"},
 	{Name: LearnedField, Principle: 1, Oracles: []string{world.Converges},
 		Rule: "A field in which the fault-free schedules (and the run with other random draws, when run) differ is learned as nondeterministic and not compared."},
-	{Name: RandomDraws, Principle: 1, Oracles: []string{world.Converges, world.InterleavingsAgree},
+	{Name: RandomDraws, Principle: 1, Oracles: []string{world.Converges, world.InterleavingsAgree, world.UpdateSummaries},
 		Rule:       "An object or field that differs with the operator's random draws alone (the fault-free run of the plan's seed with other draws) is not compared, unless a run with the same draws differs there too.",
 		References: "the fault-free run of the plan's seed with the operator's random draws from another seed, and that seed's run again with the same draws"},
 	{Name: SharedError, Principle: 1, Oracles: []string{world.NoErrorAtRest},
