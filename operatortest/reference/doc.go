@@ -56,12 +56,18 @@
 //     doing only when the fault-free run with no generated workload does not
 //     end in it too (judge.go: the user's doing, not the test's).
 //
-// Package verdict reads these same runs with two more rules: the outputs of
-// a controller whose last reconcile of an object ends, by design, in the
-// same error as a fault-free run's are not compared (frozen outputs), and a
-// dependent the garbage collector collected for a gone owner is the
-// collector's rule at work (churn). A verdict one reference turns to holding
-// says which in its detail.
+// Every case of these principles, and every rule that follows none of
+// them, is one named entry of package verdict's table of excuses
+// (verdict.Excuses: the single statement of what a verdict excuses, with the
+// references each case adds). Four rules follow no principle (principle 0
+// there): the outputs of a controller whose last reconcile of an object
+// ends, by design, in the same error as a fault-free run's are not compared
+// (frozen-outputs), a dependent the garbage collector collected for a gone
+// owner is the collector's rule at work (collector-churn), one deletion more
+// and no create more is an end state for converges (lifetime-end), and a
+// storm while a watch is stalled is a note (stall-storm). A verdict one
+// reference turns to holding says which in its detail, and names the case
+// in its Excused.
 //
 // So an author predicts what is excused: a field that differs between two
 // fault-free runs of the workload (1), or an end state that some run of the

@@ -130,6 +130,19 @@ func DowntimeReference(w *world.World, t *testing.T, p *plan.Plan, r *world.RunR
 	}
 	d := *ref
 	d.Downtime = true
+	d.Excuses = nil
+	if !instant {
+		// The cases of the table it stands for: what it replays.
+		if len(stops) > 0 {
+			d.Excuses = append(d.Excuses, verdict.SameDowntime)
+		}
+		if len(blind) > 0 {
+			d.Excuses = append(d.Excuses, verdict.SameBlindTime)
+		}
+		if after && len(stops) > 0 {
+			d.Excuses = append(d.Excuses, verdict.StopAfterCut)
+		}
+	}
 	return &d, nil
 }
 
@@ -195,6 +208,7 @@ func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.Ru
 		}
 		if judge(v, same).Holds {
 			r.Verdicts[i].Detail += "\n  (the fault-free run of the same downtime and blind time ends so too, and so does the one of the same restarts with no time down or blind: the restart, not the downtime, makes the difference)"
+			r.Verdicts[i] = r.Verdicts[i].Excuse(verdict.SameRestarts)
 			continue
 		}
 		nv := judge(v, excusedBy)
@@ -203,7 +217,7 @@ func rejudgeWithDowntime(w *world.World, t *testing.T, p *plan.Plan, r *world.Ru
 			stop = "where this run had it down, after the reconciles the crash cut, whose first writes had landed"
 		}
 		nv.Detail = joinNote(nv.Detail, "the fault-free run of the same downtime and blind time (the operator stopped cleanly "+stop+", its view behind the world's writes as this run's was, never behind its own) ends so too")
-		r.Verdicts[i] = nv
+		r.Verdicts[i] = nv.Excuse(excusedBy.Excuses...)
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 			return nil, err
 		}
 		if d := errorWithoutWorkload(snap, quiet.Snap); d != "" {
-			r.Verdicts[i] = check.Verdict{Property: world.NoErrorAtRest, At: v.At, Detail: d}
+			r.Verdicts[i] = check.Verdict{Property: world.NoErrorAtRest, At: v.At, Detail: d, Excused: []string{verdict.QuietWorkload}}
 		}
 	}
 	r.Verdicts = w.Opts.Enabled(r.Verdicts)

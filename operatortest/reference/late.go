@@ -55,6 +55,7 @@ func lateStart(w *world.World, t *testing.T, p *plan.Plan, at time.Duration, las
 	}
 	late := *r
 	late.Late = true
+	late.Excuses = []string{verdict.LateStart}
 	if !last {
 		late.After = at
 	}

@@ -324,10 +324,12 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 	// The outputs of a reconcile that fails by design in both schedules
 	// raced the user's steps (frozen.go): not compared here either.
 	fr := verdict.Frozen([]*verdict.Reference{b}, a.Snap)
+	random := free
 	free = verdict.WithFrozenStatus(free, []*verdict.Reference{b}, a.Snap)
 	d, key := DisagreementAt(w, a.Snap, b.Snap, an, bn, fr, free)
 	if d == "" {
-		return check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
+		v := check.Verdict{Property: world.InterleavingsAgree, Holds: true, Detail: note}
+		return v.Excuse(agreedBy(w, a.Snap, b.Snap, fr, random, free)...)
 	}
 	if i, why := showsTheBug(w, key, [2]*verdict.Reference{a, b}, [2]string{an, bn}); i >= 0 {
 		d += fmt.Sprintf("\n  the suspect is %s: %s (a race with no fault; converges does not blame the faults for it)",
@@ -343,6 +345,59 @@ func agree(w *world.World, refs []*verdict.Reference, got *verdict.Snapshot, fre
 		d += "\n  the faulted run ends as neither does: which schedule is wrong is not known (a race with no fault)"
 	}
 	return check.Verdict{Property: world.InterleavingsAgree, Detail: d}
+}
+
+// agreedBy are the cases of the table (verdict.Excuses) by which x and y,
+// two fault-free schedules that agree but in the objects of skip (frozen
+// outputs) and the fields of free, agree: FrozenOutputs for a skipped
+// object they differ on, RandomDraws for a field of random (the fields that
+// differ with the draws alone) they differ in, FrozenStatusField for any
+// other field of free.
+func agreedBy(w *world.World, x, y *verdict.Snapshot, skip map[string]string, random, free map[string]map[string]bool) []string {
+	if len(skip) == 0 && len(free) == 0 {
+		return nil
+	}
+	var out []string
+	for _, gvk := range verdict.Judged(w, x, y) {
+		xs, ys := x.Of(gvk), y.Of(gvk)
+		keys := append(slices.Clone(xs.Keys), ys.Keys...)
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			xt, inx := xs.Text[k]
+			yt, iny := ys.Text[k]
+			if inx == iny && xt == yt {
+				continue
+			}
+			if _, ok := skip[k]; ok {
+				out = append(out, verdict.FrozenOutputs)
+				continue
+			}
+			if !inx || !iny {
+				continue
+			}
+			sh := w.Shapes.For(gvk)
+			fx, fy := verdict.Flatten(sh, xs.Value[k]), verdict.Flatten(sh, ys.Value[k])
+			differs := func(p string) {
+				switch {
+				case random[k][p]:
+					out = append(out, verdict.RandomDraws)
+				case free[k][p]:
+					out = append(out, verdict.FrozenStatusField)
+				}
+			}
+			for p, v := range fx { // lint:order-independent a set is filled (sorted by Excuse)
+				if ov, ok := fy[p]; !ok || ov != v {
+					differs(p)
+				}
+			}
+			for p := range fy { // lint:order-independent a set is filled (sorted by Excuse)
+				if _, ok := fx[p]; !ok {
+					differs(p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // showsTheBug is verdict.ShowsTheBug over two reference runs that disagree on

@@ -9,6 +9,40 @@
 // nondeterministic fields: learned (oracles.go), the fields the two
 // schedules differ in, after canon's equivalence.
 //
+// # What a verdict excuses
+//
+// Excuses (excuses.go) is the single statement of what a verdict excuses:
+// a table of named cases, each a case of one of the three principles of
+// package reference's doc (1: what a real cluster leaves open is learned;
+// 2: a correct operator may be slowed; 3: what it does to itself is never
+// excused), or of none (0: a rule of the cluster or of the oracles'
+// division of work, each a finding about the principles), with the oracles
+// that apply it, its rule in one sentence and the fault-free runs it adds.
+// A verdict that holds by a case names it in check.Verdict.Excused (a test
+// asserts which applied; the false-alarm suite counts them); a violated
+// verdict names only the case of principle 3 that withdrew an excuse. The
+// table's cases, by principle:
+//
+//   - 1: other-schedule (converges, update-summaries), random-draws
+//     (converges, interleavings-agree, update-summaries), learned-field
+//     (converges); shared-error, error-met (no-error-at-rest);
+//     user-deletion-race, cycle-pace (update-summaries);
+//     deletion-in-progress (terminates).
+//   - 2: late-start, same-downtime, same-blind-time, stop-after-cut
+//     (converges, update-summaries); user-edit-race (update-summaries);
+//     frozen-status (converges, interleavings-agree); delayed-work
+//     (writes-at-rest).
+//   - 3: same-restarts (withdraws same-downtime, same-blind-time and
+//     stop-after-cut); quiet-workload (withdraws shared-error and
+//     error-met).
+//   - 0: frozen-outputs (converges, interleavings-agree,
+//     update-summaries); collector-churn, lifetime-end (update-summaries);
+//     stall-storm (the kernel's hot-loop).
+//
+// Each oracle below is excused by the table and nothing else; what the
+// paragraphs add is how each case is read from the runs. What is compared
+// at all (canon's equivalence, Options.Nondeterministic) is no case.
+//
 // # The generic oracles
 //
 // On by default, named in Options.Disable to turn one off (the kernel's
@@ -39,7 +73,10 @@
 // time here: the extra create is in the fault-free run of the same workload"
 // (extra.go). The failure's story starts from the run that made them.
 //
-//   - converges: the end state of the judged kinds is judged against the set
+//   - converges (excused by the table: other-schedule, learned-field,
+//     random-draws, late-start, same-downtime, same-blind-time,
+//     stop-after-cut, frozen-outputs, frozen-status; withdrawn by
+//     same-restarts): the end state of the judged kinds is judged against the set
 //     of fault-free end states. An object must exist where every fault-free
 //     run has it and not where none has; its fields must equal theirs where
 //     they agree. A field, or an object's existence, that differs between
@@ -91,7 +128,8 @@
 //     once more and kept (the operator made the child before the value
 //     landed, the fault-free run met the value first), while one made
 //     twice or unmade still counts.
-//   - interleavings-agree: the two fault-free runs end alike (Kamera's
+//   - interleavings-agree (excused by the table: random-draws,
+//     frozen-outputs, frozen-status): the two fault-free runs end alike (Kamera's
 //     check); a violation is a race with no fault. When they disagree, the
 //     report names the suspect: the run that shows the bug by the verdicts'
 //     rules (ShowsTheBug, blame.go: a deletion completes; a child follows
@@ -99,7 +137,10 @@
 //     owner is), read from the two runs' watch logs; when those rules do
 //     not tell and the faulted run ends as one of them, the other. Converges
 //     does not blame the faulted run.
-//   - update-summaries: no object is created or deleted more often than in
+//   - update-summaries (excused by the table: the references' cases that
+//     raise a count, user-deletion-race, user-edit-race, lifetime-end,
+//     frozen-outputs, cycle-pace, collector-churn; withdrawn by
+//     same-restarts): no object is created or deleted more often than in
 //     the fault-free run that did so most, each run counted over its whole
 //     length (the fault phase and the heal budget: the verdict states it) (fewer is no violation: a delayed
 //     operator may miss making what the workload deleted first). The same
@@ -128,7 +169,8 @@
 //     the old size and a built-in controller made the pod and claim the old
 //     size calls for; once it saw the user's scale-down it removed them),
 //     with the same exception for a generated name's second or later.
-//   - no-error-at-rest: no controller's last reconcile of an object ends in
+//   - no-error-at-rest (excused by the table: shared-error, error-met;
+//     withdrawn by quiet-workload): no controller's last reconcile of an object ends in
 //     an error, unless a fault-free run also ends in that error on that
 //     object (a dependency the user deleted: the operator fails and retries
 //     with back-off until the user fixes it, by design), or ends failing on
@@ -166,16 +208,18 @@
 //     value the user did not set (the operator's own), and an error that
 //     refuses no write (not found, forbidden: the user's Secret name is
 //     quoted in both), are compared as before.
-//   - terminates: nothing still deleting at the end, unless its deletion
-//     has lasted no longer than a fault-free run of the same workload took
-//     to delete the same object (the end fell mid-deletion of a retry
-//     cycle; terminates.go). One a fault-free run never finished deleting
+//   - terminates: nothing still deleting at the end, excused by the table
+//     (deletion-in-progress: its deletion has lasted no longer than a
+//     fault-free run of the same workload took to delete the same object,
+//     plus a second; the end fell mid-deletion of a retry cycle;
+//     terminates.go). One a fault-free run never finished deleting
 //     counts. no-orphans judges the end state alone.
-//   - update-summaries also forgives the pace of a cycle: an object the
-//     fault-free run made and unmade twice or more, made and unmade a
-//     different number of times (churn.go); whether it ends made is the
-//     end state's, converges' to judge.
-//   - writes-at-rest (Kamera's no-op and liveness class; atrest.go): at
+//   - update-summaries also forgives the pace of a cycle (cycle-pace): an
+//     object the fault-free run made and unmade twice or more, made and
+//     unmade a different number of times (churn.go); whether it ends made
+//     is the end state's, converges' to judge.
+//   - writes-at-rest (Kamera's no-op and liveness class; atrest.go;
+//     excused by the table: delayed-work): at
 //     rest a correct operator writes nothing it would not write on a real
 //     cluster at rest. Rest is the second half of the heal budget, counted
 //     from the later of the heal and the last start of an operator's
@@ -277,7 +321,8 @@
 // calls in the trace), but Leases and Events (the manager's leader election
 // and recorder, not its reconcilers).
 //
-// Churn is judged by the rules of the cluster it stands on:
+// Churn is judged by the rules of the cluster it stands on (the table's
+// collector-churn and stall-storm, cases of no principle):
 //
 //   - A dependent created while each of its owners was gone or being deleted,
 //     and then deleted, before the heal (plus one second of grace), is not
@@ -309,7 +354,9 @@
 //
 // A time-driven operator (a CronJob-like schedule whose missed runs are
 // skipped by design, startingDeadlineSeconds) does what the clock asks when
-// it is up. Two rules make it pass with default Options:
+// it is up. Two rules make it pass with default Options (the environment
+// two schedules share, and the table's same-downtime, same-blind-time and
+// stop-after-cut, withdrawn by same-restarts):
 //
 //   - interleavings-agree compares two schedules in one environment. What the
 //     world outside the operator's schedule draws at random is drawn from a

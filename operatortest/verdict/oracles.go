@@ -193,7 +193,7 @@ func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
 // that object (the workload's doing: a dependency the user deleted, which
 // the operator reports by failing until the user fixes it).
 func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict {
-	var shared []string
+	var shared, excused []string
 	for _, e := range ErrorsAtRest(r, got.Canon) {
 		var also string
 		for _, ref := range refs {
@@ -210,6 +210,7 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 		switch {
 		case also == e.Err:
 			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, as in the fault-free run of the same workload", s.Process, s.Controller, s.Object, s.Result))
+			excused = append(excused, SharedError)
 		case also != "" && slices.ContainsFunc(refs, func(ref *Reference) bool { return slices.Contains(ref.Snap.errorsMet[e.Key], e.Err) }):
 			// The fault-free run fails on this object for good too, and
 			// met this error on the way: an operator that retries a failing
@@ -217,13 +218,14 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 			// cleaning up the last attempt"), and which one the end falls
 			// on is the schedule's doing.
 			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, an error the fault-free run of the same workload, which ends failing on it too, also met", s.Process, s.Controller, s.Object, s.Result))
+			excused = append(excused, ErrorMet)
 		case also != "":
 			return check.Verdict{Property: world.NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
 		default:
 			return check.Verdict{Property: world.NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result)}
 		}
 	}
-	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}
+	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}.Excuse(excused...)
 }
 
 func appendNew(list []string, s string) []string {
@@ -617,11 +619,15 @@ func dropKeys(v any, keys ...string) {
 	}
 }
 
-// named is a snapshot with the name a report gives its run.
+// named is a snapshot with the name a report gives its run, and the cases
+// of the table (excuses.go) a difference it excuses is named by (none: the
+// plan's own fault-free run, which excuses nothing).
 type named struct {
-	name string
-	snap *Snapshot
-	late bool
+	name    string
+	snap    *Snapshot
+	late    bool
+	draws   bool
+	excuses []string
 }
 
 func refNames(refs []*Reference) []named {
@@ -640,7 +646,15 @@ func refNames(refs []*Reference) []named {
 		case i > 0:
 			name = fmt.Sprintf("the fault-free run of the same workload under another schedule (seed %d)", r.Seed)
 		}
-		out = append(out, named{name, r.Snap, r.Late || r.Downtime})
+		excuses := r.Excuses
+		switch {
+		case len(excuses) > 0:
+		case r.Draws:
+			excuses = []string{RandomDraws}
+		case i > 0:
+			excuses = []string{OtherSchedule}
+		}
+		out = append(out, named{name, r.Snap, r.Late || r.Downtime, r.Draws, excuses})
 	}
 	return out
 }
@@ -656,7 +670,7 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	fs := FrozenStatus(refs, got)
-	var skipped []string
+	var skipped, excused []string
 	snaps := []*Snapshot{got}
 	for _, r := range rs {
 		snaps = append(snaps, r.snap)
@@ -670,8 +684,16 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 		}
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
+			// A difference from the plan's own fault-free run is what an
+			// excuse forgives, and names (excuses.go).
+			ownText, ownHas := rs[0].snap.Of(gvk).Text[k]
+			gotText, gotHas := g.Text[k]
+			differs := gotHas != ownHas || gotText != ownText
 			if why, ok := fr[k]; ok {
 				skipped = append(skipped, why)
+				if differs {
+					excused = append(excused, FrozenOutputs)
+				}
 				continue
 			}
 			var have, schedules []named
@@ -688,23 +710,35 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 			case !ok && len(have) == len(rs):
 				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run%s", k, have[0].name, madeApart(gvk, k, got, have[0]))}
 			case !ok:
-				continue // a fault-free run lacks it too: its existence is not the faults' doing
+				// a fault-free run lacks it too: its existence is not the faults' doing
+				if differs {
+					i := slices.IndexFunc(rs, func(r named) bool { _, has := r.snap.Of(gvk).Text[k]; return !has })
+					excused = append(excused, rs[i].excuses...)
+				}
+				continue
 			case len(have) == 0:
 				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after this run, not after %s%s", k, rs[0].name, madeApart(gvk, k, got, rs[0]))}
 			}
-			if slices.ContainsFunc(have, func(r named) bool { return r.snap.Of(gvk).Text[k] == gt }) {
+			if i := slices.IndexFunc(have, func(r named) bool { return r.snap.Of(gvk).Text[k] == gt }); i >= 0 {
+				if differs {
+					excused = append(excused, have[i].excuses...)
+				}
 				continue
 			}
 			sh := w.Shapes.For(gvk)
 			free := learned(sh, gvk, k, schedules)
 			for p := range fs[k] { // lint:order-independent a set is filled
-				free[p] = true
+				free[p] = FrozenStatusField
 			}
 			var first string
+			var by []string
 			for _, r := range have {
-				d := fieldDiff(sh, k, g.Value[k], r, free)
+				d, used := fieldDiff(sh, k, g.Value[k], r, free)
 				if d == "" {
-					first = ""
+					first, by = "", r.excuses
+					for _, p := range used {
+						by = append(by, free[p])
+					}
 					break
 				}
 				if first == "" {
@@ -714,9 +748,10 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 			if first != "" {
 				return check.Verdict{Property: world.Converges, At: end, Detail: first}
 			}
+			excused = append(excused, by...)
 		}
 	}
-	return frozenNote(skipped)
+	return frozenNote(skipped).Excuse(excused...)
 }
 
 func Flatten(sh canon.Shape, v any) map[string]string {
@@ -726,9 +761,11 @@ func Flatten(sh canon.Shape, v any) map[string]string {
 }
 
 // learned are the leaf paths of object key in which the fault-free runs of
-// the schedules differ (a leaf one has and another lacks included).
-func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules []named) map[string]bool {
-	free := map[string]bool{}
+// the schedules differ (a leaf one has and another lacks included), each
+// with the case of the table that names it: LearnedField where two
+// schedules differ, RandomDraws where only the run with other draws does.
+func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules []named) map[string]string {
+	free := map[string]string{}
 	if len(schedules) < 2 {
 		return free
 	}
@@ -736,11 +773,17 @@ func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules 
 	for i, r := range schedules {
 		flat[i] = Flatten(sh, r.snap.Of(gvk).Value[key])
 	}
-	for _, f := range flat {
-		for p, v := range f { // lint:order-independent a set is filled
-			for _, o := range flat {
+	for i, f := range flat {
+		for p, v := range f { // lint:order-independent a map is filled, LearnedField over RandomDraws whatever the order
+			for j, o := range flat {
 				if ov, ok := o[p]; !ok || ov != v {
-					free[p] = true
+					why := LearnedField
+					if schedules[i].draws || schedules[j].draws {
+						why = RandomDraws
+					}
+					if free[p] != LearnedField {
+						free[p] = why
+					}
 				}
 			}
 		}
@@ -749,8 +792,9 @@ func learned(sh canon.Shape, gvk schema.GroupVersionKind, key string, schedules 
 }
 
 // fieldDiff names the first field of got that differs from ref's object key
-// and is not free ("" when there is none).
-func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]bool) string {
+// and is not free ("" when there is none), and the free fields that differ
+// (when none other does).
+func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]string) (string, []string) {
 	g := Flatten(sh, got)
 	r := Flatten(sh, ref.snap.Of(gvkOfKey(ref.snap, key)).Value[key])
 	var paths []string
@@ -767,16 +811,21 @@ func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]b
 		}
 		return v
 	}
+	var used []string
 	for _, p := range slices.Compact(paths) {
 		rv, inr := r[p]
 		gv, ing := g[p]
-		if free[p] || (gv == rv && ing == inr) {
+		if gv == rv && ing == inr {
+			continue
+		}
+		if free[p] != "" {
+			used = append(used, p)
 			continue
 		}
 		return fmt.Sprintf("%s differs between %s and this run at %s: %s there, %s here:\n    %s: %s\n    this run: %s", key, ref.name, p,
-			show(rv, inr), show(gv, ing), ref.name, ref.snap.textOf(key), canon.Encode(got))
+			show(rv, inr), show(gv, ing), ref.name, ref.snap.textOf(key), canon.Encode(got)), nil
 	}
-	return ""
+	return "", used
 }
 
 // gvkOfKey finds the kind of an object key in s (keys start with the kind's
@@ -810,7 +859,8 @@ func countWindow(end time.Duration) string {
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled, finishedKeys, keptKeys []string
+	var racedKeys, cycled, finishedKeys, keptKeys, excused []string
+	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	snaps := []*Snapshot{got}
 	for _, r := range refs {
@@ -839,13 +889,25 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					most.Creates, most.deletes = max(most.Creates, c.Creates), max(most.deletes, c.deletes)
 				}
 			}
+			if g.Creates <= most.Creates && g.deletes <= most.deletes {
+				// Within the bound: a count above the plan's own fault-free
+				// run's is excused by the reference that makes as many.
+				excused = append(excused, countedBy(rs, gvk, k, g)...)
+				continue
+			}
 			if g.Creates > most.Creates || g.deletes > most.deletes {
 				if finished(g, most) {
 					finishedKeys = append(finishedKeys, k)
+					excused = append(excused, LifetimeEnd)
 					continue
 				}
-				if raced(k, g, most, got.userDeleted) || edited(k, g, most, got.userEdited) {
+				if r, e := raced(k, g, most, got.userDeleted), edited(k, g, most, got.userEdited); r || e {
 					racedKeys = append(racedKeys, k)
+					if r {
+						excused = append(excused, UserDeletionRace)
+					} else {
+						excused = append(excused, UserEditRace)
+					}
 					continue
 				}
 				if _, ok := fr[k]; ok && g.Creates == most.Creates+1 && g.deletes == most.deletes {
@@ -856,10 +918,12 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					// fault-free run that met the value first never made
 					// it. Made twice, or unmade, still counts.
 					keptKeys = append(keptKeys, k)
+					excused = append(excused, FrozenOutputs)
 					continue
 				}
 				if cycling(most) {
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
+					excused = append(excused, CyclePace)
 					continue
 				}
 				ref := "the fault-free run of the same workload"
@@ -869,6 +933,7 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 	}
 	var notes []string
 	if n := len(got.collected); n > 0 {
+		excused = append(excused, CollectorChurn)
 		notes = append(notes, fmt.Sprintf("%d dependent%s created for an owner that was gone or being deleted, then collected (not counted; the first: %s)", n, world.Plural(n), got.collected[0]))
 	}
 	if n := len(racedKeys); n > 0 {
@@ -884,5 +949,34 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, world.Plural(n), strings.Join(cycled, ", ")))
 	}
 	note := strings.Join(notes, "; ")
-	return check.Verdict{Property: world.UpdateSummaries, Holds: true, Detail: note}
+	return check.Verdict{Property: world.UpdateSummaries, Holds: true, Detail: note}.Excuse(excused...)
+}
+
+// countedBy are the cases of the table that excuse got's counts g of object
+// k where they pass the plan's own fault-free run's (rs[0]) and no
+// reference's most: for each count, the first reference that makes as
+// many.
+func countedBy(rs []named, gvk schema.GroupVersionKind, k string, g createsDeletes) []string {
+	count := func(r named) createsDeletes {
+		if c := r.snap.Changes[gvk][k]; c != nil {
+			return *c
+		}
+		return createsDeletes{}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	own := count(rs[0])
+	var out []string
+	if g.Creates > own.Creates {
+		if i := slices.IndexFunc(rs, func(r named) bool { return count(r).Creates >= g.Creates }); i >= 0 {
+			out = append(out, rs[i].excuses...)
+		}
+	}
+	if g.deletes > own.deletes {
+		if i := slices.IndexFunc(rs, func(r named) bool { return count(r).deletes >= g.deletes }); i >= 0 {
+			out = append(out, rs[i].excuses...)
+		}
+	}
+	return out
 }

@@ -18,6 +18,11 @@ type Reference struct {
 	// Draws: the fault-free run of the plan's seed and workload with the
 	// operator's randomness from another seed (random.go).
 	Draws bool
+	// Excuses are the cases of the table (excuses.go) this reference stands
+	// for, set on a late or downtime reference's copy (a schedule's is
+	// named by its place: the plan's own none, the other OtherSchedule; a
+	// run with other draws by Draws: RandomDraws).
+	Excuses []string
 	// Cut: the run was cut at its work bound (its note; cut.go): a plan
 	// judged against it is not judged.
 	Cut     string

@@ -43,6 +43,24 @@ type Verdict struct {
 	// and file:line): with the property and the kinds it names, what tells
 	// two violations apart (operatortest's signatures).
 	Where string
+	// Excused names the excuses the verdict applied (sorted, unique): on a
+	// verdict that holds, the cases of operatortest/verdict's Excuses table
+	// it holds by, a difference from the fault-free run that one of them
+	// forgave or left uncounted; on a violated one, the table's principle-3
+	// cases that withdrew an excuse. It is neither part of the verdict's
+	// text nor of a trace's hash (the trace hashes steps only).
+	Excused []string
+}
+
+// Excuse returns v with names added to its Excused, kept sorted and unique.
+func (v Verdict) Excuse(names ...string) Verdict {
+	if len(names) == 0 {
+		return v
+	}
+	out := append(slices.Clone(v.Excused), names...)
+	slices.Sort(out)
+	v.Excused = slices.Compact(out)
+	return v
 }
 
 func (v Verdict) String() string {

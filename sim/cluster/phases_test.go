@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,6 +177,11 @@ func TestARunCutAtItsWorkBoundIsNotJudgedAndNamesTheStorm(t *testing.T) {
 	c.RunFor(20 * time.Second)
 	if c.Cut() != nil || c.Sched.Steps() <= 3000 || len(c.StallStorms()) == 0 {
 		t.Errorf("unbounded: cut %+v, %d steps, stall storms %v: want a stall storm of more than 3000 steps", c.Cut(), c.Sched.Steps(), c.StallStorms())
+	}
+	// The kernel's hot-loop verdict holds by the stall storm's excuse, and
+	// names it.
+	if kv := c.KernelVerdicts(); len(kv) != 1 || kv[0].Property != cluster.HotLoopProperty || !kv[0].Holds || !slices.Equal(kv[0].Excused, []string{cluster.StallStormExcuse}) {
+		t.Errorf("the kernel's verdicts on a stall storm: %+v, want hot-loop holding by %s", kv, cluster.StallStormExcuse)
 	}
 	c.Close()
 }

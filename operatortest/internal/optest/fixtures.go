@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +129,43 @@ func RunText(t *testing.T, o world.Options, text string) (*world.World, *plan.Pl
 	if err != nil {
 		t.Fatal(err)
 	}
+	CheckExcused(t, r.Verdicts)
 	return w, p, r
+}
+
+// CheckExcused fails t for a verdict that names an excuse the table
+// (verdict.Excuses) does not have, or names them unsorted or twice.
+func CheckExcused(t *testing.T, vs []check.Verdict) {
+	t.Helper()
+	for _, v := range vs {
+		if !slices.IsSorted(v.Excused) || len(slices.Compact(slices.Clone(v.Excused))) != len(v.Excused) {
+			t.Errorf("%s names its excuses unsorted or twice: %v", v.Property, v.Excused)
+		}
+		for _, name := range v.Excused {
+			e, ok := verdict.ExcuseNamed(name)
+			switch {
+			case !ok:
+				t.Errorf("%s names excuse %q, which the table (verdict.Excuses) lacks", v.Property, name)
+			case !slices.Contains(e.Oracles, v.Property):
+				t.Errorf("%s names excuse %q, whose table entry lists the oracles %v", v.Property, name, e.Oracles)
+			case v.Holds != (e.Principle != 3):
+				t.Errorf("%s (holds: %v) names excuse %q of principle %d: a verdict that holds names the excuses it holds by, a violated one only a principle 3 case", v.Property, v.Holds, name, e.Principle)
+			}
+		}
+	}
+}
+
+// Excused is the verdict's Excused, for a test's assertion.
+func Excused(t *testing.T, v check.Verdict, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, ok := verdict.ExcuseNamed(n); !ok {
+			t.Fatalf("no excuse %q in the table", n)
+		}
+		if !slices.Contains(v.Excused, n) {
+			t.Errorf("%s (holds: %v) does not name excuse %s: it names %v (%s)", v.Property, v.Holds, n, v.Excused, v.Detail)
+		}
+	}
 }
 
 func TestWorld(t *testing.T, o world.Options) *world.World {
