@@ -116,6 +116,10 @@
 //     against, the rule that says which and why, and where faults are aimed.
 //   - operatortest/search: the exploration (the sweep, random plans, worker
 //     processes, shards, shrinking, keeping going, no silent pass).
+//   - operatortest/workers: an exploration spread over processes: worker
+//     processes on every core, shrink jobs, shards and their merge.
+//   - operatortest/rundiff: where two runs of one plan differ (a run that
+//     is not a function of its plan, a replay that does not agree).
 //   - operatortest/failure: what a failing test prints and writes.
 //   - operatortest/story: a run laid out for a reader: the picture (.svg),
 //     the run inspector (.html) and the story of a violation, the steps
