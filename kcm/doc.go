@@ -177,11 +177,11 @@
 //     in the order of the dependents' namespace and name (gc_orphan.go:
 //     each waits, before its request, for the one before it), one after
 //     the other where upstream's run at once.
-//   - No world hosts the collector yet: operatortest/world builds
-//     models/kube's (setupKubeControllerManager, outside package kcm and
+//   - No world hosts the collector yet: operatortest/builtins builds
+//     models/kube's (SetupCollectors, outside package kcm and
 //     operatortest/kubeworld) over every kind a run holds in an owner
-//     relation, as lazily as it starts the workload controllers (its
-//     builtins.go); kubeworld.HostedGarbageCollector is what it would call
+//     relation, as lazily as operatortest/world starts the workload
+//     controllers; kubeworld.HostedGarbageCollector is what it would call
 //     instead. The model is compared with this collector and the real
 //     namespace controller by internal/differential's
 //     TestNamespaceDeletionAndCollectionMatchKubeControllerManager.

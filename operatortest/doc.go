@@ -99,6 +99,12 @@
 //   - operatortest/world: the Options and the types they take (each alias
 //     here is one of world's), the world built from them, one run of a plan,
 //     domain steps, systems, properties, replicas, randomness.
+//   - operatortest/faults: the fault profile (Options.Faults) narrowed
+//     into the plan space, checked against the world, and the API errors
+//     drawn by default, aimed at a fault-free run's writes.
+//   - operatortest/builtins: which built-in controllers a run starts (the
+//     kinds it may hold), and the garbage collector and namespace
+//     controller set up over them.
 //   - operatortest/workload: the drawn workload and the user's steps
 //     (operatortest/schemadraw: values drawn from CRD schemas).
 //   - operatortest/verdict: the generic oracles (converges, update-summaries,
@@ -110,6 +116,10 @@
 //     against, the rule that says which and why, and where faults are aimed.
 //   - operatortest/search: the exploration (the sweep, random plans, worker
 //     processes, shards, shrinking, keeping going, no silent pass).
+//   - operatortest/workers: an exploration spread over processes: worker
+//     processes on every core, shrink jobs, shards and their merge.
+//   - operatortest/rundiff: where two runs of one plan differ (a run that
+//     is not a function of its plan, a replay that does not agree).
 //   - operatortest/failure: what a failing test prints and writes.
 //   - operatortest/story: a run laid out for a reader: the picture (.svg),
 //     the run inspector (.html) and the story of a violation, the steps

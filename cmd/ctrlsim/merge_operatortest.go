@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ctrlsim/ctrlsim/operatortest/search"
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 )
 
 // isOperatorTest reports whether b is the JSON of an operator test's shard.
@@ -27,12 +27,12 @@ func isOperatorTest(b []byte) bool {
 // mergeOperatorTests merges the shard documents of files (already read) and
 // prints the unsharded result; exit 1 when it caught a violation.
 func mergeOperatorTests(files []string, contents [][]byte, jsonOut bool, stdout io.Writer) error {
-	var shards []search.ShardResult
+	var shards []workers.ShardResult
 	for i, b := range contents {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		for k := 1; ; k++ {
-			var doc search.Document
+			var doc workers.Document
 			if err := dec.Decode(&doc); err == io.EOF && k > 1 {
 				break
 			} else if err != nil || doc.OperatorTest == nil {
@@ -41,14 +41,14 @@ func mergeOperatorTests(files []string, contents [][]byte, jsonOut bool, stdout 
 			shards = append(shards, *doc.OperatorTest)
 		}
 	}
-	merged, err := search.Merge(shards)
+	merged, err := workers.Merge(shards)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	if jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(search.Document{OperatorTest: &merged}); err != nil {
+		if err := enc.Encode(workers.Document{OperatorTest: &merged}); err != nil {
 			return err
 		}
 	} else if merged.Caught {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctrlsim/ctrlsim/operatortest/search"
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 )
 
 // ctrlsim merge takes the -ctrlsim.json files of an operator test's shards
@@ -16,8 +16,8 @@ import (
 // refuses shards that are not every shard of one exploration (exit 2, one line).
 func TestMergeOfAnOperatorTestsShards(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, r search.ShardResult) string {
-		b, err := json.Marshal(search.Document{OperatorTest: &r})
+	write := func(name string, r workers.ShardResult) string {
+		b, err := json.Marshal(workers.Document{OperatorTest: &r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestMergeOfAnOperatorTestsShards(t *testing.T) {
 		}
 		return path
 	}
-	base := search.ShardResult{Test: "TestOp", Seed: 3, Checks: 60}
+	base := workers.ShardResult{Test: "TestOp", Seed: 3, Checks: 60}
 	one, two := base, base
 	one.Shard, one.PlansRun = "1/2", 30
 	two.Shard, two.PlansRun, two.Caught, two.FirstFailure = "2/2", 4, true, 8
@@ -45,7 +45,7 @@ func TestMergeOfAnOperatorTestsShards(t *testing.T) {
 	if code := run([]string{"merge", "--json", a, b}, &out, &errOut); code != 1 {
 		t.Errorf("--json: exit %d", code)
 	}
-	var doc search.Document
+	var doc workers.Document
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.OperatorTest == nil || doc.OperatorTest.FirstFailure != 8 || doc.OperatorTest.Shard != "" {
 		t.Errorf("--json printed %q (%v)", out.String(), err)
 	}

@@ -133,7 +133,7 @@
 //     TestEveryNamespacedKindIsDeletedWithItsNamespace and
 //     TestEveryKindIsCollectedWhenItsOwnerIsGone: 44 namespaced kinds, 75
 //     in all); operatortest's worlds give them the kinds a run may need
-//     (operatortest/world's builtins.go: its own kinds, every CRD's, the
+//     (operatortest/builtins: its own kinds, every CRD's, the
 //     kinds with an owner relation, the kinds in a deleting namespace), in
 //     one version each, the preferred (PreferredVersion): the apiserver
 //     model stores each version of a built-in kind apart, so an object

@@ -11,7 +11,7 @@ import (
 // aimedAt reports whether the reference run's changes of object (as
 // plan.Write names it: "namespace/name", or "name" when cluster-scoped) are
 // targets of aimed faults: Options.Faults.Objects names it, or names none.
-func aimedAt(w *world.World, object string) bool { return w.Aims(object) }
+func aimedAt(w *world.World, object string) bool { return w.FaultWorld().Aims(object) }
 
 // checkObjects checks Options.Faults.Objects against res, a reference run,
 // when the workload is the author's script alone (every plan's workload is

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/faults"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -159,15 +160,15 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 		}
 	}
 	out.Watched = res.Watched
-	out.APIFaults = w.APIFaultsOf(res.Steps) // the API errors drawn by default (world's apifaults.go)
-	out.Acts = actsOf(w, res)                // what a sweep ranks its plans by (acts.go)
+	out.APIFaults = w.FaultWorld().APIFaultsOf(res.Steps) // the API errors drawn by default (package faults's aim.go)
+	out.Acts = actsOf(w, res)                             // what a sweep ranks its plans by (acts.go)
 	out.Written = map[string]int{}
 	by := map[uint64]string{} // the process whose request made each resourceVersion
 	for _, s := range res.Steps {
 		if s.At > w.Opts.FaultPhase {
 			break
 		}
-		if !world.ProcessWrite(s) {
+		if !faults.ProcessWrite(s) {
 			continue
 		}
 		out.Written[s.Process]++ // counted as writesOf and a crash after a write count them
@@ -217,12 +218,12 @@ func changeOf(ev apiserver.Event, before client.Object) plan.Change {
 }
 
 // WritesOf are, for each process, its writes in the fault phase that
-// another write of the same reconcile follows (world.ReconcileWrites), by
+// another write of the same reconcile follows (faults.ReconcileWrites), by
 // their k (counted over the whole run, as a crash after the k-th write
 // counts them, every call but a get or a list), in the order of the writes
 // that follow them: the run's intermediate states.
 func WritesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
-	prev := world.ReconcileWrites(steps)
+	prev := faults.ReconcileWrites(steps)
 	out := map[string][]int{}
 	count := map[string]int{}
 	k := map[int]int{} // each write's k
@@ -230,7 +231,7 @@ func WritesOf(steps []trace.Step, faultPhase time.Duration) map[string][]int {
 		if s.At > faultPhase {
 			break
 		}
-		if !world.ProcessWrite(s) {
+		if !faults.ProcessWrite(s) {
 			continue
 		}
 		count[s.Process]++

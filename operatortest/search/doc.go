@@ -17,7 +17,8 @@
 // Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
 // -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
 // Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
-// the n files prints the unsharded exploration's result (see shard.go).
+// the n files prints the unsharded exploration's result (package workers's
+// shard.go).
 // Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
 // default GOMAXPROCS, 1 for the test's own process) workers judge the places
 // of the plan sequence, handed out lowest first: the test's process and
@@ -25,8 +26,8 @@
 // name>, CTRLSIM_WORKER set); the parent takes the
 // lowest failing place once every place before it is judged, and shrinks it
 // itself, recalling the workers' verdicts: the first failing plan, the
-// minimal plan and the trace hashes are those of a run with one worker (see
-// parallel.go; every worker draws from the pass's generator, the reference
+// minimal plan and the trace hashes are those of a run with one worker
+// (package workers; every worker draws from the pass's generator, the reference
 // run's targets and writes included, so a place's plan is the same in any
 // process). A worker that dies fails the exploration with one line; so
 // does one that cannot reach it (a test -test.run cannot select again) when

@@ -13,8 +13,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
-
-	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
 
 // Exploring with 2 or 3 worker processes finds what one process finds: the
@@ -213,40 +211,5 @@ func TestWorkersOnASecondExplorationOfATestAreRefused(t *testing.T) {
 	_, err := search.Explore(t, o)
 	if err == nil || !strings.Contains(err.Error(), "Options.Workers is 2 on exploration 2 of "+t.Name()) {
 		t.Errorf("got %v, want Options.Workers refused on a second exploration", err)
-	}
-}
-
-// Places are handed out lowest first, only those of the shard, none after
-// a known failure; the exploration is decided once every place before the
-// failure is judged, whatever order the verdicts come in.
-func TestPlacesAreHandedOutInOrderAndDecidedAtTheFirstFailure(t *testing.T) {
-	sh := world.Shard{Index: 2, Count: 3}
-	ps := &search.Places{Checks: 30, Owns: sh.Owns, Next: 1, Finished: make(chan struct{}), V: &search.Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}}}
-	var got []int
-	for range 4 {
-		got = append(got, ps.Give())
-	}
-	if !slices.Equal(got, []int{2, 5, 8, 11}) {
-		t.Fatalf("handed out %v, want shard 2/3's places 2, 5, 8, 11", got)
-	}
-	ps.Judged(8, []string{"converges"}, "", "")
-	if k := ps.Give(); k != 0 {
-		t.Errorf("handed out place %d after a failure at 8", k)
-	}
-	ps.Judged(5, nil, "", "")
-	ps.Judged(11, nil, "", "")
-	select {
-	case <-ps.Finished:
-		t.Fatal("decided before place 2 was judged")
-	default:
-	}
-	ps.Judged(2, nil, "", "")
-	select {
-	case <-ps.Finished:
-	default:
-		t.Fatal("not decided once places 2 and 5 held and 8 failed")
-	}
-	if ps.V.Stop != 8 {
-		t.Errorf("stop = %d, want 8", ps.V.Stop)
 	}
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/rundiff"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
-	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // reporter reports the violations of one Run: each fails the test, unless
@@ -80,13 +80,13 @@ func (rep *reporter) replay(f Finding, path string) {
 			explored = nil
 		}
 		again := slices.Contains(signatures(w, r.Violated()), f.Signature)
-		var beyond *divergence
+		var beyond *rundiff.Divergence
 		if explored != nil {
 			beyond = agreeLearning(w, explored, r) // determinism.go
 		}
 		if explored != nil && again && beyond == nil {
 			what := "nothing the steps keep"
-			if d := diverge(w, explored, r, false); d != nil {
+			if d := rundiff.Diverge(w, explored, r, false, explorationOf(w).found); d != nil {
 				what = d.String()
 			}
 			rep.t.Logf("operatortest: the minimal plan %s replays to trace hash %s, not %s as explored: the runs differ only in what the oracles ignore (%s), and the replay shows %s again",
@@ -94,9 +94,9 @@ func (rep *reporter) replay(f Finding, path string) {
 			rep.report(f.Minimal, path, r, "")
 			return
 		}
-		d := Nondeterminism(f.steps, r.Steps, w.Space.Processes)
+		d := rundiff.Steps(f.steps, r.Steps, w.Space.Processes)
 		if beyond != nil {
-			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.declare())
+			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.Declare())
 		}
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
 			path, f.Hash, r.Hash, d)
@@ -227,36 +227,4 @@ func kindsNamed(w *world.World, detail string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// Nondeterminism says where two runs of one plan first differ, and whose
-// step it is: an operator's write whose content differs (the operator
-// itself is nondeterministic: a Go map ranged over to build a list, an
-// unseeded random value), an operator's log line, or a step of the world's
-// own (a determinism bug of ctrlsim).
-func Nondeterminism(a, b []trace.Step, operators []string) string {
-	n := max(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if i < len(a) && i < len(b) && a[i].Canonical() == b[i].Canonical() {
-			continue
-		}
-		if i >= len(a) || i >= len(b) {
-			return fmt.Sprintf("the runs agree for %d steps, then one ends (step %d): a determinism bug of ctrlsim, or of the operator's timing", min(len(a), len(b)), i)
-		}
-		sa, sb := a[i], b[i]
-		where := fmt.Sprintf("first differing step %d:\n  exploring: %s\n  replaying: %s", i, sa.Canonical(), sb.Canonical())
-		same := sa
-		same.Digest, same.Result = sb.Digest, sb.Result
-		switch {
-		case slices.Contains(operators, sa.Process) && same.Canonical() == sb.Canonical() && sa.Digest != sb.Digest:
-			return fmt.Sprintf("the operator itself is nondeterministic: process %s wrote different content to %s at the same step of two runs of the same plan (a list built by ranging over a Go map, an unseeded random value, a wall-clock reading), %s",
-				sa.Process, sa.Object, where)
-		case slices.Contains(operators, sa.Process) && sa.Op == "log" && sb.Op == "log":
-			return fmt.Sprintf("the operator logged different values at the same step of two runs of the same plan (the operator itself is nondeterministic, or a value ctrlsim should keep out of the hash), %s", where)
-		case slices.Contains(operators, sa.Process) && same.Canonical() == sb.Canonical():
-			return fmt.Sprintf("the operator's call at the same step of two runs of the same plan had different results (the operator itself is nondeterministic, or ctrlsim is), %s", where)
-		}
-		return fmt.Sprintf("the runs differ in a step of the world's own or in its order (a determinism bug of ctrlsim, or the operator's behaviour differed before it without a trace), %s", where)
-	}
-	return "the kept steps agree (the hashes differ in what the steps do not keep)"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
@@ -49,8 +50,8 @@ func Run(t *testing.T, o world.Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
-	call := nextExploration(t)
-	if j, n := workerRole(t, call); j > 0 {
+	call := workers.NextExploration(t)
+	if j, n := workers.Role(t, call); j > 0 {
 		work(w, t, j, n) // a worker process: it exits
 	}
 	if job := shrinkRole(t, call); job != nil {
@@ -137,7 +138,7 @@ func Run(t *testing.T, o world.Options) {
 		t.Fatalf("operatortest: %v", err)
 	}
 	if *world.FlagJSON != "" {
-		if err := writeShardResult(*world.FlagJSON, res.ShardResult(t.Name(), o)); err != nil {
+		if err := workers.WriteShardResult(*world.FlagJSON, res.ShardResult(t.Name(), o)); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
@@ -272,8 +273,8 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	call := nextExploration(t)
-	if j, n := workerRole(t, call); j > 0 {
+	call := workers.NextExploration(t)
+	if j, n := workers.Role(t, call); j > 0 {
 		work(w, t, j, n) // a worker process: it exits
 	}
 	if job := shrinkRole(t, call); job != nil {
@@ -308,9 +309,9 @@ func replayFile(w *world.World, t *testing.T, path string) (Result, error) {
 }
 
 // ExploreShards explores each shard of n in turn, as n processes or CI jobs
-// would, and returns their results (for Merge).
-func ExploreShards(t *testing.T, o world.Options, n int) ([]ShardResult, error) {
-	var out []ShardResult
+// would, and returns their results (for workers.Merge).
+func ExploreShards(t *testing.T, o world.Options, n int) ([]workers.ShardResult, error) {
+	var out []workers.ShardResult
 	for i := 1; i <= n; i++ {
 		so := o
 		so.Shard = world.Shard{Index: i, Count: n}
@@ -329,7 +330,7 @@ const maxFindings = 16
 // explore searches for violations whose signatures are not in known (with
 // KeepGoing: one pass per new signature, each over the same sequence of
 // plans, the plans already judged recalled rather than run again). With
-// several workers (parallel.go), worker processes judge the places first and
+// several workers (package workers), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
 func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int, found func(Finding)) (Result, error) {
@@ -408,20 +409,20 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		}
 		return pinned || f.Signature != "" && !f.NoFault, nil
 	}
-	n, note, err := workers(w, t, call)
+	n, note, err := workerCount(w, t, call)
 	if err != nil {
 		return Result{}, err
 	}
 	if note != "" {
 		t.Log(note)
 	}
-	var pre *Verdicts
+	var pre *workers.Verdicts
 	if n > 1 {
 		pre, err = parallel(w, t, n, seen)
 		switch {
-		case errors.Is(err, errInvalidDraw):
+		case errors.Is(err, workers.ErrInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
-		case errors.Is(err, errUnreached) && w.Opts.Workers == 0 && *FlagWorkers == 0:
+		case errors.Is(err, workers.ErrUnreached) && w.Opts.Workers == 0 && *FlagWorkers == 0:
 			// Every core by default, where the test can be re-run by
 			// name; where it cannot, this process explores alone.
 			t.Logf("operatortest: exploring %s in this process: %v", t.Name(), err)
@@ -430,7 +431,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			return Result{}, err
 		}
 		if pre != nil {
-			for k, note := range pre.cuts { // lint:order-independent a set of places
+			for k, note := range pre.Cuts { // lint:order-independent a set of places
 				CountCut(w, offset+k, note)
 			}
 		}
@@ -448,7 +449,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 					}
 					f.FirstFailure += offset
 					if needsFault(out.Findings) == 0 {
-						f.TimeToFind += pre.decided
+						f.TimeToFind += pre.Decided
 					}
 					if _, err := add(f); err != nil {
 						return Result{}, err
@@ -468,7 +469,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			f.FirstFailure += offset // the targeted plans came first
 		}
 		if f != nil && pre != nil && needsFault(out.Findings) == 0 {
-			f.TimeToFind += pre.decided // the workers' time until the first failing place was known
+			f.TimeToFind += pre.Decided // the workers' time until the first failing place was known
 		}
 		if needsFault(out.Findings) == 0 || w.Opts.KeepGoing {
 			out.Checks = sweptHere + ran // this shard's plans
@@ -493,7 +494,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 // unreproduced are the signatures the workers saw (pre) that the
 // exploration, which looked for every one, never showed, each with the
 // first place that showed it.
-func unreproduced(pre *Verdicts, seen map[string]bool, offset int) []string {
+func unreproduced(pre *workers.Verdicts, seen map[string]bool, offset int) []string {
 	var out, said []string
 	for _, k := range slices.Sorted(maps.Keys(pre.Sigs)) {
 		for _, s := range pre.Sigs[k] {
@@ -539,7 +540,7 @@ func randomBudget(w *world.World) int {
 
 // generator draws the explorer's sequence of plans: the world's Space with
 // the reference run's targets and writes. The sequential pass and every
-// worker (parallel.go) draw from it, so that a place's plan, and so its
+// worker (package workers) draw from it, so that a place's plan, and so its
 // verdict, is the same whichever process judges it: a place is a function of
 // the plan index alone.
 func generator(w *world.World, t *testing.T) *rapid.Generator[*plan.Plan] {
@@ -569,7 +570,7 @@ func Preflight(w *world.World, t *testing.T) error {
 // shrinks; it returns it (nil if none) and how many plans it ran before.
 // Places whose verdicts the workers gave (pre) are recalled, not drawn: a
 // place that held, or (KeepGoing) whose signatures are all seen.
-func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *Verdicts) (*Finding, int, error) {
+func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *workers.Verdicts) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
 	first, ran, shrinking, runsAtFind, bound := 0, 0, 0, 0, 0

@@ -7,6 +7,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 )
 
 // Shards of an exploration, merged, are the unsharded exploration: the same
@@ -39,7 +40,7 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := search.Merge(shards)
+				got, err := workers.Merge(shards)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,27 +56,5 @@ func TestShardsMergeToTheUnshardedExploration(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// Merge refuses what is not every shard of one exploration, once each.
-func TestMergeRefusesWhatIsNotOneExploration(t *testing.T) {
-	s := func(shard string, seed uint64) search.ShardResult {
-		return search.ShardResult{Test: "T", Seed: seed, Checks: 10, Shard: shard, PlansRun: 5}
-	}
-	for _, tc := range []struct {
-		name   string
-		shards []search.ShardResult
-	}{
-		{"a missing shard", []search.ShardResult{s("1/3", 1), s("2/3", 1)}},
-		{"a duplicate", []search.ShardResult{s("1/2", 1), s("1/2", 1), s("2/2", 1)}},
-		{"another seed", []search.ShardResult{s("1/2", 1), s("2/2", 2)}},
-		{"another count", []search.ShardResult{s("1/2", 1), s("2/3", 1)}},
-		{"an unsharded run", []search.ShardResult{s("", 1)}},
-		{"nothing", nil},
-	} {
-		if _, err := search.Merge(tc.shards); err == nil {
-			t.Errorf("%s: merged", tc.name)
-		}
 	}
 }

@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
@@ -20,7 +20,7 @@ import (
 )
 
 // Distinct findings shrink in parallel. With KeepGoing and worker processes,
-// the workers judge every place of the random pass first (parallel.go): the
+// the workers judge every place of the random pass first (package workers): the
 // distinct signatures, and the first place that shows each, are then known.
 // Shrinking one is what a sequential pass does once it reaches that place:
 // with the signatures found at earlier places seen, the place's plan is
@@ -67,7 +67,7 @@ type shrunk struct {
 // seen lacks, in the order the sequential passes would find them, at most
 // limit; nil when a place could not be judged (the sequential pass meets it
 // and says so).
-func shrinkJobs(w *world.World, t *testing.T, pre *Verdicts, seen map[string]bool, limit int) []shrinkJob {
+func shrinkJobs(w *world.World, t *testing.T, pre *workers.Verdicts, seen map[string]bool, limit int) []shrinkJob {
 	found := map[string]bool{}
 	for sig := range seen { // lint:order-independent a set
 		found[sig] = true
@@ -159,28 +159,11 @@ func runShrinkJob(self string, job shrinkJob) (shrunk, error) {
 	if err != nil {
 		return shrunk{}, err
 	}
-	r, wr, err := os.Pipe()
-	if err != nil {
+	var s shrunk
+	if err := workers.RunJob(self, workers.Args(failure.RunPattern(job.Test)), shrinkEnv+"="+string(b), "the process shrinking "+job.Target, &s); err != nil {
 		return shrunk{}, err
 	}
-	defer r.Close()
-	cmd := exec.Command(self, workerArgs(job.Test)...)
-	cmd.Env = append(os.Environ(), shrinkEnv+"="+string(b))
-	out := &tail{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.ExtraFiles = []*os.File{wr} // fd 3 (workerFD)
-	if err := cmd.Start(); err != nil {
-		wr.Close()
-		return shrunk{}, fmt.Errorf("cannot start the process shrinking %s: %v", job.Target, err)
-	}
-	wr.Close()
-	data, _ := io.ReadAll(r)
-	exit := cmd.Wait()
-	var s shrunk
-	switch {
-	case json.Unmarshal(data, &s) != nil:
-		return shrunk{}, fmt.Errorf("the process shrinking %s ended without its result (%v): %s", job.Target, exit, out.lastLine())
-	case s.Err != "":
+	if s.Err != "" {
 		return shrunk{}, fmt.Errorf("the process shrinking %s: %s", job.Target, s.Err)
 	}
 	return s, nil
@@ -189,8 +172,8 @@ func runShrinkJob(self string, job shrinkJob) (shrunk, error) {
 // shrinkRole is this process's shrinking job, if it is one and t runs its
 // exploration.
 func shrinkRole(t *testing.T, call int) *shrinkJob {
-	v, ok := os.LookupEnv(shrinkEnv)
-	if !ok || call != 1 {
+	v, ok := workers.JobOf(call, shrinkEnv)
+	if !ok {
 		return nil
 	}
 	var job shrinkJob
@@ -203,14 +186,7 @@ func shrinkRole(t *testing.T, call int) *shrinkJob {
 // shrinkAlone does job in this process (a shrinking process), sends its
 // result and exits.
 func shrinkAlone(w *world.World, t *testing.T, job shrinkJob) {
-	res := shrinkOne(w, t, job)
-	out := os.NewFile(workerFD, "ctrlsim-shrink")
-	if err := json.NewEncoder(out).Encode(res); err != nil {
-		fmt.Fprintf(os.Stderr, "operatortest: the process shrinking %s: the parent is gone: %v\n", job.Target, err)
-		os.Exit(3)
-	}
-	out.Close()
-	os.Exit(0)
+	workers.SendResult("the process shrinking "+job.Target, shrinkOne(w, t, job))
 }
 
 // shrinkOne is the sequential pass that reaches job's place, with the
@@ -223,7 +199,7 @@ func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
 	for _, s := range job.Seen {
 		seen[s] = true
 	}
-	pre := &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}}
+	pre := &workers.Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}}
 	for k := 1; k < job.Place; k++ {
 		pre.Judged[k], pre.Sigs[k] = true, nil
 	}

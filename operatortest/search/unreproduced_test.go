@@ -3,6 +3,8 @@ package search
 import (
 	"slices"
 	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 )
 
 // A violation a worker process saw that this process, looking for every
@@ -10,7 +12,7 @@ import (
 // place that showed it (numbered after the sweep's), never dropped; those
 // it showed, and places that held, say nothing.
 func TestAViolationAWorkerSawAndThisProcessDidNotIsReported(t *testing.T) {
-	pre := &Verdicts{Sigs: map[int][]string{
+	pre := &workers.Verdicts{Sigs: map[int][]string{
 		3: {"converges ConfigMap"},
 		5: nil,
 		7: {"update-summaries ConfigMap", "converges ConfigMap"},

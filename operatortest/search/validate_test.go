@@ -124,7 +124,7 @@ func TestBadOptionsAreRefusedWithOneLine(t *testing.T) {
 			}
 			// The preflight and the script's run (e) are no plans of the
 			// exploration: each runs once, or twice when the run meets a
-			// kind whose built-in controllers it held back (builtins.go).
+			// kind whose built-in controllers it held back (package builtins).
 			if judged > 4 {
 				t.Errorf("the test's property was judged %d times: plans ran", judged)
 			}

@@ -433,7 +433,7 @@
 // (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
 // complete, Services get EndpointSlices. A controller that none of its
 // watched kinds' objects ever reaches reconciles nothing, so a run starts
-// only those of the kinds its world may hold (world/builtins.go): the workload
+// only those of the kinds its world may hold (package builtins): the workload
 // models whose watched kinds, the kubelet when Pods, and the collector's
 // controller of a kind when objects of it (or ownerReferences naming it) may
 // appear; the namespace controller always. The kinds held at first are the

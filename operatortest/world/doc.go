@@ -119,7 +119,7 @@
 //     domain's steps: Steps: []StepKind{} with Domain), so that no author
 //     has to switch the whole workload off (NoWorkload). NoWorkload leaves
 //     the domain steps drawn.
-//   - The fault profile (Options.Faults, reference/faults.go): the classes drawn,
+//   - The fault profile (Options.Faults; package faults, reference/faults.go): the classes drawn,
 //     the operator processes they fall on, the kinds whose caches lag or
 //     are held (no lag of every kind at once then; any kind the apiserver
 //     serves), the requests the drawn API errors aim at, and API faults of
@@ -127,7 +127,7 @@
 //     as a too-large annotation gets), so that an exploration spends its
 //     plans where a bug can be. A name the world does not have is refused
 //     with one line; a plan's text replays as written whatever the profile.
-//   - API errors drawn by default (apifaults.go): one a plan, aimed at one
+//   - API errors drawn by default (package faults, aim.go): one a plan, aimed at one
 //     write of an operator process in the plan's fault-free run (a 500, a
 //     429 with Retry-After, a write whose response is lost, so that its
 //     retry meets AlreadyExists or a 409), failing that one request.
@@ -148,21 +148,10 @@
 //     After a blocked Setup the world's goroutines stay blocked, and what
 //     the bubble's cleanups would restore (KUBECONFIG, http.DefaultTransport
 //     routed to the simulated cluster: wallclock) stays set for the rest of
-//     the test binary. An API fault template's resource is checked against
-//     the scheme's kinds and the CRDs given: a kind whose CRD the operator
-//     installs at run time, with no Go type, is refused. Workers faults
-//     are never drawn (no controller is offered to the generator; a
-//     plan's text can name one): plan.Workers in Faults.Classes is refused.
-//   - The API errors drawn by default fail writes only, one request a
-//     plan, never a read, a watch or a list (an author's template can);
-//     no 503 is drawn, and no 409 on its own: a real conflict is another
-//     client's write, whose watch event reaches the operator, and the
-//     apiserver model's injected 409 comes with no write (an operator that
-//     drops a conflict and waits for that event would be failed falsely);
-//     a 409 is met only as the retry of a write whose response was lost,
-//     or from an author's template. The 429's Retry-After is in the
-//     Status's details only: package restapi sends no Retry-After header,
-//     so client-go's own retry of a 429 is not exercised.
+//     the test binary.
+//   - The fault profile and the API errors drawn by default have the Known
+//     gaps of package faults (no 503 drawn, no 409 on its own, writes
+//     only; a template's kind needs a Go type or a CRD given).
 //   - Randomness: math/rand/v2's global functions (and Go map order,
 //     hash/maphash) read the runtime's per-thread generator, which nothing in
 //     the process can seed; an operator that draws from them gives two trace
@@ -182,30 +171,9 @@
 //     simulator (sim/process elect.go), not with client-go's LeaderElector
 //     itself; its Known gaps apply. A Lease's renewals are not targets
 //     (every RetryPeriod, they would crowd the operator's own writes out).
-//   - A run with fewer built-in controllers than every one (builtins.go)
-//     draws its schedule among fewer starting workers: its trace differs
-//     from the all-controller run's of the same plan (its verdicts need
-//     not: the idle controllers never act). A kind that appears only in
-//     some plans costs those plans a second run.
-//   - The garbage collector and the namespace controller know the CRDs',
-//     the seed objects' and common children's kinds (ConfigMap, Secret,
-//     Service, ServiceAccount, Deployment, StatefulSet, Job), Pods,
-//     ReplicaSets, EndpointSlices, ControllerRevisions and
-//     PersistentVolumeClaims when the workload models run, and, of every
-//     other kind served when kube-controller-manager starts (RBAC, quotas,
-//     NetworkPolicies, Leases, Events, Namespaces, ...), those a run holds
-//     for an owner relation (the collector) or for an object in a deleting
-//     namespace (the namespace controller), in their preferred version
-//     (builtins.go): an object written in another version of a built-in kind
-//     served in several is neither collected nor deleted with its namespace
-//     (models/kube's Known gaps). A kind that only a CRD created during the
-//     run serves (no Go type, no manifest in Options.CRDs) is collected from
-//     the collector's first discovery sync after its CRD is Established
-//     (every 30 s from the start of kube-controller-manager, as upstream's
-//     GarbageCollector.Sync; models/kube), so a dependent of a deleted owner
-//     of that kind waits for that sync as on a real cluster; such a kind is
-//     not judged by the generic oracles, nor deleted by the namespace
-//     controller.
+//   - The built-in controllers start only for the kinds a run may hold,
+//     and the collector and the namespace controller know only some kinds
+//     of those served: package builtins's Known gaps.
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

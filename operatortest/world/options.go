@@ -408,7 +408,7 @@ type Options struct {
 	// the pod, the container and the command.
 	Exec map[string]ExecHandler
 	// Faults narrows the faults plans draw to the test's fault profile
-	// (classes, processes, kinds, the author's own API faults; faults.go).
+	// (classes, processes, kinds, the author's own API faults; package faults).
 	// The zero Faults draws them all.
 	Faults Faults
 }

@@ -15,12 +15,11 @@ import (
 	"pgregory.net/rapid"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/ctrlsim/ctrlsim/models/kube"
+	"github.com/ctrlsim/ctrlsim/operatortest/builtins"
 	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -57,7 +56,7 @@ type World struct {
 	// recalled verdicts (reference.Cache), package search's exploration
 	// (its random budget, the places cut).
 	Refs, Search any
-	Held         *Holding // the kinds a run's built-in controllers start for at first (builtins.go)
+	Held         *Holding // the kinds a run's built-in controllers start for at first (package builtins)
 	// JudgeCut is the note of a run cut at its work bound while the plan
 	// being judged ran, or a reference it was judged against (package
 	// reference's cut.go).
@@ -74,7 +73,7 @@ type World struct {
 	// controller know in every run: kinds, common children and the workload
 	// models' kinds (a run's also collects the kinds it holds for an owner
 	// relation and deletes those it holds in a deleting namespace:
-	// builtins.go).
+	// package builtins).
 	Collected []schema.GroupVersionKind
 	Operators map[string]bool // the operator's processes
 	Shapes    *canon.Shapes
@@ -271,7 +270,7 @@ func New(o Options, workload func(w *World) (*rapid.Generator[[]plan.Step], []sc
 }
 
 // options are the cluster options of a run of p with the built-in
-// controllers of the kinds held (builtins.go); the managers' Setup failures
+// controllers of the kinds held (package builtins); the managers' Setup failures
 // are recorded in setups.
 func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) cluster.Options {
 	o := w.Opts
@@ -301,7 +300,6 @@ var WorkloadKinds = []schema.GroupVersionKind{{Version: "v1", Kind: "Pod"}, {Gro
 	{Version: "v1", Kind: "PersistentVolumeClaim"}}
 
 func (w *World) setupKubeControllerManager(p *process.Process, held *Holding) error {
-	mgr := p.Manager()
 	if !w.Opts.NoWorkloadModels {
 		var holds func(schema.GroupKind) bool
 		if held != nil {
@@ -314,119 +312,7 @@ func (w *World) setupKubeControllerManager(p *process.Process, held *Holding) er
 	if w.Opts.NoBuiltinControllers {
 		return nil
 	}
-	content, collected, err := w.builtinKinds(p, held)
-	if err != nil {
-		return err
-	}
-	nc := &kube.NamespaceController{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Clock: p.Clock(), Content: content,
-		MinTerminating: w.Opts.NamespaceTermination}
-	if err := nc.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	// Sync: the kinds of CRDs installed at run time are collected too, from the
-	// collector's next discovery sync on, as kube-controller-manager's are.
-	gc := &kube.GarbageCollector{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Graph: mgr.GetCache(), Kinds: collected,
-		Sync: kube.GCSyncPeriod, Clock: p.Clock(), Recorder: p.GetEventRecorderFor("garbage-collector-controller")}
-	return gc.SetupWithManager(mgr)
-}
-
-// builtinKinds are the namespace controller's content and the collector's
-// kinds in a run of held (builtins.go): Collected's kinds (the collector's
-// those held), then every CRD's kind with no Go type (as metadata), then
-// the kinds held for an owner relation (the collector's) or for an object in
-// a deleting namespace (the namespace controller's, when namespaced), by
-// group and kind, each in its preferred served version; a kind not served
-// when the process starts is left to the collector's discovery sync (a
-// CRD's) or to the namespace controller's next sync after it is.
-func (w *World) builtinKinds(p *process.Process, held *Holding) ([]client.ObjectList, []client.Object, error) {
-	scheme := w.Opts.Scheme
-	mapper := p.GetRESTMapper()
-	var content []client.ObjectList
-	var collected []client.Object
-	var inContent, inCollected []schema.GroupKind
-	addContent := func(gvk schema.GroupVersionKind) error {
-		if slices.Contains(inContent, gvk.GroupKind()) {
-			return nil
-		}
-		l, err := kube.ListOf(scheme, gvk)
-		if err != nil {
-			return err
-		}
-		inContent = append(inContent, gvk.GroupKind())
-		content = append(content, l)
-		return nil
-	}
-	addCollected := func(gvk schema.GroupVersionKind) error {
-		if slices.Contains(inCollected, gvk.GroupKind()) {
-			return nil
-		}
-		o, err := kube.ObjectOf(scheme, gvk)
-		if err != nil {
-			return err
-		}
-		inCollected = append(inCollected, gvk.GroupKind())
-		collected = append(collected, o)
-		return nil
-	}
-	namespaced := func(gvk schema.GroupVersionKind) bool {
-		m, _ := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		return m != nil && m.Scope.Name() == meta.RESTScopeNameNamespace
-	}
-	for _, gvk := range w.Collected {
-		if _, err := scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List")); err != nil {
-			continue
-		}
-		if held.Holds(gvk.GroupKind()) {
-			if err := addCollected(gvk); err != nil {
-				return nil, nil, err
-			}
-		}
-		if namespaced(gvk) {
-			if err := addContent(gvk); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	for _, c := range w.CRDs {
-		if scheme.Recognizes(c.GVK) {
-			continue
-		}
-		// A kind only its CRD defines: collected and deleted with its
-		// namespace through its metadata, as upstream's controllers read
-		// every kind.
-		if err := addCollected(c.GVK); err != nil {
-			return nil, nil, err
-		}
-		if c.Namespaced {
-			if err := addContent(c.GVK); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	if held == nil {
-		return content, collected, nil
-	}
-	more := held.Owned.with(held.Content...)
-	slices.SortFunc(more, func(a, b schema.GroupKind) int {
-		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind))
-	})
-	for _, gk := range more {
-		gvk, ok := kube.PreferredVersion(mapper, gk)
-		if !ok {
-			continue
-		}
-		if held.Owned.Holds(gk) {
-			if err := addCollected(gvk); err != nil {
-				return nil, nil, err
-			}
-		}
-		if held.Content.Holds(gk) && namespaced(gvk) {
-			if err := addContent(gvk); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return content, collected, nil
+	return builtins.SetupCollectors(p, builtins.World{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Collected: w.Collected, NamespaceTermination: w.Opts.NamespaceTermination}, held)
 }
 
 // setup creates the test's objects (and their namespaces) as cluster admin.
@@ -523,11 +409,11 @@ func (w *World) RunPlan(t *testing.T, p *plan.Plan, j Judging, startAfter time.D
 	}
 	for {
 		r, seen, err := w.RunHeld(t, p, j, startAfter, held)
-		more := w.missing(held, seen)
+		more := builtins.Missing(held, seen, w.triggers, !w.Opts.NoBuiltinControllers)
 		if more == nil {
 			return r, err
 		}
-		held = held.with(more) // run again with their controllers (builtins.go)
+		held = held.With(more) // run again with their controllers (package builtins)
 	}
 }
 
@@ -567,7 +453,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 			props = append(props, userProperty{up, c})
 		}
 		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget}, props...)
-		seen = seenKinds(c.Server.Log())
+		seen = builtins.Seen(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
 			return

@@ -1,4 +1,4 @@
-package world
+package faults
 
 import (
 	"slices"
@@ -30,8 +30,8 @@ var referenceSteps = []trace.Step{
 	{At: 2 * time.Minute, Process: "op", Op: "delete", Object: "Secret shop/late", Result: "ok"},
 }
 
-func testWorld(f Faults) *World {
-	return &World{Opts: Options{Scheme: clientgoscheme.Scheme, FaultPhase: time.Minute, Faults: f}, Space: plan.Space{Processes: []string{"op"}}}
+func testWorld(f Profile) World {
+	return World{Profile: f, Space: &plan.Space{Processes: []string{"op"}}, Scheme: clientgoscheme.Scheme, FaultPhase: time.Minute}
 }
 
 // The API errors drawn by default are the operator's own successful writes
@@ -41,7 +41,7 @@ func testWorld(f Faults) *World {
 // Leases, Events, failed writes, other processes' writes and the writes
 // after the fault phase are not aimed at.
 func TestTheAPIErrorsDrawnAreTheOperatorsOwnWritesOfTheFaultFreeRun(t *testing.T) {
-	got := testWorld(Faults{}).APIFaultsOf(referenceSteps)
+	got := testWorld(Profile{}).APIFaultsOf(referenceSteps)
 	var text []string
 	for _, a := range got {
 		text = append(text, a.At.String()+" "+a.Fault.String())
@@ -70,12 +70,12 @@ func TestTheAPIErrorsDrawnAreTheOperatorsOwnWritesOfTheFaultFreeRun(t *testing.T
 func TestTheProfileNarrowsTheAPIErrorsDrawn(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		f    Faults
+		f    Profile
 		want []string // the requests aimed at, "verb resource name"
 	}{
-		{"objects", Faults{Objects: []types.NamespacedName{{Namespace: "shop", Name: "web"}}}, []string{"update configmaps web", "patch deployments web"}},
-		{"selector", Faults{API: []apiserver.Fault{{Verb: "update"}, {Resource: "namespaces"}}}, []string{"update configmaps web", "delete namespaces shop"}},
-		{"selector and template", Faults{API: []apiserver.Fault{{Verb: "create"}, {Verb: "patch", Code: 422}}}, []string{"create secrets "}},
+		{"objects", Profile{Objects: []types.NamespacedName{{Namespace: "shop", Name: "web"}}}, []string{"update configmaps web", "patch deployments web"}},
+		{"selector", Profile{API: []apiserver.Fault{{Verb: "update"}, {Resource: "namespaces"}}}, []string{"update configmaps web", "delete namespaces shop"}},
+		{"selector and template", Profile{API: []apiserver.Fault{{Verb: "create"}, {Verb: "patch", Code: 422}}}, []string{"create secrets "}},
 	} {
 		var got []string
 		for _, a := range testWorld(c.f).APIFaultsOf(referenceSteps) {
@@ -87,7 +87,7 @@ func TestTheProfileNarrowsTheAPIErrorsDrawn(t *testing.T) {
 			t.Errorf("%s: aimed at %q, want %q", c.name, got, c.want)
 		}
 	}
-	w := testWorld(Faults{})
+	w := testWorld(Profile{})
 	w.Space.Processes = nil // Faults.Processes narrowed to another process
 	if got := w.APIFaultsOf(referenceSteps); len(got) != 0 {
 		t.Errorf("no operator process left: drew %v", got)
@@ -112,7 +112,7 @@ func TestTheAPIErrorsDrawnSayWhatTheirReconcileWroteBeforeAndAfter(t *testing.T)
 		rec(trace.Step{At: 3 * time.Second, Process: "op", Op: "update/status", Object: "ConfigMap shop/a", Result: "ok"}, 1, 2),
 	}
 	got := map[string][2]bool{}
-	for _, a := range testWorld(Faults{}).APIFaultsOf(steps) {
+	for _, a := range testWorld(Profile{}).APIFaultsOf(steps) {
 		got[a.At.String()+" "+a.Fault.Resource+" "+a.Fault.Namespace+"/"+a.Fault.Name+a.Fault.Subresource] = [2]bool{a.Before, a.After}
 	}
 	want := map[string][2]bool{

@@ -1,4 +1,4 @@
-package world
+package faults
 
 import (
 	"cmp"
@@ -35,7 +35,7 @@ import (
 // are not aimed at. Options.Faults narrows them (Processes, Objects, and the
 // API templates without a Code, which select the requests drawn) and
 // extends them (the API templates with a Code, drawn in a window of their
-// own). APIFaultsOf draws them; the Faults doc says the same to a test's
+// own). APIFaultsOf draws them; Profile's doc says the same to a test's
 // author.
 
 // drawnAPIClasses are the faults drawn for each write request, in the
@@ -48,7 +48,7 @@ func drawnAPIClasses() []apiserver.Fault {
 // APIFaultsOf are the API faults drawn from a fault-free run's trace steps
 // (the Space's Targets' APIFaults): those of each write of an operator
 // process in the fault phase, in the order the run made them.
-func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
+func (w World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 	var out []plan.APIFault
 	seen := map[string]bool{}
 	prev := ReconcileWrites(steps)
@@ -57,7 +57,7 @@ func (w *World) APIFaultsOf(steps []trace.Step) []plan.APIFault {
 		followed[j] = true
 	}
 	for i, s := range steps {
-		if s.At > w.Opts.FaultPhase {
+		if s.At > w.FaultPhase {
 			break
 		}
 		if s.Result != "ok" || !slices.Contains(w.Space.Processes, s.Process) {
@@ -147,8 +147,8 @@ func ReconcileWrites(steps []trace.Step) (prev map[int]int) {
 // Aims reports whether the aimed faults may aim at object ("namespace/name",
 // or "name" when cluster-scoped): Options.Faults.Objects names it, or names
 // nothing.
-func (w *World) Aims(object string) bool {
-	objs := w.Opts.Faults.Objects
+func (w World) Aims(object string) bool {
+	objs := w.Profile.Objects
 	if objs == nil {
 		return true
 	}
@@ -163,9 +163,9 @@ func (w *World) Aims(object string) bool {
 // selectsAPI reports whether the API templates without a Code (the
 // selectors) let a drawn fault on req's request be drawn: one of them
 // matches it, or there is none.
-func (w *World) selectsAPI(req apiserver.Fault) bool {
+func (w World) selectsAPI(req apiserver.Fault) bool {
 	var selectors []apiserver.Fault
-	for _, a := range w.Opts.Faults.API {
+	for _, a := range w.Profile.API {
 		if a.Code == 0 && !a.Ambiguous {
 			selectors = append(selectors, a)
 		}
@@ -187,7 +187,7 @@ func (w *World) selectsAPI(req apiserver.Fault) bool {
 // it (its Kind alone): a CRD's plural, or a built-in kind's as
 // kube-apiserver (and the apiserver model) names it. A kind of several
 // groups is the one the world collects or judges, else the core group's.
-func (w *World) resourceOf(kind string) (string, bool) {
+func (w World) resourceOf(kind string) (string, bool) {
 	for _, c := range w.CRDs {
 		if c.GVK.Kind == kind {
 			if c.Plural != "" {
@@ -198,7 +198,7 @@ func (w *World) resourceOf(kind string) (string, bool) {
 		}
 	}
 	var gvks []schema.GroupVersionKind
-	for gvk := range w.Opts.Scheme.AllKnownTypes() { // lint:order-independent sorted below
+	for gvk := range w.Scheme.AllKnownTypes() { // lint:order-independent sorted below
 		if gvk.Kind == kind && gvk.Version != "__internal" {
 			gvks = append(gvks, gvk)
 		}

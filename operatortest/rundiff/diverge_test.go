@@ -1,4 +1,4 @@
-package search
+package rundiff
 
 import (
 	"slices"
@@ -70,10 +70,10 @@ func TestTwoRunsThatMadeTheSameObjectsInAnotherOrderAgree(t *testing.T) {
 	const u1, u2, u3 = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000003"
 	a := added(svc(u1), cm(u2), slice(u3, "web-bcdfg", u1))
 	b := added(cm(u1), svc(u2), slice(u3, "web-hjklm", u2))
-	if d := diverge(w, a, b, true); d != nil {
+	if d := Diverge(w, a, b, true, nil); d != nil {
 		t.Errorf("modulo the equivalence, the runs differ: %s", d)
 	}
-	if d := diverge(w, a, b, false); d == nil {
+	if d := Diverge(w, a, b, false, nil); d == nil {
 		t.Errorf("as stored, the runs agree")
 	}
 }

@@ -1,0 +1,219 @@
+package rundiff
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+)
+
+// change is one commit of a run that alters an object beyond what the
+// equivalence ignores: the object, who wrote it and its fields.
+type change struct {
+	object, process string
+	leaves          map[string]string
+	changed         []string // the fields it altered, as paths
+}
+
+// historyOf is r's changes in commit order; modulo: compared as the
+// oracles compare objects (keyed lists by key, declared fields masked),
+// else as stored.
+func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nondeterministic) []change {
+	writer := map[uint64]string{}
+	for _, s := range r.Steps {
+		if s.RVWritten > 0 {
+			writer[s.RVWritten] = s.Process
+		}
+	}
+	var tok *canon.Tokens
+	if modulo {
+		tok = canon.NewTokens(r.Log)
+	}
+	prev := map[string]map[string]string{}
+	var out []change
+	for _, e := range r.Log {
+		name := e.Object.GetName()
+		if tok != nil {
+			name = tok.Name(e.Object)
+		}
+		key := canon.ObjectKey(e.GVK.Kind, e.Object.GetNamespace(), name)
+		leaves := map[string]string{"": "deleted"}
+		if e.Type != watch.Deleted {
+			leaves = contentOf(w, e.GVK, e.Object, tok, found)
+		}
+		before, ok := prev[key]
+		if ok && maps.Equal(before, leaves) {
+			continue // a write of what the equivalence ignores
+		}
+		prev[key] = leaves
+		out = append(out, change{object: key, process: writer[e.ResourceVersion], leaves: leaves, changed: differingFields(before, leaves)})
+	}
+	return out
+}
+
+// contentOf is o's content as leaves (canon.Leaves), less what a write
+// more or less shifts; tok (nil: as stored) canonicalises it as the
+// oracles do: uids and generated names as tokens (a uid is the
+// apiserver's count of the objects created before it, which a write more
+// or less shifts), times masked, a scheduled pod's node named by the pod;
+// the fields Options.Nondeterministic declares and those found masked.
+func contentOf(w *world.World, gvk schema.GroupVersionKind, o client.Object, tok *canon.Tokens, found canon.Nondeterministic) map[string]string {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return map[string]string{"": err.Error()}
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "resourceVersion")
+		delete(meta, "generation")
+		delete(meta, "managedFields")
+	}
+	var sh canon.Shape
+	if tok != nil {
+		w.Nondet.Mask(gvk.Kind, m)
+		found.Mask(gvk.Kind, m)
+		tok.Binding(gvk, o, m)
+		tok.Value(m)
+		sh = w.Shapes.For(gvk)
+	}
+	out := map[string]string{}
+	canon.Leaves(m, "", sh, out)
+	return out
+}
+
+// itemIndex is a list item's index in a leaf's path.
+var itemIndex = regexp.MustCompile(`\[[^\]]*\]`)
+
+// differingFields are the fields (dotted paths, through a list: the field
+// of every item, as Options.Nondeterministic names them) whose leaves
+// differ between a and b, sorted; a list whose items are the same in
+// another order is its own path with " (its order)".
+func differingFields(a, b map[string]string) []string {
+	var out []string
+	reordered := map[string]bool{}
+	add := func(leaf string) {
+		f := itemIndex.ReplaceAllString(leaf, "")
+		if at := itemIndex.FindStringIndex(leaf); at != nil {
+			list := leaf[:at[0]]
+			if _, ok := reordered[list]; !ok {
+				reordered[list] = slices.Equal(itemsOf(a, list), itemsOf(b, list))
+			}
+			if reordered[list] {
+				f = list + " (its order)"
+			}
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for k, v := range a { // lint:order-independent sorted below
+		if b[k] != v {
+			add(k)
+		}
+	}
+	for k := range b { // lint:order-independent sorted below
+		if _, ok := a[k]; !ok {
+			add(k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// itemsOf are the items of the list at path in leaves, each as its
+// leaves' text, sorted: equal for two lists of the same items in any order.
+func itemsOf(leaves map[string]string, path string) []string {
+	items := map[string][]string{}
+	for k, v := range leaves { // lint:order-independent each item's leaves are sorted below
+		rest, ok := strings.CutPrefix(k, path+"[")
+		if !ok {
+			continue
+		}
+		idx, field, _ := strings.Cut(rest, "]")
+		items[idx] = append(items[idx], field+"="+v)
+	}
+	var out []string
+	for _, fs := range items { // lint:order-independent sorted below
+		slices.Sort(fs)
+		out = append(out, strings.Join(fs, "\x00"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A Divergence is where two runs of one plan first differ: an object that
+// one run changed and the other did not, or not alike (Object, as
+// canon.ObjectKey names it), the process that wrote it, and its Fields.
+type Divergence struct {
+	Object, Process string
+	Fields          []string
+	// SameWrite: both runs changed the object there, to other content
+	// (not a change one run made and the other did not).
+	SameWrite bool
+}
+
+// Diverge is where a and b, two runs of one plan of w, first differ (nil:
+// they agree), compared modulo the equivalence, and the fields found
+// nondeterministic (nil: none), or as stored: object by object, each
+// object's states in order (how two objects' changes interleave is the
+// schedule's, and a write more or less shifts it).
+func Diverge(w *world.World, a, b *world.RunResult, modulo bool, found canon.Nondeterministic) *Divergence {
+	sa, order := byObject(historyOf(w, a, modulo, found), nil)
+	sb, order := byObject(historyOf(w, b, modulo, found), order)
+	for _, key := range order {
+		ca, cb := sa[key], sb[key]
+		for i := 0; i < max(len(ca), len(cb)); i++ {
+			switch {
+			case i >= len(ca):
+				return &Divergence{Object: key, Process: cb[i].process, Fields: cb[i].changed}
+			case i >= len(cb):
+				return &Divergence{Object: key, Process: ca[i].process, Fields: ca[i].changed}
+			case !maps.Equal(ca[i].leaves, cb[i].leaves):
+				return &Divergence{Object: key, Process: cmp.Or(ca[i].process, cb[i].process), Fields: differingFields(ca[i].leaves, cb[i].leaves), SameWrite: true}
+			}
+		}
+	}
+	return nil
+}
+
+// byObject is h's changes by object, and order with the objects not in it
+// yet added in their first change's order.
+func byObject(h []change, order []string) (map[string][]change, []string) {
+	out := map[string][]change{}
+	for _, c := range h {
+		if _, ok := out[c.object]; !ok && !slices.Contains(order, c.object) {
+			order = append(order, c.object)
+		}
+		out[c.object] = append(out[c.object], c)
+	}
+	return out, order
+}
+
+// String says it: "the writes of ConfigMap shop/web-ports .data.ports (by
+// process mapports)".
+func (d *Divergence) String() string {
+	by := ""
+	if d.Process != "" {
+		by = " by process " + d.Process
+	}
+	return fmt.Sprintf("the writes%s of %s .%s", by, d.Object, strings.Join(d.Fields, ", ."))
+}
+
+// Declare is the Options.Nondeterministic that would declare d's fields.
+func (d *Divergence) Declare() string {
+	kind, _, _ := strings.Cut(d.Object, " ")
+	var fs []string
+	for _, f := range d.Fields {
+		fs = append(fs, fmt.Sprintf("{Kind: %q, Path: %q}", kind, strings.TrimSuffix(f, " (its order)")))
+	}
+	return "[]operatortest.NondeterministicField{" + strings.Join(fs, ", ") + "}"
+}
