@@ -95,6 +95,13 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		}
 	}
 	r.Verdicts = w.Opts.Enabled(r.Verdicts)
+	if w.Phase == world.PhaseFind {
+		for _, v := range r.Verdicts {
+			for _, e := range v.Excused {
+				w.Excused[e]++
+			}
+		}
+	}
 	return r, nil
 }
 

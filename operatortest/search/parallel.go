@@ -105,7 +105,7 @@ var Judging func(place int)
 // work is a worker process's exploration, worker j of n (workers.Serve):
 // it exits.
 func work(w *world.World, t *testing.T, j, n int) {
-	workers.Serve(hello(w, t), j, n, func() error { return Preflight(w, t) }, judgeIn(w, t))
+	workers.Serve(hello(w, t), j, n, func() error { return Preflight(w, t) }, judgeIn(w, t), func() map[string]int { return w.Excused })
 }
 
 // judgeIn is JudgePlace over w's places in this process.
@@ -121,7 +121,7 @@ func judgeIn(w *world.World, t *testing.T) workers.Judge {
 func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*workers.Verdicts, error) {
 	return workers.Run(workers.Exploration{Test: t.Name(), Pattern: failure.RunPattern(t.Name()), Hello: hello(w, t), Workers: n,
 		Checks: randomBudget(w), Offset: w.Opts.Checks - randomBudget(w), Owns: w.Opts.Shard.Owns, Keep: w.Opts.KeepGoing, Seen: seen,
-		Judge: judgeIn(w, t), Progress: progressOf(t)})
+		Judge: judgeIn(w, t), Progress: progressOf(t), Excused: w.Excused})
 }
 
 // progressOf is how the workers say how far they have got on t: this

@@ -200,6 +200,9 @@ type Result struct {
 	// finding's (Finding).
 	ShrinkCandidates, ShrinkRuns int
 	ShrinkBounded                bool
+	// Excused counts, by name, the cases of verdict's table of excuses
+	// that the explored plans' verdicts named (verdict.Excuses).
+	Excused map[string]int
 	// Targeted says how many of the targeted plans of each class the
 	// exploration ran before its random ones, of how many its workload gave,
 	// and of the ranked ones among them (sweep.go; CoverageLine: "ranked
@@ -516,7 +519,7 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
-	out.Elapsed = time.Since(start)
+	out.Elapsed, out.Excused = time.Since(start), w.Excused
 	out.Nondeterminism = explorationOf(w).nondeterminism
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {

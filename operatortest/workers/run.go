@@ -43,6 +43,9 @@ type workerMsg struct {
 	Invalid bool     `json:"invalid,omitempty"`
 	Cut     string   `json:"cut,omitempty"` // the place's plan was cut at the work bound (search's cut.go)
 	Done    bool     `json:"done,omitempty"`
+	// Excused, with Done: the worker's count of excuses its verdicts named
+	// (world.World's Excused).
+	Excused map[string]int `json:"excused,omitempty"`
 }
 
 // Hello is what identifies an exploration: a worker whose test explores
@@ -99,7 +102,7 @@ type Judge func(get func() int, put func(k int, sigs []string, err, cut string),
 // h, judges the places the parent hands it (one number a line on stdin, 0:
 // none left) once preflight has passed, sends each verdict, and exits (the
 // rest of the test is the parent's).
-func Serve(h Hello, j, n int, preflight func() error, judge Judge) {
+func Serve(h Hello, j, n int, preflight func() error, judge Judge, excused func() map[string]int) {
 	out := os.NewFile(workerFD, "ctrlsim-worker")
 	enc := json.NewEncoder(out)
 	send := func(m workerMsg) {
@@ -125,7 +128,7 @@ func Serve(h Hello, j, n int, preflight func() error, judge Judge) {
 		judge(get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
 			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
 	}
-	send(workerMsg{Done: true})
+	send(workerMsg{Done: true, Excused: excused()})
 	out.Close()
 	os.Exit(0)
 }
@@ -215,6 +218,8 @@ type Exploration struct {
 	Seen           map[string]bool
 	// Judge judges places in this process (worker 1).
 	Judge Judge
+	// Excused, if set, gets the worker processes' counts of excuses added.
+	Excused map[string]int
 	// Progress says how far the workers have got.
 	Progress Progress
 }
@@ -312,6 +317,13 @@ func Run(e Exploration) (*Verdicts, error) {
 					}
 				case m.Done:
 					done = true
+					ps.mu.Lock()
+					for name, k := range m.Excused { // lint:order-independent a sum
+						if e.Excused != nil {
+							e.Excused[name] += k
+						}
+					}
+					ps.mu.Unlock()
 				case m.Invalid:
 					ps.mu.Lock()
 					ps.invalid = true

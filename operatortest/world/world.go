@@ -66,6 +66,9 @@ type World struct {
 	Runs int
 	// Phase is what the runs are for now (profile.go's LabelPhase).
 	Phase string
+	// Excused counts the cases of verdict's table of excuses that the
+	// verdicts of the plans judged to find (PhaseFind) named, by name.
+	Excused map[string]int
 	Opts  Options
 	CRDs  []apiserver.CRD
 	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
@@ -108,7 +111,7 @@ func New(o Options, workload func(w *World) (*rapid.Generator[[]plan.Step], []sc
 	if err := ensureCRDScheme(o.Scheme); err != nil {
 		return nil, err
 	}
-	w := &World{Opts: o}
+	w := &World{Opts: o, Excused: map[string]int{}}
 	crdFiles, err := readFiles("CRDFiles", o.CRDFiles)
 	if err != nil {
 		return nil, err
