@@ -29,6 +29,7 @@ var heldGaps = []string{
 	"sim/plan",
 	"sim/queue",
 	"sim/restapi",
+	"sim/scheduler",
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a
