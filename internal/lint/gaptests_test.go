@@ -31,6 +31,7 @@ var heldGaps = []string{
 	"sim/queue",
 	"sim/restapi",
 	"sim/scheduler",
+	"sim/trace",
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a
