@@ -25,6 +25,7 @@ var heldGaps = []string{
 	"sim/check",
 	"sim/clock",
 	"sim/cluster",
+	"sim/informer",
 	"sim/kubeclient",
 	"sim/patch",
 	"sim/plan",
