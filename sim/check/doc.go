@@ -19,8 +19,7 @@
 // # Known gaps
 //
 //   - Properties read the trace and the watch log, not the processes' memory: a
-//     controller's in-memory state is invisible to them.
-//   - SettledBackoff groups reconciles into bursts by a fixed gap (100ms by
-//     default); a controller whose backoff is shorter than the gap cannot be judged.
-//   - Liveness is judged once, at the end of the heal budget.
+//     controller's in-memory state is invisible to them (TestARunHoldsNoProcessState).
+//   - Liveness is judged once, at the end of the heal budget
+//     (TestLivenessIsJudgedOnceAtTheEnd).
 package check

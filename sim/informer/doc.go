@@ -84,14 +84,17 @@
 //
 //   - Handlers run synchronously when an event is applied, right after the store update;
 //     in client-go each handler has its own goroutine and buffer, so a slow handler lags
-//     behind the store. Synthetic adds for a late handler are also delivered synchronously.
+//     behind the store. Synthetic adds for a late handler are also delivered synchronously
+//     (TestHandlersRunAsTheStoreIsUpdated, TestHandlerAddedAfterSyncSeesInitialList).
 //   - No resync period: an update that keeps the resourceVersion (such as an unchanged
 //     object in a relist) is never delivered, as in client-go when no resync is due;
-//     periodic resyncs (controller-runtime's SyncPeriod, 10h by default) never happen.
+//     periodic resyncs (controller-runtime's SyncPeriod, 10h by default) never happen
+//     (TestAnInformerNeverResyncs).
 //   - No watch bookmarks, no "too old resourceVersion" expiry, no watch-list streaming,
 //     no list paging: the initial list and relists are one synchronous snapshot.
 //     LastSyncResourceVersion (and Cache.SyncedThrough, which a cached read's trace
-//     step shows) is that of the newest event applied, not received.
+//     step shows) is that of the newest event applied, not received
+//     (TestAListIsOneSnapshotAndLastSyncIsTheNewestApplied).
 //   - An unobserved window is the process's, not one controller's: controller-runtime's
 //     controllers of one manager share its informers (one store per kind and form) and
 //     read the object from that shared store, so a controller-scoped form could only
@@ -101,17 +104,20 @@
 //     state, and not a state a real manager's controller can be in (Sieve pauses the
 //     informers of the controller's process too). Per-controller caches
 //     (source.Kind over a cache of the controller's own) are not modelled, and which
-//     handler is which controller's is known to package process, not here.
+//     handler is which controller's is known to package process, not here
+//     (TestAnUnobservedWindowHidesTheObjectFromEveryHandler).
 //   - An unobserved window's deletion reaches the informer as a delete even if it
 //     never had the object (From 0), as client-go's processDeltas calls OnDelete for
-//     a Deleted event whatever the store holds. With a label or field selector
+//     a Deleted event whatever the store holds
+//     (TestADeletionOfAnObjectNeverSeenDeliversADelete). With a label or field selector
 //     (WithFilter), a window ended by a change the filter drops leaves the withheld
 //     state undelivered until the object's next change or the heal. A window's
 //     end at the heal applies the newest withheld state at once, with the object's
-//     queued events before it (a lag after the heal is not drawn for it).
+//     queued events before it (a lag after the heal is not drawn for it)
+//     (TestTheHealEndsAWindowWithTheNewestState).
 //   - Events delayed by lag sit between the apiserver and the cache; a Relist drops them
 //     as events of the broken watch (client-go would still process those already in its
-//     FIFO before the Replace).
+//     FIFO before the Replace) (TestRelistDropsLaggingEventsItCovers).
 //   - WithFilter (filter.go) gives each informer the namespaces, label and field
 //     selectors and transform controller-runtime's cache options choose (package
 //     process resolves them): the informer lists and watches through a filtered
@@ -119,28 +125,30 @@
 //     arrives as Deleted with its last matching state, one that starts matching as
 //     Added), and a read in a namespace the filter does not cache is the
 //     multi-namespace cache's error. Several namespaces are one informer, not one
-//     per namespace (one lag stream). A transform that fails drops the object
-//     silently. No UnsafeDisableDeepCopy cache option (the per-call Get/List option
-//     is honoured).
+//     per namespace (one lag stream: TestAFilterOfSeveralNamespacesIsOneInformer).
+//     A transform that fails drops the object silently
+//     (TestAnObjectWhoseTransformFailsIsDroppedSilently). No UnsafeDisableDeepCopy
+//     cache option (the per-call Get/List option is honoured).
 //   - The informers of one kind in one process draw their lags from one stream per
 //     kind (sim/cluster names streams by process and kind), in delivery order: each
 //     informer draws its own lag for each event, but adding an informer of another
 //     form changes which draws the others get. (So a controller that reads and
 //     watches each kind in one form, whatever the form, has exactly its typed
-//     twin's timing.)
+//     twin's timing.) TestAnotherFormsInformerShiftsTheLagsTheOthersDraw shows it.
 //   - Unstructured informers of kinds with a Go type hold the unstructured
 //     converter's rendering of the Go type (see package forms), not the server's
-//     JSON.
+//     JSON (TestAnUnstructuredInformerHoldsTheConvertersRendering).
 //   - Without WithListOrder, List results come in key order (namespace/name). With
 //     it the shuffle is uniform, where Go's map order is not (it starts at a random
 //     bucket and offset and walks on). Field selector requirements are looked
 //     up in field order (controller-runtime takes them in the selector's order, which
 //     for client.MatchingFields is map order): only which error a missing index
-//     gives differs.
+//     gives differs (key order without it: TestAListComesInTheOrderItsShuffleDraws).
 //   - Without WithRESTMapper every kind is treated as namespaced (a Get of a cluster-scoped
-//     object must then use an empty namespace), and unknown kinds are not rejected.
+//     object must then use an empty namespace), and unknown kinds are not rejected
+//     (TestWithoutARESTMapperEveryKindIsNamespaced).
 //   - Reads never block: a cache that was stopped before a kind's informer was created
 //     fails reads of that kind with the Timeout error the real cache returns when its
 //     context ends while waiting for sync. ErrCacheNotStarted and
-//     ReaderFailOnMissingInformer are not modelled.
+//     ReaderFailOnMissingInformer are not modelled (TestStopPreventsPendingDeliveries).
 package informer

@@ -53,6 +53,12 @@
 //     waits for act as it: Host's start goroutine, and during Helped those
 //     created at the site it names (controller-runtime's Kind source).
 //
+// # Costs
+//
+// Reading a goroutine's id (Caller, and a call from a goroutine other than
+// the running one) prints its stack header: microseconds a call. Adopting a
+// goroutine prints its whole stack once (where it was created).
+//
 // # Known gaps
 //
 //   - A goroutine of code under test is a task only from its first call into
@@ -79,30 +85,39 @@
 //     simulator run alongside the running task (process.Manager refuses
 //     Runnables there, TestAnOutsideTaskNeedsABubble; a reconcile that
 //     starts a goroutine is not checked).
-//   - A goroutine whose first call has no group (the virtual clock's Sleep)
-//     and whose creator is no task (the kernel running a process's Setup)
-//     is not adopted: its call runs as the running goroutine's.
+//   - A goroutine whose first call has no group (Current, the virtual
+//     clock's Sleep) and whose creator is no task (the kernel running a
+//     process's Setup) is not adopted: its call runs as the running
+//     goroutine's (TestAGoroutineTheKernelStartedCallsInAsTheRunningTask).
 //   - A goroutine a killed task started that never called in before Close
-//     and blocks on something of its own is left; so is one that ignores
-//     its context's cancellation at Close (synctest then reports it).
+//     and blocks on something of its own is left
+//     (TestAGoroutineThatNeverCalledInIsLeftBlockedAtClose); so is a task
+//     of GoOutside that ignores its context's cancellation at Close, and
+//     synctest then reports the bubble deadlocked
+//     (TestAnOutsideTaskThatIgnoresItsContextIsLeftAtClose).
 //   - Outside a bubble a task that blocks on anything but the scheduler (a
 //     channel, a timer, a mutex held by a parked task) deadlocks the run: the
-//     kernel waits for a yield that never comes. Inside one, a task blocked on
-//     a mutex is not durably blocked: the kernel's settle waits for ever.
+//     kernel waits for a yield that never comes, virtual time stands still
+//     (TestOutsideABubbleATaskBlockedOnAChannelHoldsTheRun). Inside one, a
+//     task blocked on a mutex is not durably blocked: the kernel's settle
+//     waits for ever, and only a watchdog outside the bubble can name it
+//     (wallclock.TestStuckNamesATaskBlockedOnAMutexInABubble).
 //   - Between waking and its first call into the simulator, a task that woke
 //     outside runs its own code alongside the running task (as a real
 //     goroutine would); code that touches kernel state before calling into
 //     the simulator would race. Every hook of the simulator calls in first
 //     (TestAnOutsideTaskWokenByAChannelRejoins).
-//   - A killed task's deferred code that waits on a timer while another task
-//     (not the kernel) kills it blocks the killer's handoff: the bubble's
-//     clock then moves ahead of virtual time (wallclock reports it).
-//   - Reading a goroutine's id (Caller, and a call from a goroutine other
-//     than the running one) prints its stack header: microseconds a call;
-//     adopting a goroutine prints its whole stack once (where it was created).
-//     In a bubble the kernel settles the bubble (synctest.Wait) at every step
-//     of the clock, since a timer of the bubble may wake a goroutine that
-//     calls in for the first time.
+//   - A killed task's deferred code that waits on a timer of the bubble
+//     holds whoever killed it until the timer fires, virtual time standing
+//     still: the bubble's clock moves ahead of virtual time (wallclock
+//     reports it) (TestAKilledTasksDeferredTimerWaitHoldsItsKiller). Killed
+//     by another task rather than by the kernel, the killer is meanwhile
+//     taken for a task blocked outside and runs on alongside the kernel: a
+//     data race, which a test cannot assert under -race.
+//   - In a bubble the kernel settles the bubble (synctest.Wait) at every
+//     step of the clock, even with no task, since a timer of the bubble may
+//     wake a goroutine that calls in for the first time
+//     (TestInABubbleTheKernelSettlesAtEveryStepOfTheClock).
 //   - Waiting conditions are polled between steps (cost grows with the number of
 //     waiting tasks), which is fine for the tens of tasks a scenario has
 //     (TestWaitingConditionsArePolledBetweenSteps).

@@ -36,12 +36,13 @@
 // # Known gaps
 //
 //   - Steps are kept in memory for timelines (Trace.Keep); very long runs should
-//     turn Keep off and rely on the hash.
+//     turn Keep off and rely on the hash (TestATraceKeepsEveryStepUnlessKeepIsOff).
 //   - A log value that differs between runs in another way than
 //     RunIndependent knows (a wall-clock duration measured outside a
 //     synctest bubble, a random id) still changes the hash; inside the
 //     bubble operatortest and wallclock give, durations are virtual and the
-//     same in every run.
+//     same in every run (TestALogValueRunIndependentDoesNotKnowChangesTheHash).
 //   - Deletes carry no digest (the model computes what a delete stores); reads carry
-//     none (what they return is the stored content some write's digest covers).
+//     none (what they return is the stored content some write's digest covers)
+//     (sim/process.TestADeleteAndAReadCarryNoDigest).
 package trace
