@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -15,8 +16,10 @@ import (
 
 // TestFalseAlarmReport writes the suite's table (-patterns.report=FILE;
 // make falsealarms writes reports/falsealarms.md from 1,000 plans per
-// operator): per pattern, the plans its correct operator ran and the false
-// alarms among them, and the plans and seconds it took to catch its twin.
+// operator): per pattern, the plans its correct operator ran, the false
+// alarms among them and the excuses their verdicts used (the table's cases,
+// verdict.Excuses: how often each kept a difference from being blamed), and
+// the plans and seconds it took to catch its twin.
 // Everything in it follows from the explorer's seed but the seconds. It fails
 // as the suite's tests do: on a false alarm, or a twin not caught. With
 // -patterns.only (make falsealarms FALSEALARM_ONLY=a,b) it measures those
@@ -42,15 +45,16 @@ func TestFalseAlarmReport(t *testing.T) {
 	if *flagOnly != "" {
 		fmt.Fprintf(&b, "This run measured %s (-patterns.only); the other rows are as an earlier run measured them (git log shows when).\n\n", *flagOnly)
 	}
-	fmt.Fprintf(&b, "| pattern | correct operator | plans run | false alarms | twin's bug | plans to catch | seconds to catch | caught by |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "*excuses used* counts the cases of the table of excuses (operatortest/verdict/excuses.go) that the correct operator's verdicts named over its plans.\n\n")
+	fmt.Fprintf(&b, "| pattern | correct operator | plans run | false alarms | excuses used | twin's bug | plans to catch | seconds to catch | caught by |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
 	run := selected(t)
 	failed := false
 	for i, p := range patterns {
 		if !slices.ContainsFunc(run, func(q pattern) bool { return q.name == p.name }) {
 			row, ok := kept[p.name]
 			if !ok {
-				row = fmt.Sprintf("| %s | %s | - | not measured yet | %s | - | - | - |", p.name, p.does, p.bug)
+				row = fmt.Sprintf("| %s | %s | - | not measured yet | - | %s | - | - | - |", p.name, p.does, p.bug)
 			}
 			fmt.Fprintln(&b, row)
 			continue
@@ -74,7 +78,7 @@ func TestFalseAlarmReport(t *testing.T) {
 			failed = true
 			t.Errorf("%s: the buggy twin (%s) was not caught in %d plans", p.name, p.bug, tw.Checks)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", p.name, p.does, ran, alarms, p.bug, catch, secs, by)
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", p.name, p.does, ran, alarms, excusesUsed(res.Excused), p.bug, catch, secs, by)
 		// A line per pattern as it ends: the whole suite runs for many minutes.
 		t.Logf("%d/%d %s: correct operator %d plans, %s false alarms (%.0fs); twin caught at plan %s", i+1, len(patterns), p.name, ran, alarms, held.Seconds(), catch)
 	}
@@ -110,10 +114,25 @@ func keptRows(t *testing.T) map[string]string {
 		}
 		name := strings.TrimPrefix(cells[0], "| ")
 		if slices.ContainsFunc(patterns, func(p pattern) bool { return p.name == name }) {
-			out[name] = line
+			if len(cells) == 8 { // measured before excuses were counted
+				cells = slices.Insert(cells, 4, "not counted")
+			}
+			out[name] = strings.Join(cells, " | ")
 		}
 	}
 	return out
+}
+
+// excusesUsed is a row's count of each excuse, by name ("none").
+func excusesUsed(counts map[string]int) string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, fmt.Sprintf("%s %d", name, counts[name]))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 // firstCatch explores the twin until its first violating plan, shrinking
