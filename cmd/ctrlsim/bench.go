@@ -29,13 +29,14 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	noOperatortest := fs.Bool("no-operatortest", false, "skip the operatortest figures (they run go test ./cmd/ctrlsim/internal/bench with every core, several minutes)")
 	noWorldCost := fs.Bool("no-world-cost", false, "skip the cost of the world's fidelity (it builds two test binaries per operator, one from a git worktree of "+worldcost.Baseline+")")
 	onlyWorldCost := fs.Bool("only-world-cost", false, "measure only the cost of the world's fidelity; with --report, merge its section and row into that existing report")
+	onlyOperatortest := fs.Bool("only-operatortest", false, "measure only the operatortest figures; with --report, replace their section in that existing report")
 	worldCostRounds := fs.Int("world-cost-rounds", worldcost.DefaultRounds, "rounds of the world's cost: each side's test binary runs this many times per operator, in turn")
 	report := fs.String("report", "", "also write the figures as markdown to this file (make bench: reports/bench.md)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
-	if *noWorldCost && *onlyWorldCost {
-		return usagef("--no-world-cost and --only-world-cost exclude each other")
+	if *noWorldCost && *onlyWorldCost || *onlyOperatortest && (*onlyWorldCost || *noOperatortest) {
+		return usagef("--only-operatortest, --only-world-cost and --no-operatortest exclude each other, as do --no-world-cost and --only-world-cost")
 	}
 	progress := func(what string) {
 		if isTerminal(stderr) {
@@ -61,6 +62,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *onlyWorldCost {
 		return benchWorldCostOnly(worldCost, *report, *jsonOut, stdout)
+	}
+	if *onlyOperatortest {
+		return benchOperatortestOnly(progress, *report, *jsonOut, stdout)
 	}
 	envtest := envtestComparisons
 	if *noEnvtest {
@@ -233,6 +237,9 @@ func operatortestMarkdown(f *bench.Figures) string {
 	if o == nil {
 		fmt.Fprintf(&b, "%s.\n", f.OperatortestNote)
 		return b.String()
+	}
+	if f.OperatortestAlone != "" {
+		fmt.Fprintf(&b, "Measured on its own on %s (`ctrlsim bench --only-operatortest --report`) and merged into this report: the rest of it is from the run its first line names.\n\n", f.OperatortestAlone)
 	}
 	fmt.Fprintf(&b, "operatortest's own cost, measured by cmd/ctrlsim/internal/bench's TestOperatortestFigures: explorations of example operators as their tests give them (operatortest's default Options), with one worker (the test's own process) and with %d worker processes (every core, Options.Workers; the same plans, the same results). Wall time from the call of operatortest.Explore to its result: the workers' start-up, the preflight run, and shrinking included. Each process simulates on one P at GOGC=400, as every operatortest test does unless its environment sets GOMAXPROCS or GOGC (operatortest/cores.go).\n\n", o.Workers)
 	fmt.Fprintf(&b, "| correct operator | plans | plans/s, 1 worker | plans/s, %d workers | speedup | targeted plans run (the sweep, before the random plans) |\n|---|---|---|---|---|---|\n", o.Workers)
@@ -407,6 +414,57 @@ func benchWorldCostOnly(measure func() *worldcost.Figures, report string, jsonOu
 	}
 	_, err := io.WriteString(stdout, strings.TrimPrefix(worldcost.Markdown(wc), "\n"))
 	return err
+}
+
+// benchOperatortestOnly measures the operatortest figures alone and, with a
+// report, puts their section in place of the report's.
+func benchOperatortestOnly(progress func(string), report string, jsonOut bool, stdout io.Writer) error {
+	var old []byte
+	if report != "" {
+		var err error
+		if old, err = os.ReadFile(report); err != nil {
+			return usagef("--only-operatortest merges into an existing report: %v", err)
+		}
+		if _, err := mergeOperatortest(old, &bench.Figures{OperatortestNote: "not measured"}); err != nil {
+			return usagef("--only-operatortest: %s: %v", report, err)
+		}
+	}
+	f := &bench.Figures{}
+	f.Operatortest, f.OperatortestNote = bench.MeasureOperatortest(progress)
+	if f.Operatortest != nil {
+		f.OperatortestAlone = time.Now().UTC().Format("2006-01-02")
+	}
+	if report != "" {
+		merged, err := mergeOperatortest(old, f)
+		if err != nil {
+			return usagef("--only-operatortest: %s: %v", report, err)
+		}
+		if err := os.WriteFile(report, merged, 0o644); err != nil {
+			return usagef("cannot write report: %v", err)
+		}
+	}
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(f.Operatortest)
+	}
+	_, err := io.WriteString(stdout, strings.TrimPrefix(operatortestMarkdown(f), "\n"))
+	return err
+}
+
+// mergeOperatortest puts f's operatortest section in place of report's (the
+// text from its heading to the next section's).
+func mergeOperatortest(report []byte, f *bench.Figures) ([]byte, error) {
+	text := string(report)
+	i := strings.Index(text, "\n## operatortest\n")
+	if i < 0 {
+		return nil, errors.New("no operatortest section (a line \"## operatortest\")")
+	}
+	end := len(text)
+	if j := strings.Index(text[i+1:], "\n## "); j >= 0 {
+		end = i + 1 + j
+	}
+	return []byte(text[:i] + operatortestMarkdown(f) + text[end:]), nil
 }
 
 // mergeWorldCost puts wc into a report ctrlsim bench wrote: its row of the

@@ -92,3 +92,28 @@ func TestMergingTheWorldsCostKeepsTheRestOfTheReport(t *testing.T) {
 		t.Error("a report with no figures table was merged into")
 	}
 }
+
+// bench --only-operatortest puts its section in place of the report's: the
+// rest of the report is as it was, and the section says it was measured on
+// its own.
+func TestMergingTheOperatortestFiguresKeepsTheRestOfTheReport(t *testing.T) {
+	f := &bench.Figures{APIOpsPerSec: 274951, OperatortestNote: "not measured (--no-operatortest)", WorldCost: measuredWorldCost()}
+	before := string(markdown(f))
+	alone := &bench.Figures{Operatortest: &bench.Operatortest{Workers: 2,
+		Bugs: []bench.BugCatch{{Bug: "bigrecreate, lagging watches only", Seeds: 5, MaxPlans: 300, MedianPlans: 4, ShrinkOverFind: 1.7, CaughtFromAll: true, Targeted: "none"}}},
+		OperatortestAlone: "2026-11-27"}
+	merged, err := mergeOperatortest([]byte(before), alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Operatortest, f.OperatortestNote, f.OperatortestAlone = alone.Operatortest, "", alone.OperatortestAlone
+	if want := string(markdown(f)); string(merged) != want {
+		t.Errorf("merged:\n%s\nwant the report with the section:\n%s", merged, want)
+	}
+	if !strings.Contains(string(merged), "Measured on its own on 2026-11-27") || !strings.Contains(string(merged), "| bigrecreate, lagging watches only | 300 | 4 |") {
+		t.Errorf("the merged section does not say it was measured alone, or lacks its row:\n%s", merged)
+	}
+	if _, err := mergeOperatortest([]byte("# ctrlsim bench\n\nno section\n"), alone); err == nil {
+		t.Error("a report with no operatortest section was merged into")
+	}
+}
