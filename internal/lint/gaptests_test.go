@@ -31,6 +31,7 @@ var heldGaps = []string{
 	"sim/plan",
 	"sim/queue",
 	"sim/restapi",
+	"sim/rng",
 	"sim/scheduler",
 	"sim/trace",
 }
