@@ -25,6 +25,7 @@ var heldGaps = []string{
 	"sim/check",
 	"sim/clock",
 	"sim/cluster",
+	"sim/explore",
 	"sim/forms",
 	"sim/informer",
 	"sim/kubeclient",
