@@ -31,6 +31,7 @@ var heldGaps = []string{
 	"sim/kubeclient",
 	"sim/patch",
 	"sim/plan",
+	"sim/process",
 	"sim/queue",
 	"sim/restapi",
 	"sim/rng",
