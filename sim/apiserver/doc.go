@@ -342,7 +342,9 @@
 //
 // The differential suite (internal/differential, make test-envtest) runs
 // generated operation sequences against this model and a real kube-apiserver and
-// pins each remaining divergence as a TestKnownGap* test.
+// pins each remaining divergence as a TestKnownGap* test. The built-in kind
+// tables (scope, status subresource, generation policy, unconditional updates)
+// cover the common kinds of k8s.io/api; that suite is their check too.
 //
 // # Known gaps
 //
@@ -353,7 +355,7 @@
 //     ResourceQuota, Lease, Ingress, NetworkPolicy, HorizontalPodAutoscaler,
 //     PodDisruptionBudget, PriorityClass, StorageClass, RuntimeClass, the RBAC
 //     kinds beyond bindings, and the admissionregistration and certificates
-//     groups.
+//     groups (TestALeaseIsValidatedForItsMetadataOnly).
 //   - For the hosted kinds: on update the model prepares the object itself
 //     (status kept, generation, Secret stringData) rather than through the
 //     strategy's PrepareForUpdate, so what the latter drops or fills on update
@@ -365,30 +367,37 @@
 //     the next free address or port comes from a hash of the Service's name,
 //     not at random; the
 //     Priority and DefaultTolerationSeconds admission plugins do not run (no
-//     spec.priority, preemptionPolicy or default tolerations on pods).
+//     spec.priority, preemptionPolicy or default tolerations on pods)
+//     (TestAServicesAddressDoesNotDependOnTheOrderServicesAreMade,
+//     TestAPodGetsNoPriorityAndNoDefaultTolerations).
 //   - No pods/binding subresource: an update may set spec.nodeName of a pod
 //     that has none (validated as if a binding had set it; models' scheduler
 //     binds so), which kube-apiserver refuses ("pod updates may not change
-//     fields other than ..."); the binding's PodScheduled condition is not set.
+//     fields other than ..."); the binding's PodScheduled condition is not set
+//     (TestAnUpdateBindsAPodWithoutABindingAndNoPodScheduledCondition).
 //   - Stored times keep the location the client gave them (the clock's UTC for
 //     the server's own); a real client decodes them in time.Local. Instants and
-//     serializations are the same.
+//     serializations are the same
+//     (TestAStoredTimeKeepsTheLocationTheClientGaveIt).
 //   - Objects of kinds with a Go type are typed Go values, not JSON: an empty map
-//     stays empty where a real server would return it absent, and for custom
+//     stays empty where a real server would return it absent
+//     (TestAnEmptyMapStaysEmptyNotAbsent), and for custom
 //     resources with a Go type (stored as JSON by a real server) a write that only
 //     adds a zero value or an empty status is a no-op here and a real write there
-//     (TestKnownGapCustomResourceZeroValuesAreWrites). Custom resources without a
-//     Go type are JSON, as there.
+//     (internal/differential.TestKnownGapCustomResourceZeroValuesAreWrites).
+//     Custom resources without a Go type are JSON, as there.
 //   - Unstructured custom resources: no warnings for the fields pruned (a real
 //     server sends `unknown field` warnings), and fieldValidation Strict does not
-//     refuse them; a patch's own duplicate fields are the only strict errors.
+//     refuse them; a patch's own duplicate fields are the only strict errors
+//     (TestAFieldPrunedFromAnUnstructuredWriteGivesNoWarning).
 //   - Graceful deletion for Pods only (upstream's only graceful strategy
 //     among the served kinds); no garbage collector here (ownerReferences
 //     are stored and validated; models/ runs the collector); no default GC
 //     policies other than background. A pod bound to a node no kubelet
 //     serves stays Terminating until deleted with grace 0, as on a real
 //     cluster; the pod garbage collector (which force-deletes the pods of
-//     absent or out-of-service nodes) is not modelled.
+//     absent or out-of-service nodes) is not modelled
+//     (TestAPodOfANodeNoKubeletServesStaysTerminating).
 //   - CRD objects: names are always accepted (no KindConflict or
 //     ListKindConflict between CRDs), NamesAccepted and Established come at
 //     the same instant (kube-apiserver: two controllers, milliseconds apart;
@@ -397,7 +406,8 @@
 //     established CRD is not modelled (a new storage version drops the
 //     stored objects instead of keeping them in the old one), and
 //     CRDs given in Options.CRDs (InstallCRD) are served but are not
-//     CustomResourceDefinition objects (a client lists none for them). The
+//     CustomResourceDefinition objects (a client lists none for them:
+//     TestCRDsGivenInOptionsAreNoCustomResourceDefinitionObjects). The
 //     printer columns are stored but not served (no Table output). A CRD
 //     value given to Options.CRDs or InstallCRD is not checked again (every
 //     run's server installs the same CRDs): one built by CRDsFromYAML or
@@ -407,7 +417,8 @@
 //     the first object of its kind.
 //   - CRD schemas: a write refused for several causes lists them in field order;
 //     kube-apiserver lists them in the order its validator meets them, which
-//     follows Go map iteration and varies from request to request. CEL rules
+//     follows Go map iteration and varies from request to request
+//     (TestSeveralCausesComeInFieldOrder). CEL rules
 //     run with the runtime cost budget but no per-request deadline; a status
 //     write checks them over the whole object, as upstream's status strategy
 //     does, but the differential suite compares main-resource writes only.
@@ -417,7 +428,8 @@
 //     added; no x-kubernetes-preserve-unknown-fields warnings,
 //     no scale subresource.
 //   - Several versions: a CRD given as a bare CRD (InstallCRD without a
-//     Definition) serves one version. Objects are stored converted and
+//     Definition) serves one version (TestABareCRDServesItsOneVersion).
+//     Objects are stored converted and
 //     defaulted (kube-apiserver stores the converted JSON and defaults on
 //     every decode: the same reads, unless a default changes later). A
 //     watch of a non-storage version whose conversion fails stalls rather
@@ -433,13 +445,15 @@
 //     does.
 //   - Webhook admission: a mutating webhook sees a custom resource before
 //     its schema's defaults (kube-apiserver defaults on decode, before
-//     admission); no reinvocation (reinvocationPolicy IfNeeded), no
+//     admission: TestAMutatingWebhookSeesACustomResourceBeforeItsSchemasDefaults);
+//     no reinvocation (reinvocationPolicy IfNeeded), no
 //     matchPolicy Equivalent (rules match the request's own version), no
 //     matchConditions; validating webhooks run one after another and the
 //     first denial wins (kube-apiserver runs them in parallel).
 //   - Server-side apply: application/apply-patch+cbor is refused (415, as with
-//     the CBOR feature gate off); fieldValidation is not applied to apply
-//     bodies (no strict-decoding warnings or 400); a mutating webhook's
+//     the CBOR feature gate off: TestAnApplyInCBORIsRefused); fieldValidation
+//     is not applied to apply bodies (no strict-decoding warnings or 400); a
+//     mutating webhook's
 //     changes are not attributed; managedFields of another version of a
 //     multi-version CRD are converted by relabelling (the None strategy's
 //     conversion, also for a webhook strategy); built-in kinds outside the
@@ -450,14 +464,15 @@
 //   - Dry run, watch bookmarks, resourceVersion semantics of Get/List
 //     (resourceVersionMatch), deletecollection across all namespaces, and
 //     subresources other than status and namespaces/finalize are not
-//     modelled.
+//     modelled (TestAWriteHasNoDryRunAndScaleIsNotServed).
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
-//     its relists be denied).
+//     its relists be denied) (TestTheWatcherListsWithoutAuthorization).
 //   - Admission plugins other than NamespaceLifecycle, PodTopologyLabels,
 //     StorageObjectInUseProtection and the webhook plugins (no
 //     ValidatingAdmissionPolicy, quotas, limit ranges, ServiceAccount
-//     admission); no aggregated ClusterRoles, no bootstrap RBAC policy.
+//     admission: TestAResourceQuotaLimitsNothing); no aggregated
+//     ClusterRoles, no bootstrap RBAC policy.
 //     StorageObjectInUseProtection is kube-apiserver's own plugin, hosted
 //     (admission_storage.go), but off until SetStorageObjectInUseProtection
 //     turns it on (kcm.Setup does, with the pvc-protection controller that
@@ -465,7 +480,4 @@
 //     cluster with the plugin disabled, its claims and volumes created
 //     without kubernetes.io/pvc-protection and pv-protection. It runs on
 //     create only, not on a create by update or apply.
-//   - Built-in kind tables (scope, status subresource, generation policy,
-//     unconditional updates) cover the common kinds of k8s.io/api; the differential
-//     suite against a real kube-apiserver is the check.
 package apiserver

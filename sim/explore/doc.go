@@ -11,10 +11,13 @@
 //
 //   - Rapid's configuration is global (flags), so Run sets and restores rapid's
 //     flags (and -test.short, which rapid reads) and explorations cannot run in
-//     parallel in one process.
+//     parallel in one process (TestRunSetsRapidsFlagsForItsDurationAndRestoresThem,
+//     TestAnExplorationInsideAnotherOverwritesItsFlags).
 //   - Rapid's engine reads testing.Short(), so a binary that is not a test must
-//     call testing.Init() before Run.
+//     call testing.Init() before Run
+//     (TestABinaryThatIsNoTestMustCallTestingInitBeforeRun).
 //   - Shrinking has no time limit (rapid's -rapid.shrinktime is set to an hour,
 //     so that a minimal plan never depends on the machine's load); a plan space
-//     whose shrinking takes long makes its exploration long.
+//     whose shrinking takes long makes its exploration long
+//     (TestRunSetsRapidsFlagsForItsDurationAndRestoresThem).
 package explore

@@ -41,7 +41,9 @@
 //     not the server's JSON: the same fields, but integers are int64 and floats float64
 //     as the converter has them, and fields unknown to the Go type are dropped on the
 //     way in instead of being pruned (or kept, with x-kubernetes-preserve-unknown-fields)
-//     by a CRD's structural schema.
+//     by a CRD's structural schema
+//     (TestUnstructuredContentIsTheConvertersRenderingOfTheGoType).
 //   - No conversion between versions: the GVK asked for must be the Go type's own (or,
-//     for a kind with no Go type, the CRD's storage version).
+//     for a kind with no Go type, the CRD's storage version)
+//     (TestAnObjectIsNeverConvertedBetweenVersions).
 package forms

@@ -159,7 +159,10 @@
 //     own Source type) are refused, and so are custom NewQueue functions and
 //     controllers whose request type is not reconcile.Request. A
 //     source.Func runs synchronously when its controller starts, on the
-//     controller's queue; the goroutines it starts are adopted like any.
+//     controller's queue; the goroutines it starts are adopted like any
+//     (wallclock.TestARunnableOutsideABubbleIsRefusedClearly,
+//     wallclock.TestAWaitOnTheWallClockIsReported,
+//     wallclock.TestASourceOfTheOperatorsOwnTypeIsRefusedClearly).
 //   - Informers of unstructured.Unstructured and PartialObjectMetadata
 //     (builder.OnlyMetadata, Watches of an Unstructured, kinds that only a CRD
 //     defines) are informers of their own per form, as controller-runtime keeps
@@ -169,7 +172,8 @@
 //     from the kind's one stream. Without Spec.Options,
 //     CacheOptions.Unstructured is as if true (the client reads Unstructured
 //     objects from the cache); with Options, as they say (controller-runtime's
-//     default, false: read live).
+//     default, false: read live)
+//     (sim/informer.TestAnotherFormsInformerShiftsTheLagsTheOthersDraw).
 //   - GetConfig and GetHTTPClient are served in-process by the apiserver model
 //     (package restapi, restconfig.go): clientsets, the dynamic client,
 //     discovery and a discovery-based RESTMapper work, each API request one
@@ -185,7 +189,8 @@
 //     world's bubble, are served as mgr.GetConfig() is, as that process's
 //     own calls (kubeconfig.go; restapi's Known gaps say what is not).
 //     Health probes and metrics are accepted and never served or called.
-//     Manager.Start is refused.
+//     Manager.Start is refused
+//     (TestManagerStartIsRefusedAndItsProbesAreNeverCalled).
 //   - Operators built on client-go (watchfeed.go, clientgoqueue.go;
 //     operatortest/clientgo's Setup): watches and resourceVersion=0 lists over
 //     the REST config, in a testing/synctest bubble, are served from the
@@ -196,8 +201,8 @@
 //     TestAClientGoInformerFactorySeesTheProcesssLaggingWatch,
 //     TestAHoldHoldsAClientGoInformer,
 //     TestADynamicInformerFactorySeesTheProcesssWatch,
-//     TestAMetadataInformerFactorySeesTheProcesssWatch; operatortest/clientgo
-//     TestSetupGivesTheThreeFactories; examples/clientgo).
+//     TestAMetadataInformerFactorySeesTheProcesssWatch;
+//     operatortest/clientgo.TestSetupGivesTheThreeFactories; examples/clientgo).
 //     After each event written to a watch stream the kernel settles the
 //     bubble (synctest.Wait): the goroutines it wakes (the stream's reader,
 //     the reflector, the FIFO, the processor's listeners, the operator's
@@ -227,10 +232,11 @@
 //     informer reaches it as that relist's events, not as a 410), field selectors other than metadata.name and metadata.namespace
 //     (400), and RBAC (a watch or a resourceVersion=0 list is not checked
 //     against the process's roles); an object that stops matching a
-//     watch's label selector sends no DELETED. Events of an event
+//     watch's label selector sends no DELETED
+//     (TestAClientGoWatchIgnoresTimeoutSecondsAndRefusesOtherFieldSelectors). Events of an event
 //     broadcaster on the clientset are the process's create calls, written
-//     by the broadcaster's goroutines (examples/clientgo
-//     TestTheEventBroadcasterWritesTheEvent); its correlator's spam filter
+//     by the broadcaster's goroutines
+//     (examples/clientgo.TestTheEventBroadcasterWritesTheEvent); its correlator's spam filter
 //     and aggregation run on the bubble's clock. clientgo.Setup drops
 //     utilruntime.HandleError's 1 ms backoff for the whole test binary (one
 //     variable shared by every world, which made a plan's trace depend on
@@ -276,7 +282,8 @@
 //     not support watch-list (kcm's listClientset), and so do this
 //     package's factories' (listThenWatch): their reflectors list (served in
 //     namespace/name order) and then watch, where client-go v0.37 would
-//     watch-list (kcm's TestTwoObjectsListedTogetherDeterminism).
+//     watch-list (TestTheOrderedFactoriesClientsSayTheyCannotWatchList;
+//     kcm.TestTwoObjectsListedTogetherDeterminism).
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another
@@ -290,33 +297,35 @@
 //     URL's ?timeout=), and the handler runs on to its end, its answer
 //     discarded and traced as such. A crash of the serving process during
 //     the call kills the handler and ends the call at once (`Post "<url>":
-//     EOF`), as does a handler's panic. In package wallclock:
-//     TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism,
-//     TestTheCallerWaitsForAWebhookOnlyUntilItsDeadlineDeterminism,
-//     TestAWebhookHandlersContextEndsAtTheDeadlineDeterminism,
-//     TestAWebhookWhoseProcessCrashesMidCallFailsTheWriteAtTheCrashDeterminism,
-//     TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism; a
+//     EOF`), as does a handler's panic
+//     (wallclock.TestAWebhookThatOutlastsItsTimeoutFailsTheWriteDeterminism,
+//     wallclock.TestTheCallerWaitsForAWebhookOnlyUntilItsDeadlineDeterminism,
+//     wallclock.TestAWebhookHandlersContextEndsAtTheDeadlineDeterminism,
+//     wallclock.TestAWebhookWhoseProcessCrashesMidCallFailsTheWriteAtTheCrashDeterminism,
+//     wallclock.TestATimedOutWebhookWithFailurePolicyIgnoreIsSkippedDeterminism); a
 //     write whose admission waited is run again if the stored object changed
-//     meanwhile (apiserver's admission_wait.go:
-//     TestAWriteWhoseWebhookWaitedDoesNotOverwriteWritesMadeMeanwhileDeterminism).
+//     meanwhile (apiserver's admission_wait.go;
+//     wallclock.TestAWriteWhoseWebhookWaitedDoesNotOverwriteWritesMadeMeanwhileDeterminism).
 //     But a handler called while the caller is the kernel (a workload step,
 //     a seed write, outside a task) runs inline, on the kernel: its context
 //     never ends, the kernel waits for the whole handler (a deadline it
 //     outlasted still fails the write afterwards), and a handler that waits
-//     there moves the bubble's clock ahead (wallclock reports it). Calling a
+//     there moves the bubble's clock ahead (wallclock reports it)
+//     (TestAWebhookCalledByTheKernelRunsInlineWithAContextThatNeverEnds). Calling a
 //     webhook takes no virtual time of its own (no network latency), and
 //     the handler task is a new task the plan's picker chooses among, so a
 //     world with webhooks interleaves differently from before (same plan,
 //     same trace still). A handler running as a task makes its own API
 //     calls as its process's (traced, yield points, latency, faults, crash
 //     points: a validator that lists to check uniqueness works,
-//     TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism); one run
+//     wallclock.TestAWebhookHandlersAPICallsAreItsProcesssCallsDeterminism); one run
 //     inline (for a kernel caller, and every conversion webhook) has its
 //     calls refused (errWebhookCall). A webhook served by a process that is
 //     down fails or is skipped per failurePolicy, as kube-apiserver's "no
 //     endpoints available"; a process that is up always answers (no network
 //     faults between the apiserver and the webhook). Webhooks given by URL,
-//     and custom paths without a configuration, are not called. Conversion
+//     and custom paths without a configuration, are not called
+//     (TestAWebhookGivenByURLIsRefused). Conversion
 //     webhooks: Webhooks.Convert (conversion.go) calls a CRD's conversion
 //     webhook as kube-apiserver's webhookConverter does (a ConversionReview
 //     to the /convert handler controller-runtime's builder registers for a
@@ -324,12 +333,12 @@
 //     restored but labels and annotations, "no endpoints available" while
 //     the serving process is down, the 30 s timeout in virtual time;
 //     TestAConversionWebhookConvertsBothWays; checked against kube-apiserver
-//     converting through the same handler by internal/differential
-//     TestConversionWebhookMatchesKubeAPIServer); the apiserver model calls
+//     converting through the same handler by
+//     internal/differential.TestConversionWebhookMatchesKubeAPIServer); the apiserver model calls
 //     it (SetConverter, wired by sim/cluster) on every read, write and watch
 //     event in a version of a multi-version CRD other than its storage one
 //     (TestAControllerOnANonStorageVersionWorksThroughTheConversionWebhook;
-//     internal/differential TestMultiVersionCRDMatchesKubeAPIServer). The
+//     internal/differential.TestMultiVersionCRDMatchesKubeAPIServer). The
 //     handler's context has no deadline: a handler that outlasts the 30 s
 //     fails the caller but is not cancelled (kube-apiserver sends ?timeout=
 //     and the handler's context would end then). Objects a world's Setup
@@ -343,7 +352,8 @@
 //     custom NewCache/NewClient/NewInformer and the other options CheckOptions
 //     names are refused. A field selector naming a field the kind does not
 //     support fails the process's start (kube-apiserver answers the
-//     informer's list with a 400 and the cache never syncs).
+//     informer's list with a 400 and the cache never syncs)
+//     (TestUnsupportedManagerOptionsAreRefused).
 //   - Read-your-writes consistency (ryw.go) hosts client.New whole: its
 //     consistent client, write barrier and consistency handler are
 //     unexported or in internal packages, and the client it wraps must have
@@ -359,7 +369,8 @@
 //     kube-apiserver waits only for the cache to see the deletionTimestamp.
 //     The wait needs a testing/synctest bubble (package wallclock;
 //     operatortest runs every plan in one): outside one the process fails
-//     its start with an error naming the option. A read waits for ever
+//     its start with an error naming the option
+//     (TestReadYourWritesOutsideABubbleIsRefused). A read waits for ever
 //     when the write's event never reaches the informer (a kind's
 //     informer filtered by a selector the written object does not match,
 //     and no later event of the kind), as it would with
@@ -370,12 +381,17 @@
 //     its next call after the kernel's settle, so the outcome does not
 //     depend on when they run (TestReadYourWritesDeterminism).
 //   - GetEventRecorder (events.k8s.io) stores Events as the core/v1 recorder
-//     does: the action and the related object are dropped.
+//     does: the action and the related object are dropped
+//     (TestTheEventsRecorderDropsTheActionAndTheRelatedObject).
 //   - Outside a testing/synctest bubble (package wallclock), controller-runtime's
 //     ReconciliationTimeout and the reconcile metrics read the wall clock; so
-//     does a reconciler that calls time.Now.
+//     does a reconciler that calls time.Now
+//     (TestOutsideABubbleAReconcilerReadsTheMachinesClock).
 //   - Events are not aggregated or rate-limited (client-go's EventCorrelator
-//     patches Count on repeats); each Event call writes a new Event.
+//     patches Count on repeats); each Event call writes a new Event, named
+//     by its virtual instant, so a second Event of one object at one instant
+//     is rejected as already existing (logged, as client-go logs a rejected
+//     event) (TestARepeatedEventIsWrittenAgainNotCounted).
 //   - Leader election (Spec.LeaderElection) is client-go's algorithm on the
 //     scheduler, not client-go's LeaderElector itself (elect.go says why):
 //     tryAcquireOrRenew and the LeaseLock's calls are upstream's, the loops
@@ -383,17 +399,23 @@
 //     renewal attempt in flight at RenewDeadline is not cancelled (upstream's
 //     request context is), and the deadline wins a tie with a retry.
 //     ReleaseOnCancel, resource locks other than Leases and coordinated
-//     leader election are not modelled. The Lease calls are the process's
-//     own calls: they count for a crash at a call or after a write.
+//     leader election are not modelled (the options that ask for them are
+//     refused: TestLeaderElectionOptionsNotModelledAreRefused). The Lease
+//     calls are the process's own calls: they count for a crash at a call or
+//     after a write.
 //   - No graceful
 //     shutdown (a stopped pod's in-flight reconciles are killed at once rather
-//     than given the termination grace period), no warm-up.
+//     than given the termination grace period; GracefulShutdownTimeout is
+//     refused: TestUnsupportedManagerOptionsAreRefused), no warm-up.
 //   - The global loggers are installed at the first process made in the test
 //     binary (controller-runtime's log.SetLogger, klog.SetLogger): a binary
 //     that called ctrl.SetLogger before keeps its own logger (controller-runtime
 //     fulfils it once) and those lines do not reach the timeline. klog lines
 //     from no process go to klog's text logger on stderr; ctrl.Log lines from
-//     no process are dropped.
+//     no process are dropped
+//     (TestGlobalLoggerLinesAreAttributedToTheirProcessAndReconcile).
 //   - A process has one cache and one client; clients with different identities
-//     inside one process are not modelled.
+//     inside one process are not modelled: a client the process builds on its
+//     REST config, impersonating another user, still calls as the process
+//     (TestAClientThatImpersonatesStillCallsAsTheProcess).
 package process

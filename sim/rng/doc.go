@@ -32,12 +32,16 @@
 //
 // # Known gaps
 //
-//   - Not for security: streams are predictable from the seed by design.
+//   - Not for security: streams are predictable from the seed by design
+//     (TestAnyoneWhoKnowsTheSeedPredictsEveryStream).
 //   - Keys are not validated or namespaced: two sites that choose the same key
 //     share one stream and shift each other's draws. Callers must build keys
 //     from the site's identity (component/process/kind/...), never from
-//     anything order-dependent such as a counter of created objects.
+//     anything order-dependent such as a counter of created objects
+//     (TestTwoSitesChoosingOneKeyShiftEachOthersDraws).
 //   - Streams are kept for the Source's lifetime (about 0.4 KiB each); a run
-//     that creates millions of distinct keys holds them all.
-//   - Only the distributions above; no normal, exponential or Zipf draws yet.
+//     that creates millions of distinct keys holds them all
+//     (TestASourceKeepsEveryStreamItMadeForItsLifetime).
+//   - Only the distributions above; no normal, exponential or Zipf draws yet
+//     (TestAStreamDrawsNoNormalExponentialOrZipf).
 package rng
