@@ -431,9 +431,10 @@ func benchOperatortestOnly(progress func(string), report string, jsonOut bool, s
 	}
 	f := &bench.Figures{}
 	f.Operatortest, f.OperatortestNote = bench.MeasureOperatortest(progress)
-	if f.Operatortest != nil {
-		f.OperatortestAlone = time.Now().UTC().Format("2006-01-02")
+	if f.Operatortest == nil {
+		return fmt.Errorf("--only-operatortest: %s", f.OperatortestNote) // the report keeps its figures
 	}
+	f.OperatortestAlone = time.Now().UTC().Format("2006-01-02")
 	if report != "" {
 		merged, err := mergeOperatortest(old, f)
 		if err != nil {

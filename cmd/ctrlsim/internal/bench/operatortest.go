@@ -97,12 +97,12 @@ func MeasureOperatortest(progress func(string)) (*Operatortest, string) {
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "operatortest.json")
-	progress("operatortest (go test ./internal/bench -run TestOperatortestFigures)")
-	cmd := exec.Command("go", "test", "-count=1", "-timeout=60m", "-run=^TestOperatortestFigures$", "./internal/bench/")
+	progress("operatortest (go test ./cmd/ctrlsim/internal/bench -run TestOperatortestFigures)")
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=60m", "-run=^TestOperatortestFigures$", "./cmd/ctrlsim/internal/bench/")
 	cmd.Env = append(os.Environ(), OperatortestEnv+"="+out)
 	log, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Sprintf("not measured: go test ./internal/bench -run TestOperatortestFigures: %v: %s", err, lastLines(string(log), 3))
+		return nil, fmt.Sprintf("not measured: go test ./cmd/ctrlsim/internal/bench -run TestOperatortestFigures: %v: %s", err, lastLines(string(log), 3))
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
