@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/examples/internal/faultfree"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/binding"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/checksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
@@ -45,7 +46,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
 	"github.com/ctrlsim/ctrlsim/operatortest"
-	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -70,15 +70,7 @@ func replayScript(t *testing.T, name string, script ...operatortest.Step) *opera
 	}
 	o := patterns[i].options(false)
 	o.Workload.Script = script
-	steps, _, err := o.Workload.PlanSteps(scheme, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := operatortest.Replay(t, o, &plan.Plan{Seed: 1, Steps: steps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return faultfree.Replay(t, o)
 }
 
 // get reads key's object of the run's final state into obj.
@@ -128,13 +120,6 @@ func operatorSteps(r *operatortest.Replayed, processes ...string) []trace.Step {
 		}
 	}
 	return out
-}
-
-// isWrite reports whether op writes (create, update, patch, delete, and
-// their /status forms).
-func isWrite(op string) bool {
-	op, _, _ = strings.Cut(op, "/")
-	return slices.Contains([]string{"create", "update", "patch", "delete", "apply"}, op)
 }
 
 func TestCompleteBindingsSecretHoldsNoPasswordAndNoServiceIsMade(t *testing.T) {
@@ -325,7 +310,7 @@ func TestInvalidOverrideMakesNoService(t *testing.T) {
 	r := replayCorrect(t, "invalid-override")
 	none(t, r, &corev1.ServiceList{}, "flow")
 	for _, s := range operatorSteps(r, "override") {
-		if isWrite(s.Op) && !strings.HasPrefix(s.Object, "StatefulSet ") && !strings.HasPrefix(s.Object, "Stream ") {
+		if faultfree.IsWrite(s.Op) && !strings.HasPrefix(s.Object, "StatefulSet ") && !strings.HasPrefix(s.Object, "Stream ") {
 			t.Errorf("the operator writes more than its StatefulSet and status: %s", s)
 		}
 	}
@@ -350,7 +335,7 @@ func TestPasswordIsWrittenOnlyWhenItsSecretIsCreated(t *testing.T) {
 	r := replayCorrect(t, "password", operatortest.Delete(20*time.Second, &corev1.Secret{ObjectMeta: meta("db", "app-credentials")}))
 	var writes []string
 	for _, s := range operatorSteps(r, "password") {
-		if isWrite(s.Op) && s.Object == "Secret db/app-credentials" && s.Result == "ok" {
+		if faultfree.IsWrite(s.Op) && s.Object == "Secret db/app-credentials" && s.Result == "ok" {
 			writes = append(writes, s.Op)
 		}
 	}
@@ -456,7 +441,7 @@ func TestTwoManagersWriteOnlyStatus(t *testing.T) {
 	r := replayCorrect(t, "two-managers")
 	n := 0
 	for _, s := range operatorSteps(r, "dns", "tls") {
-		if isWrite(s.Op) {
+		if faultfree.IsWrite(s.Op) {
 			n++
 			if s.Op != "patch/status" {
 				t.Errorf("a manager writes more than status: %s", s)
