@@ -23,5 +23,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: the phase lives in an annotation (a ConfigMap
-//     has no status), no Events, no finalizer.
+//     has no status), no Events, no finalizer
+//     (TestThePhaseIsAnAnnotationAndNoEventOrFinalizerIsWritten).
 package applyop

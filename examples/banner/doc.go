@@ -16,5 +16,6 @@
 //
 //   - A teaching example: no Events, no conditions; the webhook has no
 //     failure of its own (while the operator is down its conversions fail,
-//     and with them the user's v1alpha1 requests, as on a real cluster).
+//     and with them the user's v1alpha1 requests, as on a real cluster)
+//     (TestTheOperatorWritesNoEventAndNoCondition).
 package banner

@@ -31,5 +31,6 @@
 // # Known gaps
 //
 //   - The members are objects only: no StatefulSet, no pods, no readiness;
-//     "ready" is "its objects are made".
+//     "ready" is "its objects are made"
+//     (TestMembersAreObjectsOnlyAndReadyWhenMade).
 package bigcluster

@@ -28,5 +28,6 @@
 //
 // # Known gaps
 //
-//   - The members are objects only: no StatefulSet, no pods.
+//   - The members are objects only: no StatefulSet, no pods
+//     (TestMembersAreObjectsOnly).
 package bigensemble

@@ -60,7 +60,9 @@
 // # Known gaps
 //
 //   - The members are objects only: no StatefulSet, no pods, no readiness;
-//     "ready" is "its objects are made".
+//     "ready" is "its objects are made"
+//     (TestMembersAreObjectsOnlyAndReadyWhenMade).
 //   - A lowered spec.members leaves the members beyond it (no scale-down):
-//     the test's workload never changes the spec.
+//     the test's workload never changes the spec
+//     (TestALoweredMemberCountLeavesTheMembersBeyondIt).
 package bigrecreate

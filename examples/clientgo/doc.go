@@ -28,7 +28,8 @@
 //
 // # Known gaps
 //
-//   - A teaching example: no status subresource, no finalizer. Its queue
+//   - A teaching example: no status subresource, no finalizer
+//     (TestTheMirrorWritesNoStatusAndNoFinalizer). Its queue
 //     is operatortest/clientgo's Queue where its main would build
 //     workqueue.NewTypedRateLimitingQueue (sim/process's Known gaps say
 //     why).

@@ -19,5 +19,5 @@
 // # Known gaps
 //
 //   - A teaching example: one replica, no Events, no conditions; the CLI is a
-//     fake of the test.
+//     fake of the test (TestOneReplicaNoEventAndNoCondition).
 package execop

@@ -24,5 +24,6 @@
 //
 // # Known gaps
 //
-//   - A teaching example: no volumes, no readiness, no status.
+//   - A teaching example: no volumes, no readiness, no status
+//     (TestPodsHaveNoVolumesAndThePoolNoStatus).
 package lastpod

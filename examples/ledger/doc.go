@@ -22,8 +22,10 @@
 // # Known gaps
 //
 //   - A teaching example: the ledger is a ConfigMap, no finalizer, an item's
-//     entry stays after the item is deleted.
+//     entry stays after the item is deleted
+//     (TestADeletedItemsEntryStaysInTheLedger).
 //   - retry.DefaultRetry jitters its 10 ms back-off with the global math/rand,
 //     which does not follow the plan's seed: runs where a conflict is retried
-//     can differ in their trace times (not in their verdicts).
+//     can differ in their trace times (not in their verdicts)
+//     (TestTheRetrysBackOffIsJitteredOutsideThePlan).
 package ledger

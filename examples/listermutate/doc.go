@@ -22,7 +22,8 @@
 // # Known gaps
 //
 //   - A teaching example: one kind, one annotation, no status subresource,
-//     no finalizer. Its queue is operatortest/clientgo's Queue where its
-//     main would build workqueue.NewTypedRateLimitingQueue (sim/process's
-//     Known gaps say why).
+//     no finalizer (TestTheStamperWritesOneKindNoStatusAndNoFinalizer). Its
+//     queue is operatortest/clientgo's Queue where its main would build
+//     workqueue.NewTypedRateLimitingQueue (sim/process's Known gaps say
+//     why).
 package listermutate

@@ -20,5 +20,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: no status, no Events, no finalizer; a port
-//     that is not a number is left out without a word.
+//     that is not a number is left out without a word
+//     (TestAPortThatIsNotANumberIsLeftOutWithoutAWord).
 package mapports

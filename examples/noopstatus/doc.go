@@ -18,5 +18,6 @@
 //
 // # Known gaps
 //
-//   - A teaching example: no finalizer, no Events.
+//   - A teaching example: no finalizer, no Events
+//     (TestTheOperatorWritesNoFinalizerAndNoEvent).
 package noopstatus

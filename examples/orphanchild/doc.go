@@ -34,5 +34,6 @@
 //
 // # Known gaps
 //
-//   - It is a teaching example: no status, no Events.
+//   - It is a teaching example: no status, no Events
+//     (TestTheOperatorWritesNoStatusAndNoEvent).
 package orphanchild

@@ -23,5 +23,6 @@
 //
 //   - The bug needs no cluster fault: the outage of the outside system is
 //     the fake's own schedule. A crash during the outage hides it (the
-//     restarted process polls again); most plans show it.
+//     restarted process polls again); most plans show it
+//     (TestTheBugShowsWithoutACrash).
 package poller

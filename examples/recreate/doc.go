@@ -44,5 +44,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: no StatefulSet, no status, no Events; the
-//     claims are never bound (no PersistentVolume is modelled).
+//     claims are never bound (no PersistentVolume is modelled)
+//     (TestNoStatefulSetNoStatusNoEventAndTheClaimsAreNeverBound).
 package recreate

@@ -15,5 +15,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: the status is an annotation of a ConfigMap (no
-//     CRD), no Events, no finalizer; replicas that do not parse count as 1.
+//     CRD), no Events, no finalizer; replicas that do not parse count as 1
+//     (TestTheStatusIsAnAnnotationAndReplicasThatDoNotParseCountAsOne).
 package rollout

@@ -40,5 +40,5 @@
 // # Known gaps
 //
 //   - It is a teaching example: no Events, no status, no cleanup of a second
-//     Secret once made.
+//     Secret once made (TestNoEventNoStatusAndNoSecretIsDeleted).
 package ryw

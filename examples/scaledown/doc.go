@@ -47,5 +47,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: no StatefulSet or Pods, no decommission of
-//     a member, no Events; the claims are never bound.
+//     a member, no Events; the claims are never bound
+//     (TestNoStatefulSetNoPodNoEventAndTheClaimsAreNeverBound).
 package scaledown

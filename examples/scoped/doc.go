@@ -19,5 +19,6 @@
 // # Known gaps
 //
 //   - It is a teaching example: a change of the platform Secret is not
-//     copied again (nothing watches the platform namespace).
+//     copied again (nothing watches the platform namespace)
+//     (TestAChangeOfThePlatformSecretIsNotCopiedAgain).
 package scoped

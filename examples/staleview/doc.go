@@ -37,5 +37,5 @@
 // # Known gaps
 //
 //   - It is a teaching example: no Events, no conditions, no retry of a
-//     failed run.
+//     failed run (TestAFailedRunIsNotRetriedAndNoEventOrConditionIsWritten).
 package staleview

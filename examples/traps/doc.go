@@ -26,5 +26,6 @@
 // # Known gaps
 //
 //   - The traps fail the test (t.Fatal), so their tests run them in a
-//     child test binary and read its output.
+//     child test binary and read its output
+//     (TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue).
 package traps

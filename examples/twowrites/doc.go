@@ -12,5 +12,6 @@
 //
 // # Known gaps
 //
-//   - It is a teaching example: no status, no Events, no finalizer.
+//   - It is a teaching example: no status, no Events, no finalizer
+//     (TestTheOperatorWritesNoStatusNoEventAndNoFinalizer).
 package twowrites

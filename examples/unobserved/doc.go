@@ -35,5 +35,6 @@
 //
 // # Known gaps
 //
-//   - It is a teaching example: no retry of a failed probe, no Events.
+//   - It is a teaching example: no retry of a failed probe, no Events
+//     (TestAFailedProbeIsNotRetriedAndNoEventIsWritten).
 package unobserved

@@ -31,5 +31,6 @@
 // # Known gaps
 //
 //   - The Secret holds no password (the password pattern shows one), and no
-//     Service is made for the host it names.
+//     Service is made for the host it names
+//     (examples/patterns.TestCompleteBindingsSecretHoldsNoPasswordAndNoServiceIsMade).
 package binding

@@ -20,5 +20,6 @@
 // # Known gaps
 //
 //   - The ConfigMap is the operator's own; a checksum of a ConfigMap the
-//     user owns (and the watch it needs) is not shown.
+//     user owns (and the watch it needs) is not shown
+//     (examples/patterns.TestConfigChecksumCoversOnlyTheOperatorsOwnConfigMap).
 package checksum

@@ -29,5 +29,6 @@
 // # Known gaps
 //
 //   - No EndpointSlice is read back; the Service selects pods no workload
-//     makes.
+//     makes
+//     (examples/patterns.TestInvalidClusterIPsServiceSelectsNoPodAndNoEndpointSliceIsRead).
 package clusterip

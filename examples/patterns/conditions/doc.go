@@ -15,5 +15,6 @@
 //
 // # Known gaps
 //
-//   - One condition (Ready); no Progressing or Degraded.
+//   - One condition (Ready); no Progressing or Degraded
+//     (examples/patterns.TestConditionsPageReportsOnlyReady).
 package conditions

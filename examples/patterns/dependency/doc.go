@@ -17,5 +17,6 @@
 // # Known gaps
 //
 //   - The connection ConfigMap keeps the last user it saw while the Secret
-//     is missing (the database's clients keep working with it).
+//     is missing (the database's clients keep working with it)
+//     (examples/patterns.TestDependencyKeepsTheLastUserWhileTheSecretIsMissing).
 package dependency

@@ -25,5 +25,6 @@
 //
 //   - The provider is in the cluster (ConfigMaps) so that the generic
 //     oracles see it; a real provider is outside, and its calls fail and
-//     time out in their own ways, not modelled here.
+//     time out in their own ways, not modelled here
+//     (examples/patterns.TestFinalizersProviderIsAConfigMapInTheCluster).
 package finalizer

@@ -26,5 +26,6 @@
 //
 //   - A child someone else deletes is re-created under a new name; one
 //     deleted while the operator's APIReader list is in flight is found on
-//     the next reconcile (its deletion is watched).
+//     the next reconcile (its deletion is watched)
+//     (examples/patterns.TestGenerateNameRecreatesADeletedChildUnderANewName).
 package generatename

@@ -14,5 +14,6 @@
 // # Known gaps
 //
 //   - spec is immutable (a CEL rule in the CRD, as a Job's template and a
-//     Tekton TaskRun's spec are): a Task runs once; to run again, re-create it.
+//     Tekton TaskRun's spec are): a Task runs once; to run again, re-create it
+//     (examples/patterns.TestJobChildsTaskSpecIsImmutable).
 package jobchild

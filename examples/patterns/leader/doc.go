@@ -18,5 +18,6 @@
 //
 // # Known gaps
 //
-//   - The certificate is a string made from the DNS name, not issued.
+//   - The certificate is a string made from the DNS name, not issued
+//     (examples/patterns.TestLeaderElectionsCertificateIsTheDNSNameNotIssued).
 package leader

@@ -16,5 +16,5 @@
 //
 // # Known gaps
 //
-//   - TCP only.
+//   - TCP only (examples/patterns.TestMapPortsServicePortsAreTCPOnly).
 package mapports

@@ -42,5 +42,6 @@
 //   - No PersistentVolumes or storage classes (nothing binds the claims;
 //     the kubelet model runs pods whatever their claims), no member
 //     removal protocol (a real operator first makes the member leave the
-//     cluster), no PodDisruptionBudget.
+//     cluster), no PodDisruptionBudget
+//     (examples/patterns.TestMemberVolumeHasNoPersistentVolumeNoStorageClassNoDisruptionBudget).
 package membervolume

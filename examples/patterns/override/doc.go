@@ -29,5 +29,6 @@
 // # Known gaps
 //
 //   - A Service's clusterIP refused by the IP allocator (an internal error
-//     with no field cause, before validation) is pattern clusterip's.
+//     with no field cause, before validation) is pattern clusterip's
+//     (examples/patterns.TestInvalidOverrideMakesNoService).
 package override

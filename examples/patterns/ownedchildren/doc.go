@@ -16,5 +16,6 @@
 //
 // # Known gaps
 //
-//   - No status: the children's existence is the whole of the operator's work.
+//   - No status: the children's existence is the whole of the operator's work
+//     (examples/patterns.TestOwnedChildrensWebsiteHasNoStatus).
 package ownedchildren

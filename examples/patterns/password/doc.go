@@ -18,5 +18,6 @@
 //
 // # Known gaps
 //
-//   - No rotation: a password changes only when its Secret is re-created.
+//   - No rotation: a password changes only when its Secret is re-created
+//     (examples/patterns.TestPasswordIsWrittenOnlyWhenItsSecretIsCreated).
 package password

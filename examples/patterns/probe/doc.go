@@ -19,5 +19,6 @@
 //
 // # Known gaps
 //
-//   - One condition (Ready); the probe reads the ConfigMap from the cache.
+//   - One condition (Ready); the probe reads the ConfigMap from the cache
+//     (examples/patterns.TestProbeReportsOnlyReadyAndReadsTheConfigMapFromTheCache).
 package probe

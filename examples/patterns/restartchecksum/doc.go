@@ -28,5 +28,6 @@
 // # Known gaps
 //
 //   - The ConfigMap's change is not a restart by itself (the kubelet
-//     refreshes a mounted file); no readiness.
+//     refreshes a mounted file); no readiness
+//     (examples/patterns.TestRestartChecksumRollsThroughTheChecksumAndReportsNoReadiness).
 package restartchecksum

@@ -28,5 +28,6 @@
 // # Known gaps
 //
 //   - No headless Service (the StatefulSet names one that does not exist:
-//     the model needs none), no volumeClaimTemplates, no readiness.
+//     the model needs none), no volumeClaimTemplates, no readiness
+//     (examples/patterns.TestRestartStampsStatefulSetNamesAMissingServiceAndHasNoClaims).
 package restartstamp

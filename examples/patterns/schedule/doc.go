@@ -18,5 +18,5 @@
 // # Known gaps
 //
 //   - Concurrency policy is Allow: runs may overlap; Forbid and Replace are
-//     not shown.
+//     not shown (examples/patterns.TestScheduleHasNoConcurrencyPolicy).
 package schedule

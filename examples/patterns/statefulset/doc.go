@@ -27,5 +27,6 @@
 // # Known gaps
 //
 //   - No volumeClaimTemplates (the model has no PersistentVolumeClaims'
-//     binding), no update strategy, no PodDisruptionBudget.
+//     binding), no update strategy, no PodDisruptionBudget
+//     (examples/patterns.TestStatefulSetCacheHasNoClaimsNoUpdateStrategyNoDisruptionBudget).
 package statefulset

@@ -31,5 +31,6 @@
 //
 //   - The admin is bound to the built-in ClusterRole admin, which the
 //     apiserver model does not hold (roleRef is not resolved; RBAC is not
-//     enforced for the operator).
+//     enforced for the operator)
+//     (examples/patterns.TestTenantAdminIsBoundToAClusterRoleTheModelDoesNotHold).
 package tenant

@@ -24,5 +24,6 @@
 // # Known gaps
 //
 //   - Status only; two managers sharing labels, annotations or spec fields
-//     (server-side apply's field managers) are not shown.
+//     (server-side apply's field managers) are not shown
+//     (examples/patterns.TestTwoManagersWriteOnlyStatus).
 package twomanagers
