@@ -38,6 +38,7 @@ var heldGaps = []string{
 	"sim/rng",
 	"sim/scheduler",
 	"sim/trace",
+	"wallclock",
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a
