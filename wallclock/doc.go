@@ -45,33 +45,37 @@
 //
 //   - The census names a client-go workqueue by its goroutine and the
 //     client-go function that started it, not by the line of the operator
-//     that built it (a stack dump holds only the go statement's place).
+//     that built it (a stack dump holds only the go statement's place:
+//     TestTheCensusNamesAWorkqueueByClientGoNotByTheOperatorsLine).
 //     A workqueue with no goroutine of its own (a plain Typed queue with no
 //     metrics provider) is not seen: it waits on a sync.Cond, not on the
-//     clock. An informer factory the operator builds itself
-//     (informers.NewSharedInformerFactory) runs the same client-go
-//     goroutines as clientgo.Setup's and is not told apart (sim/process's
-//     Known gaps say why one with several informer types is not
-//     deterministic).
+//     clock (TestTheCensusDoesNotSeeAPlainTypedQueue). An informer factory
+//     the operator builds itself (informers.NewSharedInformerFactory) runs
+//     the same client-go goroutines as clientgo.Setup's and is not told
+//     apart (TestTheCensusDoesNotTellAnOperatorsInformerFactoryApart;
+//     sim/process's Known gaps say why one with several informer types is
+//     not deterministic).
 //   - A goroutine of the bubble that stays blocked on something that is not
 //     durable (a mutex, a channel made outside the bubble, I/O) keeps the
 //     world from stepping or closing at all: nothing in the bubble can say
 //     so. A watchdog outside it can (Stuck names those goroutines;
 //     operatortest's plan timeout ends the test binary with it); a world
 //     run without one (a test's own wallclock.Run) waits for go test's
-//     -timeout.
+//     -timeout (TestStuckNamesATaskBlockedOnAMutexInABubble).
 //   - Only with a *testing.T: testing/synctest needs one. A program that is
 //     not a test (ctrlsim run) gets one from internal/outside.Run. A
 //     kernel world built without a Wall (sim/cluster's and the models' own
 //     tests) runs outside a bubble,
 //     where the wall clock is the machine's (and a controller that stores
-//     it fails the determinism check, as it should).
+//     it fails the determinism check, as it should:
+//     TestWallClockReadsAreVirtualInsideABubble).
 //   - In a program that is not a test binary, testing/cryptotest refuses to
 //     run: SeedRandom seeds crypto/rand.Reader instead (Read, Text, Int and
 //     Prime follow it), and the implicit draws of crypto/... (key
 //     generation) are not seeded there. The catalogue's reference
 //     controllers draw none; an operator that does gives two trace hashes
-//     for one plan under ctrlsim run, and the same under go test.
+//     for one plan under ctrlsim run, and the same under go test
+//     (TestAProgramThatIsNoTestSeedsCryptoRandsReaderButNotItsImplicitDraws).
 //   - Code that waits on the wall clock (time.Sleep, <-time.After, a
 //     time.Timer or Ticker, client-go's retry.RetryOnConflict and
 //     wait.PollUntilContextTimeout) inside a reconcile, a Runnable or any task
@@ -93,14 +97,18 @@
 //   - math/rand/v2's global functions read the runtime's per-thread
 //     generator, which nothing can seed: code that draws from them makes two
 //     runs of one plan differ, and CheckDeterminism names the step where
-//     they part. A parallel test cannot use SeedRandom (it fails the test).
+//     they part (TestMathRandV2GlobalsCannotFollowTheSeedAndAreDetected).
+//     A parallel test cannot use SeedRandom (it fails the test:
+//     TestAParallelTestCannotSeedRandomness).
 //   - retry.DefaultRetry, DefaultBackoff and wait.Jitter draw their jitter
 //     from the global math/rand, which SeedRandom seeds from the plan in
 //     operatortest's runs; a world run without it (the command's catalogue)
-//     keeps an unseeded jitter.
+//     keeps an unseeded jitter (TestRetryJitterDrawsFromTheGlobalMathRand).
 //   - A parallel test cannot set KUBECONFIG (t.Setenv refuses): there
-//     ctrl.GetConfig is not served and reads the machine's configuration.
+//     ctrl.GetConfig is not served and reads the machine's configuration
+//     (TestAParallelTestDoesNotServeKubeconfig).
 //   - One world per bubble: a second world built in the same bubble starts where
-//     the first left the bubble's clock. CheckDeterminism runs each run in a
-//     bubble of its own.
+//     the first left the bubble's clock
+//     (TestASecondWorldInABubbleStartsWhereTheFirstLeftTheClock).
+//     CheckDeterminism runs each run in a bubble of its own.
 package wallclock

@@ -68,6 +68,8 @@ var heldGaps = []string{
 	"examples/traps",
 	"examples/twowrites",
 	"examples/unobserved",
+	"models/catalog",
+	"models/promotion",
 	"sim/apiserver",
 	"sim/check",
 	"sim/clock",
@@ -84,6 +86,7 @@ var heldGaps = []string{
 	"sim/rng",
 	"sim/scheduler",
 	"sim/trace",
+	"wallclock",
 }
 
 // gapTestName finds a test named in an item: TestX, or pkg/path.TestX for a

@@ -13,10 +13,13 @@
 //
 //   - One catalog, no channels, no deprecations, no catalog priorities or
 //     selectors, no skipRange expressions (upgrade edges are explicit versions),
-//     no pre-release or build metadata in versions (MAJOR.MINOR.PATCH only).
+//     no pre-release or build metadata in versions (MAJOR.MINOR.PATCH only)
+//     (TestACatalogHasNoChannelsAndVersionsAreMajorMinorPatchOnly).
 //   - The catalog lives in memory, outside the API server, as catalogd's HTTP
 //     service does; a scenario that wants controllers to react to a publication
-//     must also change a cluster object they watch (a ClusterCatalog).
+//     must also change a cluster object they watch (a ClusterCatalog)
+//     (TestAPublicationIsSeenWithNoClusterObjectChanged).
 //   - Version ranges are space-separated comparisons (AND); Masterminds'
-//     ranges with "||", "~", "^" or wildcards are not parsed.
+//     ranges with "||", "~", "^" or wildcards are not parsed
+//     (TestMastermindsRangeSyntaxIsNotParsed).
 package catalog

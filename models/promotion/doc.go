@@ -36,13 +36,15 @@
 // # Known gaps
 //
 //   - A failed attempt has no effect at all; an ambiguous outcome (the pull request
-//     is opened but the caller sees an error) is not modelled.
+//     is opened but the caller sees an error) is not modelled
+//     (TestAFailedAttemptHasNoEffect).
 //   - Effects are never rejected or reverted: a pull request is always merged after
 //     its lag, even when a newer one for the same environment exists; no human
-//     closes a duplicate.
+//     closes a duplicate (TestAnOlderPromotionMergedLastIsAppliedOverANewerOne).
 //   - The system keeps its state in memory and never forgets it; it does not read
-//     the cluster to decide anything.
+//     the cluster to decide anything
+//     (TestThePromotionSystemDecidesWithoutReadingTheCluster).
 //   - Apply is given by the world (which app objects a promotion changes is the
 //     world's, not the strategy's); one Apply per effect, with no partial
-//     application over several targets.
+//     application over several targets (TestEachEffectIsOneCallOfApply).
 package promotion
