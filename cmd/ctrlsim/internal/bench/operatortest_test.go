@@ -171,8 +171,8 @@ func cronjobOptions(buggy bool) operatortest.Options {
 	}
 	return operatortest.Options{
 		Scheme:       cronjob.Scheme(),
-		CRDFiles:     []string{"../../examples/cronjob/testdata/batch.ctrlsim.dev_cronjobs.yaml"},
-		WebhookFiles: []string{"../../examples/cronjob/testdata/webhook-manifests.yaml"},
+		CRDFiles:     []string{"../../../../examples/cronjob/testdata/batch.ctrlsim.dev_cronjobs.yaml"},
+		WebhookFiles: []string{"../../../../examples/cronjob/testdata/webhook-manifests.yaml"},
 		Managers:     []operatortest.Manager{{Name: cronjob.Operator, Setup: cronjob.Setup(v)}},
 		Objects:      []client.Object{sample},
 		FaultPhase:   cronjob.FaultPhase, HealBudget: cronjob.HealBudget,
