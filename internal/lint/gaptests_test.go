@@ -24,6 +24,7 @@ const ruleGapTests = "gap-tests"
 var heldGaps = []string{
 	"operatortest/builtins",
 	"operatortest/internal/optest",
+	"operatortest/workload",
 	"sim/apiserver",
 	"sim/check",
 	"sim/clock",
