@@ -25,6 +25,7 @@ var heldGaps = []string{
 	"operatortest/builtins",
 	"operatortest/faults",
 	"operatortest/internal/optest",
+	"operatortest/kubeworld",
 	"operatortest/workload",
 	"sim/apiserver",
 	"sim/check",
