@@ -35,8 +35,9 @@
 //     (TestTheDrawnWorkloadChangesOnlyTheSeedObjectsSpecs). Values are drawn from type,
 //     enum, pattern (regexp/syntax, repetitions bounded), minLength,
 //     maxLength, the formats the apiserver checks (date-time, date, duration,
-//     uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte, k8s-short-name,
-//     k8s-long-name; others are drawn as plain strings and labelled unknown),
+//     uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte, password,
+//     k8s-short-name, k8s-long-name; the other formats it checks are drawn
+//     as plain strings and labelled unknown),
 //     minimum, maximum and their exclusive forms, multipleOf (integral ones;
 //     a fractional one is labelled unknown), int-or-string, required,
 //     minItems, maxItems, list-type set and map, minProperties and
