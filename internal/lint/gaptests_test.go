@@ -27,6 +27,7 @@ var heldGaps = []string{
 	"operatortest/internal/optest",
 	"operatortest/kubeworld",
 	"operatortest/schemadraw",
+	"operatortest/workers",
 	"operatortest/workload",
 	"sim/apiserver",
 	"sim/check",
