@@ -26,6 +26,7 @@ var heldGaps = []string{
 	"operatortest/faults",
 	"operatortest/internal/optest",
 	"operatortest/kubeworld",
+	"operatortest/rundiff",
 	"operatortest/schemadraw",
 	"operatortest/workers",
 	"operatortest/workload",
