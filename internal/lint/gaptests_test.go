@@ -24,6 +24,7 @@ const ruleGapTests = "gap-tests"
 var heldGaps = []string{
 	"operatortest/builtins",
 	"operatortest/canon",
+	"operatortest/failure",
 	"operatortest/faults",
 	"operatortest/internal/optest",
 	"operatortest/kubeworld",
