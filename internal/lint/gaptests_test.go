@@ -28,6 +28,7 @@ var heldGaps = []string{
 	"operatortest/faults",
 	"operatortest/internal/optest",
 	"operatortest/kubeworld",
+	"operatortest/reference",
 	"operatortest/rundiff",
 	"operatortest/schemadraw",
 	"operatortest/workers",
