@@ -46,8 +46,10 @@
 //   - A run with fewer built-in controllers than every one draws its
 //     schedule among fewer starting workers: its trace differs
 //     from the all-controller run's of the same plan (its verdicts need
-//     not: the idle controllers never act). A kind that appears only in
-//     some plans costs those plans a second run.
+//     not: the idle controllers never act;
+//     TestARunWithoutTheIdleControllersHasAnotherTrace). A kind that
+//     appears only in some plans costs those plans a second run
+//     (operatortest/world.TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers).
 //   - The garbage collector and the namespace controller know the CRDs',
 //     the seed objects' and common children's kinds (ConfigMap, Secret,
 //     Service, ServiceAccount, Deployment, StatefulSet, Job), Pods,
@@ -59,12 +61,14 @@
 //     namespace (the namespace controller), in their preferred version
 //     (SetupCollectors): an object written in another version of a
 //     built-in kind served in several is neither collected nor deleted with its namespace
-//     (models/kube's Known gaps). A kind that only a CRD created during the
+//     (models/kube's Known gaps;
+//     TestAHeldKindIsCollectedAndDeletedInItsPreferredVersionOnly). A kind that only a CRD created during the
 //     run serves (no Go type, no manifest in Options.CRDs) is collected from
 //     the collector's first discovery sync after its CRD is Established
 //     (every 30 s from the start of kube-controller-manager, as upstream's
 //     GarbageCollector.Sync; models/kube), so a dependent of a deleted owner
-//     of that kind waits for that sync as on a real cluster; such a kind is
+//     of that kind waits for that sync as on a real cluster
+//     (operatortest/kubeworld.TestTheCollectorCollectsDependentsOfAKindServedAtRunTime); such a kind is
 //     not judged by the generic oracles, nor deleted by the namespace
 //     controller.
 package builtins

@@ -114,20 +114,26 @@
 //   - A nondeterministic value the list above does not name (a random
 //     token an operator draws, an ordinal it counts) is canonical only if
 //     the fault-free runs learn it (they differ in it) or the author names it
-//     (Options.Nondeterministic).
+//     (Options.Nondeterministic; TestARandomTokenNobodyNamesIsComparedAsItIs,
+//     TestANondeterministicFieldTheAuthorNamesIsIgnored,
+//     TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun).
 //   - Times are recognised by their RFC 3339 and Go String forms, and Unix
 //     seconds only in an error's text; a time in another layout is compared
-//     as it is.
+//     as it is (TestATimeInAnotherLayoutIsComparedAsItIs).
 //   - A refusal is read by its cause only in apierrors.NewInvalid's text,
 //     and by the user's value only in an error at rest (the verdicts give
 //     the reconciled object); a condition's message that carries an
 //     internal error is compared by its text, times and tokens masked. A
 //     user value that is no string (a number), or that the object holds
-//     at two paths, names no field.
+//     at two paths, names no field (TestARefusalCarriedInAMessageIsComparedByItsCause,
+//     TestARefusalOfANumberTheUserSetNamesNoField,
+//     TestARefusalOfTheUsersValueIsThatValue).
 //   - A checksum is named by what it digests only when that is a string
 //     or the JSON of a node the run stored, digested whole by MD5, SHA-1,
 //     SHA-256 or SHA-512 into lowercase hex: a checksum of key=value lines,
 //     of content the operator never stored (a desired spec before the
 //     apiserver's defaults), in base64 or by another hash is opaque, and
-//     is canonical only if the fault-free runs learn it.
+//     is canonical only if the fault-free runs learn it
+//     (TestAChecksumIsComparedByWhatItDigests: a stale checksum stays as it
+//     is).
 package canon

@@ -30,19 +30,23 @@
 //
 //   - A factory the operator builds itself (informers.NewSharedInformerFactory)
 //     starts its informers in map order, so a run is deterministic only with
-//     one informer type on it; Env's factories start them in the order asked
-//     for (sim/process's Known gaps).
+//     one informer type on it (as in
+//     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
+//     start them in the order asked for (sim/process's Known gaps).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue)
 //     waits on the clock outside the simulator, and client-go has no seam to
 //     replace it: the operator must be handed Queue's, and a test that builds
 //     one fails in its first run with one line naming it (package
-//     wallclock's census; examples/traps).
+//     wallclock's census;
+//     examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no
-//     DELETED (sim/process's and restapi's Known gaps).
+//     DELETED (sim/process's and restapi's Known gaps;
+//     sim/process.TestAClientGoWatchIgnoresTimeoutSecondsAndRefusesOtherFieldSelectors).
 //   - An event broadcaster's correlator (its spam filter and aggregation)
 //     runs on the bubble's clock, not the scheduler's.
 //   - Setup drops utilruntime.HandleError's 1 ms backoff for the whole test
-//     binary, not only for the worlds that use it.
+//     binary, not only for the worlds that use it
+//     (TestSetupDropsTheErrorBackoffForTheWholeBinary).
 package clientgo

@@ -33,25 +33,31 @@
 //   - Whether the extra writes are the fault-free run's is read from the
 //     verdict's words (verdict.ExtraInOtherRunOnly over its detail), as the
 //     suspect is (SuspectOf): an author's property whose detail says "the
-//     extra ... is in" another run is read so too (extra_test.go).
+//     extra ... is in" another run is read so too
+//     (TestAnAuthorsDetailSayingTheExtraIsInAnotherRunIsReadSo;
+//     extra_test.go).
 //   - A failure's "from the fault to the violation" (failure.go) is a
 //     selection, not a causal slice: the operator's steps from the plan's
 //     first fault that shows in the run (a crash, a stale restart, a held
 //     watch, an API fault), the workload's, and the built-in processes' on
 //     the objects the violation's text names. A lag, latency or workers
-//     fault shapes every step and has no step of its own to start from.
+//     fault shapes every step and has no step of its own to start from
+//     (TestALagLatencyOrWorkersFaultHasNoStepOfItsOwn).
 //   - "What this run never did" compares with the fault-free run of the
 //     plan's seed only: a violation that the late or the other schedule's
 //     run decided is told against that run, and an interleavings-agree
-//     violation gets none.
+//     violation gets none
+//     (TestOnlyTheFaultFreeRunOfThePlansSeedIsComparedForWhatThisRunNeverDid).
 //   - The suspect's plan replays the suspect's run bit for bit, but its
 //     own interleavings-agree verdict may blame the other schedule: when
 //     the blame rule (verdict.ShowsTheBug) does not tell, the plan's own run
 //     is taken for the faulted run, and a plan with no fault ends as its
 //     own schedule does, so the other is named (reference/reference.go's
-//     agree).
+//     agree; TestInterleavingsAgreeDrawsAndReplaysTheSuspect,
+//     TestAFaultlessPlanBlamingItsOwnScheduleIsItsOwnSuspect).
 //   - Seed objects of two kinds of one name (in two API groups) with the
 //     same namespace and name keep their indexes in a printed plan: the name
-//     form does not carry the group. operatortest.Replay (the catalogue's
+//     form does not carry the group
+//     (TestSeedObjectsOfOneKindNameInTwoGroupsKeepTheirIndexes). operatortest.Replay (the catalogue's
 //     and ctrlsim replay's path) runs a plan as given: indexes only.
 package failure

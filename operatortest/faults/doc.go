@@ -22,17 +22,21 @@
 //     apiserver model's injected 409 comes with no write (an operator that
 //     drops a conflict and waits for that event would be failed falsely);
 //     a 409 is met only as the retry of a write whose response was lost,
-//     or from an author's template. The 429's Retry-After is in the
+//     or from an author's template
+//     (TestTheAPIErrorsDrawnAreTheOperatorsOwnWritesOfTheFaultFreeRun). The 429's Retry-After is in the
 //     Status's details only: package restapi sends no Retry-After header,
-//     so client-go's own retry of a 429 is not exercised.
+//     so client-go's own retry of a 429 is not exercised (sim/restapi's
+//     Known gaps).
 //   - An API fault template's resource is checked against the scheme's
 //     kinds and the CRDs given: a kind whose CRD the operator installs at
 //     run time, with no Go type, is refused. Workers faults are never
 //     drawn (no controller is offered to the generator; a plan's text can
-//     name one): plan.Workers in Profile.Classes is refused.
+//     name one): plan.Workers in Profile.Classes is refused
+//     (TestARunTimeCRDsResourceAndTheWorkersClassAreRefused).
 //   - A trace step names its object's kind without its group, and an
 //     apiserver.Fault names a resource without one: a write of a kind that
 //     several groups serve is aimed at by the plural of the group the world
 //     collects (else the core group's), and the fault drawn matches that
-//     resource's requests in every group.
+//     resource's requests in every group
+//     (TestAnAPIErrorAimedAtAKindOfTwoGroupsNamesNoGroup).
 package faults

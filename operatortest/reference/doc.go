@@ -84,9 +84,10 @@
 //     clock but never returned "requeue after" in it (or was blind through
 //     all its timed reconciles) gets no blind time, and a process that
 //     polls with "requeue after" gets it though its clock only paces a
-//     retry.
+//     retry (TestOnlyATimeDrivenOperatorHasBlindTime).
 //   - Time-driven operators: the fault-free run of the same downtime and
-//     blind time (see Generic oracles) replays a lag's bounds, not the
+//     blind time (see Generic oracles;
+//     TestTheBlindReferenceKeepsTheViewsAndDropsTheRestOfTheFaults) replays a lag's bounds, not the
 //     faulted run's draws of it (the reference draws its own per event), and
 //     a view behind the world's writes is excused only where those writes
 //     were the world's: a write of the operator that carried a user's change
@@ -103,7 +104,8 @@
 //     the crash did not cut (it had not begun), may be done before the stop
 //     in the reference. A clean stop that finds a reconcile in flight waits
 //     for a moment no worker is reconciling: with several workers busy in
-//     turn it may come later than the faulted run's crash. A time-driven
+//     turn it may come later than the faulted run's crash
+//     (TestACleanStopLetsTheReconcileInHandFinish). A time-driven
 //     operator is never at rest: a Job that finishes within milliseconds of
 //     the run's end may be complete in one schedule and running in the
 //     other (the interleaving moves it by the API's latencies).
@@ -111,7 +113,8 @@
 //     handler's write is none); a read or write of a kind whose name two
 //     collected groups share names no kind, and ranks nothing; a no-op
 //     write at the instant another client made the version it answers with
-//     counts as an act.
+//     counts as an act
+//     (TestTheReferenceRunsActsAreTheWritesThatChangedSomethingAfterTheirReads).
 //   - Each plan costs two fault-free runs besides its own (its schedule's,
 //     whose reads and writes are also the targets, and another's), and a
 //     third (the late operator's) when converges would otherwise fire, also for
@@ -122,8 +125,10 @@
 //     update-summaries would still fire and an operator's process was down
 //     or its view behind (a stale restart, a hold or lag of its watches);
 //     references are cached by seed and workload (256 at most), the
-//     downtime's by its windows too (a shrink's replays reuse it).
+//     downtime's by its windows too (a shrink's replays reuse it;
+//     TestAPlanCostsTwoFaultFreeRunsBesidesItsOwnCachedBySeedAndWorkload).
 //   - interleavings-agree's blame reads only the first object the two
 //     schedules disagree on; a reference given by hand (no run, no watch
-//     log) is blamed by the faulted run's end state alone.
+//     log) is blamed by the faulted run's end state alone
+//     (TestAHandMadeReferenceIsBlamedByTheFaultedRunsEndStateOnTheFirstObject).
 package reference

@@ -22,14 +22,16 @@
 //   - The order in which two objects' changes interleave is never
 //     compared: an operator whose writes to different objects come in a
 //     different order from run to run, each to the same content, shows no
-//     divergence.
+//     divergence (TestTwoObjectsWrittenInTheOtherOrderShowNoDivergence).
 //   - Only the first divergence is told: a run that differs in several
 //     objects names the one whose changes come first, and the others show
-//     once it is declared (search learns up to four from one replay).
+//     once it is declared (search learns up to four from one replay;
+//     TestOnlyTheFirstDivergingObjectIsTold).
 //   - A list whose items differ and are reordered at once is told as the
 //     fields that differ, not as its order; a field through a list is
-//     named as the field of every item.
+//     named as the field of every item
+//     (TestAListReorderedAndChangedAtOnceIsToldAsItsFields).
 //   - Steps compares the traces step by step: a step inserted early
 //     (one more retry) makes every later step differ, and the first one is
-//     all it names.
+//     all it names (TestStepsNamesOnlyTheFirstStepAfterAnInsertedOne).
 package rundiff

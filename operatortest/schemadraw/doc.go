@@ -18,12 +18,15 @@
 //   - Patterns are drawn through regexp/syntax with repetitions bounded;
 //     the formats drawn are those the apiserver checks (date-time, date,
 //     duration, uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte,
-//     k8s-short-name, k8s-long-name); others are drawn as plain strings and
-//     labelled unknown, and so is a fractional multipleOf.
-//   - Nesting stops at depth MaxDepth (4).
+//     password, k8s-short-name, k8s-long-name); the other formats it checks
+//     (hexcolor, isbn, ...) are drawn as plain strings and labelled unknown,
+//     and so is a fractional multipleOf
+//     (TestAFormatNotGeneratedAndAFractionalMultipleOfAreNotSure).
+//   - Nesting stops at depth MaxDepth (4) (TestNestingStopsAtMaxDepth).
 //   - x-kubernetes-validations (CEL) rules, allOf/anyOf/oneOf/not are not
 //     drawn from: a value under one is labelled unknown when valid by the
-//     rest (the apiserver model evaluates CEL rules and decides).
+//     rest (the apiserver model evaluates CEL rules and decides;
+//     TestADrawUnderACELRuleIsNotSure).
 //   - Embedded resources and fields that preserve unknown fields are not
-//     drawn (Drawable).
+//     drawn (Drawable; TestEmbeddedAndPreservedFieldsAreNotDrawable).
 package schemadraw

@@ -41,16 +41,23 @@
 //   - A worker process re-runs the test binary on the test by name
 //     (-test.run): a test that name cannot select again, or an exploration
 //     other than its test's first, is not run by workers (search explores
-//     it in the test's process, or fails when workers were asked for).
+//     it in the test's process, or fails when workers were asked for:
+//     operatortest/search.TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess,
+//     operatortest/search.TestAWorkerThatCannotReachTheExplorationFailsLoudly,
+//     operatortest/search.TestWorkersOnASecondExplorationOfATestAreRefused).
 //   - Only the flags the parent was given are passed on (Args), and a
 //     worker's exploration is told from the parent's by its Hello alone
-//     (the test, seed, budget, shard and KeepGoing): a test whose other
+//     (the test, seed, budget, shard and KeepGoing;
+//     TestAWorkersHelloCarriesTheTestSeedBudgetShardAndKeepGoingAlone): a test whose other
 //     options depend on what the worker process does not share (an
 //     environment variable set in the test, a random value) is not refused
 //     at its hello; what its workers saw and the parent does not show is
-//     reported as unreproduced (search's Result.Unreproduced).
+//     reported as unreproduced (search's Result.Unreproduced;
+//     operatortest/search.TestAViolationAWorkerSawAndThisProcessDidNotIsReported).
 //   - A worker that dies fails the whole exploration; its places are not
-//     handed to another worker.
+//     handed to another worker
+//     (operatortest/search.TestAWorkerThatDiesFailsLoudly).
 //   - Shards are merged by their documents alone: Merge checks that they
-//     are of one test, seed and budget, not of one version of the operator.
+//     are of one test, seed and budget, not of one version of the operator
+//     (TestShardsOfTwoVersionsOfTheOperatorMerge).
 package workers

@@ -31,11 +31,13 @@
 //     under spec of a seed custom resource, it sets a field (scalars; nested
 //     objects, lists and maps as a whole), appends, replaces or removes a list item, or sets or removes a
 //     map key; it deletes a seed object or re-creates it. It creates no new
-//     objects and changes no status or metadata. Values are drawn from type,
+//     objects and changes no status or metadata
+//     (TestTheDrawnWorkloadChangesOnlyTheSeedObjectsSpecs). Values are drawn from type,
 //     enum, pattern (regexp/syntax, repetitions bounded), minLength,
 //     maxLength, the formats the apiserver checks (date-time, date, duration,
-//     uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte, k8s-short-name,
-//     k8s-long-name; others are drawn as plain strings and labelled unknown),
+//     uuid, ipv4, ipv6, cidr, mac, hostname, email, uri, byte, password,
+//     k8s-short-name, k8s-long-name; the other formats it checks are drawn
+//     as plain strings and labelled unknown),
 //     minimum, maximum and their exclusive forms, multipleOf (integral ones;
 //     a fractional one is labelled unknown), int-or-string, required,
 //     minItems, maxItems, list-type set and map, minProperties and
@@ -43,15 +45,16 @@
 //     seed lacks are set with the object as a whole. x-kubernetes-validations
 //     (CEL) rules, allOf/anyOf/oneOf/not are not drawn from: a value under one
 //     is labelled unknown when valid by the rest (the apiserver model
-//     evaluates CEL rules and decides). Embedded resources and fields that
-//     preserve unknown fields are left alone. A label holds for the seed as
+//     evaluates CEL rules and decides; TestWorkloadUnderACELRuleIsNotClaimedValid).
+//     Embedded resources and fields that preserve unknown fields are left
+//     alone (operatortest/schemadraw.TestEmbeddedAndPreservedFieldsAreNotDrawable). A label holds for the seed as
 //     the test gave it, not for the state that earlier steps leave.
 //     InvalidMutations alone draws from the places whose drawing can break a
 //     constraint (found by drawing each place a few times).
 //   - The script's patches are JSON merge patches only (no strategic merge
-//     or JSON patch), and it cannot wait for a condition (a rollout), only
+//     or JSON patch; TestAScriptedPatchIsAJSONMergePatch), and it cannot wait for a condition (a rollout), only
 //     for a time. A hand-written api fault without process= also fails the
 //     script's requests: they are retried while it lasts when transient,
-//     refused otherwise. Its retries are a fixed back-off (1s doubling to
+//     refused otherwise (TestAScriptedStepRetriesTransientErrorsUntilItLands). Its retries are a fixed back-off (1s doubling to
 //     10s), not a particular GitOps tool's.
 package workload
