@@ -205,7 +205,9 @@ func TestTheSimpleJudgeAgreesWithTheLazyOne(t *testing.T) {
 	switch {
 	case judged < n*9/10:
 		t.Errorf("%d plans judged of %d drawn: too many cut to say anything", judged, n)
-	case violated == 0 || len(excused) < 3:
+	case !testing.Short() && (violated == 0 || len(excused) < 3):
+		// (At a tenth of the plans, -short, the test operators' plans reach
+		// an excuse too rarely to require one: 96 plans named none.)
 		t.Errorf("%d plans violated something and %d of the table's cases were named: the plans do not reach the rules the two judges state", violated, len(excused))
 	}
 }
