@@ -430,11 +430,12 @@ func benchOperatortestOnly(progress func(string), report string, jsonOut bool, s
 		}
 	}
 	f := &bench.Figures{}
+	machine := machineName() // at the start, as a whole run's first line has it
 	f.Operatortest, f.OperatortestNote = bench.MeasureOperatortest(progress)
 	if f.Operatortest == nil {
 		return fmt.Errorf("--only-operatortest: %s", f.OperatortestNote) // the report keeps its figures
 	}
-	f.OperatortestAlone = time.Now().UTC().Format("2006-01-02")
+	f.OperatortestAlone = time.Now().UTC().Format("2006-01-02") + " on " + machine
 	if report != "" {
 		merged, err := mergeOperatortest(old, f)
 		if err != nil {

@@ -111,9 +111,10 @@ type Figures struct {
 	// in a test binary with every core; OperatortestNote says why not.
 	Operatortest     *Operatortest `json:"operatortest,omitempty"`
 	OperatortestNote string        `json:"operatortest_note,omitempty"`
-	// OperatortestAlone is the day the operatortest figures were measured
-	// on their own (ctrlsim bench --only-operatortest) and merged into a
-	// report; "" when they were measured with the rest.
+	// OperatortestAlone is the day (and the machine, its load at the start)
+	// the operatortest figures were measured on their own (ctrlsim bench
+	// --only-operatortest) and merged into a report; "" when they were
+	// measured with the rest.
 	OperatortestAlone string `json:"operatortest_alone,omitempty"`
 	// WorldCost is what the world's fidelity costs against the world before
 	// it (cmd/ctrlsim/internal/worldcost, measured by the caller); nil
