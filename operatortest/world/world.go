@@ -69,9 +69,9 @@ type World struct {
 	// Excused counts the cases of verdict's table of excuses that the
 	// verdicts of the plans judged to find (PhaseFind) named, by name.
 	Excused map[string]int
-	Opts  Options
-	CRDs  []apiserver.CRD
-	Kinds []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
+	Opts    Options
+	CRDs    []apiserver.CRD
+	Kinds   []schema.GroupVersionKind // always judged: CRD kinds, the objects' kinds (and those the operator touches: judged)
 	// Collected are the kinds the garbage collector and the namespace
 	// controller know in every run: kinds, common children and the workload
 	// models' kinds (a run's also collects the kinds it holds for an owner
