@@ -317,13 +317,13 @@ func Run(e Exploration) (*Verdicts, error) {
 					}
 				case m.Done:
 					done = true
-					ps.mu.Lock()
-					for name, k := range m.Excused { // lint:order-independent a sum
-						if e.Excused != nil {
+					if e.Excused != nil {
+						ps.mu.Lock()
+						for name, k := range m.Excused { // lint:order-independent a sum
 							e.Excused[name] += k
 						}
+						ps.mu.Unlock()
 					}
-					ps.mu.Unlock()
 				case m.Invalid:
 					ps.mu.Lock()
 					ps.invalid = true
