@@ -121,7 +121,7 @@ func judgeIn(w *world.World, t *testing.T) workers.Judge {
 func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*workers.Verdicts, error) {
 	return workers.Run(workers.Exploration{Test: t.Name(), Pattern: failure.RunPattern(t.Name()), Hello: hello(w, t), Workers: n,
 		Checks: randomBudget(w), Offset: w.Opts.Checks - randomBudget(w), Owns: w.Opts.Shard.Owns, Keep: w.Opts.KeepGoing, Seen: seen,
-		Judge: judgeIn(w, t), Progress: progressOf(t), Excused: w.Excused})
+		Judge: judgeIn(w, t), Progress: progressOf(t)})
 }
 
 // progressOf is how the workers say how far they have got on t: this

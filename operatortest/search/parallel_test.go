@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,8 +29,8 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 	// the test up to its exploration only.
 	buggy := optest.AppOptions(optest.TrustsItsMark)       // optest: a restart between two writes
 	buggy.Checks, buggy.Seed, buggy.ShrinkRuns = 30, 3, 15 // a bounded shrink is as deterministic as a whole one
-	correct := optest.BugOptions(&optest.KnownBugs{}, false)
-	correct.Checks = 12
+	correct := optest.TickerOptions(false)                 // a time-driven operator: its verdicts name excuses (same-downtime, ...)
+	correct.Checks = 20
 	var seq, okSeq search.Result
 	par, okPar := map[int]search.Result{}, map[int]search.Result{}
 	t.Run("buggy", func(t *testing.T) {
@@ -48,6 +49,7 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 		t.Fatalf("want the sequential exploration to catch the bug after a few plans (so that every worker judges some before it): %+v", seq)
 	}
 	t.Logf("sequential: first failure at place %d, hash %s, minimal plan:\n%s", seq.FirstFailure, seq.Hash, seq.Minimal)
+	t.Logf("the correct operator's verdicts, sequential, named the excuses %v", okSeq.Excused)
 	for _, n := range []int{2, 3} {
 		par := par[n]
 		switch {
@@ -65,6 +67,10 @@ func TestParallelExplorationsGiveTheSequentialResult(t *testing.T) {
 		okPar := okPar[n]
 		if okPar.Caught || okSeq.Caught || okPar.Checks != okSeq.Checks || okPar.Checks != correct.Checks {
 			t.Errorf("the correct operator, %d workers: caught %v after %d plans; sequential: caught %v after %d; want none after %d", n, okPar.Caught, okPar.Checks, okSeq.Caught, okSeq.Checks, correct.Checks)
+		}
+		// The excuses its verdicts named, counted in every process.
+		if !maps.Equal(okPar.Excused, okSeq.Excused) {
+			t.Errorf("the correct operator, %d workers: excuses used %v, sequential %v", n, okPar.Excused, okSeq.Excused)
 		}
 	}
 }

@@ -437,6 +437,9 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			for k, note := range pre.Cuts { // lint:order-independent a set of places
 				CountCut(w, offset+k, note)
 			}
+			for name, k := range pre.Excused { // lint:order-independent a sum
+				w.Excused[name] += k
+			}
 		}
 		if w.Opts.KeepGoing && pre != nil {
 			// The distinct violations the workers saw, each shrunk in a

@@ -197,6 +197,7 @@ func (ps *Places) count() int {
 type Verdicts struct {
 	Sigs    map[int][]string
 	Cuts    map[int]string // the places whose plans were cut (search's cut.go)
+	Excused map[string]int // the excuses the worker processes' verdicts named (search adds them to this process's)
 	Judged  map[int]bool   // sigs' places and those the world could not run
 	Stop    int
 	Decided time.Duration

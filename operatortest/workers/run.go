@@ -43,8 +43,10 @@ type workerMsg struct {
 	Invalid bool     `json:"invalid,omitempty"`
 	Cut     string   `json:"cut,omitempty"` // the place's plan was cut at the work bound (search's cut.go)
 	Done    bool     `json:"done,omitempty"`
-	// Excused, with Done: the worker's count of excuses its verdicts named
-	// (world.World's Excused).
+	// Excused, with a place's verdict: the excuses the worker's verdicts
+	// named since its last message (world.World's Excused counts them); a
+	// worker is killed once the exploration is decided, so nothing waits
+	// for its last message.
 	Excused map[string]int `json:"excused,omitempty"`
 }
 
@@ -125,10 +127,22 @@ func Serve(h Hello, j, n int, preflight func() error, judge Judge, excused func(
 			send(workerMsg{Place: k, Err: "preflight: " + err.Error()})
 		}
 	} else {
-		judge(get, func(k int, sigs []string, err, cut string) { send(workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}) },
+		sent := map[string]int{}
+		judge(get, func(k int, sigs []string, err, cut string) {
+			m := workerMsg{Place: k, Sigs: sigs, Err: err, Cut: cut}
+			for name, n := range excused() { // lint:order-independent a difference per name
+				if n > sent[name] {
+					if m.Excused == nil {
+						m.Excused = map[string]int{}
+					}
+					m.Excused[name], sent[name] = n-sent[name], n
+				}
+			}
+			send(m)
+		},
 			func(k int) { send(workerMsg{Place: k, Invalid: true}) })
 	}
-	send(workerMsg{Done: true, Excused: excused()})
+	send(workerMsg{Done: true})
 	out.Close()
 	os.Exit(0)
 }
@@ -218,8 +232,6 @@ type Exploration struct {
 	Seen           map[string]bool
 	// Judge judges places in this process (worker 1).
 	Judge Judge
-	// Excused, if set, gets the worker processes' counts of excuses added.
-	Excused map[string]int
 	// Progress says how far the workers have got.
 	Progress Progress
 }
@@ -243,7 +255,7 @@ func Run(e Exploration) (*Verdicts, error) {
 	test, n := e.Test, e.Workers
 	want := e.Hello
 	ps := &Places{Checks: e.Checks, Owns: e.Owns, keep: e.Keep, Next: 1, Finished: make(chan struct{}),
-		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, Cuts: map[int]string{}}, announced: maps.Clone(e.Seen), known: maps.Clone(e.Seen),
+		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, Cuts: map[int]string{}, Excused: map[string]int{}}, announced: maps.Clone(e.Seen), known: maps.Clone(e.Seen),
 		offset: e.Offset, progress: e.Progress}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
@@ -317,19 +329,17 @@ func Run(e Exploration) (*Verdicts, error) {
 					}
 				case m.Done:
 					done = true
-					if e.Excused != nil {
-						ps.mu.Lock()
-						for name, k := range m.Excused { // lint:order-independent a sum
-							e.Excused[name] += k
-						}
-						ps.mu.Unlock()
-					}
 				case m.Invalid:
 					ps.mu.Lock()
 					ps.invalid = true
 					ps.mu.Unlock()
 					ps.fail(ErrInvalidDraw)
 				default:
+					ps.mu.Lock()
+					for name, k := range m.Excused { // lint:order-independent a sum
+						ps.V.Excused[name] += k
+					}
+					ps.mu.Unlock()
 					ps.judgedBy(j, m.Place)
 					ps.Judged(m.Place, m.Sigs, m.Err, m.Cut)
 					ps.announce(m.Place, m.Sigs)
