@@ -93,6 +93,7 @@ var heldGaps = []string{
 	"sim/plan",
 	"sim/process",
 	"sim/queue",
+	"sim/rbac",
 	"sim/restapi",
 	"sim/rng",
 	"sim/scheduler",

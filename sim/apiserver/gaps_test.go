@@ -11,6 +11,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -213,5 +214,23 @@ func TestAMutatingWebhookSeesACustomResourceBeforeItsSchemasDefaults(t *testing.
 	}
 	if wd.Spec.Color == "" || len(seen.colors) != 1 || seen.colors[0] != "" {
 		t.Fatalf("stored color %q, the webhook saw %q; want a defaulted color stored and none seen", wd.Spec.Color, seen.colors)
+	}
+}
+
+// TestARoleThatGrantsMoreThanItsWriterHasIsWritten shows sim/rbac's gap: no
+// escalation prevention (kube-apiserver's Role registry refuses "attempt to
+// grant extra privileges" to a writer that lacks them, or the escalate verb).
+func TestARoleThatGrantsMoreThanItsWriterHasIsWritten(t *testing.T) {
+	w := newWorld(t)
+	sa := apiserver.ServiceAccount("ns", "ctrl")
+	w.must(w.s.Create(admin, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "writer"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles"}, Verbs: []string{"create"}}}}))
+	w.must(w.s.Create(admin, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "writer"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "writer"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ctrl", Namespace: "ns"}}}))
+	all := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "all"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}}
+	if err := w.s.Create(sa, all); err != nil {
+		t.Fatalf("a Role granting everything, written by a user who may only create Roles: %v, want it stored", err)
 	}
 }

@@ -34,20 +34,27 @@
 // Known gaps:
 //   - No aggregated ClusterRoles: an aggregationRule is not evaluated (upstream
 //     the clusterrole-aggregation controller writes the aggregated rules into
-//     the ClusterRole; here only the rules stored in the object count).
+//     the ClusterRole; here only the rules stored in the object count)
+//     (TestAnAggregationRuleGrantsNothing).
 //   - No bootstrap policy: cluster-admin, system:basic-user, system:discovery,
-//     the controller roles etc. exist only if the Rules provide them.
+//     the controller roles etc. exist only if the Rules provide them
+//     (TestClusterAdminExistsOnlyIfTheRulesHoldIt).
 //   - No non-resource URLs (/healthz, /version, discovery paths), no Node,
 //     ABAC or webhook authorizers, no impersonation, no anonymous requests,
-//     no field/label selector authorization attributes.
+//     no field/label selector authorization attributes
+//     (TestARequestIsAResourceRequestOnly).
 //   - No escalation prevention: the RBAC registry's "attempt to grant extra
 //     privileges" check on writes of Roles and bindings
-//     (pkg/registry/rbac/*/policybased) is not part of this package.
+//     (pkg/registry/rbac/*/policybased) is not part of this package, nor of
+//     the apiserver model
+//     (sim/apiserver.TestARoleThatGrantsMoreThanItsWriterHasIsWritten).
 //   - No propagation delay: kube-apiserver authorizes from its own informer
 //     cache, so a revoked binding still grants for a short while; here the
-//     change applies to the very next request.
+//     change applies to the very next request
+//     (TestRevokingABindingDeniesTheNextRequest).
 //   - Order: upstream lists RoleBindings from an informer index in no defined
 //     order; here the order is the one Rules returns. It only shows in which
 //     binding the "allowed by" reason names and in the order of resolution
-//     errors in a denial reason.
+//     errors in a denial reason
+//     (TestTheAllowingBindingIsTheFirstInTheOrderRulesGives).
 package rbac
