@@ -84,25 +84,30 @@
 //
 //   - No templates, values, hooks, tests, notes, subcharts, CRD handling or
 //     post-renderers: a chart is already-rendered objects (callers label them as a
-//     post-renderer would).
+//     post-renderer would) (TestAChartIsItsRenderedObjectsAndAHookIsOneOfThem).
 //   - Updates are merge patches of the fields the chart sets (labels, annotations,
 //     everything but metadata and status); helm computes a three-way strategic
 //     merge against the previous manifest, so a field or map key the new chart
 //     drops is removed by helm and left alone here. No Force replace, Recreate,
 //     CleanupOnFail, Atomic, MaxHistory, Replace, TakeOwnership, server-side apply,
 //     or helm.sh/resource-policy: keep. When helm finds nothing to patch it reads
-//     the object once more; this model does not.
+//     the object once more; this model does not
+//     (TestAMapKeyTheNewChartDropsIsLeftInPlace).
 //   - Helm applies objects of one kind in parallel batches; here they are applied
-//     one at a time in manifest order, which is what makes crash points exact.
+//     one at a time in manifest order, which is what makes crash points exact
+//     (TestObjectsOfOneKindAreAppliedOneAtATimeInManifestOrder).
 //   - Context cancellation is not modelled (helm >= 3.7 marks the release failed
 //     when its context is cancelled; helm-operator-plugins passes a background
-//     context): only a process death leaves a record pending.
+//     context): only a process death leaves a record pending
+//     (TestACancelledContextStillDeploys).
 //   - Readiness (Rollback Wait) is existence without deletionTimestamp; helm's
 //     per-kind ReadyChecker (Deployments available, Pods ready, Jobs complete,
-//     ...) is not modelled. Install and Upgrade have no Wait.
+//     ...) is not modelled. Install and Upgrade have no Wait
+//     (TestRollbackWaitsForExistenceOnly).
 //   - The chunked Secret driver of operator-controller (index plus chunk Secrets,
 //     in the system namespace) is not modelled: records are single Secrets in the
-//     release namespace, so a record cannot be half-written.
+//     release namespace, so a record cannot be half-written
+//     (TestInstallCallSequence).
 //   - Release names are not validated; custom labels are not checked against the
-//     reserved system labels.
+//     reserved system labels (TestReleaseNamesAndCustomLabelsAreNotValidated).
 package helm
