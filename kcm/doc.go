@@ -135,19 +135,21 @@
 //     kinds a world holds, and its probe of those kinds (every model) runs
 //     the models; a world that holds ReplicaSets, Deployments, Jobs,
 //     StatefulSets or claims and has a Setup that never returns still hangs
-//     until go test's -timeout.
+//     until go test's -timeout (TestAWorldNotGivenItsKindsRunsTheModels).
 //   - It needs a testing/synctest bubble (package wallclock; operatortest runs
 //     every plan in one): Setup refuses a process outside one, and
 //     operatortest/kubeworld runs the models of models/kube there instead
 //     (the kernel worlds of sim/cluster's and kubeworld's own tests, the
-//     differential suite's simulated side).
+//     differential suite's simulated side)
+//     (TestSetupRefusesAProcessOutsideABubble).
 //   - pkg/controller has no seam for the workqueue: each constructor builds
 //     client-go's, which Setup shuts down and replaces, through reflect and
 //     unsafe, by the simulator's (process.NewClientGoQueue, client-go's
 //     default controller rate limiter, as the constructors use) at the
 //     unexported field each controller keeps it in (queue; pvc-protection's
 //     pvcProcessingStore.namespaceQueue too). A field renamed upstream fails
-//     Setup with the path it looked for.
+//     Setup with the path it looked for
+//     (TestAQueueFieldRenamedUpstreamFailsWithThePathLookedFor).
 //   - The goroutines of Run that never call in (Run itself waiting on its
 //     context, the informers' FIFO loops, the event broadcaster's
 //     distribution loop) run as Go schedules them, in the bubble: deterministic
@@ -176,15 +178,17 @@
 //     in 30 of one plan patched b before a. Here those patches take turns
 //     in the order of the dependents' namespace and name (gc_orphan.go:
 //     each waits, before its request, for the one before it), one after
-//     the other where upstream's run at once.
+//     the other where upstream's run at once
+//     (TestOrphaningPatchesTheDependentsOneAfterTheOtherByName).
 //   - No world hosts the collector yet: operatortest/builtins builds
 //     models/kube's (SetupCollectors, outside package kcm and
 //     operatortest/kubeworld) over every kind a run holds in an owner
 //     relation, as lazily as operatortest/world starts the workload
 //     controllers; kubeworld.HostedGarbageCollector is what it would call
-//     instead. The model is compared with this collector and the real
-//     namespace controller by internal/differential's
-//     TestNamespaceDeletionAndCollectionMatchKubeControllerManager.
+//     instead (TestOperatortestsCollectorIsTheModelAndRunsOutsideABubble).
+//     The model is compared with this collector and the real namespace
+//     controller by
+//     internal/differential.TestNamespaceDeletionAndCollectionMatchKubeControllerManager.
 //   - Not hosted: the namespace controller. It would build as the collector
 //     does (a metadata client, discovery's preferred namespaced resources),
 //     but its deleter deletes a terminating namespace's content kind by
@@ -207,7 +211,8 @@
 //     models/kube's models run these (its doc.go says what they leave out),
 //     and every workload model still runs outside a bubble. The kubelet,
 //     the scheduler and the node lifecycle controller's pod side stay a
-//     model: there is no node to run them on.
+//     model: there is no node to run them on
+//     (TestControllersHostNeitherTheNamespaceNorTheEndpointSliceController).
 //   - The Job controller's orphanQueue stays client-go's: its item type
 //     (orphanPodKey) is unexported, and no queue of the simulator's can be
 //     built for it from outside the package. It runs on the bubble's clock:
@@ -215,7 +220,7 @@
 //     virtual time, and its 5 orphan workers wait outside the scheduler
 //     until an orphan pod is added (by a task: they then rejoin at their
 //     first request). Run's deferred ShutDown ends it at a crash and when
-//     the world closes.
+//     the world closes (TestTheJobControllersOrphanQueueTakesNoSimulatorQueue).
 //   - Client-go's informers' indexers list in a shuffle drawn from the plan
 //     (package process's clientgo_indexer.go; per process and informer
 //     type, another at each call): upstream's list in Go map order, and the
@@ -227,16 +232,18 @@
 //     Go map's order is not. Before lists came in the plan's shuffle they
 //     were sorted by key, and before the ReplicaSet controller was hosted
 //     the typed informers (client-go v0.37 wraps each in a
-//     typedSharedIndexInformer) were not sorted at all.
+//     typedSharedIndexInformer) were not sorted at all
+//     (sim/process.TestTheOrderedFactoriesInformersListInThePlansShuffle).
 //   - The handlers registered on one informer before it starts share one
 //     client-go listener and run in registration order, one after the
 //     other (process's clientgo_handlers.go): client-go starts each
 //     handler's goroutines by ranging over a map, and the ReplicaSet and
 //     Deployment controllers' handlers on the ReplicaSet and pod informers
 //     were adopted as tasks in a new order each run. A plan cannot run one
-//     controller's handler of an event before another's ends.
+//     controller's handler of an event before another's ends
+//     (sim/process.TestTheHandlersOfOneInformerShareOneListenerInRegistrationOrder).
 //   - utilruntime.HandleError's 1 ms backoff is dropped for the whole test
 //     binary (process.DropErrorBackoff): it reads a variable set from the
 //     machine's clock and made a worker that logged an error sleep for years
-//     of bubble time.
+//     of bubble time (TestHandleErrorHasNoBackoffOnceDropped).
 package kcm

@@ -68,6 +68,7 @@ var heldGaps = []string{
 	"examples/traps",
 	"examples/twowrites",
 	"examples/unobserved",
+	"kcm",
 	"models/catalog",
 	"models/helm",
 	"models/promotion",

@@ -5,12 +5,17 @@ package process
 // breaks its test, and the item goes with it.
 
 import (
+	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 )
 
@@ -25,5 +30,39 @@ func TestTheOrderedFactoriesClientsSayTheyCannotWatchList(t *testing.T) {
 		if !watchlist.DoesClientNotSupportWatchListSemantics(c) {
 			t.Errorf("the %s client of the ordered factories supports watch-list", name)
 		}
+	}
+}
+
+// TestTheHandlersOfOneInformerShareOneListenerInRegistrationOrder shows kcm's
+// gap: the handlers registered on an informer of the ordered factories before
+// it starts share one client-go listener, each event delivered to them one
+// after the other in registration order, so no plan runs one's handler of an
+// event before another's ends.
+func TestTheHandlersOfOneInformerShareOneListenerInRegistrationOrder(t *testing.T) {
+	inf := newOrderedInformer(cache.NewSharedIndexInformer(&cache.ListWatch{}, &corev1.Pod{}, 0, cache.Indexers{}))
+	var got []string
+	handler := func(name string) cache.ResourceEventHandler {
+		return cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) { got = append(got, name+" "+obj.(*corev1.Pod).Name) }}
+	}
+	var regs []*fanHandler
+	for _, name := range []string{"replicaset", "deployment"} {
+		reg, err := inf.AddEventHandler(handler(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := reg.(*fanHandler)
+		if !ok {
+			t.Fatalf("handler %s registered as a %T, want one of the shared listener", name, reg)
+		}
+		regs = append(regs, r)
+	}
+	if regs[0].fan != regs[1].fan {
+		t.Fatal("the two handlers have a listener each, want one shared")
+	}
+	for _, name := range []string{"a", "b"} {
+		regs[0].fan.OnAdd(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}}, false)
+	}
+	if want := []string{"replicaset a", "deployment a", "replicaset b", "deployment b"}; !slices.Equal(got, want) {
+		t.Errorf("handlers ran %v, want %v", got, want)
 	}
 }
