@@ -71,6 +71,7 @@ var heldGaps = []string{
 	"kcm",
 	"models/catalog",
 	"models/helm",
+	"models/kube",
 	"models/promotion",
 	"operatortest/builtins",
 	"operatortest/canon",

@@ -129,32 +129,37 @@
 //     keeps its monitor, and aggregated APIs are not discovered. Owners may
 //     be of any served kind (those the scheme lacks are read as metadata, as
 //     upstream reads every owner). Given every kind the apiserver model
-//     serves and stores, both cover them all (operatortest/kubeworld's
-//     TestEveryNamespacedKindIsDeletedWithItsNamespace and
-//     TestEveryKindIsCollectedWhenItsOwnerIsGone: 44 namespaced kinds, 75
-//     in all); operatortest's worlds give them the kinds a run may need
+//     serves and stores, both cover them all
+//     (operatortest/kubeworld.TestEveryNamespacedKindIsDeletedWithItsNamespace
+//     and operatortest/kubeworld.TestEveryKindIsCollectedWhenItsOwnerIsGone:
+//     44 namespaced kinds, 75 in all); operatortest's worlds give them the
+//     kinds a run may need
 //     (operatortest/builtins: its own kinds, every CRD's, the
 //     kinds with an owner relation, the kinds in a deleting namespace), in
 //     one version each, the preferred (PreferredVersion): the apiserver
 //     model stores each version of a built-in kind apart, so an object
 //     written in another version of a kind served in several (autoscaling/v1
 //     and v2 HorizontalPodAutoscalers) is neither collected nor deleted
-//     with its namespace.
+//     with its namespace
+//     (operatortest/builtins.TestAHeldKindIsCollectedAndDeletedInItsPreferredVersionOnly).
 //   - Content is deleted by listing and deleting each object (upstream's
 //     deleteEachItem path), not with one DeleteCollection call per kind; the
 //     deletions of all kinds of one pass form one sequence so that Order and
 //     Delay can interleave kinds. Upstream deletes kind by kind, each kind's
-//     objects from the apiserver's parallel DeleteCollection workers.
+//     objects from the apiserver's parallel DeleteCollection workers
+//     (TestNamespaceContentIsDeletedObjectByObject).
 //   - Pods' graceful termination estimate is upstream's
 //     (estimateGracefulTerminationForPods: the longest grace period of the
 //     pods not terminal, 0 once the namespace has deleted that long), taken
 //     from the pods listed before their deletion; MinTerminating still
-//     stands in for other slow content.
+//     stands in for other slow content
+//     (TestAPodsGracePeriodIsTheEstimateAndMinTerminatingTheRest).
 //   - The namespace controller's requeue on remaining content is
 //     controller-runtime's RequeueAfter (which also Forgets the item's failure
 //     count); upstream's worker calls AddAfter without Forget. Its queue has
 //     the per-item limiter but not the 10 qps bucket (which reads the wall
-//     clock). No periodic resync of Namespaces (upstream: every 5 minutes).
+//     clock). No periodic resync of Namespaces (upstream: every 5 minutes)
+//     (TestTheNamespaceRequeueIsRequeueAfterOnAPerItemLimiterAlone).
 //   - The collector's graph is the informer cache (Graph): no virtual nodes, no
 //     absent-owner cache, no cycle detection (the unblocking of ownerReferences
 //     when a dependent is itself deleting dependents), and its lookups of
@@ -172,36 +177,30 @@
 //     predicate and watches); upstream's graph builder queues them only when
 //     the owner is deleted, starts deleting dependents or orphaning, or its
 //     identity changes: the model reconciles dependents more often, with
-//     no other effect than the trace.
+//     no other effect than the trace
+//     (operatortest/kubeworld.TestAClusterScopedObjectWithANamespacedOwnerIsReportedNotCollected).
 //   - The namespace controller emits no Events, the collector only
-//     OwnerRefInvalidNamespace; no model exports metrics.
+//     OwnerRefInvalidNamespace; no model exports metrics
+//     (TestTheNamespaceControllerHasNoEventRecorder).
 //   - Workload controllers: no adoption or release of orphans (claimPods,
 //     ClaimReplicaSets): they see only what they control. No periodic resync.
 //     Their creations and deletions of one sync run one after the other
 //     (upstream: parallel goroutines per slow-start batch). Status retries
 //     re-read from the cache, not the apiserver. The consistency store
-//     (EnsureReady of v1.37) is not modelled; expectations are.
-//   - The apiserver model does not default Deployments, ReplicaSets and
-//     StatefulSets: the models read nil Deployment.replicas, strategy,
-//     revisionHistoryLimit, progressDeadlineSeconds, ReplicaSet.replicas, and
-//     the StatefulSet's replicas, podManagementPolicy, updateStrategy
-//     (partition 0, maxUnavailable 1), revisionHistoryLimit and claim
-//     retention policy with SetDefaults_*'s values (Jobs it defaults, and
-//     gives their selector and template labels, as kube-apiserver does). The
-//     pod-template-hash is upstream's
-//     (controller.ComputeHash) over the template as stored, which a real
-//     apiserver has defaulted (imagePullPolicy, terminationMessagePath, ...):
-//     ReplicaSet names differ from a real cluster's for the same manifest.
+//     (EnsureReady of v1.37) is not modelled; expectations are
+//     (TestAWorkloadControllerAdoptsNoOrphan).
 //   - Deployment: no rollback (the deprecated rollbackTo annotation); the
 //     deployment's ReplicaSet watch and Recreate's pod-deletion wake-up are
 //     mapped through the cache. The ReplicaSet's pod ranking for scale-down
-//     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode).
+//     omits the co-location rank (getPodsRankedByRelatedPodsOnSameNode)
+//     (TestADeploymentsRollbackToAnnotationIsIgnored).
 //   - Job: no pod failure policy (so no FailIndex action and no ignored
 //     failure count), success policy, suspend (the Suspended condition) or
 //     managed-by other than the default; no PodGroup (workload-aware
 //     scheduling); the tracking
 //     finalizer is removed with an update, not a strategic merge patch; the
-//     back-off record is in memory and lost at a restart, as upstream's.
+//     back-off record is in memory and lost at a restart, as upstream's
+//     (TestASuspendedJobGetsNoSuspendedCondition).
 //   - StatefulSet (the model, outside a bubble; kcm's hosted controller has
 //     none of these gaps): claims are created and given their owners, but nothing
 //     binds them (no PersistentVolumes, no PV controller) and the kubelet
@@ -212,13 +211,11 @@
 //     with its feature gate off (StatefulSetRecreateStrategy, alpha in
 //     v1.37), so no Progressing condition. No
 //     StatefulSetSemanticRevisionComparison: revisions are equal when their
-//     bytes are (upstream also re-defaults the last revision to compare). A
-//     revision's data is the template as stored, which a real apiserver has
-//     defaulted: ControllerRevision names, like the pod-template-hash, differ
-//     from a real cluster's for a manifest without the defaults. Pods are not
-//     adopted or released (ClaimPods); orphan ControllerRevisions are adopted.
-//     A Parallel batch's creations and deletions run one after the other, in
-//     ordinal order.
+//     bytes are (upstream also re-defaults the last revision to compare).
+//     Pods are not adopted or released (ClaimPods); orphan ControllerRevisions
+//     are adopted. A Parallel batch's creations and deletions run one after
+//     the other, in ordinal order
+//     (TestAParallelStatefulSetCreatesItsPodsOneAfterTheOtherInOrdinalOrder).
 //   - EndpointSlice: IPv4 only, one slice per set of ports however many
 //     endpoints (upstream splits at 100, and fills a slice's new endpoints in
 //     map order; here they are ordered by pod name), no hints or
@@ -229,7 +226,7 @@
 //     for a missing Node comes back with the failed sync's rate-limited
 //     retry, as upstream. The apiserver model allocates no ClusterIP: a
 //     Service without one is taken as having one (not headless) unless it
-//     says None.
+//     says None (TestOneEndpointSliceHoldsEveryEndpoint).
 //   - Kubelet: one reconciler plays the scheduler (round robin over live
 //     nodes, binding by an update of spec.nodeName, which the apiserver model
 //     counts as a generation), every node's kubelet and the node lifecycle
@@ -254,5 +251,6 @@
 //     pod garbage collector, which would force-delete them only for an
 //     out-of-service taint or a deleted Node). Every restart of a crashed container, the
 //     first included, waits the back-off (10s doubling to 5m); pod IPs and
-//     container IDs are synthetic.
+//     container IDs are synthetic
+//     (TestTheKubeletBindsByAnUpdateAndRegistersNodesByNameOnly).
 package kube
