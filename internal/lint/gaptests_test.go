@@ -71,6 +71,7 @@ var heldGaps = []string{
 	"examples/traps",
 	"examples/twowrites",
 	"examples/unobserved",
+	"fuzz",
 	"internal/adopter",
 	"internal/lint",
 	"models/catalog",
