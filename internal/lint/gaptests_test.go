@@ -30,6 +30,7 @@ var heldGaps = []string{
 	"examples/canary",
 	"examples/clientgo",
 	"examples/crdinstall",
+	"examples/cronjob/api/v1",
 	"examples/dynread",
 	"examples/execop",
 	"examples/internal/faultfree",
