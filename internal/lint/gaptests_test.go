@@ -31,6 +31,7 @@ var heldGaps = []string{
 	"examples/clientgo",
 	"examples/crdinstall",
 	"examples/cronjob/api/v1",
+	"examples/cronjob/internal/controller",
 	"examples/cronjob/internal/webhook/v1",
 	"examples/dynread",
 	"examples/execop",
