@@ -30,6 +30,7 @@ var heldGaps = []string{
 	"examples/canary",
 	"examples/clientgo",
 	"examples/crdinstall",
+	"examples/cronjob",
 	"examples/cronjob/api/v1",
 	"examples/cronjob/internal/controller",
 	"examples/cronjob/internal/webhook/v1",
