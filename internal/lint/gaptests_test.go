@@ -43,6 +43,7 @@ var heldGaps = []string{
 	"examples/mapports",
 	"examples/noopstatus",
 	"examples/orphanchild",
+	"examples/patterns",
 	"examples/patterns/binding",
 	"examples/patterns/checksum",
 	"examples/patterns/clusterip",
