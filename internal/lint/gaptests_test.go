@@ -78,6 +78,7 @@ var heldGaps = []string{
 	"examples/unobserved",
 	"fuzz",
 	"internal/adopter",
+	"internal/differential",
 	"internal/envtestenv",
 	"internal/lint",
 	"internal/outside",
