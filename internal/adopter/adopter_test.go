@@ -128,8 +128,8 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 	}
 }
 
-// replaysAtTheModuleRoot checks the replay line a failure prints (issue
-// 53): the saved plan's `# replay:` comment is the line the failure printed,
+// replaysAtTheModuleRoot checks the replay line a failure prints: the
+// saved plan's `# replay:` comment is the line the failure printed,
 // and pasted at the module's root, where the user ran `go test ./...`, it
 // replays the same run: the same trace hash.
 func replaysAtTheModuleRoot(t *testing.T, dir, plan, caught string) {

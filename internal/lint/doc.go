@@ -101,7 +101,10 @@
 //     the tracker (one printed into reports/bench.md, say) is not seen, nor
 //     is reports/, generated from such strings. A hyphenated word before
 //     "issue N" passes for a project's name
-//     (TestTrackerCitationsInStringsOrAfterAHyphenatedWordPass).
+//     (TestTrackerCitationsInStringsOrAfterAHyphenatedWordPass). A citation
+//     whose number wraps onto the next line ("issue" ending one, "53"
+//     starting the next) is not seen
+//     (TestATrackerCitationWrappedBeforeItsNumberPasses).
 //   - The root package sim (sim/*.go) is not required to have a doc.go;
 //     the rule covers the directories below it
 //     (TestTheRootPackageSimNeedsNoDocGo).

@@ -143,3 +143,17 @@ var note = "fixed in issue 31"
 		t.Errorf("tracker-issue flags a string or a citation after a hyphenated word:\n%s", join(vs))
 	}
 }
+
+func TestATrackerCitationWrappedBeforeItsNumberPasses(t *testing.T) {
+	const src = `// Package x.
+//
+// As asked in a comment (issue
+// 53), and as issue 54 says. // want
+package x
+`
+	vs, err := goCommentCitations("x.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, vs, ruleTracker, wantLines(src))
+}
