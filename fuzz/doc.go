@@ -9,10 +9,8 @@
 // # Known gaps
 //
 //   - Entries whose every variant is expected to be caught have nothing to
-//     fuzz (fuzzEntry refuses them).
-//   - Fuzzing explores plans, not the world: the initial objects of a scenario are
-//     fixed.
-//   - Until this change the seeds were 0 to 72 bytes long, and rapid skips
-//     an input that runs out before a plan is drawn: the seed corpus ran no
-//     plan.
+//     fuzz (fuzzEntry refuses them)
+//     (TestAnEntryCaughtInEveryVariantHasNothingToFuzz).
+//   - Fuzzing explores plans, not the world: the initial objects of a
+//     scenario are fixed (TestAFuzzInputDecodesToAPlanNotAWorld).
 package fuzz

@@ -7,4 +7,10 @@
 // variant that does not wait: its first Gadget request is answered 404, as
 // kube-apiserver answers it until the CRD's controllers have accepted its
 // names, and the operator exits.
+//
+// # Known gaps
+//
+//   - The default Gadget is made once, by the installer at start: deleted
+//     by a user, it stays deleted until the operator restarts
+//     (TestTheDefaultGadgetIsMadeOnceAtStart).
 package crdinstall

@@ -41,21 +41,26 @@
 //     by the webhooks: operatorOptions defaults its sample with the
 //     defaulter (DefaultAsTheWebhook). A create-cronjob step the webhook's
 //     absence refused (the manager has not started at 0 s) is applied again
-//     a second later, as an applier retries (package cluster).
+//     a second later, as an applier retries (package cluster)
+//     (TestASeedObjectIsNotAdmittedByTheWebhooks,
+//     TestTheWebhooksDefaultAndValidate).
 //   - No plan fails a Job (the workload faults podfail and crashloop are not
 //     drawn here), so failed-history limits are not exercised; the workload
-//     never deletes the CronJob.
+//     never deletes the CronJob (TestNoPlanFailsAJobOrDeletesTheCronJob).
 //   - One CronJob per run, on a one-minute schedule. The package's own
 //     explorations (Drive) make no schedule or spec changes during a run
 //     other than the suspension that ends it; the operatortest call runs
 //     operatortest's generated workload (spec changes, deletion,
 //     re-creation), which forbid-never-overlaps judges by the policy in force
-//     from a running Job's creation to the next one's.
+//     from a running Job's creation to the next one's
+//     (TestARunHasOneCronJobOnAOneMinuteSchedule).
 //   - At-rest properties are judged after the user suspends the CronJob: a
 //     weakness that shows only while a CronJob keeps running at rest (no
-//     suspension) is judged by the history properties, not by these.
+//     suspension) is judged by the history properties, not by these
+//     (TestTheAtRestPropertiesAreJudgedOnASuspendedCronJob).
 //   - forbid-never-overlaps does not judge a Job made while an earlier one,
 //     made before the policy became Forbid, still runs (the real CronJob
 //     controller would wait for it); a policy changed by the user between the
-//     operator's read and its create would otherwise be blamed on it.
+//     operator's read and its create would otherwise be blamed on it
+//     (TestForbidIsNotJudgedOverAJobMadeBeforeThePolicyBecameForbid).
 package cronjob

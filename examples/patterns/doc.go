@@ -48,7 +48,8 @@
 // # Known gaps
 //
 //   - Each operator shows one pattern at its smallest: real operators mix
-//     them, and a false alarm that needs two patterns at once is not sought.
+//     them, and a false alarm that needs two patterns at once is not sought
+//     (TestEachOperatorIsOnePatternAtItsSmallest).
 //   - The twins are caught by the generic oracles alone; a bug that only a
 //     domain property sees is not part of the suite. Five twins' bugs also
 //     show without faults (schedule's generateName runs are created twice
@@ -60,7 +61,9 @@
 //     hot-loop, or by writes-at-rest in the fault-free run itself. The
 //     probe pattern is listed twice (probe-heartbeat, probe-flip), once
 //     per twin, so its correct operator is explored twice; so are finalizer
-//     and two-managers (their -past twins).
+//     and two-managers (their -past twins)
+//     (TestTwinsAreJudgedByTheGenericOraclesAlone,
+//     TestAPatternWithTwoTwinsIsListedOncePerTwin).
 //   - The five patterns restart-stamp, invalid-override,
 //     complete-binding, restart-checksum and invalid-clusterip stand for a
 //     large operator's traps one at a time: a pod template stamped with a
@@ -73,7 +76,8 @@
 //     refuses with its IP allocator's internal error on a create and with
 //     validation's field errors on an update. A checksum over a desired
 //     spec the operator never stores (the apiserver defaults it) is not
-//     among them: operatortest/verdict's Known gaps.
+//     among them: operatortest/verdict's Known gaps
+//     (TestALargeOperatorsTrapsStandOnePerPattern).
 //   - tenant-namespace stands for the tenancy, RBAC, quota and
 //     NetworkPolicy operators: the world must delete every namespaced kind
 //     with its namespace and collect a cluster-scoped dependent (a
@@ -81,10 +85,11 @@
 //     plan 29 of 100 before the models covered every kind (a Namespace
 //     re-created from a stale view of its deleted Tenant, never
 //     collected); it held 1,000 plans after. Its twin is caught by that
-//     same plan shape.
+//     same plan shape (TestADeletedTenantTakesItsNamespaceAndEveryKindInIt).
 //   - An exploration stops at its first violation, so a correct operator's
-//     false alarms are counted as 0 or 1 (the first), not all of them.
+//     false alarms are counted as 0 or 1 (the first), not all of them
+//     (TestAnExplorationReportsOnlyItsFirstViolation).
 //   - The twin's minimal plan is replayed on the correct operator through
 //     the -ctrlsim.plan flag (flag.Set), so the suite's tests do not run in
-//     parallel.
+//     parallel (TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag).
 package patterns

@@ -6,9 +6,14 @@ package patterns_test
 // plan seed 1 with no fault (and a scripted step where the gap needs one).
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,6 +23,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -46,6 +52,8 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
 	"github.com/ctrlsim/ctrlsim/operatortest"
+	simexplore "github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
@@ -452,5 +460,111 @@ func TestTwoManagersWriteOnlyStatus(t *testing.T) {
 	get(t, r, "edge", "shop", &gw)
 	if n == 0 || gw.Status.Address == "" || gw.Status.Certificate == "" {
 		t.Errorf("%d writes, status %+v: the run is not the one the gap is about", n, gw.Status)
+	}
+}
+
+// The tests below show the Known gaps of the suite's own doc.go.
+
+func TestEachOperatorIsOnePatternAtItsSmallest(t *testing.T) {
+	for _, p := range patterns {
+		for _, buggy := range []bool{false, true} {
+			if o := p.options(buggy); len(o.CRDs) != 1 || len(o.CRDFiles) != 0 {
+				t.Errorf("%s (buggy %v) serves %d CRDs and %d CRD files, want its pattern's one", p.name, buggy, len(o.CRDs), len(o.CRDFiles))
+			}
+		}
+	}
+}
+
+func TestTwinsAreJudgedByTheGenericOraclesAlone(t *testing.T) {
+	for _, p := range patterns {
+		for _, buggy := range []bool{false, true} {
+			if o := p.options(buggy); len(o.Properties) != 0 {
+				t.Errorf("%s (buggy %v) has %d properties of its domain, want none", p.name, buggy, len(o.Properties))
+			}
+		}
+	}
+}
+
+func TestAPatternWithTwoTwinsIsListedOncePerTwin(t *testing.T) {
+	var names []string
+	for _, p := range patterns {
+		names = append(names, p.name)
+	}
+	for _, twice := range [][2]string{{"probe-heartbeat", "probe-flip"}, {"finalizer", "finalizer-past"}, {"two-managers", "two-managers-past"}} {
+		i, j := slices.Index(names, twice[0]), slices.Index(names, twice[1])
+		if i < 0 || j < 0 || !bytes.Equal(patterns[i].options(false).CRDs[0], patterns[j].options(false).CRDs[0]) {
+			t.Errorf("%v: want both listed, one correct operator explored under each name", twice)
+		}
+	}
+}
+
+func TestALargeOperatorsTrapsStandOnePerPattern(t *testing.T) {
+	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip"}
+	var crds [][]byte
+	for _, name := range traps {
+		i := slices.IndexFunc(patterns, func(p pattern) bool { return p.name == name })
+		if i < 0 {
+			t.Fatalf("no pattern %s", name)
+		}
+		o := patterns[i].options(false)
+		if len(o.Managers) != 1 || slices.ContainsFunc(crds, func(c []byte) bool { return bytes.Equal(c, o.CRDs[0]) }) {
+			t.Errorf("%s: %d managers, or a CRD another trap's operator serves; want one operator per trap", name, len(o.Managers))
+		}
+		crds = append(crds, o.CRDs[0])
+	}
+}
+
+func TestADeletedTenantTakesItsNamespaceAndEveryKindInIt(t *testing.T) {
+	team := &tenant.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+	ns := tenant.Prefix + "team-a"
+	r := replayCorrect(t, "tenant-namespace")
+	var namespace corev1.Namespace
+	get(t, r, "", ns, &namespace)
+	if ref := metav1.GetControllerOf(&namespace); ref == nil || ref.Kind != "Tenant" || ref.Name != "team-a" {
+		t.Errorf("the Namespace's controller is %+v, want the cluster-scoped Tenant", ref)
+	}
+	r = replayCorrect(t, "tenant-namespace", operatortest.Delete(20*time.Second, team))
+	if err := r.Final.Get(client.ObjectKey{Name: ns}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the deleted Tenant's Namespace: %v, want NotFound", err)
+	}
+	if err := r.Final.Get(client.ObjectKey{Name: "team-a"}, &tenant.Tenant{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the deleted Tenant: %v, want NotFound", err)
+	}
+	none(t, r, &rbacv1.RoleBindingList{}, ns)
+	none(t, r, &corev1.ResourceQuotaList{}, ns)
+	none(t, r, &networkingv1.NetworkPolicyList{}, ns)
+}
+
+func TestAnExplorationReportsOnlyItsFirstViolation(t *testing.T) {
+	for _, p := range patterns {
+		if p.options(false).KeepGoing {
+			t.Errorf("%s's correct operator is explored past its first violation", p.name)
+		}
+	}
+	// Without KeepGoing an exploration stops at its first violating plan:
+	// a false alarm in every plan is counted once.
+	res := simexplore.Run(plan.Generator(plan.Space{Processes: []string{"op"}, Horizon: time.Minute}), 10, 1,
+		func(*plan.Plan) error { return errors.New("a false alarm in every plan") })
+	if !res.Caught || res.Checks != 1 || res.ChecksToFirstFailure != 1 {
+		t.Errorf("caught %v after %d plans (first failure at %d), want caught at the first and stopped", res.Caught, res.Checks, res.ChecksToFirstFailure)
+	}
+}
+
+func TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag(t *testing.T) {
+	if flag.Lookup("ctrlsim.plan") == nil {
+		t.Fatal("no -ctrlsim.plan flag: the twins' minimal plans are replayed otherwise")
+	}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(src, []byte("t.Parallel"+"()")) {
+			t.Errorf("%s runs a test in parallel", name)
+		}
 	}
 }

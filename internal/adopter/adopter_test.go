@@ -28,17 +28,8 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 	}
 	dir := t.TempDir()
 	copyTree(t, "testdata/operator", dir)
-	gomod := "module " + operatorModule + "\n\ngo 1.26.0\n\n" +
-		"require github.com/ctrlsim/ctrlsim v0.0.0\n\n" +
-		"tool github.com/ctrlsim/ctrlsim/cmd/ctrlsim\n\n" +
-		"// go get github.com/ctrlsim/ctrlsim@<version> once it is published.\n" +
-		"replace github.com/ctrlsim/ctrlsim => " + checkout + "\n"
-	write(t, filepath.Join(dir, "go.mod"), gomod)
-	sum, err := os.ReadFile(filepath.Join(checkout, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	write(t, filepath.Join(dir, "go.mod"), operatorGoMod(checkout))
+	seedGoSum(t, checkout, dir)
 
 	gocmd := func(args ...string) (string, error) {
 		t.Helper()
@@ -137,8 +128,8 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 	}
 }
 
-// replaysAtTheModuleRoot checks the replay line a failure prints (issue
-// 53): the saved plan's `# replay:` comment is the line the failure printed,
+// replaysAtTheModuleRoot checks the replay line a failure prints: the
+// saved plan's `# replay:` comment is the line the failure printed,
 // and pasted at the module's root, where the user ran `go test ./...`, it
 // replays the same run: the same trace hash.
 func replaysAtTheModuleRoot(t *testing.T, dir, plan, caught string) {
@@ -174,6 +165,27 @@ func replaysAtTheModuleRoot(t *testing.T, dir, plan, caught string) {
 	if !strings.Contains(string(out), "timeline (trace hash "+hash[1]+";") {
 		t.Errorf("the replay line, at the module's root, does not give the trace hash %s:\n%s", hash[1], tail(string(out), 60))
 	}
+}
+
+// operatorGoMod is the operator module's go.mod: it requires ctrlsim, with
+// one replace directive to the checkout, and ctrlsim's command as a tool.
+func operatorGoMod(checkout string) string {
+	return "module " + operatorModule + "\n\ngo 1.26.0\n\n" +
+		"require github.com/ctrlsim/ctrlsim v0.0.0\n\n" +
+		"tool github.com/ctrlsim/ctrlsim/cmd/ctrlsim\n\n" +
+		"// go get github.com/ctrlsim/ctrlsim@<version> once it is published.\n" +
+		"replace github.com/ctrlsim/ctrlsim => " + checkout + "\n"
+}
+
+// seedGoSum writes the operator module's first go.sum into dir: a copy of
+// the checkout's.
+func seedGoSum(t *testing.T, checkout, dir string) {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(checkout, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "go.sum"), string(sum))
 }
 
 // adopterEnv is the environment with GOWORK=off and GOFLAGS overridden: a

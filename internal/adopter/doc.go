@@ -32,10 +32,12 @@
 // Known gaps:
 //   - The operator depends on this checkout by a replace directive, not on a
 //     published version: what the module proxy would serve (the tagged
-//     module's go.mod) is not exercised.
+//     module's go.mod) is not exercised
+//     (TestTheOperatorRequiresThisCheckoutByAReplace).
 //   - Its go.sum starts as a copy of ctrlsim's, so that no checksum is looked
 //     up for a module ctrlsim already verified; a new user's `go get` looks
-//     them up in the checksum database.
+//     them up in the checksum database (TestTheOperatorsGoSumStartsAsCtrlsims).
 //   - One operator shape is tried (kubebuilder's go/v4 layout, one group,
-//     one controller); scaffold's other shapes are cmd/ctrlsim's unit tests.
+//     one controller); scaffold's other shapes are cmd/ctrlsim's unit tests
+//     (TestOneOperatorShapeIsTried).
 package adopter

@@ -151,11 +151,14 @@
 //     managers are its client's User-Agent and its times its clock's);
 //     TestServerSideApplyMatchesKubeAPIServer compares them, times apart.
 //   - Only namespaced lists in the run's namespaces (and namespace lists filtered to
-//     the run) are compared: the shared envtest holds every earlier run's objects.
+//     the run) are compared: the shared envtest holds every earlier run's objects
+//     (TestOnlyTheRunsNamespacesAreListed).
 //   - The resourceVersion of a list is not compared: the real one counts the
-//     server's own writes (leases), which the model has no twin for.
+//     server's own writes (leases), which the model has no twin for
+//     (TestAListsResourceVersionIsNotCompared).
 //   - Deployments are written with every default already set (DeploymentSpec), so
-//     defaulting, which the model does not do, is compared only by focused tests.
+//     the generated sequences do not exercise defaulting, which only focused tests
+//     compare (TestTheSequencesDeploymentsCarryEveryDefault).
 //   - No watch but TestWatchOfAFinalizedObject's (the events of finalized and
 //     deleted objects), server-side apply only in apply_test.go (its own
 //     sequence, not generated), no dry run, no cluster-scoped RBAC
@@ -166,15 +169,17 @@
 //     both sides (namespace_gc_test.go starts its own with them).
 //     The workload comparison's kube-controller-manager runs the deployment,
 //     replicaset, job, statefulset and endpointslice controllers only: no garbage
-//     collector (a deleted Service's slices stay, on both sides).
+//     collector (a deleted Service's slices stay, on both sides)
+//     (TestNoControllerRunsBesideTheModelAndFiveInKubeControllerManager).
 //   - Workloads: the Events of kube-apiserver's ClusterIP repair loop
 //     (ClusterIPNotAllocated, a race of the real server's own scan) are not
-//     recorded; the apiserver model allocates no ClusterIPs.
+//     recorded; the apiserver model allocates ClusterIPs with no repair loop
+//     (TestTheRepairLoopsEventsAreNotRecorded).
 //   - Workloads: only settled states are compared, after each step, not the writes
 //     on the way (the Events are the only trace of the path: the ScalingReplicaSet
 //     sequence of a rollout). Only the recorded fields are compared (Snapshot.Lines:
 //     no pod spec beyond containers' names, images and env, and the hostname; no
-//     apiserver defaults).
+//     apiserver defaults) (TestARecordKeepsOnlyTheRecordedFields).
 //   - Workloads: the kubelet is the test's (Kubelet), on both sides; the kubelet
 //     model of models/kube is not compared with a real kubelet. The controllers'
 //     pods are never bound to a node but in the statefulset-graceful script
@@ -182,5 +187,6 @@
 //     elsewhere their deletion is immediate on both sides: graceful termination
 //     of Deployments' and Jobs' pods (terminatingReplicas, the Job's terminating
 //     count, terminating endpoints) is not exercised, and the kubelet's stop of
-//     a Terminating pod is the script's own delete with grace 0.
+//     a Terminating pod is the script's own delete with grace 0
+//     (TestTheWorkloadsPodsAreUnboundAndDeletedAtOnce).
 package differential

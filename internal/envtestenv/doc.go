@@ -35,13 +35,16 @@
 //     controller started here, there is no garbage collector (owned objects
 //     outlive their owners unless their namespace is deleted), no Deployment or
 //     ReplicaSet controller (no Pods), no ServiceAccount token or
-//     root-CA controllers.
+//     root-CA controllers
+//     (TestAnEnvStartsNoControllerButTheNamespaceController).
 //   - The namespace controller deletes only the kinds it is given (no
-//     discovery), as in the simulator.
+//     discovery), as in the simulator
+//     (TestTheNamespaceControllerDeletesOnlyTheKindsItIsGiven).
 //   - CRD schemas have no required fields, defaults, enums, patterns, list
 //     types or validation rules: controller-gen would add the markers' and
 //     non-omitempty fields' constraints. They prune unknown fields and check
-//     types only.
+//     types only (TestSchemaOfFollowsTheJSONForm).
 //   - Impersonation stands in for a ServiceAccount's token: the identity and
-//     groups are the same, the authentication path is not.
+//     groups are the same, the authentication path is not
+//     (TestAUserIsImpersonatedNotAuthenticatedByAToken).
 package envtestenv

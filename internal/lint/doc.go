@@ -81,23 +81,31 @@
 //
 // Known gaps:
 //   - map-order covers sim/ only: a map range in models/ or controllers/
-//     (which run in the scheduler too) is not flagged.
+//     (which run in the scheduler too) is not flagged
+//     (TestMapOrderIsCheckedUnderSimOnly).
 //   - Where type checking fails (a package that does not compile, or a file
 //     excluded by build constraints), map-order falls back to syntax and only
 //     sees map literals, make(map...) and maps.Keys/Values/All; wall-clock and
-//     global-rand then go by the import name alone.
+//     global-rand then go by the import name alone
+//     (TestMapOrderRuleFallsBackToSyntax).
 //   - A range over a value whose type is a type parameter with a map core
 //     type is not flagged; nor is map order that leaks without a range
 //     statement (e.g. fmt printing a map is sorted and fine, but
 //     reflect.Value.MapKeys or a map iterator passed to a function is not
-//     seen).
+//     seen) (TestAMapIsSeenOnlyAsTheMapTypeOfARangeStatement).
 //   - Forbidden calls reached through another package (a helper outside
 //     sim/ that calls time.Now) are not followed; layering keeps sim/ from
-//     importing project packages, but third-party code is trusted.
+//     importing project packages, but third-party code is trusted
+//     (TestWallClockCallsAreSeenInTheFileOnly).
 //   - tracker-issue reads only comments and documents: a string that cites
 //     the tracker (one printed into reports/bench.md, say) is not seen, nor
 //     is reports/, generated from such strings. A hyphenated word before
-//     "issue N" passes for a project's name.
+//     "issue N" passes for a project's name
+//     (TestTrackerCitationsInStringsOrAfterAHyphenatedWordPass). A citation
+//     whose number wraps onto the next line ("issue" ending one, "53"
+//     starting the next) is not seen
+//     (TestATrackerCitationWrappedBeforeItsNumberPasses).
 //   - The root package sim (sim/*.go) is not required to have a doc.go;
-//     the rule covers the directories below it.
+//     the rule covers the directories below it
+//     (TestTheRootPackageSimNeedsNoDocGo).
 package lint

@@ -6,11 +6,13 @@
 //
 // # Known gaps
 //
-//   - One version, no conversion; no printer columns or short names.
+//   - One version, no conversion; no printer columns or short names
+//     (TestTheCRDHasOneVersionAndNoPrinterColumnsOrShortNames).
 //   - deepcopy.go is written by hand in the shape controller-gen's object
 //     generator gives (no +kubebuilder:object:generate marker, so
-//     controller-gen object leaves it alone); deepcopy_test.go checks that a
-//     copy shares no memory with its original.
+//     controller-gen object leaves it alone) (TestTheDeepCopyIsWrittenByHand);
+//     TestADeepCopySharesNoMemory checks that a copy shares no memory with
+//     its original.
 //
 // +groupName=batch.ctrlsim.dev
 package v1

@@ -23,10 +23,14 @@
 //
 //   - Schedules are parsed by github.com/robfig/cron (ParseStandard: five
 //     fields or a descriptor) in the clock's time zone; no time-zone field,
-//     no "too many missed start times" warning.
+//     no "too many missed start times" warning
+//     (TestASchedulesTimesAreTheClocksZoneWithNoZoneOfItsOwn).
 //   - No status conditions and no Events: the status is active and
-//     lastScheduleTime only.
+//     lastScheduleTime only
+//     (TestTheStatusIsActiveAndLastScheduleTimeAndNoEventIsRecorded).
 //   - A Job created by someone else with the name of a scheduled run makes
-//     that run's create fail with AlreadyExists until its deadline passes.
-//   - No envtest suite of its own: package cronjob runs it in the simulator.
+//     that run's create fail with AlreadyExists until its deadline passes
+//     (TestAJobOfAnotherWithARunsNameBlocksTheRunUntilItsDeadline).
+//   - No envtest suite of its own: package cronjob runs it in the simulator
+//     (examples/cronjob.TestTheOperatorUnderOperatorTest).
 package controller

@@ -8,6 +8,8 @@
 // # Known gaps
 //
 //   - No envtest suite of its own: the simulator's apiserver calls the
-//     webhooks, package cronjob checks them (crd_test.go).
-//   - Updates are validated as creates are: no field is immutable.
+//     webhooks, package cronjob checks them
+//     (examples/cronjob.TestTheWebhooksDefaultAndValidate).
+//   - Updates are validated as creates are: no field is immutable
+//     (TestAnUpdateIsValidatedAsACreateIs).
 package v1
