@@ -83,6 +83,7 @@ var heldGaps = []string{
 	"operatortest/schemadraw",
 	"operatortest/workers",
 	"operatortest/workload",
+	"operatortest/world",
 	"sim/apiserver",
 	"sim/check",
 	"sim/clock",
