@@ -81,6 +81,7 @@ var heldGaps = []string{
 	"operatortest/reference",
 	"operatortest/rundiff",
 	"operatortest/schemadraw",
+	"operatortest/story",
 	"operatortest/workers",
 	"operatortest/workload",
 	"operatortest/world",
