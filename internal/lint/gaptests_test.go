@@ -82,6 +82,7 @@ var heldGaps = []string{
 	"operatortest/rundiff",
 	"operatortest/schemadraw",
 	"operatortest/story",
+	"operatortest/verdict",
 	"operatortest/workers",
 	"operatortest/workload",
 	"operatortest/world",
