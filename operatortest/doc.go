@@ -80,14 +80,8 @@
 // Runnable; client-go's own reflectors watch over the process's REST config,
 // fed from its informers (their lag, holds and stale restarts included), and
 // every goroutine it starts is a task of the process. examples/clientgo is
-// one, a bug of that style caught and its correct twin holding. An operator
-// that builds its own factory instead is not deterministic (the factory
-// starts its informers in map order: sim/process's Known gaps); one that
-// builds its own workqueue (which waits on the clock outside the simulator,
-// seconds to minutes a plan), or starts a goroutine that outlives the world
-// (a library's janitor), fails the test within its first run with one line
-// naming the queue or the goroutine and what to do (package wallclock's
-// census; examples/traps).
+// one, a bug of that style caught and its correct twin holding. What such an
+// operator must not build itself is the first of the Known gaps below.
 //
 // # Where things are
 //
@@ -133,4 +127,24 @@
 // Each part's tests are its specification, one file per rule (frozen
 // outputs: operatortest/verdict/frozen_test.go), over the small test
 // operators of operatortest/internal/optest.
+//
+// # Known gaps
+//
+//   - An operator on client-go that builds its own informer factory is
+//     deterministic only with one informer type on it (the factory starts
+//     its informers in map order;
+//     sim/process.TestAClientGoInformerFactoryDeterminism runs one), and
+//     nothing tells it apart from Setup's factories
+//     (wallclock.TestTheCensusDoesNotTellAnOperatorsInformerFactoryApart);
+//     one that builds its own workqueue (which waits on the clock outside
+//     the simulator, seconds to minutes a plan), or starts a goroutine that
+//     outlives the world (a library's janitor), fails the test within its
+//     first run with one line naming the queue or the goroutine and what to
+//     do (package wallclock's census;
+//     examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue,
+//     examples/traps.TestALibrarysJanitorThatNeverExitsFailsNamingTheGoroutine).
+//   - Replayed.WriteStory writes a replayed plan's picture and inspector,
+//     not the markdown report a failing test writes beside them (that
+//     report tells how to replay the plan with go test)
+//     (TestWriteStoryWritesNoMarkdownReport).
 package operatortest

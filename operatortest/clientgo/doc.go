@@ -45,7 +45,9 @@
 //     DELETED (sim/process's and restapi's Known gaps;
 //     sim/process.TestAClientGoWatchIgnoresTimeoutSecondsAndRefusesOtherFieldSelectors).
 //   - An event broadcaster's correlator (its spam filter and aggregation)
-//     runs on the bubble's clock, not the scheduler's.
+//     runs on the bubble's clock, not the scheduler's: a repeated Event is
+//     counted, not written again as by the simulator's own recorder
+//     (TestABroadcastersCorrelatorCountsByTheBubblesClock).
 //   - Setup drops utilruntime.HandleError's 1 ms backoff for the whole test
 //     binary, not only for the worlds that use it
 //     (TestSetupDropsTheErrorBackoffForTheWholeBinary).

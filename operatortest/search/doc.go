@@ -12,33 +12,32 @@
 //
 // # Flags, workers and shards
 //
-// go test runs it; -ctrlsim.checks=N and -ctrlsim.seed=S change the budget and
-// the explorer's seed, -ctrlsim.plan=FILE replays one plan (in Run and
+// go test runs it; -ctrlsim.checks=N and -ctrlsim.seed=S change the budget
+// and the explorer's seed, -ctrlsim.plan=FILE replays one plan (in Run and
 // Explore), and -ctrlsim.keepgoing explores past violations (KeepGoing).
-// -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an Indexed
-// Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim merge` of
-// the n files prints the unsharded exploration's result (package workers's
-// shard.go).
-// Plans are explored on every core: Options.Workers (or -ctrlsim.workers;
-// default GOMAXPROCS, 1 for the test's own process) workers judge the places
-// of the plan sequence, handed out lowest first: the test's process and
-// worker processes re-running the test binary on the test (-test.run=<its
-// name>, CTRLSIM_WORKER set); the parent takes the
-// lowest failing place once every place before it is judged, and shrinks it
-// itself, recalling the workers' verdicts: the first failing plan, the
-// minimal plan and the trace hashes are those of a run with one worker
-// (package workers; every worker draws from the pass's generator, the reference
-// run's targets and writes included, so a place's plan is the same in any
-// process). A worker that dies fails the exploration with one line; so
-// does one that cannot reach it (a test -test.run cannot select again) when
-// Workers or -ctrlsim.workers asked for workers, while by default such a test
-// is explored in its own process alone (a log line says why), as is every
-// exploration run by internal/outside (no test binary to re-run). While it simulates
-// (Run, Explore, Replay, a fuzz input) the process runs on one P and at
-// GOGC=400, put back after, unless the environment sets them (world/cores.go).
-// A saved plan is
-// replayed first on every later run until it holds; it names its seed
-// objects by kind and name (failure.PlanText), which readPlanFile resolves.
+// -ctrlsim.shard=i/n explores one shard of the plans (n CI jobs, or an
+// Indexed Job's pods) and -ctrlsim.json=FILE writes what it found; `ctrlsim
+// merge` of the n files prints the unsharded exploration's result (package
+// workers's shard.go). Plans are explored on every core: Options.Workers (or
+// -ctrlsim.workers; default GOMAXPROCS, 1 for the test's own process) workers
+// judge the places of the plan sequence, handed out lowest first: the test's
+// process and worker processes re-running the test binary on the test
+// (-test.run=<its name>, CTRLSIM_WORKER set); the parent takes the lowest
+// failing place once every place before it is judged, and shrinks it itself,
+// recalling the workers' verdicts: the first failing plan, the minimal plan
+// and the trace hashes are those of a run with one worker (package workers;
+// every worker draws from the pass's generator, the reference run's targets
+// and writes included, so a place's plan is the same in any process). A
+// worker that dies fails the exploration with one line; so does one that
+// cannot reach it (a test -test.run cannot select again) when Workers or
+// -ctrlsim.workers asked for workers, while by default such a test is
+// explored in its own process alone (a log line says why), as is every
+// exploration run by internal/outside (no test binary to re-run). While it
+// simulates (Run, Explore, Replay, a fuzz input) the process runs on one P
+// and at GOGC=400, put back after, unless the environment sets them
+// (world/cores.go). A saved plan is replayed first on every later run until
+// it holds; it names its seed objects by kind and name (failure.PlanText),
+// which readPlanFile resolves.
 //
 // A long exploration says how far it has got every ProgressEvery (5 s;
 // LogProgress is the line's hook), and while one plan or shrink candidate
@@ -46,96 +45,93 @@
 // periods: "plan 17 has run for 12s, judging it against its fault-free runs:
 // <the plan in one line>" (with worker processes, the parent's progress line
 // names the worker and the place). One that runs past Options.PlanTimeout
-// (wall time, default 2m) is cut at its runs' next step
-// (wallclock.CutRuns): named with its plan, not judged, counted among the
-// cut plans (Result.Cut), and the exploration goes on; a reference run cut
-// so is kept as cut, as one cut at the work bound is, so the count of cut
-// plans (never a verdict) depends on the machine's speed. A run that still
-// has not ended a bound after its cut cannot step or close (its kernel
-// waits for goroutines blocked on something outside the world: a mutex, a
-// channel made outside the run): the test binary ends with one line naming
-// them (wallclock.Stuck) and the plan, never at go test's -timeout. The
-// preflight run is bounded the same way. With KeepGoing each distinct violation
-// is printed when first judged ("found <signature> at plan <n>: <verdict>")
-// and Run saves its minimal plan and writes its report as soon as it is
-// shrunk, not at the end of the exploration. examples/twowrites is a
-// working example (a crash between two dependent writes, caught by the
-// converges oracle).
+// (wall time, default 2m) is cut at its runs' next step (wallclock.CutRuns):
+// named with its plan, not judged, counted among the cut plans (Result.Cut),
+// and the exploration goes on; a reference run cut so is kept as cut, as one
+// cut at the work bound is, so the count of cut plans (never a verdict)
+// depends on the machine's speed. A run that still has not ended a bound
+// after its cut cannot step or close (its kernel waits for goroutines blocked
+// on something outside the world: a mutex, a channel made outside the run):
+// the test binary ends with one line naming them (wallclock.Stuck) and the
+// plan, never at go test's -timeout. The preflight run is bounded the same
+// way. With KeepGoing each distinct violation is printed when first judged
+// ("found <signature> at plan <n>: <verdict>") and Run saves its minimal plan
+// and writes its report as soon as it is shrunk, not at the end of the
+// exploration. examples/twowrites is a working example (a crash between two
+// dependent writes, caught by the converges oracle).
 //
 // # No silent pass
 //
-// Options are validated before anything runs: an unknown name in Disable
-// (the error lists the valid ones) or Expect, a negative Checks, FaultPhase,
-// HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup
-// (or with a Deployment and several Replicas, or a negative StartDelay),
-// KeepGoing with a Shard: each fails the test naming the field, all of
-// them at once on one line (Explore returns it as an error). So does what the world can never
-// do (world.Build, the one place a world is made and checked; search's
-// validate.go adds what needs a run or a file): a fault class in Faults.Classes it has no material for
-// (stale with no process, the kubelet's faults without WorkloadFaults, api
-// with no template, workers), an API fault template whose verb, resource or
-// process matches no request, a scripted patch or delete of an object that
-// is no seed, not scripted and absent from the fault-free run of the
-// script, a Shard out of range, a Property with a nil Check or named like
-// an oracle, and a plan file (-ctrlsim.plan, or a saved one) whose step
-// names a seed object the test lacks or whose first comment names another
-// test. A manager's Setup that does not return within a minute of the
-// bubble's (virtual) time fails the test naming the manager
-// (world/validate_setup.go). A manager whose Setup returns an error or panics in
-// a run with no fault (a reference run, or the preflight run each
+// Options are validated before anything runs: an unknown name in Disable (the
+// error lists the valid ones) or Expect, a negative Checks, FaultPhase,
+// HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup (or
+// with a Deployment and several Replicas, or a negative StartDelay),
+// KeepGoing with a Shard: each fails the test naming the field, all of them
+// at once on one line (Explore returns it as an error). So does what the
+// world can never do (world.Build, the one place a world is made and checked;
+// search's validate.go adds what needs a run or a file): a fault class in
+// Faults.Classes it has no material for (stale with no process, the kubelet's
+// faults without WorkloadFaults, api with no template, workers), an API fault
+// template whose verb, resource or process matches no request, a scripted
+// patch or delete of an object that is no seed, not scripted and absent from
+// the fault-free run of the script, a Shard out of range, a Property with a
+// nil Check or named like an oracle, and a plan file (-ctrlsim.plan, or a
+// saved one) whose step names a seed object the test lacks or whose first
+// comment names another test. A manager's Setup that does not return within a
+// minute of the bubble's (virtual) time fails the test naming the manager
+// (world/validate_setup.go). A manager whose Setup returns an error or panics
+// in a run with no fault (a reference run, or the preflight run each
 // exploration starts with, whatever the oracles) fails the test with the
 // manager's name and the error, or the panic and its stack; the panic is
-// recovered, the test binary survives. Under faults the same failure is
-// what a pod does (its main exits, it restarts after its back-off), and the
-// run goes on.
+// recovered, the test binary survives. Under faults the same failure is what
+// a pod does (its main exits, it restarts after its back-off), and the run
+// goes on.
 //
 // A run is a function of its plan, up to what the oracles' equivalence
 // ignores (determinism.go: the order of a list its schema keys, the fields
-// Options.Nondeterministic declares, and the resourceVersions a write more
-// or less shifts). The exploration checks it first: it runs its preflight
-// plan up to four times, and runs that differ beyond that are the
-// operator's own nondeterminism (a list rendered by ranging over a Go map),
-// said once with the object and the fields, and how to declare them
-// (Result.Nondeterminism; Run fails with that one line), and a finding's
-// replay is judged modulo those fields (examples/mapports); the verdicts
-// judge them until they are declared. Every violation found while exploring is replayed
-// from its minimal plan before it is reported: a replay that gives another
-// trace hash but agrees with the exploring run modulo the equivalence and
-// shows the violation again replays (a line says the hashes differ and in
-// what); one that holds, or differs beyond that, fails the test with both
-// hashes and the first step where the two runs differ, saying whose step
-// it is: a write of the operator's whose content differs (the operator
-// itself is nondeterministic: a list built by ranging over a Go map, an
-// unseeded random value), with the fields and their declaration, a log
-// line, or a step of the world's own (a determinism bug of ctrlsim). A
-// finding that does not replay is reported with what exploring it
-// violated, never dropped: so is one whose minimal plan violates nothing
-// when judged to the end, and a violation a worker process saw that this
-// process, judging its place again, does not show (Result.Unreproduced).
-// Run and Explore log the
-// plans run, the effective seed (0 is 1), the wall time to the first
-// violation and the time shrinking took, with the candidates the shrinker
-// tried and the runs they cost (Result has them too); meanwhile, every 5 s
-// of wall clock, how far the search or the shrink has got (plans judged;
-// candidates tried, their runs and the smallest failing plan so far), so
-// that a long exploration is never silent under go test -v. A plan
-// judged again in one exploration (rapid's shrinker draws one plan from
-// many byte strings) is recalled, not run again: a run is a function of its
-// plan; the replays above always run. Shrinking keeps the last 256
-// reference runs (by seed and workload, the oldest forgotten first), and
-// stops judging a candidate once a violation that no later judging revises
-// (a property of the test's, a kernel verdict, terminates, no-orphans)
-// decides it: the runs that would revise converges, update-summaries,
-// no-error-at-rest and interleavings-agree (the late operator, other
-// random draws, the same downtime) are not made for it. The minimal plan is
-// then judged to the end once, so its report names every violation, with
-// the same trace hash (reference/shrink.go). Rapid's shrinker tries candidates one at
-// a time, in this process: worker processes judge the places of the
-// exploration, not the candidates of a shrink. Within its bound (shrinkBound,
-// or Options.ShrinkRuns) rapid may stop with a line that is not part of the
-// cause; the shrink ends with a pass over the plan's lines (droplines.go):
-// each fault, then each drawn step, left out while the signature still
-// shows.
+// Options.Nondeterministic declares, and the resourceVersions a write more or
+// less shifts). The exploration checks it first: it runs its preflight plan
+// up to four times, and runs that differ beyond that are the operator's own
+// nondeterminism (a list rendered by ranging over a Go map), said once with
+// the object and the fields, and how to declare them (Result.Nondeterminism;
+// Run fails with that one line), and a finding's replay is judged modulo
+// those fields (examples/mapports); the verdicts judge them until they are
+// declared. Every violation found while exploring is replayed from its
+// minimal plan before it is reported: a replay that gives another trace hash
+// but agrees with the exploring run modulo the equivalence and shows the
+// violation again replays (a line says the hashes differ and in what); one
+// that holds, or differs beyond that, fails the test with both hashes and the
+// first step where the two runs differ, saying whose step it is: a write of
+// the operator's whose content differs (the operator itself is
+// nondeterministic: a list built by ranging over a Go map, an unseeded random
+// value), with the fields and their declaration, a log line, or a step of the
+// world's own (a determinism bug of ctrlsim). A finding that does not replay
+// is reported with what exploring it violated, never dropped: so is one whose
+// minimal plan violates nothing when judged to the end, and a violation a
+// worker process saw that this process, judging its place again, does not
+// show (Result.Unreproduced). Run and Explore log the plans run, the
+// effective seed (0 is 1), the wall time to the first violation and the time
+// shrinking took, with the candidates the shrinker tried and the runs they
+// cost (Result has them too); meanwhile, every 5 s of wall clock, how far the
+// search or the shrink has got (plans judged; candidates tried, their runs
+// and the smallest failing plan so far), so that a long exploration is never
+// silent under go test -v. A plan judged again in one exploration (rapid's
+// shrinker draws one plan from many byte strings) is recalled, not run again:
+// a run is a function of its plan; the replays above always run. Shrinking
+// keeps the last 256 reference runs (by seed and workload, the oldest
+// forgotten first), and stops judging a candidate once a violation that no
+// later judging revises (a property of the test's, a kernel verdict,
+// terminates, no-orphans) decides it: the runs that would revise converges,
+// update-summaries, no-error-at-rest and interleavings-agree (the late
+// operator, other random draws, the same downtime) are not made for it. The
+// minimal plan is then judged to the end once, so its report names every
+// violation, with the same trace hash (reference/shrink.go). Rapid's shrinker
+// tries candidates one at a time, in this process: worker processes judge the
+// places of the exploration, not the candidates of a shrink. Within its bound
+// (shrinkBound, or Options.ShrinkRuns) rapid may stop with a line that is not
+// part of the cause; the shrink ends with a pass over the plan's lines
+// (droplines.go): each fault, then each drawn step, left out while the
+// signature still shows.
 //
 // # A known bug, and keeping going
 //
@@ -280,97 +276,100 @@
 //     tutorial design (explorer seed 1, 2026-11-25, one P at GOGC=400:
 //     world/cores.go) the first failure came after 40 plans in 5.5 s and the
 //     shrink took 29 s, 7,024 candidates of which 403 were new plans (536
-//     runs with their references), each held candidate run to the end of
-//     its 7 virtual minutes (about 40 ms: a CronJob world is never at
-//     rest, its schedule always has a timer); its last shrink came at the
-//     281st new plan, and a final round that shrinks nothing ran the other
-//     122. Lowering the seed costs reference runs (125 of the 536): a new
-//     seed is a new fault-free run. A stale fault names a resourceVersion
-//     (rev=), so removing a workload step that comes before it renumbers
-//     the writes and the step stays until the rev is lowered too.
-//     A shrink is bounded by the plans that found it, not by time:
-//     Options.ShrinkRuns when set, else twice the random plans drawn to
-//     find it, 20 at the least, counted as distinct plans (rapid tries
-//     one plan many times; again, it is recalled and costs no run). Past
-//     the bound the smallest failing plan so far is the minimal plan, and
-//     its line says so. That aims at a shrink within twice the time to
-//     find, and is measured, not guaranteed: a new candidate costs its
-//     reference runs, and time is not what is counted. With worker processes the other cores idle
-//     while the parent shrinks. Where a run's time goes (reports/bench.md,
-//     "Where the CPU time goes", from these profile labels): on the CronJob
-//     example, kube-apiserver's field manager on the Job controller's and
-//     the kubelet model's status writes over a quarter of the CPU, the API
-//     server's storage and validation a fifth (both upstream code, hosted),
-//     the informers an eighth; on a small operator, the scheduler's
-//     goroutine switches a quarter, the API server a fifth, starting the
-//     managers a twelfth. No part is large enough that removing it alone
-//     reaches the speed targets (500 plans a second for a small operator,
-//     a CronJob bug shrunk in under 10 s).
+//     runs with their references), each held candidate run to the end of its
+//     7 virtual minutes (about 40 ms: a CronJob world is never at rest, its
+//     schedule always has a timer); its last shrink came at the 281st new
+//     plan, and a final round that shrinks nothing ran the other 122.
+//     Lowering the seed costs reference runs (125 of the 536): a new seed is
+//     a new fault-free run. A stale fault names a resourceVersion (rev=), so
+//     removing a workload step that comes before it renumbers the writes and
+//     the step stays until the rev is lowered too. A shrink is bounded by the
+//     plans that found it, not by time: Options.ShrinkRuns when set, else
+//     twice the random plans drawn to find it, 20 at the least, counted as
+//     distinct plans (rapid tries one plan many times; again, it is recalled
+//     and costs no run). Past the bound the smallest failing plan so far is
+//     the minimal plan, and its line says so. That aims at a shrink within
+//     twice the time to find, and is measured, not guaranteed: a new
+//     candidate costs its reference runs, and time is not what is counted.
+//     With worker processes the other cores idle while the parent shrinks. No
+//     part of a run is large enough that removing it alone reaches the speed
+//     targets (500 plans a second for a small operator, a CronJob bug shrunk
+//     in under 10 s): reports/bench.md, "Where the CPU time goes". The bound:
+//     TestTheShrinkBound, TestAShrinkStopsAtItsBoundAndSaysSo.
 //   - Worker processes (Options.Workers) re-run the test from its start and
 //     explore at its first exploration (Run or Explore) only: a test's later
 //     explorations run in its own process (with a log line; an explicit
 //     Options.Workers above 1 there is an error), so give each exploration
 //     its own subtest to use every core, and let nothing before it depend on
-//     what an earlier subtest or test did (the worker's -test.run skips
-//     them: it never reaches its exploration, which then fails loudly
-//     when workers were asked for and runs in the test's process by
-//     default, after the worker's start was spent). A worker
-//     costs a process start, the test's body up to the exploration and the
-//     preflight run: an exploration of a few fast plans is slower with
-//     workers than without. With a shard, a draw rapid rejects at a place
-//     of another shard is not seen by the workers (they do not draw those
-//     places); one rejected in their share makes the exploration run in the
-//     test's process. A worker left behind by a parent that died exits at
-//     its next verdict (its pipe is gone), not at once.
+//     what an earlier subtest or test did (the worker's -test.run skips them:
+//     it never reaches its exploration, which then fails loudly when workers
+//     were asked for and runs in the test's process by default, after the
+//     worker's start was spent). A worker costs a process start, the test's
+//     body up to the exploration and the preflight run: an exploration of a
+//     few fast plans is slower with workers than without. With a shard, a
+//     draw rapid rejects at a place of another shard is not seen by the
+//     workers (they do not draw those places); one rejected in their share
+//     makes the exploration run in the test's process. A worker left behind
+//     by a parent that died exits at its next verdict (its pipe is gone), not
+//     at once (TestWorkersOnASecondExplorationOfATestAreRefused,
+//     TestAWorkerThatCannotReachTheExplorationFailsLoudly,
+//     TestADefaultExplorationWorkersCannotReachRunsInTheTestsProcess).
 //   - A stale restart models a lagging apiserver as a fixed age that ends at
 //     once when it has caught up (at the heal at the latest: the heal ends
-//     every fault, and the view's held-back events arrive then); a real
-//     watch cache catches up gradually.
+//     every fault, and the view's held-back events arrive then); a real watch
+//     cache catches up gradually
+//     (sim/informer.TestCatchUpDeliversWhatAStaleCacheKeptBackAtOnce,
+//     sim/cluster.TestAStaleViewRunningAtTheHealIsCaughtUpByIt).
 //   - KeepGoing's signatures name kinds as words of a violation's report: two
 //     plans of one bug whose reports name different kinds count as two
 //     violations unless one plan shows both (then one finding lists the
-//     other), and one report naming no kind (no-error-at-rest of a
-//     custom resource's reconcile) merges what differs only in the objects.
-//     Two findings whose plans differ are not compared by their first
-//     divergent write or faulted step yet. The signatures of one fault-free
-//     run are a finding each: nothing in it says which of them share a
-//     cause (a panic and the error at rest it leaves are two). With worker
-//     processes every signature the workers saw is shrunk, those later
-//     listed under another finding too (their shrink is spent).
+//     other), and one report naming no kind (no-error-at-rest of a custom
+//     resource's reconcile) merges what differs only in the objects. Two
+//     findings whose plans differ are not compared by their first divergent
+//     write or faulted step yet. The signatures of one fault-free run are a
+//     finding each: nothing in it says which of them share a cause (a panic
+//     and the error at rest it leaves are two). With worker processes every
+//     signature the workers saw is shrunk, those later listed under another
+//     finding too (their shrink is spent;
+//     TestASignatureNamesTheKindsItsReportNamesAsWords).
 //   - The re-creations' unranked targeted plans come after every unranked
-//     plan of the first workloads: where those fill the sweep's share of
-//     the budget, the re-creations' are not reached but for their ranked
-//     plans. The ranking is plan.Sweep's, with its Known gaps (an
-//     error answer that only delays a reconcile is unranked).
-//     It is not sharded. Without worker processes its distinct violations
-//     are shrunk one after another; with them, those the random plans show
-//     are shrunk in processes of their own, as many at once as there are
-//     workers (shrinkjobs.go), but the sweep's are judged in the test's
-//     process first. Expect judges a violating plan as a whole: a plan that
-//     violates the expected property and another passes.
+//     plan of the first workloads (TestTheRecreationsUnrankedPlansComeLast):
+//     where those fill the sweep's share of the budget, the re-creations' are
+//     not reached but for their ranked plans. The ranking is plan.Sweep's,
+//     with its Known gaps (an error answer that only delays a reconcile is
+//     unranked). It is not sharded. Without worker processes its distinct
+//     violations are shrunk one after another; with them, those the random
+//     plans show are shrunk in processes of their own, as many at once as
+//     there are workers (shrinkjobs.go), but the sweep's are judged in the
+//     test's process first. Expect judges a violating plan as a whole: a plan
+//     that violates the expected property and another passes.
 //   - The operator's nondeterminism is found by chance: four runs of the
-//     preflight plan alike (a range over a small Go map takes few orders,
-//     one most often) miss it, and so does a range on a path the preflight
-//     plan never takes; the replay of a finding then says it, finding by
-//     finding. Each worker process checks for itself, so one whose runs
-//     happened alike judges the field undeclared. The verdicts still judge
-//     a field found so but not declared (a buggy twin's bug can be such a
-//     field, examples/patterns/mapports): its differences can show as a
-//     verdict of a plan or two (one per signature) besides the one line;
-//     only Options.Nondeterministic silences them. What two runs differ in
-//     is told as the fields whose values differ: a list reordered reads as
-//     its items' fields (.spec.ports.name, .spec.ports.port), not as its
-//     order. A replay judged modulo the equivalence still shifts every
-//     resourceVersion after the write that differs, so a plan keyed on a
-//     resourceVersion (a stale restart's rev=) can aim elsewhere in it.
+//     preflight plan alike (a range over a small Go map takes few orders, one
+//     most often) miss it, and so does a range on a path the preflight plan
+//     never takes
+//     (TestNondeterminismOnAPathThePreflightNeverTakesIsNotFound); the replay
+//     of a finding then says it, finding by finding. Each worker process
+//     checks for itself, so one whose runs happened alike judges the field
+//     undeclared. The verdicts still judge a field found so but not declared
+//     (a buggy twin's bug can be such a field, examples/patterns/mapports):
+//     its differences can show as a verdict of a plan or two (one per
+//     signature) besides the one line; only Options.Nondeterministic silences
+//     them. What two runs differ in is told as the fields whose values
+//     differ: a list reordered reads as its items' fields (.spec.ports.name,
+//     .spec.ports.port), not as its order. A replay judged modulo the
+//     equivalence still shifts every resourceVersion after the write that
+//     differs, so a plan keyed on a resourceVersion (a stale restart's rev=)
+//     can aim elsewhere in it.
 //   - Findings as found: the sweep's findings (sweep.go), which are not
 //     shrunk, are saved and reported as each is found, with no "found" line
 //     before it; the sweep runs in the test's process (a long targeted plan
-//     is named as the random pass's are); with worker processes a
-//     finding's line names its signature and place only (the verdict's text
-//     stays in the worker), and the distinct violations are shrunk once the
-//     workers have judged every place. A long plan in a worker process is
-//     named by its place, not its text (the parent does not draw it), and
-//     what a plan is doing is its phase (judged, or a shrink candidate), not
-//     which of its runs (its own, a reference) is under way.
+//     is named as the random pass's are); with worker processes a finding's
+//     line names its signature and place only (the verdict's text stays in
+//     the worker), and the distinct violations are shrunk once the workers
+//     have judged every place. A long plan in a worker process is named by
+//     its place, not its text (the parent does not draw it), and what a plan
+//     is doing is its phase (judged, or a shrink candidate), not which of its
+//     runs (its own, a reference) is under way
+//     (TestAKeepGoingSweepSavesEachFindingAsItFindsIt,
+//     TestAPlanThatRunsLongIsNamedWhileItRuns).
 package search

@@ -84,22 +84,29 @@
 // # Known gaps
 //
 //   - The explanation reads the verdict's detail for names of objects
-//     ("Kind namespace/name") and side effects. A property whose detail names
-//     neither gets its verdict drawn at its judged time with only the faults'
-//     steps labelled.
+//     ("Kind namespace/name"), side effects and reconciles. A property whose
+//     detail names none of them, in a run with no failing reconcile and no
+//     workload step, gets its verdict drawn at its judged time with only the
+//     faults' steps labelled (TestAVerdictNamingNothingIsToldByTheFaultsAlone).
 //   - A workload step at the run's first instant cannot be told from the
 //     world's set-up by the trace (both are the admin's calls at time 0): its
-//     set-up's writes are taken for the step's.
+//     set-up's writes are taken for the step's
+//     (TestAStepAtTimeZeroTakesTheSetUpsWritesForItsOwn).
 //   - A stale list is judged by its kind and namespace: a change of an object
-//     its label or field selector leaves out still makes it stale.
-//   - Log lines are those of reconcilers (the context's logger); lines of code
-//     that logs through a logger of its own making are not captured.
+//     its label or field selector leaves out still makes it stale
+//     (TestAListIsStaleByAChangeItsSelectorLeavesOut).
+//   - Log lines are those sim/process captures (the context's logger,
+//     controller-runtime's global one, klog); lines of code that logs
+//     through a logger of its own making are not captured
+//     (TestALineOfTheOperatorsOwnLoggerIsNotCaptured).
 //   - An absence is a creation, deletion or finalization the compared run
 //     made: a field it wrote and this run did not is not told (a converges
-//     verdict on a field gets none), nor is an object of generated name,
-//     named apart in the two runs.
+//     verdict on a field gets none: TestAFieldTheComparedRunWroteIsNoAbsence),
+//     nor is an object of generated name, named apart in the two runs.
 //   - Events are numbered ① to ⑩ and then (11), (12): the circled numbers
-//     past ⑩ are missing from common fonts.
+//     past ⑩ are missing from common fonts
+//     (TestEventsPastTenAreNumberedInParentheses).
 //   - Label widths are estimated from a monospace font; a viewer with another
-//     font may let long labels touch.
+//     font may let long labels touch
+//     (TestALabelsWidthIsItsRunesTimesAMonospaceCharacter).
 package story

@@ -269,10 +269,11 @@
 //     update-summaries counts against the most of each count over the
 //     fault-free runs, which may be two runs' (the creates of one, the
 //     deletes of another), named together as "the fault-free run of the
-//     same workload".
+//     same workload" (TestAFieldVerdictNamesTheValuesNotTheWriter).
 //   - Domain steps are the author's: the fault-free run "with no generated
 //     workload" (no-error-at-rest) drops the domain steps with the other
-//     drawn ones. A system's faults are events (steps): nothing tells a
+//     drawn ones (TestTheRunWithNoGeneratedWorkloadDropsTheDomainSteps).
+//     A system's faults are events (steps): nothing tells a
 //     system the heal has come, so a fault meant to last until the heal
 //     is the system's to bound (fail the next N attempts, say). A fault
 //     profile narrows by process, kind and object (Faults.Objects: the
@@ -288,7 +289,7 @@
 //     cycling), terminates a deletion no older than the fault-free run's
 //     deletions of the object took (terminates.go). A cycle that turns
 //     once per run, or whose deletions a fault makes slower, is still
-//     judged as churn or as stuck.
+//     judged as churn or as stuck (TestARetryCycleTurningMoreOftenIsNotChurn).
 //   - The comparing oracles learn nondeterministic fields from two
 //     fault-free schedules, not every interleaving as Kamera's exhaustive
 //     search does: a field that differs only in rare schedules can still be
@@ -298,8 +299,11 @@
 //     concurrently may swap numbers between runs. A resourceVersion copied
 //     into a field not named resourceVersion, or a time in a form other than
 //     RFC 3339 or Go's time.Time String (unix seconds outside the text of
-//     an error at rest), is compared as a value. A field learned as nondeterministic for an object is free
-//     whatever value the faulted run gives it.
+//     an error at rest), is compared as a value
+//     (operatortest/canon.TestATimeInAnotherLayoutIsComparedAsItIs). A
+//     field learned as nondeterministic for an object is free whatever
+//     value the faulted run gives it
+//     (operatortest/canon.TestAFieldTheFaultFreeRunsDisagreeOnIsNotHeldAgainstAFaultedRun).
 //   - A checksum an operator computes itself is named by its content only
 //     when that content is a string or a JSON node the run stored, hashed
 //     whole by MD5, SHA-1, SHA-256 or SHA-512 into lowercase hex (whole or
@@ -310,7 +314,7 @@
 //     only converges learns it (where the two fault-free runs differ);
 //     interleavings-agree reports it. The digest of the built-in
 //     controllers' hash names masks times and uids, not the run's
-//     generated names inside the content.
+//     generated names inside the content (TestAChecksumInBase64IsOpaque).
 //   - Errors are compared by their cause when they are a validation's
 //     refusal with field causes (apierrors.NewInvalid's text), and by the
 //     user's value when they refuse a write for a string the reconciled
@@ -319,52 +323,61 @@
 //     and a condition's message that carries an internal error are
 //     compared by their text. A cause's detail (which rule the value
 //     broke) is not compared, nor, for the user's value, which child field
-//     refused it.
+//     refused it (TestAnErrorAtRestIsComparedByItsCause,
+//     operatortest/canon.TestARefusalOfANumberTheUserSetNamesNoField).
 //   - The status fields frozen while a reconcile fails by design are read
 //     from the status writes made inside the controller's reconciles of
 //     the object (each write's content against the object's previous
 //     version in the watch log): a field the operator writes in a
-//     separate write made outside a reconcile (a Runnable's) is not read.
-//   - Frozen outputs (converges and interleavings-agree, frozen.go) are the writes made inside a
-//     controller's reconciles of the failing object; what a Runnable or
+//     separate write made outside a reconcile (a Runnable's) is not read
+//     (TestAStatusWriteMadeOutsideAReconcileIsNotRead).
+//   - Frozen outputs (converges and interleavings-agree, frozen.go) are the
+//     writes made inside a controller's reconciles of the failing object;
+//     what a Runnable or
 //     another controller derived from it is compared as usual. The object
 //     itself is told from its outputs by its controller's name being its
 //     kind (controller-runtime's default) or by a status write; a
 //     controller Named otherwise has its own object's spec and metadata
-//     writes (a finalizer) left uncompared too while it fails by design.
+//     writes (a finalizer) left uncompared too while it fails by design
+//     (TestAControllerNamedOtherThanItsKindHasItsObjectAmongItsOutputs).
 //   - Churn both ways (churn.go) reads the workload's deletions from its
 //     landed "action" steps: a deletion the operator's own code makes
 //     (cleanup it starts itself) is no race with a user and does not open
-//     the rule.
+//     the rule (TestADeletionTheOperatorMakesIsNoRaceWithTheUser).
 //   - ShowsTheBug's rule (blame.go) needs an owner reference on the object
 //     (in either run); for an object with none that is not being deleted at
 //     either end it does not tell. It finds the owner at the end by its
 //     name: an owner with a generated name, named apart in the two runs, is
-//     not matched across them.
+//     not matched across them (TestTheBlameRuleNeedsAnOwnerMatchedByName).
 //   - interleavings-agree compares the two fault-free runs strictly (it has
 //     no third run to learn from): an environment draw that is not of the
 //     shared seed (a model of the test's own drawing from cluster.Stream, a
 //     pod's durations when two pods of one generateName are created
-//     concurrently and swap places) is reported as a disagreement.
+//     concurrently and swap places) is reported as a disagreement
+//     (TestInterleavingsAgreeComparesTheTwoFaultFreeRunsStrictly).
 //   - The collector's rule applies to the watch log's owners: a dependent
 //     whose owner is of a kind the log never shows (made before the run) is
-//     taken as created for a gone owner. A stall storm is recognised by
+//     taken as created for a gone owner
+//     (TestADependentOfAnOwnerTheLogNeverShowsIsTakenAsMadeForAGoneOwner).
+//     A stall storm is recognised by
 //     holds and stale restarts (until the view catches up: at its end or the
 //     heal) only: a long informer lag (up to the generator's MaxLag) drives
 //     the same storm for a few seconds, below the hot-loop bound's ten.
 //   - no-orphans judges the judged kinds that the collector collects (the
 //     CRDs', the seed objects', common children's and, with the workload
 //     models, theirs): a child of another kind (a Role, an Ingress) is
-//     compared by converges but not collected.
+//     compared by converges but not collected
+//     (TestNoOrphansJudgesTheCollectedKindsOnly).
 //   - writes-at-rest (atrest.go): an idle write that follows another
 //     object's change is taken for an answer to it, so a heartbeat in a
 //     world where something else changes between two beats (a schedule's
-//     Jobs running) is not seen. It counts what each write stored, not why: a
+//     Jobs running) is not seen (TestWritesAtRestThatAreWorkHold, its
+//     answers). It counts what each write stored, not why: a
 //     write at rest that stores something new every time (a counter of
 //     polls, a message with the poll's number) is not idle, and is caught
 //     only when the fault-free runs do not make it too. A heartbeat slower
 //     than one write in HealBudget/6 is not seen (a longer HealBudget
-//     widens rest). Times are told by their text (RFC 3339, Go's form), as
+//     widens rest: TestAHeartbeatSlowerThanRestsBoundIsNotSeen). Times are told by their text (RFC 3339, Go's form), as
 //     canon/equivalence.go masks them: one in Unix seconds is a change. A no-op
 //     write is told by its resourceVersion: the first write that names a
 //     resourceVersion is taken for the one that committed it.

@@ -148,15 +148,17 @@
 //     After a blocked Setup the world's goroutines stay blocked, and what
 //     the bubble's cleanups would restore (KUBECONFIG, http.DefaultTransport
 //     routed to the simulated cluster: wallclock) stays set for the rest of
-//     the test binary.
+//     the test binary (TestABlockedSetupLeavesKubeconfigSetForTheRestOfTheBinary).
 //   - The fault profile and the API errors drawn by default have the Known
 //     gaps of package faults (no 503 drawn, no 409 on its own, writes
-//     only; a template's kind needs a Go type or a CRD given).
+//     only: operatortest/faults.TestTheAPIErrorsDrawnAreTheOperatorsOwnWritesOfTheFaultFreeRun;
+//     a template's kind needs a Go type or a CRD given:
+//     operatortest/faults.TestARunTimeCRDsResourceAndTheWorkersClassAreRefused).
 //   - Randomness: math/rand/v2's global functions (and Go map order,
 //     hash/maphash) read the runtime's per-thread generator, which nothing in
 //     the process can seed; an operator that draws from them gives two trace
-//     hashes for one plan, which a replay shows (wallclock's
-//     TestMathRandV2GlobalsCannotFollowTheSeedAndAreDetected). The process's
+//     hashes for one plan, which a replay shows
+//     (wallclock.TestMathRandV2GlobalsCannotFollowTheSeedAndAreDetected). The process's
 //     seeded sources are shared by every process of the world: an operator
 //     whose draws interleave with another manager's, or whose number of draws
 //     before a value differs between two runs (a Secret re-created after the
@@ -166,17 +168,23 @@
 //     happen to leave alone in that run is still compared, and a field whose
 //     value the draws change through timing (math/rand's jitter of a retry)
 //     is learned as random too. A parallel test (t.Parallel) cannot seed them
-//     and fails with one line.
+//     and fails with one line (wallclock.TestAParallelTestCannotSeedRandomness).
 //   - Replicas elect their leader with client-go's algorithm run by the
 //     simulator (sim/process elect.go), not with client-go's LeaderElector
-//     itself; its Known gaps apply. A Lease's renewals are not targets
-//     (every RetryPeriod, they would crowd the operator's own writes out).
+//     itself; its Known gaps apply
+//     (sim/process.TestLeaderElectionOptionsNotModelledAreRefused). A
+//     Lease's renewals are not targets (every RetryPeriod, they would crowd
+//     the operator's own writes out:
+//     operatortest/faults.TestTheAPIErrorsDrawnAreTheOperatorsOwnWritesOfTheFaultFreeRun).
 //   - The built-in controllers start only for the kinds a run may hold,
 //     and the collector and the namespace controller know only some kinds
-//     of those served: package builtins's Known gaps.
+//     of those served: package builtins's Known gaps
+//     (operatortest/builtins.TestARunWithoutTheIdleControllersHasAnotherTrace,
+//     operatortest/builtins.TestAHeldKindIsCollectedAndDeletedInItsPreferredVersionOnly).
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the
 //     first Run starts (another test's client, in parallel) races with that
-//     registration: register apiextensionsv1 yourself to avoid it.
+//     registration: register apiextensionsv1 yourself to avoid it
+//     (TestAWorldRegistersCRDsInTheTestsOwnScheme).
 package world
