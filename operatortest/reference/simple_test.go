@@ -152,7 +152,7 @@ func TestTheSimpleJudgeAgreesWithTheLazyOne(t *testing.T) {
 	if testing.Short() {
 		n /= 10
 	}
-	per := max(n/len(operators), 1)
+	per := max((n+len(operators)-1)/len(operators), 1) // n at the least, over all
 	judged, disagreed, violated := 0, 0, 0
 	excused := map[string]int{} // the table's cases the lazy judge's verdicts name
 	for _, op := range operators {
