@@ -22,6 +22,7 @@ const ruleGapTests = "gap-tests"
 // until it is every package with a doc.go; then the list goes and the rule
 // holds everywhere.
 var heldGaps = []string{
+	"controllers/bundledeployment",
 	"controllers/kopf",
 	"controllers/reposync",
 	"examples/applyop",
