@@ -25,6 +25,7 @@ var heldGaps = []string{
 	"controllers/bundledeployment",
 	"controllers/clusterextension",
 	"controllers/kopf",
+	"controllers/pipeline",
 	"controllers/reposync",
 	"examples/applyop",
 	"examples/banner",
