@@ -87,6 +87,7 @@ var heldGaps = []string{
 	"operatortest/workers",
 	"operatortest/workload",
 	"scenarios/kopf",
+	"scenarios/pipeline",
 	"sim/apiserver",
 	"sim/check",
 	"sim/clock",
