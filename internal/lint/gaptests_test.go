@@ -88,6 +88,7 @@ var heldGaps = []string{
 	"operatortest/workload",
 	"scenarios/kopf",
 	"scenarios/pipeline",
+	"scenarios/reposync",
 	"sim/apiserver",
 	"sim/check",
 	"sim/clock",
