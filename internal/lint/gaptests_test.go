@@ -86,6 +86,7 @@ var heldGaps = []string{
 	"operatortest/schemadraw",
 	"operatortest/workers",
 	"operatortest/workload",
+	"scenarios/bundledeployment",
 	"scenarios/catalogue",
 	"scenarios/clusterextension",
 	"scenarios/kopf",
