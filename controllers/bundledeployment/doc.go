@@ -65,16 +65,21 @@
 //   - No Bundle objects, no unpacking, no bundle provisioner, no Bundle watch:
 //     Storage.Load returns the content of the template's image reference at
 //     once, so HasValidBundle is always True/UnpackSuccessful and old Bundles are
-//     not garbage-collected (reconcileOldBundles).
+//     not garbage-collected (reconcileOldBundles)
+//     (TestTheBundleIsValidAtTheFirstReconcileWithNoBundleObject).
 //   - No post-renderers, values or notes: the chart is the bundle's objects with
 //     the owner labels and owner reference set here (rukpak's postrenderer and
-//     helm-operator-plugins' owner-ref post-renderer).
+//     helm-operator-plugins' owner-ref post-renderer)
+//     (TestAnInstalledObjectIsTheBundlesWithOnlyTheOwnerLabelsAndReference).
 //   - No finalizers and no deletion handling of BundleDeployments; no
-//     spec.config; the provisioner class of the template is not checked.
+//     spec.config; the provisioner class of the template is not checked
+//     (TestABundleDeploymentGetsNoFinalizerAndAnyTemplateClassIsInstalled).
 //   - The dynamic watch set lives in the Reconciler, as upstream's does in the
 //     provisioner: it is lost on restart and rebuilt by the next successful
-//     install.
+//     install
+//     (TestTheDynamicWatchesAreForgottenAtARestartAndRebuiltByTheNextInstall).
 //   - Robust's expectations are in memory (lost on restart, like the watches they
 //     filter) and keyed by kind, namespace and name; an expected deletion that a
-//     user re-creates before the deletion event arrives is ignored once.
+//     user re-creates before the deletion event arrives is ignored once
+//     (TestAnExpectationIsKeyedByNameSoARecreatedObjectsDeletionIsIgnoredOnce).
 package bundledeployment

@@ -42,13 +42,17 @@
 //   - No image pulling, no registry+v1 to chart conversion, no preflights, no
 //     pre-authorization, no managed-object watches (the content manager cache), no
 //     deprecation conditions, no channels; the installer ServiceAccount of the
-//     spec is not used: helm acts with the controller's own client.
+//     spec is not used: helm acts with the controller's own client
+//     (TestAnExtensionInstallsWithTheControllersClientAndNoOtherConditions).
 //   - Deleting a ClusterExtension only removes the finalizer; nothing is
-//     uninstalled.
+//     uninstalled (TestDeletingAnExtensionUninstallsNothing).
 //   - Release records live in the install namespace (helm's Secret driver), not in
 //     the system namespace with operator-controller's chunked driver; custom
-//     storage labels are kept in the record's data as the chunked driver does.
+//     storage labels are kept in the record's data as the chunked driver does
+//     (TestReleaseRecordsLiveInTheInstallNamespaceWithTheirLabelsInTheData).
 //   - Robust's notion of a live writer is per process start; with several
 //     replicas (leader election) another replica's pending record is only safe
-//     once PendingTimeout has passed.
+//     once PendingTimeout has passed, and one written before this process
+//     started is taken over at once
+//     (TestAReplicaStartedAfterAPendingRecordTakesItOverAtOnce).
 package clusterextension

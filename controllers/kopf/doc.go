@@ -54,26 +54,32 @@
 // out the rest:
 //
 //   - kopf runs one worker per object, in parallel; here the objects share the
-//     controller's workers (MaxConcurrentReconciles, default 1).
+//     controller's workers (MaxConcurrentReconciles, default 1)
+//     (scenarios/kopf.TestObjectsShareTheOperatorsWorkerSoTheirBatchWindowsQueue).
 //   - The batch window is a sleep before reading the latest state from the cache;
 //     events during the sleep mark the key dirty and cost one more reconcile,
 //     where kopf folds them into the batch. Throttling sleeps are RequeueAfter, not
-//     sleeps interruptible by new events; the observable timing is the same.
+//     sleeps interruptible by new events; the observable timing is the same
+//     (TestTheBatchWindowIsASleepBeforeTheReadAndAThrottleDelayARequeue).
 //   - Progress lives in annotations only (kopf's default "smart" storage also uses
 //     status.kopf.progress); handler return values are not delivered to status;
 //     delayed handlers requeue instead of kopf's sleep-and-touch dummy PATCH;
 //     handler errors retry after a fixed 60 s with no retry limit, timeout or
-//     PermanentError/TemporaryError distinction.
+//     PermanentError/TemporaryError distinction
+//     (TestAFailingHandlerIsRetriedEvery60sForEverWithItsProgressInAnAnnotation).
 //   - No resume cause after a restart, no on.event, on.field, daemons or timers,
 //     no peering/freezing, no posting of Kubernetes Events, no consistency wait
 //     for the PATCHed resourceVersion (kopf ≥ 1.36): with a lagging cache a handler
-//     can run twice.
+//     can run twice (TestAStaleReadRunsAHandlerAgainAndARestartResumesNothing).
 //   - "Outside the throttled span" is only the cache read of the object: watch and
 //     decoding errors belong to controller-runtime's informer, which retries them
 //     and never hands them to a reconciler. scenarios/kopf stands a poisoned read
-//     in for kopf's unparsable raw event.
+//     in for kopf's unparsable raw event
+//     (TestOnlyTheReadIsOutsideTheThrottledSpan).
 //   - fixed is #509 and #510 together; #509 alone (every 422 crashes the operator,
-//     SEEDS.md I3) is not a variant.
+//     SEEDS.md I3) is not a variant
+//     (TestFixedThrottlesA422WhereKopf509AloneWouldExit).
 //   - Throttling and backoff state is per process, in memory, as in kopf: a
-//     restart starts every object's sequence again.
+//     restart starts every object's sequence again
+//     (TestARestartStartsTheThrottlingSequenceAgain).
 package kopf

@@ -52,12 +52,15 @@
 //     reads targets as unstructured objects through caches it starts per cluster
 //     and kind and delivers their events on a channel source; here the app kind
 //     must be a typed kind of the scheme, read through the manager's cache, and
-//     only HelmRelease is watched.
+//     only HelmRelease is watched
+//     (TestARemoteTargetIsUnreadyAndAnUntypedAppKindUnreadable).
 //   - The patch helper is reduced to what the controller uses: status-only merge
 //     patches; fluxcd's separate, conflict-retrying patch of conditions (for
 //     objects implementing its conditions.Setter, which Pipeline does not) and
-//     field owners are not modelled. Events (the EventRecorder) are not emitted.
+//     field owners are not modelled. Events (the EventRecorder) are not emitted
+//     (TestStatusIsWrittenByMergePatchesWithNoFieldOwnerOrConflictRetry).
 //   - Promotion strategies (pull request, notification) are one Promoter; the
 //     strategy registry and the per-strategy results (pull-request URL in the
-//     record) are not modelled.
+//     record) are not modelled
+//     (TestEveryStrategyIsOnePromoterAndTheRecordHoldsNoStrategyResult).
 package pipeline

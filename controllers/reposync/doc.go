@@ -39,21 +39,21 @@
 //   - RootSync, the root-reconciler, validation, Secrets and ConfigMaps copied
 //     to config-management-system, helm sources, ResourceGroup inventories,
 //     metrics and the reconciler Deployment's readiness (kstatus) are not
-//     modelled.
+//     modelled
+//     (TestTheManagerMakesOnlyTheServiceAccountRoleBindingAndDeployment).
 //   - The reconciler Deployment is created or updated through the typed client
 //     after a live Get; upstream applies it with server-side apply, which the
-//     simulator does not serve.
+//     simulator does not serve
+//     (TestTheReconcilerDeploymentIsWrittenWithoutServerSideApply).
 //   - The ns-reconciler's Syncer only creates missing declared objects every
 //     PollPeriod; there is no git, no parser, no remediator watch and no drift
 //     correction. Its Destroyer deletes the declared objects one by one with
-//     Source.Latency each, ignoring depends-on ordering (cli-utils).
+//     Source.Latency each, ignoring depends-on ordering (cli-utils)
+//     (TestTheSyncerCorrectsNoDriftAndTheDestroyerKeepsNoDependsOnOrder).
 //   - The ns-reconciler adds its finalizer for Foreground and removes it for
 //     Orphan, as config-sync did when the seed was written; later releases
-//     keep it for Orphan too.
-//   - Upstream's names for the shared RoleBinding and ClusterRole are
-//     "configsync.gke.io:ns-reconciler"; here the colon is a dot, because the
-//     apiserver model validates RBAC names as DNS subdomains (a real
-//     apiserver accepts any path segment).
+//     keep it for Orphan too
+//     (TestTheFinalizerIsAddedForForegroundAndRemovedForOrphan).
 //   - withRetry (mutate.Spec/Status) sleeps 10ms between attempts without
-//     jitter.
+//     jitter (TestWithRetrySleeps10msBetweenAttemptsWithoutJitter).
 package reposync

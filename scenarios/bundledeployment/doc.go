@@ -49,19 +49,19 @@
 //   - The failure is an invalid object, not the seed's missing CRD kind: helm
 //     (and models/helm) fail a kind the cluster does not serve while building
 //     the manifest, before any release record exists, so nothing would be
-//     uninstalled.
+//     uninstalled (TestTheFailureIsAnInvalidObjectNotAMissingKind).
 //   - Nothing here deletes a BundleDeployment: the garbage collector and
 //     the namespace controller only delete the content of terminating
-//     namespaces.
+//     namespaces (TestNoStepDeletesABundleDeployment).
 //   - The fault profile leaves out crashes (a crash inside helm leaves a
 //     pending-install record, seed 2's bug), API faults (a different root
-//     cause) and faults of kube-controller-manager (T_term is a world option).
-//   - The clients of both processes keep the REST mapper they start with: the
-//     world installs no CRD while it runs.
+//     cause) and faults of kube-controller-manager (T_term is a world option)
+//     (TestTheEntriesDrawNoCrashesAPIFaultsOrFaultsOfKubeControllerManager).
 //   - With zero API latency, a reconcile that requeues itself through its own
 //     watch events at one instant never lets virtual time advance: bundles here
 //     keep the content shared by v1 and v2 identical, so an upgrade and its
 //     rollback patch nothing (a ConfigMap that differs would livelock buggy and
 //     fixed at the upgrade's instant: each patch's event requeues the next
-//     attempt).
+//     attempt)
+//     (TestTheBundlesSharedContentIsIdenticalSoARollbackPatchesNothing).
 package bundledeployment

@@ -12,12 +12,14 @@
 // # Known gaps
 //
 //   - An exploration's wall time is measured by the caller's clock; the harness
-//     itself never reads the wall clock inside a run.
+//     itself never reads the wall clock inside a run
+//     (TestAnExplorationsWallTimeIsTheCallersClock).
 //   - Report pages link into docs/ on the assumption that the catalogue
 //     directory is a child of the repository root (reports/); written
-//     elsewhere (--dir), those links point nowhere.
+//     elsewhere (--dir), those links point nowhere
+//     (TestReportLinksAssumeTheCatalogueIsAChildOfTheRoot).
 //   - A Result has no API-op, reconcile or virtual-time figures
 //     (operatortest.Result counts none; `ctrlsim run --json` no longer
 //     gives api_ops, reconciles or virtual_seconds, which the kernel's
-//     explorer counted).
+//     explorer counted) (TestAResultCountsNoAPIOpsReconcilesOrVirtualTime).
 package catalogue

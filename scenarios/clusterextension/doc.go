@@ -66,17 +66,21 @@
 //
 //   - In the entries' tests, request-version is drawn in [0, 20 s] and publish in
 //     [0, 40 s] independently (the kernel's entry publishes 1-20 s after the
-//     request): a plan may publish 3.0.0 before asking for the newest.
+//     request): a plan may publish 3.0.0 before asking for the newest
+//     (TestRequestAndPublishAreDrawnIndependently).
 //   - One operator replica, no leader election, no human helm CLI: weakness 4 of
 //     the fix (a live writer's pending record deleted) and CP-R (a pending
-//     rollback) have no spec yet.
+//     rollback) have no spec yet (TestOneOperatorReplicaAndNoOtherHelmWriter).
 //   - The catalog is in memory; publishing also bumps the ClusterCatalog so the
-//     controller is told, as catalogd's unpack would.
+//     controller is told, as catalogd's unpack would
+//     (TestPublishingBumpsTheClusterCatalogAndKeepsTheBundleInMemory).
 //   - no-version-skip takes any pending revision as the start of an operation;
 //     with one writer a pending revision that is not followed by its own deploy
-//     was interrupted, with several writers (not modelled) it could be live.
+//     was interrupted, with several writers (not modelled) it could be live
+//     (TestNoVersionSkipTakesAnyPendingRevisionForAnOperationsStart).
 //   - release-settles computes the desired version as the highest admitted one,
 //     which is what resolution gives in this world because every bundle upgrades
 //     from every older one; a catalog with gaps in its upgrade graph would need
-//     the resolver's own answer.
+//     the resolver's own answer
+//     (TestReleaseSettlesDesiresTheHighestAdmittedVersionNotTheResolversAnswer).
 package clusterextension

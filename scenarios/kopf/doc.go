@@ -83,6 +83,9 @@
 //     alternating failures, and surviving the unreadable event.
 //   - all three handle the healthy object y within a second while x fails.
 //
+// A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
+// the patch model, so the specs with grow run for seconds, not minutes.
+//
 // # Known gaps
 //
 //   - alternate-422 and poison act through the operator's client: alternate-422
@@ -90,22 +93,23 @@
 //     apiserver model (so the trace shows the server's answer), and poison fails the
 //     operator's reads of the object (no server fault can make an informer
 //     hand an undecodable object to a reconciler, Wire). Both end when the
-//     cluster heals.
-//   - A 300 KB object makes every PATCH cost tens of milliseconds of wall time in
-//     the patch model, so the specs with grow run for seconds, not minutes.
+//     cluster heals (TestAlternate422AndPoisonActThroughTheOperatorsClient).
 //   - The catalogue (scenarios.All) runs the four on operatortest (on seed 1
 //     with the catalogue's 200 plans: 12 of 12 outcomes as expected, 51 s for
 //     the four against 26 s on the kernel's entries, measured when
 //     `ctrlsim run --kernel` still ran them, one run each; the kernel's world
 //     is gone). Persistent422's
 //     shrink now takes 2.6-4.4 s (shrinking got faster); its test still
-//     bounds it (ShrinkRuns 100), those of the other three to 50 runs.
+//     bounds it (ShrinkRuns 100), those of the other three to 50 runs
+//     (TestTheCatalogueRunsTheFourEntriesOnOperatortest).
 //   - edit-every's stream is a system's timer, not a workload step: a
 //     failed edit stops it silently. There is no touch-every (the kernel's
-//     world had it; no spec or entry used it).
+//     world had it; no spec or entry used it)
+//     (TestEditEveryIsASystemsTimerThatAFailedEditStops).
 //   - The entries' plans draw no grow action (a 300 KB object makes a run cost
 //     tens of milliseconds of wall time per PATCH) and no aggregate load: N
 //     failing objects each keep to their own envelope, and nothing bounds their
 //     sum (SEEDS.md Seed 3 (f), "per-object, not global"), which no variant
-//     does either.
+//     does either
+//     (TestEachObjectKeepsToItsOwnEnvelopeAndNothingBoundsTheirSum).
 package kopf

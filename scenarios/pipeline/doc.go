@@ -35,19 +35,25 @@
 // robust claim's status.attempts is declared nondeterministic (a crash in
 // doubt makes an attempt more).
 //
+// An entry's plan takes about 50-70 ms of wall time (the kernel's explorer,
+// gone: about 7 ms): the fault-free reference runs the generic oracles
+// compare with, and a 30 min heal budget.
+//
 // # Known gaps
 //
-//   - An entry's plan takes about 50-70 ms of wall time (the kernel's
-//     explorer, gone: about 7 ms): the fault-free reference runs the
-//     generic oracles compare with, and a 30 min heal budget.
 //   - No step creates another pipeline, edits the Pipeline's spec or makes
-//     an app not Ready (the kernel's world had them; no entry drew them).
-//   - Every environment has one local target; there are no remote clusters.
+//     an app not Ready (the kernel's world had them; no entry drew them)
+//     (TestNoStepCreatesAPipelineEditsItsSpecOrMakesAnAppUnready).
+//   - Every environment has one local target; there are no remote clusters
+//     (TestEveryEnvironmentHasOneLocalTarget).
 //   - Flux is not modelled: publishing and a promotion's effect write the
 //     HelmRelease spec and then its status in one instant (helm-controller's
-//     upgrade takes no time and never fails).
+//     upgrade takes no time and never fails)
+//     (TestPublishingAndAPromotionWriteTheAppsSpecAndStatusInOneInstant).
 //   - The promotion lag is drawn per effect from the plan's seed between
 //     Options.PromotionLagMin and Max (2m by default); a Promote call takes
-//     2s (Options.PromoteCallTime).
-//   - The promotion system runs as cluster admin (SystemEnv.Client).
+//     2s (Options.PromoteCallTime)
+//     (TestAPromotionTakesEffectItsLagAfterATwoSecondCall).
+//   - The promotion system runs as cluster admin (SystemEnv.Client)
+//     (TestThePromotionSystemWritesAsClusterAdmin).
 package pipeline

@@ -43,17 +43,18 @@
 // # Known gaps
 //
 //   - No kube-scheduler or kubelet: the ns-reconciler starts 2s after its
-//     Deployment appears (process.Spec.StartDelay) and stops when it goes.
-//   - The namespace controller discovers only the kinds listed above.
+//     Deployment appears (process.Spec.StartDelay) and stops when it goes
+//     (TestTheNsReconcilerRunsTwoSecondsAfterItsDeploymentAndStopsWhenItGoes).
+//   - The namespace controller discovers only the kinds listed above
+//     (TestTheNamespaceControllerDiscoversOnlyTheListedKinds).
 //   - The entries' plans draw no
 //     crashes: a crash planned at a client call that a process makes outside
 //     a reconcile (an event handler's cached List) leaves the
 //     process running on a stopped cache and never restarts it (a sim/process
-//     gap), which would make every variant hang.
+//     gap), which would make every variant hang (TestTheEntriesDrawNoCrashes).
 //   - A warm but stale Namespace cache in the reconciler-manager comes only
 //     from a hold that starts before the deletion (the first cached Get starts
 //     the informer with a fresh list); plans draw such holds rarely (about 3%
-//     of plans catch the fixed variant).
-//   - The namespace controller's RESTMapper is built once per process start
-//     (the served kinds do not change), to keep runs cheap.
+//     of plans catch the fixed variant)
+//     (TestAColdNamespaceCacheListsFreshSoALagAloneDoesNotCatchFixed).
 package reposync
