@@ -51,17 +51,16 @@
 //     with no exceptions, as if it were under sim/.
 //   - known-gaps: every package directory below sim/ has a doc.go that
 //     contains the words "Known gaps".
-//   - gap-tests (gaptests_test.go): in the packages of heldGaps, each item
-//     of doc.go's "# Known gaps" list names the test that shows the gap,
+//   - gap-tests (gaptests_test.go): in every package with a doc.go, each
+//     item of its "# Known gaps" list names the test that shows the gap,
 //     by its function name ("(TestEveryProcessReadsTheSameNow)", "TestX
 //     shows it"), or as pkg/path.TestX for a test of another package, by
 //     its directory from the module root ("sim/process.TestX",
 //     "wallclock.TestX"); every test an item names is a `func TestX(`
 //     of a _test.go file of that package. The test asserts the behaviour
 //     the gap describes, so a change that closes the gap breaks it, and the
-//     item goes with it. heldGaps, the one list of the packages held, grows
-//     package by package until it is every package with a doc.go; then the
-//     list is removed and the rule holds everywhere.
+//     item goes with it. A doc.go with no "# Known gaps" section breaks
+//     the rule too.
 //   - tracker-issue (tracker_test.go): no Go comment, and no markdown
 //     document outside reports/, cites this repository's tracker by number
 //     ("issue 31", "Issue #27"), which a reader of a clone cannot open: say
