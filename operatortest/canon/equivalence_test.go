@@ -307,16 +307,17 @@ func TestAnErrorAtRestThatNamesTheTimeOfItsAttemptIsTheFaultFreeRunsError(t *tes
 // ownerDeletedUnderAStall is the workload's deletion of the app while the
 // operator's watch of ConfigMaps is stalled for 18 s: the operator keeps
 // re-creating the child (its cache still has the app) and the garbage
-// collector keeps deleting it, hundreds of times a second, until the watch
+// collector keeps deleting it, as fast as kube-controller-manager's client
+// rate lets it (20 calls a second, three for each child), until the watch
 // delivers the deletion.
 const ownerDeletedUnderAStall = "seed 1\nat 2s delete object=0\nhold process=op kind=/v1/ConfigMap from=1s until=20s\n"
 
 // Churn judged by the cluster's rules: a child re-created for an owner that
 // is gone, and collected by the garbage collector, is what every operator
 // that owns children does on a real cluster with a stalled watch. It is not
-// update-summaries' churn, the storm it makes is a note and not a hot loop
-// (it ends when the stall ends), and the run, no longer stopped mid-storm,
-// ends with no error at rest.
+// update-summaries' churn, nor a hot loop (it ends when the stall ends; at
+// the collector's rate it is no storm either), and the run ends with no
+// error at rest.
 func TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn(t *testing.T) {
 	all := optest.JudgeAll(t, optest.AppOptions(optest.Child()), ownerDeletedUnderAStall)
 	for name, v := range all {
@@ -324,13 +325,17 @@ func TestADependentRecreatedForAGoneOwnerAndCollectedIsNotChurn(t *testing.T) {
 			t.Errorf("%s violated: %s", name, v.Detail)
 		}
 	}
-	if d := all[world.UpdateSummaries].Detail; !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") || !strings.Contains(d, "Secret team/app-child") {
+	d := all[world.UpdateSummaries].Detail
+	if !strings.Contains(d, "created for an owner that was gone or being deleted, then collected") || !strings.Contains(d, "Secret team/app-child") {
 		t.Errorf("update-summaries does not note the collected re-creations: %q", d)
 	}
-	if d := all[cluster.HotLoopProperty].Detail; !strings.Contains(d, "while a watch was stalled") {
-		t.Errorf("the storm is not noted with its count: %q", d)
+	// As many as the collector's rate allows in the 18 s: 7 a second at
+	// 20 calls a second, where with no client rate there were thousands.
+	var n int
+	if _, err := fmt.Sscanf(d, "%d dependents created", &n); err != nil || n < 18 || n > 20*18 {
+		t.Errorf("the note counts %d re-creations (%v), want the collector's rate over the 18 s stall (18 to 360): %q", n, err, d)
 	}
-	t.Logf("notes:\n  %s\n  %s", all[world.UpdateSummaries].Detail, all[cluster.HotLoopProperty].Detail)
+	t.Logf("notes:\n  %s\n  %s", d, all[cluster.HotLoopProperty].Detail)
 }
 
 // The twin: a storm that goes on once the stall has ended is a hot loop. The

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,23 @@ var (
 // KubeControllerManager is the process running the namespace controller, the
 // garbage collector and the workload controllers.
 const KubeControllerManager = "kube-controller-manager"
+
+// kubeControllerManagerRate is kube-controller-manager's client-side rate
+// limit: --kube-api-qps 20 and --kube-api-burst 30, its defaults, which
+// kubeadm and kind leave. Each controller has a client of its own
+// (ControllerClientBuilder), so a bucket of its own; the garbage
+// collector's controllers (one for each kind here) share one. Without it
+// the collector deleted a child every few milliseconds for as long as an
+// operator's stale view made it again
+// (TestTheCollectorDeletesAtKubeControllerManagersRate).
+func kubeControllerManagerRate() *process.ClientRate {
+	return &process.ClientRate{QPS: 20, Burst: 30, Client: func(controller string) string {
+		if strings.HasPrefix(controller, "garbagecollector-") {
+			return "generic-garbage-collector"
+		}
+		return controller
+	}}
+}
 
 type WorldError struct{ Err error }
 
@@ -279,7 +297,8 @@ func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) clus
 	o := w.Opts
 	var procs []process.Spec
 	if !o.NoBuiltinControllers || !o.NoWorkloadModels {
-		procs = append(procs, process.Spec{Name: KubeControllerManager, Setup: func(p *process.Process) error { return w.setupKubeControllerManager(p, held) }})
+		procs = append(procs, process.Spec{Name: KubeControllerManager, ClientRate: kubeControllerManagerRate(),
+			Setup: func(p *process.Process) error { return w.setupKubeControllerManager(p, held) }})
 	}
 	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.Holds) {
 		env := randomSeed(p.Seed) // the environment's draws (random.go)

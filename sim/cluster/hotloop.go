@@ -16,9 +16,10 @@ import (
 // a loop that sustains itself. Nor does a second in which a watch of the cluster
 // is stalled (a hold) or behind (a stale view: a process restarted onto a
 // lagging watch cache, until it catches up): a controller whose cache lacks a deletion re-creates a
-// dependent that the garbage collector deletes again, as fast as the API serves
-// them, until the watch delivers the deletion; a real cluster does the same with
-// correct code. Such a storm is a note (StallStorms), and a hot loop only if it
+// dependent that the garbage collector deletes again, as fast as
+// kube-controller-manager's client rate lets it (20 calls a second: a storm
+// only with several dependents), until the watch delivers the deletion; a
+// real cluster does the same with correct code. Such a storm is a note (StallStorms), and a hot loop only if it
 // goes on for HotLoopSeconds after the stall ended (at the heal at the latest). A
 // real
 // controller settles an object in a handful of reconciles; retries under a

@@ -41,7 +41,11 @@
 //     response latency (Injector.CallLatency): a crash in the response window
 //     leaves a committed write its caller never saw succeed. The call number
 //     counts over the whole run, and a crash planned at call N happens instead of
-//     call N.
+//     call N. With Spec.ClientRate an API call first waits for a token of its
+//     client's bucket (ratelimit.go: x/time/rate's, as client-go's
+//     flowcontrol limiter holds, on virtual time; a bucket for each client,
+//     full at each start): kube-controller-manager's 20 QPS and burst 30
+//     (TestAClientRateLimitSpacesCallsPastTheBurst).
 //   - With Spec.LeaderElection, each incarnation campaigns for a Lease as
 //     controller-runtime's manager does (elect.go): controllers and Runnables
 //     that need leader election start once it leads; a leader that cannot

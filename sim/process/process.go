@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -112,6 +113,11 @@ type Spec struct {
 	// simulator honours them (CheckOptions, cacheopts.go); nil: controller-runtime's
 	// defaults, except that unstructured reads are cached.
 	Options *manager.Options
+	// ClientRate, if set, is the client-side rate limit of the process's
+	// clients (client-go's token bucket, rest.Config's QPS and Burst), in
+	// virtual time (ratelimit.go). Nil: none, as controller-runtime's config
+	// has none since v0.21.
+	ClientRate *ClientRate
 }
 
 // CrashLoopBackOff delays: 10s, doubling, capped at 5 minutes; reset after 10
@@ -148,8 +154,9 @@ type Process struct {
 	client   *kubeclient.Client
 	mgr      *Manager
 	workers  map[*scheduler.Task]*worker
-	call     PendingCall   // the call between before and after
-	response time.Duration // the response latency of that call
+	call     PendingCall              // the call between before and after
+	limiters map[string]*rate.Limiter // this incarnation's clients' token buckets (ratelimit.go)
+	response time.Duration            // the response latency of that call
 }
 
 // New creates a process. It starts when the cluster calls Boot.
@@ -280,6 +287,7 @@ func (p *Process) start() {
 	}
 	p.startedAt = p.env.Clock.Now()
 	p.workers = map[*scheduler.Task]*worker{}
+	p.limiters = nil // a new incarnation's clients start with full buckets
 	name := p.spec.Name
 	opts := []informer.Option{informer.WithHeld(func(gvk schema.GroupVersionKind) bool { return p.env.Faults.Held(name, gvk) })}
 	stale, isStale := p.env.Faults.Stale(name)
@@ -452,7 +460,7 @@ func (p *Process) before(call kubeclient.Call) error {
 		} else {
 			var request time.Duration
 			request, response = p.env.Faults.CallLatency(p.spec.Name, isWrite(call.Verb))
-			s.Sleep(request)
+			s.Sleep(p.throttle() + request)
 		}
 		s.CheckAlive()
 	}
