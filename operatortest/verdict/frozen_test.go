@@ -111,34 +111,22 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := func(rv uint64, message, reason string) apiserver.Event {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"},
-			Status: corev1.PodStatus{Message: message, Reason: reason}}
-		ev := optest.Added(t, p)
-		if rv > 1 {
-			ev.Type = watch.Modified
-		}
-		ev.ResourceVersion = rv
-		return ev
-	}
-	step := func(op, object string, rv uint64, result string) trace.Step {
-		return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
-	}
+	pod := func(rv uint64, message, reason string) apiserver.Event { return webPod(t, rv, message, reason) }
 	const boom = "error: Pod \"web\" is invalid: spec.x: Invalid value: \"s\": must be y"
 	// completed: a reconcile got through and recorded the message, then
 	// the user's value made the next one fail and record its reason.
 	completed := &check.Run{
 		Log: []apiserver.Event{pod(1, "", ""), pod(2, "bound", ""), pod(3, "bound", "Failed")},
 		Steps: []trace.Step{
-			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"), step("result", "shop/web", 0, "ok"),
-			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 3, "ok"), step("result", "shop/web", 0, boom),
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 2, "ok"), podStep("result", "shop/web", 0, "ok"),
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 3, "ok"), podStep("result", "shop/web", 0, boom),
 		},
 	}
 	// slowed: the operator never got through one before the value landed.
 	slowed := &check.Run{
 		Log: []apiserver.Event{pod(1, "", ""), pod(2, "", "Failed")},
 		Steps: []trace.Step{
-			step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"), step("result", "shop/web", 0, boom),
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 2, "ok"), podStep("result", "shop/web", 0, boom),
 		},
 	}
 	snap := func(r *check.Run) *verdict.Snapshot {
@@ -156,8 +144,8 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 		t.Errorf("the reason the failing reconciles write is not compared: %v", fs)
 	}
 	other := snap(&check.Run{Log: slowed.Log, Steps: []trace.Step{
-		step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 2, "ok"),
-		step("result", "shop/web", 0, `error: Pod "web" is invalid: spec.z: Invalid value: "s": must be y`),
+		podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 2, "ok"),
+		podStep("result", "shop/web", 0, `error: Pod "web" is invalid: spec.z: Invalid value: "s": must be y`),
 	}})
 	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: ref}}, other); len(fs) != 0 {
 		t.Errorf("a run failing on another cause has its status frozen: %v", fs)
@@ -165,4 +153,22 @@ func TestTheStatusOnlyACompleteReconcileWritesIsFrozenWhileItFailsByDesign(t *te
 	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: got}}, ref); len(fs["Pod shop/web"]) == 0 {
 		t.Errorf("the rule does not hold both ways: %v", fs)
 	}
+}
+
+// webPod is Pod shop/web's watch event at resourceVersion rv (its creation
+// at 1, a change after) with the status message and reason given.
+func webPod(t *testing.T, rv uint64, message, reason string) apiserver.Event {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"},
+		Status: corev1.PodStatus{Message: message, Reason: reason}}
+	ev := optest.Added(t, p)
+	if rv > 1 {
+		ev.Type = watch.Modified
+	}
+	ev.ResourceVersion = rv
+	return ev
+}
+
+// podStep is a step of op's pod controller, worker 1.
+func podStep(op, object string, rv uint64, result string) trace.Step {
+	return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
 }

@@ -108,24 +108,12 @@ func TestAChecksumInBase64IsOpaque(t *testing.T) {
 // (of a reconcile, or of a Runnable: no controller) and then every reconcile
 // fails on the user's value.
 func statusRun(w *world.World, t *testing.T, bound trace.Step) *verdict.Snapshot {
-	pod := func(rv uint64, message, reason string) apiserver.Event {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"},
-			Status: corev1.PodStatus{Message: message, Reason: reason}}
-		ev := optest.Added(t, p)
-		if rv > 1 {
-			ev.Type = watch.Modified
-		}
-		ev.ResourceVersion = rv
-		return ev
-	}
-	step := func(op, object string, rv uint64, result string) trace.Step {
-		return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
-	}
+	pod := func(rv uint64, message, reason string) apiserver.Event { return webPod(t, rv, message, reason) }
 	const boom = "error: Pod \"web\" is invalid: spec.x: Invalid value: \"s\": must be y"
 	r := &check.Run{Log: []apiserver.Event{pod(1, "", ""), pod(2, "bound", ""), pod(3, "bound", "Failed")}}
-	r.Steps = append([]trace.Step{step("reconcile", "shop/web", 0, "")}, bound)
-	r.Steps = append(r.Steps, step("result", "shop/web", 0, "ok"),
-		step("reconcile", "shop/web", 0, ""), step("update/status", "Pod shop/web", 3, "ok"), step("result", "shop/web", 0, boom))
+	r.Steps = append([]trace.Step{podStep("reconcile", "shop/web", 0, "")}, bound)
+	r.Steps = append(r.Steps, podStep("result", "shop/web", 0, "ok"),
+		podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 3, "ok"), podStep("result", "shop/web", 0, boom))
 	s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(r.Log)}
 	s.AtRest = verdict.ErrorsAtRest(r, s.Canon)
 	s.StatusWrites = verdict.StatusWritesOf(r, s)
