@@ -147,7 +147,10 @@
 //     unsafe, by the simulator's (process.NewClientGoQueue, client-go's
 //     default controller rate limiter, as the constructors use) at the
 //     unexported field each controller keeps it in (queue; pvc-protection's
-//     pvcProcessingStore.namespaceQueue too). A field renamed upstream fails
+//     pvcProcessingStore.namespaceQueue too). Each controller's main queue
+//     is named after it and the kind it acts for (process.NameQueue), so a
+//     run's end lists the keys it holds in back-off (check.Run's Backoffs,
+//     which converges reads: operatortest/verdict's cluster-backoff). A field renamed upstream fails
 //     Setup with the path it looked for
 //     (TestAQueueFieldRenamedUpstreamFailsWithThePathLookedFor).
 //   - The goroutines of Run that never call in (Run itself waiting on its

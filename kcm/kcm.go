@@ -167,6 +167,9 @@ type host struct {
 	incarnation context.Context
 	clientset   kubernetes.Interface
 	factory     informers.SharedInformerFactory
+	// current is the controller being built: simQueue names its queue
+	// after it (process.NameQueue).
+	current Controller
 }
 
 // Setup hosts in p (the kube-controller-manager process) the controllers of
@@ -206,6 +209,7 @@ func Setup(p *process.Process, want func(Controller) bool) error {
 		if want != nil && !want(c) {
 			continue
 		}
+		h.current = c
 		ctx := klog.NewContext(running, logr.New(untilEnded{klog.Background().GetSink(), running}).WithName(c.Name))
 		run, err := c.build(ctx, h)
 		if err != nil {
@@ -296,6 +300,11 @@ func simQueue[T comparable](h *host, c any, path ...string) error {
 	q := &queue[T]{TypedRateLimitingInterface: sq, incarnation: h.incarnation}
 	if !reflect.TypeOf(q).AssignableTo(v.Type()) {
 		return fmt.Errorf("queue %v: the simulator's queue is no %s", path, v.Type())
+	}
+	if len(h.current.Triggers) > 0 { // its keys are objects of the kind it acts for
+		if err := process.NameQueue(sq, h.current.Name, h.current.Triggers[0]); err != nil {
+			return err
+		}
 	}
 	v.Set(reflect.ValueOf(q))
 	old.ShutDown()

@@ -47,13 +47,6 @@
 //
 // # Known gaps
 //
-//   - The correct statefulset-parallel operator fails converges at plan 128
-//     of the false-alarm suite's 1,000: a hold of its Caches across the
-//     Cache's re-creation leaves the StatefulSet controller in a per-key
-//     back-off past the run's end (2 ready replicas of 3), as a real cluster
-//     at kube-controller-manager's client rate would; no excuse covers a
-//     built-in controller's back-off yet
-//     (TestAStatefulSetControllersBackoffPastTheRunIsAFalseAlarmOfConverges).
 //   - Each operator shows one pattern at its smallest: real operators mix
 //     them, and a false alarm that needs two patterns at once is not sought
 //     (TestEachOperatorIsOnePatternAtItsSmallest).

@@ -568,35 +568,3 @@ func TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag(t *testing.T) {
 		}
 	}
 }
-
-// The correct statefulset-parallel operator, its view of its Cache held
-// across the Cache's deletion and re-creation, re-creates the StatefulSet
-// for the old Cache, which the collector deletes again; the StatefulSet
-// controller's creates of the terminating pod sessions-1 fail AlreadyExists
-// over and over, and its per-key back-off (5 ms doubling) grows past the
-// run's end, so the re-created Cache ends at 2 ready replicas of 3 where
-// the fault-free run ends at 3. A real cluster does the same at
-// kube-controller-manager's client rate; the verdicts do not yet excuse a
-// built-in controller's back-off, so converges reports it.
-func TestAStatefulSetControllersBackoffPastTheRunIsAFalseAlarmOfConverges(t *testing.T) {
-	pl := mustPlan(t, `seed 1
-at 20s delete object=0
-at 20.001s recreate object=0
-hold process=statefulset kind=patterns.ctrlsim.dev/v1/Cache from=0s until=1m0s
-`)
-	for _, p := range patterns {
-		if p.name != "statefulset-parallel" {
-			continue
-		}
-		r, err := operatortest.Replay(t, p.options(false), pl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vs := r.Violated()
-		if len(vs) != 1 || vs[0].Property != "converges" || !strings.Contains(vs[0].Detail, "status.readyReplicas: 3 there, 2 here") {
-			t.Fatalf("the plan violates %v, want converges at status.readyReplicas (3 there, 2 here)", vs)
-		}
-		return
-	}
-	t.Fatal("no pattern statefulset-parallel")
-}

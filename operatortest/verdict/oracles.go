@@ -295,6 +295,9 @@ type Snapshot struct {
 	deleteTook map[string]time.Duration
 	// rest are the operator's writes after the heal (atrest.go).
 	Rest *restWrites
+	// Backoffs are the keys the cluster's controllers hold in back-off at
+	// the end (backoff.go).
+	Backoffs []check.Backoff
 }
 
 // kindState is the canonical end state of one kind.
@@ -481,6 +484,7 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	s.userDeleted = firstUserDeletion(r.Steps)
 	s.userEdited = firstUserEdit(r.Steps)
 	s.Rest = s.writesAtRest(r)
+	s.Backoffs = slices.Clone(r.Backoffs)
 	return s
 }
 
@@ -670,6 +674,7 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	fs := FrozenStatus(refs, got)
+	bf := BackoffFree(refs, got)
 	var skipped, excused []string
 	snaps := []*Snapshot{got}
 	for _, r := range rs {
@@ -693,6 +698,12 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 				skipped = append(skipped, why)
 				if differs {
 					excused = append(excused, FrozenOutputs)
+				}
+				continue
+			}
+			if _, ok := bf.whole[k]; ok {
+				if differs {
+					excused = append(excused, ClusterBackoff)
 				}
 				continue
 			}
@@ -729,6 +740,13 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 			free := learned(sh, gvk, k, schedules)
 			for p := range fs[k] { // lint:order-independent a set is filled
 				free[p] = FrozenStatusField
+			}
+			if bf.status[k] {
+				vals := []any{g.Value[k]}
+				for _, r := range have {
+					vals = append(vals, r.snap.Of(gvk).Value[k])
+				}
+				statusPaths(sh, free, vals...)
 			}
 			var first string
 			var by []string

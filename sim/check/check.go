@@ -29,6 +29,21 @@ type Run struct {
 	// Plan is the plan the run ran (its workload steps tell a property what the
 	// user asked for, and when).
 	Plan *plan.Plan
+	// Backoffs are the keys the cluster's own controllers (those whose
+	// queues a process names: kube-controller-manager's) hold in back-off
+	// when the run ends: a sync that failed, its retry due after the end.
+	Backoffs []Backoff
+}
+
+// Backoff is a key a controller holds in back-off: its last sync failed
+// Requeues times in a row and the next is due at Due (virtual time since
+// the run's start). Keys are "namespace/name" (or "name") of Kind.
+type Backoff struct {
+	Process, Controller string
+	Kind                schema.GroupKind
+	Key                 string
+	Requeues            int
+	Due                 time.Duration
 }
 
 // Verdict is a property's judgement of one run.

@@ -14,9 +14,10 @@ import (
 )
 
 // What a property judges is the trace, the phases, the watch log, the final
-// objects and the plan: nothing of a process.
+// objects and the plan, and of a process only the keys the cluster's own
+// controllers hold in back-off at the end.
 func TestARunHoldsNoProcessState(t *testing.T) {
-	want := []string{"Steps", "HealAt", "End", "Log", "Start", "Objects", "Kinds", "Plan"}
+	want := []string{"Steps", "HealAt", "End", "Log", "Start", "Objects", "Kinds", "Plan", "Backoffs"}
 	typ := reflect.TypeFor[check.Run]()
 	var got []string
 	for i := range typ.NumField() {

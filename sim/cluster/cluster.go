@@ -496,8 +496,12 @@ func (c *Cluster) Observed() *check.Run {
 	for _, k := range served {
 		kinds = append(kinds, k.GVK)
 	}
+	var backoffs []check.Backoff
+	for _, p := range c.procs {
+		backoffs = append(backoffs, p.Backoffs()...)
+	}
 	return &check.Run{
-		Steps: c.Trace.Steps(), HealAt: c.healAt, End: c.Now(), Log: c.Server.Log(), Start: c.start,
+		Steps: c.Trace.Steps(), HealAt: c.healAt, End: c.Now(), Log: c.Server.Log(), Start: c.start, Backoffs: backoffs,
 		Objects: func(gvk schema.GroupVersionKind) []client.Object {
 			objs, _ := c.Server.Watcher().List(gvk)
 			return objs

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/queue"
 )
 
@@ -37,6 +39,49 @@ func NewClientGoQueue[T comparable](mgr manager.Manager, rl workqueue.TypedRateL
 	q := queue.New(queue.KindClassic, m.p.env.Clock, vrl)
 	q.SetWaiter(m.p.env.Scheduler.WaitUntil)
 	return &clientGoQueue[T]{q: q, m: m}, nil
+}
+
+// NameQueue names q, a queue NewClientGoQueue returned, as the queue of
+// the cluster's controller whose keys are objects of kind: the process's
+// Backoffs report its keys in back-off at the end of a run (check.Run's
+// Backoffs). A hosted controller of the cluster's names its queue; an
+// operator's is not named (what it does to itself is judged).
+func NameQueue[T comparable](q workqueue.TypedRateLimitingInterface[T], controller string, kind schema.GroupKind) error {
+	c, ok := q.(*clientGoQueue[T])
+	if !ok {
+		return fmt.Errorf("ctrlsim: NameQueue needs a queue of NewClientGoQueue, not a %T", q)
+	}
+	classic, ok := c.q.(*queue.Classic[T])
+	if !ok {
+		return fmt.Errorf("ctrlsim: NameQueue: a %T, not client-go's classic queue", c.q)
+	}
+	m := c.m
+	m.named = append(m.named, func() []check.Backoff {
+		var out []check.Backoff
+		for _, d := range classic.Waiting() {
+			if d.Requeues == 0 || !d.ReadyAt.After(m.p.env.Clock.Now()) {
+				continue // a delay asked for (AddAfter), not a failure's back-off; or due now
+			}
+			out = append(out, check.Backoff{Process: m.p.spec.Name, Controller: controller, Kind: kind,
+				Key: fmt.Sprint(d.Item), Requeues: d.Requeues, Due: d.ReadyAt.Sub(m.p.env.Start)})
+		}
+		return out
+	})
+	return nil
+}
+
+// Backoffs are the keys the current incarnation's named queues (NameQueue)
+// hold in back-off while it runs, queue by queue in the order they were named, each
+// queue's earliest due first.
+func (p *Process) Backoffs() []check.Backoff {
+	if p.mgr == nil || !p.started { // a process down holds no queue
+		return nil
+	}
+	var out []check.Backoff
+	for _, f := range p.mgr.named {
+		out = append(out, f()...)
+	}
+	return out
 }
 
 // IncarnationContext is the context of mgr's incarnation, the one

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/restapi"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -62,6 +63,9 @@ type Manager struct {
 	// client is GetClient's when it is not the process's own: controller-runtime's
 	// client.New with read-your-writes consistency (ryw.go).
 	client client.Client
+	// named are the queues NameQueue named, each reporting its keys in
+	// back-off (clientgoqueue.go).
+	named []func() []check.Backoff
 }
 
 var _ manager.Manager = (*Manager)(nil)

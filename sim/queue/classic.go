@@ -260,6 +260,32 @@ func (q *Classic[T]) Forget(item T) { q.rl.Forget(item) }
 // NumRequeues is the rate limiter's count of item's requeues.
 func (q *Classic[T]) NumRequeues(item T) int { return q.rl.NumRequeues(item) }
 
+// Delayed is an item a queue holds back until ReadyAt (AddAfter,
+// AddRateLimited), and its rate limiter's count of its requeues: more than
+// 0 when the controller's last attempt at it failed and was not forgiven
+// since (Forget), an item in back-off.
+type Delayed[T comparable] struct {
+	Item     T
+	ReadyAt  time.Time
+	Requeues int
+}
+
+// Waiting are the items held back, earliest first (equal ReadyAt in the
+// heap's order, the order they come out in). It changes nothing: an item
+// due now whose timer has not fired yet is still listed.
+func (q *Classic[T]) Waiting() []Delayed[T] {
+	h := make(waitHeap[T], len(q.waiting)) // copies: Swap sets each entry's index
+	for i, e := range q.waiting {
+		h[i] = &waitFor[T]{data: e.data, readyAt: e.readyAt, index: i}
+	}
+	out := make([]Delayed[T], 0, len(h))
+	for len(h) > 0 {
+		e := heap.Pop(&h).(*waitFor[T])
+		out = append(out, Delayed[T]{Item: e.data, ReadyAt: e.readyAt, Requeues: q.rl.NumRequeues(e.data)})
+	}
+	return out
+}
+
 // NextReady implements Queue.
 func (q *Classic[T]) NextReady() (time.Time, bool) {
 	q.catchUp()

@@ -452,3 +452,36 @@ func TestClassicIsNotAPriorityQueue(t *testing.T) {
 		t.Fatal("Classic implements priorityqueue.PriorityQueue")
 	}
 }
+
+// Waiting lists what the queue holds back, earliest first, with the rate
+// limiter's count of each item's requeues: a failure's back-off
+// (AddRateLimited) counts, a delay asked for (AddAfter) does not; an item
+// due is no longer waiting, and listing changes nothing.
+func TestWaitingListsTheItemsHeldBackAndTheirRequeues(t *testing.T) {
+	clk, q := newClassic(nil)
+	q.AddRateLimited("failed")
+	q.AddRateLimited("failed")
+	q.AddAfter("later", time.Second)
+	q.AddAfter("soon", time.Millisecond)
+	got := q.Waiting()
+	type row struct {
+		item     string
+		in       time.Duration
+		requeues int
+	}
+	var rows []row
+	for _, d := range got {
+		rows = append(rows, row{d.Item, d.ReadyAt.Sub(clk.Now()), d.Requeues})
+	}
+	want := []row{{"soon", time.Millisecond, 0}, {"failed", 5 * time.Millisecond, 2}, {"later", time.Second, 0}}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("Waiting = %v, want %v", rows, want)
+	}
+	clk.Step(5 * time.Millisecond)
+	if got := q.Waiting(); len(got) != 1 || got[0].Item != "later" {
+		t.Fatalf("Waiting 5ms later = %v, want later alone", got)
+	}
+	if items := drainAll[string](q); !slices.Equal(items, []string{"soon", "failed"}) {
+		t.Fatalf("ready after 5ms: %v, want soon, failed (Waiting took nothing out)", items)
+	}
+}

@@ -1,0 +1,93 @@
+package patterns_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+)
+
+// sessionsChurn holds statefulset-parallel's view of its Cache across the
+// Cache's deletion and re-creation: the operator re-creates the StatefulSet
+// for the old Cache, the collector deletes it again, and the StatefulSet
+// controller's creates of the still terminating pod sessions-1 fail
+// AlreadyExists over and over, until its per-key back-off (5 ms doubling)
+// puts the next retry past the run's end: 2 ready replicas of 3 when the
+// run ends, 3 once the retry comes on a real cluster. (Plan 128 of the
+// false-alarm suite, when it was a false alarm.)
+const sessionsChurn = `seed 1
+at 20s delete object=0
+at 20.001s recreate object=0
+hold process=statefulset kind=patterns.ctrlsim.dev/v1/Cache from=0s until=1m0s
+`
+
+// replayPattern replays pl on the pattern's correct operator or its twin.
+func replayPattern(t *testing.T, name string, twin bool, pl string) *operatortest.Replayed {
+	t.Helper()
+	for _, p := range patterns {
+		if p.name == name {
+			r, err := operatortest.Replay(t, p.options(twin), mustPlan(t, pl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no pattern %s", name)
+	return nil
+}
+
+func verdictOf(r *operatortest.Replayed, property string) (v struct {
+	Holds   bool
+	Detail  string
+	Excused []string
+}) {
+	for _, x := range r.Verdicts {
+		if x.Property == property {
+			v.Holds, v.Detail, v.Excused = x.Holds, x.Detail, x.Excused
+		}
+	}
+	return v
+}
+
+// A run that ends while kube-controller-manager's StatefulSet controller
+// holds the StatefulSet in back-off has not converged yet on a real cluster
+// either: converges holds, by the cluster's back-off (the table's
+// cluster-backoff), and the run's end names the key.
+func TestAnEndInTheStatefulSetControllersBackoffIsNotJudgedAsConverged(t *testing.T) {
+	r := replayPattern(t, "statefulset-parallel", false, sessionsChurn)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.Converges); !slices.Contains(v.Excused, verdict.ClusterBackoff) {
+		t.Fatalf("converges holds by %v, want %s", v.Excused, verdict.ClusterBackoff)
+	}
+	var keys []string
+	for _, b := range r.Final.Run().Backoffs {
+		keys = append(keys, b.Controller+" "+b.Kind.Kind+" "+b.Key)
+		if b.Due <= r.Final.Run().End || b.Requeues < 10 {
+			t.Errorf("%s: %d requeues, due at %v: want a retry after the end (%v) of a long back-off", b.Key, b.Requeues, b.Due, r.Final.Run().End)
+		}
+	}
+	if !slices.Contains(keys, "statefulset-controller StatefulSet data/sessions") {
+		t.Fatalf("the run ends with %v in back-off, want the StatefulSet controller's data/sessions", keys)
+	}
+}
+
+// The excuse is coarse: while the StatefulSet controller backs off, the
+// Cache's status (a mirror of the StatefulSet's) is not compared, so the
+// twin that never watches its StatefulSet is not caught by converges on
+// this plan; interleavings-agree catches it (its fault-free runs already
+// disagree), and the false-alarm suite's other plans do.
+func TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged(t *testing.T) {
+	r := replayPattern(t, "statefulset-parallel", true, sessionsChurn)
+	if v := verdictOf(r, world.Converges); !v.Holds || !slices.Contains(v.Excused, verdict.ClusterBackoff) {
+		t.Fatalf("the twin's converges: holds %v by %v (%s), want it to hold by %s", v.Holds, v.Excused, v.Detail, verdict.ClusterBackoff)
+	}
+	if v := verdictOf(r, world.InterleavingsAgree); v.Holds || !strings.Contains(v.Detail, "Cache data/sessions") {
+		t.Fatalf("the twin's interleavings-agree: holds %v (%s), want Cache data/sessions to differ", v.Holds, v.Detail)
+	}
+}
