@@ -155,7 +155,9 @@
 // a minimal plan that shrank to no fault is one. A saved plan with no fault
 // that still violates does not end the next run either
 // (examples/noopstatus: a no-op status write at rest and a crash between
-// writes, both reported by one run).
+// writes, both reported by one run), unless it shows the bug
+// Options.Expect pins: then it ends the run as plan 0 did, so a test run
+// again in the same checkout finds what it found the first time.
 //
 // Options.KeepGoing (-ctrlsim.keepgoing) keeps exploring past violations, as
 // a fuzzer keeps going past a crash: violations are told apart by their

@@ -69,12 +69,15 @@ func Run(t *testing.T, o world.Options) {
 	}
 	known := map[string]bool{}
 	still, stillFaulted := 0, 0 // saved plans that still violate; those of them with a fault
+	pinned := false             // a saved plan with no fault shows Options.Expect's known bug
 	for _, path := range savedPlans(t.Name()) {
 		p, err := readPlanFile(w, t.Name(), path)
 		if err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
+		expected := rep.expected
 		sigs := rep.judge(p, path)
+		pinned = pinned || len(p.Faults) == 0 && rep.expected > expected
 		for _, sig := range sigs {
 			known[sig] = true
 		}
@@ -85,9 +88,12 @@ func Run(t *testing.T, o world.Options) {
 			}
 		}
 	}
-	if stillFaulted > 0 && !o.KeepGoing {
+	if (stillFaulted > 0 || pinned) && !o.KeepGoing {
 		// A saved plan with no fault still violating does not end it: a
 		// finding that needs a fault is never hidden by one that does not.
+		// Unless it shows Options.Expect's known bug: then it ends it as
+		// plan 0 does (pinsKnownBug), and a second run of the test in the
+		// same checkout finds what the first found.
 		rep.finish(0)
 		return
 	}
