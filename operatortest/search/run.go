@@ -235,8 +235,10 @@ type Finding struct {
 	Signature string
 	// Also are the other signatures of the same root cause: new ones its
 	// plan shows too (a targeted plan is one fault; a minimal plan the
-	// smallest that shows its signature), listed under it, not reported
-	// as findings of their own.
+	// smallest that shows its signature) and, with KeepGoing, those of a
+	// later plan whose run first departs from its reference in the same
+	// reconcile (rootcause.go), listed under it, not reported as findings
+	// of their own.
 	Also []string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
@@ -349,6 +351,23 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	if found == nil {
 		found = func(Finding) {}
 	}
+	// own reports f as a finding of its own, unless KeepGoing lists it
+	// under an earlier finding of the same root cause (rootcause.go).
+	var roots rootCauses
+	own := func(f Finding) (bool, error) {
+		if w.Opts.KeepGoing {
+			head, d, err := roots.under(w, t, f)
+			if err != nil {
+				return false, err
+			}
+			if head != "" {
+				LogProgress(t, "%s", sameCauseLine(f.Signature, f.FirstFailure, head, d))
+				return false, nil
+			}
+		}
+		found(f)
+		return true, nil
+	}
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
@@ -359,7 +378,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	var plain []Finding
 	if !NoSweep {
 		var err error
-		if plain, err = faultFree(w, t, seen, found); err != nil {
+		if plain, err = faultFree(w, t, seen, own); err != nil {
 			return Result{}, err
 		}
 	}
@@ -369,7 +388,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		out.Findings = plain
 		return finishExploration(w, out, start), nil
 	}
-	swept, offset, sweptHere, cov, err := sweep(w, t, seen, found)
+	swept, offset, sweptHere, cov, err := sweep(w, t, seen, own)
 	if err != nil {
 		return Result{}, err
 	}
@@ -380,6 +399,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
+		roots.list(out.Findings)
 		return finishExploration(w, out, start), nil
 	}
 	// add reports a finding of the random pass, told apart by cause first
@@ -403,12 +423,17 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			if g.Signature == "" {
 				continue
 			}
-			out.Findings = append(out.Findings, g)
 			seen[g.Signature] = true
 			for _, s := range g.Also {
 				seen[s] = true
 			}
-			found(g)
+			if mine, err := own(g); err != nil || !mine {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
+			out.Findings = append(out.Findings, g)
 		}
 		return pinned || f.Signature != "" && !f.NoFault, nil
 	}
@@ -494,6 +519,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
 		out.Unreproduced = unreproduced(pre, seen, offset)
 	}
+	roots.list(out.Findings)
 	return finishExploration(w, out, start), nil
 }
 
