@@ -169,16 +169,17 @@
 // cause: the other new signatures its plan shows (a targeted plan is one
 // fault; a minimal plan the smallest that shows its signature), those its
 // fault-free run does not show, and the signatures of a later plan whose
-// run first departs from the run it is judged against in the same
-// reconcile as the finding's (its first divergent write, rundiff.Diverge
-// over the kinds the differential oracles judge, made by one process's
-// controller reconciling one object: rootcause.go) are listed under it
+// run first goes wrong in the same reconcile as the finding's (one
+// process's controller reconciling one object) are listed under it
 // (Finding.Also), with a line for each later plan, and not looked for
-// again; the test's own property heads the finding, then a panic's. A
-// finding whose run departs from none that way (a panic or a write at rest
-// with no fault, a run that ends as its reference does) is a root cause of
-// its own (examples/noopstatus: a no-op status write at rest and a crash
-// between writes, two findings). A plan is numbered alike wherever it is
+// again; the test's own property heads the finding, then a panic's. A run
+// goes wrong first where it first departs from the run it is judged
+// against (its first divergent write), or, for writes-at-rest with no
+// fault, at its first write at rest, which accounts for a departure at the
+// object it writes only (rootcause.go). A finding whose run goes wrong at
+// no such write (a panic with no fault, a run that ends as its reference
+// does) is a root cause of its own (examples/noopstatus: a no-op status
+// write at rest and a crash between writes, two findings). A plan is numbered alike wherever it is
 // printed (the found line, the line that lists it under a finding, the
 // report: the sweep's places first), and the closing line counts findings
 // and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans

@@ -17,52 +17,74 @@ import (
 )
 
 // Root causes (KeepGoing; the rule is doc.go's: a finding is one root
-// cause). A later finding is listed under an earlier one when the runs of
-// both first depart from the runs they are judged against in the same
-// reconcile: one controller of one process reconciling one object. That
-// run is a faulted plan's fault-free run, and for a disagreement of two
-// schedules with no fault (interleavings-agree) the other seed's fault-free
-// run; where they depart is rundiff.Diverge's first divergent write, over
-// the kinds the differential oracles judge, compared as they compare them
-// (the manager's Leases and Events are not judged). Any other finding, and
-// one whose first divergent write was made outside a reconcile, is a root
-// cause of its own.
+// cause). A run goes wrong first at a write: where it first departs from
+// the run it is judged against (rundiff.Diverge's first divergent write,
+// over the kinds the differential oracles judge, compared as they compare
+// them: the manager's Leases and Events are not judged), a faulted plan's
+// run from its fault-free run and, for two schedules that disagree with no
+// fault (interleavings-agree), the one seed's fault-free run from the
+// other's; or, for writes-at-rest with no fault, at its first write at
+// rest (the first write an operator process makes in a reconcile after the
+// fault phase). Two findings are one root cause when their first wrong
+// writes were made in the same reconcile (one controller of one process
+// reconciling one object) and, where one of them is a write at rest, to
+// the same object: a departure is where the reconcile took another way,
+// and each later write of it follows; a write at rest is one write that
+// should not be, and accounts for no other object's. A finding whose run
+// goes wrong at no such write (a panic with no fault, a run that ends as
+// its reference does, a first divergent write outside a reconcile) is a
+// root cause of its own.
 
-// rootCauses are an exploration's findings that need no other's (their
-// signature), each with its first divergent write (nil: none), and the
-// signatures listed under each since it was made.
+// rootCauses are an exploration's findings that are not listed under
+// another (their signatures), each with its first wrong write (nil: none),
+// and the signatures listed under each since it was made.
 type rootCauses struct {
 	heads []rootCause
 	also  map[string][]string
 }
 
-// rootCause is a finding's signature and its first divergent write.
+// rootCause is a finding's signature and its first wrong write.
 type rootCause struct {
 	sig   string
-	write *rundiff.Divergence
+	wrong *wrongWrite
+}
+
+// wrongWrite is where a run first goes wrong: a write of object by process
+// in reconcile (its controller and the object reconciled), a write at rest
+// or a departure from the run it is judged against, said as a line says
+// it.
+type wrongWrite struct {
+	process, reconcile, object string
+	atRest                     bool
+	said                       string
+}
+
+// sameCause says whether w and o are one root cause (the rule above).
+func (w *wrongWrite) sameCause(o *wrongWrite) bool {
+	return w.process == o.process && w.reconcile == o.reconcile && (!w.atRest && !o.atRest || w.object == o.object)
 }
 
 // under is the signature of the earlier finding f is one root cause with
-// ("" if none: f is added as a root cause of its own), and f's first
-// divergent write.
-func (rc *rootCauses) under(w *world.World, t *testing.T, f Finding) (string, *rundiff.Divergence, error) {
-	d, err := firstDivergentWrite(w, t, f)
+// ("" if none: f is added as a root cause of its own), and where f's run
+// first went wrong.
+func (rc *rootCauses) under(w *world.World, t *testing.T, f Finding) (string, *wrongWrite, error) {
+	ww, err := firstWrongWrite(w, t, f)
 	if err != nil {
 		return "", nil, err
 	}
-	if d != nil {
+	if ww != nil {
 		for _, h := range rc.heads {
-			if h.write != nil && h.write.Process == d.Process && h.write.Reconcile == d.Reconcile {
+			if h.wrong != nil && h.wrong.sameCause(ww) {
 				if rc.also == nil {
 					rc.also = map[string][]string{}
 				}
 				rc.also[h.sig] = append(rc.also[h.sig], append([]string{f.Signature}, f.Also...)...)
-				return h.sig, d, nil
+				return h.sig, ww, nil
 			}
 		}
 	}
-	rc.heads = append(rc.heads, rootCause{sig: f.Signature, write: d})
-	return "", d, nil
+	rc.heads = append(rc.heads, rootCause{sig: f.Signature, wrong: ww})
+	return "", ww, nil
 }
 
 // list adds to each finding of fs the signatures listed under it.
@@ -76,32 +98,38 @@ func (rc *rootCauses) list(fs []Finding) {
 	}
 }
 
-// firstDivergentWrite is where the run of f's minimal plan first departs
-// from the run it is judged against (the rule above), or nil: no such
-// run, runs that agree, a run cut at the work bound, or a write made
-// outside a reconcile.
-func firstDivergentWrite(w *world.World, t *testing.T, f Finding) (*rundiff.Divergence, error) {
+// firstWrongWrite is where the run of f's minimal plan first goes wrong
+// (the rule above), or nil: nowhere, or a run cut at the work bound.
+func firstWrongWrite(w *world.World, t *testing.T, f Finding) (*wrongWrite, error) {
 	p := f.Minimal
 	against := &plan.Plan{Seed: p.Seed, Steps: p.Steps}
 	name, _, _ := strings.Cut(f.Signature, " ")
 	switch {
 	case len(p.Faults) == 0 && name == world.InterleavingsAgree:
 		p = &plan.Plan{Seed: reference.OtherSeed(p.Seed), Steps: p.Steps}
+	case len(p.Faults) == 0 && name == world.WritesAtRest:
+		against = nil
 	case len(p.Faults) == 0:
 		return nil, nil
 	}
 	phase := w.Phase
 	defer func() { w.Phase = phase }()
 	w.Phase = world.PhaseFind
-	ref, refRun, err := reference.RunOnce(w, t, against, nil, 0)
-	if err != nil {
-		return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
-	}
 	snap, run, err := reference.RunOnce(w, t, p, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 	}
-	if world.CutNote(refRun.Verdicts) != "" || world.CutNote(run.Verdicts) != "" {
+	if world.CutNote(run.Verdicts) != "" {
+		return nil, nil
+	}
+	if against == nil {
+		return firstWriteAtRest(w, run), nil
+	}
+	ref, refRun, err := reference.RunOnce(w, t, against, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+	}
+	if world.CutNote(refRun.Verdicts) != "" {
 		return nil, nil
 	}
 	kinds := verdict.Judged(w, ref, snap)
@@ -109,7 +137,24 @@ func firstDivergentWrite(w *world.World, t *testing.T, f Finding) (*rundiff.Dive
 	if d == nil || d.Reconcile == "" {
 		return nil, nil
 	}
-	return d, nil
+	return &wrongWrite{process: d.Process, reconcile: d.Reconcile, object: d.Object, said: d.String()}, nil
+}
+
+// firstWriteAtRest is r's first write at rest: the first write an operator
+// process made in a reconcile after the fault phase (nil: none).
+func firstWriteAtRest(w *world.World, r *world.RunResult) *wrongWrite {
+	reconciling := map[string]string{} // by worker: the reconcile under way
+	for _, s := range r.Steps {
+		worker := fmt.Sprintf("%s/%s/%d", s.Process, s.Controller, s.Worker)
+		if s.Op == "reconcile" {
+			reconciling[worker] = s.Controller + " " + s.Object
+		}
+		if s.RVWritten > 0 && s.Reconcile > 0 && s.At > w.Opts.FaultPhase && slices.Contains(w.Space.Processes, s.Process) {
+			return &wrongWrite{process: s.Process, reconcile: reconciling[worker], object: s.Object, atRest: true,
+				said: fmt.Sprintf("the %s of %s at %v, at rest", s.Op, s.Object, s.At)}
+		}
+	}
+	return nil
 }
 
 // judgedOnly is r with its watch log cut to the changes of objects of kinds.
@@ -125,7 +170,7 @@ func judgedOnly(r *world.RunResult, kinds []schema.GroupVersionKind) *world.RunR
 }
 
 // sameCauseLine says that sig, found at plan place, is listed under head.
-func sameCauseLine(sig string, place int, head string, d *rundiff.Divergence) string {
-	return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (the runs of both first depart from the runs they are judged against in the reconcile %s of process %s; this one at %s)",
-		sig, place, head, d.Reconcile, d.Process, d)
+func sameCauseLine(sig string, place int, head string, ww *wrongWrite) string {
+	return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (the runs of both first go wrong in the reconcile %s of process %s; this one at %s)",
+		sig, place, head, ww.reconcile, ww.process, ww.said)
 }

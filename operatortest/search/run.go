@@ -236,9 +236,9 @@ type Finding struct {
 	// Also are the other signatures of the same root cause: new ones its
 	// plan shows too (a targeted plan is one fault; a minimal plan the
 	// smallest that shows its signature) and, with KeepGoing, those of a
-	// later plan whose run first departs from its reference in the same
-	// reconcile (rootcause.go), listed under it, not reported as findings
-	// of their own.
+	// later plan whose run first goes wrong in the same reconcile
+	// (rootcause.go), listed under it, not reported as findings of their
+	// own.
 	Also []string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
