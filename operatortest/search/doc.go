@@ -189,7 +189,9 @@
 // shrunk in parallel, each in a process of its own, to the minimal plans the
 // passes would give (shrinkjobs.go); a run's work is bounded (reference/cut.go), so no
 // candidate takes minutes. Saved plans of every signature
-// are replayed first and their signatures count as known.
+// are replayed first and their signatures count as known, and so do their
+// root causes (a signature found again under one is listed under it, with
+// no plan saved).
 //
 // # Sieve's three patterns, aimed
 //

@@ -37,10 +37,14 @@ import (
 
 // rootCauses are an exploration's findings that are not listed under
 // another (their signatures), each with its first wrong write (nil: none),
-// and the signatures listed under each since it was made.
+// and the signatures listed under each since it was made; saved are the
+// root causes found before, the saved plans that still violate (the
+// signatures found under them were never saved), whose first wrong writes
+// are found when a new finding is compared with them.
 type rootCauses struct {
 	heads []rootCause
 	also  map[string][]string
+	saved []Finding
 }
 
 // rootCause is a finding's signature and its first wrong write.
@@ -73,6 +77,14 @@ func (rc *rootCauses) under(w *world.World, t *testing.T, f Finding) (string, *w
 		return "", nil, err
 	}
 	if ww != nil {
+		for _, g := range rc.saved {
+			sw, err := firstWrongWrite(w, t, g)
+			if err != nil {
+				return "", nil, err
+			}
+			rc.heads = append(rc.heads, rootCause{sig: g.Signature, wrong: sw})
+		}
+		rc.saved = nil
 		for _, h := range rc.heads {
 			if h.wrong != nil && h.wrong.sameCause(ww) {
 				if rc.also == nil {

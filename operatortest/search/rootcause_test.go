@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func ownedInASecondWrite(secret, configMap bool) optest.Behaviour {
 // "<signature> (also: ...)".
 func exploreKeepingOn(t *testing.T, o world.Options) []string {
 	t.Helper()
-	o.KeepGoing, o.Checks = true, 30
+	o.KeepGoing, o.Checks, o.Workers = true, 30, 1
 	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +80,25 @@ func TestTwoSignaturesOfOneRootCauseAreOneFinding(t *testing.T) {
 	t.Logf("findings: %q", got)
 	if len(got) != 1 || !strings.Contains(got[0], "(also: converges ") {
 		t.Errorf("findings %q, want one: the Secret's and the ConfigMap's converges, one listed under the other", got)
+	}
+}
+
+// A signature listed under a finding stays under it on a later run, which
+// replays the finding's saved plan first (its signatures known, and it the
+// root cause found before): the other signature, found again, is listed
+// under the saved one, and no plan of its own is saved.
+func TestASignatureListedUnderAFindingStaysUnderItOnTheNextRun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("CTRLSIM_ARTIFACTS", t.TempDir())
+	o := optest.AppOptions(ownedInASecondWrite(true, true))
+	o.KeepGoing, o.Checks, o.Workers, o.Expect = true, 30, 1, world.AnyProperty
+	var plans [2][]string
+	for i := range plans {
+		search.Run(t, o)
+		plans[i], _ = filepath.Glob(filepath.Join("testdata", "ctrlsim", "*.plan"))
+	}
+	if len(plans[0]) != 1 || !slices.Equal(plans[1], plans[0]) {
+		t.Errorf("saved plans %q after the first run, %q after the second: want the one finding's, and no other", plans[0], plans[1])
 	}
 }
 

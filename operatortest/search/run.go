@@ -68,6 +68,7 @@ func Run(t *testing.T, o world.Options) {
 		return
 	}
 	known := map[string]bool{}
+	var saved []Finding         // a saved plan that still violates, for each of its signatures: root causes found before (rootcause.go)
 	still, stillFaulted := 0, 0 // saved plans that still violate; those of them with a fault
 	for _, path := range savedPlans(t.Name()) {
 		p, err := readPlanFile(w, t.Name(), path)
@@ -77,6 +78,7 @@ func Run(t *testing.T, o world.Options) {
 		sigs := rep.judge(p, path)
 		for _, sig := range sigs {
 			known[sig] = true
+			saved = append(saved, Finding{Signature: sig, NoFault: len(p.Faults) == 0, Minimal: p})
 		}
 		if len(sigs) > 0 {
 			still++
@@ -133,7 +135,7 @@ func Run(t *testing.T, o world.Options) {
 			reported++
 		}
 	}
-	res, err := exploreWorld(w, t, known, call, found)
+	res, err := exploreWorld(w, t, known, saved, call, found)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -288,7 +290,7 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	if *world.FlagPlan != "" {
 		return replayFile(w, t, *world.FlagPlan)
 	}
-	return exploreWorld(w, t, nil, call, nil)
+	return exploreWorld(w, t, nil, nil, call, nil)
 }
 
 // replayFile runs the plan in path as an exploration of one plan.
@@ -332,13 +334,14 @@ func ExploreShards(t *testing.T, o world.Options, n int) ([]workers.ShardResult,
 // maxFindings bounds the distinct violations KeepGoing looks for.
 const maxFindings = 16
 
-// explore searches for violations whose signatures are not in known (with
+// explore searches for violations whose signatures are not in known, the
+// signatures of saved, plans saved before that still violate (with
 // KeepGoing: one pass per new signature, each over the same sequence of
 // plans, the plans already judged recalled rather than run again). With
 // several workers (package workers), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
-func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int, found func(Finding)) (Result, error) {
+func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []Finding, call int, found func(Finding)) (Result, error) {
 	start := time.Now()
 	defer watchWorld(t, w)()
 	long := longOf(w)
@@ -353,7 +356,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	}
 	// own reports f as a finding of its own, unless KeepGoing lists it
 	// under an earlier finding of the same root cause (rootcause.go).
-	var roots rootCauses
+	roots := rootCauses{saved: saved}
 	own := func(f Finding) (bool, error) {
 		if w.Opts.KeepGoing {
 			head, d, err := roots.under(w, t, f)
