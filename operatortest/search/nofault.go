@@ -61,10 +61,11 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 				break
 			}
 			seen[f.Signature] = true
-			if mine, err := report(f); err != nil || !mine {
-				if err != nil {
-					return nil, err
-				}
+			mine, err := report(f)
+			if err != nil {
+				return nil, err
+			}
+			if !mine {
 				continue
 			}
 			found = append(found, f)

@@ -430,10 +430,11 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []F
 			for _, s := range g.Also {
 				seen[s] = true
 			}
-			if mine, err := own(g); err != nil || !mine {
-				if err != nil {
-					return false, err
-				}
+			mine, err := own(g)
+			if err != nil {
+				return false, err
+			}
+			if !mine {
 				continue
 			}
 			out.Findings = append(out.Findings, g)

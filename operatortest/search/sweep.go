@@ -281,10 +281,11 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		}
 		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)})
-		if mine, err := report(f); err != nil || !mine {
-			if err != nil {
-				return nil, 0, 0, nil, err
-			}
+		mine, err := report(f)
+		if err != nil {
+			return nil, 0, 0, nil, err
+		}
+		if !mine {
 			continue
 		}
 		found = append(found, f)
