@@ -174,7 +174,7 @@
 // (Finding.Also), with a line for each later plan, and not looked for
 // again; the test's own property heads the finding, then a panic's. A run
 // goes wrong first where it first departs from the run it is judged
-// against (its first divergent write), or, for writes-at-rest with no
+// against (its first divergent write among the operator's), or, for writes-at-rest with no
 // fault, at its first write at rest, which accounts for a departure at the
 // object it writes only (rootcause.go). A finding whose run goes wrong at
 // no such write (a panic with no fault, a run that ends as its reference
@@ -343,8 +343,11 @@
 //     one object are one finding, the second listed under the first with
 //     no minimal plan of its own
 //     (TestTwoBugsOfOneReconcileAreOneFinding), and a bug whose runs first
-//     depart outside a reconcile (a manager's Lease) or in the reconciles
-//     of two objects is a finding for each. The signatures of one
+//     go wrong in the reconciles of two objects, or at no write the rule
+//     names, is a finding for each: a hot loop judges its run alone and is
+//     not a write at rest, and a converges with no fault (an operator's own
+//     nondeterminism, two runs of one plan) departs from no other run
+//     (examples/patterns' password and map-ports twins). The signatures of one
 //     fault-free run are a finding each: nothing in it says which of them
 //     share a cause (a panic and the error at rest it leaves are two). With worker
 //     processes every signature the workers saw is shrunk, those later

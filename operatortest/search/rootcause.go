@@ -18,9 +18,11 @@ import (
 
 // Root causes (KeepGoing; the rule is doc.go's: a finding is one root
 // cause). A run goes wrong first at a write: where it first departs from
-// the run it is judged against (rundiff.Diverge's first divergent write,
-// over the kinds the differential oracles judge, compared as they compare
-// them: the manager's Leases and Events are not judged), a faulted plan's
+// the run it is judged against (rundiff.Diverge's first divergent write
+// over the operator's writes, those of its processes, of the kinds the
+// differential oracles judge, compared as they compare them: the
+// manager's Leases and Events are not judged, nor the built-in
+// controllers' writes, whose timing a fault shifts), a faulted plan's
 // run from its fault-free run and, for two schedules that disagree with no
 // fault (interleavings-agree), the one seed's fault-free run from the
 // other's; or, for writes-at-rest with no fault, at its first write at
@@ -145,7 +147,7 @@ func firstWrongWrite(w *world.World, t *testing.T, f Finding) (*wrongWrite, erro
 		return nil, nil
 	}
 	kinds := verdict.Judged(w, ref, snap)
-	d := rundiff.Diverge(w, judgedOnly(refRun, kinds), judgedOnly(run, kinds), true, nil)
+	d := rundiff.Diverge(w, operatorsOnly(w, refRun, kinds), operatorsOnly(w, run, kinds), true, nil)
 	if d == nil || d.Reconcile == "" {
 		return nil, nil
 	}
@@ -169,12 +171,19 @@ func firstWriteAtRest(w *world.World, r *world.RunResult) *wrongWrite {
 	return nil
 }
 
-// judgedOnly is r with its watch log cut to the changes of objects of kinds.
-func judgedOnly(r *world.RunResult, kinds []schema.GroupVersionKind) *world.RunResult {
+// operatorsOnly is r with its watch log cut to the operator's writes
+// (those of w's operator processes) of objects of kinds.
+func operatorsOnly(w *world.World, r *world.RunResult, kinds []schema.GroupVersionKind) *world.RunResult {
+	operators := map[uint64]bool{}
+	for _, s := range r.Steps {
+		if s.RVWritten > 0 && slices.Contains(w.Space.Processes, s.Process) {
+			operators[s.RVWritten] = true
+		}
+	}
 	out := *r
 	out.Log = nil
 	for _, e := range r.Log {
-		if slices.Contains(kinds, e.GVK) {
+		if operators[e.ResourceVersion] && slices.Contains(kinds, e.GVK) {
 			out.Log = append(out.Log, e)
 		}
 	}
