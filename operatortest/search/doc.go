@@ -174,7 +174,7 @@
 // (Finding.Also), with a line for each later plan, and not looked for
 // again; the test's own property heads the finding, then a panic's. A run
 // goes wrong first where it first departs from the run it is judged
-// against (its first divergent write among the operator's), or, for writes-at-rest with no
+// against (its first divergent write, the built-in controllers' left out), or, for writes-at-rest with no
 // fault, at its first write at rest, which accounts for a departure at the
 // object it writes only (rootcause.go). A finding whose run goes wrong at
 // no such write (a panic with no fault, a run that ends as its reference

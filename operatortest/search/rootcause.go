@@ -19,10 +19,11 @@ import (
 // Root causes (KeepGoing; the rule is doc.go's: a finding is one root
 // cause). A run goes wrong first at a write: where it first departs from
 // the run it is judged against (rundiff.Diverge's first divergent write
-// over the operator's writes, those of its processes, of the kinds the
-// differential oracles judge, compared as they compare them: the
-// manager's Leases and Events are not judged, nor the built-in
-// controllers' writes, whose timing a fault shifts), a faulted plan's
+// over the changes of the kinds the differential oracles judge, compared
+// as they compare them, that no built-in controller made: the manager's
+// Leases and Events are not judged, and a fault shifts the timing of a
+// built-in controller's writes, a Job's status.uncountedTerminatedPods),
+// a faulted plan's
 // run from its fault-free run and, for two schedules that disagree with no
 // fault (interleavings-agree), the one seed's fault-free run from the
 // other's; or, for writes-at-rest with no fault, at its first write at
@@ -171,19 +172,20 @@ func firstWriteAtRest(w *world.World, r *world.RunResult) *wrongWrite {
 	return nil
 }
 
-// operatorsOnly is r with its watch log cut to the operator's writes
-// (those of w's operator processes) of objects of kinds.
+// operatorsOnly is r with its watch log cut to the changes of objects of
+// kinds that no built-in controller made (the operator's and the
+// workload's: those of w's operator processes and of its user, admin).
 func operatorsOnly(w *world.World, r *world.RunResult, kinds []schema.GroupVersionKind) *world.RunResult {
-	operators := map[uint64]bool{}
+	builtin := map[uint64]bool{}
 	for _, s := range r.Steps {
-		if s.RVWritten > 0 && slices.Contains(w.Space.Processes, s.Process) {
-			operators[s.RVWritten] = true
+		if s.RVWritten > 0 && s.Process != "" && s.Process != "admin" && !slices.Contains(w.Space.Processes, s.Process) {
+			builtin[s.RVWritten] = true
 		}
 	}
 	out := *r
 	out.Log = nil
 	for _, e := range r.Log {
-		if operators[e.ResourceVersion] && slices.Contains(kinds, e.GVK) {
+		if !builtin[e.ResourceVersion] && slices.Contains(kinds, e.GVK) {
 			out.Log = append(out.Log, e)
 		}
 	}
