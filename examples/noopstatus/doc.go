@@ -14,7 +14,9 @@
 //     targeted plan of a crash right after the first create (converges).
 //
 // One default operatortest.Run of the operator with both reports both,
-// the first with no fault and the second at its plan (TestBothBugsAreReportedByOneRun).
+// the first with no fault and the second at its plan (TestBothBugsAreReportedByOneRun);
+// so does one with KeepGoing, which lists one bug's signatures under another's
+// only where the evidence says they share a root cause (TestKeepGoingReportsBothBugsApart).
 //
 // # Known gaps
 //

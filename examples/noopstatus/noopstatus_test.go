@@ -1,7 +1,9 @@
 package noopstatus_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"testing"
 
@@ -64,6 +66,27 @@ func TestBothBugsAreReportedByOneRun(t *testing.T) {
 	}
 	if !res.Caught || res.Checks != crash.FirstFailure {
 		t.Errorf("Result: caught %v after %d plans, want the plans to the finding that needs a fault (%d)", res.Caught, res.Checks, crash.FirstFailure)
+	}
+}
+
+// With KeepGoing the two bugs stay two findings: the write at rest is the
+// App's status and the crash's run first departs from its fault-free run
+// at the second ConfigMap, another object (a write at rest is one root
+// cause with a departure at the object it writes only: the search
+// package's doc).
+func TestKeepGoingReportsBothBugsApart(t *testing.T) {
+	o := options(true, true)
+	o.KeepGoing = true
+	res, err := operatortest.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s (no fault: %v; also: %q)", f.Signature, f.NoFault, f.Also))
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "writes-at-rest App (no fault: true; also: []") || !strings.HasPrefix(got[1], "converges ConfigMap (no fault: false; also: []") {
+		t.Errorf("findings %q, want the no-op status writes with no fault, then the crash between writes, each alone", got)
 	}
 }
 

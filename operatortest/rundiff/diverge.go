@@ -18,11 +18,12 @@ import (
 )
 
 // change is one commit of a run that alters an object beyond what the
-// equivalence ignores: the object, who wrote it and its fields.
+// equivalence ignores: the object, who wrote it (and in which reconcile)
+// and its fields.
 type change struct {
-	object, process string
-	leaves          map[string]string
-	changed         []string // the fields it altered, as paths
+	object, process, reconcile string
+	leaves                     map[string]string
+	changed                    []string // the fields it altered, as paths
 }
 
 // historyOf is r's changes in commit order; modulo: compared as the
@@ -30,9 +31,18 @@ type change struct {
 // else as stored.
 func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nondeterministic) []change {
 	writer := map[uint64]string{}
+	within := map[uint64]string{} // the reconcile each write was made in
+	reconciling := map[string]string{}
 	for _, s := range r.Steps {
+		worker := fmt.Sprintf("%s/%s/%d", s.Process, s.Controller, s.Worker)
+		if s.Op == "reconcile" {
+			reconciling[worker] = s.Controller + " " + s.Object
+		}
 		if s.RVWritten > 0 {
 			writer[s.RVWritten] = s.Process
+			if s.Reconcile > 0 {
+				within[s.RVWritten] = reconciling[worker]
+			}
 		}
 	}
 	var tok *canon.Tokens
@@ -56,7 +66,7 @@ func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nond
 			continue // a write of what the equivalence ignores
 		}
 		prev[key] = leaves
-		out = append(out, change{object: key, process: writer[e.ResourceVersion], leaves: leaves, changed: differingFields(before, leaves)})
+		out = append(out, change{object: key, process: writer[e.ResourceVersion], reconcile: within[e.ResourceVersion], leaves: leaves, changed: differingFields(before, leaves)})
 	}
 	return out
 }
@@ -152,10 +162,12 @@ func itemsOf(leaves map[string]string, path string) []string {
 
 // A Divergence is where two runs of one plan first differ: an object that
 // one run changed and the other did not, or not alike (Object, as
-// canon.ObjectKey names it), the process that wrote it, and its Fields.
+// canon.ObjectKey names it), the process that wrote it, the reconcile it
+// wrote it in (Reconcile: the controller and the object it reconciled, ""
+// outside a reconcile), and its Fields.
 type Divergence struct {
-	Object, Process string
-	Fields          []string
+	Object, Process, Reconcile string
+	Fields                     []string
 	// SameWrite: both runs changed the object there, to other content
 	// (not a change one run made and the other did not).
 	SameWrite bool
@@ -174,11 +186,12 @@ func Diverge(w *world.World, a, b *world.RunResult, modulo bool, found canon.Non
 		for i := 0; i < max(len(ca), len(cb)); i++ {
 			switch {
 			case i >= len(ca):
-				return &Divergence{Object: key, Process: cb[i].process, Fields: cb[i].changed}
+				return &Divergence{Object: key, Process: cb[i].process, Reconcile: cb[i].reconcile, Fields: cb[i].changed}
 			case i >= len(cb):
-				return &Divergence{Object: key, Process: ca[i].process, Fields: ca[i].changed}
+				return &Divergence{Object: key, Process: ca[i].process, Reconcile: ca[i].reconcile, Fields: ca[i].changed}
 			case !maps.Equal(ca[i].leaves, cb[i].leaves):
-				return &Divergence{Object: key, Process: cmp.Or(ca[i].process, cb[i].process), Fields: differingFields(ca[i].leaves, cb[i].leaves), SameWrite: true}
+				return &Divergence{Object: key, Process: cmp.Or(ca[i].process, cb[i].process), Reconcile: cmp.Or(ca[i].reconcile, cb[i].reconcile),
+					Fields: differingFields(ca[i].leaves, cb[i].leaves), SameWrite: true}
 			}
 		}
 	}

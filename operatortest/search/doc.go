@@ -166,21 +166,34 @@
 // it reconciled), and each distinct one is shrunk to its own minimal plan,
 // saved as testdata/ctrlsim/<test>.<property-kinds>.<hash>.plan, replayed and
 // reported. One bug often shows several signatures (converges of a child
-// and the author's property that watches it): the other new signatures a
-// finding's plan shows (a targeted plan is one fault; a minimal plan the
-// smallest that shows its signature), those its fault-free run does not
-// show, are the same root cause, listed under it (Finding.Also) and not
-// looked for again; the test's own property heads the finding, then a
-// panic's. A plan is numbered alike wherever it is printed (the found
-// line, the report: the sweep's places first), and the closing line counts
-// findings and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans
+// and the author's property that watches it, a ConfigMap's converges under
+// one crash and a Service's under another), and a finding is one root
+// cause: the other new signatures its plan shows (a targeted plan is one
+// fault; a minimal plan the smallest that shows its signature), those its
+// fault-free run does not show, and the signatures of a later plan whose
+// run first goes wrong in the same reconcile as the finding's (one
+// process's controller reconciling one object) are listed under it
+// (Finding.Also), with a line for each later plan, and not looked for
+// again; the test's own property heads the finding, then a panic's. A run
+// goes wrong first where it first departs from the run it is judged
+// against (its first divergent write, the built-in controllers' left out), or, for writes-at-rest with no
+// fault, at its first write at rest, which accounts for a departure at the
+// object it writes only (rootcause.go). A finding whose run goes wrong at
+// no such write (a panic with no fault, a run that ends as its reference
+// does) is a root cause of its own (examples/noopstatus: a no-op status
+// write at rest and a crash between writes, two findings). A plan is numbered alike wherever it is
+// printed (the found line, the line that lists it under a finding, the
+// report: the sweep's places first), and the closing line counts findings
+// and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans
 // already judged are recalled, not run again); the search ends when a pass
 // finds none, or at 16 distinct violations. With worker processes, the
 // workers judge every place first, and the distinct violations they saw are
 // shrunk in parallel, each in a process of its own, to the minimal plans the
 // passes would give (shrinkjobs.go); a run's work is bounded (reference/cut.go), so no
 // candidate takes minutes. Saved plans of every signature
-// are replayed first and their signatures count as known.
+// are replayed first and their signatures count as known, and so do their
+// root causes (a signature found again under one is listed under it, with
+// no plan saved).
 //
 // # Sieve's three patterns, aimed
 //
@@ -323,16 +336,24 @@
 //     (sim/informer.TestCatchUpDeliversWhatAStaleCacheKeptBackAtOnce,
 //     sim/cluster.TestAStaleViewRunningAtTheHealIsCaughtUpByIt).
 //   - KeepGoing's signatures name kinds as words of a violation's report: two
-//     plans of one bug whose reports name different kinds count as two
-//     violations unless one plan shows both (then one finding lists the
-//     other), and one report naming no kind (no-error-at-rest of a custom
-//     resource's reconcile) merges what differs only in the objects. Two
-//     findings whose plans differ are not compared by their first divergent
-//     write or faulted step yet. The signatures of one fault-free run are a
-//     finding each: nothing in it says which of them share a cause (a panic
-//     and the error at rest it leaves are two). With worker processes every
-//     signature the workers saw is shrunk, those later listed under another
-//     finding too (their shrink is spent;
+//     plans of one bug whose reports name different kinds are two
+//     signatures, one finding only when one plan shows both or their runs
+//     first depart in one reconcile, and one report naming no kind
+//     (no-error-at-rest of a custom resource's reconcile) merges what
+//     differs only in the objects. A root cause is a reconcile, not a line
+//     of code: two bugs that first show in one controller's reconcile of
+//     one object are one finding, the second listed under the first with
+//     no minimal plan of its own
+//     (TestTwoBugsOfOneReconcileAreOneFinding), and a bug whose runs first
+//     go wrong in the reconciles of two objects, or at no write the rule
+//     names, is a finding for each: a hot loop judges its run alone and is
+//     not a write at rest, and a converges with no fault (an operator's own
+//     nondeterminism, two runs of one plan) departs from no other run
+//     (examples/patterns' password and map-ports twins). The signatures of one
+//     fault-free run are a finding each: nothing in it says which of them
+//     share a cause (a panic and the error at rest it leaves are two). With worker
+//     processes every signature the workers saw is shrunk, those later
+//     listed under another finding too (their shrink is spent;
 //     TestASignatureNamesTheKindsItsReportNamesAsWords).
 //   - The re-creations' unranked targeted plans come after every unranked
 //     plan of the first workloads (TestTheRecreationsUnrankedPlansComeLast):

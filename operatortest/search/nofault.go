@@ -32,8 +32,9 @@ import (
 // faultFree judges the sweep's workloads with no fault and returns, in
 // order, a finding for each that shows a signature not in seen (all its new
 // signatures: the first the finding's, the others listed under it), each
-// handed to report as it is found; it adds them to seen.
-func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(Finding)) ([]Finding, error) {
+// handed to report as it is found (which says whether it is a finding of
+// its own: rootcause.go); it adds them to seen.
+func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(Finding) (bool, error)) ([]Finding, error) {
 	start := time.Now()
 	first, again, err := sweepWorkloads(w)
 	bases := append(first, again...)
@@ -60,8 +61,14 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 				break
 			}
 			seen[f.Signature] = true
+			mine, err := report(f)
+			if err != nil {
+				return nil, err
+			}
+			if !mine {
+				continue
+			}
 			found = append(found, f)
-			report(f)
 		}
 	}
 	return found, nil

@@ -68,6 +68,7 @@ func Run(t *testing.T, o world.Options) {
 		return
 	}
 	known := map[string]bool{}
+	var saved []Finding         // a saved plan that still violates, for each of its signatures: root causes found before (rootcause.go)
 	still, stillFaulted := 0, 0 // saved plans that still violate; those of them with a fault
 	pinned := false             // a saved plan with no fault shows Options.Expect's known bug
 	for _, path := range savedPlans(t.Name()) {
@@ -80,6 +81,7 @@ func Run(t *testing.T, o world.Options) {
 		pinned = pinned || len(p.Faults) == 0 && rep.expected > expected
 		for _, sig := range sigs {
 			known[sig] = true
+			saved = append(saved, Finding{Signature: sig, NoFault: len(p.Faults) == 0, Minimal: p})
 		}
 		if len(sigs) > 0 {
 			still++
@@ -139,7 +141,7 @@ func Run(t *testing.T, o world.Options) {
 			reported++
 		}
 	}
-	res, err := exploreWorld(w, t, known, call, found)
+	res, err := exploreWorld(w, t, known, saved, call, found)
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
@@ -241,8 +243,10 @@ type Finding struct {
 	Signature string
 	// Also are the other signatures of the same root cause: new ones its
 	// plan shows too (a targeted plan is one fault; a minimal plan the
-	// smallest that shows its signature), listed under it, not reported
-	// as findings of their own.
+	// smallest that shows its signature) and, with KeepGoing, those of a
+	// later plan whose run first goes wrong in the same reconcile
+	// (rootcause.go), listed under it, not reported as findings of their
+	// own.
 	Also []string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
@@ -292,7 +296,7 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	if *world.FlagPlan != "" {
 		return replayFile(w, t, *world.FlagPlan)
 	}
-	return exploreWorld(w, t, nil, call, nil)
+	return exploreWorld(w, t, nil, nil, call, nil)
 }
 
 // replayFile runs the plan in path as an exploration of one plan.
@@ -336,13 +340,14 @@ func ExploreShards(t *testing.T, o world.Options, n int) ([]workers.ShardResult,
 // maxFindings bounds the distinct violations KeepGoing looks for.
 const maxFindings = 16
 
-// explore searches for violations whose signatures are not in known (with
+// explore searches for violations whose signatures are not in known, the
+// signatures of saved, plans saved before that still violate (with
 // KeepGoing: one pass per new signature, each over the same sequence of
 // plans, the plans already judged recalled rather than run again). With
 // several workers (package workers), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
-func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int, found func(Finding)) (Result, error) {
+func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []Finding, call int, found func(Finding)) (Result, error) {
 	start := time.Now()
 	defer watchWorld(t, w)()
 	long := longOf(w)
@@ -355,6 +360,23 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	if found == nil {
 		found = func(Finding) {}
 	}
+	// own reports f as a finding of its own, unless KeepGoing lists it
+	// under an earlier finding of the same root cause (rootcause.go).
+	roots := rootCauses{saved: saved}
+	own := func(f Finding) (bool, error) {
+		if w.Opts.KeepGoing {
+			head, d, err := roots.under(w, t, f)
+			if err != nil {
+				return false, err
+			}
+			if head != "" {
+				LogProgress(t, "%s", sameCauseLine(f.Signature, f.FirstFailure, head, d))
+				return false, nil
+			}
+		}
+		found(f)
+		return true, nil
+	}
 	seen := map[string]bool{}
 	for sig := range known { // lint:order-independent a set
 		seen[sig] = true
@@ -365,7 +387,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	var plain []Finding
 	if !NoSweep {
 		var err error
-		if plain, err = faultFree(w, t, seen, found); err != nil {
+		if plain, err = faultFree(w, t, seen, own); err != nil {
 			return Result{}, err
 		}
 	}
@@ -375,7 +397,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		out.Findings = plain
 		return finishExploration(w, out, start), nil
 	}
-	swept, offset, sweptHere, cov, err := sweep(w, t, seen, found)
+	swept, offset, sweptHere, cov, err := sweep(w, t, seen, own)
 	if err != nil {
 		return Result{}, err
 	}
@@ -386,6 +408,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
+		roots.list(out.Findings)
 		return finishExploration(w, out, start), nil
 	}
 	// add reports a finding of the random pass, told apart by cause first
@@ -409,12 +432,18 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 			if g.Signature == "" {
 				continue
 			}
-			out.Findings = append(out.Findings, g)
 			seen[g.Signature] = true
 			for _, s := range g.Also {
 				seen[s] = true
 			}
-			found(g)
+			mine, err := own(g)
+			if err != nil {
+				return false, err
+			}
+			if !mine {
+				continue
+			}
+			out.Findings = append(out.Findings, g)
 		}
 		return pinned || f.Signature != "" && !f.NoFault, nil
 	}
@@ -500,6 +529,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, call int,
 	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
 		out.Unreproduced = unreproduced(pre, seen, offset)
 	}
+	roots.list(out.Findings)
 	return finishExploration(w, out, start), nil
 }
 

@@ -220,11 +220,12 @@ var NoSweep bool
 // sweep runs the targeted plans (the ones this shard owns) until one
 // violates a property whose signature is not in seen (with KeepGoing: every
 // one, each new signature a finding, handed to report as it is found: a
-// targeted plan is not shrunk, so it is whole then). It returns the
+// targeted plan is not shrunk, so it is whole then; report says whether it
+// is a finding of its own, rootcause.go). It returns the
 // findings, how many places the sweep took (its plans, whichever shard ran
 // them: the random plans are numbered after them), how many of them this
 // shard ran, and its coverage.
-func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Finding)) (found []Finding, places, ran int, cov []Coverage, err error) {
+func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Finding) (bool, error)) (found []Finding, places, ran int, cov []Coverage, err error) {
 	if NoSweep {
 		return nil, 0, 0, nil, nil
 	}
@@ -280,8 +281,14 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		}
 		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)})
+		mine, err := report(f)
+		if err != nil {
+			return nil, 0, 0, nil, err
+		}
+		if !mine {
+			continue
+		}
 		found = append(found, f)
-		report(f)
 		if !w.Opts.KeepGoing || len(found) >= maxFindings {
 			return found, len(plans), ran, cov, nil
 		}
