@@ -70,10 +70,8 @@
 //     controller's reconciles of an object wrote while its last reconcile
 //     ends in the error a fault-free run ends in; an operator that gives up
 //     on the same dependency with no error claims its outputs converged,
-//     and is judged on them); cluster-backoff (backoff.go: the status, the
-//     dependents and the owners' status of an object a controller of
-//     kube-controller-manager ends the run holding in back-off, its retry
-//     due after the end). Late, downtime and blind references are
+//     and is judged on them); cluster-backoff (backoff.go: an object the
+//     cluster's controller ends holding in back-off). Late, downtime and blind references are
 //     candidate end states only, never a source of learned fields.
 //   - interleavings-agree: the two fault-free schedules end alike (Kamera's
 //     check); a violation is a race with no fault. Excused by random-draws,
@@ -265,13 +263,10 @@
 //
 // # Known gaps
 //
-//   - The cluster's back-off (backoff.go) is coarse: while a controller of
-//     kube-controller-manager holds an object in back-off at the end, the
-//     status of its owners is not compared, whoever wrote it, so an
-//     operator whose mirror of that object's status is wrong for its own
-//     reasons is not caught by converges on that plan (other oracles and
-//     plans catch it). Ending the run only once the cluster's back-off is
-//     over would judge it, at the cost of runs up to 1,000 s longer
+//   - cluster-backoff (backoff.go) leaves an owner's status uncompared
+//     whoever wrote it: a wrong mirror of the object in back-off is not
+//     caught by converges on that plan; a run that ends only once the
+//     cluster's back-off is over (up to 1,000 s more) would judge it
 //     (examples/patterns.TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged).
 //   - Which run made the writes the other did not is said of an object's
 //     creates and deletes (converges on its existence, update-summaries;

@@ -109,24 +109,13 @@ func Frozen(refs []*Reference, got *Snapshot) map[string]string {
 	return out
 }
 
-// The object's own status is frozen the same way in part. A reconcile that
-// returns nil records in its object's status what it has made (a binding to
-// the Secret it made, a Ready condition that is True); one that fails
-// records at most why (a Ready condition that is False, with the error).
-// When the user's own value makes every reconcile fail from some instant on
-// (a value the CRD's schema accepts and a child's validation refuses), how
-// far the operator had got before the value landed, whether one reconcile
-// got through and recorded what it made, is decided by how the user's edit
-// raced the operator's first complete reconcile: on a real cluster a
-// kubectl edit made a moment after the kubectl apply lands before or after
-// the operator's first pass, and an operator slowed by anything (a restart,
-// a lagging watch, a slow apiserver) ends where a slowed one ends, failing
-// on the value with no record. So in a run whose last reconcile of an
-// object ends in the error (by its cause) a fault-free run's also ends in,
-// the object's status fields that only that controller's reconciles that
-// returned nil wrote, in either run, and no failing one, are not compared
-// by converges; what the failing reconciles write (the error condition) is,
-// and so is every field of a run that does not end failing.
+// The object's own status is frozen the same way in part (the table's
+// frozen-status): a reconcile that returns nil records in its object's
+// status what it has made (a binding, Ready=True), one that fails at most
+// why. Whether one got through before the user's value made every
+// reconcile fail is how the user's edit raced the operator's first pass, as
+// on a real cluster, where a slowed operator ends failing with no record.
+// What the failing reconciles write (the error condition) is compared.
 
 // statusWrites are what a controller's status writes to the object it
 // reconciles changed: the object's key, and the leaf paths of its status

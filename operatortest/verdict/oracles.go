@@ -742,11 +742,10 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 				free[p] = FrozenStatusField
 			}
 			if bf.status[k] {
-				vals := []any{g.Value[k]}
+				statusPaths(sh, free, g.Value[k])
 				for _, r := range have {
-					vals = append(vals, r.snap.Of(gvk).Value[k])
+					statusPaths(sh, free, r.snap.Of(gvk).Value[k])
 				}
-				statusPaths(sh, free, vals...)
 			}
 			var first string
 			var by []string
