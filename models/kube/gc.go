@@ -94,7 +94,7 @@ func (gc *GarbageCollector) Controllers() ([]Controller, error) {
 		r := &gcReconciler{gc: gc, gvk: k, kinds: kinds}
 		ws := []Watch{{Object: gc.Kinds[i], Handler: &handler.EnqueueRequestForObject{}, Predicates: []predicate.Predicate{itemChanged}}}
 		for j := range kinds {
-			ws = append(ws, Watch{Object: gc.Kinds[j], Handler: handler.EnqueueRequestsFromMapFunc(r.related)})
+			ws = append(ws, Watch{Object: gc.Kinds[j], Handler: handler.EnqueueRequestsFromMapFunc(r.related), Predicates: []predicate.Predicate{relatedChanged}})
 		}
 		name := "garbagecollector-" + strings.ToLower(k.Kind)
 		if names[name] { // a kind of the same name in another group (core and events.k8s.io Events)
@@ -120,6 +120,22 @@ var itemChanged = predicate.Funcs{
 			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
 	},
 	DeleteFunc: func(event.DeleteEvent) bool { return false },
+}
+
+// relatedChanged passes the events of an object that make the graph builder
+// queue its owners or its dependents (processGraphChanges): its creation
+// (an owner not yet in the graph is looked up), its deletion (its
+// dependents lose an owner; an owner deleting in the foreground waits on
+// it), and a change of its owners, finalizers or deletionTimestamp. A
+// change of anything else (an operator rewriting a child's data) queues
+// nothing upstream; here it queued the owner once per write, and an
+// operator's hot loop of writes showed as the collector's hot loop of
+// reconciles (kubeworld's spec "does not queue an owner for a change of its
+// dependent's data").
+var relatedChanged = predicate.Funcs{
+	CreateFunc: func(event.CreateEvent) bool { return true },
+	UpdateFunc: itemChanged.UpdateFunc,
+	DeleteFunc: func(event.DeleteEvent) bool { return true },
 }
 
 // SetupWithManager registers the controllers with a controller-runtime manager.

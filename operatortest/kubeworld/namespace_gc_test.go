@@ -1,6 +1,7 @@
 package kubeworld_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -264,6 +265,29 @@ var _ = Describe("models/kube: the garbage collector (pkg/controller/garbagecoll
 		c.RunFor(time.Second)
 		Expect(present(c, dep)).To(BeTrue())
 		Expect(dep.GetOwnerReferences()).To(ConsistOf(HaveField("Name", "b")))
+	})
+
+	It("does not queue an owner for a change of its dependent's data", func() {
+		c := kubeWorld(nil)
+		owner := create(c, cm("owner"))
+		dep := create(c, secret("dep", ownerRef(owner, false)))
+		c.RunFor(time.Second)
+		ownerReconciles := func() int {
+			return len(steps(c, kcm, func(s trace.Step) bool {
+				return s.Op == "reconcile" && s.Controller == "garbagecollector-configmap" && s.Object == "team/owner"
+			}))
+		}
+		before := ownerReconciles()
+		for i := range 30 {
+			dep.(*corev1.Secret).StringData = map[string]string{"password": fmt.Sprint(i)}
+			Expect(c.Admin().Update(ctx, dep)).To(Succeed())
+			c.RunFor(10 * time.Millisecond)
+		}
+		c.RunFor(time.Second)
+		Expect(ownerReconciles()).To(Equal(before), "upstream's graph builder queues nothing for a dependent whose owners, finalizers and deletionTimestamp stay: "+timeline(c))
+		Expect(c.Admin().Delete(ctx, dep)).To(Succeed())
+		c.RunFor(time.Second)
+		Expect(ownerReconciles()).To(BeNumerically(">", before), "a dependent's deletion queues its owner (one deleting in the foreground waits on it)")
 	})
 
 	It("foreground: the owner waits with foregroundDeletion until its blocking dependents are gone", func() {
