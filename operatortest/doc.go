@@ -115,6 +115,8 @@
 //   - operatortest/rundiff: where two runs of one plan differ (a run that
 //     is not a function of its plan, a replay that does not agree).
 //   - operatortest/failure: what a failing test prints and writes.
+//   - operatortest/rootcause: where a finding's run first goes wrong, and
+//     which findings are one root cause (what KeepGoing lists under one).
 //   - operatortest/story: a run laid out for a reader: the picture (.svg),
 //     the run inspector (.html) and the story of a violation, the steps
 //     that led to it (read by failure, Replay and the catalogue).

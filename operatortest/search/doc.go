@@ -62,22 +62,12 @@
 //
 // # No silent pass
 //
-// Options are validated before anything runs: an unknown name in Disable (the
-// error lists the valid ones) or Expect, a negative Checks, FaultPhase,
-// HealBudget, ShrinkRuns or Replicas, a Manager without a Name or a Setup (or
-// with a Deployment and several Replicas, or a negative StartDelay),
-// KeepGoing with a Shard: each fails the test naming the field, all of them
-// at once on one line (Explore returns it as an error). So does what the
-// world can never do (world.Build, the one place a world is made and checked;
-// search's validate.go adds what needs a run or a file): a fault class in
-// Faults.Classes it has no material for (stale with no process, the kubelet's
-// faults without WorkloadFaults, api with no template, workers), an API fault
-// template whose verb, resource or process matches no request, a scripted
-// patch or delete of an object that is no seed, not scripted and absent from
-// the fault-free run of the script, a Shard out of range, a Property with a
-// nil Check or named like an oracle, and a plan file (-ctrlsim.plan, or a
-// saved one) whose step names a seed object the test lacks or whose first
-// comment names another test. A manager's Setup that does not return within a
+// Options are validated before anything runs, every bad field named at
+// once on one line (Explore returns it as an error): what the world can tell
+// from itself by world.Build, the one place a world is made and checked;
+// what needs a run or a file (a scripted patch or delete of an object that
+// never exists, a plan file naming a seed object the test lacks or another
+// test) by validate.go. A manager's Setup that does not return within a
 // minute of the bubble's (virtual) time fails the test naming the manager
 // (world/validate_setup.go). A manager whose Setup returns an error or panics
 // in a run with no fault (a reference run, or the preflight run each
@@ -88,14 +78,10 @@
 // goes on.
 //
 // A run is a function of its plan, up to what the oracles' equivalence
-// ignores (determinism.go: the order of a list its schema keys, the fields
-// Options.Nondeterministic declares, and the resourceVersions a write more or
-// less shifts). The exploration checks it first: it runs its preflight plan
-// up to four times, and runs that differ beyond that are the operator's own
-// nondeterminism (a list rendered by ranging over a Go map), said once with
-// the object and the fields, and how to declare them (Result.Nondeterminism;
-// Run fails with that one line), and a finding's replay is judged modulo
-// those fields (examples/mapports); the verdicts judge them until they are
+// ignores: the operator's own nondeterminism (a list rendered by ranging
+// over a Go map) is found from the preflight plan's runs and said once
+// (determinism.go, Result.Nondeterminism; Run fails with that one line); the
+// verdicts judge its fields until they are
 // declared. Every violation found while exploring is replayed from its
 // minimal plan before it is reported: a replay that gives another trace hash
 // but agrees with the exploring run modulo the equivalence and shows the
@@ -130,7 +116,7 @@
 // places of the exploration, not the candidates of a shrink. Within its bound
 // (shrinkBound, or Options.ShrinkRuns) rapid may stop with a line that is not
 // part of the cause; the shrink ends with a pass over the plan's lines
-// (droplines.go): each fault, then each drawn step, left out while the
+// (reference.DropLines): each fault, then each drawn step, left out while the
 // signature still shows.
 //
 // # A known bug, and keeping going
@@ -144,20 +130,14 @@
 // # Findings with no fault at all
 //
 // Before the sweep, each of its workloads runs with no fault (plan 0,
-// nofault.go): a bug the workload alone shows (an operator that writes its
-// status unchanged every resync, a reconcile that panics on every object)
-// is a finding "with no fault at all", one for each signature, reported and
-// saved first (testdata/ctrlsim/<test>.<property-kinds>.<hash>.no-fault.plan),
-// and the exploration goes on, with or without KeepGoing, for a finding that
-// needs a fault: a plan that shows only what plan 0 showed is no finding.
-// A random finding is told apart the same way (split): what the fault-free
-// run of its minimal plan shows too is a finding with no fault of its own;
-// a minimal plan that shrank to no fault is one. A saved plan with no fault
-// that still violates does not end the next run either
-// (examples/noopstatus: a no-op status write at rest and a crash between
-// writes, both reported by one run), unless it shows the bug
-// Options.Expect pins: then it ends the run as plan 0 did, so a test run
-// again in the same checkout finds what it found the first time.
+// nofault.go, where the rule is): what one shows is a finding "with no
+// fault at all", reported and saved first
+// (testdata/ctrlsim/<test>.<property-kinds>.<hash>.no-fault.plan), and the
+// exploration goes on for a finding that needs a fault. A saved plan with no
+// fault that still violates does not end the next run either
+// (examples/noopstatus), unless it shows the bug Options.Expect pins: then
+// it ends the run as plan 0 did, so a test run again in the same checkout
+// finds what it found the first time.
 //
 // Options.KeepGoing (-ctrlsim.keepgoing) keeps exploring past violations, as
 // a fuzzer keeps going past a crash: violations are told apart by their
@@ -174,15 +154,11 @@
 // run first goes wrong in the same reconcile as the finding's (one
 // process's controller reconciling one object) are listed under it
 // (Finding.Also), with a line for each later plan, and not looked for
-// again; the test's own property heads the finding, then a panic's. A run
-// goes wrong first where it first departs from the run it is judged
-// against (its first divergent write, the built-in controllers' left out), or, for writes-at-rest with no
-// fault, at its first write at rest, which accounts for a departure at the
-// object it writes only (rootcause.go). A finding whose run goes wrong at
-// no such write (a panic with no fault, a run that ends as its reference
-// does) is a root cause of its own (examples/noopstatus: a no-op status
-// write at rest and a crash between writes, two findings). A plan is numbered alike wherever it is
-// printed (the found line, the line that lists it under a finding, the
+// again; the test's own property heads the finding, then a panic's. Where
+// a run first goes wrong, and which findings are one root cause, is
+// package rootcause's rule (examples/noopstatus: a no-op status write at
+// rest and a crash between writes, two findings). A plan is numbered alike
+// wherever it is printed (the found line, the line that lists it under a finding, the
 // report: the sweep's places first), and the closing line counts findings
 // and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans
 // already judged are recalled, not run again); the search ends when a pass
@@ -272,17 +248,8 @@
 // milliseconds in a phase of a minute (examples/staleview).
 //
 // Each plan runs in a testing/synctest bubble (package wallclock): the
-// operator's time.Now, metav1.Now and timers follow the virtual clock.
-//
-// # Profiling a test
-//
-// Every run labels its goroutines for CPU profiles (world/profile.go):
-// LabelPhase says what it was for (find, shrink, replay, preflight) and
-// LabelRun whether it is the plan or one of its fault-free references, so
-// that `go test -cpuprofile cpu.prof` and `go tool pprof -tagfocus
-// ctrlsim.phase=shrink cpu.prof` show where an exploration spent its time.
-// The runtime's work on its own stacks (the collector's background work,
-// part of each goroutine switch) carries no label.
+// operator's time.Now, metav1.Now and timers follow the virtual clock. Its
+// goroutines carry pprof labels of the run (world/profile.go).
 //
 // # Known gaps
 //
@@ -341,16 +308,8 @@
 //     first depart in one reconcile, and one report naming no kind
 //     (no-error-at-rest of a custom resource's reconcile) merges what
 //     differs only in the objects. A root cause is a reconcile, not a line
-//     of code: two bugs that first show in one controller's reconcile of
-//     one object are one finding, the second listed under the first with
-//     no minimal plan of its own
-//     (TestTwoBugsOfOneReconcileAreOneFinding), and a bug whose runs first
-//     go wrong in the reconciles of two objects, or at no write the rule
-//     names, is a finding for each: a hot loop judges its run alone and is
-//     not a write at rest, and a converges with no fault (an operator's own
-//     nondeterminism, two runs of one plan) departs from no other run
-//     (examples/patterns' password and map-ports twins). The signatures of one
-//     fault-free run are a finding each: nothing in it says which of them
+//     of code (TestTwoBugsOfOneReconcileAreOneFinding; package rootcause's
+//     Known gaps). The signatures of one fault-free run are a finding each: nothing in it says which of them
 //     share a cause (a panic and the error at rest it leaves are two). With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent;

@@ -33,7 +33,7 @@ import (
 // order, a finding for each that shows a signature not in seen (all its new
 // signatures: the first the finding's, the others listed under it), each
 // handed to report as it is found (which says whether it is a finding of
-// its own: rootcause.go); it adds them to seen.
+// its own: package rootcause); it adds them to seen.
 func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(Finding) (bool, error)) ([]Finding, error) {
 	start := time.Now()
 	first, again, err := sweepWorkloads(w)

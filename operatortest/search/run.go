@@ -14,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
+	"github.com/ctrlsim/ctrlsim/operatortest/rootcause"
 	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -68,9 +69,9 @@ func Run(t *testing.T, o world.Options) {
 		return
 	}
 	known := map[string]bool{}
-	var saved []Finding         // a saved plan that still violates, for each of its signatures: root causes found before (rootcause.go)
-	still, stillFaulted := 0, 0 // saved plans that still violate; those of them with a fault
-	pinned := false             // a saved plan with no fault shows Options.Expect's known bug
+	var saved []rootcause.Finding // a saved plan that still violates, for each of its signatures: root causes found before
+	still, stillFaulted := 0, 0   // saved plans that still violate; those of them with a fault
+	pinned := false               // a saved plan with no fault shows Options.Expect's known bug
 	for _, path := range savedPlans(t.Name()) {
 		p, err := readPlanFile(w, t.Name(), path)
 		if err != nil {
@@ -81,7 +82,7 @@ func Run(t *testing.T, o world.Options) {
 		pinned = pinned || len(p.Faults) == 0 && rep.expected > expected
 		for _, sig := range sigs {
 			known[sig] = true
-			saved = append(saved, Finding{Signature: sig, NoFault: len(p.Faults) == 0, Minimal: p})
+			saved = append(saved, rootcause.Finding{Signature: sig, Plan: p})
 		}
 		if len(sigs) > 0 {
 			still++
@@ -245,7 +246,7 @@ type Finding struct {
 	// plan shows too (a targeted plan is one fault; a minimal plan the
 	// smallest that shows its signature) and, with KeepGoing, those of a
 	// later plan whose run first goes wrong in the same reconcile
-	// (rootcause.go), listed under it, not reported as findings of their
+	// (package rootcause), listed under it, not reported as findings of their
 	// own.
 	Also []string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
@@ -347,7 +348,7 @@ const maxFindings = 16
 // several workers (package workers), worker processes judge the places first and
 // every pass recalls their verdicts; call is the test's count of
 // explorations, this one included.
-func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []Finding, call int, found func(Finding)) (Result, error) {
+func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []rootcause.Finding, call int, found func(Finding)) (Result, error) {
 	start := time.Now()
 	defer watchWorld(t, w)()
 	long := longOf(w)
@@ -361,16 +362,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []F
 		found = func(Finding) {}
 	}
 	// own reports f as a finding of its own, unless KeepGoing lists it
-	// under an earlier finding of the same root cause (rootcause.go).
-	roots := rootCauses{saved: saved}
+	// under an earlier finding of the same root cause (package rootcause).
+	roots := rootcause.New(saved)
 	own := func(f Finding) (bool, error) {
 		if w.Opts.KeepGoing {
-			head, d, err := roots.under(w, t, f)
+			head, d, err := roots.Under(w, t, rootcause.Finding{Signature: f.Signature, Also: f.Also, Plan: f.Minimal})
 			if err != nil {
 				return false, err
 			}
 			if head != "" {
-				LogProgress(t, "%s", sameCauseLine(f.Signature, f.FirstFailure, head, d))
+				LogProgress(t, "%s", rootcause.Line(f.Signature, f.FirstFailure, head, d))
 				return false, nil
 			}
 		}
@@ -408,7 +409,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []F
 		if len(swept) > 0 && !w.Opts.KeepGoing {
 			out.Checks = swept[0].FirstFailure
 		}
-		roots.list(out.Findings)
+		listUnder(roots, out.Findings)
 		return finishExploration(w, out, start), nil
 	}
 	// add reports a finding of the random pass, told apart by cause first
@@ -529,7 +530,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []F
 	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
 		out.Unreproduced = unreproduced(pre, seen, offset)
 	}
-	roots.list(out.Findings)
+	listUnder(roots, out.Findings)
 	return finishExploration(w, out, start), nil
 }
 
@@ -765,14 +766,15 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	}
 	minimal := res.Minimal
 	if !last.Partial {
-		// The lines rapid left that are not part of the cause (droplines.go),
+		// The lines rapid left that are not part of the cause (reference.DropLines),
 		// within what is left of Options.ShrinkRuns when it is set.
 		budget := -1
 		if w.Opts.ShrinkRuns > 0 {
 			budget = w.Opts.ShrinkRuns - shrinking
 		}
 		w.Phase = world.PhaseShrink
-		m, r, n, stopped, err := dropLines(w, t, minimal, last, sig, budget, func(tried int, best *plan.Plan) {
+		shows := func(r *world.RunResult) bool { return slices.Contains(signatures(w, r.Violated()), sig) }
+		m, r, n, stopped, err := reference.DropLines(w, t, minimal, last, shows, budget, func(tried int, best *plan.Plan) {
 			if time.Since(lastLog) >= ProgressEvery {
 				lastLog = time.Now()
 				shrinkLine(shrinking+tried, best)
@@ -797,7 +799,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 
 // shrinkFloor is the fewest candidates a shrink may try under the default
 // bound (shrinkBound): a plan found early still has its values narrowed
-// (the lines left out after it, dropLines, are not bounded). It was 100:
+// (the lines left out after it, reference.DropLines, are not bounded). It was 100:
 // on examples/bigrecreate explored with lag faults alone (random plans,
 // found at plans 3 to 21 from explorer seeds 1-5) the shrink took a median
 // 3.6 times the time to find, at 20 1.6 times, and every seed's minimal
@@ -832,4 +834,15 @@ func pick(sigs []string, seen map[string]bool, target string) string {
 		}
 	}
 	return ""
+}
+
+// listUnder adds to each finding of fs the signatures roots list under it.
+func listUnder(roots *rootcause.Causes, fs []Finding) {
+	for i := range fs {
+		for _, s := range roots.Also(fs[i].Signature) {
+			if !slices.Contains(fs[i].Also, s) {
+				fs[i].Also = append(fs[i].Also, s)
+			}
+		}
+	}
 }

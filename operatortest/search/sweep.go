@@ -221,7 +221,7 @@ var NoSweep bool
 // violates a property whose signature is not in seen (with KeepGoing: every
 // one, each new signature a finding, handed to report as it is found: a
 // targeted plan is not shrunk, so it is whole then; report says whether it
-// is a finding of its own, rootcause.go). It returns the
+// is a finding of its own: package rootcause). It returns the
 // findings, how many places the sweep took (its plans, whichever shard ran
 // them: the random plans are numbered after them), how many of them this
 // shard ran, and its coverage.
