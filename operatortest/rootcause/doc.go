@@ -16,7 +16,7 @@
 //     disagree with no fault (interleavings-agree) the other seed's
 //     fault-free run; for converges with no fault the plan's own (it is
 //     itself: the operator draws differently from run to run, as one that
-//     ranges over a Go map does), each such plan run again until it departs
+//     ranges over a Go map does); a plan is run again until it departs
 //     (sameRuns);
 //   - for writes-at-rest with no fault, at its first write at rest (the
 //     first write an operator process makes in a reconcile after the fault

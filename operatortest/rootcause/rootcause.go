@@ -103,14 +103,13 @@ func First(w *world.World, t *testing.T, p *plan.Plan, signature string) (*Write
 	w.Phase = world.PhaseFind
 	against := &plan.Plan{Seed: p.Seed, Steps: p.Steps}
 	name, _, _ := strings.Cut(signature, " ")
-	tries := 1
 	switch {
 	case name == cluster.HotLoopProperty:
 		return loopOf(w, t, p)
 	case len(p.Faults) == 0 && name == world.InterleavingsAgree:
-		p, tries = &plan.Plan{Seed: reference.OtherSeed(p.Seed), Steps: p.Steps}, sameRuns
+		p = &plan.Plan{Seed: reference.OtherSeed(p.Seed), Steps: p.Steps}
 	case len(p.Faults) == 0 && name == world.Converges:
-		tries = sameRuns // judged against its own fault-free run: itself
+		// judged against its own fault-free run: itself
 	case len(p.Faults) == 0 && name == world.WritesAtRest:
 		against = nil
 	case len(p.Faults) == 0:
@@ -127,7 +126,7 @@ func First(w *world.World, t *testing.T, p *plan.Plan, signature string) (*Write
 			return nil, nil
 		}
 	}
-	for range tries {
+	for range sameRuns {
 		snap, run, err := reference.RunOnce(w, t, p, nil, 0)
 		if err != nil {
 			return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
@@ -147,13 +146,15 @@ func First(w *world.World, t *testing.T, p *plan.Plan, signature string) (*Write
 	return nil, nil
 }
 
-// sameRuns bounds the runs of a plan with no fault that is judged against
-// a fault-free run of its own workload (converges: itself;
-// interleavings-agree: the other seed's) until one departs from it. Such
-// a finding shows only when the operator draws differently from one run to
-// the next (it ranges over a Go map: examples/patterns/mapports), and a
-// run drawn as its reference was departs nowhere; of eight runs, each as
-// likely as not to draw alike, all do once in 256.
+// sameRuns bounds the runs of a plan made until one departs from the run
+// it is judged against. A finding whose run departs from its reference
+// only when the operator draws differently from one run to the next (it
+// ranges over a Go map: examples/patterns/mapports, whose converges with
+// no fault is judged against itself) departs in a run drawn otherwise than
+// the reference, and nowhere in one drawn alike; of eight runs, each as
+// likely as not to draw alike, all do once in 256. A run of a
+// deterministic operator that departs nowhere is run again as often, for
+// nothing: a KeepGoing finding's cost, not a plan's.
 const sameRuns = 8
 
 // loopOf is where the run of p goes wrong in a hot loop: the reconcile it
