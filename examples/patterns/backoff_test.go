@@ -94,3 +94,25 @@ func TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged(t *testing.T) {
 		t.Fatalf("the twin's interleavings-agree: holds %v (%s), want Cache data/sessions to differ", v.Holds, v.Detail)
 	}
 }
+
+// A gap (verdict's Known gaps): interleavings-agree does not take the
+// cluster's back-off as cluster-backoff lets converges take it. On seed 2
+// the correct operator's fault-free run of the re-creation workload ends
+// with the StatefulSet controller backing off on data/sessions (its retry
+// due just past the end, 1 ready replica), the other schedule's does not
+// (2), and the two are compared whole: a false alarm with no fault. When
+// interleavings-agree excuses the back-off, this test fails: it goes, with
+// the Known-gaps item.
+func TestAFaultFreeRunInTheClustersBackoffFailsInterleavingsAgree(t *testing.T) {
+	r := replayPattern(t, "statefulset-parallel", false, "seed 2\nat 20s delete object=0\nat 20.001s recreate object=0\n")
+	var keys []string
+	for _, b := range r.Final.Run().Backoffs {
+		keys = append(keys, b.Controller+" "+b.Kind.Kind+" "+b.Key)
+	}
+	if !slices.Contains(keys, "statefulset-controller StatefulSet data/sessions") {
+		t.Fatalf("the fault-free run ends with %v in back-off, want the StatefulSet controller's data/sessions", keys)
+	}
+	if v := verdictOf(r, world.InterleavingsAgree); v.Holds || !strings.Contains(v.Detail, "Cache data/sessions") {
+		t.Fatalf("interleavings-agree: holds %v (%s): the gap is closed, remove this test and its Known-gaps item", v.Holds, v.Detail)
+	}
+}

@@ -1,62 +1,61 @@
-// Package verdict judges a run of a plan: the generic oracles, on by
-// default for every operator, over the snapshot of the run's end that they
-// compare (Snapshot: the judged kinds' objects in the equivalence of package
-// canon, the errors at rest, the writes at rest, what each controller's
-// reconciles wrote). The comparing oracles judge a faulted run against the
-// fault-free runs of package reference; the rule of which fault-free runs
-// those are, and why each stands for something a correct operator may do on
-// a real cluster, is in that package's doc. Where converges learns
-// nondeterministic fields: learned (oracles.go), the fields the two
-// schedules differ in, after canon's equivalence.
+// Package verdict judges a run of a plan: the generic oracles, on by default
+// for every operator, over the snapshot of the run's end that they compare
+// (Snapshot: the judged kinds' objects in the equivalence of package canon,
+// the errors at rest, the writes at rest, what each controller's reconciles
+// wrote). The comparing oracles judge a faulted run against the fault-free
+// runs of package reference; the rule of which fault-free runs those are, and
+// why each stands for something a correct operator may do on a real cluster,
+// is in that package's doc. Where converges learns nondeterministic fields:
+// learned (oracles.go), the fields the two schedules differ in, after canon's
+// equivalence.
 //
 // # What a verdict excuses
 //
-// Excuses (excuses.go) is the single statement of what a verdict excuses:
-// a table of named cases, each a case of one of the three principles of
-// package reference's doc (1: what a real cluster leaves open is learned;
-// 2: a correct operator may be slowed; 3: what it does to itself is never
-// excused, a case that withdraws an excuse) or of none (0: a rule of the
-// cluster or of the oracles' division of work, each a finding about the
-// principles), with the oracles that apply it, its rule in one sentence and
-// the fault-free runs it adds. A verdict that holds by a case names it in
-// check.Verdict.Excused, so a test asserts which applied; a violated
-// verdict names only the case of principle 3 that withdrew an excuse. Each
-// oracle below is excused by the table and nothing else; its paragraph
-// says how it judges and which cases apply. What is compared at all
-// (canon's equivalence, below; Options.Nondeterministic) is no case.
-// reference's simple_test.go states the table's rules once more as a
-// simple judge that runs every reference for every plan, and checks that
-// the lazy judge (reference.Run) agrees with it.
+// Excuses (excuses.go) is the single statement of what a verdict excuses: a
+// table of named cases, each a case of one of the three principles of package
+// reference's doc (1: what a real cluster leaves open is learned; 2: a
+// correct operator may be slowed; 3: what it does to itself is never excused,
+// a case that withdraws an excuse) or of none (0: a rule of the cluster or of
+// the oracles' division of work, each a finding about the principles), with
+// the oracles that apply it, its rule in one sentence and the fault-free runs
+// it adds. A verdict that holds by a case names it in check.Verdict.Excused,
+// so a test asserts which applied; a violated verdict names only the case of
+// principle 3 that withdrew an excuse. Each oracle below is excused by the
+// table and nothing else; its paragraph says how it judges and which cases
+// apply. What is compared at all (canon's equivalence, below;
+// Options.Nondeterministic) is no case. reference's simple_test.go states the
+// table's rules once more as a simple judge that runs every reference for
+// every plan, and checks that the lazy judge (reference.Run) agrees with it.
 //
 // # The generic oracles
 //
 // On by default, named in Options.Disable to turn one off (the kernel's
-// verdicts and the test's own properties too; Oracles lists the names, and
-// an unknown name is an error): converges, update-summaries,
+// verdicts and the test's own properties too; Oracles lists the names, and an
+// unknown name is an error): converges, update-summaries,
 // interleavings-agree, terminates, no-orphans, no-error-at-rest,
-// writes-at-rest; and the kernel's hot-loop, livelock and reconcile-panic.
-// A correct operator passes them with default options: a finding counts only
-// if a real cluster could produce it and a correct operator would not.
+// writes-at-rest; and the kernel's hot-loop, livelock and reconcile-panic. A
+// correct operator passes them with default options: a finding counts only if
+// a real cluster could produce it and a correct operator would not.
 //
 // A run that does more work than a run may (sim/cluster's work bound: 200,000
 // task steps, 20,000 writes, or 2,000 objects in the apiserver; a storm a
-// stalled watch drives) is cut and not judged, nor is a plan judged against
-// a fault-free run that was: the plan tested nothing and held nothing
+// stalled watch drives) is cut and not judged, nor is a plan judged against a
+// fault-free run that was: the plan tested nothing and held nothing
 // (reference/cut.go). Result.Cut counts such plans and the pass and failure
 // lines say how many there were and why the first was cut; an exploration
 // whose every plan was cut fails.
 //
 // Every comparing oracle is differential: it blames the faults only for what
 // the fault-free runs of the same workload do not also show (the plan's own
-// and the other schedule's for every plan; the table's other references
-// only while a verdict would otherwise fire, cached by their plans). Which
-// of two runs that differ did what a correct operator does is not known in
-// general; which run made the creates and deletes of an object that the
-// other did not is, and converges (on an object's existence) and
-// update-summaries say it in their detail: "created 2 times, deleted 1
-// time there, created 1 time, deleted 1 time here: the extra create is in
-// the fault-free run of the same workload" (extra.go). The failure's story
-// starts from the run that made them.
+// and the other schedule's for every plan; the table's other references only
+// while a verdict would otherwise fire, cached by their plans). Which of two
+// runs that differ did what a correct operator does is not known in general;
+// which run made the creates and deletes of an object that the other did not
+// is, and converges (on an object's existence) and update-summaries say it in
+// their detail: "created 2 times, deleted 1 time there, created 1 time,
+// deleted 1 time here: the extra create is in the fault-free run of the same
+// workload" (extra.go). The failure's story starts from the run that made
+// them.
 //
 //   - converges: the end state of the judged kinds is judged against the
 //     set of fault-free end states. An object must exist where every
@@ -151,123 +150,121 @@
 //
 // Equivalence (canon/equivalence.go) comes from what a real cluster makes
 // nondeterministic, wherever it appears: a uid becomes a token named by its
-// object ("<uid:Job shop/nightly>") in every place it occurs (ownerReferences,
-// a Job's selector and template labels, annotations, names built from it); a
-// generated name becomes its prefix and the place of the object it names
-// among the live objects of that prefix, ordered by their owners
-// ("nightly-*", "nightly-*2"), or among the deleted ones
+// object ("<uid:Job shop/nightly>") in every place it occurs
+// (ownerReferences, a Job's selector and template labels, annotations, names
+// built from it); a generated name becomes its prefix and the place of the
+// object it names among the live objects of that prefix, ordered by their
+// owners ("nightly-*", "nightly-*2"), or among the deleted ones
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
 // reference, data): the suffix is the apiserver's draw, but which object a
 // reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (canon/generated.go); a name a
-// built-in controller made from a hash of what the object holds (a
+// before the live one races with the user's steps (canon/generated.go); a
+// name a built-in controller made from a hash of what the object holds (a
 // ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
-// becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"):
-// which templates were written, and so how many such objects a set keeps,
-// races with the user's edits, which template the current one holds does
-// not. A value derived from content is as nondeterministic as that
-// content, so it is compared by what it digests after this same
-// equivalence: a pod template stamped with a restart time (kubectl rollout
-// restart's restartedAt, an operator's restart on a config change) is
-// hashed, time and all, into its ControllerRevision's name, its pods'
-// controller-revision-hash label and its set's currentRevision, and the
-// digest that names them is taken with the time masked (and uids), so two
-// schedules that stamped one template at two instants name the revision
-// alike; of several live objects of one content (a restart stamped twice)
-// the newest is named first, as the one a reference at rest names. The
-// built-in controllers' hash labels say what their hash covers; a checksum
-// an operator computes itself (lowercase hex of a hash's length, or its
-// leading 16 characters or more) is named by the value the run stored that
-// it is the digest of (a string, or the JSON of an object or list inside
-// an object: the data of a ConfigMap stamped with the time of its change),
-// canonical, so that two schedules' checksums of one content stamped at
-// two instants agree (canon/digests.go). The rule follows the content, not
+// becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"): which
+// templates were written, and so how many such objects a set keeps, races
+// with the user's edits, which template the current one holds does not. A
+// value derived from content is as nondeterministic as that content, so it is
+// compared by what it digests after this same equivalence: a pod template
+// stamped with a restart time (kubectl rollout restart's restartedAt, an
+// operator's restart on a config change) is hashed, time and all, into its
+// ControllerRevision's name, its pods' controller-revision-hash label and its
+// set's currentRevision, and the digest that names them is taken with the
+// time masked (and uids), so two schedules that stamped one template at two
+// instants name the revision alike; of several live objects of one content (a
+// restart stamped twice) the newest is named first, as the one a reference at
+// rest names. The built-in controllers' hash labels say what their hash
+// covers; a checksum an operator computes itself (lowercase hex of a hash's
+// length, or its leading 16 characters or more) is named by the value the run
+// stored that it is the digest of (a string, or the JSON of an object or list
+// inside an object: the data of a ConfigMap stamped with the time of its
+// change), canonical, so that two schedules' checksums of one content stamped
+// at two instants agree (canon/digests.go). The rule follows the content, not
 // the look of the value: a checksum of an earlier content (stale) reads as
 // that content and is caught, and one whose content the run never stored
 // (another serialisation, a Go map's order) is compared as it is (Known
-// gaps).
-// A validation's refusal is compared by its cause wherever its text
-// appears (an error at rest, a condition's message; see
-// no-error-at-rest);
-// resourceVersions, generations and
-// observedGenerations are dropped, and so are the apps controllers' counts of
-// templates rolled out (a Deployment's deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time form,
-// also inside longer strings, and in an error at rest's text Unix seconds of an
-// instant of the run) are masked; the node the scheduler bound a pod
-// to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
+// gaps). A validation's refusal is compared by its cause wherever its text
+// appears (an error at rest, a condition's message; see no-error-at-rest);
+// resourceVersions, generations and observedGenerations are dropped, and so
+// are the apps controllers' counts of templates rolled out (a Deployment's
+// deployment.kubernetes.io/revision); times (RFC 3339, and Go's time.Time
+// form, also inside longer strings, and in an error at rest's text Unix
+// seconds of an instant of the run) are masked; the node the scheduler bound
+// a pod to (spec.nodeName, status.hostIP and hostIPs of a pod created with no
 // node) becomes "<node of Pod ns/name>"; a pod's address becomes a token
 // named by the pod it was first given to ("<ip:Pod shop/cache-0>"), wherever
 // it appears (the network plugin allocates addresses in the order pods
-// start). Lists compare as their schema
-// says: x-kubernetes-list-type map (by its keys) or set have no order, for
-// CRDs from their OpenAPI schema and for built-in kinds from client-go's
-// structured-merge-diff schema, the listType markers server-side apply
-// merges by (a Service's ports, keyed by port and protocol); a list named
-// conditions whose items have distinct types is keyed by type, as the API
-// conventions have it. Options.Nondeterministic names a field the author
-// knows is nondeterministic in their domain (a counter of attempts): a last
-// resort, for what neither the cluster's rules nor the two fault-free runs
-// show.
+// start). Lists compare as their schema says: x-kubernetes-list-type map (by
+// its keys) or set have no order, for CRDs from their OpenAPI schema and for
+// built-in kinds from client-go's structured-merge-diff schema, the listType
+// markers server-side apply merges by (a Service's ports, keyed by port and
+// protocol); a list named conditions whose items have distinct types is keyed
+// by type, as the API conventions have it. Options.Nondeterministic names a
+// field the author knows is nondeterministic in their domain (a counter of
+// attempts): a last resort, for what neither the cluster's rules nor the two
+// fault-free runs show.
 //
 // The judged kinds are the CRDs' kinds, the seed objects' kinds, and every
 // kind an operator process read or wrote in any of the compared runs (its own
 // calls in the trace), but Leases and Events (the manager's leader election
 // and recorder, not its reconcilers).
 //
-// collector-churn stands on upstream's garbage collector
-// (attemptToDeleteItem deletes a dependent whose owners are all absent):
-// an operator whose cache lags behind its owner's deletion re-creates the
-// child, and the collector deletes it. The grace is one second after the
-// heal plus the longest informer lag or API latency the plan draws; one
-// made after it, or never collected (no-orphans judges it), counts. An
-// owner itself created for a gone owner counts as gone (the collector takes
-// the whole subtree), and a live dependent re-owned to a gone owner (a
-// restart onto a cache that still shows the owner the user deleted and
-// re-created: controllerutil.SetControllerReference tells owners apart by
-// kind and name) is doomed the same way.
+// collector-churn stands on upstream's garbage collector (attemptToDeleteItem
+// deletes a dependent whose owners are all absent): an operator whose cache
+// lags behind its owner's deletion re-creates the child, and the collector
+// deletes it. The grace is one second after the heal plus the longest
+// informer lag or API latency the plan draws; one made after it, or never
+// collected (no-orphans judges it), counts. An owner itself created for a
+// gone owner counts as gone (the collector takes the whole subtree), and a
+// live dependent re-owned to a gone owner (a restart onto a cache that still
+// shows the owner the user deleted and re-created:
+// controllerutil.SetControllerReference tells owners apart by kind and name)
+// is doomed the same way.
 //
-// The namespace controller, the garbage
-// collector and the replicaset, deployment, job, statefulset and
-// endpointslice controllers (models/kube) run in every world as
-// kube-controller-manager, and the kubelet model as process kubelet
-// (operatortest/kubeworld): Deployments and StatefulSets roll out, Jobs
-// complete, Services get EndpointSlices. A controller that none of its
-// watched kinds' objects ever reaches reconciles nothing, so a run starts
+// The namespace controller, the garbage collector and the replicaset,
+// deployment, job, statefulset and endpointslice controllers (models/kube)
+// run in every world as kube-controller-manager, and the kubelet model as
+// process kubelet (operatortest/kubeworld): Deployments and StatefulSets roll
+// out, Jobs complete, Services get EndpointSlices. A controller that none of
+// its watched kinds' objects ever reaches reconciles nothing, so a run starts
 // only those of the kinds its world may hold (package builtins): the workload
 // models whose watched kinds, the kubelet when Pods, and the collector's
 // controller of a kind when objects of it (or ownerReferences naming it) may
 // appear; the namespace controller always. The kinds held at first are the
 // CRDs', the seed objects', the script's and those a probe made (the
 // fault-free run of the seed objects alone, once per world, with every
-// controller); a run in which another such kind appears is run again with
-// its controllers, so each run is the run with every controller that acts in
-// it, a function of its plan alone (only the idle controllers' start-up
-// lines and the picks among their starting workers are missing).
-// NoWorkloadModels leaves the workload models out; WorkloadFaults also draws
-// pods that are not ready, crash-loop or fail, and a lost node, until the
-// heal (a real fault stops: the pod becomes ready, the container runs again
-// after its back-off, the node comes back; a failed pod stays failed).
+// controller); a run in which another such kind appears is run again with its
+// controllers, so each run is the run with every controller that acts in it,
+// a function of its plan alone (only the idle controllers' start-up lines and
+// the picks among their starting workers are missing). NoWorkloadModels
+// leaves the workload models out; WorkloadFaults also draws pods that are not
+// ready, crash-loop or fail, and a lost node, until the heal (a real fault
+// stops: the pod becomes ready, the container runs again after its back-off,
+// the node comes back; a failed pod stays failed).
 //
-// Exec (world/exec.go) gives the handlers of the commands the operator execs in
-// containers (pods/exec and attach through mgr.GetConfig(), with client-go's
-// remotecommand SPDY executor, unchanged), by container name or image: fakes
-// of the operands' CLIs, which keep their state in the container's files
-// (ExecRequest.Files, for the pod's life) and which a property reads back
-// (History.ContainerFiles). Each exec is one call of the process (trace,
-// crash points, RBAC on create pods/exec); with Exec the plans also draw
-// exec failures (a 500 before the command runs) and timeouts (the command
-// ran, the client sees a 504). An exec into a container that does not run
-// answers the kubelet's `container not found`; one with no handler fails
-// with an error naming the pod, the container and the command
+// Exec (world/exec.go) gives the handlers of the commands the operator execs
+// in containers (pods/exec and attach through mgr.GetConfig(), with
+// client-go's remotecommand SPDY executor, unchanged), by container name or
+// image: fakes of the operands' CLIs, which keep their state in the
+// container's files (ExecRequest.Files, for the pod's life) and which a
+// property reads back (History.ContainerFiles). Each exec is one call of the
+// process (trace, crash points, RBAC on create pods/exec); with Exec the
+// plans also draw exec failures (a 500 before the command runs) and timeouts
+// (the command ran, the client sees a 504). An exec into a container that
+// does not run answers the kubelet's `container not found`; one with no
+// handler fails with an error naming the pod, the container and the command
 // (examples/execop).
 //
 // # Known gaps
 //
-//   - cluster-backoff (backoff.go) leaves an owner's status uncompared
-//     whoever wrote it: a wrong mirror of the object in back-off is not
-//     caught by converges on that plan; a run that ends only once the
-//     cluster's back-off is over (up to 1,000 s more) would judge it
+//   - cluster-backoff leaves an owner's status uncompared whoever wrote
+//     it: a wrong mirror of the object in back-off is not caught by
+//     converges on that plan
 //     (examples/patterns.TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged).
+//   - cluster-backoff is converges' only: interleavings-agree compares two
+//     fault-free runs whole though one ends with a key in the cluster's
+//     back-off, a false alarm with no fault
+//     (examples/patterns.TestAFaultFreeRunInTheClustersBackoffFailsInterleavingsAgree).
 //   - Which run made the writes the other did not is said of an object's
 //     creates and deletes (converges on its existence, update-summaries;
 //     extra_test.go), not of writes to its fields: a converges verdict on
