@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // Finding is what the rule needs of a finding: its signature (the property
@@ -170,16 +171,12 @@ func loopOf(w *world.World, t *testing.T, p *plan.Plan) (*Write, error) {
 			continue
 		}
 		by, _, _ := strings.Cut(strings.TrimPrefix(v.Detail, "hot loop: "), " made ") // cluster.HotLoop's String
-		reconciling := map[string]string{}                                            // by worker: the reconcile under way
-		for _, s := range run.Steps {
-			worker := fmt.Sprintf("%s/%s/%d", s.Process, s.Controller, s.Worker)
-			if s.Op == "reconcile" {
-				reconciling[worker] = s.Controller + " " + s.Object
-			}
-			if s.At == v.At && s.Process+"/"+s.Controller == by && reconciling[worker] != "" {
-				return &Write{Process: s.Process, Reconcile: reconciling[worker], Object: s.Object,
-					Said: fmt.Sprintf("the hot loop of %s, in the reconcile %s", by, reconciling[worker])}, nil
-			}
+		s, reconcile, ok := firstIn(run.Steps, func(s trace.Step, reconcile string) bool {
+			return s.At == v.At && s.Process+"/"+s.Controller == by && reconcile != ""
+		})
+		if ok {
+			return &Write{Process: s.Process, Reconcile: reconcile, Object: s.Object,
+				Said: fmt.Sprintf("the hot loop of %s, in the reconcile %s", by, reconcile)}, nil
 		}
 	}
 	return nil, nil
@@ -188,18 +185,31 @@ func loopOf(w *world.World, t *testing.T, p *plan.Plan) (*Write, error) {
 // firstWriteAtRest is r's first write at rest: the first write an operator
 // process made in a reconcile after the fault phase (nil: none).
 func firstWriteAtRest(w *world.World, r *world.RunResult) *Write {
-	reconciling := map[string]string{} // by worker: the reconcile under way
-	for _, s := range r.Steps {
+	s, reconcile, ok := firstIn(r.Steps, func(s trace.Step, _ string) bool {
+		return s.RVWritten > 0 && s.Reconcile > 0 && s.At > w.Opts.FaultPhase && slices.Contains(w.Space.Processes, s.Process)
+	})
+	if !ok {
+		return nil
+	}
+	return &Write{Process: s.Process, Reconcile: reconcile, Object: s.Object, AtRest: true,
+		Said: fmt.Sprintf("the %s of %s at %v, at rest", s.Op, s.Object, s.At)}
+}
+
+// firstIn is the first of steps that match says is the one, given the
+// reconcile its worker has under way ("controller namespace/name"; "":
+// none), and that reconcile.
+func firstIn(steps []trace.Step, match func(s trace.Step, reconcile string) bool) (trace.Step, string, bool) {
+	reconciling := map[string]string{} // by worker
+	for _, s := range steps {
 		worker := fmt.Sprintf("%s/%s/%d", s.Process, s.Controller, s.Worker)
 		if s.Op == "reconcile" {
 			reconciling[worker] = s.Controller + " " + s.Object
 		}
-		if s.RVWritten > 0 && s.Reconcile > 0 && s.At > w.Opts.FaultPhase && slices.Contains(w.Space.Processes, s.Process) {
-			return &Write{Process: s.Process, Reconcile: reconciling[worker], Object: s.Object, AtRest: true,
-				Said: fmt.Sprintf("the %s of %s at %v, at rest", s.Op, s.Object, s.At)}
+		if match(s, reconciling[worker]) {
+			return s, reconciling[worker], true
 		}
 	}
-	return nil
+	return trace.Step{}, "", false
 }
 
 // operatorsOnly is r with its watch log cut to the changes of objects of
