@@ -150,11 +150,13 @@
 // one crash and a Service's under another), and a finding is one root
 // cause: the other new signatures its plan shows (a targeted plan is one
 // fault; a minimal plan the smallest that shows its signature), those its
-// fault-free run does not show, and the signatures of a later plan whose
-// run first goes wrong in the same reconcile as the finding's (one
-// process's controller reconciling one object) are listed under it
-// (Finding.Also), with a line for each later plan, and not looked for
-// again; the test's own property heads the finding, then a panic's. Where
+// fault-free run does not show, and the signatures of a later plan shown
+// to be the same bug (package rootcause's rule: the same wrong write, not
+// the same reconcile) are listed under it (Finding.Also), with a line for
+// each later plan naming its saved plan and replay command
+// (Result.Listed), and not looked for again; the test's own property
+// heads the finding, then a panic's. One fault-free run is one finding,
+// whatever oracles it breaks (nofault.go). Where
 // a run first goes wrong, and which findings are one root cause, is
 // package rootcause's rule (examples/noopstatus: a no-op status write at
 // rest and a crash between writes, two findings). A plan is numbered alike
@@ -168,8 +170,7 @@
 // passes would give (shrinkjobs.go); a run's work is bounded (reference/cut.go), so no
 // candidate takes minutes. Saved plans of every signature
 // are replayed first and their signatures count as known, and so do their
-// root causes (a signature found again under one is listed under it, with
-// no plan saved).
+// root causes (a signature found again under one is listed under it).
 //
 // # Sieve's three patterns, aimed
 //
@@ -305,12 +306,12 @@
 //   - KeepGoing's signatures name kinds as words of a violation's report: two
 //     plans of one bug whose reports name different kinds are two
 //     signatures, one finding only when one plan shows both or their runs
-//     first depart in one reconcile, and one report naming no kind
+//     first go wrong at the same write, and one report naming no kind
 //     (no-error-at-rest of a custom resource's reconcile) merges what
-//     differs only in the objects. A root cause is a reconcile, not a line
-//     of code (TestTwoBugsOfOneReconcileAreOneFinding; package rootcause's
-//     Known gaps). The signatures of one fault-free run are a finding each: nothing in it says which of them
-//     share a cause (a panic and the error at rest it leaves are two). With worker
+//     differs only in the objects. A root cause is a first wrong write, not
+//     a line of code (package rootcause's Known gaps). One fault-free run
+//     is one finding: two bugs the workload alone shows in one run are
+//     told apart only by a plan that shows one without the other. With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent;
 //     TestASignatureNamesTheKindsItsReportNamesAsWords).

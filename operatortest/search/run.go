@@ -100,10 +100,9 @@ func Run(t *testing.T, o world.Options) {
 		rep.finish(0)
 		return
 	}
-	// With KeepGoing each finding is saved and reported as soon as it is
-	// shrunk (a long exploration's findings are not held back to its end).
-	reported := 0
-	saveAndReport := func(f Finding, more string) {
+	// savePlan saves f's minimal plan where a finding of its signature is
+	// saved, and returns the path.
+	savePlan := func(f Finding) string {
 		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
@@ -117,6 +116,20 @@ func Run(t *testing.T, o world.Options) {
 		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
+		return path
+	}
+	// saveListed saves the plan of a finding listed under another, and says
+	// so with its line and its replay command: one root cause, but every
+	// plan that showed a signature kept.
+	saveListed := func(f Finding) {
+		path := savePlan(f)
+		t.Logf("%s; its minimal plan is saved as %s (replay: %s)", f.listedLine, path, failure.ReplayCommand(t.Name(), path))
+	}
+	// With KeepGoing each finding is saved and reported as soon as it is
+	// shrunk (a long exploration's findings are not held back to its end).
+	reported := 0
+	saveAndReport := func(f Finding, more string) {
+		path := savePlan(f)
 		also := ""
 		if len(f.Also) > 0 {
 			also = fmt.Sprintf(" (the same plan also violates %s: one root cause, one finding)", strings.Join(f.Also, "; "))
@@ -138,6 +151,10 @@ func Run(t *testing.T, o world.Options) {
 	var found func(Finding)
 	if o.KeepGoing {
 		found = func(f Finding) {
+			if f.ListedUnder != "" {
+				saveListed(f)
+				return
+			}
 			saveAndReport(f, "")
 			reported++
 		}
@@ -162,12 +179,15 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
-	if len(res.Findings) > 0 && needsFault(res.Findings) == 0 {
+	if len(res.Findings) > 0 && needsFault(res.Findings)+needsFault(res.Listed) == 0 {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no violation that needs a fault%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	for _, f := range res.Findings[reported:] {
 		saveAndReport(f, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
+	}
+	if s := explorationOf(w).carried; s != "" {
+		t.Logf("operatortest: %s", s) // determinism.go
 	}
 	if s := explorationOf(w).nondeterminism; s != "" {
 		t.Errorf("operatortest: %s", s) // said once, the preflight's or a replay's (determinism.go)
@@ -226,11 +246,20 @@ type Result struct {
 	// not a function of its plan ("<signature> at plan <n>"), reported,
 	// never dropped.
 	Unreproduced []string
+	// Listed are the findings KeepGoing listed under an earlier finding of
+	// the same root cause (package rootcause; Finding.ListedUnder), each
+	// with its minimal plan, saved by Run and printed with its replay line.
+	Listed []Finding
 	// Nondeterminism, if set, says once where two runs of one plan
 	// differed beyond what the oracles ignore (the operator ranges over a
 	// Go map to render a field, say), and how to declare it: the
 	// exploration judged those fields as if declared (determinism.go).
 	Nondeterminism string
+	// Carried, if set, says once where the cluster's controllers carried
+	// on a difference of the operator's own in what the oracles ignore (a
+	// keyed list's order, a declared field): the operator's, logged, not
+	// failed (determinism.go).
+	Carried string
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): those the fault-free runs show first (NoFault), then one
 	// that needs a fault without KeepGoing, each root cause once with it.
@@ -242,12 +271,16 @@ type Finding struct {
 	// Signature tells violations apart: the property, the kinds its report
 	// names and, for a panic, the code that panicked (Signature).
 	Signature string
+	// ListedUnder is, for a finding of Result.Listed, the signature of the
+	// finding it is listed under (KeepGoing: one root cause, package
+	// rootcause); its plan is saved all the same.
+	ListedUnder string
+	listedLine  string
 	// Also are the other signatures of the same root cause: new ones its
 	// plan shows too (a targeted plan is one fault; a minimal plan the
 	// smallest that shows its signature) and, with KeepGoing, those of a
-	// later plan whose run first goes wrong in the same reconcile
-	// (package rootcause), listed under it, not reported as findings of their
-	// own.
+	// later plan shown to be the same bug (package rootcause), listed under
+	// it (Result.Listed), not reported as findings of their own.
 	Also []string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
@@ -370,8 +403,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 			if err != nil {
 				return false, err
 			}
-			if head != "" {
+			if head != "" && d == nil {
+				// One fault-free run: the head's plan is this one's.
 				LogProgress(t, "%s", rootcause.Line(f.Signature, f.FirstFailure, head, d))
+				return false, nil
+			}
+			if head != "" {
+				f.ListedUnder, f.listedLine = head, rootcause.Line(f.Signature, f.FirstFailure, head, d)
+				e := explorationOf(w)
+				e.listed = append(e.listed, f)
+				found(f) // saved, with its line (Run)
 				return false, nil
 			}
 		}
@@ -560,7 +601,7 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed, out.Excused = time.Since(start), w.Excused
-	out.Nondeterminism = explorationOf(w).nondeterminism
+	out.Nondeterminism, out.Carried, out.Listed = explorationOf(w).nondeterminism, explorationOf(w).carried, explorationOf(w).listed
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
