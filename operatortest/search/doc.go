@@ -92,7 +92,9 @@
 // nondeterministic: a list built by ranging over a Go map, an unseeded random
 // value), with the fields and their declaration, a log line, or a step of the
 // world's own (a determinism bug of ctrlsim). A finding that does not replay
-// is reported with what exploring it violated, never dropped: so is one whose
+// is replayed three times more and reported with the hashes seen and how
+// many of those replays violate (the first violating one's report), or,
+// if none does, with what exploring it violated; never dropped: so is one whose
 // minimal plan violates nothing when judged to the end, and a violation a
 // worker process saw that this process, judging its place again, does not
 // show (Result.Unreproduced). Run and Explore log the plans run, the
