@@ -37,11 +37,13 @@
 //     plan, saved once;
 //   - else their first wrong writes must be the same write: made in the
 //     same reconcile (one controller of one process reconciling one
-//     object), of the same sort (a departure, a write at rest, a hot
-//     loop's step), and a departure in the same fields (a crash between a
-//     child's create and the write of its owner reference departs in
-//     .metadata.ownerReferences, whichever child it hit), a write at rest
-//     to the same object; a hot loop in the same reconcile is one loop;
+//     object), to the same object (where a crash cuts the reconcile
+//     decides which of that object's fields differ first: the conditions
+//     twin's page ConfigMap missing, or written with other content), or,
+//     for two departures, in the same fields of another object (a crash
+//     between a child's create and the write of its owner reference
+//     departs in .metadata.ownerReferences, whichever child it hit); a hot
+//     loop in the same reconcile is one loop;
 //   - the test's own properties are the author's words for a bug: a
 //     finding of one is never listed under a generic oracle's finding (nor
 //     a generic one under it), only under a finding of the same property.
@@ -60,10 +62,13 @@
 //     object: a bug whose difference shows early in an object written
 //     first (a field one schedule sets otherwise) makes every later
 //     departure of the same reconcile start there too, and a second bug
-//     departing in those fields is listed under it. Two bugs that go wrong
-//     in one write of the same fields (one reconcile's one status field,
-//     set wrong by either) are one finding
+//     is listed under it; so are two bugs that first go wrong at one
+//     object, or in the same fields of two
 //     (TestTwoDeparturesInTheSameFieldsOfOneReconcileAreOneRootCause).
+//     One bug that goes wrong at two objects in two fields is two
+//     findings: examples/patterns' leader-election twin (both replicas
+//     create) shows a second Secret under one plan and the Certificate's
+//     status naming the other replica's under another.
 //   - A finding with no fault whose plan departs from its reference only
 //     when the operator draws differently is compared on at most sameRuns
 //     runs: an operator that draws alike in all of them leaves the finding

@@ -63,18 +63,19 @@ type Write struct {
 }
 
 // Same says whether w and o are the same wrong write (the rule): one
-// reconcile going wrong the same way.
+// reconcile going wrong at the same object, or in the same fields of
+// another, or in one hot loop.
 func (w *Write) Same(o *Write) bool {
-	if w.Process != o.Process || w.Reconcile != o.Reconcile || w.AtRest != o.AtRest || w.Loop != o.Loop {
+	if w.Process != o.Process || w.Reconcile != o.Reconcile {
 		return false
 	}
 	switch {
-	case w.Loop:
+	case w.Loop || o.Loop:
+		return w.Loop && o.Loop
+	case w.Object == o.Object:
 		return true
-	case w.AtRest:
-		return w.Object == o.Object
 	default:
-		return slices.Equal(w.Fields, o.Fields)
+		return !w.AtRest && !o.AtRest && slices.Equal(w.Fields, o.Fields)
 	}
 }
 

@@ -408,6 +408,9 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 				LogProgress(t, "%s", rootcause.Line(f.Signature, f.FirstFailure, head, d))
 				return false, nil
 			}
+			if head == "" && d != nil {
+				LogProgress(t, "operatortest: %s at plan %d: a root cause of its own; its run first goes wrong in the reconcile %s of process %s, at %s", f.Signature, f.FirstFailure, d.Reconcile, d.Process, d.Said)
+			}
 			if head != "" {
 				f.ListedUnder, f.listedLine = head, rootcause.Line(f.Signature, f.FirstFailure, head, d)
 				e := explorationOf(w)
