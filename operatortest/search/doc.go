@@ -82,7 +82,11 @@
 // over a Go map) is found from the preflight plan's runs and said once
 // (determinism.go, Result.Nondeterminism; Run fails with that one line); the
 // verdicts judge its fields until they are
-// declared. Every violation found while exploring is replayed from its
+// declared. A difference is laid where it starts: what the cluster's
+// controllers carry on from the operator's own writes (an EndpointSlice's
+// ports in the order the operator wrote the Service's) is the operator's,
+// logged once (Result.Carried), never ctrlsim's; only a difference no write
+// of the operator's precedes is a determinism bug of ctrlsim. Every violation found while exploring is replayed from its
 // minimal plan before it is reported: a replay that gives another trace hash
 // but agrees with the exploring run modulo the equivalence and shows the
 // violation again replays (a line says the hashes differ and in what); one
