@@ -184,14 +184,13 @@
 // deletion has completed, a numeric place changed and changed back: a
 // scale down and up), in turn, so that the first workloads' plans keep
 // their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
-// enumerated from its own fault-free run (plan.Sweep), one fault each, the
-// classes interleaved so that a budget smaller than the sweep covers
-// each class's most interesting plans, and the plans that run ranks first
+// enumerated from its own fault-free run (plan.Sweep), one fault each, and
+// the plans that run ranks first
 // (plan.Sweep's rule, Sieve's pruning by causality: a crash that leaves an
 // intermediate state; a hold or an unobserved window that keeps from the
 // process a change it read and acted on; a stale view frozen at such a
 // change, restarted after a change that conflicts with that action),
-// the ranked plans of every workload before any other: a crash right after each write of
+// first in their class: a crash right after each write of
 // each operator process (the reference run's intermediate states first);
 // first among the stale restarts, a restart right after each object's last
 // change onto each earlier version of it, the latest, then the earliest,
@@ -209,9 +208,20 @@
 // withheld from the process, its lists included, from its creation or one
 // change until its next: plan.UnobservedWindows); and an error answer to
 // each write of an operator process, a 500 and a lost response (the API
-// errors a world draws by default). The sweep takes half of Checks, or
-// what its ranked plans need when they are more (the whole budget at the
-// most), the random plans the rest, numbered after it; every
+// errors a world draws by default).
+//
+// The budget's rule: the random plans keep half of Checks (rounded up),
+// whatever the sweep has, and the sweep takes at most the other half
+// (fewer when it has fewer plans: the random plans take what it leaves),
+// numbered first, the random plans after it. The sweep takes its classes
+// in turn, one plan of each class that has plans and then the next of
+// each, so that no class starves the others (an operator whose run ranks
+// thousands of error answers still has its crashes, stale restarts, holds
+// and unobserved windows tried from the first targeted plans); within a
+// class, the ranked plans of every workload come first, then the rest,
+// each taken from the workloads in turn (the first workloads', then the
+// re-creations'). A sweep of thousands of ranked plans is cut at its half,
+// never the random plans' (sweep.go: sweepBudget, targetedPlans). Every
 // targeted plan shares its workload's references, so a sweep costs about
 // one run a plan. A targeted plan is not shrunk: it is the workload and one
 // fault. Result.Targeted, and the pass and failure lines, say how many of
@@ -314,10 +324,16 @@
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent;
 //     TestASignatureNamesTheKindsItsReportNamesAsWords).
-//   - The re-creations' unranked targeted plans come after every unranked
-//     plan of the first workloads (TestTheRecreationsUnrankedPlansComeLast):
-//     where those fill the sweep's share of the budget, the re-creations' are
-//     not reached but for their ranked plans. The ranking is plan.Sweep's,
+//   - The re-creations' unranked targeted plans of a class come after every
+//     unranked plan of that class of the first workloads
+//     (TestTheRecreationsUnrankedPlansComeLast): where those fill the
+//     class's turns in the sweep's half of the budget, the re-creations' are
+//     not reached but for their ranked plans. The random plans keep their
+//     half of every budget but run after the sweep, numbered after it, not
+//     place by place between its plans (the random pass is one rapid
+//     exploration, its shrink within it): a sweep that finds a bug ends a
+//     search without KeepGoing before any random plan runs
+//     (TestTheRandomPlansKeepHalfOfEveryBudget). The ranking is plan.Sweep's,
 //     with its Known gaps (an error answer that only delays a reconcile is
 //     unranked). It is not sharded. Without worker processes its distinct
 //     violations are shrunk one after another; with them, those the random
