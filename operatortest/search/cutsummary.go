@@ -69,6 +69,9 @@ type exploration struct {
 	// found are the fields it names: a replay is judged modulo them, as
 	// modulo Options.Nondeterministic.
 	found canon.Nondeterministic
+	// unaimed says which classes of targeted plans found no target inside
+	// the fault phase (phase.go: unaimedLine); "" if none.
+	unaimed string
 }
 
 // explorationOf is w's exploration state.

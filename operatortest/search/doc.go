@@ -280,7 +280,13 @@
 //     twice the random plans drawn to find it, 20 at the least, counted as
 //     distinct plans (rapid tries one plan many times; again, it is recalled
 //     and costs no run). Past the bound the smallest failing plan so far is
-//     the minimal plan, and its line says so. That aims at a shrink within
+//     the minimal plan, and its line says so. And a shrink is bounded like
+//     a plan, by Options.PlanTimeout of wall time (one ran 17 minutes on a
+//     certificate operator): past it rapid's shrink is cut, the lines are
+//     not left out after it, and the finding's line says it was cut
+//     (Finding.ShrinkCut; TestAShrinkPastItsWallTimeIsCutAndSaysSo): that
+//     minimal plan depends on the machine's speed, as a cut plan's count
+//     does. That aims at a shrink within
 //     twice the time to find, and is measured, not guaranteed: a new
 //     candidate costs its reference runs, and time is not what is counted.
 //     With worker processes the other cores idle while the parent shrinks. No

@@ -83,7 +83,7 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
 	var out []Finding
 	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
-		out = append(out, Finding{Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
+		out = append(out, Finding{By: "no fault at all", Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
 	}
 	return out
 }
@@ -134,7 +134,7 @@ func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Fin
 		var out []Finding // one for each signature, as plainFindings makes them
 		for _, sig := range byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen)) {
 			g := f
-			g.Signature, g.Also, g.NoFault, g.FirstFailure = sig, nil, true, 0
+			g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sig, nil, true, 0, "no fault at all"
 			out = append(out, g)
 		}
 		return out, Finding{}, nil

@@ -98,7 +98,7 @@ func clause(s string) string {
 // sweep has (half of Checks, rounded up; all of what the sweep does not
 // fill): a bug that needs a drawn workload, a lag or a second fault is
 // found by them, and a sweep of thousands of ranked plans would otherwise
-// take a 100-plan budget whole (issue 64: an orchestrator's panic, two of
+// take a 100-plan budget whole (measured on large real operators: an orchestrator's panic, two of
 // its status bugs and a database operator's three findings came from
 // random plans that a sweep of 666 to 2,244 ranked plans left no room
 // for). The sweep takes the rest (sweepBudget).
@@ -145,6 +145,7 @@ func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	for _, s := range steps {
 		first = append(first, with(s))
 	}
+
 	for _, s := range more {
 		again = append(again, with(s))
 	}
@@ -244,6 +245,18 @@ func sweepOrder(sweeps [][]plan.Targeted, first, budget int) [][2]int {
 	return out
 }
 
+// byRandom is Finding.By of a random plan's finding.
+const byRandom = "a random plan"
+
+// byTargeted is Finding.By of a targeted plan's finding: its class, and
+// whether ranked.
+func byTargeted(tp plan.Targeted) string {
+	if tp.Ranked {
+		return fmt.Sprintf("a targeted plan (ranked %s)", tp.Class)
+	}
+	return fmt.Sprintf("a targeted plan (%s)", tp.Class)
+}
+
 // NoSweep, a test's hook, leaves the sweep out (and plan 0, its workloads'
 // fault-free runs: nofault.go): the tests of the random
 // pass (its workers, shards, shrinking, progress lines) need a bug the
@@ -265,6 +278,9 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 	start := time.Now()
 	plans, targeted, cov, err := targetedPlans(w, t, w.Opts.Checks)
 	if err != nil {
+		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
+	}
+	if explorationOf(w).unaimed, err = unaimedLine(w, t, cov); err != nil { // phase.go
 		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
 	at := map[string]int{}
@@ -312,7 +328,7 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		for _, sig := range fresh {
 			seen[sig] = true // one plan, one fault: one root cause
 		}
-		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		f := headline(w, Finding{By: byTargeted(targeted[i]), Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)})
 		mine, err := report(f)
 		if err != nil {
