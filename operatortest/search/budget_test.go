@@ -2,8 +2,10 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -72,5 +74,33 @@ func TestNoClassStarvesTheOthers(t *testing.T) {
 	}
 	if n := len(sweepOrder(sweeps, 2, 10_000)); n != 2007 {
 		t.Errorf("a budget larger than the sweep takes %d plans, want all 2,007", n)
+	}
+}
+
+// The sweep draws its targets from the fault-free runs of two schedules:
+// the script alone on the explorer seed's and on the other one
+// interleavings-agree runs (reference.OtherSeed), the second after the
+// re-creations, so that a state one schedule never reaches is still aimed
+// at.
+func TestTheSweepAimsAtTwoSchedules(t *testing.T) {
+	w, err := NewWorld(twoSeedOptions().WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, again, err := sweepWorkloads(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := first[0]
+	other := slices.IndexFunc(again, func(p *plan.Plan) bool {
+		return p.Seed == reference.OtherSeed(base.Seed) && (&plan.Plan{Steps: p.Steps}).String() == (&plan.Plan{Steps: base.Steps}).String()
+	})
+	if other < 0 || reference.OtherSeed(base.Seed) == base.Seed {
+		t.Errorf("the re-creations' tier (seeds %v) lacks the script alone on the other schedule (seed %d)", func() (out []uint64) {
+			for _, p := range again {
+				out = append(out, p.Seed)
+			}
+			return out
+		}(), reference.OtherSeed(base.Seed))
 	}
 }

@@ -182,8 +182,11 @@
 // all taken, the re-creations' (workload.Recreations: each seed object
 // deleted and created again under its name 1 ms later and once the
 // deletion has completed, a numeric place changed and changed back: a
-// scale down and up), in turn, so that the first workloads' plans keep
-// their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
+// scale down and up) and the script alone on a second schedule (the one
+// interleavings-agree runs, reference.OtherSeed: the targets of two
+// schedules' fault-free runs, so that a state the explorer seed's schedule
+// never reaches, a second member made before a scale-down, is still aimed
+// at), in turn, so that the first workloads' plans keep their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
 // enumerated from its own fault-free run (plan.Sweep), one fault each, and
 // the plans that run ranks first
 // (plan.Sweep's rule, Sieve's pruning by causality: a crash that leaves an

@@ -24,7 +24,8 @@ import (
 // seed object (workload.Lifecycle: a deletion, a change; then, after all
 // their plans, workload.Recreations: a re-creation at once and after the
 // deletion, a change undone), so that faults are aimed at what a user's
-// change makes the operator do. Plan 0 runs each of these
+// change makes the operator do, and the script alone on a second schedule
+// (reference.OtherSeed). Plan 0 runs each of these
 // workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
@@ -123,8 +124,10 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 // sweepWorkloads are the sweep's workloads as plans with no fault, in two
 // tiers: the script alone and the script with each of workload.Lifecycle's
 // (first: their plans keep the numbers they had before the re-creations
-// came), then the script with each of workload.Recreations'. The sweep
-// takes the first tier's plans in turn, then the second's.
+// came), then the script with each of workload.Recreations', and the
+// script alone on the other schedule (reference.OtherSeed: the targets of
+// two schedules' fault-free runs, not one's). The sweep takes the first
+// tier's plans in turn, then the second's.
 func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	base, err := sweepBase(w)
 	if err != nil {
@@ -149,6 +152,12 @@ func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	for _, s := range more {
 		again = append(again, with(s))
 	}
+	// The script alone on the other schedule interleavings-agree runs
+	// (reference.OtherSeed): its fault-free run reaches states the explorer
+	// seed's may never reach (a second member made before a scale-down),
+	// and its targets are aimed at too, after the first workloads' and the
+	// re-creations' of each class and rank.
+	again = append(again, &plan.Plan{Seed: reference.OtherSeed(base.Seed), Steps: base.Steps})
 	return first, again, nil
 }
 
