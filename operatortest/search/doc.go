@@ -235,6 +235,15 @@
 // before the heal (which ends every fault: a view that starts after it is
 // fresh and the plan would test nothing).
 //
+// Where faults are aimed: the fault phase, left to its default, is a
+// minute, lengthened until 30.5 s after the first write of a kind the
+// script's fault-free run makes after the minute, so that an operator that
+// first acts late (a Job a minute from its CR's creation) still meets
+// faults; one the test sets is kept, and a class aimed at the operator's
+// writes that finds no target inside it says so in one line
+// (Result.Unaimed); a saved plan whose crash never happens under it fails
+// its replay saying so (phase.go, examples/backup).
+//
 // Then the random plans. Each plan's seed and workload first run without faults (the reference run,
 // kept for converges and update-summaries). Its writes, and its operators'
 // live reads, in the fault phase are the targets: a drawn crash at a time or a
@@ -350,6 +359,13 @@
 //     there are workers (shrinkjobs.go), but the sweep's are judged in the
 //     test's process first. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
+//   - The default fault phase is aimed from one run, the script's on the
+//     explorer seed's schedule: a kind first written after the minute only
+//     under a user's change or on another schedule does not lengthen it, and
+//     a fuzz target (FuzzTarget, which has no test to run it in) draws
+//     under the minute. Only a crash or a stale restart that never happened
+//     is told of a saved plan; a hold or an API window that met nothing is
+//     not (TestAFaultThatNeverHappenedIsNamed).
 //   - The operator's nondeterminism is found by chance: four runs of the
 //     preflight plan alike (a range over a small Go map takes few orders, one
 //     most often) miss it, and so does a range on a path the preflight plan
