@@ -76,6 +76,9 @@ type exploration struct {
 	// listed are the findings KeepGoing listed under an earlier one
 	// (Result.Listed).
 	listed []Finding
+	// unaimed says which classes of targeted plans found no target inside
+	// the fault phase (phase.go: unaimedLine); "" if none.
+	unaimed string
 }
 
 // explorationOf is w's exploration state.

@@ -88,7 +88,7 @@ func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[st
 	if len(sigs) == 0 {
 		return nil
 	}
-	return []Finding{{Signature: sigs[0], Also: sigs[1:], NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took}}
+	return []Finding{{By: "no fault at all", Signature: sigs[0], Also: sigs[1:], NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took}}
 }
 
 // unseen are the signatures of sigs not in seen, in order.
@@ -139,7 +139,7 @@ func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Fin
 			return nil, Finding{}, nil
 		}
 		g := f // one fault-free run, one finding, as plainFindings makes it
-		g.Signature, g.Also, g.NoFault, g.FirstFailure = sigs[0], sigs[1:], true, 0
+		g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sigs[0], sigs[1:], true, 0, "no fault at all"
 		return []Finding{g}, Finding{}, nil
 	}
 	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}

@@ -51,6 +51,12 @@ func (rep *reporter) judge(p *plan.Plan, path string) []string {
 	}
 	vs := r.Violated()
 	if len(vs) == 0 {
+		if unmet := unmetFaults(p, r.Steps); unmet != "" { // phase.go
+			// No silent pass: a plan whose fault never happens tests nothing.
+			rep.t.Errorf("operatortest: plan %s holds, but its fault did not happen (%s): its crash falls outside the fault phase it is replayed under (%s; Options.FaultPhase): it tests nothing, and its hold says nothing of the bug it was saved for (trace hash %s)",
+				path, unmet, rep.w.Opts.FaultPhase, r.Hash)
+			return nil
+		}
 		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.Hash)
 		return nil
 	}

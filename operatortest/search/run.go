@@ -51,6 +51,9 @@ func Run(t *testing.T, o world.Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
+	if err := AimFaultPhase(w, t); err != nil { // phase.go
+		t.Fatalf("operatortest: %v", err)
+	}
 	call := workers.NextExploration(t)
 	if j, n := workers.Role(t, call); j > 0 {
 		work(w, t, j, n) // a worker process: it exits
@@ -139,11 +142,14 @@ func Run(t *testing.T, o world.Options) {
 				f.Signature, also, f.TimeToFind.Round(time.Millisecond), path, more)
 		} else {
 			bounded := ""
-			if f.ShrinkBounded {
+			switch {
+			case f.ShrinkCut:
+				bounded = fmt.Sprintf("; cut after %s of wall time, as a plan is (Options.PlanTimeout): the smallest failing plan so far, which a faster machine may shrink further", o.PlanTimeout)
+			case f.ShrinkBounded:
 				bounded = fmt.Sprintf("; stopped at its bound, the smallest failing plan so far (Options.ShrinkRuns; by default twice the random plans to find it, at least %d)", shrinkFloor)
 			}
-			t.Logf("operatortest: %s%s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs%s); the minimal plan is saved as %s%s",
-				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			t.Logf("operatortest: %s%s: violated after %d plans (seed %d; plan %d is %s), found in %s, shrunk in %s (%d candidates, %d runs%s); the minimal plan is saved as %s%s",
+				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.FirstFailure, f.By, f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
 				f.ShrinkCandidates, f.ShrinkRuns, bounded, path, more)
 		}
 		rep.replay(f, path)
@@ -167,6 +173,9 @@ func Run(t *testing.T, o world.Options) {
 		if err := workers.WriteShardResult(*world.FlagJSON, res.ShardResult(t.Name(), o)); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
+	}
+	if res.Unaimed != "" {
+		t.Logf("operatortest: %s", res.Unaimed)
 	}
 	for _, u := range res.Unreproduced {
 		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1)", u)
@@ -260,6 +269,10 @@ type Result struct {
 	// keyed list's order, a declared field): the operator's, logged, not
 	// failed (determinism.go).
 	Carried string
+	// Unaimed, if set, says in one line which classes of targeted plans
+	// found no target inside the fault phase while the operator writes
+	// after it, and names the option that moves it (phase.go).
+	Unaimed string
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): those the fault-free runs show first (NoFault), then one
 	// that needs a fault without KeepGoing, each root cause once with it.
@@ -282,6 +295,10 @@ type Finding struct {
 	// later plan shown to be the same bug (package rootcause), listed under
 	// it (Result.Listed), not reported as findings of their own.
 	Also []string
+	// By says which kind of plan first showed it: "a random plan", "a
+	// targeted plan (ranked crashes after a write)" (the sweep's, its class
+	// and whether ranked: sweep.go), or "no fault at all" (NoFault).
+	By string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
 	// finding is saved and shown first, and the exploration goes on for
@@ -299,6 +316,10 @@ type Finding struct {
 	// runs it cost (candidates not recalled, their reference runs and the
 	// runs that judged them again): where a shrink's time went.
 	ShrinkCandidates, ShrinkRuns int
+	// ShrinkCut: the shrink ran past Options.PlanTimeout of wall time and
+	// was cut there, as a plan is (ShrinkBounded is set too): its Minimal
+	// depends on the machine's speed.
+	ShrinkCut bool
 	// ShrinkBounded: the shrink stopped at its bound (shrinkBound), its
 	// Minimal the smallest failing plan so far, not one rapid could shrink
 	// no further.
@@ -318,6 +339,9 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	o = o.WithDefaults()
 	w, err := NewWorld(o)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := AimFaultPhase(w, t); err != nil { // phase.go
 		return Result{}, err
 	}
 	call := workers.NextExploration(t)
@@ -605,6 +629,7 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed, out.Excused = time.Since(start), w.Excused
 	out.Nondeterminism, out.Carried, out.Listed = explorationOf(w).nondeterminism, explorationOf(w).carried, explorationOf(w).listed
+	out.Unaimed = explorationOf(w).unaimed
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
@@ -662,7 +687,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	var found time.Time
 	first, ran, shrinking, runsAtFind, bound := 0, 0, 0, 0, 0
 	tried := map[string]bool{} // the distinct plans the shrink tried (the default bound counts them)
-	bounded := false
+	bounded, walled := false, false
 	target := ""
 	var last *world.RunResult
 	var lastVs []check.Verdict
@@ -696,6 +721,10 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		w.Phase = world.PhaseFind
 		if first != 0 {
 			w.Phase = world.PhaseShrink
+			if time.Since(found) >= shrinkWall(w.Opts) {
+				bounded, walled = true, true
+				return nil // bounded like a plan: rapid keeps the smallest plan so far
+			}
 			if w.Opts.ShrinkRuns > 0 && shrinking >= w.Opts.ShrinkRuns {
 				bounded = true
 				return nil // the budget is spent: rapid keeps the smallest plan so far
@@ -809,7 +838,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 	}
 	minimal := res.Minimal
-	if !last.Partial {
+	if !last.Partial && !walled {
 		// The lines rapid left that are not part of the cause (reference.DropLines),
 		// within what is left of Options.ShrinkRuns when it is set.
 		budget := -1
@@ -836,10 +865,16 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			also = append(also, s)
 		}
 	}
-	return &Finding{Signature: sig, Also: also, Minimal: minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
+	return &Finding{By: byRandom, Signature: sig, Also: also, Minimal: minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
-		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded}, ran, nil
+		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded, ShrinkCut: walled}, ran, nil
 }
+
+// shrinkWall is the wall time a shrink may take, as one plan may
+// (Options.PlanTimeout): past it rapid's shrink is cut, its smallest
+// failing plan so far the minimal plan, and the report says so (a test's
+// hook).
+var shrinkWall = func(o world.Options) time.Duration { return o.PlanTimeout }
 
 // shrinkFloor is the fewest candidates a shrink may try under the default
 // bound (shrinkBound): a plan found early still has its values narrowed
