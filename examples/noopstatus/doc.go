@@ -1,7 +1,10 @@
 // Package noopstatus is a small kubebuilder-style operator with two bugs of
 // different kinds, for the search's findings with no fault at all: for each
 // App it makes two ConfigMaps, <name>-config and then <name>-credentials,
-// both owned by the App, and counts them in the App's status.
+// both owned by the App, each holding the App's image (kept up to date),
+// and counts them in the App's status. (Before it kept the image up to
+// date, it had a third bug the random plans found once they ran beside the
+// sweep's: a ConfigMap made before a change of the image kept the old one.)
 //
 //   - NoopStatus: it writes the status on every reconcile, changed or not,
 //     and asks to be reconciled again every resync (15 s): at rest it keeps

@@ -117,6 +117,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		var cm corev1.ConfigMap
 		err := r.Get(ctx, client.ObjectKey{Namespace: app.Namespace, Name: app.Name + suffix}, &cm)
 		if err == nil {
+			if cm.Data["image"] != app.Spec.Image {
+				cm.Data = map[string]string{"image": app.Spec.Image} // the App's image changed since
+				if err := r.Update(ctx, &cm); err != nil {
+					return ctrl.Result{}, err
+				}
+			}
 			children++
 			if i == 0 && r.CrashBug {
 				children++ // the bug: the first ConfigMap stands for both
