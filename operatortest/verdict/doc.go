@@ -74,7 +74,8 @@
 //     candidate end states only, never a source of learned fields.
 //   - interleavings-agree: the two fault-free schedules end alike (Kamera's
 //     check); a violation is a race with no fault. Excused by random-draws,
-//     frozen-outputs and frozen-status, when both runs end so. The two
+//     frozen-outputs and frozen-status, when both runs end so, and
+//     cluster-backoff, when either does. The two
 //     schedules share one environment (reference/random.go: the processes'
 //     randomness, generated names' suffixes, the kubelet's durations per
 //     pod) and differ in the interleaving alone. When they disagree, the
@@ -261,10 +262,6 @@
 //     it: a wrong mirror of the object in back-off is not caught by
 //     converges on that plan
 //     (examples/patterns.TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged).
-//   - cluster-backoff is converges' only: interleavings-agree compares two
-//     fault-free runs whole though one ends with a key in the cluster's
-//     back-off, a false alarm with no fault
-//     (examples/patterns.TestAFaultFreeRunInTheClustersBackoffFailsInterleavingsAgree).
 //   - Which run made the writes the other did not is said of an object's
 //     creates and deletes (converges on its existence, update-summaries;
 //     extra_test.go), not of writes to its fields: a converges verdict on

@@ -113,7 +113,7 @@ var Excuses = []Excuse{
 		Rule: "While a run ends failing on an object in an error a fault-free run ends in too, the object's status fields only that controller's reconciles that returned nil wrote are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
 	{Name: DelayedWork, Principle: 2, Oracles: []string{world.WritesAtRest},
 		Rule: "Writes at rest beyond the fault-free runs' that stop in the window's first half are work a fault delayed into it and finished there, not an operator left writing."},
-	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges},
+	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
 		Rule: "An object one of the cluster's own controllers ends the run holding in back-off (its sync failed, its retry due after the end: client-go's per-item back-off doubles to 1000 s) is still being worked on: its status, the objects it owns and its owners' status are not compared, for a real cluster gets there only at the retry."},
 	// Principle 3: what the operator does to itself is never excused.
 	{Name: SameRestarts, Principle: 3, Oracles: []string{world.Converges, world.UpdateSummaries},
