@@ -101,24 +101,19 @@
 //     live or deleted (nightly-*2, nightly-*deleted2), is a duplicate, never
 //     a race.
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
-//     an error. Excused by shared-error (a dependency the user deleted: the
-//     operator fails and retries with back-off until the user fixes it, by
-//     design) and error-met (a retry's cycle of errors), withdrawn by
+//     an error. Errors are compared by their cause (package
+//     operatortest/cause: the value the workload wrote and left in place
+//     that the error quotes, else a validation's causes, else the text), so
+//     one invalid value of the user's met by a create in one run (a 500
+//     from kube-apiserver's IP allocator) and by an update in another (a
+//     422 with field errors) is one error. Excused by shared-error (a
+//     dependency the user deleted: the operator fails and retries with
+//     back-off until the user fixes it, by design), error-met (a retry's
+//     cycle of errors) and user-value (the user's invalid value, which the
+//     API refused or a fault-free run failed on too: whether the fault-free
+//     run met it, in another controller, or never sent it), withdrawn by
 //     quiet-workload (reference/judge.go). The results of an incarnation
-//     that crashed since are forgotten (its queue died with it). Errors are
-//     compared by their cause, not their text (the equivalence's rule,
-//     canon.ErrorCause): a validation's refusal (kube-apiserver's, or a
-//     webhook's with field errors) is the object refused and its causes'
-//     field paths, types and values, what the operator wrapped around it
-//     aside, so one invalid value met by a create in one run and by an
-//     update in another is one error. An error at rest that refuses a write
-//     (a validation's refusal, or an internal error of the write: a
-//     Service's clusterIP goes to its allocator before validation on a
-//     create) and quotes only values the reconciled object holds, each at
-//     one field path of what it asks for, is compared by the user's value
-//     (canon.UserValueCause): both runs end failing, for good, on the value
-//     the user wrote, and which call met it raced the user's edit. Any
-//     other error is its text.
+//     that crashed since are forgotten (its queue died with it).
 //   - terminates: nothing still deleting at the end. Excused by
 //     deletion-in-progress (terminates.go); one a fault-free run never
 //     finished deleting counts. no-orphans judges the end state alone.
@@ -315,16 +310,6 @@
 //     interleavings-agree reports it. The digest of the built-in
 //     controllers' hash names masks times and uids, not the run's
 //     generated names inside the content (TestAChecksumInBase64IsOpaque).
-//   - Errors are compared by their cause when they are a validation's
-//     refusal with field causes (apierrors.NewInvalid's text), and by the
-//     user's value when they refuse a write for a string the reconciled
-//     object holds at one field path: an internal error that quotes no
-//     such value, a user value that is a number or is held at two paths,
-//     and a condition's message that carries an internal error are
-//     compared by their text. A cause's detail (which rule the value
-//     broke) is not compared, nor, for the user's value, which child field
-//     refused it (TestAnErrorAtRestIsComparedByItsCause,
-//     operatortest/canon.TestARefusalOfANumberTheUserSetNamesNoField).
 //   - The status fields frozen while a reconcile fails by design are read
 //     from the status writes made inside the controller's reconciles of
 //     the object (each write's content against the object's previous

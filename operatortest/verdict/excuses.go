@@ -39,6 +39,7 @@ const (
 	RandomDraws       = "random-draws"
 	SharedError       = "shared-error"
 	ErrorMet          = "error-met"
+	UserValue         = "user-value"
 	UserDeletionRace  = "user-deletion-race"
 	CyclePace         = "cycle-pace"
 	DeletionInFlight  = "deletion-in-progress"
@@ -88,6 +89,8 @@ var Excuses = []Excuse{
 		Rule: "An error at rest (by its cause) that a fault-free run of the workload ends in too on the same object is the workload's doing."},
 	{Name: ErrorMet, Principle: 1, Oracles: []string{world.NoErrorAtRest},
 		Rule: "An error at rest on an object a fault-free run ends failing on too, in another error it also met on the way, is where the schedule put the end in a retry's cycle of errors."},
+	{Name: UserValue, Principle: 1, Oracles: []string{world.NoErrorAtRest},
+		Rule: "An error at rest that quotes a value the workload wrote and left in place, which kube-apiserver (or a webhook) refused in a write or on which a fault-free run of the workload failed too (in any controller), is the user's invalid input: a correct operator fails on it until the user fixes it, and whether a run met it, in which controller, by which call, or never sent it (a guard fired first) raced the user's edit."},
 	{Name: UserDeletionRace, Principle: 1, Oracles: []string{world.UpdateSummaries},
 		Rule: "One lifetime more of an object (a create and a delete more, the deletion at or after the workload's first deletion, not a generated name's second) is the operator's write winning a race with the user's deletion that the fault-free runs lost."},
 	{Name: CyclePace, Principle: 1, Oracles: []string{world.UpdateSummaries},
