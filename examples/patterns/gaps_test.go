@@ -39,6 +39,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
@@ -499,7 +500,7 @@ func TestAPatternWithTwoTwinsIsListedOncePerTwin(t *testing.T) {
 }
 
 func TestALargeOperatorsTrapsStandOnePerPattern(t *testing.T) {
-	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip"}
+	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard"}
 	var crds [][]byte
 	for _, name := range traps {
 		i := slices.IndexFunc(patterns, func(p pattern) bool { return p.name == name })
@@ -566,5 +567,19 @@ func TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag(t *testing.T) {
 		if bytes.Contains(src, []byte("t.Parallel"+"()")) {
 			t.Errorf("%s runs a test in parallel", name)
 		}
+	}
+}
+
+func TestAGuardedPipelineKeepsItsStatefulSet(t *testing.T) {
+	etl := &guard.Pipeline{ObjectMeta: meta("flow", "etl")}
+	r := replayCorrect(t, "override-guard", operatortest.Patch(10*time.Second, etl, `{"spec":{"replicas":1,"override":{"serviceName":"etl-workers"}}}`))
+	var sts appsv1.StatefulSet
+	get(t, r, "flow", "etl", &sts)
+	if *sts.Spec.Replicas != 2 || sts.Spec.ServiceName == "etl-workers" {
+		t.Errorf("the guarded StatefulSet has %d replicas and service %q, want 2 and the override not applied", *sts.Spec.Replicas, sts.Spec.ServiceName)
+	}
+	get(t, r, "flow", "etl", etl)
+	if etl.Status.Blocked == "" {
+		t.Errorf("the Pipeline's status does not say why it was not scaled down")
 	}
 }

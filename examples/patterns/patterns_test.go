@@ -15,6 +15,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
@@ -38,7 +39,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
-	tenant.AddToScheme, membervolume.AddToScheme,
+	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -332,6 +333,16 @@ var patterns = []pattern{
 			return operator(clusterip.CRD, "clusterip", func(mgr manager.Manager) error {
 				return (&clusterip.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &clusterip.BrokerService{ObjectMeta: meta("queue", "amqp"), Spec: clusterip.BrokerServiceSpec{Port: 5672}})
+		},
+	},
+	{
+		name: "override-guard",
+		does: "a Pipeline's free-form override is passed to its StatefulSet as it is, and a scale-down of a running pipeline is refused (status.blocked): an edit that scales to 0 and sets an invalid override meets the guard where the StatefulSet exists, kube-apiserver's refusal where the operator creates it after the edit",
+		bug:  "records the observed generation before it writes the StatefulSet, and skips the StatefulSet of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(guard.CRD, "guard", func(mgr manager.Manager) error {
+				return (&guard.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &guard.Pipeline{ObjectMeta: meta("flow", "etl"), Spec: guard.PipelineSpec{Replicas: 2}})
 		},
 	},
 	{

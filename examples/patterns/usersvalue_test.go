@@ -1,0 +1,78 @@
+package patterns_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+)
+
+// heldPastTheEdit keeps the invalid-clusterip operator down from the start
+// until 30s, past the user's edit at 20s that sets an address
+// kube-apiserver cannot parse: the operator creates the
+// Service after the edit, and kube-apiserver's IP allocator answers the
+// create with a 500 (`failed to parse service IP "ac"`), before
+// validation; the fault-free run made the Service first, and validation
+// answers its update with a 422 and field errors.
+const heldPastTheEdit = `seed 1
+at 20s mutate object=0 field=spec.clusterIP value="\"ac\""
+stop process=clusterip from=0s until=30s
+`
+
+// A Service created with an invalid clusterIP after the edit and one
+// updated with it end in one error, whatever the verb, the status code and
+// the wording (and the operator's wrapping, which quotes its Service's
+// name): the value the user wrote. The correct operator holds.
+func TestAServiceCreatedOrUpdatedWithTheUsersInvalidAddressIsOneError(t *testing.T) {
+	r := replayPattern(t, "invalid-clusterip", false, heldPastTheEdit)
+	var results []string
+	for _, s := range r.Final.Run().Steps {
+		if s.Op == "result" && s.Controller == "brokerservice" && strings.HasPrefix(s.Result, "error:") {
+			results = append(results, s.Result)
+		}
+	}
+	if !slices.ContainsFunc(results, func(s string) bool { return strings.Contains(s, `failed to parse service IP "ac"`) }) {
+		t.Fatalf("the held run's errors are %q, want the IP allocator's refusal of the create", results)
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.SharedError) && !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want the user's value shared with the fault-free run", v.Excused, v.Detail)
+	}
+}
+
+// downPastTheGuardedEdit keeps the override-guard operator down from the
+// start until 30s, past the user's edit at 20s that scales the Pipeline
+// to 0 and sets a podManagementPolicy the StatefulSet's validation
+// refuses: the operator creates the StatefulSet after the edit, and every
+// reconcile ends in kube-apiserver's 422. In the fault-free run the
+// StatefulSet exists, the scale-down guard fires first and the invalid
+// value is never sent.
+const downPastTheGuardedEdit = `seed 1
+at 20s mutate object=0 field=spec.replicas value=0
+at 20s mutate object=0 field=spec.override.podManagementPolicy value="\"a30101\""
+stop process=guard from=0s until=30s
+`
+
+// An error at rest on the user's invalid value, which kube-apiserver
+// refused, is the user's (user-value) though the fault-free run never sent
+// it: the correct operator holds, and the twin is still caught on its own.
+func TestAnInvalidOverrideAGuardKeptFromTheFaultFreeRunIsTheUsers(t *testing.T) {
+	r := replayPattern(t, "override-guard", false, downPastTheGuardedEdit)
+	var failed bool
+	for _, s := range r.Final.Run().Steps {
+		failed = failed || s.Op == "result" && strings.Contains(s.Result, `Invalid value: "a30101"`)
+	}
+	if !failed {
+		t.Fatalf("no reconcile of the held run ends in the StatefulSet's refusal of \"a30101\"")
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
+	}
+}
