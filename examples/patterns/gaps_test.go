@@ -49,6 +49,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/secretref"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -500,7 +501,7 @@ func TestAPatternWithTwoTwinsIsListedOncePerTwin(t *testing.T) {
 }
 
 func TestALargeOperatorsTrapsStandOnePerPattern(t *testing.T) {
-	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard"}
+	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard", "secret-ref"}
 	var crds [][]byte
 	for _, name := range traps {
 		i := slices.IndexFunc(patterns, func(p pattern) bool { return p.name == name })
@@ -581,5 +582,19 @@ func TestAGuardedPipelineKeepsItsStatefulSet(t *testing.T) {
 	get(t, r, "flow", "etl", etl)
 	if etl.Status.Blocked == "" {
 		t.Errorf("the Pipeline's status does not say why it was not scaled down")
+	}
+}
+
+func TestARegistrysStatusWaitsForItsConfigMap(t *testing.T) {
+	hub := &secretref.Registry{ObjectMeta: meta("images", "hub")}
+	r := replayCorrect(t, "secret-ref",
+		operatortest.Patch(10*time.Second, hub, `{"spec":{"secretRef":{"name":"hub-new"}}}`),
+		operatortest.Create(20*time.Second, &corev1.Secret{ObjectMeta: meta("images", "hub-new")}))
+	var woken bool
+	for _, s := range operatorSteps(r, "secretref") {
+		woken = woken || s.Controller == "registry-status" && s.Op == "reconcile" && s.At > 10*time.Second
+	}
+	if woken {
+		t.Errorf("registry-status was reconciled after the reference changed, with no ConfigMap change")
 	}
 }

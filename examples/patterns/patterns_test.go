@@ -27,6 +27,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/secretref"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -39,7 +40,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
-	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme,
+	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme, secretref.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -343,6 +344,18 @@ var patterns = []pattern{
 			return operator(guard.CRD, "guard", func(mgr manager.Manager) error {
 				return (&guard.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &guard.Pipeline{ObjectMeta: meta("flow", "etl"), Spec: guard.PipelineSpec{Replicas: 2}})
+		},
+	},
+	{
+		name: "secret-ref",
+		does: "a Registry's two controllers each check the Secret it names (registry, then its ConfigMap; registry-status, woken by the ConfigMap alone, then status.ready): an emptied reference fails both where both look again after the edit",
+		bug:  "records the observed generation before it writes the ConfigMap, and skips the ConfigMap of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(secretref.CRD, "secretref", func(mgr manager.Manager) error {
+				return (&secretref.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			},
+				&secretref.Registry{ObjectMeta: meta("images", "hub"), Spec: secretref.RegistrySpec{Replicas: 2, SecretRef: secretref.SecretRef{Name: "hub-creds"}}},
+				&corev1.Secret{ObjectMeta: meta("images", "hub-creds"), Data: map[string][]byte{"password": []byte("s3cret")}})
 		},
 	},
 	{

@@ -76,3 +76,33 @@ func TestAnInvalidOverrideAGuardKeptFromTheFaultFreeRunIsTheUsers(t *testing.T) 
 		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
 	}
 }
+
+// restartAfterTheEmptiedReference empties the secret-ref Registry's
+// reference at 20s and crashes its operator at 25s: the new incarnation
+// relists the ConfigMap, which wakes registry-status, and it fails on
+// `Secret "" not found` as registry does; in the fault-free run nothing
+// wakes registry-status after the edit.
+const restartAfterTheEmptiedReference = `seed 1
+at 20s mutate object=0 field=spec.secretRef value={}
+crash process=secretref at=25s
+`
+
+// An error at rest on the user's emptied reference in a controller that
+// only the faulted run reconciled again is the user's (user-value): the
+// fault-free run failed on it too, in another controller.
+func TestAnEmptiedReferenceMetInAnotherControllerIsTheUsers(t *testing.T) {
+	r := replayPattern(t, "secret-ref", false, restartAfterTheEmptiedReference)
+	var failed bool
+	for _, s := range r.Final.Run().Steps {
+		failed = failed || s.Op == "result" && s.Controller == "registry-status" && strings.Contains(s.Result, `Secret "" not found`)
+	}
+	if !failed {
+		t.Fatalf("registry-status never fails on the emptied reference in the faulted run")
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
+	}
+}
