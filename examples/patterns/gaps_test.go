@@ -8,8 +8,10 @@ package patterns_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"os"
@@ -596,5 +598,25 @@ func TestARegistrysStatusWaitsForItsConfigMap(t *testing.T) {
 	}
 	if woken {
 		t.Errorf("registry-status was reconciled after the reference changed, with no ConfigMap change")
+	}
+}
+
+func TestAKeyPairsCertificateIsSelfSigned(t *testing.T) {
+	r := replayCorrect(t, "key-pair")
+	var secret corev1.Secret
+	get(t, r, "certs", "web-tls", &secret)
+	block, _ := pem.Decode(secret.Data[corev1.TLSCertKey])
+	if block == nil {
+		t.Fatalf("the Secret holds no certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Issuer.CommonName != "web.example.com" || cert.Subject.CommonName != cert.Issuer.CommonName {
+		t.Errorf("the certificate is issued by %q to %q, want self-signed for web.example.com", cert.Issuer.CommonName, cert.Subject.CommonName)
+	}
+	if cert.NotBefore.Year() < 2000 || cert.NotAfter.Sub(cert.NotBefore) != 90*24*time.Hour {
+		t.Errorf("the certificate is valid from %v to %v, want 90 days from the operator's clock", cert.NotBefore, cert.NotAfter)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/keypair"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
@@ -40,7 +41,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
-	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme, secretref.AddToScheme,
+	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme, secretref.AddToScheme, keypair.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -356,6 +357,16 @@ var patterns = []pattern{
 			},
 				&secretref.Registry{ObjectMeta: meta("images", "hub"), Spec: secretref.RegistrySpec{Replicas: 2, SecretRef: secretref.SecretRef{Name: "hub-creds"}}},
 				&corev1.Secret{ObjectMeta: meta("images", "hub-creds"), Data: map[string][]byte{"password": []byte("s3cret")}})
+		},
+	},
+	{
+		name: "key-pair",
+		does: "a KeyPair gets a Secret holding an ECDSA key drawn from crypto/rand and a self-signed certificate for its common name, issued through a temporary request Secret of generated name that it deletes, recorded in status",
+		bug:  "issues a new key and certificate at every reconcile: the Secret is rewritten for ever",
+		options: func(buggy bool) operatortest.Options {
+			return operator(keypair.CRD, "keypair", func(mgr manager.Manager) error {
+				return (&keypair.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &keypair.KeyPair{ObjectMeta: meta("certs", "web"), Spec: keypair.KeyPairSpec{CommonName: "web.example.com"}})
 		},
 	},
 	{

@@ -106,3 +106,32 @@ func TestAnEmptiedReferenceMetInAnotherControllerIsTheUsers(t *testing.T) {
 		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
 	}
 }
+
+// A crash right after the key-pair operator created its temporary request
+// Secret: the next incarnation issues again through a second request, and
+// deletes both. How many temporary objects of generated name the operator
+// made and deleted, and which of them its status names, are its own
+// (update-summaries: temporary; canon names a reference to a deleted one
+// as an object gone), while its key material is drawn from the plan.
+func TestATemporaryObjectMadeAgainAfterACrashIsTheOperatorsOwn(t *testing.T) {
+	const crashAfterTheRequest = "seed 1\ncrash process=keypair write=1\n"
+	r := replayPattern(t, "key-pair", false, crashAfterTheRequest)
+	var requests int
+	for _, s := range r.Final.Run().Steps {
+		if s.Process == "keypair" && s.Op == "create" && strings.HasPrefix(s.Object, "Secret certs/web-request-") {
+			requests++
+		}
+	}
+	if requests != 2 {
+		t.Fatalf("the operator created %d requests, want 2 (one before the crash, one after)", requests)
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.UpdateSummaries); !slices.Contains(v.Excused, verdict.Temporary) {
+		t.Fatalf("update-summaries holds by %v (%s), want %s", v.Excused, v.Detail, verdict.Temporary)
+	}
+	if vs := replayPattern(t, "key-pair", true, crashAfterTheRequest).Violated(); len(vs) == 0 {
+		t.Fatalf("the twin holds on %q", crashAfterTheRequest)
+	}
+}

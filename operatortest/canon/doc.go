@@ -20,8 +20,11 @@
 //     owners ("nightly-*", "nightly-*2"), or among the deleted ones
 //     ("nightly-*deleted"); every occurrence of the full name
 //     (status.jobName, a label, an ownerReference, a child's own generated
-//     prefix) is replaced by that name (generated.go). The apiserver draws
-//     the suffix; which object a reference names is deterministic. A name
+//     prefix) is replaced by that name (generated.go), and of a deleted
+//     one by "nightly-*deleted" whichever it was (how many the operator
+//     made and deleted, a temporary made again after a crash, is its
+//     retries'). The apiserver draws the suffix; which live object a
+//     reference names is deterministic. A name
 //     made from a hash of what the object holds (a ReplicaSet's, a
 //     ControllerRevision's) is named by what it holds ("web-*[1a2b3c4d]").
 //   - scheduling: a pod created with no node is bound by the scheduler,

@@ -1,6 +1,7 @@
 package cause
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -122,12 +123,17 @@ func Refused(text string) bool {
 // ("Kind namespace/name field.path"): every string leaf an edit changed,
 // outside metadata and status (what the user asks for), and "" for one an
 // edit removed (a reference emptied: its name is "" to the code that reads
-// it).
+// it); and the names of the objects the workload deleted that are still
+// gone ("Kind namespace/name deleted": a dependency the user removed).
 func heldValues(r *check.Run) map[string][]string {
 	admin := map[uint64]bool{}
+	deleted := map[string]bool{} // the objects the workload deleted
 	for _, s := range r.Steps {
 		if s.Process == "admin" && (s.Op == "update" || s.Op == "patch") && s.Result == "ok" && s.RVWritten > 0 {
 			admin[s.RVWritten] = true
+		}
+		if s.Process == "admin" && s.Op == "delete" && s.Result == "ok" {
+			deleted[s.Object] = true
 		}
 	}
 	type place struct{ object, path string }
@@ -174,6 +180,15 @@ func heldValues(r *check.Run) map[string][]string {
 	}
 	slices.SortFunc(order, func(a, b place) int { return strings.Compare(a.object+" "+a.path, b.object+" "+b.path) })
 	out := map[string][]string{}
+	for _, object := range slices.Sorted(maps.Keys(deleted)) {
+		if _, live := prev[object]; !live {
+			_, name, _ := strings.Cut(object, "/")
+			if _, ns, ok := strings.Cut(object, " "); ok && !strings.Contains(ns, "/") {
+				name = ns // cluster-scoped: "Kind name"
+			}
+			out[name] = append(out[name], object+" deleted")
+		}
+	}
 	for _, pl := range order {
 		end, live := prev[pl.object]
 		if v := written[pl]; live && end[pl.path] == v {

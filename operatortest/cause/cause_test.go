@@ -103,3 +103,14 @@ func TestARefusalOfANumberTheUserSetIsNotTheUsersValue(t *testing.T) {
 		t.Errorf("reads %q (user %v), want the validation's causes, not the user's value", e.Err, e.User)
 	}
 }
+
+// A dependency the workload deleted, still gone at the end, is the user's
+// doing too: an error that quotes its name is named by the deletion.
+func TestADependencyTheUserDeletedIsTheUsers(t *testing.T) {
+	r := run(`error: Secret "amqp-user" not found`)
+	r.Steps = append([]trace.Step{{Process: "admin", Op: "delete", Object: "Secret queue/amqp-user", Result: "ok"}}, r.Steps...)
+	e := atRest(t, r)
+	if want := `<the user's value: Secret queue/amqp-user deleted "amqp-user">`; e.Err != want || !e.User {
+		t.Errorf("reads %q (user %v), want %q", e.Err, e.User, want)
+	}
+}

@@ -17,7 +17,9 @@
 //     status aside): each string leaf set, and "" for one removed (a
 //     reference emptied is "" to the code that reads it); the seed
 //     objects are the test's set-up, not an edit. Left in place: the
-//     object holds it at that path at the run's end. One invalid value
+//     object holds it at that path at the run's end. The name of an
+//     object the workload deleted and that is still gone is the user's
+//     too ("Secret queue/amqp-user deleted": a dependency removed). One invalid value
 //     met by a create in one run (a Service's clusterIP goes to its IP
 //     allocator before validation: a 500) and by an update in another (a
 //     422 with field errors), in one controller or another, is one cause;

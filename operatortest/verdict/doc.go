@@ -96,8 +96,10 @@
 //     finalizer's external record; or the user deleted an object the
 //     operator keeps while its owner's deletion was under way),
 //     user-edit-race, lifetime-end, frozen-outputs (an output made once more
-//     and kept; made twice or unmade still counts), cycle-pace and
-//     collector-churn (churn.go). A generated name past its prefix's first,
+//     and kept; made twice or unmade still counts), cycle-pace,
+//     collector-churn (churn.go) and temporary (an object of generated name
+//     the operator made and that is gone, made and deleted more often: a
+//     request issued again after a crash). A generated name past its prefix's first,
 //     live or deleted (nightly-*2, nightly-*deleted2), is a duplicate, never
 //     a race.
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
@@ -152,9 +154,11 @@
 // object it names among the live objects of that prefix, ordered by their
 // owners ("nightly-*", "nightly-*2"), or among the deleted ones
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
-// reference, data): the suffix is the apiserver's draw, but which object a
-// reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (canon/generated.go); a
+// reference, data; a reference to a deleted one is "nightly-*deleted"
+// whichever it was): the suffix is the apiserver's draw, but which live
+// object a reference names is not, while how many objects of the prefix
+// were made before the live one races with the user's steps, and how many
+// the operator made and deleted is its retries' (canon/generated.go); a
 // name a built-in controller made from a hash of what the object holds (a
 // ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
 // becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"): which

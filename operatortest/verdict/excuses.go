@@ -42,6 +42,7 @@ const (
 	UserValue         = "user-value"
 	UserDeletionRace  = "user-deletion-race"
 	CyclePace         = "cycle-pace"
+	Temporary         = "temporary"
 	DeletionInFlight  = "deletion-in-progress"
 	LateStart         = "late-start"
 	SameDowntime      = "same-downtime"
@@ -95,6 +96,8 @@ var Excuses = []Excuse{
 		Rule: "One lifetime more of an object (a create and a delete more, the deletion at or after the workload's first deletion, not a generated name's second) is the operator's write winning a race with the user's deletion that the fault-free runs lost."},
 	{Name: CyclePace, Principle: 1, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object the fault-free run made and unmade twice or more is a retry cycle, and how many turns it takes in a run is the schedule's."},
+	{Name: Temporary, Principle: 1, Oracles: []string{world.UpdateSummaries},
+		Rule: "An object of generated name the operator created and that is gone at the end, made and deleted as many more times as the fault-free runs' (a signing request, a lock), is a temporary of the operator's own: how many it makes, once per attempt (again after a crash cut the reconcile that made one), is its nondeterminism, and the end state is converges'."},
 	{Name: DeletionInFlight, Principle: 1, Oracles: []string{world.Terminates},
 		Rule: "An object still deleting at the end, for no longer than a fault-free run took to delete it (plus a second), is in progress where the end fell in its cycle, not stuck."},
 	// Principle 2: a correct operator may be slowed.

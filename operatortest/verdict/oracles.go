@@ -120,6 +120,12 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}.Excuse(excused...)
 }
 
+// madeBy is whether o's first field manager is one of processes.
+func madeBy(o client.Object, processes []string) bool {
+	mf := o.GetManagedFields()
+	return len(mf) > 0 && slices.Contains(processes, mf[0].Manager)
+}
+
 // met is whether any reconcile of the run ended in err (by its cause).
 func (s *Snapshot) met(err string) bool {
 	for _, errs := range s.errorsMet { // lint:order-independent a check of each
@@ -177,6 +183,9 @@ type Snapshot struct {
 	// their owners was gone or being deleted, and then deleted (by the
 	// garbage collector, as its rules say), before the heal's grace ended.
 	collected []string
+	// temporary are the objects of generated name an operator process
+	// created that are gone at the end, by key (UpdateSummaries).
+	temporary map[string]bool
 	// atRest are the run's errors at rest (kept for a reference run), and
 	// outputs what each controller's reconciles of an object wrote
 	// (frozen.go).
@@ -267,6 +276,25 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	}
 	s.deleteTook = map[string]time.Duration{}
 	deletionBegan := map[types.UID]time.Time{}
+	// The operator's creates: by the resourceVersions its creates got back,
+	// or (a create whose answer it never read) by the field manager that
+	// made the object, the process's name.
+	byOperator := map[uint64]bool{}
+	for _, st := range r.Steps {
+		if st.Op == "create" && st.RVWritten > 0 && slices.Contains(w.OperatorProcesses(), st.Process) {
+			byOperator[st.RVWritten] = true
+		}
+	}
+	s.temporary = map[string]bool{}
+	operatorMade := map[types.UID]bool{}
+	for _, ev := range r.Log {
+		switch uid := ev.Object.GetUID(); {
+		case ev.Type == watch.Added && ev.Object.GetGenerateName() != "" && (byOperator[ev.ResourceVersion] || madeBy(ev.Object, w.OperatorProcesses())):
+			operatorMade[uid] = true
+		case ev.Type == watch.Deleted && operatorMade[uid]:
+			s.temporary[s.Key(ev.GVK, ev.Object)] = true
+		}
+	}
 	for _, ev := range r.Log {
 		gvk, o := ev.GVK, ev.Object
 		if _, ok := s.Raw[gvk]; !ok {
@@ -778,7 +806,7 @@ func countWindow(end time.Duration) string {
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled, finishedKeys, keptKeys, excused []string
+	var racedKeys, cycled, finishedKeys, keptKeys, temporaries, excused []string
 	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	snaps := []*Snapshot{got}
@@ -840,6 +868,13 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					excused = append(excused, FrozenOutputs)
 					continue
 				}
+				if got.temporary[k] && g.Creates-most.Creates == g.deletes-most.deletes {
+					// How many temporary objects the operator made and
+					// deleted again (once per attempt) is its own.
+					temporaries = append(temporaries, k)
+					excused = append(excused, Temporary)
+					continue
+				}
 				if cycling(most) {
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					excused = append(excused, CyclePace)
@@ -866,6 +901,9 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 	}
 	if n := len(cycled); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, world.Plural(n), strings.Join(cycled, ", ")))
+	}
+	if n := len(temporaries); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d temporary object%s of generated name the operator made and that are gone, made and deleted more often in this run (not counted: %s)", n, world.Plural(n), strings.Join(temporaries, ", ")))
 	}
 	note := strings.Join(notes, "; ")
 	return check.Verdict{Property: world.UpdateSummaries, Holds: true, Detail: note}.Excuse(excused...)

@@ -1,7 +1,8 @@
 // Package secretref is the smallest operator whose controllers each read
 // a Secret the user names, and only one of which is woken by the user's
 // edit: a Registry names its credentials' Secret (spec.secretRef); the
-// controller registry checks the Secret, then writes the Registry's
+// controller registry (woken by the Registry, its ConfigMap and the
+// Secret) checks the Secret, then writes the Registry's
 // ConfigMap (its replicas) and records the generation written, and the
 // controller registry-status, woken only by the ConfigMap's events,
 // checks the Secret again and sets status.ready. Both fail, and retry

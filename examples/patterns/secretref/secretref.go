@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/scheme"
 
 	_ "embed"
@@ -104,15 +105,32 @@ type Reconciler struct {
 // changes.
 type StatusReconciler struct{ client.Client }
 
-// SetupWithManager registers both controllers: registry (Registries, and
-// the ConfigMaps they own) and registry-status (the ConfigMaps alone).
+// SetupWithManager registers both controllers: registry (Registries, the
+// ConfigMaps they own and the Secrets they name) and registry-status (the
+// ConfigMaps alone).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := ctrl.NewControllerManagedBy(mgr).For(&Registry{}).Owns(&corev1.ConfigMap{}).Complete(r); err != nil {
+	if err := ctrl.NewControllerManagedBy(mgr).For(&Registry{}).Owns(&corev1.ConfigMap{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.naming)).Complete(r); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).Named("registry-status").
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &Registry{}, handler.OnlyControllerOwner())).
 		Complete(&StatusReconciler{Client: mgr.GetClient()})
+}
+
+// naming are the Registries of the Secret's namespace that name it.
+func (r *Reconciler) naming(ctx context.Context, o client.Object) []reconcile.Request {
+	var list RegistryList
+	if err := r.List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, reg := range list.Items {
+		if reg.Spec.SecretRef.Name == o.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&reg)})
+		}
+	}
+	return out
 }
 
 // secret fails while the Secret the Registry names is missing.
@@ -173,6 +191,8 @@ func (r *StatusReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if reg.Status.Ready {
 		return ctrl.Result{}, nil
 	}
+	// A merge patch of its one field: registry writes the status too.
+	patch := client.MergeFrom(reg.DeepCopyObject().(*Registry))
 	reg.Status.Ready = true
-	return ctrl.Result{}, r.Status().Update(ctx, &reg)
+	return ctrl.Result{}, r.Status().Patch(ctx, &reg, patch)
 }
