@@ -503,7 +503,7 @@ func TestAPatternWithTwoTwinsIsListedOncePerTwin(t *testing.T) {
 }
 
 func TestALargeOperatorsTrapsStandOnePerPattern(t *testing.T) {
-	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard", "secret-ref"}
+	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard", "secret-ref", "key-pair"}
 	var crds [][]byte
 	for _, name := range traps {
 		i := slices.IndexFunc(patterns, func(p pattern) bool { return p.name == name })
