@@ -98,8 +98,9 @@
 //     user-edit-race, lifetime-end, frozen-outputs (an output made once more
 //     and kept; made twice or unmade still counts), cycle-pace,
 //     collector-churn (churn.go) and temporary (an object of generated name
-//     the operator made and that is gone, made and deleted more often: a
-//     request issued again after a crash). A generated name past its prefix's first,
+//     the operator made, that only it wrote and that is gone, made and
+//     deleted more often: a request issued again after a crash; a Job, on
+//     which the Job controller acts, is no temporary). A generated name past its prefix's first,
 //     live or deleted (nightly-*2, nightly-*deleted2), is a duplicate, never
 //     a race.
 //   - no-error-at-rest: no controller's last reconcile of an object ends in

@@ -97,7 +97,7 @@ var Excuses = []Excuse{
 	{Name: CyclePace, Principle: 1, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object the fault-free run made and unmade twice or more is a retry cycle, and how many turns it takes in a run is the schedule's."},
 	{Name: Temporary, Principle: 1, Oracles: []string{world.UpdateSummaries},
-		Rule: "An object of generated name the operator created and that is gone at the end, made and deleted as many more times as the fault-free runs' (a signing request, a lock), is a temporary of the operator's own: how many it makes, once per attempt (again after a crash cut the reconcile that made one), is its nondeterminism, and the end state is converges'."},
+		Rule: "An object of generated name the operator created, that only it wrote (no controller of the cluster acted on it) and that is gone at the end, made and deleted as many more times as the fault-free runs' (a signing request, a lock), is a temporary of the operator's own: how many it makes, once per attempt (again after a crash cut the reconcile that made one), is its nondeterminism, and the end state is converges'."},
 	{Name: DeletionInFlight, Principle: 1, Oracles: []string{world.Terminates},
 		Rule: "An object still deleting at the end, for no longer than a fault-free run took to delete it (plus a second), is in progress where the end fell in its cycle, not stuck."},
 	// Principle 2: a correct operator may be slowed.

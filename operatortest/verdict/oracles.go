@@ -120,10 +120,10 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}.Excuse(excused...)
 }
 
-// madeBy is whether o's first field manager is one of processes.
-func madeBy(o client.Object, processes []string) bool {
+// writtenBy is whether o's field managers are all of processes.
+func writtenBy(o client.Object, processes []string) bool {
 	mf := o.GetManagedFields()
-	return len(mf) > 0 && slices.Contains(processes, mf[0].Manager)
+	return len(mf) > 0 && !slices.ContainsFunc(mf, func(e metav1.ManagedFieldsEntry) bool { return !slices.Contains(processes, e.Manager) })
 }
 
 // met is whether any reconcile of the run ended in err (by its cause).
@@ -184,7 +184,8 @@ type Snapshot struct {
 	// garbage collector, as its rules say), before the heal's grace ended.
 	collected []string
 	// temporary are the objects of generated name an operator process
-	// created that are gone at the end, by key (UpdateSummaries).
+	// created, and only it wrote, that are gone at the end, by key
+	// (UpdateSummaries).
 	temporary map[string]bool
 	// atRest are the run's errors at rest (kept for a reference run), and
 	// outputs what each controller's reconciles of an object wrote
@@ -289,8 +290,10 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	operatorMade := map[types.UID]bool{}
 	for _, ev := range r.Log {
 		switch uid := ev.Object.GetUID(); {
-		case ev.Type == watch.Added && ev.Object.GetGenerateName() != "" && (byOperator[ev.ResourceVersion] || madeBy(ev.Object, w.OperatorProcesses())):
+		case ev.Type == watch.Added && ev.Object.GetGenerateName() != "" && (byOperator[ev.ResourceVersion] || writtenBy(ev.Object, w.OperatorProcesses())):
 			operatorMade[uid] = true
+		case !writtenBy(ev.Object, w.OperatorProcesses()):
+			delete(operatorMade, uid) // a controller of the cluster acted on it (a Job's status)
 		case ev.Type == watch.Deleted && operatorMade[uid]:
 			s.temporary[s.Key(ev.GVK, ev.Object)] = true
 		}
