@@ -106,6 +106,9 @@
 //     writes-at-rest), what they compare (operatortest/canon: the
 //     equivalence of two runs), and which of two runs that disagree shows
 //     the bug (the blame rule).
+//   - operatortest/cause: the errors a run's reconciles end in, by their
+//     cause (the value the user wrote that an error quotes, a validation's
+//     causes), as no-error-at-rest compares and excuses them.
 //   - operatortest/reference: the fault-free runs a faulted run is judged
 //     against, the rule that says which and why, and where faults are aimed.
 //   - operatortest/search: the exploration (the sweep, random plans, worker

@@ -64,8 +64,9 @@
 //     and two-managers (their -past twins)
 //     (TestTwinsAreJudgedByTheGenericOraclesAlone,
 //     TestAPatternWithTwoTwinsIsListedOncePerTwin).
-//   - The five patterns restart-stamp, invalid-override,
-//     complete-binding, restart-checksum and invalid-clusterip stand for a
+//   - The eight patterns restart-stamp, invalid-override,
+//     complete-binding, restart-checksum, invalid-clusterip,
+//     override-guard, secret-ref and key-pair stand for a
 //     large operator's traps one at a time: a pod template stamped with a
 //     restart time, a user's value the CRD accepts and a child's
 //     validation refuses (drawn by the workload: any short string but
@@ -74,7 +75,12 @@
 //     recorded only by a complete reconcile, a checksum over a ConfigMap
 //     stamped with a time, and a Service's clusterIP that kube-apiserver
 //     refuses with its IP allocator's internal error on a create and with
-//     validation's field errors on an update. A checksum over a desired
+//     validation's field errors on an update, a guard that keeps an
+//     invalid override from being sent where the child exists, and a
+//     controller woken again after the user's edit in one run only, and
+//     key material and temporary objects of generated name the operator
+//     makes itself. A
+//     checksum over a desired
 //     spec the operator never stores (the apiserver defaults it) is not
 //     among them: operatortest/verdict's Known gaps
 //     (TestALargeOperatorsTrapsStandOnePerPattern).

@@ -8,8 +8,10 @@ package patterns_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"os"
@@ -39,6 +41,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
@@ -48,6 +51,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/secretref"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -499,7 +503,7 @@ func TestAPatternWithTwoTwinsIsListedOncePerTwin(t *testing.T) {
 }
 
 func TestALargeOperatorsTrapsStandOnePerPattern(t *testing.T) {
-	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip"}
+	traps := []string{"restart-stamp", "invalid-override", "complete-binding", "restart-checksum", "invalid-clusterip", "override-guard", "secret-ref", "key-pair"}
 	var crds [][]byte
 	for _, name := range traps {
 		i := slices.IndexFunc(patterns, func(p pattern) bool { return p.name == name })
@@ -566,5 +570,53 @@ func TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag(t *testing.T) {
 		if bytes.Contains(src, []byte("t.Parallel"+"()")) {
 			t.Errorf("%s runs a test in parallel", name)
 		}
+	}
+}
+
+func TestAGuardedPipelineKeepsItsStatefulSet(t *testing.T) {
+	etl := &guard.Pipeline{ObjectMeta: meta("flow", "etl")}
+	r := replayCorrect(t, "override-guard", operatortest.Patch(10*time.Second, etl, `{"spec":{"replicas":1,"override":{"serviceName":"etl-workers"}}}`))
+	var sts appsv1.StatefulSet
+	get(t, r, "flow", "etl", &sts)
+	if *sts.Spec.Replicas != 2 || sts.Spec.ServiceName == "etl-workers" {
+		t.Errorf("the guarded StatefulSet has %d replicas and service %q, want 2 and the override not applied", *sts.Spec.Replicas, sts.Spec.ServiceName)
+	}
+	get(t, r, "flow", "etl", etl)
+	if etl.Status.Blocked == "" {
+		t.Errorf("the Pipeline's status does not say why it was not scaled down")
+	}
+}
+
+func TestARegistrysStatusWaitsForItsConfigMap(t *testing.T) {
+	hub := &secretref.Registry{ObjectMeta: meta("images", "hub")}
+	r := replayCorrect(t, "secret-ref",
+		operatortest.Patch(10*time.Second, hub, `{"spec":{"secretRef":{"name":"hub-new"}}}`),
+		operatortest.Create(20*time.Second, &corev1.Secret{ObjectMeta: meta("images", "hub-new")}))
+	var woken bool
+	for _, s := range operatorSteps(r, "secretref") {
+		woken = woken || s.Controller == "registry-status" && s.Op == "reconcile" && s.At > 10*time.Second
+	}
+	if woken {
+		t.Errorf("registry-status was reconciled after the reference changed, with no ConfigMap change")
+	}
+}
+
+func TestAKeyPairsCertificateIsSelfSigned(t *testing.T) {
+	r := replayCorrect(t, "key-pair")
+	var secret corev1.Secret
+	get(t, r, "certs", "web-tls", &secret)
+	block, _ := pem.Decode(secret.Data[corev1.TLSCertKey])
+	if block == nil {
+		t.Fatalf("the Secret holds no certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Issuer.CommonName != "web.example.com" || cert.Subject.CommonName != cert.Issuer.CommonName {
+		t.Errorf("the certificate is issued by %q to %q, want self-signed for web.example.com", cert.Issuer.CommonName, cert.Subject.CommonName)
+	}
+	if cert.NotBefore.Year() < 2000 || cert.NotAfter.Sub(cert.NotBefore) != 90*24*time.Hour {
+		t.Errorf("the certificate is valid from %v to %v, want 90 days from the operator's clock", cert.NotBefore, cert.NotAfter)
 	}
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/jobchild"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/keypair"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/leader"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/mapports"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/membervolume"
@@ -26,6 +28,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/secretref"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/statefulset"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/tenant"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/twomanagers"
@@ -38,7 +41,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	schedule.AddToScheme, password.AddToScheme, mapports.AddToScheme, statefulset.AddToScheme,
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
-	tenant.AddToScheme, membervolume.AddToScheme,
+	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme, secretref.AddToScheme, keypair.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -336,6 +339,38 @@ var patterns = []pattern{
 			return operator(clusterip.CRD, "clusterip", func(mgr manager.Manager) error {
 				return (&clusterip.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &clusterip.BrokerService{ObjectMeta: meta("queue", "amqp"), Spec: clusterip.BrokerServiceSpec{Port: 5672}})
+		},
+	},
+	{
+		name: "override-guard",
+		does: "a Pipeline's free-form override is passed to its StatefulSet as it is, and a scale-down of a running pipeline is refused (status.blocked): an edit that scales to 0 and sets an invalid override meets the guard where the StatefulSet exists, kube-apiserver's refusal where the operator creates it after the edit",
+		bug:  "records the observed generation before it writes the StatefulSet, and skips the StatefulSet of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(guard.CRD, "guard", func(mgr manager.Manager) error {
+				return (&guard.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &guard.Pipeline{ObjectMeta: meta("flow", "etl"), Spec: guard.PipelineSpec{Replicas: 2}})
+		},
+	},
+	{
+		name: "secret-ref",
+		does: "a Registry's two controllers each check the Secret it names (registry, then its ConfigMap; registry-status, woken by the ConfigMap alone, then status.ready): an emptied reference fails both where both look again after the edit",
+		bug:  "records the observed generation before it writes the ConfigMap, and skips the ConfigMap of an observed generation: a crash between loses the user's edit for good",
+		options: func(buggy bool) operatortest.Options {
+			return operator(secretref.CRD, "secretref", func(mgr manager.Manager) error {
+				return (&secretref.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			},
+				&secretref.Registry{ObjectMeta: meta("images", "hub"), Spec: secretref.RegistrySpec{Replicas: 2, SecretRef: secretref.SecretRef{Name: "hub-creds"}}},
+				&corev1.Secret{ObjectMeta: meta("images", "hub-creds"), Data: map[string][]byte{"password": []byte("s3cret")}})
+		},
+	},
+	{
+		name: "key-pair",
+		does: "a KeyPair gets a Secret holding an ECDSA key drawn from crypto/rand and a self-signed certificate for its common name, issued through a temporary request Secret of generated name that it deletes, recorded in status",
+		bug:  "issues a new key and certificate at every reconcile: the Secret is rewritten for ever",
+		options: func(buggy bool) operatortest.Options {
+			return operator(keypair.CRD, "keypair", func(mgr manager.Manager) error {
+				return (&keypair.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &keypair.KeyPair{ObjectMeta: meta("certs", "web"), Spec: keypair.KeyPairSpec{CommonName: "web.example.com"}})
 		},
 	},
 	{

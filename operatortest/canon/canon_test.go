@@ -26,6 +26,10 @@ func TestARefusalCarriedInAMessageIsComparedByItsCause(t *testing.T) {
 	if c.Text(strings.ReplaceAll(update, `"s"`, `"t"`)) == c.Text(create) {
 		t.Errorf("a refusal of another value reads as the same")
 	}
+	internal := `Internal error occurred: failed to parse service IP "s"`
+	if c.Text(internal) != internal {
+		t.Errorf("an internal error is read as a cause: %s", c.Text(internal))
+	}
 	if got := c.Text("bound to Secret carts-binding"); got != "bound to Secret carts-binding" {
 		t.Errorf("a message with no refusal is changed: %s", got)
 	}

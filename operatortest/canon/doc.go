@@ -4,8 +4,7 @@
 // generated and hash-derived names, scheduled nodes and allocated addresses
 // by the objects they belong to; Text, Value and Encode give the canonical
 // form of a string, a decoded value and an object; Shapes says which lists
-// have no order; ErrorCause reads a refusal by its cause, UserValueCause
-// one of the user's own value.
+// have no order; ErrorCause reads a refusal by its cause.
 //
 //   - uids: each object's uid is named by the object it belongs to,
 //     "<uid:Kind namespace/name>" ("<uid:Kind name>" for a cluster-scoped
@@ -21,8 +20,11 @@
 //     owners ("nightly-*", "nightly-*2"), or among the deleted ones
 //     ("nightly-*deleted"); every occurrence of the full name
 //     (status.jobName, a label, an ownerReference, a child's own generated
-//     prefix) is replaced by that name (generated.go). The apiserver draws
-//     the suffix; which object a reference names is deterministic. A name
+//     prefix) is replaced by that name (generated.go), and of a deleted
+//     one by "nightly-*deleted" whichever it was (how many the operator
+//     made and deleted, a temporary made again after a crash, is its
+//     retries'). The apiserver draws the suffix; which live object a
+//     reference names is deterministic. A name
 //     made from a hash of what the object holds (a ReplicaSet's, a
 //     ControllerRevision's) is named by what it holds ("web-*[1a2b3c4d]").
 //   - scheduling: a pod created with no node is bound by the scheduler,
@@ -64,16 +66,8 @@
 //     update by those and the transition's, so which of the two an
 //     operator met the user's value on, a race with the user's edit,
 //     changes the text and not the cause.
-//     An error at rest that refuses a write for the reconciled object's
-//     own value (a validation's refusal, or kube-apiserver's internal
-//     error of the write, "Internal error occurred: ...", as its IP
-//     allocator answers a Service's create whose clusterIP it cannot
-//     parse, before validation) whose every quoted value the object's
-//     content (its metadata and status aside) holds at exactly one field
-//     path is that value at that path (UserValueCause): the create's 500
-//     and the update's field errors on the same user value are one cause.
-//     A refusal that also quotes a value the user did not set, and an
-//     error that refuses no write (not found, forbidden), are not.
+//     An error that quotes a value the user wrote is compared by that
+//     value (package operatortest/cause).
 //   - derived values: a value derived from content is as nondeterministic
 //     as that content, and is compared by what it digests, after this
 //     equivalence. A name made from a digest of content (a
@@ -120,14 +114,11 @@
 //   - Times are recognised by their RFC 3339 and Go String forms, and Unix
 //     seconds only in an error's text; a time in another layout is compared
 //     as it is (TestATimeInAnotherLayoutIsComparedAsItIs).
-//   - A refusal is read by its cause only in apierrors.NewInvalid's text,
-//     and by the user's value only in an error at rest (the verdicts give
-//     the reconciled object); a condition's message that carries an
-//     internal error is compared by its text, times and tokens masked. A
-//     user value that is no string (a number), or that the object holds
-//     at two paths, names no field (TestARefusalCarriedInAMessageIsComparedByItsCause,
-//     TestARefusalOfANumberTheUserSetNamesNoField,
-//     TestARefusalOfTheUsersValueIsThatValue).
+//   - A refusal is read by its cause only in apierrors.NewInvalid's text:
+//     a condition's message that carries an internal error (a clusterIP
+//     kube-apiserver's allocator cannot parse) is compared by its text,
+//     times and tokens masked
+//     (TestARefusalCarriedInAMessageIsComparedByItsCause).
 //   - A checksum is named by what it digests only when that is a string
 //     or the JSON of a node the run stored, digested whole by MD5, SHA-1,
 //     SHA-256 or SHA-512 into lowercase hex: a checksum of key=value lines,

@@ -834,3 +834,30 @@ func TestAnOrdinalNameIsNotAGeneratedOne(t *testing.T) {
 		t.Errorf("the pods are named %v in one order and %v in another, want %v in both", a, b, want)
 	}
 }
+
+// A reference to a deleted object of generated name names an object gone,
+// not which: an operator that made its temporary request twice (again
+// after a crash) and deleted both, and records the last in its status,
+// reads as one that made it once; a reference to a live one is still
+// another state.
+func TestAReferenceToADeletedGeneratedObjectNamesAnObjectGone(t *testing.T) {
+	request := func(suffix string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "certs", Name: "web-request-" + suffix, GenerateName: "web-request-", UID: types.UID("uid-" + suffix)}}
+	}
+	status := func(log []apiserver.Event, record string) string {
+		kp := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "certs", Name: "web", UID: "uid-web"}, Data: map[string]string{"request": record}}
+		log = append(log, optest.Added(t, kp))
+		w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(log)}
+		return canon.Encode(s.Normalize(corev1.SchemeGroupVersion.WithKind("ConfigMap"), kp))
+	}
+	a, b := request("q86zx"), request("x22j6")
+	once := status([]apiserver.Event{optest.Added(t, a), deletedEv(t, a)}, a.Name)
+	twice := status([]apiserver.Event{optest.Added(t, a), optest.Added(t, b), deletedEv(t, a), deletedEv(t, b)}, b.Name)
+	if once != twice || !strings.Contains(once, `"web-request-*deleted"`) {
+		t.Errorf("a record of the last of two deleted requests differs from a record of the one:\n%s\n%s", once, twice)
+	}
+	if live := status([]apiserver.Event{optest.Added(t, a), optest.Added(t, b), deletedEv(t, a)}, b.Name); live == once {
+		t.Errorf("a record of a live request reads as one of a deleted one: %s", live)
+	}
+}

@@ -28,16 +28,3 @@ func TestATimeInAnotherLayoutIsComparedAsItIs(t *testing.T) {
 		}
 	}
 }
-
-// A refusal of a number the user set names no field: the port is quoted as
-// a number, and only a string is matched against the user's values.
-func TestARefusalOfANumberTheUserSetNamesNoField(t *testing.T) {
-	user := UserValues(map[string]any{
-		"metadata": map[string]any{"name": "amqp", "namespace": "queue"},
-		"spec":     map[string]any{"port": int64(5672)},
-	})
-	text := `error: Service "amqp" is invalid: spec.ports[0].port: Invalid value: 5672: must be at most 1024`
-	if c, ok := UserValueCause(text, "queue/amqp", user); ok {
-		t.Errorf("a refusal of the user's number is read as %q", c)
-	}
-}

@@ -28,8 +28,12 @@ import (
 //     workload) and only then by creation;
 //   - an object deleted by the end is named by its place among the deleted
 //     ones of its prefix, in creation order ("nightly-*deleted",
-//     "nightly-*deleted2"): a reference to one is a reference to an object
-//     gone.
+//     "nightly-*deleted2"); a reference to one, wherever it appears, is a
+//     reference to an object gone ("nightly-*deleted" whichever it was):
+//     how many the operator made and deleted (a temporary made again
+//     after a crash cut the reconcile that made it, a request retried
+//     under a stale view) is its retries', and so is which of them it
+//     last named.
 //
 // Counting every object ever made with the prefix (the place in creation
 // order) would name the same live object "nightly-*3" in a run where the
@@ -289,7 +293,16 @@ func generatedNames(made []*madeObj) (map[types.UID]string, [][2]string) {
 				if m.gone && liveName[m.name] {
 					continue
 				}
-				pairs = append(pairs, [2]string{m.name, names[m.uid]})
+				ref := names[m.uid]
+				if m.gone && m.hash == "" {
+					// A reference to a deleted one names an object gone,
+					// not which: how many the operator made and deleted
+					// (a temporary made again after a crash, a request
+					// retried) is its retries', and which of them a live
+					// object last named with it.
+					ref = prefix + "*deleted"
+				}
+				pairs = append(pairs, [2]string{m.name, ref})
 				if m.hash != "" {
 					pairs = append(pairs, [2]string{m.hash, "<hash of " + names[m.uid] + ">"})
 				}

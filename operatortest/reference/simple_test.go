@@ -32,6 +32,10 @@ var simplePlans = flag.Int("simple.plans", 1000, "plans the simple judge's prope
 //   - the base: the plan's own fault-free run and the other schedule's;
 //   - random-draws: the run with other draws is a reference of converges,
 //     update-summaries and interleavings-agree (its differing fields free);
+//   - cluster-backoff: what the cluster's controllers hold in back-off at
+//     the faulted run's end (converges) or at either fault-free run's
+//     (interleavings-agree) is not compared: its owned objects, its status
+//     and its owners';
 //   - late-start: every late start is a candidate of converges;
 //   - same-downtime, same-blind-time, stop-after-cut: when an operator was
 //     down or blind, a converges or update-summaries verdict the above leave

@@ -8,6 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 )
 
 // The cluster's back-off: the table's cluster-backoff (excuses.go). A key
@@ -21,12 +23,46 @@ type backoffFree struct{ whole, status map[string]bool }
 
 // BackoffFree reads got's Backoffs against got's end and the references'.
 func BackoffFree(refs []*Reference, got *Snapshot) backoffFree {
-	out := backoffFree{whole: map[string]bool{}, status: map[string]bool{}}
 	snaps := []*Snapshot{got}
 	for _, r := range refs {
 		snaps = append(snaps, r.Snap)
 	}
-	for _, b := range got.Backoffs {
+	return backoffOf(got.Backoffs, snaps)
+}
+
+// AgreeFree is the cluster's back-off of two fault-free runs that
+// interleavings-agree compares: the Backoffs of either, read against both
+// ends. skip are the objects not compared (ClusterBackoff the why), free
+// the status paths of the others, by key, in either run.
+func AgreeFree(w *world.World, x, y *Snapshot) (skip map[string]string, free map[string]map[string]bool) {
+	bf := backoffOf(append(slices.Clip(x.Backoffs), y.Backoffs...), []*Snapshot{x, y})
+	skip, free = map[string]string{}, map[string]map[string]bool{}
+	for k := range bf.whole { // lint:order-independent a map is filled
+		skip[k] = ClusterBackoff
+	}
+	for _, s := range []*Snapshot{x, y} {
+		for _, gvk := range s.Kinds {
+			for k, v := range s.Of(gvk).Value { // lint:order-independent a set is filled
+				if bf.status[k] {
+					paths := map[string]string{}
+					statusPaths(w.Shapes.For(gvk), paths, v)
+					if free[k] == nil {
+						free[k] = map[string]bool{}
+					}
+					for p := range paths { // lint:order-independent a set is filled
+						free[k][p] = true
+					}
+				}
+			}
+		}
+	}
+	return skip, free
+}
+
+// backoffOf reads backoffs against the ends of snaps.
+func backoffOf(backoffs []check.Backoff, snaps []*Snapshot) backoffFree {
+	out := backoffFree{whole: map[string]bool{}, status: map[string]bool{}}
+	for _, b := range backoffs {
 		ns, name, ok := strings.Cut(b.Key, "/")
 		if !ok {
 			ns, name = "", b.Key

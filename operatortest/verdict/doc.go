@@ -74,7 +74,8 @@
 //     candidate end states only, never a source of learned fields.
 //   - interleavings-agree: the two fault-free schedules end alike (Kamera's
 //     check); a violation is a race with no fault. Excused by random-draws,
-//     frozen-outputs and frozen-status, when both runs end so. The two
+//     frozen-outputs and frozen-status, when both runs end so, and
+//     cluster-backoff, when either does. The two
 //     schedules share one environment (reference/random.go: the processes'
 //     randomness, generated names' suffixes, the kubelet's durations per
 //     pod) and differ in the interleaving alone. When they disagree, the
@@ -95,29 +96,27 @@
 //     finalizer's external record; or the user deleted an object the
 //     operator keeps while its owner's deletion was under way),
 //     user-edit-race, lifetime-end, frozen-outputs (an output made once more
-//     and kept; made twice or unmade still counts), cycle-pace and
-//     collector-churn (churn.go). A generated name past its prefix's first,
+//     and kept; made twice or unmade still counts), cycle-pace,
+//     collector-churn (churn.go) and temporary (an object of generated name
+//     the operator made, that only it wrote and that is gone, made and
+//     deleted more often: a request issued again after a crash; a Job, on
+//     which the Job controller acts, is no temporary). A generated name past its prefix's first,
 //     live or deleted (nightly-*2, nightly-*deleted2), is a duplicate, never
 //     a race.
 //   - no-error-at-rest: no controller's last reconcile of an object ends in
-//     an error. Excused by shared-error (a dependency the user deleted: the
-//     operator fails and retries with back-off until the user fixes it, by
-//     design) and error-met (a retry's cycle of errors), withdrawn by
+//     an error. Errors are compared by their cause (package
+//     operatortest/cause: the value the workload wrote and left in place
+//     that the error quotes, else a validation's causes, else the text), so
+//     one invalid value of the user's met by a create in one run (a 500
+//     from kube-apiserver's IP allocator) and by an update in another (a
+//     422 with field errors) is one error. Excused by shared-error (a
+//     dependency the user deleted: the operator fails and retries with
+//     back-off until the user fixes it, by design), error-met (a retry's
+//     cycle of errors) and user-value (the user's invalid value, which the
+//     API refused or a fault-free run failed on too: whether the fault-free
+//     run met it, in another controller, or never sent it), withdrawn by
 //     quiet-workload (reference/judge.go). The results of an incarnation
-//     that crashed since are forgotten (its queue died with it). Errors are
-//     compared by their cause, not their text (the equivalence's rule,
-//     canon.ErrorCause): a validation's refusal (kube-apiserver's, or a
-//     webhook's with field errors) is the object refused and its causes'
-//     field paths, types and values, what the operator wrapped around it
-//     aside, so one invalid value met by a create in one run and by an
-//     update in another is one error. An error at rest that refuses a write
-//     (a validation's refusal, or an internal error of the write: a
-//     Service's clusterIP goes to its allocator before validation on a
-//     create) and quotes only values the reconciled object holds, each at
-//     one field path of what it asks for, is compared by the user's value
-//     (canon.UserValueCause): both runs end failing, for good, on the value
-//     the user wrote, and which call met it raced the user's edit. Any
-//     other error is its text.
+//     that crashed since are forgotten (its queue died with it).
 //   - terminates: nothing still deleting at the end. Excused by
 //     deletion-in-progress (terminates.go); one a fault-free run never
 //     finished deleting counts. no-orphans judges the end state alone.
@@ -156,9 +155,11 @@
 // object it names among the live objects of that prefix, ordered by their
 // owners ("nightly-*", "nightly-*2"), or among the deleted ones
 // ("nightly-*deleted"), in every reference to it (status.jobName, an owner
-// reference, data): the suffix is the apiserver's draw, but which object a
-// reference names is not, while how many objects of the prefix were made
-// before the live one races with the user's steps (canon/generated.go); a
+// reference, data; a reference to a deleted one is "nightly-*deleted"
+// whichever it was): the suffix is the apiserver's draw, but which live
+// object a reference names is not, while how many objects of the prefix
+// were made before the live one races with the user's steps, and how many
+// the operator made and deleted is its retries' (canon/generated.go); a
 // name a built-in controller made from a hash of what the object holds (a
 // ReplicaSet's "<deployment>-<pod-template-hash>", a ControllerRevision's)
 // becomes its prefix and a digest of what it holds ("web-*[1a2b3c4d]"): which
@@ -261,10 +262,6 @@
 //     it: a wrong mirror of the object in back-off is not caught by
 //     converges on that plan
 //     (examples/patterns.TestATwinsMirrorOfAnObjectInTheClustersBackoffIsNotJudged).
-//   - cluster-backoff is converges' only: interleavings-agree compares two
-//     fault-free runs whole though one ends with a key in the cluster's
-//     back-off, a false alarm with no fault
-//     (examples/patterns.TestAFaultFreeRunInTheClustersBackoffFailsInterleavingsAgree).
 //   - Which run made the writes the other did not is said of an object's
 //     creates and deletes (converges on its existence, update-summaries;
 //     extra_test.go), not of writes to its fields: a converges verdict on
@@ -318,16 +315,6 @@
 //     interleavings-agree reports it. The digest of the built-in
 //     controllers' hash names masks times and uids, not the run's
 //     generated names inside the content (TestAChecksumInBase64IsOpaque).
-//   - Errors are compared by their cause when they are a validation's
-//     refusal with field causes (apierrors.NewInvalid's text), and by the
-//     user's value when they refuse a write for a string the reconciled
-//     object holds at one field path: an internal error that quotes no
-//     such value, a user value that is a number or is held at two paths,
-//     and a condition's message that carries an internal error are
-//     compared by their text. A cause's detail (which rule the value
-//     broke) is not compared, nor, for the user's value, which child field
-//     refused it (TestAnErrorAtRestIsComparedByItsCause,
-//     operatortest/canon.TestARefusalOfANumberTheUserSetNamesNoField).
 //   - The status fields frozen while a reconcile fails by design are read
 //     from the status writes made inside the controller's reconciles of
 //     the object (each write's content against the object's previous

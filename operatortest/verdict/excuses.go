@@ -39,8 +39,10 @@ const (
 	RandomDraws       = "random-draws"
 	SharedError       = "shared-error"
 	ErrorMet          = "error-met"
+	UserValue         = "user-value"
 	UserDeletionRace  = "user-deletion-race"
 	CyclePace         = "cycle-pace"
+	Temporary         = "temporary"
 	DeletionInFlight  = "deletion-in-progress"
 	LateStart         = "late-start"
 	SameDowntime      = "same-downtime"
@@ -88,10 +90,14 @@ var Excuses = []Excuse{
 		Rule: "An error at rest (by its cause) that a fault-free run of the workload ends in too on the same object is the workload's doing."},
 	{Name: ErrorMet, Principle: 1, Oracles: []string{world.NoErrorAtRest},
 		Rule: "An error at rest on an object a fault-free run ends failing on too, in another error it also met on the way, is where the schedule put the end in a retry's cycle of errors."},
+	{Name: UserValue, Principle: 1, Oracles: []string{world.NoErrorAtRest},
+		Rule: "An error at rest that quotes a value the workload wrote and left in place, which kube-apiserver (or a webhook) refused in a write or on which a fault-free run of the workload failed too (in any controller), is the user's invalid input: a correct operator fails on it until the user fixes it, and whether a run met it, in which controller, by which call, or never sent it (a guard fired first) raced the user's edit."},
 	{Name: UserDeletionRace, Principle: 1, Oracles: []string{world.UpdateSummaries},
 		Rule: "One lifetime more of an object (a create and a delete more, the deletion at or after the workload's first deletion, not a generated name's second) is the operator's write winning a race with the user's deletion that the fault-free runs lost."},
 	{Name: CyclePace, Principle: 1, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object the fault-free run made and unmade twice or more is a retry cycle, and how many turns it takes in a run is the schedule's."},
+	{Name: Temporary, Principle: 1, Oracles: []string{world.UpdateSummaries},
+		Rule: "An object of generated name the operator created, that only it wrote (no controller of the cluster acted on it) and that is gone at the end, made and deleted as many more times as the fault-free runs' (a signing request, a lock), is a temporary of the operator's own: how many it makes, once per attempt (again after a crash cut the reconcile that made one), is its nondeterminism, and the end state is converges'."},
 	{Name: DeletionInFlight, Principle: 1, Oracles: []string{world.Terminates},
 		Rule: "An object still deleting at the end, for no longer than a fault-free run took to delete it (plus a second), is in progress where the end fell in its cycle, not stuck."},
 	// Principle 2: a correct operator may be slowed.
@@ -113,7 +119,7 @@ var Excuses = []Excuse{
 		Rule: "While a run ends failing on an object in an error a fault-free run ends in too, the object's status fields only that controller's reconciles that returned nil wrote are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
 	{Name: DelayedWork, Principle: 2, Oracles: []string{world.WritesAtRest},
 		Rule: "Writes at rest beyond the fault-free runs' that stop in the window's first half are work a fault delayed into it and finished there, not an operator left writing."},
-	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges},
+	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
 		Rule: "An object one of the cluster's own controllers ends the run holding in back-off (its sync failed, its retry due after the end: client-go's per-item back-off doubles to 1000 s) is still being worked on: its status, the objects it owns and its owners' status are not compared, for a real cluster gets there only at the retry."},
 	// Principle 3: what the operator does to itself is never excused.
 	{Name: SameRestarts, Principle: 3, Oracles: []string{world.Converges, world.UpdateSummaries},

@@ -10,16 +10,15 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/operatortest/cause"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // judgedBy is a generic oracle judged by a function of the run.
@@ -69,124 +68,12 @@ func Oracles(w *world.World, refs []*Reference) []check.Property {
 	return out
 }
 
-// atRest is a controller's last reconcile of an object, ended in an error
-// and not forgotten by a crash since.
-type AtRest struct {
-	Key  string // controller and object: which replica ran it does not matter
-	Step trace.Step
-	Err  string // the error, canonical
-}
+// AtRest is a controller's last reconcile of an object ended in an error,
+// by its cause (package cause).
+type AtRest = cause.AtRest
 
-func ErrorsAtRest(r *check.Run, c *canon.Tokens) []AtRest {
-	type key struct{ process, controller, object string }
-	last := map[key]trace.Step{}
-	var order []key
-	for _, s := range r.Steps {
-		if s.Op == "crash" {
-			// The incarnation's queue died with it: its errors are not at
-			// rest (the next one reconciles what still exists afresh).
-			for k := range last { // lint:order-independent deletes only
-				if k.process == s.Process {
-					delete(last, k)
-				}
-			}
-			continue
-		}
-		if s.Op != "result" {
-			continue
-		}
-		k := key{s.Process, s.Controller, s.Object}
-		if _, ok := last[k]; !ok {
-			order = append(order, k)
-		}
-		last[k] = s
-	}
-	var out []AtRest
-	users := userValues(r)
-	for _, k := range order {
-		if s, ok := last[k]; ok && strings.HasPrefix(s.Result, "error:") {
-			out = append(out, AtRest{Key: k.controller + " " + c.Text(k.object), Step: s, Err: causeOf(r, c, users, s)})
-		}
-	}
-	return out
-}
-
-// causeOf is the error a reconcile step ended in, canonical and compared by
-// its cause: the user's value it refuses a write for (the reconciled
-// object's own, canon.UserValueCause), else a validation's causes
-// (canon.ErrorCause), else its text.
-func causeOf(r *check.Run, c *canon.Tokens, users func(controller, object string) map[string][]string, s trace.Step) string {
-	if cause, ok := canon.UserValueCause(s.Result, s.Object, users(s.Controller, s.Object)); ok {
-		return c.Text(cause) // read from the raw text: the user's values are as the user wrote them
-	}
-	return canon.ErrorCause(canon.UnixInstants(c.Text(s.Result), r))
-}
-
-// userValues gives, for the object a controller's reconcile step names
-// ("namespace/name", the request), the strings of what it asks for, by the
-// field paths that hold them (canon.UserValues), over every version of it
-// the run's log holds (the operator may have read any of them: its cache
-// lags, a deleted incarnation's last version included); read once per
-// object. The object is the one of that name whose kind is the
-// controller's name (controller-runtime's default, as frozen.go tells it),
-// or the only kind of that name.
-func userValues(r *check.Run) func(controller, object string) map[string][]string {
-	memo := map[string]map[string][]string{}
-	return func(controller, object string) map[string][]string {
-		if m, ok := memo[controller+" "+object]; ok {
-			return m
-		}
-		versions := map[string][]client.Object{} // kind -> its versions of that name
-		var kinds []string
-		for _, ev := range r.Log {
-			if ev.Object != nil && ev.Object.GetNamespace()+"/"+ev.Object.GetName() == object {
-				if _, ok := versions[ev.GVK.Kind]; !ok {
-					kinds = append(kinds, ev.GVK.Kind)
-				}
-				versions[ev.GVK.Kind] = append(versions[ev.GVK.Kind], ev.Object)
-			}
-		}
-		var own []client.Object
-		for _, k := range kinds {
-			if strings.EqualFold(k, controller) {
-				own = versions[k]
-			}
-		}
-		if own == nil && len(kinds) == 1 {
-			own = versions[kinds[0]]
-		}
-		m := map[string][]string{}
-		for _, o := range own {
-			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-			if err != nil {
-				continue
-			}
-			for v, paths := range canon.UserValues(u) { // lint:order-independent each value's paths are merged alone
-				for _, p := range paths {
-					if !slices.Contains(m[v], p) {
-						m[v] = append(m[v], p)
-					}
-				}
-			}
-		}
-		memo[controller+" "+object] = m
-		return m
-	}
-}
-
-// errorsMet are the errors every reconcile of a run ended in, by controller
-// and object as errorsAtRest keys them, canonical.
-func errorsMet(r *check.Run, c *canon.Tokens) map[string][]string {
-	out := map[string][]string{}
-	users := userValues(r)
-	for _, s := range r.Steps {
-		if s.Op == "result" && strings.HasPrefix(s.Result, "error:") {
-			k := s.Controller + " " + c.Text(s.Object)
-			out[k] = appendNew(out[k], causeOf(r, c, users, s))
-		}
-	}
-	return out
-}
+// ErrorsAtRest are a run's errors at rest (cause.ErrorsAtRest).
+func ErrorsAtRest(r *check.Run, c *canon.Tokens) []AtRest { return cause.ErrorsAtRest(r, c) }
 
 // noErrorAtRest: a last reconcile that ended in an error is a violation
 // unless a fault-free run of the same workload also ends in that error on
@@ -219,6 +106,11 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 			// on is the schedule's doing.
 			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, an error the fault-free run of the same workload, which ends failing on it too, also met", s.Process, s.Controller, s.Object, s.Result))
 			excused = append(excused, ErrorMet)
+		case e.User && (e.Refused || slices.ContainsFunc(refs, func(ref *Reference) bool { return ref.Snap.met(e.Err) })):
+			// The user's invalid value: the API refused it, or a fault-free
+			// run failed on it too, in any controller (excuses.go).
+			shared = appendNew(shared, fmt.Sprintf("%s/%s's last reconcile of %s ends in %s, %s", s.Process, s.Controller, s.Object, s.Result, e.Err))
+			excused = append(excused, UserValue)
 		case also != "":
 			return check.Verdict{Property: world.NoErrorAtRest, At: r.End, Detail: fmt.Sprintf("%s/%s's last reconcile of %s, at %v (the heal was at %v), ended in %s; the fault-free run of the same workload ends in %s", s.Process, s.Controller, s.Object, s.At, r.HealAt, s.Result, also)}
 		default:
@@ -226,6 +118,22 @@ func NoErrorAtRest(refs []*Reference, got *Snapshot, r *check.Run) check.Verdict
 		}
 	}
 	return check.Verdict{Property: world.NoErrorAtRest, Holds: true, Detail: strings.Join(shared, "; ")}.Excuse(excused...)
+}
+
+// writtenBy is whether o's field managers are all of processes.
+func writtenBy(o client.Object, processes []string) bool {
+	mf := o.GetManagedFields()
+	return len(mf) > 0 && !slices.ContainsFunc(mf, func(e metav1.ManagedFieldsEntry) bool { return !slices.Contains(processes, e.Manager) })
+}
+
+// met is whether any reconcile of the run ended in err (by its cause).
+func (s *Snapshot) met(err string) bool {
+	for _, errs := range s.errorsMet { // lint:order-independent a check of each
+		if slices.Contains(errs, err) {
+			return true
+		}
+	}
+	return false
 }
 
 func appendNew(list []string, s string) []string {
@@ -275,6 +183,10 @@ type Snapshot struct {
 	// their owners was gone or being deleted, and then deleted (by the
 	// garbage collector, as its rules say), before the heal's grace ended.
 	collected []string
+	// temporary are the objects of generated name an operator process
+	// created, and only it wrote, that are gone at the end, by key
+	// (UpdateSummaries).
+	temporary map[string]bool
 	// atRest are the run's errors at rest (kept for a reference run), and
 	// outputs what each controller's reconciles of an object wrote
 	// (frozen.go).
@@ -365,6 +277,27 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	}
 	s.deleteTook = map[string]time.Duration{}
 	deletionBegan := map[types.UID]time.Time{}
+	// The operator's creates: by the resourceVersions its creates got back,
+	// or (a create whose answer it never read) by the field manager that
+	// made the object, the process's name.
+	byOperator := map[uint64]bool{}
+	for _, st := range r.Steps {
+		if st.Op == "create" && st.RVWritten > 0 && slices.Contains(w.OperatorProcesses(), st.Process) {
+			byOperator[st.RVWritten] = true
+		}
+	}
+	s.temporary = map[string]bool{}
+	operatorMade := map[types.UID]bool{}
+	for _, ev := range r.Log {
+		switch uid := ev.Object.GetUID(); {
+		case ev.Type == watch.Added && ev.Object.GetGenerateName() != "" && (byOperator[ev.ResourceVersion] || writtenBy(ev.Object, w.OperatorProcesses())):
+			operatorMade[uid] = true
+		case !writtenBy(ev.Object, w.OperatorProcesses()):
+			delete(operatorMade, uid) // a controller of the cluster acted on it (a Job's status)
+		case ev.Type == watch.Deleted && operatorMade[uid]:
+			s.temporary[s.Key(ev.GVK, ev.Object)] = true
+		}
+	}
 	for _, ev := range r.Log {
 		gvk, o := ev.GVK, ev.Object
 		if _, ok := s.Raw[gvk]; !ok {
@@ -478,7 +411,7 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 		}
 	}
 	s.AtRest = ErrorsAtRest(r, s.Canon)
-	s.errorsMet = errorsMet(r, s.Canon)
+	s.errorsMet = cause.Met(r, s.Canon)
 	s.Outputs = OutputsOf(r.Steps, s.Canon)
 	s.StatusWrites = StatusWritesOf(r, s)
 	s.userDeleted = firstUserDeletion(r.Steps)
@@ -876,7 +809,7 @@ func countWindow(end time.Duration) string {
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled, finishedKeys, keptKeys, excused []string
+	var racedKeys, cycled, finishedKeys, keptKeys, temporaries, excused []string
 	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	snaps := []*Snapshot{got}
@@ -938,6 +871,13 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					excused = append(excused, FrozenOutputs)
 					continue
 				}
+				if got.temporary[k] && g.Creates-most.Creates == g.deletes-most.deletes {
+					// How many temporary objects the operator made and
+					// deleted again (once per attempt) is its own.
+					temporaries = append(temporaries, k)
+					excused = append(excused, Temporary)
+					continue
+				}
 				if cycling(most) {
 					cycled = append(cycled, fmt.Sprintf("%s (%s; %s in the fault-free run)", k, g, most))
 					excused = append(excused, CyclePace)
@@ -964,6 +904,9 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 	}
 	if n := len(cycled); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s the operator makes and unmakes over and over with no fault, a different number of times here (a retry cycle's pace; not counted: %s)", n, world.Plural(n), strings.Join(cycled, ", ")))
+	}
+	if n := len(temporaries); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d temporary object%s of generated name the operator made and that are gone, made and deleted more often in this run (not counted: %s)", n, world.Plural(n), strings.Join(temporaries, ", ")))
 	}
 	note := strings.Join(notes, "; ")
 	return check.Verdict{Property: world.UpdateSummaries, Holds: true, Detail: note}.Excuse(excused...)

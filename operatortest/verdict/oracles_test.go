@@ -15,11 +15,16 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
+	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -287,5 +292,42 @@ func TestAFrozenOutputMadeOnceMoreAndKeptIsNotChurn(t *testing.T) {
 		if v := verdict.UpdateSummaries(w, refs, got, time.Minute); v.Holds {
 			t.Errorf("%s: update-summaries holds: %s", name, v.Detail)
 		}
+	}
+}
+
+// An error at rest on a value the workload wrote and left in place is the
+// user's (user-value) when kube-apiserver refused a write for it, whether
+// or not a fault-free run ever sent it (a guard fired first there); one
+// the API did not refuse (an operator's not-found on the user's name) is
+// the user's only where a fault-free run failed on it too, in any
+// controller; a refusal of a value the user did not write is not.
+func TestAnErrorOnTheUsersInvalidValueIsTheUsers(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "patterns.ctrlsim.dev", Version: "v1", Kind: "Stream"}
+	stream := func(rv uint64, typ watch.EventType, spec map[string]any) apiserver.Event {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		u.SetGroupVersionKind(gvk)
+		u.SetNamespace("flow")
+		u.SetName("clicks")
+		return apiserver.Event{Type: typ, GVK: gvk, Object: u, ResourceVersion: rv}
+	}
+	run := func(result string) (*check.Run, *verdict.Snapshot) {
+		r := &check.Run{Log: []apiserver.Event{stream(1, watch.Added, map[string]any{"podManagementPolicy": "Parallel", "secret": "clicks"}),
+			stream(2, watch.Modified, map[string]any{"podManagementPolicy": "a30101", "secret": "c2"})}}
+		r.Steps = []trace.Step{{Process: "admin", Op: "update", Object: "Stream flow/clicks", RVWritten: 2, Result: "ok"},
+			{Process: "op", Controller: "stream", Op: "result", Object: "flow/clicks", Result: result}}
+		return r, &verdict.Snapshot{Canon: canon.NewTokens(r.Log)}
+	}
+	never := []*verdict.Reference{{Seed: 1, Snap: &verdict.Snapshot{}}}
+	r, got := run(`error: StatefulSet.apps "clicks" is invalid: spec.podManagementPolicy: Invalid value: "a30101": must be 'OrderedReady' or 'Parallel'`)
+	v := verdict.NoErrorAtRest(never, got, r)
+	if !v.Holds {
+		t.Fatalf("an error on the user's value the API refused: %s", v.Detail)
+	}
+	optest.Excused(t, v, verdict.UserValue)
+	if r, got := run(`error: secrets "c2" not found`); verdict.NoErrorAtRest(never, got, r).Holds {
+		t.Errorf("an error on the user's value the API did not refuse and no fault-free run met holds")
+	}
+	if r, got := run(`error: StatefulSet.apps "clicks" is invalid: spec.serviceName: Invalid value: "x": must be a DNS label`); verdict.NoErrorAtRest(never, got, r).Holds {
+		t.Errorf("a refusal of no value the user wrote holds")
 	}
 }

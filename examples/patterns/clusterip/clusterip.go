@@ -2,6 +2,7 @@ package clusterip
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -137,7 +138,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		svc.Spec.Ports = []corev1.ServicePort{{Name: "amqp", Port: b.Spec.Port, TargetPort: intstr.FromInt32(b.Spec.Port)}}
 		return controllerutil.SetControllerReference(&b, svc, r.Scheme())
 	}); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("writing Service %q: %w", svc.Name, err)
 	}
 	return ctrl.Result{}, observe()
 }

@@ -1,0 +1,32 @@
+// Package guard is the smallest operator whose guard on a change of its
+// child fires before the child's validation can: a Pipeline runs as a
+// StatefulSet, with a free-form override of the StatefulSet's spec
+// (spec.override: podManagementPolicy and serviceName, passed as they
+// are), and it refuses to scale a running pipeline down (its workers must
+// be drained by hand first): while the StatefulSet exists, a Pipeline whose
+// replicas are below the StatefulSet's is left as it is, and status.blocked
+// says why. status.observedGeneration records the generation whose
+// StatefulSet was written.
+//
+// The pattern's trap for a test harness: a user who sets replicas to 0 and
+// an override the StatefulSet's validation refuses (podManagementPolicy
+// "a30101") in one edit meets the guard where the StatefulSet exists (the
+// invalid value is never sent, and no reconcile fails), and the refusal
+// where it does not: an operator down from before its first reconcile
+// until after the edit creates the StatefulSet with both, and every
+// reconcile ends in kube-apiserver's 422. The error at rest is the user's
+// invalid value, which the API refused: a correct operator's, in either
+// run (operatortest's verdicts: user-value).
+//
+// The buggy twin (Buggy) records the observed generation before it writes
+// the StatefulSet, and skips the StatefulSet of a generation it has
+// observed (a common shortcut): a crash between the two writes, or a
+// refused write, leaves the StatefulSet behind the user's last valid edit
+// for good.
+//
+// # Known gaps
+//
+//   - The guard compares replicas only: an override changed with a
+//     scale-down waits for the scale-down to be undone
+//     (examples/patterns.TestAGuardedPipelineKeepsItsStatefulSet).
+package guard

@@ -1,0 +1,137 @@
+package patterns_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
+	"github.com/ctrlsim/ctrlsim/operatortest/world"
+)
+
+// heldPastTheEdit keeps the invalid-clusterip operator down from the start
+// until 30s, past the user's edit at 20s that sets an address
+// kube-apiserver cannot parse: the operator creates the
+// Service after the edit, and kube-apiserver's IP allocator answers the
+// create with a 500 (`failed to parse service IP "ac"`), before
+// validation; the fault-free run made the Service first, and validation
+// answers its update with a 422 and field errors.
+const heldPastTheEdit = `seed 1
+at 20s mutate object=0 field=spec.clusterIP value="\"ac\""
+stop process=clusterip from=0s until=30s
+`
+
+// A Service created with an invalid clusterIP after the edit and one
+// updated with it end in one error, whatever the verb, the status code and
+// the wording (and the operator's wrapping, which quotes its Service's
+// name): the value the user wrote. The correct operator holds.
+func TestAServiceCreatedOrUpdatedWithTheUsersInvalidAddressIsOneError(t *testing.T) {
+	r := replayPattern(t, "invalid-clusterip", false, heldPastTheEdit)
+	var results []string
+	for _, s := range r.Final.Run().Steps {
+		if s.Op == "result" && s.Controller == "brokerservice" && strings.HasPrefix(s.Result, "error:") {
+			results = append(results, s.Result)
+		}
+	}
+	if !slices.ContainsFunc(results, func(s string) bool { return strings.Contains(s, `failed to parse service IP "ac"`) }) {
+		t.Fatalf("the held run's errors are %q, want the IP allocator's refusal of the create", results)
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.SharedError) && !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want the user's value shared with the fault-free run", v.Excused, v.Detail)
+	}
+}
+
+// downPastTheGuardedEdit keeps the override-guard operator down from the
+// start until 30s, past the user's edit at 20s that scales the Pipeline
+// to 0 and sets a podManagementPolicy the StatefulSet's validation
+// refuses: the operator creates the StatefulSet after the edit, and every
+// reconcile ends in kube-apiserver's 422. In the fault-free run the
+// StatefulSet exists, the scale-down guard fires first and the invalid
+// value is never sent.
+const downPastTheGuardedEdit = `seed 1
+at 20s mutate object=0 field=spec.replicas value=0
+at 20s mutate object=0 field=spec.override.podManagementPolicy value="\"a30101\""
+stop process=guard from=0s until=30s
+`
+
+// An error at rest on the user's invalid value, which kube-apiserver
+// refused, is the user's (user-value) though the fault-free run never sent
+// it: the correct operator holds, and the twin is still caught on its own.
+func TestAnInvalidOverrideAGuardKeptFromTheFaultFreeRunIsTheUsers(t *testing.T) {
+	r := replayPattern(t, "override-guard", false, downPastTheGuardedEdit)
+	var failed bool
+	for _, s := range r.Final.Run().Steps {
+		failed = failed || s.Op == "result" && strings.Contains(s.Result, `Invalid value: "a30101"`)
+	}
+	if !failed {
+		t.Fatalf("no reconcile of the held run ends in the StatefulSet's refusal of \"a30101\"")
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
+	}
+}
+
+// restartAfterTheEmptiedReference empties the secret-ref Registry's
+// reference at 20s and crashes its operator at 25s: the new incarnation
+// relists the ConfigMap, which wakes registry-status, and it fails on
+// `Secret "" not found` as registry does; in the fault-free run nothing
+// wakes registry-status after the edit.
+const restartAfterTheEmptiedReference = `seed 1
+at 20s mutate object=0 field=spec.secretRef value={}
+crash process=secretref at=25s
+`
+
+// An error at rest on the user's emptied reference in a controller that
+// only the faulted run reconciled again is the user's (user-value): the
+// fault-free run failed on it too, in another controller.
+func TestAnEmptiedReferenceMetInAnotherControllerIsTheUsers(t *testing.T) {
+	r := replayPattern(t, "secret-ref", false, restartAfterTheEmptiedReference)
+	var failed bool
+	for _, s := range r.Final.Run().Steps {
+		failed = failed || s.Op == "result" && s.Controller == "registry-status" && strings.Contains(s.Result, `Secret "" not found`)
+	}
+	if !failed {
+		t.Fatalf("registry-status never fails on the emptied reference in the faulted run")
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.UserValue) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want %s", v.Excused, v.Detail, verdict.UserValue)
+	}
+}
+
+// A crash right after the key-pair operator created its temporary request
+// Secret: the next incarnation issues again through a second request, and
+// deletes both. How many temporary objects of generated name the operator
+// made and deleted, and which of them its status names, are its own
+// (update-summaries: temporary; canon names a reference to a deleted one
+// as an object gone), while its key material is drawn from the plan.
+func TestATemporaryObjectMadeAgainAfterACrashIsTheOperatorsOwn(t *testing.T) {
+	const crashAfterTheRequest = "seed 1\ncrash process=keypair write=1\n"
+	r := replayPattern(t, "key-pair", false, crashAfterTheRequest)
+	var requests int
+	for _, s := range r.Final.Run().Steps {
+		if s.Process == "keypair" && s.Op == "create" && strings.HasPrefix(s.Object, "Secret certs/web-request-") {
+			requests++
+		}
+	}
+	if requests != 2 {
+		t.Fatalf("the operator created %d requests, want 2 (one before the crash, one after)", requests)
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.UpdateSummaries); !slices.Contains(v.Excused, verdict.Temporary) {
+		t.Fatalf("update-summaries holds by %v (%s), want %s", v.Excused, v.Detail, verdict.Temporary)
+	}
+	if vs := replayPattern(t, "key-pair", true, crashAfterTheRequest).Violated(); len(vs) == 0 {
+		t.Fatalf("the twin holds on %q", crashAfterTheRequest)
+	}
+}
