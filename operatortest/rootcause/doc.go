@@ -68,11 +68,13 @@
 //     One bug that goes wrong at two objects in two fields is two
 //     findings: examples/patterns' leader-election twin (both replicas
 //     create) shows a second Secret under one plan and the Certificate's
-//     status naming the other replica's under another.
+//     status naming the other replica's under another; the statefulset
+//     twin (it does not watch its StatefulSets) goes wrong in the Cache's
+//     status with no fault and in the StatefulSet under a fault.
 //   - A finding with no fault whose plan departs from its reference only
 //     when the operator draws differently is compared on at most sameRuns
 //     runs: an operator that draws alike in all of them leaves the finding
 //     a root cause of its own (map-ports in
-//     examples/patterns.TestKeepGoingReportsEachTwinsBugOnce, which make
+//     examples/patterns.TestKeepGoingReportsEachTwinsBug, which make
 //     falsealarms runs).
 package rootcause
