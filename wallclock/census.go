@@ -26,9 +26,11 @@ import (
 //     naming it and clientgo.Queue (package operatortest/clientgo).
 //   - A goroutine still in the bubble once the world has closed (a
 //     library's janitor, a ticker loop, a goroutine waiting on a channel
-//     nothing will close) would make the bubble deadlock when Run returns.
-//     Run names each, by where it was started and where it waits, and
-//     what to do.
+//     nothing will close) is abandoned with the world: the bubble's clock
+//     stops once its main goroutine returns, so it never runs again, and
+//     Run recovers the bubble's deadlock that says so. Run names the
+//     goroutines left, by the frame that started each and where it waits,
+//     once per test (Report); they fail nothing.
 
 // goroutine is one goroutine of a stack dump.
 type goroutine struct {
@@ -196,31 +198,44 @@ func workqueueLine(bubble int, gs []goroutine) string {
 	return ""
 }
 
-// outlivingLine is the failure of a world whose goroutines gs are still in
-// the bubble once it has closed, "" when there are none: each by where it
-// was started and where it waits.
-func outlivingLine(gs []goroutine) string {
+// abandonedLine names the goroutines gs of the code under test still in
+// the bubble once the world has closed, "" when there are none: each by
+// the frame that started it and where it waits. They are abandoned with
+// the world, not a failure: the world's close has frozen every call into
+// it, so nothing they do after the run's end reaches what was judged. The
+// key is the same for every run of one operator (the sites, without
+// goroutine ids or counts), so that a test says it once.
+func abandonedLine(gs []goroutine) (line, key string) {
 	if len(gs) == 0 {
-		return ""
+		return "", ""
 	}
-	if line := workqueueLine(0, gs); line != "" {
-		return line
-	}
-	var each []string
-	for i, g := range gs {
-		if i == 3 {
-			each = append(each, fmt.Sprintf("and %d more", len(gs)-3))
-			break
-		}
+	count := map[string]int{}
+	var order []string
+	for _, g := range gs {
 		where := "?"
 		if w := userFrame(g.frames); w.fn != "" {
 			where = w.String()
 		}
-		each = append(each, fmt.Sprintf("goroutine %d started by %s, waiting (%s) in %s", g.id, g.createdBy, g.state, where))
+		k := fmt.Sprintf("started by %s, waiting (%s) in %s", g.createdBy, g.state, where)
+		if count[k]++; count[k] == 1 {
+			order = append(order, k)
+		}
 	}
-	return fmt.Sprintf("%d goroutine%s of the code under test outlive%s the world (the bubble would deadlock: testing/synctest's \"main bubble goroutine has exited but blocked goroutines remain\"): %s. "+
-		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of clientgo.Setup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
-		len(gs), plural(len(gs)), map[bool]string{true: "s", false: ""}[len(gs) == 1], strings.Join(each, "; "))
+	var each []string
+	for i, k := range order {
+		if i == 3 {
+			each = append(each, fmt.Sprintf("and %d more", len(order)-3))
+			break
+		}
+		if count[k] > 1 {
+			k = fmt.Sprintf("%d goroutines %s", count[k], k)
+		}
+		each = append(each, k)
+	}
+	key = strings.Join(order, "\n")
+	return fmt.Sprintf("operatortest: %d goroutine%s of the code under test outlived the world and %s abandoned with it, never run again (not a failure: the world's close froze their calls): %s. "+
+		"A real process would run them on; stop each when its process's context ends (a library's Stop or Close there) to keep them out of the test binary",
+		len(gs), plural(len(gs)), map[bool]string{true: "was", false: "were"}[len(gs) == 1], strings.Join(each, "; ")), key
 }
 
 // userFrame is the innermost frame of frames outside the runtime and the

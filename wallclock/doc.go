@@ -37,12 +37,24 @@
 // minutes) fails the test at the world's first steps of virtual time with
 // one line naming it and clientgo.Queue (operatortest/clientgo); goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
-// stops), which would make the bubble deadlock naming nothing, fail it
-// with one line naming where each was started and where it waits, and what
-// to do (examples/traps).
+// stops, a loop waiting on a context nobody cancels) are abandoned with the
+// world and named in one line of the test's output, by the frame that
+// started each and where it waits, once per test: no failure, as the
+// world's close has frozen their calls (TestAWorldWithAJanitorTickingForeverClosesNamingIt;
+// examples/traps). The close itself is bounded: the kernel waits at most 10
+// minutes of the bubble's clock for tasks blocked outside to unwind
+// (sim/scheduler's closeForever), so a goroutine ticking through it costs
+// a fraction of a second, where before the close slept a hundred years of
+// ticks and never returned.
 //
 // # Known gaps
 //
+//   - A goroutine abandoned with a world keeps what it references (its
+//     closure, a client, a cache) for the rest of the test binary: many
+//     plans of an operator whose library goroutines hold its manager keep
+//     many worlds' memory. And a call it would make after the run's end (a
+//     write a real process would make) is frozen, not judged
+//     (TestAnAbandonedGoroutinesCallAfterTheCloseIsNotJudged).
 //   - The census names a client-go workqueue by its goroutine and the
 //     client-go function that started it, not by the line of the operator
 //     that built it (a stack dump holds only the go statement's place:

@@ -3,6 +3,7 @@ package wallclock
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -19,16 +20,28 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
 	defer onOneP()()   // oneproc.go
 	var failure string // census.go: goroutines the world does not know of
+	// abandoned names the goroutines left in the bubble once the world has
+	// closed (census.go); bubbleFailed is whether the bubble's test failed.
+	var abandoned, abandonedKey string
+	var bubbleFailed bool
 	defer func() {
-		if failure == "" {
+		if failure == "" && abandoned == "" {
 			return
 		}
 		// The goroutines named stay blocked: the bubble's deadlock is
-		// this run's end, and the test fails with the line naming them.
+		// this run's end (its clock stops once its main goroutine has
+		// returned, so that they never run again), and the test fails
+		// with the line naming them only for a failure.
 		if r := recover(); r != nil && !strings.HasPrefix(fmt.Sprint(r), "deadlock: ") {
 			panic(r)
 		}
-		t.Fatalf("operatortest: %s", failure)
+		if failure != "" {
+			t.Fatalf("operatortest: %s", failure)
+		}
+		reportOnce(t, abandonedKey, abandoned)
+		if bubbleFailed {
+			t.FailNow() // as synctest.Test does for a failed bubble
+		}
 	}()
 	synctest.Test(t, func(t *testing.T) {
 		// The first cleanup registered runs last, once the bubble's other
@@ -38,8 +51,11 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 			if failure == "" {
 				synctest.Wait()
 				_, gs := bubbleGoroutines()
-				failure = outlivingLine(gs)
+				if failure = workqueueLine(0, gs); failure == "" {
+					abandoned, abandonedKey = abandonedLine(gs)
+				}
 			}
+			bubbleFailed = t.Failed()
 		})
 		defer func() {
 			if r := recover(); r != nil {
@@ -89,6 +105,21 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 		}
 		f(t, wall)
 	})
+}
+
+// Report says line, which names goroutines of the code under test that a
+// world abandoned at its close, in t's output (a variable for the tests).
+// Run says the line of each distinct set of goroutines (by where they were
+// started and wait) once per test.
+var Report = func(t *testing.T, line string) { t.Log(line) }
+
+// reported are the lines said, by test.
+var reported sync.Map // test name + "\x00" + key -> true
+
+func reportOnce(t *testing.T, key, line string) {
+	if _, seen := reported.LoadOrStore(t.Name()+"\x00"+key, true); !seen {
+		Report(t, line)
+	}
 }
 
 // cutting is why the runs are cut now ("" or nil: they are not): a bound

@@ -11,14 +11,15 @@
 //     workqueue beside its controllers (for work it hands out itself);
 //   - a controller-runtime operator whose reconciler keeps an expiring
 //     cache (TTLCache, written here: a library of the kind whose New starts
-//     a janitor goroutine that runs until Stop), never stopped; its twin
-//     stops it when its process's context ends;
+//     a janitor goroutine that runs until Stop), never stopped: no failure,
+//     the janitor is abandoned with each world and named once in the
+//     test's output; its twin stops it when its process's context ends;
 //   - a Runnable that waits on a channel made outside the world's run (its
 //     bubble never settles: the world cannot step or close);
 //   - a reconciler that works for wall time at each reconcile (Slow), its
 //     plans past Options.PlanTimeout.
 //
-// Each trap fails its test with one line naming the queue or the
+// Each trap but the janitor fails its test with one line naming the queue or the
 // goroutine, within seconds (wallclock's census.go, operatortest/search's
 // longrun.go), and a plan past its wall-clock bound is cut and counted; the
 // twins hold.
