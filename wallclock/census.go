@@ -6,31 +6,17 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
-// A census of the bubble's goroutines: code under test that
-// starts goroutines the simulator does not know of gets one line naming
-// them, and what to do, instead of a run that takes minutes or the bubble's
-// "deadlock: main bubble goroutine has exited but blocked goroutines remain"
-// naming nothing.
-//
-//   - A client-go workqueue (workqueue.New..., NewTypedRateLimitingQueue)
-//     runs on the bubble's clock outside the scheduler: its goroutines'
-//     tickers wake the bubble through every step of virtual time (a plan
-//     takes seconds to minutes), and one never shut down outlives the
-//     world. Run looks for its goroutines at the world's first steps of
-//     virtual time and then each time their number has grown fourfold (a few
-//     looks a run, the first within its first steps), and fails the test
-//     naming it and clientgo.Queue (package operatortest/clientgo).
-//   - A goroutine still in the bubble once the world has closed (a
-//     library's janitor, a ticker loop, a goroutine waiting on a channel
-//     nothing will close) is abandoned with the world: the bubble's clock
-//     stops once its main goroutine returns, so it never runs again, and
-//     Run recovers the bubble's deadlock that says so. Run names the
-//     goroutines left, by the frame that started each and where it waits,
-//     once per test (Report); they fail nothing.
+// A census of the bubble's goroutines: a goroutine still in the bubble once
+// the world has closed (a library's janitor, a ticker loop, a client-go
+// workqueue's loops never shut down, a goroutine waiting on a channel
+// nothing will close) is abandoned with the world: the bubble's clock stops
+// once its main goroutine returns, so it never runs again, and Run recovers
+// the bubble's deadlock that says so. Run names the goroutines left, by the
+// frame that started each and where it waits, once per test (Report); they
+// fail nothing. Stuck names, for a watchdog outside the bubbles, those that
+// keep a world from stepping or closing.
 
 // goroutine is one goroutine of a stack dump.
 type goroutine struct {
@@ -138,65 +124,13 @@ func parseStacks(text string) []goroutine {
 	return out
 }
 
-// isWorkqueue says whether g is a goroutine of a client-go workqueue (its
-// waiting loop, its metrics' ticker).
-func (g goroutine) isWorkqueue() bool {
-	return strings.HasPrefix(g.createdBy.fn, workqueuePkg) && len(g.frames) > 0 && g.frames[len(g.frames)-1].fn != "" &&
-		strings.HasPrefix(g.frames[len(g.frames)-1].fn, workqueuePkg)
-}
-
-const workqueuePkg = "k8s.io/client-go/util/workqueue."
-
-// simulatorQueues counts, by bubble, the client-go workqueues the simulator
-// itself keeps on the bubble's clock (SimulatorQueue).
-var simulatorQueues sync.Map // bubble id -> *atomic.Int64
-
-// SimulatorQueue tells the census that the caller, in a bubble, has built a
-// client-go workqueue that the simulator itself runs on the bubble's clock
-// (kcm: the Job controller's orphanQueue, which no queue of the
-// simulator's can replace), so that the census does not report it: as many
-// goroutines of each of a workqueue's loops as queues told are the
-// simulator's.
-func SimulatorQueue() {
-	id := currentBubble()
-	if id == 0 {
-		return
-	}
-	n, _ := simulatorQueues.LoadOrStore(id, new(atomic.Int64))
-	n.(*atomic.Int64).Add(1)
-}
-
-// currentBubble is the calling goroutine's bubble id (0: none).
-func currentBubble() int {
-	buf := make([]byte, 256)
-	gs := parseStacks(string(buf[:runtime.Stack(buf, false)]) + "\n")
-	if len(gs) == 0 {
-		return 0
-	}
-	return gs[0].bubble
-}
-
-// workqueueLine is the failure of a world in which a client-go workqueue
-// of the code under test runs, "" when none does (bubble: the world's).
-func workqueueLine(bubble int, gs []goroutine) string {
-	kept := int64(0)
-	if n, ok := simulatorQueues.Load(bubble); ok {
-		kept = n.(*atomic.Int64).Load()
-	}
-	loops := map[string]int64{}
-	for _, g := range gs {
-		if !g.isWorkqueue() {
-			continue
-		}
-		if loop := g.frames[len(g.frames)-1].fn; loops[loop] < kept {
-			loops[loop]++ // one of the simulator's
-			continue
-		}
-		return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with clientgo.Queue(env, rateLimiter) (package github.com/ctrlsim/ctrlsim/operatortest/clientgo) in clientgo.Setup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (docs/client-go.md)",
-			g.id, g.frames[len(g.frames)-1].fn, g.createdBy)
-	}
-	return ""
-}
+// SimulatorQueue was how the simulator told the census of a client-go
+// workqueue of its own in the bubble, when the census refused the code
+// under test's: a client-go workqueue now runs in the world as any
+// goroutine of client-go's does, on the bubble's clock (virtual time).
+//
+// Deprecated: a no-op; nothing needs telling.
+func SimulatorQueue() {}
 
 // abandonedLine names the goroutines gs of the code under test still in
 // the bubble once the world has closed, "" when there are none: each by

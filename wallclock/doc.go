@@ -31,11 +31,7 @@
 // A test run with controller-runtime's -kubeconfig flag is refused, as that
 // flag comes first.
 //
-// Run takes a census of the bubble's goroutines (census.go): a client-go
-// workqueue built in the world (workqueue.New..., which runs on the
-// bubble's clock outside the scheduler: every plan then takes seconds to
-// minutes) fails the test at the world's first steps of virtual time with
-// one line naming it and clientgo.Queue (operatortest/clientgo); goroutines still in
+// Run takes a census of the bubble's goroutines (census.go): goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
 // stops, a loop waiting on a context nobody cancels) are abandoned with the
 // world and named in one line of the test's output, by the frame that
@@ -55,13 +51,14 @@
 //     many worlds' memory. And a call it would make after the run's end (a
 //     write a real process would make) is frozen, not judged
 //     (TestAnAbandonedGoroutinesCallAfterTheCloseIsNotJudged).
-//   - The census names a client-go workqueue by its goroutine and the
-//     client-go function that started it, not by the line of the operator
-//     that built it (a stack dump holds only the go statement's place:
+//   - The census names a client-go workqueue left at the close by its
+//     goroutine and the client-go function that started it, not by the
+//     line of the operator that built it (a stack dump holds only the go
+//     statement's place:
 //     TestTheCensusNamesAWorkqueueByClientGoNotByTheOperatorsLine).
 //     A workqueue with no goroutine of its own (a plain Typed queue with no
-//     metrics provider) is not seen: it waits on a sync.Cond, not on the
-//     clock (TestTheCensusDoesNotSeeAPlainTypedQueue). An informer factory
+//     metrics provider) is not seen: it waits on a sync.Cond
+//     (TestTheCensusDoesNotSeeAPlainTypedQueue). An informer factory
 //     the operator builds itself (informers.NewSharedInformerFactory) runs
 //     the same client-go goroutines as clientgo.Setup's and is not told
 //     apart (TestTheCensusDoesNotTellAnOperatorsInformerFactoryApart;

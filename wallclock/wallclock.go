@@ -18,25 +18,20 @@ import (
 // under test waited on a real timer), the test gets an error naming both times.
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
-	defer onOneP()()   // oneproc.go
-	var failure string // census.go: goroutines the world does not know of
+	defer onOneP()() // oneproc.go
 	// abandoned names the goroutines left in the bubble once the world has
 	// closed (census.go); bubbleFailed is whether the bubble's test failed.
 	var abandoned, abandonedKey string
 	var bubbleFailed bool
 	defer func() {
-		if failure == "" && abandoned == "" {
+		if abandoned == "" {
 			return
 		}
 		// The goroutines named stay blocked: the bubble's deadlock is
 		// this run's end (its clock stops once its main goroutine has
-		// returned, so that they never run again), and the test fails
-		// with the line naming them only for a failure.
+		// returned, so that they never run again).
 		if r := recover(); r != nil && !strings.HasPrefix(fmt.Sprint(r), "deadlock: ") {
 			panic(r)
-		}
-		if failure != "" {
-			t.Fatalf("operatortest: %s", failure)
 		}
 		reportOnce(t, abandonedKey, abandoned)
 		if bubbleFailed {
@@ -47,40 +42,19 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 		// The first cleanup registered runs last, once the bubble's other
 		// cleanups have: what is still in the bubble then outlives it.
 		t.Cleanup(func() {
-			defer simulatorQueues.Delete(currentBubble())
-			if failure == "" {
-				synctest.Wait()
-				_, gs := bubbleGoroutines()
-				if failure = workqueueLine(0, gs); failure == "" {
-					abandoned, abandonedKey = abandonedLine(gs)
-				}
-			}
+			synctest.Wait()
+			_, gs := bubbleGoroutines()
+			abandoned, abandonedKey = abandonedLine(gs)
 			bubbleFailed = t.Failed()
 		})
-		defer func() {
-			if r := recover(); r != nil {
-				c, ok := r.(census)
-				if !ok {
-					panic(r)
-				}
-				failure = string(c)
-			}
-		}()
 		serveKubeconfig(t) // kubeconfig.go
 		var expected time.Time
-		sleeps, look := 0, 1
 		wall := &cluster.Wall{
 			Now: func() time.Time {
 				expected = time.Now()
 				return expected
 			},
 			Sleep: func(d time.Duration, wake <-chan struct{}) time.Duration {
-				if sleeps++; sleeps == look {
-					look *= 4
-					if line := workqueueLine(bubbleGoroutines()); line != "" {
-						panic(census(line)) // ends the run, through its deferred Close
-					}
-				}
 				now := time.Now()
 				if !now.Equal(expected) {
 					t.Errorf("wallclock: the bubble's clock is at %v where virtual time is %v: code under test waited on the wall clock (time.Sleep, time.After, a time.Timer) instead of the virtual one", now, expected)
@@ -142,9 +116,6 @@ func cutWhy() string {
 	}
 	return ""
 }
-
-// census is a census's failure, raised in the bubble to end the run.
-type census string
 
 // CheckDeterminism is cluster.CheckDeterminism with each of the two runs in a
 // bubble of its own: runs whose controllers read the wall clock are compared

@@ -33,12 +33,13 @@
 //     one informer type on it (as in
 //     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
 //     start them in the order asked for (sim/process's Known gaps).
-//   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue)
-//     waits on the clock outside the simulator, and client-go has no seam to
-//     replace it: the operator must be handed Queue's, and a test that builds
-//     one fails in its first run with one line naming it (package
-//     wallclock's census;
-//     examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue).
+//   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
+//     built anywhere in the operator) runs on the bubble's clock, not as the
+//     scheduler's model: its waiting loop is no task, and a worker blocked in
+//     its Get waits outside the scheduler until an Add wakes it, rejoining
+//     at its next request, so the plan cannot pick among the queue's items
+//     as it picks among Queue's
+//     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no
