@@ -31,6 +31,15 @@
 // A test run with controller-runtime's -kubeconfig flag is refused, as that
 // flag comes first.
 //
+// A client-go workqueue the code under test builds itself
+// (workqueue.NewTypedRateLimitingQueue, in a constructor or a Setup) runs
+// in the bubble as any of client-go's goroutines do: its waiting loop's
+// timers (AddAfter, AddRateLimited), its rate limiter's clock and its
+// metrics' ticker are the bubble's, which follows virtual time, and a
+// worker blocked in its Get waits outside the scheduler until an Add wakes
+// it, rejoining at its next request
+// (TestAnOperatorsOwnClientGoWorkqueueDeterminism).
+//
 // Run takes a census of the bubble's goroutines (census.go): goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
 // stops, a loop waiting on a context nobody cancels) are abandoned with the
@@ -45,6 +54,13 @@
 //
 // # Known gaps
 //
+//   - A client-go workqueue of the code under test with several workers
+//     waiting in its Get: which worker an Add wakes takes which item is Go's
+//     scheduler's choice, made outside the simulator. The world runs on one
+//     P (oneproc.go), where two runs agree, but -race randomizes the
+//     scheduler and parts them (5 runs in 5 with three workers; one worker
+//     agrees under -race: TestAnOperatorsOwnClientGoWorkqueueDeterminism)
+//     (TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
 //   - A goroutine abandoned with a world keeps what it references (its
 //     closure, a client, a cache) for the rest of the test binary: many
 //     plans of an operator whose library goroutines hold its manager keep

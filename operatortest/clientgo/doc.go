@@ -39,7 +39,10 @@
 //     its Get waits outside the scheduler until an Add wakes it, rejoining
 //     at its next request, so the plan cannot pick among the queue's items
 //     as it picks among Queue's
-//     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds).
+//     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds); with
+//     several workers, which one takes which item is Go's scheduler's
+//     choice, the same in two runs on the world's one P but not under -race
+//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no
