@@ -131,9 +131,9 @@ type clientGoQueue[T comparable] struct {
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*clientGoQueue[string])(nil)
 
-func (c *clientGoQueue[T]) Add(item T)                       { c.m.join(); c.q.Add(item) }
-func (c *clientGoQueue[T]) Len() int                         { c.m.join(); return c.q.Len() }
-func (c *clientGoQueue[T]) Done(item T)                      { c.m.join(); c.q.Done(item) }
+func (c *clientGoQueue[T]) Add(item T)  { c.m.join(); c.q.Add(item) }
+func (c *clientGoQueue[T]) Len() int    { c.m.join(); return c.q.Len() }
+func (c *clientGoQueue[T]) Done(item T) { c.m.join(); c.q.Done(item) }
 func (c *clientGoQueue[T]) ShutDown() {
 	if !c.ended() {
 		c.m.join()
