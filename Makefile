@@ -15,7 +15,7 @@ RAPID_SEED ?= 1
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run check test lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
+.PHONY: all run check api test lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
 
 all: test
 
@@ -34,9 +34,14 @@ run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=..
 # test skip themselves under -short).
 CHECK_SKIP ?= ^(TestTheCrashBetweenWritesIsFoundAndTheFixHolds|TestWithTwoReplicas|TestExploreDrawnCronJobs|TestExploreForbidSample|TestExploreTheSampleHolds|TestShardsMergeToTheUnshardedExploration)$$
 
-check: ## the quick loop (no envtest, no browser; about 1m40s on 2 cores with a warm build cache): go vet, the lint, and every test that needs no envtest, browser or long exploration (go test -short)
+check: ## the quick loop (no envtest, no browser; about 1m40s on 2 cores with a warm build cache): go vet, the lint, the public API against api/ctrlsim.txt, and every test that needs no envtest, browser or long exploration (go test -short)
 	$(GO) vet $(PKGS)
 	KUBEBUILDER_ASSETS= CI= RAPID_SEED="$(RAPID_SEED)" $(GO) test -short -skip '$(CHECK_SKIP)' $(PKGS)
+
+# The public API's recorded surface (api/ctrlsim.txt) is checked by
+# internal/apisurface's TestTheRecordedSurfaceIsCurrent in make check and make test.
+api: ## record the public API's surface in api/ctrlsim.txt (after adding a name; a removed name keeps a deprecated alias)
+	$(GO) run ./internal/apisurface -write
 
 test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), determinism under -race, reports/ current
 	$(GO) mod download

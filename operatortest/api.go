@@ -1,7 +1,12 @@
 package operatortest
 
 import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 )
@@ -21,6 +26,7 @@ import (
 // it.
 func Run(t *testing.T, o Options) {
 	t.Helper()
+	sayTimeout(os.Stderr, t, o)
 	search.Run(t, o)
 }
 
@@ -31,7 +37,39 @@ type Result = search.Result
 // replaying or failing the test (for measurements: checks to catch a bug).
 // An error is a world that cannot run (the test's setup, bad Options), not a
 // finding. With -ctrlsim.plan=FILE it runs that plan only.
-func Explore(t *testing.T, o Options) (Result, error) { return search.Explore(t, o) }
+func Explore(t *testing.T, o Options) (Result, error) {
+	sayTimeout(os.Stderr, t, o)
+	return search.Explore(t, o)
+}
+
+// longRun is how many plans make a run long enough that Run says, in one
+// line on stderr as it starts, when go test's -timeout (default 10m) ends
+// the test binary and what to pass: a 1,000-plan run of an operator took
+// 22 minutes on 2 cores, and a binary ended by -timeout names no plan.
+const longRun = 300
+
+func sayTimeout(w io.Writer, t *testing.T, o Options) {
+	deadline, ok := t.Deadline()
+	if line := timeoutLine(o.WithDefaults().Checks, deadline, ok, time.Now()); line != "" && !replaying() {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// timeoutLine is what sayTimeout says of a run of checks plans in a test
+// binary that ends at deadline (ok: one is set), "" for nothing.
+func timeoutLine(checks int, deadline time.Time, ok bool, now time.Time) string {
+	if checks < longRun || !ok {
+		return ""
+	}
+	return fmt.Sprintf("operatortest: %d plans to explore, and go test's -timeout ends this test binary %s from now: a run of hundreds of plans may take longer (one of 1,000 took 22 minutes on 2 cores); pass -timeout=0 (or a bound above the run's) to go test",
+		checks, deadline.Sub(now).Round(time.Second))
+}
+
+// replaying reports whether -ctrlsim.plan runs one plan.
+func replaying() bool {
+	f := flag.Lookup("ctrlsim.plan")
+	return f != nil && f.Value.String() != ""
+}
 
 // Fuzz makes f a fuzz test of o's operator: each input of the fuzzing
 // engine decodes to a plan, as Explore's plans are drawn, which is run and

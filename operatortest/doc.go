@@ -141,13 +141,11 @@
 //     sim/process.TestAClientGoInformerFactoryDeterminism runs one), and
 //     nothing tells it apart from Setup's factories
 //     (wallclock.TestTheCensusDoesNotTellAnOperatorsInformerFactoryApart);
-//     one that builds its own workqueue (which waits on the clock outside
-//     the simulator, seconds to minutes a plan), or starts a goroutine that
-//     outlives the world (a library's janitor), fails the test within its
-//     first run with one line naming the queue or the goroutine and what to
-//     do (package wallclock's census;
-//     examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue,
-//     examples/traps.TestALibrarysJanitorThatNeverExitsFailsNamingTheGoroutine).
+//     one that builds its own workqueue runs it on virtual time, unchanged
+//     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds).
+//     A goroutine that outlives the world (a library's janitor) fails
+//     nothing: it is abandoned with the world and named once in the test's
+//     output (examples/traps.TestALibrarysJanitorThatNeverExitsIsAbandonedAndNamed).
 //   - Replayed.WriteStory writes a replayed plan's picture and inspector,
 //     not the markdown report a failing test writes beside them (that
 //     report tells how to replay the plan with go test)

@@ -11,58 +11,25 @@ import (
 )
 
 // What a test says of its world, and what its steps and properties are
-// given. Each is package world's; `go doc github.com/ctrlsim/ctrlsim/operatortest/world`
-// documents their fields.
+// given. Each is package world's; the struct types a test fills are named in
+// fields.go, whose docs list their fields (`go doc operatortest.Workload`).
 type (
-	// Options says what to test: the operator, its world, its workload,
-	// the faults and the properties (world.Options).
-	Options = world.Options
-	// Manager is one operator process (world.Manager).
-	Manager = world.Manager
 	// Property is a check of the author's on a run's History (world.Property).
 	Property = world.Property
 	// History is a run as a Property reads it (world.History).
 	History = world.History
-	// HistoryObjects are objects that record history, not state (world.HistoryObjects).
-	HistoryObjects = world.HistoryObjects
-	// Workload is the author's script and the kinds of drawn step (world.Workload).
-	Workload = world.Workload
-	// Step is one step of the script: Create, Patch, Delete (world.Step).
-	Step = world.Step
 	// StepKind is a kind of drawn step: Mutations, InvalidMutations,
 	// Deletions, Recreations (world.StepKind).
 	StepKind = world.StepKind
-	// DomainStep is a step of the author's domain that a plan may draw (world.DomainStep).
-	DomainStep = world.DomainStep
-	// Param is a drawn parameter of a DomainStep (world.Param).
-	Param = world.Param
 	// Args are a step's arguments as a plan writes them (plan.Args).
 	Args = world.Args
-	// StepEnv is what a DomainStep runs with (world.StepEnv).
-	StepEnv = world.StepEnv
-	// System is a model of an outside system the operator talks to (world.System).
-	System = world.System
-	// SystemEnv is what a System's functions run with (world.SystemEnv).
-	SystemEnv = world.SystemEnv
 	// Systems are a run's systems by name (world.Systems).
 	Systems = world.Systems
-	// Faults narrows the faults a plan may draw (world.Faults).
-	Faults = world.Faults
 	// ExecHandler answers the operator's exec requests (world.ExecHandler).
 	ExecHandler = world.ExecHandler
-	// ExecRequest is an exec request of the operator's (world.ExecRequest).
-	ExecRequest = world.ExecRequest
-	// ExecResult is what an exec request returns (world.ExecResult).
-	ExecResult = world.ExecResult
 	// NondeterministicField names a field the author knows a real cluster
 	// makes nondeterministic (canon.NondeterministicField).
 	NondeterministicField = canon.NondeterministicField
-	// Shard is one shard of an exploration, Index from 1 to Count
-	// (Options.Shard; world.Shard).
-	Shard = world.Shard
-	// LeaderElection is the Lease a manager's replicas campaign for
-	// (Manager.LeaderElection; world.LeaderElection).
-	LeaderElection = world.LeaderElection
 	// FaultKind is a fault class (Faults.Classes; world.FaultKind).
 	FaultKind = world.FaultKind
 	// APIFault is an API error of the author's, or a selector of the drawn

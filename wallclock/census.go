@@ -6,29 +6,17 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
-// A census of the bubble's goroutines: code under test that
-// starts goroutines the simulator does not know of gets one line naming
-// them, and what to do, instead of a run that takes minutes or the bubble's
-// "deadlock: main bubble goroutine has exited but blocked goroutines remain"
-// naming nothing.
-//
-//   - A client-go workqueue (workqueue.New..., NewTypedRateLimitingQueue)
-//     runs on the bubble's clock outside the scheduler: its goroutines'
-//     tickers wake the bubble through every step of virtual time (a plan
-//     takes seconds to minutes), and one never shut down outlives the
-//     world. Run looks for its goroutines at the world's first steps of
-//     virtual time and then each time their number has grown fourfold (a few
-//     looks a run, the first within its first steps), and fails the test
-//     naming it and clientgo.Queue (package operatortest/clientgo).
-//   - A goroutine still in the bubble once the world has closed (a
-//     library's janitor, a ticker loop, a goroutine waiting on a channel
-//     nothing will close) would make the bubble deadlock when Run returns.
-//     Run names each, by where it was started and where it waits, and
-//     what to do.
+// A census of the bubble's goroutines: a goroutine still in the bubble once
+// the world has closed (a library's janitor, a ticker loop, a client-go
+// workqueue's loops never shut down, a goroutine waiting on a channel
+// nothing will close) is abandoned with the world: the bubble's clock stops
+// once its main goroutine returns, so it never runs again, and Run recovers
+// the bubble's deadlock that says so. Run names the goroutines left, by the
+// frame that started each and where it waits, once per test (Report); they
+// fail nothing. Stuck names, for a watchdog outside the bubbles, those that
+// keep a world from stepping or closing.
 
 // goroutine is one goroutine of a stack dump.
 type goroutine struct {
@@ -136,91 +124,52 @@ func parseStacks(text string) []goroutine {
 	return out
 }
 
-// isWorkqueue says whether g is a goroutine of a client-go workqueue (its
-// waiting loop, its metrics' ticker).
-func (g goroutine) isWorkqueue() bool {
-	return strings.HasPrefix(g.createdBy.fn, workqueuePkg) && len(g.frames) > 0 && g.frames[len(g.frames)-1].fn != "" &&
-		strings.HasPrefix(g.frames[len(g.frames)-1].fn, workqueuePkg)
-}
+// SimulatorQueue was how the simulator told the census of a client-go
+// workqueue of its own in the bubble, when the census refused the code
+// under test's: a client-go workqueue now runs in the world as any
+// goroutine of client-go's does, on the bubble's clock (virtual time).
+//
+// Deprecated: a no-op; nothing needs telling.
+func SimulatorQueue() {}
 
-const workqueuePkg = "k8s.io/client-go/util/workqueue."
-
-// simulatorQueues counts, by bubble, the client-go workqueues the simulator
-// itself keeps on the bubble's clock (SimulatorQueue).
-var simulatorQueues sync.Map // bubble id -> *atomic.Int64
-
-// SimulatorQueue tells the census that the caller, in a bubble, has built a
-// client-go workqueue that the simulator itself runs on the bubble's clock
-// (kcm: the Job controller's orphanQueue, which no queue of the
-// simulator's can replace), so that the census does not report it: as many
-// goroutines of each of a workqueue's loops as queues told are the
-// simulator's.
-func SimulatorQueue() {
-	id := currentBubble()
-	if id == 0 {
-		return
-	}
-	n, _ := simulatorQueues.LoadOrStore(id, new(atomic.Int64))
-	n.(*atomic.Int64).Add(1)
-}
-
-// currentBubble is the calling goroutine's bubble id (0: none).
-func currentBubble() int {
-	buf := make([]byte, 256)
-	gs := parseStacks(string(buf[:runtime.Stack(buf, false)]) + "\n")
+// abandonedLine names the goroutines gs of the code under test still in
+// the bubble once the world has closed, "" when there are none: each by
+// the frame that started it and where it waits. They are abandoned with
+// the world, not a failure: the world's close has frozen every call into
+// it, so nothing they do after the run's end reaches what was judged. The
+// key is the same for every run of one operator (the sites, without
+// goroutine ids or counts), so that a test says it once.
+func abandonedLine(gs []goroutine) (line, key string) {
 	if len(gs) == 0 {
-		return 0
+		return "", ""
 	}
-	return gs[0].bubble
-}
-
-// workqueueLine is the failure of a world in which a client-go workqueue
-// of the code under test runs, "" when none does (bubble: the world's).
-func workqueueLine(bubble int, gs []goroutine) string {
-	kept := int64(0)
-	if n, ok := simulatorQueues.Load(bubble); ok {
-		kept = n.(*atomic.Int64).Load()
-	}
-	loops := map[string]int64{}
+	count := map[string]int{}
+	var order []string
 	for _, g := range gs {
-		if !g.isWorkqueue() {
-			continue
-		}
-		if loop := g.frames[len(g.frames)-1].fn; loops[loop] < kept {
-			loops[loop]++ // one of the simulator's
-			continue
-		}
-		return fmt.Sprintf("a client-go workqueue runs in the world outside the simulator (goroutine %d, %s, started by %s): it waits on the bubble's clock, so every plan takes seconds to minutes, and one never shut down outlives the world. Build the queue with clientgo.Queue(env, rateLimiter) (package github.com/ctrlsim/ctrlsim/operatortest/clientgo) in clientgo.Setup's start, where the operator's main calls workqueue.NewTypedRateLimitingQueue (docs/client-go.md)",
-			g.id, g.frames[len(g.frames)-1].fn, g.createdBy)
-	}
-	return ""
-}
-
-// outlivingLine is the failure of a world whose goroutines gs are still in
-// the bubble once it has closed, "" when there are none: each by where it
-// was started and where it waits.
-func outlivingLine(gs []goroutine) string {
-	if len(gs) == 0 {
-		return ""
-	}
-	if line := workqueueLine(0, gs); line != "" {
-		return line
-	}
-	var each []string
-	for i, g := range gs {
-		if i == 3 {
-			each = append(each, fmt.Sprintf("and %d more", len(gs)-3))
-			break
-		}
 		where := "?"
 		if w := userFrame(g.frames); w.fn != "" {
 			where = w.String()
 		}
-		each = append(each, fmt.Sprintf("goroutine %d started by %s, waiting (%s) in %s", g.id, g.createdBy, g.state, where))
+		k := fmt.Sprintf("started by %s, waiting (%s) in %s", g.createdBy, g.state, where)
+		if count[k]++; count[k] == 1 {
+			order = append(order, k)
+		}
 	}
-	return fmt.Sprintf("%d goroutine%s of the code under test outlive%s the world (the bubble would deadlock: testing/synctest's \"main bubble goroutine has exited but blocked goroutines remain\"): %s. "+
-		"Stop each when its process's context ends (the ctx of a Runnable, mgr.Add, or of clientgo.Setup's start: the world cancels it when it closes), or, for a library's goroutine (a cache's janitor), call the library's Close or Stop there; a goroutine started in the test outside the world's run is not in the bubble",
-		len(gs), plural(len(gs)), map[bool]string{true: "s", false: ""}[len(gs) == 1], strings.Join(each, "; "))
+	var each []string
+	for i, k := range order {
+		if i == 3 {
+			each = append(each, fmt.Sprintf("and %d more", len(order)-3))
+			break
+		}
+		if count[k] > 1 {
+			k = fmt.Sprintf("%d goroutines %s", count[k], k)
+		}
+		each = append(each, k)
+	}
+	key = strings.Join(order, "\n")
+	return fmt.Sprintf("operatortest: %d goroutine%s of the code under test outlived the world and %s abandoned with it, never run again (not a failure: the world's close froze their calls): %s. "+
+		"A real process would run them on; stop each when its process's context ends (a library's Stop or Close there) to keep them out of the test binary",
+		len(gs), plural(len(gs)), map[bool]string{true: "was", false: "were"}[len(gs) == 1], strings.Join(each, "; ")), key
 }
 
 // userFrame is the innermost frame of frames outside the runtime and the

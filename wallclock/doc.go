@@ -31,25 +31,50 @@
 // A test run with controller-runtime's -kubeconfig flag is refused, as that
 // flag comes first.
 //
-// Run takes a census of the bubble's goroutines (census.go): a client-go
-// workqueue built in the world (workqueue.New..., which runs on the
-// bubble's clock outside the scheduler: every plan then takes seconds to
-// minutes) fails the test at the world's first steps of virtual time with
-// one line naming it and clientgo.Queue (operatortest/clientgo); goroutines still in
+// A client-go workqueue the code under test builds itself
+// (workqueue.NewTypedRateLimitingQueue, in a constructor or a Setup) runs
+// in the bubble as any of client-go's goroutines do: its waiting loop's
+// timers (AddAfter, AddRateLimited), its rate limiter's clock and its
+// metrics' ticker are the bubble's, which follows virtual time, and a
+// worker blocked in its Get waits outside the scheduler until an Add wakes
+// it, rejoining at its next request
+// (TestAnOperatorsOwnClientGoWorkqueueDeterminism).
+//
+// Run takes a census of the bubble's goroutines (census.go): goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
-// stops), which would make the bubble deadlock naming nothing, fail it
-// with one line naming where each was started and where it waits, and what
-// to do (examples/traps).
+// stops, a loop waiting on a context nobody cancels) are abandoned with the
+// world and named in one line of the test's output, by the frame that
+// started each and where it waits, once per test: no failure, as the
+// world's close has frozen their calls (TestAWorldWithAJanitorTickingForeverClosesNamingIt;
+// examples/traps). The close itself is bounded: the kernel waits at most 10
+// minutes of the bubble's clock for tasks blocked outside to unwind
+// (sim/scheduler's closeForever), so a goroutine ticking through it costs
+// a fraction of a second, where before the close slept a hundred years of
+// ticks and never returned.
 //
 // # Known gaps
 //
-//   - The census names a client-go workqueue by its goroutine and the
-//     client-go function that started it, not by the line of the operator
-//     that built it (a stack dump holds only the go statement's place:
+//   - A client-go workqueue of the code under test with several workers
+//     waiting in its Get: which worker an Add wakes takes which item is Go's
+//     scheduler's choice, made outside the simulator. The world runs on one
+//     P (oneproc.go), where two runs agree, but -race randomizes the
+//     scheduler and parts them (5 runs in 5 with three workers; one worker
+//     agrees under -race: TestAnOperatorsOwnClientGoWorkqueueDeterminism)
+//     (TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
+//   - A goroutine abandoned with a world keeps what it references (its
+//     closure, a client, a cache) for the rest of the test binary: many
+//     plans of an operator whose library goroutines hold its manager keep
+//     many worlds' memory. And a call it would make after the run's end (a
+//     write a real process would make) is frozen, not judged
+//     (TestAnAbandonedGoroutinesCallAfterTheCloseIsNotJudged).
+//   - The census names a client-go workqueue left at the close by its
+//     goroutine and the client-go function that started it, not by the
+//     line of the operator that built it (a stack dump holds only the go
+//     statement's place:
 //     TestTheCensusNamesAWorkqueueByClientGoNotByTheOperatorsLine).
 //     A workqueue with no goroutine of its own (a plain Typed queue with no
-//     metrics provider) is not seen: it waits on a sync.Cond, not on the
-//     clock (TestTheCensusDoesNotSeeAPlainTypedQueue). An informer factory
+//     metrics provider) is not seen: it waits on a sync.Cond
+//     (TestTheCensusDoesNotSeeAPlainTypedQueue). An informer factory
 //     the operator builds itself (informers.NewSharedInformerFactory) runs
 //     the same client-go goroutines as clientgo.Setup's and is not told
 //     apart (TestTheCensusDoesNotTellAnOperatorsInformerFactoryApart;

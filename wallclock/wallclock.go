@@ -3,6 +3,7 @@ package wallclock
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -17,54 +18,43 @@ import (
 // under test waited on a real timer), the test gets an error naming both times.
 func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	t.Helper()
-	defer onOneP()()   // oneproc.go
-	var failure string // census.go: goroutines the world does not know of
+	defer onOneP()() // oneproc.go
+	// abandoned names the goroutines left in the bubble once the world has
+	// closed (census.go); bubbleFailed is whether the bubble's test failed.
+	var abandoned, abandonedKey string
+	var bubbleFailed bool
 	defer func() {
-		if failure == "" {
+		if abandoned == "" {
 			return
 		}
 		// The goroutines named stay blocked: the bubble's deadlock is
-		// this run's end, and the test fails with the line naming them.
+		// this run's end (its clock stops once its main goroutine has
+		// returned, so that they never run again).
 		if r := recover(); r != nil && !strings.HasPrefix(fmt.Sprint(r), "deadlock: ") {
 			panic(r)
 		}
-		t.Fatalf("operatortest: %s", failure)
+		reportOnce(t, abandonedKey, abandoned)
+		if bubbleFailed {
+			t.FailNow() // as synctest.Test does for a failed bubble
+		}
 	}()
 	synctest.Test(t, func(t *testing.T) {
 		// The first cleanup registered runs last, once the bubble's other
 		// cleanups have: what is still in the bubble then outlives it.
 		t.Cleanup(func() {
-			defer simulatorQueues.Delete(currentBubble())
-			if failure == "" {
-				synctest.Wait()
-				_, gs := bubbleGoroutines()
-				failure = outlivingLine(gs)
-			}
+			synctest.Wait()
+			_, gs := bubbleGoroutines()
+			abandoned, abandonedKey = abandonedLine(gs)
+			bubbleFailed = t.Failed()
 		})
-		defer func() {
-			if r := recover(); r != nil {
-				c, ok := r.(census)
-				if !ok {
-					panic(r)
-				}
-				failure = string(c)
-			}
-		}()
 		serveKubeconfig(t) // kubeconfig.go
 		var expected time.Time
-		sleeps, look := 0, 1
 		wall := &cluster.Wall{
 			Now: func() time.Time {
 				expected = time.Now()
 				return expected
 			},
 			Sleep: func(d time.Duration, wake <-chan struct{}) time.Duration {
-				if sleeps++; sleeps == look {
-					look *= 4
-					if line := workqueueLine(bubbleGoroutines()); line != "" {
-						panic(census(line)) // ends the run, through its deferred Close
-					}
-				}
 				now := time.Now()
 				if !now.Equal(expected) {
 					t.Errorf("wallclock: the bubble's clock is at %v where virtual time is %v: code under test waited on the wall clock (time.Sleep, time.After, a time.Timer) instead of the virtual one", now, expected)
@@ -91,6 +81,21 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	})
 }
 
+// Report says line, which names goroutines of the code under test that a
+// world abandoned at its close, in t's output (a variable for the tests).
+// Run says the line of each distinct set of goroutines (by where they were
+// started and wait) once per test.
+var Report = func(t *testing.T, line string) { t.Log(line) }
+
+// reported are the lines said, by test.
+var reported sync.Map // test name + "\x00" + key -> true
+
+func reportOnce(t *testing.T, key, line string) {
+	if _, seen := reported.LoadOrStore(t.Name()+"\x00"+key, true); !seen {
+		Report(t, line)
+	}
+}
+
 // cutting is why the runs are cut now ("" or nil: they are not): a bound
 // the harness keeps outside the bubble (CutRuns).
 var cutting atomic.Pointer[string]
@@ -111,9 +116,6 @@ func cutWhy() string {
 	}
 	return ""
 }
-
-// census is a census's failure, raised in the bubble to end the run.
-type census string
 
 // CheckDeterminism is cluster.CheckDeterminism with each of the two runs in a
 // bubble of its own: runs whose controllers read the wall clock are compared

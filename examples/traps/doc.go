@@ -4,21 +4,23 @@
 //
 //   - a client-go operator in k8s.io/sample-controller's style that builds
 //     its own workqueue (workqueue.NewTypedRateLimitingQueueWithConfig),
-//     where operatortest/clientgo's Queue is the queue to use;
+//     which now holds: the queue runs on virtual time;
 //   - a client-go operator whose start builds a real workqueue and never
-//     uses it;
+//     uses it (holds);
 //   - a controller-runtime operator that builds its own client-go
-//     workqueue beside its controllers (for work it hands out itself);
+//     workqueue beside its controllers (for work it hands out itself;
+//     holds);
 //   - a controller-runtime operator whose reconciler keeps an expiring
 //     cache (TTLCache, written here: a library of the kind whose New starts
-//     a janitor goroutine that runs until Stop), never stopped; its twin
-//     stops it when its process's context ends;
+//     a janitor goroutine that runs until Stop), never stopped: no failure,
+//     the janitor is abandoned with each world and named once in the
+//     test's output; its twin stops it when its process's context ends;
 //   - a Runnable that waits on a channel made outside the world's run (its
 //     bubble never settles: the world cannot step or close);
 //   - a reconciler that works for wall time at each reconcile (Slow), its
 //     plans past Options.PlanTimeout.
 //
-// Each trap fails its test with one line naming the queue or the
+// Each other trap but the janitor fails its test with one line naming the queue or the
 // goroutine, within seconds (wallclock's census.go, operatortest/search's
 // longrun.go), and a plan past its wall-clock bound is cut and counted; the
 // twins hold.
@@ -27,5 +29,5 @@
 //
 //   - The traps fail the test (t.Fatal), so their tests run them in a
 //     child test binary and read its output
-//     (TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue).
+//     (TestAWorldThatCannotStepEndsTheTestNamingWhatItWaitsFor).
 package traps

@@ -105,9 +105,9 @@ func Setup(start func(ctx context.Context, env Env) error) func(mgr manager.Mana
 // the scheduler, and the goroutines that call it are tasks of the process
 // (process.NewClientGoQueue). rl nil is client-go's
 // DefaultTypedControllerRateLimiter. A queue of client-go's own built in the
-// world instead (workqueue.NewTypedRateLimitingQueue, in a start or a
-// Setup) waits on the clock outside the simulator: the test fails at the
-// world's first steps with one line naming it (package wallclock's census).
+// world instead (workqueue.NewTypedRateLimitingQueue, in a start, a
+// constructor or a Setup) runs too, on the bubble's clock, which is virtual
+// time (examples/dynctl).
 func Queue[T comparable](env Env, rl workqueue.TypedRateLimiter[T]) (workqueue.TypedRateLimitingInterface[T], error) {
 	return process.NewClientGoQueue(env.Manager, rl)
 }

@@ -6,8 +6,9 @@
 // operatortest.Manager Setup: at each start of the process, start gets an
 // Env, what the operator's main builds from a kubeconfig (the REST config,
 // a clientset, dynamic and metadata clients and their informer factories),
-// and runs as the process's Runnable; Queue gives it the simulator's
-// client-go workqueue on virtual time, in place of the one its main builds:
+// and runs as the process's Runnable; the operator may build its own
+// client-go workqueue (it runs on virtual time), or take Queue's, the
+// simulator's model of it, whose items the plan orders:
 //
 //	Managers: []operatortest.Manager{{Name: "mirror", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
 //		q, err := clientgo.Queue[cache.ObjectName](env, nil)
@@ -19,6 +20,45 @@
 //		return c.Run(ctx, 2)
 //	})}},
 //
+// # The rules a start keeps
+//
+// A start is the operator's main from the point where it has a kubeconfig;
+// five rules keep it a process the world can crash, restart and close:
+//
+//   - Return once ctx is done, straight from waiting on it (<-ctx.Done(), a
+//     controller's Run(ctx, n)), not after waiting for something else: ctx
+//     ends at a crash, a stop and the world's close, and a start still
+//     running after its incarnation has ended is frozen there.
+//   - Start every informer factory with ctx.Done() (not wait.NeverStop or a
+//     channel of the operator's own), so that its goroutines end with the
+//     incarnation.
+//   - Sync the caches once, before the controllers start
+//     (factory.WaitForCacheSync(ctx.Done())), rather than in each of many
+//     controllers: each cache.WaitForCacheSync polls on a 100ms timer, and
+//     ten controllers polling at once wake at one virtual instant in an
+//     order Go's scheduler picks.
+//   - Take the informers from Env's factories, which start one informer type
+//     at a time in the order asked for. An informer of a code-generated
+//     factory (the operator's own clientset's, for its custom resources) is
+//     hosted the same way, through InformerFor on Env's factory of its
+//     informer type (below), with its clientset built on env.Config. A
+//     factory the operator builds itself from env.Config reaches the world
+//     too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns), but starts its
+//     informer types in Go map order: deterministic with one. Hand the
+//     operator's constructor env.Config where it reads a kubeconfig (see
+//     Known gaps).
+//   - Shut a queue down when ctx ends, or not at all: a ShutDown after the
+//     incarnation has ended returns at once, as client-go's does, and
+//     goroutines left running at the world's close are abandoned with it and
+//     named once in the test's output (package wallclock's census).
+//
+// A code-generated informer, hosted by Env's factory:
+//
+//	inf := env.InformerFactory.InformerFor(&myv1.Widget{}, func(kubernetes.Interface, time.Duration) cache.SharedIndexInformer {
+//		return myinformers.NewWidgetInformer(myClientset, metav1.NamespaceAll, 0, cache.Indexers{})
+//	})
+//	lister := mylisters.NewWidgetLister(inf.GetIndexer())
+//
 // client-go's own reflectors watch over the process's REST config, fed from
 // its informers (the plan's lag, holds, relists and stale restarts), every
 // goroutine start starts is a task of the process from its first call into
@@ -28,17 +68,28 @@
 //
 // # Known gaps
 //
+//   - An informer factory the operator builds from the kubeconfig file the
+//     world names in KUBECONFIG (package wallclock's kubeconfig.go) does
+//     not reach the world: its reflector runs in a goroutine started by
+//     the informer's own, which never called in, so no process adopts it,
+//     and its list is refused as called outside every process (direct
+//     calls of a clientset built so do reach it)
+//     (TestAnOperatorsOwnFactoryFromTheKubeconfigFileIsNotServed).
 //   - A factory the operator builds itself (informers.NewSharedInformerFactory)
 //     starts its informers in map order, so a run is deterministic only with
 //     one informer type on it (as in
 //     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
 //     start them in the order asked for (sim/process's Known gaps).
-//   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue)
-//     waits on the clock outside the simulator, and client-go has no seam to
-//     replace it: the operator must be handed Queue's, and a test that builds
-//     one fails in its first run with one line naming it (package
-//     wallclock's census;
-//     examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueFailsNamingTheQueue).
+//   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
+//     built anywhere in the operator) runs on the bubble's clock, not as the
+//     scheduler's model: its waiting loop is no task, and a worker blocked in
+//     its Get waits outside the scheduler until an Add wakes it, rejoining
+//     at its next request, so the plan cannot pick among the queue's items
+//     as it picks among Queue's
+//     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds); with
+//     several workers, which one takes which item is Go's scheduler's
+//     choice, the same in two runs on the world's one P but not under -race
+//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no

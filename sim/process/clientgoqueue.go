@@ -119,7 +119,11 @@ func AdoptStarted(mgr manager.Manager) {
 }
 
 // clientGoQueue is the queue of NewClientGoQueue: each call joins the
-// incarnation first (scheduler.Join), as its client's calls do.
+// incarnation first (scheduler.Join), as its client's calls do, but a
+// ShutDown once the incarnation has ended (a graceful-shutdown goroutine
+// on the incarnation's context, Run's deferred ShutDown at a crash or the
+// world's close) returns at once, as client-go's does: the queue goes with
+// the incarnation, and joining an ended one would wait for ever.
 type clientGoQueue[T comparable] struct {
 	q queue.Queue[T]
 	m *Manager
@@ -127,11 +131,28 @@ type clientGoQueue[T comparable] struct {
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*clientGoQueue[string])(nil)
 
-func (c *clientGoQueue[T]) Add(item T)                       { c.m.join(); c.q.Add(item) }
-func (c *clientGoQueue[T]) Len() int                         { c.m.join(); return c.q.Len() }
-func (c *clientGoQueue[T]) Done(item T)                      { c.m.join(); c.q.Done(item) }
-func (c *clientGoQueue[T]) ShutDown()                        { c.m.join(); c.q.ShutDown() }
-func (c *clientGoQueue[T]) ShutDownWithDrain()               { c.m.join(); c.q.ShutDownWithDrain() }
+func (c *clientGoQueue[T]) Add(item T)  { c.m.join(); c.q.Add(item) }
+func (c *clientGoQueue[T]) Len() int    { c.m.join(); return c.q.Len() }
+func (c *clientGoQueue[T]) Done(item T) { c.m.join(); c.q.Done(item) }
+func (c *clientGoQueue[T]) ShutDown() {
+	if !c.ended() {
+		c.m.join()
+		c.q.ShutDown()
+	}
+}
+
+// ended reports whether the queue's incarnation has ended, or the world is
+// closing.
+func (c *clientGoQueue[T]) ended() bool {
+	return c.m.ctx.Err() != nil || c.m.p.env.Scheduler.Closing()
+}
+
+func (c *clientGoQueue[T]) ShutDownWithDrain() {
+	if !c.ended() {
+		c.m.join()
+		c.q.ShutDownWithDrain()
+	}
+}
 func (c *clientGoQueue[T]) ShuttingDown() bool               { c.m.join(); return c.q.ShuttingDown() }
 func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) { c.m.join(); c.q.AddAfter(item, d) }
 func (c *clientGoQueue[T]) AddRateLimited(item T)            { c.m.join(); c.q.AddRateLimited(item) }

@@ -78,6 +78,14 @@ func (s *Scheduler) SetSettle(settle func()) { s.settle = settle }
 // timer) and rejoin when woken.
 func (s *Scheduler) InBubble() bool { return s.settle != nil }
 
+// Closing reports whether Close has begun: a goroutine calling in from now
+// on is killed as it arrives.
+func (s *Scheduler) Closing() bool {
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	return s.out.closing
+}
+
 // SetWall makes sleep the clock's follower: it sleeps d in the bubble, or
 // less if wake is ready first, and returns how long it slept. While a task is
 // blocked outside, the follower passes a wake channel that a task rejoining

@@ -39,10 +39,15 @@ func (s *Scheduler) endDying() {
 	}
 }
 
-// closeForever bounds the kernel's last sleep at Close: a task still blocked
-// outside after that waits on something no timer will end (a channel of its
-// own), and is left where it is.
-const closeForever = 100 * 365 * 24 * time.Hour
+// closeForever bounds the kernel's last sleep at Close, in the bubble's
+// time: a task still blocked outside after that waits on something no
+// timer of that reach will end (a channel of its own), and is left where it
+// is, with the world (package wallclock names it). The bound is short
+// enough that a goroutine ticking through it for ever (a cache's janitor,
+// every 10ms) costs a fraction of a second of wall time, where a hundred
+// years of ticks never ended; long enough for the waits of a reconcile
+// (time.Sleep, a retry's backoff, a poll's interval) to end and unwind.
+const closeForever = 10 * time.Minute
 
 // closeWaiting ends the tasks blocked outside that have no context to cancel
 // (a reconcile in time.Sleep): they are killed, the kernel sleeps in the bubble
