@@ -97,8 +97,10 @@
 //     into the plan space, checked against the world, and the API errors
 //     drawn by default, aimed at a fault-free run's writes.
 //   - operatortest/builtins: which built-in controllers a run starts (the
-//     kinds it may hold), and the garbage collector and namespace
-//     controller set up over them.
+//     kinds it may hold), the garbage collector and namespace
+//     controller set up over them, and every namespace's default
+//     ServiceAccount and kube-root-ca.crt ConfigMap (kcm's hosted
+//     controllers).
 //   - operatortest/workload: the drawn workload and the user's steps
 //     (operatortest/schemadraw: values drawn from CRD schemas).
 //   - operatortest/verdict: the generic oracles (converges, update-summaries,

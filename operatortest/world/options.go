@@ -372,8 +372,11 @@ type Options struct {
 	// draws, and a script of the author's own steps at given times, run by
 	// the harness (see Workload).
 	Workload Workload
-	// NoBuiltinControllers leaves the namespace controller and the garbage
-	// collector out of the world (they run by default, as in a real cluster).
+	// NoBuiltinControllers leaves the namespace controller, the garbage
+	// collector and the serviceaccount and root-ca-cert-publisher
+	// controllers (every namespace's default ServiceAccount and
+	// kube-root-ca.crt ConfigMap) out of the world (they run by default, as
+	// in a real cluster).
 	NoBuiltinControllers bool
 	// NamespaceTermination is how long a deleted Namespace stays Terminating
 	// at least, empty or not: what its content's finalizers and the
