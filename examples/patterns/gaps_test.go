@@ -45,6 +45,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/registry"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
@@ -567,4 +568,14 @@ func TestTheSuiteRunsSequentiallyForItsGlobalPlanFlag(t *testing.T) {
 			t.Errorf("%s runs a test in parallel", name)
 		}
 	}
+}
+
+func TestRegistryEntryIsAConfigMapWithTheImageAlone(t *testing.T) {
+	r := replayCorrect(t, "registry-entry")
+	var entry corev1.ConfigMap
+	get(t, r, registry.RegistryNamespace, "shop.web", &entry)
+	if len(entry.Data) != 1 || entry.Data["image"] != "shop:1" || len(entry.OwnerReferences) != 0 {
+		t.Errorf("the entry holds %v, owners %v; want the image alone, no owner", entry.Data, entry.OwnerReferences)
+	}
+	none(t, r, &corev1.ServiceList{}, registry.RegistryNamespace)
 }

@@ -37,5 +37,7 @@
 //   - The kubelet model does not run the hook: a hook other than a sleep
 //     takes a short drawn time, whatever it waits for (models/kube's Known
 //     gaps), so an operator that deletes a member without marking it is not
-//     caught here, though its pod would stay Terminating for a week.
+//     caught here, though its pod would stay Terminating for a week
+//     (operatortest/kubeworld.TestAPodWithAWeeksGraceIsGoneWithinAMinuteOfItsDeletion:
+//     a hook that waits for a mark never given ends all the same).
 package drain

@@ -25,4 +25,10 @@
 // not yet show the image, and takes AlreadyExists as an error: a crash
 // right after the entry's create, before the status write, leaves it
 // failing at every reconcile.
+//
+// # Known gaps
+//
+//   - No registry server: an entry is a ConfigMap holding the image alone,
+//     which nothing reads, and no Service fronts the registry
+//     (examples/patterns.TestRegistryEntryIsAConfigMapWithTheImageAlone).
 package registry
