@@ -63,6 +63,9 @@ func Replay(t *testing.T, o world.Options, p *plan.Plan) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := search.AimFaultPhase(w, t); err != nil { // the fault phase Run explored it under
+		return nil, err
+	}
 	if p, err = plan.IndexObjects(p, failure.SeedNames(w)); err != nil {
 		return nil, err
 	}

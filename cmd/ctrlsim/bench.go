@@ -249,10 +249,10 @@ func operatortestMarkdown(f *bench.Figures) string {
 	fmt.Fprintf(&b, "\nEach example's bug (its buggy twin), explorer seeds 1-%d, at most the plans the row names: medians of the plans to the first failing plan, and of the wall seconds to it and to the minimal plan (the whole exploration), with 1 worker and with %d. "+
 		"Shrinking runs in the test's process whatever the workers; with 1 worker, the medians of its time over the time to find, of the candidates rapid's shrinker tried and of the runs they cost (a candidate drawn before is recalled; a new one runs with the fault-free references of its seed and workload, recalled too, and the runs that judge it again). "+
 		"A row whose targeted plans are \"none\" found its bug by random plans alone: bigrecreate's faults narrowed to lagging watches, a class the sweep has no plans for, is the large operator (thousands of stale pairs) whose shrink starts from a random plan's faults.\n\n", 5, o.Workers)
-	fmt.Fprintf(&b, "| bug | max plans | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | shrink / find | shrink candidates | shrink runs | caught from every seed | targeted plans run, seed 1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
+	fmt.Fprintf(&b, "| bug | max plans | median plans | to first failure, 1 worker | to minimal plan, 1 worker | to first failure, %d workers | to minimal plan, %d workers | shrink / find | shrink candidates | shrink runs | caught from every seed | targeted plans run, seed 1 | found by, each seed |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", o.Workers, o.Workers)
 	for _, c := range o.Bugs {
-		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v | %s |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
-			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll, cmp.Or(c.Targeted, "-"))
+		fmt.Fprintf(&b, "| %s | %d | %.0f | %.2f s | %.2f s | %.2f s | %.2f s | %.1f | %.0f | %.0f | %v | %s | %s |\n", c.Bug, cmp.Or(c.MaxPlans, 1000), c.MedianPlans, c.OneWorker.ToFirstFailure, c.OneWorker.ToMinimalPlan,
+			c.AllWorkers.ToFirstFailure, c.AllWorkers.ToMinimalPlan, c.ShrinkOverFind, c.ShrinkCandidates, c.ShrinkRuns, c.CaughtFromAll, cmp.Or(c.Targeted, "-"), cmp.Or(strings.Join(c.Found, "; "), "-"))
 	}
 	b.WriteString(targetsMarkdown(o))
 	b.WriteString(profilesMarkdown(o))

@@ -13,6 +13,14 @@
 // judges a replay modulo the fields Options.Nondeterministic declares
 // (Sorted: the operator sorts, and is deterministic).
 //
+// With a pod the Service selects, kube-controller-manager's EndpointSlice
+// controller copies the Service's ports into the slice's in the order the
+// operator wrote them, and the kubelet's Events name the pod at a
+// resourceVersion the Service's writes shift: what the cluster carries on
+// from the operator's map order is the operator's, said once as carried,
+// and a correct operator whose list is declared passes
+// (TestWhatTheClusterCarriesOnFromTheMapOrderIsTheOperators).
+//
 // The buggy reconciler (Fixed false) takes the Service, made first, as
 // proof that the list exists too: a crash between the two writes leaves
 // the list missing for ever, which converges catches.

@@ -59,6 +59,10 @@ type pattern struct {
 	// what the correct operator does, and the twin's bug, for the report.
 	does, bug string
 	options   func(buggy bool) operatortest.Options
+	// wrongAt, for a twin whose one bug goes wrong at more than one write
+	// that nothing shows is one (package rootcause's rule), says where:
+	// KeepGoing reports it as one finding for each (none: one finding).
+	wrongAt []string
 }
 
 // knownFalseAlarms are the patterns whose correct operator the harness still

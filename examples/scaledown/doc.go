@@ -44,6 +44,15 @@
 // from explorer seeds 1-5 (not with -short); the correct operator holds the
 // search (1,000 plans with CTRLSIM_TWIN=1000).
 //
+// A second twin (PicksPrimary beside Buggy) has two bugs in its one
+// reconcile of its one Ensemble: it also records as primary the first claim
+// its cache lists, which two schedules pick apart with no fault at all
+// (interleavings-agree, plan 0). TestTwoBugsOfOneReconcileAreTwoFindings
+// runs its test as a user does, with KeepGoing over the default 100 plans:
+// both bugs are reported and both plans saved (when a root cause was a
+// reconcile, the data loss was listed under the primary's finding, and the
+// run ended "no violation that needs a fault").
+//
 // # Known gaps
 //
 //   - It is a teaching example: no StatefulSet or Pods, no decommission of

@@ -64,6 +64,8 @@ type EnsembleSpec struct {
 // scale-down is recorded here before the members' claims are deleted.
 type EnsembleStatus struct {
 	Members int `json:"members,omitempty"`
+	// Primary is the member the PicksPrimary twin chose to lead.
+	Primary string `json:"primary,omitempty"`
 }
 
 // EnsembleList is a list of Ensembles.
@@ -109,6 +111,12 @@ type Reconciler struct {
 	APIReader client.Reader
 	// Buggy deletes a member's claim on the word of its cache's Ensemble.
 	Buggy bool
+	// PicksPrimary is a second bug of the same reconcile, one no fault
+	// needs: it records as the primary the first claim its cache lists,
+	// once, so that two schedules (another list order, another lag) pick
+	// two primaries (interleavings-agree). A correct one would pick
+	// member 0.
+	PicksPrimary bool
 }
 
 // SetupWithManager registers the controller: Ensembles, and their members'
@@ -142,6 +150,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	var claims corev1.PersistentVolumeClaimList
 	if err := r.List(ctx, &claims, client.InNamespace(e.Namespace), client.MatchingLabels{EnsembleLabel: e.Name}); err != nil {
 		return ctrl.Result{}, err
+	}
+	if r.PicksPrimary && e.Status.Primary == "" && len(claims.Items) > 0 {
+		e.Status.Primary = claims.Items[0].Name
+		return ctrl.Result{}, r.Status().Update(ctx, &e)
 	}
 	for i := range claims.Items {
 		pvc := &claims.Items[i]

@@ -27,23 +27,48 @@
 //     the schedule: examples/patterns' password twin loops on its Secret's
 //     writes with no fault, and on its User's reconciles after a hold).
 //
-// Two findings are one root cause when their first wrong writes were made
-// in the same reconcile (one controller of one process reconciling one
-// object) and, where one of them is a write at rest, to the same object: a
-// departure is where the reconcile took another way, and each later write
-// of it follows; a write at rest is one write that should not be, and
-// accounts for no other object's. A finding whose run goes wrong at no such
-// write (a panic with no fault, a run that ends as its reference does, a
-// first divergent write or a loop outside a reconcile) is a root cause of
-// its own. Saved plans that still violate are root causes found
-// before: a signature found again under one is listed under it.
+// Two findings are one root cause only where that is shown, never by
+// proximity (passing through one reconcile is proximity: a database
+// operator's one controller reconciling its one cluster object meets every
+// bug it has there):
+//
+//   - violations of one fault-free run (the same plan, with no fault) are
+//     one finding, whatever the number of oracles it breaks: one run, one
+//     plan, saved once;
+//   - else their first wrong writes must be the same write: made in the
+//     same reconcile (one controller of one process reconciling one
+//     object), to the same object (where a crash cuts the reconcile
+//     decides which of that object's fields differ first: the conditions
+//     twin's page ConfigMap missing, or written with other content), or,
+//     for two departures, in the same fields of another object (a crash
+//     between a child's create and the write of its owner reference
+//     departs in .metadata.ownerReferences, whichever child it hit); a hot
+//     loop in the same reconcile is one loop;
+//   - the test's own properties are the author's words for a bug: a
+//     finding of one is never listed under a generic oracle's finding (nor
+//     a generic one under it), only under a finding of the same property.
+//
+// A finding whose run goes wrong at no such write (a panic with no fault, a
+// run that ends as its reference does, a first divergent write or a loop
+// outside a reconcile) is a root cause of its own. Saved plans that still
+// violate are root causes found before: a signature found again under one
+// is listed under it. A finding listed under another keeps its minimal
+// plan: package search saves it and prints it with its plan number and
+// replay command.
 //
 // # Known gaps
 //
-//   - A root cause is a reconcile, not a line of code: two bugs that first
-//     show in one controller's reconcile of one object are one finding, the
-//     second listed under the first with no minimal plan of its own
-//     (operatortest/search.TestTwoBugsOfOneReconcileAreOneFinding).
+//   - The first wrong write is where the runs first differ, object by
+//     object: a bug whose difference shows early in an object written
+//     first (a field one schedule sets otherwise) makes every later
+//     departure of the same reconcile start there too, and a second bug
+//     is listed under it; so are two bugs that first go wrong at one
+//     object, or in the same fields of two
+//     (TestTwoDeparturesInTheSameFieldsOfOneReconcileAreOneRootCause).
+//     One bug that goes wrong at two objects in two fields is two
+//     findings: examples/patterns' leader-election twin (both replicas
+//     create) shows a second Secret under one plan and the Certificate's
+//     status naming the other replica's under another.
 //   - A finding with no fault whose plan departs from its reference only
 //     when the operator draws differently is compared on at most sameRuns
 //     runs: an operator that draws alike in all of them leaves the finding

@@ -38,9 +38,11 @@ type Causes struct {
 	saved []Finding
 }
 
-// head is a root cause's signature and its first wrong write.
+// head is a root cause's signature, its minimal plan and its first wrong
+// write.
 type head struct {
 	sig   string
+	plan  *plan.Plan
 	wrong *Write
 }
 
@@ -49,23 +51,78 @@ type head struct {
 func New(saved []Finding) *Causes { return &Causes{saved: saved} }
 
 // Write is where a run first goes wrong: a write of Object by Process in
-// Reconcile (its controller and the object reconciled), a write at rest or
-// a departure from the run it is judged against, said as a line says it.
+// Reconcile (its controller and the object reconciled), one of three: a
+// departure from the run it is judged against (Fields: the fields its
+// content differs in there, as rundiff names them), a write at rest
+// (AtRest), or the hot loop's step (Loop); said as a line says it.
 type Write struct {
 	Process, Reconcile, Object string
-	AtRest                     bool
+	Fields                     []string
+	AtRest, Loop               bool
 	Said                       string
 }
 
-// Same says whether w and o are one root cause (the rule).
+// Same says whether w and o are the same wrong write (the rule): one
+// reconcile going wrong at the same object, or in the same fields of
+// another, or in one hot loop.
 func (w *Write) Same(o *Write) bool {
-	return w.Process == o.Process && w.Reconcile == o.Reconcile && (!w.AtRest && !o.AtRest || w.Object == o.Object)
+	if w.Process != o.Process || w.Reconcile != o.Reconcile {
+		return false
+	}
+	switch {
+	case w.Loop || o.Loop:
+		return w.Loop && o.Loop
+	case w.Object == o.Object:
+		return true
+	default:
+		return !w.AtRest && !o.AtRest && slices.Equal(w.Fields, o.Fields)
+	}
+}
+
+// oneRun says whether f and g are violations of one fault-free run: the
+// same plan, with no fault.
+func oneRun(f, g *plan.Plan) bool {
+	return f != nil && g != nil && len(f.Faults) == 0 && len(g.Faults) == 0 && f.String() == g.String()
+}
+
+// property is a signature's property: its first word.
+func property(sig string) string {
+	name, _, _ := strings.Cut(sig, " ")
+	return name
+}
+
+// comparable says whether a finding of signature sig may be listed under
+// a head of signature hs at all: the test's own properties only under
+// their own (an author's property is never hidden under a generic
+// oracle's finding, nor under another of the author's).
+func comparable(w *world.World, sig, hs string) bool {
+	own := func(s string) bool {
+		return slices.ContainsFunc(w.Opts.Properties, func(p world.Property) bool { return p.Name == property(s) })
+	}
+	return !own(sig) && !own(hs) || property(sig) == property(hs)
 }
 
 // Under is the signature of the earlier finding f is one root cause with
 // ("" if none: f is added as a root cause of its own), and where f's run
 // first went wrong.
 func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write, error) {
+	list := func(h head, ww *Write) (string, *Write, error) {
+		if c.also == nil {
+			c.also = map[string][]string{}
+		}
+		c.also[h.sig] = append(c.also[h.sig], append([]string{f.Signature}, f.Also...)...)
+		return h.sig, ww, nil
+	}
+	for _, h := range c.heads {
+		if oneRun(h.plan, f.Plan) {
+			return list(h, nil)
+		}
+	}
+	for _, g := range c.saved {
+		if oneRun(g.Plan, f.Plan) {
+			return list(head{sig: g.Signature}, nil)
+		}
+	}
 	ww, err := First(w, t, f.Plan, f.Signature)
 	if err != nil {
 		return "", nil, err
@@ -76,20 +133,16 @@ func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write,
 			if err != nil {
 				return "", nil, err
 			}
-			c.heads = append(c.heads, head{sig: g.Signature, wrong: sw})
+			c.heads = append(c.heads, head{sig: g.Signature, plan: g.Plan, wrong: sw})
 		}
 		c.saved = nil
 		for _, h := range c.heads {
-			if h.wrong != nil && h.wrong.Same(ww) {
-				if c.also == nil {
-					c.also = map[string][]string{}
-				}
-				c.also[h.sig] = append(c.also[h.sig], append([]string{f.Signature}, f.Also...)...)
-				return h.sig, ww, nil
+			if h.wrong != nil && comparable(w, f.Signature, h.sig) && h.wrong.Same(ww) {
+				return list(h, ww)
 			}
 		}
 	}
-	c.heads = append(c.heads, head{sig: f.Signature, wrong: ww})
+	c.heads = append(c.heads, head{sig: f.Signature, plan: f.Plan, wrong: ww})
 	return "", ww, nil
 }
 
@@ -141,7 +194,7 @@ func First(w *world.World, t *testing.T, p *plan.Plan, signature string) (*Write
 		kinds := verdict.Judged(w, ref, snap)
 		d := rundiff.Diverge(w, operatorsOnly(w, refRun, kinds), operatorsOnly(w, run, kinds), true, nil)
 		if d != nil && d.Reconcile != "" {
-			return &Write{Process: d.Process, Reconcile: d.Reconcile, Object: d.Object, Said: d.String()}, nil
+			return &Write{Process: d.Process, Reconcile: d.Reconcile, Object: d.Object, Fields: d.Fields, Said: d.String()}, nil
 		}
 	}
 	return nil, nil
@@ -175,7 +228,7 @@ func loopOf(w *world.World, t *testing.T, p *plan.Plan) (*Write, error) {
 			return s.At == v.At && s.Process+"/"+s.Controller == by && reconcile != ""
 		})
 		if ok {
-			return &Write{Process: s.Process, Reconcile: reconcile, Object: s.Object,
+			return &Write{Process: s.Process, Reconcile: reconcile, Object: s.Object, Loop: true,
 				Said: fmt.Sprintf("the hot loop of %s, in the reconcile %s", by, reconcile)}, nil
 		}
 	}
@@ -233,7 +286,20 @@ func operatorsOnly(w *world.World, r *world.RunResult, kinds []schema.GroupVersi
 }
 
 // Line says that sig, found at plan place, is listed under head.
+// (ww nil: both are violations of one fault-free run).
 func Line(sig string, place int, head string, ww *Write) string {
-	return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (the runs of both first go wrong in the reconcile %s of process %s; this one at %s)",
-		sig, place, head, ww.Reconcile, ww.Process, ww.Said)
+	if ww == nil {
+		return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (one fault-free run violates both)", sig, place, head)
+	}
+	how := "the same way"
+	switch {
+	case ww.Loop:
+		how = "in the same hot loop"
+	case ww.AtRest:
+		how = "at a write at rest of the same object"
+	case len(ww.Fields) > 0:
+		how = "in the same fields (." + strings.Join(ww.Fields, ", .") + ")"
+	}
+	return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (the runs of both first go wrong in the reconcile %s of process %s, %s; this one at %s)",
+		sig, place, head, ww.Reconcile, ww.Process, how, ww.Said)
 }

@@ -230,3 +230,61 @@ func (d *Divergence) Declare() string {
 	}
 	return "[]operatortest.NondeterministicField{" + strings.Join(fs, ", ") + "}"
 }
+
+// Origin is where two runs of one plan first differ as stored (nothing
+// ignored), in commit order: the first change of either run whose
+// counterpart in the other (the same object's change of the same rank)
+// differs or is missing; nil: they agree. Where Diverge says what differs
+// as the oracles see it, Origin says where a difference starts: a
+// built-in controller's write that differs because it copied what an
+// operator's write held (a Service's ports into an EndpointSlice, in the
+// order the operator wrote them) starts at the operator's write.
+func Origin(w *world.World, a, b *world.RunResult) *Divergence {
+	ha, hb := historyOf(w, a, false, nil), historyOf(w, b, false, nil)
+	sa, _ := byObject(ha, nil)
+	sb, _ := byObject(hb, nil)
+	ia, da := firstApart(ha, sb)
+	ib, db := firstApart(hb, sa)
+	if da == nil || db != nil && ib < ia {
+		return db
+	}
+	return da
+}
+
+// firstApart is the first change of h (its place and where it differs)
+// whose counterpart in other differs or is missing.
+func firstApart(h []change, other map[string][]change) (int, *Divergence) {
+	rank := map[string]int{}
+	for i, c := range h {
+		k := rank[c.object]
+		rank[c.object]++
+		oc := other[c.object]
+		if k >= len(oc) {
+			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: c.changed}
+		}
+		if !maps.Equal(c.leaves, oc[k].leaves) {
+			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: differingFields(oc[k].leaves, c.leaves), SameWrite: true}
+		}
+	}
+	return len(h), nil
+}
+
+// WrittenBy is r with its watch log cut to the changes that processes by
+// says are of wrote (the operator's own writes, to compare two runs in
+// them alone).
+func WrittenBy(r *world.RunResult, by func(process string) bool) *world.RunResult {
+	mine := map[uint64]bool{}
+	for _, s := range r.Steps {
+		if s.RVWritten > 0 && by(s.Process) {
+			mine[s.RVWritten] = true
+		}
+	}
+	out := *r
+	out.Log = nil
+	for _, e := range r.Log {
+		if mine[e.ResourceVersion] {
+			out.Log = append(out.Log, e)
+		}
+	}
+	return &out
+}

@@ -1,6 +1,10 @@
 package rundiff
 
 import (
+	"strings"
+
+	"github.com/ctrlsim/ctrlsim/sim/trace"
+
 	"slices"
 	"testing"
 
@@ -75,5 +79,44 @@ func TestTwoRunsThatMadeTheSameObjectsInAnotherOrderAgree(t *testing.T) {
 	}
 	if d := Diverge(w, a, b, false, nil); d == nil {
 		t.Errorf("as stored, the runs agree")
+	}
+}
+
+// Where two runs differ is laid where it starts: the operator's Service
+// written with its ports in another order (which the oracles ignore: the
+// schema keys the list) is where, and the EndpointSlice that
+// kube-controller-manager wrote after it, its ports copied in that order
+// (a list the slice does not key), follows; Diverge, which compares as the
+// oracles do, names only the slice.
+func TestOriginIsTheFirstWriteThatDiffersAsStored(t *testing.T) {
+	w := &world.World{Shapes: canon.NewShapes(nil, clientgoscheme.Scheme)}
+	ports := func(names ...string) (sp []corev1.ServicePort, ep []discoveryv1.EndpointPort) {
+		for i, n := range names {
+			sp = append(sp, corev1.ServicePort{Name: n, Port: int32(80 + len(n))})
+			ep = append(ep, discoveryv1.EndpointPort{Name: &names[i]})
+		}
+		return sp, ep
+	}
+	run := func(names ...string) *world.RunResult {
+		sp, ep := ports(names...)
+		r := &world.RunResult{Steps: []trace.Step{{Process: "op", RVWritten: 1}, {Process: "kube-controller-manager", RVWritten: 2}}}
+		for i, o := range []client.Object{
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}, Spec: corev1.ServiceSpec{Ports: sp}},
+			&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-abcde"}, Ports: ep},
+		} {
+			gvks, _, _ := clientgoscheme.Scheme.ObjectKinds(o)
+			r.Log = append(r.Log, apiserver.Event{Type: watch.Added, GVK: gvks[0], Object: o, ResourceVersion: uint64(i + 1)})
+		}
+		return r
+	}
+	a, b := run("http", "https"), run("https", "http")
+	if d := Diverge(w, a, b, true, nil); d == nil || d.Process != "kube-controller-manager" {
+		t.Errorf("modulo the equivalence, the runs first differ at %v; want the EndpointSlice's write", d)
+	}
+	if o := Origin(w, a, b); o == nil || o.Process != "op" || !strings.HasPrefix(o.Object, "Service ") {
+		t.Errorf("the runs' difference starts at %v; want the operator's write of the Service", o)
+	}
+	if o := Origin(w, a, a); o != nil {
+		t.Errorf("a run differs from itself at %v", o)
 	}
 }

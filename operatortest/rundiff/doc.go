@@ -14,7 +14,10 @@
 // schedule's, which a write more or less shifts): where they first differ
 // (Diverge) is an object whose content one run wrote and the other did
 // not, and its fields are what differs, named as Options.Nondeterministic
-// names them (Divergence.Declare). Steps says where two traces first
+// names them (Divergence.Declare). Origin says where a difference starts:
+// the first write of either run, in commit order, that differs as stored
+// (a built-in controller's write that copied an operator's starts at the
+// operator's). Steps says where two traces first
 // differ, and whose step it is.
 //
 // # Known gaps

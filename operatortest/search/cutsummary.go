@@ -66,9 +66,19 @@ type exploration struct {
 	// nondeterminism says the operator's own nondeterminism the preflight
 	// runs showed, once (determinism.go); "" if none.
 	nondeterminism string
+	// carried says once that the cluster's controllers carried on a
+	// difference of the operator's in what the oracles ignore
+	// (determinism.go): logged, not failed.
+	carried string
 	// found are the fields it names: a replay is judged modulo them, as
 	// modulo Options.Nondeterministic.
 	found canon.Nondeterministic
+	// listed are the findings KeepGoing listed under an earlier one
+	// (Result.Listed).
+	listed []Finding
+	// unaimed says which classes of targeted plans found no target inside
+	// the fault phase (phase.go: unaimedLine); "" if none.
+	unaimed string
 }
 
 // explorationOf is w's exploration state.

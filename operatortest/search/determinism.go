@@ -39,6 +39,18 @@ import (
 //     same point of both, that is its nondeterminism as the preflight's
 //     is (said once, if the preflight's runs happened alike), and the
 //     comparison goes on modulo those fields.
+//   - A difference is laid where it starts (blame). A write of a built-in
+//     controller's (kube-controller-manager's, the kubelet's) is never
+//     the operator's nor ctrlsim's on its own: where the operator's own
+//     writes differ beyond the equivalence, that is the difference said;
+//     where they differ only in what it ignores (a keyed list's order, a
+//     declared field: rundiff.Origin finds the first write of either run
+//     that differs as stored, and it is the operator's), the cluster's
+//     controllers carried it on (an EndpointSlice's ports copied from the
+//     Service, Events named and versioned after the writes before them):
+//     said once as the operator's in a log line (Result.Carried), and the
+//     runs agree. Only a difference no write of the operator's precedes
+//     is ctrlsim's, a determinism bug, said once, failing the test.
 
 // determinismRuns are the runs of the preflight plan made again until one
 // differs: a range over a small Go map is one of few orders, most often the
@@ -60,7 +72,7 @@ func checkDeterminism(w *world.World, t *testing.T, first *world.RunResult) erro
 			continue
 		}
 		if d := rundiff.Diverge(w, first, again, true, explorationOf(w).found); d != nil {
-			learn(w, d, "the fault-free run with no workload")
+			judgeDifference(w, d, "the fault-free run with no workload", first, again)
 			return nil
 		}
 		if ignored == nil {
@@ -73,19 +85,69 @@ func checkDeterminism(w *world.World, t *testing.T, first *world.RunResult) erro
 	return nil
 }
 
-// learn takes d, where two runs of one plan (what) differ beyond what the
-// oracles ignore, as the operator's own nondeterminism when the operator
-// wrote it: its fields join those a replay is judged modulo, and the first
-// such difference is what the exploration says (once). It reports whether
-// d was the operator's.
-func learn(w *world.World, d *rundiff.Divergence, what string) bool {
-	e := explorationOf(w)
-	if !w.Operators[d.Process] {
-		if e.nondeterminism == "" {
-			e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s), and no process of the operator's wrote them: a determinism bug of ctrlsim, or a difference of the operator's before them that left no write", d, what)
-		}
-		return false
+// blame says whose d is, a difference of two runs of one plan (a, b)
+// beyond what the oracles ignore: op is where the operator's own writes
+// differ beyond it (d itself when the operator wrote d); else carried is
+// where a difference of the operator's in what the oracles ignore starts
+// (the order of a keyed list, a declared field), which the cluster's
+// controllers carried on to d; both nil: no write of the operator's
+// differs before d, ctrlsim's.
+func blame(w *world.World, d *rundiff.Divergence, a, b *world.RunResult) (op, carried *rundiff.Divergence) {
+	if w.Operators[d.Process] {
+		return d, nil
 	}
+	operators := func(p string) bool { return w.Operators[p] }
+	if od := rundiff.Diverge(w, rundiff.WrittenBy(a, operators), rundiff.WrittenBy(b, operators), true, explorationOf(w).found); od != nil {
+		return od, nil
+	}
+	if o := rundiff.Origin(w, a, b); o != nil && w.Operators[o.Process] {
+		return nil, o
+	}
+	return nil, nil
+}
+
+// judgeDifference takes d, where two runs a and b of one plan (what) differ
+// beyond what the oracles ignore (the rule above): the operator's own
+// difference is learned (learn), one the cluster carried on from it is said
+// once as the operator's and the runs agree, and one no write of the
+// operator's explains is ctrlsim's, said once. It returns where the runs
+// still differ: the operator's (learned), or ctrlsim's; nil when carried.
+func judgeDifference(w *world.World, d *rundiff.Divergence, what string, a, b *world.RunResult) *rundiff.Divergence {
+	e := explorationOf(w)
+	op, carried := blame(w, d, a, b)
+	switch {
+	case op != nil:
+		if op.SameWrite {
+			learn(w, op, what)
+		}
+		return op
+	case carried != nil:
+		if e.carried == "" {
+			e.carried = fmt.Sprintf("%s differ between two runs of one plan (%s): they follow from the operator's own writes, which differ first in what the oracles ignore (%s: the order of a keyed list, a declared field), carried on by the cluster's controllers; the operator's nondeterminism, not ctrlsim's, and its runs are judged alike", d, what, carried)
+		}
+		return nil
+	}
+	if e.nondeterminism == "" {
+		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s), and no write of the operator's differs before them: a determinism bug of ctrlsim (please report it with the plan)", d, what)
+	}
+	return d
+}
+
+// learn takes d, a write of the operator's whose content differs between
+// two runs of one plan (what), as its own nondeterminism: its fields join
+// those a replay is judged modulo, and the first such difference is what
+// the exploration says (once).
+func learn(w *world.World, d *rundiff.Divergence, what string) {
+	e := explorationOf(w)
+	foundFields(e, d)
+	if e.nondeterminism == "" {
+		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
+			d, what, d.Declare())
+	}
+}
+
+// foundFields adds d's fields to those found nondeterministic.
+func foundFields(e *exploration, d *rundiff.Divergence) {
 	kind, _, _ := strings.Cut(d.Object, " ")
 	if e.found == nil {
 		e.found = canon.Nondeterministic{}
@@ -96,11 +158,6 @@ func learn(w *world.World, d *rundiff.Divergence, what string) bool {
 			e.found[kind] = append(e.found[kind], path)
 		}
 	}
-	if e.nondeterminism == "" {
-		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
-			d, what, d.Declare())
-	}
-	return true
 }
 
 // agreeLearning compares a finding's exploring run and its replay modulo
@@ -111,7 +168,10 @@ func learn(w *world.World, d *rundiff.Divergence, what string) bool {
 func agreeLearning(w *world.World, explored, replayed *world.RunResult) *rundiff.Divergence {
 	for range maxLearned {
 		d := rundiff.Diverge(w, explored, replayed, true, explorationOf(w).found)
-		if d == nil || !d.SameWrite || !learn(w, d, "a finding's minimal plan, explored and replayed") {
+		if d == nil {
+			return nil
+		}
+		if d = judgeDifference(w, d, "a finding's minimal plan, explored and replayed", explored, replayed); d == nil || !d.SameWrite || !w.Operators[d.Process] {
 			return d
 		}
 	}

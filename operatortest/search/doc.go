@@ -82,7 +82,11 @@
 // over a Go map) is found from the preflight plan's runs and said once
 // (determinism.go, Result.Nondeterminism; Run fails with that one line); the
 // verdicts judge its fields until they are
-// declared. Every violation found while exploring is replayed from its
+// declared. A difference is laid where it starts: what the cluster's
+// controllers carry on from the operator's own writes (an EndpointSlice's
+// ports in the order the operator wrote the Service's) is the operator's,
+// logged once (Result.Carried), never ctrlsim's; only a difference no write
+// of the operator's precedes is a determinism bug of ctrlsim. Every violation found while exploring is replayed from its
 // minimal plan before it is reported: a replay that gives another trace hash
 // but agrees with the exploring run modulo the equivalence and shows the
 // violation again replays (a line says the hashes differ and in what); one
@@ -92,7 +96,9 @@
 // nondeterministic: a list built by ranging over a Go map, an unseeded random
 // value), with the fields and their declaration, a log line, or a step of the
 // world's own (a determinism bug of ctrlsim). A finding that does not replay
-// is reported with what exploring it violated, never dropped: so is one whose
+// is replayed three times more and reported with the hashes seen and how
+// many of those replays violate (the first violating one's report), or,
+// if none does, with what exploring it violated; never dropped: so is one whose
 // minimal plan violates nothing when judged to the end, and a violation a
 // worker process saw that this process, judging its place again, does not
 // show (Result.Unreproduced). Run and Explore log the plans run, the
@@ -150,11 +156,13 @@
 // one crash and a Service's under another), and a finding is one root
 // cause: the other new signatures its plan shows (a targeted plan is one
 // fault; a minimal plan the smallest that shows its signature), those its
-// fault-free run does not show, and the signatures of a later plan whose
-// run first goes wrong in the same reconcile as the finding's (one
-// process's controller reconciling one object) are listed under it
-// (Finding.Also), with a line for each later plan, and not looked for
-// again; the test's own property heads the finding, then a panic's. Where
+// fault-free run does not show, and the signatures of a later plan shown
+// to be the same bug (package rootcause's rule: the same wrong write, not
+// the same reconcile) are listed under it (Finding.Also), with a line for
+// each later plan naming its saved plan and replay command
+// (Result.Listed), and not looked for again; the test's own property
+// heads the finding, then a panic's. One fault-free run is one finding,
+// whatever oracles it breaks (nofault.go). Where
 // a run first goes wrong, and which findings are one root cause, is
 // package rootcause's rule (examples/noopstatus: a no-op status write at
 // rest and a crash between writes, two findings). A plan is numbered alike
@@ -168,8 +176,7 @@
 // passes would give (shrinkjobs.go); a run's work is bounded (reference/cut.go), so no
 // candidate takes minutes. Saved plans of every signature
 // are replayed first and their signatures count as known, and so do their
-// root causes (a signature found again under one is listed under it, with
-// no plan saved).
+// root causes (a signature found again under one is listed under it).
 //
 // # Sieve's three patterns, aimed
 //
@@ -182,16 +189,18 @@
 // all taken, the re-creations' (workload.Recreations: each seed object
 // deleted and created again under its name 1 ms later and once the
 // deletion has completed, a numeric place changed and changed back: a
-// scale down and up), in turn, so that the first workloads' plans keep
-// their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
-// enumerated from its own fault-free run (plan.Sweep), one fault each, the
-// classes interleaved so that a budget smaller than the sweep covers
-// each class's most interesting plans, and the plans that run ranks first
+// scale down and up) and the script alone on a second schedule (the one
+// interleavings-agree runs, reference.OtherSeed: the targets of two
+// schedules' fault-free runs, so that a state the explorer seed's schedule
+// never reaches, a second member made before a scale-down, is still aimed
+// at), in turn, so that the first workloads' plans keep their numbers. Plan 0 judges every one of these workloads with no fault. Each workload's plans are
+// enumerated from its own fault-free run (plan.Sweep), one fault each, and
+// the plans that run ranks first
 // (plan.Sweep's rule, Sieve's pruning by causality: a crash that leaves an
 // intermediate state; a hold or an unobserved window that keeps from the
 // process a change it read and acted on; a stale view frozen at such a
 // change, restarted after a change that conflicts with that action),
-// the ranked plans of every workload before any other: a crash right after each write of
+// first in their class: a crash right after each write of
 // each operator process (the reference run's intermediate states first);
 // first among the stale restarts, a restart right after each object's last
 // change onto each earlier version of it, the latest, then the earliest,
@@ -209,9 +218,20 @@
 // withheld from the process, its lists included, from its creation or one
 // change until its next: plan.UnobservedWindows); and an error answer to
 // each write of an operator process, a 500 and a lost response (the API
-// errors a world draws by default). The sweep takes half of Checks, or
-// what its ranked plans need when they are more (the whole budget at the
-// most), the random plans the rest, numbered after it; every
+// errors a world draws by default).
+//
+// The budget's rule: the random plans keep half of Checks (rounded up),
+// whatever the sweep has, and the sweep takes at most the other half
+// (fewer when it has fewer plans: the random plans take what it leaves),
+// numbered first, the random plans after it. The sweep takes its classes
+// in turn, one plan of each class that has plans and then the next of
+// each, so that no class starves the others (an operator whose run ranks
+// thousands of error answers still has its crashes, stale restarts, holds
+// and unobserved windows tried from the first targeted plans); within a
+// class, the ranked plans of every workload come first, then the rest,
+// each taken from the workloads in turn (the first workloads', then the
+// re-creations'). A sweep of thousands of ranked plans is cut at its half,
+// never the random plans' (sweep.go: sweepBudget, targetedPlans). Every
 // targeted plan shares its workload's references, so a sweep costs about
 // one run a plan. A targeted plan is not shrunk: it is the workload and one
 // fault. Result.Targeted, and the pass and failure lines, say how many of
@@ -221,6 +241,15 @@
 // is drawn, targeted or at random, only where its new incarnation starts
 // before the heal (which ends every fault: a view that starts after it is
 // fresh and the plan would test nothing).
+//
+// Where faults are aimed: the fault phase, left to its default, is a
+// minute, lengthened until 30.5 s after the first write of a kind the
+// script's fault-free run makes after the minute, so that an operator that
+// first acts late (a Job a minute from its CR's creation) still meets
+// faults; one the test sets is kept, and a class aimed at the operator's
+// writes that finds no target inside it says so in one line
+// (Result.Unaimed); a saved plan whose crash never happens under it fails
+// its replay saying so (phase.go, examples/backup).
 //
 // Then the random plans. Each plan's seed and workload first run without faults (the reference run,
 // kept for converges and update-summaries). Its writes, and its operators'
@@ -270,7 +299,13 @@
 //     twice the random plans drawn to find it, 20 at the least, counted as
 //     distinct plans (rapid tries one plan many times; again, it is recalled
 //     and costs no run). Past the bound the smallest failing plan so far is
-//     the minimal plan, and its line says so. That aims at a shrink within
+//     the minimal plan, and its line says so. And a shrink is bounded like
+//     a plan, by Options.PlanTimeout of wall time (one ran 17 minutes on a
+//     certificate operator): past it rapid's shrink is cut, the lines are
+//     not left out after it, and the finding's line says it was cut
+//     (Finding.ShrinkCut; TestAShrinkPastItsWallTimeIsCutAndSaysSo): that
+//     minimal plan depends on the machine's speed, as a cut plan's count
+//     does. That aims at a shrink within
 //     twice the time to find, and is measured, not guaranteed: a new
 //     candidate costs its reference runs, and time is not what is counted.
 //     With worker processes the other cores idle while the parent shrinks. No
@@ -305,19 +340,25 @@
 //   - KeepGoing's signatures name kinds as words of a violation's report: two
 //     plans of one bug whose reports name different kinds are two
 //     signatures, one finding only when one plan shows both or their runs
-//     first depart in one reconcile, and one report naming no kind
+//     first go wrong at the same write, and one report naming no kind
 //     (no-error-at-rest of a custom resource's reconcile) merges what
-//     differs only in the objects. A root cause is a reconcile, not a line
-//     of code (TestTwoBugsOfOneReconcileAreOneFinding; package rootcause's
-//     Known gaps). The signatures of one fault-free run are a finding each: nothing in it says which of them
-//     share a cause (a panic and the error at rest it leaves are two). With worker
+//     differs only in the objects. A root cause is a first wrong write, not
+//     a line of code (package rootcause's Known gaps). One fault-free run
+//     is one finding: two bugs the workload alone shows in one run are
+//     told apart only by a plan that shows one without the other. With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent;
 //     TestASignatureNamesTheKindsItsReportNamesAsWords).
-//   - The re-creations' unranked targeted plans come after every unranked
-//     plan of the first workloads (TestTheRecreationsUnrankedPlansComeLast):
-//     where those fill the sweep's share of the budget, the re-creations' are
-//     not reached but for their ranked plans. The ranking is plan.Sweep's,
+//   - The re-creations' unranked targeted plans of a class come after every
+//     unranked plan of that class of the first workloads
+//     (TestTheRecreationsUnrankedPlansComeLast): where those fill the
+//     class's turns in the sweep's half of the budget, the re-creations' are
+//     not reached but for their ranked plans. The random plans keep their
+//     half of every budget but run after the sweep, numbered after it, not
+//     place by place between its plans (the random pass is one rapid
+//     exploration, its shrink within it): a sweep that finds a bug ends a
+//     search without KeepGoing before any random plan runs
+//     (TestTheRandomPlansKeepHalfOfEveryBudget). The ranking is plan.Sweep's,
 //     with its Known gaps (an error answer that only delays a reconcile is
 //     unranked). It is not sharded. Without worker processes its distinct
 //     violations are shrunk one after another; with them, those the random
@@ -325,6 +366,13 @@
 //     there are workers (shrinkjobs.go), but the sweep's are judged in the
 //     test's process first. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
+//   - The default fault phase is aimed from one run, the script's on the
+//     explorer seed's schedule: a kind first written after the minute only
+//     under a user's change or on another schedule does not lengthen it, and
+//     a fuzz target (FuzzTarget, which has no test to run it in) draws
+//     under the minute. Only a crash or a stale restart that never happened
+//     is told of a saved plan; a hold or an API window that met nothing is
+//     not (TestAFaultThatNeverHappenedIsNamed).
 //   - The operator's nondeterminism is found by chance: four runs of the
 //     preflight plan alike (a range over a small Go map takes few orders, one
 //     most often) miss it, and so does a range on a path the preflight plan

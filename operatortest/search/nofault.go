@@ -61,6 +61,9 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 				break
 			}
 			seen[f.Signature] = true
+			for _, s := range f.Also {
+				seen[s] = true
+			}
 			mine, err := report(f)
 			if err != nil {
 				return nil, err
@@ -75,17 +78,17 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 }
 
 // plainFindings are the findings with no fault at all of r, the run of p (a
-// plan with no fault): one for each signature not in seen, the test's own
-// properties first. A fault-free run shows whatever the workload alone
-// shows, so nothing in it says two of its signatures share a cause (a
-// finding's own plan does: it is one fault, or the smallest that shows
-// it), and each is its own finding.
+// plan with no fault): one fault-free run is one finding, whatever the
+// number of oracles it breaks (its signatures not in seen, the test's own
+// properties first, the others listed under the first): one plan, one
+// run, saved once. Its bugs that also need a fault are found apart, by
+// the plans that have one.
 func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
-	var out []Finding
-	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
-		out = append(out, Finding{Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
+	sigs := byHeadline(w, unseen(signatures(w, r.Violated()), seen))
+	if len(sigs) == 0 {
+		return nil
 	}
-	return out
+	return []Finding{{By: "no fault at all", Signature: sigs[0], Also: sigs[1:], NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took}}
 }
 
 // unseen are the signatures of sigs not in seen, in order.
@@ -131,13 +134,13 @@ func firstWithFault(fs []Finding) *Finding {
 // to it.
 func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Finding, Finding, error) {
 	if len(f.Minimal.Faults) == 0 {
-		var out []Finding // one for each signature, as plainFindings makes them
-		for _, sig := range byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen)) {
-			g := f
-			g.Signature, g.Also, g.NoFault, g.FirstFailure = sig, nil, true, 0
-			out = append(out, g)
+		sigs := byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen))
+		if len(sigs) == 0 {
+			return nil, Finding{}, nil
 		}
-		return out, Finding{}, nil
+		g := f // one fault-free run, one finding, as plainFindings makes it
+		g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sigs[0], sigs[1:], true, 0, "no fault at all"
+		return []Finding{g}, Finding{}, nil
 	}
 	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}
 	w.Phase = world.PhaseFind

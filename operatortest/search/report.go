@@ -51,6 +51,12 @@ func (rep *reporter) judge(p *plan.Plan, path string) []string {
 	}
 	vs := r.Violated()
 	if len(vs) == 0 {
+		if unmet := unmetFaults(p, r.Steps); unmet != "" { // phase.go
+			// No silent pass: a plan whose fault never happens tests nothing.
+			rep.t.Errorf("operatortest: plan %s holds, but its fault did not happen (%s): its crash falls outside the fault phase it is replayed under (%s; Options.FaultPhase): it tests nothing, and its hold says nothing of the bug it was saved for (trace hash %s)",
+				path, unmet, rep.w.Opts.FaultPhase, r.Hash)
+			return nil
+		}
 		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.Hash)
 		return nil
 	}
@@ -101,18 +107,46 @@ func (rep *reporter) replay(f Finding, path string) {
 		msg := fmt.Sprintf("operatortest: the minimal plan %s does not replay bit for bit: exploring it gave trace hash %s, replaying it %s; %s",
 			path, f.Hash, r.Hash, d)
 		if len(r.Violated()) == 0 {
-			var was []string
-			for _, v := range f.Violations {
-				was = append(was, fmt.Sprintf("  %s: %s", v.Property, v.Detail))
+			// Never dropped: replayed again, and reported with the hashes
+			// seen and how many of the replays violate (the operator's own
+			// nondeterminism decides; report the first that does).
+			hashes, violating := []string{r.Hash}, 0
+			for range moreReplays {
+				again, err := reference.Run(w, rep.t, f.Minimal)
+				if err != nil {
+					rep.t.Fatalf("operatortest: the world could not run plan %s: %v", path, err)
+				}
+				hashes = append(hashes, again.Hash)
+				if len(again.Violated()) > 0 {
+					violating++
+					if violating == 1 {
+						r = again
+					}
+				}
 			}
-			rep.t.Errorf("%s\nThe replay violates nothing: the violation found while exploring (%s) does not reproduce from its plan. Exploring it, the plan violated:\n%s",
-				msg, f.Signature, strings.Join(was, "\n"))
-			return
+			seen := fmt.Sprintf("%d replays gave trace hashes %s; %d of them violate%s", len(hashes), strings.Join(hashes, ", "), violating,
+				map[bool]string{true: " (the first that does is reported below)", false: ""}[violating > 0])
+			if violating == 0 {
+				var was []string
+				for _, v := range f.Violations {
+					was = append(was, fmt.Sprintf("  %s: %s", v.Property, v.Detail))
+				}
+				rep.t.Errorf("%s\nThe replay violates nothing (%s): the violation found while exploring (%s) does not reproduce from its plan. Exploring it, the plan violated:\n%s",
+					msg, seen, f.Signature, strings.Join(was, "\n"))
+				return
+			}
+			msg += "\n" + seen
 		}
 		note = msg
 	}
 	rep.report(f.Minimal, path, r, note)
 }
+
+// moreReplays are the replays made again of a finding's minimal plan whose
+// first replay gave another trace hash and violated nothing: how many of
+// them violate is reported with the hashes, and the finding with the first
+// that does.
+const moreReplays = 3
 
 // report reports a violating run of p; note, if set, is a determinism
 // failure that fails the test even when the violation was expected.

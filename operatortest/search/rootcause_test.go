@@ -58,7 +58,9 @@ func ownedInASecondWrite(secret, configMap bool) optest.Behaviour {
 // "<signature> (also: ...)".
 func exploreKeepingOn(t *testing.T, o world.Options) []string {
 	t.Helper()
-	o.KeepGoing, o.Checks, o.Workers = true, 30, 1
+	// 60: the sweep takes half (30 targeted plans: the crash after the
+	// web's mark is the fourth crash, at plan 16), the random plans the rest.
+	o.KeepGoing, o.Checks, o.Workers = true, 60, 1
 	res, err := search.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
@@ -83,11 +85,12 @@ func TestTwoSignaturesOfOneRootCauseAreOneFinding(t *testing.T) {
 	}
 }
 
-// A signature listed under a finding stays under it on a later run, which
-// replays the finding's saved plan first (its signatures known, and it the
-// root cause found before): the other signature, found again, is listed
-// under the saved one, and no plan of its own is saved.
-func TestASignatureListedUnderAFindingStaysUnderItOnTheNextRun(t *testing.T) {
+// A signature listed under a finding keeps its minimal plan, saved beside
+// the finding's (every plan that showed a signature is kept and can be
+// replayed), and on a later run, which replays the saved plans first (their
+// signatures known, and they the root causes found before), nothing new is
+// found or saved.
+func TestASignatureListedUnderAFindingKeepsItsPlan(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv("CTRLSIM_ARTIFACTS", t.TempDir())
 	o := optest.AppOptions(ownedInASecondWrite(true, true))
@@ -97,8 +100,8 @@ func TestASignatureListedUnderAFindingStaysUnderItOnTheNextRun(t *testing.T) {
 		search.Run(t, o)
 		plans[i], _ = filepath.Glob(filepath.Join("testdata", "ctrlsim", "*.plan"))
 	}
-	if len(plans[0]) != 1 || !slices.Equal(plans[1], plans[0]) {
-		t.Errorf("saved plans %q after the first run, %q after the second: want the one finding's, and no other", plans[0], plans[1])
+	if len(plans[0]) < 2 || !slices.Equal(plans[1], plans[0]) {
+		t.Errorf("saved plans %q after the first run, %q after the second: want the finding's and those of the signatures listed under it, and no other", plans[0], plans[1])
 	}
 }
 
@@ -121,12 +124,13 @@ func TestTwoRootCausesAreTwoFindings(t *testing.T) {
 	}
 }
 
-// A known gap (doc.go): a root cause is a reconcile, not a line of code.
 // Two bugs of one reconcile of one object (the app's ConfigMap owned in a
 // second write, and its mark trusted: a crash between the mark and its
-// Secret leaves the Secret never made) are one finding, the second listed
-// under the first with no minimal plan of its own.
-func TestTwoBugsOfOneReconcileAreOneFinding(t *testing.T) {
+// Secret leaves the Secret never made) are two findings: their runs first
+// go wrong in the one reconcile, but in other writes (the ConfigMap's
+// owner, a Secret never made). When a root cause was a reconcile they were
+// one finding, the second listed under the first.
+func TestTwoBugsOfOneReconcileAreTwoFindings(t *testing.T) {
 	got := exploreKeepingOn(t, optest.AppOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 		if app.Labels["child"] != "" {
 			return nil
@@ -137,7 +141,8 @@ func TestTwoBugsOfOneReconcileAreOneFinding(t *testing.T) {
 		return optest.TrustsItsMark(ctx, c, app)
 	}))
 	t.Logf("findings: %q", got)
-	if len(got) != 1 || !strings.Contains(got[0], "Secret") || !strings.Contains(got[0], "ConfigMap") {
-		t.Errorf("findings %q, want one today: the unowned ConfigMap's and the Secret never made, one listed under the other", got)
+	if len(got) != 2 || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "converges Secret ") }) ||
+		!slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "converges ConfigMap ") }) {
+		t.Errorf("findings %q, want two: the unowned ConfigMap's and the Secret never made", got)
 	}
 }

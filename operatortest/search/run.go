@@ -51,6 +51,9 @@ func Run(t *testing.T, o world.Options) {
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
+	if err := AimFaultPhase(w, t); err != nil { // phase.go
+		t.Fatalf("operatortest: %v", err)
+	}
 	call := workers.NextExploration(t)
 	if j, n := workers.Role(t, call); j > 0 {
 		work(w, t, j, n) // a worker process: it exits
@@ -100,10 +103,9 @@ func Run(t *testing.T, o world.Options) {
 		rep.finish(0)
 		return
 	}
-	// With KeepGoing each finding is saved and reported as soon as it is
-	// shrunk (a long exploration's findings are not held back to its end).
-	reported := 0
-	saveAndReport := func(f Finding, more string) {
+	// savePlan saves f's minimal plan where a finding of its signature is
+	// saved, and returns the path.
+	savePlan := func(f Finding) string {
 		if err := os.MkdirAll(filepath.Dir(savedPath(t.Name(), "")), 0o755); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
@@ -117,6 +119,20 @@ func Run(t *testing.T, o world.Options) {
 		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(f.Minimal, failure.SeedNames(w))), 0o644); err != nil {
 			t.Fatalf("operatortest: %v", err)
 		}
+		return path
+	}
+	// saveListed saves the plan of a finding listed under another, and says
+	// so with its line and its replay command: one root cause, but every
+	// plan that showed a signature kept.
+	saveListed := func(f Finding) {
+		path := savePlan(f)
+		t.Logf("%s; its minimal plan is saved as %s (replay: %s)", f.listedLine, path, failure.ReplayCommand(t.Name(), path))
+	}
+	// With KeepGoing each finding is saved and reported as soon as it is
+	// shrunk (a long exploration's findings are not held back to its end).
+	reported := 0
+	saveAndReport := func(f Finding, more string) {
+		path := savePlan(f)
 		also := ""
 		if len(f.Also) > 0 {
 			also = fmt.Sprintf(" (the same plan also violates %s: one root cause, one finding)", strings.Join(f.Also, "; "))
@@ -126,11 +142,14 @@ func Run(t *testing.T, o world.Options) {
 				f.Signature, also, f.TimeToFind.Round(time.Millisecond), path, more)
 		} else {
 			bounded := ""
-			if f.ShrinkBounded {
+			switch {
+			case f.ShrinkCut:
+				bounded = fmt.Sprintf("; cut after %s of wall time, as a plan is (Options.PlanTimeout): the smallest failing plan so far, which a faster machine may shrink further", o.PlanTimeout)
+			case f.ShrinkBounded:
 				bounded = fmt.Sprintf("; stopped at its bound, the smallest failing plan so far (Options.ShrinkRuns; by default twice the random plans to find it, at least %d)", shrinkFloor)
 			}
-			t.Logf("operatortest: %s%s: violated after %d plans (seed %d), found in %s, shrunk in %s (%d candidates, %d runs%s); the minimal plan is saved as %s%s",
-				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
+			t.Logf("operatortest: %s%s: violated after %d plans (seed %d; plan %d is %s), found in %s, shrunk in %s (%d candidates, %d runs%s); the minimal plan is saved as %s%s",
+				f.Signature, also, f.FirstFailure, o.EffectiveSeed(), f.FirstFailure, f.By, f.TimeToFind.Round(time.Millisecond), f.ShrinkTime.Round(time.Millisecond),
 				f.ShrinkCandidates, f.ShrinkRuns, bounded, path, more)
 		}
 		rep.replay(f, path)
@@ -138,6 +157,10 @@ func Run(t *testing.T, o world.Options) {
 	var found func(Finding)
 	if o.KeepGoing {
 		found = func(f Finding) {
+			if f.ListedUnder != "" {
+				saveListed(f)
+				return
+			}
 			saveAndReport(f, "")
 			reported++
 		}
@@ -151,6 +174,9 @@ func Run(t *testing.T, o world.Options) {
 			t.Fatalf("operatortest: %v", err)
 		}
 	}
+	if res.Unaimed != "" {
+		t.Logf("operatortest: %s", res.Unaimed)
+	}
 	for _, u := range res.Unreproduced {
 		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1)", u)
 	}
@@ -162,12 +188,15 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no %sviolation%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), map[bool]string{true: "new ", false: ""}[len(known) > 0], clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
-	if len(res.Findings) > 0 && needsFault(res.Findings) == 0 {
+	if len(res.Findings) > 0 && needsFault(res.Findings)+needsFault(res.Listed) == 0 {
 		t.Logf("operatortest: %d plans explored (seed %d) in %s, no violation that needs a fault%s", res.Checks, o.EffectiveSeed(),
 			res.Elapsed.Round(time.Millisecond), clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
 	}
 	for _, f := range res.Findings[reported:] {
 		saveAndReport(f, clause(CoverageLine(res.Targeted))+clause(CutLine(res)))
+	}
+	if s := explorationOf(w).carried; s != "" {
+		t.Logf("operatortest: %s", s) // determinism.go
 	}
 	if s := explorationOf(w).nondeterminism; s != "" {
 		t.Errorf("operatortest: %s", s) // said once, the preflight's or a replay's (determinism.go)
@@ -226,11 +255,24 @@ type Result struct {
 	// not a function of its plan ("<signature> at plan <n>"), reported,
 	// never dropped.
 	Unreproduced []string
+	// Listed are the findings KeepGoing listed under an earlier finding of
+	// the same root cause (package rootcause; Finding.ListedUnder), each
+	// with its minimal plan, saved by Run and printed with its replay line.
+	Listed []Finding
 	// Nondeterminism, if set, says once where two runs of one plan
 	// differed beyond what the oracles ignore (the operator ranges over a
 	// Go map to render a field, say), and how to declare it: the
 	// exploration judged those fields as if declared (determinism.go).
 	Nondeterminism string
+	// Carried, if set, says once where the cluster's controllers carried
+	// on a difference of the operator's own in what the oracles ignore (a
+	// keyed list's order, a declared field): the operator's, logged, not
+	// failed (determinism.go).
+	Carried string
+	// Unaimed, if set, says in one line which classes of targeted plans
+	// found no target inside the fault phase while the operator writes
+	// after it, and names the option that moves it (phase.go).
+	Unaimed string
 	// Findings are the distinct violations found, in order (the first is
 	// Minimal's): those the fault-free runs show first (NoFault), then one
 	// that needs a fault without KeepGoing, each root cause once with it.
@@ -242,13 +284,21 @@ type Finding struct {
 	// Signature tells violations apart: the property, the kinds its report
 	// names and, for a panic, the code that panicked (Signature).
 	Signature string
+	// ListedUnder is, for a finding of Result.Listed, the signature of the
+	// finding it is listed under (KeepGoing: one root cause, package
+	// rootcause); its plan is saved all the same.
+	ListedUnder string
+	listedLine  string
 	// Also are the other signatures of the same root cause: new ones its
 	// plan shows too (a targeted plan is one fault; a minimal plan the
 	// smallest that shows its signature) and, with KeepGoing, those of a
-	// later plan whose run first goes wrong in the same reconcile
-	// (package rootcause), listed under it, not reported as findings of their
-	// own.
+	// later plan shown to be the same bug (package rootcause), listed under
+	// it (Result.Listed), not reported as findings of their own.
 	Also []string
+	// By says which kind of plan first showed it: "a random plan", "a
+	// targeted plan (ranked crashes after a write)" (the sweep's, its class
+	// and whether ranked: sweep.go), or "no fault at all" (NoFault).
+	By string
 	// NoFault: the fault-free run of its workload shows it (plan 0, "with
 	// no fault at all"): Minimal has no fault, FirstFailure is 0. Such a
 	// finding is saved and shown first, and the exploration goes on for
@@ -266,6 +316,10 @@ type Finding struct {
 	// runs it cost (candidates not recalled, their reference runs and the
 	// runs that judged them again): where a shrink's time went.
 	ShrinkCandidates, ShrinkRuns int
+	// ShrinkCut: the shrink ran past Options.PlanTimeout of wall time and
+	// was cut there, as a plan is (ShrinkBounded is set too): its Minimal
+	// depends on the machine's speed.
+	ShrinkCut bool
 	// ShrinkBounded: the shrink stopped at its bound (shrinkBound), its
 	// Minimal the smallest failing plan so far, not one rapid could shrink
 	// no further.
@@ -285,6 +339,9 @@ func Explore(t *testing.T, o world.Options) (Result, error) {
 	o = o.WithDefaults()
 	w, err := NewWorld(o)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := AimFaultPhase(w, t); err != nil { // phase.go
 		return Result{}, err
 	}
 	call := workers.NextExploration(t)
@@ -370,8 +427,19 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 			if err != nil {
 				return false, err
 			}
-			if head != "" {
+			if head != "" && d == nil {
+				// One fault-free run: the head's plan is this one's.
 				LogProgress(t, "%s", rootcause.Line(f.Signature, f.FirstFailure, head, d))
+				return false, nil
+			}
+			if head == "" && d != nil {
+				LogProgress(t, "operatortest: %s at plan %d: a root cause of its own; its run first goes wrong in the reconcile %s of process %s, at %s", f.Signature, f.FirstFailure, d.Reconcile, d.Process, d.Said)
+			}
+			if head != "" {
+				f.ListedUnder, f.listedLine = head, rootcause.Line(f.Signature, f.FirstFailure, head, d)
+				e := explorationOf(w)
+				e.listed = append(e.listed, f)
+				found(f) // saved, with its line (Run)
 				return false, nil
 			}
 		}
@@ -560,7 +628,8 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed, out.Excused = time.Since(start), w.Excused
-	out.Nondeterminism = explorationOf(w).nondeterminism
+	out.Nondeterminism, out.Carried, out.Listed = explorationOf(w).nondeterminism, explorationOf(w).carried, explorationOf(w).listed
+	out.Unaimed = explorationOf(w).unaimed
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
@@ -618,7 +687,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	var found time.Time
 	first, ran, shrinking, runsAtFind, bound := 0, 0, 0, 0, 0
 	tried := map[string]bool{} // the distinct plans the shrink tried (the default bound counts them)
-	bounded := false
+	bounded, walled := false, false
 	target := ""
 	var last *world.RunResult
 	var lastVs []check.Verdict
@@ -652,6 +721,10 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		w.Phase = world.PhaseFind
 		if first != 0 {
 			w.Phase = world.PhaseShrink
+			if time.Since(found) >= shrinkWall(w.Opts) {
+				bounded, walled = true, true
+				return nil // bounded like a plan: rapid keeps the smallest plan so far
+			}
 			if w.Opts.ShrinkRuns > 0 && shrinking >= w.Opts.ShrinkRuns {
 				bounded = true
 				return nil // the budget is spent: rapid keeps the smallest plan so far
@@ -765,7 +838,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 	}
 	minimal := res.Minimal
-	if !last.Partial {
+	if !last.Partial && !walled {
 		// The lines rapid left that are not part of the cause (reference.DropLines),
 		// within what is left of Options.ShrinkRuns when it is set.
 		budget := -1
@@ -792,10 +865,16 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			also = append(also, s)
 		}
 	}
-	return &Finding{Signature: sig, Also: also, Minimal: minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
+	return &Finding{By: byRandom, Signature: sig, Also: also, Minimal: minimal, Violations: lastVs, Hash: last.Hash, steps: last.Steps, explored: last,
 		FirstFailure: first, TimeToFind: found.Sub(start), ShrinkTime: time.Since(found),
-		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded}, ran, nil
+		ShrinkCandidates: shrinking, ShrinkRuns: w.Runs - runsAtFind, ShrinkBounded: bounded, ShrinkCut: walled}, ran, nil
 }
+
+// shrinkWall is the wall time a shrink may take, as one plan may
+// (Options.PlanTimeout): past it rapid's shrink is cut, its smallest
+// failing plan so far the minimal plan, and the report says so (a test's
+// hook).
+var shrinkWall = func(o world.Options) time.Duration { return o.PlanTimeout }
 
 // shrinkFloor is the fewest candidates a shrink may try under the default
 // bound (shrinkBound): a plan found early still has its values narrowed

@@ -3,6 +3,7 @@ package search_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 
@@ -90,5 +91,23 @@ func TestAShrinkStopsAtItsBoundAndSaysSo(t *testing.T) {
 	}
 	if !cut.ShrinkBounded || cut.ShrinkCandidates != 3 || len(cut.Violations) == 0 {
 		t.Errorf("with ShrinkRuns 3: bounded %v, %d candidates, %d violations: want it bounded at 3, with the smallest failing plan so far", cut.ShrinkBounded, cut.ShrinkCandidates, len(cut.Violations))
+	}
+}
+
+// A shrink is bounded like a plan: past Options.PlanTimeout of wall time
+// (here a nanosecond) it is cut, the violating plan as found its minimal
+// plan, and the finding says so (ShrinkCut, and ShrinkBounded with it).
+func TestAShrinkPastItsWallTimeIsCutAndSaysSo(t *testing.T) {
+	defer optest.RandomPassOnly()()
+	defer search.ShrinkWall(time.Nanosecond)()
+	o := optest.AppOptions(optest.TrustsItsMark)
+	o.Checks, o.Seed = 30, 3
+	res := optest.ExploreWith(t, o, 1)
+	if !res.Caught || len(res.Findings) == 0 {
+		t.Fatalf("not caught: %+v", res)
+	}
+	f := res.Findings[len(res.Findings)-1]
+	if !f.ShrinkCut || !f.ShrinkBounded || f.ShrinkCandidates != 0 || len(f.Violations) == 0 {
+		t.Errorf("cut %v, bounded %v, %d candidates, %d violations: want it cut at once, with the plan as found", f.ShrinkCut, f.ShrinkBounded, f.ShrinkCandidates, len(f.Violations))
 	}
 }

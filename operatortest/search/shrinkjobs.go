@@ -60,6 +60,7 @@ type shrunk struct {
 	Candidates int           `json:"candidates"`
 	Runs       int           `json:"runs"`
 	Bounded    bool          `json:"bounded,omitempty"`
+	Cut        bool          `json:"cut,omitempty"`
 	Err        string        `json:"err,omitempty"`
 }
 
@@ -145,8 +146,8 @@ func shrinkInParallel(w *world.World, t *testing.T, jobs []shrinkJob, n int) ([]
 				also = append(also, sig)
 			}
 		}
-		out = append(out, Finding{Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps, explored: r,
-			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs, ShrinkBounded: s.Bounded})
+		out = append(out, Finding{By: byRandom, Signature: s.Signature, Also: also, Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps, explored: r,
+			FirstFailure: s.Place, TimeToFind: s.TimeToFind, ShrinkTime: s.ShrinkTime, ShrinkCandidates: s.Candidates, ShrinkRuns: s.Runs, ShrinkBounded: s.Bounded, ShrinkCut: s.Cut})
 	}
 	t.Logf("operatortest: %d signatures the workers saw shrunk in %d processes at once in %s (one finding for each root cause follows)", len(jobs), min(n, len(jobs)), time.Since(start).Round(time.Millisecond))
 	ShrunkInParallel += len(jobs)
@@ -211,5 +212,5 @@ func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
 		return shrunk{Err: fmt.Sprintf("place %d did not show %s first (found %v)", job.Place, job.Target, f)}
 	}
 	return shrunk{Minimal: f.Minimal.String(), Signature: f.Signature, Place: f.FirstFailure, TimeToFind: f.TimeToFind,
-		ShrinkTime: f.ShrinkTime, Candidates: f.ShrinkCandidates, Runs: f.ShrinkRuns, Bounded: f.ShrinkBounded}
+		ShrinkTime: f.ShrinkTime, Candidates: f.ShrinkCandidates, Runs: f.ShrinkRuns, Bounded: f.ShrinkBounded, Cut: f.ShrinkCut}
 }

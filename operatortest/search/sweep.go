@@ -24,15 +24,18 @@ import (
 // seed object (workload.Lifecycle: a deletion, a change; then, after all
 // their plans, workload.Recreations: a re-creation at once and after the
 // deletion, a change undone), so that faults are aimed at what a user's
-// change makes the operator do. Plan 0 runs each of these
+// change makes the operator do, and the script alone on a second schedule
+// (reference.OtherSeed). Plan 0 runs each of these
 // workloads with no fault first (nofault.go). plan.Sweep
 // enumerates each workload's plans from its fault-free run (a crash after
 // each write, a stale restart onto each object's past and for each pair of
-// changes, a hold across each change, an error answer to each write), the
-// classes interleaved and the plans the run ranks first, and the
-// workloads' plans are taken in turn, every workload's ranked plans before
-// any other. They take half the budget (Checks), or what the ranked plans
-// need when they are more (sweepBudget); the random plans the rest. Every targeted plan shares the
+// changes, a hold across each change, an unobserved window, an error answer
+// to each write), the plans the run ranks first, and the classes are taken
+// in turn (one plan of each class that has plans, then the next of each:
+// no class starves the others), each class's ranked plans of every workload
+// before its others, the workloads in turn. The random plans keep half the
+// budget (Checks, rounded up: randomShare), whatever the sweep has; the
+// sweep takes at most the rest (sweepBudget). Every targeted plan shares the
 // fault-free run of its workload (its references are recalled), so a sweep
 // costs about one run a plan. A targeted plan is the workload plus one fault: it is not shrunk
 // (there is nothing to take away but its fault); Result.Targeted says how
@@ -92,17 +95,20 @@ func clause(s string) string {
 	return "; " + s
 }
 
-// sweepShare is the share of the budget the sweep takes at the least
-// (half): the random plans keep the rest (a bug that needs a drawn
-// workload or a lag is found by them), unless the ranked plans need more:
-// then the sweep takes what they need, the budget at the most
-// (sweepBudget).
-const sweepShare = 2
+// randomShare is the budget's share the random plans keep, whatever the
+// sweep has (half of Checks, rounded up; all of what the sweep does not
+// fill): a bug that needs a drawn workload, a lag or a second fault is
+// found by them, and a sweep of thousands of ranked plans would otherwise
+// take a 100-plan budget whole (measured on large real operators: an orchestrator's panic, two of
+// its status bugs and a database operator's three findings came from
+// random plans that a sweep of 666 to 2,244 ranked plans left no room
+// for). The sweep takes the rest (sweepBudget).
+const randomShare = 2
 
-// sweepBudget is how many of checks the sweep may take when its
-// workloads' fault-free runs rank ranked plans.
-func sweepBudget(checks, ranked int) int {
-	return max(checks/sweepShare, min(ranked, checks))
+// sweepBudget is how many of checks the sweep may take: what the random
+// plans' share leaves.
+func sweepBudget(checks int) int {
+	return checks - (checks+randomShare-1)/randomShare
 }
 
 // sweepBase is the workload the sweep targets: the script alone, on the
@@ -118,8 +124,10 @@ func sweepBase(w *world.World) (*plan.Plan, error) {
 // sweepWorkloads are the sweep's workloads as plans with no fault, in two
 // tiers: the script alone and the script with each of workload.Lifecycle's
 // (first: their plans keep the numbers they had before the re-creations
-// came), then the script with each of workload.Recreations'. The sweep
-// takes the first tier's plans in turn, then the second's.
+// came), then the script with each of workload.Recreations', and the
+// script alone on the other schedule (reference.OtherSeed: the targets of
+// two schedules' fault-free runs, not one's). The sweep takes the first
+// tier's plans in turn, then the second's.
 func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	base, err := sweepBase(w)
 	if err != nil {
@@ -140,18 +148,29 @@ func sweepWorkloads(w *world.World) (first, again []*plan.Plan, err error) {
 	for _, s := range steps {
 		first = append(first, with(s))
 	}
+
 	for _, s := range more {
 		again = append(again, with(s))
 	}
+	// The script alone on the other schedule interleavings-agree runs
+	// (reference.OtherSeed): its fault-free run reaches states the explorer
+	// seed's may never reach (a second member made before a scale-down),
+	// and its targets are aimed at too, after the first workloads' and the
+	// re-creations' of each class and rank.
+	again = append(again, &plan.Plan{Seed: reference.OtherSeed(base.Seed), Steps: base.Steps})
 	return first, again, nil
 }
 
 // targetedPlans are the sweep's plans, at most sweepBudget of checks, and
 // what each class has of them: the targeted plans of each workload (the
-// script alone, then workload.Lifecycle's, each from its own fault-free
-// run), the ranked ones of every workload first, then the rest, each taken
-// from the workloads in turn so that a budget smaller than the sweep aims
-// at every workload's most interesting plans.
+// script alone, then workload.Lifecycle's, then workload.Recreations',
+// each from its own fault-free run), taken one class at a time in turn
+// (plan.SweepClasses' order, the classes that have plans only), so that no
+// class starves the others; within a class, the ranked plans of every
+// workload first, then the rest, each rank taken from the workloads in
+// turn (the first tier's, then the re-creations'), so that a budget
+// smaller than the sweep aims at every class's and every workload's most
+// interesting plans.
 func targetedPlans(w *world.World, t *testing.T, checks int) ([]*plan.Plan, []plan.Targeted, []Coverage, error) {
 	first, again, err := sweepWorkloads(w)
 	if err != nil {
@@ -160,7 +179,6 @@ func targetedPlans(w *world.World, t *testing.T, checks int) ([]*plan.Plan, []pl
 	bases := append(slices.Clone(first), again...)
 	sweeps := make([][]plan.Targeted, len(bases))
 	of, ranked := map[plan.SweepClass]int{}, map[plan.SweepClass]int{}
-	all := 0
 	for b, p := range bases {
 		ref, err := reference.Reference(w, t, p.Seed, p.Steps)
 		if err != nil {
@@ -171,7 +189,6 @@ func targetedPlans(w *world.World, t *testing.T, checks int) ([]*plan.Plan, []pl
 			of[tp.Class]++
 			if tp.Ranked {
 				ranked[tp.Class]++
-				all++
 			}
 		}
 	}
@@ -181,34 +198,72 @@ func targetedPlans(w *world.World, t *testing.T, checks int) ([]*plan.Plan, []pl
 			cov = append(cov, Coverage{Class: string(c), Of: of[c], Ranked: ranked[c]})
 		}
 	}
-	budget := sweepBudget(checks, all)
 	var plans []*plan.Plan
 	var targeted []plan.Targeted
-	for _, rank := range []bool{true, false} {
-		for _, tier := range [][2]int{{0, len(first)}, {len(first), len(bases)}} {
-			next := make([]int, len(bases)) // each workload's next plan of this rank
-			for len(plans) < budget {
-				more := false
-				for b := tier[0]; b < tier[1] && len(plans) < budget; b++ {
-					for next[b] < len(sweeps[b]) && sweeps[b][next[b]].Ranked != rank {
+	for _, a := range sweepOrder(sweeps, len(first), sweepBudget(checks)) {
+		tp := sweeps[a[0]][a[1]]
+		plans = append(plans, &plan.Plan{Seed: bases[a[0]].Seed, Steps: bases[a[0]].Steps, Faults: tp.Faults})
+		targeted = append(targeted, tp)
+	}
+	return plans, targeted, cov, nil
+}
+
+// sweepOrder is the order of the sweep's plans, at most budget of them,
+// each as its workload's index in sweeps and its index in that workload's
+// sweep (the first workloads are sweeps[:first], the re-creations' the
+// rest): the classes in turn, plan.SweepClasses' order, one plan of each
+// class that has plans left, then the next of each; a class's plans its
+// ranked ones of every workload first, then the rest, each rank taken from
+// the first workloads in turn, then from the re-creations in turn.
+func sweepOrder(sweeps [][]plan.Targeted, first, budget int) [][2]int {
+	queues := map[plan.SweepClass][][2]int{} // each class's plans, in its order
+	for _, c := range plan.SweepClasses {
+		for _, rank := range []bool{true, false} {
+			for _, tier := range [][2]int{{0, first}, {first, len(sweeps)}} {
+				next := make([]int, len(sweeps)) // each workload's next plan of this class and rank
+				for more := true; more; {
+					more = false
+					for b := tier[0]; b < tier[1]; b++ {
+						for next[b] < len(sweeps[b]) && (sweeps[b][next[b]].Class != c || sweeps[b][next[b]].Ranked != rank) {
+							next[b]++
+						}
+						if next[b] == len(sweeps[b]) {
+							continue
+						}
+						queues[c] = append(queues[c], [2]int{b, next[b]})
 						next[b]++
+						more = true
 					}
-					if next[b] == len(sweeps[b]) {
-						continue
-					}
-					tp := sweeps[b][next[b]]
-					next[b]++
-					plans = append(plans, &plan.Plan{Seed: bases[b].Seed, Steps: bases[b].Steps, Faults: tp.Faults})
-					targeted = append(targeted, tp)
-					more = true
-				}
-				if !more {
-					break
 				}
 			}
 		}
 	}
-	return plans, targeted, cov, nil
+	var out [][2]int
+	for i := 0; len(out) < budget; i++ {
+		more := false
+		for _, c := range plan.SweepClasses {
+			if i < len(queues[c]) && len(out) < budget {
+				out = append(out, queues[c][i])
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// byRandom is Finding.By of a random plan's finding.
+const byRandom = "a random plan"
+
+// byTargeted is Finding.By of a targeted plan's finding: its class, and
+// whether ranked.
+func byTargeted(tp plan.Targeted) string {
+	if tp.Ranked {
+		return fmt.Sprintf("a targeted plan (ranked %s)", tp.Class)
+	}
+	return fmt.Sprintf("a targeted plan (%s)", tp.Class)
 }
 
 // NoSweep, a test's hook, leaves the sweep out (and plan 0, its workloads'
@@ -232,6 +287,9 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 	start := time.Now()
 	plans, targeted, cov, err := targetedPlans(w, t, w.Opts.Checks)
 	if err != nil {
+		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
+	}
+	if explorationOf(w).unaimed, err = unaimedLine(w, t, cov); err != nil { // phase.go
 		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
 	at := map[string]int{}
@@ -279,7 +337,7 @@ func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Findi
 		for _, sig := range fresh {
 			seen[sig] = true // one plan, one fault: one root cause
 		}
-		f := headline(w, Finding{Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		f := headline(w, Finding{By: byTargeted(targeted[i]), Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
 			FirstFailure: place, TimeToFind: time.Since(start)})
 		mine, err := report(f)
 		if err != nil {

@@ -295,9 +295,15 @@ type Options struct {
 	Objects []client.Object
 	// Properties are the test's own properties, judged after the generic ones.
 	Properties []Property
-	// FaultPhase (default 1m) is how long faults are drawn over; HealBudget
-	// (default 2m) how long the world then has to converge.
+	// FaultPhase is how long faults are drawn over (default: a minute, made
+	// longer where the operator's writes come later: until 30.5 s after the
+	// first write of a kind its fault-free run makes after the minute,
+	// search's AimFaultPhase); HealBudget (default 2m) how long the world then has
+	// to converge.
 	FaultPhase, HealBudget time.Duration
+	// faultPhaseDefault: FaultPhase was left to its default (WithDefaults),
+	// which the fault-free run may lengthen (FaultPhaseDefaulted).
+	faultPhaseDefault bool
 	// PlanTimeout (default 2m) bounds the wall time one plan or shrink
 	// candidate may take to be judged: past it the run is cut, not judged,
 	// named with its plan and counted among the cut plans, and the
@@ -423,6 +429,14 @@ type Options struct {
 	Faults Faults
 }
 
+// DefaultFaultPhase is Options.FaultPhase's default before the fault-free
+// run lengthens it (search's AimFaultPhase).
+const DefaultFaultPhase = time.Minute
+
+// FaultPhaseDefaulted says whether o's FaultPhase was left to its default
+// (WithDefaults filled it in), which the fault-free run may lengthen.
+func (o Options) FaultPhaseDefaulted() bool { return o.faultPhaseDefault }
+
 // EffectiveSeed is the explorer's seed as it runs: 0 is 1 (sim/explore).
 func (o Options) EffectiveSeed() uint64 {
 	if o.Seed == 0 {
@@ -433,7 +447,7 @@ func (o Options) EffectiveSeed() uint64 {
 
 func (o Options) WithDefaults() Options {
 	if o.FaultPhase == 0 {
-		o.FaultPhase = time.Minute
+		o.FaultPhase, o.faultPhaseDefault = DefaultFaultPhase, true
 	}
 	if o.HealBudget == 0 {
 		o.HealBudget = 2 * time.Minute

@@ -526,6 +526,18 @@ func readFiles(field string, patterns []string) ([]file, error) {
 	return out, nil
 }
 
+// LengthenFaultPhase makes w's fault phase d (at least what it is): the
+// faults drawn and aimed, the stale views' age and the run's phases follow
+// it. For search's AimFaultPhase, before any plan of the exploration runs.
+func (w *World) LengthenFaultPhase(d time.Duration) {
+	if d <= w.Opts.FaultPhase {
+		return
+	}
+	w.Opts.FaultPhase = d
+	w.Space.Horizon = d
+	w.Space.MaxStale = d / 2
+}
+
 // OperatorProcesses are the names of the operator's processes: every
 // replica of each of Options.Managers, in their order (world.Operators as a
 // list).

@@ -100,6 +100,9 @@ func lagKinds(sp Space) []string {
 	return append([]string{"*"}, sp.Kinds...)
 }
 
+// Allows says whether sp draws faults of kind k (Classes).
+func (sp Space) Allows(k FaultKind) bool { return sp.allows(k) }
+
 func (sp Space) allows(k FaultKind) bool {
 	if sp.Classes == nil {
 		return true

@@ -75,6 +75,11 @@ type BugCatch struct {
 	// Targeted is what the sweep covered on seed 1 with one worker until
 	// the bug was found (operatortest.Result's Targeted).
 	Targeted string `json:"targeted"`
+	// Found says, for each seed with one worker, the plan that found the
+	// bug and which kind of plan it was ("seed 1: plan 27, a targeted plan
+	// (ranked stale pairs)"; operatortest's Finding.By): whether the
+	// sweep or the random plans find each bug.
+	Found []string `json:"found,omitempty"`
 }
 
 // Times are medians over seeds, in wall seconds.

@@ -275,6 +275,14 @@ func TestOperatortestFigures(t *testing.T) {
 						bc.Targeted = TargetedLine(res.Targeted)
 					}
 					if n == 1 {
+						f := res.Findings[0]
+						for _, g := range res.Findings {
+							if !g.NoFault {
+								f = g
+								break
+							}
+						}
+						bc.Found = append(bc.Found, fmt.Sprintf("seed %d: plan %d, %s", seed, f.FirstFailure, f.By))
 						plans = append(plans, float64(res.FirstFailure))
 						first1, min1 = append(first1, res.TimeToFirstFailure.Seconds()), append(min1, res.Elapsed.Seconds())
 						ratio = append(ratio, res.ShrinkTime.Seconds()/res.TimeToFirstFailure.Seconds())
