@@ -30,12 +30,10 @@
 // Two findings are one root cause only where that is shown, never by
 // proximity (passing through one reconcile is proximity: a database
 // operator's one controller reconciling its one cluster object meets every
-// bug it has there):
+// bug it has there; so is one fault-free run, which shows every bug its
+// workload alone shows: a panic and a wrong copy are two):
 //
-//   - violations of one fault-free run (the same plan, with no fault) are
-//     one finding, whatever the number of oracles it breaks: one run, one
-//     plan, saved once;
-//   - else their first wrong writes must be the same write: made in the
+//   - their first wrong writes must be the same write: made in the
 //     same reconcile (one controller of one process reconciling one
 //     object), to the same object (where a crash cuts the reconcile
 //     decides which of that object's fields differ first: the conditions

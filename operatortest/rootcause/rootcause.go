@@ -38,11 +38,9 @@ type Causes struct {
 	saved []Finding
 }
 
-// head is a root cause's signature, its minimal plan and its first wrong
-// write.
+// head is a root cause's signature and its first wrong write.
 type head struct {
 	sig   string
-	plan  *plan.Plan
 	wrong *Write
 }
 
@@ -79,12 +77,6 @@ func (w *Write) Same(o *Write) bool {
 	}
 }
 
-// oneRun says whether f and g are violations of one fault-free run: the
-// same plan, with no fault.
-func oneRun(f, g *plan.Plan) bool {
-	return f != nil && g != nil && len(f.Faults) == 0 && len(g.Faults) == 0 && f.String() == g.String()
-}
-
 // property is a signature's property: its first word.
 func property(sig string) string {
 	name, _, _ := strings.Cut(sig, " ")
@@ -113,16 +105,6 @@ func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write,
 		c.also[h.sig] = append(c.also[h.sig], append([]string{f.Signature}, f.Also...)...)
 		return h.sig, ww, nil
 	}
-	for _, h := range c.heads {
-		if oneRun(h.plan, f.Plan) {
-			return list(h, nil)
-		}
-	}
-	for _, g := range c.saved {
-		if oneRun(g.Plan, f.Plan) {
-			return list(head{sig: g.Signature}, nil)
-		}
-	}
 	ww, err := First(w, t, f.Plan, f.Signature)
 	if err != nil {
 		return "", nil, err
@@ -133,7 +115,7 @@ func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write,
 			if err != nil {
 				return "", nil, err
 			}
-			c.heads = append(c.heads, head{sig: g.Signature, plan: g.Plan, wrong: sw})
+			c.heads = append(c.heads, head{sig: g.Signature, wrong: sw})
 		}
 		c.saved = nil
 		for _, h := range c.heads {
@@ -142,7 +124,7 @@ func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write,
 			}
 		}
 	}
-	c.heads = append(c.heads, head{sig: f.Signature, plan: f.Plan, wrong: ww})
+	c.heads = append(c.heads, head{sig: f.Signature, wrong: ww})
 	return "", ww, nil
 }
 
@@ -286,11 +268,7 @@ func operatorsOnly(w *world.World, r *world.RunResult, kinds []schema.GroupVersi
 }
 
 // Line says that sig, found at plan place, is listed under head.
-// (ww nil: both are violations of one fault-free run).
 func Line(sig string, place int, head string, ww *Write) string {
-	if ww == nil {
-		return fmt.Sprintf("operatortest: %s at plan %d: one root cause with %s, listed under it (one fault-free run violates both)", sig, place, head)
-	}
 	how := "the same way"
 	switch {
 	case ww.Loop:

@@ -161,8 +161,7 @@
 // the same reconcile) are listed under it (Finding.Also), with a line for
 // each later plan naming its saved plan and replay command
 // (Result.Listed), and not looked for again; the test's own property
-// heads the finding, then a panic's. One fault-free run is one finding,
-// whatever oracles it breaks (nofault.go). Where
+// heads the finding, then a panic's. Where
 // a run first goes wrong, and which findings are one root cause, is
 // package rootcause's rule (examples/noopstatus: a no-op status write at
 // rest and a crash between writes, two findings). A plan is numbered alike
@@ -343,9 +342,7 @@
 //     first go wrong at the same write, and one report naming no kind
 //     (no-error-at-rest of a custom resource's reconcile) merges what
 //     differs only in the objects. A root cause is a first wrong write, not
-//     a line of code (package rootcause's Known gaps). One fault-free run
-//     is one finding: two bugs the workload alone shows in one run are
-//     told apart only by a plan that shows one without the other. With worker
+//     a line of code (package rootcause's Known gaps). With worker
 //     processes every signature the workers saw is shrunk, those later
 //     listed under another finding too (their shrink is spent;
 //     TestASignatureNamesTheKindsItsReportNamesAsWords).

@@ -61,9 +61,6 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 				break
 			}
 			seen[f.Signature] = true
-			for _, s := range f.Also {
-				seen[s] = true
-			}
 			mine, err := report(f)
 			if err != nil {
 				return nil, err
@@ -78,17 +75,17 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 }
 
 // plainFindings are the findings with no fault at all of r, the run of p (a
-// plan with no fault): one fault-free run is one finding, whatever the
-// number of oracles it breaks (its signatures not in seen, the test's own
-// properties first, the others listed under the first): one plan, one
-// run, saved once. Its bugs that also need a fault are found apart, by
-// the plans that have one.
+// plan with no fault): one for each signature not in seen, the test's own
+// properties first. A fault-free run shows whatever the workload alone
+// shows, so nothing in it says two of its signatures share a cause (a panic
+// and a wrong copy are two bugs of one run); with KeepGoing, package
+// rootcause lists one under another where their first wrong writes are one.
 func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
-	sigs := byHeadline(w, unseen(signatures(w, r.Violated()), seen))
-	if len(sigs) == 0 {
-		return nil
+	var out []Finding
+	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
+		out = append(out, Finding{By: "no fault at all", Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
 	}
-	return []Finding{{By: "no fault at all", Signature: sigs[0], Also: sigs[1:], NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took}}
+	return out
 }
 
 // unseen are the signatures of sigs not in seen, in order.
@@ -134,13 +131,13 @@ func firstWithFault(fs []Finding) *Finding {
 // to it.
 func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Finding, Finding, error) {
 	if len(f.Minimal.Faults) == 0 {
-		sigs := byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen))
-		if len(sigs) == 0 {
-			return nil, Finding{}, nil
+		var out []Finding // one for each signature, as plainFindings makes them
+		for _, sig := range byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen)) {
+			g := f
+			g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sig, nil, true, 0, "no fault at all"
+			out = append(out, g)
 		}
-		g := f // one fault-free run, one finding, as plainFindings makes it
-		g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sigs[0], sigs[1:], true, 0, "no fault at all"
-		return []Finding{g}, Finding{}, nil
+		return out, Finding{}, nil
 	}
 	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}
 	w.Phase = world.PhaseFind

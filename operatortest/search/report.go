@@ -57,7 +57,12 @@ func (rep *reporter) judge(p *plan.Plan, path string) []string {
 				path, unmet, rep.w.Opts.FaultPhase, r.Hash)
 			return nil
 		}
-		rep.t.Logf("operatortest: plan %s holds (trace hash %s)", path, r.Hash)
+		timeline := ""
+		if failure.FullTimeline() {
+			// Asked for: the holding run, every step of it.
+			timeline = "; its timeline:\n" + strings.Join(failure.FoldTimeline(r.Steps, rep.w.Space.Processes, true), "\n")
+		}
+		rep.t.Logf("operatortest: plan %s holds (trace hash %s)%s", path, r.Hash, timeline)
 		return nil
 	}
 	rep.report(p, path, r, "")
