@@ -443,3 +443,32 @@ func needsFault(fs []search.Finding) int {
 	}
 	return n
 }
+
+func TestChildReplaysAHoldingPlan(t *testing.T) {
+	optest.ChildOnly(t)
+	search.Run(t, optest.BugOptions(&optest.KnownBugs{}, false))
+}
+
+// A plan replayed with -ctrlsim.plan that holds says so with its trace
+// hash, and with -ctrlsim.timeline=full prints its run's whole timeline:
+// the fault-free run an author wants to read, with no test written for it.
+func TestAHoldingPlansReplayPrintsItsTimelineWhenAsked(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "holds.plan")
+	if err := os.WriteFile(file, []byte("seed 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, passed, _ := runChild(t, "TestChildReplaysAHoldingPlan", "-ctrlsim.plan="+file, "-ctrlsim.timeline=full")
+	if !passed {
+		t.Fatalf("the holding plan's replay failed:\n%s", out)
+	}
+	for _, want := range []string{"holds (trace hash", "its timeline:", "reconcile"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the replay's output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runChild(t, "TestChildReplaysAHoldingPlan", "-ctrlsim.plan="+file)
+	if strings.Contains(out, "its timeline:") {
+		t.Errorf("without -ctrlsim.timeline=full the holding plan's replay prints its timeline:\n%s", out)
+	}
+}

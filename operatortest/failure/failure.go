@@ -40,7 +40,7 @@ import (
 
 var FlagArtifacts = flag.String("ctrlsim.artifacts", "", "operatortest: the directory a failure writes its story to (.svg, .html, .md), under the package's path in its module; default $CTRLSIM_ARTIFACTS, else a fresh temporary directory (the failure names it). The plan stays in testdata/ctrlsim")
 
-var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
+var flagTimeline = flag.String("ctrlsim.timeline", "", `operatortest: "full" prints every step of a failing run's timeline, and of a holding plan's replayed with -ctrlsim.plan (by default the built-in processes' start-up and their steps on objects the operator never touched are folded into one line each); CTRLSIM_TIMELINE=full does the same`)
 
 // FullTimeline reports whether the author asked for every step.
 func FullTimeline() bool {
