@@ -27,6 +27,9 @@ func TestKeepGoingReportsEachTwinsBug(t *testing.T) {
 	}
 	for _, p := range selected(t) {
 		t.Run(p.name, func(t *testing.T) {
+			if why, known := knownSlowTwins[p.name]; known {
+				t.Skipf("KNOWN SLOW TWIN, not explored: %s", why)
+			}
 			o := p.options(true)
 			o.KeepGoing, o.ShrinkRuns = true, shrinkRuns
 			res, took := explore(t, o)

@@ -285,8 +285,10 @@ func TestChildBlockedOutside(t *testing.T) {
 // A world that cannot step (a Runnable waits on a channel made outside the
 // run: its bubble never settles) ends the test binary a bound after its
 // cut, with one line naming the goroutine, rather than at go test's
-// -timeout.
+// -timeout. The first run of a test with the default fault phase is the
+// script's fault-free run that aims it (search's phase.go), watched as the
+// preflight is.
 func TestAWorldThatCannotStepEndsTheTestNamingWhatItWaitsFor(t *testing.T) {
-	failsWithOneLine(t, "TestChildBlockedOutside", "the fault-free run with no workload (preflight) did not end 1s after it was cut",
+	failsWithOneLine(t, "TestChildBlockedOutside", "the script's fault-free run (aiming the fault phase) did not end 1s after it was cut",
 		"traps_test.TestChildBlockedOutside", "not on a mutex held for ever or a channel made outside the run")
 }

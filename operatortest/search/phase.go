@@ -52,7 +52,13 @@ func AimFaultPhase(w *world.World, t *testing.T) error {
 	if err != nil {
 		return err
 	}
+	// Watched as the preflight is (longrun.go): a world that cannot step
+	// ends the test a bound after its cut, with one line naming what waits.
+	defer watchWorld(t, w)()
+	long := longOf(w)
+	long.start("the script's fault-free run (aiming the fault phase)", "finding the span of the operator's writes", p)
 	r, err := w.RunPlan(t, p, world.Judging{}, 0)
+	long.done()
 	if err != nil {
 		return err // a manager that cannot start says so itself
 	}
