@@ -98,13 +98,6 @@ func comparable(w *world.World, sig, hs string) bool {
 // ("" if none: f is added as a root cause of its own), and where f's run
 // first went wrong.
 func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write, error) {
-	list := func(h head, ww *Write) (string, *Write, error) {
-		if c.also == nil {
-			c.also = map[string][]string{}
-		}
-		c.also[h.sig] = append(c.also[h.sig], append([]string{f.Signature}, f.Also...)...)
-		return h.sig, ww, nil
-	}
 	ww, err := First(w, t, f.Plan, f.Signature)
 	if err != nil {
 		return "", nil, err
@@ -120,7 +113,11 @@ func (c *Causes) Under(w *world.World, t *testing.T, f Finding) (string, *Write,
 		c.saved = nil
 		for _, h := range c.heads {
 			if h.wrong != nil && comparable(w, f.Signature, h.sig) && h.wrong.Same(ww) {
-				return list(h, ww)
+				if c.also == nil {
+					c.also = map[string][]string{}
+				}
+				c.also[h.sig] = append(c.also[h.sig], append([]string{f.Signature}, f.Also...)...)
+				return h.sig, ww, nil
 			}
 		}
 	}
@@ -138,7 +135,7 @@ func First(w *world.World, t *testing.T, p *plan.Plan, signature string) (*Write
 	defer func() { w.Phase = phase }()
 	w.Phase = world.PhaseFind
 	against := &plan.Plan{Seed: p.Seed, Steps: p.Steps}
-	name, _, _ := strings.Cut(signature, " ")
+	name := property(signature)
 	switch {
 	case name == cluster.HotLoopProperty:
 		return loopOf(w, t, p)

@@ -139,15 +139,6 @@ func judgeDifference(w *world.World, d *rundiff.Divergence, what string, a, b *w
 // the exploration says (once).
 func learn(w *world.World, d *rundiff.Divergence, what string) {
 	e := explorationOf(w)
-	foundFields(e, d)
-	if e.nondeterminism == "" {
-		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
-			d, what, d.Declare())
-	}
-}
-
-// foundFields adds d's fields to those found nondeterministic.
-func foundFields(e *exploration, d *rundiff.Divergence) {
 	kind, _, _ := strings.Cut(d.Object, " ")
 	if e.found == nil {
 		e.found = canon.Nondeterministic{}
@@ -157,6 +148,10 @@ func foundFields(e *exploration, d *rundiff.Divergence) {
 		if !slices.ContainsFunc(e.found[kind], func(p []string) bool { return slices.Equal(p, path) }) {
 			e.found[kind] = append(e.found[kind], path)
 		}
+	}
+	if e.nondeterminism == "" {
+		e.nondeterminism = fmt.Sprintf("%s differ between two runs of one plan (%s): the operator itself is nondeterministic (a value built by ranging over a Go map, an unseeded random value, a wall-clock reading), so its findings cannot replay bit for bit; sort what it renders, or declare the fields with Options.Nondeterministic: %s (this exploration's replays are judged modulo them; its verdicts are not)",
+			d, what, d.Declare())
 	}
 }
 

@@ -623,8 +623,8 @@ func pinsKnownBug(w *world.World, fs []Finding) bool {
 // finishExploration fills in out's summary of its first finding.
 func finishExploration(w *world.World, out Result, start time.Time) Result {
 	out.Elapsed, out.Excused = time.Since(start), w.Excused
-	out.Nondeterminism, out.Carried, out.Listed = explorationOf(w).nondeterminism, explorationOf(w).carried, explorationOf(w).listed
-	out.Unaimed = explorationOf(w).unaimed
+	e := explorationOf(w)
+	out.Nondeterminism, out.Carried, out.Listed, out.Unaimed = e.nondeterminism, e.carried, e.listed, e.unaimed
 	CutSummary(w, &out)
 	if len(out.Findings) > 0 {
 		f := out.Findings[0]
