@@ -62,7 +62,7 @@ func (r *kubeconfigRouter) RoundTrip(req *http.Request) (*http.Response, error) 
 	if !process.IsKubeconfigRequest(req) {
 		return r.next.RoundTrip(req)
 	}
-	rt, err := process.KubeconfigTransport()
+	rt, err := process.KubeconfigTransport(req)
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
@@ -71,6 +71,15 @@ func (r *kubeconfigRouter) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	return rt.RoundTrip(req)
 }
+
+// Kubeconfig is the path of the kubeconfig file that names the simulated
+// cluster (the one KUBECONFIG names in a world's bubble): a client built from
+// it (clientcmd.BuildConfigFromFlags("", path), ctrl.GetConfig) in a
+// process's code, or in a goroutine it started, however deep, makes that
+// process's calls. The file is written once per machine, under a name its
+// bytes fix, and is the same for every world: the server it names routes a
+// request to the calling process (sim/process's kubeconfig.go).
+func Kubeconfig() (string, error) { return kubeconfigFile() }
 
 // kubeconfigFile is a kubeconfig naming the simulated cluster, in the
 // machine's temporary directory under a name that its bytes fix: every world

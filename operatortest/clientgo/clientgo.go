@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // Env is what an operator built on client-go (informers.NewSharedInformerFactory,
@@ -42,6 +43,14 @@ type Env struct {
 	MetadataInformerFactory metadatainformer.SharedInformerFactory
 	// Manager is the process's manager, for Queue.
 	Manager manager.Manager
+	// Kubeconfig is the path of a kubeconfig file naming the world (the
+	// one KUBECONFIG names during the run), for an operator whose own
+	// constructors read one: a clientset, an informer factory or an event
+	// broadcaster built from it (clientcmd.BuildConfigFromFlags("",
+	// env.Kubeconfig)) makes this process's calls, from the start's
+	// goroutine and from every goroutine started under it (an informer's
+	// reflector, a worker), as one built on Config does.
+	Kubeconfig string
 }
 
 // Setup is the Setup of an operator built on client-go (an
@@ -67,6 +76,10 @@ type Env struct {
 func Setup(start func(ctx context.Context, env Env) error) func(mgr manager.Manager) error {
 	return func(mgr manager.Manager) error {
 		process.DropErrorBackoff()
+		kubeconfig, err := wallclock.Kubeconfig()
+		if err != nil {
+			return fmt.Errorf("client-go operator: the world's kubeconfig: %w", err)
+		}
 		cfg := mgr.GetConfig()
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
@@ -81,7 +94,7 @@ func Setup(start func(ctx context.Context, env Env) error) func(mgr manager.Mana
 			return fmt.Errorf("client-go operator: metadata client: %w", err)
 		}
 		env := Env{
-			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr,
+			Config: cfg, Clientset: cs, Dynamic: dyn, Metadata: md, Manager: mgr, Kubeconfig: kubeconfig,
 			MetadataInformerFactory: process.NewMetadataInformerFactory(mgr, md),
 			InformerFactory:         process.NewInformerFactory(mgr, cs),
 			DynamicInformerFactory:  process.NewDynamicInformerFactory(mgr, dyn),

@@ -44,9 +44,10 @@
 //     informer type (below), with its clientset built on env.Config. A
 //     factory the operator builds itself from env.Config reaches the world
 //     too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns), but starts its
-//     informer types in Go map order: deterministic with one. Hand the
-//     operator's constructor env.Config where it reads a kubeconfig (see
-//     Known gaps).
+//     informer types in Go map order: deterministic with one. An operator
+//     that reads a kubeconfig builds from Env.Kubeconfig (its --kubeconfig
+//     flag's value) or from KUBECONFIG, which names the same file during
+//     the run (below).
 //   - Shut a queue down when ctx ends, or not at all: a ShutDown after the
 //     incarnation has ended returns at once, as client-go's does, and
 //     goroutines left running at the world's close are abandoned with it and
@@ -66,18 +67,36 @@
 // cache. examples/clientgo is one such operator, a bug of that style caught
 // and its correct twin holding; docs/client-go.md says how to port one.
 //
+// # The world's kubeconfig
+//
+// Env.Kubeconfig is the path of a kubeconfig file naming the world, and
+// KUBECONFIG names it for the run's duration (package wallclock's
+// kubeconfig.go): an operator whose main or constructors read a kubeconfig
+// (clientcmd.BuildConfigFromFlags("", path), ctrl.GetConfig) runs unchanged.
+// A file cannot carry a Go transport, so the file names a plain-HTTP server
+// that resolves nowhere (http://kubeconfig.ctrlsim.invalid), and during the
+// run http.DefaultTransport, which client-go gives such a config, sends its
+// requests to the process whose code makes them: a task of it, or a goroutine
+// started under one however deep (an informer's reflector, started by the
+// informer's own goroutine, which never calls in, joins the process of its
+// nearest ancestor that is a task; sim/scheduler's JoinLineage). No listener
+// is opened. One file serves every world and process, as the calling
+// goroutine, not the file, says whose call it is (examples/kubectx, a
+// framework that builds its context from the path, holds and its twin is
+// caught; TestAnOperatorsOwnFactoryFromTheKubeconfigFileRuns).
+//
 // # Known gaps
 //
-//   - An informer factory the operator builds from the kubeconfig file the
-//     world names in KUBECONFIG (package wallclock's kubeconfig.go) does
-//     not reach the world: its reflector runs in a goroutine started by
-//     the informer's own, which never called in, so no process adopts it,
-//     and its list is refused as called outside every process (direct
-//     calls of a clientset built so do reach it)
-//     (TestAnOperatorsOwnFactoryFromTheKubeconfigFileIsNotServed).
-//   - A factory the operator builds itself (informers.NewSharedInformerFactory)
-//     starts its informers in map order, so a run is deterministic only with
-//     one informer type on it (as in
+//   - A call through the world's kubeconfig from a goroutine whose every
+//     ancestor that was a task has ended, or that no process's code started
+//     (the test's own), is refused with one line; and a parallel test
+//     (t.Parallel) has no KUBECONFIG set, though Env.Kubeconfig still names
+//     the file.
+//   - A factory the operator builds itself (informers.NewSharedInformerFactory,
+//     from Config or from the kubeconfig) starts its informers in map order,
+//     so a run is deterministic only with one informer type on it (two
+//     replays of one plan of examples/kubectx, two types, gave two trace
+//     hashes in 3 of 9) (as in
 //     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
 //     start them in the order asked for (sim/process's Known gaps).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,

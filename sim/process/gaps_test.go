@@ -7,6 +7,7 @@ package process_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestEveryProcessReadsTheSameNow(t *testing.T) {
 }
 
 func TestTheKubeconfigTransportServesNoCallerOutsideAProcess(t *testing.T) {
-	_, err := process.KubeconfigTransport()
+	_, err := process.KubeconfigTransport(&http.Request{URL: &url.URL{Path: "/api/v1/configmaps"}})
 	if err == nil || !strings.Contains(err.Error(), "was called outside every process of the simulated cluster") {
 		t.Fatalf("KubeconfigTransport from the test: %v, want it refused", err)
 	}

@@ -32,19 +32,21 @@ const KubeconfigServer = "http://" + KubeconfigHost
 // KubeconfigHost is KubeconfigServer's host.
 const KubeconfigHost = "kubeconfig.ctrlsim.invalid"
 
-// KubeconfigTransport is the REST transport of the process whose code is
+// KubeconfigTransport is the REST transport for req of the process whose code is
 // calling (a task of it, a goroutine it started, or its Setup in the
 // kernel): where a request to KubeconfigServer goes. A caller that is no
 // process of a live world (the test itself, a workload step) gets an error
 // that says so.
-func KubeconfigTransport() (http.RoundTripper, error) {
+func KubeconfigTransport(req *http.Request) (http.RoundTripper, error) {
 	p := globalOwner()
 	if p == nil {
 		// A goroutine the operator started, calling in for the first time,
 		// is not yet a task: the live world's scheduler adopts it (into the
-		// process that created it) and then runs it as its own.
+		// process of its nearest ancestor that is a task: an informer's
+		// reflector is started by the informer's own goroutine, which
+		// never calls in) and then runs it as its own.
 		if s := onlyScheduler(); s != nil {
-			s.Current()
+			s.JoinLineage(req.URL.Path)
 			p = globalOwner()
 		}
 	}

@@ -62,6 +62,26 @@ func (s *Scheduler) Join(group string, dead bool) {
 	s.arrive(group, dead)
 }
 
+// JoinLineage is Join for a hook that names no group (a request to the
+// server of the kubeconfig a world's bubble names, which the process finds
+// from its caller): a goroutine that the scheduler does not know is adopted
+// into the group of its nearest ancestor that is a task (its creator, or
+// its creator's creator, and so on: client-go's informer starts its
+// reflector from a goroutine of its own that never calls in), frozen if that
+// task was killed; with no such ancestor it is no task's. Finding an
+// ancestor past the creator reads every goroutine's stack, once for each
+// goroutine that arrives so. Goroutines created at one place that arrive
+// so are adopted in the order of what each first asked (first: a
+// request's path), then in the order Go created them: an informer factory
+// starts its informers (and so their reflectors) in Go map order, and the
+// resource each reflector lists first tells them apart in every run.
+func (s *Scheduler) JoinLineage(first string) {
+	if s.settle == nil || getg() == s.runningG.Load() {
+		return
+	}
+	s.arriveFrom("", false, first, true)
+}
+
 // Helped runs f, for whose goroutines the calling one waits: the calls into
 // the simulator of goroutines created at site (a function name, or its
 // prefix: "sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind") while
@@ -96,7 +116,12 @@ func (s *Scheduler) helper() {
 // arrive handles a call into the simulator from a goroutine other than the
 // running one: a task blocked outside rejoins; a goroutine of code under test
 // the scheduler does not know parks until it is adopted (see above).
-func (s *Scheduler) arrive(group string, dead bool) {
+func (s *Scheduler) arrive(group string, dead bool) { s.arriveFrom(group, dead, "", false) }
+
+// arriveFrom is arrive; with lineage, a goroutine with no group whose
+// creator is no task takes its nearest ancestor task as its parent
+// (JoinLineage).
+func (s *Scheduler) arriveFrom(group string, dead bool, first string, lineage bool) {
 	g := getg()
 	if g == s.hostG.Load() {
 		return // Host's start goroutine, while Host waits for it
@@ -130,6 +155,14 @@ func (s *Scheduler) arrive(group string, dead bool) {
 	var parent *Task
 	if group == "" {
 		parent = s.out.known[parentID]
+		if parent == nil && lineage {
+			s.out.mu.Unlock()
+			creators := lineages() // (every goroutine's stack: outside the lock)
+			s.out.mu.Lock()
+			for p, seen := creators[parentID], 0; p != 0 && parent == nil && seen < len(creators); p, seen = creators[p], seen+1 {
+				parent = s.out.known[p]
+			}
+		}
 		if parent == nil {
 			if s.out.foreign == nil {
 				s.out.foreign = map[uint64]bool{}
@@ -141,7 +174,7 @@ func (s *Scheduler) arrive(group string, dead bool) {
 		group = parent.group // (whether it was killed, the kernel asks: adopt)
 	}
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
-		group: group, goid: id, g: g, site: site, killed: dead || s.out.closing, parent: parent,
+		group: group, goid: id, g: g, site: site, first: first, killed: dead || s.out.closing, parent: parent,
 		kills: s.out.kills[group]}
 	s.out.arrived = append(s.out.arrived, t)
 	s.knowLocked(t)
@@ -167,11 +200,11 @@ func (s *Scheduler) knowLocked(t *Task) {
 }
 
 // adopt makes the goroutines that arrived tasks, in the order of where they
-// were created, then of their goroutine ids (which follow creation order
+// were created, then of what they first asked (JoinLineage's), then of their goroutine ids (which follow creation order
 // within one step of their parent). It runs in the kernel after a settle.
 func (s *Scheduler) adopt(arrived []*Task) {
 	slices.SortFunc(arrived, func(a, b *Task) int {
-		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.goid, b.goid))
+		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.first, b.first), cmp.Compare(a.goid, b.goid))
 	})
 	for _, t := range arrived {
 		if s.goNames == nil {
@@ -250,6 +283,38 @@ func (s *Scheduler) closeUser() {
 			return
 		}
 	}
+}
+
+// lineages maps each goroutine's id to its creator's (0 for none), from
+// every goroutine's stack.
+func lineages() map[uint64]uint64 {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	creators := map[uint64]uint64{}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		head, _, _ := bytes.Cut(g, []byte(" ["))
+		id, err := strconv.ParseUint(string(bytes.TrimPrefix(head, []byte("goroutine "))), 10, 64)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndex(g, []byte("\ncreated by "))
+		if i < 0 {
+			creators[id] = 0
+			continue
+		}
+		line, _, _ := bytes.Cut(g[i+1:], []byte("\n"))
+		if j := bytes.LastIndex(line, []byte(" in goroutine ")); j >= 0 {
+			creators[id], _ = strconv.ParseUint(string(bytes.TrimSpace(line[j+len(" in goroutine "):])), 10, 64)
+		}
+	}
+	return creators
 }
 
 // stackBufs are creation's buffers: a goroutine's stack text, a few

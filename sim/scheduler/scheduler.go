@@ -57,8 +57,9 @@ type Task struct {
 	user   bool
 	g      uintptr
 	site   string
-	parent *Task // the task that created it, when Join named no group
-	kills  int   // its group's KillGroup count when it arrived (adopt.go)
+	first  string // what it first asked, when that orders it (JoinLineage)
+	parent *Task  // the task that created it, when Join named no group
+	kills  int    // its group's KillGroup count when it arrived (adopt.go)
 }
 
 // Name is the task's name, as given to Go.

@@ -1,0 +1,104 @@
+package kubectx_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ctrlsim/ctrlsim/examples/kubectx"
+	"github.com/ctrlsim/ctrlsim/operatortest"
+	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
+)
+
+// options are the whole of the test: the scheme, the operator's main (from
+// the kubeconfig file Env names, the world's, as its --kubeconfig flag),
+// two seed objects and what the operator promises (tokened); default
+// Options otherwise.
+func options(buggy bool) operatortest.Options {
+	return operatortest.Options{
+		Scheme: clientgoscheme.Scheme,
+		Managers: []operatortest.Manager{{Name: "kubectx", Setup: clientgo.Setup(func(ctx context.Context, env clientgo.Env) error {
+			return kubectx.Main(ctx, env.Kubeconfig, buggy)
+		})}},
+		Properties: []operatortest.Property{{Name: "tokened", Check: tokened}},
+		Objects: []client.Object{
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{kubectx.TokenLabel: "yes"}},
+				Data: map[string]string{"a": "1", "b": "2"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db", Labels: map[string]string{kubectx.TokenLabel: "yes"}},
+				Data: map[string]string{"a": "1"}},
+		},
+	}
+}
+
+// tokened: at the run's end every ConfigMap labelled TokenLabel=yes has
+// its token, owned by it, whose KeysKey says how many keys its data has,
+// and notes that in ReadyAnnotation.
+func tokened(h *operatortest.History) error {
+	var cms corev1.ConfigMapList
+	if err := h.List(&cms); err != nil {
+		return err
+	}
+	for _, cm := range cms.Items {
+		if cm.Labels[kubectx.TokenLabel] != "yes" || cm.DeletionTimestamp != nil {
+			continue
+		}
+		var token corev1.Secret
+		if err := h.Get(client.ObjectKey{Namespace: cm.Namespace, Name: cm.Name + "-token"}, &token); err != nil {
+			return fmt.Errorf("%s/%s's token: %w", cm.Namespace, cm.Name, err)
+		}
+		want := fmt.Sprint(len(cm.Data))
+		if ref := metav1.GetControllerOf(&token); ref == nil || ref.UID != cm.UID {
+			return fmt.Errorf("%s/%s's token is not owned by it", cm.Namespace, cm.Name)
+		}
+		if got := string(token.Data[kubectx.KeysKey]); got != want {
+			return fmt.Errorf("%s/%s's token says %s keys, its data has %s", cm.Namespace, cm.Name, got, want)
+		}
+		if got := cm.Annotations[kubectx.ReadyAnnotation]; got != want {
+			return fmt.Errorf("%s/%s notes %q keys, its token says %s", cm.Namespace, cm.Name, got, want)
+		}
+	}
+	return nil
+}
+
+// The correct framework holds over default Options' plans (100).
+func TestTheCorrectFrameworkHolds(t *testing.T) {
+	res, err := operatortest.Explore(t, options(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught || res.Checks != 100 {
+		t.Errorf("the correct framework: %d plans, violations %v; want 100 plans and none", res.Checks, res.Violations)
+	}
+}
+
+// The buggy framework is caught, and its minimal plan replays with one
+// trace hash twice.
+func TestTheBuggyFrameworkIsCaught(t *testing.T) {
+	res, err := operatortest.Explore(t, options(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Caught || len(res.Violations) == 0 {
+		t.Fatalf("the buggy framework was not caught in %d plans", res.Checks)
+	}
+	t.Logf("caught after %d plans by %s: %s", res.Checks, res.Violations[0].Property, res.Minimal)
+	var hashes []string
+	for range 2 {
+		r, err := operatortest.Replay(t, options(true), res.Minimal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Violated()) == 0 {
+			t.Errorf("the minimal plan's replay holds")
+		}
+		hashes = append(hashes, r.Hash)
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("two replays of one plan: trace hashes %s and %s", hashes[0], hashes[1])
+	}
+}
