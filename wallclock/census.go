@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -155,6 +156,7 @@ func abandonedLine(gs []goroutine) (line, key string) {
 			order = append(order, k)
 		}
 	}
+	slices.Sort(order) // (a stack dump lists goroutines by id, which Go's scheduler orders)
 	var each []string
 	for i, k := range order {
 		if i == 3 {

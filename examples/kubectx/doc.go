@@ -7,12 +7,19 @@
 // caches once and runs a worker per controller. Two controllers: tokens
 // keeps a Secret <name>-token, owned by each ConfigMap labelled
 // kubectx.ctrlsim.dev/token=yes, saying how many keys its data has; ready
-// notes that count on the ConfigMap once the token says it.
+// notes that count on the ConfigMap once the token says it. Each
+// controller records its writes as Events through a record.EventBroadcaster
+// of its own that nothing shuts down, as a certificate operator's do.
 //
 // It is tested unchanged with package operatortest and default Options: the
 // test's Setup is the operator's main, handed the world's kubeconfig file
 // (operatortest/clientgo's Env.Kubeconfig) as its --kubeconfig flag would
 // be; nothing of the world's is handed in but that path.
+//
+// The broadcasters' goroutines (two per controller) outlive every world:
+// the run ends, nothing fails for them, and the test's output names them
+// once, in one line, by the frames that started them
+// (TestBroadcastersNeverShutDownAreNamedOnce).
 //
 // The Buggy framework forgets a key whose sync failed instead of retrying
 // it: an error answer to a write leaves a token or its note missing. The
@@ -30,6 +37,15 @@
 //     reports it as differing only in what the oracles ignore (the tokens'
 //     uids), and a replay is judged modulo it; the test asserts no trace
 //     hash.
+//   - The line names the broadcasters by client-go's and apimachinery's
+//     frames that started their goroutines (record.(*eventBroadcasterImpl).StartEventWatcher,
+//     watch.NewLongQueueBroadcaster), not by the operator's line that
+//     built them: a stack dump holds only the go statement's place
+//     (package wallclock's Known gaps). And it is said once per test name
+//     in a test binary: go test -count=2 says it in the first run only.
+//   - A broadcaster's goroutine that writes after the run's end (an Event
+//     still queued at the close) is frozen, not judged (package
+//     wallclock's Known gaps).
 //   - The correct framework is explored at default Options' 100 plans in
 //     make test, not at the 1,000 plans the false-alarm suite gives its
 //     correct operators (TestTheCorrectFrameworkHolds).

@@ -13,9 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -127,6 +130,15 @@ func next(ctx context.Context, ctrl Controller, q workqueue.TypedRateLimitingInt
 	return true
 }
 
+// newRecorder is the event recorder every controller builds in Register,
+// on a broadcaster of its own that nothing shuts down (as a certificate
+// operator's controllers' are): its goroutines outlive the operator.
+func newRecorder(c *Context, component string) record.EventRecorder {
+	b := record.NewBroadcaster()
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.Client.CoreV1().Events("")})
+	return b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component})
+}
+
 // newQueue is the queue every controller builds in Register: client-go's
 // rate-limited one, with its default rate limiter.
 func newQueue(name string) workqueue.TypedRateLimitingInterface[string] {
@@ -170,6 +182,7 @@ func register(c *Context, h cache.ResourceEventHandler) (corelisters.ConfigMapLi
 // TokenLabel=yes, whose KeysKey says how many keys the ConfigMap's data has.
 type tokens struct {
 	client  kubernetes.Interface
+	events  record.EventRecorder
 	cms     corelisters.ConfigMapLister
 	secrets corelisters.SecretLister
 }
@@ -177,7 +190,7 @@ type tokens struct {
 func (t *tokens) Register(c *Context) (workqueue.TypedRateLimitingInterface[string], []cache.InformerSynced, error) {
 	q := newQueue("tokens")
 	cms, secrets, synced, err := register(c, ownerKey(q))
-	t.client, t.cms, t.secrets = c.Client, cms, secrets
+	t.client, t.cms, t.secrets, t.events = c.Client, cms, secrets, newRecorder(c, "kubectx-tokens")
 	return q, synced, err
 }
 
@@ -193,7 +206,9 @@ func (t *tokens) Sync(ctx context.Context, key string) error {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cm.Namespace, Name: cm.Name + "-token",
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cm, corev1.SchemeGroupVersion.WithKind("ConfigMap"))}},
 			Data: map[string][]byte{KeysKey: []byte(keys)}}
-		_, err = t.client.CoreV1().Secrets(cm.Namespace).Create(ctx, s, metav1.CreateOptions{})
+		if _, err = t.client.CoreV1().Secrets(cm.Namespace).Create(ctx, s, metav1.CreateOptions{}); err == nil {
+			t.events.Eventf(cm, corev1.EventTypeNormal, "TokenCreated", "created %s", s.Name)
+		}
 		return err
 	case err != nil:
 		return err
@@ -211,6 +226,7 @@ func (t *tokens) Sync(ctx context.Context, key string) error {
 // KeysKey (ReadyAnnotation), once its token exists.
 type ready struct {
 	client  kubernetes.Interface
+	events  record.EventRecorder
 	cms     corelisters.ConfigMapLister
 	secrets corelisters.SecretLister
 }
@@ -218,7 +234,7 @@ type ready struct {
 func (r *ready) Register(c *Context) (workqueue.TypedRateLimitingInterface[string], []cache.InformerSynced, error) {
 	q := newQueue("ready")
 	cms, secrets, synced, err := register(c, ownerKey(q))
-	r.client, r.cms, r.secrets = c.Client, cms, secrets
+	r.client, r.cms, r.secrets, r.events = c.Client, cms, secrets, newRecorder(c, "kubectx-ready")
 	return q, synced, err
 }
 
@@ -246,7 +262,9 @@ func (r *ready) Sync(ctx context.Context, key string) error {
 		cm.Annotations = map[string]string{}
 	}
 	cm.Annotations[ReadyAnnotation] = keys
-	_, err = r.client.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	if _, err = r.client.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{}); err == nil {
+		r.events.Eventf(cm, corev1.EventTypeNormal, "TokenNoted", "noted %s keys", keys)
+	}
 	return err
 }
 

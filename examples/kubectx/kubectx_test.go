@@ -3,6 +3,7 @@ package kubectx_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/kubectx"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // options are the whole of the test: the scheme, the operator's main (from
@@ -100,5 +102,33 @@ func TestTheBuggyFrameworkIsCaught(t *testing.T) {
 	}
 	if hashes[0] != hashes[1] {
 		t.Errorf("two replays of one plan: trace hashes %s and %s", hashes[0], hashes[1])
+	}
+}
+
+// Each controller's event broadcaster, which the framework never shuts
+// down, outlives every world: the exploration ends, the operator holds,
+// and the test names the broadcasters' goroutines once, in one line, by
+// the frames that started them.
+func TestBroadcastersNeverShutDownAreNamedOnce(t *testing.T) {
+	var lines []string
+	report := wallclock.Report
+	wallclock.Report = func(t *testing.T, line string) { lines = append(lines, line) }
+	defer func() { wallclock.Report = report }()
+	res, err := operatortest.Explore(t, options(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Errorf("violations %v", res.Violations)
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%d lines name goroutines left over, want one:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	for _, w := range []string{"4 goroutines of the code under test outlived the world",
+		"2 goroutines started by k8s.io/apimachinery/pkg/watch.NewLongQueueBroadcaster",
+		"2 goroutines started by k8s.io/client-go/tools/record.(*eventBroadcasterImpl).StartEventWatcher"} {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("the line lacks %q:\n%s", w, lines[0])
+		}
 	}
 }
