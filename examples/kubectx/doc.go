@@ -36,16 +36,15 @@
 //     asked for (operatortest/clientgo's Known gaps). The determinism check
 //     reports it as differing only in what the oracles ignore (the tokens'
 //     uids), and a replay is judged modulo it; the test asserts no trace
-//     hash.
+//     hash (TestTheOperatorsOwnFactoryStartsItsInformersInMapOrder).
 //   - The line names the broadcasters by client-go's and apimachinery's
 //     frames that started their goroutines (record.(*eventBroadcasterImpl).StartEventWatcher,
 //     watch.NewLongQueueBroadcaster), not by the operator's line that
 //     built them: a stack dump holds only the go statement's place
-//     (package wallclock's Known gaps). And it is said once per test name
-//     in a test binary: go test -count=2 says it in the first run only.
+//     (wallclock.TestTheCensusNamesAWorkqueueByClientGoNotByTheOperatorsLine).
 //   - A broadcaster's goroutine that writes after the run's end (an Event
-//     still queued at the close) is frozen, not judged (package
-//     wallclock's Known gaps).
+//     still queued at the close) is frozen, not judged
+//     (wallclock.TestAnAbandonedGoroutinesCallAfterTheCloseIsNotJudged).
 //   - The correct framework is explored at default Options' 100 plans in
 //     make test, not at the 1,000 plans the false-alarm suite gives its
 //     correct operators (TestTheCorrectFrameworkHolds).

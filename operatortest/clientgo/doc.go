@@ -91,7 +91,7 @@
 //     ancestor that was a task has ended, or that no process's code started
 //     (the test's own), is refused with one line; and a parallel test
 //     (t.Parallel) has no KUBECONFIG set, though Env.Kubeconfig still names
-//     the file.
+//     the file (sim/process.TestTheKubeconfigTransportServesNoCallerOutsideAProcess).
 //   - A factory the operator builds itself (informers.NewSharedInformerFactory,
 //     from Config or from the kubeconfig) starts its informers in map order,
 //     so a run is deterministic only with one informer type on it (two
