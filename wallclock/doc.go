@@ -38,7 +38,11 @@
 // metrics' ticker are the bubble's, which follows virtual time, and a
 // worker blocked in its Get waits outside the scheduler until an Add wakes
 // it, rejoining at its next request
-// (TestAnOperatorsOwnClientGoWorkqueueDeterminism).
+// (TestAnOperatorsOwnClientGoWorkqueueDeterminism). With several workers,
+// which one an Add wakes takes which item is Go's scheduler's choice (under
+// -race, at random); the workers that take items at one instant are put in
+// the order of what each then asks (sim/scheduler's JoinAsking), so two runs
+// agree under -race too (TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism).
 //
 // Run takes a census of the bubble's goroutines (census.go): goroutines still in
 // the bubble once the world has closed (a library's janitor that nothing
@@ -54,13 +58,6 @@
 //
 // # Known gaps
 //
-//   - A client-go workqueue of the code under test with several workers
-//     waiting in its Get: which worker an Add wakes takes which item is Go's
-//     scheduler's choice, made outside the simulator. The world runs on one
-//     P (oneproc.go), where two runs agree, but -race randomizes the
-//     scheduler and parts them (5 runs in 5 with three workers; one worker
-//     agrees under -race: TestAnOperatorsOwnClientGoWorkqueueDeterminism)
-//     (TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
 //   - A goroutine abandoned with a world keeps what it references (its
 //     closure, a client, a cache) for the rest of the test binary: many
 //     plans of an operator whose library goroutines hold its manager keep

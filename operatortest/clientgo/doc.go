@@ -107,8 +107,11 @@
 //     as it picks among Queue's
 //     (examples/traps.TestAClientGoOperatorWithItsOwnWorkqueueHolds); with
 //     several workers, which one takes which item is Go's scheduler's
-//     choice, the same in two runs on the world's one P but not under -race
-//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueAgreeOnOneP).
+//     choice (under -race, at random), and the workers that took items at
+//     one instant are put in the order of what each then asks of the world
+//     (sim/scheduler's JoinAsking), so that two runs agree, under -race too
+//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism); two
+//     that then ask alike (one list, for two items) stay in Go's order.
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no

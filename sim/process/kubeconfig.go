@@ -46,7 +46,7 @@ func KubeconfigTransport(req *http.Request) (http.RoundTripper, error) {
 		// reflector is started by the informer's own goroutine, which
 		// never calls in) and then runs it as its own.
 		if s := onlyScheduler(); s != nil {
-			s.JoinLineage(req.URL.Path)
+			s.JoinLineage(req.Method + " " + req.URL.RequestURI())
 			p = globalOwner()
 		}
 	}

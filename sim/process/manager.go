@@ -72,7 +72,7 @@ var _ manager.Manager = (*Manager)(nil)
 
 func newManager(p *Process, c *procCache) *Manager {
 	m := &Manager{p: p, incarnation: p.incarnation, cache: c, elected: make(chan struct{})}
-	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func() { m.join(); p.env.Scheduler.Current() })
+	m.rest = restapi.New(p.client.Uncached(), p.env.Server, p.spec.Name, func(asking string) { m.joinAsking(asking); p.env.Scheduler.Current() })
 	m.rest.SetExec(p.env.Exec)
 	if p.env.Scheduler.InBubble() {
 		feeds := &watchFeeds{m: m}
@@ -91,6 +91,13 @@ func newManager(p *Process, c *procCache) *Manager {
 // Runnable, a source.Channel's goroutines) becomes a task of the process at
 // its first call (scheduler.Join), a frozen one if the incarnation has ended.
 func (m *Manager) join() { m.p.env.Scheduler.Join(m.p.spec.Name, m.stopped.Load()) }
+
+// joinAsking is join for a hook that knows what the call asks (a request,
+// a client call): goroutines of one place that arrive or rejoin at one
+// instant are ordered by it (scheduler.JoinAsking).
+func (m *Manager) joinAsking(asking string) {
+	m.p.env.Scheduler.JoinAsking(m.p.spec.Name, m.stopped.Load(), asking)
+}
 
 // needsLeader reports whether r waits for the election: controller-runtime's
 // runnables.Add puts a LeaderElectionRunnable that says no with the others,

@@ -305,7 +305,7 @@ func (p *Process) start() {
 	}))
 	var m *Manager // this incarnation's: its client's calls join it (Manager.join)
 	clientOpts := kubeclient.Options{Hooks: kubeclient.Hooks{
-		Before: func(c kubeclient.Call) error { m.join(); return p.before(c) },
+		Before: func(c kubeclient.Call) error { m.joinAsking(asking(c)); return p.before(c) },
 		After:  func(c kubeclient.Call, err error) { m.join(); p.after(c, err) },
 	},
 		// controller-runtime's client logs each warning (client.New's default).
@@ -681,4 +681,16 @@ func (p *Process) finding(f Finding) {
 
 func (p *Process) workersOverride(controller string) int {
 	return p.env.Faults.Workers(p.spec.Name, controller)
+}
+
+// asking is what a client call asks: its verb, subresource, object type,
+// namespace and name (the object's, for a create).
+func asking(c kubeclient.Call) string {
+	name := c.Name
+	if name == "" {
+		if o, err := meta.Accessor(c.Object); err == nil {
+			name = o.GetName()
+		}
+	}
+	return fmt.Sprintf("%s %s %T %s/%s", c.Verb, c.Subresource, c.Object, c.Namespace, name)
 }

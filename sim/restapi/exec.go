@@ -85,7 +85,7 @@ type upgrader struct {
 
 func (u *upgrader) RoundTrip(req *http.Request) (*http.Response, error) {
 	if u.t.enter != nil {
-		u.t.enter()
+		u.t.enter(Asking(req, nil))
 	}
 	switch rt := u.rt.(type) {
 	case *spdycompat.SpdyRoundTripper:

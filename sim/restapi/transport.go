@@ -41,8 +41,8 @@ const Host = "https://apiserver.ctrlsim.invalid"
 type Transport struct {
 	c      *kubeclient.Client
 	server *apiserver.Server
-	name   string // the process, for error messages
-	enter  func() // before anything else: the scheduler's check of the caller
+	name   string              // the process, for error messages
+	enter  func(asking string) // before anything else: the scheduler's check of the caller
 	codecs *serializer.CodecFactory
 	exec   ExecHandlers // SetExec (exec.go)
 	feeds  Feeds        // SetFeeds (watch.go)
@@ -55,8 +55,9 @@ var _ http.RoundTripper = (*Transport)(nil)
 // always reach the server) on server. name names the process in errors. enter,
 // if not nil, runs first in every request, before the transport reads any
 // state of the server: the scheduler's check of its caller (a Runnable woken
-// by a timer of its own rejoins the scheduler there and waits for its turn).
-func New(c *kubeclient.Client, server *apiserver.Server, name string, enter func()) *Transport {
+// by a timer of its own rejoins the scheduler there and waits for its turn),
+// told what the request asks (its method, URI and body: Asking).
+func New(c *kubeclient.Client, server *apiserver.Server, name string, enter func(asking string)) *Transport {
 	return &Transport{c: c, server: server, name: name, enter: enter}
 }
 
@@ -79,14 +80,17 @@ func (t *Transport) codecFactory() *serializer.CodecFactory {
 	return t.codecs
 }
 
+// Asking is what req asks, with its body: its method, URI and body, the
+// same in every run that makes it.
+func Asking(req *http.Request, body []byte) string {
+	return req.Method + " " + req.URL.RequestURI() + " " + string(body)
+}
+
 // RoundTrip serves one request. An API error is a response with a
 // metav1.Status body and its code, as kube-apiserver answers; an error that is
 // not the server's (the process died during the call) is the transport's.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.enter != nil {
-		t.enter()
-	}
-	var body []byte
+	var body []byte // (the caller's bytes, read before enter: no state of the server's)
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -94,6 +98,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		body = b
+	}
+	if t.enter != nil {
+		t.enter(Asking(req, body))
 	}
 	code, out, err := t.serve(req, body)
 	if r, ok := out.(*http.Response); ok && err == nil {

@@ -30,15 +30,20 @@ import (
 //   - It belongs to the group (the process) whose hook it called (Join, from
 //     the process's client, queue and REST config), or else to the group of
 //     the task that created it (the "created by ... in goroutine N" of its
-//     own stack). Called through the hook of an incarnation that has ended,
+//     own stack), or, through a hook that names no group (JoinLineage), to
+//     the group of its nearest ancestor that is a task. Called through the hook of an incarnation that has ended,
 //     or created by a task that was killed, it arrives dead: it never runs
 //     (a killed process's goroutines do nothing more, as with SIGKILL).
 //   - After its next settle, when every goroutine of the bubble has either
 //     called in or blocked, the kernel adopts the goroutines that arrived:
-//     sorted by where they were created (function, file and line) and then
-//     by goroutine id, numbered in that order (<group>/go#N), runnable from
+//     sorted by where they were created (function, file and line), then by
+//     what their call asks (JoinAsking: a request, a client call), then by
+//     goroutine id, numbered in that order (<group>/go#N), runnable from
 //     then on like any task and picked by the plan. Their calls are traced as
-//     their process's.
+//     their process's. Adopted goroutines of one place and group that rejoin
+//     at one settle take their places in the order of what they ask
+//     (outside.go's canonical): which of a workqueue's workers woke with
+//     which item is Go's scheduler's choice, what they ask is the run's.
 //   - Killed with their group (KillGroup: a crash, a stop), they are frozen:
 //     parked where they are, never resumed. One blocked outside when killed
 //     is frozen when it next calls in. Close unwinds them with
@@ -62,6 +67,21 @@ func (s *Scheduler) Join(group string, dead bool) {
 	s.arrive(group, dead)
 }
 
+// JoinAsking is Join for a hook that knows what the call asks (a request's
+// verb, object and body): goroutines of one group created at one place
+// that arrive, or rejoin, at one settle are ordered by what they ask, not
+// by the order Go's scheduler ran them in. Several workers of a client-go
+// workqueue of the operator's own, woken at one instant, take its items in
+// the order Go's scheduler runs them (under -race, at random), and the
+// worker that asks for the first item is then the first of them in every
+// run (collect's canonical order).
+func (s *Scheduler) JoinAsking(group string, dead bool, asking string) {
+	if s.settle == nil || getg() == s.runningG.Load() {
+		return
+	}
+	s.arriveFrom(group, dead, asking, false)
+}
+
 // JoinLineage is Join for a hook that names no group (a request to the
 // server of the kubeconfig a world's bubble names, which the process finds
 // from its caller): a goroutine that the scheduler does not know is adopted
@@ -70,16 +90,15 @@ func (s *Scheduler) Join(group string, dead bool) {
 // reflector from a goroutine of its own that never calls in), frozen if that
 // task was killed; with no such ancestor it is no task's. Finding an
 // ancestor past the creator reads every goroutine's stack, once for each
-// goroutine that arrives so. Goroutines created at one place that arrive
-// so are adopted in the order of what each first asked (first: a
-// request's path), then in the order Go created them: an informer factory
-// starts its informers (and so their reflectors) in Go map order, and the
-// resource each reflector lists first tells them apart in every run.
-func (s *Scheduler) JoinLineage(first string) {
+// goroutine that arrives so. asking is what the call asks, as for
+// JoinAsking: an informer factory starts its informers (and so their
+// reflectors) in Go map order, and the resource each reflector lists first
+// tells them apart in every run.
+func (s *Scheduler) JoinLineage(asking string) {
 	if s.settle == nil || getg() == s.runningG.Load() {
 		return
 	}
-	s.arriveFrom("", false, first, true)
+	s.arriveFrom("", false, asking, true)
 }
 
 // Helped runs f, for whose goroutines the calling one waits: the calls into
@@ -121,7 +140,7 @@ func (s *Scheduler) arrive(group string, dead bool) { s.arriveFrom(group, dead, 
 // arriveFrom is arrive; with lineage, a goroutine with no group whose
 // creator is no task takes its nearest ancestor task as its parent
 // (JoinLineage).
-func (s *Scheduler) arriveFrom(group string, dead bool, first string, lineage bool) {
+func (s *Scheduler) arriveFrom(group string, dead bool, asking string, lineage bool) {
 	g := getg()
 	if g == s.hostG.Load() {
 		return // Host's start goroutine, while Host waits for it
@@ -133,6 +152,7 @@ func (s *Scheduler) arriveFrom(group string, dead bool, first string, lineage bo
 	}
 	id := goid()
 	if t := s.out.byGoid[id]; t != nil {
+		t.asking = asking
 		s.rejoinLocked(t)
 		return
 	}
@@ -174,7 +194,7 @@ func (s *Scheduler) arriveFrom(group string, dead bool, first string, lineage bo
 		group = parent.group // (whether it was killed, the kernel asks: adopt)
 	}
 	t := &Task{resume: make(chan bool), yield: make(chan struct{}), state: runnable, adopted: true, user: true,
-		group: group, goid: id, g: g, site: site, first: first, killed: dead || s.out.closing, parent: parent,
+		group: group, goid: id, g: g, site: site, asking: asking, killed: dead || s.out.closing, parent: parent,
 		kills: s.out.kills[group]}
 	s.out.arrived = append(s.out.arrived, t)
 	s.knowLocked(t)
@@ -200,11 +220,11 @@ func (s *Scheduler) knowLocked(t *Task) {
 }
 
 // adopt makes the goroutines that arrived tasks, in the order of where they
-// were created, then of what they first asked (JoinLineage's), then of their goroutine ids (which follow creation order
+// were created, then of what they first asked (JoinAsking), then of their goroutine ids (which follow creation order
 // within one step of their parent). It runs in the kernel after a settle.
 func (s *Scheduler) adopt(arrived []*Task) {
 	slices.SortFunc(arrived, func(a, b *Task) int {
-		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.first, b.first), cmp.Compare(a.goid, b.goid))
+		return cmp.Or(cmp.Compare(a.site, b.site), cmp.Compare(a.asking, b.asking), cmp.Compare(a.goid, b.goid))
 	})
 	for _, t := range arrived {
 		if s.goNames == nil {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"runtime"
@@ -134,6 +135,7 @@ func (s *Scheduler) collect() bool {
 		return false
 	}
 	slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
+	s.canonical(rejoined)
 	for _, t := range rejoined {
 		s.out.blocked.Add(-1)
 		t.state = runnable
@@ -147,6 +149,60 @@ func (s *Scheduler) collect() bool {
 	}
 	s.adopt(arrived) // adopt.go
 	return true
+}
+
+// canonical puts the adopted goroutines that rejoined at one settle, of
+// one group and created at one place, and whose hooks said what they ask
+// (JoinAsking), in the order of what they ask: each takes the place (its
+// position among the tasks, its id and name) that the one asking the
+// smallest, then the next, would hold in id order. They run the same code
+// from one go statement, so which of them took which piece of work outside
+// the simulator (an item of a client-go workqueue, woken at one instant, in
+// the order Go's scheduler ran them) is no choice of the plan's; what they
+// ask is. rejoined, in id order, stays so.
+func (s *Scheduler) canonical(rejoined []*Task) {
+	var sites []string
+	peers := map[string][]*Task{}
+	for _, t := range rejoined {
+		if !t.user || t.asking == "" {
+			continue
+		}
+		k := t.group + "\x00" + t.site
+		if peers[k] == nil {
+			sites = append(sites, k)
+		}
+		peers[k] = append(peers[k], t)
+	}
+	moved := false
+	for _, k := range sites {
+		ts := peers[k]
+		if len(ts) < 2 {
+			continue
+		}
+		byAsking := slices.Clone(ts)
+		slices.SortStableFunc(byAsking, func(a, b *Task) int { return cmp.Compare(a.asking, b.asking) })
+		if slices.Equal(byAsking, ts) {
+			continue
+		}
+		type slot struct {
+			pos, id int
+			name    string
+		}
+		slots := make([]slot, len(ts))
+		for i, t := range ts {
+			slots[i] = slot{slices.Index(s.tasks, t), t.id, t.name}
+		}
+		for i, t := range byAsking {
+			if slots[i].pos >= 0 {
+				s.tasks[slots[i].pos] = t
+			}
+			t.id, t.name = slots[i].id, slots[i].name
+		}
+		moved = true
+	}
+	if moved {
+		slices.SortFunc(rejoined, func(a, b *Task) int { return a.id - b.id })
+	}
 }
 
 // GoOutside creates a task running f(ctx) that may block outside the
@@ -221,6 +277,7 @@ func (s *Scheduler) checkCallerID(id uint64) {
 		s.out.mu.Unlock()
 		return
 	}
+	t.asking = ""
 	s.rejoinLocked(t)
 }
 

@@ -57,7 +57,7 @@ type Task struct {
 	user   bool
 	g      uintptr
 	site   string
-	first  string // what it first asked, when that orders it (JoinLineage)
+	asking string // what its call into the simulator asks, where its hook says (JoinAsking)
 	parent *Task  // the task that created it, when Join named no group
 	kills  int    // its group's KillGroup count when it arrived (adopt.go)
 }
