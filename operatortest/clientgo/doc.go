@@ -94,9 +94,10 @@
 //     the file (sim/process.TestTheKubeconfigTransportServesNoCallerOutsideAProcess).
 //   - A factory the operator builds itself (informers.NewSharedInformerFactory,
 //     from Config or from the kubeconfig) starts its informers in map order,
-//     so a run is deterministic only with one informer type on it (two
-//     replays of one plan of examples/kubectx, two types, gave two trace
-//     hashes in 3 of 9) (as in
+//     so a run is deterministic only with one informer type on it; and its
+//     reflectors watch-list (client-go's default), filling their FIFOs in
+//     Go's map order (examples/kubectx's Known gaps: 6 of 27 replays of one
+//     plan parted) (as in
 //     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
 //     start them in the order asked for (sim/process's Known gaps).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
