@@ -15,7 +15,8 @@ import (
 // nothing will close) is abandoned with the world: the bubble's clock stops
 // once its main goroutine returns, so it never runs again, and Run recovers
 // the bubble's deadlock that says so. Run names the goroutines left, by the
-// frame that started each and where it waits, once per test (Report); they
+// frame that started each and where it waits, each such site once per test
+// (Report: a later world names only the sites no earlier one left); they
 // fail nothing. Stuck names, for a watchdog outside the bubbles, those that
 // keep a world from stepping or closing.
 
@@ -147,11 +148,7 @@ func abandonedLine(gs []goroutine) (line, key string) {
 	count := map[string]int{}
 	var order []string
 	for _, g := range gs {
-		where := "?"
-		if w := userFrame(g.frames); w.fn != "" {
-			where = w.String()
-		}
-		k := fmt.Sprintf("started by %s, waiting (%s) in %s", g.createdBy, g.state, where)
+		k := g.site()
 		if count[k]++; count[k] == 1 {
 			order = append(order, k)
 		}
@@ -172,6 +169,15 @@ func abandonedLine(gs []goroutine) (line, key string) {
 	return fmt.Sprintf("operatortest: %d goroutine%s of the code under test outlived the world and %s abandoned with it, never run again (not a failure: the world's close froze their calls): %s. "+
 		"A real process would run them on; stop each when its process's context ends (a library's Stop or Close there) to keep them out of the test binary",
 		len(gs), plural(len(gs)), map[bool]string{true: "was", false: "were"}[len(gs) == 1], strings.Join(each, "; ")), key
+}
+
+// site is where g was started and where it waits: what the census names.
+func (g goroutine) site() string {
+	where := "?"
+	if w := userFrame(g.frames); w.fn != "" {
+		where = w.String()
+	}
+	return fmt.Sprintf("started by %s, waiting (%s) in %s", g.createdBy, g.state, where)
 }
 
 // userFrame is the innermost frame of frames outside the runtime and the

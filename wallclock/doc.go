@@ -48,7 +48,8 @@
 // the bubble once the world has closed (a library's janitor that nothing
 // stops, a loop waiting on a context nobody cancels) are abandoned with the
 // world and named in one line of the test's output, by the frame that
-// started each and where it waits, once per test: no failure, as the
+// started each and where it waits, each such site once per test (a later
+// world names only the sites no earlier one left): no failure, as the
 // world's close has frozen their calls (TestAWorldWithAJanitorTickingForeverClosesNamingIt;
 // examples/traps). The close itself is bounded: the kernel waits at most 10
 // minutes of the bubble's clock for tasks blocked outside to unwind

@@ -21,10 +21,10 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 	defer onOneP()() // oneproc.go
 	// abandoned names the goroutines left in the bubble once the world has
 	// closed (census.go); bubbleFailed is whether the bubble's test failed.
-	var abandoned, abandonedKey string
+	var left []goroutine
 	var bubbleFailed bool
 	defer func() {
-		if abandoned == "" {
+		if len(left) == 0 {
 			return
 		}
 		// The goroutines named stay blocked: the bubble's deadlock is
@@ -33,7 +33,9 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 		if r := recover(); r != nil && !strings.HasPrefix(fmt.Sprint(r), "deadlock: ") {
 			panic(r)
 		}
-		reportOnce(t, abandonedKey, abandoned)
+		if line, _ := abandonedLine(unnamed(t, left)); line != "" {
+			Report(t, line)
+		}
 		if bubbleFailed {
 			t.FailNow() // as synctest.Test does for a failed bubble
 		}
@@ -43,8 +45,7 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 		// cleanups have: what is still in the bubble then outlives it.
 		t.Cleanup(func() {
 			synctest.Wait()
-			_, gs := bubbleGoroutines()
-			abandoned, abandonedKey = abandonedLine(gs)
+			_, left = bubbleGoroutines()
 			bubbleFailed = t.Failed()
 		})
 		serveKubeconfig(t) // kubeconfig.go
@@ -83,17 +84,31 @@ func Run(t *testing.T, f func(t *testing.T, wall *cluster.Wall)) {
 
 // Report says line, which names goroutines of the code under test that a
 // world abandoned at its close, in t's output (a variable for the tests).
-// Run says the line of each distinct set of goroutines (by where they were
-// started and wait) once per test.
+// Run names each site (where goroutines were started and wait) once per
+// test: a world's line names the goroutines of the sites no earlier world
+// of the test left, and a world that left none new says nothing.
 var Report = func(t *testing.T, line string) { t.Log(line) }
 
-// reported are the lines said, by test.
-var reported sync.Map // test name + "\x00" + key -> true
+// named are the sites named, by test.
+var named sync.Map // test name + "\x00" + site -> true
 
-func reportOnce(t *testing.T, key, line string) {
-	if _, seen := reported.LoadOrStore(t.Name()+"\x00"+key, true); !seen {
-		Report(t, line)
+// unnamed are the goroutines of gs at sites not yet named in t's test,
+// which are named from now on.
+func unnamed(t *testing.T, gs []goroutine) []goroutine {
+	var out []goroutine
+	for _, g := range gs {
+		if _, seen := named.LoadOrStore(t.Name()+"\x00"+g.site(), true); !seen {
+			out = append(out, g)
+			continue
+		}
+		for _, o := range out { // another of a site first met in this world
+			if o.site() == g.site() {
+				out = append(out, g)
+				break
+			}
+		}
 	}
+	return out
 }
 
 // cutting is why the runs are cut now ("" or nil: they are not): a bound

@@ -7,6 +7,13 @@
 // ConfigMap <name>-summary, owned by it, that says how many keys its data
 // has.
 //
+// The controller keeps an expiring LRU of the summaries it wrote lately
+// (a log line says when one is rewritten within a minute), whose janitor
+// New starts and nothing stops, as such libraries' janitors tick forever
+// when nothing calls their Close: the run ends, nothing fails for it, and
+// the test's output names it once, in one line, by the frame that started
+// it (TestAJanitorTickingForeverIsNamedOnce).
+//
 // It is tested unchanged with package operatortest and default Options:
 // the test's Setup is what the operator's main does (build the controller
 // on operatortest/clientgo's Env, start the factory, run), and the queue

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 )
 
 const (
@@ -40,6 +41,7 @@ type Controller struct {
 	gvr      schema.GroupVersionResource
 	informer informers.GenericInformer
 	queue    workqueue.TypedRateLimitingInterface[string]
+	written  *recent // the summaries written lately (its janitor never stops)
 	// Buggy forgets a key whose sync failed instead of retrying it: an
 	// error answer to its summary's write (a conflict, a timeout, a 500)
 	// leaves the summary missing or stale until the object changes again.
@@ -56,7 +58,8 @@ func New(client dynamic.Interface, factory dynamicinformer.DynamicSharedInformer
 		informer: factory.ForResource(gvr),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "dynctl-" + gvr.Resource}),
-		Buggy: buggy,
+		written: newRecent(time.Minute, 10*time.Second, 1000),
+		Buggy:   buggy,
 	}
 	_, err := c.informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
@@ -171,6 +174,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	_ = unstructured.SetNestedStringMap(have.Object, map[string]string{KeysKey: keys}, "data")
-	_, err = summaries.Update(ctx, have, metav1.UpdateOptions{})
+	if _, err = summaries.Update(ctx, have, metav1.UpdateOptions{}); err == nil && c.written.add(key) {
+		klog.FromContext(ctx).Info("summary rewritten within a minute", "key", key)
+	}
 	return err
 }

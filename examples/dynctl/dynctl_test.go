@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/dynctl"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
+	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
 // options are the whole of the test: the scheme, what the operator's main
@@ -93,5 +95,39 @@ func TestTheBuggyControllerIsCaughtAndItsTwinHoldsOnItsPlan(t *testing.T) {
 	}
 	if fixed.Caught {
 		t.Errorf("the buggy controller's minimal plan violates the correct one too: %v", fixed.Violations)
+	}
+}
+
+// The controller's expiring LRU starts a janitor in New that ticks forever:
+// the exploration ends, the controller holds, and the test's output names
+// the janitor once, in one line, by the frame that started it and where it
+// ticks (a world whose process crashed also leaves its dead incarnation's
+// queue, named once in a line of its own).
+func TestAJanitorTickingForeverIsNamedOnce(t *testing.T) {
+	var lines []string
+	report := wallclock.Report
+	wallclock.Report = func(t *testing.T, line string) { lines = append(lines, line) }
+	defer func() { wallclock.Report = report }()
+	res, err := operatortest.Explore(t, options(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught {
+		t.Errorf("violations %v", res.Violations)
+	}
+	var janitor []string
+	for _, l := range lines {
+		if strings.Contains(l, "dynctl.newRecent") {
+			janitor = append(janitor, l)
+		}
+	}
+	if len(janitor) != 1 {
+		t.Fatalf("%d lines name the janitor, want one:\n%s", len(janitor), strings.Join(lines, "\n"))
+	}
+	t.Logf("%d lines in all; the janitor's: %s", len(lines), janitor[0])
+	for _, w := range []string{"outlived the world", "started by github.com/ctrlsim/ctrlsim/examples/dynctl.newRecent", "dynctl.(*recent).janitor"} {
+		if !strings.Contains(janitor[0], w) {
+			t.Errorf("the line lacks %q:\n%s", w, janitor[0])
+		}
 	}
 }
