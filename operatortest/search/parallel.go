@@ -120,7 +120,7 @@ func judgeIn(w *world.World, t *testing.T) workers.Judge {
 // sequential pass (all of them with KeepGoing).
 func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*workers.Verdicts, error) {
 	return workers.Run(workers.Exploration{Test: t.Name(), Pattern: failure.RunPattern(t.Name()), Hello: hello(w, t), Workers: n,
-		Checks: randomBudget(w), Offset: w.Opts.Checks - randomBudget(w), Owns: w.Opts.Shard.Owns, Keep: w.Opts.KeepGoing, Seen: seen,
+		Checks: randomBudget(w), Place: func(k int) int { return placeOf(w, k) }, Owns: func(k int) bool { return w.Opts.Shard.Owns(placeOf(w, k)) }, Keep: w.Opts.KeepGoing, Seen: seen,
 		Judge: judgeIn(w, t), Progress: progressOf(t)})
 }
 

@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,5 +91,40 @@ func TestTheCoverageLineSaysTheRankedPlansFirst(t *testing.T) {
 	cs[0].Ranked, cs[0].RankedRan, cs[1].Ranked, cs[1].RankedRan = 0, 0, 0, 0
 	if got := search.CoverageLine(cs); got != "targeted plans: crashes after a write 31 of 31, stale pairs 200 of 1,700" {
 		t.Errorf("with nothing ranked, the coverage line is %q", got)
+	}
+}
+
+// The random plans take turns with the targeted ones from the first plan
+// (sweep.go: the budget's places): on an operator whose sweep has more
+// plans than half the budget, a targeted plan comes first, then a random
+// one, and so on until the sweep's half is placed, not the random plans
+// after the sweep's half.
+func TestTheRandomPlansTakeTurnsWithTheTargetedOnesFromTheFirstPlan(t *testing.T) {
+	var judged []string // "targeted" or "random", in the order the plans were judged
+	every, log := search.ProgressEvery, search.LogProgress
+	search.ProgressEvery, search.LogProgress = 0, func(_ *testing.T, format string, args ...any) {
+		switch l := fmt.Sprintf(format, args...); {
+		case strings.Contains(l, " targeted plans judged"):
+			judged = append(judged, "targeted")
+		case strings.Contains(l, " random plans judged"):
+			judged = append(judged, "random")
+		}
+	}
+	defer func() { search.ProgressEvery, search.LogProgress = every, log }()
+	o := optest.AppOptions(optest.Child())
+	o.Checks, o.Seed, o.Workers = 20, 3, 1 // its sweep has more than 100 plans: it takes 10 places of 20
+	res, err := search.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught || res.Checks != o.Checks {
+		t.Fatalf("the correct operator: caught=%v after %d plans, want it to hold the budget's %d", res.Caught, res.Checks, o.Checks)
+	}
+	var want []string
+	for range o.Checks / 2 {
+		want = append(want, "targeted", "random")
+	}
+	if strings.Join(judged, " ") != strings.Join(want, " ") {
+		t.Errorf("the plans were judged in the order\n%s\nwant\n%s", strings.Join(judged, " "), strings.Join(want, " "))
 	}
 }
