@@ -364,9 +364,12 @@
 //     there are workers (shrinkjobs.go), but the sweep's are judged in the
 //     test's process, at their places as the random pass reaches them
 //     (with KeepGoing, all of them before the workers' shrinks, so their
-//     findings come first); the workers judge the random places first, so
-//     a targeted finding that ends a search may come after the workers spent
-//     their time on random places after it. Expect judges a violating plan as a whole: a plan
+//     findings come first). The workers judge the random places before the
+//     sweep's plans run at theirs; without KeepGoing the test's process
+//     first judges the sweep's plans ahead, until one shows a new
+//     signature, and the workers judge only the random places before it (a
+//     sweep's finding ends the search at its place), so a targeted plan
+//     and the random ones around it are not judged at once. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
 //   - The default fault phase is aimed from one run, the script's on the
 //     explorer seed's schedule: a kind first written after the minute only

@@ -533,8 +533,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		t.Log(note)
 	}
 	var pre *workers.Verdicts
-	if n > 1 {
-		pre, err = parallel(w, t, n, seen)
+	limit := -1 // the random places the workers judge (-1: all of them)
+	if n > 1 && !w.Opts.KeepGoing {
+		// A finding of the sweep ends the search at its place: the
+		// workers judge only the random places before it.
+		if limit, err = sw.ahead(); err != nil {
+			return Result{}, err
+		}
+	}
+	if n > 1 && limit != 0 {
+		pre, err = parallel(w, t, n, seen, limit)
 		switch {
 		case errors.Is(err, workers.ErrInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())

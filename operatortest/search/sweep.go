@@ -355,6 +355,53 @@ func (s *sweeper) upTo(place int) error {
 	return nil
 }
 
+// ahead judges the sweep's plans from the next one on, before their
+// places come (their runs are recalled when upTo reaches them), until one
+// shows a signature not in seen, and returns how many random plans come
+// before that plan's place (-1: none shows one). Worker processes judge
+// the random places before the sweep's plans run at theirs: without
+// KeepGoing they need judge only those before the first targeted finding,
+// which ends the search at its place.
+func (s *sweeper) ahead() (int, error) {
+	if s == nil {
+		return -1, nil
+	}
+	for i := s.next; i < len(s.plans); i++ {
+		place := targetedPlace(i + 1)
+		if !s.w.Opts.Shard.Owns(place) {
+			continue
+		}
+		r, err := s.judge(i)
+		if err != nil {
+			return 0, err
+		}
+		CountCut(s.w, place, world.CutNote(r.Verdicts)) // cut.go (a holding run is recalled without its note)
+		if len(unseen(signatures(s.w, r.Violated()), s.seen)) > 0 {
+			return i, nil // the random plans at places 2, 4, ..., 2i come before place 2i+1
+		}
+	}
+	return -1, nil
+}
+
+// judge runs the sweep's i-th plan (from 0), recalled if judged before.
+func (s *sweeper) judge(i int) (*world.RunResult, error) {
+	w := s.w
+	defer func() { w.Phase = "" }()
+	w.Phase = world.PhaseFind
+	long := longOf(w) // longrun.go
+	long.start(fmt.Sprintf("targeted plan %d (%s)", targetedPlace(i+1), s.targeted[i].Class), "judging it against its fault-free runs", s.plans[i])
+	r, err := reference.RunRecalled(w, s.t, s.plans[i])
+	long.done()
+	if err != nil {
+		var we *world.WorldError
+		if errors.As(err, &we) {
+			err = we.Err
+		}
+		return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+	}
+	return r, nil
+}
+
 // run judges the sweep's i-th plan (from 0), at its place.
 func (s *sweeper) run(i int) error {
 	w, t, p := s.w, s.t, s.plans[i]
@@ -372,18 +419,9 @@ func (s *sweeper) run(i int) error {
 		s.lastLog = time.Now()
 		LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(s.plans), time.Since(s.start).Round(time.Millisecond), CoverageLine(s.cov))
 	}
-	defer func() { w.Phase = "" }()
-	w.Phase = world.PhaseFind
-	long := longOf(w) // longrun.go
-	long.start(fmt.Sprintf("targeted plan %d (%s)", place, s.targeted[i].Class), "judging it against its fault-free runs", p)
-	r, err := reference.RunRecalled(w, t, p)
-	long.done()
+	r, err := s.judge(i)
 	if err != nil {
-		var we *world.WorldError
-		if errors.As(err, &we) {
-			err = we.Err
-		}
-		return fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
+		return err
 	}
 	CountCut(w, place, world.CutNote(r.Verdicts)) // cut.go
 	vs := r.Violated()
