@@ -473,12 +473,14 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 	e := explorationOf(w)
 	e.swept = len(sw.plans)
 	e.randomChecks = w.Opts.Checks - e.swept
-	// sweepEnded closes an exploration a finding of the sweep ended: its
-	// place is the plans it took.
+	// sweepEnded closes an exploration a finding of the sweep ended (or
+	// the sweep alone): without KeepGoing its place is the plans it took.
 	sweepEnded := func() (Result, error) {
-		out.Checks = sw.ran
-		if len(sw.found) > 0 && !w.Opts.KeepGoing {
+		switch {
+		case len(sw.found) > 0 && !w.Opts.KeepGoing:
 			out.Checks = sw.found[0].FirstFailure
+		case out.Checks == 0:
+			out.Checks = sw.ran // no random plan ran
 		}
 		listUnder(roots, out.Findings)
 		return finishExploration(w, out, start), nil
