@@ -128,3 +128,29 @@ func TestTheRandomPlansTakeTurnsWithTheTargetedOnesFromTheFirstPlan(t *testing.T
 		t.Errorf("the plans were judged in the order\n%s\nwant\n%s", strings.Join(judged, " "), strings.Join(want, " "))
 	}
 }
+
+// With worker processes and without KeepGoing, the workers judge only the
+// random places before the sweep's first finding, which ends the search at
+// its place: a crash between two writes that the first targeted plan
+// catches (plan 1) leaves no random place to judge, and no worker starts.
+func TestWorkersJudgeOnlyTheRandomPlacesBeforeTheSweepsFinding(t *testing.T) {
+	judged := 0
+	search.Judging = func(int) { judged++ }
+	defer func() { search.Judging = nil }()
+	o := optest.AppOptions(optest.TrustsItsMark)
+	o.Checks, o.Seed = 60, 3
+	res := optest.ExploreWith(t, o, 2)
+	var f *search.Finding // the first that needs a fault (plan 0 shows another bug: TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered)
+	for i := range res.Findings {
+		if !res.Findings[i].NoFault {
+			f = &res.Findings[i]
+			break
+		}
+	}
+	if f == nil || f.FirstFailure != 1 || res.Checks != 1 {
+		t.Fatalf("found %+v (%d plans), want the crash after a write at the first targeted plan", res.Findings, res.Checks)
+	}
+	if judged != 0 {
+		t.Errorf("the workers judged %d random places, want none: the sweep's finding at plan 1 comes before every random place", judged)
+	}
+}
