@@ -230,7 +230,12 @@
 // alone. The price: a bug only the sweep finds comes at twice its targeted
 // plan's number less one (examples/patterns' twins caught by the sweep at
 // plans 12 to 57 before, at 23 to 113 since; examples/bigrecreate's at 8
-// on seeds 1-5 before, at 6, 8, 8, 15, 15 since, three by random plans).
+// on seeds 1-5 before, at 6, 8, 8, 15, 15 since, three by random plans;
+// examples/bigcluster's at 2, 2, 12, 12, 17 before, 3, 3, 23, 23, 33
+// since), and in wall time more than twice: a random plan runs its own
+// fault-free references where a targeted plan shares its workload's
+// (bigcluster's five seeds took 10 s before, 48 s since, on one loaded
+// machine).
 // The sweep takes its classes
 // in turn, one plan of each class that has plans and then the next of
 // each, so that no class starves the others (an operator whose run ranks
