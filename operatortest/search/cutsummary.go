@@ -60,6 +60,9 @@ type exploration struct {
 	// randomChecks is the random plans' budget once the sweep has taken its
 	// places (0: the whole of Checks; sweep.go).
 	randomChecks int
+	// swept is how many places the sweep's plans take (sweep.go: the
+	// budget's places).
+	swept int
 	// cuts are the places of the exploration whose plans were cut at the
 	// work bound, with the first note of each.
 	cuts map[int]string

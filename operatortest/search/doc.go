@@ -1,6 +1,6 @@
 // Package search explores an operator's plans for operatortest.Run and
-// Explore: the targeted sweep first (faults aimed from the reference run's
-// own writes, reads and changes), then random plans, on every core (worker
+// Explore: the targeted sweep's plans (faults aimed from the reference run's
+// own writes, reads and changes) taking turns with random plans, on every core (worker
 // processes re-running the test binary on the test), in shards for CI jobs,
 // with recall of plans already judged, shrinking of what it finds and the
 // report of a failing test (the saved plan and its replay). What a plan is
@@ -166,7 +166,7 @@
 // package rootcause's rule (examples/noopstatus: a no-op status write at
 // rest and a crash between writes, two findings). A plan is numbered alike
 // wherever it is printed (the found line, the line that lists it under a finding, the
-// report: the sweep's places first), and the closing line counts findings
+// report: the sweep's plans and the random ones taking turns), and the closing line counts findings
 // and saved plans that still violate, not signatures. A pass over the budget looks for one new signature (plans
 // already judged are recalled, not run again); the search ends when a pass
 // finds none, or at 16 distinct violations. With worker processes, the
@@ -179,7 +179,7 @@
 //
 // # Sieve's three patterns, aimed
 //
-// Systematic before random (sweep.go): an exploration first runs the
+// Systematic beside random (sweep.go): an exploration runs the
 // targeted plans of a few workloads on the schedule of the explorer's seed:
 // the test's script alone, then the script and a user's steps on one seed
 // object from a third of the way into the fault phase (workload.Lifecycle:
@@ -222,7 +222,21 @@
 // The budget's rule: the random plans keep half of Checks (rounded up),
 // whatever the sweep has, and the sweep takes at most the other half
 // (fewer when it has fewer plans: the random plans take what it leaves),
-// numbered first, the random plans after it. The sweep takes its classes
+// and the two take turns from the first plan: the sweep's plans at places
+// 1, 3, 5, ... (its most interesting first), the random plans at 2, 4,
+// 6, ... until every targeted plan is placed, then every place after
+// (sweep.go: targetedPlace, randomPlace), so that in any prefix of the
+// budget about half the plans are random, a function of the Options
+// alone. The price: a bug only the sweep finds comes at twice its targeted
+// plan's number less one (examples/patterns' twins caught by the sweep at
+// plans 12 to 57 before, at 23 to 113 since; examples/bigrecreate's at 8
+// on seeds 1-5 before, at 6, 8, 8, 15, 15 since, three by random plans;
+// examples/bigcluster's at 2, 2, 12, 12, 17 before, 3, 3, 23, 23, 33
+// since), and in wall time more than twice: a random plan runs its own
+// fault-free references where a targeted plan shares its workload's
+// (bigcluster's five seeds took 10 s before, 48 s since, on one loaded
+// machine).
+// The sweep takes its classes
 // in turn, one plan of each class that has plans and then the next of
 // each, so that no class starves the others (an operator whose run ranks
 // thousands of error answers still has its crashes, stale restarts, holds
@@ -230,7 +244,8 @@
 // class, the ranked plans of every workload come first, then the rest,
 // each taken from the workloads in turn (the first workloads', then the
 // re-creations'). A sweep of thousands of ranked plans is cut at its half,
-// never the random plans' (sweep.go: sweepBudget, targetedPlans). Every
+// never the random plans' (sweep.go: sweepBudget, targetedPlans;
+// TestTheRandomPlansTakeTurnsWithTheTargetedOnesFromTheFirstPlan). Every
 // targeted plan shares its workload's references, so a sweep costs about
 // one run a plan. A targeted plan is not shrunk: it is the workload and one
 // fault. Result.Targeted, and the pass and failure lines, say how many of
@@ -250,7 +265,7 @@
 // (Result.Unaimed); a saved plan whose crash never happens under it fails
 // its replay saying so (phase.go, examples/backup).
 //
-// Then the random plans. Each plan's seed and workload first run without faults (the reference run,
+// The random plans. Each plan's seed and workload first run without faults (the reference run,
 // kept for converges and update-summaries). Its writes, and its operators'
 // live reads, in the fault phase are the targets: a drawn crash at a time or a
 // stale restart lands either anywhere or 1 ms after a target, and a hold (a
@@ -350,18 +365,20 @@
 //     unranked plan of that class of the first workloads
 //     (TestTheRecreationsUnrankedPlansComeLast): where those fill the
 //     class's turns in the sweep's half of the budget, the re-creations' are
-//     not reached but for their ranked plans. The random plans keep their
-//     half of every budget but run after the sweep, numbered after it, not
-//     place by place between its plans (the random pass is one rapid
-//     exploration, its shrink within it): a sweep that finds a bug ends a
-//     search without KeepGoing before any random plan runs
-//     (TestTheRandomPlansKeepHalfOfEveryBudget). The ranking is plan.Sweep's,
+//     not reached but for their ranked plans. The ranking is plan.Sweep's,
 //     with its Known gaps (an error answer that only delays a reconcile is
 //     unranked). It is not sharded. Without worker processes its distinct
 //     violations are shrunk one after another; with them, those the random
 //     plans show are shrunk in processes of their own, as many at once as
 //     there are workers (shrinkjobs.go), but the sweep's are judged in the
-//     test's process first. Expect judges a violating plan as a whole: a plan
+//     test's process, at their places as the random pass reaches them
+//     (with KeepGoing, all of them before the workers' shrinks, so their
+//     findings come first). The workers judge the random places before the
+//     sweep's plans run at theirs; without KeepGoing the test's process
+//     first judges the sweep's plans ahead, until one shows a new
+//     signature, and the workers judge only the random places before it (a
+//     sweep's finding ends the search at its place), so a targeted plan
+//     and the random ones around it are not judged at once. Expect judges a violating plan as a whole: a plan
 //     that violates the expected property and another passes.
 //   - The default fault phase is aimed from one run, the script's on the
 //     explorer seed's schedule: a kind first written after the minute only

@@ -117,10 +117,15 @@ func judgeIn(w *world.World, t *testing.T) workers.Judge {
 
 // parallel explores t's plans with n workers (this process and n-1 worker
 // processes) and returns their verdicts up to the first place that stops a
-// sequential pass (all of them with KeepGoing).
-func parallel(w *world.World, t *testing.T, n int, seen map[string]bool) (*workers.Verdicts, error) {
+// sequential pass (all of them with KeepGoing), of the first limit random
+// places (-1: all).
+func parallel(w *world.World, t *testing.T, n int, seen map[string]bool, limit int) (*workers.Verdicts, error) {
+	checks := randomBudget(w)
+	if limit >= 0 {
+		checks = min(checks, limit)
+	}
 	return workers.Run(workers.Exploration{Test: t.Name(), Pattern: failure.RunPattern(t.Name()), Hello: hello(w, t), Workers: n,
-		Checks: randomBudget(w), Offset: w.Opts.Checks - randomBudget(w), Owns: w.Opts.Shard.Owns, Keep: w.Opts.KeepGoing, Seen: seen,
+		Checks: checks, Place: func(k int) int { return placeOf(w, k) }, Owns: func(k int) bool { return w.Opts.Shard.Owns(placeOf(w, k)) }, Keep: w.Opts.KeepGoing, Seen: seen,
 		Judge: judgeIn(w, t), Progress: progressOf(t)})
 }
 

@@ -242,7 +242,7 @@ type Result struct {
 	// that the explored plans' verdicts named (verdict.Excuses).
 	Excused map[string]int
 	// Targeted says how many of the targeted plans of each class the
-	// exploration ran before its random ones, of how many its workload gave,
+	// exploration ran (beside its random ones), of how many its workload gave,
 	// and of the ranked ones among them (sweep.go; CoverageLine: "ranked
 	// plans covered 40 of 40, then ... stale pairs 200 of 1,700").
 	Targeted []Coverage
@@ -461,19 +461,35 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		out.Findings = plain
 		return finishExploration(w, out, start), nil
 	}
-	swept, offset, sweptHere, cov, err := sweep(w, t, seen, own)
+	out.Findings = plain
+	sw, err := newSweeper(w, t, seen, own, func(f Finding) bool {
+		out.Findings = append(out.Findings, f)
+		return len(out.Findings) >= maxFindings
+	})
 	if err != nil {
 		return Result{}, err
 	}
-	out.Targeted, out.Findings = cov, append(plain, swept...)
-	explorationOf(w).randomChecks = w.Opts.Checks - offset
-	if len(swept) > 0 && !w.Opts.KeepGoing || len(out.Findings) >= maxFindings || explorationOf(w).randomChecks <= 0 {
-		out.Checks = sweptHere
-		if len(swept) > 0 && !w.Opts.KeepGoing {
-			out.Checks = swept[0].FirstFailure
+	out.Targeted = sw.cov // the sweeper counts what it runs in it
+	e := explorationOf(w)
+	e.swept = len(sw.plans)
+	e.randomChecks = w.Opts.Checks - e.swept
+	// sweepEnded closes an exploration a finding of the sweep ended (or
+	// the sweep alone): without KeepGoing its place is the plans it took.
+	sweepEnded := func() (Result, error) {
+		switch {
+		case len(sw.found) > 0 && !w.Opts.KeepGoing:
+			out.Checks = sw.found[0].FirstFailure
+		case out.Checks == 0:
+			out.Checks = sw.ran // no random plan ran
 		}
 		listUnder(roots, out.Findings)
 		return finishExploration(w, out, start), nil
+	}
+	if len(out.Findings) >= maxFindings || e.randomChecks <= 0 {
+		if err := sw.upTo(w.Opts.Checks); err != nil {
+			return Result{}, err
+		}
+		return sweepEnded()
 	}
 	// add reports a finding of the random pass, told apart by cause first
 	// (nofault.go: split): what its fault-free run shows too, then what
@@ -519,8 +535,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		t.Log(note)
 	}
 	var pre *workers.Verdicts
-	if n > 1 {
-		pre, err = parallel(w, t, n, seen)
+	limit := -1 // the random places the workers judge (-1: all of them)
+	if n > 1 && !w.Opts.KeepGoing {
+		// A finding of the sweep ends the search at its place: the
+		// workers judge only the random places before it.
+		if limit, err = sw.ahead(); err != nil {
+			return Result{}, err
+		}
+	}
+	if n > 1 && limit != 0 {
+		pre, err = parallel(w, t, n, seen, limit)
 		switch {
 		case errors.Is(err, workers.ErrInvalidDraw):
 			t.Logf("operatortest: a worker met a draw rapid rejected: the places after it are numbered only by drawing every plan; exploring %s in this process", t.Name())
@@ -534,13 +558,19 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		}
 		if pre != nil {
 			for k, note := range pre.Cuts { // lint:order-independent a set of places
-				CountCut(w, offset+k, note)
+				CountCut(w, placeOf(w, k), note)
 			}
 			for name, k := range pre.Excused { // lint:order-independent a sum
 				w.Excused[name] += k
 			}
 		}
 		if w.Opts.KeepGoing && pre != nil {
+			// The sweep's plans first, in this process: their findings
+			// come before those the workers' shrinks give (with worker
+			// processes, findings as found: the Known gap).
+			if err := sw.upTo(w.Opts.Checks); err != nil {
+				return Result{}, err
+			}
 			// The distinct violations the workers saw, each shrunk in a
 			// process of its own (shrinkjobs.go).
 			if jobs := shrinkJobs(w, t, pre, seen, maxFindings-len(out.Findings)); len(jobs) > 1 {
@@ -552,7 +582,7 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 					if seen[f.Signature] {
 						continue // listed under an earlier finding (the same root cause, or no fault)
 					}
-					f.FirstFailure += offset
+					f.FirstFailure = placeOf(w, f.FirstFailure)
 					if needsFault(out.Findings) == 0 {
 						f.TimeToFind += pre.Decided
 					}
@@ -565,19 +595,19 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 	}
 	gen := generator(w, t)
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
-	for {
-		f, ran, err := pass(w, t, gen, seen, judged, pre)
+	for !sw.done {
+		f, ran, err := pass(w, t, gen, seen, judged, pre, sw)
 		if err != nil {
 			return Result{}, err
 		}
 		if f != nil {
-			f.FirstFailure += offset // the targeted plans came first
+			f.FirstFailure = placeOf(w, f.FirstFailure) // the targeted plans take turns with the random ones
 		}
 		if f != nil && pre != nil && needsFault(out.Findings) == 0 {
 			f.TimeToFind += pre.Decided // the workers' time until the first failing place was known
 		}
 		if needsFault(out.Findings) == 0 || w.Opts.KeepGoing {
-			out.Checks = sweptHere + ran // this shard's plans
+			out.Checks = sw.ran + ran // this shard's plans
 		}
 		if f == nil {
 			break
@@ -590,8 +620,11 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 			break
 		}
 	}
+	if sw.done {
+		return sweepEnded()
+	}
 	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
-		out.Unreproduced = unreproduced(pre, seen, offset)
+		out.Unreproduced = unreproduced(pre, seen, func(k int) int { return placeOf(w, k) })
 	}
 	listUnder(roots, out.Findings)
 	return finishExploration(w, out, start), nil
@@ -600,13 +633,13 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 // unreproduced are the signatures the workers saw (pre) that the
 // exploration, which looked for every one, never showed, each with the
 // first place that showed it.
-func unreproduced(pre *workers.Verdicts, seen map[string]bool, offset int) []string {
+func unreproduced(pre *workers.Verdicts, seen map[string]bool, place func(k int) int) []string {
 	var out, said []string
 	for _, k := range slices.Sorted(maps.Keys(pre.Sigs)) {
 		for _, s := range pre.Sigs[k] {
 			if !seen[s] && !slices.Contains(said, s) {
 				said = append(said, s)
-				out = append(out, fmt.Sprintf("%s at plan %d", s, offset+k))
+				out = append(out, fmt.Sprintf("%s at plan %d", s, place(k)))
 			}
 		}
 	}
@@ -677,7 +710,7 @@ func Preflight(w *world.World, t *testing.T) error {
 // shrinks; it returns it (nil if none) and how many plans it ran before.
 // Places whose verdicts the workers gave (pre) are recalled, not drawn: a
 // place that held, or (KeepGoing) whose signatures are all seen.
-func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *workers.Verdicts) (*Finding, int, error) {
+func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen map[string]bool, judged map[string][]string, pre *workers.Verdicts, sw *sweeper) (*Finding, int, error) {
 	start := time.Now()
 	var found time.Time
 	first, ran, shrinking, runsAtFind, bound := 0, 0, 0, 0, 0
@@ -687,19 +720,26 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 	var last *world.RunResult
 	var lastVs []check.Verdict
 	var places explore.Places
-	if pre != nil {
-		places.Skip = func(k int) bool {
-			if !w.Opts.Shard.Owns(k) {
+	var swErr error // the sweep's plans' error: the pass ends with it
+	places.Skip = func(k int) bool {
+		// The sweep's plans whose places come before this one first
+		// (sweep.go: the budget's places).
+		if swErr == nil {
+			swErr = sw.upTo(placeOf(w, k) - 1)
+		}
+		if swErr != nil || sw != nil && sw.done {
+			return true // a finding of the sweep ended the search
+		}
+		if !w.Opts.Shard.Owns(placeOf(w, k)) {
+			return pre != nil
+		}
+		if pre != nil && pre.Judged[k] {
+			if sigs, ok := pre.Sigs[k]; ok && (sigs == nil || pick(sigs, seen, "") == "") {
+				ran++
 				return true
 			}
-			if pre.Judged[k] {
-				if sigs, ok := pre.Sigs[k]; ok && (sigs == nil || pick(sigs, seen, "") == "") {
-					ran++
-					return true
-				}
-			}
-			return false
 		}
+		return false
 	}
 	defer func() { w.Phase = "" }()
 	long := longOf(w)
@@ -735,7 +775,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		if first == 0 {
 			// Drawing the sequence: run only this shard's plans.
-			if !w.Opts.Shard.Owns(place) {
+			if !w.Opts.Shard.Owns(placeOf(w, place)) {
 				return nil
 			}
 			ran++
@@ -769,7 +809,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			return &world.WorldError{Err: err}
 		}
 		if first == 0 {
-			CountCut(w, w.Opts.Checks-randomBudget(w)+place, world.CutNote(r.Verdicts)) // cut.go; the sweep's places come first
+			CountCut(w, placeOf(w, place), world.CutNote(r.Verdicts)) // cut.go; the sweep's plans take turns with the random ones
 		}
 		vs := r.Violated()
 		if len(vs) == 0 {
@@ -790,7 +830,7 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
 			bound = shrinkBound(place)
 			if w.Opts.KeepGoing {
-				LogProgress(t, "%s", foundLine(w, target, w.Opts.Checks-randomBudget(w)+place, vs)) // numbered as the report numbers it: the sweep's places first
+				LogProgress(t, "%s", foundLine(w, target, placeOf(w, place), vs)) // numbered as the report numbers it
 			}
 		}
 		last, lastVs, smallest = r, vs, p
@@ -800,6 +840,12 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		}
 		return &check.Violation{Verdicts: vs}
 	})
+	if swErr == nil && !res.Caught {
+		swErr = sw.upTo(w.Opts.Checks) // the sweep's plans after the last random one
+	}
+	if swErr != nil {
+		return nil, ran, swErr
+	}
 	var we *world.WorldError
 	if errors.As(res.Err, &we) {
 		return nil, ran, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", we.Err)

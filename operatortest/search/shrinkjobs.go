@@ -48,6 +48,7 @@ type shrinkJob struct {
 	Place  int      `json:"place"`
 	Target string   `json:"target"`
 	Seen   []string `json:"seen"`
+	Swept  int      `json:"swept"` // the places the sweep's plans take (sweep.go)
 }
 
 // shrunk is what a shrinking process sends back.
@@ -91,7 +92,7 @@ func shrinkJobs(w *world.World, t *testing.T, pre *workers.Verdicts, seen map[st
 				before = append(before, s)
 			}
 			slices.Sort(before)
-			jobs = append(jobs, shrinkJob{Test: t.Name(), Place: k, Target: sig, Seen: before})
+			jobs = append(jobs, shrinkJob{Test: t.Name(), Place: k, Target: sig, Seen: before, Swept: explorationOf(w).swept})
 			found[sig] = true
 		}
 	}
@@ -204,7 +205,8 @@ func shrinkOne(w *world.World, t *testing.T, job shrinkJob) shrunk {
 	for k := 1; k < job.Place; k++ {
 		pre.Judged[k], pre.Sigs[k] = true, nil
 	}
-	f, _, err := pass(w, t, generator(w, t), seen, map[string][]string{}, pre)
+	explorationOf(w).swept = job.Swept // the places the parent's sweep took
+	f, _, err := pass(w, t, generator(w, t), seen, map[string][]string{}, pre, nil)
 	switch {
 	case err != nil:
 		return shrunk{Err: err.Error()}

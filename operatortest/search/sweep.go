@@ -17,8 +17,8 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
-// The sweep: systematic before random. Before rapid draws its random plans,
-// an exploration runs the targeted plans of a few workloads on the schedule
+// The sweep: systematic beside random. Taking turns with the random plans
+// from the first plan, an exploration runs the targeted plans of a few workloads on the schedule
 // of the explorer's seed: the test's script alone (the seed objects and the
 // author's steps, none drawn), then the script and a user's steps on one
 // seed object (workload.Lifecycle: a deletion, a change; then, after all
@@ -35,7 +35,8 @@ import (
 // no class starves the others), each class's ranked plans of every workload
 // before its others, the workloads in turn. The random plans keep half the
 // budget (Checks, rounded up: randomShare), whatever the sweep has; the
-// sweep takes at most the rest (sweepBudget). Every targeted plan shares the
+// sweep takes at most the rest (sweepBudget), a place of every two from
+// the first (targetedPlace). Every targeted plan shares the
 // fault-free run of its workload (its references are recalled), so a sweep
 // costs about one run a plan. A targeted plan is the workload plus one fault: it is not shrunk
 // (there is nothing to take away but its fault); Result.Targeted says how
@@ -272,84 +273,176 @@ func byTargeted(tp plan.Targeted) string {
 // random plans find.
 var NoSweep bool
 
-// sweep runs the targeted plans (the ones this shard owns) until one
-// violates a property whose signature is not in seen (with KeepGoing: every
-// one, each new signature a finding, handed to report as it is found: a
+// The budget's places: the targeted plans and the random ones take turns
+// from the first plan, a targeted plan first (place 1, 3, 5, ...: the
+// sweep's most interesting plan first) and a random one after it (place
+// 2, 4, 6, ...), until the sweep's plans are all placed; the random plans
+// take every place after that. So in any prefix of the budget about half
+// the plans are random (the sweep takes at most half: sweepBudget), and a
+// sweep of thousands of ranked plans never keeps the random plans waiting.
+// A place is a function of the plan index and the sweep's size alone: the
+// same Options give the same sequence.
+
+// targetedPlace is the place of the sweep's i-th plan (from 1).
+func targetedPlace(i int) int { return 2*i - 1 }
+
+// randomPlace is the place of the random pass's k-th plan (from 1), where
+// the sweep has swept plans.
+func randomPlace(k, swept int) int {
+	if k <= swept {
+		return 2 * k
+	}
+	return swept + k
+}
+
+// placeOf is the place of the random pass's k-th plan in w's exploration.
+func placeOf(w *world.World, k int) int { return randomPlace(k, explorationOf(w).swept) }
+
+// sweeper runs the sweep's targeted plans (the ones this shard owns) at
+// their places, as the random pass reaches them (upTo), until one violates
+// a property whose signature is not in seen (with KeepGoing: every one,
+// each new signature a finding, handed to report as it is found: a
 // targeted plan is not shrunk, so it is whole then; report says whether it
-// is a finding of its own: package rootcause). It returns the
-// findings, how many places the sweep took (its plans, whichever shard ran
-// them: the random plans are numbered after them), how many of them this
-// shard ran, and its coverage.
-func sweep(w *world.World, t *testing.T, seen map[string]bool, report func(Finding) (bool, error)) (found []Finding, places, ran int, cov []Coverage, err error) {
+// is a finding of its own: package rootcause).
+type sweeper struct {
+	w        *world.World
+	t        *testing.T
+	plans    []*plan.Plan
+	targeted []plan.Targeted
+	cov      []Coverage
+	seen     map[string]bool
+	report   func(Finding) (bool, error)
+	add      func(Finding) bool // a finding of its own, in the order found; true once the search has maxFindings
+	next     int                // the index of the next plan to run
+	ran      int                // how many of them this shard ran
+	found    []Finding
+	done     bool // a finding ended the search (without KeepGoing, or at maxFindings)
+	start    time.Time
+	lastLog  time.Time
+}
+
+// newSweeper makes the sweep's plans (none with NoSweep) and says which
+// class finds no target inside the fault phase (phase.go).
+func newSweeper(w *world.World, t *testing.T, seen map[string]bool, report func(Finding) (bool, error), add func(Finding) bool) (*sweeper, error) {
+	s := &sweeper{w: w, t: t, seen: seen, report: report, add: add, start: time.Now()}
+	s.lastLog = s.start
 	if NoSweep {
-		return nil, 0, 0, nil, nil
+		return s, nil
 	}
-	start := time.Now()
-	plans, targeted, cov, err := targetedPlans(w, t, w.Opts.Checks)
-	if err != nil {
-		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
+	var err error
+	if s.plans, s.targeted, s.cov, err = targetedPlans(w, t, w.Opts.Checks); err != nil {
+		return nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
-	if explorationOf(w).unaimed, err = unaimedLine(w, t, cov); err != nil { // phase.go
-		return nil, 0, 0, nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
+	if explorationOf(w).unaimed, err = unaimedLine(w, t, s.cov); err != nil { // phase.go
+		return nil, fmt.Errorf("the world could not run the sweep's workload (a bug of the test's setup, not a finding): %w", err)
 	}
-	at := map[string]int{}
-	for i, c := range cov {
-		at[c.Class] = i
+	return s, nil
+}
+
+// upTo runs the targeted plans whose places are at most place, in order
+// (all of them: place is the budget), unless a finding ended the search.
+func (s *sweeper) upTo(place int) error {
+	if s == nil {
+		return nil
 	}
+	for !s.done && s.next < len(s.plans) && targetedPlace(s.next+1) <= place {
+		i := s.next
+		s.next++
+		if err := s.run(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ahead judges the sweep's plans from the next one on, before their
+// places come (their runs are recalled when upTo reaches them), until one
+// shows a signature not in seen, and returns how many random plans come
+// before that plan's place (-1: none shows one). Worker processes judge
+// the random places before the sweep's plans run at theirs: without
+// KeepGoing they need judge only those before the first targeted finding,
+// which ends the search at its place.
+func (s *sweeper) ahead() (int, error) {
+	if s == nil {
+		return -1, nil
+	}
+	for i := s.next; i < len(s.plans); i++ {
+		place := targetedPlace(i + 1)
+		if !s.w.Opts.Shard.Owns(place) {
+			continue
+		}
+		r, err := s.judge(i)
+		if err != nil {
+			return 0, err
+		}
+		CountCut(s.w, place, world.CutNote(r.Verdicts)) // cut.go (a holding run is recalled without its note)
+		if len(unseen(signatures(s.w, r.Violated()), s.seen)) > 0 {
+			return i, nil // the random plans at places 2, 4, ..., 2i come before place 2i+1
+		}
+	}
+	return -1, nil
+}
+
+// judge runs the sweep's i-th plan (from 0), recalled if judged before.
+func (s *sweeper) judge(i int) (*world.RunResult, error) {
+	w := s.w
 	defer func() { w.Phase = "" }()
+	w.Phase = world.PhaseFind
 	long := longOf(w) // longrun.go
-	lastLog := start
-	for i, p := range plans {
-		place := i + 1
-		if !w.Opts.Shard.Owns(place) {
-			continue
+	long.start(fmt.Sprintf("targeted plan %d (%s)", targetedPlace(i+1), s.targeted[i].Class), "judging it against its fault-free runs", s.plans[i])
+	r, err := reference.RunRecalled(w, s.t, s.plans[i])
+	long.done()
+	if err != nil {
+		var we *world.WorldError
+		if errors.As(err, &we) {
+			err = we.Err
 		}
-		c := &cov[at[string(targeted[i].Class)]]
-		c.Ran++
-		if targeted[i].Ranked {
-			c.RankedRan++
-		}
-		ran++
-		if time.Since(lastLog) >= ProgressEvery {
-			lastLog = time.Now()
-			LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(plans), time.Since(start).Round(time.Millisecond), CoverageLine(cov))
-		}
-		w.Phase = world.PhaseFind
-		long.start(fmt.Sprintf("targeted plan %d (%s)", place, targeted[i].Class), "judging it against its fault-free runs", p)
-		r, err := reference.RunRecalled(w, t, p)
-		long.done()
-		if err != nil {
-			var we *world.WorldError
-			if errors.As(err, &we) {
-				err = we.Err
-			}
-			return nil, 0, 0, nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
-		}
-		CountCut(w, place, world.CutNote(r.Verdicts)) // cut.go
-		vs := r.Violated()
-		if len(vs) == 0 {
-			continue
-		}
-		fresh := unseen(signatures(w, vs), seen)
-		if len(fresh) == 0 {
-			continue // a known violation, or one the fault-free runs show (nofault.go)
-		}
-		for _, sig := range fresh {
-			seen[sig] = true // one plan, one fault: one root cause
-		}
-		f := headline(w, Finding{By: byTargeted(targeted[i]), Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
-			FirstFailure: place, TimeToFind: time.Since(start)})
-		mine, err := report(f)
-		if err != nil {
-			return nil, 0, 0, nil, err
-		}
-		if !mine {
-			continue
-		}
-		found = append(found, f)
-		if !w.Opts.KeepGoing || len(found) >= maxFindings {
-			return found, len(plans), ran, cov, nil
-		}
+		return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 	}
-	return found, len(plans), ran, cov, nil
+	return r, nil
+}
+
+// run judges the sweep's i-th plan (from 0), at its place.
+func (s *sweeper) run(i int) error {
+	w, t, p := s.w, s.t, s.plans[i]
+	place := targetedPlace(i + 1)
+	if !w.Opts.Shard.Owns(place) {
+		return nil
+	}
+	c := &s.cov[slices.IndexFunc(s.cov, func(c Coverage) bool { return c.Class == string(s.targeted[i].Class) })]
+	c.Ran++
+	if s.targeted[i].Ranked {
+		c.RankedRan++
+	}
+	s.ran++
+	if time.Since(s.lastLog) >= ProgressEvery {
+		s.lastLog = time.Now()
+		LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(s.plans), time.Since(s.start).Round(time.Millisecond), CoverageLine(s.cov))
+	}
+	r, err := s.judge(i)
+	if err != nil {
+		return err
+	}
+	CountCut(w, place, world.CutNote(r.Verdicts)) // cut.go
+	vs := r.Violated()
+	if len(vs) == 0 {
+		return nil
+	}
+	fresh := unseen(signatures(w, vs), s.seen)
+	if len(fresh) == 0 {
+		return nil // a known violation, or one the fault-free runs show (nofault.go)
+	}
+	for _, sig := range fresh {
+		s.seen[sig] = true // one plan, one fault: one root cause
+	}
+	f := headline(w, Finding{By: byTargeted(s.targeted[i]), Signature: fresh[0], Also: fresh[1:], Minimal: p, Violations: vs, Hash: r.Hash, steps: r.Steps,
+		FirstFailure: place, TimeToFind: time.Since(s.start)})
+	mine, err := s.report(f)
+	if err != nil || !mine {
+		return err
+	}
+	s.found = append(s.found, f)
+	full := s.add(f)
+	s.done = !w.Opts.KeepGoing || full
+	return nil
 }

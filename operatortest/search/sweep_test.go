@@ -1,6 +1,7 @@
 package search_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,5 +91,66 @@ func TestTheCoverageLineSaysTheRankedPlansFirst(t *testing.T) {
 	cs[0].Ranked, cs[0].RankedRan, cs[1].Ranked, cs[1].RankedRan = 0, 0, 0, 0
 	if got := search.CoverageLine(cs); got != "targeted plans: crashes after a write 31 of 31, stale pairs 200 of 1,700" {
 		t.Errorf("with nothing ranked, the coverage line is %q", got)
+	}
+}
+
+// The random plans take turns with the targeted ones from the first plan
+// (sweep.go: the budget's places): on an operator whose sweep has more
+// plans than half the budget, a targeted plan comes first, then a random
+// one, and so on until the sweep's half is placed, not the random plans
+// after the sweep's half.
+func TestTheRandomPlansTakeTurnsWithTheTargetedOnesFromTheFirstPlan(t *testing.T) {
+	var judged []string // "targeted" or "random", in the order the plans were judged
+	every, log := search.ProgressEvery, search.LogProgress
+	search.ProgressEvery, search.LogProgress = 0, func(_ *testing.T, format string, args ...any) {
+		switch l := fmt.Sprintf(format, args...); {
+		case strings.Contains(l, " targeted plans judged"):
+			judged = append(judged, "targeted")
+		case strings.Contains(l, " random plans judged"):
+			judged = append(judged, "random")
+		}
+	}
+	defer func() { search.ProgressEvery, search.LogProgress = every, log }()
+	o := optest.AppOptions(optest.Child())
+	o.Checks, o.Seed, o.Workers = 20, 3, 1 // its sweep has more than 100 plans: it takes 10 places of 20
+	res, err := search.Explore(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Caught || res.Checks != o.Checks {
+		t.Fatalf("the correct operator: caught=%v after %d plans, want it to hold the budget's %d", res.Caught, res.Checks, o.Checks)
+	}
+	var want []string
+	for range o.Checks / 2 {
+		want = append(want, "targeted", "random")
+	}
+	if strings.Join(judged, " ") != strings.Join(want, " ") {
+		t.Errorf("the plans were judged in the order\n%s\nwant\n%s", strings.Join(judged, " "), strings.Join(want, " "))
+	}
+}
+
+// With worker processes and without KeepGoing, the workers judge only the
+// random places before the sweep's first finding, which ends the search at
+// its place: a crash between two writes that the first targeted plan
+// catches (plan 1) leaves no random place to judge, and no worker starts.
+func TestWorkersJudgeOnlyTheRandomPlacesBeforeTheSweepsFinding(t *testing.T) {
+	judged := 0
+	search.Judging = func(int) { judged++ }
+	defer func() { search.Judging = nil }()
+	o := optest.AppOptions(optest.TrustsItsMark)
+	o.Checks, o.Seed = 60, 3
+	res := optest.ExploreWith(t, o, 2)
+	var f *search.Finding // the first that needs a fault (plan 0 shows another bug: TestTheSweepRunsTheTargetedPlansFirstAndSaysWhatItCovered)
+	for i := range res.Findings {
+		if !res.Findings[i].NoFault {
+			f = &res.Findings[i]
+			break
+		}
+	}
+	if f == nil || f.FirstFailure != 1 || res.Checks != 1 {
+		t.Fatalf("found %+v (%d plans), want the crash after a write at the first targeted plan", res.Findings, res.Checks)
+	}
+	if judged != 0 {
+		t.Errorf("the workers judged %d random places, want none: the sweep's finding at plan 1 comes before every random place", judged)
 	}
 }

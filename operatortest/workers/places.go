@@ -31,9 +31,8 @@ type Places struct {
 	// the fault-free runs' and the sweep's): without KeepGoing a place
 	// that shows only these does not stop the pass (nofault.go).
 	known map[string]bool
-	// offset is how many places the sweep took: a random place k is plan
-	// offset+k wherever a line names it, as the report does.
-	offset int
+	// place is the plan number of the random pass's k-th (Exploration.Place).
+	place func(k int) int
 	// progress says how far the workers have got (Exploration.Progress).
 	progress Progress
 }
@@ -89,7 +88,7 @@ func (ps *Places) longLines(now time.Time) []string {
 	for _, j := range js {
 		in := ps.inflight[j]
 		if took := now.Sub(in.since); len(in.places) > 0 && took > 2*ps.progress.Every {
-			out = append(out, fmt.Sprintf("operatortest: worker %d has judged plan %d for %s (its plan is drawn in the worker process; -ctrlsim.workers=1 names it)", j, ps.offset+in.places[0], took.Round(time.Second)))
+			out = append(out, fmt.Sprintf("operatortest: worker %d has judged plan %d for %s (its plan is drawn in the worker process; -ctrlsim.workers=1 names it)", j, ps.planOf(in.places[0]), took.Round(time.Second)))
 		}
 	}
 	return out
@@ -109,7 +108,7 @@ func (ps *Places) announce(k int, sigs []string) {
 	for _, sig := range sigs {
 		if !ps.announced[sig] {
 			ps.announced[sig] = true
-			ps.progress.Log("operatortest: found %s at plan %d (shrunk once the workers have judged every plan)", sig, ps.offset+k)
+			ps.progress.Log("operatortest: found %s at plan %d (shrunk once the workers have judged every plan)", sig, ps.planOf(k))
 		}
 	}
 }
@@ -212,4 +211,12 @@ func unknown(sigs []string, known map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// planOf is the plan number of the random pass's k-th place.
+func (ps *Places) planOf(k int) int {
+	if ps.place == nil {
+		return k
+	}
+	return ps.place(k)
 }

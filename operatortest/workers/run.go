@@ -223,13 +223,16 @@ type Exploration struct {
 	// Workers is how many workers judge the places: this process and
 	// Workers-1 worker processes.
 	Workers int
-	// Checks are the random pass's places (its budget less the sweep's,
-	// Offset), Owns those of this shard; Keep: KeepGoing, every place is
+	// Checks are the random pass's places (its budget less the sweep's),
+	// Place the plan number of its k-th wherever a line names it, as the
+	// report does (nil: k; the sweep's plans take turns with the random
+	// ones), Owns those of this shard; Keep: KeepGoing, every place is
 	// judged; Seen the signatures known before the random pass.
-	Checks, Offset int
-	Owns           func(k int) bool
-	Keep           bool
-	Seen           map[string]bool
+	Checks int
+	Place  func(k int) int
+	Owns   func(k int) bool
+	Keep   bool
+	Seen   map[string]bool
 	// Judge judges places in this process (worker 1).
 	Judge Judge
 	// Progress says how far the workers have got.
@@ -256,7 +259,7 @@ func Run(e Exploration) (*Verdicts, error) {
 	want := e.Hello
 	ps := &Places{Checks: e.Checks, Owns: e.Owns, keep: e.Keep, Next: 1, Finished: make(chan struct{}),
 		V: &Verdicts{Sigs: map[int][]string{}, Judged: map[int]bool{}, Cuts: map[int]string{}, Excused: map[string]int{}}, announced: maps.Clone(e.Seen), known: maps.Clone(e.Seen),
-		offset: e.Offset, progress: e.Progress}
+		place: e.Place, progress: e.Progress}
 	ps.mu.Lock()
 	ps.settleLocked() // a shard may own no place
 	ps.mu.Unlock()

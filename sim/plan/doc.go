@@ -158,6 +158,14 @@
 //     is what brings its bug to plan 2-14. A ranked plan is not weighed
 //     against another (a re-creation hidden is worth no more than another
 //     manager's status write hidden).
+//   - The pairs of two changes are bounded, not all enumerated: each of the
+//     four stale views (frozen just after A or just before it, of A's kind
+//     or of every kind) takes the first 10,000 pairs in the sweep's order,
+//     so on a run of thousands of writes (a hot loop: 2,887,050 pairs a view
+//     on examples/patterns' key-pair twin) a pair late in that order (a view
+//     frozen at a creation) is never a targeted plan, ranked or not; the
+//     objects' pasts are not bounded
+//     (TestAHotLoopsStalePairsAreBoundedInTheSweepsOrder).
 //   - A stale restart with rev= delivers every later change at once when its
 //     watch cache catches up (Age after the restart); one without replays them
 //     at their original pace, Age late

@@ -117,8 +117,9 @@ func conflicts(proc string, act Act, a, b Write) bool {
 // (the rule above), each frozen change's acts found once.
 type causality struct {
 	tg    Targets
-	acted map[causalKey][]int // the Acts of a process that read a change
-	next  map[uint64]Write    // by a change's resourceVersion, its object's next change
+	acted map[causalKey][]int  // the Acts of a process that read a change
+	hides map[causalKey]uint64 // causality.hidden's answers
+	next  map[uint64]Write     // by a change's resourceVersion, its object's next change
 	// base is, by a change's resourceVersion, the latest change of its
 	// object at or before it that was not a Status change (itself, when
 	// it is not one).
@@ -133,7 +134,7 @@ type causalKey struct {
 }
 
 func newCausality(tg Targets) *causality {
-	c := &causality{tg: tg, acted: map[causalKey][]int{}, next: map[uint64]Write{}, base: map[uint64]Write{}}
+	c := &causality{tg: tg, acted: map[causalKey][]int{}, hides: map[causalKey]uint64{}, next: map[uint64]Write{}, base: map[uint64]Write{}}
 	last := map[[2]string]uint64{} // each object's latest change so far
 	base := map[[2]string]Write{}  // and its latest that was not a Status change
 	for _, w := range tg.Writes {  // in commit order
@@ -180,17 +181,41 @@ func (c *causality) actsOn(proc string, a Write) []int {
 // up to b (the view shows a in their place).
 func (c *causality) causal(proc string, a, b Write) bool {
 	for _, i := range c.actsOn(proc, a) {
-		act := c.tg.Acts[i]
-		if act.At < b.At && conflicts(proc, act, a, b) {
+		if act := c.tg.Acts[i]; act.At < b.At && conflicts(proc, act, a, b) {
 			return true
 		}
-		for h, ok := c.next[a.RV]; ok && h.RV < b.RV; h, ok = c.next[h.RV] {
-			if act.At < h.At && conflicts(proc, act, a, h) {
-				return true
+	}
+	h := c.hidden(proc, a)
+	return h != 0 && h < b.RV
+}
+
+// hidden is the resourceVersion of the first change of a's object after a
+// that conflicts with an act of proc's on a made before it (0: none): a
+// view frozen at a and restarted after it hides it. A change of a's own
+// object conflicts with every act on a alike (conflicts), so the first one
+// after proc's earliest act on a is it: found once for each a, in one walk
+// of its object's changes (a hot loop's object has thousands, and every
+// act on it and every pair walked them: examples/patterns' key-pair twin).
+func (c *causality) hidden(proc string, a Write) uint64 {
+	k := causalKey{proc, a.RV, a.Kind, a.Object}
+	if rv, ok := c.hides[k]; ok {
+		return rv
+	}
+	var first uint64
+	if acts := c.actsOn(proc, a); len(acts) > 0 {
+		earliest := c.tg.Acts[acts[0]].At
+		for _, i := range acts {
+			earliest = min(earliest, c.tg.Acts[i].At)
+		}
+		for h, ok := c.next[a.RV]; ok; h, ok = c.next[h.RV] {
+			if earliest < h.At && (h.Change != Status || h.Process != proc) {
+				first = h.RV
+				break
 			}
 		}
 	}
-	return false
+	c.hides[k] = first
+	return first
 }
 
 // actedOn reports whether proc acted on a (the rule above).

@@ -3,6 +3,7 @@ package plan
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -72,7 +73,10 @@ type Targeted struct {
 //     deletion, a status write, a spec change, a creation); B a creation or
 //     a deletion of an object of a kind it caches (what changes what it
 //     would do if it saw A's past), a creation first. A pair whose restart
-//     would come after the heal is left out: its view would be fresh;
+//     would come after the heal is left out: its view would be fresh. Each
+//     of the four views takes at most the first maxStalePairs pairs in this
+//     order (a hot loop's thousands of writes make millions of pairs; no
+//     budget takes more than a few hundred);
 //
 //   - a hold of a kind the process caches, from just before each change of
 //     that kind until the heal (creations first, then deletions, then the
@@ -235,35 +239,18 @@ func frozenInterest(c Change) int {
 	return 4
 }
 
+// maxStalePairs bounds the pairs of two changes each of the stale views
+// (frozen just after A or just before it, of A's kind or of every kind)
+// examines, in the sweep's order: a hot loop of thousands of writes makes
+// millions of pairs, and ranking each (causality over the writes between)
+// ran past 15 minutes on one run (examples/patterns' key-pair twin); no
+// budget takes more than a few hundred of them. The objects' pasts come
+// before and are not bounded (one pair for each earlier version of an
+// object).
+const maxStalePairs = 10_000
+
 func sweepStale(sp Space, tg Targets, c *causality) []Targeted {
 	last := sp.Horizon - sp.RestartDelay - time.Millisecond // the last crash whose restart comes before the heal
-	type pair struct {
-		proc string
-		a, b Write
-	}
-	var pairs []pair
-	for _, proc := range sp.Processes {
-		ws := cachedWrites(sp, tg, proc, false)
-		for i, a := range ws {
-			if sp.KindsOnly && !slices.Contains(sp.Kinds, a.Kind) {
-				continue // the profile narrows the kinds a view may lag
-			}
-			for _, b := range ws[i+1:] {
-				if b.At <= a.At || b.At+time.Millisecond > last {
-					continue
-				}
-				if b.Change != Created && b.Change != Deleted && b.Change != Deleting {
-					continue
-				}
-				pairs = append(pairs, pair{proc, a, b})
-			}
-		}
-	}
-	slices.SortStableFunc(pairs, func(x, y pair) int {
-		return cmp.Or(
-			cmp.Compare(frozenInterest(x.a.Change), frozenInterest(y.a.Change)),
-			cmp.Compare(boolRank(x.b.Change != Created), boolRank(y.b.Change != Created)))
-	})
 	age := max(sp.MaxStale, time.Millisecond)
 	type variant struct {
 		before, every bool
@@ -280,11 +267,11 @@ func sweepStale(sp Space, tg Targets, c *causality) []Targeted {
 		}
 	}
 	for _, v := range []variant{{false, false}, {true, false}, {false, true}, {true, true}} {
-		for _, pr := range pairs {
+		stalePairs(sp, tg, last, maxStalePairs, func(pr pastPair) {
 			f := Fault{Kind: Stale, Process: pr.proc, At: pr.b.At + time.Millisecond, Age: age, Rev: pr.a.RV, Resource: pr.a.Kind}
 			if v.before {
 				if pr.a.RV <= 1 {
-					continue
+					return
 				}
 				f.Rev = pr.a.RV - 1
 			}
@@ -292,16 +279,71 @@ func sweepStale(sp Space, tg Targets, c *causality) []Targeted {
 				f.Resource = ""
 			}
 			if seen[f] {
-				continue
+				return
 			}
 			seen[f] = true
 			// Ranked: the view frozen just after A, of A's kind, when
 			// the pair is causal (rank.go).
 			ranked := !v.before && !v.every && c.causal(pr.proc, pr.a, pr.b)
 			out = append(out, Targeted{Class: SweepStale, Faults: []Fault{f}, Ranked: ranked})
-		}
+		})
 	}
 	return out
+}
+
+// stalePairs calls each with the first n pairs of two changes (A, B) of
+// kinds a process caches, B a creation or deletion after A whose restart
+// comes before the heal (B.At+1ms <= last), in the sweep's order: A's
+// interest first (frozenInterest), then B a creation before B a deletion,
+// then each process in turn, A in commit order, B in commit order. It
+// enumerates lazily: a run's millions of pairs are never all made.
+func stalePairs(sp Space, tg Targets, last time.Duration, n int, each func(pastPair)) {
+	type writes struct {
+		proc    string
+		ws      []Write
+		created []int // the indexes in ws of the creations B may be, then of the deletions
+		deleted []int
+	}
+	var procs []writes
+	for _, proc := range sp.Processes {
+		pw := writes{proc: proc, ws: cachedWrites(sp, tg, proc, false)}
+		for j, b := range pw.ws {
+			switch {
+			case b.At+time.Millisecond > last:
+			case b.Change == Created:
+				pw.created = append(pw.created, j)
+			case b.Change == Deleted || b.Change == Deleting:
+				pw.deleted = append(pw.deleted, j)
+			}
+		}
+		procs = append(procs, pw)
+	}
+	made := 0
+	for interest := range 5 {
+		for _, creation := range []bool{true, false} {
+			for _, pw := range procs {
+				bs := pw.deleted
+				if creation {
+					bs = pw.created
+				}
+				for i, a := range pw.ws {
+					if frozenInterest(a.Change) != interest || sp.KindsOnly && !slices.Contains(sp.Kinds, a.Kind) {
+						continue // the profile narrows the kinds a view may lag
+					}
+					for _, j := range bs[sort.SearchInts(bs, i+1):] {
+						if pw.ws[j].At <= a.At {
+							continue
+						}
+						if made == n {
+							return
+						}
+						made++
+						each(pastPair{pw.proc, a, pw.ws[j]})
+					}
+				}
+			}
+		}
+	}
 }
 
 // pastPair is a stale restart's two targets: the process, the change A its

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -122,4 +123,59 @@ func TestTheSweepFollowsTheClasses(t *testing.T) {
 			t.Fatalf("a %s plan with only crashes allowed", tp.Class)
 		}
 	}
+}
+
+// A hot loop: the operator makes a request Secret, rewrites its key pair's
+// Secret and deletes the request, 400 times in a run (examples/patterns'
+// key-pair twin wrote 3,252 times: 2,887,050 pairs of two changes for each
+// stale view, and ranking them ran past 15 minutes). Each view examines at
+// most maxStalePairs of its pairs, the first in the sweep's order (a view
+// frozen at a deletion first): the ranking is bounded by what any budget
+// could take, counted here in pairs, not timed.
+func TestAHotLoopsStalePairsAreBoundedInTheSweepsOrder(t *testing.T) {
+	const secret = "/v1/Secret"
+	var tg Targets
+	tg.Watched = map[string][]string{"op": {secret}}
+	rv := uint64(1)
+	write := func(at time.Duration, object string, c Change) {
+		rv++
+		tg.Writes = append(tg.Writes, Write{At: at, RV: rv, Kind: secret, Object: object, Process: "op", Change: c})
+	}
+	for i := range 400 {
+		at := time.Duration(i) * 100 * time.Millisecond
+		req := fmt.Sprintf("ns/req-%d", i)
+		write(at, req, Created)
+		tg.Acts = append(tg.Acts, Act{At: at + time.Millisecond, Process: "op", Kind: secret, Object: "ns/tls",
+			Reads: []Observed{{At: at, Kind: secret, Object: req, RV: rv}}})
+		write(at+time.Millisecond, "ns/tls", Updated)
+		write(at+2*time.Millisecond, req, Deleted)
+	}
+	sp := Space{Processes: []string{"op"}, Kinds: []string{secret}, Horizon: 2 * time.Minute, MaxStale: 30 * time.Second}
+	last := sp.Horizon - sp.withDefaults().RestartDelay - time.Millisecond // the last crash whose restart comes before the heal
+	all := 0
+	for i, a := range tg.Writes {
+		for _, b := range tg.Writes[i+1:] {
+			if b.At > a.At && b.At+time.Millisecond <= last && (b.Change == Created || b.Change == Deleted) {
+				all++
+			}
+		}
+	}
+	if all <= 4*maxStalePairs {
+		t.Fatalf("the trace makes %d pairs of two changes: too few to test the bound", all)
+	}
+	var pairs []Fault // the pairs' plans: a view behind for MaxStale (the objects' pasts catch up in 1ms)
+	for _, tp := range Sweep(sp, tg, nil) {
+		if tp.Class == SweepStale && tp.Faults[0].Age == sp.MaxStale {
+			pairs = append(pairs, tp.Faults[0])
+		}
+	}
+	if len(pairs) > 4*maxStalePairs {
+		t.Fatalf("%d stale pairs ranked of the trace's %d for each view, want at most %d for each of the four views", len(pairs), all, maxStalePairs)
+	}
+	// The first: frozen just after the first request's deletion (a deletion
+	// first), restarted right after the next request's creation.
+	if want := (Fault{Kind: Stale, Process: "op", At: 101 * time.Millisecond, Age: sp.MaxStale, Rev: 4, Resource: secret}); len(pairs) == 0 || pairs[0] != want {
+		t.Fatalf("the first stale pair is %v, want %v", pairs[:min(1, len(pairs))], want)
+	}
+	t.Logf("%d pairs of two changes for each view; %d ranked in all", all, len(pairs))
 }

@@ -116,6 +116,22 @@ var benchOperators = []benchOperator{
 	// generic converges catches it (the child is in every fault-free end
 	// state).
 	{name: bigLagOnly, bugPlans: 300, options: bigrecreateLagOptions},
+	// The same large operator with default Options and the default budget:
+	// its sweep ranks more plans than half the budget, and the random plans
+	// take turns with them from the first plan; "found by" says which kind
+	// of plan found the bug on each seed.
+	{name: bigDefault, bugPlans: 100, options: bigrecreateOptions},
+}
+
+// bigDefault is the large example explored with default Options.
+const bigDefault = "bigrecreate, default Options"
+
+// bigrecreateOptions are examples/bigrecreate's operator and workload as
+// its test gives them, every fault class.
+func bigrecreateOptions(buggy bool) operatortest.Options {
+	o := bigrecreateLagOptions(buggy)
+	o.Faults = operatortest.Faults{}
+	return o
 }
 
 // bigLagOnly is the large example whose bug a random plan finds.
