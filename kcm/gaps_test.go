@@ -57,7 +57,7 @@ func TestSetupRefusesAProcessOutsideABubble(t *testing.T) {
 func TestOperatortestsCollectorIsTheModelAndRunsOutsideABubble(t *testing.T) {
 	var hostedErr error
 	hc, err := kernelWorld(t, func(p *process.Process) error {
-		hostedErr = kcm.SetupGarbageCollector(p, func(schema.GroupVersionResource) bool { return true })
+		hostedErr = kcm.SetupGarbageCollector(p, func(schema.GroupVersionKind) bool { return true })
 		return nil
 	})
 	if err != nil {

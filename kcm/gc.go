@@ -50,11 +50,17 @@ const GCSyncPeriod = 30 * time.Second
 // then Run with 20 workers (--concurrent-gc-syncs) and Sync every 30s of
 // virtual time, each a goroutine that joins the process first. Its three
 // workqueues are replaced by the simulator's (gcQueues). collects, when not
-// nil, narrows the resources discovery reports to the Sync to those it
-// accepts (a world's kinds: informers for every served resource would cost
-// every world a monitor each); owners are still looked up by the RESTMapper
-// over all of discovery. It needs a testing/synctest bubble (Available).
-func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersionResource) bool) error {
+// nil, narrows the resources discovery reports to the Sync to those of the
+// kinds it accepts, each kind as its resource list names it (a world's
+// kinds: informers for every served resource would cost every world a
+// monitor each); owners are still looked up by the RESTMapper over all of
+// discovery, read again when what the Sync reads changes (a kind it does
+// not accept changes nothing there: a CRD installed during the run must be
+// accepted for owners of its kind to be found). Discovery, the Sync's and
+// the RESTMapper's, is read from the apiserver's kind table
+// (process.Discovery), and the Sync's again only once the served kinds
+// change. It needs a testing/synctest bubble (Available).
+func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersionKind) bool) error {
 	mgr := p.Manager()
 	if !process.InBubble(mgr) {
 		return fmt.Errorf("kcm: process %s: kube-controller-manager's garbage collector needs a testing/synctest bubble (package wallclock)", p.Name())
@@ -98,7 +104,10 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 	if err != nil {
 		return fmt.Errorf("kcm: %s: discovery: %w", GarbageCollector, err)
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(mapperDisc))
+	// Discovery read from the apiserver's kind table, not through the REST
+	// transport (process.Discovery): the same answers, at a fraction of a
+	// small world's cost.
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(process.Discovery(mgr, mapperDisc)))
 	// A goroutine of the collector that logs joins the process first (the
 	// graph builder's Run logs "Running" before its first call in): its
 	// line is then the process's, in its timeline, not klog's stderr.
@@ -117,10 +126,11 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 	if err != nil {
 		return fmt.Errorf("kcm: %s: %w", GarbageCollector, err)
 	}
-	var sync discovery.ServerResourcesInterface = disc
+	var sync discovery.ServerResourcesInterface = process.Discovery(mgr, disc)
 	if collects != nil {
-		sync = collectedDiscovery{disc, collects}
+		sync = collectedDiscovery{sync, collects}
 	}
+	sync = &unchangedDiscovery{ServerResourcesInterface: sync, generation: p.KindsGeneration}
 	// kube-controller-manager closes InformersStarted once every
 	// controller is built and the shared informers started; the collector's
 	// monitors start their informers themselves (startMonitors), after it.
@@ -253,10 +263,12 @@ type listMetadata struct{ metadata.Interface }
 func (listMetadata) IsWatchListSemanticsUnSupported() bool { return true }
 
 // collectedDiscovery is discovery as the collector's Sync reads it: only
-// the resources collects accepts.
+// the resources of the kinds collects accepts (each its kind as its
+// resource list names it: a kind served since the RESTMapper last read
+// discovery is not one it can map yet).
 type collectedDiscovery struct {
 	discovery.ServerResourcesInterface
-	collects func(schema.GroupVersionResource) bool
+	collects func(schema.GroupVersionKind) bool
 }
 
 func (d collectedDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList, error) {
@@ -269,13 +281,40 @@ func (d collectedDiscovery) ServerPreferredResources() ([]*metav1.APIResourceLis
 		}
 		kept := *l
 		kept.APIResources = slices.DeleteFunc(slices.Clone(l.APIResources), func(r metav1.APIResource) bool {
-			return !d.collects(gv.WithResource(r.Name))
+			return !d.collects(gv.WithKind(r.Kind))
 		})
 		if len(kept.APIResources) > 0 {
 			out = append(out, &kept)
 		}
 	}
 	return out, err
+}
+
+// unchangedDiscovery answers the collector's Sync (every 30 s) with its last
+// answer while the apiserver serves the same kinds (Process.KindsGeneration):
+// discovery is no call of the process (package restapi), so what the Sync
+// reads is the same, and a world saves a discovery request of each of its
+// 30-odd group versions, through the REST transport and JSON, at every
+// sync (most of a small world's run, measured).
+type unchangedDiscovery struct {
+	discovery.ServerResourcesInterface
+	generation func() int
+
+	mu    sync.Mutex
+	read  bool
+	gen   int
+	lists []*metav1.APIResourceList
+	err   error
+}
+
+func (d *unchangedDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if g := d.generation(); !d.read || g != d.gen {
+		d.lists, d.err = d.ServerResourcesInterface.ServerPreferredResources()
+		d.read, d.gen = d.err == nil, g
+	}
+	return slices.Clone(d.lists), d.err
 }
 
 // gcInformerFactory is the collector's informerfactory.InformerFactory, as

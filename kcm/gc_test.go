@@ -26,8 +26,8 @@ import (
 func gcOptions() cluster.Options {
 	return cluster.Options{Scheme: scheme(), Processes: []process.Spec{
 		{Name: "kube-controller-manager", Setup: func(pr *process.Process) error {
-			return kcm.SetupGarbageCollector(pr, func(gvr schema.GroupVersionResource) bool {
-				return gvr.Group == "" && (gvr.Resource == "configmaps" || gvr.Resource == "secrets")
+			return kcm.SetupGarbageCollector(pr, func(gvk schema.GroupVersionKind) bool {
+				return gvk.Group == "" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret")
 			})
 		}},
 	}}

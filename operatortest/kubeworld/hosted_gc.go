@@ -11,20 +11,16 @@ import (
 // collector in p (kcm.SetupGarbageCollector) in place of models/kube's
 // GarbageCollector, for a world that may hold only the kinds holds says (nil:
 // every kind): its discovery sync collects the served resources of those
-// kinds (each mapped to its kind by p's RESTMapper), owners of any served
+// kinds (each its kind as discovery names it), owners of any served
 // kind. It hosts nothing and reports false outside a testing/synctest bubble
 // (kcm.Available): the caller then sets up the model.
 func HostedGarbageCollector(p *process.Process, holds func(schema.GroupKind) bool) (bool, error) {
 	if !kcm.Available(p) {
 		return false, nil
 	}
-	var collects func(schema.GroupVersionResource) bool
+	var collects func(schema.GroupVersionKind) bool
 	if holds != nil {
-		mapper := p.Manager().GetRESTMapper()
-		collects = func(gvr schema.GroupVersionResource) bool {
-			gvk, err := mapper.KindFor(gvr)
-			return err == nil && holds(gvk.GroupKind())
-		}
+		collects = func(gvk schema.GroupVersionKind) bool { return holds(gvk.GroupKind()) }
 	}
 	return true, kcm.SetupGarbageCollector(p, collects)
 }

@@ -243,7 +243,11 @@ var builtinCreateOnUpdate = map[string]bool{
 
 // builtinKind returns the Kind of a type from k8s.io/api, or false for any other type.
 func builtinKind(gvk schema.GroupVersionKind, t reflect.Type) (*Kind, bool) {
-	if !(strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || t.PkgPath() == crdPkgPath) || strings.HasSuffix(gvk.Kind, "List") {
+	// apiextensions.k8s.io serves CustomResourceDefinitions alone: its
+	// ConversionReview is a webhook's message, no resource (discovery
+	// offering it made kube-controller-manager's garbage collector wait for
+	// a monitor of it that could never sync).
+	if !(strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || t.PkgPath() == crdPkgPath && gvk.Kind == "CustomResourceDefinition") || strings.HasSuffix(gvk.Kind, "List") {
 		return nil, false
 	}
 	gk := gvk.Group + "/" + gvk.Kind

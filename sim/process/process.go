@@ -220,6 +220,10 @@ func (p *Process) GetCache() *informer.Cache { return p.cache }
 // GetScheme is the scheme.
 func (p *Process) GetScheme() *runtime.Scheme { return p.env.Server.Scheme() }
 
+// KindsGeneration is the apiserver's count of changes to the kinds it serves
+// (apiserver.Server.KindsGeneration): discovery's answers change only with it.
+func (p *Process) KindsGeneration() int { return p.env.Server.KindsGeneration() }
+
 // GetRESTMapper maps the served kinds.
 func (p *Process) GetRESTMapper() meta.RESTMapper { return p.client.RESTMapper() }
 
