@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/kcm"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/process"
@@ -25,11 +26,28 @@ type World struct {
 	NamespaceTermination time.Duration
 }
 
+// NamespaceContent are the kinds of what kube-controller-manager puts into
+// every namespace (SetupCollectors): its default ServiceAccount and its
+// kube-root-ca.crt ConfigMap. A world holds them from the start.
+var NamespaceContent = []schema.GroupKind{{Kind: "ServiceAccount"}, {Kind: "ConfigMap"}}
+
 // SetupCollectors sets up, in kube-controller-manager's process p, the
 // namespace controller and the garbage collector of a run of held (nil:
-// every kind), over the kinds builtinKinds gives.
+// every kind), over the kinds builtinKinds gives, and, in a run given its
+// kinds (held not nil) in a testing/synctest bubble, hosts
+// kube-controller-manager's serviceaccount and root-ca-cert-publisher
+// controllers (package kcm), which make every namespace's default
+// ServiceAccount and kube-root-ca.crt ConfigMap. The probe of the kinds a
+// world holds (held nil) runs without them, as it hosts no controller
+// (operatortest/kubeworld.SetupControllersFor says why).
 func SetupCollectors(p *process.Process, w World, held *Holding) error {
 	mgr := p.Manager()
+	if held != nil && kcm.Available(p) {
+		err := kcm.Setup(p, func(c kcm.Controller) bool { return c.Name == kcm.ServiceAccount || c.Name == kcm.RootCACertPublisher })
+		if err != nil {
+			return err
+		}
+	}
 	content, collected, err := w.builtinKinds(p, held)
 	if err != nil {
 		return err

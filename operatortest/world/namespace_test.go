@@ -55,3 +55,38 @@ func TestANamespaceTerminatesNoSoonerThanNamespaceTermination(t *testing.T) {
 		t.Errorf("with NamespaceTermination 20s it went %s after its deletion", d)
 	}
 }
+
+// Every namespace gets its default ServiceAccount and its kube-root-ca.crt
+// ConfigMap shortly after it is created, from kube-controller-manager's
+// serviceaccount and root-ca-cert-publisher controllers, as on a real
+// cluster: the seed objects' namespace included.
+func TestANamespaceGetsItsDefaultServiceAccountAndRootCAConfigMap(t *testing.T) {
+	o := optest.AppOptions(optest.Child())
+	o.Workload.Steps = []world.StepKind{}
+	w, err := search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := reference.Run(w, t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[string]time.Duration{}
+	for _, ev := range r.Log {
+		if ev.Type == watch.Added && ev.Object.GetNamespace() == "team" {
+			made[ev.GVK.Kind+" "+ev.Object.GetName()] = ev.At.Sub(r.Start)
+		}
+	}
+	for _, want := range []string{"ServiceAccount default", "ConfigMap kube-root-ca.crt"} {
+		at, ok := made[want]
+		if !ok {
+			t.Errorf("namespace team never got its %s (made: %v)", want, made)
+		} else if at > 5*time.Second {
+			t.Errorf("namespace team got its %s at %s, want within seconds of its creation", want, at)
+		}
+	}
+}

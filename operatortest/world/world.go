@@ -302,7 +302,7 @@ func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) clus
 	}
 	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.Holds) {
 		env := randomSeed(p.Seed) // the environment's draws (random.go)
-		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
+		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env, IgnoresSIGTERM: w.Opts.ignoresSIGTERM}))
 	}
 	for _, m := range o.Managers {
 		specs := m.Processes()
