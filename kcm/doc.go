@@ -72,7 +72,13 @@
 //     serves no TLS: a fixed self-signed certificate).
 //     TestANewNamespaceGetsItsDefaultServiceAccountAndRootCAConfigMap,
 //     TestNamespaceContentDeterminism. operatortest/builtins hosts these
-//     two in every world with built-in controllers.
+//     two in every world with built-in controllers. SeedNamespaceContent
+//     runs their first sync before a run's time starts, as a cluster's
+//     bootstrap did long before a test: each built by its constructor,
+//     its sync called once per namespace over listers filled by one list,
+//     its workqueue shut down unused; the hosted ones then write nothing
+//     for those namespaces
+//     (TestSeededNamespaceContentIsWhatTheControllersMakeAndTheyWriteNoMore).
 //
 // The garbage collector (SetupGarbageCollector, its own entry: it is not
 // one of Controllers) is kube-controller-manager's own

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/certificates/rootcacertpublisher"
@@ -168,9 +169,7 @@ func Controllers() []Controller {
 		{Name: ServiceAccount, Triggers: []schema.GroupKind{namespaceKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
 			// newServiceAccountsController (cmd/kube-controller-manager/app/core.go):
 			// DefaultServiceAccountsControllerOptions, one worker.
-			f := h.factory
-			c, err := serviceaccount.NewServiceAccountsController(klog.FromContext(ctx), f.Core().V1().ServiceAccounts(), f.Core().V1().Namespaces(),
-				h.clientset, serviceaccount.DefaultServiceAccountsControllerOptions())
+			c, err := newServiceAccounts(ctx, h.factory, h.clientset)
 			if err != nil {
 				return nil, err
 			}
@@ -185,12 +184,7 @@ func Controllers() []Controller {
 			// newRootCACertificatePublisherController
 			// (cmd/kube-controller-manager/app/certificates.go): the
 			// apiserver's CA from the client config, one worker.
-			ca := h.mgr.GetConfig().CAData
-			if len(ca) == 0 {
-				ca = []byte(RootCA)
-			}
-			f := h.factory
-			c, err := rootcacertpublisher.NewPublisher(f.Core().V1().ConfigMaps(), f.Core().V1().Namespaces(), h.clientset, ca)
+			c, err := newPublisher(h.factory, h.clientset, h.mgr.GetConfig())
 			if err != nil {
 				return nil, err
 			}
@@ -200,6 +194,26 @@ func Controllers() []Controller {
 			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
 		}},
 	}
+}
+
+// newServiceAccounts is the serviceaccount controller as
+// newServiceAccountsController (cmd/kube-controller-manager/app/core.go)
+// builds it: DefaultServiceAccountsControllerOptions.
+func newServiceAccounts(ctx context.Context, f informers.SharedInformerFactory, cs kubernetes.Interface) (*serviceaccount.ServiceAccountsController, error) {
+	return serviceaccount.NewServiceAccountsController(klog.FromContext(ctx), f.Core().V1().ServiceAccounts(), f.Core().V1().Namespaces(),
+		cs, serviceaccount.DefaultServiceAccountsControllerOptions())
+}
+
+// newPublisher is the root CA publisher as
+// newRootCACertificatePublisherController
+// (cmd/kube-controller-manager/app/certificates.go) builds it: the
+// apiserver's CA from the client config cfg, else RootCA.
+func newPublisher(f informers.SharedInformerFactory, cs kubernetes.Interface, cfg *rest.Config) (*rootcacertpublisher.Publisher, error) {
+	ca := cfg.CAData
+	if len(ca) == 0 {
+		ca = []byte(RootCA)
+	}
+	return rootcacertpublisher.NewPublisher(f.Core().V1().ConfigMaps(), f.Core().V1().Namespaces(), cs, ca)
 }
 
 // RootCA is the cluster's CA certificate the root CA publisher writes into

@@ -103,7 +103,7 @@
 //     kinds it may hold), the garbage collector and namespace
 //     controller set up over them, and every namespace's default
 //     ServiceAccount and kube-root-ca.crt ConfigMap (kcm's hosted
-//     controllers).
+//     controllers; the cluster's own namespaces' from its bootstrap).
 //   - operatortest/workload: the drawn workload and the user's steps
 //     (operatortest/schemadraw: values drawn from CRD schemas).
 //   - operatortest/verdict: the generic oracles (converges, update-summaries,

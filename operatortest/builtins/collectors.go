@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"time"
 
@@ -13,7 +14,10 @@ import (
 	"github.com/ctrlsim/ctrlsim/kcm"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 )
 
 // World is what of a world the collector and the namespace controller are
@@ -30,6 +34,32 @@ type World struct {
 // every namespace (SetupCollectors): its default ServiceAccount and its
 // kube-root-ca.crt ConfigMap. A world holds them from the start.
 var NamespaceContent = []schema.GroupKind{{Kind: "ServiceAccount"}, {Kind: "ConfigMap"}}
+
+// HostsNamespaceContent reports whether a run of held (nil: the probe) in
+// cluster c hosts the serviceaccount and root-ca-cert-publisher
+// controllers (SetupCollectors): a run given its kinds, in a
+// testing/synctest bubble. Such a run's namespaces have their content from
+// the cluster's bootstrap (SeedNamespaceContent).
+func HostsNamespaceContent(c *cluster.Cluster, held *Holding) bool {
+	return held != nil && c.Sched.InBubble()
+}
+
+// SeedNamespaceContent gives every namespace of cluster c its content as a
+// real cluster has it from its bootstrap, before the run's time starts:
+// kube-controller-manager's serviceaccount and root-ca-cert-publisher
+// controllers sync each namespace once (kcm.SeedNamespaceContent), as
+// process (kube-controller-manager's name) with its identity, untraced, as
+// the default namespaces are made. A world calls it after its seed objects
+// (their namespaces included) are made, where HostsNamespaceContent: the
+// same controllers hosted in the run then write nothing at its start, and
+// only a namespace made during the run (or content deleted or edited)
+// gets writes of theirs in its trace.
+func SeedNamespaceContent(c *cluster.Cluster, process string) error {
+	user := apiserver.Admin
+	user.Agent = process
+	cfg := restapi.New(kubeclient.New(c.Server, user, kubeclient.Options{}), c.Server, process, nil).Config()
+	return kcm.SeedNamespaceContent(context.Background(), cfg)
+}
 
 // SetupCollectors sets up, in kube-controller-manager's process p, the
 // namespace controller and the garbage collector of a run of held (nil:
