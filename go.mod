@@ -34,6 +34,8 @@ require (
 require (
 	cyphar.com/go-pathrs v0.2.5 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
+	golang.org/x/crypto v0.54.0 // indirect
+	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
 	k8s.io/kube-controller-manager v0.37.2 // indirect
 	k8s.io/kube-proxy v0.37.2 // indirect

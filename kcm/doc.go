@@ -62,6 +62,23 @@
 //     deleted a PersistentVolume kept it Terminating for ever.
 //     TestADeletedBoundVolumeStaysUntilReleased,
 //     TestADeletedVolumeDeterminism.
+//   - serviceaccount-controller: NewServiceAccountsController with
+//     DefaultServiceAccountsControllerOptions, one worker: every active
+//     namespace's default ServiceAccount, made again when deleted.
+//   - root-ca-certificate-publisher-controller: NewPublisher, one worker:
+//     every namespace's kube-root-ca.crt ConfigMap (ca.crt, the description
+//     annotation), made again when deleted and restored when edited. Its CA
+//     is the REST config's CAData, else RootCA (the simulated apiserver
+//     serves no TLS: a fixed self-signed certificate).
+//     TestANewNamespaceGetsItsDefaultServiceAccountAndRootCAConfigMap,
+//     TestNamespaceContentDeterminism. operatortest/builtins hosts these
+//     two in every world with built-in controllers. SeedNamespaceContent
+//     runs their first sync before a run's time starts, as a cluster's
+//     bootstrap did long before a test: each built by its constructor,
+//     its sync called once per namespace over listers filled by one list,
+//     its workqueue shut down unused; the hosted ones then write nothing
+//     for those namespaces
+//     (TestSeededNamespaceContentIsWhatTheControllersMakeAndTheyWriteNoMore).
 //
 // The garbage collector (SetupGarbageCollector, its own entry: it is not
 // one of Controllers) is kube-controller-manager's own

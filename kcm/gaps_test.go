@@ -130,7 +130,7 @@ func TestControllersHostNeitherTheNamespaceNorTheEndpointSliceController(t *test
 	for _, c := range kcm.Controllers() {
 		names = append(names, c.Name)
 	}
-	want := []string{kcm.ReplicaSet, kcm.Deployment, kcm.Job, kcm.StatefulSet, kcm.PVCProtection, kcm.PVProtection}
+	want := []string{kcm.ReplicaSet, kcm.Deployment, kcm.Job, kcm.StatefulSet, kcm.PVCProtection, kcm.PVProtection, kcm.ServiceAccount, kcm.RootCACertPublisher}
 	if !slices.Equal(names, want) {
 		t.Errorf("Controllers are %v, want %v (no namespace-controller, no endpointslice-controller)", names, want)
 	}

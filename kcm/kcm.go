@@ -11,11 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller/certificates/rootcacertpublisher"
 	"k8s.io/kubernetes/pkg/controller/deployment"
 	"k8s.io/kubernetes/pkg/controller/job"
 	"k8s.io/kubernetes/pkg/controller/replicaset"
+	"k8s.io/kubernetes/pkg/controller/serviceaccount"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 	"k8s.io/kubernetes/pkg/controller/volume/pvcprotection"
 	"k8s.io/kubernetes/pkg/controller/volume/pvprotection"
@@ -34,6 +37,10 @@ const (
 	StatefulSet   = "statefulset-controller"
 	PVCProtection = "persistentvolumeclaim-protection-controller"
 	PVProtection  = "persistentvolume-protection-controller"
+	// ServiceAccount and RootCACertPublisher put the default ServiceAccount
+	// and the kube-root-ca.crt ConfigMap into every namespace.
+	ServiceAccount      = "serviceaccount-controller"
+	RootCACertPublisher = "root-ca-certificate-publisher-controller"
 )
 
 // Controller is one of kube-controller-manager's controllers that Setup hosts:
@@ -54,6 +61,7 @@ var (
 	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	jobKind         = schema.GroupKind{Group: "batch", Kind: "Job"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
+	namespaceKind   = schema.GroupKind{Kind: "Namespace"}
 )
 
 // Controllers are the controllers Setup can host, in the order it starts
@@ -156,8 +164,74 @@ func Controllers() []Controller {
 			process.EnableStorageObjectInUseProtection(h.mgr)
 			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
 		}},
+		// Every namespace has a default ServiceAccount: created when the
+		// namespace is, and again when it is deleted.
+		{Name: ServiceAccount, Triggers: []schema.GroupKind{namespaceKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newServiceAccountsController (cmd/kube-controller-manager/app/core.go):
+			// DefaultServiceAccountsControllerOptions, one worker.
+			c, err := newServiceAccounts(ctx, h.factory, h.clientset)
+			if err != nil {
+				return nil, err
+			}
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
+		}},
+		// Every namespace has the kube-root-ca.crt ConfigMap: created when
+		// the namespace is, again when it is deleted, restored when edited.
+		{Name: RootCACertPublisher, Triggers: []schema.GroupKind{namespaceKind}, build: func(ctx context.Context, h *host) (func(context.Context), error) {
+			// newRootCACertificatePublisherController
+			// (cmd/kube-controller-manager/app/certificates.go): the
+			// apiserver's CA from the client config, one worker.
+			c, err := newPublisher(h.factory, h.clientset, h.mgr.GetConfig())
+			if err != nil {
+				return nil, err
+			}
+			if err := simQueue[string](h, c, "queue"); err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) { c.Run(ctx, 1) }, nil
+		}},
 	}
 }
+
+// newServiceAccounts is the serviceaccount controller as
+// newServiceAccountsController (cmd/kube-controller-manager/app/core.go)
+// builds it: DefaultServiceAccountsControllerOptions.
+func newServiceAccounts(ctx context.Context, f informers.SharedInformerFactory, cs kubernetes.Interface) (*serviceaccount.ServiceAccountsController, error) {
+	return serviceaccount.NewServiceAccountsController(klog.FromContext(ctx), f.Core().V1().ServiceAccounts(), f.Core().V1().Namespaces(),
+		cs, serviceaccount.DefaultServiceAccountsControllerOptions())
+}
+
+// newPublisher is the root CA publisher as
+// newRootCACertificatePublisherController
+// (cmd/kube-controller-manager/app/certificates.go) builds it: the
+// apiserver's CA from the client config cfg, else RootCA.
+func newPublisher(f informers.SharedInformerFactory, cs kubernetes.Interface, cfg *rest.Config) (*rootcacertpublisher.Publisher, error) {
+	ca := cfg.CAData
+	if len(ca) == 0 {
+		ca = []byte(RootCA)
+	}
+	return rootcacertpublisher.NewPublisher(f.Core().V1().ConfigMaps(), f.Core().V1().Namespaces(), cs, ca)
+}
+
+// RootCA is the cluster's CA certificate the root CA publisher writes into
+// every namespace's kube-root-ca.crt ConfigMap (its ca.crt), where the
+// process's REST config has none (the simulated apiserver serves no TLS): a
+// self-signed certificate for CN kubernetes, as kubeadm's CA is, the same in
+// every run.
+const RootCA = `-----BEGIN CERTIFICATE-----
+MIIBazCCARKgAwIBAgIBATAKBggqhkjOPQQDAjAVMRMwEQYDVQQDDAprdWJlcm5l
+dGVzMB4XDTI2MTEyODAxMjQzMFoXDTM2MTEyNTAxMjQzMFowFTETMBEGA1UEAwwK
+a3ViZXJuZXRlczBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABKOxd0z/yUAaVV3n
+uj6wKqSXgzboK8Lkx2CPiDJXP1zPL6idDSfqkhoy/hSX3I+nz5NEBswxFKPRBQ+S
+hOFMAC6jUzBRMB0GA1UdDgQWBBSCRF9gy7n335p02dYzfaVorGUsgjAfBgNVHSME
+GDAWgBSCRF9gy7n335p02dYzfaVorGUsgjAPBgNVHRMBAf8EBTADAQH/MAoGCCqG
+SM49BAMCA0cAMEQCIHyja1ADd8aPik5djfoHyo70MjLbVM3RLEsTTBwbEPETAiBQ
+NYNIcqTKv5NaCAlHPwCuBoWYxlJ9ct8+sjA6qIwNIg==
+-----END CERTIFICATE-----
+`
 
 // host is what the hosted controllers of one incarnation share, as
 // kube-controller-manager's ControllerContext: one clientset and one informer

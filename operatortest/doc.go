@@ -1,8 +1,11 @@
 // Package operatortest tests an operator's controllers under faults from one
 // go test call: its own SetupWithManager functions, its CRD manifests and a few
-// seed objects are all it asks for. It explores plans of a workload (the seed
-// objects mutated, deleted and re-created, with mutations drawn from the CRDs'
-// schemas, valid and invalid: workload.go, package schemadraw) and of faults (informer lag and stalled watches,
+// seed objects are all it asks for. It explores plans of a workload (the
+// operator's own seed objects, its custom resources and the seeds they own,
+// mutated, deleted and re-created, with mutations drawn from the CRDs'
+// schemas, valid and invalid: workload.go, package schemadraw; the seeds of
+// built-in kinds besides, a Namespace or a ConfigMap an install made, are
+// the cluster's set-up, touched only where Workload.Objects names them) and of faults (informer lag and stalled watches,
 // crashes at any client call or right after a write, restarts onto a lagging
 // apiserver, API errors, latency, more workers), runs each as a fault phase, a heal and a heal budget, judges the
 // generic oracles and the test's own properties, shrinks a violation to a
@@ -97,8 +100,10 @@
 //     into the plan space, checked against the world, and the API errors
 //     drawn by default, aimed at a fault-free run's writes.
 //   - operatortest/builtins: which built-in controllers a run starts (the
-//     kinds it may hold), and the garbage collector and namespace
-//     controller set up over them.
+//     kinds it may hold), the garbage collector and namespace
+//     controller set up over them, and every namespace's default
+//     ServiceAccount and kube-root-ca.crt ConfigMap (kcm's hosted
+//     controllers; the cluster's own namespaces' from its bootstrap).
 //   - operatortest/workload: the drawn workload and the user's steps
 //     (operatortest/schemadraw: values drawn from CRD schemas).
 //   - operatortest/verdict: the generic oracles (converges, update-summaries,

@@ -35,6 +35,17 @@
 // gone: it needs pods that terminate gracefully (sim/apiserver, the kubelet
 // of models/kube), without which its clean-up never runs.
 //
+// drain-grace is a message-broker operator whose member pods have a
+// one-week grace period and a preStop hook that waits for the operator's
+// mark: it needs containers that exit on SIGTERM within seconds, as a real
+// process does (models/kube's kubelet), without which every run ends with
+// a member Terminating for days and its twin's stale re-creation is masked.
+//
+// registry-entry writes into a namespace its install made (a seeded
+// Namespace it does not own): it needs a workload that leaves the cluster's
+// set-up alone (operatortest/workload's default), without which the
+// namespace's deletion fails every later registration in every run.
+//
 // statefulset-parallel is the statefulset pattern's Cache with its pods
 // started all at once (podManagementPolicy Parallel): kube-controller-manager
 // makes and readies them in each schedule's order, gives each a

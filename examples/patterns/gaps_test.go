@@ -48,6 +48,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/ownedchildren"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/password"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/probe"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/registry"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartchecksum"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/restartstamp"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/schedule"
@@ -619,4 +620,14 @@ func TestAKeyPairsCertificateIsSelfSigned(t *testing.T) {
 	if cert.NotBefore.Year() < 2000 || cert.NotAfter.Sub(cert.NotBefore) != 90*24*time.Hour {
 		t.Errorf("the certificate is valid from %v to %v, want 90 days from the operator's clock", cert.NotBefore, cert.NotAfter)
 	}
+}
+
+func TestRegistryEntryIsAConfigMapWithTheImageAlone(t *testing.T) {
+	r := replayCorrect(t, "registry-entry")
+	var entry corev1.ConfigMap
+	get(t, r, registry.RegistryNamespace, "shop.web", &entry)
+	if len(entry.Data) != 1 || entry.Data["image"] != "shop:1" || len(entry.OwnerReferences) != 0 {
+		t.Errorf("the entry holds %v, owners %v; want the image alone, no owner", entry.Data, entry.OwnerReferences)
+	}
+	none(t, r, &corev1.ServiceList{}, registry.RegistryNamespace)
 }

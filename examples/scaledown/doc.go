@@ -36,7 +36,7 @@
 //
 // The test (scaledown_test.go) runs the workload as a script (three members
 // at 0 s, two at 5 s, three at 20 s). Its hand plan `stale process=op
-// kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=12` (rev 12:
+// kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=22` (rev 22:
 // the status write of the scale-down in the fault-free run of seed 1;
 // 20.006 s: just after member 2's new claim, rv 15; the restart comes after
 // the 10 s crash back-off) is caught on the buggy operator and holds on the

@@ -143,10 +143,12 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 }
 
 // The fault-free run (seed 1): the three members' claims are made and
-// recorded (status rv 10); the scale-down at 5 s (rv 11) is recorded in
-// status (rv 12, at 5.0017 s) and member 2's claim deleted (rv 13); the
-// scale-up at 20 s (rv 14) makes member 2's claim again (rv 15, at
-// 20.0043 s) and records it (rv 16). Both operators hold.
+// recorded (status rv 10); the scale-down at 5 s (rv 21) is recorded in
+// status (rv 22, at 5.0020 s) and member 2's claim deleted; the scale-up at
+// 20 s (rv 25) makes member 2's claim again and records it (rv 27, at
+// 20.0065 s). Both operators hold. (The resourceVersions between are
+// kube-controller-manager's: each namespace's default ServiceAccount and
+// kube-root-ca.crt ConfigMap.)
 func TestTheFaultFreeRunHolds(t *testing.T) {
 	for _, buggy := range []bool{true, false} {
 		if v, r := replay(t, buggy, ""); len(v) != 0 {
@@ -158,12 +160,12 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 // staleAtTheScaleDown restarts the operator (at 20.006 s, after member 2's
 // claim was made again; up after the 10 s crash back-off) onto a watch
 // cache of Ensembles frozen at the status write that recorded the
-// scale-down (rev 12: two members in spec and status), its claims' cache
+// scale-down (rev 22: two members in spec and status), its claims' cache
 // fresh: the buggy operator deletes the live member 2's claim. Caught by
 // the author's property and by update-summaries (the claim made 3 times
 // and deleted twice, against 2 and 1). The correct operator confirms the
 // scale-down live before it deletes.
-const staleAtTheScaleDown = "stale process=op kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=12\n"
+const staleAtTheScaleDown = "stale process=op kind=scaledown.ctrlsim.dev/v1/Ensemble at=20.006s age=20s rev=22\n"
 
 func TestARestartOntoTheScaleDownDeletesALiveMembersData(t *testing.T) {
 	v, r := replay(t, true, staleAtTheScaleDown)

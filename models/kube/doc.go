@@ -239,11 +239,14 @@
 //     random initial delay, until the fault phase ends), no node lifecycle
 //     on a lost node's return (no Node objects, no NodeReady event; a pod
 //     waits for its kubelet's next 10s status sync). Graceful termination
-//     stops a pod's containers together after one drawn time (within
-//     StopWindow: the longest preStop sleep, a Sleep action or an exec
-//     "sleep N", at least; the grace period at most), not container by
-//     container; other preStop hooks take no time of their own, a shortened
-//     grace period cuts the stop short but is not otherwise re-read, and
+//     stops a pod's containers together, not container by container: the
+//     longest preStop hook (a Sleep action or an exec "sleep N" its time,
+//     any other hook one drawn time for the pod, seconds; what a hook waits
+//     for is not modelled), then one drawn SIGTERM exit (seconds), or the
+//     whole grace period where a container ignores SIGTERM (IgnoresSIGTERM);
+//     the grace period cuts it (kuberuntime's 2s minimum after a hook that
+//     used it all is not kept), a shortened grace period cuts the stop short
+//     but is not otherwise re-read, and
 //     containers that would have exited by themselves during the stop are
 //     not reported so; a container stopped before the grace period ran out
 //     exits 0 (a process that handles SIGTERM), one killed at its end 137.

@@ -117,9 +117,11 @@ type NodeLoss struct {
 //     restartPolicy Always, or OnFailure with a non-zero code; otherwise the
 //     pod ends Succeeded (every container exited 0) or Failed;
 //   - a deleted pod (Terminating: deletionTimestamp and a grace period) has
-//     its containers stopped (terminate): running ones take the "stop" delay,
-//     within StopWindow (at least the longest preStop sleep, at most the
-//     grace period), others stop at once; they exit 0 if they stopped before
+//     its containers stopped (terminate): running ones run their preStop
+//     hooks (a sleep its time, any other the "prestop" delay), then exit on
+//     SIGTERM after the "stop" delay, or at the grace period's end where a
+//     container ignores SIGTERM (IgnoresSIGTERM); others stop at once; the
+//     grace period cuts the stop; they exit 0 if they stopped before
 //     the grace period ran out and are killed (137) at its end; the phase is
 //     then Succeeded or Failed, and the kubelet deletes the pod with grace 0
 //     (the apiserver removes it, once its finalizers are gone). A pod deleted
@@ -148,10 +150,16 @@ type Kubelet struct {
 	// Delay, if set, draws the duration of a step of pod's life: "schedule"
 	// (creation to binding), "start" (binding to running containers), "run"
 	// (how long the containers of a pod that does not restart run when no
-	// annotation says), "stop" (how long a deleted pod's running containers
-	// take to stop, kept within StopWindow). Nil: 0s, 1s, 10s and the
-	// window's least.
+	// annotation says), "prestop" (how long a deleted pod's preStop hooks
+	// other than a sleep run), "stop" (how long its running processes take
+	// to exit on SIGTERM, after the hooks). Nil: 0s, 1s, 10s, 0s and 0s.
+	// The stop is cut at the grace period.
 	Delay func(pod *corev1.Pod, step string) time.Duration
+	// IgnoresSIGTERM, if set, reports the containers whose process ignores
+	// SIGTERM: a deleted pod with one stops only when its grace period runs
+	// out (SIGKILL, exit 137). Nil: every process exits on SIGTERM, as a
+	// process with a handler or the default action does.
+	IgnoresSIGTERM func(pod *corev1.Pod, c corev1.Container) bool
 	// Fault, if set, is the fault of the n-th pod the kubelet binds (counted
 	// from 1), or "".
 	Fault func(pod *corev1.Pod, n int) PodFault
@@ -199,6 +207,8 @@ type podPlan struct {
 	// saw the deletion on a live node), and stop the time they take.
 	stopping *time.Time
 	stop     time.Duration
+	// ignoresTerm: a running container ignores SIGTERM (Kubelet.IgnoresSIGTERM).
+	ignoresTerm bool
 	// stopCode is the exit code of the containers the deletion stopped:
 	// 137 (killed; the default), 0 when they exited before the grace period ran out.
 	stopCode int32
@@ -764,8 +774,9 @@ func equalStatus(a, b corev1.PodStatus) bool {
 // (pkg/kubelet/kuberuntime killContainer): the preStop hooks run first, then
 // SIGTERM, and SIGKILL when the grace period runs out. So they take at most
 // the grace period, and at least the longest preStop sleep (a Sleep action,
-// or an exec hook whose command runs "sleep N"), capped by the grace period;
-// what they take in between is the process's own (Kubelet.Delay "stop").
+// or an exec hook whose command runs "sleep N"), capped by the grace period.
+// Within it, the stop is the hooks' and the processes' own (Kubelet.Delay
+// "prestop" and "stop"; Kubelet.IgnoresSIGTERM).
 func StopWindow(pod *corev1.Pod) (lo, hi time.Duration) {
 	if g := pod.DeletionGracePeriodSeconds; g != nil && *g > 0 {
 		hi = time.Duration(*g) * time.Second
@@ -774,6 +785,28 @@ func StopWindow(pod *corev1.Pod) (lo, hi time.Duration) {
 		lo = max(lo, preStopSleep(c))
 	}
 	return min(lo, hi), hi
+}
+
+// stopTime is how long pod's running containers take to stop, uncapped:
+// the preStop hooks (a sleep sleeps its time, any other hook runs the drawn
+// "prestop"), then the process's exit on SIGTERM (the drawn "stop"); a
+// container that ignores SIGTERM runs until the grace period runs out, so
+// ignores is true and the stop is the grace period's.
+func (k *Kubelet) stopTime(pod *corev1.Pod) (stop time.Duration, ignores bool) {
+	hooks := false
+	for _, c := range pod.Spec.Containers {
+		stop = max(stop, preStopSleep(c))
+		if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && preStopSleep(c) == 0 {
+			hooks = true
+		}
+		if k.IgnoresSIGTERM != nil && k.IgnoresSIGTERM(pod, c) {
+			ignores = true
+		}
+	}
+	if hooks {
+		stop = max(stop, k.delay(pod, "prestop", 0))
+	}
+	return stop + k.delay(pod, "stop", 0), ignores
 }
 
 // preStopSleep is how long container c's preStop hook sleeps.
@@ -795,8 +828,8 @@ func preStopSleep(c corev1.Container) time.Duration {
 
 // terminate is the kubelet's side of a pod's deletion: from when it first
 // sees the deletion on a live node, it stops the containers (running ones
-// take the drawn stop time, within StopWindow; containers not running stop
-// at once), writes their terminated status and the terminal phase, then
+// take their hooks' and SIGTERM's time, stopTime, within StopWindow;
+// containers not running stop at once), writes their terminated status and the terminal phase, then
 // deletes the pod with grace 0 (pkg/kubelet/status/status_manager.go:
 // NewDeleteOptions(0) with the pod's uid as precondition). A pod deleted
 // with grace 0 (held by its finalizers, or not yet stopped when force-deleted)
@@ -808,16 +841,19 @@ func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, p *podPlan, no
 		if p.stopping == nil {
 			t := now
 			p.stopping = &t
-			lo, hi := StopWindow(pod)
-			p.stop = lo
+			p.stop, _ = StopWindow(pod)
 			if running(pod) {
-				p.stop = min(max(k.delay(pod, "stop", lo), lo), hi)
+				p.stop, p.ignoresTerm = k.stopTime(pod)
 			}
 		}
 		lo, hi := StopWindow(pod) // a shortened grace period cuts the stop short
-		end := p.stopping.Add(min(max(p.stop, lo), hi))
+		stop := min(max(p.stop, lo), hi)
+		if p.ignoresTerm {
+			stop = hi
+		}
+		end := p.stopping.Add(stop)
 		p.stopCode = 137
-		if grace > 0 && p.stop < hi {
+		if grace > 0 && stop < hi {
 			p.stopCode = 0
 		}
 		k.mu.Unlock()

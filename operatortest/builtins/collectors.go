@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"time"
 
@@ -10,9 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/kcm"
 	"github.com/ctrlsim/ctrlsim/models/kube"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/restapi"
 )
 
 // World is what of a world the collector and the namespace controller are
@@ -25,11 +30,54 @@ type World struct {
 	NamespaceTermination time.Duration
 }
 
+// NamespaceContent are the kinds of what kube-controller-manager puts into
+// every namespace (SetupCollectors): its default ServiceAccount and its
+// kube-root-ca.crt ConfigMap. A world holds them from the start.
+var NamespaceContent = []schema.GroupKind{{Kind: "ServiceAccount"}, {Kind: "ConfigMap"}}
+
+// HostsNamespaceContent reports whether a run of held (nil: the probe) in
+// cluster c hosts the serviceaccount and root-ca-cert-publisher
+// controllers (SetupCollectors): a run given its kinds, in a
+// testing/synctest bubble. Such a run's namespaces have their content from
+// the cluster's bootstrap (SeedNamespaceContent).
+func HostsNamespaceContent(c *cluster.Cluster, held *Holding) bool {
+	return held != nil && c.Sched.InBubble()
+}
+
+// SeedNamespaceContent gives every namespace of cluster c its content as a
+// real cluster has it from its bootstrap, before the run's time starts:
+// kube-controller-manager's serviceaccount and root-ca-cert-publisher
+// controllers sync each namespace once (kcm.SeedNamespaceContent), as
+// process (kube-controller-manager's name) with its identity, untraced, as
+// the default namespaces are made. A world calls it after its seed objects
+// (their namespaces included) are made, where HostsNamespaceContent: the
+// same controllers hosted in the run then write nothing at its start, and
+// only a namespace made during the run (or content deleted or edited)
+// gets writes of theirs in its trace.
+func SeedNamespaceContent(c *cluster.Cluster, process string) error {
+	user := apiserver.Admin
+	user.Agent = process
+	cfg := restapi.New(kubeclient.New(c.Server, user, kubeclient.Options{}), c.Server, process, nil).Config()
+	return kcm.SeedNamespaceContent(context.Background(), cfg)
+}
+
 // SetupCollectors sets up, in kube-controller-manager's process p, the
 // namespace controller and the garbage collector of a run of held (nil:
-// every kind), over the kinds builtinKinds gives.
+// every kind), over the kinds builtinKinds gives, and, in a run given its
+// kinds (held not nil) in a testing/synctest bubble, hosts
+// kube-controller-manager's serviceaccount and root-ca-cert-publisher
+// controllers (package kcm), which make every namespace's default
+// ServiceAccount and kube-root-ca.crt ConfigMap. The probe of the kinds a
+// world holds (held nil) runs without them, as it hosts no controller
+// (operatortest/kubeworld.SetupControllersFor says why).
 func SetupCollectors(p *process.Process, w World, held *Holding) error {
 	mgr := p.Manager()
+	if held != nil && kcm.Available(p) {
+		err := kcm.Setup(p, func(c kcm.Controller) bool { return c.Name == kcm.ServiceAccount || c.Name == kcm.RootCACertPublisher })
+		if err != nil {
+			return err
+		}
+	}
 	content, collected, err := w.builtinKinds(p, held)
 	if err != nil {
 		return err

@@ -35,6 +35,22 @@
 // those the probe saw in an owner relation: Events and leader-election
 // Leases, which most operators write, start no collector of their own.
 //
+// Every run given its kinds also hosts kube-controller-manager's
+// serviceaccount and root-ca-cert-publisher controllers (package kcm,
+// SetupCollectors): every namespace has its default ServiceAccount and its
+// kube-root-ca.crt ConfigMap, as on a real cluster, and a world holds those
+// kinds from the start (NamespaceContent). They are the cluster's writes
+// (process kube-controller-manager), not the operator's. The namespaces
+// the cluster has before the run (the system namespaces, the seed objects')
+// have their content from its bootstrap (SeedNamespaceContent: the same
+// controllers' first sync, before time starts, in the log but in no step of
+// the trace, and no target of a fault: operatortest/reference), as a real
+// cluster had it long before the test; the hosted controllers write only
+// for a namespace made, or content deleted or edited, during the run. They get an
+// informer factory of their own (kcm.Setup's), beside the workload
+// controllers' (package kubeworld's): none of their informers' kinds is one
+// of those, where kube-controller-manager shares one factory.
+//
 // Holding is the kinds a run holds (Seen: those its objects had; Missing:
 // those it lacked), SetupCollectors sets the collector and the namespace
 // controller up in kube-controller-manager's process; package world starts
@@ -43,6 +59,12 @@
 //
 // # Known gaps
 //
+//   - The probe (held nil) and a world outside a testing/synctest bubble
+//     host no controller of package kcm and seed no namespace content:
+//     their namespaces stay without their ServiceAccount and ConfigMap
+//     (operatortest runs every plan in a bubble, and a world holds those
+//     kinds from the start without the probe;
+//     TestTheProbeMakesNoNamespaceContent).
 //   - A run with fewer built-in controllers than every one draws its
 //     schedule among fewer starting workers: its trace differs
 //     from the all-controller run's of the same plan (its verdicts need

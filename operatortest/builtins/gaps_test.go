@@ -7,6 +7,8 @@ package builtins_test
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/watch"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
@@ -36,5 +38,44 @@ func TestARunWithoutTheIdleControllersHasAnotherTrace(t *testing.T) {
 	}
 	if held.Hash == all.Hash {
 		t.Errorf("the run with the kinds' controllers held and the run with every controller have one trace (hash %s)", held.Hash)
+	}
+}
+
+// rootCAConfigMaps counts the kube-root-ca.crt ConfigMaps a run's log made.
+func rootCAConfigMaps(r *world.RunResult) int {
+	n := 0
+	for _, ev := range r.Log {
+		if ev.Type == watch.Added && ev.GVK.Kind == "ConfigMap" && ev.Object.GetName() == "kube-root-ca.crt" {
+			n++
+		}
+	}
+	return n
+}
+
+// The probe's run (a nil Holding) hosts none of package kcm's controllers:
+// its namespaces get no kube-root-ca.crt ConfigMap, where a run given its
+// kinds has one in each.
+func TestTheProbeMakesNoNamespaceContent(t *testing.T) {
+	w, err := search.NewWorld(optest.FinalizerOptions().WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse("seed 3\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, _, err := w.RunHeld(t, p, world.Judging{}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _, err := w.RunHeld(t, p, world.Judging{}, 0, &world.Holding{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rootCAConfigMaps(probe); n != 0 {
+		t.Errorf("the probe's run made %d kube-root-ca.crt ConfigMaps, want none", n)
+	}
+	if n := rootCAConfigMaps(held); n < 3 {
+		t.Errorf("the run given its kinds made %d kube-root-ca.crt ConfigMaps, want one per namespace (default, kube-system, kube-public at least)", n)
 	}
 }

@@ -58,7 +58,7 @@ func tenantOptions() world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&tenants{Client: mgr.GetClient()})
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).Complete(&tenants{Client: mgr.GetClient()})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "tenants", Name: "team-a"}}},
 	}

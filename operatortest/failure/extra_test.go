@@ -28,7 +28,7 @@ import (
 func secondThoughts() func(mgr manager.Manager) error {
 	return func(mgr manager.Manager) error {
 		seen := map[string]int{} // the process's memory: lost in a crash
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).Owns(&corev1.Secret{}).
 			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				seen[app.Name]++
 				if seen[app.Name] == 2 {
@@ -93,7 +93,7 @@ func TestTheFailureTellsTheFaultWhenThisRunMadeTheExtraWrites(t *testing.T) {
 	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		fresh := map[string]bool{} // the process's memory: lost in a crash
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).Owns(&corev1.Secret{}).
 			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				if !fresh[app.Name] {
 					fresh[app.Name] = true // the bug: "start clean" on every process start

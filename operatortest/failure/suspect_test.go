@@ -30,7 +30,7 @@ import (
 func racyOptions() world.Options {
 	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).
 			WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: "winner"}, StringData: map[string]string{"app": app.Name}}

@@ -132,11 +132,15 @@ type Delays struct {
 	// Schedule is the most time from a pod's creation to its binding
 	// (default 1s); Start from binding to running containers (default 5s,
 	// at least 1s); Run how long the containers of a pod that does not
-	// restart run when no annotation says (default 5s to 30s). The time a
-	// deleted pod's containers take to stop is drawn over their whole stop
-	// window (kube.StopWindow: from the longest preStop sleep to the grace
-	// period).
-	Schedule, Start, Run time.Duration
+	// restart run when no annotation says (default 5s to 30s); Stop the most
+	// a deleted pod's process takes to exit on SIGTERM, and a preStop hook
+	// other than a sleep to run (default 5s each, as a real process and hook
+	// take seconds, whatever the grace period).
+	Schedule, Start, Run, Stop time.Duration
+	// IgnoresSIGTERM, if set, names the containers whose process ignores
+	// SIGTERM: a deleted pod with one stops only at its grace period's end
+	// (kube.Kubelet.IgnoresSIGTERM).
+	IgnoresSIGTERM func(pod *corev1.Pod, c corev1.Container) bool
 	// Seed, when set, is the seed of the draws instead of the plan's: the
 	// pods' durations are the environment (how long a pod's work takes),
 	// and operatortest gives two schedules of one workload the same
@@ -159,6 +163,9 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 	if d.Run == 0 {
 		d.Run = 30 * time.Second
 	}
+	if d.Stop == 0 {
+		d.Stop = 5 * time.Second
+	}
 	seed := pl.Seed
 	if d.Seed != nil {
 		seed = *d.Seed
@@ -171,6 +178,7 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 			start = &t
 		}
 		k := &kube.Kubelet{Client: p.GetClient(), Clock: p.Clock(), Recorder: p.GetEventRecorderFor("kubelet"), Nodes: nodes, Healed: p.Healed,
+			IgnoresSIGTERM: d.IgnoresSIGTERM,
 			Delay: func(pod *corev1.Pod, step string) time.Duration {
 				stream := draws.of(pod, step)
 				switch step {
@@ -178,8 +186,8 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 					return stream.Duration(0, d.Schedule)
 				case "start":
 					return stream.Duration(time.Second, max(d.Start, time.Second))
-				case "stop": // anywhere in the containers' stop window (kube.StopWindow)
-					return stream.Duration(kube.StopWindow(pod))
+				case "stop", "prestop":
+					return stream.Duration(0, d.Stop)
 				}
 				return stream.Duration(5*time.Second, max(d.Run, 5*time.Second))
 			},

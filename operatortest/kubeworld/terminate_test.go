@@ -11,8 +11,10 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/kubeworld"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
 // runningPod creates a bare pod, lets the scheduler bind it and its
@@ -104,6 +106,79 @@ func TestAPreStopSleepKeepsThePodTerminatingAtLeastThatLong(t *testing.T) {
 		}
 		if took := gone.Sub(at); took < 20*time.Second || took > 30*time.Second {
 			t.Errorf("%sthe pod went %v after its delete, want within [20s, 30s]", seed, took)
+		}
+	}
+}
+
+// A container's process exits on SIGTERM within seconds, however long the
+// grace period: a pod deleted with a week's grace (604800s) and a preStop
+// hook that is not a sleep is gone within a minute, its containers exited 0.
+func TestAPodWithAWeeksGraceIsGoneWithinAMinuteOfItsDeletion(t *testing.T) {
+	hook := &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/bin/sh", "-c", "until [ -f /tmp/marked ]; do sleep 1; done"}}}
+	for _, seed := range []string{"seed 1\n", "seed 2\n", "seed 3\n"} {
+		c := world(t, seed)
+		p := runningPod(t, c, "broker", 604800, hook)
+		evs := podEvents(c, "broker")
+		at := c.Clock.Now()
+		if err := c.Admin().Delete(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		c.RunFor(time.Minute)
+		gone, last, ok := deleted(*evs)
+		if !ok {
+			t.Fatalf("%sthe pod with a week's grace is still there a minute after its delete", seed)
+		}
+		if took := gone.Sub(at); took <= 0 || took > 10*time.Second {
+			t.Errorf("%sthe pod went %v after its delete, want within (0, 10s]: a hook and a SIGTERM take seconds", seed, took)
+		}
+		if cs := last.Status.ContainerStatuses; len(cs) != 1 || cs[0].State.Terminated == nil || cs[0].State.Terminated.ExitCode != 0 {
+			t.Errorf("%sthe pod's last container status %+v, want terminated with 0 (exited on SIGTERM)", seed, cs)
+		}
+	}
+}
+
+// A container whose process ignores SIGTERM (Delays.IgnoresSIGTERM) runs
+// until the grace period runs out and is killed then (137).
+func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) {
+	p, err := plan.Parse("seed 2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(p)()
+	ignores := func(_ *corev1.Pod, c corev1.Container) bool { return c.Image == "stubborn:1" }
+	o.Processes[1] = kubeworld.Kubelet(p, nil, kubeworld.Delays{IgnoresSIGTERM: ignores})
+	c, err := cluster.New(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "stubborn"},
+		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: ptr.To[int64](600),
+			Containers: []corev1.Container{{Name: "app", Image: "nginx:1"}, {Name: "side", Image: "stubborn:1"}}}}
+	if err := c.Admin().Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(10 * time.Second)
+	evs := podEvents(c, "stubborn")
+	at := c.Clock.Now()
+	if err := c.Admin().Delete(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(599 * time.Second)
+	if _, _, ok := deleted(*evs); ok {
+		t.Fatal("the pod went before its 600s grace period ran out, though a container ignores SIGTERM")
+	}
+	c.RunFor(2 * time.Second)
+	gone, last, ok := deleted(*evs)
+	if !ok {
+		t.Fatal("the pod is still there after its 600s grace period")
+	}
+	if took := gone.Sub(at); took < 600*time.Second || took > 601*time.Second {
+		t.Errorf("the pod went %v after its delete, want at the grace period's end (600s, and the kubelet's reaction)", took)
+	}
+	for _, cs := range last.Status.ContainerStatuses {
+		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 137 {
+			t.Errorf("container %s's last state %+v, want killed (137)", cs.Name, cs.State)
 		}
 	}
 }

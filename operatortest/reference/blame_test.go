@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/failure"
+	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 	"github.com/ctrlsim/ctrlsim/operatortest/search"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -87,7 +88,7 @@ func blameWorld(t *testing.T, owns bool, rec func(client.Client) reconcile.Recon
 	o := world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			b := ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{})
+			b := ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps)
 			if owns {
 				b = b.Owns(&corev1.Secret{})
 			}

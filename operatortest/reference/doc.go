@@ -5,7 +5,11 @@
 // ranks its plans by (acts.go: each write of a reconcile that
 // changed something, with the reads the reconcile made before it; a write
 // answered with the version the run had already made is a no-op and no
-// act).
+// act). What the cluster held before the test's set-up (the default
+// namespaces, every namespace's content from the cluster's bootstrap:
+// world.RunResult.SetUp's events no step of the trace wrote) is no target:
+// a real cluster had it long before the test
+// (TestTheClustersBootstrapIsNoStaleTarget).
 //
 // # The rule
 //

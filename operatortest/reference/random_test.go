@@ -56,7 +56,7 @@ func passwordOptions() world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).Owns(&corev1.Secret{}).
 				Complete(&passwordReconciler{Client: mgr.GetClient()})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},

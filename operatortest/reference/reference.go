@@ -178,13 +178,21 @@ func TargetsOf(w *world.World, res *world.RunResult) plan.Targets {
 		}
 	}
 	prev := map[types.UID]client.Object{} // each object's previous version, for what a change did
-	for _, ev := range res.Log {
+	for i, ev := range res.Log {
 		at := ev.At.Sub(res.Start)
 		if at > w.Opts.FaultPhase {
 			break
 		}
 		before := prev[ev.Object.GetUID()]
 		prev[ev.Object.GetUID()] = ev.Object
+		if i < res.SetUp && by[ev.ResourceVersion] == "" {
+			// The cluster's own past (a default namespace, a namespace's
+			// content from its bootstrap): a real cluster had it long
+			// before the test, so no view is frozen among its writes and
+			// no watch withholds its creation. The seed objects (the
+			// admin's steps) are the test's set-up, and targets.
+			continue
+		}
 		if slices.Contains(w.Collected, ev.GVK) && aimedAt(w, writeObject(ev.Object)) { // Options.Faults.Objects (faults.go)
 			out.Writes = append(out.Writes, plan.Write{At: at, RV: ev.ResourceVersion, Kind: ev.GVK.Group + "/" + ev.GVK.Version + "/" + ev.GVK.Kind,
 				Object: writeObject(ev.Object), Process: by[ev.ResourceVersion], Change: changeOf(ev, before)})

@@ -27,7 +27,7 @@ func recordingOptions(restartWipes bool) world.Options {
 	o := optest.AppOptions(nil)
 	o.Managers[0].Setup = func(mgr manager.Manager) error {
 		started := false // the process's memory: lost in a crash
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, optest.Apps).Owns(&corev1.Secret{}).
 			Complete(&optest.AppReconciler{Client: mgr.GetClient(), Do: func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 				if !started {
 					started = true

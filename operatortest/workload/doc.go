@@ -12,7 +12,9 @@
 // "script at ..." lines so that a saved plan replays it) and steps drawn over
 // the seed objects (workload.go: mutations from the CRD schemas, valid or
 // invalid, deletions, re-creations; Options.Workload.Objects and .Steps
-// choose which objects and which kinds). One user runs them all, as a person
+// choose which objects and which kinds; by default the operator's own
+// objects, its seed custom resources and the seeds they own, and not the
+// seeds of built-in kinds that are the cluster's set-up, theOperators). One user runs them all, as a person
 // with kubectl or a GitOps tool does: the steps on one object in their
 // order, each until it has landed. A create or re-creation that meets the old
 // object still being deleted (AlreadyExists while a finalizer holds it) is

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"pgregory.net/rapid"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -332,8 +333,8 @@ func seedPlaces(w *world.World) (places, error) {
 	wl := w.Opts.Workload
 	allow := func(k world.StepKind) bool { return wl.Steps == nil || slices.Contains(wl.Steps, k) }
 	touched := make([]bool, len(w.Opts.Objects))
-	for i := range touched {
-		touched[i] = wl.Objects == nil
+	if wl.Objects == nil {
+		touched = theOperators(w)
 	}
 	for _, obj := range wl.Objects {
 		i := seedIndex(w, obj)
@@ -380,6 +381,40 @@ func seedPlaces(w *world.World) (places, error) {
 		}
 	}
 	return places{drawable: drawable, actions: actions, fields: fields}, nil
+}
+
+// theOperators are the seed objects the default workload (Workload.Objects
+// nil) changes: the operator's own, its inputs, which a user edits and
+// deletes. Those are the seed custom resources and the seeds they own (a
+// seed whose ownerReferences name a seed custom resource); the seeds of
+// built-in kinds besides are the cluster's set-up (a Namespace, a registry
+// ConfigMap in a system namespace), as an install made them, which no user
+// of the operator deletes. An operator of built-in kinds alone (no seed
+// custom resource) takes its seeds as its inputs: every seed.
+func theOperators(w *world.World) []bool {
+	out := make([]bool, len(w.Opts.Objects))
+	custom := map[string]bool{} // the seed custom resources, by kind and name
+	for i, obj := range w.Opts.Objects {
+		gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme)
+		if err == nil && !clientgoscheme.Scheme.Recognizes(gvk) && gvk.Group != apiextensionsv1.GroupName {
+			out[i] = true
+			custom[gvk.Kind+"/"+obj.GetName()] = true
+		}
+	}
+	if len(custom) == 0 {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	for i, obj := range w.Opts.Objects {
+		for _, ref := range obj.GetOwnerReferences() {
+			if custom[ref.Kind+"/"+ref.Name] {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 // Lifecycle are the user's workloads a sweep adds to the script, one each

@@ -532,3 +532,58 @@ func TestLifecycleDeletesAndChangesEachSeedObjectThenRecreationsRecreateAndUndo(
 		t.Errorf("with NoWorkload: %v, want none", ls)
 	}
 }
+
+// drawnObjects are the seed objects (by index) that w's workload names in
+// the plans of 60 seeds.
+func drawnObjects(w *world.World) map[string]bool {
+	out := map[string]bool{}
+	for seed := 0; seed < 60; seed++ {
+		for _, s := range w.Space.Workload.Example(seed) {
+			if o := s.Args.Get("object"); o != "" {
+				out[o] = true
+			}
+		}
+	}
+	return out
+}
+
+// By default the drawn workload edits and deletes the operator's own seed
+// objects, its custom resources and what they own; the seeds of built-in
+// kinds besides (a seeded Namespace, a registry ConfigMap in it) are the
+// cluster's set-up, touched only where Workload.Objects names them.
+func TestTheDefaultWorkloadLeavesTheClustersSetUpAlone(t *testing.T) {
+	setUp := func(o world.Options) world.Options {
+		gadget := o.Objects[0]
+		owned := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: gadget.GetNamespace(), Name: "gadget-config",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "test.ctrlsim.dev/v1", Kind: "Gadget", Name: gadget.GetName(), UID: "u"}}}}
+		o.Objects = append(o.Objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "registry-system"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "registry-system", Name: "registry"}}, owned)
+		return o
+	}
+	w, err := search.NewWorld(setUp(optest.GadgetOptions()).WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drawnObjects(w); !got["0"] || got["1"] || got["2"] || !got["3"] {
+		t.Errorf("the default workload named seeds %v, want the Gadget (0) and the Secret it owns (3), not the Namespace (1) or its ConfigMap (2)", got)
+	}
+	o := setUp(optest.GadgetOptions())
+	o.Workload.Objects = []client.Object{o.Objects[1]}
+	w, err = search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drawnObjects(w); !got["1"] || len(got) != 1 {
+		t.Errorf("with Workload.Objects naming the Namespace the workload named seeds %v, want the Namespace (1) alone", got)
+	}
+	// An operator of built-in kinds alone takes its seeds as its inputs.
+	o = optest.AppOptions(optest.Child())
+	o.Objects = append(o.Objects, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "old"}})
+	w, err = search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drawnObjects(w); !got["0"] || !got["1"] {
+		t.Errorf("with no seed custom resource the workload named seeds %v, want every seed (0, 1)", got)
+	}
+}

@@ -48,6 +48,9 @@ func (w *World) startingKinds(t *testing.T) (*Holding, error) {
 	for _, c := range w.CRDs {
 		held.Kinds = held.Kinds.With(c.GVK.GroupKind())
 	}
+	if !w.Opts.NoBuiltinControllers { // every namespace's content, which the probe does not make
+		held.Kinds = held.Kinds.With(builtins.NamespaceContent...)
+	}
 	other := w.OtherDraws // the probe draws as every run does by default, whichever run first needs it
 	w.OtherDraws = false
 	_, seen, err := w.RunHeld(t, &plan.Plan{Seed: 1}, Judging{}, 0, nil)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,8 +68,21 @@ func (o Options) ExecHandlers() restapi.ExecHandlers {
 	}
 }
 
-// validateExec refuses an Exec entry that can never match.
+// ignoresSIGTERM reports whether Options.IgnoreSIGTERM names container c
+// of a pod: by its name, its image, or its image without tag or digest.
+func (o Options) ignoresSIGTERM(_ *corev1.Pod, c corev1.Container) bool {
+	repo, _, _ := strings.Cut(c.Image, "@")
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	return slices.ContainsFunc(o.IgnoreSIGTERM, func(n string) bool { return n == c.Name || n == c.Image || n == repo })
+}
+
+// validateExec refuses an Exec or IgnoreSIGTERM entry that can never match.
 func (o Options) validateExec() error {
+	if slices.Contains(o.IgnoreSIGTERM, "") {
+		return fmt.Errorf("Options.IgnoreSIGTERM: an empty container name or image")
+	}
 	for k, h := range o.Exec {
 		if k == "" || h == nil {
 			return fmt.Errorf("Options.Exec: an entry with an empty container name or image, or a nil handler")

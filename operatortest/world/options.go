@@ -378,8 +378,11 @@ type Options struct {
 	// draws, and a script of the author's own steps at given times, run by
 	// the harness (see Workload).
 	Workload Workload
-	// NoBuiltinControllers leaves the namespace controller and the garbage
-	// collector out of the world (they run by default, as in a real cluster).
+	// NoBuiltinControllers leaves the namespace controller, the garbage
+	// collector and the serviceaccount and root-ca-cert-publisher
+	// controllers (every namespace's default ServiceAccount and
+	// kube-root-ca.crt ConfigMap) out of the world (they run by default, as
+	// in a real cluster).
 	NoBuiltinControllers bool
 	// NamespaceTermination is how long a deleted Namespace stays Terminating
 	// at least, empty or not: what its content's finalizers and the
@@ -399,6 +402,13 @@ type Options struct {
 	// and the kubelet (process kubelet), which run by default so that
 	// Deployments roll out and Jobs complete (operatortest/kubeworld).
 	NoWorkloadModels bool
+	// IgnoreSIGTERM names the containers, by name or image (with or without
+	// its tag), whose process ignores SIGTERM: a deleted pod with one stays
+	// Terminating for its whole grace period, then its containers are killed
+	// (137). Every other container's process exits on SIGTERM within seconds
+	// of its preStop hooks, as a real process with a handler or the default
+	// action does, however long the grace period (a week's included).
+	IgnoreSIGTERM []string
 	// WorkloadFaults also draws the kubelet's faults: pods not ready,
 	// crash-looping or failing, and a node lost (sim/plan notready,
 	// crashloop, podfail, nodelost), until the fault phase ends (a failed

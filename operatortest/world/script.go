@@ -43,8 +43,14 @@ import (
 //	},
 type Workload struct {
 	// Objects are the seed objects the generated steps touch: elements of
-	// Options.Objects, matched by kind, namespace and name. Nil: every seed
-	// object.
+	// Options.Objects, matched by kind, namespace and name. Nil: the
+	// operator's own, the seed custom resources and the seeds whose
+	// ownerReferences name one; seeds of built-in kinds besides (a
+	// Namespace, a ConfigMap in a system namespace, a Secret the operator
+	// reads) are the cluster's set-up, as an install made them, and only
+	// Objects naming them lets the workload edit or delete them. A test
+	// with no seed custom resource (an operator of built-in kinds) has
+	// every seed drawn.
 	Objects []client.Object
 	// Steps are the kinds of step drawn (Mutations, InvalidMutations,
 	// Deletions, Recreations). Nil: all of them. Empty but not nil: none (the script

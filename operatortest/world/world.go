@@ -302,7 +302,7 @@ func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) clus
 	}
 	if !o.NoWorkloadModels && slices.ContainsFunc(kubeworld.KubeletTriggers, held.Holds) {
 		env := randomSeed(p.Seed) // the environment's draws (random.go)
-		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env}))
+		procs = append(procs, kubeworld.Kubelet(p, nil, kubeworld.Delays{Seed: &env, IgnoresSIGTERM: w.Opts.ignoresSIGTERM}))
 	}
 	for _, m := range o.Managers {
 		specs := m.Processes()
@@ -311,8 +311,19 @@ func (w *World) Options(p *plan.Plan, setups *SetupFailures, held *Holding) clus
 		}
 		procs = append(procs, w.randomAtEveryStart(specs)...)
 	}
+	setup := w.Setup
+	if !o.NoBuiltinControllers {
+		setup = func(c *cluster.Cluster) error {
+			return w.setUp(c, func(c *cluster.Cluster) error {
+				if !builtins.HostsNamespaceContent(c, held) {
+					return nil
+				}
+				return builtins.SeedNamespaceContent(c, KubeControllerManager) // as the cluster made it before the install
+			})
+		}
+	}
 	names := randomSeed(p.Seed)
-	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.CRDs, Webhooks: w.webhooks, Processes: procs, Setup: w.Setup, Actions: w.StepActions(), NamesSeed: &names, Exec: o.ExecHandlers()}) // systems.go
+	return w.withSystems(cluster.Options{Scheme: o.Scheme, CRDs: w.CRDs, Webhooks: w.webhooks, Processes: procs, Setup: setup, Actions: w.StepActions(), NamesSeed: &names, Exec: o.ExecHandlers()}) // systems.go
 }
 
 // workloadKinds are the kinds the workload models add to the collector's and
@@ -337,8 +348,15 @@ func (w *World) setupKubeControllerManager(p *process.Process, held *Holding) er
 	return builtins.SetupCollectors(p, builtins.World{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Collected: w.Collected, NamespaceTermination: w.Opts.NamespaceTermination}, held)
 }
 
-// setup creates the test's objects (and their namespaces) as cluster admin.
-func (w *World) Setup(c *cluster.Cluster) error {
+// Setup creates the test's objects (and their namespaces) as cluster admin.
+func (w *World) Setup(c *cluster.Cluster) error { return w.setUp(c, nil) }
+
+// setUp creates the test's namespaces (the leader elections', the seed
+// objects' and the seed Namespaces, in their order), then, if bootstrap is
+// not nil, lets it make what the cluster makes in them (their content, as
+// before an install's objects come), then the other seed objects in their
+// order, as cluster admin.
+func (w *World) setUp(c *cluster.Cluster, bootstrap func(*cluster.Cluster) error) error {
 	ctx := context.Background()
 	c.Server.SetAllowPrivileged(!w.Opts.DisallowPrivileged) // kubeadm's and kind's --allow-privileged=true unless the test says
 	made := map[string]bool{"default": true, "kube-system": true, "kube-public": true}
@@ -353,13 +371,7 @@ func (w *World) Setup(c *cluster.Cluster) error {
 			}
 		}
 	}
-	for _, obj := range w.Opts.Objects {
-		if ns := obj.GetNamespace(); ns != "" && !made[ns] {
-			made[ns] = true
-			if err := createNamespace(ctx, c, ns); err != nil {
-				return err
-			}
-		}
+	create := func(obj client.Object) error {
 		if err := CreateSeed(ctx, c, obj); unserved(err) {
 			pending.add(obj) // its CRD comes at run time (crds.go)
 		} else if unconverted(err) {
@@ -367,6 +379,31 @@ func (w *World) Setup(c *cluster.Cluster) error {
 			pending.retry()
 		} else if err != nil {
 			return fmt.Errorf("creating %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+		}
+		return nil
+	}
+	var rest []client.Object
+	for _, obj := range w.Opts.Objects {
+		if ns := obj.GetNamespace(); ns != "" && !made[ns] {
+			made[ns] = true
+			if err := createNamespace(ctx, c, ns); err != nil {
+				return err
+			}
+		}
+		if gvk, err := apiutil.GVKForObject(obj, w.Opts.Scheme); err != nil || gvk.GroupKind() != (schema.GroupKind{Kind: "Namespace"}) {
+			rest = append(rest, obj)
+		} else if err := create(obj); err != nil {
+			return err
+		}
+	}
+	if bootstrap != nil {
+		if err := bootstrap(c); err != nil {
+			return err
+		}
+	}
+	for _, obj := range rest {
+		if err := create(obj); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -379,6 +416,11 @@ type RunResult struct {
 	Hash     string
 	Log      []apiserver.Event // every committed version: the story reads objects from it
 	Start    time.Time         // the run's epoch
+	// SetUp is how many of Log's events were committed before the run's
+	// time started: the default namespaces, the seed objects (the trace's
+	// admin steps) and the namespace content of the cluster's bootstrap
+	// (builtins.SeedNamespaceContent).
+	SetUp int
 	// watched are the kinds each process's informers cached at the end
 	// ("group/version/Kind"), for a reference run's Targets.
 	Watched map[string][]string
@@ -465,6 +507,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 			runErr = err
 			return
 		}
+		setUp := len(c.Server.Log()) // nothing has run yet
 		defer c.Close()
 		defer forgetSystems(c) // systems.go
 		var props []check.Property
@@ -491,7 +534,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 			j.Observe(c.Observed())
 		}
 		r = &RunResult{Verdicts: verdicts, Steps: c.Trace.Steps(), Hash: c.Trace.Hash(), Log: c.Server.Log(), Start: c.Clock.Now().Add(-c.Now()),
-			Watched: watchedKinds(c)}
+			SetUp: setUp, Watched: watchedKinds(c)}
 		if w.KeepFinal {
 			r.Final = &History{c: c, run: c.Observed()}
 		}

@@ -18,6 +18,14 @@
 // drew from a generateName may be compared by its place among its kind
 // (operatortest/canon's generated names), never an ordinal one.
 //
+// Its pods get 2m to stop (terminationGracePeriodSeconds 120: a cache
+// saves its data when it stops). A container stops in seconds on SIGTERM
+// unless the test names it in Options.IgnoreSIGTERM; the back-off tests
+// (examples/patterns' backoff_test.go) do, so that a deleted pod stays
+// Terminating for its whole grace and the StatefulSet controller, whose
+// creates of the re-created Cache's pods meet it, backs off past the run's
+// end.
+//
 // The buggy twin (Buggy) does not watch the StatefulSets it owns (the
 // builder's Owns is left out, a common kubebuilder slip): its status is
 // written when the Cache changes and then stays as it was, so that it shows

@@ -83,6 +83,10 @@ func (in *CacheList) DeepCopyObject() runtime.Object {
 	return out
 }
 
+// shutdownGrace is the grace period of a Cache's pods, in seconds: a cache
+// saves its data when it stops, which may take minutes for a large one.
+const shutdownGrace = 120
+
 // Reconciler keeps each Cache's headless Service, StatefulSet and status.
 type Reconciler struct {
 	client.Client
@@ -143,6 +147,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// termination message), and setting it whole would write the
 		// StatefulSet at every reconcile, changing nothing.
 		image := "valkey/valkey:" + c.Spec.Version
+		if g := sts.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != shutdownGrace {
+			grace := int64(shutdownGrace)
+			sts.Spec.Template.Spec.TerminationGracePeriodSeconds = &grace
+		}
 		if cs := sts.Spec.Template.Spec.Containers; len(cs) != 1 || cs[0].Name != "cache" || cs[0].Image != image {
 			sts.Spec.Template.Spec.Containers = []corev1.Container{{
 				Name:  "cache",

@@ -29,11 +29,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -65,7 +67,7 @@ func TickerOptions(twoWrites bool) world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "ticker", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).
 				Complete(&tickerReconciler{Client: mgr.GetClient(), twoWrites: twoWrites})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "ticker"}}},
@@ -200,7 +202,7 @@ func PublishOptions(giveUp bool) world.Options {
 		toApp := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: "app"}}}
 		})
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Watches(&corev1.Secret{}, toApp).
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).Watches(&corev1.Secret{}, toApp).
 			Complete(&AppReconciler{Client: mgr.GetClient(), Do: publishes(giveUp)})
 	}
 	o.Objects = []client.Object{
@@ -227,7 +229,7 @@ func BugOptions(r *KnownBugs, withPanic bool) world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&KnownBugs{Client: mgr.GetClient(), WrongCopy: r.WrongCopy, TwoWrites: r.TwoWrites, Shuffled: r.Shuffled})
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).Complete(&KnownBugs{Client: mgr.GetClient(), WrongCopy: r.WrongCopy, TwoWrites: r.TwoWrites, Shuffled: r.Shuffled})
 		}}},
 		Objects:    []client.Object{a, b},
 		Properties: []world.Property{Copied},
@@ -325,7 +327,7 @@ func AppOptions(do Behaviour) world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Owns(&corev1.Secret{}).
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).Owns(&corev1.Secret{}).
 				Complete(&AppReconciler{Client: mgr.GetClient(), Do: do})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
@@ -458,7 +460,7 @@ func LedgerOptions(made *int) world.Options {
 	}}
 	o.Managers = []world.Manager{{Name: "op", SetupWithSystems: func(mgr manager.Manager, s world.Systems) error {
 		s["ledger"].(*Ledger).Starts++
-		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&KnownBugs{Client: mgr.GetClient()})
+		return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).Complete(&KnownBugs{Client: mgr.GetClient()})
 	}}}
 	return o
 }
@@ -577,7 +579,7 @@ func FinalizerOptionsCleaningUpIn(cleanup time.Duration) world.Options {
 	return world.Options{
 		Scheme: clientgoscheme.Scheme,
 		Managers: []world.Manager{{Name: "op", Setup: func(mgr manager.Manager) error {
-			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}).Complete(&finalizerReconciler{Client: mgr.GetClient(), cleanup: cleanup})
+			return ctrl.NewControllerManagedBy(mgr).For(&corev1.ConfigMap{}, Apps).Complete(&finalizerReconciler{Client: mgr.GetClient(), cleanup: cleanup})
 		}}},
 		Objects: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "app"}}},
 	}
@@ -774,3 +776,9 @@ func firstWriteStandsForBoth(ctx context.Context, c client.Client, app *corev1.C
 
 // CleanupFinalizer is the finalizer of finalizerReconciler.
 const CleanupFinalizer = "example.com/cleanup"
+
+// Apps narrows a fixture's ConfigMaps to its apps: the cluster's own
+// kube-root-ca.crt, which kube-controller-manager puts into every
+// namespace, is none (a real operator of ConfigMaps selects its own by
+// label or name too).
+var Apps = builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() != "kube-root-ca.crt" }))
