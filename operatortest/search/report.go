@@ -106,6 +106,10 @@ func (rep *reporter) replay(f Finding, path string) {
 			return
 		}
 		d := rundiff.Steps(f.steps, r.Steps, w.Space.Processes)
+		if explorationOf(w).nondeterminism != "" {
+			// Said once, at the test's end (run.go): here only where.
+			d = strings.Replace(d, "the operator itself is nondeterministic: ", "the operator's own nondeterminism, said at the end: ", 1)
+		}
 		if beyond != nil {
 			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.Declare())
 		}

@@ -57,6 +57,7 @@ const (
 	FrozenOutputs     = "frozen-outputs"
 	CollectorChurn    = "collector-churn"
 	LifetimeEnd       = "lifetime-end"
+	NamespaceLifetime = "namespace-lifetime"
 	StallStorm        = cluster.StallStormExcuse
 )
 
@@ -135,6 +136,8 @@ var Excuses = []Excuse{
 		Rule: "A dependent created for (or re-owned to) an owner that was gone or being deleted, and collected before the heal's grace ended, is the garbage collector's rule at work and not counted."},
 	{Name: LifetimeEnd, Principle: 0, Oracles: []string{world.UpdateSummaries},
 		Rule: "One deletion more and no create more is a lifetime's end, a difference of end states that converges and terminates judge, not churn."},
+	{Name: NamespaceLifetime, Principle: 0, Oracles: []string{world.Converges, world.UpdateSummaries},
+		Rule: "What is in a namespace lives with it: an object there or missing where its namespace is being deleted at the end (the namespace controller deletes all it holds), or made and deleted no more times than its namespace was in the run (once in each incarnation at most: whether the cluster's kube-root-ca.crt, or the operator's object, was made in a short incarnation before its deletion is how far that incarnation got), differs as the namespace does, and is judged on the Namespace."},
 	{Name: StallStorm, Principle: 0, Oracles: []string{cluster.HotLoopProperty},
 		Rule: "A storm of reconciles or writes while a watch of the cluster is stalled or behind, over within the hot-loop window of its end, is a controller fighting the collector at the API's pace as on a real cluster: a note, not a hot loop."},
 }

@@ -466,6 +466,22 @@ func collectedOf(w *world.World, got *Snapshot, refs []*Reference) []schema.Grou
 	return out
 }
 
+var namespaceGVK = schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
+
+// namespaceDeleting reports whether namespace ns is deleting (Terminating)
+// at the end of s.
+func (s *Snapshot) namespaceDeleting(ns string) bool {
+	if ns == "" {
+		return false
+	}
+	for _, o := range s.Raw[namespaceGVK] {
+		if o.GetName() == ns {
+			return o.GetDeletionTimestamp() != nil
+		}
+	}
+	return false
+}
+
 // of is the canonical end state of gvk.
 func (s *Snapshot) Of(gvk schema.GroupVersionKind) *KindState {
 	if k, ok := s.State[gvk]; ok {
@@ -651,6 +667,12 @@ func Converges(w *world.World, refs []*Reference, got *Snapshot, end time.Durati
 			}
 			gt, ok := g.Text[k]
 			switch {
+			case (!ok || len(have) == 0) && got.namespaceDeleting(namespaceOf(k)):
+				// Its namespace is being deleted here: the namespace
+				// controller deletes all it holds, and whether the namespace
+				// should be deleting is judged on the Namespace itself.
+				excused = append(excused, NamespaceLifetime)
+				continue
 			case !ok && len(have) == len(rs):
 				return check.Verdict{Property: world.Converges, At: end, Detail: fmt.Sprintf("%s exists after %s, not after this run%s", k, have[0].name, madeApart(gvk, k, got, have[0]))}
 			case !ok:
@@ -869,6 +891,13 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					// it. Made twice, or unmade, still counts.
 					keptKeys = append(keptKeys, k)
 					excused = append(excused, FrozenOutputs)
+					continue
+				}
+				if ns := got.Changes[namespaceGVK]["Namespace "+namespaceOf(k)]; ns != nil && g.Creates <= ns.Creates && g.deletes <= ns.deletes {
+					// Made once in each incarnation of its namespace at
+					// most: how far each incarnation got is the
+					// namespace's, and its lifetimes are counted there.
+					excused = append(excused, NamespaceLifetime)
 					continue
 				}
 				if got.temporary[k] && g.Creates-most.Creates == g.deletes-most.deletes {
