@@ -193,14 +193,17 @@ func TestTheSearchFindsTheDataLoss(t *testing.T) {
 			// 28 or 29 on every seed; ranked, at plan 19 or 20 when every
 			// ranked plan came before any other (10 before the pasts came
 			// frozen at a deletion first: that took examples/bigcluster's from
-			// plan 74 to 2-14); at plan 27, a ranked stale pair, now that the
-			// classes take turns (search's doc: the budget's rule).
+			// plan 74 to 2-14); at plan 27, a ranked stale pair, once the
+			// classes took turns (search's doc: the budget's rule); at plan
+			// 53, now that random plans take turns with the sweep's, unless
+			// a random plan finds it before (seed 2's plan 44 on one commit).
 			ranked := 0
 			for _, c := range res.Targeted {
 				ranked += c.Ranked
 			}
-			if by := res.Findings[len(res.Findings)-1].By; by != "a targeted plan (ranked stale pairs)" {
-				t.Errorf("explorer seed %d: found at plan %d by %s, want a ranked stale pair", seed, res.FirstFailure, by)
+			by := res.Findings[len(res.Findings)-1].By
+			if by != "a targeted plan (ranked stale pairs)" && !(by == "a random plan" && res.FirstFailure < 53) {
+				t.Errorf("explorer seed %d: found at plan %d by %s, want a ranked stale pair (or a random plan before its turn)", seed, res.FirstFailure, by)
 			}
 			t.Logf("explorer seed %d: found at plan %d of the %d ranked (%s); minimal plan:\n%s", seed, res.FirstFailure, ranked, res.Violations[0].Property, res.Minimal)
 		})

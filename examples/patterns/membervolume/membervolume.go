@@ -154,12 +154,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, sts, func() error {
 		members := c.Spec.Members
-		if sts.Spec.Replicas != nil && *sts.Spec.Replicas != members {
+		if sts.CreationTimestamp.IsZero() || sts.Spec.Replicas != nil && *sts.Spec.Replicas != members {
 			// A change of the member count is made from a live read: a
 			// view of the DBCluster from before the user's last scale (a
 			// restart onto a lagging cache) would undo it for a while,
 			// bringing a removed member back on a fresh volume and
-			// removing it again.
+			// removing it again. So is the set's create: a lagging cache
+			// still showing a DBCluster the user has deleted would make a
+			// set the collector deletes, but not before the StatefulSet
+			// controller made its first member's claim, which the set's
+			// claim retention keeps for good.
 			live := &DBCluster{}
 			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(&c), live); err != nil {
 				return err
