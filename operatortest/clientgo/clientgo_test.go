@@ -58,14 +58,16 @@ func TestSetupGivesTheThreeFactories(t *testing.T) {
 			env.InformerFactory.WaitForCacheSync(ctx.Done())
 			env.DynamicInformerFactory.WaitForCacheSync(ctx.Done())
 			env.MetadataInformerFactory.WaitForCacheSync(ctx.Done())
+			// The app's (the namespace holds the cluster's kube-root-ca.crt too).
+			shop := labels.SelectorFromSet(labels.Set{"app": "shop"})
 			var names []string
-			if cms, err := typed.ConfigMaps("shop").List(labels.Everything()); err == nil && len(cms) == 1 {
+			if cms, err := typed.ConfigMaps("shop").List(shop); err == nil && len(cms) == 1 {
 				names = append(names, "typed "+cms[0].Name)
 			}
-			if objs, err := dyn.ByNamespace("shop").List(labels.Everything()); err == nil && len(objs) == 1 {
+			if objs, err := dyn.ByNamespace("shop").List(shop); err == nil && len(objs) == 1 {
 				names = append(names, "dynamic "+objs[0].(metav1.Object).GetName())
 			}
-			if objs, err := md.ByNamespace("shop").List(labels.Everything()); err == nil && len(objs) == 1 {
+			if objs, err := md.ByNamespace("shop").List(shop); err == nil && len(objs) == 1 {
 				names = append(names, "metadata "+objs[0].(*metav1.PartialObjectMetadata).Name)
 			}
 			if objs, err := byApp.ByIndex("app", "shop"); err == nil && len(objs) == 1 {
