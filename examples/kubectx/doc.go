@@ -42,7 +42,11 @@
 //     two informer types in Go map order. The determinism check reports it
 //     as differing only in what the oracles ignore (the tokens' uids), and
 //     a replay is judged modulo it; the test asserts no trace hash
-//     (TestTheOperatorsOwnFactoryStartsItsInformersInMapOrder).
+//     (TestTheOperatorsOwnFactoryStartsItsInformersInMapOrder). The twin's
+//     minimal plan (one error answer to a token's create) leaves web's
+//     token missing in one replay and db's in another, and the twin is
+//     caught at plan 40 or 46: TestTheBuggyFrameworkIsCaught asserts the
+//     replays' violated properties, not their objects or hashes.
 //   - The line names the broadcasters by client-go's and apimachinery's
 //     frames that started their goroutines (record.(*eventBroadcasterImpl).StartEventWatcher,
 //     watch.NewLongQueueBroadcaster), not by the operator's line that

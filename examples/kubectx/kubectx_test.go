@@ -3,6 +3,7 @@ package kubectx_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/kubectx"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/operatortest/clientgo"
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/wallclock"
 )
 
@@ -78,8 +80,14 @@ func TestTheCorrectFrameworkHolds(t *testing.T) {
 	}
 }
 
-// The buggy framework is caught, and its minimal plan replays with one
-// trace hash twice.
+// The buggy framework is caught, and its minimal plan replays twice with
+// the properties the exploration reported violated. Not with one trace
+// hash, nor always on the same object: the operator's own informer factory
+// queues the two ConfigMaps in an order Go picks (doc.go's first Known
+// gap), so the plan's one error answer to a token's create meets web's in
+// one replay and db's in another, each left without its token and note.
+// The exploration judges its finding's replay modulo that, and fails the
+// test on a difference beyond it.
 func TestTheBuggyFrameworkIsCaught(t *testing.T) {
 	res, err := operatortest.Explore(t, options(true))
 	if err != nil {
@@ -89,20 +97,25 @@ func TestTheBuggyFrameworkIsCaught(t *testing.T) {
 		t.Fatalf("the buggy framework was not caught in %d plans", res.Checks)
 	}
 	t.Logf("caught after %d plans by %s: %s", res.Checks, res.Violations[0].Property, res.Minimal)
-	var hashes []string
+	want := properties(res.Violations)
 	for range 2 {
 		r, err := operatortest.Replay(t, options(true), res.Minimal)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(r.Violated()) == 0 {
-			t.Errorf("the minimal plan's replay holds")
+		if got := properties(r.Violated()); len(got) == 0 || !slices.Equal(got, want) {
+			t.Errorf("the minimal plan's replay (trace hash %s) violates %q, the exploration reported %q", r.Hash, got, want)
 		}
-		hashes = append(hashes, r.Hash)
 	}
-	if hashes[0] != hashes[1] {
-		t.Errorf("two replays of one plan: trace hashes %s and %s", hashes[0], hashes[1])
+}
+
+// properties are the properties vs name, in order.
+func properties(vs []check.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Property)
 	}
+	return out
 }
 
 // Each controller's event broadcaster, which the framework never shuts

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,10 +39,13 @@ func ownedInASecondWrite(secret, configMap bool) optest.Behaviour {
 		}
 		for _, child := range children {
 			if err := c.Create(ctx, child); err != nil {
-				if apierrors.IsAlreadyExists(err) {
-					continue // made before: kept as it is, owned or not
+				if !apierrors.IsAlreadyExists(err) {
+					return err
 				}
-				return err
+				if err := earlierAppsChild(ctx, c, app, child); err != nil {
+					return err
+				}
+				continue // made before: kept as it is, owned or not
 			}
 			if err := controllerutil.SetControllerReference(app, child, c.Scheme()); err != nil {
 				return err
@@ -54,12 +58,43 @@ func ownedInASecondWrite(secret, configMap bool) optest.Behaviour {
 	}
 }
 
+// earlierAppsChild is an error while the child the app's name gives is one
+// an earlier app of that name owns (deleted and re-created, the app's
+// children are collected after it): the reconcile is retried until the
+// garbage collector has removed it, instead of taking it for the app's
+// own. Without it these fixtures had a third bug, a race with no fault:
+// a delete and re-create of an app whose first reconcile meets its old
+// child left it with none in one schedule and not in another
+// (interleavings-agree at plan 0, since random plans take turns with the
+// sweep's), which is not what these tests are about.
+func earlierAppsChild(ctx context.Context, c client.Client, app *corev1.ConfigMap, child client.Object) error {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(child), child); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if ref := metav1.GetControllerOf(child); ref != nil && ref.UID != app.UID {
+		return fmt.Errorf("%s/%s is an earlier app's, not yet collected", child.GetNamespace(), child.GetName())
+	}
+	return nil
+}
+
+// trustsItsMark is optest.TrustsItsMark that marks the app only once an
+// earlier app's Secret is collected (earlierAppsChild): its one bug is the
+// mark trusted after a crash.
+func trustsItsMark(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
+	if app.Annotations["started"] == "" {
+		if err := earlierAppsChild(ctx, c, app, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name + "-child"}}); err != nil {
+			return err
+		}
+	}
+	return optest.TrustsItsMark(ctx, c, app)
+}
+
 // exploreKeepingOn explores o with KeepGoing and returns each finding as
 // "<signature> (also: ...)".
 func exploreKeepingOn(t *testing.T, o world.Options) []string {
 	t.Helper()
-	// 60: the sweep takes half (30 targeted plans: the crash after the
-	// web's mark is the fourth crash, at plan 16), the random plans the rest.
+	// 60: the sweep's targeted plans take turns with random ones, 30 each
+	// (the crash after the web's mark is met at plan 31).
 	o.KeepGoing, o.Checks, o.Workers = true, 60, 1
 	res, err := search.Explore(t, o)
 	if err != nil {
@@ -112,7 +147,7 @@ func TestASignatureListedUnderAFindingKeepsItsPlan(t *testing.T) {
 func TestTwoRootCausesAreTwoFindings(t *testing.T) {
 	o := optest.AppOptions(func(ctx context.Context, c client.Client, app *corev1.ConfigMap) error {
 		if app.Name == "web" {
-			return optest.TrustsItsMark(ctx, c, app)
+			return trustsItsMark(ctx, c, app)
 		}
 		return ownedInASecondWrite(false, true)(ctx, c, app)
 	})
@@ -138,7 +173,7 @@ func TestTwoBugsOfOneReconcileAreTwoFindings(t *testing.T) {
 		if err := ownedInASecondWrite(false, true)(ctx, c, app); err != nil {
 			return err
 		}
-		return optest.TrustsItsMark(ctx, c, app)
+		return trustsItsMark(ctx, c, app)
 	}))
 	t.Logf("findings: %q", got)
 	if len(got) != 2 || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "converges Secret ") }) ||
