@@ -33,7 +33,7 @@
 //
 // The test (recreate_test.go) runs the workload as a script (created at 0 s,
 // deleted at 5 s, created again at 10 s). Its hand plan `stale process=op
-// kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=9` (rev 9: the
+// kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=19` (rev 19: the
 // deletionTimestamp's write in the fault-free run of seed 1; 10.007 s: just
 // after the new claim, rv 14; the restart comes after the 10 s crash
 // back-off) is caught on the buggy operator and holds on the correct one.

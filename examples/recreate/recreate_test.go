@@ -147,7 +147,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 
 // staleAtTheDeletion restarts the operator (at 10.007 s, just after the new
 // claim was made; up again after the 10 s crash back-off) onto a watch
-// cache of Clusters frozen at the old Cluster's deletionTimestamp (rev 9),
+// cache of Clusters frozen at the old Cluster's deletionTimestamp (rev 19; 9 before the bootstrap gave each namespace its ServiceAccount and kube-root-ca.crt),
 // its claims' cache fresh: it sees the old Cluster being deleted, lists
 // claims labelled main, and deletes the new Cluster's data. The author's
 // property catches it; the generic oracles do not (once the view catches
@@ -156,7 +156,7 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 // deletion, is forgiven by update-summaries as a race with the user). The
 // correct operator deletes only claims labelled with the deleted Cluster's
 // uid.
-const staleAtTheDeletion = "stale process=op kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=9\n"
+const staleAtTheDeletion = "stale process=op kind=recreate.ctrlsim.dev/v1/Cluster at=10.007s age=20s rev=19\n"
 
 func TestARestartOntoTheOldClustersDeletionDeletesTheNewClustersData(t *testing.T) {
 	if v, r := replay(t, true, staleAtTheDeletion); !slices.Contains(v, LiveDataIsNeverDeleted.Name) {

@@ -27,7 +27,7 @@
 //
 // The test (unobserved_test.go) runs the workload as a script (the Probe
 // created at 0 s). Its hand plan `unobserved process=op kind=/v1/Pod
-// object=ops/dns-probe from=0 until=15` (rv 15: the Pod's success in the
+// object=ops/dns-probe from=0 until=25` (rv 25: the Pod's success in the
 // fault-free run of seed 1, at 11.68 s) is caught on the buggy operator and
 // holds on the correct one. TestTheSearchFindsTheUnrecordedResult explores
 // with default Options from explorer seeds 1-5 (not with -short); the

@@ -89,7 +89,7 @@ func replay(t *testing.T, buggy bool, faults string) ([]string, *operatortest.Re
 
 // The fault-free run (seed 1): the operator creates the Probe's Pod (rv 7);
 // the kubelet binds it (rv 10), starts it (rv 11, 13, 14 Running at 4.1 s)
-// and records its success (rv 15, at 11.68 s); the phase change brings the
+// and records its success (rv 25, at 11.68 s); the phase change brings the
 // Probe back and the operator records the result (rv 16). Both operators
 // hold.
 func TestTheFaultFreeRunHolds(t *testing.T) {
@@ -101,13 +101,13 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 }
 
 // unobservedUntilItSucceeded withholds the Pod's creation and every change
-// of it from the operator until its success (rv 15): the operator's
+// of it from the operator until its success (rv 25): the operator's
 // informer then gets the Pod as a watch that caught up does, in its newest
 // state, a create event of a Pod already Succeeded. The buggy operator's
 // predicate drops create events, and nothing else brings the Probe back:
 // its result is never recorded (converges). The correct operator acts on
 // any event of its Pod and holds.
-const unobservedUntilItSucceeded = "unobserved process=op kind=/v1/Pod object=ops/dns-probe from=0 until=15\n"
+const unobservedUntilItSucceeded = "unobserved process=op kind=/v1/Pod object=ops/dns-probe from=0 until=25\n"
 
 func TestAPodFirstSeenFinishedIsNeverRecordedByTheBuggyOperator(t *testing.T) {
 	if v, r := replay(t, true, unobservedUntilItSucceeded); !slices.Contains(v, operatortest.Converges) {
