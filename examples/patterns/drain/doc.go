@@ -11,7 +11,11 @@
 // member when the BrokerCluster is deleted (under the operator's finalizer, which
 // it removes once every pod is marked). A mark is an update with the
 // cached resourceVersion: a cache that still shows an old pod whose name a
-// new one took gets a conflict, not a mark on the new pod. A member is
+// new one took gets a conflict, not a mark on the new pod. A mark left on
+// a member wanted again (a scale-down cut by a crash between the mark and
+// the delete, then a scale back up) is withdrawn: make falsealarms found
+// the operator without it ending with a marked live member (plan 211 of
+// 1,000, converges), whose hook would skip the drain. A member is
 // created only after a live read of the BrokerCluster confirms it: a restarted
 // operator whose cache still shows the count before the user's scale-down
 // would otherwise bring a removed member back. status.ready counts the

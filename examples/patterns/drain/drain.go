@@ -171,6 +171,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			if err := r.markAndDelete(ctx, p); err != nil {
 				return ctrl.Result{}, err
 			}
+		case p.Annotations[AnnotationDrain] == "ok":
+			// A mark of a scale-down cut before its delete (a crash
+			// between the two) on a member wanted again: withdrawn, or
+			// its hook would skip the drain when it next stops.
+			p = p.DeepCopy()
+			delete(p.Annotations, AnnotationDrain)
+			if err := r.Update(ctx, p); client.IgnoreNotFound(err) != nil {
+				return ctrl.Result{}, err
+			}
 		}
 	}
 	for ord := 0; ord < int(b.Spec.Replicas); ord++ {
