@@ -77,7 +77,7 @@ func TestStepsNamesOnlyTheFirstStepAfterAnInsertedOne(t *testing.T) {
 	}
 	a := []trace.Step{step(1*time.Second, "get"), step(2*time.Second, "update"), step(3*time.Second, "get")}
 	b := []trace.Step{step(1*time.Second, "get"), step(1500*time.Millisecond, "get"), step(2*time.Second, "update"), step(3*time.Second, "get")}
-	got := Steps(a, b, []string{"op"})
+	got := Steps(a, b, []string{"op"}, false)
 	if !strings.Contains(got, "first differing step 1:") || strings.Count(got, "exploring:") != 1 {
 		t.Errorf("Steps said %q, want step 1 named alone", got)
 	}

@@ -11,8 +11,10 @@ import (
 // run's, b, the replay's) first differ, and whose step it is: an operator's write whose content differs (the operator
 // itself is nondeterministic: a Go map ranged over to build a list, an
 // unseeded random value), an operator's log line, or a step of the world's
-// own (a determinism bug of ctrlsim).
-func Steps(a, b []trace.Step, operators []string) string {
+// own (a determinism bug of ctrlsim). said: the operator's nondeterminism is
+// said elsewhere (once, at the test's end), and a differing write names
+// where only.
+func Steps(a, b []trace.Step, operators []string, said bool) string {
 	n := max(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if i < len(a) && i < len(b) && a[i].Canonical() == b[i].Canonical() {
@@ -27,6 +29,9 @@ func Steps(a, b []trace.Step, operators []string) string {
 		same.Digest, same.Result = sb.Digest, sb.Result
 		switch {
 		case slices.Contains(operators, sa.Process) && same.Canonical() == sb.Canonical() && sa.Digest != sb.Digest:
+			if said {
+				return fmt.Sprintf("the operator's own nondeterminism, said at the end: process %s wrote different content to %s at the same step of two runs of the same plan, %s", sa.Process, sa.Object, where)
+			}
 			return fmt.Sprintf("the operator itself is nondeterministic: process %s wrote different content to %s at the same step of two runs of the same plan (a list built by ranging over a Go map, an unseeded random value, a wall-clock reading), %s",
 				sa.Process, sa.Object, where)
 		case slices.Contains(operators, sa.Process) && sa.Op == "log" && sb.Op == "log":

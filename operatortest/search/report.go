@@ -105,11 +105,8 @@ func (rep *reporter) replay(f Finding, path string) {
 			rep.report(f.Minimal, path, r, "")
 			return
 		}
-		d := rundiff.Steps(f.steps, r.Steps, w.Space.Processes)
-		if explorationOf(w).nondeterminism != "" {
-			// Said once, at the test's end (run.go): here only where.
-			d = strings.Replace(d, "the operator itself is nondeterministic: ", "the operator's own nondeterminism, said at the end: ", 1)
-		}
+		// Said once, at the test's end (run.go): here only where.
+		d := rundiff.Steps(f.steps, r.Steps, w.Space.Processes, explorationOf(w).nondeterminism != "")
 		if beyond != nil {
 			d += fmt.Sprintf("\nBeyond what the oracles ignore, %s differ: sort what the operator renders there, or declare it with Options.Nondeterministic: %s", beyond, beyond.Declare())
 		}
