@@ -235,7 +235,7 @@ func TestANondeterministicOperatorIsNamedAtItsFirstDifferingStep(t *testing.T) {
 	if a.Hash == b.Hash {
 		t.Fatal("two runs of a map-order operator agree: the test shows nothing")
 	}
-	got := rundiff.Steps(a.Steps, b.Steps, w.Space.Processes)
+	got := rundiff.Steps(a.Steps, b.Steps, w.Space.Processes, false)
 	for _, want := range []string{"the operator itself is nondeterministic", "process op wrote different content to Secret team/b-copy", "first differing step"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diagnosis lacks %q:\n%s", want, got)
