@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,7 +39,8 @@ func NewClientGoQueue[T comparable](mgr manager.Manager, rl workqueue.TypedRateL
 	}
 	q := queue.New(queue.KindClassic, m.p.env.Clock, vrl)
 	q.SetWaiter(m.p.env.Scheduler.WaitUntil)
-	return &clientGoQueue[T]{q: q, m: m}, nil
+	m.queues++
+	return &clientGoQueue[T]{q: q, m: m, name: fmt.Sprintf("queue#%d", m.queues)}, nil
 }
 
 // NameQueue names q, a queue NewClientGoQueue returned, as the queue of
@@ -56,6 +58,7 @@ func NameQueue[T comparable](q workqueue.TypedRateLimitingInterface[T], controll
 		return fmt.Errorf("ctrlsim: NameQueue: a %T, not client-go's classic queue", c.q)
 	}
 	m := c.m
+	c.name = controller
 	m.named = append(m.named, func() []check.Backoff {
 		var out []check.Backoff
 		for _, d := range classic.Waiting() {
@@ -124,19 +127,55 @@ func AdoptStarted(mgr manager.Manager) {
 // on the incarnation's context, Run's deferred ShutDown at a crash or the
 // world's close) returns at once, as client-go's does: the queue goes with
 // the incarnation, and joining an ended one would wait for ever.
+//
+// A goroutine's call joins asking by the queue and the item (JoinAsking):
+// an informer's handlers each run on a goroutine of their own, started in Go
+// map order (client-go's sharedProcessor keeps its listeners in a map), and
+// two controllers' handlers of one informer that add one namespace to their
+// two queues at one instant are told apart by which queue they call, not by
+// their goroutine ids.
 type clientGoQueue[T comparable] struct {
-	q queue.Queue[T]
-	m *Manager
+	q    queue.Queue[T]
+	m    *Manager
+	name string // the controller NameQueue named, or queue#N in order of creation
+}
+
+// join joins the incarnation asking op on item of this queue.
+func (c *clientGoQueue[T]) join(op string, item *T) {
+	asking := c.name + " " + op
+	if item != nil {
+		asking += " " + askingItem(*item)
+	}
+	c.m.joinAsking(asking)
+}
+
+// askingItem is what an item tells of itself in every run: its text, unless
+// it is a pointer (an address differs between runs).
+func askingItem(item any) string {
+	switch v := item.(type) {
+	case string:
+		return v
+	case fmt.Stringer:
+		if reflect.ValueOf(item).Kind() != reflect.Pointer {
+			return v.String()
+		}
+		return ""
+	}
+	switch reflect.ValueOf(item).Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.Invalid:
+		return ""
+	}
+	return fmt.Sprintf("%+v", item)
 }
 
 var _ workqueue.TypedRateLimitingInterface[string] = (*clientGoQueue[string])(nil)
 
-func (c *clientGoQueue[T]) Add(item T)  { c.m.join(); c.q.Add(item) }
-func (c *clientGoQueue[T]) Len() int    { c.m.join(); return c.q.Len() }
-func (c *clientGoQueue[T]) Done(item T) { c.m.join(); c.q.Done(item) }
+func (c *clientGoQueue[T]) Add(item T)  { c.join("add", &item); c.q.Add(item) }
+func (c *clientGoQueue[T]) Len() int    { c.join("len", nil); return c.q.Len() }
+func (c *clientGoQueue[T]) Done(item T) { c.join("done", &item); c.q.Done(item) }
 func (c *clientGoQueue[T]) ShutDown() {
 	if !c.ended() {
-		c.m.join()
+		c.join("shutdown", nil)
 		c.q.ShutDown()
 	}
 }
@@ -149,19 +188,31 @@ func (c *clientGoQueue[T]) ended() bool {
 
 func (c *clientGoQueue[T]) ShutDownWithDrain() {
 	if !c.ended() {
-		c.m.join()
+		c.join("shutdown", nil)
 		c.q.ShutDownWithDrain()
 	}
 }
-func (c *clientGoQueue[T]) ShuttingDown() bool               { c.m.join(); return c.q.ShuttingDown() }
-func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) { c.m.join(); c.q.AddAfter(item, d) }
-func (c *clientGoQueue[T]) AddRateLimited(item T)            { c.m.join(); c.q.AddRateLimited(item) }
-func (c *clientGoQueue[T]) Forget(item T)                    { c.m.join(); c.q.Forget(item) }
-func (c *clientGoQueue[T]) NumRequeues(item T) int           { c.m.join(); return c.q.NumRequeues(item) }
+func (c *clientGoQueue[T]) ShuttingDown() bool {
+	c.join("shuttingdown", nil)
+	return c.q.ShuttingDown()
+}
+func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) {
+	c.join("addafter", &item)
+	c.q.AddAfter(item, d)
+}
+func (c *clientGoQueue[T]) AddRateLimited(item T) {
+	c.join("addratelimited", &item)
+	c.q.AddRateLimited(item)
+}
+func (c *clientGoQueue[T]) Forget(item T) { c.join("forget", &item); c.q.Forget(item) }
+func (c *clientGoQueue[T]) NumRequeues(item T) int {
+	c.join("numrequeues", &item)
+	return c.q.NumRequeues(item)
+}
 
 // Get waits in the scheduler until an item is ready; a worker killed while it
 // waits is frozen there (the scheduler unwinds it when the world closes).
 func (c *clientGoQueue[T]) Get() (T, bool) {
-	c.m.join()
+	c.join("get", nil)
 	return c.q.Get()
 }

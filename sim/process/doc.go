@@ -212,7 +212,10 @@
 //     the reflector, the FIFO, the processor's listeners, the operator's
 //     handlers) run until they block or call in, before anything else runs.
 //     Their goroutines become tasks of the process at their first call in
-//     (a request; a NewClientGoQueue call), are frozen with a crash, and
+//     (a request; a NewClientGoQueue call, which names its queue and item:
+//     an informer's listeners start in map order, and two that call two
+//     queues at one instant run in the queues' order,
+//     TestGoroutinesCallingTwoQueuesRunInTheirQueuesOrder), are frozen with a crash, and
 //     clientgo.Setup ends the start function's context with the incarnation
 //     (IncarnationContext) so that the rest return. But: a goroutine that
 //     never calls in (the FIFO's loop, the listeners until their handler

@@ -356,13 +356,18 @@ type hostedQueue struct {
 	h *hosted
 }
 
+// join joins the incarnation asking op of this controller's queue: goroutines
+// of the operator's (a source.Channel's, two controllers') that call at one
+// instant are told apart by the controller whose queue they call.
+func (q *hostedQueue) join(op string) { q.h.m.joinAsking(q.h.name + " " + op) }
+
 func (q *hostedQueue) GetWithPriority() (req reconcile.Request, priority int, shutdown bool) {
 	s := q.h.m.p.env.Scheduler
 	defer s.EndIfKilled()
 	if s.Adopting() {
 		s.Adopt()
 	}
-	q.h.m.join()
+	q.join("get")
 	q.h.m.startLateWatches()
 	req, priority, shutdown = q.PriorityQueue.GetWithPriority()
 	if shutdown {
@@ -377,7 +382,7 @@ func (q *hostedQueue) Get() (reconcile.Request, bool) {
 }
 
 func (q *hostedQueue) Done(req reconcile.Request) {
-	q.h.m.join()
+	q.join("done")
 	s := q.h.m.p.env.Scheduler
 	if s.Killed() {
 		s.EndIfKilled() // the worker's last contact with the simulator
@@ -387,7 +392,7 @@ func (q *hostedQueue) Done(req reconcile.Request) {
 }
 
 func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Request) {
-	q.h.m.join()
+	q.join("add")
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.AddWithOpts(o, reqs...)
 	}
@@ -396,38 +401,38 @@ func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Req
 // Add is what a source.Channel's handler calls, from controller-runtime's
 // goroutine that reads the source: a goroutine of the process (join).
 func (q *hostedQueue) Add(req reconcile.Request) {
-	q.h.m.join()
+	q.join("add")
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.Add(req)
 	}
 }
 
 func (q *hostedQueue) AddAfter(req reconcile.Request, d time.Duration) {
-	q.h.m.join()
+	q.join("addafter")
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.AddAfter(req, d)
 	}
 }
 
 func (q *hostedQueue) AddRateLimited(req reconcile.Request) {
-	q.h.m.join()
+	q.join("addratelimited")
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.AddRateLimited(req)
 	}
 }
 
 func (q *hostedQueue) Len() int {
-	q.h.m.join()
+	q.join("len")
 	return q.PriorityQueue.Len()
 }
 
 func (q *hostedQueue) NumRequeues(req reconcile.Request) int {
-	q.h.m.join()
+	q.join("numrequeues")
 	return q.PriorityQueue.NumRequeues(req)
 }
 
 func (q *hostedQueue) Forget(req reconcile.Request) {
-	q.h.m.join()
+	q.join("forget")
 	if !q.h.m.p.env.Scheduler.Killed() {
 		q.PriorityQueue.Forget(req)
 	}

@@ -66,6 +66,10 @@ type Manager struct {
 	// named are the queues NameQueue named, each reporting its keys in
 	// back-off (clientgoqueue.go).
 	named []func() []check.Backoff
+	// queues counts the queues NewClientGoQueue built in the incarnation:
+	// each one's number tells apart, in every run, goroutines that call
+	// different queues at one instant (clientgoqueue.go).
+	queues int
 }
 
 var _ manager.Manager = (*Manager)(nil)

@@ -37,7 +37,8 @@ import (
 //   - After its next settle, when every goroutine of the bubble has either
 //     called in or blocked, the kernel adopts the goroutines that arrived:
 //     sorted by where they were created (function, file and line), then by
-//     what their call asks (JoinAsking: a request, a client call), then by
+//     what their call asks (JoinAsking: a request, a client call, a
+//     queue's call naming its queue), then by
 //     goroutine id, numbered in that order (<group>/go#N), runnable from
 //     then on like any task and picked by the plan. Their calls are traced as
 //     their process's. Adopted goroutines of one place and group that rejoin
