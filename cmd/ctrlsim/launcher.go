@@ -35,9 +35,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -85,7 +85,9 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 		return "", fmt.Errorf("go env: %v%s", err, stderrOf(err))
 	}
 	gomod, _, _ := strings.Cut(string(env), "\n")
-	dir := filepath.Join(cache, fmt.Sprintf("%x", sha256.Sum256(env))[:16])
+	key := fnv.New64a()
+	key.Write(env)
+	dir := filepath.Join(cache, fmt.Sprintf("%016x", key.Sum64()))
 	bin := filepath.Join(dir, "ctrlsim")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -218,7 +220,7 @@ func (p *progress) line(l string) {
 	p.compiled++
 	now := p.now()
 	switch {
-	case p.said.IsZero():
+	case p.compiled == 1:
 		p.sayf(now, "ctrlsim: compiling the command into %s (on a cold build cache this takes minutes: it compiles kube-apiserver's code; a line every %d packages)", p.bin, every)
 	case p.compiled%every == 0 || now.Sub(p.said) >= often:
 		p.sayf(now, "ctrlsim: %s compiled (%s)", p.count(), now.Sub(p.start).Round(time.Second))
@@ -226,17 +228,21 @@ func (p *progress) line(l string) {
 }
 
 // tick says, once, that the go command is at work when it has been for
-// after with no package compiled (it links, or checks that the binary is
-// current: on a loaded machine that too can take seconds); stop ends it.
+// after with nothing said (on a cold build cache it names its first
+// packages compiled after 20 seconds; a link, or checking that the binary
+// is current on a loaded machine, takes seconds too); stop ends it.
 func (p *progress) tick(after time.Duration) (stop func()) {
-	t := time.AfterFunc(after, func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if p.said.IsZero() {
-			p.sayf(p.now(), "ctrlsim: building the command into %s (checking it is current, or linking it)", p.bin)
-		}
-	})
+	t := time.AfterFunc(after, p.waiting)
 	return func() { t.Stop() }
+}
+
+// waiting says that the go command is at work, unless a line was said.
+func (p *progress) waiting() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.said.IsZero() {
+		p.sayf(p.now(), "ctrlsim: building the command into %s (the go command is finding what to compile, or checking the binary is current, or linking it)", p.bin)
+	}
 }
 
 // done ends a build (written: the binary was written): a last line when

@@ -204,3 +204,19 @@ func TestTheLauncherRunsTheCommandWithItsArguments(t *testing.T) {
 		t.Errorf("the launcher did not say it compiles:\n%s", stderr.String())
 	}
 }
+
+// A build that is quiet for its first seconds (a cold build cache: the go
+// command names no package compiled for about 20 seconds) gets a line
+// saying it is at work; its first package compiled still says it compiles.
+func TestAQuietStartSaysTheBuildIsAtWork(t *testing.T) {
+	var out bytes.Buffer
+	p := &progress{w: &out, bin: "BIN", start: time.Unix(0, 0), now: func() time.Time { return time.Unix(3, 0) }}
+	p.waiting()
+	p.line("internal/goarch")
+	p.waiting()
+	want := "ctrlsim: building the command into BIN (the go command is finding what to compile, or checking the binary is current, or linking it)\n" +
+		"ctrlsim: compiling the command into BIN (on a cold build cache this takes minutes: it compiles kube-apiserver's code; a line every 100 packages)\n"
+	if out.String() != want {
+		t.Errorf("a quiet start, then a package compiled, said:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
