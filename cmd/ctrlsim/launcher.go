@@ -35,6 +35,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -110,15 +111,21 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	}
 	p := &progress{w: w, bin: bin, start: time.Now(), now: time.Now}
 	// The count of packages, for "N of M": every package the command
-	// imports (on a cold cache each is compiled; on a warm one fewer).
+	// imports (on a cold cache each is compiled; on a warm one fewer),
+	// asked of go list once a package is compiled (a current binary costs
+	// no go list).
+	ctx, cancel := context.WithCancel(context.Background())
 	var listed sync.WaitGroup
-	listed.Go(func() {
-		out, err := exec.Command(gocmd, append([]string{"list", "-deps"}, total...)...).Output()
-		if err == nil {
-			p.setTotal(bytes.Count(out, []byte("\n")))
-		}
-	})
 	defer listed.Wait()
+	defer cancel()
+	count := sync.OnceFunc(func() {
+		listed.Go(func() {
+			out, err := exec.CommandContext(ctx, gocmd, append([]string{"list", "-deps"}, total...)...).Output()
+			if err == nil {
+				p.setTotal(bytes.Count(out, []byte("\n")))
+			}
+		})
+	})
 	cmd := exec.Command(gocmd, args...)
 	cmd.Env = append(os.Environ(), buildEnv...)
 	stderr, err := cmd.StderrPipe()
@@ -128,14 +135,16 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	// go build writes nothing on stdout; what it might goes to w, as its
 	// stderr does (the command's stdout is the command's alone).
 	cmd.Stdout = p
+	before, _ := os.Stat(bin)
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("go %s: %v", args[0], err)
 	}
-	before, _ := os.Stat(bin)
 	stop := p.tick(3 * time.Second)
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
-		p.line(sc.Text())
+		if p.line(sc.Text()) {
+			count()
+		}
 	}
 	err = cmd.Wait()
 	stop()
@@ -209,13 +218,14 @@ func (p *progress) setTotal(n int) {
 	p.total = n
 }
 
-// line takes one line of the go command's stderr.
-func (p *progress) line(l string) {
+// line takes one line of the go command's stderr and reports whether it
+// was a package compiled.
+func (p *progress) line(l string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !isImportPath(l) {
 		fmt.Fprintln(p.w, l)
-		return
+		return false
 	}
 	p.compiled++
 	now := p.now()
@@ -225,6 +235,7 @@ func (p *progress) line(l string) {
 	case p.compiled%every == 0 || now.Sub(p.said) >= often:
 		p.sayf(now, "ctrlsim: %s compiled (%s)", p.count(), now.Sub(p.start).Round(time.Second))
 	}
+	return true
 }
 
 // tick says, once, that the go command is at work when it has been for

@@ -14,10 +14,10 @@ import (
 
 // fakeGo is a go command for the launcher's tests: go env says a module,
 // go list names 250 packages, and go build -v names 250 packages compiled
-// (after go list answered, so that the count is known), then writes a
-// command that prints its arguments and exits 3; a build whose binary
-// exists names none and writes nothing. A module named "broken" fails to
-// build, with the compiler's lines.
+// (the first before go list is asked, the rest after it answered, so that
+// the count is known), then writes a command that prints its arguments and
+// exits 3; a build whose binary exists names none and writes nothing. A
+// module named "broken" fails to build, with the compiler's lines.
 const fakeGo = `#!/bin/sh
 dir=$(dirname "$0")
 case "$1" in
@@ -32,9 +32,10 @@ build)
 		exit 1
 	fi
 	[ -e "$bin" ] && exit 0
-	while [ ! -e "$dir/listed" ]; do sleep 0.01; done
 	echo "go: downloading example.com/x v1.0.0" >&2
-	i=0; while [ $i -lt 250 ]; do echo "example.com/p$i" >&2; i=$((i+1)); done
+	echo "example.com/p0" >&2
+	while [ ! -e "$dir/listed" ]; do sleep 0.01; done
+	i=1; while [ $i -lt 250 ]; do echo "example.com/p$i" >&2; i=$((i+1)); done
 	printf '#!/bin/sh\necho "ran $*"\nexit 3\n' > "$bin"; chmod +x "$bin" ;;
 esac
 `
