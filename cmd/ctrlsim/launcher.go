@@ -23,8 +23,7 @@
 // go command decides whether it is current (a new ctrlsim version, an edited
 // checkout behind a replace directive, another dependency version all make
 // it rebuild), and a current binary costs a second of checking and no
-// output. Outside any module (go run github.com/ctrlsim/ctrlsim/cmd/ctrlsim@VERSION)
-// it installs the command at the launcher's own version instead.
+// output. Outside a module it says where to run it.
 //
 // go mod tidy keeps the command's modules in an adopter's go.mod and go.sum
 // though the launcher imports none of them: tidy.go imports the command
@@ -43,7 +42,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -93,22 +91,14 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	var args []string
-	var total []string // go list's arguments for the count of packages
-	var buildEnv []string
-	switch version := ownVersion(); {
-	case gomod != "" && gomod != os.DevNull:
-		args = []string{"build", "-v", "-o", bin, command}
-		total = []string{command}
-	case version != "":
-		// go run github.com/ctrlsim/ctrlsim/cmd/ctrlsim@VERSION: no module to
-		// build in; install the command at the launcher's version.
-		args = []string{"install", "-v", command + "@" + version}
-		total = []string{command + "@" + version}
-		buildEnv = []string{"GOBIN=" + dir}
-	default:
+	if gomod == "" || gomod == os.DevNull {
+		// go run github.com/ctrlsim/ctrlsim/cmd/ctrlsim@VERSION refuses
+		// ctrlsim's go.mod (its replace directives pin k8s.io's staging
+		// modules), so a launcher outside a module is one built some other
+		// way.
 		return "", fmt.Errorf("not in a Go module: run it as `go tool ctrlsim` in a module whose go.mod has `tool %s/cmd/ctrlsim`, or as `go run ./cmd/ctrlsim` in ctrlsim's checkout", module)
 	}
+	args := []string{"build", "-v", "-o", bin, command}
 	p := &progress{w: w, bin: bin, start: time.Now(), now: time.Now}
 	// The count of packages, for "N of M": every package the command
 	// imports (on a cold cache each is compiled; on a warm one fewer),
@@ -120,14 +110,13 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	defer cancel()
 	count := sync.OnceFunc(func() {
 		listed.Go(func() {
-			out, err := exec.CommandContext(ctx, gocmd, append([]string{"list", "-deps"}, total...)...).Output()
+			out, err := exec.CommandContext(ctx, gocmd, "list", "-deps", command).Output()
 			if err == nil {
 				p.setTotal(bytes.Count(out, []byte("\n")))
 			}
 		})
 	})
 	cmd := exec.Command(gocmd, args...)
-	cmd.Env = append(os.Environ(), buildEnv...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", err
@@ -137,7 +126,7 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	cmd.Stdout = p
 	before, _ := os.Stat(bin)
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("go %s: %v", args[0], err)
+		return "", fmt.Errorf("go build: %v", err)
 	}
 	stop := p.tick(3 * time.Second)
 	sc := bufio.NewScanner(stderr)
@@ -149,29 +138,16 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	err = cmd.Wait()
 	stop()
 	if err != nil {
-		return "", fmt.Errorf("go %s %s failed (%v): the command did not build", args[0], strings.Join(total, " "), err)
+		return "", fmt.Errorf("go build %s failed (%v): the command did not build", command, err)
 	}
 	// The go command touches a current binary and writes a new one in its
 	// place (another file).
 	after, err := os.Stat(bin)
 	if err != nil {
-		return "", fmt.Errorf("go %s wrote no command: %v", args[0], err)
+		return "", fmt.Errorf("go build wrote no command: %v", err)
 	}
 	p.done(before == nil || !os.SameFile(before, after))
 	return bin, nil
-}
-
-// ownVersion is the version of ctrlsim's module this launcher was built
-// from, "" for a checkout ((devel)) or none known.
-func ownVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	if info.Main.Path == module && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return ""
 }
 
 func stderrOf(err error) string {

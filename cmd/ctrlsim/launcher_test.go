@@ -131,9 +131,8 @@ func TestABuildThatFailsSaysSo(t *testing.T) {
 	}
 }
 
-// Outside a module, a launcher built from a checkout (no version of its
-// own to install) says where to run it.
-func TestOutsideAModuleACheckoutsLauncherSaysWhereToRunIt(t *testing.T) {
+// Outside a module the launcher says where to run it.
+func TestOutsideAModuleTheLauncherSaysWhereToRunIt(t *testing.T) {
 	gocmd := writeFakeGo(t)
 	t.Setenv("FAKE_GOMOD", os.DevNull)
 	_, err := build(new(bytes.Buffer), gocmd, t.TempDir())
