@@ -12,7 +12,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN go build -trimpath -o /out/ctrlsim ./cmd/ctrlsim
+RUN go build -trimpath -o /out/ctrlsim ./cmd/ctrlsim/internal/ctrlsim
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/ctrlsim /usr/local/bin/ctrlsim

@@ -84,7 +84,7 @@ chromium: ## find headless Chromium for the inspector's browser test, installing
 	@hack/chromium.sh >/dev/null
 
 test-browser: ## the run inspector in headless Chromium (screenshot into ARTIFACTS)
-	CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -v -run TestInspectorInBrowser ./cmd/ctrlsim/
+	CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" $(GO) test -count=1 -v -run TestInspectorInBrowser ./cmd/ctrlsim/internal/ctrlsim/
 
 # Flags for the differential suite's test binary in test-envtest; its sequences come from a
 # fixed seed unless asked, e.g. DIFF_FLAGS='-rapid.seed=0 -rapid.checks=300' explores new ones.

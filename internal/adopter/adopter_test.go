@@ -31,12 +31,16 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 	write(t, filepath.Join(dir, "go.mod"), operatorGoMod(checkout))
 	seedGoSum(t, checkout, dir)
 
+	// Where go tool ctrlsim keeps the command it builds: empty, so that the
+	// first go tool ctrlsim builds it (on this machine's warm build cache,
+	// a link; a new user's compiles everything).
+	commands := t.TempDir()
 	gocmd := func(args ...string) (string, error) {
 		t.Helper()
 		start := time.Now()
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
-		cmd.Env = adopterEnv()
+		cmd.Env = append(adopterEnv(), "CTRLSIM_COMMAND_CACHE="+commands)
 		out, err := cmd.CombinedOutput()
 		t.Logf("go %s: %v", strings.Join(args, " "), time.Since(start).Round(100*time.Millisecond))
 		return string(out), err
@@ -67,11 +71,23 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 		}
 	}
 
+	// go doc of the face, from the operator's module: a type's fields; or,
+	// a known gap (doc.go), the module graph's k8s.io modules at v0.0.0.
+	if doc, err := gocmd("doc", "github.com/ctrlsim/ctrlsim/operatortest.Workload"); err != nil {
+		if !regexp.MustCompile(`k8s\.io/[a-z-]+@v0\.0\.0: reading `).MatchString(doc) {
+			t.Errorf("go doc operatortest.Workload in the operator's module: %v\n%s", err, tail(doc, 20))
+		}
+		t.Logf("go doc fails in the operator's module (known gap): %s", strings.SplitN(doc, "\n", 2)[0])
+	} else if !strings.Contains(doc, "Objects []client.Object") {
+		t.Errorf("go doc operatortest.Workload in the operator's module does not show its fields:\n%s", doc)
+	}
+
 	scaffolded := filepath.Join(dir, "internal", "controller", "ctrlsim_test.go")
 	out := must("tool", "ctrlsim", "scaffold")
 	if !strings.Contains(out, "wrote internal/controller/ctrlsim_test.go (1 controllers and webhooks in 1 Manager(s), 2 scheme packages, 1 CRD files, 1 sample files)") {
 		t.Errorf("ctrlsim scaffold printed %q", out)
 	}
+	saysItBuilt(t, out, commands)
 	src, err := os.ReadFile(scaffolded)
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +98,12 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 			t.Errorf("the scaffolded test lacks %q:\n%s", want, src)
 		}
 	}
-	if out, err := gocmd("tool", "ctrlsim", "scaffold"); err == nil || !strings.Contains(out, "exists (--force overwrites it)") {
+	out, err = gocmd("tool", "ctrlsim", "scaffold")
+	if err == nil || !strings.Contains(out, "exists (--force overwrites it)") {
 		t.Errorf("ctrlsim scaffold over an existing test: %v, %q; want a refusal", err, out)
+	}
+	if strings.Contains(out, "ctrlsim: compiling") || strings.Contains(out, "ctrlsim: built") {
+		t.Errorf("go tool ctrlsim, its command current, built it again:\n%s", out)
 	}
 
 	must("vet", "./...")
@@ -126,6 +146,59 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 			t.Logf("the operator's module: %s", l)
 		}
 	}
+}
+
+// A new user's first hour: a module whose go.mod has the tool line and
+// nothing of ctrlsim imported yet, go mod tidy, then go tool ctrlsim. The
+// launcher imports none of the command's modules; tidy keeps them
+// (cmd/ctrlsim/tidy.go), so the command builds in the module.
+func TestAModuleWithTheToolLineAloneRunsTheTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ctrlsim's command in a module that depends on this checkout: make test runs it")
+	}
+	checkout, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), operatorGoMod(checkout))
+	write(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() {}\n")
+	seedGoSum(t, checkout, dir) // tidy drops the sums it does not need
+	commands := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(adopterEnv(), "CTRLSIM_COMMAND_CACHE="+commands)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s in a module with the tool line alone: %v\n%s", strings.Join(args, " "), err, tail(string(out), 30))
+		}
+		return string(out)
+	}
+	run("mod", "tidy")
+	out := run("tool", "ctrlsim", "list")
+	if !strings.Contains(out, "canary/stale-cache") || !strings.Contains(out, "ctrlsim: built the command in ") {
+		t.Errorf("go tool ctrlsim list did not say it built the command and list the catalogue:\n%s", tail(out, 30))
+	}
+}
+
+// saysItBuilt checks what the first go tool ctrlsim said before the
+// command's own output: that it built the command into commands, and in
+// how long (when it compiled, where to and how far: the counts themselves
+// are cmd/ctrlsim's tests, with a fake go command, since a cold compile
+// takes many minutes).
+func saysItBuilt(t *testing.T, out, commands string) {
+	t.Helper()
+	built := regexp.MustCompile(`(?m)^ctrlsim: built the command in \S+ \((\d+ packages? compiled|linked)\); running it$`).FindStringSubmatchIndex(out)
+	if built == nil || !strings.Contains(out[built[1]:], "wrote internal/controller/ctrlsim_test.go") {
+		t.Fatalf("the first go tool ctrlsim did not say it built the command before running it:\n%s", out)
+	}
+	compiled := strings.Contains(out[built[2]:built[3]], "compiled")
+	if i := strings.Index(out, "ctrlsim: compiling the command into "+commands+string(filepath.Separator)); compiled && (i < 0 || i > built[0]) {
+		t.Errorf("go tool ctrlsim compiled without first saying so and where:\n%s", out)
+	}
+	t.Logf("go tool ctrlsim said: %s", out[built[0]:built[1]])
 }
 
 // replaysAtTheModuleRoot checks the replay line a failure prints: the

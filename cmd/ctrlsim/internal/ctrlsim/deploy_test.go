@@ -19,15 +19,16 @@ import (
 
 func readRepoFile(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
 }
 
-// The image builds ./cmd/ctrlsim with the Go of go.mod, and runs it as a non-root
-// user.
+// The image builds the command (./cmd/ctrlsim/internal/ctrlsim; not its
+// launcher, which needs a go command) with the Go of go.mod, and runs it as
+// a non-root user.
 func TestDockerfileBuildsTheCommandWithTheModulesGoAsNonRoot(t *testing.T) {
 	df := readRepoFile(t, "Dockerfile")
 	goDirective := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindStringSubmatch(readRepoFile(t, "go.mod"))
@@ -41,8 +42,8 @@ func TestDockerfileBuildsTheCommandWithTheModulesGoAsNonRoot(t *testing.T) {
 	if want := "golang:" + goDirective[1]; froms[0][1] != want && !strings.HasPrefix(froms[0][1], want+".") && !strings.HasPrefix(froms[0][1], want+"-") {
 		t.Errorf("the build stage is FROM %s; go.mod says go %s: want %s", froms[0][1], goDirective[1], want)
 	}
-	if !regexp.MustCompile(`(?m)^RUN .*\bgo build\b.* \./cmd/ctrlsim\s*$`).MatchString(df) {
-		t.Errorf("no RUN go build ... ./cmd/ctrlsim in the Dockerfile")
+	if !regexp.MustCompile(`(?m)^RUN .*\bgo build\b.* \./cmd/ctrlsim/internal/ctrlsim\s*$`).MatchString(df) {
+		t.Errorf("no RUN go build ... ./cmd/ctrlsim/internal/ctrlsim in the Dockerfile")
 	}
 	if regexp.MustCompile(`GOPROXY=off`).MatchString(df) {
 		t.Errorf("the build must fetch modules from the module proxy")

@@ -445,7 +445,7 @@ func checkedDocs(t *testing.T, repo string) []string {
 // test the package defines. A doc edit that breaks a command, or a change of
 // the command that leaves a doc behind, fails here, in well under a second.
 func TestEveryCommandTheDocsShowNamesWhatExists(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +477,7 @@ func TestEveryCommandTheDocsShowNamesWhatExists(t *testing.T) {
 // The check catches what it is for: each bad line below is flagged, each good
 // one is not.
 func TestTheDocCheckFlagsCommandsThatDoNotExist(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestTheDocCheckFlagsCommandsThatDoNotExist(t *testing.T) {
 // lines, a test of an operator (its first Go) within its first 60, and a link
 // to every page of docs/, where the reference is.
 func TestTheREADMEIsOneScreenThatLinksEveryPage(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +574,7 @@ func headingSlugs(src string) map[string]bool {
 // #section in the page) names a heading the page has: a section renamed or
 // moved breaks the link here rather than for a reader.
 func TestEveryLinkToASectionOfTheDocsNamesAHeading(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

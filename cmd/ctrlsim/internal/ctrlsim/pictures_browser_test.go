@@ -44,7 +44,7 @@ func TestCataloguePicturesHaveNoOverlappingTexts(t *testing.T) {
 		t.Skip("drives headless Chromium (make test and make test-browser run it)")
 	}
 	bin := browsertest.Chromium(t)
-	pics, err := filepath.Glob(filepath.Join("..", "..", "reports", "*", "*.svg"))
+	pics, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "reports", "*", "*.svg"))
 	if err != nil || len(pics) == 0 {
 		t.Fatalf("no pictures under reports/: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestCataloguePicturesHaveNoOverlappingTexts(t *testing.T) {
 			t.Fatalf("%s: %d texts (%v): the picture did not load", pic, n, err)
 		}
 		for _, o := range got {
-			t.Errorf("%s: %q overlaps %q", strings.TrimPrefix(pic, "../../"), o.A, o.B)
+			t.Errorf("%s: %q overlaps %q", strings.TrimPrefix(pic, "../../../../"), o.A, o.B)
 		}
 		off, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`(() => {
 			const w = document.documentElement.width.baseVal.value;
@@ -83,7 +83,7 @@ func TestCataloguePicturesHaveNoOverlappingTexts(t *testing.T) {
 			t.Fatalf("%s: %v", pic, err)
 		}
 		for _, text := range off {
-			t.Errorf("%s: %q runs off the picture", strings.TrimPrefix(pic, "../../"), text)
+			t.Errorf("%s: %q runs off the picture", strings.TrimPrefix(pic, "../../../../"), text)
 		}
 	}
 }

@@ -52,7 +52,7 @@ func TestReportWritesTheMarkdownOfASavedPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs examples/twowrites' test binary")
 	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "twowrites", "testdata", "ctrlsim"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "examples", "twowrites", "testdata", "ctrlsim"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,8 @@
 // Command ctrlsim explores, replays and catalogues controller bugs in the
-// deterministic simulator.
+// deterministic simulator. `go run ./cmd/ctrlsim` and `go tool ctrlsim` run
+// its launcher (cmd/ctrlsim), which builds this package, saying how far the
+// compile is, and runs it; make run and the container image build it
+// directly.
 //
 //	ctrlsim list [--json]
 //	ctrlsim run [--entry GLOB] [--variant V] [--checks N] [--seed S] [--shard I/N | --shards-of-indexed-job N] [--json] [--json-markers] [--cpuprofile F] [--memprofile F]

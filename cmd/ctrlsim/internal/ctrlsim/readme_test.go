@@ -190,7 +190,7 @@ func TestMain(m *testing.M) {
 // go test) are skipped with one line each, and a run without --checks runs
 // 30 plans a pair.
 func TestEveryCommandOfTheREADMEWorks(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	repo, err := filepath.Abs(filepath.Join("..", "..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
