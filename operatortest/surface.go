@@ -78,23 +78,25 @@ const (
 	KubeControllerManager = world.KubeControllerManager
 )
 
-// The functions a test calls to script its steps (Workload.Script) and in
-// its properties' Check, as variables of one block, so that go doc -short
-// lists them in one line (`go doc operatortest.Create` shows them all).
+// Create creates obj at time at (from the start of the run), as cluster
+// admin; its namespace is created first if it does not exist. The object
+// needs a name (not only a generateName): later steps name it.
+func Create(at time.Duration, obj client.Object) Step { return world.Create(at, obj) }
+
+// Patch applies patch, a JSON merge patch (RFC 7386: {"spec":{"replicas":3}}),
+// to the object named by obj's kind, namespace and name, at time at.
+func Patch(at time.Duration, obj client.Object, patch string) Step {
+	return world.Patch(at, obj, patch)
+}
+
+// Delete deletes the object named by obj's kind, namespace and name at time
+// at (with the default propagation: the garbage collector deletes its
+// dependents in the background).
+func Delete(at time.Duration, obj client.Object) Step { return world.Delete(at, obj) }
+
+// What a Property's Check may use (one block: go doc -short lists it in one
+// line).
 var (
-	// Create(at, obj) creates obj at time at (from the start of the run),
-	// as cluster admin; its namespace is created first if it does not
-	// exist. The object needs a name (not only a generateName): later
-	// steps name it.
-	Create func(at time.Duration, obj client.Object) Step = world.Create
-	// Patch(at, obj, patch) applies patch, a JSON merge patch (RFC 7386:
-	// {"spec":{"replicas":3}}), to the object named by obj's kind,
-	// namespace and name, at time at.
-	Patch func(at time.Duration, obj client.Object, patch string) Step = world.Patch
-	// Delete(at, obj) deletes the object named by obj's kind, namespace
-	// and name at time at (with the default propagation: the garbage
-	// collector deletes its dependents in the background).
-	Delete func(at time.Duration, obj client.Object) Step = world.Delete
 	// FromCheck(p) is a Property that judges p, a property of the
 	// simulator's kernel (sim/check), over the run's History; its
 	// violation is placed at the instant p gives.
