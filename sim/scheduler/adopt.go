@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Goroutines that code under test starts itself.
@@ -336,42 +335,4 @@ func lineages() map[uint64]uint64 {
 		}
 	}
 	return creators
-}
-
-// stackBufs are creation's buffers: a goroutine's stack text, a few
-// kilobytes, read once for every goroutine the scheduler meets.
-var stackBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
-
-// creation is where the calling goroutine was created (function, file and
-// line: the same in every run) and its parent's goroutine id, from the
-// "created by F in goroutine N" lines at the end of its stack.
-func creation() (site string, parent uint64) {
-	bp := stackBufs.Get().(*[]byte)
-	defer stackBufs.Put(bp)
-	buf := *bp
-	for {
-		n := runtime.Stack(buf[:cap(buf)], false)
-		if n < cap(buf) || cap(buf) >= 1<<20 {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*cap(buf))
-		*bp = buf
-	}
-	i := bytes.LastIndex(buf, []byte("\ncreated by "))
-	if i < 0 {
-		return "", 0
-	}
-	rest := buf[i+len("\ncreated by "):]
-	line, rest, _ := bytes.Cut(rest, []byte("\n"))
-	fn := line
-	if j := bytes.LastIndex(line, []byte(" in goroutine ")); j >= 0 {
-		fn = line[:j]
-		parent, _ = strconv.ParseUint(string(bytes.TrimSpace(line[j+len(" in goroutine "):])), 10, 64)
-	}
-	loc, _, _ := bytes.Cut(bytes.TrimSpace(rest), []byte("\n"))
-	if j := bytes.LastIndex(loc, []byte(" +0x")); j >= 0 {
-		loc = loc[:j]
-	}
-	return string(fn) + " " + string(loc), parent
 }

@@ -1,13 +1,10 @@
 package scheduler
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
-	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -336,18 +333,4 @@ func (s *Scheduler) closeOutside(t *Task) {
 		t.resume <- false
 	}
 	s.current = prev
-}
-
-// goid is the calling goroutine's id, read from its stack header ("goroutine
-// N [running]:"). It is only used to tell goroutines apart while a task is
-// blocked outside, never for ordering.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
 }
