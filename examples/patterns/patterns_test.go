@@ -384,7 +384,7 @@ var patterns = []pattern{
 		bug:  "records the observed generation before it writes the StatefulSet, and skips the StatefulSet of an observed generation: a crash between loses the user's edit for good",
 		options: func(buggy bool) operatortest.Options {
 			return operator(guard.CRD, "guard", func(mgr manager.Manager) error {
-				return (&guard.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+				return (&guard.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &guard.Pipeline{ObjectMeta: meta("flow", "etl"), Spec: guard.PipelineSpec{Replicas: 2}})
 		},
 	},

@@ -135,3 +135,43 @@ func TestATemporaryObjectMadeAgainAfterACrashIsTheOperatorsOwn(t *testing.T) {
 		t.Fatalf("the twin holds on %q", crashAfterTheRequest)
 	}
 }
+
+// restartOntoThePipelineBeforeTheEdit is the false-alarm suite's plan 604
+// of override-guard, shrunk: the user sets an invalid podManagementPolicy
+// at once and scales the Pipeline to 0 at 26ms; the operator, which read
+// the edited Pipeline at 0s, crashes at 1ms and restarts at 10s onto an
+// apiserver still at the Pipeline's first version (resourceVersion 16).
+const restartOntoThePipelineBeforeTheEdit = `seed 1
+at 0s mutate object=0 field=spec.override.podManagementPolicy value="\"p\"" expect=valid
+at 26ms mutate object=0 field=spec.replicas value=0 expect=valid
+lag process=guard kind=/v1/Secret min=34ms max=5.035s
+lag process=guard kind=* min=411ms max=415ms
+lag process=guard kind=/v1/ConfigMap min=59ms max=79ms
+hold process=guard kind=/v1/ConfigMap from=1ms until=75ms
+stale process=guard at=1ms age=27.76s rev=16
+`
+
+// A guard makes the child's history count, so the Pipeline it guards is
+// read live: restarted onto a cache from before the user's edits, an
+// operator reading its cache made a StatefulSet of the 2 replicas the
+// user had already scaled to 0 (and the invalid policy never sent), then
+// refused the scale-down for good (status.blocked; converges: the
+// fault-free run ends in kube-apiserver's refusal of the policy, with no
+// StatefulSet). A real stale-state bug of the pattern, not a false alarm:
+// the correct operator ends as the fault-free run does.
+func TestAGuardedPipelineIsReadLiveNotFromARestartedCache(t *testing.T) {
+	r := replayPattern(t, "override-guard", false, restartOntoThePipelineBeforeTheEdit)
+	var stale bool
+	for _, s := range r.Steps {
+		stale = stale || s.Process == "guard" && s.Stale() && strings.HasPrefix(s.Object, "Pipeline ")
+	}
+	if stale {
+		t.Errorf("the operator read the Pipeline from its cache at a stale version")
+	}
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.NoErrorAtRest); !slices.Contains(v.Excused, verdict.SharedError) {
+		t.Fatalf("no-error-at-rest holds by %v (%s), want the refusal of the policy shared with the fault-free run", v.Excused, v.Detail)
+	}
+}

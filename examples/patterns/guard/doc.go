@@ -6,7 +6,13 @@
 // be drained by hand first): while the StatefulSet exists, a Pipeline whose
 // replicas are below the StatefulSet's is left as it is, and status.blocked
 // says why. status.observedGeneration records the generation whose
-// StatefulSet was written.
+// StatefulSet was written. The Pipeline is read live, not from the cache:
+// the guard makes the StatefulSet's history count, and the first version,
+// which read its cache, restarted onto one from before the user's edits,
+// made a StatefulSet of the replicas the user had already scaled to 0 and
+// then refused the scale-down for good (the false-alarm suite's plan 604
+// of 1,000, converges on status.blocked: a real stale-state bug, not a
+// false alarm; TestAGuardedPipelineIsReadLiveNotFromARestartedCache).
 //
 // The pattern's trap for a test harness: a user who sets replicas to 0 and
 // an override the StatefulSet's validation refuses (podManagementPolicy

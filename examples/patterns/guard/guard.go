@@ -98,6 +98,8 @@ func (in *PipelineList) DeepCopyObject() runtime.Object {
 // Reconciler keeps each Pipeline's StatefulSet and status.
 type Reconciler struct {
 	client.Client
+	// APIReader reads the Pipeline live.
+	APIReader client.Reader
 	// Buggy records the observed generation before it writes the
 	// StatefulSet, and skips the StatefulSet of a generation it observed.
 	Buggy bool
@@ -115,8 +117,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // refuses a value it does not know, and the operator retries until the
 // user fixes it); then it records the generation it handled.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// The Pipeline is read live, not from the cache: the guard makes the
+	// StatefulSet's history count, so a view from before the user's last
+	// edit (a restart onto a lagging cache) would make a StatefulSet of
+	// replicas the user had already scaled away, and the guard would then
+	// refuse, for good, the scale-down the user asked for before the set
+	// was made.
 	var p Pipeline
-	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, &p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if p.DeletionTimestamp != nil {
