@@ -117,7 +117,7 @@ var Excuses = []Excuse{
 	{Name: UserEditRace, Principle: 2, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object no fault-free run made, made once and deleted once at or after the workload's first edit (not a generated name's second), is what an operator delayed past the user's edit made for the old value and unmade once it saw the edit."},
 	{Name: FrozenStatusField, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
-		Rule: "While a run ends failing on an object in an error a fault-free run ends in too, the object's status fields only that controller's reconciles that returned nil wrote are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
+		Rule: "While a run ends failing on an object in an error a fault-free run ends in too, the object's status fields that only reconciles of it that returned nil wrote (that controller's, or another of the operator's controllers' woken by what the first made) are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
 	{Name: DelayedWork, Principle: 2, Oracles: []string{world.WritesAtRest},
 		Rule: "Writes at rest beyond the fault-free runs' that stop in the window's first half are work a fault delayed into it and finished there, not an operator left writing."},
 	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},

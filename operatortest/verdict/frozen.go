@@ -225,9 +225,12 @@ func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 }
 
 // FrozenStatus are, per object key, the status fields converges does not
-// compare in got: those only the successful reconciles of its controller
-// wrote, in got or in a fault-free run, when both end failing on it in one
-// error. A field's parents are listed too (an emptied status is "{}").
+// compare in got: those only the successful reconciles of the operator's
+// controllers of it wrote (the failing controller's, or another's: a
+// second controller woken by what the first made got through before the
+// user's value landed, or never ran), in got or in a fault-free run, when
+// both end failing on it in one error. A field's parents are listed too
+// (an emptied status is "{}").
 func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for _, e := range got.AtRest {
@@ -243,32 +246,37 @@ func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 		if len(runs) == 1 {
 			continue
 		}
-		ok, failed := map[string]bool{}, map[string]bool{}
-		object := ""
+		// Per object the status writes name (two kinds of one name, each
+		// reconciled by its controller, are two).
+		ok, failed := map[string]map[string]bool{}, map[string]bool{}
+		_, reconciled, _ := strings.Cut(e.Key, " ")
 		for _, s := range runs {
-			sw := s.StatusWrites[e.Key]
-			if sw == nil {
-				continue
-			}
-			if sw.object != "" {
-				object = sw.object
-			}
-			for p := range sw.ok { // lint:order-independent a set is filled
-				ok[p] = true
-			}
-			for p := range sw.failed { // lint:order-independent a set is filled
-				failed[p] = true
+			for k, sw := range s.StatusWrites { // lint:order-independent sets are filled
+				if _, o, _ := strings.Cut(k, " "); o != reconciled || sw.object == "" {
+					continue // another object's
+				}
+				if ok[sw.object] == nil {
+					ok[sw.object] = map[string]bool{}
+				}
+				for p := range sw.ok { // lint:order-independent a set is filled
+					ok[sw.object][p] = true
+				}
+				for p := range sw.failed { // lint:order-independent a set is filled
+					failed[sw.object+" "+p] = true
+				}
 			}
 		}
-		for p := range ok { // lint:order-independent a set is filled
-			if failed[p] || object == "" {
-				continue
-			}
-			if out[object] == nil {
-				out[object] = map[string]bool{}
-			}
-			for q := p; q != ""; q = parentPath(q) {
-				out[object][q] = true
+		for object, paths := range ok { // lint:order-independent a map is filled
+			for p := range paths { // lint:order-independent a set is filled
+				if failed[object+" "+p] {
+					continue
+				}
+				if out[object] == nil {
+					out[object] = map[string]bool{}
+				}
+				for q := p; q != ""; q = parentPath(q) {
+					out[object][q] = true
+				}
 			}
 		}
 	}

@@ -172,3 +172,71 @@ func webPod(t *testing.T, rv uint64, message, reason string) apiserver.Event {
 func podStep(op, object string, rv uint64, result string) trace.Step {
 	return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
 }
+
+// The status an operator's other controller of the object wrote in a
+// reconcile that returned nil is frozen the same way: while the object's
+// reconciles end failing in one error in both runs (the user emptied a
+// reference both controllers check), whether the second controller, woken
+// by what the first made, got through before the user's value landed is
+// the same race with the user's edit (secret-ref: registry fails from the
+// start in one schedule and registry-status never runs; in the other it
+// got through first and set status.ready). What a failing reconcile of
+// either wrote is compared, and nothing is frozen where the first does not
+// fail in both runs.
+func TestTheStatusAnotherControllerCompletedIsFrozenWhileTheObjectFailsByDesign(t *testing.T) {
+	w, err := search.NewWorld(optest.AppOptions(optest.Child()).WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(rv uint64, message, reason string) apiserver.Event { return webPod(t, rv, message, reason) }
+	const boom = `error: Secret "" not found`
+	status := func(op, object string, rv uint64, result string) trace.Step {
+		s := podStep(op, object, rv, result)
+		s.Controller = "pod-status"
+		return s
+	}
+	snap := func(r *check.Run) *verdict.Snapshot {
+		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(r.Log)}
+		s.AtRest = verdict.ErrorsAtRest(r, s.Canon)
+		s.StatusWrites = verdict.StatusWritesOf(r, s)
+		return s
+	}
+	// through: pod got through, pod-status recorded the message, then the
+	// user's value made pod's next reconcile fail and record its reason.
+	through := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "ready", ""), pod(3, "ready", "Failed")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("result", "shop/web", 0, "ok"),
+			status("reconcile", "shop/web", 0, ""), status("update/status", "Pod shop/web", 2, "ok"), status("result", "shop/web", 0, "ok"),
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 3, "ok"), podStep("result", "shop/web", 0, boom),
+		},
+	})
+	// slowed: pod failed from the start; pod-status never ran.
+	slowed := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "", "Failed")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 2, "ok"), podStep("result", "shop/web", 0, boom),
+		},
+	})
+	fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: through}}, slowed)["Pod shop/web"]
+	if !fs["status.message"] || !fs["status"] {
+		t.Errorf("the message only pod-status's complete reconcile wrote is compared: %v", fs)
+	}
+	if fs["status.reason"] {
+		t.Errorf("the reason pod's failing reconciles write is not compared: %v", fs)
+	}
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: slowed}}, through)["Pod shop/web"]; !fs["status.message"] {
+		t.Errorf("the rule does not hold both ways: %v", fs)
+	}
+	// pod ends failing in one run only: nothing is frozen.
+	passed := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "ready", "")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("result", "shop/web", 0, "ok"),
+			status("reconcile", "shop/web", 0, ""), status("update/status", "Pod shop/web", 2, "ok"), status("result", "shop/web", 0, "ok"),
+		},
+	})
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: passed}}, slowed); len(fs) != 0 {
+		t.Errorf("a run whose reconciles got through has its status frozen: %v", fs)
+	}
+}

@@ -16,7 +16,11 @@
 // while the fault-free run's registry-status never looked again. The
 // error is the user's emptied reference, on which the fault-free run
 // failed too, in another controller (operatortest's verdicts:
-// user-value).
+// user-value). And a user who empties it as the operator's first pass
+// runs (2ms after the Registry is made) meets registry-status before or
+// after it set status.ready, by the schedule alone: how far the operator
+// got before the user's value landed (frozen-status, for registry-status
+// as for registry; the false-alarm suite's plan 0 of 1,000 before it).
 //
 // The buggy twin (Buggy) records the observed generation before it writes
 // the ConfigMap, and skips the ConfigMap of a generation it has observed
