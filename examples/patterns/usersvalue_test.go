@@ -200,3 +200,27 @@ func TestAStatusAnotherControllerSetBeforeTheEmptiedReferenceIsTheRacesWithTheUs
 		t.Fatalf("interleavings-agree holds by %v (%s), want %s", v.Excused, v.Detail, verdict.FrozenStatusField)
 	}
 }
+
+// serviceNameRacingTheCreate sets the Pipeline's serviceName override 1ms
+// in, as the operator's first pass runs: under seed 2739 the operator read
+// the Pipeline first and created the StatefulSet without it, and every
+// update after ends in kube-apiserver's refusal (serviceName is
+// immutable); under seed 691 it created the StatefulSet with it.
+const serviceNameRacingTheCreate = `seed 691
+at 1ms mutate object=0 field=spec.override value="{\"serviceName\":\"d3n5c\"}" expect=valid
+`
+
+// A StatefulSet made before the user's change of an immutable field, and
+// one made after it, are the same correct operator's, which raced the
+// user's edit: the one schedule's operator fails on the user's value for
+// good, the other never met it, and the StatefulSet is not compared
+// (frozen-outputs: in either run, a refusal of the user's value).
+func TestAChildMadeBeforeOrAfterTheUsersImmutableChangeRacedTheEdit(t *testing.T) {
+	r := replayPattern(t, "override-guard", false, serviceNameRacingTheCreate)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.InterleavingsAgree); !slices.Contains(v.Excused, verdict.FrozenOutputs) {
+		t.Fatalf("interleavings-agree holds by %v (%s), want %s", v.Excused, v.Detail, verdict.FrozenOutputs)
+	}
+}

@@ -67,7 +67,8 @@
 //     stop-after-cut (reference/downtime.go, blind.go), withdrawn by
 //     same-restarts; frozen-outputs and frozen-status (frozen.go: what a
 //     controller's reconciles of an object wrote while its last reconcile
-//     ends in the error a fault-free run ends in, and the object's status
+//     ends in the error a fault-free run ends in, or in either run in
+//     kube-apiserver's refusal of the user's value, and the object's status
 //     fields any of the operator's controllers wrote only in reconciles
 //     that returned nil; an operator that gives up
 //     on the same dependency with no error claims its outputs converged,

@@ -240,3 +240,38 @@ func TestTheStatusAnotherControllerCompletedIsFrozenWhileTheObjectFailsByDesign(
 		t.Errorf("a run whose reconciles got through has its status frozen: %v", fs)
 	}
 }
+
+// An operator failing on the user's value, which kube-apiserver refused,
+// keeps what it last got through with, in whichever run met the refusal:
+// a run whose update of its StatefulSet met the immutable field the user
+// changed, and a run that created the StatefulSet after the edit and never
+// met it, raced the user's edit (override-guard: the user set
+// serviceName 1ms in). Their outputs are not compared, either way. A
+// refusal of a value the user did not write, and an error on the user's
+// value the API did not refuse, met in one run only, freeze nothing.
+func TestTheOutputOfAReconcileTheAPIRefusesTheUsersValueIsNotComparedEitherWay(t *testing.T) {
+	const key = "pipeline flow/etl"
+	outputs := map[string][]string{key: {"StatefulSet flow/etl"}}
+	run := func(rest ...verdict.AtRest) *verdict.Snapshot {
+		return &verdict.Snapshot{AtRest: rest, Outputs: outputs}
+	}
+	immutable := verdict.AtRest{Key: key, Err: `<the user's value: Pipeline flow/etl spec.override.serviceName "d3n5c">`, User: true, Refused: true,
+		Step: trace.Step{Result: `error: writing StatefulSet "etl": StatefulSet.apps "etl" is invalid: spec.serviceName: Invalid value: "d3n5c": field is immutable`}}
+	created := run()
+	for name, fr := range map[string]map[string]string{
+		"the faulted run met it": verdict.Frozen([]*verdict.Reference{{Snap: created}}, run(immutable)),
+		"the fault-free run did": verdict.Frozen([]*verdict.Reference{{Snap: run(immutable)}}, created),
+	} {
+		if why, ok := fr["StatefulSet flow/etl"]; !ok || !strings.Contains(why, "the user's value") {
+			t.Errorf("%s: the StatefulSet is compared (frozen: %v)", name, fr)
+		}
+	}
+	notTheUsers, notRefused := immutable, immutable
+	notTheUsers.User = false
+	notRefused.Refused = false
+	for name, e := range map[string]verdict.AtRest{"a value the user did not write": notTheUsers, "no refusal": notRefused} {
+		if fr := verdict.Frozen([]*verdict.Reference{{Snap: created}}, run(e)); len(fr) != 0 {
+			t.Errorf("%s, met in one run: frozen %v", name, fr)
+		}
+	}
+}
