@@ -16,11 +16,14 @@
 // while the fault-free run's registry-status never looked again. The
 // error is the user's emptied reference, on which the fault-free run
 // failed too, in another controller (operatortest's verdicts:
-// user-value). And a user who empties it as the operator's first pass
-// runs (2ms after the Registry is made) meets registry-status before or
-// after it set status.ready, by the schedule alone: how far the operator
-// got before the user's value landed (frozen-status, for registry-status
-// as for registry; the false-alarm suite's plan 0 of 1,000 before it).
+// user-value).
+//
+// registry-status reads the Registry live: no Registry event wakes it, and
+// the first version, which read its cache, restarted onto a Registry cache
+// from before the Registry was made, found none, returned, and never
+// looked again (status.ready never set: the false-alarm suite's plan 152
+// of 1,000, converges; a real stale-state bug, not a false alarm;
+// TestARegistrysStatusReadsTheRegistryLive).
 //
 // The buggy twin (Buggy) records the observed generation before it writes
 // the ConfigMap, and skips the ConfigMap of a generation it has observed
