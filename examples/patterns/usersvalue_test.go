@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 )
@@ -222,5 +224,31 @@ func TestARegistrysStatusReadsTheRegistryLive(t *testing.T) {
 	}
 	if vs := r.Violated(); len(vs) != 0 {
 		t.Fatalf("the correct operator violates %v", vs)
+	}
+}
+
+// scaledDownAsTheSetIsMade scales the Pipeline from 2 to 1 1ms in, as the
+// operator's first pass runs: under seed 2127 the StatefulSet of 2 was
+// made before the edit, under seed 79 after it, with 1.
+const scaledDownAsTheSetIsMade = `seed 79
+at 1ms mutate object=0 field=spec.replicas value=1 expect=valid
+`
+
+// The guard refuses to remove running workers, judged by the
+// StatefulSet's state (its ready workers), not by its history: the first
+// version refused any scale-down below the set's replicas, so a set made
+// a moment before the user's scale-down, whose workers had not started,
+// was held at 2 (status.blocked) under one schedule and made with 1 under
+// the other (interleavings-agree at seed 79). Once the workers run, a
+// scale-down is refused (TestAGuardedPipelineKeepsItsStatefulSet).
+func TestAGuardRefusesToRemoveRunningWorkersNotASetJustMade(t *testing.T) {
+	r := replayPattern(t, "override-guard", false, scaledDownAsTheSetIsMade)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	var sts appsv1.StatefulSet
+	get(t, r, "flow", "etl", &sts)
+	if *sts.Spec.Replicas != 1 {
+		t.Errorf("the StatefulSet has %d replicas, want the user's 1", *sts.Spec.Replicas)
 	}
 }

@@ -98,7 +98,7 @@ func (in *PipelineList) DeepCopyObject() runtime.Object {
 // Reconciler keeps each Pipeline's StatefulSet and status.
 type Reconciler struct {
 	client.Client
-	// APIReader reads the Pipeline live.
+	// APIReader reads the Pipeline and the StatefulSet's state live.
 	APIReader client.Reader
 	// Buggy records the observed generation before it writes the
 	// StatefulSet, and skips the StatefulSet of a generation it observed.
@@ -146,12 +146,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-	err := r.Get(ctx, client.ObjectKeyFromObject(sts), sts)
+	live := &appsv1.StatefulSet{}
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sts), live)
 	switch {
-	case err == nil && sts.Spec.Replicas != nil && p.Spec.Replicas < *sts.Spec.Replicas:
-		// The guard: a running pipeline is drained by hand before it
-		// shrinks.
-		return ctrl.Result{}, observe(fmt.Sprintf("scale-down from %d to %d refused: drain the pipeline first", *sts.Spec.Replicas, p.Spec.Replicas))
+	case err == nil && live.Spec.Replicas != nil && p.Spec.Replicas < *live.Spec.Replicas && p.Spec.Replicas < live.Status.ReadyReplicas:
+		// The guard: running workers are drained by hand before the
+		// pipeline shrinks past them. Whether a worker runs is the
+		// StatefulSet's state (read live: a cache behind it would let a
+		// scale-down remove a running worker), not its history: a set
+		// made a moment before the user's scale-down, whose workers have
+		// not started, has nothing to drain.
+		return ctrl.Result{}, observe(fmt.Sprintf("scale-down from %d to %d refused: %d workers running, drain the pipeline first", *live.Spec.Replicas, p.Spec.Replicas, live.Status.ReadyReplicas))
 	case err != nil && !apierrors.IsNotFound(err):
 		return ctrl.Result{}, err
 	}
