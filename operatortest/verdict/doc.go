@@ -60,7 +60,9 @@
 //   - converges: the end state of the judged kinds is judged against the
 //     set of fault-free end states. An object must exist where every
 //     fault-free run has it and not where none has; its fields must equal
-//     theirs where they agree. Excused by other-schedule, learned-field and
+//     theirs where they agree (a field is a leaf: an object or list empty
+//     in one run and filled in the other differs in the leaves below it,
+//     and is named there). Excused by other-schedule, learned-field and
 //     random-draws (Sieve compares two reference runs so), late-start (the
 //     late starts, reference/late.go, tried after the last step first, one
 //     at a time until one matches), same-downtime, same-blind-time and
