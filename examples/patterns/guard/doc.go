@@ -41,9 +41,12 @@
 //     scale-down waits for the scale-down to be undone
 //     (examples/patterns.TestAGuardedPipelineKeepsItsStatefulSet).
 //   - A guard decides on the state it sees when the user's edit lands: a
-//     scale-down that lands as a worker turns ready is refused or not by
-//     that race, as on a real cluster, and the two fault-free schedules
-//     may end apart (interleavings-agree has no rule for a race of the
-//     user's step with the world's state; none was met in the false-alarm
-//     suite's plans, reports/falsealarms.md).
+//     scale-down before the workers run is applied, one after is refused
+//     (examples/patterns.TestAGuardRefusesToRemoveRunningWorkersNotASetJustMade,
+//     examples/patterns.TestAGuardedPipelineKeepsItsStatefulSet), so one
+//     that lands as a worker turns ready is refused or not by that race,
+//     as on a real cluster, and two fault-free schedules may end apart
+//     (interleavings-agree has no rule for a race of the user's step with
+//     the world's state; none was met in the false-alarm suite's 1,000
+//     plans).
 package guard
