@@ -87,7 +87,7 @@
 //     stamped with a time, and a Service's clusterIP that kube-apiserver
 //     refuses with its IP allocator's internal error on a create and with
 //     validation's field errors on an update, a guard that keeps an
-//     invalid override from being sent where the child exists, and a
+//     invalid override from being sent where the child runs, and a
 //     controller woken again after the user's edit in one run only, and
 //     key material and temporary objects of generated name the operator
 //     makes itself. A

@@ -380,17 +380,17 @@ var patterns = []pattern{
 	},
 	{
 		name: "override-guard",
-		does: "a Pipeline's free-form override is passed to its StatefulSet as it is, and a scale-down of a running pipeline is refused (status.blocked): an edit that scales to 0 and sets an invalid override meets the guard where the StatefulSet exists, kube-apiserver's refusal where the operator creates it after the edit",
+		does: "a Pipeline's free-form override is passed to its StatefulSet as it is, and a scale-down past its running workers is refused (status.blocked; the Pipeline and the set's state read live): an edit that scales to 0 and sets an invalid override meets the guard where the workers run, kube-apiserver's refusal where the operator creates the set after the edit",
 		bug:  "records the observed generation before it writes the StatefulSet, and skips the StatefulSet of an observed generation: a crash between loses the user's edit for good",
 		options: func(buggy bool) operatortest.Options {
 			return operator(guard.CRD, "guard", func(mgr manager.Manager) error {
-				return (&guard.Reconciler{Client: mgr.GetClient(), Buggy: buggy}).SetupWithManager(mgr)
+				return (&guard.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &guard.Pipeline{ObjectMeta: meta("flow", "etl"), Spec: guard.PipelineSpec{Replicas: 2}})
 		},
 	},
 	{
 		name: "secret-ref",
-		does: "a Registry's two controllers each check the Secret it names (registry, then its ConfigMap; registry-status, woken by the ConfigMap alone, then status.ready): an emptied reference fails both where both look again after the edit",
+		does: "a Registry's two controllers each check the Secret it names (registry, then its ConfigMap; registry-status, woken by the ConfigMap alone, reads the Registry live, then status.ready): an emptied reference fails both where both look again after the edit",
 		bug:  "records the observed generation before it writes the ConfigMap, and skips the ConfigMap of an observed generation: a crash between loses the user's edit for good",
 		options: func(buggy bool) operatortest.Options {
 			return operator(secretref.CRD, "secretref", func(mgr manager.Manager) error {

@@ -60,14 +60,19 @@
 //   - converges: the end state of the judged kinds is judged against the
 //     set of fault-free end states. An object must exist where every
 //     fault-free run has it and not where none has; its fields must equal
-//     theirs where they agree. Excused by other-schedule, learned-field and
+//     theirs where they agree (a field is a leaf: an object or list empty
+//     in one run and filled in the other differs in the leaves below it,
+//     and is named there). Excused by other-schedule, learned-field and
 //     random-draws (Sieve compares two reference runs so), late-start (the
 //     late starts, reference/late.go, tried after the last step first, one
 //     at a time until one matches), same-downtime, same-blind-time and
 //     stop-after-cut (reference/downtime.go, blind.go), withdrawn by
 //     same-restarts; frozen-outputs and frozen-status (frozen.go: what a
 //     controller's reconciles of an object wrote while its last reconcile
-//     ends in the error a fault-free run ends in; an operator that gives up
+//     ends in the error a fault-free run ends in, or in either run in
+//     kube-apiserver's refusal of the user's value, and the object's status
+//     fields any of the operator's controllers wrote only in reconciles
+//     that returned nil; an operator that gives up
 //     on the same dependency with no error claims its outputs converged,
 //     and is judged on them); cluster-backoff (backoff.go: an object the
 //     cluster's controller ends holding in back-off). Late, downtime and blind references are
@@ -320,11 +325,18 @@
 //     the object (each write's content against the object's previous
 //     version in the watch log): a field the operator writes in a
 //     separate write made outside a reconcile (a Runnable's) is not read
-//     (TestAStatusWriteMadeOutsideAReconcileIsNotRead).
+//     (TestAStatusWriteMadeOutsideAReconcileIsNotRead). They are the
+//     writes of every controller whose reconcile request names the failing
+//     object's namespace and name (a request carries no kind): an object of
+//     another kind and the same name, reconciled by another controller of
+//     the operator, has its status frozen with the failing one's
+//     (TestTheStatusAnotherControllerCompletedIsFrozenWhileTheObjectFailsByDesign).
 //   - Frozen outputs (converges and interleavings-agree, frozen.go) are the
 //     writes made inside a controller's reconciles of the failing object;
 //     what a Runnable or
-//     another controller derived from it is compared as usual. The object
+//     another controller derived from it is compared as usual (but the
+//     failing object's status fields another controller wrote only in
+//     reconciles that returned nil: frozen-status). The object
 //     itself is told from its outputs by its controller's name being its
 //     kind (controller-runtime's default) or by a status write; a
 //     controller Named otherwise has its own object's spec and metadata

@@ -117,7 +117,7 @@ var Excuses = []Excuse{
 	{Name: UserEditRace, Principle: 2, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object no fault-free run made, made once and deleted once at or after the workload's first edit (not a generated name's second), is what an operator delayed past the user's edit made for the old value and unmade once it saw the edit."},
 	{Name: FrozenStatusField, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
-		Rule: "While a run ends failing on an object in an error a fault-free run ends in too, the object's status fields only that controller's reconciles that returned nil wrote are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
+		Rule: "While a run ends failing on an object in an error a fault-free run ends in too (or either run in a refusal of the user's value, as frozen-outputs), the object's status fields that only reconciles of it that returned nil wrote (that controller's, or another of the operator's controllers' woken by what the first made) are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
 	{Name: DelayedWork, Principle: 2, Oracles: []string{world.WritesAtRest},
 		Rule: "Writes at rest beyond the fault-free runs' that stop in the window's first half are work a fault delayed into it and finished there, not an operator left writing."},
 	{Name: ClusterBackoff, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
@@ -131,7 +131,7 @@ var Excuses = []Excuse{
 		References: "the fault-free run of the plan's seed with the script's steps only"},
 	// No principle: rules of the cluster, and of the oracles' division.
 	{Name: FrozenOutputs, Principle: 0, Oracles: []string{world.Converges, world.InterleavingsAgree, world.UpdateSummaries},
-		Rule: "The outputs of a controller whose last reconcile of an object ends, as a fault-free run's does, in the same error are not compared (nor counted once more made and kept): a failing reconcile keeps what the last one that got through saw, which raced the user's steps (informers of two kinds promise no order)."},
+		Rule: "The outputs of a controller whose last reconcile of an object ends, as a fault-free run's does, in the same error, or in either run in kube-apiserver's refusal of the user's value (user-value), are not compared (nor counted once more made and kept): a failing reconcile keeps what the last one that got through saw, which raced the user's steps (informers of two kinds promise no order; a child created before the user's change of its immutable field, or after it)."},
 	{Name: CollectorChurn, Principle: 0, Oracles: []string{world.UpdateSummaries},
 		Rule: "A dependent created for (or re-owned to) an owner that was gone or being deleted, and collected before the heal's grace ended, is the garbage collector's rule at work and not counted."},
 	{Name: LifetimeEnd, Principle: 0, Oracles: []string{world.UpdateSummaries},

@@ -2,6 +2,7 @@ package verdict_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // endRun is a run's snapshot from its changes of ConfigMaps of team, its
@@ -70,5 +72,37 @@ func TestConvergesSaysTheExtraCreateIsInTheFaultFreeRunWhenItIs(t *testing.T) {
 	}
 	if verdict.ExtraInOtherRunOnly(v.Detail) {
 		t.Errorf("ExtraInOtherRunOnly(%q) = true, want false: the extra create is this run's", v.Detail)
+	}
+}
+
+// podRun is a run's snapshot whose end state is Pod shop/web with the
+// status message given ("": an empty status, "{}").
+func podRun(t *testing.T, message string) *verdict.Snapshot {
+	t.Helper()
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-web"}, Status: corev1.PodStatus{Message: message}}
+	r := &check.Run{Start: time.Unix(0, 0), End: time.Minute, HealAt: 30 * time.Second,
+		Log:   []apiserver.Event{{Type: watch.Added, GVK: gvk, Object: p, ResourceVersion: 1, At: time.Unix(0, 0)}},
+		Steps: []trace.Step{{Process: "op", Op: "get", Object: "Pod shop/web", Result: "ok"}}} // the operator reads Pods: they are judged
+	r.Objects = func(k schema.GroupVersionKind) []client.Object {
+		if k != gvk {
+			return nil
+		}
+		return []client.Object{p}
+	}
+	return verdict.SnapshotOf(w, r)
+}
+
+// A difference in a status one run left empty and the other filled is
+// named at the field that differs, not at the emptied status: converges
+// once said "status: {} there, nothing here" of a Pipeline whose faulted
+// run held status.blocked (override-guard's plan 604), which read as an
+// empty status against none.
+func TestConvergesNamesTheFieldOfAStatusEmptyInOneRun(t *testing.T) {
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	v := verdict.Converges(w, []*verdict.Reference{{Seed: 1, Snap: podRun(t, "")}}, podRun(t, "blocked"), time.Minute)
+	if v.Holds || !strings.Contains(v.Detail, `at status.message: nothing there, "blocked" here`) {
+		t.Errorf("converges %v: %s; want the difference named at status.message", v.Holds, v.Detail)
 	}
 }

@@ -34,6 +34,15 @@ import (
 // itself) are not compared by converges, in any run that ends in that error.
 // An operator that gives up on the same missing dependency and returns nil
 // (no retry) claims its outputs are converged, and is judged on them.
+//
+// A controller that ends failing on kube-apiserver's refusal of the user's
+// value (user-value) fails by design in whichever run met it: there the
+// other run need not fail at all. The user who changes an immutable field
+// of a child through the operator (a StatefulSet's serviceName) has the
+// child refused where the operator made it before the edit, and made with
+// the value where the operator made it after: both the same correct
+// operator, as on a real cluster. So the outputs are not compared in any
+// of the runs.
 
 // OutputsOf are, per controller and object (the atRest key), the canonical
 // keys of the objects that controller's reconciles of that object wrote, in
@@ -80,29 +89,69 @@ func OutputsOf(steps []trace.Step, c *canon.Tokens) map[string][]string {
 	return out
 }
 
-// Frozen are the objects converges does not compare in got: the outputs of
-// each controller's reconciles of an object whose last reconcile ends, in
-// got and in a fault-free run, in the same error; each with why.
-func Frozen(refs []*Reference, got *Snapshot) map[string]string {
-	out := map[string]string{}
-	for _, e := range got.AtRest {
-		var keys []string
-		keys = append(keys, got.Outputs[e.Key]...)
-		shared := false
-		for _, r := range refs {
-			for _, re := range r.Snap.AtRest {
-				if re.Key == e.Key && re.Err == e.Err {
-					shared = true
-					keys = append(keys, r.Snap.Outputs[e.Key]...)
+// failing is a controller's error at rest on an object that it fails on
+// by design, and the runs whose outputs and status it freezes.
+type failing struct {
+	e    AtRest
+	runs []*Snapshot
+	why  string
+}
+
+// byDesign are the errors at rest of got and refs that a controller fails
+// on by design: one got ends in as a fault-free run does (the workload's
+// doing: a dependency the user deleted), freezing got and those runs; and
+// one, in any of them, that is kube-apiserver's (or a webhook's) refusal
+// of a value the workload wrote and left in place (the user's invalid
+// value, excuses.go's user-value), freezing every run: whether a run's
+// write met the refusal or got the value through first (a create after
+// the user's edit, where the other run's update met the immutable field)
+// raced the user's edit. One entry per controller and object, got's first.
+func byDesign(refs []*Reference, got *Snapshot) []failing {
+	all := []*Snapshot{got}
+	for _, r := range refs {
+		all = append(all, r.Snap)
+	}
+	var out []failing
+	seen := map[string]bool{}
+	for i, s := range all {
+		for _, e := range s.AtRest {
+			if seen[e.Key] {
+				continue
+			}
+			if e.User && e.Refused {
+				seen[e.Key] = true
+				out = append(out, failing{e: e, runs: all, why: "on the user's value, which kube-apiserver refused"})
+				continue
+			}
+			if i > 0 {
+				continue
+			}
+			runs := []*Snapshot{got}
+			for _, r := range refs {
+				if slices.ContainsFunc(r.Snap.AtRest, func(re AtRest) bool { return re.Key == e.Key && re.Err == e.Err }) {
+					runs = append(runs, r.Snap)
 				}
 			}
+			if len(runs) > 1 {
+				seen[e.Key] = true
+				out = append(out, failing{e: e, runs: runs, why: "as in the fault-free run of the same workload"})
+			}
 		}
-		if !shared {
-			continue
-		}
-		for _, k := range keys {
-			if _, ok := out[k]; !ok {
-				out[k] = fmt.Sprintf("%s (written by %s's reconciles, whose last ends in %s, as in the fault-free run of the same workload)", k, e.Key, e.Step.Result)
+	}
+	return out
+}
+
+// Frozen are the objects converges does not compare in got: the outputs of
+// each controller's reconciles of an object it fails on by design
+// (byDesign), in the runs that failing freezes; each with why.
+func Frozen(refs []*Reference, got *Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, f := range byDesign(refs, got) {
+		for _, s := range f.runs {
+			for _, k := range s.Outputs[f.e.Key] {
+				if _, ok := out[k]; !ok {
+					out[k] = fmt.Sprintf("%s (written by %s's reconciles, whose last ends in %s, %s)", k, f.e.Key, f.e.Step.Result, f.why)
+				}
 			}
 		}
 	}
@@ -225,50 +274,47 @@ func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 }
 
 // FrozenStatus are, per object key, the status fields converges does not
-// compare in got: those only the successful reconciles of its controller
-// wrote, in got or in a fault-free run, when both end failing on it in one
-// error. A field's parents are listed too (an emptied status is "{}").
+// compare in got: those only the successful reconciles of the operator's
+// controllers of it wrote (the failing controller's, or another's: a
+// second controller woken by what the first made got through before the
+// user's value landed, or never ran), in the runs a controller's failing
+// on it by design freezes (byDesign). A field's parents are listed too (an
+// emptied status is "{}").
 func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
-	for _, e := range got.AtRest {
-		runs := []*Snapshot{got}
-		for _, r := range refs {
-			for _, re := range r.Snap.AtRest {
-				if re.Key == e.Key && re.Err == e.Err {
-					runs = append(runs, r.Snap)
-					break
+	for _, f := range byDesign(refs, got) {
+		e, runs := f.e, f.runs
+		// Per object the status writes name: every controller's whose
+		// request names the failing object's namespace and name.
+		ok, failed := map[string]map[string]bool{}, map[string]bool{}
+		_, reconciled, _ := strings.Cut(e.Key, " ")
+		for _, s := range runs {
+			for k, sw := range s.StatusWrites { // lint:order-independent sets are filled
+				if _, o, _ := strings.Cut(k, " "); o != reconciled || sw.object == "" {
+					continue // another object's
+				}
+				if ok[sw.object] == nil {
+					ok[sw.object] = map[string]bool{}
+				}
+				for p := range sw.ok { // lint:order-independent a set is filled
+					ok[sw.object][p] = true
+				}
+				for p := range sw.failed { // lint:order-independent a set is filled
+					failed[sw.object+" "+p] = true
 				}
 			}
 		}
-		if len(runs) == 1 {
-			continue
-		}
-		ok, failed := map[string]bool{}, map[string]bool{}
-		object := ""
-		for _, s := range runs {
-			sw := s.StatusWrites[e.Key]
-			if sw == nil {
-				continue
-			}
-			if sw.object != "" {
-				object = sw.object
-			}
-			for p := range sw.ok { // lint:order-independent a set is filled
-				ok[p] = true
-			}
-			for p := range sw.failed { // lint:order-independent a set is filled
-				failed[p] = true
-			}
-		}
-		for p := range ok { // lint:order-independent a set is filled
-			if failed[p] || object == "" {
-				continue
-			}
-			if out[object] == nil {
-				out[object] = map[string]bool{}
-			}
-			for q := p; q != ""; q = parentPath(q) {
-				out[object][q] = true
+		for object, paths := range ok { // lint:order-independent a map is filled
+			for p := range paths { // lint:order-independent a set is filled
+				if failed[object+" "+p] {
+					continue
+				}
+				if out[object] == nil {
+					out[object] = map[string]bool{}
+				}
+				for q := p; q != ""; q = parentPath(q) {
+					out[object][q] = true
+				}
 			}
 		}
 	}

@@ -172,3 +172,106 @@ func webPod(t *testing.T, rv uint64, message, reason string) apiserver.Event {
 func podStep(op, object string, rv uint64, result string) trace.Step {
 	return trace.Step{Process: "op", Controller: "pod", Worker: 1, Op: op, Object: object, RVWritten: rv, Result: result}
 }
+
+// The status an operator's other controller of the object wrote in a
+// reconcile that returned nil is frozen the same way: while the object's
+// reconciles end failing in one error in both runs (the user emptied a
+// reference both controllers check), whether the second controller, woken
+// by what the first made, got through before the user's value landed is
+// the same race with the user's edit (secret-ref: registry fails from the
+// start in one schedule and registry-status never runs; in the other it
+// got through first and set status.ready). What a failing reconcile of
+// either wrote is compared, and nothing is frozen where the first does not
+// fail in both runs.
+func TestTheStatusAnotherControllerCompletedIsFrozenWhileTheObjectFailsByDesign(t *testing.T) {
+	w, err := search.NewWorld(optest.AppOptions(optest.Child()).WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(rv uint64, message, reason string) apiserver.Event { return webPod(t, rv, message, reason) }
+	const boom = `error: Secret "" not found`
+	status := func(op, object string, rv uint64, result string) trace.Step {
+		s := podStep(op, object, rv, result)
+		s.Controller = "pod-status"
+		return s
+	}
+	snap := func(r *check.Run) *verdict.Snapshot {
+		s := &verdict.Snapshot{World: w, Canon: canon.NewTokens(r.Log)}
+		s.AtRest = verdict.ErrorsAtRest(r, s.Canon)
+		s.StatusWrites = verdict.StatusWritesOf(r, s)
+		return s
+	}
+	// through: pod got through, pod-status recorded the message, then the
+	// user's value made pod's next reconcile fail and record its reason.
+	through := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "ready", ""), pod(3, "ready", "Failed")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("result", "shop/web", 0, "ok"),
+			status("reconcile", "shop/web", 0, ""), status("update/status", "Pod shop/web", 2, "ok"), status("result", "shop/web", 0, "ok"),
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 3, "ok"), podStep("result", "shop/web", 0, boom),
+		},
+	})
+	// slowed: pod failed from the start; pod-status never ran.
+	slowed := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "", "Failed")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("update/status", "Pod shop/web", 2, "ok"), podStep("result", "shop/web", 0, boom),
+		},
+	})
+	fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: through}}, slowed)["Pod shop/web"]
+	if !fs["status.message"] || !fs["status"] {
+		t.Errorf("the message only pod-status's complete reconcile wrote is compared: %v", fs)
+	}
+	if fs["status.reason"] {
+		t.Errorf("the reason pod's failing reconciles write is not compared: %v", fs)
+	}
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: slowed}}, through)["Pod shop/web"]; !fs["status.message"] {
+		t.Errorf("the rule does not hold both ways: %v", fs)
+	}
+	// pod ends failing in one run only: nothing is frozen.
+	passed := snap(&check.Run{
+		Log: []apiserver.Event{pod(1, "", ""), pod(2, "ready", "")},
+		Steps: []trace.Step{
+			podStep("reconcile", "shop/web", 0, ""), podStep("result", "shop/web", 0, "ok"),
+			status("reconcile", "shop/web", 0, ""), status("update/status", "Pod shop/web", 2, "ok"), status("result", "shop/web", 0, "ok"),
+		},
+	})
+	if fs := verdict.FrozenStatus([]*verdict.Reference{{Snap: passed}}, slowed); len(fs) != 0 {
+		t.Errorf("a run whose reconciles got through has its status frozen: %v", fs)
+	}
+}
+
+// An operator failing on the user's value, which kube-apiserver refused,
+// keeps what it last got through with, in whichever run met the refusal:
+// a run whose update of its StatefulSet met the immutable field the user
+// changed, and a run that created the StatefulSet after the edit and never
+// met it, raced the user's edit (override-guard: the user set
+// serviceName 1ms in). Their outputs are not compared, either way. A
+// refusal of a value the user did not write, and an error on the user's
+// value the API did not refuse, met in one run only, freeze nothing.
+func TestTheOutputOfAReconcileTheAPIRefusesTheUsersValueIsNotComparedEitherWay(t *testing.T) {
+	const key = "pipeline flow/etl"
+	outputs := map[string][]string{key: {"StatefulSet flow/etl"}}
+	run := func(rest ...verdict.AtRest) *verdict.Snapshot {
+		return &verdict.Snapshot{AtRest: rest, Outputs: outputs}
+	}
+	immutable := verdict.AtRest{Key: key, Err: `<the user's value: Pipeline flow/etl spec.override.serviceName "d3n5c">`, User: true, Refused: true,
+		Step: trace.Step{Result: `error: writing StatefulSet "etl": StatefulSet.apps "etl" is invalid: spec.serviceName: Invalid value: "d3n5c": field is immutable`}}
+	created := run()
+	for name, fr := range map[string]map[string]string{
+		"the faulted run met it": verdict.Frozen([]*verdict.Reference{{Snap: created}}, run(immutable)),
+		"the fault-free run did": verdict.Frozen([]*verdict.Reference{{Snap: run(immutable)}}, created),
+	} {
+		if why, ok := fr["StatefulSet flow/etl"]; !ok || !strings.Contains(why, "the user's value") {
+			t.Errorf("%s: the StatefulSet is compared (frozen: %v)", name, fr)
+		}
+	}
+	notTheUsers, notRefused := immutable, immutable
+	notTheUsers.User = false
+	notRefused.Refused = false
+	for name, e := range map[string]verdict.AtRest{"a value the user did not write": notTheUsers, "no refusal": notRefused} {
+		if fr := verdict.Frozen([]*verdict.Reference{{Snap: created}}, run(e)); len(fr) != 0 {
+			t.Errorf("%s, met in one run: frozen %v", name, fr)
+		}
+	}
+}

@@ -784,10 +784,27 @@ func fieldDiff(sh canon.Shape, key string, got any, ref named, free map[string]s
 		return v
 	}
 	var used []string
-	for _, p := range slices.Compact(paths) {
+	paths = slices.Compact(paths)
+	// within says that p has a leaf below it in one of the two: an object
+	// or list empty in one is filled in the other, and the difference is
+	// in the leaves below it, named as they are (a status emptied by the
+	// dropped observedGeneration, "{}", against one that holds a field).
+	within := func(p string) bool {
+		i, _ := slices.BinarySearch(paths, p)
+		for _, q := range paths[i:] {
+			if q != p && strings.HasPrefix(q, p) && (q[len(p)] == '.' || q[len(p)] == '[') {
+				return true
+			}
+			if !strings.HasPrefix(q, p) {
+				break
+			}
+		}
+		return false
+	}
+	for _, p := range paths {
 		rv, inr := r[p]
 		gv, ing := g[p]
-		if gv == rv && ing == inr {
+		if gv == rv && ing == inr || within(p) {
 			continue
 		}
 		if free[p] != "" {

@@ -98,6 +98,8 @@ func (in *PipelineList) DeepCopyObject() runtime.Object {
 // Reconciler keeps each Pipeline's StatefulSet and status.
 type Reconciler struct {
 	client.Client
+	// APIReader reads the Pipeline and the StatefulSet's state live.
+	APIReader client.Reader
 	// Buggy records the observed generation before it writes the
 	// StatefulSet, and skips the StatefulSet of a generation it observed.
 	Buggy bool
@@ -115,8 +117,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // refuses a value it does not know, and the operator retries until the
 // user fixes it); then it records the generation it handled.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// The Pipeline is read live, not from the cache: the guard makes the
+	// StatefulSet's history count, so a view from before the user's last
+	// edit (a restart onto a lagging cache) would make a StatefulSet of
+	// replicas the user had already scaled away, and the guard would then
+	// refuse, for good, the scale-down the user asked for before the set
+	// was made.
 	var p Pipeline
-	if err := r.Get(ctx, req.NamespacedName, &p); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, &p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if p.DeletionTimestamp != nil {
@@ -138,12 +146,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-	err := r.Get(ctx, client.ObjectKeyFromObject(sts), sts)
+	live := &appsv1.StatefulSet{}
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sts), live)
 	switch {
-	case err == nil && sts.Spec.Replicas != nil && p.Spec.Replicas < *sts.Spec.Replicas:
-		// The guard: a running pipeline is drained by hand before it
-		// shrinks.
-		return ctrl.Result{}, observe(fmt.Sprintf("scale-down from %d to %d refused: drain the pipeline first", *sts.Spec.Replicas, p.Spec.Replicas))
+	case err == nil && live.Spec.Replicas != nil && p.Spec.Replicas < *live.Spec.Replicas && p.Spec.Replicas < live.Status.ReadyReplicas:
+		// The guard: running workers are drained by hand before the
+		// pipeline shrinks past them. Whether a worker runs is the
+		// StatefulSet's state (read live: a cache behind it would let a
+		// scale-down remove a running worker), not its history: a set
+		// made a moment before the user's scale-down, whose workers have
+		// not started, has nothing to drain.
+		return ctrl.Result{}, observe(fmt.Sprintf("scale-down from %d to %d refused: %d workers running, drain the pipeline first", *live.Spec.Replicas, p.Spec.Replicas, live.Status.ReadyReplicas))
 	case err != nil && !apierrors.IsNotFound(err):
 		return ctrl.Result{}, err
 	}

@@ -18,6 +18,13 @@
 // failed too, in another controller (operatortest's verdicts:
 // user-value).
 //
+// registry-status reads the Registry live: no Registry event wakes it, and
+// the first version, which read its cache, restarted onto a Registry cache
+// from before the Registry was made, found none, returned, and never
+// looked again (status.ready never set: the false-alarm suite's plan 152
+// of 1,000, converges; a real stale-state bug, not a false alarm;
+// TestARegistrysStatusReadsTheRegistryLive).
+//
 // The buggy twin (Buggy) records the observed generation before it writes
 // the ConfigMap, and skips the ConfigMap of a generation it has observed
 // (a common shortcut): a crash between the two writes leaves the

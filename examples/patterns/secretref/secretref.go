@@ -103,7 +103,13 @@ type Reconciler struct {
 
 // StatusReconciler sets each Registry's status.ready when its ConfigMap
 // changes.
-type StatusReconciler struct{ client.Client }
+type StatusReconciler struct {
+	client.Client
+	// APIReader reads the Registry live: no Registry event wakes this
+	// controller, so a Registry its cache does not show yet (a restart
+	// onto a lagging cache) would never be looked at again.
+	APIReader client.Reader
+}
 
 // SetupWithManager registers both controllers: registry (Registries, the
 // ConfigMaps they own and the Secrets they name) and registry-status (the
@@ -115,7 +121,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).Named("registry-status").
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &Registry{}, handler.OnlyControllerOwner())).
-		Complete(&StatusReconciler{Client: mgr.GetClient()})
+		Complete(&StatusReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()})
 }
 
 // naming are the Registries of the Secret's namespace that name it.
@@ -179,7 +185,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // Reconcile checks the Secret again and marks the Registry ready.
 func (r *StatusReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var reg Registry
-	if err := r.Get(ctx, req.NamespacedName, &reg); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, &reg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if reg.DeletionTimestamp != nil {
