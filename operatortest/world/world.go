@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -517,7 +518,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 		for _, up := range w.Opts.Properties {
 			props = append(props, userProperty{up, c})
 		}
-		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget}, props...)
+		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget, Retries: slices.Sorted(maps.Keys(w.Operators))}, props...)
 		seen = builtins.Seen(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
