@@ -28,7 +28,8 @@ type Phases struct {
 	// (process.Retries), its retry asked for before the heal (a failure under
 	// the faults: a lagging cache's conflicts, a 429, each doubling the
 	// key's back-off), the run goes on until the last such retry and a heal
-	// budget more, once, before it is judged. On a real cluster that retry
+	// budget more, once, before it is judged; the step "retries" at the
+	// retry's time says so, and rest is counted from it. On a real cluster that retry
 	// comes too, minutes later; a run judged before it judges a controller
 	// still at work. A retry asked for after the heal (a failure the healed
 	// world still causes) is not waited for.
@@ -94,8 +95,8 @@ func (c *Cluster) RunPhases(ph Phases, props ...check.Property) []check.Verdict 
 		return c.KernelVerdicts()
 	}
 	if due, last, ok := c.retriesDue(ph.Retries); ok {
-		c.record(trace.Step{Op: "retries", Result: fmt.Sprintf("the run waits until %v for a retry in back-off since the faults, then %v (%s)", due, ph.Heal, last)})
 		c.RunUntil(due)
+		c.record(trace.Step{Op: "retries", Result: fmt.Sprintf("the run waited until now for the last retry in back-off since the faults, and heals for %v more (%s)", ph.Heal, last)})
 		c.RunFor(ph.Heal)
 		if c.Cut() != nil {
 			return c.KernelVerdicts()
