@@ -2,6 +2,7 @@ package patterns_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctrlsim/ctrlsim/operatortest"
@@ -142,5 +143,37 @@ func TestAFaultFreeRunInTheClustersBackoffIsNotJudgedByInterleavingsAgree(t *tes
 	}
 	if v := verdictOf(r, world.InterleavingsAgree); !slices.Contains(v.Excused, verdict.ClusterBackoff) {
 		t.Fatalf("interleavings-agree holds by %v (%s), want %s", v.Excused, v.Detail, verdict.ClusterBackoff)
+	}
+}
+
+// memberConflicts lags every watch of member-volume's operator 3.69 s, so
+// that each reconcile's update of the StatefulSet it has just written is a
+// Conflict, and answers one of its status writes 429: its per-key back-off
+// doubles with each failure, and its retry of store/main comes past the
+// heal budget's end (the twin's minimal plan at random plan 82, explorer
+// seed 1).
+const memberConflicts = `seed 4095
+lag process=membervolume kind=* min=3.688s max=3.69s
+api process=membervolume verb=update resource=dbclusters subresource=status namespace=store name=main code=429 count=1 from=3.557935948s until=30.573935948s
+`
+
+// A run whose faults grew the operator's own back-off past the heal budget
+// goes on until that retry and a heal budget more, as a real cluster would
+// retry the key minutes later: the correct operator, whose last reconcile
+// under the faults ended in a 429 (its 23rd requeue: a retry due at
+// 16m50s), converges with no error at rest.
+func TestARetryTheFaultsPutPastTheHealIsWaitedFor(t *testing.T) {
+	r := replayPattern(t, "member-volume", false, memberConflicts)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	waited := false
+	for _, s := range r.Steps {
+		if s.Op == "retries" && strings.Contains(s.Result, "dbcluster store/main") {
+			waited = true
+		}
+	}
+	if !waited {
+		t.Fatal("the run did not wait for the operator's retry: the plan no longer grows its back-off past the heal")
 	}
 }

@@ -112,7 +112,7 @@ func (s *Snapshot) writesAtRest(r *check.Run) *restWrites {
 	}
 	settled := r.HealAt
 	for _, st := range r.Steps {
-		if w.Operators[st.Process] && (st.Op == "start" || st.Op == "restart") {
+		if w.Operators[st.Process] && (st.Op == "start" || st.Op == "restart") || st.Op == "retries" {
 			settled = max(settled, st.At)
 		}
 	}

@@ -128,8 +128,9 @@
 //   - writes-at-rest (Kamera's no-op and liveness class; atrest.go): at
 //     rest a correct operator writes nothing it would not write on a real
 //     cluster at rest. Rest is the second half of the heal budget, counted
-//     from the later of the heal and the last start of an operator's
-//     process. A write at rest is idle when it stores nothing new: it
+//     from the later of the heal, the last start of an operator's
+//     process and the retry a run waited for (sim/cluster's
+//     Phases.Retries). A write at rest is idle when it stores nothing new: it
 //     changes nothing stored (kube-apiserver, and the model, answer such an
 //     update with the stored object, its resourceVersion unchanged, and no
 //     event), or only times (a lastSyncTime refreshed by every reconcile;

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -517,7 +518,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 		for _, up := range w.Opts.Properties {
 			props = append(props, userProperty{up, c})
 		}
-		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget}, props...)
+		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget, Retries: w.retriesWaitedFor(p, props)}, props...)
 		seen = builtins.Seen(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
@@ -540,6 +541,28 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 		}
 	})
 	return r, seen, runErr
+}
+
+// retriesWaitedFor are the processes whose retries in back-off a run of p
+// waits for before it is judged (cluster.Phases.Retries): the operator's,
+// where p has faults (a back-off they grew: a fault-free run's is the
+// operator's own) and something judges the run's end (a generic oracle not
+// disabled, or a property). A run judged by the kernel's verdicts alone (a
+// catalogue spec timing its run to the plan's length) ends where its heal
+// does.
+func (w *World) retriesWaitedFor(p *plan.Plan, props []check.Property) []string {
+	if faultFree(p) {
+		return nil
+	}
+	for _, name := range oracleNames {
+		if !slices.Contains(w.Opts.Disable, name) {
+			return slices.Sorted(maps.Keys(w.Operators))
+		}
+	}
+	if len(props) > 0 {
+		return slices.Sorted(maps.Keys(w.Operators))
+	}
+	return nil
 }
 
 // file is one file an option's glob matched, read.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/process"
 	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
@@ -22,6 +23,34 @@ type Phases struct {
 	// AtHeal, if set, runs right after Heal: the end of a workload that would
 	// otherwise go on (a test's own timers, say).
 	AtHeal func(c *Cluster)
+	// Retries names the processes whose retries the run waits for: where a
+	// controller of one holds a key in back-off at the end of the heal budget
+	// (process.Retries), its retry asked for before the heal (a failure under
+	// the faults: a lagging cache's conflicts, a 429, each doubling the
+	// key's back-off), the run goes on until the last such retry and a heal
+	// budget more, once, before it is judged; the step "retries" at the
+	// retry's time says so, and rest is counted from it. On a real cluster that retry
+	// comes too, minutes later; a run judged before it judges a controller
+	// still at work. A retry asked for after the heal (a failure the healed
+	// world still causes) is not waited for.
+	Retries []string
+}
+
+// retriesDue is when the last retry the run waits for (Phases.Retries) is
+// due, and what it is; false if there is none.
+func (c *Cluster) retriesDue(procs []string) (due time.Duration, last process.Retry, ok bool) {
+	for _, name := range procs {
+		p := c.Process(name)
+		if p == nil {
+			continue
+		}
+		for _, r := range p.Retries() {
+			if r.Failed < c.healAt && (!ok || r.Due > due) {
+				due, last, ok = r.Due, r, true
+			}
+		}
+	}
+	return due, last, ok
 }
 
 // StallStormExcuse is the name operatortest/verdict's table of excuses
@@ -64,6 +93,14 @@ func (c *Cluster) RunPhases(ph Phases, props ...check.Property) []check.Verdict 
 	c.RunFor(ph.Heal)
 	if c.Cut() != nil {
 		return c.KernelVerdicts()
+	}
+	if due, last, ok := c.retriesDue(ph.Retries); ok {
+		c.RunUntil(due)
+		c.record(trace.Step{Op: "retries", Result: fmt.Sprintf("the run waited until now for the last retry in back-off since the faults, and heals for %v more (%s)", ph.Heal, last)})
+		c.RunFor(ph.Heal)
+		if c.Cut() != nil {
+			return c.KernelVerdicts()
+		}
 	}
 	return append(c.Judge(props...), c.KernelVerdicts()...)
 }

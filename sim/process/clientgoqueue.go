@@ -40,7 +40,9 @@ func NewClientGoQueue[T comparable](mgr manager.Manager, rl workqueue.TypedRateL
 	q := queue.New(queue.KindClassic, m.p.env.Clock, vrl)
 	q.SetWaiter(m.p.env.Scheduler.WaitUntil)
 	m.queues++
-	return &clientGoQueue[T]{q: q, m: m, name: fmt.Sprintf("queue#%d", m.queues)}, nil
+	c := &clientGoQueue[T]{q: q, m: m, name: fmt.Sprintf("queue#%d", m.queues)}
+	m.retries = append(m.retries, c.retries)
+	return c, nil
 }
 
 // NameQueue names q, a queue NewClientGoQueue returned, as the queue of
@@ -58,7 +60,7 @@ func NameQueue[T comparable](q workqueue.TypedRateLimitingInterface[T], controll
 		return fmt.Errorf("ctrlsim: NameQueue: a %T, not client-go's classic queue", c.q)
 	}
 	m := c.m
-	c.name = controller
+	c.name, c.named = controller, true
 	m.named = append(m.named, func() []check.Backoff {
 		var out []check.Backoff
 		for _, d := range classic.Waiting() {
@@ -138,6 +140,26 @@ type clientGoQueue[T comparable] struct {
 	q    queue.Queue[T]
 	m    *Manager
 	name string // the controller NameQueue named, or queue#N in order of creation
+	// named: NameQueue named it, a queue of the cluster's (Backoffs).
+	named bool
+	// failed: when each item's last rate-limited retry was asked for.
+	failed map[T]time.Time
+}
+
+// retries are the queue's items in back-off with a retry due after now
+// (Process.Retries), none for a queue of the cluster's.
+func (c *clientGoQueue[T]) retries() []Retry {
+	now := c.m.p.env.Clock.Now()
+	var out []Retry
+	for _, d := range c.q.Waiting() {
+		failed, ok := c.failed[d.Item]
+		if c.named || d.Requeues == 0 || !ok || !d.ReadyAt.After(now) {
+			continue
+		}
+		out = append(out, Retry{Controller: c.name, Key: askingItem(d.Item), Failed: failed.Sub(c.m.p.env.Start),
+			Due: d.ReadyAt.Sub(c.m.p.env.Start), Requeues: d.Requeues})
+	}
+	return out
 }
 
 // join joins the incarnation asking op on item of this queue.
@@ -202,6 +224,10 @@ func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) {
 }
 func (c *clientGoQueue[T]) AddRateLimited(item T) {
 	c.join("addratelimited", &item)
+	if c.failed == nil {
+		c.failed = map[T]time.Time{}
+	}
+	c.failed[item] = c.m.p.env.Clock.Now()
 	c.q.AddRateLimited(item)
 }
 func (c *clientGoQueue[T]) Forget(item T) { c.join("forget", &item); c.q.Forget(item) }

@@ -80,6 +80,8 @@ type hosted struct {
 	// options say otherwise); it then starts once the incarnation leads.
 	needsLeader bool
 	started     bool // its Start has run: its sources start with it, never before
+	// failed: when each key's last rate-limited retry was asked for (retries.go).
+	failed map[reconcile.Request]time.Time
 }
 
 // field returns a settable view of the controller's field name, exported or
@@ -394,6 +396,11 @@ func (q *hostedQueue) Done(req reconcile.Request) {
 func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Request) {
 	q.join("add")
 	if !q.h.m.p.env.Scheduler.Killed() {
+		if o.RateLimited {
+			for _, r := range reqs {
+				q.h.rateLimited(r)
+			}
+		}
 		q.PriorityQueue.AddWithOpts(o, reqs...)
 	}
 }
@@ -417,6 +424,7 @@ func (q *hostedQueue) AddAfter(req reconcile.Request, d time.Duration) {
 func (q *hostedQueue) AddRateLimited(req reconcile.Request) {
 	q.join("addratelimited")
 	if !q.h.m.p.env.Scheduler.Killed() {
+		q.h.rateLimited(req)
 		q.PriorityQueue.AddRateLimited(req)
 	}
 }

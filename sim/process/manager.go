@@ -70,6 +70,9 @@ type Manager struct {
 	// each one's number tells apart, in every run, goroutines that call
 	// different queues at one instant (clientgoqueue.go).
 	queues int
+	// retries are the keys in back-off of the queues NewClientGoQueue built
+	// and NameQueue did not name (retries.go).
+	retries []func() []Retry
 }
 
 var _ manager.Manager = (*Manager)(nil)

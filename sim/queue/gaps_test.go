@@ -28,9 +28,9 @@ func methods(v any) []string {
 
 func TestTheQueuesHaveNoMetricsAndNoLogger(t *testing.T) {
 	classic := []string{"Add", "AddAfter", "AddRateLimited", "Done", "Forget", "Get", "Len", "NextReady",
-		"NumRequeues", "SetOnReady", "SetWaiter", "ShutDown", "ShutDownWithDrain", "ShuttingDown", "TryGet"}
+		"NumRequeues", "SetOnReady", "SetWaiter", "ShutDown", "ShutDownWithDrain", "ShuttingDown", "TryGet",
+		"Waiting"} // what it holds back (a run's end: check.Run's Backoffs, process.Retries)
 	priority := append(slices.Clone(classic), "AddWithOpts", "GetWithPriority", "TryGetWithPriority")
-	classic = append(classic, "Waiting") // what it holds back (a run's end: check.Run's Backoffs)
 	slices.Sort(priority)
 	if got := methods(&queue.Classic[string]{}); !slices.Equal(got, classic) {
 		t.Errorf("Classic's methods are %v, want %v", got, classic)

@@ -280,6 +280,18 @@ func (q *Priority[T]) Forget(item T) { q.rl.Forget(item) }
 // NumRequeues is the rate limiter's count of item's requeues.
 func (q *Priority[T]) NumRequeues(item T) int { return q.rl.NumRequeues(item) }
 
+// Waiting implements Queue: the waiting tree in its order (ready time, then
+// as ready items). It changes nothing: an item due now whose timer has not
+// fired yet is still listed.
+func (q *Priority[T]) Waiting() []Delayed[T] {
+	var out []Delayed[T]
+	q.waiting.Ascend(func(it *pqItem[T]) bool {
+		out = append(out, Delayed[T]{Item: it.key, ReadyAt: *it.readyAt, Requeues: q.rl.NumRequeues(it.key)})
+		return true
+	})
+	return out
+}
+
 // NextReady implements Queue.
 func (q *Priority[T]) NextReady() (time.Time, bool) {
 	q.catchUp()

@@ -154,6 +154,25 @@ func TestPriorityRateLimitedTakesTheShorterOfAfterAndBackoff(t *testing.T) {
 	}
 }
 
+// Waiting lists the items held back, earliest first, each with its
+// requeues: an item in back-off (rate-limited) and one delayed (After), not
+// the ready ones.
+func TestPriorityWaitingListsTheHeldBackItemsEarliestFirst(t *testing.T) {
+	clk, q := newPriority()
+	q.AddAfter("later", time.Second)
+	for range 3 {
+		q.AddRateLimited("failing") // 5, 10, 20 ms: the earliest held is kept
+	}
+	q.Add("ready")
+	got := q.Waiting()
+	if len(got) != 2 || got[0].Item != "failing" || got[1].Item != "later" {
+		t.Fatalf("waiting %v, want failing then later", got)
+	}
+	if got[0].Requeues != 3 || !got[0].ReadyAt.Equal(clk.Now().Add(5*time.Millisecond)) || got[1].Requeues != 0 {
+		t.Errorf("waiting %+v: want failing with 3 requeues ready in 5ms, later with none", got)
+	}
+}
+
 // controller.go NewTypedUnmanaged: with the priority queue the default limiter
 // is the per-item exponential one only, with no 10 qps bucket.
 func TestPriorityDefaultRateLimiterHasNoBucket(t *testing.T) {

@@ -29,6 +29,10 @@ type Queue[T comparable] interface {
 	// NextReady is the earliest instant at which an item added with a delay
 	// (AddAfter, AddRateLimited) becomes ready; false if none is pending.
 	NextReady() (time.Time, bool)
+	// Waiting are the items held back (AddAfter, AddRateLimited), earliest
+	// first, each with its rate limiter's count of requeues; it changes
+	// nothing.
+	Waiting() []Delayed[T]
 	// SetWaiter installs the hook that Get calls instead of blocking (and
 	// Classic.ShutDownWithDrain while items are being processed): it must
 	// park the calling goroutine until ready() reports true, as
