@@ -143,27 +143,23 @@ type clientGoQueue[T comparable] struct {
 	// named: NameQueue named it, a queue of the cluster's (Backoffs).
 	named bool
 	// failed: when each item's last rate-limited retry was asked for.
-	failed map[T]time.Time
+	failed failures[T]
 }
 
 // retries are the queue's items in back-off with a retry due after now
 // (Process.Retries), none for a queue of the cluster's.
 func (c *clientGoQueue[T]) retries() []Retry {
-	now := c.m.p.env.Clock.Now()
-	var out []Retry
-	for _, d := range c.q.Waiting() {
-		failed, ok := c.failed[d.Item]
-		if c.named || d.Requeues == 0 || !ok || !d.ReadyAt.After(now) {
-			continue
-		}
-		out = append(out, Retry{Controller: c.name, Key: askingItem(d.Item), Failed: failed.Sub(c.m.p.env.Start),
-			Due: d.ReadyAt.Sub(c.m.p.env.Start), Requeues: d.Requeues})
+	if c.named {
+		return nil
 	}
-	return out
+	return retriesOf(c.m.p, c.name, c.q, c.failed, func(item T) string { return askingItem(item) })
 }
 
 // join joins the incarnation asking op on item of this queue.
 func (c *clientGoQueue[T]) join(op string, item *T) {
+	if !c.m.joining() {
+		return
+	}
 	asking := c.name + " " + op
 	if item != nil {
 		asking += " " + askingItem(*item)
@@ -224,10 +220,7 @@ func (c *clientGoQueue[T]) AddAfter(item T, d time.Duration) {
 }
 func (c *clientGoQueue[T]) AddRateLimited(item T) {
 	c.join("addratelimited", &item)
-	if c.failed == nil {
-		c.failed = map[T]time.Time{}
-	}
-	c.failed[item] = c.m.p.env.Clock.Now()
+	c.failed.record(item, c.m.p.env.Clock.Now())
 	c.q.AddRateLimited(item)
 }
 func (c *clientGoQueue[T]) Forget(item T) { c.join("forget", &item); c.q.Forget(item) }

@@ -81,7 +81,7 @@ type hosted struct {
 	needsLeader bool
 	started     bool // its Start has run: its sources start with it, never before
 	// failed: when each key's last rate-limited retry was asked for (retries.go).
-	failed map[reconcile.Request]time.Time
+	failed failures[reconcile.Request]
 }
 
 // field returns a settable view of the controller's field name, exported or
@@ -361,7 +361,11 @@ type hostedQueue struct {
 // join joins the incarnation asking op of this controller's queue: goroutines
 // of the operator's (a source.Channel's, two controllers') that call at one
 // instant are told apart by the controller whose queue they call.
-func (q *hostedQueue) join(op string) { q.h.m.joinAsking(q.h.name + " " + op) }
+func (q *hostedQueue) join(op string) {
+	if q.h.m.joining() {
+		q.h.m.joinAsking(q.h.name + " " + op)
+	}
+}
 
 func (q *hostedQueue) GetWithPriority() (req reconcile.Request, priority int, shutdown bool) {
 	s := q.h.m.p.env.Scheduler
@@ -398,7 +402,7 @@ func (q *hostedQueue) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Req
 	if !q.h.m.p.env.Scheduler.Killed() {
 		if o.RateLimited {
 			for _, r := range reqs {
-				q.h.rateLimited(r)
+				q.h.failed.record(r, q.h.m.p.env.Clock.Now())
 			}
 		}
 		q.PriorityQueue.AddWithOpts(o, reqs...)
@@ -424,7 +428,7 @@ func (q *hostedQueue) AddAfter(req reconcile.Request, d time.Duration) {
 func (q *hostedQueue) AddRateLimited(req reconcile.Request) {
 	q.join("addratelimited")
 	if !q.h.m.p.env.Scheduler.Killed() {
-		q.h.rateLimited(req)
+		q.h.failed.record(req, q.h.m.p.env.Clock.Now())
 		q.PriorityQueue.AddRateLimited(req)
 	}
 }

@@ -99,6 +99,10 @@ func newManager(p *Process, c *procCache) *Manager {
 // its first call (scheduler.Join), a frozen one if the incarnation has ended.
 func (m *Manager) join() { m.p.env.Scheduler.Join(m.p.spec.Name, m.stopped.Load()) }
 
+// joining reports whether a join of the calling goroutine would do anything
+// (scheduler.Joining): a hook builds what it asks only then.
+func (m *Manager) joining() bool { return m.p.env.Scheduler.Joining() }
+
 // joinAsking is join for a hook that knows what the call asks (a request,
 // a client call): goroutines of one place that arrive or rejoin at one
 // instant are ordered by it (scheduler.JoinAsking).

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ctrlsim/ctrlsim/sim/queue"
 )
 
 // A controller's retries.
@@ -39,17 +41,9 @@ func (p *Process) Retries() []Retry {
 	if p.mgr == nil || !p.started {
 		return nil
 	}
-	now := p.env.Clock.Now()
 	var out []Retry
 	for _, h := range p.mgr.controllers {
-		for _, d := range h.q.Waiting() {
-			failed, ok := h.failed[d.Item]
-			if d.Requeues == 0 || !ok || !d.ReadyAt.After(now) {
-				continue // a delay asked for (RequeueAfter), or due now
-			}
-			out = append(out, Retry{Controller: h.name, Key: d.Item.String(), Failed: failed.Sub(p.env.Start),
-				Due: d.ReadyAt.Sub(p.env.Start), Requeues: d.Requeues})
-		}
+		out = append(out, retriesOf(p, h.name, h.q, h.failed, reconcile.Request.String)...)
 	}
 	for _, f := range p.mgr.retries {
 		out = append(out, f()...)
@@ -57,11 +51,29 @@ func (p *Process) Retries() []Retry {
 	return out
 }
 
-// rateLimited records that the hosted controller asked for req's
-// rate-limited retry now.
-func (h *hosted) rateLimited(req reconcile.Request) {
-	if h.failed == nil {
-		h.failed = map[reconcile.Request]time.Time{}
+// retriesOf are the items q holds in back-off (requeues not forgiven, a
+// rate-limited retry asked for at failed's time) with a retry due after now:
+// not a delay asked for (RequeueAfter, AddAfter), nor one due now.
+func retriesOf[T comparable](p *Process, controller string, q queue.Queue[T], failed failures[T], key func(T) string) []Retry {
+	now := p.env.Clock.Now()
+	var out []Retry
+	for _, d := range q.Waiting() {
+		at, ok := failed[d.Item]
+		if d.Requeues == 0 || !ok || !d.ReadyAt.After(now) {
+			continue
+		}
+		out = append(out, Retry{Controller: controller, Key: key(d.Item), Failed: at.Sub(p.env.Start),
+			Due: d.ReadyAt.Sub(p.env.Start), Requeues: d.Requeues})
 	}
-	h.failed[req] = h.m.p.env.Clock.Now()
+	return out
+}
+
+// failures are when each item's last rate-limited retry was asked for.
+type failures[T comparable] map[T]time.Time
+
+func (f *failures[T]) record(item T, at time.Time) {
+	if *f == nil {
+		*f = failures[T]{}
+	}
+	(*f)[item] = at
 }

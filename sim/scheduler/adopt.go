@@ -76,11 +76,16 @@ func (s *Scheduler) Join(group string, dead bool) {
 // worker that asks for the first item is then the first of them in every
 // run (collect's canonical order).
 func (s *Scheduler) JoinAsking(group string, dead bool, asking string) {
-	if s.settle == nil || getg() == s.runningG.Load() {
+	if !s.Joining() {
 		return
 	}
 	s.arriveFrom(group, dead, asking, false)
 }
+
+// Joining reports whether a Join of the calling goroutine would do anything
+// (in a bubble, from a goroutine other than the one the scheduler runs): a
+// hook whose asking text costs work builds it only then.
+func (s *Scheduler) Joining() bool { return s.settle != nil && getg() != s.runningG.Load() }
 
 // JoinLineage is Join for a hook that names no group (a request to the
 // server of the kubeconfig a world's bubble names, which the process finds
