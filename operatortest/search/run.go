@@ -504,18 +504,12 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		// plan's fault adds is logged, not judged as another bug (most
 		// often another signature of it). Options.KeepGoing reports each.
 		pinned := pinsKnownBug(w, nf)
-		if pinned && f.Signature != "" {
-			t.Logf("operatortest: %s: violated with the fault of the plan whose fault-free run shows Options.Expect's known bug; not judged as another bug (Options.KeepGoing reports it)", f.Signature)
+		fs, dropped := reportable(pinned, nf, f, seen)
+		if dropped != "" {
+			t.Logf("operatortest: %s: violated with the fault of the plan whose fault-free run shows Options.Expect's known bug; not judged as another bug (Options.KeepGoing reports it)", dropped)
 			f = Finding{}
 		}
-		for _, g := range append(nf, f) {
-			if g.Signature == "" {
-				continue
-			}
-			seen[g.Signature] = true
-			for _, s := range g.Also {
-				seen[s] = true
-			}
+		for _, g := range fs {
 			mine, err := own(g)
 			if err != nil {
 				return false, err
@@ -628,6 +622,29 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 	}
 	listUnder(roots, out.Findings)
 	return finishExploration(w, out, start), nil
+}
+
+// reportable are the findings of one plan to report (nf, what its fault-free
+// run shows; f, what needs its fault), each signature they show marked seen.
+// Where the fault-free run shows Options.Expect's known bug (pinned), f is
+// left out and its signature returned as dropped: shown, not judged as
+// another bug, and never "a worker saw it and this process did not"
+// (unreproduced).
+func reportable(pinned bool, nf []Finding, f Finding, seen map[string]bool) (out []Finding, dropped string) {
+	for _, g := range append(nf, f) {
+		if g.Signature == "" {
+			continue
+		}
+		seen[g.Signature] = true
+		for _, s := range g.Also {
+			seen[s] = true
+		}
+		out = append(out, g)
+	}
+	if pinned && f.Signature != "" {
+		return out[:len(out)-1], f.Signature
+	}
+	return out, ""
 }
 
 // unreproduced are the signatures the workers saw (pre) that the
@@ -811,21 +828,31 @@ func pass(w *world.World, t *testing.T, gen *rapid.Generator[*plan.Plan], seen m
 		if first == 0 {
 			CountCut(w, placeOf(w, place), world.CutNote(r.Verdicts)) // cut.go; the sweep's plans take turns with the random ones
 		}
+		if r.Partial && target != "" && pick(signatures(w, r.Violated()), seen, target) == "" {
+			// Judging stopped at another violation than the one shrunk:
+			// judged to the end, the candidate may show it too.
+			if r, err = reference.RunRecalledAs(w, t, p, false); err != nil {
+				return &world.WorldError{Err: err}
+			}
+		}
 		vs := r.Violated()
 		if len(vs) == 0 {
 			return nil
 		}
+		// The shrink keeps to the signature the plan was found by (target):
+		// a candidate that shows only another is another bug's plan, and
+		// shrinking onto it would lose the one found (a faulted
+		// update-summaries shrunk into a fault-free settled-backoff, then
+		// reported as neither: bd/slow-cleanup's buggy variant).
+		sigs := signatures(w, vs)
 		if w.Opts.KeepGoing {
-			sigs := signatures(w, vs)
 			judged[key] = sigs
-			sig := pick(sigs, seen, target)
-			if sig == "" {
-				return nil // a known violation: explore on
-			}
-			target = sig
-		} else if pick(signatures(w, vs), seen, "") == "" {
-			return nil // shown with no fault at all (nofault.go): explore on
 		}
+		sig := pick(sigs, seen, target)
+		if sig == "" {
+			return nil // a known violation, one with no fault at all (nofault.go), or not the one shrunk: explore on
+		}
+		target = sig
 		if first == 0 {
 			first, found, runsAtFind = place, time.Now(), w.Runs // shrinking follows: every run counts from here
 			bound = shrinkBound(place)
