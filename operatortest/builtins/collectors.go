@@ -28,6 +28,10 @@ type World struct {
 	CRDs                 []apiserver.CRD
 	Collected            []schema.GroupVersionKind
 	NamespaceTermination time.Duration
+	// HostedCollector: kube-controller-manager's own garbage collector runs in
+	// the process (kubeworld.HostedGarbageCollector), and the model's is not
+	// set up.
+	HostedCollector bool
 }
 
 // NamespaceContent are the kinds of what kube-controller-manager puts into
@@ -86,6 +90,9 @@ func SetupCollectors(p *process.Process, w World, held *Holding) error {
 		MinTerminating: w.NamespaceTermination}
 	if err := nc.SetupWithManager(mgr); err != nil {
 		return err
+	}
+	if w.HostedCollector {
+		return nil
 	}
 	// Sync: the kinds of CRDs installed at run time are collected too, from the
 	// collector's next discovery sync on, as kube-controller-manager's are.

@@ -181,7 +181,7 @@ func TestTheRunThatDidNotRemakeAChildForARecreatedOwnerIsBlamed(t *testing.T) {
 		return false
 	}
 	var tried []string
-	for _, gap := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond} {
+	for _, gap := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond} {
 		steps := []plan.Step{
 			{At: 10 * time.Millisecond, Action: world.ActionDelete, Args: plan.Args{{Key: plan.ObjectArg, Value: "0"}}},
 			{At: 10*time.Millisecond + gap, Action: world.ActionRecreate, Args: plan.Args{{Key: plan.ObjectArg, Value: "0"}}},

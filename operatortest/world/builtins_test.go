@@ -53,14 +53,27 @@ func started(steps []trace.Step) []string {
 	return out
 }
 
+// watched counts, by kind, the watches kube-controller-manager's process
+// opened: its hosted garbage collector's monitors (one informer per kind it
+// collects, its own factory) and its hosted controllers' informers.
+func watched(steps []trace.Step) map[string]int {
+	out := map[string]int{}
+	for _, s := range steps {
+		if s.Process == world.KubeControllerManager && s.Op == "watch" {
+			out[s.Object]++
+		}
+	}
+	return out
+}
+
 func ranProcess(steps []trace.Step, name string) bool {
 	return slices.ContainsFunc(steps, func(s trace.Step) bool { return s.Process == name })
 }
 
 // A world whose objects are ConfigMaps (the operator's finalizer on them)
-// starts the collector's controller of ConfigMaps and the namespace
-// controller, and no workload model, no kubelet and no collector of a kind
-// no object has: they would never reconcile anything.
+// starts the garbage collector, watching ConfigMaps, and the namespace
+// controller, and no workload controller, no kubelet and no monitor of a
+// kind no object has: they would never act on anything.
 func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 	w, err := search.NewWorld(optest.FinalizerOptions().WithDefaults())
 	if err != nil {
@@ -75,16 +88,25 @@ func TestBuiltInControllersStartOnlyForTheKindsTheWorldHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := started(r.Steps)
-	for _, want := range []string{world.KubeControllerManager + "/namespace", world.KubeControllerManager + "/garbagecollector-configmap", "op/configmap"} {
+	for _, want := range []string{world.KubeControllerManager + "/namespace", world.KubeControllerManager + "/garbage-collector", "op/configmap"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s did not start; started: %v", want, got)
 		}
 	}
 	for _, c := range got {
-		for _, idle := range []string{"/job", "/replicaset", "/deployment", "/statefulset", "/endpointslice", "/garbagecollector-secret", "/garbagecollector-pod"} {
+		for _, idle := range []string{"/job", "/replicaset", "/deployment", "/statefulset", "/endpointslice"} {
 			if strings.HasSuffix(c, idle) {
 				t.Errorf("%s started in a world with no object of its kinds", c)
 			}
+		}
+	}
+	w8 := watched(r.Steps)
+	if w8["ConfigMap"] == 0 {
+		t.Errorf("the collector does not watch ConfigMaps; kube-controller-manager watched %v", w8)
+	}
+	for _, idle := range []string{"Secret", "Pod"} {
+		if w8[idle] > 0 {
+			t.Errorf("kube-controller-manager watched %ss in a world with none; it watched %v", idle, w8)
 		}
 	}
 	if ranProcess(r.Steps, "kubelet") {
@@ -158,8 +180,13 @@ func TestARunThatMakesAKindNotHeldRunsAgainWithItsControllers(t *testing.T) {
 	if w.Held.Holds(schema.GroupKind{Group: "batch", Kind: "Job"}) {
 		t.Fatalf("the world held Jobs at first (%v): the test shows nothing", w.Held)
 	}
-	if got := started(r.Steps); !slices.Contains(got, world.KubeControllerManager+"/job") || !slices.Contains(got, world.KubeControllerManager+"/garbagecollector-job") {
+	if got := started(r.Steps); !slices.Contains(got, world.KubeControllerManager+"/job") || !slices.Contains(got, world.KubeControllerManager+"/garbage-collector") {
 		t.Errorf("the Job's controllers did not run; started: %v", got)
+	}
+	// Two watches of Jobs: the Job controller's informer and the collector's
+	// monitor (its own informer factory).
+	if n := watched(r.Steps)["Job"]; n < 2 {
+		t.Errorf("kube-controller-manager watched Jobs %d times, want the Job controller's and the collector's", n)
 	}
 	if !ranProcess(r.Steps, "kubelet") {
 		t.Errorf("the kubelet did not run the Job's pod")

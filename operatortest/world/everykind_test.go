@@ -2,7 +2,6 @@ package world_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -98,12 +97,12 @@ func TestAnOwnedKindTheWorldDoesNotNameIsCollected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := started(r.Steps)
-	if !slices.Contains(got, world.KubeControllerManager+"/garbagecollector-rolebinding") {
-		t.Errorf("no collector of RoleBindings started; started: %v", got)
+	got := watched(r.Steps)
+	if got["RoleBinding"] == 0 {
+		t.Errorf("the collector does not watch RoleBindings; kube-controller-manager watched %v", got)
 	}
-	if slices.Contains(got, world.KubeControllerManager+"/garbagecollector-lease") {
-		t.Errorf("a collector of Leases started, though no Lease is in an owner relation; started: %v", got)
+	if got["Lease"] > 0 {
+		t.Errorf("the collector watches Leases, though no Lease is in an owner relation; kube-controller-manager watched %v", got)
 	}
 	e, ok := last(r.Log, roleBindingGK, "team", "app-reader")
 	if !ok {

@@ -18,6 +18,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -346,7 +347,34 @@ func (w *World) setupKubeControllerManager(p *process.Process, held *Holding) er
 	if w.Opts.NoBuiltinControllers {
 		return nil
 	}
-	return builtins.SetupCollectors(p, builtins.World{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Collected: w.Collected, NamespaceTermination: w.Opts.NamespaceTermination}, held)
+	// kube-controller-manager's own garbage collector where the world's kinds
+	// are known and the run is in a bubble (kcm's Known gaps), the model's
+	// otherwise (the probe of the kinds a world holds).
+	hosted := false
+	if held != nil {
+		var err error
+		if hosted, err = kubeworld.HostedGarbageCollector(p, w.collects(held)); err != nil {
+			return err
+		}
+	}
+	return builtins.SetupCollectors(p, builtins.World{Scheme: w.Opts.Scheme, CRDs: w.CRDs, Collected: w.Collected, NamespaceTermination: w.Opts.NamespaceTermination, HostedCollector: hosted}, held)
+}
+
+// collects are the kinds kube-controller-manager's garbage collector
+// watches in a run of held: those in an owner relation, Collected's kinds the
+// run holds, and every kind outside Kubernetes' own API groups (a CRD's, even
+// one installed during the run: what discovery serves then changes, and only
+// that makes the collector's sync read its RESTMapper again, so that it can
+// look up owners of the new kind). A real collector watches every served
+// kind; an informer for each built-in kind nobody owns would cost every
+// world a monitor each and change nothing the collector does.
+func (w *World) collects(held *Holding) func(schema.GroupKind) bool {
+	return func(gk schema.GroupKind) bool {
+		if held.Owned.Holds(gk) || !clientgoscheme.Scheme.IsGroupRegistered(gk.Group) {
+			return true
+		}
+		return held.Holds(gk) && slices.ContainsFunc(w.Collected, func(c schema.GroupVersionKind) bool { return c.GroupKind() == gk })
+	}
 }
 
 // Setup creates the test's objects (and their namespaces) as cluster admin.
