@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/controller-manager/pkg/informerfactory"
 	"k8s.io/klog/v2"
@@ -42,7 +41,7 @@ const GCSyncPeriod = 30 * time.Second
 // SetupGarbageCollector hosts kube-controller-manager's garbage collector
 // (pkg/controller/garbagecollector) in p, as newGarbageCollectorController
 // and its controller context build it: a clientset, a metadata client and a
-// RESTMapper on discovery (restmapper.NewDeferredDiscoveryRESTMapper over a
+// RESTMapper on discovery (the deferred discovery mapper's rule, sharedMapper, over a
 // memory-cached discovery client) on p's REST config, the dependency graph
 // builder (NewDependencyGraphBuilder, with DefaultIgnoredResources) on an
 // object-or-metadata informer factory (a typed informer for a kind the
@@ -107,7 +106,7 @@ func SetupGarbageCollector(p *process.Process, collects func(schema.GroupVersion
 	// Discovery read from the apiserver's kind table, not through the REST
 	// transport (process.Discovery): the same answers, at a fraction of a
 	// small world's cost.
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(process.Discovery(mgr, mapperDisc)))
+	mapper := newSharedMapper(memory.NewMemCacheClient(process.Discovery(mgr, mapperDisc)))
 	// A goroutine of the collector that logs joins the process first (the
 	// graph builder's Run logs "Running" before its first call in): its
 	// line is then the process's, in its timeline, not klog's stderr.
