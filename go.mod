@@ -33,6 +33,7 @@ require (
 
 require (
 	cyphar.com/go-pathrs v0.2.5 // indirect
+	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
@@ -132,7 +133,7 @@ require (
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
-	golang.org/x/mod v0.37.0 // indirect
+	golang.org/x/mod v0.37.0
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
@@ -150,6 +151,22 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
+)
+
+// k8s.io/kubernetes requires these staging modules at v0.0.0 and no package of ctrlsim's build
+// comes from them: required here at the release k8s.io/kubernetes is paired with, so that in a
+// module that depends on ctrlsim they are selected at it too (at v0.0.0, which no module proxy
+// serves, go doc and go list -m all fail there). internal/adopter/staging.go keeps them from
+// go mod tidy.
+require (
+	k8s.io/cluster-bootstrap v0.37.2
+	k8s.io/cri-api v0.37.2
+	k8s.io/cri-client v0.37.2
+	k8s.io/cri-streaming v0.37.2
+	k8s.io/endpointslice v0.37.2
+	k8s.io/externaljwt v0.37.2
+	k8s.io/pod-security-admission v0.37.2
+	k8s.io/sample-apiserver v0.37.2
 )
 
 // k8s.io/kubernetes requires its staging modules at v0.0.0 (replaced by ./staging/... in its own

@@ -25,6 +25,17 @@
 // it rebuild), and a current binary costs a second of checking and no
 // output. Outside a module it says where to run it.
 //
+// Two launchers may build the same binary at once (make test's catalogue
+// step beside a user's run, two CI jobs sharing a cache): the go command
+// writes its output in place, so one could run the other's half-written
+// binary. A launcher therefore takes a lock on the binary's directory
+// (lock_flock.go: flock(2), which the kernel releases when a launcher dies;
+// none on other systems) and says, when another holds it, that it waits
+// for that one to finish building; it builds into a file beside the binary
+// (a hard link to the current binary, so that the go command still finds
+// it current) and renames it over the binary only when the go command
+// wrote a new one, so a binary runs only when whole, lock or no lock.
+//
 // go mod tidy keeps the command's modules in an adopter's go.mod and go.sum
 // though the launcher imports none of them: tidy.go imports the command
 // under a build tag no build sets, and tidy (like go mod vendor) reads every
@@ -39,6 +50,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,10 +59,12 @@ import (
 	"time"
 )
 
-// module and command are ctrlsim's module and the package of its command.
+// module and command are ctrlsim's module and the package of its command;
+// lockFile is the lock of a built command's directory (lock_flock.go).
 const (
-	module  = "github.com/ctrlsim/ctrlsim"
-	command = module + "/cmd/ctrlsim/internal/ctrlsim"
+	module   = "github.com/ctrlsim/ctrlsim"
+	command  = module + "/cmd/ctrlsim/internal/ctrlsim"
+	lockFile = "lock"
 )
 
 func main() {
@@ -98,8 +112,31 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 		// way.
 		return "", fmt.Errorf("not in a Go module: run it as `go tool ctrlsim` in a module whose go.mod has `tool %s/cmd/ctrlsim`, or as `go run ./cmd/ctrlsim` in ctrlsim's checkout", module)
 	}
-	args := []string{"build", "-v", "-o", bin, command}
 	p := &progress{w: w, bin: bin, start: time.Now(), now: time.Now}
+	unlock, err := lockSlot(dir, p.wait)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	// The build's output, renamed over bin once whole. Under the lock it is
+	// the slot's alone, and one a killed launcher left is removed; without
+	// a lock it is this process's.
+	tmp := bin + ".new"
+	if !locks {
+		tmp = fmt.Sprintf("%s.%d.new", bin, os.Getpid())
+	}
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	before, _ := os.Stat(bin)
+	if before != nil {
+		// The go command decides from the output file whether it is
+		// current: the current binary, under another name. (Where links
+		// fail, it builds the binary anew.)
+		_ = os.Link(bin, tmp)
+	}
+	args := []string{"build", "-v", "-o", tmp, command}
 	// The count of packages, for "N of M": every package the command
 	// imports (on a cold cache each is compiled; on a warm one fewer),
 	// asked of go list once a package is compiled (a current binary costs
@@ -124,7 +161,6 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 	// go build writes nothing on stdout; what it might goes to w, as its
 	// stderr does (the command's stdout is the command's alone).
 	cmd.Stdout = p
-	before, _ := os.Stat(bin)
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("go build: %v", err)
 	}
@@ -141,12 +177,18 @@ func build(w io.Writer, gocmd, cache string) (string, error) {
 		return "", fmt.Errorf("go build %s failed (%v): the command did not build", command, err)
 	}
 	// The go command touches a current binary and writes a new one in its
-	// place (another file).
-	after, err := os.Stat(bin)
+	// place (another file): a new one replaces bin whole.
+	after, err := os.Stat(tmp)
 	if err != nil {
 		return "", fmt.Errorf("go build wrote no command: %v", err)
 	}
-	p.done(before == nil || !os.SameFile(before, after))
+	written := before == nil || !os.SameFile(before, after)
+	if written {
+		if err := os.Rename(tmp, bin); err != nil {
+			return "", err
+		}
+	}
+	p.done(written)
 	return bin, nil
 }
 
@@ -169,9 +211,10 @@ type progress struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	total    int       // packages the command imports, 0 until known
-	compiled int       // packages compiled so far
-	said     time.Time // when a line was last written, zero before the first
+	total    int           // packages the command imports, 0 until known
+	compiled int           // packages compiled so far
+	said     time.Time     // when a line was last written, zero before the first
+	waited   time.Duration // how long it waited for another launcher's build
 }
 
 // every and often are how many packages, and how long, between two
@@ -232,6 +275,20 @@ func (p *progress) waiting() {
 	}
 }
 
+// wait says that another launcher is building the command into the same
+// directory, and returns the function that says the wait is over.
+func (p *progress) wait() (over func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start := p.now()
+	p.sayf(start, "ctrlsim: waiting for another ctrlsim to finish building the command into %s (it holds %s)", filepath.Dir(p.bin), filepath.Join(filepath.Dir(p.bin), lockFile))
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.waited = p.now().Sub(start)
+	}
+}
+
 // done ends a build (written: the binary was written): a last line when
 // the binary was written or a line was said, none when a current binary
 // was checked quietly.
@@ -248,6 +305,8 @@ func (p *progress) done(written bool) {
 		p.sayf(now, "ctrlsim: built the command in %s (%s compiled); running it", took, plural(p.compiled, "package"))
 	case written:
 		p.sayf(now, "ctrlsim: built the command in %s (linked); running it", took)
+	case p.waited > 0:
+		p.sayf(now, "ctrlsim: the command is current (another ctrlsim built it; waited %s); running it", p.waited.Round(time.Second))
 	default:
 		p.sayf(now, "ctrlsim: the command is current (checked in %s); running it", took)
 	}

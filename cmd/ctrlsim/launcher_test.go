@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +19,19 @@ import (
 // the count is known), then writes a command that prints its arguments and
 // exits 3; a build whose binary exists names none and writes nothing. A
 // module named "broken" fails to build, with the compiler's lines.
+//
+// It writes the binary as the go command does (cmd/go's CopyFile): it
+// removes the file, creates it executable and writes it, open the while.
+// With FAKE_RACE set, two builds meet in the middle of that: the first
+// build waits for a second go env (a second launcher started), writes the
+// first line of the binary and, the file open, waits up to 2 seconds for a
+// second build to find the binary current, then a second more; a second
+// build waits for that first line before it looks at its binary.
 const fakeGo = `#!/bin/sh
 dir=$(dirname "$0")
+waitfor() { n=0; while ! eval "$1" && [ $n -lt $2 ]; do sleep 0.01; n=$((n+1)); done; eval "$1"; }
 case "$1" in
-env) printf '%s\n' "$FAKE_GOMOD" "" go1.26.0 linux amd64 0 "" ;;
+env) echo >> "$dir/envs"; printf '%s\n' "$FAKE_GOMOD" "" go1.26.0 linux amd64 0 "" ;;
 list) i=0; while [ $i -lt 250 ]; do echo "example.com/p$i"; i=$((i+1)); done; touch "$dir/listed" ;;
 build)
 	bin=$4
@@ -31,12 +41,28 @@ build)
 		echo "p1/a.go:3:1: syntax error" >&2
 		exit 1
 	fi
-	[ -e "$bin" ] && exit 0
+	first=
+	if [ -n "$FAKE_RACE" ]; then
+		if mkdir "$dir/first" 2>/dev/null; then
+			first=1; waitfor '[ $(wc -l < "$dir/envs") -ge 2 ]' 1000
+		else
+			waitfor '[ -e "$dir/halfway" ]' 1000
+		fi
+	fi
+	[ -e "$bin" ] && { touch "$dir/current"; exit 0; }
 	echo "go: downloading example.com/x v1.0.0" >&2
 	echo "example.com/p0" >&2
 	while [ ! -e "$dir/listed" ]; do sleep 0.01; done
 	i=1; while [ $i -lt 250 ]; do echo "example.com/p$i" >&2; i=$((i+1)); done
-	printf '#!/bin/sh\necho "ran $*"\nexit 3\n' > "$bin"; chmod +x "$bin" ;;
+	rm -f "$bin"; : > "$bin"; chmod +x "$bin"
+	{
+		printf '#!/bin/sh\n'
+		if [ -n "$first" ]; then
+			touch "$dir/halfway"
+			waitfor '[ -e "$dir/current" ]' 200 && sleep 1
+		fi
+		printf 'echo "ran $*"\nexit 3\n'
+	} > "$bin" ;;
 esac
 `
 
@@ -218,5 +244,122 @@ func TestAQuietStartSaysTheBuildIsAtWork(t *testing.T) {
 		"ctrlsim: compiling the command into BIN (on a cold build cache this takes minutes: it compiles kube-apiserver's code; a line every 100 packages)\n"
 	if out.String() != want {
 		t.Errorf("a quiet start, then a package compiled, said:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// Two launchers started at once on an empty cache, as make test's
+// catalogue step beside a user's run or two CI jobs sharing a cache: both
+// run the command, which is compiled once. The fake go command writes the
+// binary as the go command does, in place, and makes the two meet in the
+// middle of that write (FAKE_RACE): a launcher that took the half-written
+// binary for current would run it (and fail: "text file busy", or a
+// script without its last lines).
+func TestTwoLaunchersAtOnceBothRunTheCommand(t *testing.T) {
+	launcher := filepath.Join(t.TempDir(), "ctrlsim")
+	if out, err := exec.Command("go", "build", "-o", launcher, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	gocmd, cache := writeFakeGo(t), t.TempDir()
+	type run struct {
+		stdout, stderr bytes.Buffer
+		err            error
+	}
+	runs := make([]*run, 2)
+	done := make(chan int)
+	for i := range runs {
+		r := &run{}
+		runs[i] = r
+		cmd := exec.Command(launcher, "scaffold", fmt.Sprint(i))
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(gocmd)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"FAKE_GOMOD=/m/go.mod", "FAKE_RACE=1", "CTRLSIM_COMMAND_CACHE="+cache)
+		cmd.Stdout, cmd.Stderr = &r.stdout, &r.stderr
+		go func() { r.err = cmd.Run(); done <- i }()
+	}
+	<-done
+	<-done
+	compiled, waited := 0, 0
+	for i, r := range runs {
+		var ee *exec.ExitError
+		if !errors.As(r.err, &ee) || ee.ExitCode() != 3 || r.stdout.String() != fmt.Sprintf("ran scaffold %d\n", i) {
+			t.Errorf("launcher %d: exited with %v, printed %q; want the command's exit status 3 and its arguments\n%s", i, r.err, r.stdout.String(), r.stderr.String())
+		}
+		if strings.Contains(r.stderr.String(), "ctrlsim: compiling the command into ") {
+			compiled++
+		}
+		if regexp.MustCompile(`(?m)^ctrlsim: waiting for another ctrlsim to finish building the command into \S+ \(it holds \S+/lock\)\n` +
+			`ctrlsim: the command is current \(another ctrlsim built it; waited \d+s\); running it$`).MatchString(r.stderr.String()) {
+			waited++
+		}
+	}
+	if compiled != 1 || waited != 1 {
+		t.Errorf("%d launchers compiled and %d waited for the other, want one of each:\n%s\n%s", compiled, waited, runs[0].stderr.String(), runs[1].stderr.String())
+	}
+	left, err := filepath.Glob(filepath.Join(cache, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if b := filepath.Base(f); b != "ctrlsim" && b != "lock" {
+			t.Errorf("the launchers left %s behind", f)
+		}
+	}
+}
+
+// With the real go command, on a module of one small package at the
+// command's import path: the binary is built beside its place and renamed
+// into it; a current binary, handed to the go command as a hard link, is
+// found current (nothing said, nothing written); an edit rebuilds it.
+func TestTheGoCommandFindsTheLinkedBinaryCurrent(t *testing.T) {
+	mod := t.TempDir()
+	src := filepath.Join(mod, "cmd", "ctrlsim", "internal", "ctrlsim", "main.go")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, src := range map[string]string{
+		filepath.Join(mod, "go.mod"): "module " + module + "\n\ngo 1.26.0\n",
+		src:                          "package main\n\nfunc main() {}\n",
+	} {
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(mod)
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-buildvcs=false")
+	cache := t.TempDir()
+	rebuild := func() (os.FileInfo, string) {
+		t.Helper()
+		var out bytes.Buffer
+		bin, err := build(&out, "go", cache)
+		if err != nil {
+			t.Fatalf("build: %v\n%s", err, out.String())
+		}
+		fi, err := os.Stat(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi, out.String()
+	}
+	first, said := rebuild()
+	if !strings.Contains(said, "ctrlsim: built the command in ") {
+		t.Errorf("the first build said %q", said)
+	}
+	again, said := rebuild()
+	if said != "" || !os.SameFile(first, again) {
+		t.Errorf("the build of a current binary said %q and wrote another file: %v", said, !os.SameFile(first, again))
+	}
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edited, said := rebuild()
+	if !strings.Contains(said, "ctrlsim: built the command in ") || os.SameFile(first, edited) {
+		t.Errorf("the build after an edit said %q and wrote a new binary: %v", said, !os.SameFile(first, edited))
+	}
+	left, err := filepath.Glob(filepath.Join(cache, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 {
+		t.Errorf("the slot holds %v, want the binary and its lock", left)
 	}
 }

@@ -2,6 +2,8 @@ package adopter
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/semver"
 )
 
 // operatorModule is the operator's module path (testdata/operator imports it).
@@ -71,14 +75,8 @@ func TestAnOperatorModuleAdoptsCtrlsim(t *testing.T) {
 		}
 	}
 
-	// go doc of the face, from the operator's module: a type's fields; or,
-	// a known gap (doc.go), the module graph's k8s.io modules at v0.0.0.
-	if doc, err := gocmd("doc", "github.com/ctrlsim/ctrlsim/operatortest.Workload"); err != nil {
-		if !regexp.MustCompile(`k8s\.io/[a-z-]+@v0\.0\.0: reading `).MatchString(doc) {
-			t.Errorf("go doc operatortest.Workload in the operator's module: %v\n%s", err, tail(doc, 20))
-		}
-		t.Logf("go doc fails in the operator's module (known gap): %s", strings.SplitN(doc, "\n", 2)[0])
-	} else if !strings.Contains(doc, "Objects []client.Object") {
+	// go doc of the face, from the operator's module: a type's fields.
+	if doc := must("doc", "github.com/ctrlsim/ctrlsim/operatortest.Workload"); !strings.Contains(doc, "Objects []client.Object") {
 		t.Errorf("go doc operatortest.Workload in the operator's module does not show its fields:\n%s", doc)
 	}
 
@@ -181,6 +179,129 @@ func TestAModuleWithTheToolLineAloneRunsTheTool(t *testing.T) {
 	if !strings.Contains(out, "canary/stale-cache") || !strings.Contains(out, "ctrlsim: built the command in ") {
 		t.Errorf("go tool ctrlsim list did not say it built the command and list the catalogue:\n%s", tail(out, 30))
 	}
+}
+
+// go doc, from a new user's module: a module that requires ctrlsim and
+// has the tool line, with one test importing operatortest, tidied. go doc
+// lists every module of the module graph (go list -m all), so a module
+// selected at a version no proxy serves makes it fail: k8s.io/kubernetes
+// requires its staging modules at v0.0.0 (its own replace directives do
+// not apply in a module that depends on it), and ctrlsim's go.mod requires
+// them at their release, each of them, including those no package of
+// ctrlsim's build comes from (internal/adopter/staging.go).
+func TestGoDocWorksInAModuleThatRequiresCtrlsim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tidies a module that depends on this checkout (go mod tidy may download): make test runs it")
+	}
+	checkout, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), operatorGoMod(checkout))
+	write(t, filepath.Join(dir, "ctrlsim_test.go"), "package operator\n\n"+
+		"import (\n\t\"testing\"\n\n\t\"github.com/ctrlsim/ctrlsim/operatortest\"\n)\n\n"+
+		"func TestOptions(t *testing.T) { _ = operatortest.Options{Checks: 1} }\n")
+	seedGoSum(t, checkout, dir)
+	run := func(args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = adopterEnv()
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy in a module that requires ctrlsim: %v\n%s", err, tail(out, 30))
+	}
+	if out, err := run("list", "-m", "all"); err != nil {
+		t.Errorf("go list -m all in a module that requires ctrlsim: %v\n%s", err, tail(out, 20))
+	} else if v0 := regexp.MustCompile(`(?m)^k8s\.io/\S+ v0\.0\.0$`).FindAllString(out, -1); v0 != nil {
+		t.Errorf("modules selected at v0.0.0 in a module that requires ctrlsim: %v", v0)
+	}
+	// The package's doc, and a type's with its fields.
+	for _, c := range []struct{ name, want string }{
+		{"github.com/ctrlsim/ctrlsim/operatortest", `(?m)^package operatortest // import "github\.com/ctrlsim/ctrlsim/operatortest"$`},
+		{"github.com/ctrlsim/ctrlsim/operatortest.Options", `(?s)type Options\b.*\bChecks +int\b`},
+	} {
+		out, err := run("doc", c.name)
+		if err != nil || !regexp.MustCompile(c.want).MatchString(out) {
+			t.Errorf("go doc %s in a module that requires ctrlsim: %v, want %s\n%s", c.name, err, c.want, tail(out, 20))
+		}
+	}
+}
+
+// Every module that k8s.io/kubernetes requires at v0.0.0 (its staging
+// modules, replaced by its own go.mod only) is required at the version
+// ctrlsim's replace directive pins it to by ctrlsim's go.mod or a module of
+// its graph, so that a module depending on ctrlsim selects that version
+// too: ctrlsim's replace directives do not apply there either, and a module
+// selected at v0.0.0, which no proxy serves, fails go doc and go list -m all.
+func TestCtrlsimRequiresWhatKubernetesRequiresAtV000(t *testing.T) {
+	checkout := filepath.Join("..", "..")
+	gocmd := func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = checkout
+		cmd.Env = adopterEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %s in ctrlsim's checkout: %v%s", strings.Join(args, " "), err, stderrOf(err))
+		}
+		return out
+	}
+	// go test caches a result by the files the test opens, not those the
+	// go command it runs does: the test opens go.mod too.
+	if _, err := os.ReadFile(filepath.Join(checkout, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(gocmd("mod", "edit", "-json"), &mod); err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]string{}
+	for _, r := range mod.Replace {
+		pinned[r.Old.Path] = r.New.Version
+	}
+	// The edges of the graph, as required (before replacement): the
+	// highest version each module is required at, and those k8s.io/kubernetes
+	// requires at v0.0.0.
+	highest, staging := map[string]string{}, []string{}
+	for _, edge := range strings.Split(strings.TrimSpace(string(gocmd("mod", "graph"))), "\n") {
+		from, to, _ := strings.Cut(edge, " ")
+		path, version, _ := strings.Cut(to, "@")
+		if strings.HasPrefix(from, "k8s.io/kubernetes@") && version == "v0.0.0" {
+			staging = append(staging, path)
+		}
+		if version != "v0.0.0" && (highest[path] == "" || semver.Compare(highest[path], version) < 0) {
+			highest[path] = version
+		}
+	}
+	for _, path := range staging {
+		switch want := pinned[path]; {
+		case want == "":
+			t.Errorf("k8s.io/kubernetes requires %s at v0.0.0 and ctrlsim's go.mod does not pin it with a replace directive", path)
+		case highest[path] == "":
+			t.Errorf("k8s.io/kubernetes requires %s at v0.0.0, and nothing else in ctrlsim's module graph requires it: a module that depends on ctrlsim selects v0.0.0, which no proxy serves, and go doc fails there (require it at %s in ctrlsim's go.mod, kept from go mod tidy by internal/adopter/staging.go)", path, want)
+		case highest[path] != want:
+			t.Errorf("k8s.io/kubernetes requires %s at v0.0.0, and ctrlsim's module graph requires it at %q at the highest, want %s (its replace's version): a module that depends on ctrlsim selects that", path, highest[path], want)
+		}
+	}
+	if len(staging) == 0 {
+		t.Errorf("go mod graph shows no module k8s.io/kubernetes requires at v0.0.0: this test checks nothing")
+	}
+}
+
+func stderrOf(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return "\n" + string(ee.Stderr)
+	}
+	return ""
 }
 
 // saysItBuilt checks what the first go tool ctrlsim said before the

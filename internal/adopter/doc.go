@@ -1,5 +1,6 @@
-// Package adopter holds a test only: an operator's own repository adopting
-// ctrlsim as any Go library, as a new user would. Its test
+// Package adopter holds tests only (and staging.go, for go mod tidy): an
+// operator's own repository adopting ctrlsim as any Go library, as a new
+// user would. Its test
 // (adopter_test.go) writes a kubebuilder-style operator module into a
 // temporary directory (testdata/operator: its own module path, api/v1 types
 // with hand-written DeepCopy, a CRD manifest under config/crd/bases, a
@@ -14,6 +15,8 @@
 //   - go mod tidy: no other replace directive is needed (ctrlsim's go.mod
 //     requires every module at a real version), and the operator builds
 //     with ctrlsim's controller-runtime and k8s.io versions;
+//   - go doc github.com/ctrlsim/ctrlsim/operatortest.Workload: the type's
+//     fields;
 //   - go tool ctrlsim scaffold: its launcher builds the command in the
 //     operator's module (into an empty cache directory of its own) and says
 //     so before the command runs; the command writes
@@ -29,7 +32,19 @@
 //     comment), pasted at the module's root: it names the package by its
 //     import path and replays the same trace hash.
 //
-// A second test (TestAModuleWithTheToolLineAloneRunsTheTool) is a new
+// go doc lists every module of the module graph, and k8s.io/kubernetes
+// requires its staging modules at v0.0.0 (its replace directives, like
+// ctrlsim's, apply to its own build only): ctrlsim's go.mod requires each
+// at its release, the eight no package of ctrlsim's build comes from too,
+// kept from go mod tidy by staging.go (a file under a build tag no build
+// sets, in this package that no one imports).
+// TestCtrlsimRequiresWhatKubernetesRequiresAtV000 checks ctrlsim's module
+// graph for every such module (under -short too), and
+// TestGoDocWorksInAModuleThatRequiresCtrlsim tidies a module with one test
+// importing operatortest and runs go list -m all and go doc there (a
+// second, with a warm module cache).
+//
+// Another test (TestAModuleWithTheToolLineAloneRunsTheTool) is a new
 // user's first step: a module with the tool line and nothing of ctrlsim
 // imported, go mod tidy, then go tool ctrlsim list, which builds and runs
 // the command (its launcher imports none of the command's modules: tidy
@@ -42,16 +57,6 @@
 // cmd/ctrlsim's tests, with a fake go command.
 //
 // Known gaps:
-//   - go doc github.com/ctrlsim/ctrlsim/operatortest.Workload fails in the
-//     operator's module: k8s.io/kubernetes's go.mod requires eight k8s.io
-//     modules at v0.0.0 (cluster-bootstrap, cri-api, cri-client,
-//     cri-streaming, endpointslice, externaljwt, pod-security-admission,
-//     sample-apiserver) that no package ctrlsim builds comes from, so
-//     ctrlsim's go.mod does not require them at v0.37.2 (go mod tidy drops
-//     such a line), and go doc lists every module of the graph. The test
-//     accepts that failure only; requiring them in ctrlsim's go.mod makes
-//     go doc work (tried by hand)
-//     (TestKubernetesStagingModulesOutsideCtrlsimsBuildAreNotRequired).
 //   - The operator depends on this checkout by a replace directive, not on a
 //     published version: what the module proxy would serve (the tagged
 //     module's go.mod) is not exercised

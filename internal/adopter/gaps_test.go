@@ -61,22 +61,3 @@ func TestOneOperatorShapeIsTried(t *testing.T) {
 		t.Errorf("%d API versions and controllers %v, want one of each", len(groups), ctrls)
 	}
 }
-
-// The eight k8s.io modules that k8s.io/kubernetes requires at v0.0.0 and
-// no package of ctrlsim's build comes from are not required by ctrlsim's
-// go.mod (only replaced, which applies to ctrlsim's own build): in an
-// operator's module they stay at v0.0.0, which go doc cannot list.
-func TestKubernetesStagingModulesOutsideCtrlsimsBuildAreNotRequired(t *testing.T) {
-	gomod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []string{"cluster-bootstrap", "cri-api", "cri-client", "cri-streaming", "endpointslice", "externaljwt", "pod-security-admission", "sample-apiserver"} {
-		if strings.Contains(string(gomod), "\tk8s.io/"+m+" v") {
-			t.Errorf("ctrlsim's go.mod requires k8s.io/%s: the known gap of go doc in an operator's module may be closed", m)
-		}
-		if !strings.Contains(string(gomod), "\tk8s.io/"+m+" => k8s.io/"+m+" v") {
-			t.Errorf("ctrlsim's go.mod does not replace k8s.io/%s", m)
-		}
-	}
-}
