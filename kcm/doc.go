@@ -200,33 +200,26 @@
 //     each waits, before its request, for the one before it), one after
 //     the other where upstream's run at once
 //     (TestOrphaningPatchesTheDependentsOneAfterTheOtherByName).
-//   - No world hosts the collector yet: operatortest/builtins builds
-//     models/kube's (SetupCollectors, outside package kcm and
-//     operatortest/kubeworld) over every kind a run holds in an owner
-//     relation, as lazily as operatortest/world starts the workload
-//     controllers; kubeworld.HostedGarbageCollector is what it would call
-//     instead (TestOperatortestsCollectorIsTheModelAndRunsOutsideABubble).
-//     Tried in every operatortest world in a bubble (collecting the kinds
-//     in an owner relation, Collected's and every kind outside Kubernetes'
-//     own groups), examples/, operatortest/'s and reference's tests passed
-//     once their assertions named the hosted collector, but it cost a
-//     small world's judged run (optest's App operator, GOMAXPROCS 1, 400
-//     runs, same session) 3.0 to 3.2 times the CPU time of the model's
-//     (6.0-7.4 ms against 2.0-2.5 ms): its 40 workers joining the process
-//     at each start, the graph builder's monitors and the RESTMapper built
-//     per world, after discovery had been cut to its kind table
-//     (process.Discovery) and read once per set of served kinds
-//     (unchangedDiscovery). The world's budget is 1.3 times. Since the
-//     scheduler reads a goroutine's id and creation from the runtime's g
-//     (sim/scheduler's goid.go; a stack read per call took 24% of such a
-//     run), a judged twowrites test process (ctrlsim bench's world-cost
-//     row, the whole process, 21 interleaved pairs on a loaded machine)
-//     costs 1.11 times its CPU with the collector hosted, against the
-//     world-cost row's 1.17 times for the rest of the world: about 1.30
-//     together, at the bound. What is left to cut: the RESTMapper built
-//     from discovery in every world (a quarter of the collector's cost:
-//     one shared per set of kinds), and its monitors' lists through REST
-//     and JSON. Its discovery also
+//   - Every operatortest world in a bubble hosts the collector
+//     (operatortest/world's setupKubeControllerManager through
+//     kubeworld.HostedGarbageCollector), collecting the kinds in an owner
+//     relation, Collected's and every kind outside Kubernetes' own groups;
+//     models/kube's collector runs only in the probe of the kinds a world
+//     holds (a run with every model, before those kinds are known) and in
+//     worlds outside a bubble. Its cost, measured by ctrlsim bench's
+//     world-cost row (the whole judged test process, CPU time, interleaved
+//     rounds, 2026-11-28): twowrites 1.26 times the baseline before the
+//     world's fidelity (15 rounds, 1.15-1.37), against 1.13 without the
+//     collector in the same hour; cronjob 1.15 against 1.10. The world's
+//     budget is 1.3 times. What got it there: the scheduler reads a
+//     goroutine's id and creation from the runtime's g (sim/scheduler's
+//     goid.go; a stack read per call took 24% of such a run), discovery is
+//     the apiserver's kind table (process.Discovery), read again only once
+//     the served kinds change (unchangedDiscovery), and the RESTMapper
+//     built from it is shared by every world that serves the same
+//     discovery (sharedMapper: building it per world was a quarter of the
+//     collector's cost). Left: its 40 workers joining the process at each
+//     start, and its monitors' lists through REST and JSON. Its discovery also
 //     offers kinds kube-apiserver serves as no resource (the *Options
 //     kinds, reviews with every verb: package restapi's discovery): a
 //     collector of every kind (collects nil) would wait for their

@@ -54,7 +54,7 @@ func TestSetupRefusesAProcessOutsideABubble(t *testing.T) {
 	}
 }
 
-func TestOperatortestsCollectorIsTheModelAndRunsOutsideABubble(t *testing.T) {
+func TestOutsideABubbleTheCollectorIsTheModel(t *testing.T) {
 	var hostedErr error
 	hc, err := kernelWorld(t, func(p *process.Process) error {
 		hostedErr = kcm.SetupGarbageCollector(p, func(schema.GroupVersionKind) bool { return true })

@@ -89,9 +89,12 @@
 //     and the hosted controllers too, TestHostedControllersMatchKubeControllerManager).
 //     kubeworld's Deployment and Job behaviour tests run on both, with the
 //     same expectations.
-//   - GarbageCollector and NamespaceController everywhere: the collector is
-//     hosted by kcm.SetupGarbageCollector but in no world yet
-//     (operatortest/world builds this model); the namespace controller
+//   - GarbageCollector: every operatortest world in a bubble hosts
+//     kube-controller-manager's own (kcm.SetupGarbageCollector); this model
+//     runs in the probe of the kinds a world holds (every model at once,
+//     before those kinds are known) and outside a bubble, and stays as the
+//     differential suite's second implementation.
+//   - NamespaceController everywhere: the namespace controller
 //     deletes kind by kind in the order of a Go map, deleteAllContent's
 //     `for gvr := range groupVersionResources`, each kind's list and
 //     deletecollection traced calls, so its trace would change from run to
