@@ -82,8 +82,11 @@
 // PVC- and PV-protection controllers, which have no model here (package kcm;
 // operatortest/kubeworld chooses). What is left of this package:
 //
-//   - The models of those four run outside a bubble only: sim/cluster's and
-//     kubeworld's kernel worlds, the differential suite's simulated side
+//   - The models of those four run outside a bubble, and in each
+//     operatortest world's one probe run (every model at once, to find the
+//     kinds a world holds, before those kinds are known: a hosted
+//     controller of a kind no object has would poll for its cache sync on
+//     the bubble's clock): sim/cluster's and kubeworld's kernel worlds, the differential suite's simulated side
 //     (internal/differential compares these models with
 //     kube-controller-manager on envtest, TestModelsMatchKubeControllerManager,
 //     and the hosted controllers too, TestHostedControllersMatchKubeControllerManager).
