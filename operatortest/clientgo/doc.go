@@ -37,17 +37,19 @@
 //     controllers: each cache.WaitForCacheSync polls on a 100ms timer, and
 //     ten controllers polling at once wake at one virtual instant in an
 //     order Go's scheduler picks.
-//   - Take the informers from Env's factories, which start one informer type
-//     at a time in the order asked for. An informer of a code-generated
-//     factory (the operator's own clientset's, for its custom resources) is
-//     hosted the same way, through InformerFor on Env's factory of its
-//     informer type (below), with its clientset built on env.Config. A
-//     factory the operator builds itself from env.Config reaches the world
-//     too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns), but starts its
-//     informer types in Go map order: deterministic with one. An operator
-//     that reads a kubeconfig builds from Env.Kubeconfig (its --kubeconfig
-//     flag's value) or from KUBECONFIG, which names the same file during
-//     the run (below).
+//   - Take the informers from Env's factories where the operator's code
+//     acts on the order of a lister's List: their listers list in the
+//     plan's shuffle. An informer of a code-generated factory (the
+//     operator's own clientset's, for its custom resources) is hosted the
+//     same way, through InformerFor on Env's factory of its informer type
+//     (below), with its clientset built on env.Config. A factory the
+//     operator builds itself, from env.Config or from a kubeconfig, reaches
+//     the world too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns) and
+//     runs deterministically (its reflectors list, then watch, and become
+//     tasks in the order of what they ask: examples/kubectx), but its
+//     listers list in Go map order (below). An operator that reads a
+//     kubeconfig builds from Env.Kubeconfig (its --kubeconfig flag's value)
+//     or from KUBECONFIG, which names the same file during the run (below).
 //   - Shut a queue down when ctx ends, or not at all: a ShutDown after the
 //     incarnation has ended returns at once, as client-go's does, and
 //     goroutines left running at the world's close are abandoned with it and
@@ -92,14 +94,15 @@
 //     (the test's own), is refused with one line; and a parallel test
 //     (t.Parallel) has no KUBECONFIG set, though Env.Kubeconfig still names
 //     the file (sim/process.TestTheKubeconfigTransportServesNoCallerOutsideAProcess).
-//   - A factory the operator builds itself (informers.NewSharedInformerFactory,
-//     from Config or from the kubeconfig) starts its informers in map order,
-//     so a run is deterministic only with one informer type on it; and its
-//     reflectors watch-list (client-go's default), filling their FIFOs in
-//     Go's map order (examples/kubectx's Known gaps: 6 of 27 replays of one
-//     plan parted) (as in
-//     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
-//     start them in the order asked for (sim/process's Known gaps).
+//   - A lister of a factory the operator builds itself
+//     (informers.NewSharedInformerFactory, from Config or from the
+//     kubeconfig) lists in Go map order, a new order at many calls, where
+//     Env's factories' listers list in the plan's shuffle
+//     (sim/process.TestAListerOfTheOperatorsOwnFactoryListsInMapOrder).
+//     The reflectors of every factory list, then watch, where client-go's
+//     default is to watch-list: the objects present at an informer's start
+//     reach its handlers in namespace/name order in every plan
+//     (sim/process.TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
 //     built anywhere in the operator) runs on the bubble's clock, not as the
 //     scheduler's model: its waiting loop is no task, and a worker blocked in
