@@ -113,9 +113,11 @@
 //     several workers, which one takes which item is Go's scheduler's
 //     choice (under -race, at random), and the workers that took items at
 //     one instant are put in the order of what each then asks of the world
-//     (sim/scheduler's JoinAsking), so that two runs agree, under -race too
-//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism); two
-//     that then ask alike (one list, for two items) stay in Go's order.
+//     (sim/scheduler's JoinAsking), so that two runs agree, under -race too,
+//     whether the operator's clients are built on Config or from the
+//     kubeconfig (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism,
+//     TestSeveralWorkersOnTheKubeconfigDeterminism); two that then ask
+//     alike (one list, for two items) stay in Go's order.
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no
