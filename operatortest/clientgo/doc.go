@@ -23,7 +23,7 @@
 // # The rules a start keeps
 //
 // A start is the operator's main from the point where it has a kubeconfig;
-// five rules keep it a process the world can crash, restart and close:
+// four rules keep it a process the world can crash, restart and close:
 //
 //   - Return once ctx is done, straight from waiting on it (<-ctx.Done(), a
 //     controller's Run(ctx, n)), not after waiting for something else: ctx
@@ -32,11 +32,6 @@
 //   - Start every informer factory with ctx.Done() (not wait.NeverStop or a
 //     channel of the operator's own), so that its goroutines end with the
 //     incarnation.
-//   - Sync the caches once, before the controllers start
-//     (factory.WaitForCacheSync(ctx.Done())), rather than in each of many
-//     controllers: each cache.WaitForCacheSync polls on a 100ms timer, and
-//     ten controllers polling at once wake at one virtual instant in an
-//     order Go's scheduler picks.
 //   - Take the informers from Env's factories where the operator's code
 //     acts on the order of a lister's List: their listers list in the
 //     plan's shuffle. An informer of a code-generated factory (the
@@ -118,6 +113,15 @@
 //     kubeconfig (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism,
 //     TestSeveralWorkersOnTheKubeconfigDeterminism); two that then ask
 //     alike (one list, for two items) stay in Go's order.
+//   - Goroutines woken at one instant that share a client-side rate limiter
+//     (a clientset's, client-go's default: 5 requests a second, a burst of
+//     10) take its tokens before their first call into the simulator, in
+//     the order Go's scheduler runs them: where the bucket runs dry, which
+//     of them waits is Go's choice, and one plan gives several traces (ten
+//     controllers each woken from its own WaitForCacheSync:
+//     TestTenControllersTakingTheClientsTokensPartReplays). The polls
+//     themselves are not the cause: with no limit the same ten agree
+//     (TestTenControllersSyncingTheirOwnCachesDeterminism).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no
