@@ -7,6 +7,7 @@ package process
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +19,10 @@ import (
 	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
+
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 )
 
 // client-go v0.37's reflectors watch-list by default; the ordered factories'
@@ -76,7 +81,9 @@ func TestWhileAWorldIsAliveEveryReflectorOfTheBinaryListsThenWatches(t *testing.
 	installWorldGates()
 	g := clientfeatures.FeatureGates()
 	before := g.Enabled(clientfeatures.WatchListClient)
-	p := &Process{}
+	// A process of a world that runs nothing (a real scheduler, so that a
+	// log line of a leftover goroutine meanwhile is asked about as ever).
+	p := &Process{env: Env{Scheduler: scheduler.New(clock.New(time.Unix(0, 0)), rng.New(1).Stream("scheduler"))}}
 	globalMu.Lock()
 	globalProcs = append(globalProcs, p)
 	globalMu.Unlock()
