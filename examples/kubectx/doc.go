@@ -35,7 +35,7 @@
 // Go map's order: in a world every reflector lists, then watches
 // (sim/process's watchlist.go), and the reflectors, started together,
 // become tasks in the order of what they ask (sim/scheduler's
-// JoinAsking). Before, one replay in four of the fault-free plan made
+// JoinLineage). Before, one replay in four of the fault-free plan made
 // web's token first.
 //
 // # Known gaps
