@@ -33,19 +33,15 @@
 // starts its informers by ranging over a Go map and, by default, its
 // reflectors hand the objects they stream at a start to the informer in a
 // Go map's order: in a world every reflector lists, then watches
-// (sim/process's watchlist.go), and the reflectors, started together,
-// become tasks in the order of what they ask (sim/scheduler's
-// JoinLineage). Before, one replay in four of the fault-free plan made
-// web's token first.
+// (sim/process's watchlist.go), its list in an order drawn from the plan
+// (db's token is made first under some seeds, web's under others, as a
+// real watch-list allows), and the reflectors, started together, become
+// tasks in the order of what they ask (sim/scheduler's JoinLineage).
+// Before, one replay in four of the fault-free plan made the other token
+// first.
 //
 // # Known gaps
 //
-//   - The ConfigMaps present at the factory's start reach the controllers'
-//     handlers in namespace/name order in every plan, where a real
-//     client-go's watch-list, its default, hands them in any order: the
-//     tokens controller syncs db before web at every start, and a bug that
-//     needs web synced first there is not found
-//     (sim/process.TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches).
 //   - The line names the broadcasters by client-go's and apimachinery's
 //     frames that started their goroutines (record.(*eventBroadcasterImpl).StartEventWatcher,
 //     watch.NewLongQueueBroadcaster), not by the operator's line that

@@ -113,7 +113,8 @@ func TestTheBuggyFrameworkIsCaught(t *testing.T) {
 // from the kubeconfig) hands its handlers the ConfigMaps present at its
 // start in one order in every run, so the tokens are made in one order
 // (sim/process's watchlist.go: its reflectors list, then watch). Before,
-// about one replay in four of the fault-free plan made web's token first.
+// about one replay in four of the fault-free plan made the tokens in the
+// other order.
 func TestEveryReplayOfAPlanGivesOneTraceHash(t *testing.T) {
 	const replays = 30
 	hashes := map[string]int{}

@@ -95,9 +95,10 @@
 //     Env's factories' listers list in the plan's shuffle
 //     (sim/process.TestAListerOfTheOperatorsOwnFactoryListsInMapOrder).
 //     The reflectors of every factory list, then watch, where client-go's
-//     default is to watch-list: the objects present at an informer's start
-//     reach its handlers in namespace/name order in every plan
-//     (sim/process.TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches).
+//     default is to watch-list (its requests differ; the objects present at
+//     an informer's start reach its handlers in an order drawn from the
+//     plan, as a watch-list hands them in any order:
+//     sim/process.TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
 //     built anywhere in the operator) runs on the bubble's clock, not as the
 //     scheduler's model: its waiting loop is no task, and a worker blocked in

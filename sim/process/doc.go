@@ -231,9 +231,11 @@
 //     creation. While a world is alive, client-go's WatchListClient
 //     feature reads off (watchlist.go), so that every reflector, the
 //     operator's own too, lists and then watches, and its handlers get
-//     the objects present at its start in namespace/name order (with
-//     watch-list they came in a Go map's order:
-//     TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches). A real client-go
+//     the objects present at its start in an order drawn from the plan
+//     (watchfeed.go's Snapshot; with watch-list they came in a Go map's
+//     order, another in some runs:
+//     TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches,
+//     TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn). A real client-go
 //     workqueue (workqueue.NewTypedRateLimitingQueue) runs on the bubble's
 //     clock outside the scheduler: tried in examples/clientgo, two plans
 //     gave the same trace hash four runs out of four, but a plan took
@@ -294,16 +296,19 @@
 //     kind at an informer's start (a restart's relist), the handlers get
 //     them in a new order in some runs. The collector's clients say they do
 //     not support watch-list (kcm's listClientset), and so do this
-//     package's factories' (listThenWatch): their reflectors list (served in
-//     namespace/name order) and then watch, where client-go v0.37 would
-//     watch-list (TestTheOrderedFactoriesClientsSayTheyCannotWatchList;
+//     package's factories' (listThenWatch): their reflectors list and then
+//     watch, where client-go v0.37 would watch-list
+//     (TestTheOrderedFactoriesClientsSayTheyCannotWatchList;
 //     kcm.TestTwoObjectsListedTogetherDeterminism); every other reflector
 //     made while a world is alive (an informer factory the operator builds
 //     itself) lists and then watches too, client-go's WatchListClient
-//     reading off (watchlist.go). So the objects present at an informer's
-//     start reach its handlers in namespace/name order in every plan, where
-//     a real client-go's watch-list hands them in any order: no plan draws
-//     another (TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches). A
+//     reading off (watchlist.go). A resourceVersion=0 list comes in a
+//     shuffle drawn from the plan (watchfeed.go's Snapshot), so that the
+//     objects present at an informer's start reach its handlers in an
+//     order that is the plan's, as a real watch-list hands them in any
+//     order (TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn);
+//     an operator's own resourceVersion=0 list gets that shuffle too,
+//     where kube-apiserver v1.37's watch cache lists in key order. A
 //     lister of a factory the operator builds itself lists in Go map order
 //     (client-go's threadSafeMap, which the simulator cannot reach), not
 //     in the plan's shuffle as the ordered factories' listers do: an

@@ -22,10 +22,11 @@ import (
 // (NewReflectorWithOptions) is client-go's feature gates. So while a world of
 // the simulator is alive in the test binary (a process made and not yet
 // closed), client-go's WatchListClient gate reads false: every reflector
-// made then lists (a resourceVersion=0 list, served in namespace/name order:
-// restapi's cachedList) and then watches, as a client with the feature off
-// does against a real cluster, and its handlers get the initial objects in
-// that order in every run. Outside worlds the gate reads as it did, and
+// made then lists (a resourceVersion=0 list: restapi's cachedList, served in
+// a shuffle drawn from the plan by watchfeed.go's Snapshot) and then
+// watches, as a client with the feature off does against a real cluster,
+// and its handlers get the initial objects in the plan's order, the same
+// in every run of it and any order over plans, as a watch-list gives any. Outside worlds the gate reads as it did, and
 // every other feature reads as the gates installed before (kube's, in a
 // binary that links k8s.io/kubernetes/pkg/features, whose adapter makes
 // KUBE_FEATURE_* variables of no effect). A test that sets a client-go
