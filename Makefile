@@ -48,7 +48,7 @@ test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and t
 	$(GO) vet $(PKGS)
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
 		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -timeout 25m $(PKGS)
-	$(GO) test -count=1 -race -run 'Determinism|Kill|Outside|Runnable' ./sim/scheduler/ ./sim/cluster/ ./wallclock/
+	$(GO) test -count=1 -race -run 'Determinism|Kill|Outside|Runnable' ./sim/scheduler/ ./sim/cluster/ ./wallclock/ ./operatortest/clientgo/
 	$(GO) run ./cmd/ctrlsim catalogue --check
 
 lint: ## the project's rules (determinism, layering, doc.go) and go vet

@@ -251,7 +251,8 @@ func (s joining) WithName(name string) logr.LogSink {
 // (Reflector.watchList: r.store.Replace(temporaryStore.List(), ...)): after
 // a restart, a kind's several objects reached the collector's graph in a
 // new order in some runs of one plan. A list (resourceVersion 0, served
-// from the process's informer in namespace/name order) keeps its order.
+// from the process's informer in an order drawn from the plan) keeps its
+// order.
 type listClientset struct{ kubernetes.Interface }
 
 func (listClientset) IsWatchListSemanticsUnSupported() bool { return true }

@@ -24,29 +24,24 @@
 // The Buggy framework forgets a key whose sync failed instead of retrying
 // it: an error answer to a write leaves a token or its note missing. The
 // generic oracles catch it (converges), and the test's property (tokened)
-// would.
+// would: at plan 12, its minimal plan one error answer to a token's create,
+// which leaves db without its token and note in every replay
+// (TestTheBuggyFrameworkIsCaught).
+//
+// Every replay of a plan gives one trace hash
+// (TestEveryReplayOfAPlanGivesOneTraceHash), though client-go's factory
+// starts its informers by ranging over a Go map and, by default, its
+// reflectors hand the objects they stream at a start to the informer in a
+// Go map's order: in a world every reflector lists, then watches
+// (sim/process's watchlist.go), its list in an order drawn from the plan
+// (db's token is made first under some seeds, web's under others, as a
+// real watch-list allows), and the reflectors, started together, become
+// tasks in the order of what they ask (sim/scheduler's JoinLineage).
+// Before, one replay in four of the fault-free plan made the other token
+// first.
 //
 // # Known gaps
 //
-//   - Two replays of one plan in one test binary can give two trace hashes
-//     (6 of 27 replays of the fault-free plan, measured; the tokens are
-//     made in the other order): the initial ConfigMaps reach the queues in
-//     an order Go picks. One cause is client-go's: against a world that
-//     serves watch-list (sendInitialEvents, on by default since Kubernetes
-//     1.34, as in the world), the reflector of a factory the operator builds
-//     itself streams the initial objects into a store of its own and
-//     replaces its FIFO's content from that store's map, in Go's map order
-//     (Env's factories list instead). With the client's watch-list off
-//     (KUBE_FEATURE_WatchListClient=false in the test's environment) 1 of
-//     27 still parted, from a cause not found; and the factory starts its
-//     two informer types in Go map order. The determinism check reports it
-//     as differing only in what the oracles ignore (the tokens' uids), and
-//     a replay is judged modulo it; the test asserts no trace hash
-//     (TestTheOperatorsOwnFactoryStartsItsInformersInMapOrder). The twin's
-//     minimal plan (one error answer to a token's create) leaves web's
-//     token missing in one replay and db's in another, and the twin is
-//     caught at plan 40 or 46: TestTheBuggyFrameworkIsCaught asserts the
-//     replays' violated properties, not their objects or hashes.
 //   - The line names the broadcasters by client-go's and apimachinery's
 //     frames that started their goroutines (record.(*eventBroadcasterImpl).StartEventWatcher,
 //     watch.NewLongQueueBroadcaster), not by the operator's line that

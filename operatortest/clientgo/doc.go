@@ -23,7 +23,7 @@
 // # The rules a start keeps
 //
 // A start is the operator's main from the point where it has a kubeconfig;
-// five rules keep it a process the world can crash, restart and close:
+// four rules keep it a process the world can crash, restart and close:
 //
 //   - Return once ctx is done, straight from waiting on it (<-ctx.Done(), a
 //     controller's Run(ctx, n)), not after waiting for something else: ctx
@@ -32,22 +32,19 @@
 //   - Start every informer factory with ctx.Done() (not wait.NeverStop or a
 //     channel of the operator's own), so that its goroutines end with the
 //     incarnation.
-//   - Sync the caches once, before the controllers start
-//     (factory.WaitForCacheSync(ctx.Done())), rather than in each of many
-//     controllers: each cache.WaitForCacheSync polls on a 100ms timer, and
-//     ten controllers polling at once wake at one virtual instant in an
-//     order Go's scheduler picks.
-//   - Take the informers from Env's factories, which start one informer type
-//     at a time in the order asked for. An informer of a code-generated
-//     factory (the operator's own clientset's, for its custom resources) is
-//     hosted the same way, through InformerFor on Env's factory of its
-//     informer type (below), with its clientset built on env.Config. A
-//     factory the operator builds itself from env.Config reaches the world
-//     too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns), but starts its
-//     informer types in Go map order: deterministic with one. An operator
-//     that reads a kubeconfig builds from Env.Kubeconfig (its --kubeconfig
-//     flag's value) or from KUBECONFIG, which names the same file during
-//     the run (below).
+//   - Take the informers from Env's factories where the operator's code
+//     acts on the order of a lister's List: their listers list in the
+//     plan's shuffle. An informer of a code-generated factory (the
+//     operator's own clientset's, for its custom resources) is hosted the
+//     same way, through InformerFor on Env's factory of its informer type
+//     (below), with its clientset built on env.Config. A factory the
+//     operator builds itself, from env.Config or from a kubeconfig, reaches
+//     the world too (TestAnOperatorBuiltFromTheWorldsRestConfigRuns) and
+//     runs deterministically (its reflectors list, then watch, and become
+//     tasks in the order of what they ask: examples/kubectx), but its
+//     listers list in Go map order (below). An operator that reads a
+//     kubeconfig builds from Env.Kubeconfig (its --kubeconfig flag's value)
+//     or from KUBECONFIG, which names the same file during the run (below).
 //   - Shut a queue down when ctx ends, or not at all: a ShutDown after the
 //     incarnation has ended returns at once, as client-go's does, and
 //     goroutines left running at the world's close are abandoned with it and
@@ -92,14 +89,16 @@
 //     (the test's own), is refused with one line; and a parallel test
 //     (t.Parallel) has no KUBECONFIG set, though Env.Kubeconfig still names
 //     the file (sim/process.TestTheKubeconfigTransportServesNoCallerOutsideAProcess).
-//   - A factory the operator builds itself (informers.NewSharedInformerFactory,
-//     from Config or from the kubeconfig) starts its informers in map order,
-//     so a run is deterministic only with one informer type on it; and its
-//     reflectors watch-list (client-go's default), filling their FIFOs in
-//     Go's map order (examples/kubectx's Known gaps: 6 of 27 replays of one
-//     plan parted) (as in
-//     sim/process.TestAClientGoInformerFactoryDeterminism); Env's factories
-//     start them in the order asked for (sim/process's Known gaps).
+//   - A lister of a factory the operator builds itself
+//     (informers.NewSharedInformerFactory, from Config or from the
+//     kubeconfig) lists in Go map order, a new order at many calls, where
+//     Env's factories' listers list in the plan's shuffle
+//     (sim/process.TestAListerOfTheOperatorsOwnFactoryListsInMapOrder).
+//     The reflectors of every factory list, then watch, where client-go's
+//     default is to watch-list (its requests differ; the objects present at
+//     an informer's start reach its handlers in an order drawn from the
+//     plan, as a watch-list hands them in any order:
+//     sim/process.TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches).
 //   - A workqueue of client-go's own (workqueue.NewTypedRateLimitingQueue,
 //     built anywhere in the operator) runs on the bubble's clock, not as the
 //     scheduler's model: its waiting loop is no task, and a worker blocked in
@@ -110,9 +109,20 @@
 //     several workers, which one takes which item is Go's scheduler's
 //     choice (under -race, at random), and the workers that took items at
 //     one instant are put in the order of what each then asks of the world
-//     (sim/scheduler's JoinAsking), so that two runs agree, under -race too
-//     (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism); two
-//     that then ask alike (one list, for two items) stay in Go's order.
+//     (sim/scheduler's JoinAsking), so that two runs agree, under -race too,
+//     whether the operator's clients are built on Config or from the
+//     kubeconfig (wallclock.TestSeveralWorkersOfAnOperatorsOwnQueueDeterminism,
+//     TestSeveralWorkersOnTheKubeconfigDeterminism); two that then ask
+//     alike (one list, for two items) stay in Go's order.
+//   - Goroutines woken at one instant that share a client-side rate limiter
+//     (a clientset's, client-go's default: 5 requests a second, a burst of
+//     10) take its tokens before their first call into the simulator, in
+//     the order Go's scheduler runs them: where the bucket runs dry, which
+//     of them waits is Go's choice, and one plan gives several traces (ten
+//     controllers each woken from its own WaitForCacheSync:
+//     TestTenControllersTakingTheClientsTokensPartReplays). The polls
+//     themselves are not the cause: with no limit the same ten agree
+//     (TestTenControllersSyncingTheirOwnCachesDeterminism).
 //   - The watches client-go's reflectors open ignore timeoutSeconds, field
 //     selectors other than metadata.name and metadata.namespace, and RBAC;
 //     an object that stops matching a watch's label selector sends no

@@ -222,11 +222,20 @@
 //     calls the queue, the stream's reader) is not a task: it runs as Go
 //     schedules it, which is deterministic only because every event is
 //     settled alone. client-go's own factories start their informers in
-//     map order (the reflectors' task numbers then follow it):
-//     clientgo.Setup's factories start one informer type at a time, each one's
-//     goroutines adopted before the next (AdoptStarted); a factory the
-//     operator builds itself with informers.NewSharedInformerFactory has
-//     no such order (one informer type is safe). A real client-go
+//     map order: clientgo.Setup's factories start one informer type at a
+//     time, each one's goroutines adopted before the next (AdoptStarted);
+//     a factory the operator builds itself with
+//     informers.NewSharedInformerFactory starts them at once, and its
+//     reflectors, arriving at one settle, become tasks in the order of
+//     what their first requests ask (scheduler.JoinAsking), not of their
+//     creation. While a world is alive, client-go's WatchListClient
+//     feature reads off (watchlist.go), so that every reflector, the
+//     operator's own too, lists and then watches, and its handlers get
+//     the objects present at its start in an order drawn from the plan
+//     (watchfeed.go's Snapshot; with watch-list they came in a Go map's
+//     order, another in some runs:
+//     TestAReflectorOfTheOperatorsOwnFactoryListsThenWatches,
+//     TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn). A real client-go
 //     workqueue (workqueue.NewTypedRateLimitingQueue) runs on the bubble's
 //     clock outside the scheduler: tried in examples/clientgo, two plans
 //     gave the same trace hash four runs out of four, but a plan took
@@ -287,10 +296,24 @@
 //     kind at an informer's start (a restart's relist), the handlers get
 //     them in a new order in some runs. The collector's clients say they do
 //     not support watch-list (kcm's listClientset), and so do this
-//     package's factories' (listThenWatch): their reflectors list (served in
-//     namespace/name order) and then watch, where client-go v0.37 would
-//     watch-list (TestTheOrderedFactoriesClientsSayTheyCannotWatchList;
-//     kcm.TestTwoObjectsListedTogetherDeterminism).
+//     package's factories' (listThenWatch): their reflectors list and then
+//     watch, where client-go v0.37 would watch-list
+//     (TestTheOrderedFactoriesClientsSayTheyCannotWatchList;
+//     kcm.TestTwoObjectsListedTogetherDeterminism); every other reflector
+//     made while a world is alive (an informer factory the operator builds
+//     itself) lists and then watches too, client-go's WatchListClient
+//     reading off (watchlist.go). A resourceVersion=0 list comes in a
+//     shuffle drawn from the plan (watchfeed.go's Snapshot), so that the
+//     objects present at an informer's start reach its handlers in an
+//     order that is the plan's, as a real watch-list hands them in any
+//     order (TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn);
+//     an operator's own resourceVersion=0 list gets that shuffle too,
+//     where kube-apiserver v1.37's watch cache lists in key order. A
+//     lister of a factory the operator builds itself lists in Go map order
+//     (client-go's threadSafeMap, which the simulator cannot reach), not
+//     in the plan's shuffle as the ordered factories' listers do: an
+//     operator that acts on the order of such a List may give two traces
+//     for one plan (TestAListerOfTheOperatorsOwnFactoryListsInMapOrder).
 //   - Admission webhooks (webhooks.go): called from a task (a reconcile's
 //     write), a handler runs as a task of the serving process
 //     (<process>/webhook#N), as kube-apiserver's call is a request to another
@@ -421,6 +444,13 @@
 //     from no process go to klog's text logger on stderr; ctrl.Log lines from
 //     no process are dropped
 //     (TestGlobalLoggerLinesAreAttributedToTheirProcessAndReconcile).
+//   - client-go's feature gates are wrapped at the first process made too
+//     (watchlist.go): while any world is alive, a reflector made anywhere in
+//     the binary, in no world (a parallel test's against a real cluster),
+//     lists and then watches; a binary that replaces client-go's gates
+//     itself afterwards (clientfeatures.ReplaceFeatureGates) turns
+//     watch-list back on in its worlds
+//     (TestWhileAWorldIsAliveEveryReflectorOfTheBinaryListsThenWatches).
 //   - A process has one cache and one client; clients with different identities
 //     inside one process are not modelled: a client the process builds on its
 //     REST config, impersonating another user, still calls as the process

@@ -7,16 +7,22 @@ package process
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
+
+	"github.com/ctrlsim/ctrlsim/sim/clock"
+	"github.com/ctrlsim/ctrlsim/sim/rng"
+	"github.com/ctrlsim/ctrlsim/sim/scheduler"
 )
 
 // client-go v0.37's reflectors watch-list by default; the ordered factories'
@@ -64,5 +70,29 @@ func TestTheHandlersOfOneInformerShareOneListenerInRegistrationOrder(t *testing.
 	}
 	if want := []string{"replicaset a", "deployment a", "replicaset b", "deployment b"}; !slices.Equal(got, want) {
 		t.Errorf("handlers ran %v, want %v", got, want)
+	}
+}
+
+// client-go's feature gates are the test binary's, not a world's: while
+// any world is alive, a reflector made anywhere in the binary (a parallel
+// test's against a real cluster) lists and then watches, and once no world
+// is alive the gates read as before.
+func TestWhileAWorldIsAliveEveryReflectorOfTheBinaryListsThenWatches(t *testing.T) {
+	installWorldGates()
+	g := clientfeatures.FeatureGates()
+	before := g.Enabled(clientfeatures.WatchListClient)
+	// A process of a world that runs nothing (a real scheduler, so that a
+	// log line of a leftover goroutine meanwhile is asked about as ever).
+	p := &Process{env: Env{Scheduler: scheduler.New(clock.New(time.Unix(0, 0)), rng.New(1).Stream("scheduler"))}}
+	globalMu.Lock()
+	globalProcs = append(globalProcs, p)
+	globalMu.Unlock()
+	alive := g.Enabled(clientfeatures.WatchListClient)
+	unregisterGlobal(p)
+	if alive {
+		t.Errorf("with a world alive, client-go's WatchListClient reads on outside it")
+	}
+	if after := g.Enabled(clientfeatures.WatchListClient); after != before || !after {
+		t.Errorf("with no world alive, client-go's WatchListClient reads %v (%v before one): want client-go v0.37's default, on", after, before)
 	}
 }

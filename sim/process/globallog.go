@@ -37,11 +37,13 @@ var (
 )
 
 // registerGlobal makes p a destination of the global loggers' lines until
-// Close, installing the global sinks on first use.
+// Close, installing the global sinks (and client-go's feature gates of
+// the worlds: watchlist.go) on first use.
 func registerGlobal(p *Process) {
 	globalOnce.Do(func() {
 		logf.SetLogger(logr.New(&globalSink{}))
 		klog.SetLogger(logr.New(&globalSink{fallback: textlogger.NewLogger(textlogger.NewConfig()).GetSink()}))
+		installWorldGates() // watchlist.go
 	})
 	globalMu.Lock()
 	globalProcs = append(globalProcs, p)

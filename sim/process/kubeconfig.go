@@ -2,6 +2,7 @@ package process
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -38,18 +39,21 @@ const KubeconfigHost = "kubeconfig.ctrlsim.invalid"
 // process of a live world (the test itself, a workload step) gets an error
 // that says so.
 func KubeconfigTransport(req *http.Request) (http.RoundTripper, error) {
-	p := globalOwner()
-	if p == nil {
-		// A goroutine the operator started, calling in for the first time,
-		// is not yet a task: the live world's scheduler adopts it (into the
+	if s := onlyScheduler(); s != nil && s.Joining() {
+		// A goroutine the scheduler does not run now: one the operator
+		// started, calling in for the first time, is adopted (into the
 		// process of its nearest ancestor that is a task: an informer's
 		// reflector is started by the informer's own goroutine, which
-		// never calls in) and then runs it as its own.
-		if s := onlyScheduler(); s != nil {
-			s.JoinLineage(req.Method + " " + req.URL.RequestURI())
-			p = globalOwner()
-		}
+		// never calls in), and a task that blocked outside rejoins (a
+		// worker woken by its workqueue); either then runs as the
+		// process's when the kernel picks it. Goroutines that arrive at
+		// one settle are ordered by what they ask, the request with its
+		// body, as through the process's REST config (restapi's Asking):
+		// which of several workers took which item, or which informer a
+		// factory started first, is Go's choice; what each asks is the run's.
+		s.JoinLineage(restapi.Asking(req, requestBody(req)))
 	}
+	p := globalOwner()
 	if p == nil {
 		return nil, fmt.Errorf("ctrlsim: a client built from ctrl.GetConfig (KUBECONFIG names the simulated cluster, %s) was called outside every process of the simulated cluster: only a process's own code reaches the apiserver model through it", KubeconfigServer)
 	}
@@ -57,6 +61,21 @@ func KubeconfigTransport(req *http.Request) (http.RoundTripper, error) {
 		return nil, fmt.Errorf("ctrlsim: %s called the simulated cluster through ctrl.GetConfig while it was not running", p.spec.Name)
 	}
 	return p.mgr.rest, nil
+}
+
+// requestBody is req's body, read through GetBody (req's own is left to
+// the transport), or nil.
+func requestBody(req *http.Request) []byte {
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return b
 }
 
 // onlyScheduler is the scheduler of the live processes if they all share

@@ -39,7 +39,8 @@ func (w *watchFeeds) feed(gvk schema.GroupVersionKind) (restapi.Feed, error) {
 	}
 	w.mu.Unlock()
 	inf := w.m.cache.FormInformer(gvk, forms.Native(w.m.p.GetScheme(), gvk))
-	f := &watchFeed{inf: inf, start: inf.LastSyncResourceVersion()}
+	order := w.m.p.env.Faults.ListOrder(w.m.p.spec.Name, "feed/"+gvk.Group+"/"+gvk.Version+"/"+gvk.Kind)
+	f := &watchFeed{inf: inf, start: inf.LastSyncResourceVersion(), order: order}
 	f.registering = true
 	inf.AddEventHandler(f)
 	f.registering = false
@@ -60,8 +61,9 @@ func settleBubble() { synctest.Wait() }
 // watchFeed is one kind's feed: a handler on the incarnation's informer.
 type watchFeed struct {
 	inf         *informer.Informer
-	start       uint64 // the resourceVersion the informer had reached when the feed began
-	registering bool   // AddEventHandler's replay of the cached objects: not events
+	order       informer.Order // Snapshot's: the plan's shuffle (Injector.ListOrder)
+	start       uint64         // the resourceVersion the informer had reached when the feed began
+	registering bool           // AddEventHandler's replay of the cached objects: not events
 	mu          sync.Mutex
 	log         []restapi.WatchEvent
 	subs        []*feedSub
@@ -74,6 +76,15 @@ type feedSub struct {
 
 var _ cache.ResourceEventHandler = (*watchFeed)(nil)
 
+// Snapshot is the cached objects in an order drawn from the plan (a
+// shuffle of namespace/name order, a new one at each call, the same in
+// every run of the plan). It is what a reflector's resourceVersion=0 list
+// returns, and so the order in which its informer hands a start's (or a
+// relist's) objects to the handlers: every reflector of a world lists,
+// then watches (watchlist.go), where client-go's watch-list, its default,
+// hands them over in the Go map order of a store of its own, any order. A
+// list in namespace/name order in every plan would make impossible the
+// orders a real client meets.
 func (f *watchFeed) Snapshot() ([]client.Object, uint64) {
 	items := f.inf.Indexer().List()
 	out := make([]client.Object, 0, len(items))
@@ -88,6 +99,9 @@ func (f *watchFeed) Snapshot() ([]client.Object, uint64) {
 		}
 		return out[i].GetName() < out[j].GetName()
 	})
+	if f.order != nil {
+		f.order(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
 	return out, f.inf.LastSyncResourceVersion()
 }
 

@@ -54,8 +54,9 @@ type WatchEvent struct {
 
 // Feed is a process's watch cache of one kind.
 type Feed interface {
-	// Snapshot is the cached objects, in namespace/name order (shared:
-	// never changed), and the resourceVersion the cache has reached.
+	// Snapshot is the cached objects (shared: never changed), in the order
+	// the feed gives (package process's: a shuffle of namespace/name order
+	// drawn from the plan), and the resourceVersion the cache has reached.
 	Snapshot() ([]client.Object, uint64)
 	// Since is the events applied after resourceVersion rv, in order; false
 	// if rv is older than the oldest event the feed kept (a watch from it is

@@ -96,9 +96,11 @@ func (s *Scheduler) Joining() bool { return s.settle != nil && getg() != s.runni
 // task was killed; with no such ancestor it is no task's. Finding an
 // ancestor past the creator reads every goroutine's stack, once for each
 // goroutine that arrives so. asking is what the call asks, as for
-// JoinAsking: an informer factory starts its informers (and so their
+// JoinAsking, and a task blocked outside that calls through such a hook
+// rejoins asking it: an informer factory starts its informers (and so their
 // reflectors) in Go map order, and the resource each reflector lists first
-// tells them apart in every run.
+// tells them apart in every run; several workers of one workqueue woken at
+// one instant are told apart by the request each makes for its item.
 func (s *Scheduler) JoinLineage(asking string) {
 	if s.settle == nil || getg() == s.runningG.Load() {
 		return
