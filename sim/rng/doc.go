@@ -27,8 +27,12 @@
 // Nothing in sim/ may use the global math/rand or math/rand/v2 functions, or
 // any generator not obtained from a Source.
 //
-// Neither Source nor Stream is safe for concurrent use: the scheduler runs one
-// goroutine at a time.
+// A Stream is not safe for concurrent use: the scheduler runs one goroutine
+// at a time, and each stream has one site. Source.Stream is: a hosted
+// controller's goroutine woken by the bubble's clock (kube-controller-manager's
+// garbage collector's Sync, making a monitor's informer and its list-order
+// stream) runs before it calls into the simulator, beside the scheduled one,
+// which may be making a stream of its own.
 //
 // # Known gaps
 //

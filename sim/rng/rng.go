@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -14,9 +15,12 @@ import (
 const domain = "ctrlsim/rng/v1\x00"
 
 // Source is the one seed of a simulation run and the streams derived from it.
-// It is not safe for concurrent use.
+// Stream is safe for concurrent use (a hosted controller's goroutine woken by
+// the bubble's clock, outside the scheduler, may make its stream while a
+// scheduled goroutine makes another); a Stream is not.
 type Source struct {
 	seed    uint64
+	mu      sync.Mutex
 	streams map[string]*Stream
 }
 
@@ -34,6 +38,8 @@ func (s *Source) Seed() uint64 { return s.seed }
 // exist, nor on the order they were created or used. Keys are paths such as
 // "informer/p1/apps/v1/Deployment".
 func (s *Source) Stream(key string) *Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if r, ok := s.streams[key]; ok {
 		return r
 	}
