@@ -95,8 +95,23 @@ func Entries() []*catalogue.Entry {
 	}
 	crash := entries[3]
 	crash.Why = crashAfterPromoteWhy
+	entries[2].Why = promotionFailsOnceWhy
 	return entries
 }
+
+// promotionFailsOnceWhy explains the buggy controller's change of property
+// when a shrink came to keep the violation its plan was found by.
+const promotionFailsOnceWhy = "The buggy controller is reported by retried-after-failure, with the entry's own case as its minimal plan: the promotion " +
+	"system refuses the first attempt, and the controller never promotes v2 to staging again:\n\n" +
+	"```\n" +
+	"  4.0472ms  promotion                    promote    default/podinfo/staging@v2 -> error: promotion default/podinfo/staging@v2 failed (attempt 1): the pull request could not be opened\n" +
+	"retried-after-failure violated at 32m0s: failed promotions never retried successfully: default/podinfo/staging@v2\n" +
+	"```\n\n" +
+	"It was reported by at-most-once, with the one-line plan `at 0s publish version=v2`. Its first failing plan violates both; a shrink then took " +
+	"any candidate that showed a violation not reported yet, and slid from the refused promotion to a plan with no refusal, where the controller's " +
+	"own status write makes it promote twice (pipeline/self-status-race's bug). Since session 38 a shrink keeps to the violation its plan was " +
+	"found by (operatortest/search): a shrink that slid had lost the bug it was shrinking where the other one needs no fault. Both are bugs of the " +
+	"buggy controller."
 
 // crashAfterPromoteWhy explains the robust controller's change when the entry
 // moved to operatortest, the one engine.
@@ -115,4 +130,10 @@ const crashAfterPromoteWhy = "On operatortest the generic oracle converges compa
 	"A correct controller ends where a run without the crash ends. The robust controller now records, for an environment that already runs the " +
 	"revision, the promotion its claim made, and settles a claim left in doubt as an attempt whose outcome was written does (controllers/pipeline " +
 	"recordDone and settle). Replay: `go run ./cmd/ctrlsim replay --entry pipeline/crash-after-promote --variant robust --timeline --plan-text " +
-	"$'seed 0\\nat 0s publish version=v2\\ncrash process=pipeline-controller at=5ms\\n'`."
+	"$'seed 0\\nat 0s publish version=v2\\ncrash process=pipeline-controller at=5ms\\n'`." +
+	"\n\nThe fixed controller was caught at plan 20 and is caught at plan 133 since kube-controller-manager's own garbage collector runs in every " +
+	"world in place of ctrlsim's model of it (session 38). Plan 20 (random plan 18 of seed 1) is the same text but for its second crash, which a " +
+	"random plan aims at an instant of its workload's fault-free run: that run's instants include kube-controller-manager's reads and writes, and " +
+	"the hosted collector's (a list of PromotionClaims at 1.916261ms, of Pipelines at 1.946291ms) are not the model's, so the draw that gave " +
+	"`crash process=pipeline-controller at=1.658634ms` now gives `at=2.00474598s`, and the plan holds. " +
+	"The bug is the same; the plan that first shows it is another."
