@@ -17,12 +17,15 @@ const domain = "ctrlsim/rng/v1\x00"
 // Source is the one seed of a simulation run and the streams derived from it.
 // Stream is safe for concurrent use (a hosted controller's goroutine woken by
 // the bubble's clock, outside the scheduler, may make its stream while a
-// scheduled goroutine makes another); a Stream is not.
+// scheduled goroutine makes another; one lock for every Source,
+// streamsMu); a Stream is not.
 type Source struct {
 	seed    uint64
-	mu      sync.Mutex
 	streams map[string]*Stream
 }
+
+// streamsMu guards every Source's streams (Stream).
+var streamsMu sync.Mutex
 
 // New returns the source of a run with the given seed.
 func New(seed uint64) *Source {
@@ -38,13 +41,13 @@ func (s *Source) Seed() uint64 { return s.seed }
 // exist, nor on the order they were created or used. Keys are paths such as
 // "informer/p1/apps/v1/Deployment".
 func (s *Source) Stream(key string) *Stream {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.streams[key]; ok {
-		return r
+	streamsMu.Lock()
+	r, ok := s.streams[key]
+	if !ok {
+		r = &Stream{key: key, src: rand.NewChaCha8(streamSeed(s.seed, key))}
+		s.streams[key] = r
 	}
-	r := &Stream{key: key, src: rand.NewChaCha8(streamSeed(s.seed, key))}
-	s.streams[key] = r
+	streamsMu.Unlock()
 	return r
 }
 
