@@ -22,19 +22,33 @@ import (
 // and its fields.
 type change struct {
 	object, process, reconcile string
+	task                       string // the reconcile that wrote it, one of its run (process, incarnation, worker, count); "" outside one
 	leaves                     map[string]string
-	changed                    []string // the fields it altered, as paths
+	modulo                     map[string]string // as the oracles compare it (Origin's, where leaves are as stored)
+	changed                    []string          // the fields it altered, as paths
 }
 
 // historyOf is r's changes in commit order; modulo: compared as the
 // oracles compare objects (keyed lists by key, declared fields masked),
 // else as stored.
+//
+// With both (Origin's), leaves are as stored and each change also carries
+// its content modulo the equivalence (change.modulo).
 func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nondeterministic) []change {
+	return history(w, r, modulo, false, found)
+}
+
+func history(w *world.World, r *world.RunResult, modulo, both bool, found canon.Nondeterministic) []change {
 	writer := map[uint64]string{}
 	within := map[uint64]string{} // the reconcile each write was made in
+	task := map[uint64]string{}
 	reconciling := map[string]string{}
+	incarnation := map[string]int{}
 	for _, s := range r.Steps {
 		worker := fmt.Sprintf("%s/%s/%d", s.Process, s.Controller, s.Worker)
+		if s.Op == "start" || s.Op == "restart" {
+			incarnation[s.Process]++
+		}
 		if s.Op == "reconcile" {
 			reconciling[worker] = s.Controller + " " + s.Object
 		}
@@ -42,12 +56,16 @@ func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nond
 			writer[s.RVWritten] = s.Process
 			if s.Reconcile > 0 {
 				within[s.RVWritten] = reconciling[worker]
+				task[s.RVWritten] = fmt.Sprintf("%s#%d r%d", worker, incarnation[s.Process], s.Reconcile)
 			}
 		}
 	}
-	var tok *canon.Tokens
+	var tok, modTok *canon.Tokens
 	if modulo {
 		tok = canon.NewTokens(r.Log)
+	}
+	if both {
+		modTok = canon.NewTokens(r.Log)
 	}
 	prev := map[string]map[string]string{}
 	var out []change
@@ -58,15 +76,23 @@ func historyOf(w *world.World, r *world.RunResult, modulo bool, found canon.Nond
 		}
 		key := canon.ObjectKey(e.GVK.Kind, e.Object.GetNamespace(), name)
 		leaves := map[string]string{"": "deleted"}
+		mod := leaves
 		if e.Type != watch.Deleted {
 			leaves = contentOf(w, e.GVK, e.Object, tok, found)
+			if both {
+				mod = contentOf(w, e.GVK, e.Object, modTok, found)
+			}
 		}
 		before, ok := prev[key]
 		if ok && maps.Equal(before, leaves) {
 			continue // a write of what the equivalence ignores
 		}
 		prev[key] = leaves
-		out = append(out, change{object: key, process: writer[e.ResourceVersion], reconcile: within[e.ResourceVersion], leaves: leaves, changed: differingFields(before, leaves)})
+		c := change{object: key, process: writer[e.ResourceVersion], reconcile: within[e.ResourceVersion], task: task[e.ResourceVersion], leaves: leaves, changed: differingFields(before, leaves)}
+		if both {
+			c.modulo = mod
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -171,6 +197,28 @@ type Divergence struct {
 	// SameWrite: both runs changed the object there, to other content
 	// (not a change one run made and the other did not).
 	SameWrite bool
+	// Tasks are the reconciles that wrote it in the one run and the other
+	// (each one of its run: process, incarnation, worker and count; ""
+	// where that run did not change the object there, or outside a
+	// reconcile).
+	Tasks [2]string
+	// Ignored (Origin's): the two writes differ as stored but not as the
+	// oracles compare them (the order of a keyed list, a declared field).
+	Ignored bool
+}
+
+// InOneReconcileWith says whether d and o were written in one reconcile,
+// in one run or the other: where o is where two runs start to differ (Origin)
+// and d is a write of the operator's that differs beyond the equivalence,
+// d's reconcile began from runs that agreed, and its difference is its own.
+// Where either was written outside a reconcile (a client-go worker of the
+// operator's own, a runnable), nothing says where its work began: they are
+// taken as one.
+func (d *Divergence) InOneReconcileWith(o *Divergence) bool {
+	if d.Tasks == [2]string{} || o.Tasks == [2]string{} {
+		return true
+	}
+	return d.Tasks[0] != "" && d.Tasks[0] == o.Tasks[0] || d.Tasks[1] != "" && d.Tasks[1] == o.Tasks[1]
 }
 
 // Diverge is where a and b, two runs of one plan of w, first differ (nil:
@@ -186,12 +234,12 @@ func Diverge(w *world.World, a, b *world.RunResult, modulo bool, found canon.Non
 		for i := 0; i < max(len(ca), len(cb)); i++ {
 			switch {
 			case i >= len(ca):
-				return &Divergence{Object: key, Process: cb[i].process, Reconcile: cb[i].reconcile, Fields: cb[i].changed}
+				return &Divergence{Object: key, Process: cb[i].process, Reconcile: cb[i].reconcile, Fields: cb[i].changed, Tasks: [2]string{"", cb[i].task}}
 			case i >= len(cb):
-				return &Divergence{Object: key, Process: ca[i].process, Reconcile: ca[i].reconcile, Fields: ca[i].changed}
+				return &Divergence{Object: key, Process: ca[i].process, Reconcile: ca[i].reconcile, Fields: ca[i].changed, Tasks: [2]string{ca[i].task, ""}}
 			case !maps.Equal(ca[i].leaves, cb[i].leaves):
 				return &Divergence{Object: key, Process: cmp.Or(ca[i].process, cb[i].process), Reconcile: cmp.Or(ca[i].reconcile, cb[i].reconcile),
-					Fields: differingFields(ca[i].leaves, cb[i].leaves), SameWrite: true}
+					Fields: differingFields(ca[i].leaves, cb[i].leaves), SameWrite: true, Tasks: [2]string{ca[i].task, cb[i].task}}
 			}
 		}
 	}
@@ -238,14 +286,19 @@ func (d *Divergence) Declare() string {
 // as the oracles see it, Origin says where a difference starts: a
 // built-in controller's write that differs because it copied what an
 // operator's write held (a Service's ports into an EndpointSlice, in the
-// order the operator wrote them) starts at the operator's write.
-func Origin(w *world.World, a, b *world.RunResult) *Divergence {
-	ha, hb := historyOf(w, a, false, nil), historyOf(w, b, false, nil)
+// order the operator wrote them) starts at the operator's write. Whether
+// the two writes there agree as the oracles compare them (found: the fields
+// found nondeterministic) is its Ignored, and its Tasks are ordered a, b.
+func Origin(w *world.World, a, b *world.RunResult, found canon.Nondeterministic) *Divergence {
+	ha, hb := history(w, a, false, true, found), history(w, b, false, true, found)
 	sa, _ := byObject(ha, nil)
 	sb, _ := byObject(hb, nil)
 	ia, da := firstApart(ha, sb)
 	ib, db := firstApart(hb, sa)
 	if da == nil || db != nil && ib < ia {
+		if db != nil {
+			db.Tasks[0], db.Tasks[1] = db.Tasks[1], db.Tasks[0]
+		}
 		return db
 	}
 	return da
@@ -253,17 +306,25 @@ func Origin(w *world.World, a, b *world.RunResult) *Divergence {
 
 // firstApart is the first change of h (its place and where it differs)
 // whose counterpart in other differs or is missing.
+// A change the other run did not make is Ignored where it altered only
+// what the oracles ignore (its content modulo the equivalence is its
+// predecessor's).
 func firstApart(h []change, other map[string][]change) (int, *Divergence) {
 	rank := map[string]int{}
+	last := map[string]map[string]string{} // each object's content modulo the equivalence so far
 	for i, c := range h {
 		k := rank[c.object]
 		rank[c.object]++
+		before, had := last[c.object]
+		last[c.object] = c.modulo
 		oc := other[c.object]
 		if k >= len(oc) {
-			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: c.changed}
+			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: c.changed, Tasks: [2]string{c.task, ""},
+				Ignored: had && c.modulo != nil && maps.Equal(before, c.modulo)}
 		}
 		if !maps.Equal(c.leaves, oc[k].leaves) {
-			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: differingFields(oc[k].leaves, c.leaves), SameWrite: true}
+			return i, &Divergence{Object: c.object, Process: c.process, Reconcile: c.reconcile, Fields: differingFields(oc[k].leaves, c.leaves), SameWrite: true,
+				Tasks: [2]string{c.task, oc[k].task}, Ignored: c.modulo != nil && maps.Equal(c.modulo, oc[k].modulo)}
 		}
 	}
 	return len(h), nil

@@ -113,10 +113,15 @@ func TestOriginIsTheFirstWriteThatDiffersAsStored(t *testing.T) {
 	if d := Diverge(w, a, b, true, nil); d == nil || d.Process != "kube-controller-manager" {
 		t.Errorf("modulo the equivalence, the runs first differ at %v; want the EndpointSlice's write", d)
 	}
-	if o := Origin(w, a, b); o == nil || o.Process != "op" || !strings.HasPrefix(o.Object, "Service ") {
-		t.Errorf("the runs' difference starts at %v; want the operator's write of the Service", o)
+	if o := Origin(w, a, b, nil); o == nil || o.Process != "op" || !strings.HasPrefix(o.Object, "Service ") || !o.Ignored {
+		t.Errorf("the runs' difference starts at %+v; want the operator's write of the Service, alike as the oracles compare it", o)
 	}
-	if o := Origin(w, a, a); o != nil {
+	c := run("http", "https")
+	c.Log[0].Object.(*corev1.Service).Spec.Ports[0].Port = 1
+	if o := Origin(w, a, c, nil); o == nil || o.Ignored {
+		t.Errorf("the runs' difference in a port's number starts at %+v, ignored", o)
+	}
+	if o := Origin(w, a, a, nil); o != nil {
 		t.Errorf("a run differs from itself at %v", o)
 	}
 }
