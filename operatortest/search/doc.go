@@ -85,8 +85,12 @@
 // declared. A difference is laid where it starts: what the cluster's
 // controllers carry on from the operator's own writes (an EndpointSlice's
 // ports in the order the operator wrote the Service's) is the operator's,
-// logged once (Result.Carried), never ctrlsim's; only a difference no write
-// of the operator's precedes is a determinism bug of ctrlsim. Every violation found while exploring is replayed from its
+// logged once (Result.Carried), never ctrlsim's, and so is what the
+// operator's own later reconciles carry on (a race that an extra write of
+// its map-ordered list moved in time: a write of the operator's differs as
+// its own only in the reconcile where the runs first differ); only a
+// difference no write of the operator's precedes is a determinism bug of
+// ctrlsim. Every violation found while exploring is replayed from its
 // minimal plan before it is reported: a replay that gives another trace hash
 // but agrees with the exploring run modulo the equivalence and shows the
 // violation again replays (a line says the hashes differ and in what); one

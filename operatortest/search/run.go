@@ -264,10 +264,10 @@ type Result struct {
 	// Go map to render a field, say), and how to declare it: the
 	// exploration judged those fields as if declared (determinism.go).
 	Nondeterminism string
-	// Carried, if set, says once where the cluster's controllers carried
-	// on a difference of the operator's own in what the oracles ignore (a
-	// keyed list's order, a declared field): the operator's, logged, not
-	// failed (determinism.go).
+	// Carried, if set, says once where the cluster's controllers (or the
+	// operator's own later reconciles) carried on a difference of the
+	// operator's own in what the oracles ignore (a keyed list's order, a
+	// declared field): the operator's, logged, not failed (determinism.go).
 	Carried string
 	// Unaimed, if set, says in one line which classes of targeted plans
 	// found no target inside the fault phase while the operator writes
