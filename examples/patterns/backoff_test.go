@@ -8,6 +8,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // sessionsChurn holds statefulset-parallel's view of its Cache past the
@@ -181,5 +182,32 @@ func TestARetryTheFaultsPutPastTheHealIsWaitedFor(t *testing.T) {
 	}
 	if !waited {
 		t.Fatal("the run did not wait for the operator's retry: the plan no longer grows its back-off past the heal")
+	}
+}
+
+// cacheDeletedAtTheHeal deletes the Cache at the fault phase's end: its
+// pods, deleted by the collector with their 2m grace and a container that
+// ignores SIGTERM, are killed at 3m0.001s, just past the heal budget.
+const cacheDeletedAtTheHeal = "seed 1\nat 60s delete object=0\n"
+
+// A run is judged after the kills its kubelet has scheduled: the pods of a
+// Cache deleted at the heal, killed 1 ms past the heal budget, are waited
+// for, and terminates holds with nothing left deleting (it fired, "deleting
+// for 2m0.001s", when the run ended before the kill). The twin that must
+// still be caught, a pod held by a finalizer nobody removes, is
+// operatortest/world's TestAPodsKillDueAtTheRunsEndIsWaitedFor.
+func TestAStatefulSetsPodsKilledPastTheHealAreWaitedFor(t *testing.T) {
+	r := replayBackoff(t, "statefulset-parallel", false, cacheDeletedAtTheHeal)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.Terminates); !v.Holds || len(v.Excused) > 0 {
+		t.Errorf("terminates holds %v by %v (%s), want it to hold with nothing left deleting", v.Holds, v.Excused, v.Detail)
+	}
+	waited := slices.ContainsFunc(r.Steps, func(s trace.Step) bool {
+		return s.Op == "scheduled" && strings.Contains(s.Result, "Pod data/sessions-")
+	})
+	if !waited {
+		t.Error("the run did not wait for the kubelet's kill of the Cache's pods: the plan no longer puts it past the heal budget")
 	}
 }

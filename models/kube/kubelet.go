@@ -126,9 +126,10 @@ type NodeLoss struct {
 //     grace period cuts the stop; they exit 0 if they stopped before
 //     the grace period ran out and are killed (137) at its end; the phase is
 //     then Succeeded or Failed, and the kubelet deletes the pod with grace 0
-//     (the apiserver removes it, once its finalizers are gone). A pod deleted
-//     with grace 0 and held by its finalizers has its containers killed at
-//     once;
+//     (the apiserver removes it, once its finalizers are gone); until the
+//     stop comes, Stops reports it (work a host waits for before it judges
+//     a run). A pod deleted with grace 0 and held by its finalizers has its
+//     containers killed at once;
 //   - pods on a lost node (Lost) keep their status until
 //     NodeMonitorGracePeriod after the loss, then their Ready condition turns
 //     False (MarkPodsNotReady, event NodeNotReady), and

@@ -13,7 +13,9 @@ import (
 
 // Terminates: nothing is stuck deleting at the end of the heal budget (a
 // finalizer never removed, a namespace Terminating for good), judged
-// against the fault-free runs of the same workload. An object still
+// against the fault-free runs of the same workload. The end comes after
+// the pods' kills the kubelet has scheduled (sim/cluster's
+// Phases.Scheduled): a pod still in its grace period is not judged. An object still
 // deleting at the end is in progress, not stuck, when its deletion has
 // lasted no longer than a fault-free run took to delete the same object
 // (one stuck there too never finished deleting: it counts): an operator that
