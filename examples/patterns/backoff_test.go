@@ -211,3 +211,27 @@ func TestAStatefulSetsPodsKilledPastTheHealAreWaitedFor(t *testing.T) {
 		t.Error("the run did not wait for the kubelet's kill of the Cache's pods: the plan no longer puts it past the heal budget")
 	}
 }
+
+// cacheRollout changes the Cache's version at 17 s: the StatefulSet
+// controller replaces its pods one at a time, each deletion made after the
+// pod before went, and each pod takes its 2m grace to go (its container
+// ignores SIGTERM). The run waits for the kill due past the heal budget
+// (sessions-1's, at 4m19.2s) and heals 2m more; by then sessions-0 is
+// deleting too, its kill due at 6m20.6s, after the end.
+const cacheRollout = "seed 0\nat 17.06s mutate object=0 field=spec.version value=\"\\\"7.2\\\"\" expect=valid\n"
+
+// A chain of kills that outlasts the heal budget ends with a pod in its
+// grace period, its kill scheduled: terminates holds by stop-scheduled (it
+// fired, "deleting for 1m59.201s", with the wait alone, and "deleting for
+// 41.001s" without it). The twin that must still be caught, a pod whose
+// stop is not scheduled after the end, is operatortest/verdict's
+// TestAPodWhoseKillIsScheduledAfterTheEndIsInItsGracePeriod.
+func TestAStatefulSetsChainOfKillsPastTheHealEndsInAGracePeriod(t *testing.T) {
+	r := replayBackoff(t, "statefulset-parallel", false, cacheRollout)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.Terminates); !slices.Equal(v.Excused, []string{verdict.StopScheduled}) || !strings.Contains(v.Detail, "Pod data/sessions-") {
+		t.Errorf("terminates holds by %v (%s), want %s naming a pod of the Cache", v.Excused, v.Detail, verdict.StopScheduled)
+	}
+}

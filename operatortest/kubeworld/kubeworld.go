@@ -226,7 +226,7 @@ func scheduledStops(k *kube.Kubelet) []process.Scheduled {
 		if s.Kill {
 			what = "its containers are killed (137) at its grace period's end"
 		}
-		out = append(out, process.Scheduled{Controller: "kubelet", Key: "Pod " + s.Pod.String(), What: what, At: s.At})
+		out = append(out, process.Scheduled{Controller: "kubelet", Kind: "Pod", Key: s.Pod.String(), What: what, At: s.At})
 	}
 	return out
 }

@@ -180,7 +180,7 @@ func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) 
 		t.Fatal("the pod went before its 600s grace period ran out, though a container ignores SIGTERM")
 	}
 	kubelet := c.Process(kubeworld.KubeletProcess)
-	if s := kubelet.Scheduled(); len(s) != 1 || s[0].Key != "Pod default/stubborn" || s[0].At.Sub(at) < 600*time.Second || s[0].At.Sub(at) > 601*time.Second {
+	if s := kubelet.Scheduled(); len(s) != 1 || s[0].Kind != "Pod" || s[0].Key != "default/stubborn" || s[0].At.Sub(at) < 600*time.Second || s[0].At.Sub(at) > 601*time.Second {
 		t.Errorf("scheduled %+v a second before the grace period's end, want the kill of Pod default/stubborn at it", s)
 	}
 	c.RunFor(2 * time.Second)

@@ -123,8 +123,10 @@
 //     quiet-workload (reference/judge.go). The results of an incarnation
 //     that crashed since are forgotten (its queue died with it).
 //   - terminates: nothing still deleting at the end (which comes after
-//     the kubelet's stops already scheduled: a pod in its grace period is
-//     waited for, sim/cluster's Phases.Scheduled). Excused by
+//     the kubelet's stops scheduled at the heal budget's end: sim/cluster's
+//     Phases.Scheduled). Excused by stop-scheduled (an object whose stop the
+//     cluster has scheduled for after the end: the last pod of a chain of
+//     kills that outlasts the heal budget, in its grace period) and by
 //     deletion-in-progress (terminates.go); one a fault-free run never
 //     finished deleting counts. no-orphans judges the end state alone.
 //   - writes-at-rest (Kamera's no-op and liveness class; atrest.go): at

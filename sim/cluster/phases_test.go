@@ -199,7 +199,7 @@ func TestARunWaitsForTheWorkItsProcessesScheduled(t *testing.T) {
 		opts.Processes[0].Setup = func(p *process.Process) error {
 			at := p.Clock().Now().Add(due) // the process boots at the run's start
 			p.Manager().AddScheduled(func() []process.Scheduled {
-				return []process.Scheduled{{Controller: "kubelet", Key: "Pod default/cache", What: "its containers are killed", At: at}}
+				return []process.Scheduled{{Controller: "kubelet", Kind: "Pod", Key: "default/cache", What: "its containers are killed", At: at}}
 			})
 			return setup(p)
 		}

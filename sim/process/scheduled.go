@@ -15,14 +15,14 @@ import (
 // that work, so that a run is judged after it (cluster.Phases.Scheduled).
 
 // Scheduled is work a controller of the process has scheduled: What to do
-// to Key, due At.
+// to the object Key ("namespace/name", or "name") of Kind, due At.
 type Scheduled struct {
-	Controller, Key, What string
-	At                    time.Time
+	Controller, Kind, Key, What string
+	At                          time.Time
 }
 
 func (s Scheduled) String() string {
-	return fmt.Sprintf("%s %s: %s", s.Controller, s.Key, s.What)
+	return fmt.Sprintf("%s %s %s: %s", s.Controller, s.Kind, s.Key, s.What)
 }
 
 // AddScheduled adds f to the work the incarnation reports as scheduled
