@@ -235,3 +235,32 @@ func TestAStatefulSetsChainOfKillsPastTheHealEndsInAGracePeriod(t *testing.T) {
 		t.Errorf("terminates holds by %v (%s), want %s naming a pod of the Cache", v.Excused, v.Detail, verdict.StopScheduled)
 	}
 }
+
+// cacheScaledDownAtTheHeal scales the Cache down to 2 at 20 s while the
+// operator's view of Caches is held until just past the fault phase: the
+// StatefulSet controller deletes sessions-2 at the heal, and its kill comes
+// at 3m0.004s, past the heal budget (an exploration of the correct
+// operators with their container ignoring SIGTERM found it at plan 25).
+const cacheScaledDownAtTheHeal = `seed 1
+at 20s mutate object=0 field=spec.replicas value=2 expect=valid
+hold process=statefulset kind=patterns.ctrlsim.dev/v1/Cache from=0s until=1m0.001s
+`
+
+// A StatefulSet scaled down at the heal converges once its pod's kill,
+// scheduled past the heal budget, has come: the run waits for it (judged
+// before it, converges fired, "readyReplicas: 2 there, 3 here", the
+// faulted run's sessions-2 still Terminating).
+func TestAStatefulSetScaledDownAtTheHealConvergesAfterTheKill(t *testing.T) {
+	for _, name := range []string{"statefulset", "statefulset-parallel"} {
+		r := replayBackoff(t, name, false, cacheScaledDownAtTheHeal)
+		if vs := r.Violated(); len(vs) != 0 {
+			t.Errorf("%s: the correct operator violates %v", name, vs)
+		}
+		waited := slices.ContainsFunc(r.Steps, func(s trace.Step) bool {
+			return s.Op == "scheduled" && strings.Contains(s.Result, "Pod data/sessions-2")
+		})
+		if !waited {
+			t.Errorf("%s: the run did not wait for sessions-2's kill: the plan no longer puts it past the heal budget", name)
+		}
+	}
+}
