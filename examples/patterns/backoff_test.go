@@ -8,6 +8,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // sessionsChurn holds statefulset-parallel's view of its Cache past the
@@ -181,5 +182,85 @@ func TestARetryTheFaultsPutPastTheHealIsWaitedFor(t *testing.T) {
 	}
 	if !waited {
 		t.Fatal("the run did not wait for the operator's retry: the plan no longer grows its back-off past the heal")
+	}
+}
+
+// cacheDeletedAtTheHeal deletes the Cache at the fault phase's end: its
+// pods, deleted by the collector with their 2m grace and a container that
+// ignores SIGTERM, are killed at 3m0.001s, just past the heal budget.
+const cacheDeletedAtTheHeal = "seed 1\nat 60s delete object=0\n"
+
+// A run is judged after the kills its kubelet has scheduled: the pods of a
+// Cache deleted at the heal, killed 1 ms past the heal budget, are waited
+// for, and terminates holds with nothing left deleting (it fired, "deleting
+// for 2m0.001s", when the run ended before the kill). The twin that must
+// still be caught, a pod held by a finalizer nobody removes, is
+// operatortest/world's TestAPodsKillDueAtTheRunsEndIsWaitedFor.
+func TestAStatefulSetsPodsKilledPastTheHealAreWaitedFor(t *testing.T) {
+	r := replayBackoff(t, "statefulset-parallel", false, cacheDeletedAtTheHeal)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.Terminates); !v.Holds || len(v.Excused) > 0 {
+		t.Errorf("terminates holds %v by %v (%s), want it to hold with nothing left deleting", v.Holds, v.Excused, v.Detail)
+	}
+	waited := slices.ContainsFunc(r.Steps, func(s trace.Step) bool {
+		return s.Op == "scheduled" && strings.Contains(s.Result, "Pod data/sessions-")
+	})
+	if !waited {
+		t.Error("the run did not wait for the kubelet's kill of the Cache's pods: the plan no longer puts it past the heal budget")
+	}
+}
+
+// cacheRollout changes the Cache's version at 17 s: the StatefulSet
+// controller replaces its pods one at a time, each deletion made after the
+// pod before went, and each pod takes its 2m grace to go (its container
+// ignores SIGTERM). The run waits for the kill due past the heal budget
+// (sessions-1's, at 4m19.2s) and heals 2m more; by then sessions-0 is
+// deleting too, its kill due at 6m20.6s, after the end.
+const cacheRollout = "seed 0\nat 17.06s mutate object=0 field=spec.version value=\"\\\"7.2\\\"\" expect=valid\n"
+
+// A chain of kills that outlasts the heal budget ends with a pod in its
+// grace period, its kill scheduled: terminates holds by stop-scheduled (it
+// fired, "deleting for 1m59.201s", with the wait alone, and "deleting for
+// 41.001s" without it). The twin that must still be caught, a pod whose
+// stop is not scheduled after the end, is operatortest/verdict's
+// TestAPodWhoseKillIsScheduledAfterTheEndIsInItsGracePeriod.
+func TestAStatefulSetsChainOfKillsPastTheHealEndsInAGracePeriod(t *testing.T) {
+	r := replayBackoff(t, "statefulset-parallel", false, cacheRollout)
+	if vs := r.Violated(); len(vs) != 0 {
+		t.Fatalf("the correct operator violates %v", vs)
+	}
+	if v := verdictOf(r, world.Terminates); !slices.Equal(v.Excused, []string{verdict.StopScheduled}) || !strings.Contains(v.Detail, "Pod data/sessions-") {
+		t.Errorf("terminates holds by %v (%s), want %s naming a pod of the Cache", v.Excused, v.Detail, verdict.StopScheduled)
+	}
+}
+
+// cacheScaledDownAtTheHeal scales the Cache down to 2 at 20 s while the
+// operator's view of Caches is held until just past the fault phase: the
+// StatefulSet controller deletes sessions-2 at the heal, and its kill comes
+// at 3m0.004s, past the heal budget (an exploration of the correct
+// operators with their container ignoring SIGTERM found it at plan 25).
+const cacheScaledDownAtTheHeal = `seed 1
+at 20s mutate object=0 field=spec.replicas value=2 expect=valid
+hold process=statefulset kind=patterns.ctrlsim.dev/v1/Cache from=0s until=1m0.001s
+`
+
+// A StatefulSet scaled down at the heal converges once its pod's kill,
+// scheduled past the heal budget, has come: the run waits for it (judged
+// before it, converges fired, "readyReplicas: 2 there, 3 here", the
+// faulted run's sessions-2 still Terminating).
+func TestAStatefulSetScaledDownAtTheHealConvergesAfterTheKill(t *testing.T) {
+	for _, name := range []string{"statefulset", "statefulset-parallel"} {
+		r := replayBackoff(t, name, false, cacheScaledDownAtTheHeal)
+		if vs := r.Violated(); len(vs) != 0 {
+			t.Errorf("%s: the correct operator violates %v", name, vs)
+		}
+		waited := slices.ContainsFunc(r.Steps, func(s trace.Step) bool {
+			return s.Op == "scheduled" && strings.Contains(s.Result, "Pod data/sessions-2")
+		})
+		if !waited {
+			t.Errorf("%s: the run did not wait for sessions-2's kill: the plan no longer puts it past the heal budget", name)
+		}
 	}
 }

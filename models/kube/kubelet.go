@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -124,9 +126,10 @@ type NodeLoss struct {
 //     grace period cuts the stop; they exit 0 if they stopped before
 //     the grace period ran out and are killed (137) at its end; the phase is
 //     then Succeeded or Failed, and the kubelet deletes the pod with grace 0
-//     (the apiserver removes it, once its finalizers are gone). A pod deleted
-//     with grace 0 and held by its finalizers has its containers killed at
-//     once;
+//     (the apiserver removes it, once its finalizers are gone); until the
+//     stop comes, Stops reports it (work a host waits for before it judges
+//     a run). A pod deleted with grace 0 and held by its finalizers has its
+//     containers killed at once;
 //   - pods on a lost node (Lost) keep their status until
 //     NodeMonitorGracePeriod after the loss, then their Ready condition turns
 //     False (MarkPodsNotReady, event NodeNotReady), and
@@ -212,6 +215,50 @@ type podPlan struct {
 	// stopCode is the exit code of the containers the deletion stopped:
 	// 137 (killed; the default), 0 when they exited before the grace period ran out.
 	stopCode int32
+	// key is the pod's namespace/name, and stopAt when the stop is due while
+	// the kubelet waits for it (Stops); zero once it came, or the pod went.
+	key    types.NamespacedName
+	stopAt time.Time
+}
+
+// ScheduledStop is a deleted pod's stop the kubelet has scheduled: its
+// containers stop At, killed (SIGKILL, 137) at the grace period's end, or
+// exiting on SIGTERM before it.
+type ScheduledStop struct {
+	Pod  types.NamespacedName
+	At   time.Time
+	Kill bool
+}
+
+// Stops are the stops the kubelet has scheduled and not yet made, by pod:
+// work a real kubelet does at its time whatever else happens, so that a
+// run judged before it judges a pod still in its grace period
+// (sim/cluster's Phases.Scheduled waits for it).
+func (k *Kubelet) Stops() []ScheduledStop {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []ScheduledStop
+	for _, p := range k.pods {
+		if !p.stopAt.IsZero() {
+			out = append(out, ScheduledStop{Pod: p.key, At: p.stopAt, Kill: p.stopCode == 137})
+		}
+	}
+	slices.SortFunc(out, func(a, b ScheduledStop) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(a.Pod.String(), b.Pod.String()))
+	})
+	return out
+}
+
+// forget drops the scheduled stops of the pods named key: none is left
+// (NotFound), so there is nothing to stop.
+func (k *Kubelet) forget(key types.NamespacedName) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, p := range k.pods {
+		if p.key == key {
+			p.stopAt = time.Time{}
+		}
+	}
 }
 
 // Controllers describes the controller SetupWithManager registers.
@@ -332,6 +379,7 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	pod := &corev1.Pod{}
 	if err := k.Client.Get(ctx, req.NamespacedName, pod); err != nil {
 		if apierrors.IsNotFound(err) {
+			k.forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -855,6 +903,10 @@ func (k *Kubelet) terminate(ctx context.Context, pod *corev1.Pod, p *podPlan, no
 		p.stopCode = 137
 		if grace > 0 && stop < hi {
 			p.stopCode = 0
+		}
+		p.key, p.stopAt = client.ObjectKeyFromObject(pod), time.Time{}
+		if now.Before(end) {
+			p.stopAt = end
 		}
 		k.mu.Unlock()
 		if now.Before(end) {

@@ -10,7 +10,10 @@
 // would have from its next restart, a lost node comes back (its pods not yet
 // evicted are Ready again, the evicted ones stay deleted); a failed pod stays
 // failed. A pod bound after the heal gets no fault (kube.PodFault,
-// kube.NodeLoss).
+// kube.NodeLoss). The kubelet's scheduled stops of deleted pods (kube.Kubelet's
+// Stops: a kill at a grace period's end) are its process's scheduled work
+// (process.Scheduled), which a run waits for before it is judged
+// (sim/cluster's Phases.Scheduled).
 //
 // # Known gaps
 //

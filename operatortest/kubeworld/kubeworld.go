@@ -212,8 +212,23 @@ func Kubelet(pl *plan.Plan, nodes []string, d Delays) process.Spec {
 				k.Lost = append(k.Lost, kube.NodeLoss{Node: f.Node, At: start.Add(f.At)})
 			}
 		}
+		p.Manager().AddScheduled(func() []process.Scheduled { return scheduledStops(k) })
 		return k.SetupWithManager(p.Manager())
 	}}
+}
+
+// scheduledStops are the kubelet's scheduled stops as the process's
+// scheduled work: a run is judged after them (cluster.Phases.Scheduled).
+func scheduledStops(k *kube.Kubelet) []process.Scheduled {
+	var out []process.Scheduled
+	for _, s := range k.Stops() {
+		what := "its containers exit on SIGTERM"
+		if s.Kill {
+			what = "its containers are killed (137) at its grace period's end"
+		}
+		out = append(out, process.Scheduled{Controller: "kubelet", Kind: "Pod", Key: s.Pod.String(), What: what, At: s.At})
+	}
+	return out
 }
 
 // podDraws are the kubelet's draws, a stream per pod and step: a pod's

@@ -137,9 +137,11 @@ func TestAPodWithAWeeksGraceIsGoneWithinAMinuteOfItsDeletion(t *testing.T) {
 	}
 }
 
-// A container whose process ignores SIGTERM (Delays.IgnoresSIGTERM) runs
-// until the grace period runs out and is killed then (137).
-func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) {
+// stubbornPod runs a world whose kubelet's containers of image stubborn:1
+// ignore SIGTERM (Delays.IgnoresSIGTERM), with a running pod of one such
+// container and a 600s grace period.
+func stubbornPod(t *testing.T) (*cluster.Cluster, *corev1.Pod) {
+	t.Helper()
 	p, err := plan.Parse("seed 2\n")
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +161,15 @@ func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) 
 		t.Fatal(err)
 	}
 	c.RunFor(10 * time.Second)
+	return c, pod
+}
+
+// A container whose process ignores SIGTERM (Delays.IgnoresSIGTERM) runs
+// until the grace period runs out and is killed then (137); until then the
+// kubelet's process says the kill is scheduled (process.Scheduled, which a
+// run's end waits for).
+func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) {
+	c, pod := stubbornPod(t)
 	evs := podEvents(c, "stubborn")
 	at := c.Clock.Now()
 	if err := c.Admin().Delete(ctx, pod); err != nil {
@@ -168,7 +179,14 @@ func TestAContainerThatIgnoresSIGTERMIsKilledAtTheGracePeriodsEnd(t *testing.T) 
 	if _, _, ok := deleted(*evs); ok {
 		t.Fatal("the pod went before its 600s grace period ran out, though a container ignores SIGTERM")
 	}
+	kubelet := c.Process(kubeworld.KubeletProcess)
+	if s := kubelet.Scheduled(); len(s) != 1 || s[0].Kind != "Pod" || s[0].Key != "default/stubborn" || s[0].At.Sub(at) < 600*time.Second || s[0].At.Sub(at) > 601*time.Second {
+		t.Errorf("scheduled %+v a second before the grace period's end, want the kill of Pod default/stubborn at it", s)
+	}
 	c.RunFor(2 * time.Second)
+	if s := kubelet.Scheduled(); len(s) != 0 {
+		t.Errorf("scheduled %+v after the kill, want nothing", s)
+	}
 	gone, last, ok := deleted(*evs)
 	if !ok {
 		t.Fatal("the pod is still there after its 600s grace period")
@@ -192,6 +210,30 @@ func TestAForceDeletedPodIsGoneAtOnce(t *testing.T) {
 	}
 	if err := c.Get(client.ObjectKeyFromObject(p), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("get after a force delete: %v, want NotFound", err)
+	}
+}
+
+// A pod force-deleted while its kill is scheduled is gone: the kubelet has
+// nothing left to stop, and schedules nothing.
+func TestAForceDeletedPodsScheduledKillIsForgotten(t *testing.T) {
+	c, pod := stubbornPod(t)
+	if err := c.Admin().Delete(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(10 * time.Second)
+	kubelet := c.Process(kubeworld.KubeletProcess)
+	if s := kubelet.Scheduled(); len(s) != 1 {
+		t.Fatalf("scheduled %+v after a graceful delete, want the kill", s)
+	}
+	if err := c.Admin().Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+	c.RunFor(10 * time.Second)
+	if err := c.Get(client.ObjectKeyFromObject(pod), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("get after a force delete: %v, want NotFound", err)
+	}
+	if s := kubelet.Scheduled(); len(s) != 0 {
+		t.Errorf("scheduled %+v after the force delete, want nothing", s)
 	}
 }
 

@@ -23,9 +23,12 @@ import (
 // operator writes nothing it would not write on a real cluster at rest.
 //
 // Rest is the second half of the heal budget, counted from the later of the
-// heal and the last start of an operator's process: the workload and every
-// fault are over, caches have caught up, a restarted incarnation has made
-// its first pass, and back-offs of the fault phase have run out. What an
+// heal, the last start of an operator's process and the end of the run's
+// wait for a retry or scheduled work (steps "retries" and "scheduled":
+// sim/cluster's Phases): the workload and every fault are over, caches have
+// caught up, a restarted incarnation has made its first pass, back-offs of
+// the fault phase have run out and the world has made the stops it had
+// scheduled. What an
 // operator writes then is what its own clock asks for (a schedule, a
 // RequeueAfter poll) or nothing.
 //
@@ -112,7 +115,7 @@ func (s *Snapshot) writesAtRest(r *check.Run) *restWrites {
 	}
 	settled := r.HealAt
 	for _, st := range r.Steps {
-		if w.Operators[st.Process] && (st.Op == "start" || st.Op == "restart") || st.Op == "retries" {
+		if w.Operators[st.Process] && (st.Op == "start" || st.Op == "restart") || st.Op == "retries" || st.Op == "scheduled" {
 			settled = max(settled, st.At)
 		}
 	}

@@ -122,15 +122,20 @@
 //     run met it, in another controller, or never sent it), withdrawn by
 //     quiet-workload (reference/judge.go). The results of an incarnation
 //     that crashed since are forgotten (its queue died with it).
-//   - terminates: nothing still deleting at the end. Excused by
+//   - terminates: nothing still deleting at the end (which comes after
+//     the kubelet's stops scheduled at the heal budget's end: sim/cluster's
+//     Phases.Scheduled). Excused by stop-scheduled (an object whose stop the
+//     cluster has scheduled for after the end: the last pod of a chain of
+//     kills that outlasts the heal budget, in its grace period) and by
 //     deletion-in-progress (terminates.go); one a fault-free run never
 //     finished deleting counts. no-orphans judges the end state alone.
 //   - writes-at-rest (Kamera's no-op and liveness class; atrest.go): at
 //     rest a correct operator writes nothing it would not write on a real
 //     cluster at rest. Rest is the second half of the heal budget, counted
 //     from the later of the heal, the last start of an operator's
-//     process and the retry a run waited for (sim/cluster's
-//     Phases.Retries). A write at rest is idle when it stores nothing new: it
+//     process and the retry or scheduled work (a pod's kill at its grace
+//     period's end) a run waited for (sim/cluster's Phases.Retries and
+//     Phases.Scheduled). A write at rest is idle when it stores nothing new: it
 //     changes nothing stored (kube-apiserver, and the model, answer such an
 //     update with the stored object, its resourceVersion unchanged, and no
 //     event), or only times (a lastSyncTime refreshed by every reconcile;

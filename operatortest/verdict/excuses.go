@@ -44,6 +44,7 @@ const (
 	CyclePace         = "cycle-pace"
 	Temporary         = "temporary"
 	DeletionInFlight  = "deletion-in-progress"
+	StopScheduled     = "stop-scheduled"
 	LateStart         = "late-start"
 	SameDowntime      = "same-downtime"
 	SameBlindTime     = "same-blind-time"
@@ -138,6 +139,8 @@ var Excuses = []Excuse{
 		Rule: "One deletion more and no create more is a lifetime's end, a difference of end states that converges and terminates judge, not churn."},
 	{Name: NamespaceLifetime, Principle: 0, Oracles: []string{world.Converges, world.UpdateSummaries},
 		Rule: "What is in a namespace lives with it: an object there or missing where its namespace is being deleted at the end (the namespace controller deletes all it holds), or made and deleted no more times than its namespace was in the run (once in each incarnation at most: whether the cluster's kube-root-ca.crt, or the operator's object, was made in a short incarnation before its deletion is how far that incarnation got), differs as the namespace does, and is judged on the Namespace."},
+	{Name: StopScheduled, Principle: 0, Oracles: []string{world.Terminates},
+		Rule: "An object still deleting at the end whose stop the cluster has scheduled for after it (the kubelet's kill of a pod's containers at its grace period's end, the last of a chain of such deletions, each made after the one before went, that outlasts the heal budget) is in its grace period, not stuck."},
 	{Name: StallStorm, Principle: 0, Oracles: []string{cluster.HotLoopProperty},
 		Rule: "A storm of reconciles or writes while a watch of the cluster is stalled or behind, over within the hot-loop window of its end, is a controller fighting the collector at the API's pace as on a real cluster: a note, not a hot loop."},
 }

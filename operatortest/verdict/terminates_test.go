@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
@@ -80,5 +81,46 @@ func TestADeletionInProgressIsNotStuck(t *testing.T) {
 	r, got = deletionRun(w, 0, 0, 2*time.Minute, 2*time.Minute-time.Second)
 	if v := verdict.Terminates(w, []*verdict.Reference{{Seed: 1, Snap: never}}, got, r); v.Holds {
 		t.Errorf("stuck in the fault-free run too: %+v, want stuck", v)
+	}
+}
+
+// A pod still deleting at the end whose kill the kubelet has scheduled for
+// after the end (the last of a chain of deletions that outlasts the heal
+// budget) is in its grace period: terminates holds by stop-scheduled, with
+// or without a fault-free run to compare with. The same pod with no stop
+// scheduled after the end (its kill came, a finalizer holds it) is stuck.
+func TestAPodWhoseKillIsScheduledAfterTheEndIsInItsGracePeriod(t *testing.T) {
+	w := optest.TestWorld(t, optest.AppOptions(optest.Child()))
+	start := time.Unix(0, 0)
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	end := 6 * time.Minute
+	run := func(due time.Duration, finalizers ...string) (*check.Run, *verdict.Snapshot) {
+		deleting := metav1.NewTime(start.Add(end - time.Minute + 2*time.Minute)) // deleted a minute before the end, with a 2m grace
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "data", Name: "sessions-0", UID: "p", Finalizers: finalizers,
+			DeletionTimestamp: &deleting, DeletionGracePeriodSeconds: ptr.To[int64](120)}}
+		r := &check.Run{Start: start, End: end, HealAt: time.Minute, Kinds: []schema.GroupVersionKind{gvk},
+			Log:     []apiserver.Event{{Type: watch.Added, GVK: gvk, Object: pod, ResourceVersion: 1, At: start.Add(end - time.Minute)}},
+			Objects: func(schema.GroupVersionKind) []client.Object { return []client.Object{pod} }}
+		if due > 0 {
+			r.Scheduled = []check.Scheduled{{Process: "kubelet", Controller: "kubelet", Kind: "Pod", Key: "data/sessions-0", What: "its containers are killed (137) at its grace period's end", Due: due}}
+		}
+		return r, verdict.SnapshotOf(w, r)
+	}
+	r, got := run(end + time.Minute)
+	if v := verdict.Terminates(w, nil, got, r); !v.Holds || !strings.Contains(v.Detail, "Pod data/sessions-0 (") {
+		t.Errorf("a pod whose kill is due a minute after the end: %+v, want it to hold with a note", v)
+	} else {
+		optest.Excused(t, v, verdict.StopScheduled)
+	}
+	_, ref := run(end+time.Minute, "example.com/keep")
+	r, got = run(end + time.Minute)
+	if v := verdict.Terminates(w, []*verdict.Reference{{Seed: 1, Snap: ref}}, got, r); !v.Holds {
+		t.Errorf("with a fault-free run to compare with: %+v, want it to hold", v)
+	}
+	for _, due := range []time.Duration{0, end} {
+		r, got = run(due, "example.com/keep")
+		if v := verdict.Terminates(w, nil, got, r); v.Holds || !strings.Contains(v.Detail, "Pod data/sessions-0 (") {
+			t.Errorf("a pod held by a finalizer, its kill scheduled at %v (the end %v): %+v, want it stuck", due, end, v)
+		}
 	}
 }

@@ -181,6 +181,13 @@
 //     of those served: package builtins's Known gaps
 //     (operatortest/builtins.TestARunWithoutTheIdleControllersHasAnotherTrace,
 //     operatortest/builtins.TestAHeldKindIsCollectedAndDeletedInItsPreferredVersionOnly).
+//   - A run waits for the stops its kubelet has scheduled however far
+//     ahead (cluster.Phases.Scheduled): a pod with a week's grace period
+//     whose container ignores SIGTERM (Options.IgnoreSIGTERM) makes a run a
+//     week of virtual time long, cheap where nothing happens meanwhile, but
+//     an operator that polls every 15 s reaches the work bound first (at
+//     about 119 h) and the run is cut, with its note, not judged
+//     (TestAKillAWeekAheadIsWaitedForUntilTheWorkBound).
 //   - Every world serves CustomResourceDefinition objects: Run registers
 //     apiextensions.k8s.io/v1 in Options.Scheme (once, under a lock) when it
 //     lacks it. A scheme shared with code that reads it concurrently while the

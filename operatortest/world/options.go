@@ -407,7 +407,10 @@ type Options struct {
 	// Terminating for its whole grace period, then its containers are killed
 	// (137). Every other container's process exits on SIGTERM within seconds
 	// of its preStop hooks, as a real process with a handler or the default
-	// action does, however long the grace period (a week's included).
+	// action does, however long the grace period (a week's included). A run
+	// is judged after the kills its kubelet has scheduled: one due past the
+	// heal budget is waited for, and the world heals a budget more (Known
+	// gaps: a week's wait).
 	IgnoreSIGTERM []string
 	// WorkloadFaults also draws the kubelet's faults: pods not ready,
 	// crash-looping or failing, and a node lost (sim/plan notready,

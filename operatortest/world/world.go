@@ -546,7 +546,7 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 		for _, up := range w.Opts.Properties {
 			props = append(props, userProperty{up, c})
 		}
-		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget, Retries: w.retriesWaitedFor(p, props)}, props...)
+		verdicts := c.RunPhases(cluster.Phases{Fault: w.Opts.FaultPhase, Heal: w.Opts.HealBudget, Retries: w.retriesWaitedFor(p, props), Scheduled: w.scheduledWaitedFor(props)}, props...)
 		seen = builtins.Seen(c.Server.Log())
 		if err := cmp.Or(c.Err(), neverServed(c)); err != nil {
 			runErr = err
@@ -579,18 +579,33 @@ func (w *World) runUnlabelled(t *testing.T, p *plan.Plan, j Judging, startAfter 
 // catalogue spec timing its run to the plan's length) ends where its heal
 // does.
 func (w *World) retriesWaitedFor(p *plan.Plan, props []check.Property) []string {
-	if faultFree(p) {
+	if faultFree(p) || !w.judgesTheEnd(props) {
 		return nil
 	}
+	return slices.Sorted(maps.Keys(w.Operators))
+}
+
+// scheduledWaitedFor are the processes whose scheduled work a run waits
+// for before it is judged (cluster.Phases.Scheduled): the kubelet's, whose
+// stops of deleted pods (a kill at the grace period's end) a real cluster
+// makes whatever else happens, in every run, fault-free or not, where
+// something judges the run's end (as retriesWaitedFor).
+func (w *World) scheduledWaitedFor(props []check.Property) []string {
+	if !w.judgesTheEnd(props) {
+		return nil
+	}
+	return []string{kubeworld.KubeletProcess}
+}
+
+// judgesTheEnd reports whether something judges a run's end: a generic
+// oracle not disabled, or a property.
+func (w *World) judgesTheEnd(props []check.Property) bool {
 	for _, name := range oracleNames {
 		if !slices.Contains(w.Opts.Disable, name) {
-			return slices.Sorted(maps.Keys(w.Operators))
+			return true
 		}
 	}
-	if len(props) > 0 {
-		return slices.Sorted(maps.Keys(w.Operators))
-	}
-	return nil
+	return len(props) > 0
 }
 
 // file is one file an option's glob matched, read.

@@ -33,6 +33,18 @@ type Run struct {
 	// queues a process names: kube-controller-manager's) hold in back-off
 	// when the run ends: a sync that failed, its retry due after the end.
 	Backoffs []Backoff
+	// Scheduled is the work the cluster's controllers have scheduled for
+	// after the end (the kubelet's kill of a deleted pod's containers at its
+	// grace period's end): a real cluster does it then.
+	Scheduled []Scheduled
+}
+
+// Scheduled is work a controller has scheduled: What to do to the object
+// Key ("namespace/name", or "name") of Kind, due at Due (virtual time since
+// the run's start).
+type Scheduled struct {
+	Process, Controller, Kind, Key, What string
+	Due                                  time.Duration
 }
 
 // Backoff is a key a controller holds in back-off: its last sync failed

@@ -21,7 +21,8 @@
 //   - Properties read the trace and the watch log, not the processes' memory: a
 //     controller's in-memory state is invisible to them, but for the keys the
 //     cluster's own controllers hold in back-off at the end (Run.Backoffs)
-//     (TestARunHoldsNoProcessState).
+//     and the work they have scheduled for after it (Run.Scheduled: the
+//     kubelet's kills) (TestARunHoldsNoProcessState).
 //   - Liveness is judged once, at the end of the heal budget
 //     (TestLivenessIsJudgedOnceAtTheEnd).
 package check

@@ -17,7 +17,7 @@ import (
 // objects and the plan, and of a process only the keys the cluster's own
 // controllers hold in back-off at the end.
 func TestARunHoldsNoProcessState(t *testing.T) {
-	want := []string{"Steps", "HealAt", "End", "Log", "Start", "Objects", "Kinds", "Plan", "Backoffs"}
+	want := []string{"Steps", "HealAt", "End", "Log", "Start", "Objects", "Kinds", "Plan", "Backoffs", "Scheduled"}
 	typ := reflect.TypeFor[check.Run]()
 	var got []string
 	for i := range typ.NumField() {

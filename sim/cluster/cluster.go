@@ -497,11 +497,15 @@ func (c *Cluster) Observed() *check.Run {
 		kinds = append(kinds, k.GVK)
 	}
 	var backoffs []check.Backoff
+	var scheduled []check.Scheduled
 	for _, p := range c.procs {
 		backoffs = append(backoffs, p.Backoffs()...)
+		for _, s := range p.Scheduled() {
+			scheduled = append(scheduled, check.Scheduled{Process: p.Name(), Controller: s.Controller, Kind: s.Kind, Key: s.Key, What: s.What, Due: s.At.Sub(c.start)})
+		}
 	}
 	return &check.Run{
-		Steps: c.Trace.Steps(), HealAt: c.healAt, End: c.Now(), Log: c.Server.Log(), Start: c.start, Backoffs: backoffs,
+		Steps: c.Trace.Steps(), HealAt: c.healAt, End: c.Now(), Log: c.Server.Log(), Start: c.start, Backoffs: backoffs, Scheduled: scheduled,
 		Objects: func(gvk schema.GroupVersionKind) []client.Object {
 			objs, _ := c.Server.Watcher().List(gvk)
 			return objs

@@ -4,8 +4,10 @@
 // plan's workload actions and faults, and the trace.
 //
 // A run is a pure function of its plan and world: New(plan, options), then
-// RunPhases: the fault phase, Heal, the heal budget, and the verdicts of the
-// properties on the final state (Get, List) and the trace, plus the kernel's own
+// RunPhases: the fault phase, Heal, the heal budget (and, where Phases names
+// them, the wait for retries in back-off since the faults and for work the
+// world has scheduled past it, with a heal budget more), and the verdicts of
+// the properties on the final state (Get, List) and the trace, plus the kernel's own
 // (a hot loop, a livelock, a reconcile panic: KernelVerdicts; a panic's
 // verdict carries its code location in Verdict.Where). The catalogue and
 // examples run through it. CheckDeterminism runs a plan twice and names the

@@ -34,6 +34,16 @@ type Phases struct {
 	// still at work. A retry asked for after the heal (a failure the healed
 	// world still causes) is not waited for.
 	Retries []string
+	// Scheduled names the processes whose scheduled work the run waits for:
+	// where a controller of one has work scheduled past the end of the heal
+	// budget (process.Scheduled: the kubelet's kill of a deleted pod's
+	// containers at its grace period's end), the run goes on until the last
+	// of it and a heal budget more, once, as for a retry (the later of the
+	// two is waited for, and the step "scheduled" says so). A real cluster
+	// does that work then, and the world reacts to it (the pod goes, its
+	// controller makes another); a run judged before it judges a world
+	// still at work, not one at rest.
+	Scheduled []string
 }
 
 // retriesDue is when the last retry the run waits for (Phases.Retries) is
@@ -47,6 +57,37 @@ func (c *Cluster) retriesDue(procs []string) (due time.Duration, last process.Re
 		for _, r := range p.Retries() {
 			if r.Failed < c.healAt && (!ok || r.Due > due) {
 				due, last, ok = r.Due, r, true
+			}
+		}
+	}
+	return due, last, ok
+}
+
+// awaited is when the last retry (Phases.Retries) or scheduled work
+// (Phases.Scheduled) the run waits for is due, whichever is later, and the
+// step that says so; false if there is none.
+func (c *Cluster) awaited(ph Phases) (time.Duration, trace.Step, bool) {
+	due, last, retry := c.retriesDue(ph.Retries)
+	if at, work, ok := c.scheduledDue(ph.Scheduled); ok && (!retry || at > due) {
+		return at, trace.Step{Op: "scheduled", Result: fmt.Sprintf("the run waited until now for the last work scheduled past the heal budget, and heals for %v more (%s)", ph.Heal, work)}, true
+	}
+	if retry {
+		return due, trace.Step{Op: "retries", Result: fmt.Sprintf("the run waited until now for the last retry in back-off since the faults, and heals for %v more (%s)", ph.Heal, last)}, true
+	}
+	return 0, trace.Step{}, false
+}
+
+// scheduledDue is when the last work the run waits for (Phases.Scheduled)
+// is due, and what it is; false if there is none.
+func (c *Cluster) scheduledDue(procs []string) (due time.Duration, last process.Scheduled, ok bool) {
+	for _, name := range procs {
+		p := c.Process(name)
+		if p == nil {
+			continue
+		}
+		for _, s := range p.Scheduled() {
+			if at := s.At.Sub(c.start); !ok || at > due {
+				due, last, ok = at, s, true
 			}
 		}
 	}
@@ -76,7 +117,8 @@ const (
 	WorkBoundProperty = "work-bound"
 )
 
-// RunPhases runs the fault phase, heals, runs AtHeal and the heal budget, then
+// RunPhases runs the fault phase, heals, runs AtHeal and the heal budget
+// (and waits for the retries and the scheduled work Phases names), then
 // judges props and adds the kernel's own verdicts, each violated when it
 // happened: a hot loop, a livelock, a reconcile panic. A run cut at its work
 // bound (Cut) is not judged: its verdicts are the kernel's, the cut's note
@@ -94,9 +136,9 @@ func (c *Cluster) RunPhases(ph Phases, props ...check.Property) []check.Verdict 
 	if c.Cut() != nil {
 		return c.KernelVerdicts()
 	}
-	if due, last, ok := c.retriesDue(ph.Retries); ok {
+	if due, step, ok := c.awaited(ph); ok {
 		c.RunUntil(due)
-		c.record(trace.Step{Op: "retries", Result: fmt.Sprintf("the run waited until now for the last retry in back-off since the faults, and heals for %v more (%s)", ph.Heal, last)})
+		c.record(step)
 		c.RunFor(ph.Heal)
 		if c.Cut() != nil {
 			return c.KernelVerdicts()

@@ -15,6 +15,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 	"github.com/ctrlsim/ctrlsim/sim/process"
+	"github.com/ctrlsim/ctrlsim/sim/trace"
 )
 
 // panicker panics in its first reconcile.
@@ -184,4 +185,46 @@ func TestARunCutAtItsWorkBoundIsNotJudgedAndNamesTheStorm(t *testing.T) {
 		t.Errorf("the kernel's verdicts on a stall storm: %+v, want hot-loop holding by %s", kv, cluster.StallStormExcuse)
 	}
 	c.Close()
+}
+
+// Work a controller has scheduled past the heal budget (a kubelet's kill at
+// a grace period's end) is waited for where Phases.Scheduled names its
+// process: the run goes on until it and a heal budget more, once, and the
+// step "scheduled" says so; work due within the heal budget, or of a process
+// not named, moves nothing.
+func TestARunWaitsForTheWorkItsProcessesScheduled(t *testing.T) {
+	end := func(due time.Duration, named []string) (time.Duration, []trace.Step) {
+		opts := statusWorld(&statusWriter{}, 1)
+		setup := opts.Processes[0].Setup
+		opts.Processes[0].Setup = func(p *process.Process) error {
+			at := p.Clock().Now().Add(due) // the process boots at the run's start
+			p.Manager().AddScheduled(func() []process.Scheduled {
+				return []process.Scheduled{{Controller: "kubelet", Kind: "Pod", Key: "default/cache", What: "its containers are killed", At: at}}
+			})
+			return setup(p)
+		}
+		c, err := cluster.New(&plan.Plan{Seed: 1}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.RunPhases(cluster.Phases{Fault: 20 * time.Second, Heal: 40 * time.Second, Scheduled: named})
+		var waits []trace.Step
+		for _, s := range c.Trace.Steps() {
+			if s.Op == "scheduled" {
+				waits = append(waits, s)
+			}
+		}
+		return c.Now(), waits
+	}
+	if got, waits := end(time.Minute+5*time.Second, []string{"op"}); got != time.Minute+45*time.Second || len(waits) != 1 ||
+		waits[0].At != time.Minute+5*time.Second || !strings.Contains(waits[0].Result, "Pod default/cache: its containers are killed") {
+		t.Errorf("work due at 1m5s, past the heal budget: the run ended at %v with the steps %+v, want the end at 1m45s after one step \"scheduled\" at 1m5s naming it", got, waits)
+	}
+	if got, waits := end(50*time.Second, []string{"op"}); got != time.Minute || len(waits) != 0 {
+		t.Errorf("work due at 50s, within the heal budget: the run ended at %v with the steps %+v, want the end at 1m", got, waits)
+	}
+	if got, waits := end(time.Minute+5*time.Second, nil); got != time.Minute || len(waits) != 0 {
+		t.Errorf("work of a process not named: the run ended at %v with the steps %+v, want the end at 1m", got, waits)
+	}
 }

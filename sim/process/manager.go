@@ -73,6 +73,9 @@ type Manager struct {
 	// retries are the keys in back-off of the queues NewClientGoQueue built
 	// and NameQueue did not name (retries.go).
 	retries []func() []Retry
+	// scheduled is the work the incarnation's models of the cluster have
+	// scheduled (scheduled.go).
+	scheduled []func() []Scheduled
 }
 
 var _ manager.Manager = (*Manager)(nil)
