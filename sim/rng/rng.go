@@ -24,7 +24,12 @@ type Source struct {
 	streams map[string]*Stream
 }
 
-// streamsMu guards every Source's streams (Stream).
+// streamsMu guards every Source's streams (Stream). It is not a field of
+// Source: with a sync.Mutex field locked in Stream, go1.26.8's optimised
+// build of kubeworld's TestTwoPodsOfOnePrefixMetInTheOtherOrderSwapDraws
+// compared two pointers to stack-allocated pods wrongly (first == a false
+// where first was a; right with -gcflags=-l, or once a escapes), a
+// compiler fault reproduced in a 120-line program outside this module.
 var streamsMu sync.Mutex
 
 // New returns the source of a run with the given seed.
