@@ -15,8 +15,9 @@ import (
 
 // fakeGo is a go command for the launcher's tests: go env says a module,
 // go list names 250 packages, and go build -v names 250 packages compiled
-// (the first before go list is asked, the rest after it answered, so that
-// the count is known), then writes a command that prints its arguments and
+// (the first before go list is asked, the rest once the launcher knows the
+// go list has answered, or with FAKE_COUNTED once the launcher in the
+// test's process has the count: countedBeforeMore), then writes a command that prints its arguments and
 // exits 3; a build whose binary exists names none and writes nothing. A
 // module named "broken" fails to build, with the compiler's lines.
 //
@@ -32,7 +33,7 @@ dir=$(dirname "$0")
 waitfor() { n=0; while ! eval "$1" && [ $n -lt $2 ]; do sleep 0.01; n=$((n+1)); done; eval "$1"; }
 case "$1" in
 env) echo >> "$dir/envs"; printf '%s\n' "$FAKE_GOMOD" "" go1.26.0 linux amd64 0 "" ;;
-list) i=0; while [ $i -lt 250 ]; do echo "example.com/p$i"; i=$((i+1)); done; touch "$dir/listed" ;;
+list) i=0; while [ $i -lt 250 ]; do echo "example.com/p$i"; i=$((i+1)); done; if [ -z "$FAKE_COUNTED" ]; then touch "$dir/listed"; fi ;;
 build)
 	bin=$4
 	if [ "$FAKE_GOMOD" = broken ]; then
@@ -76,12 +77,29 @@ func writeFakeGo(t *testing.T) string {
 	return gocmd
 }
 
+// countedBeforeMore makes the fake go command (gocmd) compile its
+// packages after the first only once the launcher in the test's process
+// has the count, not once go list has ended: under load the launcher read
+// 99 more packages before it had the count ("100 packages compiled", not
+// "100 of at most 250").
+func countedBeforeMore(t *testing.T, gocmd string) {
+	t.Setenv("FAKE_COUNTED", "1")
+	old := totalKnown
+	totalKnown = func() {
+		if err := os.WriteFile(filepath.Join(filepath.Dir(gocmd), "listed"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { totalKnown = old })
+}
+
 // The first build says it compiles, where, and how far it is every 100
 // packages of the count go list gave; other lines of the go command pass
 // through; the last line says it is done. The same build again, its
 // binary current, says nothing.
 func TestTheLauncherSaysWhatItCompilesAndHowFar(t *testing.T) {
 	gocmd, cache := writeFakeGo(t), t.TempDir()
+	countedBeforeMore(t, gocmd)
 	t.Setenv("FAKE_GOMOD", "/m/go.mod")
 	var out bytes.Buffer
 	bin, err := build(&out, gocmd, cache)
