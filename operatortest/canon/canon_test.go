@@ -26,6 +26,13 @@ func TestARefusalCarriedInAMessageIsComparedByItsCause(t *testing.T) {
 	if c.Text(strings.ReplaceAll(update, `"s"`, `"t"`)) == c.Text(create) {
 		t.Errorf("a refusal of another value reads as the same")
 	}
+	// One reconcile's errors joined (an aggregate: "[a, b]") name the
+	// object refused as the lone refusal does, and a conflict beside it is
+	// not a cause of the refusal.
+	joined := "[" + create + `, Operation cannot be fulfilled on statefulsets.apps "carts": the object has been modified; please apply your changes to the latest version and try again]`
+	if a, b := c.Text(joined), c.Text(create); a != b {
+		t.Errorf("a refusal joined with a conflict reads as another refusal:\n%s\n%s", a, b)
+	}
 	internal := `Internal error occurred: failed to parse service IP "s"`
 	if c.Text(internal) != internal {
 		t.Errorf("an internal error is read as a cause: %s", c.Text(internal))

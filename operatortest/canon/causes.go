@@ -12,8 +12,10 @@ import (
 
 // invalidObject finds, in an error's text, a refusal by the apiserver's (or
 // a webhook's) validation: apierrors.NewInvalid's "<Kind>.<group> "<name>"
-// is invalid: <causes>".
-var invalidObject = regexp.MustCompile(`(\S+) "([^"]*)" is invalid: `)
+// is invalid: <causes>". The kind is read up to what precedes it (a space,
+// or the "[" of an aggregate: controller-runtime's reconcilers join the
+// errors of one reconcile as "[<refusal>, <conflict>]"), not through it.
+var invalidObject = regexp.MustCompile(`([\w.-]+) "([^"]*)" is invalid: `)
 
 // causeHead finds each cause of a refusal: field.Error's "<field path>:
 // <type>", its types as apimachinery's field package writes them.

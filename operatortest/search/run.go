@@ -177,6 +177,9 @@ func Run(t *testing.T, o world.Options) {
 	if res.Unaimed != "" {
 		t.Logf("operatortest: %s", res.Unaimed)
 	}
+	for _, u := range res.Unjudged {
+		t.Logf("operatortest: a worker process also saw %s, past the plan that ended the search: not judged here (Options.KeepGoing, or -ctrlsim.keepgoing, judges and reports each)", u)
+	}
 	for _, u := range res.Unreproduced {
 		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1)", u)
 	}
@@ -255,6 +258,11 @@ type Result struct {
 	// not a function of its plan ("<signature> at plan <n>"), reported,
 	// never dropped.
 	Unreproduced []string
+	// Unjudged are the violations a worker process saw past the plan whose
+	// finding ended the search ("<signature> at plan <n>"): the workers
+	// judge ahead of this process, and the search did not go there; Run
+	// logs each, with the option that judges them (Options.KeepGoing).
+	Unjudged []string
 	// Listed are the findings KeepGoing listed under an earlier finding of
 	// the same root cause (package rootcause; Finding.ListedUnder), each
 	// with its minimal plan, saved by Run and printed with its replay line.
@@ -589,13 +597,16 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 	}
 	gen := generator(w, t)
 	judged := map[string][]string{} // KeepGoing: plan text -> its violations' signatures
+	ended := -1                     // the random place whose finding ended this process's search (-1: it judged them all)
 	for !sw.done {
 		f, ran, err := pass(w, t, gen, seen, judged, pre, sw)
 		if err != nil {
 			return Result{}, err
 		}
+		k := -1
 		if f != nil {
-			f.FirstFailure = placeOf(w, f.FirstFailure) // the targeted plans take turns with the random ones
+			k = f.FirstFailure
+			f.FirstFailure = placeOf(w, k) // the targeted plans take turns with the random ones
 		}
 		if f != nil && pre != nil && needsFault(out.Findings) == 0 {
 			f.TimeToFind += pre.Decided // the workers' time until the first failing place was known
@@ -611,14 +622,23 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 			return Result{}, err
 		}
 		if !w.Opts.KeepGoing && faulted || len(out.Findings) >= maxFindings {
+			ended = k
 			break
 		}
 	}
 	if sw.done {
 		return sweepEnded()
 	}
-	if pre != nil && (w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
-		out.Unreproduced = unreproduced(pre, seen, func(k int) int { return placeOf(w, k) })
+	if pre != nil {
+		// A place past the one that ended the search was judged by a
+		// worker alone (the workers run ahead of where a finding stops
+		// this process, as far as the machine's timing lets them): what it
+		// saw there is said, never called unreproduced.
+		unrep, past := unreproduced(pre, seen, func(k int) int { return placeOf(w, k) }, ended)
+		if w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0 {
+			out.Unreproduced = unrep
+		}
+		out.Unjudged = past
 	}
 	listUnder(roots, out.Findings)
 	return finishExploration(w, out, start), nil
@@ -648,19 +668,25 @@ func reportable(pinned bool, nf []Finding, f Finding, seen map[string]bool) (out
 }
 
 // unreproduced are the signatures the workers saw (pre) that the
-// exploration, which looked for every one, never showed, each with the
-// first place that showed it.
-func unreproduced(pre *workers.Verdicts, seen map[string]bool, place func(k int) int) []string {
-	var out, said []string
+// exploration, which looked for every one up to the random place ended
+// (-1: every place), never showed, each with the first place that showed
+// it; past are those the workers saw only past ended, where this process
+// judged nothing.
+func unreproduced(pre *workers.Verdicts, seen map[string]bool, place func(k int) int, ended int) (out, past []string) {
+	var said []string
 	for _, k := range slices.Sorted(maps.Keys(pre.Sigs)) {
 		for _, s := range pre.Sigs[k] {
 			if !seen[s] && !slices.Contains(said, s) {
 				said = append(said, s)
-				out = append(out, fmt.Sprintf("%s at plan %d", s, place(k)))
+				if ended >= 0 && k > ended {
+					past = append(past, fmt.Sprintf("%s at plan %d", s, place(k)))
+				} else {
+					out = append(out, fmt.Sprintf("%s at plan %d", s, place(k)))
+				}
 			}
 		}
 	}
-	return out
+	return out, past
 }
 
 // pinsKnownBug says whether findings with no fault fs show the known bug
