@@ -100,7 +100,9 @@
 //     (both ways: the faulted run won the race the fault-free runs lost, a
 //     finalizer's external record; or the user deleted an object the
 //     operator keeps while its owner's deletion was under way),
-//     user-edit-race, lifetime-end, frozen-outputs (an output made once more
+//     user-edit-race, slowed-rollout (a pod a rolling update replaced,
+//     the owner's templates those of the fault-free run in its order;
+//     rollout.go), lifetime-end, frozen-outputs (an output made once more
 //     and kept; made twice or unmade still counts), cycle-pace,
 //     collector-churn (churn.go) and temporary (an object of generated name
 //     the operator made, that only it wrote and that is gone, made and

@@ -50,6 +50,7 @@ const (
 	SameBlindTime     = "same-blind-time"
 	StopAfterCut      = "stop-after-cut"
 	UserEditRace      = "user-edit-race"
+	SlowedRollout     = "slowed-rollout"
 	FrozenStatusField = "frozen-status"
 	DelayedWork       = "delayed-work"
 	ClusterBackoff    = "cluster-backoff"
@@ -117,6 +118,8 @@ var Excuses = []Excuse{
 		References: "the fault-free run of the same downtime with each stop after the reconciles its crash cut, run when the stop before does not excuse"},
 	{Name: UserEditRace, Principle: 2, Oracles: []string{world.UpdateSummaries},
 		Rule: "An object no fault-free run made, made once and deleted once at or after the workload's first edit (not a generated name's second), is what an operator delayed past the user's edit made for the old value and unmade once it saw the edit."},
+	{Name: SlowedRollout, Principle: 2, Oracles: []string{world.UpdateSummaries},
+		Rule: "One lifetime more of a pod, made from its controller owner's template and gone when the owner held another (a rolling update replaced it), deleted at or after the workload's first edit, where the owner held the templates the fault-free run's held, in that order, is an operator that applied the user's edit later than the pod was made."},
 	{Name: FrozenStatusField, Principle: 2, Oracles: []string{world.Converges, world.InterleavingsAgree},
 		Rule: "While a run ends failing on an object in an error a fault-free run ends in too (or either run in a refusal of the user's value, as frozen-outputs), the object's status fields that only reconciles of it that returned nil wrote (that controller's, or another of the operator's controllers' woken by what the first made) are not compared: whether one got through before the user's value landed is how far a slowed operator got."},
 	{Name: DelayedWork, Principle: 2, Oracles: []string{world.WritesAtRest},

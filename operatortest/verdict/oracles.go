@@ -201,7 +201,12 @@ type Snapshot struct {
 	userDeleted time.Duration
 	// userEdited is when the workload first changed an object (-1: never).
 	userEdited time.Duration
-	State      map[schema.GroupVersionKind]*KindState
+	// ended are the ended lifetimes of pods made from a controller owner's
+	// template, by key, and templates the templates each such owner held,
+	// in order (rollout.go).
+	ended     map[string][]podLife
+	templates map[string][]string
+	State     map[schema.GroupVersionKind]*KindState
 	// deleteTook is, per object, the longest its deletion took, from its
 	// deletionTimestamp's event to its Deleted event (terminates.go).
 	deleteTook map[string]time.Duration
@@ -416,6 +421,7 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	s.StatusWrites = StatusWritesOf(r, s)
 	s.userDeleted = firstUserDeletion(r.Steps)
 	s.userEdited = firstUserEdit(r.Steps)
+	s.ended, s.templates = rolloutsOf(s, r.Log)
 	s.Rest = s.writesAtRest(r)
 	s.Backoffs = slices.Clone(r.Backoffs)
 	return s
@@ -848,7 +854,7 @@ func countWindow(end time.Duration) string {
 // dependent whose owners are all gone): a note with its count, not a
 // violation, when it was created before the heal's grace ended.
 func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.Duration) check.Verdict {
-	var racedKeys, cycled, finishedKeys, keptKeys, temporaries, excused []string
+	var racedKeys, rolledKeys, cycled, finishedKeys, keptKeys, temporaries, excused []string
 	rs := refNames(refs)
 	fr := Frozen(refs, got)
 	snaps := []*Snapshot{got}
@@ -899,6 +905,11 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 					}
 					continue
 				}
+				if rolled(k, g, most, got, refs) {
+					rolledKeys = append(rolledKeys, k)
+					excused = append(excused, SlowedRollout)
+					continue
+				}
 				if _, ok := fr[k]; ok && g.Creates == most.Creates+1 && g.deletes == most.deletes {
 					// A frozen output (frozen.go) made once more and kept:
 					// the operator got that far before the user's value
@@ -941,6 +952,9 @@ func UpdateSummaries(w *world.World, refs []*Reference, got *Snapshot, end time.
 	}
 	if n := len(racedKeys); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, deleted after the workload's deletion or edit (the operator's write raced it; not counted: %s)", n, world.Plural(n), strings.Join(racedKeys, ", ")))
+	}
+	if n := len(rolledKeys); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d object%s made and unmade once more in this run than in a fault-free run, replaced in a rollout after the workload's edit, from a template the fault-free run's owner held before the one it ends with (the operator wrote the same templates later; not counted: %s)", n, world.Plural(n), strings.Join(rolledKeys, ", ")))
 	}
 	if n := len(finishedKeys); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d object%s deleted once more in this run than in a fault-free run, and created no more (a lifetime's end: the end state is converges' to judge; not counted: %s)", n, world.Plural(n), strings.Join(finishedKeys, ", ")))
