@@ -178,10 +178,22 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %s", res.Unaimed)
 	}
 	for _, u := range res.Unjudged {
-		t.Logf("operatortest: a worker process also saw %s, past the plan that ended the search: not judged here (Options.KeepGoing, or -ctrlsim.keepgoing, judges and reports each)", u)
+		// Saved where a finding of its signature is: the next run replays
+		// it first, and judges it.
+		sig, _, _ := strings.Cut(u, " at plan ")
+		path := savedPath(t.Name(), sig)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(res.Drawn[u], failure.SeedNames(w))), 0o644); err != nil {
+			t.Fatalf("operatortest: %v", err)
+		}
+		t.Logf("operatortest: a worker process also saw %s, past the plan that ended the search: not judged here; the plan is saved as %s, as drawn (replay: %s; Options.KeepGoing judges and shrinks each)",
+			u, path, failure.ReplayCommand(t.Name(), path))
 	}
 	for _, u := range res.Unreproduced {
-		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1)", u)
+		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1); the plan:\n%s", u,
+			failure.PlanText(res.Drawn[u], failure.SeedNames(w)))
 	}
 	if len(res.Findings) == 0 && res.Checks > 0 && res.Cut == res.Checks {
 		// No silent pass: nothing was judged (cut.go).
@@ -261,8 +273,11 @@ type Result struct {
 	// Unjudged are the violations a worker process saw past the plan whose
 	// finding ended the search ("<signature> at plan <n>"): the workers
 	// judge ahead of this process, and the search did not go there; Run
-	// logs each, with the option that judges them (Options.KeepGoing).
+	// saves each one's plan, and logs it with its replay command.
 	Unjudged []string
+	// Drawn are the plans of the places Unreproduced and Unjudged name, as
+	// the exploration draws them (not shrunk), by their entry.
+	Drawn map[string]*plan.Plan
 	// Listed are the findings KeepGoing listed under an earlier finding of
 	// the same root cause (package rootcause; Finding.ListedUnder), each
 	// with its minimal plan, saved by Run and printed with its replay line.
@@ -635,10 +650,23 @@ func exploreWorld(w *world.World, t *testing.T, known map[string]bool, saved []r
 		// this process, as far as the machine's timing lets them): what it
 		// saw there is said, never called unreproduced.
 		unrep, past := unreproduced(pre, seen, func(k int) int { return placeOf(w, k) }, ended)
-		if w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0 {
-			out.Unreproduced = unrep
+		if !(w.Opts.KeepGoing && len(out.Findings) < maxFindings || needsFault(out.Findings) == 0) {
+			unrep = nil
 		}
-		out.Unjudged = past
+		// Each with the plan its place draws (the worker's, not shrunk), so
+		// that it can be replayed.
+		for _, s := range append(slices.Clone(unrep), past...) {
+			if out.Drawn == nil {
+				out.Drawn = map[string]*plan.Plan{}
+			}
+			out.Drawn[s.String()] = drawnAt(gen, w.Opts.Seed, s.k)
+		}
+		for _, s := range unrep {
+			out.Unreproduced = append(out.Unreproduced, s.String())
+		}
+		for _, s := range past {
+			out.Unjudged = append(out.Unjudged, s.String())
+		}
 	}
 	listUnder(roots, out.Findings)
 	return finishExploration(w, out, start), nil
@@ -667,26 +695,46 @@ func reportable(pinned bool, nf []Finding, f Finding, seen map[string]bool) (out
 	return out, ""
 }
 
+// sighting is a signature a worker process saw at a random place k (plan
+// place in the exploration's numbering).
+type sighting struct {
+	sig      string
+	k, place int
+}
+
+func (s sighting) String() string { return fmt.Sprintf("%s at plan %d", s.sig, s.place) }
+
 // unreproduced are the signatures the workers saw (pre) that the
 // exploration, which looked for every one up to the random place ended
 // (-1: every place), never showed, each with the first place that showed
 // it; past are those the workers saw only past ended, where this process
 // judged nothing.
-func unreproduced(pre *workers.Verdicts, seen map[string]bool, place func(k int) int, ended int) (out, past []string) {
+func unreproduced(pre *workers.Verdicts, seen map[string]bool, place func(k int) int, ended int) (out, past []sighting) {
 	var said []string
 	for _, k := range slices.Sorted(maps.Keys(pre.Sigs)) {
 		for _, s := range pre.Sigs[k] {
 			if !seen[s] && !slices.Contains(said, s) {
 				said = append(said, s)
 				if ended >= 0 && k > ended {
-					past = append(past, fmt.Sprintf("%s at plan %d", s, place(k)))
+					past = append(past, sighting{s, k, place(k)})
 				} else {
-					out = append(out, fmt.Sprintf("%s at plan %d", s, place(k)))
+					out = append(out, sighting{s, k, place(k)})
 				}
 			}
 		}
 	}
 	return out, past
+}
+
+// drawnAt is the plan the random pass draws at place k (from 1): the
+// places before it are skipped, not drawn (explore.Places).
+func drawnAt(gen *rapid.Generator[*plan.Plan], seed uint64, k int) *plan.Plan {
+	var p *plan.Plan
+	explore.RunPlaces(gen, k, seed, explore.Places{Skip: func(i int) bool { return i != k }}, func(_ int, drawn *plan.Plan) error {
+		p = drawn
+		return nil
+	})
+	return p
 }
 
 // pinsKnownBug says whether findings with no fault fs show the known bug

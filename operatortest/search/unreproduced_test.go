@@ -4,6 +4,11 @@ import (
 	"slices"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/ctrlsim/ctrlsim/sim/explore"
+	"github.com/ctrlsim/ctrlsim/sim/plan"
+
 	"github.com/ctrlsim/ctrlsim/operatortest/workers"
 )
 
@@ -20,7 +25,7 @@ func TestAViolationAWorkerSawAndThisProcessDidNotIsReported(t *testing.T) {
 		9: {"update-summaries ConfigMap"},
 	}}
 	got, past := unreproduced(pre, map[string]bool{"converges ConfigMap": true}, func(k int) int { return randomPlace(k, 50) }, -1)
-	if want := []string{"update-summaries ConfigMap at plan 14"}; !slices.Equal(got, want) || len(past) > 0 {
+	if want := []sighting{{"update-summaries ConfigMap", 7, 14}}; !slices.Equal(got, want) || len(past) > 0 {
 		t.Errorf("%q (past the end %q), want %q", got, past, want)
 	}
 }
@@ -38,10 +43,10 @@ func TestWhatAWorkerSawPastTheEndOfTheSearchIsNotUnreproduced(t *testing.T) {
 	}}
 	seen := map[string]bool{"bounded-queue-wait BundleDeployment": true}
 	got, past := unreproduced(pre, seen, func(k int) int { return k }, 1)
-	if want := []string{"converges Deployment at plan 1"}; !slices.Equal(got, want) {
+	if want := []sighting{{"converges Deployment", 1, 1}}; !slices.Equal(got, want) {
 		t.Errorf("unreproduced %q, want %q: this process judged plan 1", got, want)
 	}
-	if want := []string{"no-error-at-rest Deployment at plan 2"}; !slices.Equal(past, want) {
+	if want := []sighting{{"no-error-at-rest Deployment", 2, 2}}; !slices.Equal(past, want) {
 		t.Errorf("past the end %q, want %q", past, want)
 	}
 }
@@ -67,5 +72,24 @@ func TestASignatureTheKnownBugLeftOutIsNoUnreproducedOne(t *testing.T) {
 	out, dropped = reportable(false, nf, f, map[string]bool{})
 	if len(out) != 2 || dropped != "" {
 		t.Errorf("not pinned: reported %d, left out %q; want both reported", len(out), dropped)
+	}
+}
+
+// The plan a sighting names is the one its place draws, as the worker that
+// judged it drew it: drawing it alone (the places before skipped) gives the
+// plan the whole sequence gives there.
+func TestASightingsPlanIsTheOneItsPlaceDraws(t *testing.T) {
+	gen := rapid.Custom(func(t *rapid.T) *plan.Plan {
+		return &plan.Plan{Seed: rapid.Uint64().Draw(t, "seed"), Steps: []plan.Step{{Action: rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "action")}}}
+	})
+	var all []string
+	explore.RunPlaces(gen, 6, 3, explore.Places{}, func(_ int, p *plan.Plan) error {
+		all = append(all, p.String())
+		return nil
+	})
+	for k := 1; k <= 6; k++ {
+		if got := drawnAt(gen, 3, k).String(); got != all[k-1] {
+			t.Errorf("place %d drawn alone:\n%s\nin the sequence:\n%s", k, got, all[k-1])
+		}
 	}
 }
