@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ctrlsim/ctrlsim/scenarios"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
@@ -34,12 +35,9 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	target := tmp
-	progress := func(e *catalogue.Entry, v string) {
-		if isTerminal(stderr) {
-			fmt.Fprintf(stderr, "\r\033[Kexploring %s %s ...", e.ID, v)
-		}
-	}
-	results, err := catalogue.WriteReports(target, scenarios.All(), catalogue.ReportOptions{Checks: *checks, Seed: *seed}, progress)
+	entries := scenarios.All()
+	progress := catalogueProgress(stderr, isTerminal(stderr), entries, time.Now)
+	results, err := catalogue.WriteReports(target, entries, catalogue.ReportOptions{Checks: *checks, Seed: *seed}, progress)
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -188,4 +186,24 @@ func compareDirs(have, want string) ([]string, error) {
 		}
 	}
 	return diffs, nil
+}
+
+// catalogueProgress says, as each (entry, variant) pair starts, which the
+// catalogue explores: on a terminal on one line rewritten in place, else (a
+// CI log, where the catalogue's half hour would otherwise be silent) one
+// line a pair, numbered among all of them, with the time so far.
+func catalogueProgress(w io.Writer, terminal bool, entries []*catalogue.Entry, now func() time.Time) func(e *catalogue.Entry, v string) {
+	total := 0
+	for _, e := range entries {
+		total += len(e.Variants())
+	}
+	start, n := now(), 0
+	return func(e *catalogue.Entry, v string) {
+		n++
+		if terminal {
+			fmt.Fprintf(w, "\r\033[Kexploring %s %s ...", e.ID, v)
+			return
+		}
+		fmt.Fprintf(w, "ctrlsim catalogue: [%d/%d] %s %s ... (%s so far)\n", n, total, e.ID, v, now().Sub(start).Round(time.Second))
+	}
 }
