@@ -107,9 +107,8 @@
 // worker process saw that this process, judging its place again, does not
 // show (Result.Unreproduced); one a worker saw past the plan whose finding
 // ended the search, where this process judged nothing, is logged as seen
-// there, its plan saved as drawn (Run), so that the next run replays it
-// first (Result.Unjudged; Result.Drawn has the plans of both). Run and
-// Explore log the plans run, the
+// there with its plan as drawn (Result.Unjudged; Result.Drawn has the plans
+// of both). Run and Explore log the plans run, the
 // effective seed (0 is 1), the wall time to the first violation and the time
 // shrinking took, with the candidates the shrinker tried and the runs they
 // cost (Result has them too); meanwhile, every 5 s of wall clock, how far the

@@ -178,18 +178,10 @@ func Run(t *testing.T, o world.Options) {
 		t.Logf("operatortest: %s", res.Unaimed)
 	}
 	for _, u := range res.Unjudged {
-		// Saved where a finding of its signature is: the next run replays
-		// it first, and judges it.
-		sig, _, _ := strings.Cut(u, " at plan ")
-		path := savedPath(t.Name(), sig)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-		if err := os.WriteFile(path, []byte(failure.PlanHeader(t.Name(), path)+failure.PlanText(res.Drawn[u], failure.SeedNames(w))), 0o644); err != nil {
-			t.Fatalf("operatortest: %v", err)
-		}
-		t.Logf("operatortest: a worker process also saw %s, past the plan that ended the search: not judged here; the plan is saved as %s, as drawn (replay: %s; Options.KeepGoing judges and shrinks each)",
-			u, path, failure.ReplayCommand(t.Name(), path))
+		// Logged with its plan, not saved: a search that ends at its first
+		// finding does not make the next run judge another.
+		t.Logf("operatortest: a worker process also saw %s, past the plan that ended the search: not judged here (Options.KeepGoing judges and shrinks each; to replay it, save this plan and pass it with -ctrlsim.plan):\n%s",
+			u, failure.PlanText(res.Drawn[u], failure.SeedNames(w)))
 	}
 	for _, u := range res.Unreproduced {
 		t.Errorf("operatortest: %s: a worker process saw it, and judged again in this process the plan does not show it: a run that is not a function of its plan (see the lines on determinism above, or run with -ctrlsim.workers=1); the plan:\n%s", u,
@@ -273,7 +265,7 @@ type Result struct {
 	// Unjudged are the violations a worker process saw past the plan whose
 	// finding ended the search ("<signature> at plan <n>"): the workers
 	// judge ahead of this process, and the search did not go there; Run
-	// saves each one's plan, and logs it with its replay command.
+	// logs each with its plan.
 	Unjudged []string
 	// Drawn are the plans of the places Unreproduced and Unjudged name, as
 	// the exploration draws them (not shrunk), by their entry.
