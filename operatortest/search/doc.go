@@ -188,8 +188,7 @@
 //
 // Systematic beside random (sweep.go): an exploration runs the
 // targeted plans of a few workloads on the schedule of the explorer's seed:
-// the test's script alone (with the domain steps every plan draws, Min 1 or
-// more, at their earliest time and first values: workload.Required), then the script and a user's steps on one seed
+// the test's script alone, then the script and a user's steps on one seed
 // object from a third of the way into the fault phase (workload.Lifecycle:
 // each seed object's deletion, then a valid change of its first place that
 // can take one), taken from the workloads in turn; then, once those are
