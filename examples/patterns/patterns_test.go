@@ -261,8 +261,12 @@ var patterns = []pattern{
 				// most 10s): a hold of Pods across it, or a crash right after
 				// the StatefulSet's scale-down write, or a volume its cache
 				// learns of only after the pod is gone. With 200 the sweep
-				// catches it at plan 96 (the member's claim unobserved until
-				// after its pod went; explorer seed 1), past the default 100.
+				// caught it at plan 96 (the member's claim unobserved until
+				// after its pod went; explorer seed 1), past the default 100;
+				// since the set's claims go with a deleted set
+				// (whenDeleted: Delete) it is caught at plan 0, with no fault:
+				// one fault-free schedule of two leaves the claim (make
+				// falsealarms, session 40).
 				o.Checks = memberVolumeTwinChecks
 			}
 			return o

@@ -175,6 +175,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		sts.Spec.Replicas = &members
 		sts.Spec.ServiceName = svc.Name
+		// A deleted cluster's claims go with its set (owned by it, the
+		// collector takes them after it); a removed member's are the
+		// operator's to delete, once the member has left (below).
+		sts.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+			WhenScaled:  appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+		}
 		if sts.CreationTimestamp.IsZero() { // selector and claim templates are immutable
 			sts.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
 			sts.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
