@@ -46,6 +46,9 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 		"Options.Managers[0] (op): Setup is nil":                         func(o *world.Options) { o.Managers[0].Setup = nil },
 		"Options.Managers[0].Name is empty":                              func(o *world.Options) { o.Managers[0].Name = "" },
 		`Options.Expect: unknown property "copid"`:                       func(o *world.Options) { o.Expect = "copid" },
+		`Options.Expect: unknown property "copid"` + " ":                 func(o *world.Options) { o.Expect = "converges,copid" },
+		`Options.Expect: an empty name in "converges,,hot-loop"`:         func(o *world.Options) { o.Expect = "converges,,hot-loop" },
+		`Options.Expect: "*" among other names`:                          func(o *world.Options) { o.Expect = "converges,*" },
 		"Options.KeepGoing with Options.Shard 1/2":                       func(o *world.Options) { o.KeepGoing, o.Shard = true, world.Shard{Index: 1, Count: 2} },
 	} {
 		o := optest.BugOptions(&optest.KnownBugs{}, false)
@@ -64,6 +67,12 @@ func TestBadOptionsEachGiveOneErrorNamingTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("three bad fields: want one line with %q among them, got %v", want, err)
 		}
+	}
+	// An operator with two known bugs names both, by commas.
+	o = optest.BugOptions(&optest.KnownBugs{}, false)
+	o.Expect = "converges, " + optest.Copied.Name
+	if err := o.Validate(); err != nil || !slices.Equal(o.Expected(), []string{"converges", optest.Copied.Name}) {
+		t.Errorf("Expect of two properties: %v, %q", err, o.Expected())
 	}
 	// Every verdict's name is valid: the kernel's and the test's own too.
 	o = optest.BugOptions(&optest.KnownBugs{}, false)

@@ -666,6 +666,9 @@ func (rep *Report) markdown(svg, html string) string {
 		saved = strings.TrimSuffix(saved, ".plan") + ".suspect.plan"
 		fmt.Fprintf(&b, "\n## The suspect\n\n%s, %s (trace hash `%s`): the minimal plan's workload under its seed, with no fault. Save its plan as `%s` in the test's package directory and replay it:\n\n```\n%s```\n\n```sh\n%s\n```\n",
 			drawn, s.Name, s.R.Hash, saved, PlanText(s.P, rep.Names), ReplayCommand(rep.Test, saved))
+		if sv := s.Violated(); len(sv) > 0 {
+			fmt.Fprintf(&b, "\nIts own verdicts, besides interleavings-agree:\n\n```\n%s```\n", verdictLines(sv))
+		}
 	}
 	if abs := rep.Story().Absences; len(abs) > 0 {
 		b.WriteString("\n## What this run never did\n\n")
@@ -719,6 +722,9 @@ func FileName(test string) string { return unsafeName.ReplaceAllString(test, "_"
 type Failure struct {
 	Text  string
 	Files artifacts
+	// Suspect is the fault-free run an interleavings-agree violation
+	// blames, when it is not the failing run (nil otherwise).
+	Suspect *Suspect
 }
 
 // failure runs p and, when it violates something, writes its story beside
@@ -744,6 +750,10 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	var b strings.Builder
 	fmt.Fprintf(&b, "operatortest: plan %s violates %s:\n", path, strings.Join(propertyNames(vs), ", "))
 	b.WriteString(verdictLines(vs))
+	if sv := rep.Suspect.Violated(); len(sv) > 0 {
+		fmt.Fprintf(&b, "and in the run interleavings-agree blames (the suspect, %s; its plan is below), its own verdicts:\n", rep.Suspect.Name)
+		b.WriteString(verdictLines(sv))
+	}
 	b.WriteString("\nwhy a real cluster can do this:\n")
 	for _, l := range WhyReal(p, r.Steps, rep.systemFaults) {
 		fmt.Fprintf(&b, "  %s\n", l)
@@ -777,7 +787,7 @@ func Of(w *world.World, t *testing.T, p *plan.Plan, path string, r *world.RunRes
 	}
 	fmt.Fprintf(&b, "\nthe plan:\n%s\n", indent(PlanText(p, rep.Names)))
 	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(t.Name(), path))
-	f := &Failure{}
+	f := &Failure{Suspect: rep.Suspect}
 	if f.Files, err = rep.write(); err != nil { // failure.go: the artifacts directory
 		fmt.Fprintf(&b, "(the story could not be written: %v)\n", err)
 	} else {

@@ -56,6 +56,25 @@ func SuspectOf(w *world.World, t *testing.T, p *plan.Plan, vs []check.Verdict) *
 	return nil
 }
 
+// Violated are the suspect's own violations besides interleavings-agree
+// (the same two schedules' verdict again): an absolute property the run
+// interleavings-agree blames breaks (a deletion that never completes, a
+// promotion made twice) is the bug that verdict points at, never hidden
+// under it. They are printed with the failure, and Options.Expect counts
+// them as the failing plan's: the suspect's plan replays them bit for bit.
+func (s *Suspect) Violated() []check.Verdict {
+	if s == nil {
+		return nil
+	}
+	var out []check.Verdict
+	for _, v := range s.R.Violated() {
+		if v.Property != world.InterleavingsAgree {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // drawsSuspect reports whether the story draws the suspect: when every
 // violation is interleavings-agree's (the failing run's other violations
 // are its own, drawn on its run).

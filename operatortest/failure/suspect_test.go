@@ -2,6 +2,7 @@ package failure_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,4 +132,91 @@ func TestTheSuspectIsDrawnOnlyWhenInterleavingsAgreeIsAllThatIsViolated(t *testi
 	if title := rep.Story().Title; title != "TestX (the suspect: the fault-free run with seed 2049)" {
 		t.Errorf("with interleavings-agree alone, the story is %q, want the suspect's", title)
 	}
+}
+
+// winnerNamed is an author's property that the Secret team/winner names
+// app *want: of the two schedules of racyOptions, one holds it and the
+// other, the run interleavings-agree blames, breaks it.
+func winnerNamed(want *string) world.Property {
+	return world.Property{Name: "winner-named", Check: func(h *world.History) error {
+		var s corev1.Secret
+		if err := h.Get(client.ObjectKey{Namespace: "team", Name: "winner"}, &s); err != nil {
+			return err
+		}
+		if got := string(s.Data["app"]) + s.StringData["app"]; got != *want {
+			return fmt.Errorf("Secret team/winner names app %q, want %q", got, *want)
+		}
+		return nil
+	}}
+}
+
+// suspectBreaks are racyOptions with winnerNamed, its want the app the
+// fault-free run of seed 1 names: seed 1 holds it, and the suspect (seed
+// 2049) breaks it.
+func suspectBreaks(t *testing.T) world.Options {
+	t.Helper()
+	want := "app"
+	o := racyOptions()
+	o.Properties = []world.Property{winnerNamed(&want)}
+	w, err := search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := reference.Run(w, t, &plan.Plan{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violated() {
+		if v.Property == "winner-named" {
+			want = "other"
+		}
+	}
+	return o
+}
+
+// The suspect's own verdicts (an absolute property the run
+// interleavings-agree blames breaks) are printed with the failure, not
+// hidden under interleavings-agree; the failing plan's run holds that
+// property.
+func TestTheSuspectsOwnVerdictsArePrinted(t *testing.T) {
+	t.Setenv("CTRLSIM_ARTIFACTS", t.TempDir())
+	o := suspectBreaks(t)
+	w, err := search.NewWorld(o.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := failure.OfPlan(w, t, &plan.Plan{Seed: 1}, filepath.Join(t.TempDir(), "TestX.plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Suspect == nil {
+		t.Fatalf("seed 1 names no suspect:\n%v", f)
+	}
+	sv := f.Suspect.Violated()
+	if len(sv) != 1 || sv[0].Property != "winner-named" {
+		t.Fatalf("the suspect's own violations are %v, want winner-named alone", sv)
+	}
+	want := "and in the run interleavings-agree blames (the suspect, the fault-free run with seed 2049; its plan is below), its own verdicts:\n  winner-named at "
+	if !strings.Contains(f.Text, want) || strings.Contains(f.Text, "violates winner-named") {
+		t.Errorf("the failure does not print the suspect's own verdict (or names it as the plan's own):\n%s", f.Text)
+	}
+	md, err := os.ReadFile(f.Files.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Its own verdicts, besides interleavings-agree:\n\n```\n  winner-named at ") {
+		t.Errorf("the markdown report does not print the suspect's own verdict:\n%s", md)
+	}
+}
+
+// Options.Expect naming the suspect's own violation expects the failing
+// plan: the search's plan 0 shows the known bug through the run its
+// interleavings-agree blames, and the test passes (it failed with "this
+// violation is another one" when only the plan's own run counted).
+func TestExpectCountsTheSuspectsOwnViolations(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("CTRLSIM_ARTIFACTS", t.TempDir())
+	o := suspectBreaks(t)
+	o.Expect, o.Checks, o.Workers = "winner-named", 3, 1
+	search.Run(t, o)
 }

@@ -135,10 +135,16 @@
 // # A known bug, and keeping going
 //
 // Options.Expect names a property the test expects to be violated
-// (AnyProperty: any): the regression test of a known bug. Run passes when a
+// (AnyProperty: any), or several separated by commas (an operator's known
+// bugs): the regression test of a known bug. Run passes when a
 // plan violates it, logging the same report, saved plan and replay line;
 // it fails when the budget holds (the bug is no longer caught) and when a
-// violation of another property is found.
+// violation of another property is found. A plan is judged as a whole:
+// its run's violations, and where its interleavings-agree violation blames
+// the other schedule's fault-free run (the suspect), that run's own
+// (failure.Suspect.Violated: a deletion that never completes there is the
+// bug the disagreement points at, printed with the failure and replayed by
+// the suspect's plan).
 //
 // # Findings with no fault at all
 //
@@ -188,7 +194,8 @@
 //
 // Systematic beside random (sweep.go): an exploration runs the
 // targeted plans of a few workloads on the schedule of the explorer's seed:
-// the test's script alone, then the script and a user's steps on one seed
+// the test's script alone (with the domain steps every plan draws, Min 1 or
+// more, at their earliest time and first values: workload.Required), then the script and a user's steps on one seed
 // object from a third of the way into the fault phase (workload.Lifecycle:
 // each seed object's deletion, then a valid change of its first place that
 // can take one), taken from the workloads in turn; then, once those are
@@ -423,15 +430,4 @@
 //     runs (its own, a reference) is under way
 //     (TestAKeepGoingSweepSavesEachFindingAsItFindsIt,
 //     TestAPlanThatRunsLongIsNamedWhileItRuns).
-//   - The sweep's workloads, and plan 0, are the script alone: a domain
-//     step that every drawn plan holds (Min 1: bd's apply-broken,
-//     reposync's delete-reposync) is in none of them, so the sweep aims its
-//     faults at a world no drawn plan reaches
-//     (TestTheSweepsWorkloadsLackTheDomainStepsEveryPlanDraws). Putting
-//     them in at their earliest time and first values was tried (session
-//     40): catalogue outcomes moved, explained; two port tests failed, for
-//     plan 0 then met two bugs of pipeline/promotion-fails-once's buggy
-//     controller at once (Options.Expect names one) and reposync's hang
-//     only through interleavings-agree, the run that hangs being the other
-//     schedule's (deletion-completes is judged on the plan's own).
 package search

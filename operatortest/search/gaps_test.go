@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -148,28 +147,6 @@ func TestNondeterminismOnAPathThePreflightNeverTakesIsNotFound(t *testing.T) {
 		}
 		if found := explorationOf(w).nondeterminism != ""; found != triggered {
 			t.Errorf("trigger among the seed objects %v: nondeterminism found %v (%q), want %v", triggered, found, explorationOf(w).nondeterminism, triggered)
-		}
-	}
-}
-
-// The sweep's workloads, and so plan 0, hold the script alone: a domain
-// step every drawn plan holds (Min 1) is in none of them (doc.go's Known
-// gaps).
-func TestTheSweepsWorkloadsLackTheDomainStepsEveryPlanDraws(t *testing.T) {
-	o := twoSeedOptions()
-	o.Workload.Domain = []world.DomainStep{{Name: "apply-broken", Within: time.Millisecond, Min: 1, Max: 1,
-		Do: func(context.Context, world.StepEnv, world.Args) error { return nil }}}
-	w, err := NewWorld(o.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, again, err := sweepWorkloads(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range append(first, again...) {
-		if slices.ContainsFunc(p.Steps, func(s plan.Step) bool { return s.Action == "apply-broken" }) {
-			t.Fatalf("a sweep workload holds apply-broken (the gap is closed: drop it from doc.go's Known gaps):\n%s", p)
 		}
 	}
 }

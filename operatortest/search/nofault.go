@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlsim/ctrlsim/operatortest/failure"
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
+	"github.com/ctrlsim/ctrlsim/sim/check"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -56,7 +58,7 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 			}
 			return nil, fmt.Errorf("the world could not run a plan (a bug of the test's setup, not a finding): %w", err)
 		}
-		for _, f := range plainFindings(w, p, r, seen, time.Since(start)) {
+		for _, f := range plainFindings(w, t, p, r, seen, time.Since(start)) {
 			if len(found) >= maxFindings {
 				break
 			}
@@ -80,10 +82,17 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 // shows, so nothing in it says two of its signatures share a cause (a panic
 // and a wrong copy are two bugs of one run); with KeepGoing, package
 // rootcause lists one under another where their first wrong writes are one.
-func plainFindings(w *world.World, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
+func plainFindings(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
 	var out []Finding
-	for _, sig := range byHeadline(w, unseen(signatures(w, r.Violated()), seen)) {
-		out = append(out, Finding{By: "no fault at all", Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took})
+	sigs := byHeadline(w, unseen(signatures(w, r.Violated()), seen))
+	var suspected []check.Verdict
+	if len(sigs) > 0 && w.Opts.Expect != "" {
+		// Whether the plan shows the known bug (pinsKnownBug) is judged of
+		// the plan as a whole, the run its interleavings-agree blames too.
+		suspected = failure.SuspectOf(w, t, p, r.Violated()).Violated()
+	}
+	for _, sig := range sigs {
+		out = append(out, Finding{By: "no fault at all", Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took, suspected: suspected})
 	}
 	return out
 }
@@ -150,7 +159,7 @@ func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Fin
 	for _, s := range signatures(w, r.Violated()) {
 		plain[s] = true
 	}
-	nf := plainFindings(w, quiet, r, seen, f.TimeToFind)
+	nf := plainFindings(w, t, quiet, r, seen, f.TimeToFind)
 	if len(nf) > 0 {
 		if plain[f.Signature] {
 			// The signature searched for is shown with no fault: f is

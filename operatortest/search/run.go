@@ -343,6 +343,10 @@ type Finding struct {
 	// explored is the run that showed it, where kept: what its replay is
 	// compared with (determinism.go).
 	explored *world.RunResult
+	// suspected are the own violations of the run its interleavings-agree
+	// violation blames, where that is not its own run and Options.Expect
+	// is set (failure.Suspect.Violated): part of its plan's whole.
+	suspected []check.Verdict
 }
 
 // Explore explores as Run does and returns what it found, without saving,
@@ -733,7 +737,9 @@ func drawnAt(gen *rapid.Generator[*plan.Plan], seed uint64, k int) *plan.Plan {
 // Options.Expect names, which ends a search that does not keep going (plan
 // 0's and a random plan's alike).
 func pinsKnownBug(w *world.World, fs []Finding) bool {
-	return !w.Opts.KeepGoing && slices.ContainsFunc(fs, func(f Finding) bool { return isExpected(w, f.Violations) })
+	return !w.Opts.KeepGoing && slices.ContainsFunc(fs, func(f Finding) bool {
+		return isExpected(w, f.Violations) || isExpected(w, f.suspected)
+	})
 }
 
 // finishExploration fills in out's summary of its first finding.

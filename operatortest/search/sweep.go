@@ -20,7 +20,8 @@ import (
 // The sweep: systematic beside random. Taking turns with the random plans
 // from the first plan, an exploration runs the targeted plans of a few workloads on the schedule
 // of the explorer's seed: the test's script alone (the seed objects and the
-// author's steps, none drawn), then the script and a user's steps on one
+// author's steps, none drawn, with the domain steps every plan draws as
+// simply as a plan draws them: workload.Required), then the script and a user's steps on one
 // seed object (workload.Lifecycle: a deletion, a change; then, after all
 // their plans, workload.Recreations: a re-creation at once and after the
 // deletion, a change undone), so that faults are aimed at what a user's
@@ -112,14 +113,15 @@ func sweepBudget(checks int) int {
 	return checks - (checks+randomShare-1)/randomShare
 }
 
-// sweepBase is the workload the sweep targets: the script alone, on the
-// explorer seed's schedule.
+// sweepBase is the workload the sweep targets: the script and the domain
+// steps every plan draws (workload.Required: a world no drawn plan reaches
+// is no target), on the explorer seed's schedule.
 func sweepBase(w *world.World) (*plan.Plan, error) {
 	script, _, err := w.Opts.Workload.PlanSteps(w.Opts.Scheme, w.Opts.FaultPhase+w.Opts.HealBudget)
 	if err != nil {
 		return nil, err
 	}
-	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: script}, nil
+	return &plan.Plan{Seed: w.Opts.EffectiveSeed() % 4096, Steps: append(script, workload.Required(w)...)}, nil
 }
 
 // sweepWorkloads are the sweep's workloads as plans with no fault, in two

@@ -996,6 +996,50 @@ func domainGenerator(w *world.World) *rapid.Generator[[]plan.Step] {
 	})
 }
 
+// Required are the domain steps every plan draws (Min 1 or more), each
+// drawn as simply as a plan can draw it (what rapid shrinks a draw to): Min
+// of them, at the earliest time the step allows (From, after the first
+// step of its After), each parameter at its first value (a Draw's
+// parameters as it draws them from rapid's example of seed 0). They are
+// what every run of the world starts from (a version published, the
+// user's broken objects applied): the sweep's workloads and plan 0 run
+// them too, so that no targeted plan aims at a world no drawn plan
+// reaches.
+func Required(w *world.World) []plan.Step {
+	var out []plan.Step
+	first := map[string]time.Duration{}
+	for _, d := range world.DomainSteps(w.Opts.Workload.Domain, w.Opts.Systems, int64(w.Opts.FaultPhase)) {
+		if d.Min < 1 {
+			continue
+		}
+		base, ok := time.Duration(0), true
+		if d.After != "" {
+			base, ok = first[d.After]
+		}
+		if !ok {
+			continue // its After's step is drawn in no plan
+		}
+		at := base + min(d.From, cmpOr(d.Within, w.Opts.FaultPhase))
+		if _, seen := first[d.Name]; !seen {
+			first[d.Name] = at
+		}
+		var args world.Args
+		if d.Draw != nil {
+			args = rapid.Custom(func(t *rapid.T) world.Args { return d.Draw(t) }).Example(0)
+		} else {
+			for _, p := range d.Params {
+				if len(p.Values) > 0 && p.Values[0] != "" {
+					args = append(args, plan.Arg{Key: p.Key, Value: p.Values[0]})
+				}
+			}
+		}
+		for range d.Min {
+			out = append(out, plan.Step{At: at, Action: d.Name, Args: args})
+		}
+	}
+	return out
+}
+
 // domainActions interpret the domain steps, run by the workload's user
 // (userOf): the steps of one name in their order.
 func domainActions(w *world.World, actions map[string]cluster.Action, userOf func(*cluster.Cluster) *user) {

@@ -24,6 +24,19 @@ var KernelVerdicts = []string{cluster.HotLoopProperty, cluster.LivelockProperty,
 // AnyProperty, as Options.Expect, expects any property to be violated.
 const AnyProperty = "*"
 
+// Expected are the properties Options.Expect names, in its order (none when
+// it is empty; AnyProperty alone when it is that).
+func (o Options) Expected() []string {
+	if o.Expect == "" {
+		return nil
+	}
+	names := strings.Split(o.Expect, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}
+
 // Oracles are the names Options.Disable takes: the generic oracles and the
 // kernel's verdicts (a test's own Properties are named by the test).
 func Oracles() []string { return append(slices.Clone(oracleNames), KernelVerdicts...) }
@@ -82,12 +95,17 @@ func (o Options) Validate() error {
 			add(fmt.Errorf("Options.Disable: unknown oracle %q (valid: %s)", name, strings.Join(valid, ", ")))
 		}
 	}
-	if o.Expect != "" && o.Expect != AnyProperty {
-		if !slices.Contains(valid, o.Expect) {
-			add(fmt.Errorf("Options.Expect: unknown property %q (valid: %s, or %q for any)", o.Expect, strings.Join(valid, ", "), AnyProperty))
-		}
-		if slices.Contains(o.Disable, o.Expect) {
-			add(fmt.Errorf("Options.Expect: %q is also in Options.Disable: it could never be violated", o.Expect))
+	for _, name := range o.Expected() {
+		switch {
+		case name == AnyProperty && o.Expect != AnyProperty:
+			add(fmt.Errorf("Options.Expect: %q among other names (%q): it expects any property alone", AnyProperty, o.Expect))
+		case name == AnyProperty:
+		case name == "":
+			add(fmt.Errorf("Options.Expect: an empty name in %q (names are separated by single commas)", o.Expect))
+		case !slices.Contains(valid, name):
+			add(fmt.Errorf("Options.Expect: unknown property %q (valid: %s, or %q for any)", name, strings.Join(valid, ", "), AnyProperty))
+		case slices.Contains(o.Disable, name):
+			add(fmt.Errorf("Options.Expect: %q is also in Options.Disable: it could never be violated", name))
 		}
 	}
 	add(o.validateOwn()) // validate.go
@@ -350,7 +368,10 @@ type Options struct {
 	// any): the test of a known bug. Run then passes when a plan violates
 	// it, with the same report, saved plan and replay line in the log, and
 	// fails when the whole budget holds (the bug is no longer caught) or
-	// when another property is violated.
+	// when another property is violated. An operator with more than one
+	// known bug names each, separated by commas
+	// ("at-most-once,retried-after-failure"): a plan that violates any of
+	// them is expected.
 	Expect string
 	// Nondeterministic names fields that legitimately differ between two runs
 	// of one workload in the operator's domain (a counter of attempts): the

@@ -24,6 +24,14 @@ const (
 	Holds  Outcome = "holds"  // no violation within the budget
 )
 
+// RequiredStepsWhy opens the explanation of an outcome that moved when plan
+// 0 and the sweep's targeted plans came to start from what every drawn plan
+// starts from (session 40); each entry's Why goes on with what moved.
+const RequiredStepsWhy = "Plan 0 and the sweep's targeted plans now start from what every drawn plan starts from: the entry's domain steps of Min 1, " +
+	"at their earliest time and first values (operatortest/search's sweepBase, operatortest/workload.Required), on the explorer seed's schedule " +
+	"(seed 1). Before, they ran the script alone, a world no drawn plan reaches: the sweep aimed its faults at a run without the entry's own steps, " +
+	"and the bug was first met by a random plan and shrunk (its minimal plan on seed 0). "
+
 // Entry is one catalogue entry: a scenario under one fault profile, with its
 // properties and the expected outcome per variant of its reference controller.
 type Entry struct {

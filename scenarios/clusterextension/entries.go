@@ -59,7 +59,7 @@ func entry(id, summary string, ex map[variant.Variant]catalogue.Outcome) *catalo
 // Entries are the seed 2 entries of the catalogue.
 func Entries() []*catalogue.Entry {
 	const c, h = catalogue.Caught, catalogue.Holds
-	return []*catalogue.Entry{
+	es := []*catalogue.Entry{
 		entry("helm/interrupted-install",
 			"operator-controller installs a ClusterExtension's bundle as a Helm release. Helm first records revision 1 as pending-install, "+
 				"then creates the objects, then marks the record deployed. When the operator process dies in between (OOM, node loss, lost leader "+
@@ -85,4 +85,27 @@ func Entries() []*catalogue.Entry {
 				"are orphaned (SEEDS.md weakness 1). The robust applier first completes the in-flight 2.0.0 from its record, then upgrades to 3.0.0.",
 			expect(c, c, h)),
 	}
+	for _, e := range es {
+		if w := requiredMoved[e.ID]; w != "" {
+			e.Why += "\n\n" + catalogue.RequiredStepsWhy + w
+		}
+	}
+	return es
+}
+
+// requiredMoved says, per entry, what moved when plan 0 and the sweep came
+// to hold the request (request-version, Min 1) and the publication
+// (publish, Min 1) every drawn plan holds.
+var requiredMoved = map[string]string{
+	"helm/interrupted-upgrade": "The sweep's first targeted plan is now a crash right after the operator's first write of the upgrade " +
+		"(`crash process=operator-controller write=1`), the pending-upgrade record of revision 2:\n\n" +
+		"    12.720881ms  operator-controller/clusterextension#1 r1 create     Secret op-system/sh.helm.release.v1.op.v2 wrote rv=31 -> ok\n" +
+		"    12.720881ms  operator-controller/clusterextension#1 r1 crash       -> crash after write 1 (create)\n\n" +
+		"It catches the buggy applier at plan 1 (was plan 9, a random plan's crash at call 10): `release-settles violated at 2m0s: pending at " +
+		"rest: v2=pending-upgrade(2.0.0)`.",
+	"helm/interrupted-upgrade-new-version": "The buggy applier is caught at plan 1 (was 2) by the same crash right after the first write of the " +
+		"upgrade (`10.300945ms ... create Secret op-system/sh.helm.release.v1.op.v2 wrote rv=32 -> ok`, then `crash after write 1 (create)`), its " +
+		"plan three lines with the publication of 3.0.0 that every plan holds (`pending at rest: v2=pending-upgrade(3.0.0)`). The fixed " +
+		"applier's no-version-skip is found at plan 30 (was 18) with the same minimal plan: the sweep's targets, taken from the fault-free run that " +
+		"now holds the request and the publication, fill other places among the random plans.",
 }

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"strings"
+
 	"github.com/ctrlsim/ctrlsim/controllers/variant"
 	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 )
@@ -96,7 +98,26 @@ func Entries() []*catalogue.Entry {
 	crash := entries[3]
 	crash.Why = crashAfterPromoteWhy
 	entries[2].Why = promotionFailsOnceWhy
+	for _, e := range entries {
+		if w := requiredMoved[e.ID]; w != "" {
+			e.Why = strings.TrimPrefix(e.Why+"\n\n", "\n\n") + catalogue.RequiredStepsWhy + w
+		}
+	}
 	return entries
+}
+
+// requiredMoved says, per entry, what moved when plan 0 and the sweep came
+// to hold the publication (publish, Min 1) and the entry's own Min 1 steps.
+var requiredMoved = map[string]string{
+	"pipeline/app-event-race": "The buggy controller is still caught by plan 0, now on seed 1 with the app event every plan of this entry draws " +
+		"(`at 0s publish version=v2`, `at 0s app-event env=dev`: two lines, was one): `side effect default/podinfo/prod@v2 happened twice` " +
+		"(staging's on seed 0).",
+	"pipeline/promotion-fails-once": "The buggy controller is caught by plan 0 on seed 1 (`at 0s publish version=v2`, `at 0s promotion-fails " +
+		"env=staging version=v2 count=1`; the publication was at 1 ms on seed 0), where the two fault-free schedules also disagree on the " +
+		"Pipeline's status (interleavings-agree: the run with seed 2049 is the suspect), beside retried-after-failure.",
+	"pipeline/crash-after-promote": "The buggy controller is caught by plan 0 on seed 1 (`side effect default/podinfo/prod@v2 happened twice`, " +
+		"staging's on seed 0), the fixed one at plan 135 (was 133) by the same minimal plan: the sweep's targets, from the fault-free run that now " +
+		"holds the publication, fill other places among the random plans.",
 }
 
 // promotionFailsOnceWhy explains the buggy controller's change of property

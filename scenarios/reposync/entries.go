@@ -93,7 +93,12 @@ func Entries() []*catalogue.Entry {
 				"schedule of two left it behind; config-sync's RepoSyncFinalizer stops the parser and remediator and waits for them before it "+
 				"destroys, and the model's Finalizer now does), and the robust manager, its RoleBinding cache lagging 2.138 s, read the RoleBinding "+
 				"it had put back as gone at teardown and left it after the RepoSync (converges; its teardown now reads it live). "+
-				"TestTheRobustVariantsFormerFailuresHold replays both.",
+				"TestTheRobustVariantsFormerFailuresHold replays both.\n\n"+catalogue.RequiredStepsWhy+
+				"Plan 0 now holds the RepoSync's deletion and the revocation (`at 5s delete-reposync ns=bookstore`, `at 5s revoke-rolebinding "+
+				"ns=bookstore`, seed 1), and both variants are caught there with no fault: the fault-free run with seed 2049 ends with the RepoSync still "+
+				"being deleted, the one with seed 1 deleted it (interleavings-agree: `RepoSync bookstore/repo-sync exists after the fault-free run with "+
+				"seed 2049, not after the fault-free run with seed 1`, the suspect the run whose deletion does not complete), the same hang "+
+				"deletion-completes and terminates reported on seed 0's plan.",
 			expect(c, c, h)),
 	}
 }
