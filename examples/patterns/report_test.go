@@ -139,7 +139,7 @@ func excusesUsed(counts map[string]int) string {
 // only once (the time is the time to catch).
 func firstCatch(t *testing.T, p pattern) (operatortest.Result, time.Duration) {
 	t.Helper()
-	o := p.options(true)
+	o := twinOptions(p)
 	o.ShrinkRuns = 1
 	return explore(t, o)
 }

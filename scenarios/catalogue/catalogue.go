@@ -90,10 +90,34 @@ type Result struct {
 	// time until the first violating plan was found (0 when none was).
 	Wall        time.Duration
 	WallToCatch time.Duration
+	// Reproduced is whether the minimal plan, replayed, violated a property
+	// again; set where it is replayed (WriteReports, TestEntries).
+	Reproduced bool
 }
 
 // AsExpected reports whether the outcome is the expected one.
 func (r Result) AsExpected() bool { return r.Outcome == r.Expect }
+
+// Problems lists how a result breaks the catalogue's expectations, the one
+// rule TestEntries and `ctrlsim catalogue --check` apply: the outcome is the
+// expected one, and a caught variant's minimal plan has at most
+// MaxMinimalPlan lines and, replayed, violates a property again.
+func (r Result) Problems() []string {
+	var out []string
+	if !r.AsExpected() {
+		out = append(out, fmt.Sprintf("outcome %s, expected %s", r.Outcome, r.Expect))
+	}
+	if r.Minimal == nil {
+		return out
+	}
+	if n := r.Minimal.Size(); n > MaxMinimalPlan {
+		out = append(out, fmt.Sprintf("minimal plan has %d lines, want at most %d", n, MaxMinimalPlan))
+	}
+	if !r.Reproduced {
+		out = append(out, "the minimal plan does not reproduce the violation")
+	}
+	return out
+}
 
 // Explore runs up to checks plans of the entry's test for v from the explorer
 // seed, and shrinks the first violation (operatortest.Explore). wallClock

@@ -54,3 +54,45 @@ func TestAnEntryWithTestReplaysThroughOperatortest(t *testing.T) {
 		t.Errorf("two replays of one plan: hashes %s and %s", hashes[0], hashes[1])
 	}
 }
+
+// A result breaks the catalogue's expectations (what TestEntries and
+// `ctrlsim catalogue --check` fail on) when its outcome is not the expected
+// one, when its minimal plan is longer than MaxMinimalPlan, or when that
+// plan's replay violates nothing; a caught result within bounds that
+// reproduces, and an expected hold, break none.
+func TestAResultBreaksTheCatalogueForEachOfItsThreeRules(t *testing.T) {
+	short, err := plan.Parse("seed 1\nat 1ms delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := plan.Parse("seed 1\nat 1ms delete object=0\nat 2ms delete object=0\nat 3ms delete object=0\nat 4ms delete object=0\nat 5ms delete object=0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caught := catalogue.Result{Entry: "e", Variant: variant.Buggy, Expect: catalogue.Caught, Outcome: catalogue.Caught, Minimal: short, Reproduced: true}
+	for _, c := range []struct {
+		name string
+		r    func(r catalogue.Result) catalogue.Result
+		want string
+	}{
+		{"within bounds", func(r catalogue.Result) catalogue.Result { return r }, ""},
+		{"an expected hold", func(r catalogue.Result) catalogue.Result {
+			r.Expect, r.Outcome, r.Minimal, r.Reproduced = catalogue.Holds, catalogue.Holds, nil, false
+			return r
+		}, ""},
+		{"unexpected", func(r catalogue.Result) catalogue.Result { r.Expect = catalogue.Holds; return r }, "outcome caught, expected holds"},
+		{"too long", func(r catalogue.Result) catalogue.Result { r.Minimal = long; return r }, "minimal plan has 5 lines, want at most 4"},
+		{"not reproduced", func(r catalogue.Result) catalogue.Result { r.Reproduced = false; return r }, "does not reproduce"},
+	} {
+		got := c.r(caught).Problems()
+		if c.want == "" {
+			if len(got) > 0 {
+				t.Errorf("%s: %q, want no problem", c.name, got)
+			}
+			continue
+		}
+		if len(got) != 1 || !strings.Contains(got[0], c.want) {
+			t.Errorf("%s: %q, want one problem saying %q", c.name, got, c.want)
+		}
+	}
+}

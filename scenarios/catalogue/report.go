@@ -85,8 +85,6 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 				progress(e, string(v))
 			}
 			r := e.Explore(v, opts.Checks, opts.Seed, func() time.Time { return time.Time{} })
-			all = append(all, r)
-			results[string(v)] = r
 			first, violated, planLink := "-", "-", "-"
 			if r.Outcome == Caught {
 				first = fmt.Sprint(r.ChecksToFirstFailure)
@@ -96,10 +94,14 @@ func WriteReports(dir string, entries []*Entry, opts ReportOptions, progress fun
 					return nil, err
 				}
 				planLink = fmt.Sprintf("[%d line%s](%s)", r.Minimal.Size(), world.Plural(r.Minimal.Size()), path.Base(name))
-				if err := writeCaught(&details, dir, e, string(v), name, r, opts); err != nil {
+				reproduced, err := writeCaught(&details, dir, e, string(v), name, r, opts)
+				if err != nil {
 					return nil, err
 				}
+				r.Reproduced = reproduced
 			}
+			all = append(all, r)
+			results[string(v)] = r
 			mark := ""
 			if !r.AsExpected() {
 				mark = " **(unexpected)**"
@@ -152,10 +154,13 @@ func writeEntryHeader(w *bytes.Buffer, e *Entry) {
 
 // writeCaught replays a caught variant's minimal plan for its page: the replay
 // command, the verdicts, the timeline and its SVG.
-func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Result, opts ReportOptions) error {
+// writeCaught writes a caught variant's section of its entry's page, its
+// picture and inspector, and reports whether the minimal plan's replay
+// violated a property again.
+func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Result, opts ReportOptions) (bool, error) {
 	run, err := e.Replay(r.Variant, r.Minimal)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer run.Close()
 	fmt.Fprintf(w, "## %s: the minimal plan\n\n```\n%s```\n\nReplay: `%s`\n\n", v, r.Minimal.String(), Replay(e.ID, v, path.Join("reports", planFile)))
@@ -166,7 +171,7 @@ func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Re
 	}
 	// The picture and the inspector beside the plan.
 	if err := run.WriteStory(planBase(dir, planFile), fmt.Sprintf("%s, %s: minimal plan", e.ID, v)); err != nil {
-		return err
+		return false, err
 	}
 	fmt.Fprintf(w, "\n![timeline of the minimal plan](%s.svg)\n\n", v)
 	fmt.Fprintf(w, "Inspect every step (download and open in a browser; self-contained): [%s.html](%s.html)\n\n", v, v)
@@ -177,5 +182,5 @@ func writeCaught(w *bytes.Buffer, dir string, e *Entry, v, planFile string, r Re
 		lines = lines[:opts.TimelineLines]
 	}
 	fmt.Fprintf(w, "Timeline (trace hash `%s`):\n\n```\n%s%s```\n\n", run.Hash, strings.Join(lines, ""), more)
-	return nil
+	return len(run.Violated()) > 0, nil
 }

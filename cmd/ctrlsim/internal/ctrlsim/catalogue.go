@@ -45,9 +45,13 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	unexpected := 0
+	var problems []string
 	for _, r := range results {
 		if !r.AsExpected() {
 			unexpected++
+		}
+		for _, p := range r.Problems() {
+			problems = append(problems, fmt.Sprintf("%s/%s: %s\n", r.Entry, r.Variant, p))
 		}
 	}
 	if !*check {
@@ -67,6 +71,13 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(diffs) > 0 {
 		fmt.Fprintf(stdout, "%s is stale (regenerate with `make reports` and commit):\n%s", *dir, strings.Join(diffs, ""))
+	}
+	// The catalogue's expectations (catalogue.Result.Problems, what each
+	// scenario's TestEntries checks): make test runs them here, once.
+	if len(problems) > 0 {
+		fmt.Fprintf(stdout, "%d results break the catalogue's expectations:\n%s", len(problems), strings.Join(problems, ""))
+	}
+	if len(diffs) > 0 || len(problems) > 0 {
 		return &exitError{1}
 	}
 	fmt.Fprintf(stdout, "%s is current: %d results, %d unexpected\n", *dir, len(results), unexpected)
