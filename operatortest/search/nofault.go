@@ -63,6 +63,9 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 				break
 			}
 			seen[f.Signature] = true
+			for _, sig := range f.Also {
+				seen[sig] = true
+			}
 			mine, err := report(f)
 			if err != nil {
 				return nil, err
@@ -76,25 +79,29 @@ func faultFree(w *world.World, t *testing.T, seen map[string]bool, report func(F
 	return found, nil
 }
 
-// plainFindings are the findings with no fault at all of r, the run of p (a
-// plan with no fault): one for each signature not in seen, the test's own
-// properties first. A fault-free run shows whatever the workload alone
-// shows, so nothing in it says two of its signatures share a cause (a panic
-// and a wrong copy are two bugs of one run); with KeepGoing, package
-// rootcause lists one under another where their first wrong writes are one.
+// plainFindings is the finding with no fault at all of r, the run of p (a
+// plan with no fault), if it shows a signature not in seen: one run, one
+// finding, its headline the first of its new signatures (byHeadline: the
+// test's own property first) and the others listed under it (Also), each
+// printed with it and its plan saved once. A fault-free run shows whatever
+// the workload alone shows, so nothing in it says its signatures share a
+// cause (a panic and a wrong copy may be two bugs of one run): they are
+// listed under one finding because they are one plan's, not one cause's,
+// and every one of them counts as seen. With KeepGoing, package rootcause
+// still lists a later plan under it only where their first wrong writes
+// are one.
 func plainFindings(w *world.World, t *testing.T, p *plan.Plan, r *world.RunResult, seen map[string]bool, took time.Duration) []Finding {
-	var out []Finding
 	sigs := byHeadline(w, unseen(signatures(w, r.Violated()), seen))
+	if len(sigs) == 0 {
+		return nil
+	}
 	var suspected []check.Verdict
-	if len(sigs) > 0 && w.Opts.Expect != "" {
+	if w.Opts.Expect != "" {
 		// Whether the plan shows the known bug (pinsKnownBug) is judged of
 		// the plan as a whole, the run its interleavings-agree blames too.
 		suspected = failure.SuspectOf(w, t, p, r.Violated()).Violated()
 	}
-	for _, sig := range sigs {
-		out = append(out, Finding{By: "no fault at all", Signature: sig, NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took, suspected: suspected})
-	}
-	return out
+	return []Finding{{By: "no fault at all", Signature: sigs[0], Also: sigs[1:], NoFault: true, Minimal: p, Violations: r.Violated(), Hash: r.Hash, steps: r.Steps, explored: r, TimeToFind: took, suspected: suspected}}
 }
 
 // unseen are the signatures of sigs not in seen, in order.
@@ -140,13 +147,13 @@ func firstWithFault(fs []Finding) *Finding {
 // to it.
 func split(w *world.World, t *testing.T, f Finding, seen map[string]bool) ([]Finding, Finding, error) {
 	if len(f.Minimal.Faults) == 0 {
-		var out []Finding // one for each signature, as plainFindings makes them
-		for _, sig := range byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen)) {
-			g := f
-			g.Signature, g.Also, g.NoFault, g.FirstFailure, g.By = sig, nil, true, 0, "no fault at all"
-			out = append(out, g)
+		// One finding, as plainFindings makes it.
+		sigs := byHeadline(w, unseen(append([]string{f.Signature}, f.Also...), seen))
+		if len(sigs) == 0 {
+			return nil, Finding{}, nil
 		}
-		return out, Finding{}, nil
+		f.Signature, f.Also, f.NoFault, f.FirstFailure, f.By = sigs[0], sigs[1:], true, 0, "no fault at all"
+		return []Finding{f}, Finding{}, nil
 	}
 	quiet := &plan.Plan{Seed: f.Minimal.Seed, Steps: f.Minimal.Steps}
 	w.Phase = world.PhaseFind

@@ -134,7 +134,10 @@ func Run(t *testing.T, o world.Options) {
 	saveAndReport := func(f Finding, more string) {
 		path := savePlan(f)
 		also := ""
-		if len(f.Also) > 0 {
+		switch {
+		case len(f.Also) > 0 && f.NoFault:
+			also = fmt.Sprintf(" (the same fault-free run also violates %s: one run, one finding)", strings.Join(f.Also, "; "))
+		case len(f.Also) > 0:
 			also = fmt.Sprintf(" (the same plan also violates %s: one root cause, one finding)", strings.Join(f.Also, "; "))
 		}
 		if f.NoFault {
