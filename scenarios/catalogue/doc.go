@@ -5,9 +5,13 @@
 // plan of it through operatortest (operatortest.go: Explore is
 // operatortest.Explore and Replay operatortest.Replay, run as a test of the
 // program by internal/outside.Run), writes reports/ (WriteReports: an index
-// and one folder per entry), and holds the one test of the catalogue's
-// expectations (TestEntries, at the catalogue's budget: Checks plans from
-// explorer seed Seed) and each port's (TestPorts). It runs no plan itself.
+// and one folder per entry), and holds the one rule of the catalogue's
+// expectations (Result.Problems: the expected outcome, a minimal plan of at
+// most MaxMinimalPlan lines that reproduces), which TestEntries applies at
+// the catalogue's budget (Checks plans from explorer seed Seed) and
+// `ctrlsim catalogue --check` applies to the results it writes (make test
+// runs the latter and skips the former: one exploration of each pair), and
+// each port's test (TestPorts). It runs no plan itself.
 //
 // # Known gaps
 //

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -20,11 +21,18 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "reports", "the catalogue directory")
 	checks := fs.Int("checks", catalogue.Checks, "plans per (entry, variant)")
 	seed := fs.Uint64("seed", catalogue.Seed, "explorer seed")
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "entries explored at once, each in a process of its own (1: in this process)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *checks < 1 {
 		return usagef("bad --checks %d: want at least 1", *checks)
+	}
+	if *jobs < 1 {
+		return usagef("bad --jobs %d: want at least 1", *jobs)
+	}
+	if part := os.Getenv(cataloguePartEnv); part != "" {
+		return writePart(part, stderr) // a process of another's --jobs
 	}
 	// The catalogue is always generated afresh into a temporary directory, then
 	// either compared with dir (--check) or copied over it, files it no longer
@@ -36,10 +44,16 @@ func cmdCatalogue(args []string, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(tmp)
 	target := tmp
 	entries := scenarios.All()
-	progress := catalogueProgress(stderr, isTerminal(stderr), entries, time.Now)
-	results, err := catalogue.WriteReports(target, entries, catalogue.ReportOptions{Checks: *checks, Seed: *seed}, progress)
-	if isTerminal(stderr) {
-		fmt.Fprint(stderr, "\r\033[K")
+	opts := catalogue.ReportOptions{Checks: *checks, Seed: *seed}
+	var results []catalogue.Result
+	if *jobs == 1 {
+		progress := catalogueProgress(stderr, isTerminal(stderr), entries, time.Now)
+		results, err = catalogue.WriteReports(target, entries, opts, progress)
+		if isTerminal(stderr) {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+	} else {
+		results, err = writeInParts(target, entries, opts, *jobs, stderr)
 	}
 	if err != nil {
 		return err
@@ -208,7 +222,13 @@ func catalogueProgress(w io.Writer, terminal bool, entries []*catalogue.Entry, n
 	for _, e := range entries {
 		total += len(e.Variants())
 	}
-	start, n := now(), 0
+	return progressFrom(w, terminal, total, 0, now(), now)
+}
+
+// progressFrom is catalogueProgress for pairs numbered from after+1 of
+// total, the time so far counted from start.
+func progressFrom(w io.Writer, terminal bool, total, after int, start time.Time, now func() time.Time) func(e *catalogue.Entry, v string) {
+	n := after
 	return func(e *catalogue.Entry, v string) {
 		n++
 		if terminal {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/scenarios"
+	"github.com/ctrlsim/ctrlsim/scenarios/catalogue"
 )
 
 // A regenerated catalogue passes its own check: the files an entry no longer
@@ -79,5 +80,64 @@ func TestTheCatalogueSaysWhichPairItExploresWhereStderrIsNotATerminal(t *testing
 	catalogueProgress(&term, true, entries, now)(entries[0], "fixed")
 	if got := term.String(); !strings.HasPrefix(got, "\r\033[K") || strings.Contains(got, "\n") {
 		t.Errorf("on a terminal: %q, want one line rewritten in place", got)
+	}
+}
+
+// Written in parts (--jobs above 1: each entry in a process of its own, the
+// index from all their results), the catalogue is the one written in one
+// process, file for file, and its results are the same.
+func TestTheCatalogueWrittenInPartsIsTheCatalogueWrittenInOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores two entries twice (make test runs it)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func() (string, []string, error)) { partCommand = f }(partCommand)
+	partCommand = func() (string, []string, error) { return self, append(os.Environ(), asCommand+"=1"), nil }
+	var entries []*catalogue.Entry
+	for _, e := range scenarios.All() {
+		if e.ID == "canary/stale-cache" || e.ID == "helm/interrupted-install" {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) != 2 {
+		t.Fatalf("%d of the two entries found", len(entries))
+	}
+	opts := catalogue.ReportOptions{Checks: 2, Seed: 1}
+	one, parts := t.TempDir(), t.TempDir()
+	want, err := catalogue.WriteReports(one, entries, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	got, err := writeInParts(parts, entries, opts, 2, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	diffs, err := compareDirs(one, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) > 0 {
+		t.Errorf("written in parts, the catalogue differs:\n%s", diffs)
+	}
+	caught := 0
+	for i := range want {
+		w, g := want[i], got[i]
+		if g.Entry != w.Entry || g.Variant != w.Variant || g.Outcome != w.Outcome || g.Expect != w.Expect || g.ChecksToFirstFailure != w.ChecksToFirstFailure ||
+			g.Reproduced != w.Reproduced || (g.Minimal == nil) != (w.Minimal == nil) || g.Minimal != nil && g.Minimal.String() != w.Minimal.String() {
+			t.Errorf("result %d: in parts %+v, in one process %+v", i, g, w)
+		}
+		if w.Outcome == catalogue.Caught {
+			caught++
+		}
+	}
+	if len(got) != len(want) || caught == 0 {
+		t.Errorf("%d results in parts, %d in one process (%d caught): want the same, some caught", len(got), len(want), caught)
+	}
+	if n := strings.Count(log.String(), "ctrlsim catalogue: ["); n != len(want) {
+		t.Errorf("the parts said %d progress lines, want one a pair (%d):\n%s", n, len(want), log.String())
 	}
 }
