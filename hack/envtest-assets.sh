@@ -16,7 +16,9 @@
 # (which k8s.io/kubernetes's own go.mod points at ./staging/...) with its v0.<minor>.x release.
 # kube-controller-manager is k8s.io/kubernetes/cmd/kube-controller-manager at the same release,
 # built in the same `go build` as kube-apiserver (one build graph: the packages they share, most
-# of them, compile once). A directory from before kube-controller-manager was added (its stamp
+# of them, compile once). Where the repository's go.mod requires k8s.io/kubernetes at that
+# release, the two build in the repository's own module graph instead of the throwaway module,
+# so that the packages the tests compile too are compiled once (see their step below). A directory from before kube-controller-manager was added (its stamp
 # names no kube-controller-manager) keeps its kube-apiserver and etcd: only
 # kube-controller-manager is built, at the kubernetes version the stamp records.
 # etcd is go.etcd.io/etcd/server/v3 (its main package is the etcd binary) at the version that
@@ -185,14 +187,20 @@ godirectives=$(grep -E '^(go|godebug) ' "$kmod")
 # graph build in one `go build` (the packages they share compile once) into a directory of the
 # throwaway tree, each binary named after its package's last element; each is then moved into
 # $dir as <binary>, so an interrupted build leaves no partial binary there.
+# With $modfile set, the build runs in the repository's own module instead, with a copy of its
+# go.mod ($modfile; go.sum beside it) and without -trimpath: see kube-apiserver's step below.
 build_in() {
 	local mdir=$1 ldflags=$2 start=$SECONDS arg pkg elem log="$dir/build.log"
-	local -a pkgs=()
+	local -a pkgs=() flags=(-trimpath)
+	local cwd=$mdir
 	shift 2
+	if [[ -n ${modfile:-} ]]; then
+		flags=(-modfile "$modfile") cwd=$repo
+	fi
 	for arg in "$@"; do pkgs+=("${arg#*=}"); done
 	say "building ${pkgs[*]} into $dir"
 	mkdir -p "$mdir/bin"
-	if ! (cd "$mdir" && nice "$go" build -trimpath -ldflags "$ldflags" -o "$mdir/bin/" "${pkgs[@]}") >"$log" 2>&1; then
+	if ! (cd "$cwd" && nice "$go" build "${flags[@]}" -ldflags "$ldflags" -o "$mdir/bin/" "${pkgs[@]}") >"$log" 2>&1; then
 		die "building ${pkgs[*]} failed: $(grep -m1 -v '^go: downloading' "$log") (full log: $log)"
 	fi
 	rm -f "$log"
@@ -223,7 +231,22 @@ if [[ -z $only_kcm ]]; then
 	fi
 fi
 
-# kube-apiserver and kube-controller-manager
+# kube-apiserver and kube-controller-manager. Where the repository's go.mod requires
+# k8s.io/kubernetes at this very release (it hosts kube-controller-manager's controllers), they
+# build in the repository's own module graph (a copy of its go.mod, so nothing is written to it)
+# and with the flags `go vet` and `go test` use: the packages both graphs hold (1,253 of the 2,216
+# of kube-apiserver and kube-controller-manager at v1.37.2, k8s.io/api, apimachinery, client-go
+# and kube-controller-manager's own among them) are then the same build actions, compiled once
+# into the build cache, where make test on a fresh machine compiled them twice. Otherwise (the
+# proxy's newest release is another) a throwaway module as described at the top.
+modfile=""
+if [[ $(awk '$1 == "k8s.io/kubernetes" { print $2; exit }' "$repo/go.mod") == "$k8s" ]]; then
+	mkdir -p "$tmp/repo-module"
+	cp "$repo/go.mod" "$tmp/repo-module/go.mod"
+	cp "$repo/go.sum" "$tmp/repo-module/go.sum"
+	modfile="$tmp/repo-module/go.mod"
+	say "kube-apiserver and kube-controller-manager build in the repository's module graph (its go.mod requires k8s.io/kubernetes $k8s): their shared packages compile once for them and for the tests"
+fi
 mkdir -p "$tmp/kube-apiserver"
 {
 	echo "module ctrlsim.local/envtest-assets/kube-apiserver"
