@@ -176,7 +176,7 @@ func twin(t *testing.T, p pattern) (operatortest.Result, time.Duration) {
 // finding with no fault at all (plan 0's) does not end the search, which
 // goes on over the whole budget for one that needs a fault: 527 s for the
 // password twin, caught at plan 0, whose every run hot-loops to the bound
-// (131 s with the search ending there). KeepGoing's test reports every
+// (106 s with the search ending there). KeepGoing's test reports every
 // finding of each twin.
 func twinOptions(p pattern) operatortest.Options {
 	o := p.options(true)
