@@ -218,11 +218,16 @@ func compareDirs(have, want string) ([]string, error) {
 // CI log, where the catalogue's half hour would otherwise be silent) one
 // line a pair, numbered among all of them, with the time so far.
 func catalogueProgress(w io.Writer, terminal bool, entries []*catalogue.Entry, now func() time.Time) func(e *catalogue.Entry, v string) {
-	total := 0
+	return progressFrom(w, terminal, pairs(entries), 0, now(), now)
+}
+
+// pairs counts the (entry, variant) pairs of entries.
+func pairs(entries []*catalogue.Entry) int {
+	n := 0
 	for _, e := range entries {
-		total += len(e.Variants())
+		n += len(e.Variants())
 	}
-	return progressFrom(w, terminal, total, 0, now(), now)
+	return n
 }
 
 // progressFrom is catalogueProgress for pairs numbered from after+1 of

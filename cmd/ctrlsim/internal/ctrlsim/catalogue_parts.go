@@ -35,6 +35,7 @@ type cataloguePart struct {
 	Results string `json:"results"` // the file its results are written to (partResult, JSON)
 	Checks  int    `json:"checks"`
 	Seed    uint64 `json:"seed"`
+	Lines   int    `json:"lines"` // ReportOptions.TimelineLines
 	After   int    `json:"after"` // the pairs of the entries before it (progress numbering)
 	Total   int    `json:"total"` // the pairs of the whole catalogue
 	Start   int64  `json:"start"` // when the catalogue started (Unix nanoseconds): the time so far
@@ -72,10 +73,7 @@ func writeInParts(dir string, entries []*catalogue.Entry, opts catalogue.ReportO
 		// one write at a time.
 		stderr = &lockedWriter{w: stderr}
 	}
-	total := 0
-	for _, e := range entries {
-		total += len(e.Variants())
-	}
+	total := pairs(entries)
 	files, err := os.MkdirTemp("", "ctrlsim-catalogue-parts-")
 	if err != nil {
 		return nil, err
@@ -88,7 +86,7 @@ func writeInParts(dir string, entries []*catalogue.Entry, opts catalogue.ReportO
 	after := 0
 	for i, e := range entries {
 		part := cataloguePart{Entry: e.ID, Dir: dir, Results: filepath.Join(files, fmt.Sprintf("%d.json", i)),
-			Checks: opts.Checks, Seed: opts.Seed, After: after, Total: total, Start: start.UnixNano()}
+			Checks: opts.Checks, Seed: opts.Seed, Lines: opts.TimelineLines, After: after, Total: total, Start: start.UnixNano()}
 		after += len(e.Variants())
 		orders, err := json.Marshal(part)
 		if err != nil {
@@ -137,7 +135,7 @@ func writePart(orders string, stderr io.Writer) error {
 		return fmt.Errorf("%s: no entry %q", cataloguePartEnv, part.Entry)
 	}
 	progress := progressFrom(stderr, false, part.Total, part.After, time.Unix(0, part.Start), time.Now)
-	rs, err := catalogue.WriteEntry(part.Dir, entry, catalogue.ReportOptions{Checks: part.Checks, Seed: part.Seed}, progress)
+	rs, err := catalogue.WriteEntry(part.Dir, entry, catalogue.ReportOptions{Checks: part.Checks, Seed: part.Seed, TimelineLines: part.Lines}, progress)
 	if err != nil {
 		return err
 	}
