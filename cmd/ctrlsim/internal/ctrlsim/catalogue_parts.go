@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -97,7 +98,7 @@ func writeInParts(dir string, entries []*catalogue.Entry, opts catalogue.ReportO
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			cmd := exec.Command(self, "catalogue")
-			cmd.Env = append(env, cataloguePartEnv+"="+string(orders))
+			cmd.Env = partEnv(env, orders)
 			cmd.Stderr = stderr
 			if out, err := cmd.Output(); err != nil {
 				errs[i] = fmt.Errorf("the process writing %s: %v%s", part.Entry, err, out)
@@ -117,6 +118,13 @@ func writeInParts(dir string, entries []*catalogue.Entry, opts catalogue.ReportO
 		all = append(all, rs...)
 	}
 	return all, catalogue.WriteIndex(dir, entries, all, opts)
+}
+
+// partEnv is env with a part's orders: a slice of its own, whatever room
+// env has (appended to env in place, the parts running at once could be
+// handed one array, and so the orders of whichever wrote it last).
+func partEnv(env []string, orders []byte) []string {
+	return append(slices.Clip(env), cataloguePartEnv+"="+string(orders))
 }
 
 // writePart writes the entry orders names (cataloguePartEnv) and its results.

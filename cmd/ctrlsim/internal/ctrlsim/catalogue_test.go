@@ -83,6 +83,21 @@ func TestTheCatalogueSaysWhichPairItExploresWhereStderrIsNotATerminal(t *testing
 	}
 }
 
+// Each part is handed its own orders, however much room the environment
+// it is given has (CI once saw two parts run on one entry's orders, the
+// other's results never written).
+func TestEachPartIsHandedItsOwnOrders(t *testing.T) {
+	env := make([]string, 1, 8)
+	env[0] = "A=1"
+	first, second := partEnv(env, []byte("first")), partEnv(env, []byte("second"))
+	if got := first[len(first)-1]; got != cataloguePartEnv+"=first" {
+		t.Errorf("the first part's orders: %q after another part's were made", got)
+	}
+	if second[len(second)-1] != cataloguePartEnv+"=second" || len(env) != 1 {
+		t.Errorf("the second part's environment %q, the shared one %q", second, env)
+	}
+}
+
 // Written in parts (--jobs above 1: each entry in a process of its own, the
 // index from all their results), the catalogue is the one written in one
 // process, file for file, and its results are the same.
