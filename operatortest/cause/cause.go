@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/canon"
 	"github.com/ctrlsim/ctrlsim/sim/check"
@@ -137,7 +138,22 @@ func heldValues(r *check.Run) map[string][]string {
 		}
 	}
 	type place struct{ object, path string }
-	prev := map[string]map[string]string{} // object -> its last version's leaves
+	// An object's leaves are read only where they are compared: at an edit
+	// (the version before it and the edit's) and at the end. A run that
+	// writes without end (a hot loop's thousands of versions) is not
+	// converted at each.
+	leavesOf := func(o client.Object) map[string]string {
+		leaves := map[string]string{}
+		if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o); err == nil {
+			for k, v := range u { // lint:order-independent a map is filled
+				if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
+					stringLeaves(v, k, leaves)
+				}
+			}
+		}
+		return leaves
+	}
+	prev := map[string]client.Object{} // object -> its last version
 	written := map[place]string{}
 	var order []place
 	for _, ev := range r.Log {
@@ -149,15 +165,8 @@ func heldValues(r *check.Run) map[string][]string {
 			delete(prev, object)
 			continue
 		}
-		leaves := map[string]string{}
-		if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ev.Object); err == nil {
-			for k, v := range u { // lint:order-independent a map is filled
-				if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
-					stringLeaves(v, k, leaves)
-				}
-			}
-		}
-		if old, ok := prev[object]; ok && admin[ev.ResourceVersion] {
+		if before, ok := prev[object]; ok && admin[ev.ResourceVersion] {
+			old, leaves := leavesOf(before), leavesOf(ev.Object)
 			set := func(p, v string) {
 				pl := place{object, p}
 				if _, ok := written[pl]; !ok {
@@ -176,7 +185,7 @@ func heldValues(r *check.Run) map[string][]string {
 				}
 			}
 		}
-		prev[object] = leaves
+		prev[object] = ev.Object
 	}
 	slices.SortFunc(order, func(a, b place) int { return strings.Compare(a.object+" "+a.path, b.object+" "+b.path) })
 	out := map[string][]string{}
@@ -189,9 +198,13 @@ func heldValues(r *check.Run) map[string][]string {
 			out[name] = append(out[name], object+" deleted")
 		}
 	}
+	ends := map[string]map[string]string{}
 	for _, pl := range order {
-		end, live := prev[pl.object]
-		if v := written[pl]; live && end[pl.path] == v {
+		last, live := prev[pl.object]
+		if live && ends[pl.object] == nil {
+			ends[pl.object] = leavesOf(last)
+		}
+		if v := written[pl]; live && ends[pl.object][pl.path] == v {
 			out[v] = append(out[v], pl.object+" "+pl.path)
 		}
 	}
