@@ -152,7 +152,9 @@
 // nofault.go, where the rule is): what one shows is a finding "with no
 // fault at all", reported and saved first
 // (testdata/ctrlsim/<test>.<property-kinds>.<hash>.no-fault.plan), and the
-// exploration goes on for a finding that needs a fault. A saved plan with no
+// exploration goes on for a finding that needs a fault, unless the finding
+// is the bug Options.Expect pins: then the run ends there, the workloads
+// after it not judged (without KeepGoing). A saved plan with no
 // fault that still violates does not end the next run either
 // (examples/noopstatus), unless it shows the bug Options.Expect pins: then
 // it ends the run as plan 0 did, so a test run again in the same checkout

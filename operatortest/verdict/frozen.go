@@ -197,8 +197,13 @@ func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
 			byRV[ev.ResourceVersion] = i
 		}
 	}
+	statuses := map[int]map[string]string{} // an event's status, read once (a write's is the next one's before)
 	status := func(i int) map[string]string {
+		if out, ok := statuses[i]; ok {
+			return out
+		}
 		out := map[string]string{}
+		statuses[i] = out
 		if i < 0 {
 			return out
 		}
