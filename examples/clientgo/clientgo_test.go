@@ -79,8 +79,8 @@ func TestTheCorrectControllerHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Caught || res.Checks != 100 {
-		t.Errorf("the correct controller: %+v, want 100 plans and no violation", res)
+	if res.Caught || res.Checks < 100 { // 100: Options.Checks (-ctrlsim.checks=1000 measures more)
+		t.Errorf("the correct controller: %+v, want 100 plans or more and no violation", res)
 	}
 }
 

@@ -50,8 +50,8 @@ func TestTheCorrectControllerHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Caught || res.Checks != 100 {
-		t.Errorf("the correct controller: %d plans, violations %v; want 100 plans and none", res.Checks, res.Violations)
+	if res.Caught || res.Checks < 100 { // 100: default Options (-ctrlsim.checks=1000 measures more)
+		t.Errorf("the correct controller: %d plans, violations %v; want 100 plans or more and none", res.Checks, res.Violations)
 	}
 }
 

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
+	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -43,6 +45,15 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 	}
 	if w.JudgeCut != "" {
 		return r, nil // not judged (cut.go)
+	}
+	if stopped(r.Verdicts) {
+		// A hot loop or a livelock stopped the run: it never came to rest,
+		// so nothing that judges its end is judged (as a run cut at its
+		// work bound, or one a disabled hot-loop stopped: Options.Enabled),
+		// and no further reference runs for it. Its verdicts are the
+		// kernel's.
+		r.Verdicts = w.Opts.Enabled(slices.DeleteFunc(r.Verdicts, func(v check.Verdict) bool { return !slices.Contains(world.KernelVerdicts, v.Property) }))
+		return r, nil
 	}
 	if decide && !ColdShrink && decided(w, r.Verdicts) {
 		r.Verdicts, r.Partial = w.Opts.Enabled(r.Verdicts), true
@@ -103,6 +114,13 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		}
 	}
 	return r, nil
+}
+
+// stopped reports whether a hot loop or a livelock stopped the run of vs.
+func stopped(vs []check.Verdict) bool {
+	return slices.ContainsFunc(vs, func(v check.Verdict) bool {
+		return !v.Holds && (v.Property == cluster.HotLoopProperty || v.Property == cluster.LivelockProperty)
+	})
 }
 
 // maxRecalledViolations bounds the violating runs recalled (runRecalled):
