@@ -307,20 +307,21 @@ func placeOf(w *world.World, k int) int { return randomPlace(k, explorationOf(w)
 // targeted plan is not shrunk, so it is whole then; report says whether it
 // is a finding of its own: package rootcause).
 type sweeper struct {
-	w        *world.World
-	t        *testing.T
-	plans    []*plan.Plan
-	targeted []plan.Targeted
-	cov      []Coverage
-	seen     map[string]bool
-	report   func(Finding) (bool, error)
-	add      func(Finding) bool // a finding of its own, in the order found; true once the search has maxFindings
-	next     int                // the index of the next plan to run
-	ran      int                // how many of them this shard ran
-	found    []Finding
-	done     bool // a finding ended the search (without KeepGoing, or at maxFindings)
-	start    time.Time
-	lastLog  time.Time
+	w           *world.World
+	t           *testing.T
+	plans       []*plan.Plan
+	targeted    []plan.Targeted
+	cov         []Coverage
+	seen        map[string]bool
+	report      func(Finding) (bool, error)
+	add         func(Finding) bool // a finding of its own, in the order found; true once the search has maxFindings
+	next        int                // the index of the next plan to run
+	ran         int                // how many of them this shard ran
+	found       []Finding
+	done        bool // a finding ended the search (without KeepGoing, or at maxFindings)
+	start       time.Time
+	lastLog     time.Time
+	judgedAhead int // the plans ahead judged before the workers (recalled at their places, not logged again)
 }
 
 // newSweeper makes the sweep's plans (none with NoSweep) and says which
@@ -373,6 +374,11 @@ func (s *sweeper) ahead() (int, error) {
 		if !s.w.Opts.Shard.Owns(place) {
 			continue
 		}
+		s.judgedAhead = i + 1
+		if time.Since(s.lastLog) >= ProgressEvery {
+			s.lastLog = time.Now()
+			LogProgress(s.t, "operatortest: %d of %d targeted plans judged in %s, before the workers judge the random plans", i, len(s.plans), time.Since(s.start).Round(time.Millisecond))
+		}
 		r, err := s.judge(i)
 		if err != nil {
 			return 0, err
@@ -417,7 +423,7 @@ func (s *sweeper) run(i int) error {
 		c.RankedRan++
 	}
 	s.ran++
-	if time.Since(s.lastLog) >= ProgressEvery {
+	if i >= s.judgedAhead && time.Since(s.lastLog) >= ProgressEvery {
 		s.lastLog = time.Now()
 		LogProgress(t, "operatortest: %d of %d targeted plans judged in %s (%s)", i, len(s.plans), time.Since(s.start).Round(time.Millisecond), CoverageLine(s.cov))
 	}
