@@ -78,7 +78,9 @@
 // same workload with the operator slowed ends in too (2), unless the
 // operator's own restart or the test's own world shows it (3); anything
 // else is the faults', and a finding. A plan whose run or one of whose
-// references was cut at the work bound is not judged (cut.go). References
+// references was cut at the work bound is not judged (cut.go); a run a hot
+// loop or a livelock stopped is judged by the kernel's verdicts alone, and
+// no further reference runs for it (judge.go: stopped). References
 // are run only when a verdict would otherwise fire, in the order above,
 // and cached.
 //
