@@ -80,7 +80,7 @@
 // else is the faults', and a finding. A plan whose run or one of whose
 // references was cut at the work bound is not judged (cut.go); a run a hot
 // loop or a livelock stopped is judged by the kernel's verdicts alone, and
-// no further reference runs for it (judge.go: stopped). References
+// no further reference runs for it (judge.go, world.Stops). References
 // are run only when a verdict would otherwise fire, in the order above,
 // and cached.
 //

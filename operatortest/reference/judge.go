@@ -11,7 +11,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
 
 	"github.com/ctrlsim/ctrlsim/sim/check"
-	"github.com/ctrlsim/ctrlsim/sim/cluster"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
 
@@ -46,7 +45,7 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 	if w.JudgeCut != "" {
 		return r, nil // not judged (cut.go)
 	}
-	if stopped(r.Verdicts) {
+	if slices.ContainsFunc(r.Verdicts, world.Stops) {
 		// A hot loop or a livelock stopped the run: it never came to rest,
 		// so nothing that judges its end is judged (as a run cut at its
 		// work bound, or one a disabled hot-loop stopped: Options.Enabled),
@@ -114,13 +113,6 @@ func judgeRun(w *world.World, t *testing.T, p *plan.Plan, decide bool) (r *world
 		}
 	}
 	return r, nil
-}
-
-// stopped reports whether a hot loop or a livelock stopped the run of vs.
-func stopped(vs []check.Verdict) bool {
-	return slices.ContainsFunc(vs, func(v check.Verdict) bool {
-		return !v.Holds && (v.Property == cluster.HotLoopProperty || v.Property == cluster.LivelockProperty)
-	})
 }
 
 // maxRecalledViolations bounds the violating runs recalled (runRecalled):

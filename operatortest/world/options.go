@@ -128,6 +128,14 @@ func (o Options) verdictNames() []string {
 	return out
 }
 
+// Stops reports whether v is a violation that stopped its run before the
+// end of its heal budget: a hot loop or a livelock. Such a run never came to
+// rest, so nothing that judges its end is judged (Enabled; operatortest/
+// reference judges it by the kernel's verdicts alone).
+func Stops(v check.Verdict) bool {
+	return !v.Holds && (v.Property == cluster.HotLoopProperty || v.Property == cluster.LivelockProperty)
+}
+
 // Enabled drops the verdicts Options.Disable turns off. A run that a
 // disabled hot-loop or livelock stopped never reached the end of its heal
 // budget: none of its verdicts is judged (its end state is not at rest).
@@ -136,7 +144,7 @@ func (o Options) Enabled(vs []check.Verdict) []check.Verdict {
 		return vs
 	}
 	for _, v := range vs {
-		if !v.Holds && (v.Property == cluster.HotLoopProperty || v.Property == cluster.LivelockProperty) && slices.Contains(o.Disable, v.Property) {
+		if Stops(v) && slices.Contains(o.Disable, v.Property) {
 			return nil
 		}
 	}
