@@ -307,8 +307,10 @@
 //     objects present at an informer's start reach its handlers in an
 //     order that is the plan's, as a real watch-list hands them in any
 //     order (TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn);
-//     an operator's own resourceVersion=0 list gets that shuffle too,
-//     where kube-apiserver v1.37's watch cache lists in key order. A
+//     an operator's own resourceVersion=0 list (one no reflector makes:
+//     restapi tells them apart by the reflector's frame on the caller's
+//     stack) comes in key order, as kube-apiserver v1.37's watch cache lists
+//     (TestAnOperatorsOwnResourceVersionZeroListComesInKeyOrder). A
 //     lister of a factory the operator builds itself lists in Go map order
 //     (client-go's threadSafeMap, which the simulator cannot reach), not
 //     in the plan's shuffle as the ordered factories' listers do: an

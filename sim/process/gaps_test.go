@@ -392,7 +392,7 @@ func TestAWebhookGivenByURLIsRefused(t *testing.T) {
 // than one order.
 func TestAListerOfTheOperatorsOwnFactoryListsInMapOrder(t *testing.T) {
 	orders := map[string]bool{}
-	ownFactoryRun(t, 1, func(f informers.SharedInformerFactory) {
+	ownFactoryRun(t, 1, func(f informers.SharedInformerFactory, _ kubernetes.Interface) {
 		for range 20 {
 			cms, err := f.Core().V1().ConfigMaps().Lister().List(labels.Everything())
 			if err != nil {

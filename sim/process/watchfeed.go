@@ -76,16 +76,17 @@ type feedSub struct {
 
 var _ cache.ResourceEventHandler = (*watchFeed)(nil)
 
-// Snapshot is the cached objects in an order drawn from the plan (a
-// shuffle of namespace/name order, a new one at each call, the same in
-// every run of the plan). It is what a reflector's resourceVersion=0 list
-// returns, and so the order in which its informer hands a start's (or a
-// relist's) objects to the handlers: every reflector of a world lists,
-// then watches (watchlist.go), where client-go's watch-list, its default,
-// hands them over in the Go map order of a store of its own, any order. A
-// list in namespace/name order in every plan would make impossible the
-// orders a real client meets.
-func (f *watchFeed) Snapshot() ([]client.Object, uint64) {
+// Snapshot is the cached objects in namespace/name order, as
+// kube-apiserver's watch cache lists them, and with initial in an order
+// drawn from the plan (a shuffle of namespace/name order, a new one at each
+// call, the same in every run of the plan). initial is a reflector's
+// resourceVersion=0 list, and so the order in which its informer hands a
+// start's (or a relist's) objects to the handlers: every reflector of a
+// world lists, then watches (watchlist.go), where client-go's watch-list,
+// its default, hands them over in the Go map order of a store of its own,
+// any order. A list in namespace/name order in every plan would make
+// impossible the orders a real client meets.
+func (f *watchFeed) Snapshot(initial bool) ([]client.Object, uint64) {
 	items := f.inf.Indexer().List()
 	out := make([]client.Object, 0, len(items))
 	for _, it := range items {
@@ -99,7 +100,7 @@ func (f *watchFeed) Snapshot() ([]client.Object, uint64) {
 		}
 		return out[i].GetName() < out[j].GetName()
 	})
-	if f.order != nil {
+	if initial && f.order != nil {
 		f.order(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}
 	return out, f.inf.LastSyncResourceVersion()

@@ -29,10 +29,11 @@ import (
 // ownFactoryRun runs a process whose Runnable builds client-go's own
 // informer factory on mgr.GetConfig() (not the simulator's ordered one),
 // with informers of four types, starts it with eight ConfigMaps in the
-// cluster and, once its caches have synced, calls synced, on the fault-free
+// cluster and, once its caches have synced, calls synced with the factory
+// and its clientset, on the fault-free
 // plan of seed: the names its ConfigMap handler was given, in order, the
 // process's requests (operation and kind) and the trace hash.
-func ownFactoryRun(t *testing.T, seed int, synced func(informers.SharedInformerFactory)) (added []string, requests []string, hash string) {
+func ownFactoryRun(t *testing.T, seed int, synced func(informers.SharedInformerFactory, kubernetes.Interface)) (added []string, requests []string, hash string) {
 	t.Helper()
 	inBubble(t, func(t *testing.T, wall *cluster.Wall) {
 		p, err := plan.Parse(fmt.Sprintf("seed %d\n", seed))
@@ -68,7 +69,7 @@ func ownFactoryRun(t *testing.T, seed int, synced func(informers.SharedInformerF
 					f.Start(ctx.Done())
 					f.WaitForCacheSync(ctx.Done())
 					if synced != nil {
-						synced(f)
+						synced(f, cs)
 					}
 					<-ctx.Done()
 					return nil
@@ -180,5 +181,30 @@ func TestClientGosFactoryStartsItsInformersInMapOrder(t *testing.T) {
 	}
 	if len(orders) < 2 {
 		t.Errorf("20 starts listed in one order %v: client-go's factory starts its informers in a fixed order", orders)
+	}
+}
+
+// An operator's own List at resourceVersion 0 (no reflector's) is answered
+// from the watch cache in namespace/name order, as kube-apiserver v1.37's
+// watch cache lists, in the fault-free plan of every seed; the reflector's
+// list, standing for watch-list's initial events, still comes in the plan's
+// shuffle (TestThePlanDrawsTheOrderAReflectorHandsItsStartsObjectsIn).
+func TestAnOperatorsOwnResourceVersionZeroListComesInKeyOrder(t *testing.T) {
+	want := []string{"cm-0", "cm-1", "cm-2", "cm-3", "cm-4", "cm-5", "cm-6", "cm-7"}
+	for seed := 1; seed <= 8; seed++ {
+		var listed []string
+		ownFactoryRun(t, seed, func(f informers.SharedInformerFactory, cs kubernetes.Interface) {
+			l, err := cs.CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{ResourceVersion: "0"})
+			if err != nil {
+				t.Errorf("seed %d: the list: %v", seed, err)
+				return
+			}
+			for _, cm := range l.Items {
+				listed = append(listed, cm.Name)
+			}
+		})
+		if !slices.Equal(listed, want) {
+			t.Errorf("seed %d: the operator's resourceVersion=0 list gave %v, want namespace/name order %v", seed, listed, want)
+		}
 	}
 }

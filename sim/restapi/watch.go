@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,10 +55,13 @@ type WatchEvent struct {
 
 // Feed is a process's watch cache of one kind.
 type Feed interface {
-	// Snapshot is the cached objects (shared: never changed), in the order
-	// the feed gives (package process's: a shuffle of namespace/name order
-	// drawn from the plan), and the resourceVersion the cache has reached.
-	Snapshot() ([]client.Object, uint64)
+	// Snapshot is the cached objects (shared: never changed) and the
+	// resourceVersion the cache has reached. They come in namespace/name
+	// order, as kube-apiserver's watch cache lists them; with initial (a
+	// watch-list's initial events, or a reflector's list, which stands for
+	// them) in the order the feed gives (package process's: a shuffle of
+	// namespace/name order drawn from the plan).
+	Snapshot(initial bool) ([]client.Object, uint64)
 	// Since is the events applied after resourceVersion rv, in order; false
 	// if rv is older than the oldest event the feed kept (a watch from it is
 	// answered 410 Expired, as an expired watch cache window is).
@@ -124,9 +128,15 @@ func (f watchFilter) matches(obj client.Object) bool {
 	return true
 }
 
-// cachedList serves a list at resourceVersion 0 from the feed (a reflector's
-// list: kube-apiserver answers it from its watch cache).
+// cachedList serves a list at resourceVersion 0 from the feed
+// (kube-apiserver answers it from its watch cache). A reflector's list
+// (listedByReflector) stands for the initial events of the watch-list that
+// client-go v0.37 would make, which reach its store in any order: it comes
+// in the feed's order (the plan's shuffle). Any other client's (an
+// operator's own List with ResourceVersion "0") comes in namespace/name
+// order, as kube-apiserver v1.37's watch cache lists.
 func (t *Transport) cachedList(tg target, q map[string][]string, accept string) (int, any, error) {
+	initial := listedByReflector()
 	list, err := forms.NewNativeList(t.server.Scheme(), tg.kind.GVK)
 	if err != nil {
 		return 0, nil, err
@@ -145,7 +155,7 @@ func (t *Transport) cachedList(tg target, q map[string][]string, accept string) 
 		if err != nil {
 			return err
 		}
-		objs, rv := feed.Snapshot()
+		objs, rv := feed.Snapshot(initial)
 		var items []runtime.Object
 		for _, o := range objs {
 			if !filter.matches(o) {
@@ -175,6 +185,28 @@ func (t *Transport) cachedList(tg target, q map[string][]string, accept string) 
 		list.GetObjectKind().SetGroupVersionKind(tg.kind.GVK.GroupVersion().WithKind(tg.kind.GVK.Kind + "List"))
 	}
 	return http.StatusOK, list, nil
+}
+
+// reflectorFunc is the prefix of the functions of client-go's reflector: it
+// lists from a goroutine of (*Reflector).list's own (its pager's), so one of
+// them is on the stack of every list it makes.
+const reflectorFunc = "k8s.io/client-go/tools/cache.(*Reflector)."
+
+// listedByReflector reports whether the calling goroutine's list is a
+// reflector's (the transport serves a request on the goroutine that makes
+// it).
+func listedByReflector() bool {
+	pcs := make([]uintptr, 128)
+	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, reflectorFunc) {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // asMetadata reports whether a request's Accept header asks for
@@ -217,7 +249,7 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 		case first(q, "sendInitialEvents") == "true":
 			// watch-list: the cached objects as Added events, then the
 			// bookmark that ends them.
-			objs, rv := feed.Snapshot()
+			objs, rv := feed.Snapshot(true)
 			for _, o := range objs {
 				if filter.matches(o) {
 					st.write(watch.Added, o)

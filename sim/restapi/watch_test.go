@@ -30,7 +30,7 @@ type fakeFeed struct {
 	subs  []func(restapi.WatchEvent)
 }
 
-func (f *fakeFeed) Snapshot() ([]client.Object, uint64) { return f.objs, f.rv }
+func (f *fakeFeed) Snapshot(bool) ([]client.Object, uint64) { return f.objs, f.rv }
 func (f *fakeFeed) Since(rv uint64) ([]restapi.WatchEvent, bool) {
 	if rv < f.start {
 		return nil, false
