@@ -302,7 +302,7 @@
 //     kcm.TestTwoObjectsListedTogetherDeterminism); every other reflector
 //     made while a world is alive (an informer factory the operator builds
 //     itself) lists and then watches too, client-go's WatchListClient
-//     reading off (watchlist.go). A resourceVersion=0 list comes in a
+//     reading off (watchlist.go). A reflector's resourceVersion=0 list comes in a
 //     shuffle drawn from the plan (watchfeed.go's Snapshot), so that the
 //     objects present at an informer's start reach its handlers in an
 //     order that is the plan's, as a real watch-list hands them in any

@@ -60,7 +60,10 @@
 //     served from the process's watch cache of the kind (Feed: package
 //     process's feed of its own informer, so the plan's lag, holds and
 //     relists), as kube-apiserver serves them from its watch cache: the list
-//     is the cached objects at the cache's resourceVersion; a watch-list
+//     is the cached objects at the cache's resourceVersion, in
+//     namespace/name order, or in the feed's order (the plan's shuffle) for
+//     a reflector's list, which stands for the any-order initial events of
+//     the watch-list client-go v0.37 makes (listedByReflector); a watch-list
 //     (sendInitialEvents) is the cached objects as ADDED events, then the
 //     bookmark with the k8s.io/initial-events-end annotation; a watch from a
 //     resourceVersion replays the events applied after it, 410 Expired when
