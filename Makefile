@@ -15,7 +15,7 @@ RAPID_SEED ?= 1
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run check api test lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
+.PHONY: all run check api test long lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
 
 all: test
 
@@ -55,6 +55,16 @@ test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and t
 		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -timeout 35m -skip '$(TEST_SKIP)' $(PKGS)
 	$(GO) test -count=1 -race -run 'Determinism|Kill|Outside|Runnable' ./sim/scheduler/ ./sim/cluster/ ./wallclock/ ./operatortest/clientgo/
 	$(GO) run ./cmd/ctrlsim catalogue --check
+
+# The long forms of the explorations make test bounds (package internal/long):
+# the medians over five explorer seeds, the correct operators over 1,000 plans,
+# the simple judge's 1,000 plans.
+LONG_PKGS ?= ./examples/... ./operatortest/reference/
+LONG_RUN  ?= ^(TestTheSearchFinds.*|TestTheCorrectOperatorHolds.*|TestTheCrashBetweenWritesIsFoundAndTheFixHolds|TestTheSearchCatchesTheTwinAndTheCorrectOperatorHolds|TestTheSimpleJudgeAgreesWithTheLazyOne)$$
+
+long: envtest-assets ## the long forms of the explorations make test bounds (CTRLSIM_LONG=1: medians over five explorer seeds, correct operators over 1,000 plans); hours on 2 cores
+	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
+		CTRLSIM_LONG=1 $(GO) test -count=1 -timeout 0 -run '$(LONG_RUN)' $(LONG_PKGS)
 
 lint: ## the project's rules (determinism, layering, doc.go) and go vet
 	$(GO) vet $(PKGS)

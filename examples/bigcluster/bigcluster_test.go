@@ -3,7 +3,6 @@ package bigcluster_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/bigcluster"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -120,16 +120,17 @@ func TestTheFaultFreeRunHolds(t *testing.T) {
 }
 
 // The search with default Options and the default budget of 100 plans,
-// from explorer seeds 1-5 (not with -short): the sweep has over a thousand
+// from explorer seed 1 (seeds 1-5 in make long; not with -short): the
+// sweep has over a thousand
 // stale pairs (an operator that writes as much as a real one), and its
-// ranking reaches the data loss among its ranked plans; the median plan is
-// at most 30.
+// ranking reaches the data loss among its ranked plans; the median plan
+// over the five is at most 30.
 func TestTheSearchFindsTheDataLossAmongAThousandStalePairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")
 	}
 	var found []int
-	for seed := uint64(1); seed <= 5; seed++ {
+	for seed := uint64(1); seed <= long.Pick[uint64](1, 5); seed++ {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			o := options(true)
 			o.Seed, o.Expect, o.ShrinkRuns = seed, LiveDataIsNeverDeleted.Name, 50
@@ -163,12 +164,12 @@ func TestTheSearchFindsTheDataLossAmongAThousandStalePairs(t *testing.T) {
 	}
 }
 
-// The correct operator holds over the search: 1,000 plans with
-// CTRLSIM_TWIN=1000, 30 otherwise.
+// The correct operator holds over the search: 1,000 plans in make long
+// (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
 	o.Checks = 30
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
+	if long.Enabled() {
 		o.Checks = 1000
 	}
 	res, err := operatortest.Explore(t, o)

@@ -25,7 +25,7 @@
 // does, as in examples/recreate.
 //
 // TestTheSearchFindsTheDataLossAmongAThousandStalePairs explores with
-// default Options from explorer seeds 1-5 and states how many stale pairs
+// default Options from explorer seeds 1-5 (seed 1 in make test) and states how many stale pairs
 // the sweep had and at which plan the ranking reached the bug.
 // TestTheCorrectOperatorHoldsTheSearch holds 30 plans (1,000 with
 // CTRLSIM_TWIN=1000: all of them ranked targeted plans, 730 of them stale

@@ -3,7 +3,6 @@ package lastpod_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/lastpod"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -177,7 +177,7 @@ func TestTheLastPodOfTheListIsNotAlwaysTheHighestOrdinal(t *testing.T) {
 }
 
 // The search with default Options catches the twin within 20 plans; the
-// correct operator holds them (1,000 plans with CTRLSIM_TWIN=1000).
+// correct operator holds them (1,000 plans in make long).
 func TestTheSearchCatchesTheTwinAndTheCorrectOperatorHolds(t *testing.T) {
 	t.Run("twin", func(t *testing.T) {
 		o := options(true)
@@ -194,7 +194,7 @@ func TestTheSearchCatchesTheTwinAndTheCorrectOperatorHolds(t *testing.T) {
 	t.Run("correct", func(t *testing.T) {
 		o := options(false)
 		o.Checks = 20
-		if os.Getenv("CTRLSIM_TWIN") == "1000" {
+		if long.Enabled() {
 			o.Checks = 1000
 		}
 		res, err := operatortest.Explore(t, o)

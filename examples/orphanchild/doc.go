@@ -30,7 +30,7 @@
 // the page's creation and the deletion) leaks the page on the buggy
 // operator and holds on the correct one; TestTheSearchFindsTheLeak explores
 // with default Options from explorer seeds 1-5 (not with -short), and the
-// correct operator holds the search (1,000 plans with CTRLSIM_TWIN=1000).
+// correct operator holds the search (1,000 plans in make long).
 //
 // # Known gaps
 //

@@ -3,7 +3,6 @@ package orphanchild_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/orphanchild"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -147,12 +147,12 @@ func TestTheSearchFindsTheLeak(t *testing.T) {
 	}
 }
 
-// The correct operator holds over the search: 1,000 plans with
-// CTRLSIM_TWIN=1000, 30 otherwise.
+// The correct operator holds over the search: 1,000 plans in make long
+// (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
 	o.Checks = 30
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
+	if long.Enabled() {
 		o.Checks = 1000
 	}
 	res, err := operatortest.Explore(t, o)

@@ -38,8 +38,8 @@
 // after the new claim, rv 14; the restart comes after the 10 s crash
 // back-off) is caught on the buggy operator and holds on the correct one.
 // TestTheSearchFindsTheDataLoss explores with default Options from explorer
-// seeds 1-5 (not with -short); the correct operator holds the search
-// (1,000 plans with CTRLSIM_TWIN=1000).
+// seeds 1-5 (seed 1 in make test; not with -short); the correct operator holds the search
+// (1,000 plans in make long).
 //
 // # Known gaps
 //

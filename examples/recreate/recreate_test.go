@@ -3,7 +3,6 @@ package recreate_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/recreate"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -169,13 +169,14 @@ func TestARestartOntoTheOldClustersDeletionDeletesTheNewClustersData(t *testing.
 
 // The search with default Options (every fault class, the script as the
 // workload, the author's property) and the default budget of 100 plans,
-// from explorer seeds 1-5: caught from each, and its baseline (the figures
-// are logged). CTRLSIM_SEARCH=1 runs it where it is skipped.
+// from explorer seed 1 (seeds 1-5 in make long): caught from each, and its
+// baseline (the figures are logged). CTRLSIM_SEARCH=1 runs it where it is
+// skipped.
 func TestTheSearchFindsTheDataLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")
 	}
-	for seed := uint64(1); seed <= 5; seed++ {
+	for seed := uint64(1); seed <= long.Pick[uint64](1, 5); seed++ {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			o := options(true)
 			o.Seed, o.Checks, o.Expect, o.ShrinkRuns = seed, 100, LiveDataIsNeverDeleted.Name, 50
@@ -210,12 +211,12 @@ func TestTheSearchFindsTheDataLoss(t *testing.T) {
 	}
 }
 
-// The correct operator holds over the search: 1,000 plans with
-// CTRLSIM_TWIN=1000, 30 otherwise.
+// The correct operator holds over the search: 1,000 plans in make long
+// (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
 	o.Checks = 30
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
+	if long.Enabled() {
 		o.Checks = 1000
 	}
 	res, err := operatortest.Explore(t, o)

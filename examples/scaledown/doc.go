@@ -42,7 +42,7 @@
 // the 10 s crash back-off) is caught on the buggy operator and holds on the
 // correct one. TestTheSearchFindsTheDataLoss explores with default Options
 // from explorer seeds 1-5 (not with -short); the correct operator holds the
-// search (1,000 plans with CTRLSIM_TWIN=1000).
+// search (1,000 plans in make long).
 //
 // A second twin (PicksPrimary beside Buggy) has two bugs in its one
 // reconcile of its one Ensemble: it also records as primary the first claim

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/scaledown"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -214,12 +215,12 @@ func TestTheSearchFindsTheDataLoss(t *testing.T) {
 	}
 }
 
-// The correct operator holds over the search: 1,000 plans with
-// CTRLSIM_TWIN=1000, 30 otherwise.
+// The correct operator holds over the search: 1,000 plans in make long
+// (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
 	o.Checks = 30
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
+	if long.Enabled() {
 		o.Checks = 1000
 	}
 	res, err := operatortest.Explore(t, o)

@@ -30,8 +30,8 @@
 // object=ops/dns-probe from=0 until=25` (rv 25: the Pod's success in the
 // fault-free run of seed 1, at 11.68 s) is caught on the buggy operator and
 // holds on the correct one. TestTheSearchFindsTheUnrecordedResult explores
-// with default Options from explorer seeds 1-5 (not with -short); the
-// correct operator holds the search (1,000 plans with CTRLSIM_TWIN=1000).
+// with default Options from explorer seeds 1-5 (seed 1 in make test; not with -short); the
+// correct operator holds the search (1,000 plans in make long).
 //
 // # Known gaps
 //

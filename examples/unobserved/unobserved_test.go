@@ -3,7 +3,6 @@ package unobserved_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/ctrlsim/ctrlsim/examples/unobserved"
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest"
 	"github.com/ctrlsim/ctrlsim/sim/plan"
 )
@@ -119,8 +119,8 @@ func TestAPodFirstSeenFinishedIsNeverRecordedByTheBuggyOperator(t *testing.T) {
 }
 
 // The search with default Options (every fault class, the script as the
-// workload) and the default budget of 100 plans, from explorer seeds 1-5:
-// caught from each (the figures are logged). The bug needs the creation
+// workload) and the default budget of 100 plans, from explorer seed 1
+// (seeds 1-5 in make long): caught from each (the figures are logged). The bug needs the creation
 // and every change up to the Pod's success hidden: the sweep's windows from
 // a creation until each later change find it (plan 12 from seeds 1-5,
 // 2026-11-25; its one-change windows alone did not within 100).
@@ -128,7 +128,7 @@ func TestTheSearchFindsTheUnrecordedResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five explorations; not with -short")
 	}
-	for seed := uint64(1); seed <= 5; seed++ {
+	for seed := uint64(1); seed <= long.Pick[uint64](1, 5); seed++ {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			o := options(true)
 			o.Seed, o.Checks, o.Expect, o.ShrinkRuns = seed, 100, operatortest.Converges, 50
@@ -144,12 +144,12 @@ func TestTheSearchFindsTheUnrecordedResult(t *testing.T) {
 	}
 }
 
-// The correct operator holds over the search: 1,000 plans with
-// CTRLSIM_TWIN=1000, 30 otherwise.
+// The correct operator holds over the search: 1,000 plans in make long
+// (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
 	o.Checks = 30
-	if os.Getenv("CTRLSIM_TWIN") == "1000" {
+	if long.Enabled() {
 		o.Checks = 1000
 	}
 	res, err := operatortest.Explore(t, o)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctrlsim/ctrlsim/internal/long"
 	"github.com/ctrlsim/ctrlsim/operatortest/internal/optest"
 	"github.com/ctrlsim/ctrlsim/operatortest/reference"
 	"github.com/ctrlsim/ctrlsim/operatortest/verdict"
@@ -17,7 +18,7 @@ import (
 
 // simplePlans is how many plans TestTheSimpleJudgeAgreesWithTheLazyOne
 // draws in all (spread over the test operators); -short draws a tenth.
-var simplePlans = flag.Int("simple.plans", 1000, "plans the simple judge's property test draws, over all its operators")
+var simplePlans = flag.Int("simple.plans", long.Pick(300, 1000), "plans the simple judge's property test draws, over all its operators (300; 1,000 in make long)")
 
 // simpleJudge judges p as the table of excuses (verdict.Excuses) states it,
 // with none of reference.Run's savings: every reference the table names is
