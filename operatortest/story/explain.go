@@ -359,7 +359,7 @@ func (s *Story) deletedInLog(key string) bool {
 func (s *Story) ownersOf(keys []string) []string {
 	var out []string
 	for _, ev := range s.in.Log {
-		if !slices.Contains(keys, ObjectKey(ev)) {
+		if len(ev.Object.GetOwnerReferences()) == 0 || !slices.Contains(keys, ObjectKey(ev)) {
 			continue
 		}
 		for _, ref := range ev.Object.GetOwnerReferences() {
@@ -373,13 +373,17 @@ func (s *Story) ownersOf(keys []string) []string {
 	return out
 }
 
+// inLog reports whether the log has an event of the object key (the set of
+// the log's objects is made once: an object with thousands of versions
+// asked once a version made the picture of a hot loop quadratic).
 func (s *Story) inLog(key string) bool {
-	for _, ev := range s.in.Log {
-		if ObjectKey(ev) == key {
-			return true
+	if s.logKeys == nil {
+		s.logKeys = map[string]bool{}
+		for _, ev := range s.in.Log {
+			s.logKeys[ObjectKey(ev)] = true
 		}
 	}
-	return false
+	return s.logKeys[key]
 }
 
 // writesTo are the successful writes of processes (not the admin's: the

@@ -56,7 +56,8 @@ type Story struct {
 	Scale    Scale
 
 	in       Input
-	versions map[uint64]int // resourceVersion -> index in in.Log
+	versions map[uint64]int  // resourceVersion -> index in in.Log
+	logKeys  map[string]bool // the objects in in.Log (ObjectKey), made at the first inLog
 }
 
 // Lane kinds.
