@@ -179,10 +179,7 @@ func TestTheSearchFindsTheDataLossAmongAThousandStalePairs(t *testing.T) {
 // (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
-	o.Checks = 30
-	if long.Enabled() {
-		o.Checks = 1000
-	}
+	o.Checks = long.Pick(30, 1000)
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)

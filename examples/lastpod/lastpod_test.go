@@ -193,10 +193,7 @@ func TestTheSearchCatchesTheTwinAndTheCorrectOperatorHolds(t *testing.T) {
 	})
 	t.Run("correct", func(t *testing.T) {
 		o := options(false)
-		o.Checks = 20
-		if long.Enabled() {
-			o.Checks = 1000
-		}
+		o.Checks = long.Pick(20, 1000)
 		res, err := operatortest.Explore(t, o)
 		if err != nil {
 			t.Fatal(err)

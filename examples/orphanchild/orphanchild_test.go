@@ -151,10 +151,7 @@ func TestTheSearchFindsTheLeak(t *testing.T) {
 // (package internal/long), 30 otherwise.
 func TestTheCorrectOperatorHoldsTheSearch(t *testing.T) {
 	o := options(false)
-	o.Checks = 30
-	if long.Enabled() {
-		o.Checks = 1000
-	}
+	o.Checks = long.Pick(30, 1000)
 	res, err := operatortest.Explore(t, o)
 	if err != nil {
 		t.Fatal(err)
