@@ -15,7 +15,7 @@ RAPID_SEED ?= 1
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run check api test long lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
+.PHONY: all run check api test long race lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
 
 all: test
 
@@ -29,6 +29,12 @@ run: ## the catalogue swarm on the built-in simulator (ctrlsim run; RUN_FLAGS=..
 	@GO="$(GO)" hack/build-ctrlsim.sh "$(BIN)/ctrlsim"
 	"$(BIN)/ctrlsim" run $(RUN_FLAGS)
 
+# The test binaries link without DWARF (-w): nothing in make check or make test
+# reads it (stack traces and profiles use the symbol table), and a test binary
+# of the world (about 1,400 packages, 140 MB) links in 10 s instead of 13:
+# go test links every test binary anew at each run, about 120 of them.
+TEST_LDFLAGS ?= -w
+
 # Tests that explore for minutes and that check skips: examples' and operatortest's own
 # explorations (make test runs them; the catalogue's expectations, sharding and the browser
 # test skip themselves under -short).
@@ -36,7 +42,7 @@ CHECK_SKIP ?= ^(TestTheCrashBetweenWritesIsFoundAndTheFixHolds|TestWithTwoReplic
 
 check: ## the quick loop (no envtest, no browser; about 1m40s on 2 cores with a warm build cache): go vet, the lint, the public API against api/ctrlsim.txt, and every test that needs no envtest, browser or long exploration (go test -short)
 	$(GO) vet $(PKGS)
-	KUBEBUILDER_ASSETS= CI= RAPID_SEED="$(RAPID_SEED)" $(GO) test -short -skip '$(CHECK_SKIP)' $(PKGS)
+	KUBEBUILDER_ASSETS= CI= RAPID_SEED="$(RAPID_SEED)" $(GO) test -short -ldflags='$(TEST_LDFLAGS)' -skip '$(CHECK_SKIP)' $(PKGS)
 
 # The public API's recorded surface (api/ctrlsim.txt) is checked by
 # internal/apisurface's TestTheRecordedSurfaceIsCurrent in make check and make test.
@@ -48,13 +54,25 @@ api: ## record the public API's surface in api/ctrlsim.txt (after adding a name;
 # (catalogue.Result.Problems), so the catalogue is explored once, not twice.
 TEST_SKIP ?= ^TestEntries$$
 
-test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), determinism under -race, reports/ current and the catalogue's expectations met
+test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), the scheduler's determinism under -race (make race: the world's), reports/ current and the catalogue's expectations met
 	$(GO) mod download
 	$(GO) vet $(PKGS)
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
-		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -timeout 35m -skip '$(TEST_SKIP)' $(PKGS)
-	$(GO) test -count=1 -race -run 'Determinism|Kill|Outside|Runnable' ./sim/scheduler/ ./sim/cluster/ ./wallclock/ ./operatortest/clientgo/
+		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -timeout 35m -skip '$(TEST_SKIP)' $(PKGS)
+	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -race -run '$(RACE_RUN)' ./sim/scheduler/
 	$(GO) run ./cmd/ctrlsim catalogue --check
+
+# Determinism under -race: the tests RACE_RUN names in RACE_PKGS. make test runs
+# them in the kernel's scheduler alone (132 packages to build with -race); the
+# world's packages (sim/cluster, wallclock, operatortest/clientgo) import
+# client-go, controller-runtime and kube-controller-manager's controllers, about
+# 1,450 packages whose -race build took 9 of make test's minutes on a fresh
+# 2-core machine, so they run here (make race).
+RACE_RUN  ?= Determinism|Kill|Outside|Runnable
+RACE_PKGS ?= ./sim/scheduler/ ./sim/cluster/ ./wallclock/ ./operatortest/clientgo/
+
+race: ## determinism under -race in the world's packages too (sim/cluster, wallclock, operatortest/clientgo; make test runs the scheduler's): about 10 minutes on a fresh 2-core machine, most of it the -race build
+	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -race -run '$(RACE_RUN)' $(RACE_PKGS)
 
 # The long forms of the explorations make test bounds (package internal/long):
 # the medians over five explorer seeds, the correct operators over 1,000 plans,

@@ -82,31 +82,26 @@ func ClockOf(mgr manager.Manager) kclock.WithTicker {
 
 // TestPorts is each port's test of its expectations on operatortest: a
 // variant expected caught is caught by the property caughtBy names for
-// "<entry>/<variant>" (within 200 plans, the catalogue's budget, seed 1),
-// and one expected to hold holds over 30 plans (200 in the catalogue) with
-// the generic oracles beside the entry's own.
+// "<entry>/<variant>" (within 200 plans, the catalogue's budget, seed 1,
+// with Options.Expect set: the catalogue's own exploration, without it,
+// may end at another property's finding first). A variant expected to hold
+// is not explored here: TestEntries and `ctrlsim catalogue --check` explore
+// it with the same Options at the catalogue's budget (200 plans), and a
+// shorter run of the same test proved nothing they do not.
 func TestPorts(t *testing.T, ports []*Entry, caughtBy map[string]string) {
 	t.Helper()
 	for _, e := range ports {
 		for _, v := range variant.All {
-			ex, ok := e.Expect[v]
-			if !ok {
+			if ex, ok := e.Expect[v]; !ok || ex != Caught {
 				continue
 			}
 			name := e.ID + "/" + string(v)
 			t.Run(name[strings.Index(name, "/")+1:], func(t *testing.T) {
 				o := e.Test(v)
 				o.Seed = 1
-				if ex == Caught {
-					o.Expect, o.Checks, o.ShrinkRuns = caughtBy[name], Checks, 30
-					if o.Expect == "" {
-						t.Fatalf("no property named for %s", name)
-					}
-				} else {
-					if testing.Short() {
-						t.Skip("explores 30 plans")
-					}
-					o.Checks = 30
+				o.Expect, o.Checks, o.ShrinkRuns = caughtBy[name], Checks, 30
+				if o.Expect == "" {
+					t.Fatalf("no property named for %s", name)
 				}
 				operatortest.Run(t, o)
 			})

@@ -131,7 +131,7 @@ func runPlan(p *plan.Plan) (*cluster.Cluster, error) {
 }
 
 // Every plan replays to the same trace: across runs and across GOMAXPROCS values
-// (and, in `make test`, under -race).
+// (and, in `make race`, under -race).
 func TestDeterminismOverGeneratedPlans(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	gen := plan.Generator(space)
