@@ -22,8 +22,9 @@
 // for good and a death in one write's window: measured at about 1 plan in
 // 94 over seeds 1-10, up to plan 217), the two-managers-past twin with
 // 200 (the sweep finds its race at plan 86) and the member-volume twin with
-// 200 (the sweep found its leak at plan 96; plan 0, a race of two fault-free
-// schedules, finds it now); shrinking is bounded to 10 runs.
+// 200 (random plan 86 finds its leak, as a race of two fault-free schedules
+// of the plan's workload: its minimal plan, two mutations, has no fault; make
+// test, 2026-11-29); shrinking is bounded to 10 runs.
 //
 // Two twins are the operators as first written, whose stale-view bug the
 // search found (make falsealarms on 20b8093, random plans 282 and 445, as
