@@ -292,13 +292,14 @@ if [[ -n $only_kcm ]]; then
 	exit 0
 fi
 say "kube-apiserver and kube-controller-manager: k8s.io/kubernetes $k8s with staging modules at $staging_version"
+binaries=(kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager)
 if [[ -n $etcd_with_kube ]]; then
-	build_in "$tmp/kube-apiserver" "$ldflags -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd" kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
-		kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager etcd=go.etcd.io/etcd/server/v3
+	binaries+=(etcd=go.etcd.io/etcd/server/v3)
+	ldflags+=" -X go.etcd.io/etcd/api/v3/version.GitSHA=$etcd"
+fi
+build_in "$tmp/kube-apiserver" "$ldflags" "${binaries[@]}"
+if [[ -n $etcd_with_kube ]]; then
 	echo "$etcd $go_version" >"$dir/etcd.version"
-else
-	build_in "$tmp/kube-apiserver" "$ldflags" kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
-		kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager
 fi
 
 
