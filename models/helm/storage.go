@@ -63,10 +63,8 @@ func Key(name string, version int) string {
 // Storage is helm's release storage (pkg/storage) on the Secret driver: one
 // Secret per revision in one namespace.
 type Storage struct {
-	mu        sync.Mutex             // guards decoded (a real manager's workers share the storage)
-	decoded   map[recordKey]*Release // see decode
-	client    client.Client          // writes
-	reader    client.Reader          // reads: helm's driver reads the API server, not a cache
+	client    client.Client // writes
+	reader    client.Reader // reads: helm's driver reads the API server, not a cache
 	namespace string
 	clock     clock.PassiveClock
 }
@@ -81,7 +79,7 @@ func (s *Storage) Get(ctx context.Context, name string, version int) (*Release, 
 		}
 		return nil, fmt.Errorf("get: failed to get %q: %w", key, err)
 	}
-	return decodeRecord(&sec)
+	return s.decode(&sec)
 }
 
 // History is every revision of a release, oldest first: one list (the driver's
@@ -214,29 +212,43 @@ func (s *Storage) record(r *Release, stamp string) (*corev1.Secret, error) {
 // without a Storage).
 func ReleaseOf(sec *corev1.Secret) (*Release, error) { return decodeRecord(sec) }
 
-// recordKey names one stored version of a record: its Secret's name, uid and
-// resourceVersion.
-type recordKey struct{ name, uid, rv string }
+// records memoizes decodeRecord across storages and runs: helm decodes every
+// revision on each History and Last, and each reconcile builds a Storage of
+// its own (as helm-operator-plugins builds an action client per reconcile), so
+// a run whose history grows to tens of revisions decoded each of them again on
+// every list. A record's data decodes to the same release wherever it is read,
+// so the memo is keyed by the data itself; it changes no call and no result.
+// It is emptied when it reaches maxRecords.
+var records struct {
+	mu sync.Mutex
+	m  map[string]*Release // by the record's data; Created is not set
+}
 
-// decode is decodeRecord with a cache of the versions already decoded: History
-// and Last list and decode every record on each call, and a record's version
-// never changes once stored. It returns a copy the caller may change.
+const maxRecords = 4096
+
+// decode is decodeRecord through the records memo. It returns a copy the
+// caller may change.
 func (s *Storage) decode(sec *corev1.Secret) (*Release, error) {
-	key := recordKey{sec.Name, string(sec.UID), sec.ResourceVersion}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.decoded[key]; ok && key.rv != "" {
-		return r.clone(), nil
+	data := sec.Data[ReleaseKey]
+	records.mu.Lock()
+	r, ok := records.m[string(data)]
+	records.mu.Unlock()
+	if !ok {
+		var err error
+		if r, err = decodeRecord(sec); err != nil {
+			return nil, err
+		}
+		r = r.clone()
+		records.mu.Lock()
+		if records.m == nil || len(records.m) >= maxRecords {
+			records.m = make(map[string]*Release)
+		}
+		records.m[string(data)] = r
+		records.mu.Unlock()
 	}
-	r, err := decodeRecord(sec)
-	if err != nil {
-		return nil, err
-	}
-	if s.decoded == nil {
-		s.decoded = map[recordKey]*Release{}
-	}
-	s.decoded[key] = r.clone()
-	return r, nil
+	c := r.clone()
+	c.Created = sec.CreationTimestamp.Time
+	return c, nil
 }
 
 func decodeRecord(sec *corev1.Secret) (*Release, error) {

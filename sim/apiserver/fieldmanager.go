@@ -39,8 +39,10 @@ type kindFieldManagers struct {
 	main   *managedfields.FieldManager
 	status *managedfields.FieldManager
 	err    error
-	// creates remembers the field manager's creates (fieldmemo.go).
+	// creates remembers the field manager's creates, updates its updates
+	// (fieldmemo.go).
 	creates createMemo
+	updates updateMemo
 }
 
 // fieldManager is the field manager of k's requests on subresource ("" or
@@ -305,10 +307,23 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 			return asStored(k, in)
 		}
 	}
+	var upd updateKey
+	if live != nil {
+		if upd = newUpdateKey(manager, subresource, liveObj, in); upd.ok {
+			if mf, ok := k.fm.updates.get(upd.key); ok {
+				in.SetManagedFields(mf)
+				s.virtualTimes(liveObj, in)
+				return asStored(k, in)
+			}
+		}
+	}
 	asked := slices.Clone(in.GetManagedFields())
 	out := fm.UpdateNoErrors(liveObj, in, manager).(client.Object)
 	if memo {
 		k.fm.creates.put(key, asked, out)
+	}
+	if upd.ok {
+		k.fm.updates.put(upd, asked, out)
 	}
 	s.virtualTimes(liveObj, out)
 	return asStored(k, out)

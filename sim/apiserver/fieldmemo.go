@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -101,4 +103,75 @@ func (c *createMemo) put(key string, asked []metav1.ManagedFieldsEntry, out clie
 		c.m = map[string][]metav1.ManagedFieldsEntry{}
 	}
 	c.m[key] = kept
+}
+
+// updateMemo remembers what the field manager made of an update, as
+// createMemo does of a create: the same update of the same live object
+// recurs in every run that shares the plan's start (each plan's fault-free
+// references, and every plan until its first fault), and the field
+// manager's Update of it is a function of the manager, the subresource and
+// the two objects (managedFields included: the live object's entries, with
+// their times, are the ones it keeps), through the kind's type converter,
+// whose memo this is. No update draws from math/rand (skipNonAppliedManager
+// draws only for a live object with no UID, a create). The key is a digest
+// of those four, not their bytes (a helm release record is tens of
+// kilobytes). Only an update whose output differs from its request's object
+// in managedFields alone is remembered; times are the virtual clock's
+// (virtualTimes) on every hit as on the miss.
+type updateMemo struct {
+	createMemo
+}
+
+// updateKey is an update's key in the memo, and its request object's bytes
+// (what put checks the output against).
+type updateKey struct {
+	key string
+	in  []byte
+	ok  bool
+}
+
+func newUpdateKey(manager, subresource string, live, in client.Object) updateKey {
+	if live.GetUID() == "" {
+		return updateKey{}
+	}
+	lb, err := json.Marshal(live)
+	if err != nil {
+		return updateKey{}
+	}
+	ib, err := json.Marshal(in)
+	if err != nil {
+		return updateKey{}
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(manager), []byte(subresource), lb, ib} {
+		var n [8]byte
+		for i, l := 0, len(part); i < 8; i, l = i+1, l>>8 {
+			n[i] = byte(l)
+		}
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return updateKey{key: string(h.Sum(nil)), in: ib, ok: true}
+}
+
+// put remembers out's managedFields under k when out is the request's
+// object but for them (asked: the request's own managedFields).
+func (c *updateMemo) put(k updateKey, asked []metav1.ManagedFieldsEntry, out client.Object) {
+	mf := out.GetManagedFields()
+	bare := out.DeepCopyObject().(client.Object)
+	bare.SetManagedFields(asked)
+	b, err := json.Marshal(bare)
+	if err != nil || !bytes.Equal(b, k.in) {
+		return
+	}
+	kept := make([]metav1.ManagedFieldsEntry, len(mf))
+	for i := range mf {
+		mf[i].DeepCopyInto(&kept[i])
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCreateMemo {
+		c.m = map[string][]metav1.ManagedFieldsEntry{}
+	}
+	c.m[k.key] = kept
 }

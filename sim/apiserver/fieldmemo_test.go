@@ -107,3 +107,70 @@ func TestARememberedCreateDrawsWhatAComputedOneDraws(t *testing.T) {
 		t.Errorf("after a remembered create math/rand gives %d, after the computed one %d: the code under test's draws depend on the runs before", remembered, computed)
 	}
 }
+
+// updateAt creates obj as "op" on a new server of scheme at 1 s, then, at
+// virtual instant at, has manager change its data key "a" to "9" and add a
+// key "c" by an update, and returns what the server stored.
+func updateAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager string) *corev1.ConfigMap {
+	t.Helper()
+	c := clock.New(clock.Epoch)
+	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: c})
+	s.CreateDefaultNamespaces()
+	c.Step(time.Second)
+	obj := labelled()
+	if err := s.CreateWith(admin, obj, apiserver.WriteOptions{FieldManager: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Step(at - time.Second)
+	obj.Data["a"], obj.Data["c"] = "9", "3"
+	if err := s.UpdateWith(admin, obj, "", apiserver.WriteOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// The field manager's record of an update is the same whether a server of
+// the scheme made the same update of the same live object before (the
+// update's managedFields remembered) or not (computed): the creator's entry
+// kept with its time, the updater's timed by its own server's clock; and an
+// update by another manager, or of a live object of another time, is not
+// given a remembered record.
+func TestARememberedUpdateRecordsTheSameManagedFieldsAsAComputedOne(t *testing.T) {
+	fresh := func() *runtime.Scheme {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	shared := fresh()
+	first := updateAt(t, shared, 5*time.Second, "editor")
+	again := updateAt(t, shared, 5*time.Second, "editor")
+	computed := updateAt(t, fresh(), 5*time.Second, "editor")
+	if len(computed.ManagedFields) != 2 {
+		t.Fatalf("the computed update records %d managedFields entries, want the creator's and the editor's:\n%+v", len(computed.ManagedFields), computed.ManagedFields)
+	}
+	for name, got := range map[string]*corev1.ConfigMap{"first": first, "remembered": again} {
+		if !equality.Semantic.DeepEqual(got.ManagedFields, computed.ManagedFields) {
+			t.Errorf("%s update:\n%+v\ncomputed:\n%+v", name, got.ManagedFields, computed.ManagedFields)
+		}
+	}
+	for _, e := range again.ManagedFields {
+		want := clock.Epoch.Add(time.Second)
+		if e.Manager == "editor" {
+			want = clock.Epoch.Add(5 * time.Second)
+		}
+		if !e.Time.Time.Equal(want) {
+			t.Errorf("the remembered update's entry of %s is timed %v, want %v", e.Manager, e.Time.Time, want)
+		}
+	}
+	later := updateAt(t, shared, 9*time.Second, "editor")
+	if got := later.ManagedFields; len(got) != 2 || !got[1].Time.Time.Equal(clock.Epoch.Add(9*time.Second)) {
+		t.Errorf("an update at 9 s is recorded as\n%+v\nwant the editor's entry at 9 s", got)
+	}
+	byOther := updateAt(t, shared, 5*time.Second, "another")
+	wantOther := updateAt(t, fresh(), 5*time.Second, "another")
+	if !equality.Semantic.DeepEqual(byOther.ManagedFields, wantOther.ManagedFields) {
+		t.Errorf("an update by another manager is recorded as\n%+v\nwant\n%+v", byOther.ManagedFields, wantOther.ManagedFields)
+	}
+}

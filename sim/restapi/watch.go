@@ -321,22 +321,7 @@ func newStream(t *Transport, tg target, asMeta bool) *stream {
 
 // write appends one event; false if the client has closed the stream.
 func (s *stream) write(typ watch.EventType, obj client.Object) bool {
-	var out runtime.Object = obj
-	if s.meta {
-		out = metadataOf(obj)
-	} else if _, ok := obj.(runtime.Unstructured); !ok {
-		c := obj.DeepCopyObject()
-		c.GetObjectKind().SetGroupVersionKind(s.tg.kind.GVK)
-		out = c
-	}
-	raw, err := json.Marshal(out)
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", s.tg.kind.GroupResource(), err))
-	}
-	frame, err := json.Marshal(&metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: raw}})
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", s.tg.kind.GroupResource(), err))
-	}
+	frame := encodeEvent(typ, obj, s.meta, s.tg)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -346,6 +331,54 @@ func (s *stream) write(typ watch.EventType, obj client.Object) bool {
 	s.buf.WriteByte('\n')
 	s.signal()
 	return true
+}
+
+// lastEvent is the frame encodeEvent made last: a feed hands one event's
+// object to each of its subscribers in turn, every watch of that kind in
+// every process of the world, and their frames are the same bytes. Holding
+// the object keeps its address from being reused for another.
+var lastEvent struct {
+	mu    sync.Mutex
+	typ   watch.EventType
+	obj   client.Object
+	meta  bool
+	gvk   schema.GroupVersionKind
+	frame []byte
+}
+
+// encodeEvent is one watch event's frame: the JSON of a metav1.WatchEvent,
+// built around the object's JSON as json.Marshal builds it (the object's
+// bytes are already compact, so they are not scanned again).
+func encodeEvent(typ watch.EventType, obj client.Object, asMeta bool, tg target) []byte {
+	lastEvent.mu.Lock()
+	defer lastEvent.mu.Unlock()
+	if lastEvent.obj == obj && lastEvent.typ == typ && lastEvent.meta == asMeta && lastEvent.gvk == tg.kind.GVK {
+		return lastEvent.frame
+	}
+	var out runtime.Object = obj
+	if asMeta {
+		out = metadataOf(obj)
+	} else if _, ok := obj.(runtime.Unstructured); !ok {
+		c := obj.DeepCopyObject()
+		c.GetObjectKind().SetGroupVersionKind(tg.kind.GVK)
+		out = c
+	}
+	raw, err := json.Marshal(out)
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
+	}
+	kind, err := json.Marshal(string(typ))
+	if err != nil {
+		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
+	}
+	frame := make([]byte, 0, len(raw)+len(kind)+20)
+	frame = append(frame, `{"type":`...)
+	frame = append(frame, kind...)
+	frame = append(frame, `,"object":`...)
+	frame = append(frame, raw...)
+	frame = append(frame, '}')
+	lastEvent.typ, lastEvent.obj, lastEvent.meta, lastEvent.gvk, lastEvent.frame = typ, obj, asMeta, tg.kind.GVK, frame
+	return frame
 }
 
 func (s *stream) signal() {
