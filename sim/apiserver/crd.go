@@ -115,6 +115,8 @@ type crSchema struct {
 	// schema has no status property).
 	statusValidator apiservervalidation.SchemaValidator
 	cel             *structuralcel.Validator // nil: no rules
+	// admitted remembers admit's successes (admitmemo.go).
+	admitted admitMemo
 }
 
 func newCRSchema(gvk schema.GroupVersionKind, v1props *apiextensionsv1.JSONSchemaProps) (*crSchema, error) {
@@ -163,7 +165,26 @@ func blockingErr(errs field.ErrorList) *field.Error {
 // property's schema, as statusStrategy.ValidateUpdate does). It works on the
 // wire form of obj (its JSON as a client sends it: zero values of fields without
 // omitempty are present, so not defaulted) and writes the result back into obj.
+// An admission of the same request the schema admitted before is remembered
+// (admitmemo.go).
 func (c *crSchema) admit(k *Kind, obj, old client.Object, subresource string) error {
+	key, ok := admitKey(k, obj, old, subresource)
+	if ok {
+		if u, hit := c.admitted.get(key); hit {
+			return setAdmitted(obj, u)
+		}
+	}
+	if err := c.admitComputed(k, obj, old, subresource); err != nil {
+		return err
+	}
+	if ok {
+		c.admitted.put(key, obj)
+	}
+	return nil
+}
+
+// admitComputed is admit without the memo.
+func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource string) error {
 	uobj, isU := obj.(*unstructured.Unstructured)
 	var u map[string]any
 	var err error

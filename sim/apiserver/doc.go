@@ -173,7 +173,12 @@
 //     remembered create draws from math/rand's global generator the one
 //     value the field manager's create draws (SetCreateDraw, which the
 //     world sets), since code under test draws from it too
-//     (TestARememberedCreateDrawsWhatAComputedOneDraws).
+//     (TestARememberedCreateDrawsWhatAComputedOneDraws). An update is
+//     remembered by the kind's field manager the same way, under a digest
+//     of the manager, the subresource and the live and request objects'
+//     bytes (each plan's references and every plan until its first fault
+//     repeat the same updates; an update draws nothing), re-timed on a hit
+//     (TestARememberedUpdateRecordsTheSameManagedFieldsAsAComputedOne).
 //     What kube-apiserver builds once per CRD (the structural schema, the
 //     validators, the CEL programs, the field manager's type converter) is
 //     built once per CRD content for every server of the process

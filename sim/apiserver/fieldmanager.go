@@ -43,6 +43,9 @@ type kindFieldManagers struct {
 	// (fieldmemo.go).
 	creates createMemo
 	updates updateMemo
+	// shared is the update memo of a custom kind (updateMemo).
+	sharedOnce sync.Once
+	shared     *updateMemo
 }
 
 // fieldManager is the field manager of k's requests on subresource ("" or
@@ -310,7 +313,7 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 	var upd updateKey
 	if live != nil {
 		if upd = newUpdateKey(manager, subresource, liveObj, in); upd.ok {
-			if mf, ok := k.fm.updates.get(upd.key); ok {
+			if mf, ok := s.updateMemo(k).get(upd.key); ok {
 				in.SetManagedFields(mf)
 				s.virtualTimes(liveObj, in)
 				return asStored(k, in)
@@ -323,7 +326,7 @@ func (s *Server) trackUpdate(k *Kind, subresource string, live, obj client.Objec
 		k.fm.creates.put(key, asked, out)
 	}
 	if upd.ok {
-		k.fm.updates.put(upd, asked, out)
+		s.updateMemo(k).put(upd, asked, out)
 	}
 	s.virtualTimes(liveObj, out)
 	return asStored(k, out)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -120,6 +122,51 @@ func (c *createMemo) put(key string, asked []metav1.ManagedFieldsEntry, out clie
 // (virtualTimes) on every hit as on the miss.
 type updateMemo struct {
 	createMemo
+}
+
+// updateMemo is the memo of k's updates: the kind's own for a built-in kind
+// (the kind table, and so its field managers, are the scheme's, shared by its
+// servers); for a custom kind, whose Kind each server makes anew, the one of
+// every kind served from the same CRD content at the same version with the
+// same status subresource (its type converter is built once per content:
+// schemacache.go), so that a custom resource's status writes are remembered
+// across runs too.
+func (s *Server) updateMemo(k *Kind) *updateMemo {
+	if !k.Custom || k.crd.Schema == nil {
+		return &k.fm.updates
+	}
+	k.fm.sharedOnce.Do(func() {
+		k.fm.shared = &k.fm.updates
+		tc, err := s.typeConverter(k)
+		if err != nil {
+			return
+		}
+		key := crUpdatesKey{tc: tc, gvk: k.GVK, status: k.Status}
+		crUpdates.mu.Lock()
+		defer crUpdates.mu.Unlock()
+		m, ok := crUpdates.m[key]
+		if !ok {
+			if crUpdates.m == nil {
+				crUpdates.m = map[crUpdatesKey]*updateMemo{}
+			}
+			m = &updateMemo{}
+			crUpdates.m[key] = m
+		}
+		k.fm.shared = m
+	})
+	return k.fm.shared
+}
+
+type crUpdatesKey struct {
+	tc     managedfields.TypeConverter
+	gvk    schema.GroupVersionKind
+	status bool
+}
+
+// crUpdates are the update memos of custom kinds, by type converter.
+var crUpdates struct {
+	mu sync.Mutex
+	m  map[crUpdatesKey]*updateMemo
 }
 
 // updateKey is an update's key in the memo, and its request object's bytes
