@@ -182,7 +182,12 @@
 //     What kube-apiserver builds once per CRD (the structural schema, the
 //     validators, the CEL programs, the field manager's type converter) is
 //     built once per CRD content for every server of the process
-//     (schemacache.go; TestEveryServerOfACRDValidatesWithItsOwnSchema).
+//     (schemacache.go; TestEveryServerOfACRDValidatesWithItsOwnSchema), and a
+//     write that schema admitted is remembered under a digest of the request's
+//     and the old object's bytes (admitmemo.go): the same write in a later run
+//     gets the pruned and defaulted object without a second validation; a
+//     refused write is judged each time. A custom kind's updates share one
+//     field-manager memo per type converter (fieldmemo.go's updateMemo).
 //
 //   - List: label selectors, metadata.name/metadata.namespace field selectors
 //     (plus status.phase for Namespace and Pod, type for Secret; others are a 400),
