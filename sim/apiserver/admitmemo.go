@@ -1,14 +1,12 @@
 package apiserver
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -34,15 +32,6 @@ const maxAdmitMemo = 4096
 
 // admitKey is the memo's key of a write of obj over old (nil: a create).
 func admitKey(k *Kind, obj, old client.Object, subresource string) (string, bool) {
-	h := sha256.New()
-	part := func(b []byte) {
-		var n [8]byte
-		for i, l := 0, len(b); i < 8; i, l = i+1, l>>8 {
-			n[i] = byte(l)
-		}
-		h.Write(n[:])
-		h.Write(b)
-	}
 	_, isU := obj.(*unstructured.Unstructured)
 	flags := []byte{0, 0, 0}
 	if isU {
@@ -51,25 +40,20 @@ func admitKey(k *Kind, obj, old client.Object, subresource string) (string, bool
 	if k.Status {
 		flags[1] = 1
 	}
-	if old != nil {
-		flags[2] = 1
-	}
-	part(flags)
-	part([]byte(k.GVK.String()))
-	part([]byte(subresource))
-	part([]byte(reflect.TypeOf(obj).String()))
+	parts := [][]byte{flags, []byte(k.GVK.String()), []byte(subresource), []byte(reflect.TypeOf(obj).String())}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return "", false
 	}
-	part(b)
+	parts = append(parts, b)
 	if old != nil {
+		flags[2] = 1
 		if b, err = json.Marshal(old); err != nil {
 			return "", false
 		}
-		part(b)
+		parts = append(parts, b)
 	}
-	return string(h.Sum(nil)), true
+	return digest(parts...), true
 }
 
 func (c *admitMemo) get(key string) (map[string]any, bool) {
@@ -119,13 +103,7 @@ func setAdmitted(obj client.Object, u map[string]any) error {
 		}
 		return nil
 	}
-	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, fresh); err != nil {
-		return err
-	}
-	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(fresh).Elem())
-	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	return nil
+	return setTyped(obj, u)
 }
 
 // copyJSON is runtime.DeepCopyJSON, false where the content holds a value JSON

@@ -266,6 +266,12 @@ func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource st
 	if isU {
 		return nil
 	}
+	return setTyped(obj, u)
+}
+
+// setTyped writes the admitted content u into the typed object obj, as the
+// handler decodes what it stores.
+func setTyped(obj client.Object, u map[string]any) error {
 	fresh := reflect.New(reflect.TypeOf(obj).Elem()).Interface()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, fresh); err != nil {
 		return err

@@ -88,13 +88,21 @@ func (c *createMemo) get(key string) ([]metav1.ManagedFieldsEntry, bool) {
 // object but for them (asked: the request's own managedFields; the field
 // manager may have written its output into the request's object).
 func (c *createMemo) put(key string, asked []metav1.ManagedFieldsEntry, out client.Object) {
-	mf := out.GetManagedFields()
+	if b, ok := bareOf(out, asked); ok && strings.HasSuffix(key, "\x00"+string(b)) {
+		c.keep(key, out.GetManagedFields())
+	}
+}
+
+// bareOf is out's JSON with its managedFields set to asked.
+func bareOf(out client.Object, asked []metav1.ManagedFieldsEntry) ([]byte, bool) {
 	bare := out.DeepCopyObject().(client.Object)
 	bare.SetManagedFields(asked)
 	b, err := json.Marshal(bare)
-	if err != nil || !strings.HasSuffix(key, "\x00"+string(b)) {
-		return
-	}
+	return b, err == nil
+}
+
+// keep remembers a copy of mf under key.
+func (c *createMemo) keep(key string, mf []metav1.ManagedFieldsEntry) {
 	kept := make([]metav1.ManagedFieldsEntry, len(mf))
 	for i := range mf {
 		mf[i].DeepCopyInto(&kept[i])
@@ -189,8 +197,14 @@ func newUpdateKey(manager, subresource string, live, in client.Object) updateKey
 	if err != nil {
 		return updateKey{}
 	}
+	return updateKey{key: digest([]byte(manager), []byte(subresource), lb, ib), in: ib, ok: true}
+}
+
+// digest is the SHA-256 of parts, each preceded by its length (so that no
+// two lists of parts have the same bytes).
+func digest(parts ...[]byte) string {
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(manager), []byte(subresource), lb, ib} {
+	for _, part := range parts {
 		var n [8]byte
 		for i, l := 0, len(part); i < 8; i, l = i+1, l>>8 {
 			n[i] = byte(l)
@@ -198,27 +212,13 @@ func newUpdateKey(manager, subresource string, live, in client.Object) updateKey
 		h.Write(n[:])
 		h.Write(part)
 	}
-	return updateKey{key: string(h.Sum(nil)), in: ib, ok: true}
+	return string(h.Sum(nil))
 }
 
 // put remembers out's managedFields under k when out is the request's
 // object but for them (asked: the request's own managedFields).
 func (c *updateMemo) put(k updateKey, asked []metav1.ManagedFieldsEntry, out client.Object) {
-	mf := out.GetManagedFields()
-	bare := out.DeepCopyObject().(client.Object)
-	bare.SetManagedFields(asked)
-	b, err := json.Marshal(bare)
-	if err != nil || !bytes.Equal(b, k.in) {
-		return
+	if b, ok := bareOf(out, asked); ok && bytes.Equal(b, k.in) {
+		c.keep(k.key, out.GetManagedFields())
 	}
-	kept := make([]metav1.ManagedFieldsEntry, len(mf))
-	for i := range mf {
-		mf[i].DeepCopyInto(&kept[i])
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCreateMemo {
-		c.m = map[string][]metav1.ManagedFieldsEntry{}
-	}
-	c.m[k.key] = kept
 }
