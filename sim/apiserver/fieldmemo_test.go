@@ -26,13 +26,30 @@ func labelled() *corev1.ConfigMap {
 	}
 }
 
+// clientGoScheme is a new scheme of client-go's kinds.
+func clientGoScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// clockedServer is a new server of scheme with its default namespaces, and
+// its clock at the epoch.
+func clockedServer(scheme *runtime.Scheme) (*apiserver.Server, *clock.Clock) {
+	c := clock.New(clock.Epoch)
+	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: c})
+	s.CreateDefaultNamespaces()
+	return s, c
+}
+
 // createAt creates obj as manager on a new server of scheme at virtual
 // instant at and returns what the server stored.
 func createAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager string, obj *corev1.ConfigMap) *corev1.ConfigMap {
 	t.Helper()
-	c := clock.New(clock.Epoch)
-	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: c})
-	s.CreateDefaultNamespaces()
+	s, c := clockedServer(scheme)
 	c.Step(at)
 	if err := s.CreateWith(admin, obj, apiserver.WriteOptions{FieldManager: manager}); err != nil {
 		t.Fatal(err)
@@ -46,13 +63,7 @@ func createAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager st
 // each timed by its own server's clock; and a create of other content or by
 // another manager is not given a remembered record.
 func TestARememberedCreateRecordsTheSameManagedFieldsAsAComputedOne(t *testing.T) {
-	fresh := func() *runtime.Scheme {
-		s := runtime.NewScheme()
-		if err := clientgoscheme.AddToScheme(s); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	fresh := func() *runtime.Scheme { return clientGoScheme(t) }
 	shared := fresh()
 	first := createAt(t, shared, time.Second, "op", labelled())
 	again := createAt(t, shared, 7*time.Second, "op", labelled())
@@ -113,9 +124,7 @@ func TestARememberedCreateDrawsWhatAComputedOneDraws(t *testing.T) {
 // key "c" by an update, and returns what the server stored.
 func updateAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager string) *corev1.ConfigMap {
 	t.Helper()
-	c := clock.New(clock.Epoch)
-	s := apiserver.New(apiserver.Options{Scheme: scheme, Clock: c})
-	s.CreateDefaultNamespaces()
+	s, c := clockedServer(scheme)
 	c.Step(time.Second)
 	obj := labelled()
 	if err := s.CreateWith(admin, obj, apiserver.WriteOptions{FieldManager: "op"}); err != nil {
@@ -136,13 +145,7 @@ func updateAt(t *testing.T, scheme *runtime.Scheme, at time.Duration, manager st
 // update by another manager, or of a live object of another time, is not
 // given a remembered record.
 func TestARememberedUpdateRecordsTheSameManagedFieldsAsAComputedOne(t *testing.T) {
-	fresh := func() *runtime.Scheme {
-		s := runtime.NewScheme()
-		if err := clientgoscheme.AddToScheme(s); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	fresh := func() *runtime.Scheme { return clientGoScheme(t) }
 	shared := fresh()
 	first := updateAt(t, shared, 5*time.Second, "editor")
 	again := updateAt(t, shared, 5*time.Second, "editor")
