@@ -66,26 +66,19 @@ func (c *admitMemo) get(key string) (map[string]any, bool) {
 	return runtime.DeepCopyJSON(u), true
 }
 
-// put remembers obj, as admit left it, under key.
-func (c *admitMemo) put(key string, obj client.Object) {
-	var u map[string]any
-	if uobj, ok := obj.(*unstructured.Unstructured); ok {
-		var copied bool
-		if u, copied = copyJSON(uobj.Object); !copied {
-			return
-		}
-	} else {
-		var err error
-		if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-			return
-		}
+// put remembers u, the content admit wrote into the request's object, under
+// key.
+func (c *admitMemo) put(key string, u map[string]any) {
+	kept, ok := copyJSON(u)
+	if !ok {
+		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxAdmitMemo {
 		c.m = map[string]map[string]any{}
 	}
-	c.m[key] = u
+	c.m[key] = kept
 }
 
 // setAdmitted writes a remembered admission's object u into obj, as admit

@@ -174,24 +174,26 @@ func (c *crSchema) admit(k *Kind, obj, old client.Object, subresource string) er
 			return setAdmitted(obj, u)
 		}
 	}
-	if err := c.admitComputed(k, obj, old, subresource); err != nil {
+	u, err := c.admitComputed(k, obj, old, subresource)
+	if err != nil {
 		return err
 	}
 	if ok {
-		c.admitted.put(key, obj)
+		c.admitted.put(key, u)
 	}
 	return nil
 }
 
-// admitComputed is admit without the memo.
-func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource string) error {
+// admitComputed is admit without the memo; it returns the admitted content
+// it wrote into obj.
+func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource string) (map[string]any, error) {
 	uobj, isU := obj.(*unstructured.Unstructured)
 	var u map[string]any
 	var err error
 	if isU {
 		u = uobj.Object // owned by the request: defaulted and pruned in place
 	} else if u, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-		return err
+		return nil, err
 	}
 	u["apiVersion"], u["kind"] = k.GVK.GroupVersion().String(), k.GVK.Kind
 	if old == nil && k.Status {
@@ -214,7 +216,7 @@ func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource st
 		if uold, ok := old.(*unstructured.Unstructured); ok {
 			o = runtime.DeepCopyJSON(uold.Object) // the stored snapshot is shared
 		} else if o, err = runtime.DefaultUnstructuredConverter.ToUnstructured(old); err != nil {
-			return err
+			return nil, err
 		}
 		o["apiVersion"], o["kind"] = u["apiVersion"], u["kind"]
 		// The stored object as the handler reads it: its storage decoder
@@ -261,12 +263,12 @@ func (c *crSchema) admitComputed(k *Kind, obj, old client.Object, subresource st
 		// The schema validator walks properties in Go map order; a run must not
 		// depend on it, so several causes are listed in field order.
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
-		return invalid(k, obj.GetName(), errs)
+		return nil, invalid(k, obj.GetName(), errs)
 	}
 	if isU {
-		return nil
+		return u, nil
 	}
-	return setTyped(obj, u)
+	return u, setTyped(obj, u)
 }
 
 // setTyped writes the admitted content u into the typed object obj, as the

@@ -351,10 +351,12 @@ var lastEvent struct {
 // bytes are already compact, so they are not scanned again).
 func encodeEvent(typ watch.EventType, obj client.Object, asMeta bool, tg target) []byte {
 	lastEvent.mu.Lock()
-	defer lastEvent.mu.Unlock()
 	if lastEvent.obj == obj && lastEvent.typ == typ && lastEvent.meta == asMeta && lastEvent.gvk == tg.kind.GVK {
-		return lastEvent.frame
+		frame := lastEvent.frame
+		lastEvent.mu.Unlock()
+		return frame
 	}
+	lastEvent.mu.Unlock() // encoded outside the lock: worlds of other tests may run beside this one
 	var out runtime.Object = obj
 	if asMeta {
 		out = metadataOf(obj)
@@ -377,7 +379,9 @@ func encodeEvent(typ watch.EventType, obj client.Object, asMeta bool, tg target)
 	frame = append(frame, `,"object":`...)
 	frame = append(frame, raw...)
 	frame = append(frame, '}')
+	lastEvent.mu.Lock()
 	lastEvent.typ, lastEvent.obj, lastEvent.meta, lastEvent.gvk, lastEvent.frame = typ, obj, asMeta, tg.kind.GVK, frame
+	lastEvent.mu.Unlock()
 	return frame
 }
 
