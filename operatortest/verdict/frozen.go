@@ -175,6 +175,17 @@ type statusWrites struct {
 	ok, failed map[string]bool
 }
 
+// statusWrites are s's StatusWrites, read from its run the first time they
+// are asked for (where it has a run and a test set none).
+func (s *Snapshot) statusWrites() map[string]*statusWrites {
+	s.statusWritesOnce.Do(func() {
+		if s.StatusWrites == nil && s.run != nil {
+			s.StatusWrites = StatusWritesOf(s.run, s)
+		}
+	})
+	return s.StatusWrites
+}
+
 // StatusWritesOf reads a run's statusWrites, per controller and object (the
 // atRest key). A reconcile a crash cut is neither: its end is not known.
 func StatusWritesOf(r *check.Run, s *Snapshot) map[string]*statusWrites {
@@ -294,7 +305,7 @@ func FrozenStatus(refs []*Reference, got *Snapshot) map[string]map[string]bool {
 		ok, failed := map[string]map[string]bool{}, map[string]bool{}
 		_, reconciled, _ := strings.Cut(e.Key, " ")
 		for _, s := range runs {
-			for k, sw := range s.StatusWrites { // lint:order-independent sets are filled
+			for k, sw := range s.statusWrites() { // lint:order-independent sets are filled
 				if _, o, _ := strings.Cut(k, " "); o != reconciled || sw.object == "" {
 					continue // another object's
 				}

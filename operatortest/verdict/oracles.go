@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctrlsim/ctrlsim/operatortest/world"
@@ -193,8 +194,12 @@ type Snapshot struct {
 	AtRest  []AtRest
 	Outputs map[string][]string
 	// statusWrites are what each controller's status writes to the object
-	// it reconciles changed, by how the reconcile ended (frozen.go).
-	StatusWrites map[string]*statusWrites
+	// it reconciles changed, by how the reconcile ended (frozen.go). Only a
+	// controller failing on an object by design reads them, so they are
+	// read from run on first use (statusWrites); a test may set them.
+	StatusWrites     map[string]*statusWrites
+	run              *check.Run
+	statusWritesOnce sync.Once
 	// errorsMet are the errors of every reconcile (errorsMet).
 	errorsMet map[string][]string
 	// userDeleted is when the workload first deleted an object (-1: never).
@@ -418,7 +423,7 @@ func SnapshotOf(w *world.World, r *check.Run) *Snapshot {
 	s.AtRest = ErrorsAtRest(r, s.Canon)
 	s.errorsMet = cause.Met(r, s.Canon)
 	s.Outputs = OutputsOf(r.Steps, s.Canon)
-	s.StatusWrites = StatusWritesOf(r, s)
+	s.run = r // StatusWrites, on first use
 	s.userDeleted = firstUserDeletion(r.Steps)
 	s.userEdited = firstUserEdit(r.Steps)
 	s.ended, s.templates = rolloutsOf(s, r.Log)

@@ -51,11 +51,20 @@
 //     scheme for the request's Content-Type (JSON or protobuf for typed
 //     kinds; JSON for kinds only a CRD defines, as Unstructured); a body
 //     whose name or namespace differs from the path's is the handler's 400.
-//   - Answers are JSON with apiVersion and kind (lists <Kind>List); an API
-//     error is its metav1.Status with its code, so client-go rebuilds the
-//     same *errors.StatusError; a delete answers a Success Status. An error
-//     the server did not answer (the process died during the call) is the
+//   - Answers carry apiVersion and kind (lists <Kind>List); an API error is
+//     its metav1.Status with its code, so client-go rebuilds the same
+//     *errors.StatusError; a delete answers a Success Status. An error the
+//     server did not answer (the process died during the call) is the
 //     transport's error.
+//   - An answer, and a watch's events, are in the first media type of the
+//     request's Accept that kube-apiserver has for it (protobuf.go):
+//     protobuf for built-in kinds, their lists, Status and
+//     PartialObjectMetadata (the metadata client's get answers it), JSON for
+//     a kind only a CRD defines. client-go v0.37's typed clients, so the
+//     hosted kube-controller-manager's clientsets and controller-runtime's
+//     clients and caches of built-in kinds, ask for protobuf first, as they
+//     do of a cluster
+//     (TestAnAnswerIsInTheFirstMediaTypeTheClientAcceptsThatTheKindHas).
 //   - Watches (?watch=true) and lists at resourceVersion 0 (watch.go) are
 //     served from the process's watch cache of the kind (Feed: package
 //     process's feed of its own informer, so the plan's lag, holds and
@@ -68,7 +77,7 @@
 //     bookmark with the k8s.io/initial-events-end annotation; a watch from a
 //     resourceVersion replays the events applied after it, 410 Expired when
 //     it is older than the feed. Each is one call of the process (verbs
-//     list, watch). The answer is a stream of JSON watch events that the
+//     list, watch). The answer is a stream of watch events that the
 //     kernel writes as the feed applies them, each followed by settle, so
 //     that client-go's reflector, shared informer factory, dynamic and
 //     metadata informer factories (PartialObjectMetadata events and lists

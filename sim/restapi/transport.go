@@ -106,7 +106,50 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := out.(*http.Response); ok && err == nil {
 		return r, nil // a watch's stream (watch.go)
 	}
+	if prefersProtobuf(req.Header.Get("Accept")) {
+		if r, ok := t.respondProtobuf(req, code, out, err); ok {
+			return r, nil
+		}
+	}
 	return respond(req, code, out, err)
+}
+
+// respondProtobuf is respond in protobuf (protobuf.go), where the answer has
+// one.
+func (t *Transport) respondProtobuf(req *http.Request, code int, out any, err error) (*http.Response, bool) {
+	if isPageNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		if code, out, err = errorResponse(err); err != nil {
+			return nil, false
+		}
+	}
+	obj, ok := out.(runtime.Object)
+	if !ok {
+		return nil, false
+	}
+	if o, ok := obj.(client.Object); ok && asMetadata(req.Header.Get("Accept")) {
+		// The metadata client's get, patch or delete: kube-apiserver answers
+		// the object's PartialObjectMetadata (its JSON answer, the whole
+		// object, decodes to the same; its protobuf would not).
+		obj = metadataOf(o)
+	}
+	data, ok := t.protobufOf(obj)
+	if !ok {
+		return nil, false
+	}
+	return &http.Response{
+		Status:        strconv.Itoa(code) + " " + http.StatusText(code),
+		StatusCode:    code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": []string{runtime.ContentTypeProtobuf}},
+		Body:          io.NopCloser(bytes.NewReader(data)),
+		ContentLength: int64(len(data)),
+		Request:       req,
+	}, true
 }
 
 // respond is the answer to req: out with code, or err's Status (a path

@@ -244,7 +244,10 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 		if err != nil {
 			return err
 		}
-		st = newStream(t, tg, asMetadata(req.Header.Get("Accept")))
+		accept := req.Header.Get("Accept")
+		// Protobuf frames where the client prefers them and every object
+		// has one (a custom resource has none, its metadata has).
+		st = newStream(t, tg, asMetadata(accept), prefersProtobuf(accept) && (asMetadata(accept) || !tg.kind.Custom))
 		switch rvText := first(q, "resourceVersion"); {
 		case first(q, "sendInitialEvents") == "true":
 			// watch-list: the cached objects as Added events, then the
@@ -290,24 +293,30 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 	if err != nil {
 		return nil, err
 	}
+	contentType := "application/json"
+	if st.proto {
+		contentType = runtime.ContentTypeProtobuf + ";stream=watch"
+	}
 	return &http.Response{
 		Status: "200 OK", StatusCode: http.StatusOK,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": []string{"application/json"}, "Transfer-Encoding": []string{"chunked"}},
+		Header:        http.Header{"Content-Type": []string{contentType}, "Transfer-Encoding": []string{"chunked"}},
 		Body:          st,
 		ContentLength: -1,
 		Request:       req,
 	}, nil
 }
 
-// stream is a watch response's body: JSON watch events (metav1.WatchEvent,
-// one per line) written by the kernel as the feed applies them, read by the
-// client's decoder. A read with nothing to read blocks on a channel of the
-// bubble (durably: the bubble settles around it).
+// stream is a watch response's body: watch events (metav1.WatchEvent, JSON
+// one per line, or protobuf frames where the client prefers protobuf)
+// written by the kernel as the feed applies them, read by the client's
+// decoder. A read with nothing to read blocks on a channel of the bubble
+// (durably: the bubble settles around it).
 type stream struct {
 	t      *Transport
 	tg     target
 	meta   bool // PartialObjectMetadata events (the metadata client's watch)
+	proto  bool // protobuf frames (protobuf.go)
 	mu     sync.Mutex
 	buf    bytes.Buffer
 	closed bool
@@ -315,20 +324,22 @@ type stream struct {
 	stop   func()
 }
 
-func newStream(t *Transport, tg target, asMeta bool) *stream {
-	return &stream{t: t, tg: tg, meta: asMeta, ready: make(chan struct{}, 1)}
+func newStream(t *Transport, tg target, asMeta, proto bool) *stream {
+	return &stream{t: t, tg: tg, meta: asMeta, proto: proto, ready: make(chan struct{}, 1)}
 }
 
 // write appends one event; false if the client has closed the stream.
 func (s *stream) write(typ watch.EventType, obj client.Object) bool {
-	frame := encodeEvent(typ, obj, s.meta, s.tg)
+	frame := encodeEvent(typ, obj, s.meta, s.proto, s.tg, s.t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
 	s.buf.Write(frame)
-	s.buf.WriteByte('\n')
+	if !s.proto {
+		s.buf.WriteByte('\n')
+	}
 	s.signal()
 	return true
 }
@@ -342,16 +353,18 @@ var lastEvent struct {
 	typ   watch.EventType
 	obj   client.Object
 	meta  bool
+	proto bool
 	gvk   schema.GroupVersionKind
 	frame []byte
 }
 
 // encodeEvent is one watch event's frame: the JSON of a metav1.WatchEvent,
 // built around the object's JSON as json.Marshal builds it (the object's
-// bytes are already compact, so they are not scanned again).
-func encodeEvent(typ watch.EventType, obj client.Object, asMeta bool, tg target) []byte {
+// bytes are already compact, so they are not scanned again), or, where proto
+// and the object has one, its protobuf frame (protobufEvent).
+func encodeEvent(typ watch.EventType, obj client.Object, asMeta, proto bool, tg target, t *Transport) []byte {
 	lastEvent.mu.Lock()
-	if lastEvent.obj == obj && lastEvent.typ == typ && lastEvent.meta == asMeta && lastEvent.gvk == tg.kind.GVK {
+	if lastEvent.obj == obj && lastEvent.typ == typ && lastEvent.meta == asMeta && lastEvent.proto == proto && lastEvent.gvk == tg.kind.GVK {
 		frame := lastEvent.frame
 		lastEvent.mu.Unlock()
 		return frame
@@ -365,22 +378,31 @@ func encodeEvent(typ watch.EventType, obj client.Object, asMeta bool, tg target)
 		c.GetObjectKind().SetGroupVersionKind(tg.kind.GVK)
 		out = c
 	}
-	raw, err := json.Marshal(out)
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
+	var frame []byte
+	if proto {
+		raw, ok := t.protobufOf(out)
+		if !ok {
+			panic(fmt.Sprintf("ctrlsim: a protobuf watch event of %s has no protobuf", tg.kind.GroupResource()))
+		}
+		frame = protobufEvent(string(typ), raw)
+	} else {
+		raw, err := json.Marshal(out)
+		if err != nil {
+			panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
+		}
+		kind, err := json.Marshal(string(typ))
+		if err != nil {
+			panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
+		}
+		frame = make([]byte, 0, len(raw)+len(kind)+20)
+		frame = append(frame, `{"type":`...)
+		frame = append(frame, kind...)
+		frame = append(frame, `,"object":`...)
+		frame = append(frame, raw...)
+		frame = append(frame, '}')
 	}
-	kind, err := json.Marshal(string(typ))
-	if err != nil {
-		panic(fmt.Sprintf("ctrlsim: encoding a watch event of %s: %v", tg.kind.GroupResource(), err))
-	}
-	frame := make([]byte, 0, len(raw)+len(kind)+20)
-	frame = append(frame, `{"type":`...)
-	frame = append(frame, kind...)
-	frame = append(frame, `,"object":`...)
-	frame = append(frame, raw...)
-	frame = append(frame, '}')
 	lastEvent.mu.Lock()
-	lastEvent.typ, lastEvent.obj, lastEvent.meta, lastEvent.gvk, lastEvent.frame = typ, obj, asMeta, tg.kind.GVK, frame
+	lastEvent.typ, lastEvent.obj, lastEvent.meta, lastEvent.proto, lastEvent.gvk, lastEvent.frame = typ, obj, asMeta, proto, tg.kind.GVK, frame
 	lastEvent.mu.Unlock()
 	return frame
 }

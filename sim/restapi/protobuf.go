@@ -1,0 +1,71 @@
+package restapi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+
+	"github.com/munnerz/goautoneg"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Protobuf answers. kube-apiserver answers in the first media type of the
+// request's Accept it can serve (negotiation.NegotiateOutputMediaType):
+// protobuf for the built-in kinds, their lists, Status and
+// PartialObjectMetadata, JSON for a kind only a CRD defines. client-go's
+// typed clients ask for protobuf first (kube-controller-manager's clientsets,
+// and controller-runtime's clients and caches of built-in kinds: Accept
+// "application/vnd.kubernetes.protobuf,application/json"), so the world
+// answers them as a cluster does, and decodes what it answers as theirs do.
+
+// prefersProtobuf reports whether the first media type of accept the server
+// serves is protobuf (JSON, or anything, is the other it serves).
+func prefersProtobuf(accept string) bool {
+	if !strings.Contains(accept, runtime.ContentTypeProtobuf) {
+		return false
+	}
+	for _, c := range goautoneg.ParseAccept(accept) {
+		switch c.Type + "/" + c.SubType {
+		case runtime.ContentTypeProtobuf:
+			return true
+		case runtime.ContentTypeJSON, "application/*", "*/*":
+			return false
+		}
+	}
+	return false
+}
+
+// protobufOf is obj's protobuf (with its envelope: apiVersion and kind), and
+// whether obj has one: a typed object of the built-in kinds with its kind
+// set (a custom resource, unstructured, has none).
+func (t *Transport) protobufOf(obj runtime.Object) ([]byte, bool) {
+	if _, ok := obj.(runtime.Unstructured); ok || obj.GetObjectKind().GroupVersionKind().Kind == "" {
+		return nil, false
+	}
+	info, ok := runtime.SerializerInfoForMediaType(t.codecFactory().SupportedMediaTypes(), runtime.ContentTypeProtobuf)
+	if !ok {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := info.Serializer.Encode(obj, &buf); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// protobufEvent is a watch event's protobuf frame, as kube-apiserver's
+// watch stream writes it: the length (4 bytes, big-endian) of a
+// metav1.WatchEvent without envelope whose object is raw, the object's
+// protobuf with its envelope (protobuf.LengthDelimitedFramer and the raw
+// serializer).
+func protobufEvent(typ string, raw []byte) []byte {
+	ev := metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}}
+	n := ev.Size()
+	frame := make([]byte, 4+n)
+	binary.BigEndian.PutUint32(frame, uint32(n))
+	if _, err := ev.MarshalToSizedBuffer(frame[4:]); err != nil {
+		panic("ctrlsim: encoding a protobuf watch event: " + err.Error())
+	}
+	return frame
+}
