@@ -76,37 +76,23 @@ func (d *digests) build() {
 			d.byKey[h[:digestKey]] = append(d.byKey[h[:digestKey]], preimage{hex: h, value: v})
 		}
 	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
+	var walk func(n *encoded)
+	walk = func(n *encoded) {
+		switch x := n.v.(type) {
 		case string:
 			add([]byte(x), x)
-		case map[string]any:
-			if b, err := json.Marshal(x); err == nil {
-				if seen[string(b)] {
+			return
+		case map[string]any, []any:
+			if n.ok {
+				if seen[string(n.json)] {
 					return // this node, and so all inside it, is indexed
 				}
-				add(b, x)
+				add(n.json, x)
 			}
-			keys := make([]string, 0, len(x))
-			for k := range x { // lint:order-independent sorted below
-				if k != "managedFields" {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys) // the first value stored of a digest is the one named
-			for _, k := range keys {
-				walk(x[k])
-			}
-		case []any:
-			if b, err := json.Marshal(x); err == nil {
-				if seen[string(b)] {
-					return
-				}
-				add(b, x)
-			}
-			for _, e := range x {
-				walk(e)
+		}
+		for _, k := range n.kids { // a map's in key order: the first value stored of a digest is the one named
+			if k.walked {
+				walk(k)
 			}
 		}
 	}
@@ -118,8 +104,110 @@ func (d *digests) build() {
 		if err != nil {
 			continue
 		}
-		walk(u)
+		walk(encode(u, true))
 	}
+}
+
+// encoded is a decoded JSON value with its JSON as json.Marshal writes it
+// (ok false where json.Marshal fails), built from its children's, so that a
+// value's nodes are encoded once, not once per node above them.
+type encoded struct {
+	v    any
+	json []byte
+	ok   bool
+	// kids are a map's values in key order, a list's items; walked is
+	// false for what build does not index (managedFields).
+	kids   []*encoded
+	walked bool
+}
+
+// encode is v encoded; walked as given.
+func encode(v any, walked bool) *encoded {
+	n := &encoded{v: v, walked: walked, ok: true}
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			n.json = []byte("null")
+			return n
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x { // lint:order-independent sorted below
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // json.Marshal's order of a map's keys
+		size := 2
+		for _, k := range keys {
+			kid := encode(x[k], k != "managedFields")
+			n.kids = append(n.kids, kid)
+			n.ok = n.ok && kid.ok
+			size += len(k) + 4 + len(kid.json)
+		}
+		if !n.ok {
+			break
+		}
+		n.json = make([]byte, 0, size)
+		n.json = append(n.json, '{')
+		for i, k := range keys {
+			if i > 0 {
+				n.json = append(n.json, ',')
+			}
+			if n.json, n.ok = appendString(n.json, k); !n.ok {
+				break
+			}
+			n.json = append(n.json, ':')
+			n.json = append(n.json, n.kids[i].json...)
+		}
+		n.json = append(n.json, '}')
+	case []any:
+		if x == nil {
+			n.json = []byte("null")
+			return n
+		}
+		size := 2
+		for _, e := range x {
+			kid := encode(e, true)
+			n.kids = append(n.kids, kid)
+			n.ok = n.ok && kid.ok
+			size += 1 + len(kid.json)
+		}
+		if !n.ok {
+			break
+		}
+		n.json = make([]byte, 0, size)
+		n.json = append(n.json, '[')
+		for i, kid := range n.kids {
+			if i > 0 {
+				n.json = append(n.json, ',')
+			}
+			n.json = append(n.json, kid.json...)
+		}
+		n.json = append(n.json, ']')
+	case string:
+		n.json, n.ok = appendString(nil, x)
+	default:
+		b, err := json.Marshal(x)
+		n.json, n.ok = b, err == nil
+	}
+	if !n.ok {
+		n.json = nil
+	}
+	return n
+}
+
+// appendString appends s as json.Marshal encodes a string: quoted as it is
+// when it needs no escape (printable ASCII other than the quote, the
+// backslash and json.Marshal's HTML escapes <, > and &), else json.Marshal's
+// own bytes.
+func appendString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, err := json.Marshal(s)
+			return append(b, q...), err == nil
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
 }
 
 // digestName is the canonical name of a checksum whose content the run

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -59,4 +61,48 @@ func TestAChecksumIsComparedByWhatItDigests(t *testing.T) {
 	if got := runWith(other).Text(stale); got != stale {
 		t.Errorf("a checksum of content the run never stored is renamed: %q", got)
 	}
+}
+
+// The index encodes each value once, from its children's encodings: the
+// bytes are json.Marshal's, HTML escapes, invalid UTF-8, floats, nulls and
+// map key order included, so a checksum over content is found as before.
+func TestAValueEncodedFromItsChildrenIsJSONMarshalsBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue().Draw(t, "v")
+		want, err := json.Marshal(v)
+		got := encode(v, true)
+		switch {
+		case err != nil && got.ok:
+			t.Fatalf("json.Marshal failed (%v), encode gave %s", err, got.json)
+		case err == nil && (!got.ok || string(got.json) != string(want)):
+			t.Fatalf("encode gave %s (ok %v), json.Marshal %s", got.json, got.ok, want)
+		}
+	})
+}
+
+// jsonValue draws what runtime.DefaultUnstructuredConverter.ToUnstructured
+// gives: maps, lists, strings, int64s, float64s, bools and nils, nested.
+func jsonValue() *rapid.Generator[any] {
+	leaf := rapid.OneOf(
+		rapid.Map(rapid.String(), func(s string) any { return s }),
+		rapid.Map(rapid.SampledFrom([]string{"<a&b>", "\u2028", "\xff\xfe", "é", `"q"\`, ""}), func(s string) any { return s }),
+		rapid.Map(rapid.Int64(), func(i int64) any { return i }),
+		rapid.Map(rapid.Float64(), func(f float64) any { return f }),
+		rapid.Map(rapid.Bool(), func(b bool) any { return b }),
+		rapid.Just[any](nil),
+		rapid.Just[any](map[string]any(nil)),
+		rapid.Just[any]([]any(nil)),
+	)
+	var value func(depth int) *rapid.Generator[any]
+	value = func(depth int) *rapid.Generator[any] {
+		if depth == 0 {
+			return leaf
+		}
+		return rapid.OneOf(leaf,
+			rapid.Map(rapid.MapOfN(rapid.OneOf(rapid.String(), rapid.SampledFrom([]string{"managedFields", "<k>", "a", "b"})), value(depth-1), 0, 4),
+				func(m map[string]any) any { return m }),
+			rapid.Map(rapid.SliceOfN(value(depth-1), 0, 4), func(l []any) any { return l }),
+		)
+	}
+	return value(3)
 }
