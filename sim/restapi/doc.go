@@ -137,8 +137,10 @@
 //     fields: 400), sends no DELETED when an object stops matching a label
 //     selector, and is not checked against RBAC (nor is a resourceVersion=0
 //     list). The metadata client's Accept (as=PartialObjectMetadata) is
-//     honoured by watches and resourceVersion=0 lists only; its other
-//     requests are answered with whole objects (its fallback decodes them).
+//     honoured by watches, resourceVersion=0 lists and protobuf answers
+//     (the metadata client asks for protobuf first); a request asking it in
+//     JSON first is answered with the whole object (the metadata client's
+//     fallback decodes it).
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
 //     refused with a 405 that names them. Port-forwarding is refused so

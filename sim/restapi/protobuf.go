@@ -3,11 +3,14 @@ package restapi
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 
 	"github.com/munnerz/goautoneg"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Protobuf answers. kube-apiserver answers in the first media type of the
@@ -68,4 +71,34 @@ func protobufEvent(typ string, raw []byte) []byte {
 		panic("ctrlsim: encoding a protobuf watch event: " + err.Error())
 	}
 	return frame
+}
+
+// metadataAnswer is obj as the metadata client gets it: an object's
+// PartialObjectMetadata, a list's PartialObjectMetadataList (with its
+// resourceVersion and continue), anything else (a Status) as it is.
+func metadataAnswer(obj runtime.Object) (runtime.Object, bool) {
+	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList, *metav1.Status:
+		return obj, true
+	case client.Object:
+		return metadataOf(o), true
+	}
+	if !meta.IsListType(obj) {
+		return obj, true
+	}
+	lm, err := meta.ListAccessor(obj)
+	if err != nil {
+		return nil, false
+	}
+	out := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "PartialObjectMetadataList"}}
+	out.ResourceVersion, out.Continue, out.RemainingItemCount = lm.GetResourceVersion(), lm.GetContinue(), lm.GetRemainingItemCount()
+	err = meta.EachListItem(obj, func(item runtime.Object) error {
+		o, ok := item.(client.Object)
+		if !ok {
+			return fmt.Errorf("a list item %T has no metadata", item)
+		}
+		out.Items = append(out.Items, *metadataOf(o))
+		return nil
+	})
+	return out, err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,9 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 
 	"github.com/ctrlsim/ctrlsim/sim/apiserver"
 )
@@ -99,5 +102,20 @@ func TestAnAnswerIsInTheFirstMediaTypeTheClientAcceptsThatTheKindHas(t *testing.
 	}
 	if p, ok := decode(ct, body).(*metav1.PartialObjectMetadata); !ok || p.Name != "a" || p.Labels["app"] != "x" {
 		t.Errorf("the metadata client's get decodes to %#v, want the ConfigMap's PartialObjectMetadata", decode(ct, body))
+	}
+	// client-go's metadata client itself, on a built-in kind and a custom one.
+	md := metadata.NewForConfigOrDie(w.cfg)
+	for _, c := range []struct {
+		gvr  schema.GroupVersionResource
+		name string
+	}{{corev1.SchemeGroupVersion.WithResource("configmaps"), "a"}, {gadgets, "g"}} {
+		got, err := md.Resource(c.gvr).Namespace("default").Get(ctx, c.name, metav1.GetOptions{})
+		if err != nil || got.Name != c.name {
+			t.Errorf("the metadata client's get of %s %s: %v %v", c.gvr.Resource, c.name, got, err)
+		}
+		list, err := md.Resource(c.gvr).Namespace("default").List(ctx, metav1.ListOptions{})
+		if err != nil || list.ResourceVersion == "" || !slices.ContainsFunc(list.Items, func(p metav1.PartialObjectMetadata) bool { return p.Name == c.name }) {
+			t.Errorf("the metadata client's list of %s: %v %v, want %s in it at a resourceVersion", c.gvr.Resource, list, err, c.name)
+		}
 	}
 }

@@ -129,11 +129,13 @@ func (t *Transport) respondProtobuf(req *http.Request, code int, out any, err er
 	if !ok {
 		return nil, false
 	}
-	if o, ok := obj.(client.Object); ok && asMetadata(req.Header.Get("Accept")) {
-		// The metadata client's get, patch or delete: kube-apiserver answers
-		// the object's PartialObjectMetadata (its JSON answer, the whole
-		// object, decodes to the same; its protobuf would not).
-		obj = metadataOf(o)
+	if asMetadata(req.Header.Get("Accept")) {
+		// The metadata client's get, list, patch or delete: kube-apiserver
+		// answers PartialObjectMetadata (the JSON answer, the whole object,
+		// decodes to the same in its fallback; the protobuf would not).
+		if obj, ok = metadataAnswer(obj); !ok {
+			return nil, false
+		}
 	}
 	data, ok := t.protobufOf(obj)
 	if !ok {
