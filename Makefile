@@ -15,7 +15,7 @@ RAPID_SEED ?= 1
 # Where tests keep artifacts (the inspector's screenshot), outside the repo.
 ARTIFACTS ?= $(HOME)/.cache/ctrlsim/artifacts
 
-.PHONY: all run check api test long race lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium test-browser help
+.PHONY: all run check api test long race lint vet bench fuzz reports falsealarms envtest-assets test-envtest chromium chromium-start test-browser help
 
 all: test
 
@@ -57,11 +57,11 @@ api: ## record the public API's surface in api/ctrlsim.txt (after adding a name;
 # (catalogue.Result.Problems), so the catalogue is explored once, not twice.
 TEST_SKIP ?= ^TestEntries$$
 
-test: envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), the scheduler's determinism under -race (make race: the world's), reports/ current and the catalogue's expectations met
+test: chromium-start envtest-assets ## everything CI runs: vet, all tests (envtest suites and the inspector in headless Chromium included), the scheduler's determinism under -race (make race: the world's), reports/ current and the catalogue's expectations met
 	$(GO) mod download
 	$(GO) vet $(PKGS)
 	KUBEBUILDER_ASSETS="$$(ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh --print-dir)" \
-		CTRLSIM_CHROMIUM="$$(hack/chromium.sh)" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -timeout 35m -skip '$(TEST_SKIP)' $(PKGS)
+		CTRLSIM_CHROMIUM="$$(hack/chromium.sh --wait "$(ARTIFACTS)/chromium")" CTRLSIM_ARTIFACTS="$(ARTIFACTS)" RAPID_SEED="$(RAPID_SEED)" $(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -timeout 35m -skip '$(TEST_SKIP)' $(PKGS)
 	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -race -run '$(RACE_RUN)' ./sim/scheduler/
 	$(GO) run ./cmd/ctrlsim catalogue --check
 
@@ -115,6 +115,11 @@ falsealarms: ## the false-alarm suite at FALSEALARM_PLANS (1,000) plans per corr
 
 envtest-assets: ## build kube-apiserver, kube-controller-manager and etcd from the Go module proxy, once, into ~/.cache/ctrlsim/envtest
 	@ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/envtest-assets.sh
+
+# make test finds (or installs) Chromium beside the envtest build and vet, and
+# waits for it before go test.
+chromium-start:
+	@hack/chromium.sh --start "$(ARTIFACTS)/chromium"
 
 chromium: ## find headless Chromium for the inspector's browser test, installing Debian's chromium where it can
 	@hack/chromium.sh >/dev/null
