@@ -1,9 +1,11 @@
 package restapi
 
 import (
+	"bytes"
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -150,8 +152,14 @@ func negotiate(req *http.Request, doc *openAPIDoc, proto, protoDeprecated string
 }
 
 func bytesResponse(req *http.Request, code int, contentType string, data []byte, etag string) *http.Response {
-	r := textResponse(req, code, string(data))
-	r.Header = http.Header{"Content-Type": []string{contentType}}
+	r := &http.Response{
+		Status: strconv.Itoa(code) + " " + http.StatusText(code), StatusCode: code,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{contentType}},
+		Body:          io.NopCloser(bytes.NewReader(data)),
+		ContentLength: int64(len(data)),
+		Request:       req,
+	}
 	if etag != "" {
 		r.Header.Set("Etag", strconv.Quote(etag))
 	}

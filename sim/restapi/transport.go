@@ -141,17 +141,7 @@ func (t *Transport) respondProtobuf(req *http.Request, code int, out any, err er
 	if !ok {
 		return nil, false
 	}
-	return &http.Response{
-		Status:        strconv.Itoa(code) + " " + http.StatusText(code),
-		StatusCode:    code,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        http.Header{"Content-Type": []string{runtime.ContentTypeProtobuf}},
-		Body:          io.NopCloser(bytes.NewReader(data)),
-		ContentLength: int64(len(data)),
-		Request:       req,
-	}, true
+	return bytesResponse(req, code, runtime.ContentTypeProtobuf, data, ""), true
 }
 
 // respond is the answer to req: out with code, or err's Status (a path
@@ -170,17 +160,7 @@ func respond(req *http.Request, code int, out any, err error) (*http.Response, e
 	if err != nil {
 		return nil, fmt.Errorf("ctrlsim: encoding the response to %s %s: %w", req.Method, req.URL.Path, err)
 	}
-	return &http.Response{
-		Status:        strconv.Itoa(code) + " " + http.StatusText(code),
-		StatusCode:    code,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        http.Header{"Content-Type": []string{"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(data)),
-		ContentLength: int64(len(data)),
-		Request:       req,
-	}, nil
+	return bytesResponse(req, code, runtime.ContentTypeJSON, data, ""), nil
 }
 
 // errorResponse is the Status kube-apiserver writes for err
@@ -230,14 +210,9 @@ func isPageNotFound(err error) bool {
 
 // textResponse is a plain-text answer.
 func textResponse(req *http.Request, code int, text string) *http.Response {
-	return &http.Response{
-		Status: strconv.Itoa(code) + " " + http.StatusText(code), StatusCode: code,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": []string{"text/plain; charset=utf-8"}, "X-Content-Type-Options": []string{"nosniff"}},
-		Body:          io.NopCloser(strings.NewReader(text)),
-		ContentLength: int64(len(text)),
-		Request:       req,
-	}
+	r := bytesResponse(req, code, "text/plain; charset=utf-8", []byte(text), "")
+	r.Header.Set("X-Content-Type-Options", "nosniff")
+	return r
 }
 
 // notServed is the error for a request the model does not serve: a 405 that
