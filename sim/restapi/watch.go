@@ -245,9 +245,11 @@ func (t *Transport) watch(req *http.Request, tg target, q map[string][]string) (
 			return err
 		}
 		accept := req.Header.Get("Accept")
-		// Protobuf frames where the client prefers them and every object
-		// has one (a custom resource has none, its metadata has).
-		st = newStream(t, tg, asMetadata(accept), prefersProtobuf(accept) && (asMetadata(accept) || !tg.kind.Custom))
+		// Protobuf frames where the client prefers them and every event's
+		// object has one: the kind's (a custom resource, unstructured, has
+		// none), or its metadata's.
+		_, kindHas := obj.(interface{ Marshal() ([]byte, error) })
+		st = newStream(t, tg, asMetadata(accept), prefersProtobuf(accept) && (asMetadata(accept) || kindHas))
 		switch rvText := first(q, "resourceVersion"); {
 		case first(q, "sendInitialEvents") == "true":
 			// watch-list: the cached objects as Added events, then the
