@@ -136,11 +136,11 @@
 //     field selectors on metadata.name and metadata.namespace only (other
 //     fields: 400), sends no DELETED when an object stops matching a label
 //     selector, and is not checked against RBAC (nor is a resourceVersion=0
-//     list). The metadata client's Accept (as=PartialObjectMetadata) is
-//     honoured by watches, resourceVersion=0 lists and protobuf answers
-//     (the metadata client asks for protobuf first); a request asking it in
-//     JSON first is answered with the whole object (the metadata client's
-//     fallback decodes it).
+//     list). The metadata client's Accept (as=PartialObjectMetadata, or its
+//     List) is honoured in protobuf and in JSON, whichever its first clause
+//     the server serves names; a request asking for it on the wrong shape
+//     (PartialObjectMetadata of a list) gets it all the same, where
+//     kube-apiserver answers 406.
 //   - Subresources other than status, namespaces/finalize, pods/exec and
 //     pods/attach (scale, eviction, binding, pods/log, pods/portforward) are
 //     refused with a 405 that names them. Port-forwarding is refused so

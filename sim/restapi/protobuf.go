@@ -22,21 +22,39 @@ import (
 // "application/vnd.kubernetes.protobuf,application/json"), so the world
 // answers them as a cluster does, and decodes what it answers as theirs do.
 
-// prefersProtobuf reports whether the first media type of accept the server
-// serves is protobuf (JSON, or anything, is the other it serves).
+// accepted is the clause of a request's Accept header that kube-apiserver
+// answers in (negotiation.NegotiateOutputMediaType): the first it serves,
+// protobuf or JSON (a wildcard is JSON); nil where there is none (JSON too).
+func accepted(accept string) *goautoneg.Accept {
+	for _, c := range goautoneg.ParseAccept(accept) {
+		switch c.Type + "/" + c.SubType {
+		case runtime.ContentTypeProtobuf, runtime.ContentTypeJSON, "application/*", "*/*":
+			return &c
+		}
+	}
+	return nil
+}
+
+// prefersProtobuf reports whether a request is answered in protobuf: the
+// clause of its Accept the server answers in is protobuf.
 func prefersProtobuf(accept string) bool {
 	if !strings.Contains(accept, runtime.ContentTypeProtobuf) {
 		return false
 	}
-	for _, c := range goautoneg.ParseAccept(accept) {
-		switch c.Type + "/" + c.SubType {
-		case runtime.ContentTypeProtobuf:
-			return true
-		case runtime.ContentTypeJSON, "application/*", "*/*":
-			return false
-		}
+	c := accepted(accept)
+	return c != nil && c.Type+"/"+c.SubType == runtime.ContentTypeProtobuf
+}
+
+// asMetadata reports whether a request is answered with PartialObjectMetadata
+// (the metadata client's, and so metadata informers'): the clause of its
+// Accept the server answers in says as=PartialObjectMetadata (or its List),
+// in protobuf or in JSON.
+func asMetadata(accept string) bool {
+	if !strings.Contains(accept, "as=PartialObjectMetadata") {
+		return false
 	}
-	return false
+	c := accepted(accept)
+	return c != nil && (c.Params["as"] == "PartialObjectMetadata" || c.Params["as"] == "PartialObjectMetadataList")
 }
 
 // protobufOf is obj's protobuf (with its envelope: apiVersion and kind), and

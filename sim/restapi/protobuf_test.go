@@ -2,10 +2,12 @@ package restapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,6 +104,23 @@ func TestAnAnswerIsInTheFirstMediaTypeTheClientAcceptsThatTheKindHas(t *testing.
 	}
 	if p, ok := decode(ct, body).(*metav1.PartialObjectMetadata); !ok || p.Name != "a" || p.Labels["app"] != "x" {
 		t.Errorf("the metadata client's get decodes to %#v, want the ConfigMap's PartialObjectMetadata", decode(ct, body))
+	}
+	// Asked in JSON first, PartialObjectMetadata is answered in JSON, of a
+	// built-in kind and of a custom one (its lists too); asked as JSON with
+	// the metadata clause after it, the whole object.
+	for path, as := range map[string]string{"/api/v1/namespaces/default/configmaps/a": "PartialObjectMetadata", "/apis/example.com/v1/namespaces/default/gadgets/g": "PartialObjectMetadata", "/api/v1/namespaces/default/configmaps": "PartialObjectMetadataList"} {
+		ct, body := get(path, "application/json;as="+as+";g=meta.k8s.io;v=v1,application/json")
+		if ct != runtime.ContentTypeJSON {
+			t.Errorf("%s asked for PartialObjectMetadata in JSON answered %q", path, ct)
+			continue
+		}
+		var got metav1.TypeMeta
+		if err := json.Unmarshal(body, &got); err != nil || got.Kind != as || got.APIVersion != "meta.k8s.io/v1" {
+			t.Errorf("%s asked for PartialObjectMetadata in JSON answered %s (%v)", path, body, err)
+		}
+	}
+	if _, body := get("/api/v1/namespaces/default/configmaps/a", "application/json,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"); !strings.Contains(string(body), `"kind":"ConfigMap"`) {
+		t.Errorf("asked for JSON first, the ConfigMap answered %s, want the whole object", body)
 	}
 	// client-go's metadata client itself, on a built-in kind and a custom one.
 	md := metadata.NewForConfigOrDie(w.cfg)

@@ -106,7 +106,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r, ok := out.(*http.Response); ok && err == nil {
 		return r, nil // a watch's stream (watch.go)
 	}
-	if prefersProtobuf(req.Header.Get("Accept")) {
+	accept := req.Header.Get("Accept")
+	if obj, ok := out.(runtime.Object); ok && err == nil && asMetadata(accept) {
+		// The metadata client's get, list, patch or delete: kube-apiserver
+		// answers PartialObjectMetadata, in protobuf or JSON.
+		if m, ok := metadataAnswer(obj); ok {
+			out = m
+		}
+	}
+	if prefersProtobuf(accept) {
 		if r, ok := t.respondProtobuf(req, code, out, err); ok {
 			return r, nil
 		}
@@ -128,14 +136,6 @@ func (t *Transport) respondProtobuf(req *http.Request, code int, out any, err er
 	obj, ok := out.(runtime.Object)
 	if !ok {
 		return nil, false
-	}
-	if asMetadata(req.Header.Get("Accept")) {
-		// The metadata client's get, list, patch or delete: kube-apiserver
-		// answers PartialObjectMetadata (the JSON answer, the whole object,
-		// decodes to the same in its fallback; the protobuf would not).
-		if obj, ok = metadataAnswer(obj); !ok {
-			return nil, false
-		}
 	}
 	data, ok := t.protobufOf(obj)
 	if !ok {

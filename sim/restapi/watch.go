@@ -209,10 +209,6 @@ func listedByReflector() bool {
 	}
 }
 
-// asMetadata reports whether a request's Accept header asks for
-// PartialObjectMetadata (the metadata client's, and so metadata informers').
-func asMetadata(accept string) bool { return strings.Contains(accept, "as=PartialObjectMetadata") }
-
 // metadataOf is obj as the metadata client gets it.
 func metadataOf(obj client.Object) *metav1.PartialObjectMetadata {
 	p := meta.AsPartialObjectMetadata(obj)
