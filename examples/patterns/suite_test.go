@@ -70,9 +70,7 @@ var knownFalseAlarms = map[string]string{}
 // knownSlowTwins are the twins whose exploration does not end within the
 // suite's bound, each with why; their correct operators are judged all the
 // same. The suite fails nothing for them: each is a search bug of ours.
-var knownSlowTwins = map[string]string{
-	"key-pair": "the twin writes its Secret in a hot loop, hundreds of writes a run. Explored, plan 0 reports its hot loop: TestBuggyTwinsAreCaught took 62 s on 2 loaded cores on 2026-11-29 (194 s before a run a hot loop stopped was judged by the kernel's verdicts alone), and fails in storyTold: its picture shows the last three stale reads of the objects the failure names, all three of KeyPair certs/web, and leaves out the stale read of Secret certs/web-tls the run made (operatortest/story's staleReadsOf takes the last n, not the last of each object; changing it redraws ten of the catalogue's pictures). KeepGoing's whole budget with its shrinks ran past 25 minutes before that change, not measured since",
-}
+var knownSlowTwins = map[string]string{}
 
 // knownSharedCatches are the twins whose minimal plan also violates a
 // property on the correct operator (a false alarm the budget of

@@ -34,7 +34,8 @@
 //     current M", "0 items, cache at rv=A, current B") and linked to it.
 //   - The last few stale reads of the named objects, of their owners, and
 //     lists of their kind, by the lead processes (Input.Lead) or, when it
-//     names none, by any.
+//     names none, by any: the last of each object or list, so that one object
+//     read stale over and over does not hide another's.
 //   - The user's steps on them: a workload step whose calls (the admin's, at
 //     its time) wrote one of the objects or an owner.
 //   - The faults' own steps up to the judgement: crashes (one after a write

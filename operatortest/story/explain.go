@@ -3,6 +3,7 @@ package story
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -415,12 +416,14 @@ func (s *Story) writesTo(keys []string, until time.Duration) []int {
 	return out
 }
 
-// staleReadsOf are the last n reads by processes (the lead ones, when the
-// input names them), up to until, that returned
-// other than the server had of one of the objects keys, or of a list of the
-// kind of one of them in its namespace (or in every namespace).
+// staleReadsOf are reads by processes (the lead ones, when the input names
+// them), up to until, that returned other than the server had of one of the
+// objects keys, or of a list of the kind of one of them in its namespace (or
+// in every namespace): the last of each object or list read, the newest n of
+// those. One object read stale over and over does not hide the
+// stale read of another.
 func (s *Story) staleReadsOf(keys []string, until time.Duration, n int) []int {
-	var out []int
+	last := map[string]int{} // what was read (an object "Secret a/b", a list "Secret a/*") to its last stale read
 	for i, st := range s.in.Steps {
 		if st.At > until {
 			break
@@ -431,8 +434,9 @@ func (s *Story) staleReadsOf(keys []string, until time.Duration, n int) []int {
 		if len(s.in.Lead) > 0 && !slices.Contains(s.in.Lead, st.Process) {
 			continue // a built-in controller's reads: the operator's are the story
 		}
-		out = append(out, i)
+		last[st.Object] = i
 	}
+	out := slices.Sorted(maps.Values(last))
 	if len(out) > n {
 		out = out[len(out)-n:]
 	}

@@ -281,3 +281,40 @@ func contains(xs []string, x string) bool {
 func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
+
+// A story shows the last stale read of each object the failure names: an
+// object read stale over and over (a hot loop on a custom resource) does not
+// push out the one stale read of another (its Secret), which may be the cause.
+func TestOneObjectsStaleReadsDoNotHideAnothers(t *testing.T) {
+	r := func(at time.Duration, n int, obj string, seen, cur uint64) trace.Step {
+		return trace.Step{At: at, Process: "ctl", Controller: "certs", Worker: 1, Reconcile: n, Op: "cached-get", Object: obj, RVSeen: seen, RVCurrent: cur, Result: "ok"}
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "tls"}}
+	steps := []trace.Step{
+		{At: 0, Process: "ctl", Op: "start", Result: "incarnation 1"},
+		r(time.Second, 1, "Secret default/tls", 0, 30),
+	}
+	for n := 2; n <= 6; n++ {
+		steps = append(steps, r(time.Duration(n)*time.Second, n, "ConfigMap default/p", 21, 22))
+	}
+	input := story.Input{
+		Title: "hot loop", Steps: steps, Start: clock.Epoch,
+		Log: []apiserver.Event{
+			version(21, 0, ""), version(22, time.Second, "x"),
+			{Type: watch.Added, GVK: schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, Object: secret, ResourceVersion: 30, At: clock.Epoch.Add(time.Second)},
+		},
+		Verdicts: []check.Verdict{{Property: "no-hot-loop", At: 10 * time.Second, Detail: "ConfigMap default/p and Secret default/tls written 300 times"}},
+	}
+	var labels []string
+	for _, e := range story.Build(input).Events {
+		labels = append(labels, e.Label)
+	}
+	for _, want := range []string{
+		"stale read of Secret default/tls: not found, current rv=30",
+		"stale read of ConfigMap default/p: saw rv=21, current 22",
+	} {
+		if !contains(labels, want) {
+			t.Errorf("no event %q in %q", want, labels)
+		}
+	}
+}
