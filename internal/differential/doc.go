@@ -161,8 +161,9 @@
 //     compare (TestTheSequencesDeploymentsCarryEveryDefault).
 //   - No watch but TestWatchOfAFinalizedObject's (the events of finalized and
 //     deleted objects), server-side apply only in apply_test.go (its own
-//     sequence, not generated), no dry run, no cluster-scoped RBAC
-//     objects, no deletecollection; Roles and RoleBindings are written by the admin
+//     sequence, not generated), dry runs only in dryrun_test.go (its own
+//     script: TestDryRunMatchesKubeAPIServer), no cluster-scoped RBAC
+//     objects, no deletecollection but there; Roles and RoleBindings are written by the admin
 //     only, so RBAC escalation checks are not exercised.
 //   - The shared envtest runs no controllers: no namespace controller, no garbage
 //     collector. Namespaces stay Terminating and owned objects are not collected, on

@@ -25,6 +25,10 @@ type AdmissionAttributes struct {
 	// OldObject is the stored object (UPDATE, DELETE); shared: do not change it.
 	OldObject client.Object
 	User      User
+	// DryRun is a dry-run request's (dryRun=All): a webhook whose
+	// sideEffects are not None or NoneOnDryRun is not called, and the
+	// request fails.
+	DryRun bool
 }
 
 // WebhookAdmission is the MutatingAdmissionWebhook and
@@ -55,7 +59,7 @@ func (s *Server) SetWebhookAdmission(w WebhookAdmission) { s.webhooks = w }
 
 func (s *Server) admissionAttributes(r Request, op string, name string, old client.Object) AdmissionAttributes {
 	return AdmissionAttributes{Operation: op, Kind: r.Kind, Subresource: r.Subresource, Namespace: r.Namespace,
-		Name: name, OldObject: old, User: r.User}
+		Name: name, OldObject: old, User: r.User, DryRun: r.dryRun}
 }
 
 // mutate runs the mutating webhooks for a write of obj.

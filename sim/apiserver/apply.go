@@ -36,6 +36,7 @@ func validateManager(o WriteOptions, kind string) error {
 	if o.Force != nil {
 		errs = append(errs, field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
 	}
+	errs = append(errs, validation.ValidateDryRun(field.NewPath("dryRun"), o.DryRun)...)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -66,7 +67,7 @@ func (s *Server) apply(r Request, obj, existing client.Object, targetErr error, 
 	if len(data) > patch.MaxRequestBodyBytes {
 		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", patch.MaxRequestBodyBytes))
 	}
-	po := metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force}
+	po := metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force, DryRun: o.DryRun}
 	if errs := validation.ValidatePatchOptions(&po, types.ApplyYAMLPatchType); len(errs) > 0 {
 		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "PatchOptions"}, "", errs)
 	}

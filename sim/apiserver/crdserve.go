@@ -394,6 +394,6 @@ func (s *Server) deleteCRD(r Request, existing client.Object, opts *client.Delet
 		crd.Finalizers = append(crd.Finalizers, apiextensionsv1.CustomResourceCleanupFinalizer)
 	}
 	s.setCRDCondition(crd, apiextensionsv1.Terminating, apiextensionsv1.ConditionTrue, "InstanceDeletionPending", "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon")
-	s.commit(r.Kind, watch.Modified, crd)
+	s.write(r, watch.Modified, crd)
 	return true, nil
 }

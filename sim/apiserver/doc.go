@@ -205,6 +205,19 @@
 //     write, exact where two writes share an instant), EventsAfter the changes
 //     since.
 //
+//   - Dry run (WriteOptions.DryRun, client.DeleteOptions.DryRun: "All"; any
+//     other value is kube-apiserver's 422 of its option validation): the
+//     write is authorized, admitted (webhook admission is told:
+//     AdmissionAttributes.DryRun), defaulted, validated and answered as it
+//     would be, and nothing is stored, as k8s.io/apiserver's
+//     DryRunnableStorage stores nothing: no resourceVersion spent, no watch
+//     event, no Service address kept. A create answers the object with its
+//     uid, time and generated name and no resourceVersion; an update, a
+//     patch or an apply the changed object at the stored resourceVersion; a
+//     delete deletes nothing (TestADryRunWriteIsAnsweredAndStoresNothing,
+//     TestADryRunIsJudgedAndOnlyAllIsServed; against kube-apiserver:
+//     internal/differential TestDryRunMatchesKubeAPIServer).
+//
 //   - Injected faults (InjectFault): by verb, resource, subresource, namespace and
 //     name, a 403/409/422/429/500/503/504 before the request takes effect, or an
 //     ambiguous write: applied, then reported to the client as a 504 timeout.
@@ -471,10 +484,11 @@
 //     their own strategy's; namespaces/finalize keeps the stored
 //     managedFields. The managedFields times are in whole seconds of the
 //     virtual clock.
-//   - Dry run, watch bookmarks, resourceVersion semantics of Get/List
+//   - fieldValidation (WriteOptions holds the options served), watch
+//     bookmarks, resourceVersion semantics of Get/List
 //     (resourceVersionMatch), deletecollection across all namespaces, and
 //     subresources other than status and namespaces/finalize are not
-//     modelled (TestAWriteHasNoDryRunAndScaleIsNotServed).
+//     modelled (TestAWriteHasNoFieldValidationAndScaleIsNotServed).
 //   - Informers list and watch through Watcher without authorization: a process
 //     that loses RBAC keeps receiving events (a real informer's watch would fail and
 //     its relists be denied) (TestTheWatcherListsWithoutAuthorization).

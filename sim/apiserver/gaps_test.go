@@ -137,14 +137,14 @@ func TestAnApplyInCBORIsRefused(t *testing.T) {
 	}
 }
 
-func TestAWriteHasNoDryRunAndScaleIsNotServed(t *testing.T) {
+func TestAWriteHasNoFieldValidationAndScaleIsNotServed(t *testing.T) {
 	var names []string
 	typ := reflect.TypeFor[apiserver.WriteOptions]()
 	for i := range typ.NumField() {
 		names = append(names, typ.Field(i).Name)
 	}
-	if !reflect.DeepEqual(names, []string{"FieldManager", "Force"}) {
-		t.Errorf("WriteOptions has %v, want FieldManager and Force alone", names)
+	if !reflect.DeepEqual(names, []string{"FieldManager", "Force", "DryRun"}) {
+		t.Errorf("WriteOptions has %v, want FieldManager, Force and DryRun alone", names)
 	}
 	w := newWorld(t)
 	c := cm("c")

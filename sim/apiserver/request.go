@@ -26,6 +26,9 @@ type Request struct {
 	// true when a server-side apply has already set the managedFields.
 	manager string
 	applied bool
+	// dryRun is a request with dryRun=All: admitted, validated and answered
+	// as it would be, nothing stored (dryRun below).
+	dryRun bool
 }
 
 func (r Request) attributes() rbac.Attributes {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -205,11 +206,13 @@ func objectFields(k *Kind, o client.Object) fields.Set {
 
 // WriteOptions are the options of a write request that the model honours:
 // the fieldManager of metav1.CreateOptions, UpdateOptions and PatchOptions
-// ("" means the User-Agent's, User.Agent), and PatchOptions.Force (server-side
-// apply only).
+// ("" means the User-Agent's, User.Agent), PatchOptions.Force (server-side
+// apply only), and their dryRun (["All"]: the write is admitted, validated
+// and answered, and nothing is stored; any other value is refused).
 type WriteOptions struct {
 	FieldManager string
 	Force        *bool
+	DryRun       []string
 }
 
 // Create stores a new object and copies the stored object back into obj.
@@ -227,6 +230,7 @@ func (s *Server) CreateWith(u User, obj client.Object, o WriteOptions) error {
 		return err
 	}
 	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
+	r.dryRun = len(o.DryRun) > 0
 	if err := s.admit(r); err != nil {
 		return err
 	}
@@ -342,9 +346,38 @@ func (s *Server) create(r Request, in client.Object) (client.Object, error) {
 		}
 		return nil, err
 	}
+	if r.dryRun {
+		return s.dryRunAnswer(r.Kind, obj) // (the Service's allocation reverted)
+	}
 	stored = true
 	txn.commit() // (Services only: never a conversion that can fail)
 	return s.store1(r.Kind, watch.Added, obj)
+}
+
+// dryRunAnswer is what a dry-run write answers: obj as it would be stored
+// and read back (k8s.io/apiserver's DryRunnableStorage copies the object it
+// would have written), its resourceVersion the one it came with (none for a
+// create, the stored object's for an update), nothing committed.
+func (s *Server) dryRunAnswer(k *Kind, obj client.Object) (client.Object, error) {
+	rv := obj.GetResourceVersion()
+	stored, err := s.toStorage(k, obj)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.fromStorage(k, stored)
+	if err != nil {
+		return nil, err
+	}
+	out.SetResourceVersion(rv)
+	return out, nil
+}
+
+// write commits obj for r (commit), unless r is a dry run.
+func (s *Server) write(r Request, typ watch.EventType, obj client.Object) {
+	if r.dryRun {
+		return
+	}
+	s.commit(r.Kind, typ, obj)
 }
 
 // store1 commits obj, an object of k's version, in the storage version and
@@ -375,6 +408,7 @@ func (s *Server) UpdateWith(u User, obj client.Object, subresource string, o Wri
 	}
 	r, existing, err := s.target(u, "update", subresource, obj)
 	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
+	r.dryRun = len(o.DryRun) > 0
 	if apierrors.IsNotFound(err) && subresource == "" && r.Kind != nil && r.Kind.CreateOnUpdate {
 		return s.createOnUpdate(r, obj)
 	}
@@ -591,7 +625,7 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		answer := obj.DeepCopyObject().(client.Object)
 		answer.SetResourceVersion(existing.GetResourceVersion())
 		raw, _ := s.store(k).get(objectKey{r.Namespace, r.Name}) // existing, in the storage version
-		s.commit(k, watch.Deleted, raw.DeepCopyObject().(client.Object))
+		s.write(r, watch.Deleted, raw.DeepCopyObject().(client.Object))
 		return answer, nil
 	}
 	if !c.any() {
@@ -600,6 +634,9 @@ func (s *Server) update(r Request, in, existing client.Object, uidPrecondition b
 		stored = true
 		txn.commit()
 		return existing, nil
+	}
+	if r.dryRun {
+		return s.dryRunAnswer(k, obj)
 	}
 	stored = true
 	txn.commit()
@@ -645,6 +682,7 @@ func (s *Server) PatchWith(u User, obj client.Object, pt types.PatchType, data [
 		return patch.CheckType(pt, r.Kind.Strategic) // the handler checks the media type before reading the object
 	})
 	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
+	r.dryRun = len(o.DryRun) > 0
 	if isApply(pt) {
 		return s.apply(r, obj, existing, err, data, o)
 	}
@@ -653,7 +691,7 @@ func (s *Server) PatchWith(u User, obj client.Object, pt types.PatchType, data [
 	}
 	patched, err := patch.Apply(existing, pt, data, patch.Options{
 		Strategic: r.Kind.Strategic, GroupResource: r.Kind.GroupResource(), Name: r.Name,
-		PatchOptions: metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force},
+		PatchOptions: metav1.PatchOptions{FieldManager: o.FieldManager, Force: o.Force, DryRun: o.DryRun},
 	})
 	if err != nil {
 		return err
@@ -684,6 +722,12 @@ func (s *Server) Delete(u User, obj client.Object, opts *client.DeleteOptions) e
 	r, err := s.request(u, "delete", "", obj, obj.GetNamespace(), obj.GetName())
 	if err != nil {
 		return err
+	}
+	if opts != nil {
+		if errs := validation.ValidateDryRun(field.NewPath("dryRun"), opts.DryRun); len(errs) > 0 {
+			return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+		}
+		r.dryRun = len(opts.DryRun) > 0
 	}
 	if err := s.admit(r); err != nil {
 		return err
@@ -812,7 +856,7 @@ func (s *Server) deleteNamespace(r Request, ns *corev1.Namespace, opts *client.D
 		if changed, finalizers := gcFinalizers(obj.Finalizers, opts); changed {
 			obj.Finalizers = finalizers
 		}
-		s.commit(r.Kind, watch.Modified, obj)
+		s.write(r, watch.Modified, obj)
 		return nil
 	}
 	if len(ns.Spec.Finalizers) != 0 {
@@ -838,12 +882,12 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 			_, finalizers := gcFinalizers(existing.GetFinalizers(), opts)
 			obj.SetFinalizers(finalizers)
 			if diff(obj, existing).any() {
-				s.commit(r.Kind, watch.Modified, obj)
+				s.write(r, watch.Modified, obj)
 			}
 			if len(finalizers) > 0 || period > 0 {
 				return nil
 			}
-			s.commit(r.Kind, watch.Deleted, obj.DeepCopyObject().(client.Object))
+			s.write(r, watch.Deleted, obj.DeepCopyObject().(client.Object))
 			return nil
 		}
 	}
@@ -854,7 +898,7 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 		if len(finalizers) > 0 {
 			s.markAsDeleting(obj)
 			if diff(obj, existing).any() {
-				s.commit(r.Kind, watch.Modified, obj)
+				s.write(r, watch.Modified, obj)
 			}
 			return nil
 		}
@@ -873,7 +917,7 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 					r.Kind.storageKey(r.Namespace, r.Name), existing.GetResourceVersion()))
 		}
 	}
-	s.commit(r.Kind, watch.Deleted, existing.DeepCopyObject().(client.Object))
+	s.write(r, watch.Deleted, existing.DeepCopyObject().(client.Object))
 	return nil
 }
 
@@ -886,6 +930,10 @@ func (s *Server) DeleteAllOf(u User, obj client.Object, opts *client.DeleteAllOf
 	if err != nil {
 		return err
 	}
+	if errs := validation.ValidateDryRun(field.NewPath("dryRun"), opts.DryRun); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	}
+	r.dryRun = len(opts.DryRun) > 0
 	if err := s.admit(r); err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ type Call struct {
 	Namespace   string
 	Name        string
 	Cached      bool // a read served by the informer cache
+	// DryRun is a write with dryRun=All: the server admits, validates and
+	// answers it, and stores nothing.
+	DryRun bool
 	// Got is, for a read of another form whose Object is its native copy
 	// and is not filled (a cached list), the caller's object or list as
 	// read; nil otherwise (do not retain).
@@ -279,15 +282,12 @@ func (c *Client) Create(ctx context.Context, obj client.Object, opts ...client.C
 		return c.createForm(ctx, obj, opts...)
 	}
 	o := (&client.CreateOptions{}).ApplyOptions(opts)
-	call := Call{Verb: "create", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	call := Call{Verb: "create", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName(), DryRun: len(o.DryRun) > 0}
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		if err := c.preflight(obj, "create", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.CreateWith(c.user, obj, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
+		return c.server.CreateWith(c.user, obj, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), DryRun: o.DryRun})
 	})
 }
 
@@ -297,16 +297,13 @@ func (c *Client) Update(ctx context.Context, obj client.Object, opts ...client.U
 		return c.updateForm(ctx, obj, opts...)
 	}
 	o := (&client.UpdateOptions{}).ApplyOptions(opts)
-	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	call := Call{Verb: "update", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName(), DryRun: len(o.DryRun) > 0}
 	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.UpdateWith(c.user, obj, "", apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
+		return c.server.UpdateWith(c.user, obj, "", apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), DryRun: o.DryRun})
 	})
 }
 
@@ -334,12 +331,9 @@ func (c *Client) Patch(ctx context.Context, obj client.Object, p client.Patch, o
 // patch patches obj with p's data computed against body: the caller's object,
 // which is obj itself but for a form object (patchForm), whose typed copy is obj.
 func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patch, sub string, o *client.PatchOptions) error {
-	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	call := Call{Verb: "patch", Subresource: sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName(), DryRun: len(o.DryRun) > 0}
 	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		if err := c.preflight(obj, "patch", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
@@ -347,7 +341,7 @@ func (c *Client) patch(_ context.Context, obj, body client.Object, p client.Patc
 		if err != nil {
 			return err
 		}
-		return c.server.PatchWith(c.user, obj, p.Type(), data, sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), Force: o.Force})
+		return c.server.PatchWith(c.user, obj, p.Type(), data, sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), Force: o.Force, DryRun: o.DryRun})
 	})
 }
 
@@ -362,11 +356,8 @@ func (c *Client) Delete(ctx context.Context, obj client.Object, opts ...client.D
 // delete deletes obj; decode, when set, is the client's reading of a successful
 // response (see deleteForm).
 func (c *Client) delete(obj client.Object, o *client.DeleteOptions, decode func() error) error {
-	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	call := Call{Verb: "delete", Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName(), DryRun: len(o.DryRun) > 0}
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		if err := c.preflight(obj, "delete", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
@@ -386,11 +377,8 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj client.Object, opts ...cli
 		return c.deleteAllOfForm(ctx, obj, opts...)
 	}
 	o := (&client.DeleteAllOfOptions{}).ApplyOptions(opts)
-	call := Call{Verb: "deletecollection", Object: obj, Namespace: o.Namespace}
+	call := Call{Verb: "deletecollection", Object: obj, Namespace: o.Namespace, DryRun: len(o.DryRun) > 0}
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		return c.server.DeleteAllOf(c.user, obj, o)
 	})
 }
@@ -510,19 +498,16 @@ func (s *subResourceClient) Update(ctx context.Context, obj client.Object, opts 
 	}
 	o := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
 	c := s.c
-	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	call := Call{Verb: "update", Subresource: s.sub, Object: obj, Namespace: obj.GetNamespace(), Name: obj.GetName(), DryRun: len(o.DryRun) > 0}
 	defer keepTypeMeta(obj)()
 	return c.do(call, func() error {
-		if err := dryRunUnsupported(o.DryRun); err != nil {
-			return err
-		}
 		if o.SubResourceBody != nil {
 			return fmt.Errorf("ctrlsim: a subresource body is not supported by the apiserver model")
 		}
 		if err := c.preflight(obj, "update", c.scopedNamespace(obj), obj.GetName()); err != nil {
 			return err
 		}
-		return c.server.UpdateWith(c.user, obj, s.sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager)})
+		return c.server.UpdateWith(c.user, obj, s.sub, apiserver.WriteOptions{FieldManager: c.owner(o.FieldManager), DryRun: o.DryRun})
 	})
 }
 
@@ -544,13 +529,6 @@ func (s *subResourceClient) Apply(ctx context.Context, obj runtime.ApplyConfigur
 		body = o.SubResourceBody
 	}
 	return s.c.apply(ctx, obj, body, s.sub, &o.ApplyOptions)
-}
-
-func dryRunUnsupported(dryRun []string) error {
-	if len(dryRun) > 0 {
-		return apierrors.NewBadRequest("ctrlsim: dry-run requests are not supported by the apiserver model")
-	}
-	return nil
 }
 
 // mappers are the REST mappers built so far, by the served kinds (the

@@ -198,3 +198,53 @@ func TestMappingAndUnservedKinds(t *testing.T) {
 		t.Errorf("GVK of Pod: %v %v", gvk, err)
 	}
 }
+
+// A write with client.DryRunAll (every verb, and a status update) reaches
+// the server as a dry run: it is answered and stores nothing, and the
+// hooks see it as one (Call.DryRun), so that the process does not count it
+// as a write.
+func TestADryRunWriteIsAnsweredStoresNothingAndIsSeenAsOne(t *testing.T) {
+	p := newProcess(t, 0)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c"}, Data: map[string]string{"k": "v"}}
+	if err := p.client.Create(ctx, cm, client.DryRunAll); err != nil || cm.UID == "" {
+		t.Fatalf("a dry-run create: %v (uid %q), want the object as created", err, cm.UID)
+	}
+	if err := p.client.APIReader().Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("after a dry-run create: %v, want nothing created", err)
+	}
+	real := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c"}}
+	if err := p.client.Create(ctx, real); err != nil {
+		t.Fatal(err)
+	}
+	up := real.DeepCopy()
+	up.Data = map[string]string{"k": "new"}
+	wd := &apiservertest.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"}}
+	if err := p.client.Create(ctx, wd); err != nil {
+		t.Fatal(err)
+	}
+	rv := p.server.ResourceVersion()
+	wd.Status.Phase = "Ready"
+	for what, err := range map[string]error{
+		"update":        p.client.Update(ctx, up.DeepCopy(), client.DryRunAll),
+		"patch":         p.client.Patch(ctx, up.DeepCopy(), client.MergeFrom(real), client.DryRunAll),
+		"status update": p.client.Status().Update(ctx, wd, client.DryRunAll),
+		"delete":        p.client.Delete(ctx, up.DeepCopy(), client.DryRunAll),
+		"deleteallof":   p.client.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace("default"), client.DryRunAll),
+	} {
+		if err != nil {
+			t.Errorf("a dry-run %s: %v", what, err)
+		}
+	}
+	if got := p.server.ResourceVersion(); got != rv {
+		t.Errorf("the server moved from resourceVersion %d to %d after dry runs alone", rv, got)
+	}
+	dry := 0
+	for _, c := range p.calls {
+		if c.DryRun {
+			dry++
+		}
+	}
+	if dry != 6 {
+		t.Errorf("the hooks saw %d dry-run calls, want 6: %+v", dry, p.calls)
+	}
+}

@@ -63,7 +63,7 @@
 //
 // # Known gaps
 //
-//   - Dry-run requests fail with 400 (TestDryRunRequestsFailWith400). Apply and SubResource(...).Apply send the
+//   - Apply and SubResource(...).Apply send the
 //     apply configuration's JSON as an apply patch to the object it names and
 //     decode the answer into it, as controller-runtime's typed client does;
 //     an apply configuration without apiVersion, kind or name fails before the

@@ -11,7 +11,6 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,17 +22,6 @@ import (
 	"github.com/ctrlsim/ctrlsim/sim/clock"
 	"github.com/ctrlsim/ctrlsim/sim/kubeclient"
 )
-
-func TestDryRunRequestsFailWith400(t *testing.T) {
-	p := newProcess(t, 0)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c"}}
-	if err := p.client.Create(ctx, cm, client.DryRunAll); !apierrors.IsBadRequest(err) {
-		t.Fatalf("a dry-run create: %v, want 400 BadRequest", err)
-	}
-	if err := p.client.APIReader().Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
-		t.Fatalf("after a dry-run create: %v, want nothing created", err)
-	}
-}
 
 func TestAnApplyConfigurationWithoutANameFailsBeforeTheCall(t *testing.T) {
 	p := newProcess(t, 0)

@@ -72,7 +72,6 @@ func CheckOptions(o manager.Options) error {
 	if cc := o.Client.Cache; cc != nil {
 		refuse(cc.Reader != nil, "Client.Cache.Reader", "the process's cache is the reader")
 	}
-	refuse(o.Client.DryRun != nil && *o.Client.DryRun, "Client.DryRun", "dry run is not modelled")
 	refuse(o.Client.FieldValidation != "", "Client.FieldValidation", "not modelled")
 	if len(bad) == 0 {
 		return nil

@@ -41,7 +41,10 @@
 //     response latency (Injector.CallLatency): a crash in the response window
 //     leaves a committed write its caller never saw succeed. The call number
 //     counts over the whole run, and a crash planned at call N happens instead of
-//     call N. With Spec.ClientRate an API call first waits for a token of its
+//     call N. A dry run (dryRun=All) is a call and not a write: traced as
+//     "dry-run <verb>", it is not counted among the writes a crash after
+//     write N counts, and no crash follows it (TestADryRunIsTracedAndIsNoWrite
+//     in sim/cluster). With Spec.ClientRate an API call first waits for a token of its
 //     client's bucket (ratelimit.go: x/time/rate's, as client-go's
 //     flowcontrol limiter holds, on virtual time; a bucket for each client,
 //     full at each start): kube-controller-manager's 20 QPS and burst 30
@@ -60,7 +63,9 @@
 //     a namespace not cached is controller-runtime's "unknown namespace for
 //     the cache" error; Client.Cache.DisableFor kinds are read live;
 //     Controller gives the controllers' defaults; WebhookServer receives the
-//     webhooks. CheckOptions refuses by name what is not honoured.
+//     webhooks; Client.DryRun makes the manager's client a dry-run client, as
+//     client.New wraps it (client.NewDryRunClient). CheckOptions refuses by
+//     name what is not honoured.
 //   - With Client.Cache.EnableReadYourWritesConsistency (ryw.go) the
 //     manager's client is controller-runtime's own client.New, as its
 //     manager builds it: its consistent client (write barriers, the

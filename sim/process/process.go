@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	kclock "k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -334,6 +335,9 @@ func (p *Process) start() {
 	p.mgr.options = co
 	if optsErr == nil && readYourWrites(p.spec.Options) {
 		p.mgr.client, optsErr = p.mgr.consistentClient(*p.spec.Options) // ryw.go
+	} else if optsErr == nil && p.spec.Options != nil && ptr.Deref(p.spec.Options.Client.DryRun, false) {
+		// Client.DryRun: controller-runtime's client.New wraps its client so.
+		p.mgr.client = client.NewDryRunClient(p.client)
 	}
 	if optsErr != nil {
 		p.record(trace.Step{Op: "setup", Result: "error: " + optsErr.Error()})
@@ -463,7 +467,7 @@ func (p *Process) before(call kubeclient.Call) error {
 			s.Yield()
 		} else {
 			var request time.Duration
-			request, response = p.env.Faults.CallLatency(p.spec.Name, isWrite(call.Verb))
+			request, response = p.env.Faults.CallLatency(p.spec.Name, isWrite(call))
 			s.Sleep(p.throttle() + request)
 		}
 		s.CheckAlive()
@@ -471,13 +475,17 @@ func (p *Process) before(call kubeclient.Call) error {
 	// The call runs now, with no yield before after() records it (other workers
 	// of the process cannot overwrite p.call or p.response in between).
 	p.call, p.response = BeforeCall(p.env.Server, call), response
-	if isWrite(call.Verb) {
+	if isWrite(call) {
 		p.writes++
 	}
 	return nil
 }
 
-func isWrite(verb string) bool { return verb != "get" && verb != "list" }
+// isWrite reports whether call may change the cluster: not a read, and not
+// a dry run (which changes nothing: no crash after it, no write counted).
+func isWrite(call kubeclient.Call) bool {
+	return call.Verb != "get" && call.Verb != "list" && !call.DryRun
+}
 
 // errProcessGone is what a call made by a process that has just died returns to
 // kernel code that made it (an event handler's map function, Setup).
@@ -493,7 +501,7 @@ func (p *Process) after(call kubeclient.Call, err error) {
 		s.RVSeen, s.RVCurrent = p.cachedListVersions(call)
 	}
 	p.record(s)
-	if isWrite(call.Verb) && p.env.Faults.CrashAfterWrite(p.spec.Name, p.writes) {
+	if isWrite(call) && p.env.Faults.CrashAfterWrite(p.spec.Name, p.writes) {
 		// The write has committed; the process dies before the response
 		// reaches it (inside a task, Crash does not return).
 		p.Crash(fmt.Sprintf("crash after write %d (%s)", p.writes, call.Verb))
@@ -505,7 +513,7 @@ func (p *Process) after(call kubeclient.Call, err error) {
 		p.env.Scheduler.Sleep(d)
 		p.env.Scheduler.CheckAlive()
 	}
-	if err == nil && isWrite(call.Verb) && call.Verb != "deletecollection" {
+	if err == nil && isWrite(call) && call.Verb != "deletecollection" {
 		p.sawOwnWrite(call, committed)
 	}
 }
@@ -590,6 +598,9 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 	if call.Subresource != "" {
 		s.Op += "/" + call.Subresource
 	}
+	if call.DryRun {
+		s.Op = "dry-run " + s.Op // not a write (trace.IsWrite)
+	}
 	if call.Cached {
 		s.Op = "cached-" + s.Op
 	}
@@ -615,7 +626,7 @@ func (pc PendingCall) Step(server *apiserver.Server, call kubeclient.Call, err e
 			s.RVSeen, s.RVCurrent = pc.sent, pc.current
 		}
 	}
-	if o, ok := call.Object.(client.Object); ok && err == nil && call.Verb != "get" && call.Verb != "list" && call.Verb != "delete" && call.Verb != "deletecollection" {
+	if o, ok := call.Object.(client.Object); ok && err == nil && isWrite(call) && call.Verb != "delete" && call.Verb != "deletecollection" {
 		s.RVWritten, _ = strconv.ParseUint(o.GetResourceVersion(), 10, 64)
 		s.Digest = Digest(o)
 		if (call.Verb == "update" || call.Verb == "patch") && call.Subresource == "" && server.CurrentResourceVersion(o, namespace, name) == 0 {

@@ -74,8 +74,9 @@ func (m *Manager) consistentClient(o manager.Options) (client.Client, error) {
 			Unstructured:                    cc.Unstructured,
 			EnableReadYourWritesConsistency: ptr.To(true),
 		},
-		// DryRun and FieldValidation are refused by CheckOptions.
+		// FieldValidation is refused by CheckOptions.
 		FieldOwner: o.Client.FieldOwner,
+		DryRun:     o.Client.DryRun,
 	})
 }
 

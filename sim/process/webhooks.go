@@ -57,6 +57,13 @@ type WebhookConfig struct {
 	TimeoutSeconds    int32
 	NamespaceSelector *metav1.LabelSelector
 	ObjectSelector    *metav1.LabelSelector
+	// SideEffects is the webhook's sideEffects (v1 requires it; a
+	// manifest or a WebhookConfig without it, and a configuration derived
+	// from a registration, are taken as controller-gen writes them, None): a
+	// dry-run request reaching a webhook whose sideEffects are not None or
+	// NoneOnDryRun fails with kube-apiserver's 400
+	// (TestADryRunCallsOnlyWebhooksWithoutSideEffects).
+	SideEffects admissionregistrationv1.SideEffectClass
 }
 
 // WebhookConfigsFromYAML reads webhook configurations from YAML documents
@@ -90,7 +97,7 @@ func WebhookConfigsFromYAML(data []byte) ([]WebhookConfig, error) {
 				return nil, err
 			}
 			for _, w := range c.Webhooks {
-				wc, err := webhookConfig(c.Name, w.Name, true, w.ClientConfig, w.Rules, w.FailurePolicy, w.TimeoutSeconds, w.NamespaceSelector, w.ObjectSelector)
+				wc, err := webhookConfig(c.Name, w.Name, true, w.ClientConfig, w.Rules, w.FailurePolicy, w.TimeoutSeconds, w.NamespaceSelector, w.ObjectSelector, w.SideEffects)
 				if err != nil {
 					return nil, err
 				}
@@ -102,7 +109,7 @@ func WebhookConfigsFromYAML(data []byte) ([]WebhookConfig, error) {
 				return nil, err
 			}
 			for _, w := range c.Webhooks {
-				wc, err := webhookConfig(c.Name, w.Name, false, w.ClientConfig, w.Rules, w.FailurePolicy, w.TimeoutSeconds, w.NamespaceSelector, w.ObjectSelector)
+				wc, err := webhookConfig(c.Name, w.Name, false, w.ClientConfig, w.Rules, w.FailurePolicy, w.TimeoutSeconds, w.NamespaceSelector, w.ObjectSelector, w.SideEffects)
 				if err != nil {
 					return nil, err
 				}
@@ -116,7 +123,7 @@ func WebhookConfigsFromYAML(data []byte) ([]WebhookConfig, error) {
 }
 
 func webhookConfig(config, name string, mutating bool, cc admissionregistrationv1.WebhookClientConfig, rules []admissionregistrationv1.RuleWithOperations,
-	fp *admissionregistrationv1.FailurePolicyType, timeout *int32, ns, obj *metav1.LabelSelector) (WebhookConfig, error) {
+	fp *admissionregistrationv1.FailurePolicyType, timeout *int32, ns, obj *metav1.LabelSelector, se *admissionregistrationv1.SideEffectClass) (WebhookConfig, error) {
 	if cc.Service == nil {
 		return WebhookConfig{}, fmt.Errorf("webhook %q: only webhooks served by a service are modelled (clientConfig.url is not)", name)
 	}
@@ -132,6 +139,10 @@ func webhookConfig(config, name string, mutating bool, cc admissionregistrationv
 	}
 	if timeout != nil {
 		wc.TimeoutSeconds = *timeout
+	}
+	wc.SideEffects = admissionregistrationv1.SideEffectClassNone
+	if se != nil {
+		wc.SideEffects = *se
 	}
 	return wc, nil
 }
@@ -210,7 +221,7 @@ func (w *Webhooks) registered(path string) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{gvk.Group}, APIVersions: []string{gvk.Version}, Resources: []string{k.Resource}},
 			}},
-			FailurePolicy: admissionregistrationv1.Fail, TimeoutSeconds: 10})
+			FailurePolicy: admissionregistrationv1.Fail, TimeoutSeconds: 10, SideEffects: admissionregistrationv1.SideEffectClassNone})
 		w.sortConfigs()
 		return
 	}
@@ -260,6 +271,12 @@ func (w *Webhooks) Validate(a apiserver.AdmissionAttributes, obj client.Object) 
 		}
 	}
 	return nil
+}
+
+// noSideEffects reports whether a webhook of sideEffects se may be called
+// for a dry-run request (unset: None, as WebhookConfig says).
+func noSideEffects(se admissionregistrationv1.SideEffectClass) bool {
+	return se == "" || se == admissionregistrationv1.SideEffectClassNone || se == admissionregistrationv1.SideEffectClassNoneOnDryRun
 }
 
 // errCallingWebhook is the error of k8s.io/apiserver's ErrCallingWebhook (its
@@ -370,6 +387,11 @@ func (w *Webhooks) serverOf(path string) (*Process, http.Handler) {
 // failed under failurePolicy Fail.
 func (w *Webhooks) call(c WebhookConfig, a apiserver.AdmissionAttributes, obj client.Object) (*admissionv1.AdmissionResponse, error) {
 	target := fmt.Sprintf("https://%s.%s.svc:443%s?timeout=%ds", c.Service.Name, c.Service.Namespace, c.Path, c.TimeoutSeconds)
+	if a.DryRun && !noSideEffects(c.SideEffects) {
+		// The dispatchers' check before a call (webhookerrors.NewDryRunUnsupportedErr),
+		// whatever the failure policy.
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", c.Name))
+	}
 	p, h := w.serverOf(c.Path)
 	what := describe(a, obj)
 	fail := func(reason error) (*admissionv1.AdmissionResponse, error) {
@@ -574,7 +596,11 @@ func (w *Webhooks) review(a apiserver.AdmissionAttributes, obj client.Object) (*
 		RequestKind: &kind, RequestResource: &gvr, RequestSubResource: a.Subresource,
 		Name: a.Name, Namespace: a.Namespace, Operation: admissionv1.Operation(a.Operation),
 		UserInfo: authenticationv1.UserInfo{Username: a.User.Name, Groups: a.User.Groups},
-		DryRun:   new(bool),
+		DryRun:   &a.DryRun,
+	}
+	var dryRun []string
+	if a.DryRun {
+		dryRun = []string{metav1.DryRunAll}
 	}
 	var err error
 	if obj != nil {
@@ -588,9 +614,9 @@ func (w *Webhooks) review(a apiserver.AdmissionAttributes, obj client.Object) (*
 		}
 	}
 	opts := map[admissionv1.Operation]runtime.Object{
-		admissionv1.Create: &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}},
-		admissionv1.Update: &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}},
-		admissionv1.Delete: &metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}},
+		admissionv1.Create: &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "CreateOptions"}, DryRun: dryRun},
+		admissionv1.Update: &metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, DryRun: dryRun},
+		admissionv1.Delete: &metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}, DryRun: dryRun},
 	}[req.Operation]
 	if req.Options.Raw, err = json.Marshal(opts); err != nil {
 		return nil, err

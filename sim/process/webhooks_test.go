@@ -23,7 +23,7 @@ import (
 
 // widgetHooks default a Widget's color to red and refuse a size above 10,
 // as a kubebuilder webhook does.
-type widgetHooks struct{ deletes int }
+type widgetHooks struct{ deletes, dryRuns int }
 
 func (widgetHooks) Default(_ context.Context, w *apiservertest.Widget) error {
 	if w.Spec.Color == "" {
@@ -40,7 +40,10 @@ func (widgetHooks) check(w *apiservertest.Widget) error {
 	return nil
 }
 
-func (h widgetHooks) ValidateCreate(_ context.Context, w *apiservertest.Widget) (admission.Warnings, error) {
+func (h *widgetHooks) ValidateCreate(ctx context.Context, w *apiservertest.Widget) (admission.Warnings, error) {
+	if req, err := admission.RequestFromContext(ctx); err == nil && req.DryRun != nil && *req.DryRun {
+		h.dryRuns++
+	}
 	return nil, h.check(w)
 }
 
@@ -197,4 +200,38 @@ webhooks:
     resources: [widgets]
   sideEffects: None
 `
+}
+
+// A dry-run write calls the webhooks whose sideEffects are None or
+// NoneOnDryRun, and tells them it is one (AdmissionRequest.dryRun); one
+// that reaches a webhook with other sideEffects fails with kube-apiserver's
+// 400, whatever the failure policy, and the webhook is not called.
+func TestADryRunCallsOnlyWebhooksWithoutSideEffects(t *testing.T) {
+	for _, c := range []struct{ sideEffects, want string }{
+		{"None", `admission webhook "vwidget.example.com" denied the request: Widget.test.ctrlsim.dev "big" is invalid: spec.size: Invalid value: 11: must be at most 10`},
+		{"NoneOnDryRun", `admission webhook "vwidget.example.com" denied the request: Widget.test.ctrlsim.dev "big" is invalid: spec.size: Invalid value: 11: must be at most 10`},
+		{"Some", `admission webhook "vwidget.example.com" does not support dry run`},
+	} {
+		t.Run(c.sideEffects, func(t *testing.T) {
+			configs, err := process.WebhookConfigsFromYAML([]byte(strings.Replace(widgetManifests("Ignore"), "sideEffects: None", "sideEffects: "+c.sideEffects, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hooks := &widgetHooks{}
+			cl := webhookWorld(t, configs, hooks)
+			err = cl.Admin().Create(ctx, widget("big", 11), client.DryRunAll)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("a dry-run create of size 11: %v, want %q", err, c.want)
+			}
+			called := 0
+			for _, s := range cl.Trace.Steps() {
+				if strings.HasPrefix(s.Op, "webhook") {
+					called++
+				}
+			}
+			if want := map[bool]int{true: 0, false: 1}[c.sideEffects == "Some"]; called != want || hooks.dryRuns != want {
+				t.Errorf("the webhook was called %d times, %d of them told it was a dry run, want %d", called, hooks.dryRuns, want)
+			}
+		})
+	}
 }

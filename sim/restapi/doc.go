@@ -46,7 +46,8 @@
 //     field selectors, limit, continue), create, update, patch (the patch
 //     type is the Content-Type), delete (DeleteOptions from the body or the
 //     query), deletecollection, and the status subresource (get, update,
-//     patch) and namespaces/finalize.
+//     patch) and namespaces/finalize. A write's dryRun query is the
+//     server's dry run (TestADryRunOverRESTIsAnsweredAndStoresNothing).
 //   - Bodies are decoded with apimachinery's codec factory of the server's
 //     scheme for the request's Content-Type (JSON or protobuf for typed
 //     kinds; JSON for kinds only a CRD defines, as Unstructured); a body
@@ -180,8 +181,8 @@
 //     costs about 4 s (the merged swagger's protobuf is made by parsing its
 //     JSON, as kube-openapi's handler does), later ones of the process none
 //     (TestTheAccessReviewsHaveNoOpenAPIPaths).
-//   - No aggregated discovery, no Table output, no dry run (400)
-//     (TestNoTableOutputNoAggregatedDiscoveryAndNoDryRunOverREST), no
+//   - No aggregated discovery, no Table output
+//     (TestNoTableOutputAndNoAggregatedDiscovery), no
 //     Retry-After headers (client-go's automatic retry of 429 and 5xx answers
 //     is not exercised), and a delete answers a Success Status even when
 //     finalizers keep the object (kube-apiserver answers the object then)

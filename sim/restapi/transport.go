@@ -314,9 +314,9 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		}
 		var opts []client.UpdateOption
 		var sopts []client.SubResourceUpdateOption
-		if len(q["dryRun"]) > 0 {
-			opts = append(opts, client.DryRunAll)
-			sopts = append(sopts, client.DryRunAll)
+		if d := q["dryRun"]; len(d) > 0 {
+			opts = append(opts, dryRunOpt(d))
+			sopts = append(sopts, dryRunOpt(d))
 		}
 		if m := q.Get("fieldManager"); m != "" {
 			opts = append(opts, client.FieldOwner(m))
@@ -348,9 +348,9 @@ func (t *Transport) serve(req *http.Request, body []byte) (int, any, error) {
 		p := client.RawPatch(types.PatchType(mt), body)
 		var opts []client.PatchOption
 		var sopts []client.SubResourcePatchOption
-		if len(q["dryRun"]) > 0 {
-			opts = append(opts, client.DryRunAll)
-			sopts = append(sopts, client.DryRunAll)
+		if d := q["dryRun"]; len(d) > 0 {
+			opts = append(opts, dryRunOpt(d))
+			sopts = append(sopts, dryRunOpt(d))
 		}
 		if m := q.Get("fieldManager"); m != "" {
 			opts = append(opts, client.FieldOwner(m))
@@ -505,11 +505,24 @@ func (t *Transport) decode(req *http.Request, body []byte, tg target) (client.Ob
 }
 
 func dryRun(q map[string][]string) []client.CreateOption {
-	if len(q["dryRun"]) > 0 {
-		return []client.CreateOption{client.DryRunAll}
+	if d := q["dryRun"]; len(d) > 0 {
+		return []client.CreateOption{dryRunOpt(d)}
 	}
 	return nil
 }
+
+// dryRunOpt is a request's dryRun values as the client's option of each
+// write (the server refuses any but All, as kube-apiserver's option
+// validation does).
+type dryRunOpt []string
+
+func (d dryRunOpt) ApplyToCreate(o *client.CreateOptions) { o.DryRun = d }
+func (d dryRunOpt) ApplyToUpdate(o *client.UpdateOptions) { o.DryRun = d }
+func (d dryRunOpt) ApplyToPatch(o *client.PatchOptions)   { o.DryRun = d }
+func (d dryRunOpt) ApplyToSubResourceUpdate(o *client.SubResourceUpdateOptions) {
+	o.DryRun = d
+}
+func (d dryRunOpt) ApplyToSubResourcePatch(o *client.SubResourcePatchOptions) { o.DryRun = d }
 
 // list serves a list request: label and field selectors, limit and continue.
 func (t *Transport) list(ctx context.Context, tg target, q map[string][]string) (int, any, error) {

@@ -322,3 +322,42 @@ func TestControllerRuntimeClientOnTheConfig(t *testing.T) {
 		t.Fatalf("get after delete: %v, want NotFound", err)
 	}
 }
+
+// A dry run over REST (client-go's dryRun=All) is answered as the write
+// would be and stores nothing; a dryRun value other than All is refused with
+// kube-apiserver's 422.
+func TestADryRunOverRESTIsAnsweredAndStoresNothing(t *testing.T) {
+	w := newWorld(t, apiserver.Admin)
+	cs := kubernetes.NewForConfigOrDie(w.cfg)
+	ctx := context.Background()
+	all := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	got, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Data: map[string]string{"k": "v"}}, all)
+	if err != nil || got.UID == "" || got.Data["k"] != "v" || got.ResourceVersion != "" {
+		t.Fatalf("a dry-run create answered %+v, %v; want the ConfigMap as created, no resourceVersion", got, err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "d", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after a dry-run create: %v, want nothing created", err)
+	}
+	real, err := cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "r"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real.Data = map[string]string{"k": "new"}
+	up, err := cs.CoreV1().ConfigMaps("default").Update(ctx, real, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil || up.Data["k"] != "new" || up.ResourceVersion != real.ResourceVersion {
+		t.Errorf("a dry-run update answered %+v, %v; want the new data at the stored resourceVersion %s", up, err, real.ResourceVersion)
+	}
+	if _, err := cs.CoreV1().ConfigMaps("default").Patch(ctx, "r", types.MergePatchType, []byte(`{"data":{"k":"p"}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("a dry-run patch: %v", err)
+	}
+	if err := cs.CoreV1().ConfigMaps("default").Delete(ctx, "r", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+		t.Errorf("a dry-run delete: %v", err)
+	}
+	if now, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "r", metav1.GetOptions{}); err != nil || now.ResourceVersion != real.ResourceVersion || len(now.Data) != 0 {
+		t.Errorf("after dry runs the ConfigMap is %+v, %v; want it as created", now, err)
+	}
+	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "e"}}, metav1.CreateOptions{DryRun: []string{"Foo"}})
+	if !apierrors.IsInvalid(err) {
+		t.Errorf("a create with dryRun=Foo: %v, want 422", err)
+	}
+}
