@@ -54,6 +54,12 @@
 // generateName and its ordinal name, and only a name the apiserver drew is
 // compared by its place among its kind (operatortest/canon).
 //
+// dry-run-drift judges drift with a server-side dry run, as GitOps
+// controllers do: it needs a world that serves dry runs as kube-apiserver
+// does (sim/apiserver: answered, nothing stored), without which every
+// reconcile failed with the model's 400
+// (TestTheDriftOperatorDryRunsAndAppliesOnce).
+//
 // make falsealarms runs 1,000 plans per correct operator and writes reports/falsealarms.md
 // (TestFalseAlarmReport: plans run, false alarms, plans and seconds to
 // catch each twin).
@@ -64,10 +70,11 @@
 //     them, and a false alarm that needs two patterns at once is not sought
 //     (TestEachOperatorIsOnePatternAtItsSmallest).
 //   - The twins are caught by the generic oracles alone; a bug that only a
-//     domain property sees is not part of the suite. Five twins' bugs also
+//     domain property sees is not part of the suite. Seven twins' bugs also
 //     show without faults (schedule's generateName runs are created twice
 //     when a reconcile reads its own status write late; password's rewrite
-//     loop is a hot loop in every run; probe's heartbeat and flipping
+//     loop, key-pair's reissue and dry-run-drift's correction of the
+//     server's defaults are hot loops in every run; probe's heartbeat and flipping
 //     condition are written at rest in every run; restart-stamp's new
 //     restart time at every reconcile rolls the StatefulSet at rest): they are caught where
 //     the runs differ (interleavings-agree, converges), by the kernel's

@@ -14,6 +14,7 @@ import (
 	"github.com/ctrlsim/ctrlsim/examples/patterns/conditions"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/dependency"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/drain"
+	"github.com/ctrlsim/ctrlsim/examples/patterns/drift"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/finalizer"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/generatename"
 	"github.com/ctrlsim/ctrlsim/examples/patterns/guard"
@@ -44,7 +45,7 @@ var addToSchemes = []func(*runtime.Scheme) error{
 	checksum.AddToScheme, probe.AddToScheme, restartstamp.AddToScheme,
 	override.AddToScheme, binding.AddToScheme, restartchecksum.AddToScheme, clusterip.AddToScheme,
 	tenant.AddToScheme, membervolume.AddToScheme, guard.AddToScheme, secretref.AddToScheme, keypair.AddToScheme,
-	drain.AddToScheme, registry.AddToScheme,
+	drain.AddToScheme, registry.AddToScheme, drift.AddToScheme,
 }
 
 // finalizerTwinChecks is the finalizer twin's budget (its options say why).
@@ -424,6 +425,16 @@ var patterns = []pattern{
 			return operator(tenant.CRD, "tenant", func(mgr manager.Manager) error {
 				return (&tenant.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
 			}, &tenant.Tenant{ObjectMeta: meta("", "team-a"), Spec: tenant.TenantSpec{Admin: "alice", Pods: 10}})
+		},
+	},
+	{
+		name: "dry-run-drift",
+		does: "a Site's Service is server-side applied only when a dry-run apply of it differs from the live Service (drift), the correction stamped with its time, and the Service's cluster IP reported in status",
+		bug:  "judges drift without the dry run: the server's defaults are drift, and a correction stamped with a new time at every reconcile",
+		options: func(buggy bool) operatortest.Options {
+			return operator(drift.CRD, "drift", func(mgr manager.Manager) error {
+				return (&drift.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Buggy: buggy}).SetupWithManager(mgr)
+			}, &drift.Site{ObjectMeta: meta("web", "shop"), Spec: drift.SiteSpec{Port: 80}})
 		},
 	},
 }
