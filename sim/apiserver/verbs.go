@@ -724,8 +724,8 @@ func (s *Server) Delete(u User, obj client.Object, opts *client.DeleteOptions) e
 		return err
 	}
 	if opts != nil {
-		if errs := validation.ValidateDryRun(field.NewPath("dryRun"), opts.DryRun); len(errs) > 0 {
-			return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+		if err := validateDeleteOptions(opts.DryRun); err != nil {
+			return err
 		}
 		r.dryRun = len(opts.DryRun) > 0
 	}
@@ -921,6 +921,15 @@ func (s *Server) deleteGeneric(r Request, existing client.Object, opts *client.D
 	return nil
 }
 
+// validateDeleteOptions is kube-apiserver's check of the delete options the
+// model reads (ValidateDeleteOptions: their dryRun), its 422.
+func validateDeleteOptions(dryRun []string) error {
+	if errs := validation.ValidateDryRun(field.NewPath("dryRun"), dryRun); len(errs) > 0 {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	}
+	return nil
+}
+
 // DeleteAllOf deletes every object of obj's kind that matches opts (deletecollection).
 func (s *Server) DeleteAllOf(u User, obj client.Object, opts *client.DeleteAllOfOptions) error {
 	if opts == nil {
@@ -930,8 +939,8 @@ func (s *Server) DeleteAllOf(u User, obj client.Object, opts *client.DeleteAllOf
 	if err != nil {
 		return err
 	}
-	if errs := validation.ValidateDryRun(field.NewPath("dryRun"), opts.DryRun); len(errs) > 0 {
-		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "", errs)
+	if err := validateDeleteOptions(opts.DryRun); err != nil {
+		return err
 	}
 	r.dryRun = len(opts.DryRun) > 0
 	if err := s.admit(r); err != nil {

@@ -57,9 +57,9 @@ type WebhookConfig struct {
 	TimeoutSeconds    int32
 	NamespaceSelector *metav1.LabelSelector
 	ObjectSelector    *metav1.LabelSelector
-	// SideEffects is the webhook's sideEffects (v1 requires it; a
-	// manifest or a WebhookConfig without it, and a configuration derived
-	// from a registration, are taken as controller-gen writes them, None): a
+	// SideEffects is the webhook's sideEffects (v1 requires it; unset, in
+	// a manifest, a WebhookConfig or a configuration derived from a
+	// registration, it is taken as controller-gen writes it, None): a
 	// dry-run request reaching a webhook whose sideEffects are not None or
 	// NoneOnDryRun fails with kube-apiserver's 400
 	// (TestADryRunCallsOnlyWebhooksWithoutSideEffects).
@@ -140,7 +140,6 @@ func webhookConfig(config, name string, mutating bool, cc admissionregistrationv
 	if timeout != nil {
 		wc.TimeoutSeconds = *timeout
 	}
-	wc.SideEffects = admissionregistrationv1.SideEffectClassNone
 	if se != nil {
 		wc.SideEffects = *se
 	}
@@ -221,7 +220,7 @@ func (w *Webhooks) registered(path string) {
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 				Rule:       admissionregistrationv1.Rule{APIGroups: []string{gvk.Group}, APIVersions: []string{gvk.Version}, Resources: []string{k.Resource}},
 			}},
-			FailurePolicy: admissionregistrationv1.Fail, TimeoutSeconds: 10, SideEffects: admissionregistrationv1.SideEffectClassNone})
+			FailurePolicy: admissionregistrationv1.Fail, TimeoutSeconds: 10})
 		w.sortConfigs()
 		return
 	}
