@@ -173,15 +173,26 @@ func (w *promotionWorld) start(v variant.Variant) {
 	DeferCleanup(mgr.Stop) // before the namespaces are deleted (LIFO)
 }
 
-var _ = DescribeTable("publishing v2 in dev promotes it to staging, then prod, each exactly once",
+// The robust controller promotes each environment exactly once. PR #214's
+// fixed one promotes each at least once, and may promote one twice: its
+// guard does not hold when an event of the application comes while a
+// promotion is in flight (the catalogue's pipeline/app-event-race, caught at
+// plan 0), and on envtest the promotion model's HelmRelease writes are such
+// events, so a loaded machine sees prod promoted twice (make test on a clean
+// clone, 2026-11-29: effects [1 2]).
+var _ = DescribeTable("publishing v2 in dev promotes it to staging, then prod (the robust controller exactly once)",
 	func(v variant.Variant) {
 		w := newPromotionWorld()
 		w.start(v)
 		w.setVersion("dev", "v2")
 		Eventually(func() string { return w.version("prod") }).WithTimeout(15 * time.Second).Should(Equal("v2"))
 		Expect(w.version("staging")).To(Equal("v2"))
-		Consistently(func() []int { return []int{w.effects("staging"), w.effects("prod")} }).
-			WithTimeout(time.Second).Should(Equal([]int{1, 1}), "at most once: one effect per environment and version")
+		effects := func() []int { return []int{w.effects("staging"), w.effects("prod")} }
+		if v == variant.Robust {
+			Consistently(effects).WithTimeout(time.Second).Should(Equal([]int{1, 1}), "at most once: one effect per environment and version")
+		} else {
+			Consistently(effects).WithTimeout(time.Second).Should(HaveEach(BeNumerically(">=", 1)), "at least once: an effect per environment")
+		}
 		Eventually(func() *pipeline.PromotionStatus { return w.promotionStatus("prod") }).Should(
 			And(Not(BeNil()), HaveField("Revision", "v2"), HaveField("Succeeded", true)))
 		if v == variant.Robust {
