@@ -631,3 +631,25 @@ func TestRegistryEntryIsAConfigMapWithTheImageAlone(t *testing.T) {
 	}
 	none(t, r, &corev1.ServiceList{}, registry.RegistryNamespace)
 }
+
+func TestDriftOnlyLooksAtTheServicesSpec(t *testing.T) {
+	// The user relabels the Service: its spec is as desired, so no drift is
+	// seen and the label stays the user's; a target port changed in its spec
+	// is drift, and corrected. (A changed port is not: the apply keeps the
+	// user's port beside the Site's, both named http, and kube-apiserver
+	// refuses the Service at every reconcile; an operator that applies a
+	// list keyed by port meets this on a real cluster too.)
+	r := replayScript(t, "dry-run-drift",
+		operatortest.Patch(10*time.Second, &corev1.Service{ObjectMeta: meta("web", "shop-web")}, `{"metadata":{"labels":{"app":"other"}}}`))
+	var svc corev1.Service
+	get(t, r, "web", "shop-web", &svc)
+	if svc.Labels["app"] != "other" {
+		t.Errorf("the relabelled Service's app label is %q, want the user's, other (only the spec is looked at)", svc.Labels["app"])
+	}
+	r = replayScript(t, "dry-run-drift",
+		operatortest.Patch(10*time.Second, &corev1.Service{ObjectMeta: meta("web", "shop-web")}, `{"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":9090}]}}`))
+	get(t, r, "web", "shop-web", &svc)
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.IntValue() != 8080 {
+		t.Errorf("the Service's ports after the user's edit are %+v, want the Site's target port 8080 back", svc.Spec.Ports)
+	}
+}

@@ -21,6 +21,9 @@
 //
 // # Known gaps
 //
-//   - One child, one port; drift of labels or annotations other than the
-//     Service's spec is not looked for.
+//   - One child, one port; drift of the Service's labels or annotations is
+//     not looked for, only of its spec. A user's change of the port itself is
+//     not corrected: the apply keeps the user's port beside the Site's, both
+//     named http, and the Service is refused at every reconcile, as on a real
+//     cluster (examples/patterns.TestDriftOnlyLooksAtTheServicesSpec).
 package drift
