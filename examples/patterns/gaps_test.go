@@ -652,4 +652,13 @@ func TestDriftOnlyLooksAtTheServicesSpec(t *testing.T) {
 	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort.IntValue() != 8080 {
 		t.Errorf("the Service's ports after the user's edit are %+v, want the Site's target port 8080 back", svc.Spec.Ports)
 	}
+	r = replayScript(t, "dry-run-drift",
+		operatortest.Patch(10*time.Second, &corev1.Service{ObjectMeta: meta("web", "shop-web")}, `{"spec":{"ports":[{"name":"http","port":81,"protocol":"TCP","targetPort":8080}]}}`))
+	get(t, r, "web", "shop-web", &svc)
+	refused := slices.ContainsFunc(r.Steps, func(s trace.Step) bool {
+		return s.Op == "dry-run patch" && strings.Contains(s.Result, `spec.ports[1].name: Duplicate value: "http"`)
+	})
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 81 || !refused {
+		t.Errorf("after the user's change of the port the Service's ports are %+v (the dry run refused for two ports named http: %v), want the user's 81 and the refusal", svc.Spec.Ports, refused)
+	}
 }
