@@ -26,9 +26,10 @@ func isApply(pt types.PatchType) bool {
 	return pt == types.ApplyYAMLPatchType
 }
 
-// validateManager is ValidateCreateOptions/ValidateUpdateOptions's check of
-// the fieldManager, and their refusal of force (PatchOptions only).
-func validateManager(o WriteOptions, kind string) error {
+// validateWriteOptions is ValidateCreateOptions/ValidateUpdateOptions's check
+// of the options the model reads: the fieldManager, force (PatchOptions
+// only: refused) and dryRun (All only).
+func validateWriteOptions(o WriteOptions, kind string) error {
 	var errs field.ErrorList
 	if o.FieldManager != "" {
 		errs = append(errs, validation.ValidateFieldManager(o.FieldManager, field.NewPath("fieldManager"))...)

@@ -226,7 +226,7 @@ func (s *Server) CreateWith(u User, obj client.Object, o WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := validateManager(o, "CreateOptions"); err != nil {
+	if err := validateWriteOptions(o, "CreateOptions"); err != nil {
 		return err
 	}
 	r.manager = managerOrUserAgent(o.FieldManager, u.Agent)
@@ -403,7 +403,7 @@ func (s *Server) Update(u User, obj client.Object, subresource string) error {
 
 // UpdateWith is Update with the request's options.
 func (s *Server) UpdateWith(u User, obj client.Object, subresource string, o WriteOptions) error {
-	if err := validateManager(o, "UpdateOptions"); err != nil {
+	if err := validateWriteOptions(o, "UpdateOptions"); err != nil {
 		return err
 	}
 	r, existing, err := s.target(u, "update", subresource, obj)
